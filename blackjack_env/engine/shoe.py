@@ -1,0 +1,190 @@
+"""The shoe: every card the table deals comes from here.
+
+:class:`Shoe` holds ``decks`` x 52 cards (or, with ``decks=None``, an infinite
+deck drawn with replacement), shuffled with the one injected
+``numpy.random.Generator``. Cards dealt go to the table and, at the end of a
+round, into the shoe's discard tray. The shoe is reshuffled *between* rounds
+once the cut card is reached (``penetration``), and only mid-round if it runs
+dry, in which case the discard tray is shuffled back in, as casinos do.
+
+Stacking: :meth:`Shoe.stack` puts named cards on top, to be dealt first in the
+given order; in a finite shoe they are taken out of the undealt cards, so the
+shoe still holds exactly ``decks`` x 52 cards. This is how tests and
+``reset(options={"cards": ...})`` script a round card by card.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from blackjack_env.engine.cards import ALL_CARDS, Card, parse_cards
+
+__all__ = ["Shoe", "ShoeExhaustedError"]
+
+_BUFFER = 2048
+
+
+class ShoeExhaustedError(RuntimeError):
+    """No card is left in the shoe or in the discard tray."""
+
+
+class Shoe:
+    """A multi-deck shoe with a cut card, or an infinite deck.
+
+    Args:
+        decks: number of 52-card decks (1..), or ``None`` for an infinite deck.
+        rng: the generator every shuffle and infinite-deck draw comes from.
+        penetration: fraction of the shoe dealt before :attr:`needs_shuffle`
+            becomes True; ``None`` asks for a shuffle before every round.
+    """
+
+    def __init__(
+        self, decks: int | None, rng: np.random.Generator, penetration: float | None = 0.75
+    ) -> None:
+        if decks is not None and (not isinstance(decks, int) or decks < 1):
+            raise ValueError(f"decks={decks!r} must be a positive int or None (infinite)")
+        self.decks = decks
+        self.rng = rng
+        self.penetration = penetration
+        self._stacked: list[Card] = []  # drawn first, from the end
+        self._cards: list[Card] = []  # undealt, drawn from the end
+        self._buffer: list[int] = []  # infinite deck: pre-drawn card indices
+        self.discards: list[Card] = []
+        self._counts = [0] * 13  # undealt cards by rank (finite shoe)
+        self.dealt_since_shuffle = 0
+        self.shuffles = 0
+        self.reshuffled_mid_round = 0
+        if decks is not None:
+            self._cards = list(ALL_CARDS) * decks
+            self.shuffle()
+
+    # ------------------------------------------------------------- properties
+    @property
+    def infinite(self) -> bool:
+        return self.decks is None
+
+    @property
+    def total_cards(self) -> int | None:
+        """Cards the shoe owns (``None`` for an infinite deck)."""
+        return None if self.decks is None else 52 * self.decks
+
+    @property
+    def remaining(self) -> int | None:
+        """Undealt cards (``None`` for an infinite deck)."""
+        if self.decks is None:
+            return None
+        return len(self._cards) + len(self._stacked)
+
+    @property
+    def needs_shuffle(self) -> bool:
+        """True once the cut card has come out (or always, with penetration None)."""
+        if self.decks is None:
+            return False
+        if self.penetration is None:
+            return self.dealt_since_shuffle > 0 or bool(self.discards)
+        return self.dealt_since_shuffle >= self.penetration * 52 * self.decks
+
+    def remaining_by_rank(self) -> list[int]:
+        """Undealt cards per rank, ace to king (for an infinite deck, one deck's worth x 4 suits)."""
+        if self.decks is None:
+            return [4] * 13
+        return list(self._counts)
+
+    # --------------------------------------------------------------- dealing
+    def draw(self) -> Card:
+        """Deal the next card."""
+        if self._stacked:
+            card = self._stacked.pop()
+        elif self.decks is None:
+            if not self._buffer:
+                self._buffer = self.rng.integers(0, 52, size=_BUFFER).tolist()
+            return ALL_CARDS[self._buffer.pop()]
+        else:
+            if not self._cards:
+                self._reshuffle_discards()
+            card = self._cards.pop()
+        if self.decks is not None:
+            self._counts[card.rank - 1] -= 1
+            self.dealt_since_shuffle += 1
+        return card
+
+    def discard(self, cards: list[Card]) -> None:
+        """Put cards that left the table into the discard tray."""
+        if self.decks is not None:
+            self.discards.extend(cards)
+
+    def shuffle(self) -> None:
+        """Gather the discard tray back and shuffle every undealt card.
+
+        Stacked cards stay on top. Cards still on the table are not touched.
+        """
+        if self.decks is None:
+            return
+        pool = self._cards + self.discards
+        self.discards = []
+        order = self.rng.permutation(len(pool))
+        self._cards = [pool[i] for i in order]
+        self._recount()
+        self.dealt_since_shuffle = 0
+        self.shuffles += 1
+
+    def stack(self, cards: str | list[Card]) -> None:
+        """Deal these cards next, in the given order (text like ``"AS KH 9D"``).
+
+        In a finite shoe each card is taken out of the undealt cards (or, if
+        every copy has been dealt, out of the discard tray); a card with no copy
+        left raises ``ValueError`` and the shoe is left unchanged.
+        """
+        wanted = parse_cards(cards) if isinstance(cards, str) else list(cards)
+        if self.decks is not None:
+            undealt = list(self._cards)
+            discards = list(self.discards)
+            for card in wanted:
+                if card in undealt:
+                    undealt.remove(card)
+                elif card in discards:
+                    discards.remove(card)
+                else:
+                    raise ValueError(
+                        f"cannot stack {card}: all {self.decks} cop"
+                        f"{'y' if self.decks == 1 else 'ies'} of it are on the table or "
+                        f"already stacked"
+                    )
+            self._cards = undealt
+            self.discards = discards
+        self._stacked = list(reversed(wanted)) + self._stacked
+        self._recount()
+
+    def clear_stack(self) -> None:
+        """Return stacked cards that were not dealt to the undealt cards."""
+        if self.decks is not None:
+            self._cards.extend(self._stacked)
+        self._stacked = []
+
+    # ---------------------------------------------------------------- helpers
+    def _recount(self) -> None:
+        if self.decks is None:
+            return
+        counts = [0] * 13
+        for card in self._cards:
+            counts[card.rank - 1] += 1
+        for card in self._stacked:
+            counts[card.rank - 1] += 1
+        self._counts = counts
+
+    def _reshuffle_discards(self) -> None:
+        if not self.discards:
+            raise ShoeExhaustedError(
+                "the shoe and the discard tray are empty: every card is on the table"
+            )
+        pool = self.discards
+        self.discards = []
+        order = self.rng.permutation(len(pool))
+        self._cards = [pool[i] for i in order]
+        self._recount()
+        self.reshuffled_mid_round += 1
+
+    def __repr__(self) -> str:
+        if self.decks is None:
+            return "Shoe(infinite)"
+        return f"Shoe(decks={self.decks}, remaining={self.remaining}, discards={len(self.discards)})"

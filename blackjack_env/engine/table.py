@@ -1,0 +1,836 @@
+"""The round as a state machine: bets -> deal -> insurance/peek -> seats act -> dealer -> settle.
+
+A :class:`Table` owns a :class:`~blackjack_env.engine.shoe.Shoe`, up to seven
+:class:`Seat` objects and the dealer's :class:`~blackjack_env.engine.hand.Hand`.
+A round goes through the phases of :class:`Phase`:
+
+``BETTING``
+    :meth:`Table.bet` places (or replaces) a seat's bet; seats without a bet sit
+    the round out. :meth:`Table.deal` starts the round.
+``DEALING`` (transient)
+    One card to each betting seat in seat order, the dealer's upcard, a second
+    card to each seat, the dealer's hole card (none under ``HoleCard.NONE``).
+    Naturals are paid here when ``natural_paid_at_deal``.
+``INSURANCE``
+    Only under ``HoleCard.PEEK`` with an ace or ten-value upcard, and only when a
+    seat has something to decide: insurance / even money (ace up, when offered)
+    or early surrender. Each seat in order answers with ``INSURE``,
+    ``SURRENDER`` or ``DECLINE``. Then the dealer peeks: a dealer blackjack
+    settles the round (original bets only).
+``PLAYER_TURNS``
+    Each seat's hands in order, split hands left to right. :meth:`Table.act`
+    applies ``STAND``, ``HIT``, ``DOUBLE``, ``SPLIT`` or ``SURRENDER`` to the
+    hand :attr:`Table.to_act` names; :meth:`Table.legal_actions` lists what the
+    rules and the bankroll allow. A split hand receives its second card when
+    play reaches it.
+``DEALER_TURN`` (transient)
+    The hole card is turned (or, with no hole card, the second card drawn) and
+    the dealer draws to 17 (hitting soft 17 under H17), unless every hand is
+    already settled.
+``SETTLED``
+    Every hand is paid or taken (:attr:`Seat.results`). :meth:`Table.new_round`
+    clears the table into the discard tray, reshuffles if the cut card is out,
+    and returns to ``BETTING``.
+
+Money: chips are ``int``; a result that is not whole (3:2 on an odd bet, 6:5,
+half a bet back on a surrender, odd insurance) is an exact ``Fraction``. A bet
+leaves the bankroll when it is placed; settlement returns stake plus winnings.
+Every round, the seats' bankroll changes plus the house's result add to zero
+(:attr:`Table.house`), and every card is in the shoe, on the table or in the
+discard tray.
+
+Errors: a call made in the wrong phase raises :class:`PhaseError`; an action
+or bet the rules or bankroll do not allow raises :class:`IllegalActionError`
+(both are ``ValueError``). Nothing is changed by a call that raises.
+
+Events: :attr:`Table.events` records the current round (cards dealt to whom,
+actions, insurance, the peek, settlements), for renderers and tests.
+"""
+
+from __future__ import annotations
+
+from enum import Enum, IntEnum
+from fractions import Fraction
+from typing import NamedTuple, Union
+
+import numpy as np
+
+from blackjack_env.engine.cards import Card
+from blackjack_env.engine.hand import Hand
+from blackjack_env.engine.rules import (
+    DoubleRule,
+    HoleCard,
+    Rules,
+    Settlement,
+    SplitBet,
+    SplitBy,
+    Surrender,
+    TieRule,
+)
+from blackjack_env.engine.shoe import Shoe
+
+__all__ = [
+    "Action",
+    "Chips",
+    "Event",
+    "EventKind",
+    "HandResult",
+    "IllegalActionError",
+    "Outcome",
+    "Phase",
+    "PhaseError",
+    "Seat",
+    "Table",
+    "TableError",
+]
+
+Chips = Union[int, Fraction]
+
+
+class Phase(Enum):
+    BETTING = "betting"
+    DEALING = "dealing"
+    INSURANCE = "insurance"
+    PLAYER_TURNS = "player_turns"
+    DEALER_TURN = "dealer_turn"
+    SETTLED = "settled"
+
+
+class Action(IntEnum):
+    """Decisions. 0-4 are the playing actions (the env's ``Discrete(5)``);
+    ``INSURE`` (insurance, or even money on a natural) and ``DECLINE`` are
+    answers in the ``INSURANCE`` phase, where early ``SURRENDER`` is also made.
+    """
+
+    STAND = 0
+    HIT = 1
+    DOUBLE = 2
+    SPLIT = 3
+    SURRENDER = 4
+    INSURE = 5
+    DECLINE = 6
+
+
+class Outcome(Enum):
+    """How a hand ended, with its net result per chip staked on it."""
+
+    WIN = "win"  # +1
+    BLACKJACK = "blackjack"  # + rules.blackjack_payout
+    PUSH = "push"  # 0
+    LOSS = "loss"  # -1
+    BUST = "bust"  # -1
+    SURRENDER = "surrender"  # -1/2
+    EVEN_MONEY = "even_money"  # +1, a natural paid 1:1 against an ace
+
+
+class EventKind(Enum):
+    SHUFFLE = "shuffle"  # the shoe was reshuffled before this round
+    BET = "bet"  # seat, amount
+    DEAL = "deal"  # seat, hand, card (a player's card)
+    UPCARD = "upcard"  # card
+    HOLE_CARD = "hole_card"  # the dealer's face-down card (card hidden in renderers)
+    ACTION = "action"  # seat, hand, action
+    RAISE = "raise"  # seat, hand, amount added to the bet
+    INSURANCE = "insurance"  # seat, amount staked
+    PEEK = "peek"  # dealer checked for blackjack; outcome None
+    REVEAL = "reveal"  # hole card turned over
+    DEALER_DRAW = "dealer_draw"  # card
+    INSURANCE_SETTLED = "insurance_settled"  # seat, amount returned (0 when lost)
+    SETTLE = "settle"  # seat, hand, outcome, amount (net chips)
+
+
+class Event(NamedTuple):
+    kind: EventKind
+    seat: int | None = None
+    hand: int | None = None
+    card: Card | None = None
+    action: Action | None = None
+    amount: Chips | None = None
+    outcome: Outcome | None = None
+
+
+class HandResult(NamedTuple):
+    """The settlement of one hand: chips staked, outcome, net chips won (+) or lost (-)."""
+
+    hand: int
+    outcome: Outcome
+    bet: Chips
+    net: Chips
+
+
+class TableError(ValueError):
+    """Base class of the table's errors."""
+
+
+class PhaseError(TableError):
+    """A call made in a phase where it is not allowed."""
+
+
+class IllegalActionError(TableError):
+    """An action or bet that the rules or the bankroll do not allow."""
+
+
+def _chips(value: Fraction | int) -> Chips:
+    """Keep whole amounts as int."""
+    if isinstance(value, Fraction) and value.denominator == 1:
+        return value.numerator
+    return value
+
+
+_HALF = Fraction(1, 2)
+
+
+class Seat:
+    """A player's place at the table.
+
+    ``bankroll``: chips not on the table (``None`` for unlimited credit).
+    ``bet``: the bet placed for the coming round. ``hands``: this round's hands
+    (several after splits). ``insurance``: chips staked on insurance.
+    ``results``: one :class:`HandResult` per hand once settled. ``net``: the
+    round's net result including insurance.
+    """
+
+    __slots__ = ("bankroll", "bet", "hands", "index", "insurance", "net", "results")
+
+    def __init__(self, index: int, bankroll: Chips | None) -> None:
+        self.index = index
+        self.bankroll = bankroll
+        self.bet: int = 0
+        self.hands: list[Hand] = []
+        self.insurance: Chips = 0
+        self.results: list[HandResult] = []
+        self.net: Chips = 0
+
+    @property
+    def active(self) -> bool:
+        """True when the seat plays this round (it has a bet / hands)."""
+        return self.bet > 0
+
+    def can_afford(self, amount: Chips) -> bool:
+        return self.bankroll is None or self.bankroll >= amount
+
+    def _take(self, amount: Chips) -> None:
+        if self.bankroll is not None:
+            self.bankroll = _chips(self.bankroll - amount)
+
+    def _give(self, amount: Chips) -> None:
+        if self.bankroll is not None:
+            self.bankroll = _chips(self.bankroll + amount)
+
+    def __repr__(self) -> str:
+        hands = ", ".join(str(h) for h in self.hands)
+        return f"Seat({self.index}, bankroll={self.bankroll}, bet={self.bet}, hands=[{hands}])"
+
+
+class Table:
+    """A blackjack table for ``rules.seats`` seats and a dealer.
+
+    Args:
+        rules: the rule set.
+        rng: the one random generator (every shuffle and draw). If omitted,
+            one is made from ``seed``.
+        seed: seed for a new generator when ``rng`` is not given.
+        bankroll: starting chips for every seat (``None``: unlimited credit),
+            or a list with one entry per seat.
+        shoe: an existing shoe to deal from (by default one is built from the
+            rules and ``rng``).
+    """
+
+    def __init__(
+        self,
+        rules: Rules,
+        rng: np.random.Generator | None = None,
+        *,
+        seed: int | None = None,
+        bankroll: Chips | None | list[Chips | None] = None,
+        shoe: Shoe | None = None,
+    ) -> None:
+        if not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a Rules, got {type(rules).__name__}")
+        self.rules = rules
+        self.rng = rng if rng is not None else np.random.default_rng(seed)
+        self.shoe = shoe if shoe is not None else Shoe(rules.shoe_decks, self.rng, rules.penetration)
+        bankrolls = bankroll if isinstance(bankroll, list) else [bankroll] * rules.seats
+        if len(bankrolls) != rules.seats:
+            raise ValueError(
+                f"bankroll list has {len(bankrolls)} entries; the table has {rules.seats} seats"
+            )
+        self.seats = [Seat(i, b) for i, b in enumerate(bankrolls)]
+        self._values = rules.card_values
+        self.dealer = Hand(self._values)
+        self.phase = Phase.BETTING
+        self.round = 0
+        self.house: Chips = 0
+        self.events: list[Event] = []
+        self.hole_revealed = False
+        self.reshuffled = False
+        self._seat_i = -1  # seat to act (INSURANCE / PLAYER_TURNS)
+        self._hand_i = -1  # hand to act (PLAYER_TURNS)
+        self._peek_possible = False
+
+    # =============================================================== queries
+    @property
+    def upcard(self) -> Card | None:
+        """The dealer's face-up card (None before the deal)."""
+        return self.dealer.cards[0] if self.dealer.cards else None
+
+    @property
+    def to_act(self) -> tuple[int, int] | None:
+        """``(seat, hand)`` whose decision is awaited, or None."""
+        if self.phase is Phase.PLAYER_TURNS:
+            return self._seat_i, self._hand_i
+        if self.phase is Phase.INSURANCE:
+            return self._seat_i, 0
+        return None
+
+    @property
+    def current_hand(self) -> Hand | None:
+        """The hand whose decision is awaited, or None."""
+        if self.phase is Phase.PLAYER_TURNS or self.phase is Phase.INSURANCE:
+            return self.seats[self._seat_i].hands[max(self._hand_i, 0)]
+        return None
+
+    def legal_actions(self) -> tuple[Action, ...]:
+        """The actions the rules and bankroll allow for the hand to act (empty if none)."""
+        if self.phase is Phase.PLAYER_TURNS:
+            return self._play_actions(self.seats[self._seat_i], self.seats[self._seat_i].hands[self._hand_i])
+        if self.phase is Phase.INSURANCE:
+            return self._insurance_actions(self.seats[self._seat_i])
+        return ()
+
+    def cards_on_table(self) -> list[Card]:
+        """Every card in a player's or the dealer's hand."""
+        cards = list(self.dealer.cards)
+        for seat in self.seats:
+            for hand in seat.hands:
+                cards.extend(hand.cards)
+        return cards
+
+    # =============================================================== betting
+    def bet(self, seat: int, amount: int) -> None:
+        """Place (or replace) ``seat``'s bet for the coming round.
+
+        ``amount`` 0 withdraws the bet (the seat sits out).
+        """
+        self._need(Phase.BETTING, "bet")
+        s = self._seat(seat)
+        if isinstance(amount, bool) or not isinstance(amount, (int, np.integer)):
+            raise IllegalActionError(f"bet amount must be a whole number of chips, got {amount!r}")
+        amount = int(amount)
+        rules = self.rules
+        if amount != 0 and not rules.min_bet <= amount <= rules.max_bet:
+            raise IllegalActionError(
+                f"bet of {amount} is outside the table limits {rules.min_bet}..{rules.max_bet} "
+                f"(0 sits the round out)"
+            )
+        available = None if s.bankroll is None else s.bankroll + s.bet
+        if available is not None and amount > available:
+            raise IllegalActionError(
+                f"seat {seat} cannot bet {amount}: its bankroll is {available}"
+            )
+        s._give(s.bet)
+        s._take(amount)
+        s.bet = amount
+        if amount:
+            self.events.append(Event(EventKind.BET, seat, amount=amount))
+
+    def raise_bet(self, amount: int) -> None:
+        """Add ``amount`` chips to the bet of the hand to act (``rules.bet_raising``)."""
+        self._need(Phase.PLAYER_TURNS, "raise a bet")
+        if not self.rules.bet_raising:
+            raise IllegalActionError("these rules do not allow raising a bet (bet_raising=False)")
+        seat = self.seats[self._seat_i]
+        hand = seat.hands[self._hand_i]
+        if isinstance(amount, bool) or not isinstance(amount, (int, np.integer)) or amount < 1:
+            raise IllegalActionError(f"a raise must be a whole number of chips >= 1, got {amount!r}")
+        amount = int(amount)
+        if hand.bet + amount > self.rules.max_bet:
+            raise IllegalActionError(
+                f"raising by {amount} would make the bet {hand.bet + amount}, above the table "
+                f"maximum {self.rules.max_bet}"
+            )
+        if not seat.can_afford(amount):
+            raise IllegalActionError(
+                f"seat {seat.index} cannot raise by {amount}: its bankroll is {seat.bankroll}"
+            )
+        seat._take(amount)
+        hand.bet = hand.bet + amount
+        self.events.append(Event(EventKind.RAISE, seat.index, self._hand_i, amount=amount))
+
+    # ================================================================= round
+    def new_round(self) -> bool:
+        """Clear the table, reshuffle if the cut card is out, and open betting.
+
+        Returns True when the shoe was reshuffled. Callable once a round is
+        settled, or in ``BETTING`` before any card is dealt (bets stay).
+        """
+        if self.phase is not Phase.SETTLED and self.phase is not Phase.BETTING:
+            raise PhaseError(
+                f"new_round() is called once the round is settled; the table is in phase "
+                f"{self.phase.value}"
+            )
+        if self.phase is Phase.BETTING:
+            return False
+        shoe = self.shoe
+        shoe.discard(self.cards_on_table())
+        for seat in self.seats:
+            seat.hands = []
+            seat.bet = 0
+            seat.insurance = 0
+            seat.results = []
+            seat.net = 0
+        self.dealer = Hand(self._values)
+        self.hole_revealed = False
+        self.events = []
+        self.reshuffled = shoe.needs_shuffle
+        if self.reshuffled:
+            shoe.shuffle()
+            self.events.append(Event(EventKind.SHUFFLE))
+        self.phase = Phase.BETTING
+        return self.reshuffled
+
+    def deal(self) -> None:
+        """Deal the round to every seat with a bet."""
+        self._need(Phase.BETTING, "deal")
+        active = [s for s in self.seats if s.bet > 0]
+        if not active:
+            raise PhaseError("no seat has a bet: place at least one bet before dealing")
+        self.round += 1
+        self.phase = Phase.DEALING
+        rules = self.rules
+        values = self._values
+        draw = self.shoe.draw
+        events = self.events
+        for seat in active:
+            hand = Hand(values)
+            hand.bet = seat.bet
+            seat.hands = [hand]
+        for seat in active:
+            card = draw()
+            seat.hands[0].add(card)
+            events.append(Event(EventKind.DEAL, seat.index, 0, card))
+        card = draw()
+        self.dealer.add(card)
+        events.append(Event(EventKind.UPCARD, card=card))
+        for seat in active:
+            card = draw()
+            seat.hands[0].add(card)
+            events.append(Event(EventKind.DEAL, seat.index, 0, card))
+        if rules.hole_card is not HoleCard.NONE:
+            card = draw()
+            self.dealer.add(card)
+            events.append(Event(EventKind.HOLE_CARD, card=card))
+
+        for seat in active:
+            hand = seat.hands[0]
+            if hand.is_blackjack:
+                if rules.natural_paid_at_deal:
+                    self._pay(seat, 0, Outcome.BLACKJACK)
+                elif rules.natural_ends_hand:
+                    hand.done = True
+
+        up_value = values[self.dealer.cards[0].rank - 1]
+        self._peek_possible = rules.hole_card is HoleCard.PEEK and (up_value == 1 or up_value == 10)
+        if rules.hole_card is HoleCard.PEEK:
+            self._seat_i = -1
+            if self._peek_possible and self._next_insurance_seat():
+                self.phase = Phase.INSURANCE
+                return
+            self._peek()
+            if self.phase is Phase.SETTLED:
+                return
+        self._start_turns()
+
+    def act(self, action: Action | int) -> None:
+        """Apply ``action`` for the hand to act (see :meth:`legal_actions`)."""
+        phase = self.phase
+        if phase is not Phase.PLAYER_TURNS and phase is not Phase.INSURANCE:
+            raise PhaseError(
+                f"no decision is awaited in phase {phase.value}: "
+                + ("place bets and deal()" if phase is Phase.BETTING else "call new_round()")
+            )
+        legal = self.legal_actions()
+        try:
+            action = Action(action)
+        except ValueError:
+            raise IllegalActionError(
+                f"{action!r} is not an action; legal now: {_names(legal)}"
+            ) from None
+        if action not in legal:
+            seat, hand = self.to_act  # type: ignore[misc]
+            raise IllegalActionError(
+                f"{action.name} is not allowed for seat {seat} hand {hand} "
+                f"({self.current_hand}); legal now: {_names(legal)}"
+            )
+        if phase is Phase.INSURANCE:
+            self._act_insurance(action)
+        else:
+            self._act_play(action)
+
+    # ======================================================= insurance phase
+    def _insurance_actions(self, seat: Seat) -> tuple[Action, ...]:
+        rules = self.rules
+        hand = seat.hands[0]
+        ace_up = self.dealer.cards[0].rank == 1
+        actions = [Action.DECLINE]
+        if rules.insurance and ace_up:
+            if hand.is_blackjack or seat.can_afford(_chips(Fraction(hand.bet) * _HALF)):
+                actions.append(Action.INSURE)
+        if rules.surrender is Surrender.EARLY and not hand.is_blackjack:
+            actions.append(Action.SURRENDER)
+        return tuple(sorted(actions))
+
+    def _next_insurance_seat(self) -> bool:
+        """Move the cursor to the next seat with a pre-peek decision; False when none."""
+        seats = self.seats
+        for i in range(self._seat_i + 1, len(seats)):
+            seat = seats[i]
+            if seat.bet and not seat.hands[0].settled and len(self._insurance_actions(seat)) > 1:
+                self._seat_i = i
+                self._hand_i = 0
+                return True
+        return False
+
+    def _act_insurance(self, action: Action) -> None:
+        seat = self.seats[self._seat_i]
+        hand = seat.hands[0]
+        self.events.append(Event(EventKind.ACTION, seat.index, 0, action=action))
+        if action is Action.INSURE:
+            if hand.is_blackjack:
+                self._pay(seat, 0, Outcome.EVEN_MONEY)
+            else:
+                stake = _chips(Fraction(hand.bet) * _HALF)
+                seat._take(stake)
+                seat.insurance = stake
+                self.events.append(Event(EventKind.INSURANCE, seat.index, amount=stake))
+        elif action is Action.SURRENDER:
+            hand.surrendered = True
+            self._pay(seat, 0, Outcome.SURRENDER)
+        if not self._next_insurance_seat():
+            self._peek()
+            if self.phase is not Phase.SETTLED:
+                self._start_turns()
+
+    def _peek(self) -> None:
+        """The dealer checks the hole card (only with an ace or ten up); a blackjack
+        settles the round. Then naturals, which can no longer tie, are paid."""
+        dealer_bj = self._peek_possible and self.dealer.is_blackjack
+        if self._peek_possible:
+            self.events.append(Event(EventKind.PEEK))
+        for seat in self.seats:
+            if seat.insurance:
+                returned = seat.insurance * 3 if dealer_bj else 0
+                seat._give(returned)
+                net = _chips(returned - seat.insurance)
+                seat.net = _chips(seat.net + net)
+                self.house = _chips(self.house - net)
+                self.events.append(
+                    Event(EventKind.INSURANCE_SETTLED, seat.index, amount=_chips(returned))
+                )
+        if dealer_bj:
+            self.hole_revealed = True
+            self.events.append(Event(EventKind.REVEAL, card=self.dealer.cards[1]))
+            for seat in self.seats:
+                for i, hand in enumerate(seat.hands):
+                    if not hand.settled:
+                        self._pay(seat, i, self._compare(hand))
+            self.phase = Phase.SETTLED
+            return
+        # No dealer blackjack: a player's natural now wins for sure.
+        for seat in self.seats:
+            for i, hand in enumerate(seat.hands):
+                if hand.done and not hand.settled and hand.is_blackjack:
+                    self._pay(seat, i, Outcome.BLACKJACK)
+
+    # ========================================================== player turns
+    def _play_actions(self, seat: Seat, hand: Hand) -> tuple[Action, ...]:
+        rules = self.rules
+        if hand.split_aces and not rules.hit_split_aces:
+            if self._can_split(seat, hand):
+                return (Action.STAND, Action.SPLIT)
+            return (Action.STAND,)
+        actions = [Action.STAND, Action.HIT]
+        if len(hand.cards) == 2 and not hand.doubled:
+            if self._can_double(seat, hand):
+                actions.append(Action.DOUBLE)
+            if self._can_split(seat, hand):
+                actions.append(Action.SPLIT)
+            if (
+                rules.surrender is not Surrender.NONE
+                and len(seat.hands) == 1
+                and not (rules.surrender is Surrender.EARLY and self._peek_possible)
+            ):
+                actions.append(Action.SURRENDER)
+        return tuple(actions)
+
+    def _can_double(self, seat: Seat, hand: Hand) -> bool:
+        rules = self.rules
+        rule = rules.double
+        if rule is DoubleRule.NEVER:
+            return False
+        if hand.from_split and not rules.double_after_split:
+            return False
+        if rule is not DoubleRule.ANY_TWO:
+            if hand.soft:
+                return False
+            low = 9 if rule is DoubleRule.NINE_TO_ELEVEN else 10
+            if not low <= hand.total <= 11:
+                return False
+        return seat.can_afford(hand.bet)
+
+    def _can_split(self, seat: Seat, hand: Hand) -> bool:
+        rules = self.rules
+        if len(seat.hands) >= rules.max_split_hands:
+            return False
+        if not hand.is_pair(rules.split_by is SplitBy.VALUE):
+            return False
+        if hand.split_aces and not rules.resplit_aces:
+            return False
+        if rules.split_bet is SplitBet.HALVE:
+            return hand.bet >= 2
+        return seat.can_afford(hand.bet)
+
+    def _act_play(self, action: Action) -> None:
+        seat = self.seats[self._seat_i]
+        hand_i = self._hand_i
+        hand = seat.hands[hand_i]
+        self.events.append(Event(EventKind.ACTION, seat.index, hand_i, action=action))
+        if action is Action.HIT:
+            self._deal_to(seat, hand_i)
+            if hand._hard > 21:
+                hand.done = True
+                self._pay(seat, hand_i, Outcome.BUST)
+            elif self.rules.auto_stand_21 and hand.total == 21:
+                hand.done = True
+        elif action is Action.STAND:
+            hand.done = True
+        elif action is Action.DOUBLE:
+            seat._take(hand.bet)
+            hand.bet = hand.bet * 2
+            hand.doubled = True
+            self._deal_to(seat, hand_i)
+            hand.done = True
+            if hand._hard > 21:
+                self._pay(seat, hand_i, Outcome.BUST)
+        elif action is Action.SPLIT:
+            self._split(seat, hand_i)
+        elif action is Action.SURRENDER:
+            hand.surrendered = True
+            hand.done = True
+            if self.rules.surrender is Surrender.EARLY or self.rules.hole_card is HoleCard.PEEK:
+                self._pay(seat, hand_i, Outcome.SURRENDER)
+        if hand.done:
+            self._advance()
+
+    def _split(self, seat: Seat, hand_i: int) -> None:
+        rules = self.rules
+        hand = seat.hands[hand_i]
+        new = Hand(self._values)
+        if rules.split_bet is SplitBet.HALVE:
+            half = hand.bet // 2
+            seat._give(hand.bet - 2 * half)
+            hand.bet = half
+            new.bet = half
+        else:
+            seat._take(hand.bet)
+            new.bet = hand.bet
+        aces = hand.cards[0].rank == 1
+        new.add(hand.pop())
+        for h in (hand, new):
+            h.from_split = True
+            h.split_aces = aces
+            h.blackjack_counts = rules.blackjack_after_split
+        seat.hands.insert(hand_i + 1, new)
+        self._deal_to(seat, hand_i)
+        self._check_two_card_hand(seat, hand)
+
+    def _check_two_card_hand(self, seat: Seat, hand: Hand) -> None:
+        """A split hand just got its second card: finish it if it has no decision."""
+        rules = self.rules
+        if hand.split_aces and not rules.hit_split_aces:
+            if not self._can_split(seat, hand):
+                hand.done = True
+        elif hand.is_blackjack and rules.natural_ends_hand:
+            hand.done = True
+        elif rules.auto_stand_21 and hand.total == 21:
+            hand.done = True
+
+    def _deal_to(self, seat: Seat, hand_i: int) -> None:
+        card = self.shoe.draw()
+        seat.hands[hand_i].add(card)
+        self.events.append(Event(EventKind.DEAL, seat.index, hand_i, card))
+
+    def _start_turns(self) -> None:
+        self.phase = Phase.PLAYER_TURNS
+        self._seat_i = 0
+        self._hand_i = -1
+        self._advance()
+
+    def _advance(self) -> None:
+        """Move to the next hand that needs a decision, or to the dealer."""
+        seats = self.seats
+        auto21 = self.rules.auto_stand_21
+        s, h = self._seat_i, self._hand_i + 1
+        while s < len(seats):
+            seat = seats[s]
+            if seat.bet:
+                hands = seat.hands
+                while h < len(hands):
+                    hand = hands[h]
+                    if not hand.done:
+                        if len(hand.cards) == 1:
+                            self._seat_i = s
+                            self._deal_to(seat, h)
+                            self._check_two_card_hand(seat, hand)
+                        elif auto21 and hand._hard <= 21 and hand.total == 21:
+                            hand.done = True
+                        if not hand.done:
+                            self._seat_i, self._hand_i = s, h
+                            return
+                    h += 1
+            s += 1
+            h = 0
+        self._dealer_turn()
+
+    # ================================================================ dealer
+    def _dealer_turn(self) -> None:
+        self.phase = Phase.DEALER_TURN
+        self._seat_i = self._hand_i = -1
+        rules = self.rules
+        dealer = self.dealer
+        unsettled = [
+            (seat, i, hand)
+            for seat in self.seats
+            for i, hand in enumerate(seat.hands)
+            if not hand.settled
+        ]
+        if unsettled:
+            if rules.hole_card is HoleCard.NONE:
+                card = self.shoe.draw()
+                dealer.add(card)
+                self.events.append(Event(EventKind.DEALER_DRAW, card=card))
+            else:
+                self.events.append(Event(EventKind.REVEAL, card=dealer.cards[1]))
+            self.hole_revealed = True
+            if any(not hand.surrendered for _, _, hand in unsettled):
+                h17 = rules.dealer_hits_soft_17
+                while True:
+                    total, soft = dealer.total, dealer.soft
+                    if total > 17 or (total == 17 and not (soft and h17)):
+                        break
+                    card = self.shoe.draw()
+                    dealer.add(card)
+                    self.events.append(Event(EventKind.DEALER_DRAW, card=card))
+            if rules.settlement is Settlement.HIGHEST_HAND:
+                self._settle_highest(unsettled)
+            else:
+                for seat, i, hand in unsettled:
+                    self._pay(seat, i, self._compare(hand))
+        else:
+            self.hole_revealed = rules.hole_card is not HoleCard.NONE
+            if self.hole_revealed:
+                self.events.append(Event(EventKind.REVEAL, card=dealer.cards[1]))
+        self.phase = Phase.SETTLED
+
+    # ============================================================ settlement
+    def _compare(self, hand: Hand) -> Outcome:
+        """Outcome of a standing hand against the dealer's final hand (``Settlement.DEALER``).
+
+        This is the one place a hand is judged against the dealer.
+        """
+        rules = self.rules
+        dealer = self.dealer
+        if hand.surrendered:
+            # Late surrender without a peek: a dealer blackjack takes the whole bet.
+            return Outcome.LOSS if dealer.is_blackjack else Outcome.SURRENDER
+        if hand._hard > 21:
+            return Outcome.BUST
+        ties = rules.ties
+        player_bj = hand.is_blackjack
+        dealer_bj = dealer.is_blackjack
+        if player_bj and dealer_bj:
+            return Outcome.LOSS if ties is TieRule.DEALER_WINS else Outcome.PUSH
+        if player_bj and (rules.natural_beats_21 or dealer.total != 21 or dealer.bust):
+            return Outcome.BLACKJACK
+        if dealer_bj and rules.dealer_natural_beats_21:
+            return Outcome.LOSS
+        if dealer.bust:
+            return Outcome.WIN
+        total, dealer_total = hand.total, dealer.total
+        if total > dealer_total:
+            return Outcome.BLACKJACK if player_bj else Outcome.WIN
+        if total < dealer_total:
+            return Outcome.LOSS
+        return Outcome.PUSH if ties is TieRule.PUSH else Outcome.LOSS
+
+    def _settle_highest(self, unsettled: list[tuple[Seat, int, Hand]]) -> None:
+        """``Settlement.HIGHEST_HAND``: only the best hands at the table can win."""
+        dealer = self.dealer
+        live = [(s, i, h) for s, i, h in unsettled if not h.surrendered and h._hard <= 21]
+        for seat, i, hand in unsettled:
+            if hand.surrendered:
+                self._pay(seat, i, self._compare(hand))
+        if not live:
+            return
+        if dealer.bust:
+            for seat, i, _ in live:
+                self._pay(seat, i, Outcome.WIN)
+            return
+        top = max(h.total for _, _, h in live)
+        dealer_total = dealer.total
+        if top > dealer_total:
+            best = Outcome.WIN
+        elif top == dealer_total and self.rules.ties is TieRule.PUSH:
+            best = Outcome.PUSH
+        else:
+            best = Outcome.LOSS
+        for seat, i, hand in live:
+            self._pay(seat, i, best if hand.total == top else Outcome.LOSS)
+
+    def _pay(self, seat: Seat, hand_i: int, outcome: Outcome) -> None:
+        """Settle one hand: the one place chips move at the end of a hand."""
+        hand = seat.hands[hand_i]
+        bet = hand.bet
+        if outcome is Outcome.WIN or outcome is Outcome.EVEN_MONEY:
+            net: Chips = bet
+        elif outcome is Outcome.BLACKJACK:
+            net = _chips(self.rules.blackjack_payout * bet)
+        elif outcome is Outcome.PUSH:
+            net = 0
+        elif outcome is Outcome.SURRENDER:
+            net = _chips(-Fraction(bet) * _HALF)
+        else:
+            net = -bet
+        seat._give(_chips(bet + net))
+        seat.net = _chips(seat.net + net)
+        self.house = _chips(self.house - net)
+        hand.settled = True
+        hand.done = True
+        seat.results.append(HandResult(hand_i, outcome, bet, net))
+        self.events.append(Event(EventKind.SETTLE, seat.index, hand_i, amount=net, outcome=outcome))
+
+    # =============================================================== helpers
+    def _need(self, phase: Phase, what: str) -> None:
+        if self.phase is not phase:
+            raise PhaseError(
+                f"cannot {what} in phase {self.phase.value}; it is allowed in phase {phase.value}"
+            )
+
+    def _seat(self, seat: int) -> Seat:
+        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not (
+            0 <= seat < len(self.seats)
+        ):
+            raise IllegalActionError(
+                f"seat {seat!r} does not exist; seats are 0..{len(self.seats) - 1}"
+            )
+        return self.seats[int(seat)]
+
+    def __repr__(self) -> str:
+        return (
+            f"Table(round={self.round}, phase={self.phase.value}, dealer={self.dealer}, "
+            f"seats={self.seats})"
+        )
+
+
+def _names(actions: tuple[Action, ...]) -> str:
+    return ", ".join(a.name for a in actions) or "none"

@@ -1,0 +1,147 @@
+"""Fixed seat policies (the strategy pattern of seed 001).
+
+A strategy is any callable ``strategy(table) -> Action`` that is asked for a
+decision when ``table.to_act`` names its seat; it reads ``table.current_hand``,
+``table.upcard``, ``table.legal_actions()`` and ``table.rules``, and must
+return one of the legal actions. Strategies never draw from the table's card
+stream; a random strategy owns its own generator.
+
+Built in, by name (see :func:`make_strategy`):
+
+* ``"dealer"``: plays like the dealer: hit below 17, stand on 17 or more;
+  declines insurance.
+* ``"never-bust"``: hits only while no card can bust the hand (hard 11 or
+  less, or any soft total below 17... counted as the rules' hand total);
+  stands otherwise.
+* ``"random"``: a uniformly random legal action (own seeded generator).
+* ``"stand"``: always stands (declines insurance).
+* ``"basic"``: basic strategy for the table's rules, computed exactly by
+  :mod:`blackjack_env.analysis` (registered by that module).
+
+:func:`register_strategy` adds a name; :func:`make_strategy` also accepts a
+callable, which is used as it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+import numpy as np
+
+from blackjack_env.engine.table import Action, Phase, Table
+
+__all__ = [
+    "Strategy",
+    "dealer_style",
+    "make_strategy",
+    "never_bust",
+    "play_until",
+    "random_legal",
+    "register_strategy",
+    "stand_always",
+    "strategy_names",
+]
+
+
+class Strategy(Protocol):
+    def __call__(self, table: Table) -> Action: ...
+
+
+def dealer_style(table: Table) -> Action:
+    """Hit below 17, stand on 17 or more; decline insurance and surrender."""
+    if table.phase is Phase.INSURANCE:
+        return Action.DECLINE
+    hand = table.current_hand
+    legal = table.legal_actions()
+    if hand is not None and hand.total < 17 and Action.HIT in legal:
+        return Action.HIT
+    return Action.STAND
+
+
+def never_bust(table: Table) -> Action:
+    """Hit only while the next card cannot bust the hand (hard total <= 11 or soft)."""
+    if table.phase is Phase.INSURANCE:
+        return Action.DECLINE
+    hand = table.current_hand
+    legal = table.legal_actions()
+    if hand is not None and Action.HIT in legal and (hand.hard_total <= 11 or hand.soft):
+        # a soft hand cannot bust on one card; stop on soft 19 or more
+        if not (hand.soft and hand.total >= 19):
+            return Action.HIT
+    return Action.STAND
+
+
+def stand_always(table: Table) -> Action:
+    """Stand on everything; decline insurance."""
+    if table.phase is Phase.INSURANCE:
+        return Action.DECLINE
+    return Action.STAND
+
+
+class random_legal:  # noqa: N801 - used like a function name in configs
+    """A uniformly random legal action, from its own generator."""
+
+    def __init__(self, seed: int | None = None, rng: np.random.Generator | None = None) -> None:
+        self.rng = rng if rng is not None else np.random.default_rng(seed)
+
+    def __call__(self, table: Table) -> Action:
+        legal = table.legal_actions()
+        return legal[int(self.rng.integers(len(legal)))]
+
+
+StrategyFactory = Callable[..., Strategy]
+
+_REGISTRY: dict[str, StrategyFactory] = {
+    "dealer": lambda rules=None, seed=None: dealer_style,
+    "never-bust": lambda rules=None, seed=None: never_bust,
+    "stand": lambda rules=None, seed=None: stand_always,
+    "random": lambda rules=None, seed=None: random_legal(seed),
+}
+
+
+def register_strategy(name: str, factory: StrategyFactory) -> None:
+    """Register ``factory(rules=..., seed=...) -> Strategy`` under ``name``."""
+    _REGISTRY[name] = factory
+
+
+def strategy_names() -> list[str]:
+    _load_basic()
+    return sorted(_REGISTRY)
+
+
+def _load_basic() -> None:
+    if "basic" not in _REGISTRY:
+        try:
+            import blackjack_env.analysis  # noqa: F401  (registers "basic")
+        except ImportError:  # pragma: no cover - analysis not built yet
+            pass
+
+
+def make_strategy(spec: str | Strategy, rules=None, seed: int | None = None) -> Strategy:
+    """A strategy from a registered name or a callable (returned as is)."""
+    if callable(spec) and not isinstance(spec, str):
+        return spec
+    if spec == "basic":
+        _load_basic()
+    try:
+        factory = _REGISTRY[spec]
+    except (KeyError, TypeError):
+        raise ValueError(
+            f"unknown strategy {spec!r}; use a callable(table) -> Action or one of "
+            f"{', '.join(strategy_names())}"
+        ) from None
+    return factory(rules=rules, seed=seed)
+
+
+def play_until(table: Table, strategies: dict[int, Strategy], stop_seat: int | None = None) -> None:
+    """Let the strategies act until the table awaits ``stop_seat`` (or no one).
+
+    ``strategies`` maps seat index to strategy. A decision for a seat with no
+    strategy, other than ``stop_seat``, raises ``KeyError``.
+    """
+    while True:
+        who = table.to_act
+        if who is None or who[0] == stop_seat:
+            return
+        table.act(strategies[who[0]](table))
