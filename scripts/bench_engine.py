@@ -1,0 +1,113 @@
+"""Engine throughput: full rounds per second against Gymnasium's Blackjack-v1.
+
+Plays complete rounds on :class:`blackjack_env.engine.Table` with a fixed
+strategy (hit below 17, stand otherwise: the dealer's rule) and, in the same
+run, plays hands of ``gymnasium.make("Blackjack-v1")`` with the same strategy,
+then prints hands per second and the ratio. Each measurement is the best of
+``--repeats`` timed blocks (the least disturbed by other load on the machine).
+
+Usage::
+
+    python scripts/bench_engine.py                # default figures
+    python scripts/bench_engine.py --hands 50000 --json bench_engine.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import time
+from dataclasses import asdict, dataclass
+
+import gymnasium as gym
+
+from blackjack_env.engine import Action, Table, preset
+
+
+@dataclass
+class Settings:
+    hands: int = 50_000
+    """hands per timed block"""
+    repeats: int = 3
+    """timed blocks per measurement; the best is reported"""
+    seed: int = 0
+    """seed for every generator"""
+    json: str | None = None
+    """write the figures as JSON to this path"""
+
+
+def gym_hands_per_second(hands: int, seed: int) -> float:
+    env = gym.make("Blackjack-v1")
+    obs, _ = env.reset(seed=seed)
+    done_hands = 0
+    start = time.perf_counter()
+    while done_hands < hands:
+        obs, _, terminated, truncated, _ = env.step(1 if obs[0] < 17 else 0)
+        if terminated or truncated:
+            done_hands += 1
+            obs, _ = env.reset()
+    return hands / (time.perf_counter() - start)
+
+
+def engine_hands_per_second(rules_name: str, seats: int, hands: int, seed: int) -> float:
+    """Rounds per second x seats (hands dealt per second) on the engine table."""
+    rules = preset(rules_name, seats=seats) if seats != preset(rules_name).seats else preset(rules_name)
+    table = Table(rules, seed=seed)
+    rounds = max(1, hands // seats)
+    hit, stand, decline = Action.HIT, Action.STAND, Action.DECLINE
+    from blackjack_env.engine import Phase
+
+    insurance = Phase.INSURANCE
+    start = time.perf_counter()
+    for _ in range(rounds):
+        for i in range(seats):
+            table.bet(i, 1)
+        table.deal()
+        while table.to_act is not None:
+            if table.phase is insurance:
+                table.act(decline)
+            else:
+                table.act(hit if table.current_hand.total < 17 else stand)
+        table.new_round()
+    return rounds * seats / (time.perf_counter() - start)
+
+
+def best(fn, repeats: int, *args) -> float:
+    return max(fn(*args) for _ in range(repeats))
+
+
+def main(settings: Settings) -> dict:
+    cases = [("sutton-barto", 1), ("vegas-strip", 1), ("vegas-strip", 7)]
+    gym_rate = best(gym_hands_per_second, settings.repeats, settings.hands, settings.seed)
+    print(f"Gymnasium Blackjack-v1 (gym.make, wrappers on): {gym_rate:12,.0f} hands/s")
+    results = {"gymnasium_hands_per_s": gym_rate, "cases": []}
+    for name, seats in cases:
+        rate = best(
+            engine_hands_per_second, settings.repeats, name, seats, settings.hands, settings.seed
+        )
+        ratio = rate / gym_rate
+        print(f"engine {name:<14} seats={seats}:          {rate:12,.0f} hands/s  = {ratio:5.2f}x")
+        results["cases"].append(
+            {"rules": name, "seats": seats, "hands_per_s": rate, "ratio_vs_gymnasium": ratio}
+        )
+    results["settings"] = asdict(settings)
+    results["machine"] = {"python": platform.python_version(), "cpu": platform.processor()}
+    if settings.json:
+        with open(settings.json, "w") as f:
+            json.dump(results, f, indent=2)
+    return results
+
+
+def parse_args() -> Settings:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    defaults = Settings()
+    parser.add_argument("--hands", type=int, default=defaults.hands, help="hands per timed block")
+    parser.add_argument("--repeats", type=int, default=defaults.repeats, help="timed blocks; best is kept")
+    parser.add_argument("--seed", type=int, default=defaults.seed, help="seed for every generator")
+    parser.add_argument("--json", default=None, help="write the figures as JSON to this path")
+    return Settings(**vars(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main(parse_args())
