@@ -1,0 +1,1 @@
+"""Tests of the pure game engine (cards, shoe, hands, rules, table, strategies)."""
