@@ -178,6 +178,10 @@ def _payout(value: Any) -> Fraction:
     elif isinstance(value, int):
         ratio = Fraction(value)
     elif isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(
+                f"blackjack_payout={value!r} is not a ratio; use e.g. '3:2', '6:5', 1.5"
+            )
         ratio = Fraction(repr(value))
     elif isinstance(value, str):
         text = value.strip()
