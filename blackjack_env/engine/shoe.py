@@ -156,9 +156,15 @@ class Shoe:
         self._recount()
 
     def clear_stack(self) -> None:
-        """Return stacked cards that were not dealt to the undealt cards."""
+        """Return stacked cards that were not dealt to the undealt cards.
+
+        Each goes to a uniformly random place among the undealt cards (drawn from
+        the shoe's generator), so the cleared cards are no longer dealt next.
+        """
         if self.decks is not None:
-            self._cards.extend(self._stacked)
+            cards = self._cards
+            for card in reversed(self._stacked):
+                cards.insert(int(self.rng.integers(0, len(cards) + 1)), card)
         self._stacked = []
 
     # ---------------------------------------------------------------- helpers
