@@ -1,0 +1,158 @@
+"""Parity of the batched tables with the engine's Table, round by round on stacked shoes.
+
+Every round is dealt from the same stacked cards at an engine ``Table`` and at one
+table of a :class:`TableBatch`; both are played with the same randomly chosen legal
+decisions. At every decision the legal sets, the current hand (total, softness,
+cards) and the dealer's upcard must match; at the end the reward and every hand's
+outcome must match exactly.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from blackjack_env.engine import ALL_CARDS, Action, Phase, Rules, Table, preset
+from blackjack_env.envs.vector_core import OUTCOMES, BatchPhase, TableBatch
+
+RULESETS: dict[str, Rules] = {
+    "vegas-strip": preset("vegas-strip"),
+    "vegas-infinite": preset("vegas-strip", decks=None),
+    "atlantic-city": preset("atlantic-city"),
+    "downtown-h17": preset("downtown-h17"),
+    "single-deck-6to5": preset("single-deck-6to5"),
+    "european": preset("european-no-hole-card"),
+    "sutton-barto": preset("sutton-barto"),
+    "gymnasium": preset("gymnasium"),
+    "gymnasium-natural": preset("gymnasium-natural"),
+    "ood-book": preset("ood-book", seats=1),
+    "browser-game": preset("browser-game"),
+    "how-to-play": preset("how-to-play"),
+    "terminal-21": preset("terminal-21", seats=1, bet_raising=False),
+    "early-surrender-rsa-hsa": Rules(
+        decks=2, surrender="early", resplit_aces=True, hit_split_aces=True, max_split_hands=8
+    ),
+    "by-value-bas-dealer-wins": Rules(
+        decks=4, split_by="value", blackjack_after_split=True, ties="dealer-wins",
+        dealer_hits_soft_17=True, double="10-11", double_after_split=False,
+    ),
+    "no-peek-late-player-loses": Rules(
+        decks=None, hole_card="no-peek", insurance=False, surrender="late",
+        ties="player-loses", auto_stand_21=False, natural_ends_hand=False,
+        dealer_natural_beats_21=False,
+    ),
+    "no-hole-early": Rules(decks=3, hole_card="none", insurance=False, surrender="early"),
+}
+
+BETS = {"terminal-21": 2}
+
+
+def _stack_ids(rules: Rules, rng: np.random.Generator, length: int) -> list[int]:
+    """A card sequence with many pairs, aces and tens, valid for the rules' shoe."""
+    decks = rules.shoe_decks
+    seq = rng.integers(0, 52, size=length) if decks is None else rng.permutation(
+        np.tile(np.arange(52), decks)
+    )[:length]
+    seq = list(int(c) for c in seq)
+
+    def put(pos: int, rank: int) -> None:
+        if decks is None:
+            seq[pos] = int(rng.integers(4)) * 13 + rank
+            return
+        for j in range(pos + 1, len(seq)):
+            if seq[j] % 13 == rank:
+                seq[pos], seq[j] = seq[j], seq[pos]
+                return
+
+    roll = rng.random(4)
+    if roll[0] < 0.4:  # a pair for the player
+        put(2, seq[0] % 13)
+    if roll[1] < 0.3:  # an ace up
+        put(1, 0)
+    if roll[2] < 0.2:  # a pair of aces
+        put(0, 0)
+        put(2, 0)
+    if roll[3] < 0.3:  # more pairs for resplits
+        for k in (4, 5):
+            put(k, seq[0] % 13)
+    return seq
+
+
+def _engine_state(table: Table) -> tuple:
+    hand = table.current_hand
+    return hand.total, hand.soft, len(hand.cards)
+
+
+def _play(name: str, rules: Rules, rounds: int, seed: int) -> int:
+    rng = np.random.default_rng(seed)
+    bet = BETS.get(name, 1)
+    length = 52 if rules.shoe_decks == 1 else 90
+    stacks = [_stack_ids(rules, rng, length) for _ in range(rounds)]
+    batch = TableBatch(rules, rounds, np.random.default_rng(seed + 1), bet=bet)
+    batch.start_rounds(
+        np.arange(rounds), {t: [ALL_CARDS[c] for c in s] for t, s in enumerate(stacks)}
+    )
+    tables = []
+    for t in range(rounds):
+        table = Table(rules, np.random.default_rng(seed + 2 + t))
+        table.shoe.stack([ALL_CARDS[c] for c in stacks[t]])
+        table.bet(0, bet)
+        table.deal()
+        tables.append(table)
+    decisions = 0
+    finished = np.zeros(rounds, dtype=bool)
+    results = {}
+    for _ in range(60):
+        mask = batch.legal_mask()
+        total, soft, ncards = batch.current_totals()
+        actions = np.zeros(rounds, dtype=np.int64)
+        for t, table in enumerate(tables):
+            if finished[t]:
+                continue
+            if table.phase is Phase.SETTLED:
+                assert batch.phase[t] == BatchPhase.OVER, (name, t)
+                assert np.flatnonzero(mask[t]).tolist() == [Action.STAND]
+                continue
+            legal = table.legal_actions()
+            assert sorted(int(a) for a in legal) == np.flatnonzero(mask[t]).tolist(), (
+                name, t, table, legal, mask[t]
+            )
+            if table.phase is Phase.PLAYER_TURNS:
+                assert batch.phase[t] == BatchPhase.DECIDE
+                assert (int(total[t]), bool(soft[t]), int(ncards[t])) == _engine_state(table)
+            else:
+                assert batch.phase[t] == BatchPhase.INSURE
+            action = legal[int(rng.integers(len(legal)))]
+            table.act(action)
+            actions[t] = int(action)
+            decisions += 1
+        over, reward = batch.step(actions)
+        for t in np.flatnonzero(over & ~finished):
+            table = tables[t]
+            assert table.phase is Phase.SETTLED, (name, t, table)
+            assert reward[t] == float(table.seats[0].net / bet), (name, t, table)
+            engine_out = {r.hand: r.outcome for r in table.seats[0].results}
+            ours = {
+                h: OUTCOMES[batch.outcome[h, t]]
+                for h in range(int(batch.nhands[t]))
+                if batch.outcome[h, t] >= 0
+            }
+            assert ours == engine_out, (name, t, table)
+            assert int(batch.nhands[t]) == len(table.seats[0].hands)
+            assert batch.d_hard[t] == table.dealer.hard_total
+            used = int(batch.pos[t] - batch.round_start[t])
+            assert used <= length
+            results[t] = reward[t]
+            finished[t] = True
+        for t in np.flatnonzero(~over):
+            assert tables[t].phase is not Phase.SETTLED or batch.phase[t] == BatchPhase.OVER
+        if finished.all():
+            break
+    assert finished.all()
+    return decisions
+
+
+@pytest.mark.parametrize("name", sorted(RULESETS))
+def test_stacked_rounds_match_engine(name: str) -> None:
+    decisions = _play(name, RULESETS[name], rounds=400, seed=7)
+    assert decisions > 400
