@@ -1,4 +1,15 @@
-"""blackjack_env: a casino blackjack table as a reinforcement-learning testbed."""
+"""blackjack_env: a casino blackjack table as a reinforcement-learning testbed.
+
+Importing the package registers the Gymnasium environments (see :data:`ENV_IDS`)::
+
+    import gymnasium as gym
+    import blackjack_env
+
+    gym.register_envs(blackjack_env)  # a no-op that tells linters the import is used
+    env = gym.make("blackjack_env/Blackjack-v0")
+
+``gym.make("blackjack_env:blackjack_env/Blackjack-v0")`` imports the package itself.
+"""
 
 from blackjack_env.engine import (
     Action,
@@ -15,7 +26,42 @@ from blackjack_env.engine import (
 
 __version__ = "0.1.0"
 
+#: Every registered id, with the keyword arguments it fixes.
+ENV_IDS: dict[str, dict[str, object]] = {
+    # The full casino game: Vegas Strip rules, one seat, multidiscrete observations.
+    "blackjack_env/Blackjack-v0": {},
+    # Gymnasium's Blackjack-v1 (sab=True) reproduced: stick/hit, tuple observations.
+    "blackjack_env/BlackjackSuttonBarto-v0": {"rules": "sutton-barto", "obs_mode": "tuple"},
+    # A card-counting session: bet step before each round, 100 rounds from one shoe.
+    "blackjack_env/BlackjackCounting-v0": {
+        "obs_mode": "vector",
+        "bet_sizes": (1, 2, 4, 8),
+        "rounds_per_episode": 100,
+    },
+}
+
+
+def _register() -> None:
+    import gymnasium
+
+    for env_id, kwargs in ENV_IDS.items():
+        if env_id in gymnasium.registry:  # importing twice (or reloading) is harmless
+            continue
+        extra = {}
+        if env_id == "blackjack_env/Blackjack-v0":
+            extra["vector_entry_point"] = "blackjack_env.envs.vector:BlackjackVectorEnv"
+        gymnasium.register(
+            id=env_id,
+            entry_point="blackjack_env.envs.blackjack:BlackjackEnv",
+            kwargs=dict(kwargs),
+            **extra,
+        )
+
+
+_register()
+
 __all__ = [
+    "ENV_IDS",
     "Action",
     "Card",
     "Hand",

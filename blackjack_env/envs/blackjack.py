@@ -1,0 +1,735 @@
+"""The single-learner Gymnasium environment: one seat at a casino table."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import Enum
+from typing import Any, ClassVar
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.error import ResetNeeded
+
+from blackjack_env.engine.cards import Card, parse_card
+from blackjack_env.engine.rules import PRESETS, Rules, Surrender, preset
+from blackjack_env.engine.table import Action, Phase, Table
+from blackjack_env.envs.observations import Decision, Layout, ObsMode, decision
+from blackjack_env.strategies import Strategy, make_strategy
+
+__all__ = ["BlackjackEnv", "IllegalAction"]
+
+
+class IllegalAction(str, Enum):
+    """What the env does with an action that is in the action space but not legal now."""
+
+    MAP = "map"
+    RAISE = "raise"
+    PENALIZE = "penalize"
+
+
+_KNOWN_OPTIONS = ("cards",)
+
+
+def _card(card: Card | str) -> Card:
+    return card if isinstance(card, Card) else parse_card(card)
+
+
+def _choices(enum: type[Enum]) -> str:
+    return ", ".join(repr(m.value) for m in enum)
+
+
+class BlackjackEnv(gym.Env[Any, np.int64]):
+    """One learner seat at a multi-seat casino blackjack table.
+
+    ## Description
+
+    The table of :mod:`blackjack_env.engine` plays the game under any
+    :class:`~blackjack_env.engine.rules.Rules` (or named preset): a persistent
+    shoe (reshuffled between rounds once the cut card comes out), a dealer, and
+    ``num_seats`` seats. The learner plays seat ``seat``; every other seat is
+    played by a fixed strategy (``others``) whenever the table waits for it, so
+    the seats before the learner act before it and the seats after it act after
+    it, as at a casino. The shoe persists across rounds *and* episodes; only
+    ``reset(seed=...)`` builds a freshly shuffled shoe. Each episode is a session
+    of ``rounds_per_episode`` rounds that starts with the learner holding
+    ``bankroll`` chips.
+
+    With the presets ``sutton-barto``, ``gymnasium`` and ``gymnasium-natural``
+    and ``obs_mode="tuple"``, the spaces, the dynamics and the rewards are those
+    of Gymnasium's ``Blackjack-v1`` with ``sab=True``, with ``natural=False`` and
+    with ``natural=True`` respectively (``blackjack_env/Blackjack-gym-v0`` is
+    registered with the first).
+
+    ## Action Space
+
+    ``Discrete(P + B)``. The first ``P`` actions are the playing decisions, with
+    the engine's :class:`~blackjack_env.engine.table.Action` numbers:
+
+    | index | action    | meaning                                                         |
+    |-------|-----------|-----------------------------------------------------------------|
+    | 0     | STAND     | stand; pre-peek: decline insurance / even money; settled: go on |
+    | 1     | HIT       | take a card                                                     |
+    | 2     | DOUBLE    | double the bet, take one card, stand                            |
+    | 3     | SPLIT     | split a pair (each hand gets its second card when played)       |
+    | 4     | SURRENDER | give up half the bet (late: first decision; early: pre-peek)    |
+    | 5     | INSURE    | insurance (even money on a natural); ``insurance_decisions``    |
+
+    ``P`` is 2 (stand, hit only) when the rules allow no double, no split and no
+    surrender and no insurance decision is asked (the restricted space of
+    ``Blackjack-v1``), 6 with ``insurance_decisions=True``, and 5 otherwise.
+    With ``bet_sizes=(s_0, ..., s_{B-1})`` the actions ``P + k`` mean "bet
+    ``s_k`` base bets" and are legal only at a bet step; ``env.unwrapped.action_names``
+    names every index.
+
+    **Insurance, even money, early surrender.** They are answered before the
+    dealer peeks, as a separate step with ``phase = INSURANCE`` in which the
+    legal actions are STAND (decline), INSURE (only with ``insurance_decisions``,
+    when offered against an ace and affordable) and SURRENDER (early surrender
+    rules). Without ``insurance_decisions`` insurance and even money are always
+    declined for the learner, and the step only occurs under early surrender.
+
+    **Legal actions** are given as ``info["action_mask"]`` (``int8``, 1 = legal,
+    the convention of ``Discrete.sample(mask=...)``) and by ``action_masks()``
+    (booleans, for sb3-contrib's MaskablePPO).
+
+    **Illegal actions** (in the space but not legal now) depend on ``illegal_action``:
+
+    * ``"map"`` (default): the action is replaced by a legal one and
+      ``info["illegal_action"]`` is True (``info["action_played"]`` is the index
+      played). Playing: DOUBLE, SPLIT or SURRENDER when not allowed play as HIT
+      ("double, else hit", as in strategy charts), or as STAND when hitting is
+      not allowed either (split aces); HIT when not allowed plays STAND; INSURE
+      or a bet action plays STAND. Pre-peek: anything not legal declines
+      (STAND). Bet step: a bet size not allowed (table limits, bankroll) bets the
+      largest allowed size below it, else the smallest allowed size; a playing
+      action bets the smallest allowed size.
+    * ``"raise"``: ``ValueError`` naming the action and the legal ones; the env
+      is unchanged.
+    * ``"penalize"``: the round ends: the learner stands on (and declines)
+      every remaining decision of the round (at a bet step, after placing the
+      bet "map" chooses), and the step's reward is the round's net result
+      minus ``illegal_penalty``; ``info["illegal_action"]`` is True.
+
+    At a ``SETTLED`` observation every action is legal and only continues.
+    An action outside the space (or not an integer) always raises ``ValueError``.
+
+    ## Observation Space
+
+    Fields describe the learner's *focus hand*: the hand to act, or else the hand
+    it last acted on. ``phase`` is a :class:`~blackjack_env.envs.observations.Decision`:
+    0 PLAY, 1 INSURANCE (pre-peek decision), 2 BET, 3 SETTLED (round over; any
+    action continues). Totals are the best total (an ace counts 11 unless that
+    busts), ``0..31``; the dealer upcard is its point value 1 (ace) .. 10, 0
+    before the deal. The true count is the Hi-Lo running count of the cards the
+    learner has seen since the shuffle (the hole card only once turned) divided
+    by the decks not yet seen (always 0 with an infinite deck).
+
+    * ``"tuple"``: ``Tuple(Discrete(32), Discrete(11), Discrete(2))`` =
+      (player total, dealer upcard, usable ace), as ``Blackjack-v1``. It cannot
+      show a bet or pre-peek step, so it is refused with ``bet_sizes``,
+      ``insurance_decisions`` or early surrender.
+    * ``"multidiscrete"`` (default): ``MultiDiscrete([4, 32, 11, 2, 2, 2, 2, H, 11])``
+      = [phase, player total, dealer upcard, usable ace, can double, can split,
+      can surrender, hand index (``H = rules.max_split_hands``), true count
+      rounded and clipped to -5..5, plus 5].
+    * ``"vector"``: ``Box(float32, shape (17,))``, every entry in [0, 1] except
+      index 15 in [-1, 1]: 0-3 one-hot phase (PLAY, INSURANCE, BET, SETTLED),
+      4 total / 31, 5 usable ace, 6 upcard / 10, 7 can double, 8 can split,
+      9 can surrender, 10 can insure, 11 hand index / max(1, H - 1),
+      12 number of hands / H, 13 cards in the hand / 12 (at most 1), 14 the hand
+      is a pair of equal ranks, 15 true count / 10 clipped to [-1, 1],
+      16 fraction of the shoe not yet dealt (1 for an infinite deck).
+    * ``"dict"``: ``Dict`` with ``phase`` Discrete(4); ``player_total``
+      Discrete(32); ``soft`` Discrete(2); ``dealer_upcard`` Discrete(11);
+      ``hand_index`` Discrete(H); ``num_hands`` Discrete(H + 1);
+      ``hand_cards`` the focus hand's cards by rank (ace..king), int64 (13,);
+      ``dealer_cards`` the dealer's visible cards by rank (13,); ``seat_cards``
+      every seat's cards on the table (all its hands) by rank, (num_seats, 13);
+      ``unseen_cards`` cards the learner has not seen by rank: undealt plus the
+      face-down hole card, 4 each for an infinite deck (13,); count fields lie
+      in 0..255; ``true_count`` float32 (1,) clipped to [-20, 20]; ``bet`` the
+      focus hand's stake in base bets, float32 (1,); ``bankroll`` the learner's
+      chips off the table in base bets (with unlimited credit: the session's net
+      result), float32 (1,) in [-1e9, 1e9]; ``action_mask`` MultiBinary(P + B).
+
+    ## Rewards
+
+    The learner's net chip result of the round (all hands, doubles, splits,
+    surrender and insurance) divided by the base bet ``bet``: +1 for a win,
+    +1.5 for a 3:2 blackjack, +2 / -2 for a won / lost double, -0.5 for a
+    surrender, the sum over split hands. It is given at the step that ends the
+    round; every other step gives 0. Under ``"penalize"`` an illegal action also
+    subtracts ``illegal_penalty``.
+
+    A round in which the learner has no decision (a natural that ends the hand,
+    a dealer blackjack found by the peek, a natural paid at the deal) is *not*
+    skipped: its observation has ``phase = SETTLED`` (the settled cards are in
+    the observation and ``info``) and the next step, whatever its action,
+    returns that round's reward. Such rounds are therefore counted in returns
+    exactly like the others.
+
+    ## Starting State
+
+    After ``reset`` (and between rounds) other seats bet ``bet`` chips each,
+    the learner bets ``bet`` chips (or is asked with a BET step), the cards are
+    dealt in casino order, and the seats before the learner act.
+
+    ## Episode End
+
+    * ``rounds_per_episode=1`` (default): the episode terminates when the round
+      is settled.
+    * ``rounds_per_episode=N > 1``: after a round is settled the next one starts
+      at once (its first observation is returned with the reward of the round
+      just settled); after the N-th round the episode is *truncated*.
+      ``None`` plays rounds without limit.
+    * The episode terminates when the learner's bankroll cannot cover the
+      smallest bet for the next round.
+
+    ## Info
+
+    Always: ``action_mask`` (int8), ``phase`` (Decision), ``round`` (rounds
+    started in this episode), ``bankroll`` (chips off the table; with unlimited
+    credit the session's net chips), ``shoe_remaining`` (undealt cards, None for
+    an infinite deck), ``reshuffled`` (the shoe was reshuffled before this
+    round), ``hands`` (the learner's hands, tuples of
+    :class:`~blackjack_env.engine.cards.Card`), ``dealer`` (the dealer's cards
+    visible to the learner). After ``step``: ``illegal_action`` and
+    ``action_played``. At the step that settles a round: ``settlement`` =
+    dict(round, hands, dealer (all cards), outcomes (:class:`Outcome` per hand),
+    payouts (net per hand in base bets), insurance (net in base bets), net
+    (round total in base bets)).
+
+    ## Reset options
+
+    ``reset(options={"cards": "AS KH 9D 7C ..."})`` deals these cards first,
+    then continues from the shuffled shoe. Casino deal order: first card to each
+    betting seat in seat order, the dealer's upcard, second card to each seat,
+    the dealer's hole card (not under no-hole-card rules), then every further
+    card in the order drawn (seat by seat, hand by hand, then the dealer; a
+    split hand receives its second card when play reaches it). Cards named but
+    not dealt in the episode's first round are dealt in the next rounds of the
+    same episode; the next ``reset`` returns them to the shoe. A bad card raises
+    ``ValueError`` naming the token.
+
+    ## Arguments
+
+    * ``rules``: a :class:`Rules` or a preset name (default ``"vegas-strip"``).
+    * ``num_seats``: seats at the table (default: ``rules.seats``); replaces
+      ``rules.seats``.
+    * ``seat``: the learner's seat index (default 0).
+    * ``others``: strategy for the other seats: a registered name (see
+      :func:`blackjack_env.strategies.make_strategy`), a callable
+      ``(table) -> Action``, or a sequence with one per other seat in seat order
+      (default ``"dealer"``). Named random strategies are seeded from the env.
+    * ``obs_mode``: ``"multidiscrete"`` (default), ``"tuple"``, ``"vector"``, ``"dict"``.
+    * ``rounds_per_episode``: int >= 1 or None (default 1).
+    * ``bankroll``: the learner's starting chips per episode, or None for
+      unlimited credit (default).
+    * ``bet``: the base bet in chips (default: the table minimum); rewards are
+      in base bets.
+    * ``bet_sizes``: None (fixed bet, default) or increasing positive ints:
+      bet multiples offered at a BET step before each round.
+    * ``insurance_decisions``: ask the learner for insurance / even money
+      (default False: always declined). Needs rules offering insurance.
+    * ``illegal_action``: ``"map"`` (default), ``"raise"``, ``"penalize"``.
+    * ``illegal_penalty``: the penalty of ``"penalize"`` (default 1.0).
+    * ``render_mode``: None, ``"ansi"``, ``"rgb_array"``, ``"human"``.
+
+    The learner never raises a bet under ``rules.bet_raising`` (that decision is
+    not in the action space); it may still be used by other seats' strategies.
+
+    ## Version History
+
+    * v0: initial version.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi", "rgb_array", "human"],
+        "render_fps": 2,
+    }
+
+    def __init__(
+        self,
+        rules: Rules | str = "vegas-strip",
+        num_seats: int | None = None,
+        seat: int = 0,
+        others: str | Strategy | Sequence[str | Strategy] = "dealer",
+        obs_mode: str = "multidiscrete",
+        rounds_per_episode: int | None = 1,
+        bankroll: int | None = None,
+        bet: int | None = None,
+        bet_sizes: Sequence[int] | None = None,
+        insurance_decisions: bool = False,
+        illegal_action: str = "map",
+        illegal_penalty: float = 1.0,
+        render_mode: str | None = None,
+    ) -> None:
+        # ---- rules and seats
+        if isinstance(rules, str):
+            rules = preset(rules)  # ValueError lists the presets
+        elif not isinstance(rules, Rules):
+            raise ValueError(
+                f"rules={rules!r} must be a Rules or a preset name ({', '.join(PRESETS)})"
+            )
+        if num_seats is not None:
+            if isinstance(num_seats, bool) or not isinstance(num_seats, int):
+                raise ValueError(
+                    f"num_seats={num_seats!r} must be an int from 1 to {rules.max_seats}"
+                )
+            rules = rules.replace(seats=num_seats)  # ValueError names the allowed range
+        self.rules: Rules = rules
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < rules.seats:
+            raise ValueError(f"seat={seat!r} must be an int from 0 to {rules.seats - 1}")
+        self.seat = seat
+        # ---- observation mode
+        try:
+            mode = ObsMode(obs_mode)
+        except ValueError:
+            raise ValueError(
+                f"obs_mode={obs_mode!r} is not allowed; choose one of {_choices(ObsMode)}"
+            ) from None
+        # ---- bets
+        if bet is None:
+            bet = rules.min_bet
+        if (
+            isinstance(bet, bool)
+            or not isinstance(bet, int)
+            or not rules.min_bet <= bet <= rules.max_bet
+        ):
+            raise ValueError(
+                f"bet={bet!r} must be an int within the table limits "
+                f"{rules.min_bet}..{rules.max_bet}"
+            )
+        sizes: tuple[int, ...] = ()
+        if bet_sizes is not None:
+            sizes = tuple(bet_sizes)
+            if (
+                not sizes
+                or any(isinstance(s, bool) or not isinstance(s, int) or s < 1 for s in sizes)
+                or list(sizes) != sorted(set(sizes))
+            ):
+                raise ValueError(
+                    f"bet_sizes={bet_sizes!r} must be None or strictly increasing ints >= 1 "
+                    f"(multiples of bet={bet}), e.g. (1, 2, 4, 8)"
+                )
+            outside = [s for s in sizes if not rules.min_bet <= s * bet <= rules.max_bet]
+            if outside:
+                raise ValueError(
+                    f"bet_sizes {outside} times bet={bet} fall outside the table limits "
+                    f"{rules.min_bet}..{rules.max_bet}"
+                )
+        self._min_cost = sizes[0] * bet if sizes else bet
+        if bankroll is not None and (
+            isinstance(bankroll, bool) or not isinstance(bankroll, int) or bankroll < self._min_cost
+        ):
+            raise ValueError(
+                f"bankroll={bankroll!r} must be None (unlimited credit) or an int >= "
+                f"{self._min_cost} (the smallest bet)"
+            )
+        self.bankroll = bankroll
+        self.bet = bet
+        if not isinstance(insurance_decisions, bool):
+            raise ValueError(f"insurance_decisions={insurance_decisions!r} must be True or False")
+        if insurance_decisions and not rules.insurance:
+            raise ValueError(
+                "insurance_decisions=True needs rules that offer insurance (rules.insurance=True)"
+            )
+        early = rules.surrender is Surrender.EARLY
+        if mode is ObsMode.TUPLE and (sizes or insurance_decisions or early):
+            raise ValueError(
+                "obs_mode='tuple' cannot show a bet step or a pre-peek decision: use "
+                "'multidiscrete', 'vector' or 'dict' with bet_sizes, insurance_decisions "
+                "or early surrender"
+            )
+        # ---- episode
+        if rounds_per_episode is not None and (
+            isinstance(rounds_per_episode, bool)
+            or not isinstance(rounds_per_episode, int)
+            or rounds_per_episode < 1
+        ):
+            raise ValueError(
+                f"rounds_per_episode={rounds_per_episode!r} must be an int >= 1 or None (no limit)"
+            )
+        self.rounds_per_episode = rounds_per_episode
+        try:
+            self.illegal_action = IllegalAction(illegal_action)
+        except ValueError:
+            raise ValueError(
+                f"illegal_action={illegal_action!r} is not allowed; choose one of "
+                f"{_choices(IllegalAction)}"
+            ) from None
+        if (
+            isinstance(illegal_penalty, bool)
+            or not isinstance(illegal_penalty, (int, float))
+            or not (np.isfinite(illegal_penalty) and illegal_penalty >= 0)
+        ):
+            raise ValueError(f"illegal_penalty={illegal_penalty!r} must be a finite number >= 0")
+        self.illegal_penalty = float(illegal_penalty)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode={render_mode!r} is not allowed; choose None or one of "
+                f"{', '.join(self.metadata['render_modes'])}"
+            )
+        self.render_mode = render_mode
+        # ---- other seats
+        n_others = rules.seats - 1
+        if isinstance(others, (str, bytes)) or callable(others):
+            specs: list[Any] = [others] * n_others
+        elif isinstance(others, Sequence):
+            specs = list(others)
+            if len(specs) != n_others:
+                raise ValueError(
+                    f"others has {len(specs)} entries; the table has {n_others} other seat(s)"
+                )
+        else:
+            raise ValueError(
+                f"others={others!r} must be a strategy name, a callable(table) -> Action, "
+                f"or a sequence of those (one per other seat)"
+            )
+        for spec in specs:
+            make_strategy(spec, rules, 0)  # ValueError names the known strategies
+        self._others_spec = specs
+
+        self.layout = Layout(rules, mode, bet, sizes, insurance_decisions)
+        self.action_space = self.layout.action_space()
+        self.observation_space = self.layout.observation_space()
+        self.action_names: list[str] = self.layout.action_names()
+        self.obs_mode = mode
+
+        # ---- state (set by reset)
+        self._table: Table | None = None
+        self._strategies: dict[int, Strategy] = {}
+        self._phase = Decision.SETTLED
+        self._legal: tuple[int, ...] = ()
+        self._last_hand = 0
+        self._rounds = 0  # rounds started in this episode
+        self._session_net: Any = 0  # chips won in this episode (for unlimited credit)
+        self._done = True
+        self._last_settlement: dict[str, Any] | None = None
+        self._renderer: Any = None
+
+    # ================================================================ API
+    @property
+    def table(self) -> Table:
+        """The engine table (read it, do not act on it)."""
+        if self._table is None:
+            raise ResetNeeded("call reset() before using the table")
+        return self._table
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        super().reset(seed=seed)
+        cards = None
+        if options is not None:
+            if not isinstance(options, dict):
+                raise ValueError(f"options must be a dict, got {type(options).__name__}")
+            unknown = sorted(set(options) - set(_KNOWN_OPTIONS))
+            if unknown:
+                raise ValueError(
+                    f"unknown reset option(s) {', '.join(map(repr, unknown))}; options are "
+                    f"{', '.join(map(repr, _KNOWN_OPTIONS))}"
+                )
+            cards = options.get("cards")
+            if cards is not None and not isinstance(cards, (str, list, tuple)):
+                raise ValueError(
+                    f"options['cards'] must be text like 'AS KH 9D' or a list of cards, "
+                    f"got {type(cards).__name__}"
+                )
+        if seed is not None or self._table is None:
+            self._build_table()
+        else:
+            self._finish_round()
+        table = self._table
+        assert table is not None
+        table.shoe.clear_stack()
+        if cards is not None:
+            parsed = cards if isinstance(cards, str) else [_card(c) for c in cards]
+            if table.phase is Phase.SETTLED:
+                table.new_round()
+            table.shoe.stack(parsed)  # ValueError names a bad token or an unavailable card
+        learner = table.seats[self.seat]
+        if table.phase is Phase.BETTING and learner.bet:
+            table.bet(self.seat, 0)
+        if self.bankroll is not None:
+            learner.bankroll = self.bankroll
+        self._rounds = 0
+        self._session_net = 0
+        self._last_hand = 0
+        self._done = False
+        self._last_settlement = None
+        self._start_round()
+        self._update()
+        if self.render_mode == "human":
+            self.render()
+        return self._obs(), self._info()
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        table = self._table
+        if table is None or self._done:
+            raise ResetNeeded("the episode is over (or never started): call reset()")
+        a = self._check_action(action)
+        phase = self._phase
+        legal = self._legal
+        illegal = a not in legal
+        penalty = 0.0
+        if illegal:
+            if self.illegal_action is IllegalAction.RAISE:
+                names = self.action_names
+                raise ValueError(
+                    f"action {a} ({names[a]}) is not legal now (phase {phase.name}); legal "
+                    f"actions: {', '.join(f'{i} ({names[i]})' for i in legal)}"
+                )
+            a = self._map_illegal(a, phase, legal)
+            if self.illegal_action is IllegalAction.PENALIZE:
+                penalty = self.illegal_penalty
+        if phase is Decision.PLAY:
+            self._last_hand = table.to_act[1]  # type: ignore[index]
+            table.act(Action(a))
+        elif phase is Decision.INSURANCE:
+            table.act(Action.DECLINE if a == Action.STAND else Action(a))
+        elif phase is Decision.BET:
+            self._deal(self.layout.bet_sizes[a - self.layout.n_play] * self.bet)
+        self._advance()
+        if penalty:
+            self._finish_round()
+        reward = 0.0
+        terminated = truncated = False
+        settlement = None
+        if table.phase is Phase.SETTLED:
+            settlement = self._settle()
+            reward = settlement["net"] - penalty
+            limit = self.rounds_per_episode
+            if limit == 1:
+                terminated = True
+            elif limit is not None and self._rounds >= limit:
+                truncated = True
+            elif not self._can_afford_next():
+                terminated = True
+            else:
+                self._start_round()
+        self._done = terminated or truncated
+        self._update()
+        info = self._info()
+        info["illegal_action"] = illegal
+        info["action_played"] = a
+        if settlement is not None:
+            info["settlement"] = settlement
+        if self.render_mode == "human":
+            self.render()
+        return self._obs(), reward, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions as booleans (sb3-contrib MaskablePPO convention)."""
+        out = np.zeros(self.layout.n_actions, dtype=bool)
+        out[list(self._legal)] = True
+        return out
+
+    def render(self) -> Any:
+        if self.render_mode is None:
+            gym.logger.warn(
+                "render() called without a render_mode; make the env with render_mode="
+                "'ansi', 'rgb_array' or 'human'"
+            )
+            return None
+        from blackjack_env import render as _render
+
+        table = self.table
+        caption = self._caption()
+        if self.render_mode == "ansi":
+            return _render.render_ansi(table, self.seat, self.bet, caption)
+        frame = _render.render_rgb(table, self.seat, self.bet, caption)
+        if self.render_mode == "rgb_array":
+            return frame
+        if self._renderer is None:
+            fps = self.metadata["render_fps"]
+            self._renderer = _render.Window(frame.shape[1], frame.shape[0], fps)
+        self._renderer.show(frame)
+        return None
+
+    def close(self) -> None:
+        if self._renderer is not None:
+            self._renderer.close()
+            self._renderer = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_renderer"] = None  # a window cannot be pickled; a copy opens its own
+        return state
+
+    # ============================================================ internals
+    def _build_table(self) -> None:
+        rules = self.rules
+        rng = self.np_random
+        n = rules.seats
+        seeds = rng.integers(0, 2**63, size=n) if n > 1 else [0]
+        bankrolls: list[Any] = [None] * n
+        bankrolls[self.seat] = self.bankroll
+        self._table = Table(rules, rng, bankroll=bankrolls)
+        strategies: dict[int, Strategy] = {}
+        others = iter(self._others_spec)
+        for i in range(n):
+            if i != self.seat:
+                strategies[i] = make_strategy(next(others), rules, int(seeds[i]))
+        self._strategies = strategies
+
+    def _check_action(self, action: Any) -> int:
+        if isinstance(action, np.ndarray) and action.shape == ():
+            action = action.item()
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            raise ValueError(
+                f"action {action!r} must be an int in 0..{self.layout.n_actions - 1} "
+                f"({', '.join(self.action_names)})"
+            )
+        a = int(action)
+        if not 0 <= a < self.layout.n_actions:
+            raise ValueError(
+                f"action {a} is outside the action space Discrete({self.layout.n_actions}); "
+                f"actions are {', '.join(f'{i} {n}' for i, n in enumerate(self.action_names))}"
+            )
+        return a
+
+    def _map_illegal(self, a: int, phase: Decision, legal: tuple[int, ...]) -> int:
+        n_play = self.layout.n_play
+        if phase is Decision.PLAY:
+            if a in (Action.DOUBLE, Action.SPLIT, Action.SURRENDER):
+                return int(Action.HIT) if Action.HIT in legal else int(Action.STAND)
+            return int(Action.STAND)
+        if phase is Decision.INSURANCE:
+            return int(Action.STAND)
+        # BET
+        if a >= n_play:
+            below = [i for i in legal if i <= a]
+            if below:
+                return max(below)
+        return min(legal)
+
+    def _advance(self) -> None:
+        """Let the other seats act (and decline insurance the learner is not asked
+        about) until the learner must decide or the round is settled."""
+        table = self._table
+        assert table is not None
+        strategies = self._strategies
+        seat = self.seat
+        while True:
+            who = table.to_act
+            while who is not None and who[0] != seat:
+                table.act(strategies[who[0]](table))
+                who = table.to_act
+            if who is not None and table.phase is Phase.INSURANCE:
+                legal = table.legal_actions()
+                if Action.SURRENDER not in legal and not (
+                    self.layout.insurance_decisions and Action.INSURE in legal
+                ):
+                    table.act(Action.DECLINE)
+                    continue
+            return
+
+    def _finish_round(self) -> None:
+        """Play out the current round with the learner standing / declining."""
+        table = self._table
+        assert table is not None
+        if table.phase is Phase.BETTING:
+            return  # nothing dealt yet
+        seat = self.seat
+        while True:
+            self._advance()
+            who = table.to_act
+            if who is None:
+                return
+            if who[0] == seat:
+                table.act(Action.DECLINE if table.phase is Phase.INSURANCE else Action.STAND)
+
+    def _start_round(self) -> None:
+        """Open the next round: bets (or a BET step), deal, other seats up to the learner."""
+        table = self._table
+        assert table is not None
+        if table.phase is Phase.SETTLED:
+            table.new_round()
+        self._rounds += 1
+        if self.layout.bet_sizes:
+            for i in self._strategies:
+                table.bet(i, self.bet)
+            return  # the learner's BET step comes first
+        self._deal(self.bet)
+
+    def _deal(self, chips: int) -> None:
+        table = self._table
+        assert table is not None
+        if not self.layout.bet_sizes:
+            for i in self._strategies:
+                table.bet(i, self.bet)
+        table.bet(self.seat, chips)
+        table.deal()
+        self._last_hand = 0
+        self._advance()
+
+    def _can_afford_next(self) -> bool:
+        bankroll = self._table.seats[self.seat].bankroll  # type: ignore[union-attr]
+        return bankroll is None or bankroll >= self._min_cost
+
+    def _settle(self) -> dict[str, Any]:
+        table = self._table
+        assert table is not None
+        learner = table.seats[self.seat]
+        unit = self.bet
+        results = learner.results
+        hand_net = sum(r.net for r in results)
+        self._session_net += learner.net
+        settlement = {
+            "round": self._rounds,
+            "hands": tuple(tuple(h.cards) for h in learner.hands),
+            "dealer": tuple(table.dealer.cards),
+            "outcomes": tuple(r.outcome for r in sorted(results)),
+            "payouts": tuple(float(r.net) / unit for r in sorted(results)),
+            "insurance": float(learner.net - hand_net) / unit,
+            "net": float(learner.net) / unit,
+        }
+        self._last_settlement = settlement
+        return settlement
+
+    def _update(self) -> None:
+        table = self._table
+        assert table is not None
+        phase = decision(table, self.seat)
+        self._phase = phase
+        self._legal = self.layout.legal(table, self.seat, phase)
+
+    def _bankroll_chips(self) -> float:
+        chips = self._table.seats[self.seat].bankroll  # type: ignore[union-attr]
+        return float(self._session_net if chips is None else chips)
+
+    def _obs(self) -> Any:
+        return self.layout.observe(
+            self._table,  # type: ignore[arg-type]
+            self.seat,
+            self._phase,
+            self._last_hand,
+            self._legal,
+            self._bankroll_chips() / self.bet,
+        )
+
+    def _info(self) -> dict[str, Any]:
+        table = self._table
+        assert table is not None
+        dealer = table.dealer.cards
+        return {
+            "action_mask": self.layout.mask(self._legal),
+            "phase": self._phase,
+            "round": self._rounds,
+            "bankroll": self._bankroll_chips(),
+            "shoe_remaining": table.shoe.remaining,
+            "reshuffled": table.reshuffled,
+            "hands": tuple(tuple(h.cards) for h in table.seats[self.seat].hands),
+            "dealer": tuple(dealer if table.hole_revealed else dealer[:1]),
+        }
+
+    def _caption(self) -> str:
+        parts = [f"round {self._rounds}", f"bankroll {self._bankroll_chips():g}"]
+        if self._phase is not Decision.SETTLED:
+            parts.append("legal: " + " ".join(self.action_names[i] for i in self._legal))
+        s = self._last_settlement
+        if s is not None:
+            parts.append(f"last round {s['net']:+g}")
+        return " | ".join(parts)
+

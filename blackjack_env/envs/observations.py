@@ -1,0 +1,413 @@
+"""Pure encoding of the learner's view of a table: decisions, action masks, observations.
+
+Everything here is a function of a :class:`~blackjack_env.engine.table.Table`, the
+learner's seat and a frozen :class:`Layout` (the env's configuration of spaces), so
+any environment (the single-seat :class:`~blackjack_env.envs.blackjack.BlackjackEnv`,
+a batched vector env) produces bit-identical observations and masks for the same
+table state. Nothing here mutates the table or draws a card.
+
+The fields of every observation mode are specified in the docstring of
+:class:`~blackjack_env.envs.blackjack.BlackjackEnv`; the constants below are the
+single place their sizes and bounds are defined.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum, IntEnum
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from blackjack_env.engine.cards import Rank
+from blackjack_env.engine.hand import Hand
+from blackjack_env.engine.rules import DoubleRule, Rules, Surrender
+from blackjack_env.engine.table import Action, Phase, Table
+
+__all__ = [
+    "COUNT_CLIP",
+    "HI_LO",
+    "MAX_TOTAL",
+    "Decision",
+    "Layout",
+    "ObsMode",
+    "decision",
+    "focus_hand",
+    "hi_lo_true_count",
+    "unseen_by_rank",
+]
+
+#: Largest hand total an observation can show (hard 21 hit with a 10 gives 31).
+MAX_TOTAL = 31
+#: Count-like ``Box`` fields of the dict mode lie in ``0..COUNT_HIGH``.
+COUNT_HIGH = 255
+#: The dict mode's true count is clipped to ``[-COUNT_CLIP, COUNT_CLIP]``.
+COUNT_CLIP = 20.0
+#: Bound of the dict mode's chip fields (bet, bankroll) in base bets.
+CHIP_BOUND = 1e9
+#: Hi-Lo tags by rank, ace to king: 2-6 count +1, 7-9 count 0, tens and aces -1.
+HI_LO: tuple[int, ...] = (-1, 1, 1, 1, 1, 1, 0, 0, 0, -1, -1, -1, -1)
+
+
+class ObsMode(str, Enum):
+    """The observation encodings (see :class:`~blackjack_env.envs.blackjack.BlackjackEnv`)."""
+
+    TUPLE = "tuple"
+    MULTIDISCRETE = "multidiscrete"
+    VECTOR = "vector"
+    DICT = "dict"
+
+
+class Decision(IntEnum):
+    """What the learner is asked at a step (the ``phase`` field of the observations).
+
+    * ``PLAY``: stand / hit / double / split / surrender for the hand to act.
+    * ``INSURANCE``: the pre-peek decision against an ace (insurance or even money,
+      when the env asks for it) or an ace/ten (early surrender): decline, insure,
+      surrender.
+    * ``BET``: choose the bet for the coming round (``bet_sizes`` only).
+    * ``SETTLED``: the round is over (settled at the deal, or the episode's last
+      observation): any action continues.
+    """
+
+    PLAY = 0
+    INSURANCE = 1
+    BET = 2
+    SETTLED = 3
+
+
+def decision(table: Table, seat: int) -> Decision:
+    """The learner's decision in the table's current state.
+
+    ``BETTING`` is reported as ``BET`` (an env with a fixed bet never leaves the
+    table there at a step); a decision awaited from another seat cannot occur
+    between env steps and is reported as ``SETTLED``.
+    """
+    phase = table.phase
+    if phase is Phase.PLAYER_TURNS:
+        return Decision.PLAY if table.to_act[0] == seat else Decision.SETTLED  # type: ignore[index]
+    if phase is Phase.INSURANCE:
+        return Decision.INSURANCE if table.to_act[0] == seat else Decision.SETTLED  # type: ignore[index]
+    if phase is Phase.BETTING:
+        return Decision.BET
+    return Decision.SETTLED
+
+
+def focus_hand(table: Table, seat: int, last_hand: int) -> Hand | None:
+    """The learner's hand the observation describes.
+
+    The hand to act during ``PLAY``; otherwise the hand the learner last acted on
+    (``last_hand``, clamped to the hands it holds), or None before the deal.
+    """
+    hands = table.seats[seat].hands
+    if not hands:
+        return None
+    who = table.to_act
+    if table.phase is Phase.PLAYER_TURNS and who is not None and who[0] == seat:
+        return hands[who[1]]
+    return hands[min(max(last_hand, 0), len(hands) - 1)]
+
+
+def unseen_by_rank(table: Table) -> list[int]:
+    """Cards the learner has not seen, by rank ace..king: the undealt shoe plus the
+    dealer's hole card while it is face down. For an infinite deck, one deck's
+    proportions (4 of each rank)."""
+    counts = table.shoe.remaining_by_rank()
+    dealer = table.dealer.cards
+    if len(dealer) > 1 and not table.hole_revealed and table.shoe.decks is not None:
+        counts[dealer[1].rank - 1] += 1
+    return counts
+
+
+def hi_lo_true_count(table: Table) -> float:
+    """Hi-Lo true count of the cards the learner has seen since the last shuffle:
+    the running count divided by the decks not yet seen (0 for an infinite deck)."""
+    decks = table.shoe.decks
+    if decks is None:
+        return 0.0
+    unseen = unseen_by_rank(table)
+    full = 4 * decks
+    running = 0
+    remaining = 0
+    for tag, left in zip(HI_LO, unseen, strict=True):
+        running += tag * (full - left)
+        remaining += left
+    # After the shuffle the running count of a full shoe is 0; cards in the discard
+    # tray are seen, so counting from the complement of the unseen cards is exact.
+    if remaining == 0:
+        return 0.0
+    return running * 52.0 / remaining
+
+
+def _upcard_value(table: Table) -> int:
+    card = table.upcard
+    return 0 if card is None else table.rules.card_values[card.rank - 1]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The env's spaces for one configuration (rules, observation mode, bets).
+
+    Args:
+        rules: the table rules (``rules.seats`` seats).
+        obs_mode: one of :class:`ObsMode`.
+        bet_unit: the base bet in chips (rewards are chips divided by it).
+        bet_sizes: bet multiples offered at a bet step, or ``()`` for a fixed bet.
+        insurance_decisions: the learner decides insurance / even money (an
+            ``INSURE`` action exists); otherwise it is always declined.
+    """
+
+    rules: Rules
+    obs_mode: ObsMode
+    bet_unit: int = 1
+    bet_sizes: tuple[int, ...] = ()
+    insurance_decisions: bool = False
+
+    # ------------------------------------------------------------- actions
+    @property
+    def n_play(self) -> int:
+        """Play actions: 2 (stand, hit) when the rules allow nothing else, 5 with
+        double / split / surrender, 6 when ``INSURE`` is asked."""
+        if self.insurance_decisions:
+            return 6
+        rules = self.rules
+        if (
+            rules.double is DoubleRule.NEVER
+            and rules.max_split_hands == 1
+            and rules.surrender is Surrender.NONE
+        ):
+            return 2
+        return 5
+
+    @property
+    def n_actions(self) -> int:
+        return self.n_play + len(self.bet_sizes)
+
+    def action_names(self) -> list[str]:
+        """Name of every action index, e.g. ``["STAND", "HIT", ..., "BET_1", "BET_2"]``."""
+        names = [Action(i).name for i in range(self.n_play)]
+        names += [f"BET_{size}" for size in self.bet_sizes]
+        return names
+
+    def legal(self, table: Table, seat: int, phase: Decision) -> tuple[int, ...]:
+        """Legal action indices for the learner in ``phase``, ascending."""
+        if phase is Decision.PLAY:
+            n = self.n_play
+            return tuple(int(a) for a in table.legal_actions() if a < n)
+        if phase is Decision.INSURANCE:
+            out = [int(Action.STAND)]
+            engine = table.legal_actions()
+            if self.insurance_decisions and Action.INSURE in engine:
+                out.append(int(Action.INSURE))
+            if Action.SURRENDER in engine:
+                out.append(int(Action.SURRENDER))
+            return tuple(sorted(out))
+        if phase is Decision.BET:
+            return tuple(self.n_play + k for k in self.legal_bet_indices(table, seat))
+        return tuple(range(self.n_actions))
+
+    def legal_bet_indices(self, table: Table, seat: int) -> list[int]:
+        """Indices into ``bet_sizes`` the table limits and the seat's bankroll allow."""
+        rules = self.rules
+        s = table.seats[seat]
+        available = None if s.bankroll is None else s.bankroll + s.bet
+        out = []
+        for k, size in enumerate(self.bet_sizes):
+            chips = size * self.bet_unit
+            affordable = available is None or chips <= available
+            if rules.min_bet <= chips <= rules.max_bet and affordable:
+                out.append(k)
+        return out
+
+    def mask(self, legal: tuple[int, ...]) -> np.ndarray:
+        """``int8`` mask of the action space from legal indices (a new array)."""
+        out = np.zeros(self.n_actions, dtype=np.int8)
+        out[list(legal)] = 1
+        return out
+
+    def action_space(self) -> spaces.Discrete:
+        return spaces.Discrete(self.n_actions)
+
+    # -------------------------------------------------------- observations
+    @property
+    def vector_size(self) -> int:
+        return 17
+
+    def observation_space(self) -> spaces.Space[Any]:
+        rules = self.rules
+        n_hands = rules.max_split_hands
+        mode = self.obs_mode
+        if mode is ObsMode.TUPLE:
+            return spaces.Tuple(
+                (spaces.Discrete(MAX_TOTAL + 1), spaces.Discrete(11), spaces.Discrete(2))
+            )
+        if mode is ObsMode.MULTIDISCRETE:
+            return spaces.MultiDiscrete(
+                np.array([4, MAX_TOTAL + 1, 11, 2, 2, 2, 2, n_hands, 11], dtype=np.int64)
+            )
+        if mode is ObsMode.VECTOR:
+            low = np.zeros(self.vector_size, dtype=np.float32)
+            low[15] = -1.0
+            return spaces.Box(low, np.ones(self.vector_size, dtype=np.float32), dtype=np.float32)
+        count = spaces.Box(0, COUNT_HIGH, shape=(13,), dtype=np.int64)
+        return spaces.Dict(
+            {
+                "phase": spaces.Discrete(4),
+                "player_total": spaces.Discrete(MAX_TOTAL + 1),
+                "soft": spaces.Discrete(2),
+                "dealer_upcard": spaces.Discrete(11),
+                "hand_index": spaces.Discrete(n_hands),
+                "num_hands": spaces.Discrete(n_hands + 1),
+                "hand_cards": count,
+                "dealer_cards": count,
+                "seat_cards": spaces.Box(0, COUNT_HIGH, shape=(rules.seats, 13), dtype=np.int64),
+                "unseen_cards": count,
+                "true_count": spaces.Box(-COUNT_CLIP, COUNT_CLIP, shape=(1,), dtype=np.float32),
+                "bet": spaces.Box(0.0, CHIP_BOUND, shape=(1,), dtype=np.float32),
+                "bankroll": spaces.Box(-CHIP_BOUND, CHIP_BOUND, shape=(1,), dtype=np.float32),
+                "action_mask": spaces.MultiBinary(self.n_actions),
+            }
+        )
+
+    def observe(
+        self,
+        table: Table,
+        seat: int,
+        phase: Decision,
+        last_hand: int,
+        legal: tuple[int, ...],
+        bankroll: float,
+    ) -> Any:
+        """The observation of ``table`` for the learner at ``seat``.
+
+        ``last_hand``: the hand the learner last acted on (see :func:`focus_hand`);
+        ``legal``: :meth:`legal` for this state; ``bankroll``: the learner's
+        bankroll in base bets (the dict mode's ``bankroll``).
+        """
+        mode = self.obs_mode
+        hand = focus_hand(table, seat, last_hand)
+        if hand is None:
+            total = soft = 0
+        else:
+            total, soft = hand.total, int(hand.soft)
+        up = _upcard_value(table)
+        if mode is ObsMode.TUPLE:
+            return (total, up, soft)
+        if mode is ObsMode.MULTIDISCRETE:
+            can = self._can(legal, phase)
+            tc = int(min(5, max(-5, round(hi_lo_true_count(table))))) + 5
+            return np.array(
+                [
+                    int(phase), total, up, soft, can[0], can[1], can[2],
+                    self._hand_index(table, seat, last_hand), tc,
+                ],
+                dtype=np.int64,
+            )
+        if mode is ObsMode.VECTOR:
+            return self._vector(table, seat, phase, last_hand, legal, hand, total, soft, up)
+        return self._dict(table, seat, phase, last_hand, legal, hand, total, soft, up, bankroll)
+
+    # ------------------------------------------------------------- helpers
+    @staticmethod
+    def _can(legal: tuple[int, ...], phase: Decision) -> tuple[int, int, int]:
+        if phase is not Decision.PLAY:
+            return 0, 0, int(phase is Decision.INSURANCE and Action.SURRENDER in legal)
+        return (
+            int(Action.DOUBLE in legal),
+            int(Action.SPLIT in legal),
+            int(Action.SURRENDER in legal),
+        )
+
+    @staticmethod
+    def _hand_index(table: Table, seat: int, last_hand: int) -> int:
+        hands = table.seats[seat].hands
+        if not hands:
+            return 0
+        who = table.to_act
+        if table.phase is Phase.PLAYER_TURNS and who is not None and who[0] == seat:
+            return who[1]
+        return min(max(last_hand, 0), len(hands) - 1)
+
+    def _vector(
+        self,
+        table: Table,
+        seat: int,
+        phase: Decision,
+        last_hand: int,
+        legal: tuple[int, ...],
+        hand: Hand | None,
+        total: int,
+        soft: int,
+        up: int,
+    ) -> np.ndarray:
+        rules = self.rules
+        out = np.zeros(self.vector_size, dtype=np.float32)
+        out[int(phase)] = 1.0
+        out[4] = total / MAX_TOTAL
+        out[5] = soft
+        out[6] = up / 10.0
+        can = self._can(legal, phase)
+        out[7], out[8], out[9] = can
+        out[10] = float(phase is Decision.INSURANCE and Action.INSURE in legal)
+        n_hands = rules.max_split_hands
+        out[11] = self._hand_index(table, seat, last_hand) / max(1, n_hands - 1)
+        out[12] = len(table.seats[seat].hands) / n_hands
+        out[13] = 0.0 if hand is None else min(1.0, len(hand.cards) / 12.0)
+        out[14] = float(hand is not None and hand.is_pair(False))
+        out[15] = max(-1.0, min(1.0, hi_lo_true_count(table) / 10.0))
+        decks = table.shoe.decks
+        out[16] = 1.0 if decks is None else table.shoe.remaining / (52 * decks)
+        return out
+
+    def _dict(
+        self,
+        table: Table,
+        seat: int,
+        phase: Decision,
+        last_hand: int,
+        legal: tuple[int, ...],
+        hand: Hand | None,
+        total: int,
+        soft: int,
+        up: int,
+        bankroll: float,
+    ) -> dict[str, Any]:
+        rules = self.rules
+        hand_cards = np.zeros(13, dtype=np.int64)
+        if hand is not None:
+            for card in hand.cards:
+                hand_cards[card.rank - 1] += 1
+        dealer_cards = np.zeros(13, dtype=np.int64)
+        shown = table.dealer.cards if table.hole_revealed else table.dealer.cards[:1]
+        for card in shown:
+            dealer_cards[card.rank - 1] += 1
+        seat_cards = np.zeros((rules.seats, 13), dtype=np.int64)
+        for s in table.seats:
+            for h in s.hands:
+                for card in h.cards:
+                    seat_cards[s.index, card.rank - 1] += 1
+        unseen = np.minimum(np.array(unseen_by_rank(table), dtype=np.int64), COUNT_HIGH)
+        tc = max(-COUNT_CLIP, min(COUNT_CLIP, hi_lo_true_count(table)))
+        stake = 0.0 if hand is None else float(hand.bet) / self.bet_unit
+        n_hands = len(table.seats[seat].hands)
+        return {
+            "phase": int(phase),
+            "player_total": total,
+            "soft": soft,
+            "dealer_upcard": up,
+            "hand_index": self._hand_index(table, seat, last_hand),
+            "num_hands": n_hands,
+            "hand_cards": np.minimum(hand_cards, COUNT_HIGH),
+            "dealer_cards": dealer_cards,
+            "seat_cards": np.minimum(seat_cards, COUNT_HIGH),
+            "unseen_cards": unseen,
+            "true_count": np.array([tc], dtype=np.float32),
+            "bet": np.array([min(stake, CHIP_BOUND)], dtype=np.float32),
+            "bankroll": np.array([max(-CHIP_BOUND, min(CHIP_BOUND, bankroll))], dtype=np.float32),
+            "action_mask": self.mask(legal),
+        }
+
+
+# The ranks' order in every by-rank field (ace..king), for documentation and tests.
+RANK_ORDER: tuple[Rank, ...] = tuple(Rank)
