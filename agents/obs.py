@@ -1,0 +1,150 @@
+"""Reading the env's observations, and writing them for the exact analysis.
+
+Two directions, both following the env's documented encodings (the field
+layout of :class:`blackjack_env.envs.BlackjackEnv`, whose sizes come from
+:mod:`blackjack_env.envs.observations`):
+
+* :func:`decode` reads any observation mode into an :class:`ObsView` (the
+  fields fixed agents need: phase, total, softness, upcard, what is allowed);
+* :func:`encode_state` turns the analysis's
+  :class:`~blackjack_env.analysis.DecisionState` into the observation the env
+  shows in that situation (and :func:`state_mask` into its action mask), so an
+  agent's greedy policy can be handed to
+  :func:`blackjack_env.analysis.evaluate_policy` and graded exactly
+  (:func:`decision_policy`). A test plays rounds in the env and checks that
+  this encoding equals the env's own observation at every decision.
+
+The one field the analysis's state does not carry is the *hand index* of a
+split hand (the evaluator treats the hands of a split alike): an unsplit hand
+is encoded with index 0 and every split hand with index 1, so the exact grade
+is exact for agents whose choice on split hands does not depend on which split
+hand they play. The true count of an infinite deck is always 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from blackjack_env.engine import Action, Rules
+
+__all__ = ["ObsView", "decision_policy", "decode", "encode_state", "state_mask"]
+
+# Field positions (see BlackjackEnv's docstring "Observation Space").
+_PLAY, _INSURANCE, _BET, _SETTLED = 0, 1, 2, 3
+_MAX_TOTAL = 31
+_TC_OFFSET = 5
+
+
+@dataclass(frozen=True)
+class ObsView:
+    """What a fixed agent reads from an observation (fields the mode lacks are None)."""
+
+    phase: int
+    total: int
+    soft: bool
+    dealer: int
+    can_double: bool | None = None
+    can_split: bool | None = None
+    can_surrender: bool | None = None
+    hand_index: int | None = None
+    true_count: float | None = None
+
+
+def decode(obs: Any, obs_mode: str) -> ObsView:
+    """Read an observation of the given mode (see the env's docstring)."""
+    if obs_mode == "tuple":
+        total, dealer, soft = (int(x) for x in obs)
+        return ObsView(_PLAY, total, bool(soft), dealer)
+    if obs_mode == "multidiscrete":
+        o = [int(x) for x in np.asarray(obs).reshape(-1)]
+        return ObsView(o[0], o[1], bool(o[3]), o[2], bool(o[4]), bool(o[5]), bool(o[6]), o[7],
+                       float(o[8] - _TC_OFFSET))
+    if obs_mode == "vector":
+        v = np.asarray(obs, dtype=np.float64).reshape(-1)
+        return ObsView(int(np.argmax(v[0:4])), int(np.rint(v[4] * _MAX_TOTAL)), bool(v[5] > 0.5),
+                       int(np.rint(v[6] * 10)), bool(v[7] > 0.5), bool(v[8] > 0.5),
+                       bool(v[9] > 0.5), None, float(v[15] * 10))
+    if obs_mode == "dict":
+        return ObsView(int(obs["phase"]), int(obs["player_total"]), bool(obs["soft"]),
+                       int(obs["dealer_upcard"]), None, None, None, int(obs["hand_index"]),
+                       float(np.asarray(obs["true_count"]).reshape(-1)[0]))
+    raise ValueError(
+        f"obs_mode={obs_mode!r}; choose one of 'tuple', 'multidiscrete', 'vector', 'dict'"
+    )
+
+
+def _n_play(rules: Rules) -> int:
+    from blackjack_env.envs.observations import Layout, ObsMode
+
+    return Layout(rules, ObsMode.MULTIDISCRETE).n_play
+
+
+def state_mask(state: Any, rules: Rules) -> np.ndarray:
+    """The env's int8 action mask in the situation ``state`` describes.
+
+    Before the peek, the env's action 0 (STAND) is the "decline" answer.
+    """
+    mask = np.zeros(_n_play(rules), dtype=np.int8)
+    for action in state.legal:
+        index = int(Action.STAND) if action is Action.DECLINE else int(action)
+        if index < mask.size:
+            mask[index] = 1
+    return mask
+
+
+def encode_state(state: Any, rules: Rules, obs_mode: str) -> Any:
+    """The env observation (in ``obs_mode``) of the decision ``state`` describes."""
+    if obs_mode == "tuple":
+        return (state.total, state.dealer, int(state.soft))
+    legal = state.legal
+    phase = _INSURANCE if state.pre_peek else _PLAY
+    if state.pre_peek:
+        can = (0, 0, int(Action.SURRENDER in legal))
+    else:
+        can = (int(Action.DOUBLE in legal), int(Action.SPLIT in legal),
+               int(Action.SURRENDER in legal))
+    hands_max = rules.max_split_hands
+    hand_index = min(1, hands_max - 1) if state.split else 0
+    if obs_mode == "multidiscrete":
+        return np.array([phase, state.total, state.dealer, int(state.soft), *can, hand_index,
+                         _TC_OFFSET], dtype=np.int64)
+    if obs_mode == "vector":
+        v = np.zeros(17, dtype=np.float32)
+        v[phase] = 1.0
+        v[4] = state.total / _MAX_TOTAL
+        v[5] = float(state.soft)
+        v[6] = state.dealer / 10.0
+        v[7], v[8], v[9] = can
+        v[10] = 0.0
+        v[11] = hand_index / max(1, hands_max - 1)
+        v[12] = state.hands / hands_max
+        v[13] = min(1.0, state.cards / 12.0)
+        v[14] = float(state.pair is not None and state.cards == 2)
+        v[15] = 0.0
+        v[16] = 1.0
+        return v
+    raise ValueError(
+        f"exact grading needs obs_mode 'tuple', 'multidiscrete' or 'vector', not {obs_mode!r} "
+        f"(the dict mode shows card compositions the analysis does not track)"
+    )
+
+
+def decision_policy(agent: Any, rules: Rules, obs_mode: str | None = None
+                    ) -> Callable[[Any], Action]:
+    """The agent's greedy policy as ``policy(DecisionState) -> Action`` for the analysis.
+
+    The env's answer 0 (STAND) before the peek is read as ``DECLINE``.
+    """
+    mode = obs_mode or agent.obs_mode
+
+    def policy(state: Any) -> Action:
+        action = Action(int(agent.act(encode_state(state, rules, mode), state_mask(state, rules))))
+        if state.pre_peek:
+            return Action.SURRENDER if action is Action.SURRENDER else Action.DECLINE
+        return action
+
+    return policy
