@@ -1,0 +1,40 @@
+"""Exact analysis: dealer probabilities, optimal strategy, exact policy evaluation.
+
+Public API:
+
+* :func:`dealer_probabilities` - the dealer's final-hand probabilities for an
+  upcard (S17/H17, conditioned on no blackjack under a peek; infinite deck or a
+  finite shoe with known cards removed).
+* :func:`solve` - infinite deck, exact: EV of every action in every two-card
+  state, the optimal expected return per unit bet and the derived chart
+  (:class:`Solution`).
+* :func:`evaluate_policy` - exact expected return of any policy over
+  :class:`DecisionState` (or a Gymnasium-observation table), infinite deck.
+  Regret = ``solve(rules).expected_return - evaluate_policy(rules, policy)``.
+* :func:`basic_strategy_chart` - the :class:`Chart` for the rules.
+* :func:`finite_shoe_return` - exact combinatorial expected return of a
+  total-dependent basic strategy for a 1..8-deck shoe.
+* :func:`basic_strategy` - a seat strategy ``strategy(table) -> Action`` that
+  plays the chart; registered as ``"basic"`` in :mod:`blackjack_env.strategies`.
+
+Insurance and even money are never taken by the analysed policies.
+"""
+
+from __future__ import annotations
+
+from blackjack_env.analysis._model import OUTCOMES
+from blackjack_env.analysis.chart import Chart, Play
+from blackjack_env.analysis.dealer import dealer_probabilities
+from blackjack_env.analysis.solve import Solution, evaluate_policy, solve
+from blackjack_env.analysis.state import DecisionState
+
+__all__ = [
+    "OUTCOMES",
+    "Chart",
+    "DecisionState",
+    "Play",
+    "Solution",
+    "dealer_probabilities",
+    "evaluate_policy",
+    "solve",
+]

@@ -1,0 +1,101 @@
+"""Shared pieces of the analysis: which rules are supported, card classes, hand keys.
+
+The analysis reads the same :class:`~blackjack_env.engine.rules.Rules` as the
+engine and mirrors the engine's semantics (``blackjack_env/engine/table.py``)
+exactly; this module keeps the few rule-derived facts every solver needs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from blackjack_env.engine.hand import score
+from blackjack_env.engine.rules import DoubleRule, HoleCard, Rules, Settlement, SplitBy
+
+__all__ = ["OUTCOMES", "CardModel", "check_supported"]
+
+#: Names of the dealer outcome slots, in the order used by every probability vector.
+OUTCOMES: tuple[str, ...] = ("17", "18", "19", "20", "21", "bust", "blackjack")
+
+BUST = 5
+BJ = 6
+
+
+def check_supported(rules: Rules) -> None:
+    """Raise ``ValueError`` for rules the exact analysis cannot express.
+
+    * ``settlement='highest-hand'``: a hand's result depends on the other seats'
+      hands, so there is no per-seat expected return.
+    * ``bet_raising=True``: raising the bet mid-hand is an unbounded betting
+      decision, not a playing decision.
+    * ``split_by='value'`` with a non-ace card worth 1: the engine then marks a
+      split as "split aces" according to which of the two cards came first
+      (``Table._split`` reads ``hand.cards[0].rank``), which no analysis can model.
+    """
+    if not isinstance(rules, Rules):
+        raise TypeError(f"rules must be a blackjack_env Rules, got {type(rules).__name__}")
+    if rules.settlement is not Settlement.DEALER:
+        raise ValueError(
+            f"settlement={rules.settlement.value!r} is not supported by the exact analysis: "
+            f"a hand's result depends on the other seats' hands; use settlement='dealer'"
+        )
+    if rules.bet_raising:
+        raise ValueError(
+            "bet_raising=True is not supported by the exact analysis (raising is a betting "
+            "decision, not a playing one); use bet_raising=False"
+        )
+    if rules.split_by is SplitBy.VALUE and 1 in rules.card_values[1:]:
+        raise ValueError(
+            "split_by='value' with a non-ace card worth 1 is not supported: the engine "
+            "treats such a split as split aces or not depending on card order"
+        )
+
+
+@dataclass(frozen=True)
+class CardModel:
+    """Rule-derived card facts.
+
+    ``values[r]`` is the point value of rank ``r`` (1..13, index 0 unused);
+    ``classes`` lists the distinct ``(value, is_ace)`` card classes with the
+    ranks in each (a class decides everything except rank pairs).
+    """
+
+    rules: Rules
+
+    @property
+    def values(self) -> tuple[int, ...]:
+        return (0, *self.rules.card_values)
+
+    @property
+    def classes(self) -> tuple[tuple[int, bool, tuple[int, ...]], ...]:
+        found: dict[tuple[int, bool], list[int]] = {}
+        for rank in range(1, 14):
+            found.setdefault((self.values[rank], rank == 1), []).append(rank)
+        return tuple((v, a, tuple(rs)) for (v, a), rs in sorted(found.items()))
+
+    def pair_class(self, rank: int) -> int:
+        """The key under which two cards make a pair: the rank, or the value."""
+        return rank if self.rules.split_by is SplitBy.RANK else self.values[rank]
+
+    def peek_possible(self, up_value: int) -> bool:
+        return self.rules.hole_card is HoleCard.PEEK and up_value in (1, 10)
+
+
+def can_double_total(rules: Rules, total: int, soft: bool, from_split: bool) -> bool:
+    """The engine's ``Table._can_double`` for a two-card hand (bankroll unlimited)."""
+    rule = rules.double
+    if rule is DoubleRule.NEVER:
+        return False
+    if from_split and not rules.double_after_split:
+        return False
+    if rule is not DoubleRule.ANY_TWO:
+        if soft:
+            return False
+        low = 9 if rule is DoubleRule.NINE_TO_ELEVEN else 10
+        if not low <= total <= 11:
+            return False
+    return True
+
+
+def total_of(hard: int, ace: bool) -> tuple[int, bool]:
+    return score(hard, ace)
