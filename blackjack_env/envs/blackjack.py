@@ -144,7 +144,8 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
       ``hand_index`` Discrete(H); ``num_hands`` Discrete(H + 1);
       ``hand_cards`` the focus hand's cards by rank (ace..king), int64 (13,);
       ``dealer_cards`` the dealer's visible cards by rank (13,); ``seat_cards``
-      every seat's cards on the table (all its hands) by rank, (num_seats, 13);
+      every seat's cards on the table (all its hands) by rank, flattened seat
+      by seat: entry ``13 * seat + rank - 1``, shape (num_seats * 13,);
       ``unseen_cards`` cards the learner has not seen by rank: undealt plus the
       face-down hole card, 4 each for an infinite deck (13,); count fields lie
       in 0..255; ``true_count`` float32 (1,) clipped to [-20, 20]; ``bet`` the
