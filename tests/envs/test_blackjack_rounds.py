@@ -86,7 +86,7 @@ def test_bust(strip: BlackjackEnv) -> None:
 
 def test_blackjack_round_has_one_continue_step(strip: BlackjackEnv) -> None:
     # A+K v 9 up: paid 3:2 at once; the round still takes one step: +1.5
-    _, info = strip.reset(seed=0, options={"cards": "AS 9H KD 7C"})
+    obs, info = strip.reset(seed=0, options={"cards": "AS 9H KD 7C"})
     assert info["phase"] is Decision.SETTLED
     assert obs[0] == Decision.SETTLED and obs[1] == 21
     assert info["action_mask"].tolist() == [1, 1, 1, 1, 1]
