@@ -1,0 +1,129 @@
+"""Grading agents: exact return against the optimum, and simulation with confidence intervals.
+
+* :func:`exact_grade`: for infinite-deck rules the analysis computes the exact
+  expected return of the agent's greedy policy (through
+  :func:`agents.obs.decision_policy`, or the agent's own ``state_policy``),
+  the optimal return, and the regret = optimal - agent. ``None`` when the
+  analysis does not apply (a finite shoe, rules it does not cover, an agent
+  with no deterministic policy).
+* :func:`simulate`: plays the agent greedily for N rounds in an env and reports
+  the mean return per round with a 95% confidence interval (normal
+  approximation, ``1.96 * sd / sqrt(n)``), and the per-hand rates of each
+  outcome (split hands count as hands).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from agents.obs import decision_policy
+from blackjack_env.engine import Rules
+
+__all__ = ["analysis_reason", "exact_grade", "optimal_return", "simulate"]
+
+Z95 = 1.959963984540054
+
+
+def analysis_reason(rules: Rules) -> str | None:
+    """Why the exact analysis cannot grade under ``rules`` (None when it can)."""
+    if rules.decks is not None:
+        return (f"the exact grade needs an infinite deck (these rules use {rules.shoe_decks} "
+                f"deck(s)); use --decks inf for the same rules with an infinite deck")
+    try:
+        from blackjack_env.analysis import solve  # noqa: F401
+    except ImportError as err:  # pragma: no cover - analysis missing
+        return f"the analysis module is not available ({err})"
+    return None
+
+
+@lru_cache(maxsize=32)
+def optimal_return(rules: Rules) -> float:
+    """The optimal expected return per unit bet (infinite deck)."""
+    from blackjack_env.analysis import solve
+
+    return float(solve(rules).expected_return)
+
+
+def _as_float(result: Any) -> float:
+    if isinstance(result, (int, float, np.floating)):
+        return float(result)
+    for name in ("expected_return", "value", "ev"):
+        if hasattr(result, name):
+            return float(getattr(result, name))
+    return float(result)
+
+
+def exact_grade(agent: Any, rules: Rules, obs_mode: str | None = None) -> dict[str, float] | None:
+    """``{"exact_return", "optimal_return", "regret"}`` of the agent's greedy policy, or None."""
+    if analysis_reason(rules) is not None:
+        return None
+    from blackjack_env.analysis import evaluate_policy
+
+    policy = getattr(agent, "state_policy", None)
+    if policy is None:
+        if getattr(agent, "name", "") == "random":
+            return None
+        policy = decision_policy(agent, rules, obs_mode)
+    value = _as_float(evaluate_policy(rules, policy))
+    best = optimal_return(rules)
+    return {"exact_return": value, "optimal_return": best, "regret": best - value}
+
+
+def simulate(
+    agent: Any,
+    env: Any,
+    hands: int,
+    *,
+    seed: int | None = None,
+    progress: bool = False,
+) -> dict[str, Any]:
+    """Play ``hands`` rounds greedily; mean return per round with its 95% CI and outcome rates."""
+    if not isinstance(hands, int) or hands < 1:
+        raise ValueError(f"hands={hands!r} must be a positive int")
+    returns = np.empty(hands)
+    outcomes: Counter[str] = Counter()
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=hands, unit="hand", desc="evaluate", mininterval=0.5)
+    obs, info = env.reset(seed=seed)
+    i = 0
+    total = 0.0
+    while i < hands:
+        mask = info.get("action_mask")
+        obs, reward, terminated, truncated, info = env.step(agent.act(obs, mask))
+        total += float(reward)
+        settlement = info.get("settlement")
+        if settlement is not None:
+            for outcome in settlement.get("outcomes", ()):
+                outcomes[getattr(outcome, "value", str(outcome))] += 1
+            returns[i] = total
+            total = 0.0
+            i += 1
+            if bar is not None and i % 1000 == 0:
+                bar.update(1000)
+        if terminated or truncated:
+            obs, info = env.reset()
+    if bar is not None:
+        bar.close()
+    n_hands = sum(outcomes.values())
+    mean = float(returns.mean())
+    sd = float(returns.std(ddof=1)) if hands > 1 else 0.0
+    half = Z95 * sd / math.sqrt(hands)
+    names = ("win", "blackjack", "push", "loss", "bust", "surrender", "even_money")
+    rates = {name: (outcomes.get(name, 0) / n_hands if n_hands else 0.0) for name in names}
+    return {
+        "rounds": hands,
+        "hands": n_hands,
+        "mean_return": mean,
+        "sd": sd,
+        "ci95": [mean - half, mean + half],
+        "ci95_half_width": half,
+        "rates": rates,
+    }

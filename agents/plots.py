@@ -1,0 +1,187 @@
+"""Pictures: learning curves and policy charts beside the optimal chart (matplotlib, Agg).
+
+:func:`agent_chart` reads an agent's greedy policy into the analysis's
+:class:`~blackjack_env.analysis.Chart` form: for each cell (a two-card hand at
+its first decision, with every option the rules allow) it asks the agent, and
+writes the code a player would read (``D`` if it doubles and would hit when
+doubling is not allowed, ``Ds`` if it would then stand; ``Rh``/``Rs``/``Rp``
+likewise for surrender). :func:`draw_comparison` draws it beside the optimal
+chart and outlines in red every cell where they differ.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from blackjack_env.engine import Action, Rules
+from blackjack_env.engine.rules import DoubleRule, Surrender
+
+__all__ = ["agent_chart", "cell_state", "chart_differences", "draw_comparison", "learning_curve"]
+
+
+def _mpl():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def learning_curve(
+    path: Path,
+    title: str,
+    blocks: Sequence[tuple[int, float]],
+    grades: Sequence[tuple[int, float]] = (),
+    optimal: float | None = None,
+    xlabel: str = "rounds played",
+    block_label: str = "mean reward per round (training, exploring)",
+) -> Path:
+    """Training reward per block, and the exact return of the greedy policy if given."""
+    plt = _mpl()
+    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    if blocks:
+        xs, ys = zip(*blocks, strict=True)
+        ax.plot(xs, ys, color="#9aa7b8", lw=0.8, label=block_label)
+    if grades:
+        gx, gy = zip(*grades, strict=True)
+        ax.plot(gx, gy, "o-", color="#1f5fbf", ms=3.5, label="exact return of greedy policy")
+    if optimal is not None:
+        ax.axhline(optimal, color="#2a9d3f", ls="--", lw=1.2, label=f"optimal {optimal:+.4f}")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("return per unit bet")
+    ax.set_title(title, fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+_UPCARDS = (2, 3, 4, 5, 6, 7, 8, 9, 10, 1)
+
+
+def _legal(rules: Rules, total: int, soft: bool, pair: bool, dealer: int,
+           double: bool = True, surrender: bool = True) -> tuple[Action, ...]:
+    out = [Action.STAND, Action.HIT]
+    rule = rules.double
+    if double and rule is not DoubleRule.NEVER:
+        ok = rule is DoubleRule.ANY_TWO or (
+            not soft and (9 if rule is DoubleRule.NINE_TO_ELEVEN else 10) <= total <= 11)
+        if ok:
+            out.append(Action.DOUBLE)
+    if pair and rules.max_split_hands > 1:
+        out.append(Action.SPLIT)
+    if surrender and rules.surrender is not Surrender.NONE:
+        out.append(Action.SURRENDER)
+    return tuple(out)
+
+
+def cell_state(rules: Rules, kind: str, row: int | str, dealer: int, *,
+               double: bool = True, surrender: bool = True, split: bool = True) -> Any:
+    """The ``DecisionState`` of a chart cell: a two-card hand at its first decision."""
+    from blackjack_env.analysis import DecisionState
+
+    if kind == "pair":
+        value = 1 if row == "A" else (10 if row == "T" else int(row))
+        soft = value == 1
+        total = 12 if soft else 2 * value
+        pair: int | None = value
+    else:
+        total = int(row)
+        soft = kind == "soft"
+        pair = None
+    legal = _legal(rules, total, soft, pair is not None and split, dealer, double, surrender)
+    return DecisionState(total=total, soft=soft, cards=2, pair=pair, dealer=dealer,
+                         dealer_ace=dealer == 1, natural=False, split=False, split_aces=False,
+                         hands=1, pre_peek=False, legal=legal)
+
+
+def agent_chart(policy: Callable[[Any], Action], rules: Rules, like: Any, title: str = "") -> Any:
+    """The agent's chart over the same rows and upcards as the chart ``like``."""
+    from blackjack_env.analysis import Chart, Play
+
+    upcards = tuple(like.upcards)
+    values = [1 if u == "A" else (10 if u == "T" else int(u)) for u in upcards]
+
+    def code(kind: str, row: Any, dealer: int) -> Any:
+        act = policy(cell_state(rules, kind, row, dealer))
+        if act is Action.DOUBLE:
+            again = policy(cell_state(rules, kind, row, dealer, double=False, surrender=False))
+            return Play.DOUBLE_STAND if again is Action.STAND else Play.DOUBLE_HIT
+        if act is Action.SURRENDER:
+            again = policy(cell_state(rules, kind, row, dealer, double=False, surrender=False))
+            return {Action.STAND: Play.SURRENDER_STAND, Action.SPLIT: Play.SURRENDER_SPLIT}.get(
+                again, Play.SURRENDER_HIT)
+        return {Action.STAND: Play.STAND, Action.SPLIT: Play.SPLIT}.get(act, Play.HIT)
+
+    hard = {r: tuple(code("hard", r, d) for d in values) for r in like.hard}
+    soft = {r: tuple(code("soft", r, d) for d in values) for r in like.soft}
+    pairs = {r: tuple(code("pair", r, d) for d in values) for r in like.pairs}
+    return Chart(upcards, hard, soft, pairs, title=title)
+
+
+def chart_differences(a: Any, b: Any) -> list[tuple[str, Any, str]]:
+    """Cells (kind, row, upcard) where two charts with the same layout differ."""
+    out = []
+    for kind, ta, tb in (("hard", a.hard, b.hard), ("soft", a.soft, b.soft),
+                         ("pair", a.pairs, b.pairs)):
+        for row, plays in ta.items():
+            for j, play in enumerate(plays):
+                if tb[row][j] is not play:
+                    out.append((kind, row, a.upcards[j]))
+    return out
+
+
+def draw_comparison(agent: Any, optimal: Any, path: Path, title: str = "") -> Path:
+    """Agent chart (left) beside the optimal chart (right); differing cells outlined in red."""
+    from matplotlib.patches import Patch, Rectangle
+
+    from blackjack_env.analysis.chart import COLOURS
+
+    plt = _mpl()
+    diffs = set(chart_differences(agent, optimal))
+    blocks = [(n, k) for n, k in (("Hard", "hard"), ("Soft", "soft"), ("Pairs", "pair"))
+              if getattr(optimal, "pairs" if k == "pair" else k)]
+    rows_max = max(len(getattr(optimal, "pairs" if k == "pair" else k)) for _, k in blocks)
+    fig, axes = plt.subplots(len(blocks), 2, squeeze=False,
+                             figsize=(10, 0.3 * rows_max * len(blocks) + 1.8 * len(blocks)))
+    for col, (chart, label) in enumerate(((agent, agent.title or "agent"),
+                                          (optimal, optimal.title or "optimal"))):
+        for r, (name, kind) in enumerate(blocks):
+            ax = axes[r][col]
+            table = getattr(chart, "pairs" if kind == "pair" else kind)
+            rows = list(table)
+            for i, row in enumerate(rows):
+                for j, play in enumerate(table[row]):
+                    differs = (kind, row, chart.upcards[j]) in diffs
+                    ax.add_patch(Rectangle((j, -i - 1), 1, 1, facecolor=COLOURS[play],
+                                           edgecolor="#d00000" if differs else "#666",
+                                           lw=2.2 if differs else 0.5, zorder=3 if differs else 2))
+                    ax.text(j + 0.5, -i - 0.5, play.value, ha="center", va="center", fontsize=7,
+                            fontweight="bold" if differs else "normal", zorder=4)
+            ax.set_xlim(0, len(chart.upcards))
+            ax.set_ylim(-len(rows), 0)
+            ax.set_xticks([j + 0.5 for j in range(len(chart.upcards))], list(chart.upcards),
+                          fontsize=7)
+            ax.xaxis.tick_top()
+            labels = [(f"A,{x - 11}" if x > 12 else "A,A") if kind == "soft" else
+                      (f"{x},{x}" if kind == "pair" else str(x)) for x in rows]
+            ax.set_yticks([-i - 0.5 for i in range(len(rows))], labels, fontsize=7)
+            ax.tick_params(length=0)
+            for spine in ax.spines.values():
+                spine.set_visible(False)
+            ax.set_title(f"{label}: {name}", fontsize=8, pad=14)
+    handles = [Patch(facecolor=c, edgecolor="#555", label=p.value) for p, c in COLOURS.items()]
+    handles.append(Patch(facecolor="white", edgecolor="#d00000", lw=2, label="differs"))
+    fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=7, frameon=False)
+    fig.suptitle(title + f"  ({len(diffs)} cell(s) differ)", fontsize=9)
+    fig.tight_layout(rect=(0, 0.04, 1, 0.97))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
