@@ -484,6 +484,8 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
             a = self._map_illegal(a, phase, legal)
             if self.illegal_action is IllegalAction.PENALIZE:
                 penalty = self.illegal_penalty
+                if phase is not Decision.BET:
+                    a = int(Action.STAND)  # the round ends: stand / decline from here on
         if phase is Decision.PLAY:
             self._last_hand = table.to_act[1]  # type: ignore[index]
             table.act(Action(a))
