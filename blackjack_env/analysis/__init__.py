@@ -25,16 +25,24 @@ from __future__ import annotations
 from blackjack_env.analysis._model import OUTCOMES
 from blackjack_env.analysis.chart import Chart, Play
 from blackjack_env.analysis.dealer import dealer_probabilities
+from blackjack_env.analysis.finite import FiniteResult, finite_chart, finite_shoe_return
 from blackjack_env.analysis.solve import Solution, evaluate_policy, solve
 from blackjack_env.analysis.state import DecisionState
+from blackjack_env.analysis.strategy import basic_strategy, basic_strategy_chart, table_state
 
 __all__ = [
     "OUTCOMES",
     "Chart",
     "DecisionState",
+    "FiniteResult",
     "Play",
     "Solution",
+    "basic_strategy",
+    "basic_strategy_chart",
     "dealer_probabilities",
     "evaluate_policy",
+    "finite_chart",
+    "finite_shoe_return",
     "solve",
+    "table_state",
 ]

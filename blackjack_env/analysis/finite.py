@@ -1,0 +1,580 @@
+"""Finite shoes: exact combinatorial expected return of a total-dependent strategy.
+
+For each dealer upcard, every player hand is followed as a *composition* (how
+many cards of each value class it holds) drawn without replacement from the
+full shoe (``rules.shoe_decks`` decks) less the upcard; the dealer's outcome
+probabilities are computed exactly for every composition (the dealer draws
+from the shoe less the upcard and the player's cards). Under a peek with an
+ace or ten up, the round is split exactly into "dealer blackjack" (settled at
+the peek) and "no blackjack": play values are computed as expectations
+*jointly* with the event "no dealer blackjack" (the hole card is just another
+unseen card), so the player's draws are correctly affected by the peek.
+
+The strategy is a :class:`~blackjack_env.analysis.chart.Chart` (or any
+``DecisionState -> Action`` policy): it sees totals, not compositions, so this
+is the return of a *total-dependent* strategy.
+
+Splits use the usual approximation: each split hand is played off the shoe
+less the upcard and the two cards of the original pair (plus its own cards);
+the cards of the other split hands are not removed, and the chance that a
+split hand receives another card of the pair's rank (for a resplit) is the
+same for every hand (that of the shoe less the upcard and the pair, with the
+upcard's rank averaged within its value class). Everything else is exact.
+
+Insurance is never taken. Rules follow the engine exactly as described in
+:mod:`blackjack_env.analysis.infinite`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from blackjack_env.analysis._model import BJ, CardModel, can_double_total, check_supported
+from blackjack_env.analysis.chart import Chart, Play, code_from_evs, pair_label
+from blackjack_env.analysis.dealer import _stands
+from blackjack_env.analysis.infinite import upcard_label
+from blackjack_env.analysis.state import DecisionState, Policy, as_policy
+from blackjack_env.engine.hand import score
+from blackjack_env.engine.rules import HoleCard, Rules, SplitBet, SplitBy, Surrender, TieRule
+from blackjack_env.engine.table import Action
+
+__all__ = ["FiniteResult", "finite_chart", "finite_shoe_return"]
+
+_A = Action
+Comp = tuple[int, ...]
+
+
+class _Shoe:
+    """Card classes of a finite shoe: values, ace flags, counts by class and rank."""
+
+    def __init__(self, rules: Rules) -> None:
+        decks = rules.shoe_decks
+        if decks is None:
+            raise ValueError("a finite-shoe analysis needs rules.decks set (got an infinite deck)")
+        model = CardModel(rules)
+        self.model = model
+        self.classes = model.classes
+        self.K = len(self.classes)
+        self.values = np.array([v for v, _, _ in self.classes])
+        self.aces = [a for _, a, _ in self.classes]
+        self.counts = np.array([4 * decks * len(ranks) for _, _, ranks in self.classes], float)
+        self.rank_count = 4 * decks
+        self.class_of_rank = {}
+        for j, (_, _, ranks) in enumerate(self.classes):
+            for r in ranks:
+                self.class_of_rank[r] = j
+        self.ten = next((j for j, (v, a, _) in enumerate(self.classes) if v == 10 and not a), None)
+        self.ace = next(j for j, (_, a, _) in enumerate(self.classes) if a)
+
+    def hand_comps(self, limit: np.ndarray) -> list[Comp]:
+        """Compositions of two or more cards with a hard total <= 21 within ``limit``."""
+        out: list[Comp] = []
+        vals = self.values
+
+        def gen(i: int, cur: list[int], s: int) -> None:
+            if i == self.K:
+                if sum(cur) >= 2:
+                    out.append(tuple(cur))
+                return
+            c = 0
+            while s + c * vals[i] <= 21 and c <= limit[i]:
+                cur.append(c)
+                gen(i + 1, cur, s + c * int(vals[i]))
+                cur.pop()
+                c += 1
+
+        gen(0, [], 0)
+        return out
+
+
+def _dealer_table(
+    shoe: _Shoe, up: int, rows: np.ndarray, h17: bool
+) -> np.ndarray:
+    """Unconditioned dealer outcome probabilities (m x 7) for each removed composition row."""
+    K = shoe.K
+    base = shoe.counts.copy()
+    base[up] -= 1
+    avail = base[None, :] - rows  # (m, K)
+    left0 = avail.sum(axis=1)
+    up_v, up_a = int(shoe.values[up]), shoe.aces[up]
+    vals = [int(v) for v in shoe.values]
+    memo: dict[Comp, np.ndarray] = {}
+    m = rows.shape[0]
+
+    def node(drawn: Comp, hard: int, ace: bool, ndrawn: int) -> np.ndarray:
+        got = memo.get(drawn)
+        if got is not None:
+            return got
+        out = np.zeros((m, 7))
+        left = left0 - ndrawn
+        with np.errstate(divide="ignore", invalid="ignore"):
+            inv = np.where(left > 0, 1.0 / left, 0.0)
+        for j in range(K):
+            cnt = avail[:, j] - drawn[j]
+            p = np.clip(cnt, 0, None) * inv
+            nh, na = hard + vals[j], ace or shoe.aces[j]
+            if ndrawn == 0 and nh == 11 and na and (up_a != shoe.aces[j]):
+                out[:, BJ] += p
+                continue
+            stop = _stands(nh, na, h17)
+            if stop is not None:
+                out[:, stop] += p
+            else:
+                nxt = list(drawn)
+                nxt[j] += 1
+                out += p[:, None] * node(tuple(nxt), nh, na, ndrawn + 1)
+        memo[drawn] = out
+        return out
+
+    return node(tuple([0] * K), up_v, up_a, 0)
+
+
+@dataclass(frozen=True)
+class FiniteResult:
+    """A finite-shoe evaluation.
+
+    ``expected_return``: per unit initial bet. ``upcard_returns``: given each
+    upcard class (label -> return). ``cell_evs``: ``(kind, row, upcard) ->
+    {Action: EV}`` for the first two cards, averaged over the compositions of
+    the cell and weighted by their probability (joint with no dealer blackjack
+    under a peek, so the values add up to the cell's share of the return).
+    """
+
+    rules: Rules
+    expected_return: float
+    upcard_returns: dict[str, float]
+    cell_evs: dict[tuple[str, int | str, str], dict[Action, float]]
+
+
+class _UpcardEval:
+    """Evaluation of one upcard class against a policy (finite shoe)."""
+
+    def __init__(self, rules: Rules, shoe: _Shoe, up: int, policy: Callable[[DecisionState], Action]):
+        self.rules = rules
+        self.shoe = shoe
+        self.up = up
+        self.policy = policy
+        self.up_value = int(shoe.values[up])
+        self.up_ace = shoe.aces[up]
+        self.peek_possible = shoe.model.peek_possible(self.up_value)
+        self.no_peek = rules.hole_card is not HoleCard.PEEK
+        self.base = shoe.counts.copy()
+        self.base[up] -= 1
+        self.total0 = self.base.sum()
+        self.vals = [int(v) for v in shoe.values]
+        self.tie = 0.0 if rules.ties is TieRule.PUSH else -1.0
+        self.payout = float(rules.blackjack_payout)
+        self.bjbj = -1.0 if rules.ties is TieRule.DEALER_WINS else 0.0
+        self.bet_factor = 0.5 if rules.split_bet is SplitBet.HALVE else 1.0
+        # completer class of a dealer blackjack
+        if self.up_ace:
+            self.completer = shoe.ten
+        elif self.up_value == 10:
+            self.completer = shoe.ace
+        else:
+            self.completer = None
+        comps = shoe.hand_comps(self.base)
+        rows = set(comps)
+        for comp in comps:
+            for j in range(shoe.K):
+                if comp[j] > 0 and comp[j] + 1 <= self.base[j]:
+                    x = list(comp)
+                    x[j] += 1
+                    rows.add(tuple(x))
+        self.rows = sorted(rows)
+        self.row_index = {r: i for i, r in enumerate(self.rows)}
+        self.dealer = _dealer_cached(rules, up, tuple(self.rows))
+        self._stand_cache: dict[Comp, tuple[np.ndarray, float]] = {}
+        self._memo: dict[tuple, float] = {}
+        self._decisions: dict[tuple, Action] = {}
+        self._f_memo: dict[tuple, float] = {}
+
+    # ---------------------------------------------------------------- basics
+    def p_bj(self, removed: Comp) -> float:
+        """Chance the dealer holds blackjack given the upcard and ``removed`` cards seen."""
+        if self.completer is None:
+            return 0.0
+        left = self.total0 - sum(removed)
+        return (self.base[self.completer] - removed[self.completer]) / left
+
+    def no_bj(self, removed: Comp) -> float:
+        return 1.0 - self.p_bj(removed) if self.peek_possible else 1.0
+
+    def draw_probs(self, removed: Comp) -> np.ndarray:
+        avail = self.base - np.array(removed)
+        return avail / avail.sum()
+
+    def stand_joint(self, removed: Comp, total: int, natural: bool) -> float:
+        """E[result * 1{no dealer BJ if peek}] of standing with ``total``."""
+        d = self.dealer[self.row_index[removed]]
+        rules = self.rules
+        if natural:
+            vs21 = self.payout if rules.natural_beats_21 else self.tie
+            ev = d[4] * vs21 + (d[:4].sum() + d[5]) * self.payout
+            if not self.peek_possible:
+                ev += d[BJ] * self.bjbj
+            return float(ev)
+        ev = d[5]
+        for i in range(5):
+            dt = 17 + i
+            ev += d[i] * (1.0 if total > dt else -1.0 if total < dt else self.tie)
+        if not self.peek_possible:
+            if rules.dealer_natural_beats_21 or total != 21:
+                ev -= d[BJ]
+            else:
+                ev += d[BJ] * self.tie
+        return float(ev)
+
+    def surrender_joint(self, removed: Comp) -> float:
+        rules = self.rules
+        if rules.surrender is Surrender.LATE and self.no_peek:
+            p = self.p_bj(removed)
+            return -p - 0.5 * (1.0 - p)
+        return -0.5 * self.no_bj(removed)
+
+    # ---------------------------------------------------------------- states
+    # hand context: (comp, split_c, h, pair, natural); removed = comp + split_c extra
+    def removed_of(self, comp: Comp, split_c: int | None) -> Comp:
+        if split_c is None:
+            return comp
+        x = list(comp)
+        x[split_c] += 1
+        return tuple(x)
+
+    def hard_ace(self, comp: Comp) -> tuple[int, bool]:
+        hard = sum(c * v for c, v in zip(comp, self.vals, strict=True))
+        return hard, comp[self.shoe.ace] > 0
+
+    def legal(self, comp: Comp, split_c: int | None, h: int, pair: bool) -> tuple[Action, ...]:
+        rules = self.rules
+        n = sum(comp)
+        fs = split_c is not None
+        sa = fs and self.shoe.aces[split_c]
+        can_split = pair and h < rules.max_split_hands and not (sa and not rules.resplit_aces)
+        if sa and not rules.hit_split_aces:
+            return (_A.STAND, _A.SPLIT) if can_split else (_A.STAND,)
+        acts = [_A.STAND, _A.HIT]
+        if n == 2:
+            hard, ace = self.hard_ace(comp)
+            total, soft = score(hard, ace)
+            if can_double_total(rules, total, soft, fs):
+                acts.append(_A.DOUBLE)
+            if can_split:
+                acts.append(_A.SPLIT)
+            if (
+                rules.surrender is not Surrender.NONE
+                and h == 1
+                and not (rules.surrender is Surrender.EARLY and self.peek_possible)
+            ):
+                acts.append(_A.SURRENDER)
+        return tuple(acts)
+
+    def state(self, comp, split_c, h, pair, natural, legal, pre_peek=False) -> DecisionState:
+        hard, ace = self.hard_ace(comp)
+        total, soft = score(hard, ace)
+        pair_value = None
+        if pair:
+            j = next(i for i, c in enumerate(comp) if c)
+            pair_value = self.vals[j]
+        return DecisionState(
+            total=total,
+            soft=soft,
+            cards=sum(comp),
+            pair=pair_value,
+            dealer=self.up_value,
+            dealer_ace=self.up_ace,
+            natural=natural,
+            split=split_c is not None,
+            split_aces=split_c is not None and self.shoe.aces[split_c],
+            hands=h,
+            pre_peek=pre_peek,
+            legal=legal,
+        )
+
+    def decide(self, comp, split_c, h, pair, natural) -> Action:
+        hard, ace = self.hard_ace(comp)
+        key = (score(hard, ace), sum(comp), split_c, h, pair, natural,
+               None if not pair else next(i for i, c in enumerate(comp) if c))
+        got = self._decisions.get(key)
+        if got is None:
+            legal = self.legal(comp, split_c, h, pair)
+            got = self.policy(self.state(comp, split_c, h, pair, natural, legal))
+            self._decisions[key] = got
+        return got
+
+    def value(self, comp: Comp, split_c: int | None, h: int, pair: bool, natural: bool) -> float:
+        key = (comp, split_c, h, pair, natural)
+        got = self._memo.get(key)
+        if got is None:
+            action = self.decide(comp, split_c, h, pair, natural)
+            got = self.action_ev(comp, split_c, h, pair, natural, action)
+            self._memo[key] = got
+        return got
+
+    def action_ev(self, comp, split_c, h, pair, natural, action) -> float:
+        removed = self.removed_of(comp, split_c)
+        hard, ace = self.hard_ace(comp)
+        if action is _A.STAND:
+            return self.stand_joint(removed, score(hard, ace)[0], natural)
+        if action is _A.SURRENDER:
+            return self.surrender_joint(removed)
+        if action is _A.HIT or action is _A.DOUBLE:
+            probs = self.draw_probs(removed)
+            auto21 = self.rules.auto_stand_21
+            ev = 0.0
+            for j, p in enumerate(probs):
+                if p <= 0:
+                    continue
+                nxt = list(comp)
+                nxt[j] += 1
+                nxt_t = tuple(nxt)
+                nh = hard + self.vals[j]
+                if nh > 21:
+                    ev -= p * self.no_bj(self.removed_of(nxt_t, split_c))
+                    continue
+                total = score(nh, ace or self.shoe.aces[j])[0]
+                if action is _A.DOUBLE or (auto21 and total == 21):
+                    ev += p * self.stand_joint(self.removed_of(nxt_t, split_c), total, False)
+                else:
+                    ev += p * self.value(nxt_t, split_c, h, False, False)
+            return 2.0 * ev if action is _A.DOUBLE else ev
+        if action is _A.SPLIT:
+            j = next(i for i, c in enumerate(comp) if c)
+            return self.bet_factor * self.split_value(j, 2, 2)
+        raise ValueError(f"{action!r} is not a playing action")
+
+    # ---------------------------------------------------------------- splits
+    def split_second_cards(self, c: int) -> list[tuple[float, Comp, bool]]:
+        """(probability, composition, is_pair) of a split hand's first two cards."""
+        shoe = self.shoe
+        avail = self.base.copy()
+        avail[c] -= 2
+        total = avail.sum()
+        out = []
+        for j in range(shoe.K):
+            if avail[j] <= 0:
+                continue
+            comp = [0] * shoe.K
+            comp[c] += 1
+            comp[j] += 1
+            if j != c:
+                out.append((avail[j] / total, tuple(comp), False))
+                continue
+            ranks = len(shoe.classes[c][2])
+            if self.rules.split_by is SplitBy.VALUE or ranks == 1:
+                out.append((avail[j] / total, tuple(comp), True))
+                continue
+            # same value class, pair only if the same rank (upcard rank averaged)
+            same = shoe.rank_count - 2 - (1.0 / ranks if c == self.up else 0.0)
+            out.append((same / total, tuple(comp), True))
+            out.append(((avail[j] - same) / total, tuple(comp), False))
+        return out
+
+    def two_card_done(self, comp: Comp, split_c: int, h: int, pair: bool, natural: bool) -> bool:
+        rules = self.rules
+        sa = self.shoe.aces[split_c]
+        if sa and not rules.hit_split_aces:
+            can = pair and h < rules.max_split_hands and rules.resplit_aces
+            return not can
+        if natural and rules.natural_ends_hand:
+            return True
+        hard, ace = self.hard_ace(comp)
+        return rules.auto_stand_21 and score(hard, ace)[0] == 21
+
+    def split_value(self, c: int, h: int, k: int) -> float:
+        if k == 0:
+            return 0.0
+        mk = (c, h, k)
+        got = self._f_memo.get(mk)
+        if got is not None:
+            return got
+        rest = self.split_value(c, h, k - 1)
+        bas = self.rules.blackjack_after_split
+        ev = 0.0
+        for p, comp, pair in self.split_second_cards(c):
+            hard, ace = self.hard_ace(comp)
+            natural = bas and hard == 11 and ace
+            if self.two_card_done(comp, c, h, pair, natural):
+                ev += p * (self.stand_joint(self.removed_of(comp, c), score(hard, ace)[0], natural)
+                           + rest)
+                continue
+            legal = self.legal(comp, c, h, pair)
+            if _A.SPLIT in legal and self.decide(comp, c, h, pair, natural) is _A.SPLIT:
+                ev += p * self.split_value(c, h + 1, k + 1)
+            else:
+                ev += p * (self.value(comp, c, h, pair, natural) + rest)
+        self._f_memo[mk] = ev
+        return ev
+
+    # ---------------------------------------------------------------- round
+    def initial_hands(self) -> list[tuple[float, Comp, bool, int, int]]:
+        """(probability, composition, pair, r1, r2) of the player's first two cards,
+        averaged over the upcard's rank within its class."""
+        shoe = self.shoe
+        up_ranks = shoe.classes[self.up][2]
+        out = []
+        n = self.total0
+        for r1 in range(1, 14):
+            for r2 in range(r1, 14):
+                prob = 0.0
+                for ur in up_ranks:
+                    c1 = shoe.rank_count - (ur == r1)
+                    c2 = shoe.rank_count - (ur == r2) - (r1 == r2)
+                    prob += c1 * c2 / (n * (n - 1)) * (1 if r1 == r2 else 2)
+                prob /= len(up_ranks)
+                if prob <= 0:
+                    continue
+                j1, j2 = shoe.class_of_rank[r1], shoe.class_of_rank[r2]
+                comp = [0] * shoe.K
+                comp[j1] += 1
+                comp[j2] += 1
+                pc = shoe.model.pair_class
+                out.append((prob, tuple(comp), pc(r1) == pc(r2), r1, r2))
+        return out
+
+    def hand_return(self, comp: Comp, pair: bool) -> float:
+        rules = self.rules
+        hard, ace = self.hard_ace(comp)
+        natural = hard == 11 and ace and sum(comp) == 2
+        pbj = self.p_bj(comp) if self.peek_possible else 0.0
+        if natural:
+            if rules.natural_paid_at_deal:
+                return self.payout
+            if rules.hole_card is HoleCard.PEEK:
+                if rules.natural_ends_hand:
+                    return pbj * self.bjbj + (1.0 - pbj) * self.payout
+                return pbj * self.bjbj + self.value(comp, None, 1, False, True)
+            if rules.natural_ends_hand:
+                return self.stand_joint(comp, 21, True)
+            return self.value(comp, None, 1, False, True)
+        cont = -pbj + self.value(comp, None, 1, pair, False)
+        if self.peek_possible and rules.surrender is Surrender.EARLY:
+            state = self.state(comp, None, 1, pair, False, (_A.DECLINE, _A.SURRENDER), True)
+            if self.policy(state) is _A.SURRENDER:
+                return -0.5
+        return cont
+
+    def cell_evs(self, comp: Comp, pair: bool) -> dict[Action, float]:
+        """Joint EV of each action on the first two cards (before the pre-peek question)."""
+        legal = self.legal(comp, None, 1, pair)
+        pbj = self.p_bj(comp) if self.peek_possible else 0.0
+        evs = {a: -pbj + self.action_ev(comp, None, 1, pair, False, a) for a in legal}
+        if self.peek_possible and self.rules.surrender is Surrender.EARLY:
+            evs[_A.SURRENDER] = -0.5
+        return evs
+
+
+@lru_cache(maxsize=64)
+def _dealer_cached(rules: Rules, up: int, rows: tuple[Comp, ...]) -> np.ndarray:
+    shoe = _Shoe(rules)
+    return _dealer_table(shoe, up, np.array(rows, float), rules.dealer_hits_soft_17)
+
+
+def _evaluate(
+    rules: Rules, policy: Callable[[DecisionState], Action], want_cells: bool
+) -> FiniteResult:
+    shoe = _Shoe(rules)
+    total = 0.0
+    upcard_returns: dict[str, float] = {}
+    cells: dict[tuple[str, int | str, str], dict[Action, float]] = {}
+    n_all = shoe.counts.sum()
+    for up in range(shoe.K):
+        v, a, ranks = shoe.classes[up]
+        p_up = shoe.counts[up] / n_all
+        ev = _UpcardEval(rules, shoe, up, policy)
+        label = upcard_label(v, a)
+        ret = 0.0
+        for prob, comp, pair, r1, _r2 in ev.initial_hands():
+            ret += prob * ev.hand_return(comp, pair)
+            if want_cells:
+                hard, ace = ev.hard_ace(comp)
+                t, soft = score(hard, ace)
+                if hard == 11 and ace:
+                    continue
+                if pair and rules.max_split_hands > 1:
+                    key = ("pair", pair_label(shoe.model.values[r1], r1 == 1), label)
+                else:
+                    key = ("soft" if soft else "hard", t, label)
+                acc = cells.setdefault(key, {})
+                for act, x in ev.cell_evs(comp, pair).items():
+                    acc[act] = acc.get(act, 0.0) + prob * x
+        upcard_returns[label] = ret
+        total += p_up * ret
+    return FiniteResult(rules, float(total), upcard_returns, cells)
+
+
+def finite_shoe_return(rules: Rules, strategy: Chart | Policy | None = None) -> FiniteResult:
+    """Exact expected return of a total-dependent strategy off a full finite shoe.
+
+    Args:
+        rules: rules with ``decks`` 1..8 (``shoe_decks`` decks are used).
+        strategy: a :class:`Chart`, or a ``DecisionState -> Action`` policy;
+            default: :func:`finite_chart` for these rules (the total-dependent
+            basic strategy derived for this shoe).
+
+    The player's and dealer's hands are followed card by card without
+    replacement (see the module docstring for the split approximation).
+    Takes a few seconds (about 10-20 s for six decks on one core).
+    """
+    check_supported(rules)
+    if strategy is None:
+        strategy = finite_chart(rules)
+    policy = as_policy(strategy.action if isinstance(strategy, Chart) else strategy)
+    return _evaluate(rules, policy, want_cells=False)
+
+
+@lru_cache(maxsize=16)
+def finite_chart(rules: Rules, max_rounds: int = 4) -> Chart:
+    """The total-dependent basic strategy chart for a finite shoe.
+
+    Starts from the infinite-deck optimal chart and improves it: each cell's
+    code is the action with the best expected value summed over the cell's
+    two-card compositions (weighted by their probability), later decisions
+    following the current chart; repeated until the chart no longer changes
+    (at most ``max_rounds`` times).
+    """
+    from blackjack_env.analysis.solve import solve
+
+    check_supported(rules)
+    inf = solve(rules.replace(decks=None, seats_per_deck=None)).chart
+    chart = inf
+    for _ in range(max_rounds):
+        result = _evaluate(rules, as_policy(chart.action), want_cells=True)
+        new = _chart_from_cells(chart, result.cell_evs, rules)
+        if new.hard == chart.hard and new.soft == chart.soft and new.pairs == chart.pairs:
+            break
+        chart = new
+    return Chart(
+        upcards=chart.upcards,
+        hard=chart.hard,
+        soft=chart.soft,
+        pairs=chart.pairs,
+        title=f"Basic strategy, {rules.summary()} (total-dependent, finite shoe)",
+    )
+
+
+def _chart_from_cells(
+    chart: Chart, cells: dict[tuple[str, int | str, str], dict[Action, float]], rules: Rules
+) -> Chart:
+    tables = {"hard": dict(chart.hard), "soft": dict(chart.soft), "pair": dict(chart.pairs)}
+    rows = {name: {k: list(v) for k, v in t.items()} for name, t in tables.items()}
+    for (kind, row, label), evs in cells.items():
+        if row not in rows[kind] or label not in chart.upcards:
+            continue
+        if kind != "pair" and row == 21:
+            continue
+        rows[kind][row][chart.upcards.index(label)] = code_from_evs(evs)
+    return Chart(
+        upcards=chart.upcards,
+        hard={k: tuple(v) for k, v in rows["hard"].items()},
+        soft={k: tuple(v) for k, v in rows["soft"].items()},
+        pairs={k: tuple(v) for k, v in rows["pair"].items()},
+        title=chart.title,
+    )
+
+
+__all__ += ["Play"]
