@@ -102,12 +102,10 @@ class StrategyAgent(Agent):
 
 def counting_agent(env: Any, spread: BetSpread | None = None) -> StrategyAgent:
     """Hi-Lo counter: bets by true count (``bet_sizes`` envs), plays basic strategy."""
-    from blackjack_env.strategies import make_strategy
-
     rules: Rules = env.unwrapped.rules
     if rules.shoe_decks is None:
         raise ValueError("a counter needs a finite shoe; these rules use an infinite deck")
-    return StrategyAgent(make_strategy("basic", rules), env, "counter",
+    return StrategyAgent(basic_strategy(rules), env, "counter",
                          state_policy=_basic_state_policy(rules),
                          counter=HiLoCounter(rules.shoe_decks), spread=spread)
 
@@ -125,6 +123,28 @@ def _basic_state_policy(rules: Rules) -> Callable[[Any], Action] | None:
         return None
 
 
+def basic_strategy(rules: Rules) -> Callable[[Any], Action]:
+    """Basic strategy as a seat strategy: the registered ``"basic"`` if the analysis
+    provides it, else the infinite-deck chart of these rules applied to the table."""
+    from blackjack_env.strategies import make_strategy
+
+    try:
+        return make_strategy("basic", rules)
+    except ValueError:
+        pass
+    from agents.obs import table_state
+    from blackjack_env.analysis import solve
+
+    chart = solve(rules.replace(decks=None)).chart
+
+    def play(table: Any) -> Action:
+        if table.phase is Phase.INSURANCE and Action.SURRENDER not in table.legal_actions():
+            return Action.DECLINE
+        return chart.action(table_state(table))
+
+    return play
+
+
 def fixed_agent(name: str, env: Any, seed: int | None = None) -> StrategyAgent:
     """A fixed agent by name (see :data:`FIXED_AGENTS`) playing ``env``'s learner seat."""
     from blackjack_env.strategies import make_strategy
@@ -134,7 +154,7 @@ def fixed_agent(name: str, env: Any, seed: int | None = None) -> StrategyAgent:
         return counting_agent(env)
     if name not in FIXED_AGENTS:
         raise ValueError(f"unknown fixed agent {name!r}; choose one of {', '.join(FIXED_AGENTS)}")
-    strategy = make_strategy(name, rules, seed=seed)
+    strategy = basic_strategy(rules) if name == "basic" else make_strategy(name, rules, seed=seed)
     state_policy = {
         "basic": _basic_state_policy(rules) if name == "basic" else None,
         "dealer": _dealer_state_policy,

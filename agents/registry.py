@@ -12,7 +12,7 @@ from typing import Any
 
 from agents.base import Agent
 
-__all__ = ["find_model", "load_agent", "make_agent", "run_settings"]
+__all__ = ["find_model", "load_agent", "make_agent", "parse_decks", "run_settings", "table_for"]
 
 
 def find_model(path: str | Path) -> Path:
@@ -67,3 +67,42 @@ def make_agent(spec: str, env: Any = None, seed: int | None = None) -> Agent:
         return load_agent(spec)
     except ValueError as err:
         raise ValueError(f"{err}; or use a fixed agent: {', '.join(FIXED_AGENTS)}") from None
+
+
+def parse_decks(text: str) -> dict[str, Any]:
+    """``--decks`` text as a Rules override: '' none, 'inf' infinite, or 1..8."""
+    text = str(text).strip().lower()
+    if not text:
+        return {}
+    if text in ("inf", "infinite", "none"):
+        return {"decks": None}
+    try:
+        return {"decks": int(text)}
+    except ValueError:
+        raise ValueError(f"--decks {text!r}: use 1..8 or 'inf'") from None
+
+
+def table_for(spec: str, rules: str = "", decks: str = "", seats: int = 0, seat: int = -1,
+              others: str = "") -> dict[str, Any]:
+    """The table an agent is evaluated at: options given win, then the training run's
+    settings, then defaults (sutton-barto, seat 0, dealer-style others).
+
+    Returns ``rules`` (a Rules), ``name`` (the preset), ``seat``, ``others``, ``obs_mode``.
+    """
+    from agents.fixed import FIXED_AGENTS
+    from blackjack_env.engine import preset
+
+    run: dict[str, Any] = {} if spec in FIXED_AGENTS else run_settings(spec)
+    name = rules or run.get("rules") or "sutton-barto"
+    changes = parse_decks(decks or (run.get("decks", "") if not rules else ""))
+    table_rules = preset(name, **changes)
+    n = seats or run.get("seats") or 0
+    if n and n != table_rules.seats:
+        table_rules = table_rules.replace(seats=n)
+    return {
+        "rules": table_rules,
+        "name": name,
+        "seat": seat if seat >= 0 else int(run.get("seat", 0)),
+        "others": others or run.get("others") or "dealer",
+        "obs_mode": run.get("obs_mode") or "multidiscrete",
+    }

@@ -80,14 +80,14 @@ class CountingSeat:
 
     def __init__(self, rules: Rules, base_bet: int | None = None, spread: Any = None) -> None:
         from agents.counting import BetSpread, HiLoCounter
-        from blackjack_env.strategies import make_strategy
+        from agents.fixed import basic_strategy
 
         if rules.shoe_decks is None:
             raise ValueError("a counter needs a finite shoe; these rules use an infinite deck")
         self.counter = HiLoCounter(rules.shoe_decks)
         self.spread = spread if spread is not None else BetSpread()
         self.base_bet = base_bet if base_bet is not None else rules.min_bet
-        self.play = make_strategy("basic", rules)
+        self.play = basic_strategy(rules)
 
     def observe(self, table: Table) -> None:
         self.counter.observe_table(table)
@@ -111,6 +111,10 @@ def seat_strategy(spec: str, rules: Rules, seed: int | None = None) -> Any:
 
     if spec == "counter":
         return CountingSeat(rules)
+    if spec == "basic":
+        from agents.fixed import basic_strategy
+
+        return basic_strategy(rules)
     path = Path(spec)
     if path.suffix in (".npz", ".zip") or path.exists():
         from agents.registry import load_agent

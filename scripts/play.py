@@ -143,9 +143,9 @@ class Session:
         self.hinter = None
         if settings.hint:
             try:
-                from blackjack_env.strategies import make_strategy
+                from agents.fixed import basic_strategy
 
-                self.hinter = make_strategy("basic", rules)
+                self.hinter = basic_strategy(rules)
             except ValueError as err:
                 self.write(f"(no hints: {err})")
         self.last_bet = rules.min_bet

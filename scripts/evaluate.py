@@ -1,0 +1,157 @@
+"""Evaluate an agent: simulated return with a 95% CI, outcome rates, and the exact grade.
+
+Usage::
+
+    python scripts/evaluate.py runs/mc-sutton-barto              # a training run (its rules)
+    python scripts/evaluate.py basic --rules vegas-strip --hands 200000
+    python scripts/evaluate.py runs/ppo/model.zip --rules vegas-strip --decks inf --json
+
+AGENT is a saved model (``.npz`` / ``.zip``), a run folder, or a fixed agent:
+basic, dealer, never-bust, random, stand, counter. Rules default to the run's
+(or ``sutton-barto`` for a fixed agent). Reported: mean return per round with
+its 95% confidence interval, the per-hand rates of win / blackjack / push /
+loss / bust / surrender, and, for infinite-deck rules, the exact return of the
+agent's greedy policy, the optimal return and the regret.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+
+@dataclass
+class Settings:
+    agent: str = "basic"
+    rules: str = ""
+    decks: str = ""
+    seats: int = 0
+    seat: int = -1
+    others: str = ""
+    hands: int = 100_000
+    seed: int = 12345
+    json: bool = False
+    out: str = ""
+    progress: bool = False
+
+
+HELP = {
+    "agent": "saved model (.npz/.zip), run folder, or basic|dealer|never-bust|random|stand|counter",
+    "rules": "preset name ('' = the run's rules, or sutton-barto)",
+    "decks": "override decks: 1..8 or 'inf' ('' = the run's / the preset's)",
+    "seats": "seats at the table (0 = the run's / the preset's)",
+    "seat": "the agent's seat (-1 = the run's, or 0)",
+    "others": "strategy of the other seats ('' = the run's, or dealer)",
+    "hands": "rounds to simulate",
+    "seed": "seed of the evaluation env (different from training seeds)",
+    "json": "print the results as JSON instead of the table",
+    "out": "also write the JSON results to this file",
+    "progress": "show a progress bar",
+}
+
+
+def resolve(settings: Settings) -> tuple[Any, Any, str, dict[str, Any]]:
+    """(rules, env, obs_mode, table description) for the evaluation."""
+    import gymnasium as gym
+
+    import blackjack_env  # noqa: F401
+    from agents.registry import table_for
+
+    t = table_for(settings.agent, settings.rules, settings.decks, settings.seats,
+                  settings.seat, settings.others)
+    rules = t["rules"]
+    env = gym.make("blackjack_env/Blackjack-v0", rules=rules, seat=t["seat"],
+                   others=t["others"], obs_mode=t["obs_mode"])
+    return rules, env, t["obs_mode"], {
+        "rules": t["name"], "seat": t["seat"], "others": t["others"],
+        "decks": "inf" if rules.decks is None else rules.shoe_decks,
+    }
+
+
+def evaluate(settings: Settings) -> dict[str, Any]:
+    """Run the evaluation; return the results as a JSON-ready dict."""
+    if settings.hands < 2:
+        raise ValueError("--hands must be at least 2 (for a confidence interval)")
+    from agents.grading import analysis_reason, exact_grade, simulate
+    from agents.registry import make_agent
+
+    rules, env, obs_mode, where = resolve(settings)
+    agent = make_agent(settings.agent, env, seed=settings.seed)
+    t0 = time.perf_counter()
+    sim = simulate(agent, env, settings.hands, seed=settings.seed, progress=settings.progress)
+    seconds = time.perf_counter() - t0
+    exact = exact_grade(agent, rules, obs_mode)
+    reason = analysis_reason(rules)
+    if exact is None and reason is None:
+        reason = "the agent has no deterministic policy to grade (random)"
+    return {
+        "agent": settings.agent, "agent_name": getattr(agent, "name", "agent"),
+        **where, "rules_summary": rules.summary(), "obs_mode": obs_mode,
+        "seed": settings.seed, "simulation": sim, "simulation_seconds": round(seconds, 2),
+        "exact": exact, "exact_unavailable": reason if exact is None else None,
+    }
+
+
+def print_table(result: dict[str, Any]) -> None:
+    sim = result["simulation"]
+    lo, hi = sim["ci95"]
+    print(f"agent {result['agent']} ({result['agent_name']}) at seat {result['seat']}, "
+          f"others: {result['others']}")
+    print(f"rules {result['rules']}: {result['rules_summary']}")
+    print(f"simulated {sim['rounds']:,} rounds ({sim['hands']:,} hands), seed {result['seed']}, "
+          f"{result['simulation_seconds']} s")
+    print(f"  mean return per round  {sim['mean_return']:+.4f}  "
+          f"(95% CI {lo:+.4f} .. {hi:+.4f})")
+    rates = sim["rates"]
+    print("  per hand: " + "  ".join(f"{k} {v:.4f}" for k, v in rates.items()))
+    exact = result["exact"]
+    if exact:
+        print(f"  exact return of the greedy policy {exact['exact_return']:+.5f}")
+        print(f"  optimal return                    {exact['optimal_return']:+.5f}")
+        print(f"  regret                            {exact['regret']:.5f}")
+    else:
+        print(f"  exact grade: n/a ({result['exact_unavailable']})")
+
+
+def parse_args(argv: list[str] | None = None) -> Settings:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument("agent", nargs="?", default=Settings.agent, help=HELP["agent"])
+    for f in fields(Settings):
+        if f.name == "agent":
+            continue
+        flag = f"--{f.name.replace('_', '-')}"
+        if isinstance(f.default, bool):
+            parser.add_argument(flag, dest=f.name, default=f.default,
+                                action=argparse.BooleanOptionalAction, help=HELP[f.name])
+        else:
+            parser.add_argument(flag, dest=f.name, default=f.default, type=type(f.default),
+                                help=HELP[f.name])
+    return Settings(**vars(parser.parse_args(argv)))
+
+
+def main(argv: list[str] | None = None) -> int:
+    settings = parse_args(argv)
+    try:
+        result = evaluate(settings)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    result["settings"] = asdict(settings)
+    if settings.out:
+        Path(settings.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(settings.out).write_text(json.dumps(result, indent=2) + "\n")
+    if settings.json:
+        print(json.dumps(result, indent=2))
+    else:
+        print_table(result)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
