@@ -444,13 +444,13 @@ class _UpcardEval:
         if natural:
             if rules.natural_paid_at_deal:
                 return self.payout
-            if rules.hole_card is HoleCard.PEEK:
-                if rules.natural_ends_hand:
-                    return pbj * self.bjbj + (1.0 - pbj) * self.payout
-                return pbj * self.bjbj + self.value(comp, None, 1, False, True)
-            if rules.natural_ends_hand:
-                return self.stand_joint(comp, 21, True)
-            return self.value(comp, None, 1, False, True)
+            if rules.natural_ends_hand and rules.hole_card is HoleCard.PEEK:
+                return pbj * self.bjbj + (1.0 - pbj) * self.payout  # paid at the peek
+            if rules.natural_ends_hand or rules.auto_stand_21:
+                after = self.stand_joint(comp, 21, True)  # compared at the end
+            else:
+                after = self.value(comp, None, 1, False, True)  # may be hit
+            return pbj * self.bjbj + after
         cont = -pbj + self.value(comp, None, 1, pair, False)
         if self.peek_possible and rules.surrender is Surrender.EARLY:
             state = self.state(comp, None, 1, pair, False, (_A.DECLINE, _A.SURRENDER), True)

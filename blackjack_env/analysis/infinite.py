@@ -352,11 +352,14 @@ class RoundModel:
         if key[4]:  # natural
             if rules.natural_paid_at_deal:
                 return self.payout
-            if rules.hole_card is HoleCard.PEEK:
-                after = self.payout if rules.natural_ends_hand else self.value(key)
-                bjbj = -1.0 if rules.ties is TieRule.DEALER_WINS else 0.0
-                return pbj * bjbj + (1.0 - pbj) * after
-            return self._stand_nat if rules.natural_ends_hand else self.value(key)
+            if rules.natural_ends_hand and rules.hole_card is HoleCard.PEEK:
+                after = self.payout  # paid at the peek
+            elif rules.natural_ends_hand or rules.auto_stand_21:
+                after = self._stand_nat  # stood, compared with the dealer's final hand
+            else:
+                after = self.value(key)  # a decision (Gymnasium: the natural may be hit)
+            bjbj = -1.0 if rules.ties is TieRule.DEALER_WINS else 0.0
+            return pbj * bjbj + (1.0 - pbj) * after
         cont = -pbj + (1.0 - pbj) * self.value(key)
         if self.pre_peek_surrender(key):
             if self.optimal:
