@@ -13,7 +13,7 @@ from gymnasium.error import ResetNeeded
 from blackjack_env.engine.cards import Card, parse_card
 from blackjack_env.engine.rules import PRESETS, Rules, Surrender, preset
 from blackjack_env.engine.table import Action, Phase, Table
-from blackjack_env.envs.observations import Decision, Layout, ObsMode, decision
+from blackjack_env.envs.observations import Decision, Layout, ObsMode
 from blackjack_env.strategies import Strategy, make_strategy
 
 __all__ = ["BlackjackEnv", "IllegalAction"]
@@ -28,6 +28,14 @@ class IllegalAction(str, Enum):
 
 
 _KNOWN_OPTIONS = ("cards",)
+
+#: The learner's decision for each table phase an env step can stop in (see ``_advance``).
+_PHASE_DECISION = {
+    Phase.PLAYER_TURNS: Decision.PLAY,
+    Phase.INSURANCE: Decision.INSURANCE,
+    Phase.BETTING: Decision.BET,
+    Phase.SETTLED: Decision.SETTLED,
+}
 
 
 def _card(card: Card | str) -> Card:
@@ -395,6 +403,7 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
         self.action_space = self.layout.action_space()
         self.observation_space = self.layout.observation_space()
         self.action_names: list[str] = self.layout.action_names()
+        self._n_actions = self.layout.n_actions
         self.obs_mode = mode
 
         # ---- state (set by reset)
@@ -577,6 +586,9 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
         self._strategies = strategies
 
     def _check_action(self, action: Any) -> int:
+        kind = type(action)
+        if (kind is int or kind is np.int64) and 0 <= action < self._n_actions:
+            return int(action)  # the common case, checked cheaply
         if isinstance(action, np.ndarray) and action.shape == ():
             action = action.item()
         if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
@@ -677,16 +689,19 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
         learner = table.seats[self.seat]
         unit = self.bet
         results = learner.results
+        if len(results) > 1:
+            results = sorted(results)  # by hand index
+        net = learner.net
         hand_net = sum(r.net for r in results)
-        self._session_net += learner.net
+        self._session_net += net
         settlement = {
             "round": self._rounds,
             "hands": tuple(tuple(h.cards) for h in learner.hands),
             "dealer": tuple(table.dealer.cards),
-            "outcomes": tuple(r.outcome for r in sorted(results)),
-            "payouts": tuple(float(r.net) / unit for r in sorted(results)),
-            "insurance": float(learner.net - hand_net) / unit,
-            "net": float(learner.net) / unit,
+            "outcomes": tuple(r.outcome for r in results),
+            "payouts": tuple(float(r.net) / unit for r in results),
+            "insurance": float(net - hand_net) / unit,
+            "net": float(net) / unit,
         }
         self._last_settlement = settlement
         return settlement
@@ -694,7 +709,8 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
     def _update(self) -> None:
         table = self._table
         assert table is not None
-        phase = decision(table, self.seat)
+        # After _advance the table waits for the learner or for no one.
+        phase = _PHASE_DECISION.get(table.phase, Decision.SETTLED)
         self._phase = phase
         self._legal = self.layout.legal(table, self.seat, phase)
 
@@ -703,13 +719,14 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
         return float(self._session_net if chips is None else chips)
 
     def _obs(self) -> Any:
+        dict_mode = self.obs_mode is ObsMode.DICT
         return self.layout.observe(
             self._table,  # type: ignore[arg-type]
             self.seat,
             self._phase,
             self._last_hand,
             self._legal,
-            self._bankroll_chips() / self.bet,
+            self._bankroll_chips() / self.bet if dict_mode else 0.0,
         )
 
     def _info(self) -> dict[str, Any]:

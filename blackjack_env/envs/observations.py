@@ -15,13 +15,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum, IntEnum
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 
 from blackjack_env.engine.cards import Rank
-from blackjack_env.engine.hand import Hand
+from blackjack_env.engine.hand import Hand, score
 from blackjack_env.engine.rules import DoubleRule, Rules, Surrender
 from blackjack_env.engine.table import Action, Phase, Table
 
@@ -165,7 +166,7 @@ class Layout:
     insurance_decisions: bool = False
 
     # ------------------------------------------------------------- actions
-    @property
+    @cached_property
     def n_play(self) -> int:
         """Play actions: 2 (stand, hit) when the rules allow nothing else, 5 with
         double / split / surrender, 6 when ``INSURE`` is asked."""
@@ -180,7 +181,7 @@ class Layout:
             return 2
         return 5
 
-    @property
+    @cached_property
     def n_actions(self) -> int:
         return self.n_play + len(self.bet_sizes)
 
@@ -193,8 +194,12 @@ class Layout:
     def legal(self, table: Table, seat: int, phase: Decision) -> tuple[int, ...]:
         """Legal action indices for the learner in ``phase``, ascending."""
         if phase is Decision.PLAY:
-            n = self.n_play
-            return tuple(int(a) for a in table.legal_actions() if a < n)
+            engine = table.legal_actions()
+            legal = self._play_cache.get(engine)
+            if legal is None:
+                n = self.n_play
+                legal = self._play_cache[engine] = tuple(int(a) for a in engine if a < n)
+            return legal
         if phase is Decision.INSURANCE:
             out = [int(Action.STAND)]
             engine = table.legal_actions()
@@ -222,9 +227,20 @@ class Layout:
 
     def mask(self, legal: tuple[int, ...]) -> np.ndarray:
         """``int8`` mask of the action space from legal indices (a new array)."""
-        out = np.zeros(self.n_actions, dtype=np.int8)
-        out[list(legal)] = 1
-        return out
+        cached = self._mask_cache.get(legal)
+        if cached is None:
+            cached = np.zeros(self.n_actions, dtype=np.int8)
+            cached[list(legal)] = 1
+            self._mask_cache[legal] = cached
+        return cached.copy()
+
+    @cached_property
+    def _play_cache(self) -> dict[tuple[Action, ...], tuple[int, ...]]:
+        return {}
+
+    @cached_property
+    def _mask_cache(self) -> dict[tuple[int, ...], np.ndarray]:
+        return {}
 
     def action_space(self) -> spaces.Discrete:
         return spaces.Discrete(self.n_actions)
@@ -290,7 +306,8 @@ class Layout:
         if hand is None:
             total = soft = 0
         else:
-            total, soft = hand.total, int(hand.soft)
+            total, soft_flag = score(hand.hard_total, hand.has_ace)
+            soft = int(soft_flag)
         up = _upcard_value(table)
         if mode is ObsMode.TUPLE:
             return (total, up, soft)
