@@ -634,11 +634,11 @@ class Table:
         else:
             seat._take(hand.bet)
             new.bet = hand.bet
-        aces = hand.cards[0].rank == 1
         new.add(hand.pop())
         for h in (hand, new):
             h.from_split = True
-            h.split_aces = aces
+            # per hand: with split_by=VALUE and custom values an ace can pair a non-ace
+            h.split_aces = h.cards[0].rank == 1
             h.blackjack_counts = rules.blackjack_after_split
         seat.hands.insert(hand_i + 1, new)
         self._deal_to(seat, hand_i)
