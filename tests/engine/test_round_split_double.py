@@ -227,3 +227,29 @@ def test_double_after_split_respects_the_total_restriction() -> None:
     assert D not in table.legal_actions()
     table.act(S)
     assert D in table.legal_actions()
+
+
+# ----------------------------------------- split by value with custom card values
+# J counts 1 here, the ace's value, so A-J is a pair by value. Only the hand that holds
+# the ace is a split-ace hand (one card, no hit), whichever order the two cards came in.
+J_IS_ONE = dict(split_by="value", card_values={"J": 1})
+
+
+@pytest.mark.parametrize(("first", "second"), [("AS", "JD"), ("JS", "AD")])
+def test_value_pair_of_ace_and_one_valued_card(first: str, second: str) -> None:
+    # player first + second vs dealer 6D + TD (16); the split hands get 5C and 5H
+    table = scripted(Rules(**J_IS_ONE), f"{first} 6D {second} TD 5C 5H 9C 4S", 10)
+    assert P in table.legal_actions()
+    table.act(P)
+    seat = table.seats[0]
+    ace_hand = 0 if first == "AS" else 1
+    jack_hand = 1 - ace_hand
+    assert seat.hands[ace_hand].split_aces
+    assert not seat.hands[jack_hand].split_aces
+    # the jack hand (1 + 5 = 6) is played; the ace hand (soft 16) got its one card
+    assert table.to_act == (0, jack_hand)
+    assert H in table.legal_actions()
+    table.act(H)  # J + 5 + 9C = 1 + 5 + 9 = 15
+    table.act(S)
+    assert table.phase is Phase.SETTLED
+    assert [len(h.cards) for h in seat.hands][ace_hand] == 2
