@@ -89,6 +89,8 @@ OUTCOMES: tuple[Outcome, ...] = (
     Outcome.EVEN_MONEY,
 )
 _WIN, _BJ, _PUSH, _LOSS, _BUST, _SURR, _EVEN = range(7)
+_DECIDE, _INSURE_PHASE, _OVER = int(BatchPhase.DECIDE), int(BatchPhase.INSURE), int(BatchPhase.OVER)
+_HI_LO = np.array([-1, 1, 1, 1, 1, 1, 0, 0, 0, -1, -1, -1, -1], dtype=np.int64)
 
 _STAND = int(Action.STAND)
 _HIT = int(Action.HIT)
@@ -97,6 +99,9 @@ _SPLIT = int(Action.SPLIT)
 _SURRENDER = int(Action.SURRENDER)
 _INSURE = int(Action.INSURE)
 _DECLINE = int(Action.DECLINE)
+
+#: Infinite-deck cards drawn per generator call.
+_POOL = 1 << 20
 
 #: Number of decision codes the core understands (``Action`` 0..6).
 NUM_CORE_ACTIONS = 7
@@ -110,6 +115,9 @@ class TableBatch:
         num_tables: how many tables.
         rng: the one generator every shuffle and infinite-deck draw comes from.
         bet: the fixed bet per round in chips (rewards are in units of it).
+        ask_insurance: the player is asked about insurance / even money (an
+            ``INSURE`` decision); otherwise they are always declined and the
+            pre-peek decision only occurs under early surrender.
 
     Public state (numpy arrays; ``H = rules.max_split_hands``, ``N = num_tables``;
     hand arrays are ``(H, N)``, hand ``h`` of table ``t`` at ``[h, t]``):
@@ -126,7 +134,12 @@ class TableBatch:
     """
 
     def __init__(
-        self, rules: Rules, num_tables: int, rng: np.random.Generator, bet: int = 1
+        self,
+        rules: Rules,
+        num_tables: int,
+        rng: np.random.Generator,
+        bet: int = 1,
+        ask_insurance: bool = False,
     ) -> None:
         if not isinstance(rules, Rules):
             raise TypeError(f"rules must be a Rules, got {type(rules).__name__}")
@@ -154,6 +167,7 @@ class TableBatch:
         self.rules = rules
         self.rng = rng
         self.bet = int(bet)
+        self.ask_insurance = bool(ask_insurance) and rules.insurance
         n = self.num_tables = int(num_tables)
         h = self.max_hands = rules.max_split_hands
         self._arange = np.arange(n)
@@ -173,9 +187,12 @@ class TableBatch:
         # ----- shoe
         self.decks = rules.shoe_decks
         self.infinite = self.decks is None
-        self._max_round_cards = 22 * h + 20
+        self._stacked_any = False  # infinite deck: some table has stacked cards to deal
+        # pre-drawn random numbers: card ids (infinite deck) or uniforms (finite shoes)
+        self._pool: np.ndarray = np.zeros(0)
+        self._pool_pos = 0
         if self.infinite:
-            self.shoe_size = 1024
+            self.shoe_size = 416  # the stacked-card buffer
         else:
             self.shoe_size = 52 * self.decks
             self._cut = (
@@ -185,20 +202,25 @@ class TableBatch:
                 np.tile(self._rank_of_id, self.decks), minlength=13
             ).astype(np.int64)
         s = self.shoe_size
-        self.shoe = np.zeros((n, s), dtype=np.int64)
+        self.shoe = np.zeros((n, s), dtype=np.int8)
+        if not self.infinite:
+            self.shoe[:] = np.tile(np.arange(52, dtype=np.int8), self.decks)
         self._shoe_flat = self.shoe.reshape(-1)
         self.pos = np.zeros(n, dtype=np.int64)
+        self.stacked_end = np.zeros(n, dtype=np.int64)  # stacked cards lie in [pos, stacked_end)
         self.round_start = np.zeros(n, dtype=np.int64)
         self.dealt = np.zeros(n, dtype=np.int64)  # since the last shuffle
-        self.counts = np.zeros((n, 13), dtype=np.int64)
+        self.undealt_hilo = np.zeros(n, dtype=np.int64)  # Hi-Lo sum of the undealt cards
+        self._hilo_of_id = _HI_LO[self._rank_of_id]
         self.shuffles = np.zeros(n, dtype=np.int64)
         self.mid_round_reshuffles = np.zeros(n, dtype=np.int64)
         self.reshuffled = np.zeros(n, dtype=bool)
 
         # ----- seat / hands
-        self.phase = np.full(n, BatchPhase.OVER, dtype=np.int64)
+        self.phase = np.full(n, _OVER, dtype=np.int64)
         self.nhands = np.ones(n, dtype=np.int64)
         self.cur = np.zeros(n, dtype=np.int64)
+        self.last_hand = np.zeros(n, dtype=np.int64)  # hand of the last playing decision
         self.hard = np.zeros((h, n), dtype=np.int64)
         self.ace = np.zeros((h, n), dtype=bool)
         self.ncards = np.zeros((h, n), dtype=np.int64)
@@ -217,6 +239,11 @@ class TableBatch:
             self.hard, self.ace, self.ncards, self.r0, self.r1, self.stake, self.doubled,
             self.surrendered, self.done, self.settled, self.outcome, self.net,
         )  # fmt: skip
+        self._flat_fields = tuple(arr.reshape(-1) for arr in self._hand_fields)
+        (
+            self._hard, self._ace, self._ncards, self._r0, self._r1, self._stake, self._doubled,
+            self._surrendered, self._done, self._settled, self._outcome, self._net,
+        ) = self._flat_fields  # fmt: skip
         # ----- dealer
         self.d_hard = np.zeros(n, dtype=np.int64)
         self.d_ace = np.zeros(n, dtype=bool)
@@ -230,17 +257,21 @@ class TableBatch:
 
     # ================================================================= shoe
     def _new_shoes(self, idx: np.ndarray) -> None:
-        """Fresh, shuffled shoes (or infinite-deck buffers) for tables ``idx``."""
-        if self.infinite:
-            self.shoe[idx] = self.rng.integers(0, 52, size=(idx.size, self.shoe_size))
-            self.pos[idx] = 0
-            return
-        deck = np.tile(np.arange(52, dtype=np.int64), self.decks)
-        self.shoe[idx] = self.rng.permuted(np.broadcast_to(deck, (idx.size, deck.size)), axis=1)
+        """Shuffle: every card of tables ``idx`` back in the shoe (an infinite deck: drop
+        stacked cards).
+
+        The shuffle is lazy: a row always holds each card of the shoe once, the
+        undealt ones at ``pos:``; each draw takes a uniformly random undealt card
+        (an incremental Fisher-Yates shuffle), so gathering the cards back is all
+        a reshuffle has to do.
+        """
         self.pos[idx] = 0
+        self.stacked_end[idx] = 0
+        if self.infinite:
+            return
         self.round_start[idx] = 0
         self.dealt[idx] = 0
-        self.counts[idx] = self._full_counts
+        self.undealt_hilo[idx] = 0  # a full shoe is balanced
         self.shuffles[idx] += 1
 
     def needs_shuffle(self, idx: np.ndarray) -> np.ndarray:
@@ -260,16 +291,68 @@ class TableBatch:
 
     def _draw(self, idx: np.ndarray) -> np.ndarray:
         """Deal one card id to each table in ``idx`` (distinct tables)."""
+        if self.infinite:
+            cards = self._random_cards(idx.size)
+            if self._stacked_any:
+                pos = self.pos[idx]
+                sel = pos < self.stacked_end[idx]
+                if sel.any():
+                    ts, ps = idx[sel], pos[sel]
+                    cards[sel] = self._shoe_flat[ts * self.shoe_size + ps]
+                    self.pos[ts] = ps + 1
+                else:
+                    self._stacked_any = bool((self.stacked_end > self.pos).any())
+            return cards
+        size = self.shoe_size
         pos = self.pos[idx]
-        if not self.infinite and (pos >= self.shoe_size).any():
-            self._refill_mid_round(idx[pos >= self.shoe_size])
+        if (pos >= size).any():
+            self._refill_mid_round(idx[pos >= size])
             pos = self.pos[idx]
-        cards = self._shoe_flat[idx * self.shoe_size + pos]
+        base = idx * size
+        fi = base + pos
+        # a uniformly random undealt card (stacked cards are dealt in order first)
+        j = pos + (self._uniforms(idx.size) * (size - pos)).astype(np.int64)
+        if self._stacked_any:
+            j = np.where(pos < self.stacked_end[idx], pos, j)
+        fj = base + j
+        flat = self._shoe_flat
+        cards = flat[fj]
+        flat[fj] = flat[fi]
+        flat[fi] = cards
         self.pos[idx] = pos + 1
-        if not self.infinite:
-            self.dealt[idx] += 1
-            self.counts[idx, self._rank_of_id[cards]] -= 1
+        self.dealt[idx] += 1
+        self.undealt_hilo[idx] -= self._hilo_of_id[cards]
         return cards
+
+    def _draw_many(self, idx: np.ndarray, k: int) -> np.ndarray:
+        """Deal ``k`` consecutive cards to each table in ``idx``: shape ``(len(idx), k)``."""
+        if self.infinite:
+            if self._stacked_any:
+                return np.stack([self._draw(idx) for _ in range(k)], axis=1)
+            return self._random_cards(idx.size * k).reshape(idx.size, k)
+        out = np.empty((idx.size, k), dtype=np.int8)
+        for j in range(k):
+            out[:, j] = self._draw(idx)
+        return out
+
+    def _uniforms(self, m: int) -> np.ndarray:
+        """``m`` uniform numbers in [0, 1): the next ones of a pre-drawn stream."""
+        p = self._pool_pos
+        if p + m > self._pool.size:
+            self._pool = self.rng.random(max(_POOL, m))
+            p = 0
+        self._pool_pos = p + m
+        return self._pool[p : p + m]
+
+    def _random_cards(self, m: int) -> np.ndarray:
+        """``m`` infinite-deck card ids: the next ones of a pre-drawn stream (one
+        generator call per million cards)."""
+        p = self._pool_pos
+        if p + m > self._pool.size:
+            self._pool = self.rng.integers(0, 52, size=max(_POOL, m), dtype=np.int16)
+            p = 0
+        self._pool_pos = p + m
+        return self._pool[p : p + m]
 
     def _refill_mid_round(self, idx: np.ndarray) -> None:
         """A shoe ran dry mid-round: shuffle that table's discards back in (as a casino does)."""
@@ -282,12 +365,12 @@ class TableBatch:
                 )
             row = self.shoe[t]
             on_table = row[start:].copy()
-            discards = self.rng.permutation(row[:start])
+            discards = row[:start].copy()  # drawn at random from here on (lazy shuffle)
             row[: on_table.size] = on_table
             row[on_table.size :] = discards
             self.round_start[t] = 0
             self.pos[t] = on_table.size
-            self.counts[t] = np.bincount(self._rank_of_id[discards], minlength=13)
+            self.undealt_hilo[t] = self._hilo_of_id[discards].sum()
             self.mid_round_reshuffles[t] += 1
 
     def stack(self, t: int, cards: str | list[Card]) -> None:
@@ -301,13 +384,26 @@ class TableBatch:
         pos = int(self.pos[t])
         row = self.shoe[t]
         if self.infinite:
-            if pos + len(ids) + self._max_round_cards > self.shoe_size:
-                self.shoe[t] = self.rng.integers(0, 52, size=self.shoe_size)
-                self.pos[t] = pos = 0
-            row[pos : pos + len(ids)] = ids
+            if len(ids) > self.shoe_size:
+                raise ValueError(
+                    f"cannot stack {len(ids)} cards: at most {self.shoe_size} at a time"
+                )
+            # unread stacked cards stay in front of the new ones
+            left = row[pos : int(self.stacked_end[t])].copy()
+            both = np.concatenate([np.array(ids, dtype=np.int8), left])[: self.shoe_size]
+            row[: both.size] = both
+            self.pos[t] = 0
+            self.stacked_end[t] = both.size
+            self._stacked_any = True
             return
+        end = int(self.stacked_end[t])
+        if end > pos:  # cards stacked earlier and not dealt yet follow the new ones
+            ids = ids + [int(c) for c in row[pos:end]]
+            self.stacked_end[t] = pos
         if pos + len(ids) > self.shoe_size:
-            raise ValueError(f"cannot stack {len(ids)} cards: table {t} has {self.shoe_size - pos} left")
+            raise ValueError(
+                f"cannot stack {len(ids)} cards: table {t} has {self.shoe_size - pos} left"
+            )
         new = row.copy()
         for k, cid in enumerate(ids):
             j = pos + k
@@ -325,10 +421,39 @@ class TableBatch:
                 src = int(where[0])
             new[j], new[src] = new[src], new[j]
         row[:] = new
-        self.counts[t] = np.bincount(self._rank_of_id[row[pos:]], minlength=13)
+        self.stacked_end[t] = pos + len(ids)
+        self._stacked_any = True
+        self.undealt_hilo[t] = self._hilo_of_id[row[pos:]].sum()
+
+    def clear_stacks(self, idx: np.ndarray) -> None:
+        """Stacked cards not dealt yet at tables ``idx`` go back into the shoe at random
+        places, as :meth:`Shoe.clear_stack`."""
+        idx = np.asarray(idx, dtype=np.int64)
+        if self.infinite:
+            self.pos[idx] = 0
+        # a finite shoe deals its undealt cards at random: forgetting the stack is enough
+        self.stacked_end[idx] = 0
+
+    def finish_rounds(self, idx: np.ndarray) -> None:
+        """Play out the rounds at tables ``idx`` with the player standing on (and
+        declining) every remaining decision."""
+        idx = np.asarray(idx, dtype=np.int64)
+        while True:
+            idx = idx[self.phase[idx] != _OVER]
+            if not idx.size:
+                return
+            ins = self.phase[idx] == _INSURE_PHASE
+            if ins.any():
+                t = idx[ins]
+                self._act_insurance(t, np.full(t.size, _DECLINE, dtype=np.int64))
+            t = idx[~ins]
+            if t.size:
+                self._act_play(t, np.full(t.size, _STAND, dtype=np.int64))
 
     # ============================================================ the round
-    def start_rounds(self, idx: np.ndarray, stacks: dict[int, str | list[Card]] | None = None) -> None:
+    def start_rounds(
+        self, idx: np.ndarray, stacks: dict[int, str | list[Card]] | None = None
+    ) -> None:
         """Clear tables ``idx``, reshuffle where the cut card is out, and deal a round.
 
         ``stacks`` maps a table index to cards dealt first at that table.
@@ -337,13 +462,10 @@ class TableBatch:
         if idx.size == 0:
             return
         # previous round's cards go to the discard tray
-        self.round_start[idx] = self.pos[idx]
         if self.infinite:
-            low = self.pos[idx] > self.shoe_size - self._max_round_cards
-            if low.any():
-                self._new_shoes(idx[low])
             self.reshuffled[idx] = False
         else:
+            self.round_start[idx] = self.pos[idx]
             shuffle = self.needs_shuffle(idx)
             self.reshuffled[idx] = shuffle
             if shuffle.any():
@@ -351,19 +473,22 @@ class TableBatch:
         if stacks:
             for t, cards in stacks.items():
                 self.stack(int(t), cards)
-        for arr in self._hand_fields:
-            arr[:, idx] = 0
-        self.outcome[:, idx] = -1
+        self._stacked_any = bool((self.stacked_end > self.pos).any())
+        # hand 0 starts afresh; hands 1.. are written when a split creates them
+        for arr in (self.doubled, self.surrendered, self.done, self.settled, self.net):
+            arr[0, idx] = 0
+        self.outcome[0, idx] = -1
         self.nhands[idx] = 1
         self.cur[idx] = 0
+        self.last_hand[idx] = 0
         self.insurance[idx] = 0.0
         self.insurance_net[idx] = 0.0
         self.hole_revealed[idx] = False
         self.rounds[idx] += 1
 
-        c1 = self._draw(idx)
-        up = self._draw(idx)
-        c2 = self._draw(idx)
+        k = 3 if self._no_hole else 4
+        dealt = self._draw_many(idx, k)
+        c1, up, c2 = dealt[:, 0], dealt[:, 1], dealt[:, 2]
         rk = self._rank_of_id
         v = self._value_of_id
         self.r0[0, idx] = rk[c1]
@@ -380,7 +505,7 @@ class TableBatch:
         self.d_n[idx] = 1
         self.hole[idx] = -1
         if not self._no_hole:
-            hole = self._draw(idx)
+            hole = dealt[:, 3]
             self.hole[idx] = hole
             self.d_hard[idx] += v[hole]
             self.d_ace[idx] |= rk[hole] == 0
@@ -390,22 +515,22 @@ class TableBatch:
         bj = ace & (hard == 11)
         if bj.any():
             if rules.natural_paid_at_deal:
-                self._pay(np.zeros(int(bj.sum()), dtype=np.int64), idx[bj], _BJ)
+                self._pay(idx[bj], _BJ)
             elif rules.natural_ends_hand:
-                self.done[0, idx[bj]] = True
+                self._done[idx[bj]] = True
         up_value = v[up]
         peek_possible = self._peek & ((up_value == 1) | (up_value == 10))
         self.peek_possible[idx] = peek_possible
-        self.phase[idx] = BatchPhase.DECIDE
+        self.phase[idx] = _DECIDE
         if self._peek:
-            decide = peek_possible & ~self.settled[0, idx]
+            decide = peek_possible & ~self._settled[idx]
             early = rules.surrender is Surrender.EARLY
-            ask = decide & ((rules.insurance & (rk[up] == 0)) | (early & ~bj))
+            ask = decide & ((self.ask_insurance & (rk[up] == 0)) | (early & ~bj))
             if ask.any():
-                self.phase[idx[ask]] = BatchPhase.INSURE
+                self.phase[idx[ask]] = _INSURE_PHASE
                 idx = idx[~ask]
             self._do_peek(idx)
-            idx = idx[self.phase[idx] != BatchPhase.OVER]
+            idx = idx[self.phase[idx] != _OVER]
         self.cur[idx] = -1
         self._advance(idx)
 
@@ -421,22 +546,27 @@ class TableBatch:
             hit = idx[dealer_bj]
             self.hole_revealed[hit] = True
             self._settle_by_compare(hit)
-            self.phase[hit] = BatchPhase.OVER
+            self.phase[hit] = _OVER
         rest = idx[~dealer_bj]
         if rest.size:
-            done_bj = self.done[0, rest] & ~self.settled[0, rest] & self._is_bj(0, rest)
+            done_bj = self._done[rest] & ~self._settled[rest] & self._is_bj(rest, rest)
             if done_bj.any():
-                self._pay(np.zeros(int(done_bj.sum()), dtype=np.int64), rest[done_bj], _BJ)
+                self._pay(rest[done_bj], _BJ)
 
     def _dealer_bj(self, idx: np.ndarray) -> np.ndarray:
         return (self.d_n[idx] == 2) & self.d_ace[idx] & (self.d_hard[idx] == 11)
 
-    def _is_bj(self, h: np.ndarray | int, idx: np.ndarray) -> np.ndarray:
-        """Natural on hand ``h`` of tables ``idx`` (split hands only if blackjack_after_split)."""
-        bj = (self.ncards[h, idx] == 2) & self.ace[h, idx] & (self.hard[h, idx] == 11)
+    def _is_bj(self, f: np.ndarray, t: np.ndarray) -> np.ndarray:
+        """Natural on hands ``f`` (flat index) of tables ``t`` (split hands only if
+        blackjack_after_split)."""
+        bj = (self._ncards[f] == 2) & self._ace[f] & (self._hard[f] == 11)
         if not self.rules.blackjack_after_split:
-            bj &= self.nhands[idx] == 1
+            bj &= self.nhands[t] == 1
         return bj
+
+    def _total(self, f: np.ndarray) -> np.ndarray:
+        hard = self._hard[f]
+        return hard + 10 * (self._ace[f] & (hard <= 11))
 
     # ---------------------------------------------------------- legality
     def legal_mask(self) -> np.ndarray:
@@ -447,28 +577,31 @@ class TableBatch:
         n = self.num_tables
         mask = np.zeros((n, NUM_CORE_ACTIONS), dtype=bool)
         phase = self.phase
-        decide = phase == BatchPhase.DECIDE
-        mask[:, _STAND] = phase != BatchPhase.INSURE
+        decide = phase == _DECIDE
+        mask[:, _STAND] = phase != _INSURE_PHASE
         t = self._arange
-        h = np.where(decide, self.cur, 0)
-        fi = (h, t)
         nh = self.nhands
-        hard = self.hard[fi]
-        ace = self.ace[fi]
-        nc = self.ncards[fi]
-        split_aces = (nh > 1) & (self.r0[fi] == 0)
         rules = self.rules
-        no_hit = split_aces & (not rules.hit_split_aces)
-        can_split = self._can_split(fi, nh, split_aces)
-        two = decide & (nc == 2) & ~no_hit
-        mask[:, _HIT] = decide & ~no_hit
-        mask[:, _SPLIT] = decide & can_split & ((nc == 2) | no_hit)
+        if self.max_hands == 1:
+            f = t
+            mask[:, _HIT] = decide
+            two = decide & (self._ncards == 2)
+        else:
+            f = np.where(decide, self.cur, 0) * n + t
+            nc = self._ncards[f]
+            split_aces = (nh > 1) & (self._r0[f] == 0)
+            no_hit = split_aces & (not rules.hit_split_aces)
+            can_split = self._can_split(f, nh, split_aces)
+            two = decide & (nc == 2) & ~no_hit
+            mask[:, _HIT] = decide & ~no_hit
+            mask[:, _SPLIT] = decide & can_split
         if rules.can_double:
-            ok = two & ~self.doubled[fi]
+            ok = two & ~self._doubled[f]
             if not rules.double_after_split:
                 ok &= nh == 1
             if rules.double is not DoubleRule.ANY_TWO:
-                soft = ace & (hard <= 11)
+                hard = self._hard[f]
+                soft = self._ace[f] & (hard <= 11)
                 total = hard + 10 * soft
                 low = 9 if rules.double is DoubleRule.NINE_TO_ELEVEN else 10
                 ok &= ~soft & (total >= low) & (total <= 11)
@@ -478,34 +611,40 @@ class TableBatch:
             if rules.surrender is Surrender.EARLY:
                 ok &= ~self.peek_possible
             mask[:, _SURRENDER] = ok
-        ins = phase == BatchPhase.INSURE
+        ins = phase == _INSURE_PHASE
         if ins.any():
             mask[ins, _DECLINE] = True
             up_ace = self._rank_of_id[self.up] == 0
-            if rules.insurance:
+            if self.ask_insurance:
                 mask[:, _INSURE] = ins & up_ace
             if rules.surrender is Surrender.EARLY:
-                mask[:, _SURRENDER] |= ins & ~self._is_bj(0, t)
+                mask[:, _SURRENDER] |= ins & ~self._is_bj(t, t)
         return mask
 
-    def _can_split(self, fi: tuple, nh: np.ndarray, split_aces: np.ndarray) -> np.ndarray:
+    def _can_split(self, f: np.ndarray, nh: np.ndarray, split_aces: np.ndarray) -> np.ndarray:
         rules = self.rules
         if not rules.can_split:
             return np.zeros(nh.shape, dtype=bool)
-        ok = (nh < rules.max_split_hands) & (self.ncards[fi] == 2)
+        ok = (nh < rules.max_split_hands) & (self._ncards[f] == 2)
+        r0, r1 = self._r0[f], self._r1[f]
         if rules.split_by is SplitBy.VALUE:
-            ok &= self._values[self.r0[fi]] == self._values[self.r1[fi]]
+            ok &= self._values[r0] == self._values[r1]
         else:
-            ok &= self.r0[fi] == self.r1[fi]
+            ok &= r0 == r1
         if not rules.resplit_aces:
             ok &= ~split_aces
         if rules.split_bet is SplitBet.HALVE:
-            ok &= self.stake[fi] >= 2
+            ok &= self._stake[f] >= 2
         return ok
 
     # ================================================================ step
-    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def step(
+        self, actions: np.ndarray, active: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Apply one decision per table (``Action`` codes, already legal).
+
+        ``active`` (bool per table, default all) limits the step to some tables;
+        the others are left as they are and report nothing.
 
         Returns ``(round_over, reward)``: which tables' rounds ended on this
         step and their net result in units of the bet (0 where still running).
@@ -514,13 +653,19 @@ class TableBatch:
         """
         actions = np.asarray(actions, dtype=np.int64)
         phase = self.phase
-        ins = np.flatnonzero(phase == BatchPhase.INSURE)
-        decide = np.flatnonzero(phase == BatchPhase.DECIDE)
+        if active is None:
+            ins = np.flatnonzero(phase == _INSURE_PHASE)
+            decide = np.flatnonzero(phase == _DECIDE)
+        else:
+            ins = np.flatnonzero((phase == _INSURE_PHASE) & active)
+            decide = np.flatnonzero((phase == _DECIDE) & active)
         if ins.size:
             self._act_insurance(ins, actions[ins])
         if decide.size:
             self._act_play(decide, actions[decide])
-        round_over = phase == BatchPhase.OVER
+        round_over = phase == _OVER
+        if active is not None:
+            round_over &= active
         reward = np.zeros(self.num_tables, dtype=np.float64)
         ro = np.flatnonzero(round_over)
         if ro.size:
@@ -529,131 +674,136 @@ class TableBatch:
 
     def round_net(self, idx: np.ndarray) -> np.ndarray:
         """Net result of the round so far at tables ``idx``, in units of the bet."""
-        return (self.net[:, idx].sum(axis=0) + self.insurance_net[idx]) / self.bet
+        if self.max_hands == 1:
+            hands = self._net[idx]
+        else:
+            exists = np.arange(self.max_hands)[:, None] < self.nhands[idx][None, :]
+            hands = np.where(exists, self.net[:, idx], 0.0).sum(axis=0)
+        return (hands + self.insurance_net[idx]) / self.bet
 
     def _act_insurance(self, idx: np.ndarray, actions: np.ndarray) -> None:
         insure = actions == _INSURE
         if insure.any():
             t = idx[insure]
-            bj = self._is_bj(0, t)
+            bj = self._is_bj(t, t)
             if bj.any():
-                self._pay(np.zeros(int(bj.sum()), dtype=np.int64), t[bj], _EVEN)
+                self._pay(t[bj], _EVEN)
             nb = t[~bj]
-            self.insurance[nb] = self.stake[0, nb] / 2.0
+            self.insurance[nb] = self._stake[nb] / 2.0
         surr = actions == _SURRENDER
         if surr.any():
             t = idx[surr]
-            self.surrendered[0, t] = True
-            self._pay(np.zeros(t.size, dtype=np.int64), t, _SURR)
+            self._surrendered[t] = True
+            self._pay(t, _SURR)
         self._do_peek(idx)
-        idx = idx[self.phase[idx] != BatchPhase.OVER]
-        self.phase[idx] = BatchPhase.DECIDE
+        idx = idx[self.phase[idx] != _OVER]
+        self.phase[idx] = _DECIDE
         self.cur[idx] = -1
         self._advance(idx)
 
     def _act_play(self, idx: np.ndarray, actions: np.ndarray) -> None:
         h = self.cur[idx]
+        self.last_hand[idx] = h
+        f = h * self.num_tables + idx if self.max_hands > 1 else idx
         hitting = (actions == _HIT) | (actions == _DOUBLE)
         if hitting.any():
             dbl = actions == _DOUBLE
             if dbl.any():
-                td, hd = idx[dbl], h[dbl]
-                self.stake[hd, td] *= 2
-                self.doubled[hd, td] = True
-                self.done[hd, td] = True
-            t, hh = idx[hitting], h[hitting]
-            self._add_card(hh, t, self._draw(t))
-            hard = self.hard[hh, t]
+                fd = f[dbl]
+                self._stake[fd] *= 2
+                self._doubled[fd] = True
+                self._done[fd] = True
+            t, fh = idx[hitting], f[hitting]
+            self._add_card(fh, self._draw(t))
+            hard = self._hard[fh]
             bust = hard > 21
             if bust.any():
-                self.done[hh[bust], t[bust]] = True
-                self._pay(hh[bust], t[bust], _BUST)
+                self._pay(fh[bust], _BUST)
             if self._auto21:
-                twenty_one = ~bust & (hard + 10 * (self.ace[hh, t] & (hard <= 11)) == 21)
-                self.done[hh[twenty_one], t[twenty_one]] = True
+                twenty_one = ~bust & (hard + 10 * (self._ace[fh] & (hard <= 11)) == 21)
+                self._done[fh[twenty_one]] = True
         stand = actions == _STAND
         if stand.any():
-            self.done[h[stand], idx[stand]] = True
+            self._done[f[stand]] = True
         surr = actions == _SURRENDER
         if surr.any():
-            t, hh = idx[surr], h[surr]
-            self.surrendered[hh, t] = True
-            self.done[hh, t] = True
+            fs = f[surr]
+            self._surrendered[fs] = True
+            self._done[fs] = True
             if self.rules.surrender is Surrender.EARLY or self._peek:
-                self._pay(hh, t, _SURR)
+                self._pay(fs, _SURR)
         split = actions == _SPLIT
         if split.any():
             self._split(idx[split], h[split])
-        finished = self.done[h, idx]
+        finished = self._done[f]
         if finished.any():
             self._advance(idx[finished])
 
-    def _add_card(self, h: np.ndarray, t: np.ndarray, cards: np.ndarray) -> None:
+    def _add_card(self, f: np.ndarray, cards: np.ndarray) -> None:
         r = self._rank_of_id[cards]
-        self.hard[h, t] += self._values[r]
-        self.ace[h, t] |= r == 0
-        n = self.ncards[h, t]
+        self._hard[f] += self._values[r]
+        self._ace[f] |= r == 0
+        n = self._ncards[f]
         second = n == 1
         if second.any():
-            self.r1[h[second], t[second]] = r[second]
-        self.ncards[h, t] = n + 1
+            self._r1[f[second]] = r[second]
+        self._ncards[f] = n + 1
 
     def _split(self, t: np.ndarray, h: np.ndarray) -> None:
         """Split hand ``h`` of tables ``t``: the new hand goes right after it."""
+        n = self.num_tables
         # shift hands after h one place right (they wait for their second card)
         for k in range(self.max_hands - 1, 0, -1):
-            move = k > h + 1
-            move &= k <= self.nhands[t]
+            move = (k > h + 1) & (k <= self.nhands[t])
             if move.any():
                 tt = t[move]
                 for arr in self._hand_fields:
                     arr[k, tt] = arr[k - 1, tt]
-        nh = h + 1
-        r1 = self.r1[h, t]
+        f = h * n + t
+        fn = f + n
+        r1 = self._r1[f]
         v1 = self._values[r1]
-        for arr in self._hand_fields:
-            arr[nh, t] = 0
-        self.outcome[nh, t] = -1
-        self.hard[nh, t] = v1
-        self.ace[nh, t] = r1 == 0
-        self.ncards[nh, t] = 1
-        self.r0[nh, t] = r1
+        for arr in self._flat_fields:
+            arr[fn] = 0
+        self._outcome[fn] = -1
+        self._hard[fn] = v1
+        self._ace[fn] = r1 == 0
+        self._ncards[fn] = 1
+        self._r0[fn] = r1
         if self.rules.split_bet is SplitBet.HALVE:
-            half = self.stake[h, t] // 2
-            self.stake[h, t] = half
-            self.stake[nh, t] = half
+            half = self._stake[f] // 2
+            self._stake[f] = half
+            self._stake[fn] = half
         else:
-            self.stake[nh, t] = self.stake[h, t]
-        self.hard[h, t] -= v1
-        self.ace[h, t] = self.r0[h, t] == 0
-        self.ncards[h, t] = 1
+            self._stake[fn] = self._stake[f]
+        self._hard[f] -= v1
+        self._ace[f] = self._r0[f] == 0
+        self._ncards[f] = 1
         self.nhands[t] += 1
-        self._add_card(h, t, self._draw(t))
-        self._check_two_card(h, t)
+        self._add_card(f, self._draw(t))
+        self._check_two_card(f, t)
 
-    def _check_two_card(self, h: np.ndarray, t: np.ndarray) -> None:
+    def _check_two_card(self, f: np.ndarray, t: np.ndarray) -> None:
         """A split hand just got its second card: finish it if it has no decision."""
         rules = self.rules
         nh = self.nhands[t]
-        split_aces = (nh > 1) & (self.r0[h, t] == 0)
-        hard = self.hard[h, t]
-        total21 = hard + 10 * (self.ace[h, t] & (hard <= 11)) == 21
-        bj = self._is_bj(h, t)
+        split_aces = (nh > 1) & (self._r0[f] == 0)
+        total21 = self._total(f) == 21
+        bj = self._is_bj(f, t)
         if rules.hit_split_aces:
             aces_done = np.zeros(t.size, dtype=bool)
             aces_branch = aces_done
         else:
             aces_branch = split_aces
-            aces_done = split_aces & ~self._can_split((h, t), nh, split_aces)
-        other = ~aces_branch & (
-            (bj & rules.natural_ends_hand) | (total21 & self._auto21)
-        )
+            aces_done = split_aces & ~self._can_split(f, nh, split_aces)
+        other = ~aces_branch & ((bj & rules.natural_ends_hand) | (total21 & self._auto21))
         finish = aces_done | other
         if finish.any():
-            self.done[h[finish], t[finish]] = True
+            self._done[f[finish]] = True
 
     def _advance(self, idx: np.ndarray) -> None:
         """Move tables ``idx`` on to their next hand needing a decision, or to the dealer."""
+        n = self.num_tables
         while idx.size:
             cur = self.cur[idx] + 1
             self.cur[idx] = cur
@@ -663,42 +813,49 @@ class TableBatch:
                 idx, cur = idx[~past], cur[~past]
                 if not idx.size:
                     return
-            live = ~self.done[cur, idx]
-            one = live & (self.ncards[cur, idx] == 1)
+            f = cur * n + idx
+            live = ~self._done[f]
+            one = live & (self._ncards[f] == 1)
             if one.any():
-                t, h = idx[one], cur[one]
-                self._add_card(h, t, self._draw(t))
-                self._check_two_card(h, t)
+                t, fo = idx[one], f[one]
+                self._add_card(fo, self._draw(t))
+                self._check_two_card(fo, t)
             if self._auto21:
                 two = live & ~one
-                hard = self.hard[cur, idx]
-                hit21 = two & (hard + 10 * (self.ace[cur, idx] & (hard <= 11)) == 21)
+                hit21 = two & (self._total(f) == 21)
                 if hit21.any():
-                    self.done[cur[hit21], idx[hit21]] = True
-            idx = idx[self.done[cur, idx]]
+                    self._done[f[hit21]] = True
+            idx = idx[self._done[f]]
 
     # ============================================================== dealer
     def _dealer_turn(self, idx: np.ndarray) -> None:
-        h_range = np.arange(self.max_hands)[:, None]
-        exists = h_range < self.nhands[idx][None, :]
-        unsettled = exists & ~self.settled[:, idx]
-        any_open = unsettled.any(axis=0)
-        self.phase[idx] = BatchPhase.OVER
+        self.phase[idx] = _OVER
         self.cur[idx] = self.nhands[idx] - 1
+        if self.max_hands == 1:
+            unsettled = ~self._settled[idx]
+            any_open = unsettled
+        else:
+            h_range = np.arange(self.max_hands)[:, None]
+            exists = h_range < self.nhands[idx][None, :]
+            unsettled = exists & ~self.settled[:, idx]
+            any_open = unsettled.any(axis=0)
         rules = self.rules
-        quiet = idx[~any_open]
-        if quiet.size:
+        if not any_open.all():
+            quiet = idx[~any_open]
             self.hole_revealed[quiet] = not self._no_hole
-        idx = idx[any_open]
-        if not idx.size:
-            return
-        unsettled = unsettled[:, any_open]
+            idx = idx[any_open]
+            if not idx.size:
+                return
+            unsettled = unsettled[..., any_open]
         if self._no_hole:
             card = self._draw(idx)
             self._dealer_add(idx, card)
             self.hole[idx] = card
         self.hole_revealed[idx] = True
-        plays = (unsettled & ~self.surrendered[:, idx]).any(axis=0)
+        if self.max_hands == 1:
+            plays = ~self._surrendered[idx]
+        else:
+            plays = (unsettled & ~self.surrendered[:, idx]).any(axis=0)
         drawing = idx[plays]
         h17 = self._h17
         while drawing.size:
@@ -722,68 +879,61 @@ class TableBatch:
 
     # ========================================================== settlement
     def _hand_grid(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Flat ``(h, t)`` of every unsettled existing hand at tables ``idx``."""
+        """Flat index and table of every unsettled existing hand at tables ``idx``."""
+        if self.max_hands == 1:
+            t = idx[~self._settled[idx]]
+            return t, t
         h_range = np.arange(self.max_hands)[:, None]
         open_ = (h_range < self.nhands[idx][None, :]) & ~self.settled[:, idx]
         hh, k = np.nonzero(open_)
-        return hh, idx[k]
+        t = idx[k]
+        return hh * self.num_tables + t, t
 
     def _settle_by_compare(self, idx: np.ndarray) -> None:
-        h, t = self._hand_grid(idx)
-        if h.size:
-            self._pay_outcomes(h, t, self._compare(h, t))
+        f, t = self._hand_grid(idx)
+        if f.size:
+            self._pay_outcomes(f, self._compare(f, t))
 
-    def _compare(self, h: np.ndarray, t: np.ndarray) -> np.ndarray:
+    def _compare(self, f: np.ndarray, t: np.ndarray) -> np.ndarray:
         """Outcome codes of standing hands against the dealer's final hand (as Table._compare)."""
         rules = self.rules
-        hard = self.hard[h, t]
-        total = hard + 10 * (self.ace[h, t] & (hard <= 11))
+        hard = self._hard[f]
+        total = hard + 10 * (self._ace[f] & (hard <= 11))
         d_hard = self.d_hard[t]
         d_total = d_hard + 10 * (self.d_ace[t] & (d_hard <= 11))
         d_bust = d_hard > 21
-        pbj = self._is_bj(h, t)
+        pbj = self._is_bj(f, t)
         dbj = self._dealer_bj(t)
-        surr = self.surrendered[h, t]
+        surr = self._surrendered[f]
         ties = rules.ties
-        conds = [
-            surr & dbj,
-            surr,
-            hard > 21,
-            pbj & dbj,
-            pbj & (rules.natural_beats_21 | (d_total != 21) | d_bust),
-            dbj & rules.dealer_natural_beats_21,
-            d_bust,
-            total > d_total,
-            total < d_total,
-        ]
-        choices = [
-            _LOSS,
-            _SURR,
-            _BUST,
-            _LOSS if ties is TieRule.DEALER_WINS else _PUSH,
-            _BJ,
-            _LOSS,
-            _WIN,
-            np.where(pbj, _BJ, _WIN),
-            _LOSS,
-        ]
-        return np.select(conds, choices, _PUSH if ties is TieRule.PUSH else _LOSS)
+        # the last matching rule decides: written from the lowest priority up
+        out = np.where(total > d_total, np.where(pbj, _BJ, _WIN), _LOSS)
+        out = np.where(total == d_total, _PUSH if ties is TieRule.PUSH else _LOSS, out)
+        out = np.where(d_bust, _WIN, out)
+        if rules.dealer_natural_beats_21:
+            out = np.where(dbj, _LOSS, out)
+        out = np.where(pbj & (rules.natural_beats_21 | (d_total != 21) | d_bust), _BJ, out)
+        out = np.where(pbj & dbj, _LOSS if ties is TieRule.DEALER_WINS else _PUSH, out)
+        out = np.where(hard > 21, _BUST, out)
+        if surr.any():
+            out = np.where(surr, np.where(dbj, _LOSS, _SURR), out)
+        return out
 
     def _settle_highest(self, idx: np.ndarray) -> None:
         """``Settlement.HIGHEST_HAND`` for one seat's hands: only the best can win."""
-        h, t = self._hand_grid(idx)
-        if not h.size:
+        f, t = self._hand_grid(idx)
+        if not f.size:
             return
-        surr = self.surrendered[h, t]
+        surr = self._surrendered[f]
         if surr.any():
-            self._pay_outcomes(h[surr], t[surr], self._compare(h[surr], t[surr]))
-            h, t = h[~surr], t[~surr]
-        hard = self.hard[h, t]
+            self._pay_outcomes(f[surr], self._compare(f[surr], t[surr]))
+            f, t = f[~surr], t[~surr]
+        hard = self._hard[f]
         live = hard <= 21
-        h, t, hard = h[live], t[live], hard[live]
-        if not h.size:
+        f, t, hard = f[live], t[live], hard[live]
+        if not f.size:
             return
-        total = hard + 10 * (self.ace[h, t] & (hard <= 11))
+        total = hard + 10 * (self._ace[f] & (hard <= 11))
         top = np.full(self.num_tables, -1, dtype=np.int64)
         np.maximum.at(top, t, total)
         d_hard = self.d_hard[t]
@@ -795,17 +945,17 @@ class TableBatch:
         )
         out = np.where(total == best_total, best, _LOSS)
         out = np.where(d_hard > 21, _WIN, out)
-        self._pay_outcomes(h, t, out)
+        self._pay_outcomes(f, out)
 
-    def _pay(self, h: np.ndarray, t: np.ndarray, code: int) -> None:
-        self._pay_outcomes(h, t, np.full(t.size, code, dtype=np.int64))
+    def _pay(self, f: np.ndarray, code: int) -> None:
+        self._pay_outcomes(f, np.full(f.size, code, dtype=np.int64))
 
-    def _pay_outcomes(self, h: np.ndarray, t: np.ndarray, codes: np.ndarray) -> None:
-        """Settle hands: the one place a hand's result is written."""
-        self.outcome[h, t] = codes
-        self.net[h, t] = self.stake[h, t] * self._factor[codes]
-        self.settled[h, t] = True
-        self.done[h, t] = True
+    def _pay_outcomes(self, f: np.ndarray, codes: np.ndarray) -> None:
+        """Settle hands (flat indices): the one place a hand's result is written."""
+        self._outcome[f] = codes
+        self._net[f] = self._stake[f] * self._factor[codes]
+        self._settled[f] = True
+        self._done[f] = True
 
     # ============================================================ queries
     def current_totals(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -821,13 +971,26 @@ class TableBatch:
         """Point value of each dealer upcard (ace = 1)."""
         return self._value_of_id[self.up]
 
-    def true_count(self) -> np.ndarray:
-        """Hi-Lo running count of the cards dealt from each shoe / decks remaining (0 if infinite)."""
+    def undealt_counts(self) -> np.ndarray:
+        """``(N, 13)`` undealt cards by rank (finite shoes; zeros for an infinite deck)."""
+        out = np.zeros((self.num_tables, 13), dtype=np.int64)
         if self.infinite:
-            return np.zeros(self.num_tables, dtype=np.float64)
-        full = self._full_counts
-        gone = full[None, :] - self.counts
-        hi_lo = np.array([-1, 1, 1, 1, 1, 1, 0, 0, 0, -1, -1, -1, -1])
-        running = gone @ hi_lo
-        decks_left = np.maximum(self.counts.sum(axis=1), 1) / 52.0
-        return running / decks_left
+            return out
+        ranks = self._rank_of_id[self.shoe]
+        live = np.arange(self.shoe_size)[None, :] >= self.pos[:, None]
+        np.add.at(out, (np.broadcast_to(self._arange[:, None], ranks.shape)[live], ranks[live]), 1)
+        return out
+
+    def unseen_hilo(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per table: Hi-Lo sum and number of the cards the player has not seen (the
+        undealt shoe plus the dealer's face-down hole card); zeros for an infinite deck."""
+        if self.infinite:
+            zero = np.zeros(self.num_tables, dtype=np.int64)
+            return zero, zero
+        hilo = self.undealt_hilo
+        left = self.shoe_size - self.pos
+        hidden = (self.hole >= 0) & ~self.hole_revealed
+        return (
+            hilo + np.where(hidden, self._hilo_of_id[np.maximum(self.hole, 0)], 0),
+            left + hidden,
+        )

@@ -88,7 +88,9 @@ def _play(name: str, rules: Rules, rounds: int, seed: int) -> int:
     bet = BETS.get(name, 1)
     length = 52 if rules.shoe_decks == 1 else 90
     stacks = [_stack_ids(rules, rng, length) for _ in range(rounds)]
-    batch = TableBatch(rules, rounds, np.random.default_rng(seed + 1), bet=bet)
+    batch = TableBatch(
+        rules, rounds, np.random.default_rng(seed + 1), bet=bet, ask_insurance=True
+    )
     batch.start_rounds(
         np.arange(rounds), {t: [ALL_CARDS[c] for c in s] for t, s in enumerate(stacks)}
     )

@@ -1,0 +1,547 @@
+"""The batched vector environment: N blackjack tables stepped at once with numpy."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from blackjack_env.engine.cards import Card
+from blackjack_env.engine.rules import Rules
+from blackjack_env.envs.blackjack import BlackjackEnv, IllegalAction
+from blackjack_env.envs.observations import MAX_TOTAL, Decision, ObsMode
+from blackjack_env.envs.vector_core import BatchPhase, TableBatch
+
+__all__ = ["BlackjackVectorEnv"]
+
+_STAND, _HIT, _DOUBLE, _SPLIT, _SURRENDER, _INSURE, _DECLINE = range(7)
+# core phase -> observation phase (Decision)
+_DECISION = np.array([Decision.PLAY, Decision.INSURANCE, Decision.SETTLED], dtype=np.int64)
+_KNOWN_OPTIONS = ("cards", "reset_mask")
+_PLAY, _INSURANCE, _SETTLED = int(Decision.PLAY), int(Decision.INSURANCE), int(Decision.SETTLED)
+
+
+class BlackjackVectorEnv(VectorEnv):
+    """``num_envs`` single-seat blackjack tables stepped together with numpy arrays.
+
+    ## Description
+
+    The batched form of :class:`~blackjack_env.envs.blackjack.BlackjackEnv`
+    (``gymnasium.make_vec("blackjack_env/Blackjack-v0", num_envs=N)`` builds it
+    through the ``vector_entry_point``). Each sub-env is one table with one
+    learner seat and a dealer, with its own shoe (finite shoes reshuffled between
+    rounds once the cut card is out, or an infinite deck). The game is played by
+    :class:`~blackjack_env.envs.vector_core.TableBatch`, the engine's round as
+    numpy arrays: one ``step`` advances every table with a few dozen array
+    operations, not N Python objects.
+
+    Rules, spaces, action meanings, masks, illegal-action handling, rewards and
+    episode ends are those of ``BlackjackEnv`` with the same arguments (its
+    docstring is the specification; the parity tests replay stacked shoes
+    through both and compare every observation, mask and reward). The single
+    and batched envs draw different random cards for the same seed: they are
+    equal in distribution, not in stream.
+
+    ## Spaces
+
+    ``single_action_space`` / ``single_observation_space`` are exactly those of
+    ``BlackjackEnv`` (built by the same :class:`~blackjack_env.envs.observations.Layout`);
+    ``action_space`` / ``observation_space`` are their batched forms. Actions
+    are an int array of shape ``(num_envs,)``.
+
+    ## Autoreset
+
+    ``autoreset_mode`` (``metadata["autoreset_mode"]``):
+
+    * ``"NextStep"`` (default, as Gymnasium's vector envs): the step that ends
+      an episode returns its last observation; on the next step that sub-env is
+      reset (its action is ignored) and returns the first observation of a new
+      episode with reward 0, ``terminated = truncated = False``.
+    * ``"SameStep"``: the ending step returns the new episode's first
+      observation; the last one is in ``info["final_obs"]`` (a batched
+      observation, valid where ``info["_final_obs"]``) with
+      ``info["final_info"]`` (``round_net`` etc.). No step is spent on resets.
+    * ``"Disabled"``: an ended sub-env must be reset with
+      ``reset(options={"reset_mask": mask})`` before it steps again.
+
+    Resetting a sub-env without a seed keeps its shoe (as ``BlackjackEnv.reset()``
+    does): a round still in play is first played out with the learner standing.
+
+    ## Info
+
+    Batched, each key with its ``_key`` mask (all True): ``action_mask``
+    ``(num_envs, n)`` int8; ``phase`` (``Decision`` codes); ``round`` (rounds
+    started in the episode); ``bankroll`` (the session's net chips: the batched
+    env has unlimited credit); ``shoe_remaining`` (undealt cards, -1 for an
+    infinite deck); ``reshuffled``; after ``step``: ``illegal_action``,
+    ``action_played``, ``round_over`` (a round was settled on this step) and
+    ``round_net`` (its result in base bets; 0 elsewhere). Per-card details
+    (``hands``, ``dealer``, ``settlement``) are not produced: read
+    ``env.core`` arrays, or use the single env.
+
+    ## Reset options
+
+    ``cards``: text such as ``"AS KH 9D 7C"`` dealt first at every table, or a
+    sequence with one entry (text or None) per sub-env. ``reset_mask``: bool
+    array, reset only these sub-envs (the others keep their state; their
+    returned observation is unchanged).
+
+    ## Arguments
+
+    ``num_envs`` and the arguments of ``BlackjackEnv``, validated by it, plus
+    ``autoreset_mode`` and ``max_episode_steps`` (int or None: truncate an
+    episode after this many steps). Not supported (``ValueError``): more than
+    one seat (``num_seats`` / rules with ``seats > 1``; use the multi-agent
+    env), a finite ``bankroll``, ``bet_sizes``, ``bet_raising`` rules,
+    ``obs_mode="dict"`` and ``render_mode``.
+
+    ## Version History
+
+    * v0: initial version.
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        *,
+        autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
+        max_episode_steps: int | None = None,
+        **kwargs: Any,
+    ) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or (
+            num_envs < 1
+        ):
+            raise ValueError(f"num_envs={num_envs!r} must be an int >= 1")
+        try:
+            mode = AutoresetMode(autoreset_mode)
+        except ValueError:
+            allowed = ", ".join(repr(m.value) for m in AutoresetMode)
+            raise ValueError(
+                f"autoreset_mode={autoreset_mode!r} is not allowed; choose one of {allowed}"
+            ) from None
+        if max_episode_steps is not None and (
+            isinstance(max_episode_steps, bool)
+            or not isinstance(max_episode_steps, int)
+            or max_episode_steps < 1
+        ):
+            raise ValueError(f"max_episode_steps={max_episode_steps!r} must be an int >= 1 or None")
+        if kwargs.get("render_mode") is not None:
+            raise ValueError(
+                f"render_mode={kwargs['render_mode']!r}: the batched env does not render; "
+                f"use the single env (gymnasium.make) to watch a table"
+            )
+        reference = BlackjackEnv(**kwargs)  # validates every argument with its messages
+        rules: Rules = reference.rules
+        if rules.seats != 1:
+            raise ValueError(
+                f"the batched env seats one learner per table; got {rules.seats} seats "
+                f"(num_seats / rules.seats): use the single env or the multi-agent env"
+            )
+        if reference.bankroll is not None:
+            raise ValueError(
+                f"bankroll={reference.bankroll!r}: the batched env plays with unlimited credit "
+                f"(bankroll=None); use the single env for bankroll sessions"
+            )
+        if reference.layout.bet_sizes:
+            raise ValueError(
+                "bet_sizes: the batched env plays a fixed bet; use the single env for a bet step"
+            )
+        if rules.bet_raising:
+            raise ValueError("rules with bet_raising=True are not supported by the batched env")
+        if reference.obs_mode is ObsMode.DICT:
+            raise ValueError(
+                "obs_mode='dict' is not supported by the batched env; choose 'multidiscrete', "
+                "'vector' or 'tuple'"
+            )
+        self.rules = rules
+        self.layout = reference.layout
+        self.obs_mode = reference.obs_mode
+        self.bet = reference.bet
+        self.illegal_action = reference.illegal_action
+        self.illegal_penalty = reference.illegal_penalty
+        self.rounds_per_episode = reference.rounds_per_episode
+        self.action_names = reference.action_names
+        self.max_episode_steps = max_episode_steps
+        self.autoreset_mode = mode
+        self.metadata = {**self.metadata, "autoreset_mode": mode}
+        self.render_mode = None
+
+        n = self.num_envs = int(num_envs)
+        self.single_action_space = reference.action_space
+        self.single_observation_space = reference.observation_space
+        self.action_space = batch_space(self.single_action_space, n)
+        self.observation_space = batch_space(self.single_observation_space, n)
+        self._n_actions = self.layout.n_actions
+        self._n_play = self.layout.n_play
+        self._arange = np.arange(n)
+        self._all_true = np.ones(n, dtype=bool)
+        self._infinite = rules.shoe_decks is None
+        self._full_ranks = None if self._infinite else 4 * rules.shoe_decks
+
+        self.core: TableBatch | None = None
+        self._mask = np.zeros((n, self._n_actions), dtype=np.int8)
+        self._phase = np.full(n, Decision.SETTLED, dtype=np.int64)
+        self._rounds = np.zeros(n, dtype=np.int64)
+        self._steps = np.zeros(n, dtype=np.int64)
+        self._session_net = np.zeros(n, dtype=np.float64)
+        self._ended = np.zeros(n, dtype=bool)  # episode over, reset pending
+
+    # ================================================================ API
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
+            raise ValueError(
+                f"seed={seed!r} must be an int or None (the batched env has one generator)"
+            )
+        super().reset(seed=None if seed is None else int(seed))
+        n = self.num_envs
+        cards: Any = None
+        mask = self._all_true
+        if options is not None:
+            if not isinstance(options, dict):
+                raise ValueError(f"options must be a dict, got {type(options).__name__}")
+            unknown = sorted(set(options) - set(_KNOWN_OPTIONS))
+            if unknown:
+                raise ValueError(
+                    f"unknown reset option(s) {', '.join(map(repr, unknown))}; options are "
+                    f"{', '.join(map(repr, _KNOWN_OPTIONS))}"
+                )
+            cards = options.get("cards")
+            if "reset_mask" in options:
+                mask = np.asarray(options["reset_mask"])
+                if mask.dtype != bool or mask.shape != (n,):
+                    raise ValueError(
+                        f"options['reset_mask'] must be a bool array of shape ({n},), got "
+                        f"dtype {mask.dtype} shape {mask.shape}"
+                    )
+        stacks = self._stacks(cards)
+        idx = np.flatnonzero(mask)
+        if seed is not None or self.core is None:
+            self.core = TableBatch(
+                self.rules,
+                n,
+                self.np_random,
+                bet=self.bet,
+                ask_insurance=self.layout.insurance_decisions,
+            )
+            idx = self._arange
+        else:
+            self.core.finish_rounds(idx)
+            self.core.clear_stacks(idx)
+        if stacks:
+            stacks = {t: c for t, c in stacks.items() if mask[t]}
+        self.core.start_rounds(idx, stacks)
+        self._rounds[idx] = 1
+        self._steps[idx] = 0
+        self._session_net[idx] = 0.0
+        self._ended[idx] = False
+        self._refresh()
+        obs = self._observe()
+        return obs, self._info()
+
+    def step(
+        self, actions: Any
+    ) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        core = self.core
+        if core is None:
+            raise ValueError("call reset() before step()")
+        n = self.num_envs
+        a = self._check_actions(actions)
+        resetting = np.zeros(n, dtype=bool)
+        if self._ended.any():
+            if self.autoreset_mode is AutoresetMode.NEXT_STEP:
+                resetting = self._ended.copy()
+            else:
+                bad = np.flatnonzero(self._ended)
+                raise ValueError(
+                    f"sub-env(s) {bad[:10].tolist()} ended their episode; with "
+                    f"autoreset_mode='Disabled' reset them with "
+                    f"reset(options={{'reset_mask': mask}}) before stepping"
+                )
+        legal = self._mask.reshape(-1)[self._arange * self._n_actions + a].astype(bool)
+        illegal = ~legal & ~resetting
+        played = a
+        if illegal.any():
+            if self.illegal_action is IllegalAction.RAISE:
+                t = int(np.flatnonzero(illegal)[0])
+                names = self.action_names
+                ok = np.flatnonzero(self._mask[t])
+                raise ValueError(
+                    f"sub-env {t}: action {a[t]} ({names[a[t]]}) is not legal now (phase "
+                    f"{Decision(self._phase[t]).name}); legal actions: "
+                    f"{', '.join(f'{i} ({names[i]})' for i in ok)}"
+                )
+            played = self._map_illegal(a, illegal)
+        core_actions = played
+        if self.layout.insurance_decisions or (core.phase == BatchPhase.INSURE).any():
+            ins = core.phase == BatchPhase.INSURE
+            core_actions = np.where(ins & (played == _STAND), _DECLINE, played)
+        over, net = core.step(core_actions, active=None if not resetting.any() else ~resetting)
+        penalize = self.illegal_action is IllegalAction.PENALIZE and illegal.any()
+        if penalize:
+            pend = np.flatnonzero(illegal & ~over)
+            core.finish_rounds(pend)
+            over[pend] = True
+            net[pend] = core.round_net(pend)
+        over &= ~resetting
+        reward = np.where(over, net, 0.0)
+        if penalize:
+            reward = reward - np.where(illegal, self.illegal_penalty, 0.0)
+        self._session_net += np.where(over, net, 0.0) * self.bet
+        self._steps += 1
+        limit = self.rounds_per_episode
+        terminated = np.zeros(n, dtype=bool)
+        truncated = np.zeros(n, dtype=bool)
+        if limit == 1:
+            terminated = over.copy()
+        else:
+            more = over if limit is None else over & (self._rounds < limit)
+            truncated = over & ~more
+            nxt = np.flatnonzero(more)
+            if nxt.size:
+                core.start_rounds(nxt)
+                self._rounds[nxt] += 1
+        if self.max_episode_steps is not None:
+            truncated |= ~terminated & (self._steps >= self.max_episode_steps)
+        if resetting.any():
+            idx = np.flatnonzero(resetting)
+            core.finish_rounds(idx)  # an episode truncated mid-round is played out first
+            core.clear_stacks(idx)
+            core.start_rounds(idx)
+            self._rounds[idx] = 1
+            self._steps[idx] = 0
+            self._session_net[idx] = 0.0
+        done = terminated | truncated
+        info_extra = {
+            "illegal_action": illegal,
+            "action_played": played,
+            "round_over": over,
+            "round_net": np.where(over, net, 0.0),
+        }
+        if self.autoreset_mode is AutoresetMode.SAME_STEP and done.any():
+            # the ended sub-envs' last observation: a SETTLED phase, every action legal
+            # (rows of the other sub-envs in final_obs are not meaningful)
+            self._phase = np.where(done, int(Decision.SETTLED), self._phase)
+            self._mask[done] = 1
+            final_obs = self._observe()
+            final_info = {
+                "round_net": info_extra["round_net"],
+                "_round_net": done,
+                "round": self._rounds.copy(),
+                "_round": done,
+            }
+            idx = np.flatnonzero(done)
+            core.finish_rounds(idx)  # truncated by max_episode_steps mid-round
+            core.clear_stacks(idx)
+            core.start_rounds(idx)
+            self._rounds[idx] = 1
+            self._steps[idx] = 0
+            self._session_net[idx] = 0.0
+            self._refresh()
+            obs = self._observe()
+            info = self._info(info_extra)
+            info["final_obs"] = final_obs
+            info["_final_obs"] = done
+            info["final_info"] = final_info
+            info["_final_info"] = done
+        else:
+            if self.autoreset_mode is not AutoresetMode.SAME_STEP:
+                self._ended = done
+            self._refresh()
+            obs = self._observe()
+            info = self._info(info_extra)
+        return obs, reward, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """``(num_envs, n)`` bool: legal actions (sb3-contrib MaskablePPO convention)."""
+        return self._mask.astype(bool)
+
+    def close_extras(self, **kwargs: Any) -> None:
+        self.core = None
+
+    # ============================================================ internals
+    def _check_actions(self, actions: Any) -> np.ndarray:
+        a = np.asarray(actions)
+        if a.shape == () and self.num_envs == 1:
+            a = a.reshape(1)
+        if a.shape != (self.num_envs,) or not (
+            np.issubdtype(a.dtype, np.integer) or a.dtype == bool
+        ):
+            if a.shape == (self.num_envs,) and np.issubdtype(a.dtype, np.floating) and np.all(
+                a == np.round(a)
+            ):
+                a = a.astype(np.int64)
+            else:
+                raise ValueError(
+                    f"actions must be ints of shape ({self.num_envs},), got dtype {a.dtype} "
+                    f"shape {a.shape}"
+                )
+        a = a.astype(np.int64, copy=False)
+        bad = (a < 0) | (a >= self._n_actions)
+        if bad.any():
+            t = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"sub-env {t}: action {a[t]} is outside the action space "
+                f"Discrete({self._n_actions}); actions are "
+                f"{', '.join(f'{i} {name}' for i, name in enumerate(self.action_names))}"
+            )
+        return a
+
+    def _map_illegal(self, a: np.ndarray, illegal: np.ndarray) -> np.ndarray:
+        """The single env's mapping: DOUBLE / SPLIT / SURRENDER -> HIT if legal else
+        STAND; anything else (HIT, INSURE) -> STAND; pre-peek: STAND (decline)."""
+        hit_ok = self._mask[:, _HIT].astype(bool)
+        play = self._phase == Decision.PLAY
+        to_hit = play & hit_ok & ((a == _DOUBLE) | (a == _SPLIT) | (a == _SURRENDER))
+        mapped = np.where(to_hit, _HIT, _STAND)
+        return np.where(illegal, mapped, a)
+
+    def _stacks(self, cards: Any) -> dict[int, str | list[Card]] | None:
+        if cards is None:
+            return None
+        n = self.num_envs
+        if isinstance(cards, str):
+            return dict.fromkeys(range(n), cards)
+        if isinstance(cards, Sequence) and len(cards) == n and all(
+            c is None or isinstance(c, (str, list, tuple)) for c in cards
+        ):
+            return {t: (c if isinstance(c, str) else list(c)) for t, c in enumerate(cards) if c}
+        raise ValueError(
+            f"options['cards'] must be text like 'AS KH 9D' (for every table) or a sequence "
+            f"of {n} entries (text, a list of cards, or None), got {cards!r:.80}"
+        )
+
+    def _refresh(self) -> None:
+        """Recompute the observation phase and the action masks from the core."""
+        core = self.core
+        assert core is not None
+        cm = core.legal_mask()
+        phase = _DECISION[core.phase]
+        self._phase = phase
+        n_play = self._n_play
+        mask = np.zeros((self.num_envs, self._n_actions), dtype=np.int8)
+        mask[:, :n_play] = cm[:, :n_play]
+        if n_play == 6:
+            mask[:, _INSURE] = False
+        ins = phase == Decision.INSURANCE
+        if ins.any():
+            mask[ins, _STAND] = 1
+            if n_play == 6:
+                mask[ins, _INSURE] = cm[ins, _INSURE]
+            mask[ins, _SURRENDER] = cm[ins, _SURRENDER]
+            mask[ins, _HIT] = 0
+            mask[ins, _DOUBLE] = 0
+            mask[ins, _SPLIT] = 0
+        settled = phase == Decision.SETTLED
+        mask[settled] = 1
+        self._mask = mask
+
+    def _focus(self) -> tuple[np.ndarray, np.ndarray]:
+        core = self.core
+        assert core is not None
+        play = self._phase == _PLAY
+        if core.max_hands == 1:
+            return np.zeros(self.num_envs, dtype=np.int64), play
+        h = np.where(play, core.cur, np.minimum(np.maximum(core.last_hand, 0), core.nhands - 1))
+        return h, play
+
+    def _true_count(self) -> np.ndarray:
+        core = self.core
+        assert core is not None
+        if self._infinite:
+            return np.zeros(self.num_envs, dtype=np.float64)
+        # the full shoe's Hi-Lo sum is 0, so the running count of the seen cards is
+        # minus the Hi-Lo sum of the unseen ones
+        unseen_hilo, remaining = core.unseen_hilo()
+        running = -unseen_hilo
+        with np.errstate(divide="ignore", invalid="ignore"):
+            tc = np.where(remaining > 0, running * 52.0 / remaining, 0.0)
+        return tc
+
+    def _observe(self) -> Any:
+        core = self.core
+        assert core is not None
+        h, _ = self._focus()
+        fi = h * self.num_envs + self._arange if core.max_hands > 1 else self._arange
+        hard = core._hard[fi]
+        soft = core._ace[fi] & (hard <= 11)
+        total = hard + 10 * soft
+        up = core.dealer_up_value()
+        mode = self.obs_mode
+        if mode is ObsMode.TUPLE:
+            return (total, up, soft.astype(np.int64))
+        phase = self._phase
+        mask = self._mask
+        play = phase == Decision.PLAY
+        ins = phase == Decision.INSURANCE
+        can_double = play & (mask[:, _DOUBLE] > 0) if self._n_play > 2 else np.zeros_like(play)
+        can_split = play & (mask[:, _SPLIT] > 0) if self._n_play > 2 else np.zeros_like(play)
+        can_surr = (
+            (play | ins) & (mask[:, _SURRENDER] > 0) if self._n_play > 2 else np.zeros_like(play)
+        )
+        tc = self._true_count()
+        if mode is ObsMode.MULTIDISCRETE:
+            out = np.empty((self.num_envs, 9), dtype=np.int64)
+            out[:, 0] = phase
+            out[:, 1] = total
+            out[:, 2] = up
+            out[:, 3] = soft
+            out[:, 4] = can_double
+            out[:, 5] = can_split
+            out[:, 6] = can_surr
+            out[:, 7] = h
+            out[:, 8] = np.clip(np.round(tc), -5, 5).astype(np.int64) + 5
+            return out
+        # vector
+        n_hands = self.rules.max_split_hands
+        out = np.zeros((self.num_envs, self.layout.vector_size), dtype=np.float32)
+        out[self._arange, phase] = 1.0
+        out[:, 4] = total / MAX_TOTAL
+        out[:, 5] = soft
+        out[:, 6] = up / 10.0
+        out[:, 7] = can_double
+        out[:, 8] = can_split
+        out[:, 9] = can_surr
+        if self._n_play == 6:
+            out[:, 10] = ins & (mask[:, _INSURE] > 0)
+        out[:, 11] = h / max(1, n_hands - 1)
+        out[:, 12] = core.nhands / n_hands
+        ncards = core._ncards[fi]
+        out[:, 13] = np.minimum(1.0, ncards / 12.0)
+        out[:, 14] = (ncards == 2) & (core._r0[fi] == core._r1[fi])
+        out[:, 15] = np.clip(tc / 10.0, -1.0, 1.0)
+        if self._infinite:
+            out[:, 16] = 1.0
+        else:
+            out[:, 16] = core.remaining() / core.shoe_size
+        return out
+
+    def _info(self, extra: dict[str, np.ndarray] | None = None) -> dict[str, Any]:
+        core = self.core
+        assert core is not None
+        t = self._all_true
+        info: dict[str, Any] = {
+            "action_mask": self._mask,
+            "_action_mask": t,
+            "phase": self._phase,
+            "_phase": t,
+            "round": self._rounds.copy(),
+            "_round": t,
+            "bankroll": self._session_net.copy(),
+            "_bankroll": t,
+            "shoe_remaining": core.remaining(),
+            "_shoe_remaining": t,
+            "reshuffled": core.reshuffled.copy(),
+            "_reshuffled": t,
+        }
+        if extra:
+            for key, value in extra.items():
+                info[key] = value
+                info["_" + key] = t
+        return info
