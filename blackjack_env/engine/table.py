@@ -429,8 +429,12 @@ class Table:
                 elif rules.natural_ends_hand:
                     hand.done = True
 
-        up_value = values[self.dealer.cards[0].rank - 1]
-        self._peek_possible = rules.hole_card is HoleCard.PEEK and (up_value == 1 or up_value == 10)
+        up_rank = self.dealer.cards[0].rank
+        # a blackjack needs an ace and a ten-value card: peek under either (by rank for the
+        # ace, since custom values may give a non-ace the value 1)
+        self._peek_possible = rules.hole_card is HoleCard.PEEK and (
+            up_rank == 1 or values[up_rank - 1] == 10
+        )
         if rules.hole_card is HoleCard.PEEK:
             self._seat_i = -1
             if self._peek_possible and self._next_insurance_seat():
