@@ -410,3 +410,17 @@ def test_peek_game_pays_a_natural_before_the_dealer_draws() -> None:
     assert table.phase is Phase.SETTLED
     assert outcomes(table) == [(Outcome.BLACKJACK, 15)]
     assert len(table.dealer.cards) == 2
+
+
+def test_no_peek_for_a_one_valued_non_ace_upcard() -> None:
+    # With J counting 1, a jack up cannot make a blackjack (that needs an ace and a
+    # ten-value card): no peek, no pre-peek early-surrender phase; surrender is a playing
+    # action. TS 6C (16) vs dealer JD + 7H (1 + 7 = 8).
+    rules = Rules(card_values={"J": 1}, surrender="early")
+    table = scripted(rules, "TS JD 6C 7H", 10)
+    assert table.phase is Phase.PLAYER_TURNS
+    assert EventKind.PEEK not in [e.kind for e in table.events]
+    assert R in table.legal_actions()
+    # the ace still is an ace: insurance / early surrender before the peek
+    table = scripted(rules, "TS AD 6C 7H", 10)
+    assert table.phase is Phase.INSURANCE
