@@ -2,8 +2,8 @@
 
 Usage::
 
-    python scripts/train.py                                   # Monte Carlo control on sutton-barto
-    python scripts/train.py --algo q-learning --hands 2000000
+    python scripts/train.py                                   # Q-learning on sutton-barto
+    python scripts/train.py --algo mc --hands 2000000         # Monte Carlo control
     python scripts/train.py --algo maskable-ppo --rules vegas-strip --decks inf --timesteps 2000000
     python scripts/train.py --algo ppo --rules vegas-strip --seats 3 --seat 1 --others basic
     python scripts/train.py --out runs/x --resume             # continue an interrupted run
@@ -33,7 +33,7 @@ SB3 = ("ppo", "dqn", "a2c", "maskable-ppo")
 
 @dataclass
 class Settings:
-    algo: str = "mc"
+    algo: str = "q-learning"
     rules: str = "sutton-barto"
     decks: str = ""
     seats: int = 0
