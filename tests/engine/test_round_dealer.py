@@ -424,3 +424,12 @@ def test_no_peek_for_a_one_valued_non_ace_upcard() -> None:
     # the ace still is an ace: insurance / early surrender before the peek
     table = scripted(rules, "TS AD 6C 7H", 10)
     assert table.phase is Phase.INSURANCE
+
+
+def test_early_surrender_without_a_hole_card_returns_half_even_against_blackjack() -> None:
+    # no hole card: TS 6C vs dealer TD; surrender (early: half back whatever the dealer
+    # holds) -5; the dealer's second card AH would have been blackjack
+    table = scripted(Rules(surrender="early", **NO_HOLE), "TS TD 6C AH", 10)
+    assert table.phase is Phase.PLAYER_TURNS
+    table.act(R)
+    assert outcomes(table) == [(Outcome.SURRENDER, -5)]
