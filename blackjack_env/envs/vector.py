@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
@@ -103,7 +103,10 @@ class BlackjackVectorEnv(VectorEnv):
     * v0: initial version.
     """
 
-    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+    metadata: ClassVar[dict[str, Any]] = {
+        "autoreset_mode": AutoresetMode.NEXT_STEP,
+        "render_modes": [],
+    }
 
     def __init__(
         self,
@@ -277,7 +280,11 @@ class BlackjackVectorEnv(VectorEnv):
                     f"{Decision(self._phase[t]).name}); legal actions: "
                     f"{', '.join(f'{i} ({names[i]})' for i in ok)}"
                 )
-            played = self._map_illegal(a, illegal)
+            if self.illegal_action is IllegalAction.PENALIZE:
+                # the round ends: stand / decline from here on
+                played = np.where(illegal, _STAND, a)
+            else:
+                played = self._map_illegal(a, illegal)
         core_actions = played
         if self.layout.insurance_decisions or (core.phase == BatchPhase.INSURE).any():
             ins = core.phase == BatchPhase.INSURE

@@ -436,7 +436,7 @@ class TableBatch:
 
     def finish_rounds(self, idx: np.ndarray) -> None:
         """Play out the rounds at tables ``idx`` with the player standing on (and
-        declining) every remaining decision."""
+        declining) every remaining decision (``last_hand`` is left as it is)."""
         idx = np.asarray(idx, dtype=np.int64)
         while True:
             idx = idx[self.phase[idx] != _OVER]
@@ -448,7 +448,7 @@ class TableBatch:
                 self._act_insurance(t, np.full(t.size, _DECLINE, dtype=np.int64))
             t = idx[~ins]
             if t.size:
-                self._act_play(t, np.full(t.size, _STAND, dtype=np.int64))
+                self._act_play(t, np.full(t.size, _STAND, dtype=np.int64), track=False)
 
     # ============================================================ the round
     def start_rounds(
@@ -701,9 +701,11 @@ class TableBatch:
         self.cur[idx] = -1
         self._advance(idx)
 
-    def _act_play(self, idx: np.ndarray, actions: np.ndarray) -> None:
+    def _act_play(self, idx: np.ndarray, actions: np.ndarray, track: bool = True) -> None:
+        """Apply playing actions; ``track``: record the hand as the last one acted on."""
         h = self.cur[idx]
-        self.last_hand[idx] = h
+        if track:
+            self.last_hand[idx] = h
         f = h * self.num_tables + idx if self.max_hands > 1 else idx
         hitting = (actions == _HIT) | (actions == _DOUBLE)
         if hitting.any():

@@ -1,0 +1,221 @@
+"""The batched vector env against the single env it vectorises.
+
+1. Stacked shoes: every sub-env of a ``BlackjackVectorEnv`` and its own
+   ``BlackjackEnv`` are reset with the same cards on top of the shoe, then fed the
+   same actions (unmasked ones too, so the illegal-action mapping is exercised);
+   observations, rewards, terminations, truncations, masks and the array-valued
+   info entries must be identical at every step of the episode.
+2. Random play: with the same policy (a uniformly random legal action), the
+   per-episode returns of both envs have means that agree within the 99%
+   confidence interval of their difference, and so does the frequency of every
+   return value (Bonferroni-corrected over the values).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pytest
+
+from blackjack_env.engine import ALL_CARDS, Rules, preset
+from blackjack_env.envs.blackjack import BlackjackEnv
+from blackjack_env.envs.vector import BlackjackVectorEnv
+
+Z99 = 2.5758293035489004  # two-sided 99% normal quantile
+
+CONFIGS: dict[str, dict[str, Any]] = {
+    "default": {},
+    "vector-insurance": {"obs_mode": "vector", "insurance_decisions": True},
+    "sutton-barto": {"rules": "sutton-barto", "obs_mode": "tuple"},
+    "gymnasium-natural": {"rules": "gymnasium-natural", "obs_mode": "tuple"},
+    "european-3-rounds": {"rules": "european-no-hole-card", "rounds_per_episode": 3},
+    "early-surrender-vector": {
+        "rules": Rules(decks=2, surrender="early", resplit_aces=True, max_split_hands=3),
+        "obs_mode": "vector",
+    },
+    "penalize": {"illegal_action": "penalize", "illegal_penalty": 0.5},
+    "infinite-h17-vector": {
+        "rules": preset("downtown-h17", decks=None),
+        "obs_mode": "vector",
+        "rounds_per_episode": 2,
+    },
+    "single-deck": {"rules": "single-deck-6to5", "bet": 5},
+}
+
+
+def _kwargs(name: str) -> dict[str, Any]:
+    return dict(CONFIGS[name])
+
+
+def _stack(rules: Rules, rng: np.random.Generator, length: int) -> str:
+    """Card text with many pairs, aces and tens up front (valid for the shoe)."""
+    decks = rules.shoe_decks
+    ids = (
+        rng.integers(0, 52, size=length)
+        if decks is None
+        else rng.permutation(np.tile(np.arange(52), decks))[:length]
+    ).tolist()
+
+    def put(pos: int, rank: int) -> None:
+        if decks is None:
+            ids[pos] = int(rng.integers(4)) * 13 + rank
+            return
+        for j in range(pos + 1, len(ids)):
+            if ids[j] % 13 == rank:
+                ids[pos], ids[j] = ids[j], ids[pos]
+                return
+
+    if rng.random() < 0.4:
+        put(2, ids[0] % 13)
+    if rng.random() < 0.3:
+        put(1, 0)
+    if rng.random() < 0.15:
+        put(0, 0)
+        put(2, 0)
+    return " ".join(str(ALL_CARDS[c]) for c in ids)
+
+
+def _same_obs(a: Any, b: Any) -> bool:
+    if isinstance(b, tuple):
+        return tuple(int(x) for x in a) == tuple(int(x) for x in b)
+    return np.array_equal(np.asarray(a), np.asarray(b))
+
+
+def _row(obs: Any, t: int) -> Any:
+    if isinstance(obs, tuple):
+        return tuple(part[t] for part in obs)
+    return obs[t]
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+def test_stacked_episodes_match_single_env(name: str) -> None:
+    n = 150
+    kwargs = _kwargs(name)
+    rng = np.random.default_rng(11)
+    venv = BlackjackVectorEnv(n, autoreset_mode="Disabled", **kwargs)
+    singles = [BlackjackEnv(**kwargs) for _ in range(n)]
+    rules = singles[0].rules
+    length = 52 if rules.shoe_decks == 1 else 100
+    stacks = [_stack(rules, rng, length) for _ in range(n)]
+    obs, info = venv.reset(seed=5, options={"cards": stacks})
+    expected = [env.reset(seed=t, options={"cards": stacks[t]}) for t, env in enumerate(singles)]
+    for t, (o, i) in enumerate(expected):
+        assert _same_obs(_row(obs, t), o), (name, t)
+        assert np.array_equal(info["action_mask"][t], i["action_mask"])
+        remaining = i["shoe_remaining"]
+        assert info["shoe_remaining"][t] == (-1 if remaining is None else remaining)
+    alive = np.ones(n, dtype=bool)
+    unmasked = name in ("default", "penalize", "sutton-barto", "infinite-h17-vector")
+    steps = 0
+    while alive.any():
+        actions = np.zeros(n, dtype=np.int64)
+        for t in np.flatnonzero(alive):
+            mask = info["action_mask"][t]
+            if unmasked and rng.random() < 0.5:
+                actions[t] = rng.integers(venv.single_action_space.n)
+            else:
+                actions[t] = rng.choice(np.flatnonzero(mask))
+        active = alive.copy()
+        if not active.all():
+            venv.reset(options={"reset_mask": ~active})  # restart ended ones (not compared)
+        obs, reward, term, trunc, info = venv.step(actions)
+        steps += 1
+        for t in np.flatnonzero(active):
+            o, r, te, tr, i = singles[t].step(int(actions[t]))
+            assert _same_obs(_row(obs, t), o), (name, t, _row(obs, t), o)
+            assert reward[t] == r, (name, t, reward[t], r)
+            assert (term[t], trunc[t]) == (te, tr), (name, t)
+            assert np.array_equal(info["action_mask"][t], i["action_mask"]), (name, t)
+            assert info["illegal_action"][t] == i["illegal_action"]
+            assert info["action_played"][t] == i["action_played"]
+            assert info["phase"][t] == int(i["phase"])
+            assert info["round"][t] == i["round"]
+            assert info["bankroll"][t] == i["bankroll"]
+            remaining = i["shoe_remaining"]
+            assert info["shoe_remaining"][t] == (-1 if remaining is None else remaining)
+            if "settlement" in i:
+                assert info["round_over"][t]
+                assert info["round_net"][t] == i["settlement"]["net"]
+            if te or tr:
+                alive[t] = False
+        assert steps < 200
+    assert steps > 2
+
+
+def _random_legal_returns_single(kwargs: dict[str, Any], episodes: int, seed: int) -> np.ndarray:
+    env = BlackjackEnv(**kwargs)
+    rng = np.random.default_rng(seed)
+    out = np.empty(episodes)
+    _, info = env.reset(seed=seed)
+    for e in range(episodes):
+        total = 0.0
+        while True:
+            a = int(rng.choice(np.flatnonzero(info["action_mask"])))
+            _, r, te, tr, info = env.step(a)
+            total += r
+            if te or tr:
+                break
+        out[e] = total
+        _, info = env.reset()
+    return out
+
+
+def _random_legal_returns_vector(kwargs: dict[str, Any], episodes: int, seed: int) -> np.ndarray:
+    env = BlackjackVectorEnv(512, autoreset_mode="SameStep", **kwargs)
+    rng = np.random.default_rng(seed)
+    _, info = env.reset(seed=seed)
+    returns: list[np.ndarray] = []
+    running = np.zeros(env.num_envs)
+    count = 0
+    while count < episodes:
+        mask = info["action_mask"].astype(bool)
+        a = (rng.random(mask.shape) * mask).argmax(axis=1)
+        _, r, te, tr, info = env.step(a)
+        running += r
+        done = te | tr
+        if done.any():
+            returns.append(running[done].copy())
+            running[done] = 0.0
+            count += int(done.sum())
+    return np.concatenate(returns)[:episodes]
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"rules": "sutton-barto", "obs_mode": "tuple"},
+        {"rules": "european-no-hole-card", "rounds_per_episode": 3},
+    ],
+    ids=["vegas-strip", "sutton-barto", "european-3-rounds"],
+)
+def test_random_play_returns_agree(kwargs: dict[str, Any]) -> None:
+    single = _random_legal_returns_single(kwargs, 6000, seed=3)
+    batched = _random_legal_returns_vector(kwargs, 60000, seed=4)
+    diff = single.mean() - batched.mean()
+    se = math.sqrt(single.var(ddof=1) / single.size + batched.var(ddof=1) / batched.size)
+    assert abs(diff) <= Z99 * se, (diff, se)
+    # every return value that is not rare: proportions agree (99%, Bonferroni)
+    values = np.union1d(np.unique(single), np.unique(batched))
+    common = [v for v in values if (single == v).sum() >= 30]
+    z = Z99 if len(common) <= 1 else _z_bonferroni(len(common))
+    for v in common:
+        p1, p2 = (single == v).mean(), (batched == v).mean()
+        pooled = ((single == v).sum() + (batched == v).sum()) / (single.size + batched.size)
+        se_v = math.sqrt(pooled * (1 - pooled) * (1 / single.size + 1 / batched.size))
+        assert abs(p1 - p2) <= z * se_v, (v, p1, p2, se_v)
+
+
+def _z_bonferroni(k: int) -> float:
+    """Two-sided normal quantile for a family-wise 1% level over ``k`` tests."""
+    alpha = 0.01 / k
+    lo, hi = 0.0, 10.0
+    for _ in range(100):  # bisection on the normal tail
+        mid = (lo + hi) / 2
+        if math.erfc(mid / math.sqrt(2)) > alpha:
+            lo = mid
+        else:
+            hi = mid
+    return hi
