@@ -123,21 +123,18 @@ def unseen_by_rank(table: Table) -> list[int]:
 
 def hi_lo_true_count(table: Table) -> float:
     """Hi-Lo true count of the cards the learner has seen since the last shuffle:
-    the running count divided by the decks not yet seen (0 for an infinite deck)."""
-    decks = table.shoe.decks
-    if decks is None:
+    the running count divided by the decks not yet seen (0 for an infinite deck).
+
+    A full shoe's tags add to 0, so the running count of the seen cards is minus the
+    tag sum of the unseen ones: (unseen tens and aces) - (unseen 2-6).
+    """
+    if table.shoe.decks is None:
         return 0.0
     unseen = unseen_by_rank(table)
-    full = 4 * decks
-    running = 0
-    remaining = 0
-    for tag, left in zip(HI_LO, unseen, strict=True):
-        running += tag * (full - left)
-        remaining += left
-    # After the shuffle the running count of a full shoe is 0; cards in the discard
-    # tray are seen, so counting from the complement of the unseen cards is exact.
+    remaining = sum(unseen)
     if remaining == 0:
         return 0.0
+    running = unseen[0] + sum(unseen[9:]) - sum(unseen[1:6])
     return running * 52.0 / remaining
 
 

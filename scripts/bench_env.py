@@ -1,0 +1,233 @@
+"""Env throughput: steps per second of ``Blackjack-v0`` against Gymnasium's ``Blackjack-v1``.
+
+Every env is made with ``gym.make`` (default wrappers: order enforcing and the
+passive checker) and played with the same fixed policy, hit below 17 and stand
+otherwise, reading the player total from the observation; resets are part of the
+timed loop, and a step is one ``env.step`` call. In the same run it also measures
+the *engine ceiling*: the same policy played on the bare engine table, counting
+the steps the env would take (learner decisions, plus one step for a round settled
+at the deal), i.e. the speed of an env with zero overhead on this engine.
+
+Each figure is the best of ``--repeats`` timed blocks (the least disturbed by
+other load); Gymnasium and ours are measured alternately. ``--profile`` adds a
+cProfile breakdown of each case by layer (engine, env, gymnasium wrappers, other)
+and the engine's most expensive functions.
+
+Usage::
+
+    python scripts/bench_env.py
+    python scripts/bench_env.py --steps 200000 --repeats 5 --profile --json bench_env.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import json
+import os
+import platform
+import pstats
+import time
+from dataclasses import asdict, dataclass
+
+import gymnasium as gym
+
+import blackjack_env
+from blackjack_env.engine import Action, Phase, Table, preset
+
+gym.register_envs(blackjack_env)
+
+
+@dataclass
+class Settings:
+    steps: int = 100_000
+    """env steps per timed block"""
+    repeats: int = 3
+    """timed blocks per measurement; the best is reported"""
+    seed: int = 0
+    """seed of every env and table"""
+    profile: bool = False
+    """print a cProfile breakdown of each case by layer"""
+    json: str | None = None
+    """write the figures as JSON to this path"""
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    rules: str
+    obs_mode: str
+    total_index: int  # where the player total is in the observation
+    target: float  # the issue's target ratio against Blackjack-v1
+
+
+CASES = (
+    Case("sutton-barto / tuple", "sutton-barto", "tuple", 0, 5.0),
+    Case("vegas-strip / multidiscrete", "vegas-strip", "multidiscrete", 1, 3.0),
+)
+
+
+def env_steps_per_second(make_env, total_index: int, steps: int, seed: int) -> float:
+    env = make_env()
+    obs, _ = env.reset(seed=seed)
+    step = env.step
+    reset = env.reset
+    start = time.perf_counter()
+    for _ in range(steps):
+        obs, _, terminated, truncated, _ = step(1 if obs[total_index] < 17 else 0)
+        if terminated or truncated:
+            obs, _ = reset()
+    rate = steps / (time.perf_counter() - start)
+    env.close()
+    return rate
+
+
+def engine_steps_per_second(rules_name: str, steps: int, seed: int) -> float:
+    """The same policy on the bare table, counting the steps the env would count."""
+    table = Table(preset(rules_name), seed=seed)
+    hit, stand, decline = Action.HIT, Action.STAND, Action.DECLINE
+    insurance, settled = Phase.INSURANCE, Phase.SETTLED
+    done = 0
+    start = time.perf_counter()
+    while done < steps:
+        table.bet(0, 1)
+        table.deal()
+        decided = False
+        while table.phase is not settled:
+            if table.phase is insurance:
+                table.act(decline)  # the env declines insurance for the learner
+                continue
+            hand = table.current_hand
+            table.act(hit if hand.total < 17 and hit in table.legal_actions() else stand)
+            done += 1
+            decided = True
+        if not decided:
+            done += 1  # the env's continue step for a round settled at the deal
+        table.new_round()
+    return done / (time.perf_counter() - start)
+
+
+def best(fn, repeats: int, *args) -> float:
+    return max(fn(*args) for _ in range(repeats))
+
+
+def _layer(filename: str) -> str:
+    path = filename.replace(os.sep, "/")
+    if "/blackjack_env/engine/" in path:
+        return "engine"
+    if "/blackjack_env/" in path:
+        return "env"
+    if "/gymnasium/" in path:
+        return "gymnasium wrappers"
+    if "/numpy/" in path:
+        return "numpy"
+    return "other (builtins, loop)"
+
+
+def profile_case(case: Case, steps: int, seed: int) -> dict:
+    def make():
+        return gym.make("blackjack_env/Blackjack-v0", rules=case.rules, obs_mode=case.obs_mode)
+
+    profiler = cProfile.Profile()
+    profiler.enable()
+    env_steps_per_second(make, case.total_index, steps, seed)
+    profiler.disable()
+    stats = pstats.Stats(profiler).stats  # (file, line, name) -> (cc, nc, tt, ct, callers)
+    layers: dict[str, float] = {}
+    engine_funcs: list[tuple[float, str]] = []
+    total = 0.0
+    for (filename, line, name), (_, _, tottime, _, _) in stats.items():
+        layer = _layer(filename)
+        layers[layer] = layers.get(layer, 0.0) + tottime
+        total += tottime
+        if layer == "engine":
+            engine_funcs.append((tottime, f"{os.path.basename(filename)}:{line} {name}"))
+    shares = {k: v / total for k, v in sorted(layers.items(), key=lambda kv: -kv[1])}
+    print(f"  profile of {case.name} (share of self time, cProfile inflates small calls):")
+    for layer, share in shares.items():
+        print(f"    {layer:<24} {share:6.1%}")
+    top = sorted(engine_funcs, reverse=True)[:6]
+    print("    engine functions: " + "; ".join(f"{n} {t / total:.1%}" for t, n in top))
+    return {"layers": shares, "engine_top": [(n, t / total) for t, n in top]}
+
+
+def main(settings: Settings) -> dict:
+    results: dict = {"cases": []}
+
+    def make_gym():
+        return gym.make("Blackjack-v1")
+
+    gym_rates = []
+    for case in CASES:
+
+        def make_ours(case: Case = case):
+            return gym.make("blackjack_env/Blackjack-v0", rules=case.rules, obs_mode=case.obs_mode)
+
+        gym_best = ours_best = 0.0
+        for _ in range(settings.repeats):  # alternate, so load hits both alike
+            gym_best = max(
+                gym_best, env_steps_per_second(make_gym, 0, settings.steps, settings.seed)
+            )
+            ours_best = max(
+                ours_best,
+                env_steps_per_second(make_ours, case.total_index, settings.steps, settings.seed),
+            )
+        ceiling = best(
+            engine_steps_per_second, settings.repeats, case.rules, settings.steps, settings.seed
+        )
+        gym_rates.append(gym_best)
+        ratio = ours_best / gym_best
+        print(f"{case.name}:")
+        print(f"  Blackjack-v1 (gym.make)          {gym_best:10,.0f} steps/s")
+        print(
+            f"  Blackjack-v0 (gym.make)          {ours_best:10,.0f} steps/s  = {ratio:5.2f}x "
+            f"(target {case.target:g}x: {'met' if ratio >= case.target else 'NOT met'})"
+        )
+        print(
+            f"  engine ceiling (bare table)      {ceiling:10,.0f} steps/s  = "
+            f"{ceiling / gym_best:5.2f}x"
+        )
+        entry = {
+            "case": case.name,
+            "rules": case.rules,
+            "obs_mode": case.obs_mode,
+            "gymnasium_steps_per_s": gym_best,
+            "env_steps_per_s": ours_best,
+            "ratio_vs_gymnasium": ratio,
+            "target_ratio": case.target,
+            "engine_ceiling_steps_per_s": ceiling,
+            "engine_ceiling_ratio": ceiling / gym_best,
+        }
+        if settings.profile:
+            entry["profile"] = profile_case(case, min(settings.steps, 50_000), settings.seed)
+        results["cases"].append(entry)
+    results["settings"] = asdict(settings)
+    results["machine"] = {
+        "python": platform.python_version(),
+        "cpu": platform.processor(),
+        "load_average": os.getloadavg(),
+    }
+    print(f"load average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    if settings.json:
+        with open(settings.json, "w") as f:
+            json.dump(results, f, indent=2)
+    return results
+
+
+def parse_args() -> Settings:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    defaults = Settings()
+    parser.add_argument("--steps", type=int, default=defaults.steps, help="steps per timed block")
+    parser.add_argument(
+        "--repeats", type=int, default=defaults.repeats, help="timed blocks; the best is kept"
+    )
+    parser.add_argument("--seed", type=int, default=defaults.seed, help="seed of every env")
+    parser.add_argument(
+        "--profile", action="store_true", help="cProfile breakdown of each case by layer"
+    )
+    parser.add_argument("--json", default=None, help="write the figures as JSON to this path")
+    return Settings(**vars(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main(parse_args())
