@@ -220,14 +220,14 @@ def _card_values(value: Any) -> tuple[int, ...]:
         values = list(value)
     if len(values) != 13:
         raise ValueError(f"card_values must give 13 values (ace to king), got {len(values)}")
-    for letter, points in zip(RANK_LETTERS, values):
+    for letter, points in zip(RANK_LETTERS, values, strict=True):
         if not _is_int(points):
             raise ValueError(f"card_values[{letter!r}]={points!r} must be an int")
     if values[0] != 1:
         raise ValueError(
             f"card_values['A']={values[0]} is not allowed: the ace always counts 1 or 11"
         )
-    for letter, points in zip(RANK_LETTERS[1:], values[1:]):
+    for letter, points in zip(RANK_LETTERS[1:], values[1:], strict=True):
         if not 1 <= points <= 10:
             raise ValueError(f"card_values[{letter!r}]={points} must be between 1 and 10")
     return tuple(values)
@@ -457,9 +457,11 @@ class Rules:
         parts.append(f"BJ {ratio.numerator}:{ratio.denominator}")
         parts.append(f"hole card: {self.hole_card.value}")
         if self.double is not DoubleRule.NEVER:
-            parts.append(f"double {self.double.value if self.double is not DoubleRule.ANY_TWO else 'any two'}" + (", DAS" if self.double_after_split else ""))
+            kind = "any two" if self.double is DoubleRule.ANY_TWO else self.double.value
+            parts.append(f"double {kind}" + (", DAS" if self.double_after_split else ""))
         if self.max_split_hands > 1:
-            parts.append(f"split to {self.max_split_hands}" + (", RSA" if self.resplit_aces else ""))
+            rsa = ", RSA" if self.resplit_aces else ""
+            parts.append(f"split to {self.max_split_hands}{rsa}")
         if self.surrender is not Surrender.NONE:
             parts.append(f"{self.surrender.value} surrender")
         if self.ties is not TieRule.PUSH:

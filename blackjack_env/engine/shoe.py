@@ -85,7 +85,7 @@ class Shoe:
         return self.dealt_since_shuffle >= self.penetration * 52 * self.decks
 
     def remaining_by_rank(self) -> list[int]:
-        """Undealt cards per rank, ace to king (for an infinite deck, one deck's worth x 4 suits)."""
+        """Undealt cards per rank, ace to king (an infinite deck gives one deck's worth)."""
         if self.decks is None:
             return [4] * 13
         return list(self._counts)
@@ -193,4 +193,7 @@ class Shoe:
     def __repr__(self) -> str:
         if self.decks is None:
             return "Shoe(infinite)"
-        return f"Shoe(decks={self.decks}, remaining={self.remaining}, discards={len(self.discards)})"
+        return (
+            f"Shoe(decks={self.decks}, remaining={self.remaining}, "
+            f"discards={len(self.discards)})"
+        )

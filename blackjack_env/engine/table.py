@@ -51,7 +51,7 @@ from __future__ import annotations
 
 from enum import Enum, IntEnum
 from fractions import Fraction
-from typing import NamedTuple, Union
+from typing import NamedTuple
 
 import numpy as np
 
@@ -84,7 +84,7 @@ __all__ = [
     "TableError",
 ]
 
-Chips = Union[int, Fraction]
+Chips = int | Fraction
 
 
 class Phase(Enum):
@@ -242,14 +242,16 @@ class Table:
         rng: np.random.Generator | None = None,
         *,
         seed: int | None = None,
-        bankroll: Chips | None | list[Chips | None] = None,
+        bankroll: Chips | list[Chips | None] | None = None,
         shoe: Shoe | None = None,
     ) -> None:
         if not isinstance(rules, Rules):
             raise TypeError(f"rules must be a Rules, got {type(rules).__name__}")
         self.rules = rules
         self.rng = rng if rng is not None else np.random.default_rng(seed)
-        self.shoe = shoe if shoe is not None else Shoe(rules.shoe_decks, self.rng, rules.penetration)
+        if shoe is None:
+            shoe = Shoe(rules.shoe_decks, self.rng, rules.penetration)
+        self.shoe = shoe
         bankrolls = bankroll if isinstance(bankroll, list) else [bankroll] * rules.seats
         if len(bankrolls) != rules.seats:
             raise ValueError(
@@ -293,7 +295,8 @@ class Table:
     def legal_actions(self) -> tuple[Action, ...]:
         """The actions the rules and bankroll allow for the hand to act (empty if none)."""
         if self.phase is Phase.PLAYER_TURNS:
-            return self._play_actions(self.seats[self._seat_i], self.seats[self._seat_i].hands[self._hand_i])
+            seat = self.seats[self._seat_i]
+            return self._play_actions(seat, seat.hands[self._hand_i])
         if self.phase is Phase.INSURANCE:
             return self._insurance_actions(self.seats[self._seat_i])
         return ()
@@ -342,7 +345,9 @@ class Table:
         seat = self.seats[self._seat_i]
         hand = seat.hands[self._hand_i]
         if isinstance(amount, bool) or not isinstance(amount, (int, np.integer)) or amount < 1:
-            raise IllegalActionError(f"a raise must be a whole number of chips >= 1, got {amount!r}")
+            raise IllegalActionError(
+                f"a raise must be a whole number of chips >= 1, got {amount!r}"
+            )
         amount = int(amount)
         if hand.bet + amount > self.rules.max_bet:
             raise IllegalActionError(
@@ -477,9 +482,12 @@ class Table:
         hand = seat.hands[0]
         ace_up = self.dealer.cards[0].rank == 1
         actions = [Action.DECLINE]
-        if rules.insurance and ace_up:
-            if hand.is_blackjack or seat.can_afford(_chips(Fraction(hand.bet) * _HALF)):
-                actions.append(Action.INSURE)
+        if (
+            rules.insurance
+            and ace_up
+            and (hand.is_blackjack or seat.can_afford(_chips(Fraction(hand.bet) * _HALF)))
+        ):
+            actions.append(Action.INSURE)
         if rules.surrender is Surrender.EARLY and not hand.is_blackjack:
             actions.append(Action.SURRENDER)
         return tuple(sorted(actions))
@@ -654,9 +662,9 @@ class Table:
         if hand.split_aces and not rules.hit_split_aces:
             if not self._can_split(seat, hand):
                 hand.done = True
-        elif hand.is_blackjack and rules.natural_ends_hand:
-            hand.done = True
-        elif rules.auto_stand_21 and hand.total == 21:
+        elif (hand.is_blackjack and rules.natural_ends_hand) or (
+            rules.auto_stand_21 and hand.total == 21
+        ):
             hand.done = True
 
     def _deal_to(self, seat: Seat, hand_i: int) -> None:

@@ -24,6 +24,7 @@ callable, which is used as it is.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Protocol
 
@@ -65,10 +66,14 @@ def never_bust(table: Table) -> Action:
         return Action.DECLINE
     hand = table.current_hand
     legal = table.legal_actions()
-    if hand is not None and Action.HIT in legal and (hand.hard_total <= 11 or hand.soft):
-        # a soft hand cannot bust on one card; stop on soft 19 or more
-        if not (hand.soft and hand.total >= 19):
-            return Action.HIT
+    # a soft hand cannot bust on one card; stop on soft 19 or more
+    if (
+        hand is not None
+        and Action.HIT in legal
+        and (hand.hard_total <= 11 or hand.soft)
+        and not (hand.soft and hand.total >= 19)
+    ):
+        return Action.HIT
     return Action.STAND
 
 
@@ -79,7 +84,7 @@ def stand_always(table: Table) -> Action:
     return Action.STAND
 
 
-class random_legal:  # noqa: N801 - used like a function name in configs
+class random_legal:  # used like a function name in configs (lower case on purpose)
     """A uniformly random legal action, from its own generator."""
 
     def __init__(self, seed: int | None = None, rng: np.random.Generator | None = None) -> None:
@@ -112,10 +117,8 @@ def strategy_names() -> list[str]:
 
 def _load_basic() -> None:
     if "basic" not in _REGISTRY:
-        try:
+        with contextlib.suppress(ImportError):  # analysis not built yet
             import blackjack_env.analysis  # noqa: F401  (registers "basic")
-        except ImportError:  # pragma: no cover - analysis not built yet
-            pass
 
 
 def make_strategy(spec: str | Strategy, rules=None, seed: int | None = None) -> Strategy:
