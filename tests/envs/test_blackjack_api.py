@@ -367,3 +367,51 @@ def test_copy_mid_round_continues_identically(how: str) -> None:
         assert data_equivalence(a, b)
         if a[2] or a[3]:
             assert data_equivalence(env.reset(), clone.reset())
+
+
+# ------------------------------------------------------- sessions and chips
+def test_session_rewards_add_up_to_bankroll_change_and_cards_are_conserved() -> None:
+    env = BlackjackEnv(rules="single-deck-6to5", bet=10, bet_sizes=(1, 2, 4), bankroll=2_000,
+                       rounds_per_episode=None, insurance_decisions=True, num_seats=3,
+                       others="random", obs_mode="dict")
+    _, info = env.reset(seed=4)
+    env.action_space.seed(4)
+    total_reward = 0.0
+    reshuffles = 0
+    for _ in range(1500):
+        action = env.action_space.sample(mask=env.action_masks().astype(np.int8))
+        _, reward, terminated, truncated, info = env.step(action)
+        total_reward += reward
+        reshuffles += info["reshuffled"] and info["phase"] is Decision.BET
+        table = env.table
+        on_table = sum(len(h.cards) for s in table.seats for h in s.hands)
+        on_table += len(table.dealer.cards)
+        assert on_table + table.shoe.remaining + len(table.shoe.discards) == 52
+        if terminated or truncated:
+            break
+    assert info["bankroll"] - 2_000 == pytest.approx(total_reward * 10)
+    assert reshuffles > 5  # single deck, cut at half: the shoe was reshuffled between rounds
+
+
+def test_render_collection_gives_equal_sized_frames() -> None:
+    from gymnasium.wrappers import RenderCollection
+
+    env = RenderCollection(gym.make("blackjack_env/Blackjack-v0", num_seats=2,
+                                    render_mode="rgb_array", rounds_per_episode=3))
+    env.reset(seed=0)
+    done = False
+    while not done:
+        _, _, terminated, truncated, _ = env.step(env.action_space.sample())
+        done = terminated or truncated
+    frames = env.render()
+    assert len(frames) >= 4
+    assert len({f.shape for f in frames}) == 1
+
+
+def test_human_mode_with_dummy_video_driver(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("pygame")
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    env = BlackjackEnv(render_mode="human")
+    env.reset(seed=0)  # draws the first frame in a (dummy) window
+    env.step(0)
+    env.close()
