@@ -525,7 +525,7 @@ class Table:
 
     def _peek(self) -> None:
         """The dealer checks the hole card (only with an ace or ten up); a blackjack
-        settles the round. Then naturals, which can no longer tie, are paid."""
+        settles the round. Then naturals are paid, when they beat any dealer 21."""
         dealer_bj = self._peek_possible and self.dealer.is_blackjack
         if self._peek_possible:
             self.events.append(Event(EventKind.PEEK))
@@ -548,7 +548,10 @@ class Table:
                         self._pay(seat, i, self._compare(hand))
             self.phase = Phase.SETTLED
             return
-        # No dealer blackjack: a player's natural now wins for sure.
+        # No dealer blackjack: a player's natural now wins for sure, unless it only ties
+        # a dealer 21 of three or more cards (then it waits for the dealer's hand).
+        if not self.rules.natural_beats_21:
+            return
         for seat in self.seats:
             for i, hand in enumerate(seat.hands):
                 if hand.done and not hand.settled and hand.is_blackjack:
