@@ -433,3 +433,28 @@ def test_early_surrender_without_a_hole_card_returns_half_even_against_blackjack
     assert table.phase is Phase.PLAYER_TURNS
     table.act(R)
     assert outcomes(table) == [(Outcome.SURRENDER, -5)]
+
+
+@pytest.mark.parametrize(
+    ("draw", "outcome", "net"),
+    [
+        ("TC", Outcome.PUSH, 0),  # dealer 6 + 5 + 10 = 21 on three cards: a tie
+        ("9C", Outcome.BLACKJACK, 15),  # dealer 20: the natural wins 3:2 on 10
+    ],
+)
+def test_peek_game_natural_waits_for_the_dealer_when_it_only_ties_a_21(
+    draw: str, outcome: Outcome, net: int
+) -> None:
+    # natural_beats_21=False under the peek: with a 6 up there is no dealer blackjack, but
+    # the dealer may still make 21 with more cards, which the natural only ties
+    table = scripted(Rules(natural_beats_21=False), f"AS 6D KC 5H {draw}", 10)
+    assert table.phase is Phase.SETTLED
+    assert len(table.dealer.cards) == 3
+    assert outcomes(table) == [(outcome, net)]
+
+
+def test_peek_game_natural_waits_under_a_tie_losing_rule_too() -> None:
+    # natural_beats_21=False and ties lose: natural vs dealer 21 of three cards loses
+    rules = Rules(natural_beats_21=False, ties="dealer-wins")
+    table = scripted(rules, "AS 6D KC 5H TC", 10)
+    assert outcomes(table) == [(Outcome.LOSS, -10)]
