@@ -1,0 +1,163 @@
+"""Benchmark: hands per second of the batched vector env against Gymnasium's Blackjack-v1.
+
+The baseline is ``gymnasium.vector.SyncVectorEnv`` of ``--baseline-envs`` (64)
+``Blackjack-v1`` envs (``gymnasium.make_vec(..., vectorization_mode="sync")``,
+its default next-step autoreset) played with uniformly random actions; ours is
+``BlackjackVectorEnv`` with ``--tables`` (4096) tables played with uniformly
+random *legal* actions (for ``vegas-strip``: the full action set, stand, hit,
+double, split, surrender). Hands are counted, not steps: a hand is a finished
+episode of Blackjack-v1, a settled round of ours. Everything runs in this one
+process on one core, and the baseline is measured before and after our runs
+(the mean is used), so the ratios printed compare measurements made under the
+same machine load (printed too, from ``os.getloadavg``).
+
+    python scripts/bench_vector.py                 # the issue's two targets
+    python scripts/bench_vector.py --seconds 1 --json out.json
+
+Targets (issue 5): >= 200x with ``sutton-barto``, >= 100x with ``vegas-strip``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from dataclasses import asdict, dataclass, field
+
+import gymnasium as gym
+import numpy as np
+
+from blackjack_env.envs.vector import BlackjackVectorEnv
+
+
+@dataclass
+class Settings:
+    tables: int = 4096
+    """tables in our batched env"""
+    baseline_envs: int = 64
+    """Blackjack-v1 copies in the SyncVectorEnv baseline"""
+    seconds: float = 3.0
+    """wall-clock seconds per measurement"""
+    seed: int = 0
+    """seed of the envs and of the random actions"""
+    autoreset: list[str] = field(default_factory=lambda: ["SameStep", "NextStep"])
+    """autoreset modes of our env to measure"""
+    json: str | None = None
+    """write the results here as JSON"""
+
+
+CASES = (("sutton-barto", "tuple", 200.0), ("vegas-strip", "multidiscrete", 100.0))
+
+
+def _load() -> str:
+    try:
+        one, five, fifteen = os.getloadavg()
+    except OSError:  # pragma: no cover - not on every platform
+        return "n/a"
+    return f"{one:.2f} {five:.2f} {fifteen:.2f} ({os.cpu_count()} cpus)"
+
+
+def random_legal(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
+    """One uniformly random legal action per row of an int8 / bool mask."""
+    counts = np.cumsum(mask, axis=1, dtype=np.int64)
+    pick = (rng.random(mask.shape[0]) * counts[:, -1]).astype(np.int64)
+    return (counts > pick[:, None]).argmax(axis=1)
+
+
+def bench_baseline(s: Settings) -> dict[str, float]:
+    envs = gym.make_vec("Blackjack-v1", num_envs=s.baseline_envs, vectorization_mode="sync")
+    envs.reset(seed=s.seed)
+    rng = np.random.default_rng(s.seed)
+    hands = steps = 0
+    start, cpu = time.perf_counter(), time.process_time()
+    while time.perf_counter() - start < s.seconds:
+        _, _, term, trunc, _ = envs.step(rng.integers(0, 2, size=s.baseline_envs))
+        hands += int(np.count_nonzero(term | trunc))
+        steps += 1
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    envs.close()
+    return {"hands_per_s": hands / wall, "hands_per_cpu_s": hands / cpu, "steps": steps}
+
+
+def bench_ours(s: Settings, rules: str, obs_mode: str, autoreset: str) -> dict[str, float]:
+    env = BlackjackVectorEnv(s.tables, rules=rules, obs_mode=obs_mode, autoreset_mode=autoreset)
+    _, info = env.reset(seed=s.seed)
+    rng = np.random.default_rng(s.seed)
+    hands = steps = 0
+    start, cpu = time.perf_counter(), time.process_time()
+    while time.perf_counter() - start < s.seconds:
+        _, _, _, _, info = env.step(random_legal(rng, info["action_mask"]))
+        hands += int(np.count_nonzero(info["round_over"]))
+        steps += 1
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    return {"hands_per_s": hands / wall, "hands_per_cpu_s": hands / cpu, "steps": steps}
+
+
+def main(s: Settings) -> dict[str, object]:
+    print(f"load before: {_load()}")
+    before = bench_baseline(s)
+    name = f"SyncVectorEnv x{s.baseline_envs} Blackjack-v1"
+    print(f"baseline {name}: {before['hands_per_s']:,.0f} hands/s")
+    ours = {}
+    for rules, obs_mode, target in CASES:
+        for autoreset in s.autoreset:
+            r = bench_ours(s, rules, obs_mode, autoreset)
+            ours[(rules, autoreset)] = (r, target, obs_mode)
+            print(f"  {rules:13s} {obs_mode:13s} {autoreset:9s} {r['hands_per_s']:>12,.0f} hands/s")
+    after = bench_baseline(s)
+    print(f"baseline again: {after['hands_per_s']:,.0f} hands/s")
+    base_wall = (before["hands_per_s"] + after["hands_per_s"]) / 2
+    base_cpu = (before["hands_per_cpu_s"] + after["hands_per_cpu_s"]) / 2
+    print(f"load after: {_load()}")
+    header = ("rules", "autoreset", "ratio (wall)", "ratio (cpu)", "target")
+    print("\n{:13s} {:9s} {:>12s} {:>12s} {:>7s}".format(*header))
+    rows = []
+    for (rules, autoreset), (r, target, obs_mode) in ours.items():
+        ratio = r["hands_per_s"] / base_wall
+        ratio_cpu = r["hands_per_cpu_s"] / base_cpu
+        ok = "met" if ratio >= target else "NOT met"
+        print(f"{rules:13s} {autoreset:9s} {ratio:11.1f}x {ratio_cpu:11.1f}x {target:6.0f}x  {ok}")
+        rows.append(
+            {
+                "rules": rules,
+                "obs_mode": obs_mode,
+                "autoreset": autoreset,
+                "tables": s.tables,
+                "hands_per_s": r["hands_per_s"],
+                "ratio_wall": ratio,
+                "ratio_cpu": ratio_cpu,
+                "target": target,
+            }
+        )
+    result = {
+        "settings": asdict(s),
+        "baseline_hands_per_s": base_wall,
+        "baseline_hands_per_cpu_s": base_cpu,
+        "load": _load(),
+        "results": rows,
+    }
+    if s.json:
+        with open(s.json, "w") as fh:
+            json.dump(result, fh, indent=2)
+    return result
+
+
+def parse() -> Settings:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    d = Settings()
+    p.add_argument("--tables", type=int, default=d.tables, help="tables in our batched env")
+    p.add_argument("--baseline-envs", type=int, default=d.baseline_envs, help="Blackjack-v1 copies")
+    p.add_argument("--seconds", type=float, default=d.seconds, help="seconds per measurement")
+    p.add_argument("--seed", type=int, default=d.seed, help="seed of envs and actions")
+    p.add_argument(
+        "--autoreset", nargs="+", default=d.autoreset, choices=["SameStep", "NextStep"],
+        help="autoreset modes of our env to measure",
+    )
+    p.add_argument("--json", default=None, help="write the results here as JSON")
+    a = p.parse_args()
+    return Settings(a.tables, a.baseline_envs, a.seconds, a.seed, a.autoreset, a.json)
+
+
+if __name__ == "__main__":
+    main(parse())

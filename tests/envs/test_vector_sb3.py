@@ -1,0 +1,71 @@
+"""The stable-baselines3 adapter: SB3 and MaskablePPO train on the batched tables."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("stable_baselines3")
+pytest.importorskip("sb3_contrib")
+
+from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.utils import get_action_masks
+from stable_baselines3 import PPO
+from stable_baselines3.common.vec_env import VecMonitor
+
+from blackjack_env.envs.sb3_vec import SB3VecEnv
+
+
+def test_step_api_terminal_observation_and_masks() -> None:
+    env = SB3VecEnv(num_envs=32, seed=3)
+    obs = env.reset()
+    assert obs.shape == (32, 9)
+    assert env.observation_space.contains(obs[0])
+    ended = 0
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        masks = get_action_masks(env)
+        assert masks.shape == (32, 5) and masks.dtype == bool
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        obs, rewards, dones, infos = env.step(actions)
+        assert rewards.dtype == np.float32 and dones.dtype == bool and len(infos) == 32
+        assert not env.last_info["illegal_action"].any()
+        for t in np.flatnonzero(dones):
+            ended += 1
+            assert env.observation_space.contains(infos[t]["terminal_observation"])
+            assert infos[t]["terminal_observation"][0] == 3  # phase SETTLED
+            assert infos[t]["TimeLimit.truncated"] is False
+            assert rewards[t] == infos[t]["round_net"]
+            # a fresh round (or one settled at the deal)
+            assert obs[t][0] != 3 or env.venv.core.phase[t] == 2
+    assert ended > 30
+
+
+def test_same_seed_same_rollout() -> None:
+    def rollout() -> list[np.ndarray]:
+        env = SB3VecEnv(num_envs=8, rules="european-no-hole-card")
+        env.seed(123)
+        out = [env.reset()]
+        for k in range(20):
+            out.append(env.step(np.full(8, k % 3))[0])
+        return out
+
+    assert all(np.array_equal(a, b) for a, b in zip(rollout(), rollout(), strict=True))
+
+
+def test_tuple_obs_is_refused_with_a_reason() -> None:
+    with pytest.raises(ValueError, match="multidiscrete"):
+        SB3VecEnv(num_envs=2, rules="sutton-barto", obs_mode="tuple")
+
+
+def test_maskable_ppo_and_ppo_train() -> None:
+    env = VecMonitor(SB3VecEnv(num_envs=64, seed=0, obs_mode="vector"))
+    model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=256, n_epochs=2, seed=0)
+    model.learn(total_timesteps=64 * 16 * 2)
+    obs = env.reset()
+    for _ in range(10):
+        action, _ = model.predict(obs, action_masks=get_action_masks(env))
+        obs, _, _, _ = env.step(action)
+        assert not env.venv.last_info["illegal_action"].any()
+    ppo = PPO("MlpPolicy", SB3VecEnv(num_envs=64, seed=1), n_steps=16, batch_size=256, n_epochs=1)
+    ppo.learn(total_timesteps=64 * 16)
