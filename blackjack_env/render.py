@@ -76,7 +76,7 @@ def render_ansi(table: Table, learner: int | None = None, unit: int = 1, caption
     """A text picture of the table: dealer, every seat's hands with totals, bets
     and outcomes, then ``caption``. ``learner`` marks the learner's seat; amounts
     in results are in units of ``unit`` chips."""
-    lines = [f"Blackjack - round {table.round} - {table.rules.summary()}"]
+    lines = [f"Blackjack - {table.rules.summary()}"]
     cards, hidden = _visible_dealer(table)
     dealer_text = " ".join(c.pretty for c in cards) + (" [??]" if hidden else "")
     if not cards:
@@ -97,7 +97,8 @@ def render_ansi(table: Table, learner: int | None = None, unit: int = 1, caption
         if seat.insurance:
             head += f", insurance {_fmt_chips(seat.insurance)}"
         if not seat.hands:
-            head += f", bet {seat.bet}" if seat.bet else ", sitting out"
+            waiting = "betting..." if table.phase is Phase.BETTING else "sitting out"
+            head += f", bet {seat.bet}" if seat.bet else f", {waiting}"
             lines.append(head)
             continue
         lines.append(head)
@@ -248,7 +249,7 @@ def render_rgb(
     pygame.draw.ellipse(
         surface, _FELT_DARK, pygame.Rect(-width // 4, height // 5, width * 3 // 2, height * 2), 3
     )
-    _text(surface, f"Round {table.round}", (12, 10), 22, _WHITE)
+    _text(surface, "BLACKJACK", (12, 10), 22, _WHITE)
     _text(surface, table.rules.summary(), (width - 12, 10), 18, (210, 230, 210), "topright")
 
     # dealer
@@ -287,7 +288,7 @@ def render_rgb(
         )
         hands = seat.hands
         if not hands:
-            label = f"bet {seat.bet}" if seat.bet else "no bet"
+            label = f"bet {seat.bet}" if seat.bet else "betting..."
             _chip(surface, box.centerx, top + 110, label)
             continue
         k = len(hands)

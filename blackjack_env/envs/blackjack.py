@@ -747,7 +747,10 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
     def _caption(self) -> str:
         parts = [f"round {self._rounds}", f"bankroll {self._bankroll_chips():g}"]
         if self._phase is not Decision.SETTLED:
-            parts.append("legal: " + " ".join(self.action_names[i] for i in self._legal))
+            names = list(self.action_names)
+            if self._phase is Decision.INSURANCE:
+                names[Action.STAND] = "DECLINE"
+            parts.append("legal: " + " ".join(names[i] for i in self._legal))
         s = self._last_settlement
         if s is not None:
             parts.append(f"last round {s['net']:+g}")
