@@ -209,6 +209,15 @@ class SB3Agent(Agent):
         return cls(model, algo, obs_mode or meta.get("obs_mode", "multidiscrete"))
 
 
+def _jsonable(value: Any) -> Any:
+    """JSON form of the objects an env's keyword arguments may hold (Rules, enums)."""
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    if hasattr(value, "value"):
+        return value.value
+    return repr(value)
+
+
 def train_sb3(
     config: SB3Config,
     out: Path,
@@ -226,7 +235,8 @@ def train_sb3(
     from stable_baselines3.common.callbacks import CallbackList, CheckpointCallback, EvalCallback
 
     out.mkdir(parents=True, exist_ok=True)
-    (out / "sb3_config.json").write_text(json.dumps(asdict(config), indent=2) + "\n")
+    (out / "sb3_config.json").write_text(
+        json.dumps(asdict(config), indent=2, default=_jsonable) + "\n")
     masked = config.algo == "maskable-ppo"
     klass = algo_class(config.algo)
     venv = make_vec_env(

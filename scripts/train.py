@@ -75,7 +75,7 @@ HELP = {
     "epsilon_start": "tabular: exploration rate at the start",
     "epsilon_end": "tabular: exploration rate after the decay",
     "explore_fraction": "tabular: fraction of the hands over which epsilon decays linearly",
-    "lr": "tabular: constant step size (0 = 1/N(s,a)^p: p=1 for mc, 0.8 for q-learning)",
+    "lr": "tabular: constant step size (0 = 1/N(s,a)^p: p=0.6 for mc, 0.8 for q-learning)",
     "curve_points": "exact evaluations of the greedy policy along the run (infinite deck)",
     "n_envs": "SB3: parallel training envs",
     "subproc": "SB3: run the training envs in subprocesses (SubprocVecEnv)",

@@ -1,0 +1,98 @@
+"""Basic strategy graded exactly equals the analysis optimum; simulations agree with exact values."""
+
+from __future__ import annotations
+
+import math
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import blackjack_env  # noqa: F401
+from agents import QLearningAgent, decision_policy
+from agents.fixed import fixed_agent
+from agents.grading import exact_grade, simulate
+from blackjack_env.analysis import evaluate_policy, solve
+from blackjack_env.engine import Action, preset
+
+INFINITE = {
+    "sutton-barto": preset("sutton-barto"),
+    "gymnasium-natural": preset("gymnasium-natural"),
+    "vegas-strip": preset("vegas-strip", decks=None),
+    "european-no-hole-card": preset("european-no-hole-card", decks=None),
+    "downtown-h17": preset("downtown-h17", decks=None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INFINITE))
+def test_basic_strategy_exact_return_equals_the_optimum(name):
+    rules = INFINITE[name]
+    env = gym.make("blackjack_env/Blackjack-v0", rules=rules)
+    grade = exact_grade(fixed_agent("basic", env), rules)
+    assert grade is not None
+    assert grade["exact_return"] == pytest.approx(solve(rules).expected_return, abs=1e-12)
+    assert grade["regret"] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_dealer_style_regret_is_positive_and_matches_direct_evaluation():
+    rules = INFINITE["vegas-strip"]
+    env = gym.make("blackjack_env/Blackjack-v0", rules=rules)
+    grade = exact_grade(fixed_agent("dealer", env), rules)
+    direct = evaluate_policy(
+        rules, lambda s: Action.DECLINE if s.pre_peek else
+        (Action.HIT if s.total < 17 else Action.STAND))
+    assert grade["exact_return"] == pytest.approx(float(direct), abs=1e-12)
+    assert grade["regret"] > 0.01
+
+
+def test_an_agent_that_copies_the_optimal_table_has_zero_regret():
+    """The observation route: a tabular agent whose table holds the optimal action for
+    every sutton-barto observation is graded at the optimum."""
+    rules = INFINITE["sutton-barto"]
+    best = solve(rules)
+    agent = QLearningAgent(2, obs_mode="tuple")
+    for total in range(4, 22):
+        for dealer in range(1, 11):
+            for soft in (0, 1):
+                from agents.plots import cell_state
+
+                if soft and total < 12:
+                    continue
+                state = cell_state(rules, "soft" if soft else "hard", total, dealer)
+                row = np.zeros(2)
+                row[int(best.policy(state))] = 1.0
+                agent.q[(total, dealer, soft)] = row
+    grade = exact_grade(agent, rules, "tuple")
+    assert grade["regret"] == pytest.approx(0.0, abs=1e-12)
+    # and a deliberately wrong entry (stand on hard 11 v 6) costs exactly what the analysis says
+    agent.q[(11, 6, 0)] = np.array([1.0, 0.0])
+    worse = exact_grade(agent, rules, "tuple")
+    policy = decision_policy(agent, rules, "tuple")
+    assert worse["exact_return"] == pytest.approx(float(evaluate_policy(rules, policy)))
+    assert worse["regret"] > 0
+
+
+def test_simulated_return_of_basic_strategy_covers_the_exact_value():
+    """30k rounds of sutton-barto: the exact optimum lies in the simulation's 99% CI."""
+    rules = INFINITE["sutton-barto"]
+    env = gym.make("blackjack_env/Blackjack-v0", rules=rules, obs_mode="tuple")
+    sim = simulate(fixed_agent("basic", env), env, 30_000, seed=2024)
+    half99 = 2.5758293035489 * sim["sd"] / math.sqrt(sim["rounds"])
+    assert abs(sim["mean_return"] - solve(rules).expected_return) <= half99
+    rates = sim["rates"]
+    assert sum(rates.values()) == pytest.approx(1.0)
+    assert rates["surrender"] == 0.0 and rates["bust"] > 0.05
+
+
+def test_random_agent_has_no_exact_grade_and_finite_shoes_are_refused():
+    env = gym.make("blackjack_env/Blackjack-v0", rules=INFINITE["vegas-strip"])
+    assert exact_grade(fixed_agent("random", env, seed=1), INFINITE["vegas-strip"]) is None
+    six = preset("vegas-strip")
+    env6 = gym.make("blackjack_env/Blackjack-v0", rules=six)
+    assert exact_grade(fixed_agent("basic", env6), six) is None
+
+
+def test_simulate_refuses_a_bad_budget():
+    env = gym.make("blackjack_env/Blackjack-v0", rules=INFINITE["sutton-barto"], obs_mode="tuple")
+    with pytest.raises(ValueError, match="hands"):
+        simulate(fixed_agent("stand", env), env, 0)
