@@ -83,7 +83,8 @@ def test_counter_resets_on_reshuffle():
 
 def test_bet_spread():
     spread = BetSpread()
-    assert [spread.units_for(tc) for tc in (-3, 0, 1.99, 2, 2.5, 3, 4, 9)] == [1, 1, 1, 2, 2, 4, 8, 8]
+    units = [spread.units_for(tc) for tc in (-3, 0, 1.99, 2, 2.5, 3, 4, 9)]
+    assert units == [1, 1, 1, 2, 2, 4, 8, 8]
     assert spread.bet(5.0, base=10, bankroll=35, table_max=500) == 35
     assert spread.bet(5.0, base=10, table_max=50) == 50
     with pytest.raises(ValueError, match="thresholds"):
@@ -102,7 +103,7 @@ def test_counting_agent_bets_by_the_true_count_in_the_env():
     obs, info = env.reset(seed=5)
     first_bet = agent.act(obs, info["action_mask"])
     assert env.unwrapped.action_names[first_bet] == "BET_1"  # fresh shoe: count 0
-    small = " ".join(c for c in "2C 3C 4C 5C 6C 2D 3D 4D 5D 6D 2H 3H".split())
+    small = "2C 3C 4C 5C 6C 2D 3D 4D 5D 6D 2H 3H"
     obs, info = env.reset(seed=5, options={"cards": small})
     bets = []
     for _ in range(60):

@@ -1,4 +1,4 @@
-"""Basic strategy graded exactly equals the analysis optimum; simulations agree with exact values."""
+"""Basic strategy graded exactly equals the analysis optimum; simulations agree with exact."""
 
 from __future__ import annotations
 
