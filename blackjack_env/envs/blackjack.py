@@ -28,6 +28,21 @@ class IllegalAction(str, Enum):
 
 
 _KNOWN_OPTIONS = ("cards",)
+_ARGUMENTS = (
+    "rules",
+    "num_seats",
+    "seat",
+    "others",
+    "obs_mode",
+    "rounds_per_episode",
+    "bankroll",
+    "bet",
+    "bet_sizes",
+    "insurance_decisions",
+    "illegal_action",
+    "illegal_penalty",
+    "render_mode",
+)
 
 #: The learner's decision for each table phase an env step can stop in (see ``_advance``).
 _PHASE_DECISION = {
@@ -272,7 +287,14 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
         illegal_action: str = "map",
         illegal_penalty: float = 1.0,
         render_mode: str | None = None,
+        **unknown: Any,
     ) -> None:
+        if unknown:
+            raise ValueError(
+                f"unknown argument(s) {', '.join(sorted(unknown))}; BlackjackEnv takes "
+                f"{', '.join(_ARGUMENTS)} (rule fields go in rules=preset(name, field=...) "
+                f"or a Rules)"
+            )
         # ---- rules and seats
         if isinstance(rules, str):
             rules = preset(rules)  # ValueError lists the presets

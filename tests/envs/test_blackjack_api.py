@@ -324,7 +324,7 @@ def test_bad_arguments_raise_value_error(kwargs: dict, match: str) -> None:
 
 
 def test_gym_make_unknown_keyword_raises() -> None:
-    with pytest.raises(TypeError, match="decks"):
+    with pytest.raises(ValueError, match=r"unknown argument\(s\) decks; BlackjackEnv takes rules"):
         gym.make("blackjack_env/Blackjack-v0", decks=4)
 
 
@@ -415,3 +415,12 @@ def test_human_mode_with_dummy_video_driver(monkeypatch: pytest.MonkeyPatch) -> 
     env.reset(seed=0)  # draws the first frame in a (dummy) window
     env.step(0)
     env.close()
+
+
+def test_argument_list_in_errors_matches_the_signature() -> None:
+    import inspect
+
+    from blackjack_env.envs.blackjack import _ARGUMENTS
+
+    params = inspect.signature(BlackjackEnv.__init__).parameters
+    assert tuple(p for p in params if p not in ("self", "unknown")) == _ARGUMENTS
