@@ -470,8 +470,8 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
                 )
         if seed is not None or self._table is None:
             self._build_table()
-        else:
-            self._finish_round()
+        elif self._table.phase is not Phase.SETTLED:
+            self._finish_round()  # reset in the middle of a round: play it out standing
         table = self._table
         assert table is not None
         table.shoe.clear_stack()

@@ -424,3 +424,14 @@ def test_argument_list_in_errors_matches_the_signature() -> None:
 
     params = inspect.signature(BlackjackEnv.__init__).parameters
     assert tuple(p for p in params if p not in ("self", "unknown")) == _ARGUMENTS
+
+
+def test_reset_mid_round_plays_the_round_out_and_starts_fresh() -> None:
+    env = BlackjackEnv(rules="single-deck-6to5", bankroll=50, num_seats=2, others="dealer")
+    env.reset(seed=0, options={"cards": "8S 2C 9H 8H 3C 7C"})  # learner 8-8 v 9: a decision
+    env.step(SPLIT)  # mid-round, two hands
+    _, info = env.reset()
+    table = env.table
+    assert info["round"] == 1 and info["bankroll"] == 49.0  # new session: 50 minus the new bet
+    on_table = sum(len(h.cards) for s in table.seats for h in s.hands) + len(table.dealer.cards)
+    assert on_table + table.shoe.remaining + len(table.shoe.discards) == 52
