@@ -129,7 +129,10 @@ class Settlement(Enum):
     * ``HIGHEST_HAND``: seed game 004: if the dealer busts, every hand that did
       not bust wins; otherwise only the hands holding the highest total at the
       table win, and only if that total beats the dealer's (ties follow
-      ``ties``); every other hand loses.
+      ``ties``); every other hand loses. The winning hands are judged against
+      the dealer exactly as in the dealer game (naturals, their payout and the
+      natural flags included), and a natural is not paid at the peek: it is
+      one of the table's hands until the end (unless ``natural_paid_at_deal``).
     """
 
     DEALER = "dealer"

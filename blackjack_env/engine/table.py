@@ -549,9 +549,10 @@ class Table:
             self.phase = Phase.SETTLED
             return
         # No dealer blackjack: a player's natural now wins for sure, unless it only ties
-        # a dealer 21 of three or more cards (then it waits for the dealer's hand).
-        if not self.rules.natural_beats_21:
-            return
+        # a dealer 21 of three or more cards (then it waits for the dealer's hand), or
+        # under highest-hand settlement (it is compared with the other hands at the end).
+        if not self.rules.natural_beats_21 or self.rules.settlement is Settlement.HIGHEST_HAND:
+            return  # (highest-hand: a natural is one of the table's hands to compare)
         for seat in self.seats:
             for i, hand in enumerate(seat.hands):
                 if hand.done and not hand.settled and hand.is_blackjack:
@@ -787,20 +788,15 @@ class Table:
                 self._pay(seat, i, self._compare(hand))
         if not live:
             return
-        if dealer.bust:
-            for seat, i, _ in live:
-                self._pay(seat, i, Outcome.WIN)
-            return
+        # A hand holding the table's highest total (every live hand, when the dealer
+        # busts) is judged against the dealer exactly as in the dealer game (ties,
+        # naturals and their payout included); every other live hand loses.
         top = max(h.total for _, _, h in live)
-        dealer_total = dealer.total
-        if top > dealer_total:
-            best = Outcome.WIN
-        elif top == dealer_total and self.rules.ties is TieRule.PUSH:
-            best = Outcome.PUSH
-        else:
-            best = Outcome.LOSS
         for seat, i, hand in live:
-            self._pay(seat, i, best if hand.total == top else Outcome.LOSS)
+            if dealer.bust or hand.total == top:
+                self._pay(seat, i, self._compare(hand))
+            else:
+                self._pay(seat, i, Outcome.LOSS)
 
     def _pay(self, seat: Seat, hand_i: int, outcome: Outcome) -> None:
         """Settle one hand: the one place chips move at the end of a hand."""
