@@ -99,10 +99,10 @@ def test_terminal_21_ace_king_is_not_a_natural() -> None:
 
 
 def test_terminal_21_natural_is_an_ordinary_21() -> None:
-    # AS TC (21) vs dealer 7D + TD (17): wins 1:1 (+10, not 3:2)
+    # AS TC (21) vs dealer 7D + TD (17): a natural, but paid 1:1 (+10, not 3:2)
     table = scripted("terminal-21", "AS 7D TC TD", 10)
     assert table.phase is Phase.SETTLED
-    assert outcomes(table) == [(Outcome.WIN, 10)]
+    assert outcomes(table) == [(Outcome.BLACKJACK, 10)]
     # vs dealer 6D + 5H + TH = 21 (three cards): the dealer wins the tie (-10)
     table = scripted("terminal-21", "AS 6D TC 5H TH", 10)
     assert outcomes(table) == [(Outcome.LOSS, -10)]

@@ -407,3 +407,30 @@ def test_exact_fraction_results_everywhere() -> None:
 
 def test_preset_helper_types() -> None:
     assert isinstance(preset("terminal-21"), Rules)
+
+
+@pytest.mark.parametrize("hole", ["peek", "no-peek", "none"])
+def test_highest_hand_natural_paid_the_same_whatever_the_hole_card_rule(hole: str) -> None:
+    # highest-hand with a 3:2 payout. seat 0: AS KC (natural), seat 1: TS 9S (19);
+    # dealer 9D + 9H (18). The natural is the table's highest hand and beats the dealer:
+    # a winning natural pays 3:2 (+15) under every hole-card rule; the 19 is not the
+    # highest hand: -10.
+    rules = Rules(seats=2, settlement="highest-hand", hole_card=hole, insurance=False)
+    table = scripted(rules, "AS TS 9D KC 9S 9H", {0: 10, 1: 10})
+    if table.phase is not Phase.SETTLED:
+        table.act(S)
+    assert outcomes(table, 0) == [(Outcome.BLACKJACK, 15)]
+    assert outcomes(table, 1) == [(Outcome.LOSS, -10)]
+
+
+def test_highest_hand_top_hands_judged_like_the_dealer_game() -> None:
+    # highest-hand, no peek, dealer natural beats a three-card 21 (the default): seat 0
+    # 5S 6C hits TC -> 21 (the top hand) vs dealer TD + AH: the dealer's natural wins, -10.
+    rules = Rules(seats=1, settlement="highest-hand", hole_card="no-peek", insurance=False)
+    table = scripted(rules, "5S TD 6C AH TC", 10)
+    table.act(H)
+    assert outcomes(table) == [(Outcome.LOSS, -10)]
+    # with dealer_natural_beats_21=False they tie, and ties push
+    table = scripted(rules.replace(dealer_natural_beats_21=False), "5S TD 6C AH TC", 10)
+    table.act(H)
+    assert outcomes(table) == [(Outcome.PUSH, 0)]
