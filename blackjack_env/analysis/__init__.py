@@ -14,6 +14,7 @@ Public API:
 * :func:`basic_strategy_chart` - the :class:`Chart` for the rules.
 * :func:`finite_shoe_return` - exact combinatorial expected return of a
   total-dependent basic strategy for a 1..8-deck shoe.
+* :func:`hand_evs` - finite shoe: EV of each action for a two-card hand.
 * :func:`basic_strategy` - a seat strategy ``strategy(table) -> Action`` that
   plays the chart; registered as ``"basic"`` in :mod:`blackjack_env.strategies`.
 
@@ -25,7 +26,7 @@ from __future__ import annotations
 from blackjack_env.analysis._model import OUTCOMES
 from blackjack_env.analysis.chart import Chart, Play
 from blackjack_env.analysis.dealer import dealer_probabilities
-from blackjack_env.analysis.finite import FiniteResult, finite_chart, finite_shoe_return
+from blackjack_env.analysis.finite import FiniteResult, finite_chart, finite_shoe_return, hand_evs
 from blackjack_env.analysis.solve import Solution, evaluate_policy, solve
 from blackjack_env.analysis.state import DecisionState
 from blackjack_env.analysis.strategy import basic_strategy, basic_strategy_chart, table_state
@@ -43,6 +44,7 @@ __all__ = [
     "evaluate_policy",
     "finite_chart",
     "finite_shoe_return",
+    "hand_evs",
     "solve",
     "table_state",
 ]

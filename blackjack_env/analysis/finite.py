@@ -27,7 +27,7 @@ Insurance is never taken. Rules follow the engine exactly as described in
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -35,14 +35,15 @@ import numpy as np
 
 from blackjack_env.analysis._model import BJ, CardModel, can_double_total, check_supported
 from blackjack_env.analysis.chart import Chart, Play, code_from_evs, pair_label
-from blackjack_env.analysis.dealer import _stands
+from blackjack_env.analysis.dealer import _stands, upcard_rank
 from blackjack_env.analysis.infinite import upcard_label
 from blackjack_env.analysis.state import DecisionState, Policy, as_policy
+from blackjack_env.engine.cards import Card, Rank, parse_cards
 from blackjack_env.engine.hand import score
 from blackjack_env.engine.rules import HoleCard, Rules, SplitBet, SplitBy, Surrender, TieRule
 from blackjack_env.engine.table import Action
 
-__all__ = ["FiniteResult", "finite_chart", "finite_shoe_return"]
+__all__ = ["FiniteResult", "finite_chart", "finite_shoe_return", "hand_evs"]
 
 _A = Action
 Comp = tuple[int, ...]
@@ -453,7 +454,7 @@ class _UpcardEval:
             return pbj * self.bjbj + after
         cont = -pbj + self.value(comp, None, 1, pair, False)
         if self.peek_possible and rules.surrender is Surrender.EARLY:
-            state = self.state(comp, None, 1, pair, False, (_A.DECLINE, _A.SURRENDER), True)
+            state = self.state(comp, None, 1, pair, False, (_A.SURRENDER, _A.DECLINE), True)
             if self.policy(state) is _A.SURRENDER:
                 return -0.5
         return cont
@@ -501,8 +502,8 @@ def _evaluate(
                     key = ("soft" if soft else "hard", t, label)
                 acc = cells.setdefault(key, {})
                 for act, x in ev.cell_evs(comp, pair).items():
-                    acc[act] = acc.get(act, 0.0) + prob * x
-        upcard_returns[label] = ret
+                    acc[act] = acc.get(act, 0.0) + float(prob * x)
+        upcard_returns[label] = float(ret)
         total += p_up * ret
     return FiniteResult(rules, float(total), upcard_returns, cells)
 
@@ -577,4 +578,45 @@ def _chart_from_cells(
     )
 
 
-__all__ += ["Play"]
+def hand_evs(
+    rules: Rules,
+    cards: str | Sequence[Card],
+    upcard: Rank | str | int,
+    strategy: Chart | Policy | None = None,
+) -> dict[Action, float]:
+    """Expected value of each legal action for a two-card hand against ``upcard``,
+    off a full finite shoe less these three cards, per unit bet.
+
+    Under a peek with an ace or ten up the values are conditioned on no dealer
+    blackjack (as published tables are). ``STAND``, ``DOUBLE`` and ``SURRENDER``
+    need no strategy; ``HIT`` and ``SPLIT`` follow ``strategy`` for the later
+    decisions (default: :func:`finite_chart` of the rules).
+
+    Example: ``hand_evs(Rules(decks=1), "6S 5H", "A")[Action.DOUBLE]`` is 0.240259.
+    """
+    check_supported(rules)
+    hand = parse_cards(cards) if isinstance(cards, str) else list(cards)
+    if len(hand) != 2:
+        raise ValueError(f"hand_evs needs exactly two cards, got {len(hand)}")
+    if strategy is None:
+        strategy = finite_chart(rules)
+    policy = as_policy(strategy.action if isinstance(strategy, Chart) else strategy)
+    shoe = _Shoe(rules)
+    up_rank = upcard_rank(rules, upcard)
+    up = shoe.class_of_rank[up_rank]
+    ev = _UpcardEval(rules, shoe, up, policy)
+    comp = [0] * shoe.K
+    for card in hand:
+        comp[shoe.class_of_rank[card.rank]] += 1
+    comp_t = tuple(comp)
+    pc = shoe.model.pair_class
+    pair = pc(hand[0].rank) == pc(hand[1].rank)
+    hard, ace = ev.hard_ace(comp_t)
+    natural = hard == 11 and ace
+    scale = ev.no_bj(comp_t)
+    legal = ev.legal(comp_t, None, 1, pair)
+    out = {a: float(ev.action_ev(comp_t, None, 1, pair, natural, a) / scale) for a in legal}
+    if ev.peek_possible and rules.surrender is Surrender.EARLY and not natural:
+        p = ev.p_bj(comp_t)
+        out[_A.SURRENDER] = (-0.5 + p) / (1.0 - p)
+    return out

@@ -364,7 +364,7 @@ class RoundModel:
         if self.pre_peek_surrender(key):
             if self.optimal:
                 return max(-0.5, cont)
-            state = self.state(key, (_A.DECLINE, _A.SURRENDER))
+            state = self.state(key, (_A.SURRENDER, _A.DECLINE))
             state = DecisionState(**{**_fields(state), "pre_peek": True})
             assert self.policy is not None
             if self.policy(state) is _A.SURRENDER:

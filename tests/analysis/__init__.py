@@ -1,0 +1,1 @@
+"""Tests of the exact analysis (dealer probabilities, solver, policy evaluation, finite shoes)."""
