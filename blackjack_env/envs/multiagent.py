@@ -1,0 +1,412 @@
+"""A multi-agent blackjack table: every seat is a PettingZoo agent."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv
+
+from blackjack_env.engine.rules import PRESETS, Rules, preset
+from blackjack_env.engine.table import Action, Phase, Table
+from blackjack_env.envs.observations import Decision, Layout, ObsMode, decision
+from blackjack_env.strategies import Strategy, make_strategy
+
+__all__ = ["BlackjackAECEnv", "env", "raw_env"]
+
+
+class BlackjackAECEnv(AECEnv):
+    """A casino table whose seats are PettingZoo agents; the dealer plays by the rules.
+
+    ## Description
+
+    One engine :class:`~blackjack_env.engine.table.Table` with ``num_seats`` seats
+    (1 to the rules' ``max_seats``, at most 7) and a dealer. The agents are
+    ``"seat_0" .. "seat_{n-1}"`` except the seats listed in ``others``, which the
+    env plays itself with fixed strategies (so learned agents can be mixed with
+    fixed players; for self-play leave ``others`` empty and let one policy act
+    for every agent). Each round every seat bets ``bet`` chips, the cards are
+    dealt in casino order, and the agents act when the table waits for them:
+    seat by seat, hand by hand (``agent_selection`` follows the table; an agent
+    acts several times in a row for several decisions). Then the dealer plays
+    by the rules and the round is settled. An episode is ``rounds`` rounds.
+
+    **The shared shoe couples the seats.** All seats and the dealer draw from one
+    shoe that persists across rounds (reshuffled between rounds once the cut card
+    is out). The cards an earlier seat takes (hitting, doubling, splitting) are
+    the cards a later seat and the dealer do not get: a seat's decision changes
+    the next seat's and the dealer's cards, and so the other seats' rewards, and
+    every card dealt changes the composition (and the true count in the
+    observations) for the rest of the shoe. Seats therefore do not play
+    independent games: with a finite shoe their results are correlated, and
+    their order at the table matters. The dealer's hand is common to all seats,
+    which correlates their results even with an infinite deck.
+
+    ## Action Space
+
+    Per agent, the single env's ``Discrete(P)`` (see
+    :class:`~blackjack_env.envs.blackjack.BlackjackEnv`): 0 STAND (in the
+    pre-peek decision: decline), 1 HIT, 2 DOUBLE, 3 SPLIT, 4 SURRENDER, and 5
+    INSURE with ``insurance_decisions=True``; ``Discrete(2)`` for stand/hit-only
+    rules. An illegal action is handled as in the single env's ``"map"`` mode
+    (double / split / surrender -> hit if allowed, else stand; anything else ->
+    stand) and ``infos[agent]["illegal_action"]`` says so; with
+    ``illegal_action="raise"`` it raises ``ValueError``.
+
+    ## Observation Space
+
+    PettingZoo's action-mask convention: a ``Dict`` with ``"observation"`` (the
+    single env's observation of ``obs_mode``: ``"multidiscrete"``, ``"vector"``
+    or ``"dict"``, from this agent's seat, for its focus hand) and
+    ``"action_mask"`` (``int8``, 1 = legal). Observing an agent whose turn it is
+    not gives phase SETTLED and an all-ones mask.
+
+    ## Rewards
+
+    When a round is settled, every seated agent receives its net chip result of
+    the round divided by ``bet`` (the single env's reward); all other steps give
+    0. A round settled at the deal with no decision for anyone (a dealer
+    blackjack found by the peek, every seat a natural) still takes one step: the
+    first agent gets the turn with phase SETTLED, its action is ignored, and the
+    rewards are given on that step.
+
+    ## Episode End
+
+    After ``rounds`` settled rounds every agent is terminated.
+
+    ## Arguments
+
+    ``rules`` (a :class:`Rules` or preset name, default ``"vegas-strip"``),
+    ``num_seats`` (default 3, replacing ``rules.seats``), ``others`` (mapping
+    seat index -> strategy name or callable ``(table) -> Action``: seats the env
+    plays itself), ``obs_mode`` (default ``"multidiscrete"``), ``rounds``
+    (default 1), ``bet`` (default the table minimum), ``insurance_decisions``
+    (default False: insurance always declined), ``illegal_action`` (``"map"``
+    or ``"raise"``), ``render_mode`` (None or ``"ansi"``).
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": "blackjack_v0",
+        "render_modes": ["ansi"],
+        "is_parallelizable": False,
+    }
+
+    def __init__(
+        self,
+        rules: Rules | str = "vegas-strip",
+        num_seats: int = 3,
+        others: Mapping[int, str | Strategy] | None = None,
+        obs_mode: str = "multidiscrete",
+        rounds: int = 1,
+        bet: int | None = None,
+        insurance_decisions: bool = False,
+        illegal_action: str = "map",
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__()
+        if isinstance(rules, str):
+            rules = preset(rules)
+        elif not isinstance(rules, Rules):
+            raise ValueError(
+                f"rules={rules!r} must be a Rules or a preset name ({', '.join(PRESETS)})"
+            )
+        if isinstance(num_seats, bool) or not isinstance(num_seats, int):
+            raise ValueError(f"num_seats={num_seats!r} must be an int from 1 to 7")
+        if num_seats > rules.max_seats:
+            rules = rules.replace(max_seats=min(7, num_seats))
+        rules = rules.replace(seats=num_seats)  # ValueError names the allowed range
+        self.rules = rules
+        try:
+            mode = ObsMode(obs_mode)
+        except ValueError:
+            raise ValueError(
+                f"obs_mode={obs_mode!r} is not allowed; choose 'multidiscrete', 'vector' or "
+                f"'dict'"
+            ) from None
+        if mode is ObsMode.TUPLE:
+            raise ValueError(
+                "obs_mode='tuple' cannot show whose turn it is or a settled round; choose "
+                "'multidiscrete', 'vector' or 'dict'"
+            )
+        if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
+            raise ValueError(f"rounds={rounds!r} must be an int >= 1")
+        self.rounds = rounds
+        if bet is None:
+            bet = rules.min_bet
+        if isinstance(bet, bool) or not isinstance(bet, int) or not (
+            rules.min_bet <= bet <= rules.max_bet
+        ):
+            raise ValueError(
+                f"bet={bet!r} must be an int within the table limits "
+                f"{rules.min_bet}..{rules.max_bet}"
+            )
+        self.bet = bet
+        if not isinstance(insurance_decisions, bool):
+            raise ValueError(f"insurance_decisions={insurance_decisions!r} must be True or False")
+        if insurance_decisions and not rules.insurance:
+            raise ValueError(
+                "insurance_decisions=True needs rules that offer insurance (rules.insurance=True)"
+            )
+        if illegal_action not in ("map", "raise"):
+            raise ValueError(f"illegal_action={illegal_action!r} must be 'map' or 'raise'")
+        self.illegal_action = illegal_action
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode={render_mode!r} must be None or 'ansi'")
+        self.render_mode = render_mode
+        fixed = dict(others or {})
+        for seat, spec in fixed.items():
+            if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < num_seats:
+                raise ValueError(f"others: seat {seat!r} must be an int from 0 to {num_seats - 1}")
+            make_strategy(spec, rules, 0)  # ValueError names the known strategies
+        if len(fixed) == num_seats:
+            raise ValueError("others covers every seat: at least one seat must be an agent")
+        self._fixed_spec = fixed
+
+        self.layout = Layout(rules, mode, bet, (), insurance_decisions)
+        self.possible_agents = [f"seat_{i}" for i in range(num_seats) if i not in fixed]
+        self._seat_of = {a: int(a.split("_")[1]) for a in self.possible_agents}
+        self._agent_of = {s: a for a, s in self._seat_of.items()}
+        inner = self.layout.observation_space()
+        n = self.layout.n_actions
+        self.observation_spaces = {
+            a: spaces.Dict(
+                {"observation": inner, "action_mask": spaces.Box(0, 1, (n,), dtype=np.int8)}
+            )
+            for a in self.possible_agents
+        }
+        self.action_spaces = {a: spaces.Discrete(n) for a in self.possible_agents}
+        self._np_random: np.random.Generator | None = None
+        self._table: Table | None = None
+        self._fixed: dict[int, Strategy] = {}
+        self._last_hand = [0] * num_seats
+        self._session = [0.0] * num_seats
+        self._round = 0
+        self._ack = False  # the selected agent only acknowledges a round settled at the deal
+        self.agents: list[str] = []
+
+    # ============================================================= spaces
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    @property
+    def table(self) -> Table:
+        """The engine table (read it; act through :meth:`step`)."""
+        if self._table is None:
+            raise ValueError("call reset() first")
+        return self._table
+
+    # ================================================================ API
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if options:
+            unknown = sorted(set(options) - {"cards"})
+            if unknown:
+                # PettingZoo's api_test passes an arbitrary option, so this cannot be an
+                # error; it is not silent either
+                warnings.warn(
+                    f"reset ignores unknown option(s) {unknown}; the only option is 'cards'",
+                    stacklevel=2,
+                )
+        if seed is not None or self._np_random is None:
+            self._np_random, _ = seeding.np_random(seed)
+            rng = self._np_random
+            n = self.rules.seats
+            seeds = rng.integers(0, 2**63, size=n)
+            self._table = Table(self.rules, rng)
+            self._fixed = {
+                s: make_strategy(spec, self.rules, int(seeds[s]))
+                for s, spec in self._fixed_spec.items()
+            }
+        else:
+            self._finish_round()
+        table = self.table
+        table.shoe.clear_stack()
+        cards = (options or {}).get("cards")
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self._session = [0.0] * self.rules.seats
+        self._round = 0
+        if cards is not None:
+            if table.phase is Phase.SETTLED:
+                table.new_round()
+            table.shoe.stack(cards)  # ValueError names a bad card
+        self._start_round()
+        self._select()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self._seat_of[agent]
+        table = self.table
+        phase, legal = self._decision(seat)
+        obs = self.layout.observe(
+            table, seat, phase, self._last_hand[seat], legal, self._session[seat] / self.bet
+        )
+        if isinstance(obs, dict):  # Discrete entries as numpy ints, as the space samples them
+            obs = {k: np.int64(v) if isinstance(v, int) else v for k, v in obs.items()}
+        return {"observation": obs, "action_mask": self.layout.mask(legal)}
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        table = self.table
+        seat = self._seat_of[agent]
+        self._cumulative_rewards[agent] = 0.0
+        for a in self.agents:
+            self.rewards[a] = 0.0
+            self.infos[a] = {}
+        n = self.layout.n_actions
+        if isinstance(action, np.ndarray) and action.shape == ():
+            action = action.item()
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not (
+            0 <= action < n
+        ):
+            raise ValueError(f"action {action!r} must be an int in 0..{n - 1}")
+        a = int(action)
+        if self._ack:
+            self._ack = False
+            self.infos[agent] = {"illegal_action": False, "action_played": a}
+            self._settle_round()
+        else:
+            phase, legal = self._decision(seat)
+            illegal = a not in legal
+            if illegal:
+                if self.illegal_action == "raise":
+                    raise ValueError(
+                        f"{agent}: action {a} ({self.layout.action_names()[a]}) is not legal "
+                        f"now; legal: {list(legal)}"
+                    )
+                if phase is Decision.PLAY and a in (Action.DOUBLE, Action.SPLIT, Action.SURRENDER):
+                    a = int(Action.HIT) if Action.HIT in legal else int(Action.STAND)
+                else:
+                    a = int(Action.STAND)
+            if phase is Decision.PLAY:
+                self._last_hand[seat] = table.to_act[1]  # type: ignore[index]
+                table.act(Action(a))
+            else:
+                table.act(Action.DECLINE if a == Action.STAND else Action(a))
+            self.infos[agent] = {"illegal_action": illegal, "action_played": a}
+            self._advance()
+            if table.phase is Phase.SETTLED:
+                self._settle_round()
+        self._select()
+        self._accumulate_rewards()
+        if self.render_mode == "ansi":
+            self.render()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        lines = [f"round {self._round}/{self.rounds}  dealer: {self._dealer_text()}"]
+        for s, seat in enumerate(self.table.seats):
+            who = self._agent_of.get(s, f"seat_{s} (fixed)")
+            hands = "  ".join(str(h) for h in seat.hands) or "-"
+            lines.append(f"{who:18s} {hands}")
+        return "\n".join(lines)
+
+    def close(self) -> None:
+        pass
+
+    # ============================================================ internals
+    def _dealer_text(self) -> str:
+        table = self.table
+        cards = table.dealer.cards if table.hole_revealed else table.dealer.cards[:1]
+        return " ".join(str(c) for c in cards) or "-"
+
+    def _decision(self, seat: int) -> tuple[Decision, tuple[int, ...]]:
+        table = self.table
+        phase = Decision.SETTLED if self._ack else decision(table, seat)
+        return phase, self.layout.legal(table, seat, phase)
+
+    def _start_round(self) -> None:
+        table = self.table
+        if table.phase is Phase.SETTLED:
+            table.new_round()
+        self._round += 1
+        for s in range(self.rules.seats):
+            table.bet(s, self.bet)
+        table.deal()
+        self._last_hand = [0] * self.rules.seats
+        self._advance()
+        if table.phase is Phase.SETTLED:
+            self._ack = True  # nobody had a decision: one step still reports the round
+
+    def _advance(self) -> None:
+        """Let fixed seats act and decline insurance nobody is asked about, until an
+        agent must decide or the round is settled."""
+        table = self.table
+        while True:
+            who = table.to_act
+            if who is None:
+                return
+            seat = who[0]
+            if seat in self._fixed:
+                table.act(self._fixed[seat](table))
+                continue
+            if table.phase is Phase.INSURANCE:
+                legal = table.legal_actions()
+                if Action.SURRENDER not in legal and not (
+                    self.layout.insurance_decisions and Action.INSURE in legal
+                ):
+                    table.act(Action.DECLINE)
+                    continue
+            return
+
+    def _finish_round(self) -> None:
+        table = self.table
+        while table.phase is not Phase.SETTLED and table.phase is not Phase.BETTING:
+            self._advance()
+            who = table.to_act
+            if who is None:
+                break
+            table.act(Action.DECLINE if table.phase is Phase.INSURANCE else Action.STAND)
+
+    def _settle_round(self) -> None:
+        table = self.table
+        for s, seat in enumerate(table.seats):
+            net = float(seat.net) / self.bet
+            self._session[s] += float(seat.net)
+            agent = self._agent_of.get(s)
+            if agent is not None:
+                self.rewards[agent] = net
+                self.infos.setdefault(agent, {})["round_net"] = net
+        if self._round >= self.rounds:
+            for a in self.agents:
+                self.terminations[a] = True
+        else:
+            self._start_round()
+
+    def _select(self) -> None:
+        """Give the turn to the agent the table waits for (or the first, to acknowledge)."""
+        if all(self.terminations[a] for a in self.agents):
+            self.agent_selection = self.agents[0]
+            return
+        if self._ack:
+            self.agent_selection = self.agents[0]
+            return
+        who = self.table.to_act
+        assert who is not None
+        self.agent_selection = self._agent_of[who[0]]
+
+
+def raw_env(**kwargs: Any) -> BlackjackAECEnv:
+    """The AEC env without PettingZoo's wrappers."""
+    return BlackjackAECEnv(**kwargs)
+
+
+def env(**kwargs: Any) -> Any:
+    """The AEC env wrapped in PettingZoo's order-enforcing wrapper."""
+    from pettingzoo.utils import wrappers
+
+    return wrappers.OrderEnforcingWrapper(BlackjackAECEnv(**kwargs))
+
