@@ -1,0 +1,311 @@
+"""Simulate fixed policies for many hands on the batched tables, over many processes.
+
+:func:`simulate` plays a fixed policy for ``hands`` rounds on the batched env
+(:class:`~blackjack_env.envs.vector.BlackjackVectorEnv`) and returns the mean
+return per round with its 99% confidence interval and the frequency of every
+round result. The work is cut into **fixed chunks** of ``tables x
+rounds_per_table`` rounds; chunk ``i`` is seeded by the ``i``-th child of
+``numpy.random.SeedSequence(seed).spawn(n_chunks)`` and builds its own fresh
+tables (fresh shoes) from it. Chunks are handed to ``workers`` processes, and
+their results are combined in chunk order, so the numbers for a seed are the
+same, bit for bit, whatever the number of workers (1 runs in-process).
+
+Each table of a chunk counts its first ``rounds_per_table`` rounds (every
+table the same number), so long rounds (splits) are not under-counted as they
+would be by stopping at the first N settled rounds of the whole batch.
+
+Policies (``policy=``):
+
+* ``"basic"``: the basic-strategy chart of the rules
+  (:func:`blackjack_env.analysis.basic_strategy_chart`), played as charts are
+  read ("D" = double else hit, "Rh" = surrender else hit, ...); insurance
+  never taken;
+* ``"dealer"``: hit below 17, else stand; ``"never-bust"``: hit a hard total of
+  11 or less and a soft total below 19; ``"stand"``: always stand;
+* ``"random"``: a uniformly random legal action;
+* a picklable callable ``policy(env, obs, mask, rng) -> actions``: ``env`` the
+  ``BlackjackVectorEnv`` (its ``core`` arrays hold the cards), ``obs`` the
+  multidiscrete observation batch, ``mask`` the int8 legal-action mask,
+  ``rng`` a generator for the chunk; it returns one action per table.
+
+Command line::
+
+    python -m blackjack_env.simulate --policy basic --rules vegas-strip --hands 2000000 --workers 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from blackjack_env.engine.rules import Rules, SplitBy, preset
+from blackjack_env.envs.vector import BlackjackVectorEnv
+
+__all__ = ["POLICIES", "SimulationResult", "basic_policy", "simulate"]
+
+Policy = Callable[[BlackjackVectorEnv, np.ndarray, np.ndarray, np.random.Generator], np.ndarray]
+Z99 = 2.5758293035489004
+Env = BlackjackVectorEnv
+Arr = np.ndarray
+_STAND, _HIT, _DOUBLE, _SPLIT, _SURRENDER = range(5)
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """Totals of a simulation (returns are per round, in base bets)."""
+
+    policy: str
+    rules: str
+    hands: int
+    seed: int
+    chunks: int
+    mean: float
+    std: float
+    ci99: tuple[float, float]
+    outcomes: dict[str, float]  # round result (as text) -> frequency
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# ------------------------------------------------------------------ policies
+def _random(env: Env, obs: Arr, mask: Arr, rng: np.random.Generator) -> Arr:
+    counts = np.cumsum(mask, axis=1, dtype=np.int64)
+    pick = (rng.random(mask.shape[0]) * counts[:, -1]).astype(np.int64)
+    return (counts > pick[:, None]).argmax(axis=1)
+
+
+def _stand(env: Env, obs: Arr, mask: Arr, rng: np.random.Generator) -> Arr:
+    return np.zeros(mask.shape[0], dtype=np.int64)
+
+
+def _dealer(env: Env, obs: Arr, mask: Arr, rng: np.random.Generator) -> Arr:
+    return np.where((obs[:, 1] < 17) & (mask[:, _HIT] > 0), _HIT, _STAND)
+
+
+def _never_bust(env: Env, obs: Arr, mask: Arr, rng: np.random.Generator) -> Arr:
+    total, soft = obs[:, 1], obs[:, 3] > 0
+    hit = (~soft & (total <= 11)) | (soft & (total < 19))
+    return np.where(hit & (mask[:, _HIT] > 0), _HIT, _STAND)
+
+
+# chart codes
+_H, _S, _D, _DS, _P, _RH, _RS, _RP = range(8)
+_CODE = {"H": _H, "S": _S, "D": _D, "Ds": _DS, "P": _P, "Rh": _RH, "Rs": _RS, "Rp": _RP}
+
+
+class basic_policy:
+    """The rules' basic-strategy chart as a batched policy (picklable)."""
+
+    def __init__(self, rules: Rules) -> None:
+        from blackjack_env.analysis import basic_strategy_chart
+
+        chart = basic_strategy_chart(rules)
+        cols = {}
+        for k, label in enumerate(chart.upcards):
+            cols[k] = 1 if label == "A" else 10 if label == "T" else int(label)
+        default = np.where(np.arange(32) < 12, _H, _S)
+        self.hard = np.repeat(default[:, None], 11, axis=1)
+        self.soft = self.hard.copy()
+        self.pairs = np.full((11, 11), -1, dtype=np.int64)  # [pair value, upcard value]
+        for table, rows in ((self.hard, chart.hard), (self.soft, chart.soft)):
+            for total, plays in rows.items():
+                for k, play in enumerate(plays):
+                    table[total, cols[k]] = _CODE[play.value]
+        for label, plays in chart.pairs.items():
+            value = 1 if label == "A" else 10 if label == "T" else int(label)
+            for k, play in enumerate(plays):
+                self.pairs[value, cols[k]] = _CODE[play.value]
+        self.by_value = rules.split_by is SplitBy.VALUE
+
+    def __call__(
+        self, env: BlackjackVectorEnv, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator
+    ) -> np.ndarray:
+        core = env.core
+        assert core is not None
+        phase, total, up, soft = obs[:, 0], obs[:, 1], obs[:, 2], obs[:, 3] > 0
+        h = obs[:, 7]
+        f = h * env.num_envs + np.arange(env.num_envs)
+        values = core._values
+        r0, r1 = core.r0.reshape(-1)[f], core.r1.reshape(-1)[f]
+        two = core.ncards.reshape(-1)[f] == 2
+        pair = two & ((values[r0] == values[r1]) if self.by_value else (r0 == r1))
+        pair_value = values[r0]
+        up = np.where(core._rank_of_id[core.up] == 0, 1, np.minimum(up, 10))
+        legal = mask > 0
+        pre_peek = phase == 1
+        total_code = np.where(soft, self.soft[total, up], self.hard[total, up])
+        pair_code = self.pairs[pair_value, up]
+        use_pair = pair & (pair_code >= 0) & (legal[:, _SPLIT] | pre_peek)
+        code = np.where(use_pair, pair_code, total_code)
+        surrenders = (code == _RH) | (code == _RS) | (code == _RP)
+        out = np.full(env.num_envs, _STAND, dtype=np.int64)
+        # pre-peek: surrender if the chart says so and it is offered, else decline (STAND)
+        # playing: surrender, else the fallback code
+        take_surr = surrenders & legal[:, _SURRENDER]
+        code = np.where(code == _RH, _H, np.where(code == _RS, _S, np.where(code == _RP, _P, code)))
+        # a split the chart wants but cannot be made: play the total's code
+        no_split = (code == _P) & ~legal[:, _SPLIT]
+        fallback = np.where(
+            (total_code == _P) | (total_code == _RP),
+            _H,
+            np.where(total_code == _RH, _H, np.where(total_code == _RS, _S, total_code)),
+        )
+        code = np.where(no_split, fallback, code)
+        double = ((code == _D) | (code == _DS)) & legal[:, _DOUBLE]
+        hit = ((code == _H) | (code == _D)) & legal[:, _HIT]
+        out = np.where(hit, _HIT, out)
+        out = np.where(double, _DOUBLE, out)
+        out = np.where((code == _P) & legal[:, _SPLIT], _SPLIT, out)
+        out = np.where(take_surr, _SURRENDER, out)
+        return np.where(pre_peek, np.where(take_surr, _SURRENDER, _STAND), out)
+
+
+POLICIES: dict[str, Callable[[Rules], Policy]] = {
+    "basic": basic_policy,
+    "dealer": lambda rules: _dealer,
+    "never-bust": lambda rules: _never_bust,
+    "stand": lambda rules: _stand,
+    "random": lambda rules: _random,
+}
+
+
+# ------------------------------------------------------------------ running
+def _rules_of(rules: Rules | str) -> Rules:
+    if isinstance(rules, Rules):
+        return rules
+    return preset(rules)
+
+
+def _policy_of(policy: str | Policy, rules: Rules) -> Policy:
+    if callable(policy) and not isinstance(policy, str):
+        return policy
+    try:
+        return POLICIES[policy](rules)
+    except KeyError:
+        raise ValueError(
+            f"unknown policy {policy!r}; use one of {', '.join(POLICIES)} or a callable "
+            f"policy(env, obs, mask, rng) -> actions"
+        ) from None
+
+
+def _run_chunk(args: tuple[Any, ...]) -> tuple[float, float, dict[float, int], int]:
+    """Play one chunk: ``tables`` tables, each counting its first ``per_table`` rounds."""
+    rules, policy, seed_seq, tables, per_table, env_kwargs = args
+    rng = np.random.default_rng(seed_seq)
+    env_seed = int(rng.integers(2**63))
+    env = BlackjackVectorEnv(
+        tables, rules=rules, obs_mode="multidiscrete", autoreset_mode="SameStep", **env_kwargs
+    )
+    obs, info = env.reset(seed=env_seed)
+    done = np.zeros(tables, dtype=np.int64)
+    results: list[np.ndarray] = []
+    while (done < per_table).any():
+        actions = policy(env, obs, info["action_mask"], rng)
+        obs, _, _, _, info = env.step(actions)
+        over = info["round_over"] & (done < per_table)
+        if over.any():
+            results.append(info["round_net"][over])
+            done[info["round_over"]] += 1
+    nets = np.concatenate(results) if results else np.zeros(0)
+    values, counts = np.unique(nets, return_counts=True)
+    hist = {float(v): int(c) for v, c in zip(values, counts, strict=True)}
+    return float(nets.sum()), float((nets * nets).sum()), hist, int(nets.size)
+
+
+def simulate(
+    policy: str | Policy = "basic",
+    rules: Rules | str = "vegas-strip",
+    hands: int = 1_000_000,
+    seed: int = 0,
+    workers: int = 1,
+    tables: int = 1024,
+    rounds_per_table: int = 64,
+    **env_kwargs: Any,
+) -> SimulationResult:
+    """Play ``policy`` for at least ``hands`` rounds; the same result for a seed whatever
+    ``workers`` is (see the module docstring).
+
+    ``hands`` is rounded up to whole chunks of ``tables * rounds_per_table``;
+    ``env_kwargs`` go to :class:`~blackjack_env.envs.vector.BlackjackVectorEnv`
+    (e.g. ``bet``, ``insurance_decisions``).
+    """
+    for name, value in (("hands", hands), ("workers", workers), ("tables", tables)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name}={value!r} must be an int >= 1")
+    if isinstance(rounds_per_table, bool) or not isinstance(rounds_per_table, int) or (
+        rounds_per_table < 1
+    ):
+        raise ValueError(f"rounds_per_table={rounds_per_table!r} must be an int >= 1")
+    rules_obj = _rules_of(rules)
+    pol = _policy_of(policy, rules_obj)
+    chunk = tables * rounds_per_table
+    n_chunks = math.ceil(hands / chunk)
+    seeds = np.random.SeedSequence(seed).spawn(n_chunks)
+    jobs = [(rules_obj, pol, s, tables, rounds_per_table, env_kwargs) for s in seeds]
+    if workers == 1:
+        parts = [_run_chunk(job) for job in jobs]
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            parts = list(pool.map(_run_chunk, jobs))  # results in chunk order
+    total = sq = 0.0
+    n = 0
+    hist: dict[float, int] = {}
+    for s, q, h, c in parts:  # combined in chunk order: independent of the worker count
+        total += s
+        sq += q
+        n += c
+        for v, k in h.items():
+            hist[v] = hist.get(v, 0) + k
+    mean = total / n
+    var = max(0.0, (sq - n * mean * mean) / (n - 1)) if n > 1 else 0.0
+    half = Z99 * math.sqrt(var / n)
+    name = policy if isinstance(policy, str) else getattr(policy, "__name__", type(policy).__name__)
+    rules_name = rules if isinstance(rules, str) else rules_obj.summary()
+    return SimulationResult(
+        policy=name,
+        rules=rules_name,
+        hands=n,
+        seed=seed,
+        chunks=n_chunks,
+        mean=mean,
+        std=math.sqrt(var),
+        ci99=(mean - half, mean + half),
+        outcomes={f"{v:+g}": k / n for v, k in sorted(hist.items())},
+    )
+
+
+def main(argv: list[str] | None = None) -> SimulationResult:
+    p = argparse.ArgumentParser(description="Simulate a fixed policy on the batched tables.")
+    p.add_argument("--policy", default="basic", help=f"one of {', '.join(POLICIES)}")
+    p.add_argument("--rules", default="vegas-strip", help="a preset name")
+    p.add_argument("--hands", type=float, default=1e6, help="rounds to play (rounded up)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the whole simulation")
+    p.add_argument("--workers", type=int, default=1, help="processes (results do not depend on it)")
+    p.add_argument("--tables", type=int, default=1024, help="tables per chunk")
+    p.add_argument("--rounds-per-table", type=int, default=64, help="rounds per table per chunk")
+    p.add_argument("--json", default=None, help="write the result here as JSON")
+    a = p.parse_args(argv)
+    result = simulate(
+        a.policy, a.rules, int(a.hands), a.seed, a.workers, a.tables, a.rounds_per_table
+    )
+    lo, hi = result.ci99
+    print(
+        f"{result.policy} on {result.rules}: {result.hands:,} rounds, mean {result.mean:+.5f} "
+        f"per round, 99% CI [{lo:+.5f}, {hi:+.5f}] ({result.chunks} chunks, seed {result.seed})"
+    )
+    if a.json:
+        with open(a.json, "w") as fh:
+            json.dump(result.to_dict(), fh, indent=2)
+    return result
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,61 @@
+"""simulate(): fixed policies over chunks and processes, checked against exact values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from blackjack_env.analysis import evaluate_policy, solve
+from blackjack_env.engine import Action, preset
+from blackjack_env.simulate import simulate
+
+
+def test_same_result_whatever_the_worker_count() -> None:
+    kwargs = dict(rules="european-no-hole-card", hands=3 * 64 * 16, seed=7, tables=64,
+                  rounds_per_table=16)
+    one = simulate("random", workers=1, **kwargs)
+    two = simulate("random", workers=2, **kwargs)
+    three = simulate("random", workers=3, **kwargs)
+    assert one == two == three
+    assert one.chunks == 3 and one.hands == 3 * 64 * 16
+    other_seed = simulate("random", workers=1, **{**kwargs, "seed": 8})
+    assert other_seed.mean != one.mean
+
+
+def test_basic_strategy_matches_the_exact_return() -> None:
+    rules = preset("vegas-strip", decks=None)
+    exact = solve(rules).expected_return
+    result = simulate("basic", rules, hands=300_000, seed=1, tables=1024, rounds_per_table=64)
+    lo, hi = result.ci99
+    assert lo <= exact <= hi, (exact, result)
+    assert abs(sum(result.outcomes.values()) - 1.0) < 1e-12
+
+
+def test_dealer_policy_matches_the_exact_return_sutton_barto() -> None:
+    rules = preset("sutton-barto")
+
+    def dealer(state):  # hit below 17, as the batched "dealer" policy
+        return Action.HIT if state.total < 17 else Action.STAND
+
+    exact = evaluate_policy(rules, dealer)
+    result = simulate("dealer", rules, hands=200_000, seed=2, tables=1024, rounds_per_table=64)
+    lo, hi = result.ci99
+    assert lo <= exact <= hi, (exact, result)
+
+
+def test_bad_arguments() -> None:
+    with pytest.raises(ValueError, match="unknown policy"):
+        simulate("psychic", hands=10)
+    with pytest.raises(ValueError, match="workers"):
+        simulate("stand", hands=10, workers=0)
+    with pytest.raises(ValueError, match="preset"):
+        simulate("stand", rules="no-such-rules", hands=10)
+
+
+def test_callable_policy() -> None:
+    def always_hit_below_12(env, obs, mask, rng):
+        return np.where((obs[:, 1] < 12) & (mask[:, 1] > 0), 1, 0)
+
+    result = simulate(always_hit_below_12, "sutton-barto", hands=1024, tables=256,
+                      rounds_per_table=4)
+    assert result.hands == 1024 and result.policy == "always_hit_below_12"
