@@ -28,6 +28,7 @@ class IllegalAction(str, Enum):
 
 
 _KNOWN_OPTIONS = ("cards",)
+_ACTIONS = tuple(Action)  # index -> Action, without the enum lookup
 _ARGUMENTS = (
     "rules",
     "num_seats",
@@ -519,9 +520,9 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
                     a = int(Action.STAND)  # the round ends: stand / decline from here on
         if phase is Decision.PLAY:
             self._last_hand = table.to_act[1]  # type: ignore[index]
-            table.act(Action(a))
+            table.act(_ACTIONS[a])
         elif phase is Decision.INSURANCE:
-            table.act(Action.DECLINE if a == Action.STAND else Action(a))
+            table.act(Action.DECLINE if a == Action.STAND else _ACTIONS[a])
         elif phase is Decision.BET:
             self._deal(self.layout.bet_sizes[a - self.layout.n_play] * self.bet)
         self._advance()
@@ -755,15 +756,17 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
         table = self._table
         assert table is not None
         dealer = table.dealer.cards
+        learner = table.seats[self.seat]
+        chips = learner.bankroll
         return {
             "action_mask": self.layout.mask(self._legal),
             "phase": self._phase,
             "round": self._rounds,
-            "bankroll": self._bankroll_chips(),
+            "bankroll": float(self._session_net if chips is None else chips),
             "shoe_remaining": table.shoe.remaining,
             "reshuffled": table.reshuffled,
-            "hands": tuple(tuple(h.cards) for h in table.seats[self.seat].hands),
-            "dealer": tuple(dealer if table.hole_revealed else dealer[:1]),
+            "hands": tuple([tuple(h.cards) for h in learner.hands]),
+            "dealer": tuple(dealer) if table.hole_revealed else tuple(dealer[:1]),
         }
 
     def _caption(self) -> str:
