@@ -116,6 +116,92 @@ def scenarios(draw: st.DrawFn, max_rounds: int = 6) -> Scenario:
     )
 
 
+# ------------------------------------------------- an independent settlement oracle
+def _tie(rules: Rules) -> Outcome:
+    return Outcome.PUSH if rules.ties is TieRule.PUSH else Outcome.LOSS
+
+
+def _against_dealer(rules: Rules, hand, dealer) -> Outcome:
+    """A standing hand against the dealer's final hand, read off the rule docs."""
+    pbj, dbj = hand.is_blackjack, dealer.is_blackjack
+    if pbj and dbj:
+        return Outcome.LOSS if rules.ties is TieRule.DEALER_WINS else Outcome.PUSH
+    if pbj:
+        if not dealer.bust and dealer.total == 21 and not rules.natural_beats_21:
+            return _tie(rules)
+        return Outcome.BLACKJACK
+    if dbj:
+        if hand.total == 21 and not rules.dealer_natural_beats_21:
+            return _tie(rules)
+        return Outcome.LOSS
+    if dealer.bust or hand.total > dealer.total:
+        return Outcome.WIN
+    return Outcome.LOSS if hand.total < dealer.total else _tie(rules)
+
+
+def _dealer_must_hit(rules: Rules, total: int, soft: bool) -> bool:
+    return total < 17 or (total == 17 and soft and rules.dealer_hits_soft_17)
+
+
+def check_settlement(table: Table) -> None:
+    """Every hand's outcome as the rules say, and the dealer drew by the rules."""
+    rules, dealer = table.rules, table.dealer
+    peeked_bj = rules.hole_card is HoleCard.PEEK and dealer.is_blackjack
+    results = {(s.index, r.hand): r for s in table.seats for r in s.results}
+
+    def early(seat, hand) -> bool:  # left the round before the dealer's turn
+        r = results[(seat.index, seat.hands.index(hand))]
+        return r.outcome is Outcome.EVEN_MONEY or (
+            rules.natural_paid_at_deal and hand.is_blackjack and not hand.from_split
+        )
+
+    live = [
+        h
+        for s in table.seats
+        for h in s.hands
+        if not h.surrendered and not h.bust and not early(s, h)
+    ]
+    top = max((h.total for h in live), default=None)
+    compared = False
+    for seat in table.seats:
+        for i, hand in enumerate(seat.hands):
+            got = results[(seat.index, i)].outcome
+            if got is Outcome.EVEN_MONEY:
+                assert hand.is_blackjack and table.upcard.rank == 1 and rules.insurance
+                continue
+            if hand.surrendered:
+                if rules.surrender is Surrender.EARLY or rules.hole_card is HoleCard.PEEK:
+                    want = Outcome.SURRENDER
+                else:
+                    want = Outcome.LOSS if dealer.is_blackjack else Outcome.SURRENDER
+            elif hand.bust:
+                want = Outcome.BUST
+            elif early(seat, hand):
+                want = Outcome.BLACKJACK
+            elif (
+                rules.settlement is Settlement.DEALER
+                or peeked_bj
+                or dealer.bust
+                or hand.total == top
+            ):
+                want = _against_dealer(rules, hand, dealer)
+                # a natural may be paid at the peek; any other result needed the dealer
+                compared = compared or want is not Outcome.BLACKJACK
+            else:
+                want = Outcome.LOSS  # highest-hand: not the table's highest total
+            assert got is want, (seat.index, i, str(hand), str(dealer), got, want)
+    # the dealer's draws: every intermediate total had to hit; a finished hand stands
+    cards = dealer.cards
+    first = 2 if len(cards) >= 2 else len(cards)
+    from blackjack_env.engine import Hand
+
+    for n in range(first, len(cards)):
+        prefix = Hand(rules.card_values, cards[:n])
+        assert _dealer_must_hit(rules, prefix.total, prefix.soft), (str(dealer), n)
+    if compared and not peeked_bj:
+        assert dealer.bust or not _dealer_must_hit(rules, dealer.total, dealer.soft)
+
+
 # ------------------------------------------------------------- the driver
 EXPECTED_NET = {
     Outcome.WIN: lambda bet, rules: bet,
@@ -227,6 +313,7 @@ def run(sc: Scenario) -> list:
                        if e.kind is EventKind.INSURANCE_SETTLED and e.seat == seat.index]
             insurance_net = sum(insured) - seat.insurance if insured else 0
             assert seat.net == sum(r.net for r in seat.results) + insurance_net
+        check_settlement(table)
         # chips conserved: bankroll changes (or nets, with unlimited credit) + house == 0
         for seat, b in zip(table.seats, before, strict=True):
             if b is not None:
