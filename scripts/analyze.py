@@ -113,7 +113,9 @@ def build_rules(args: argparse.Namespace) -> Rules:
         changes["ties"] = args.ties
     for item in args.set:
         if "=" not in item:
-            raise ValueError(f"--set {item!r}: use FIELD=VALUE; fields are {', '.join(FIELD_NAMES)}")
+            raise ValueError(
+                f"--set {item!r}: use FIELD=VALUE; fields are {', '.join(FIELD_NAMES)}"
+            )
         name, value = item.split("=", 1)
         changes[name.strip()] = _value(value)
     return preset(args.rules, **changes)
@@ -122,7 +124,9 @@ def build_rules(args: argparse.Namespace) -> Rules:
 def analyze(rules: Rules) -> dict[str, Any]:
     """Run the analysis; returns a JSON-ready dict."""
     out: dict[str, Any] = {"rules": rules.to_dict(), "summary": rules.summary()}
-    infinite_rules = rules if rules.decks is None else rules.replace(decks=None, seats_per_deck=None)
+    infinite_rules = (
+        rules if rules.decks is None else rules.replace(decks=None, seats_per_deck=None)
+    )
     t0 = time.perf_counter()
     sol = solve(infinite_rules)
     out["infinite_deck_optimal_return"] = sol.expected_return
@@ -161,7 +165,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Rules: {result['summary']}")
     print(
         f"House edge: {result['house_edge_percent']:+.4f}% "
-        f"(expected return {100 * result['expected_return']:+.4f}% per unit bet; {result['method']})"
+        f"(expected return {100 * result['expected_return']:+.4f}% per unit bet; "
+        f"{result['method']})"
     )
     if rules.decks is not None:
         print(

@@ -143,7 +143,9 @@ class Chart:
             code = self._total_code(state, col)
         return self._resolve(code, legal, state, col)
 
-    def _resolve(self, code: Play, legal: tuple[Action, ...], state: DecisionState, col: int) -> Action:
+    def _resolve(
+        self, code: Play, legal: tuple[Action, ...], state: DecisionState, col: int
+    ) -> Action:
         if code.surrenders:
             if Action.SURRENDER in legal:
                 return Action.SURRENDER
@@ -210,7 +212,7 @@ class Chart:
         fig, axes = plt.subplots(
             1, len(blocks), figsize=(4.2 * len(blocks), 0.32 * max(heights) + 1.6), squeeze=False
         )
-        for ax, (name, table) in zip(axes[0], blocks):
+        for ax, (name, table) in zip(axes[0], blocks, strict=True):
             rows = list(table)
             for i, row in enumerate(rows):
                 for j, play in enumerate(table[row]):
@@ -233,7 +235,9 @@ class Chart:
             for spine in ax.spines.values():
                 spine.set_visible(False)
         handles = [Patch(facecolor=c, edgecolor="#555", label=p.value) for p, c in COLOURS.items()]
-        fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=8, frameon=False)
+        fig.legend(
+            handles=handles, loc="lower center", ncol=len(handles), fontsize=8, frameon=False
+        )
         if self.title:
             fig.suptitle(self.title, fontsize=9)
         fig.tight_layout(rect=(0, 0.06, 1, 0.95))

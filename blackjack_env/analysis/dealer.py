@@ -79,7 +79,7 @@ def rank_counts(rules: Rules, removed: Iterable[Card] | str | Sequence[int] | No
             raise ValueError(
                 "removed must be cards ('AS 5H' or Card objects) or 13 counts by rank, ace to king"
             )
-        left = [a - int(b) for a, b in zip(left, items)]
+        left = [a - int(b) for a, b in zip(left, items, strict=True)]
     if min(left) < 0:
         raise ValueError(
             f"removed takes more cards of some rank than {decks} deck(s) hold: left {left}"
@@ -132,7 +132,9 @@ def _infinite(values: tuple[int, ...], h17: bool, up_rank: int) -> tuple[float, 
     return tuple(float(x) for x in total)
 
 
-def _finite(values: tuple[int, ...], h17: bool, up_rank: int, counts: tuple[int, ...]) -> np.ndarray:
+def _finite(
+    values: tuple[int, ...], h17: bool, up_rank: int, counts: tuple[int, ...]
+) -> np.ndarray:
     """Unconditioned dealer outcome probabilities, drawing without replacement."""
     left = list(counts)
     classes: dict[tuple[int, bool], list[int]] = {}
@@ -192,7 +194,8 @@ def dealer_vector(
     else:
         vec = _finite(values, h17, up_rank, tuple(int(c) for c in counts))
     if condition_on_no_blackjack is None:
-        condition_on_no_blackjack = rules.hole_card is HoleCard.PEEK and values[up_rank - 1] in (1, 10)
+        up_value = values[up_rank - 1]
+        condition_on_no_blackjack = rules.hole_card is HoleCard.PEEK and up_value in (1, 10)
     if condition_on_no_blackjack and vec[BJ] > 0:
         vec = vec.copy()
         vec[BJ] = 0.0
@@ -237,4 +240,4 @@ def dealer_probabilities(
         if removed:
             raise ValueError("removed cards only make sense for a finite shoe (finite=True)")
         vec = dealer_vector(rules, up, None, condition_on_no_blackjack)
-    return {name: float(p) for name, p in zip(OUTCOMES, vec)}
+    return {name: float(p) for name, p in zip(OUTCOMES, vec, strict=True)}

@@ -34,7 +34,7 @@ from functools import lru_cache
 import numpy as np
 
 from blackjack_env.analysis._model import BJ, CardModel, can_double_total, check_supported
-from blackjack_env.analysis.chart import Chart, Play, code_from_evs, pair_label
+from blackjack_env.analysis.chart import Chart, code_from_evs, pair_label
 from blackjack_env.analysis.dealer import _stands, upcard_rank
 from blackjack_env.analysis.infinite import upcard_label
 from blackjack_env.analysis.state import DecisionState, Policy, as_policy
@@ -154,7 +154,9 @@ class FiniteResult:
 class _UpcardEval:
     """Evaluation of one upcard class against a policy (finite shoe)."""
 
-    def __init__(self, rules: Rules, shoe: _Shoe, up: int, policy: Callable[[DecisionState], Action]):
+    def __init__(
+        self, rules: Rules, shoe: _Shoe, up: int, policy: Callable[[DecisionState], Action]
+    ) -> None:
         self.rules = rules
         self.shoe = shoe
         self.up = up
@@ -484,7 +486,7 @@ def _evaluate(
     cells: dict[tuple[str, int | str, str], dict[Action, float]] = {}
     n_all = shoe.counts.sum()
     for up in range(shoe.K):
-        v, a, ranks = shoe.classes[up]
+        v, a, _ranks = shoe.classes[up]
         p_up = shoe.counts[up] / n_all
         ev = _UpcardEval(rules, shoe, up, policy)
         label = upcard_label(v, a)

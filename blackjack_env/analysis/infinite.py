@@ -92,7 +92,9 @@ class RoundModel:
         self.peek_possible = self.model.peek_possible(self.up_value)
         d_all = dealer_vector(rules, up_rank, None, condition_on_no_blackjack=False)
         self.p_bj = float(d_all[BJ])
-        self.d_play = dealer_vector(rules, up_rank, None, condition_on_no_blackjack=self.peek_possible)
+        self.d_play = dealer_vector(
+            rules, up_rank, None, condition_on_no_blackjack=self.peek_possible
+        )
         self.tie = 0.0 if rules.ties is TieRule.PUSH else -1.0
         self.payout = float(rules.blackjack_payout)
         self.bet_factor = 0.5 if rules.split_bet is SplitBet.HALVE else 1.0
@@ -262,7 +264,10 @@ class RoundModel:
         if action is _A.DOUBLE:
             ev = 0.0
             for v, a, p in self.draws:
-                ev += p * float(self._stand[score(hard + v, ace or a)[0]] if hard + v <= 21 else -1.0)
+                if hard + v > 21:
+                    ev -= p
+                else:
+                    ev += p * float(self._stand[score(hard + v, ace or a)[0]])
             return 2.0 * ev
         if action is _A.SPLIT:
             if h != 1 or pair is None:
@@ -400,7 +405,7 @@ def optimal_round(rules: Rules, up_rank: int) -> RoundModel:
     best_model, best = model, -np.inf
     for combo in itertools.product((False, True), repeat=len(conflicts)):
         plan = dict(fixed)
-        plan.update(zip(conflicts, combo))
+        plan.update(zip(conflicts, combo, strict=True))
         trial = RoundModel(rules, up_rank, split_plan=plan)
         value = trial.round_return()
         if value > best:

@@ -14,7 +14,7 @@ from blackjack_env.analysis.chart import Chart, Play, code_from_evs, pair_label
 from blackjack_env.analysis.infinite import Key, RoundModel, optimal_round, upcard_label
 from blackjack_env.analysis.state import DecisionState, Policy, as_policy
 from blackjack_env.engine.hand import score
-from blackjack_env.engine.rules import Rules, SplitBy, Surrender
+from blackjack_env.engine.rules import Rules, SplitBy
 from blackjack_env.engine.table import Action
 
 __all__ = ["Solution", "evaluate_policy", "solve"]
@@ -82,7 +82,9 @@ class Solution:
         if Action.SPLIT in legal and state.hands > 1:
             c = key[3]
             assert c is not None
-            choices = [v for (cc, h, _k), v in model.split_choices.items() if (cc, h) == (c, state.hands)]
+            choices = [
+                v for (cc, h, _k), v in model.split_choices.items() if (cc, h) == (c, state.hands)
+            ]
             if model.split_plan is not None and (c, state.hands) in model.split_plan:
                 choices = [model.split_plan[(c, state.hands)]]
             if choices:
@@ -107,7 +109,9 @@ def _key_from_state(model: RoundModel, state: DecisionState) -> Key:
             pair = 1
         else:
             pair = next(r for r in range(2, 14) if model.values[r] == state.pair)
-    return (hard, soft, state.cards, pair, state.natural, state.split, state.split_aces, state.hands)
+    return (
+        hard, soft, state.cards, pair, state.natural, state.split, state.split_aces, state.hands
+    )
 
 
 def _row_keys(rules: Rules) -> tuple[list[int], list[int], list[tuple[str, int]]]:
@@ -211,6 +215,3 @@ def evaluate_policy(rules: Rules, policy: Policy | Callable[[DecisionState], Act
         total += p * RoundModel(rules, rank, policy=checked).round_return()
     return total
 
-
-def surrender_kind(rules: Rules) -> str:
-    return {Surrender.NONE: "none", Surrender.LATE: "late", Surrender.EARLY: "early"}[rules.surrender]

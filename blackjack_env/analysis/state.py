@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 from blackjack_env.engine.table import Action
 
@@ -84,7 +84,7 @@ class DecisionState:
         return text + f") v {'A' if self.dealer_ace else self.dealer}"
 
 
-Policy = Union[Callable[[DecisionState], Any], Mapping[Any, Any]]
+Policy = Callable[[DecisionState], Any] | Mapping[Any, Any]
 
 
 def as_policy(policy: Policy) -> Callable[[DecisionState], Action]:
@@ -105,7 +105,8 @@ def as_policy(policy: Policy) -> Callable[[DecisionState], Action]:
                     f"({state.describe()}); legal actions: {_names(state.legal)}"
                 )
             if state.pre_peek:
-                return Action.SURRENDER if _to_action(answer) is Action.SURRENDER else Action.DECLINE
+                surrender = _to_action(answer) is Action.SURRENDER
+                return Action.SURRENDER if surrender else Action.DECLINE
             return answer
 
     elif callable(policy):

@@ -70,7 +70,7 @@ def table_state(table: Table) -> DecisionState:
     )
 
 
-class basic_strategy:  # noqa: N801 - a strategy is used like a function
+class basic_strategy:
     """Seat strategy playing ``chart`` (default: the basic-strategy chart of ``rules``).
 
     Args:
@@ -79,7 +79,9 @@ class basic_strategy:  # noqa: N801 - a strategy is used like a function
         seed: unused (basic strategy is deterministic); accepted for the registry.
     """
 
-    def __init__(self, rules: Rules | None = None, chart: Chart | None = None, seed: int | None = None):
+    def __init__(
+        self, rules: Rules | None = None, chart: Chart | None = None, seed: int | None = None
+    ) -> None:
         self.rules = rules
         self._chart = chart
 

@@ -63,7 +63,8 @@ WIZARD_1D_S17 = {
 @pytest.mark.parametrize("up", list(WIZARD_1D_S17))
 def test_single_deck_matches_published_table(up: str) -> None:
     got = dealer_probabilities(Rules(decks=1), up, condition_on_no_blackjack=False)
-    want = dict(zip(("17", "18", "19", "20", "21", "blackjack", "bust"), WIZARD_1D_S17[up]))
+    names = ("17", "18", "19", "20", "21", "blackjack", "bust")
+    want = dict(zip(names, WIZARD_1D_S17[up], strict=True))
     for name, p in want.items():
         assert got[name] == pytest.approx(p, abs=2e-6), name
     assert sum(got.values()) == pytest.approx(1.0, abs=1e-12)

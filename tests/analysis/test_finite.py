@@ -47,7 +47,7 @@ def test_composition_evs_match_published_appendix(rules: Rules, cards: str, want
     # STAND and DOUBLE need no strategy; HIT follows the derived chart, which plays the
     # later decisions of these hands as the published (composition-dependent) analysis does
     got = hand_evs(rules, cards, "A")
-    for action, value in zip((S, H, D), want):
+    for action, value in zip((S, H, D), want, strict=True):
         assert got[action] == pytest.approx(value, abs=1.5e-6), action.name
 
 

@@ -127,8 +127,8 @@ def test_gymnasium_table_policy_and_errors() -> None:
             for soft in (0, 1):
                 if soft and total < 12:
                     continue
-                evs = sol.action_evs[("soft" if soft else "hard", total,
-                                      "A" if dealer == 1 else ("T" if dealer == 10 else str(dealer)))]
+                label = "A" if dealer == 1 else ("T" if dealer == 10 else str(dealer))
+                evs = sol.action_evs[("soft" if soft else "hard", total, label)]
                 table[(total, dealer, soft)] = max(evs, key=evs.get)
     assert evaluate_policy(rules, table) == pytest.approx(sol.expected_return, abs=1e-12)
     del table[(16, 10, 0)]
