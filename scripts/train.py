@@ -53,6 +53,8 @@ class Settings:
     n_envs: int = 4
     subproc: bool = False
     eval_freq: int = 50_000
+    eval_episodes: int = 2_000
+    n_steps: int = 0
     checkpoint_freq: int = 200_000
     tensorboard: bool = False
     progress: bool = True
@@ -80,6 +82,8 @@ HELP = {
     "n_envs": "SB3: parallel training envs",
     "subproc": "SB3: run the training envs in subprocesses (SubprocVecEnv)",
     "eval_freq": "SB3: timesteps between evaluations on a separate env",
+    "eval_episodes": "SB3: episodes per evaluation on the separate env",
+    "n_steps": "SB3 PPO/A2C: rollout steps per env per update (0 = the algorithm's default)",
     "checkpoint_freq": "SB3: timesteps between checkpoints",
     "tensorboard": "SB3: write TensorBoard logs to <out>/tb",
     "progress": "show a progress bar",
@@ -126,7 +130,8 @@ def env_kwargs(settings: Settings, rules: Any, obs_mode: str) -> dict[str, Any]:
 def check(settings: Settings) -> None:
     if settings.algo not in TABULAR + SB3:
         raise ValueError(f"--algo {settings.algo!r}; choose one of {', '.join(TABULAR + SB3)}")
-    for name in ("hands", "timesteps", "n_envs", "curve_points", "eval_freq", "checkpoint_freq"):
+    for name in ("hands", "timesteps", "n_envs", "curve_points", "eval_freq", "checkpoint_freq",
+                 "eval_episodes"):
         if getattr(settings, name) < 1:
             raise ValueError(f"--{name.replace('_', '-')} must be >= 1")
 
@@ -230,7 +235,9 @@ def _train_sb3(settings: Settings, rules: Any, obs_mode: str, out: Path) -> dict
         algo=settings.algo, env_kwargs=env_kwargs(settings, rules, obs_mode),
         timesteps=settings.timesteps, seed=settings.seed, n_envs=settings.n_envs,
         subproc=settings.subproc, eval_freq=settings.eval_freq,
+        eval_episodes=settings.eval_episodes,
         checkpoint_freq=settings.checkpoint_freq, tensorboard=settings.tensorboard,
+        hyperparameters=_rollout(settings),
     )
     exact = analysis_reason(rules) is None
     grades: list[tuple[int, float]] = []
@@ -304,6 +311,16 @@ def _train_sb3(settings: Settings, rules: Any, obs_mode: str, out: Path) -> dict
         "eval_mean_return": evals[-1][1] if evals else None,
         "model": str(out / ("model.zip" if finished else "interrupted.zip")),
     }
+
+
+def _rollout(settings: Settings) -> dict[str, Any]:
+    """``--n-steps`` as SB3 hyper-parameters (PPO's minibatch kept no larger than a rollout)."""
+    if not settings.n_steps or settings.algo == "dqn":
+        return {}
+    hyper: dict[str, Any] = {"n_steps": settings.n_steps}
+    if settings.algo in ("ppo", "maskable-ppo"):
+        hyper["batch_size"] = min(512, settings.n_steps * settings.n_envs)
+    return hyper
 
 
 def _monitor_blocks(folder: Path, blocks: int = 200) -> list[tuple[int, float]]:

@@ -1,0 +1,154 @@
+"""Every script with a tiny budget: train, save, reload, evaluate, chart, main, play, resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPTS = ROOT / "scripts"
+
+
+def run(script: str, *args: str, stdin: str | None = None, cwd: Path | None = None,
+        timeout: float = 240) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONUNBUFFERED="1", OMP_NUM_THREADS="1")
+    return subprocess.run([sys.executable, str(SCRIPTS / script), *args], input=stdin,
+                          capture_output=True, text=True, timeout=timeout, cwd=cwd, env=env)
+
+
+def is_png(path: Path) -> bool:
+    return path.exists() and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and \
+        path.stat().st_size > 5_000
+
+
+def test_train_evaluate_chart_tabular(tmp_path):
+    out = tmp_path / "run"
+    r = run("train.py", "--algo", "q-learning", "--hands", "4000", "--out", str(out),
+            "--no-progress", "--curve-points", "2")
+    assert r.returncode == 0, r.stderr
+    for name in ("model.npz", "settings.json", "summary.json", "curve.json"):
+        assert (out / name).exists(), name
+    assert is_png(out / "learning_curve.png")
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["hands"] == 4000 and summary["exact"]["regret"] >= -1e-12
+    assert json.loads((out / "curve.json").read_text())["grades"]
+
+    r = run("evaluate.py", str(out), "--hands", "3000", "--json")
+    assert r.returncode == 0, r.stderr
+    result = json.loads(r.stdout)
+    sim = result["simulation"]
+    assert sim["rounds"] == 3000 and sim["ci95"][0] < sim["mean_return"] < sim["ci95"][1]
+    assert result["rules"] == "sutton-barto"
+    # the reloaded agent is graded exactly as training graded it
+    assert result["exact"]["exact_return"] == pytest.approx(summary["exact"]["exact_return"])
+    r = run("evaluate.py", str(out), "--hands", "500")
+    assert r.returncode == 0 and "95% CI" in r.stdout and "regret" in r.stdout
+
+    r = run("chart.py", str(out), "--png", str(tmp_path / "chart.png"))
+    assert r.returncode == 0, r.stderr
+    assert is_png(tmp_path / "chart.png") and "differ" in r.stdout
+
+
+def test_train_sb3_and_evaluate(tmp_path):
+    out = tmp_path / "ppo"
+    r = run("train.py", "--algo", "maskable-ppo", "--rules", "vegas-strip", "--decks", "inf",
+            "--timesteps", "300", "--n-envs", "2", "--n-steps", "64", "--eval-freq", "128",
+            "--eval-episodes", "20", "--checkpoint-freq", "128", "--curve-points", "1",
+            "--out", str(out), "--no-progress")
+    assert r.returncode == 0, r.stderr
+    assert (out / "model.zip").exists() and is_png(out / "learning_curve.png")
+    assert (out / "eval" / "evaluations.npz").exists() and list((out / "checkpoints").iterdir())
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["exact"] is not None and summary["timesteps"] >= 300
+    r = run("evaluate.py", str(out), "--hands", "300", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["exact"]["regret"] == pytest.approx(summary["exact"]["regret"])
+
+
+def test_ctrl_c_saves_a_checkpoint_and_resume_continues(tmp_path):
+    out = tmp_path / "long"
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen([sys.executable, str(SCRIPTS / "train.py"), "--hands", "50000000",
+                             "--out", str(out), "--no-progress"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.time() + 120
+    while not (out / "settings.json").exists() and time.time() < deadline:
+        time.sleep(0.2)
+    time.sleep(3)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 0, stderr
+    assert "interrupted" in stdout and (out / "checkpoint.npz").exists()
+    done = json.loads((out / "summary.json").read_text())["hands"]
+    assert 0 < done < 50_000_000
+    r = run("train.py", "--hands", str(done + 1500), "--out", str(out), "--resume",
+            "--no-progress")
+    assert r.returncode == 0, r.stderr
+    assert "resuming" in r.stdout
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["hands"] == done + 1500 and summary["finished"]
+    assert (out / "model.npz").exists() and not (out / "checkpoint.npz").exists()
+
+
+def test_main_with_a_tiny_budget(tmp_path):
+    out = tmp_path / "main"
+    r = run("main.py", "--hands", "5000", "--eval-hands", "1000", "--out", str(out),
+            "--no-progress")
+    assert r.returncode == 0, r.stderr
+    assert "regret" in r.stdout and "basic strategy" in r.stdout
+    result = json.loads((out / "main.json").read_text())
+    assert result["basic"]["exact"]["regret"] == pytest.approx(0.0, abs=1e-12)
+    assert result["agent"]["exact"]["regret"] > 0
+    assert is_png(out / "chart.png") and is_png(out / "learning_curve.png")
+
+
+def test_play_scripted_session_with_bad_input(tmp_path):
+    """Stacked cards: you get T-7 (17) against a 6. Bad bets, an unknown word, an illegal
+    action and an empty line are refused with a message; end of input leaves cleanly."""
+    stdin = "\n".join(["", "lots", "5000", "10",      # bet: empty, not a number, too much, ok
+                       "fold", "p", "", "s",          # unknown, illegal split, empty, stand
+                       "1000"]) + "\n"                # next bet too big, then end of input
+    r = run("play.py", "--cards", "TS 6H 7C 8D", "--bankroll", "100", "--hint",
+            "--seed", "3", stdin=stdin)
+    out = r.stdout
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in out + r.stderr
+    assert "Please type a bet" in out
+    assert "'lots' is not a number" in out
+    assert "cannot bet 5000" in out
+    assert "'fold' is not an action" in out
+    assert "SPLIT is not allowed now" in out
+    assert "Please choose one of" in out
+    assert "Basic strategy: STAND" in out
+    assert "10♠ 7♣ = 17" in out and "upcard 6♥" in out
+    assert "cannot bet 1000" in out
+    assert "end of input" in out and "Final bankroll" in out
+    assert out.count("─── round 1") >= 2  # the table is drawn after every action
+
+
+def test_play_with_agents_at_other_seats_and_quit(tmp_path):
+    stdin = "5\nh\nq\n"
+    r = run("play.py", "--seats", "3", "--seat", "1", "--others", "basic,counter", "--seed", "8",
+            "--rules", "vegas-strip", stdin=stdin)
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stdout + r.stderr
+    assert "Seat 0 basic" in r.stdout and "Seat 2 counter" in r.stdout
+    assert "Leaving the table (you left)" in r.stdout and "Final bankroll" in r.stdout
+
+
+def test_bad_options_give_clear_errors(tmp_path):
+    r = run("train.py", "--algo", "sarsa", "--out", str(tmp_path / "x"))
+    assert r.returncode == 2 and "sarsa" in r.stderr and "q-learning" in r.stderr
+    r = run("evaluate.py", str(tmp_path / "missing"))
+    assert r.returncode == 2 and "does not exist" in r.stderr
+    r = run("play.py", "--seat", "4", stdin="")
+    assert r.returncode == 2 and "--seat 4" in r.stderr
+    r = run("play.py", "--others", "nobody", "--seats", "2", stdin="")
+    assert r.returncode == 2 and "unknown seat" in r.stderr
