@@ -144,3 +144,19 @@ def test_pairs_of_eights_and_aces_always_split_tens_never() -> None:
 def test_finite_chart_is_cached_and_derived() -> None:
     assert finite_chart(SIX_S17) is finite_chart(SIX_S17)
     assert "finite shoe" in finite_chart(SIX_S17).title
+
+
+# Composition-dependent returns published with the appendix-9 tables above (DAS, split to
+# 4, no resplit of aces, one card to split aces, no surrender): total-dependent basic
+# strategy must come out slightly below them, within 0.02 percentage points.
+PUBLISHED_CD_RETURNS = [
+    pytest.param(SIX_DECK_ENHC, -0.72705, id="6d-h17-no-hole-card"),
+    pytest.param(EIGHT_DECK_ENHC, -0.7562, id="8d-h17-no-hole-card", marks=pytest.mark.slow),
+    pytest.param(TWO_DECK_H17, -0.3797, id="2d-h17", marks=pytest.mark.slow),
+]
+
+
+@pytest.mark.parametrize("rules, published", PUBLISHED_CD_RETURNS)
+def test_published_composition_dependent_returns(rules: Rules, published: float) -> None:
+    got = 100 * finite_shoe_return(rules).expected_return
+    assert published - 0.02 < got < published

@@ -181,3 +181,18 @@ def test_payout_fraction_and_ratio_text_agree() -> None:
     assert ret(BASE.replace(blackjack_payout=Fraction(6, 5))) == ret(
         BASE.replace(blackjack_payout="6:5")
     )
+
+
+def test_forced_resplit_plans_never_beat_the_optimum() -> None:
+    """The per-(pair, hands) resplit plan used when the best choice would depend on hands
+    still waiting: the natural choices reproduce the optimum, other plans do worse."""
+    from blackjack_env.analysis.infinite import RoundModel, optimal_round
+
+    rules = Rules(decks=None, max_split_hands=4)
+    for up in (2, 6, 10):
+        best = optimal_round(rules, up)
+        value = best.round_return()
+        plan = {(c, h): v for (c, h, _k), v in best.split_choices.items()}
+        assert RoundModel(rules, up, split_plan=plan).round_return() == pytest.approx(value)
+        never = {key: False for key in plan}
+        assert RoundModel(rules, up, split_plan=never).round_return() < value
