@@ -4,6 +4,20 @@
   by fixed strategies (registered as ``blackjack_env/Blackjack-v0``).
 * :mod:`blackjack_env.envs.observations`: the pure encoding of the learner's view
   (spaces, masks, observations) shared by every env.
+
+Example (sb3-contrib reads the legal actions through ``env.action_masks()``)::
+
+    import gymnasium as gym
+    import blackjack_env
+    from sb3_contrib import MaskablePPO
+
+    gym.register_envs(blackjack_env)
+    env = gym.make("blackjack_env/Blackjack-v0", rules="vegas-strip", num_seats=3, seat=1)
+    model = MaskablePPO("MlpPolicy", env).learn(50_000)
+
+    env = gym.make("blackjack_env/Blackjack-v0", render_mode="ansi")
+    obs, info = env.reset(seed=0, options={"cards": "8S 6H 8D TC"})  # a pair of 8s v 6
+    print(env.render(), info["action_mask"])
 """
 
 from __future__ import annotations
