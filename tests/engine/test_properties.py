@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from blackjack_env.engine import (
     ALL_CARDS,
     STANDARD_VALUES,
+    Action,
     DoubleRule,
     EventKind,
     HoleCard,
@@ -216,9 +217,85 @@ EXPECTED_NET = {
 FIXED = [dealer_style, never_bust, stand_always]
 
 
+def expected_legal(table: Table) -> set[Action]:
+    """The legal decisions, derived from the rule docs (not from the engine's code)."""
+    rules = table.rules
+    seat_i, hand_i = table.to_act  # type: ignore[misc]
+    seat = table.seats[seat_i]
+    hand = seat.hands[hand_i]
+    up = table.upcard
+    ten_up = rules.card_values[up.rank - 1] == 10
+    peek_possible = rules.hole_card is HoleCard.PEEK and (up.rank == 1 or ten_up)
+
+    def afford(amount) -> bool:
+        return seat.bankroll is None or seat.bankroll >= amount
+
+    if table.phase is Phase.INSURANCE:
+        assert peek_possible
+        legal = {Action.DECLINE}
+        if rules.insurance and up.rank == 1 and (
+            hand.is_blackjack or afford(Fraction(hand.bet, 2))
+        ):
+            legal.add(Action.INSURE)
+        if rules.surrender is Surrender.EARLY and not hand.is_blackjack:
+            legal.add(Action.SURRENDER)
+        assert len(legal) > 1  # a seat with nothing to decide is not asked
+        return legal
+
+    pair = len(hand.cards) == 2 and (
+        rules.card_values[hand.cards[0].rank - 1] == rules.card_values[hand.cards[1].rank - 1]
+        if rules.split_by is SplitBy.VALUE
+        else hand.cards[0].rank == hand.cards[1].rank
+    )
+    can_split = (
+        pair
+        and len(seat.hands) < rules.max_split_hands
+        and not (hand.split_aces and not rules.resplit_aces)
+        and (hand.bet >= 2 if rules.split_bet is SplitBet.HALVE else afford(hand.bet))
+    )
+    if hand.split_aces and not rules.hit_split_aces:
+        return {Action.STAND, Action.SPLIT} if can_split else {Action.STAND}
+    legal = {Action.STAND, Action.HIT}
+    if len(hand.cards) == 2:
+        low = {DoubleRule.ANY_TWO: None, DoubleRule.NINE_TO_ELEVEN: 9,
+               DoubleRule.TEN_TO_ELEVEN: 10, DoubleRule.NEVER: 99}[rules.double]
+        if (
+            (low is None or (not hand.soft and low <= hand.total <= 11))
+            and (rules.double_after_split or not hand.from_split)
+            and afford(hand.bet)
+        ):
+            legal.add(Action.DOUBLE)
+        if can_split:
+            legal.add(Action.SPLIT)
+        if (
+            rules.surrender is not Surrender.NONE
+            and len(seat.hands) == 1
+            and not (rules.surrender is Surrender.EARLY and peek_possible)
+        ):
+            legal.add(Action.SURRENDER)
+    return legal
+
+
+def check_decision_point(table: Table) -> None:
+    """The hand asked for a decision really has one to make, with the right options."""
+    rules = table.rules
+    hand = table.current_hand
+    assert not hand.settled and not hand.bust
+    if table.phase is Phase.PLAYER_TURNS:  # (a natural may be asked about even money)
+        assert not hand.done
+        assert len(hand.cards) >= 2
+        if rules.auto_stand_21:
+            assert hand.total != 21
+        if rules.natural_ends_hand:
+            assert not hand.is_blackjack
+    assert set(table.legal_actions()) == expected_legal(table)
+    assert list(table.legal_actions()) == sorted(table.legal_actions())
+
+
 def _choose(table: Table, rng: np.random.Generator, styles: list) -> None:
     """One decision for the seat to act: a fixed strategy or a random legal action,
     sometimes preceded by a random legal raise."""
+    check_decision_point(table)
     seat_i, _ = table.to_act  # type: ignore[misc]
     rules = table.rules
     if rules.bet_raising and table.phase is Phase.PLAYER_TURNS and rng.random() < 0.3:
