@@ -19,6 +19,17 @@ Public API:
   plays the chart; registered as ``"basic"`` in :mod:`blackjack_env.strategies`.
 
 Insurance and even money are never taken by the analysed policies.
+
+Grading an agent (infinite-deck rules)::
+
+    from blackjack_env.analysis import evaluate_policy, solve
+    best = solve(rules).expected_return
+    regret = best - evaluate_policy(rules, lambda state: my_action(state.observation))
+
+:class:`DecisionState` carries what the table shows at a decision (total,
+soft, cards, pair, dealer upcard 1..10 with ace = 1, split status, legal
+actions); ``state.observation`` is Gymnasium's ``(player_sum, dealer_card,
+usable_ace)``.
 """
 
 from __future__ import annotations

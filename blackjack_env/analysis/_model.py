@@ -28,9 +28,9 @@ def check_supported(rules: Rules) -> None:
       hands, so there is no per-seat expected return.
     * ``bet_raising=True``: raising the bet mid-hand is an unbounded betting
       decision, not a playing decision.
-    * ``split_by='value'`` with a non-ace card worth 1: the engine then marks a
-      split as "split aces" according to which of the two cards came first
-      (``Table._split`` reads ``hand.cards[0].rank``), which no analysis can model.
+    * ``split_by='value'`` with a non-ace card worth 1: an ace and such a card
+      then make a pair whose split hands follow different rules (only the ace
+      hand is a split-ace hand), which the analysis does not model.
     """
     if not isinstance(rules, Rules):
         raise TypeError(f"rules must be a blackjack_env Rules, got {type(rules).__name__}")
@@ -46,8 +46,9 @@ def check_supported(rules: Rules) -> None:
         )
     if rules.split_by is SplitBy.VALUE and 1 in rules.card_values[1:]:
         raise ValueError(
-            "split_by='value' with a non-ace card worth 1 is not supported: the engine "
-            "treats such a split as split aces or not depending on card order"
+            "split_by='value' with a non-ace card worth 1 is not supported by the exact "
+            "analysis (an ace and that card would pair into hands with different rules); "
+            "use split_by='rank'"
         )
 
 
@@ -77,8 +78,9 @@ class CardModel:
         """The key under which two cards make a pair: the rank, or the value."""
         return rank if self.rules.split_by is SplitBy.RANK else self.values[rank]
 
-    def peek_possible(self, up_value: int) -> bool:
-        return self.rules.hole_card is HoleCard.PEEK and up_value in (1, 10)
+    def peek_possible(self, up_value: int, up_ace: bool) -> bool:
+        """``Table.deal``: the dealer peeks with an ace (by rank) or a ten-value card up."""
+        return self.rules.hole_card is HoleCard.PEEK and (up_ace or up_value == 10)
 
 
 def can_double_total(rules: Rules, total: int, soft: bool, from_split: bool) -> bool:

@@ -194,8 +194,9 @@ def dealer_vector(
     else:
         vec = _finite(values, h17, up_rank, tuple(int(c) for c in counts))
     if condition_on_no_blackjack is None:
-        up_value = values[up_rank - 1]
-        condition_on_no_blackjack = rules.hole_card is HoleCard.PEEK and up_value in (1, 10)
+        condition_on_no_blackjack = rules.hole_card is HoleCard.PEEK and (
+            up_rank == 1 or values[up_rank - 1] == 10
+        )
     if condition_on_no_blackjack and vec[BJ] > 0:
         vec = vec.copy()
         vec[BJ] = 0.0

@@ -15,11 +15,12 @@ recursion. Everything follows the engine (``blackjack_env/engine/table.py``):
   so it takes doubled and split bets in full; late surrender then loses the
   whole bet to a dealer blackjack (``Table._compare``); early surrender pays
   half at once.
-* Naturals: ``natural_paid_at_deal`` pays at once; under a peek, a natural that
-  ends the hand is paid at the peek (so ``natural_beats_21`` cannot matter);
-  otherwise it is compared with the dealer's final hand. With
+* Naturals: ``natural_paid_at_deal`` pays at once; otherwise a natural is
+  judged against the dealer's hand (paid at the peek when ``natural_beats_21``,
+  else it waits: a dealer's three-card 21 ties it). With
   ``natural_ends_hand=False`` the natural is a decision (stand, hit, ...), and
-  ``auto_stand_21`` stands it automatically but it is still compared at the end.
+  ``auto_stand_21`` stands it automatically.
+* A peek happens with an ace (by rank) or a ten-value card up.
 * Splits: hands are played left to right, each split hand gets its second card
   when play reaches it; resplits up to ``max_split_hands`` are computed exactly
   (a recursion over (hands so far, hands still waiting)); split aces take one
@@ -89,7 +90,7 @@ class RoundModel:
         self.policy = policy
         self.optimal = policy is None
         self.split_plan = split_plan  # forced (pair_class, hands) -> split? (optimal mode)
-        self.peek_possible = self.model.peek_possible(self.up_value)
+        self.peek_possible = self.model.peek_possible(self.up_value, self.up_ace)
         d_all = dealer_vector(rules, up_rank, None, condition_on_no_blackjack=False)
         self.p_bj = float(d_all[BJ])
         self.d_play = dealer_vector(
@@ -357,10 +358,10 @@ class RoundModel:
         if key[4]:  # natural
             if rules.natural_paid_at_deal:
                 return self.payout
-            if rules.natural_ends_hand and rules.hole_card is HoleCard.PEEK:
-                after = self.payout  # paid at the peek
-            elif rules.natural_ends_hand or rules.auto_stand_21:
-                after = self._stand_nat  # stood, compared with the dealer's final hand
+            if rules.natural_ends_hand or rules.auto_stand_21:
+                # stood: paid at the peek when it beats any dealer 21, else compared with
+                # the dealer's final hand (same value either way)
+                after = self._stand_nat
             else:
                 after = self.value(key)  # a decision (Gymnasium: the natural may be hit)
             bjbj = -1.0 if rules.ties is TieRule.DEALER_WINS else 0.0

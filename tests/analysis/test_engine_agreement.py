@@ -81,6 +81,9 @@ INFINITE_VARIANTS = {
     "9-11-no-das-8": Rules(decks=None, double="9-11", double_after_split=False,
                            max_split_hands=8),
     "custom-values": Rules(decks=None, card_values={"J": 1, "Q": 2, "K": 3}),
+    "custom-values-early": Rules(decks=None, card_values={"J": 1, "Q": 2, "K": 3},
+                                 surrender="early"),
+    "natural-ties-21-peek": Rules(decks=None, natural_beats_21=False),
 }
 
 

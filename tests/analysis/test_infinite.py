@@ -196,3 +196,33 @@ def test_forced_resplit_plans_never_beat_the_optimum() -> None:
         assert RoundModel(rules, up, split_plan=plan).round_return() == pytest.approx(value)
         never = {key: False for key in plan}
         assert RoundModel(rules, up, split_plan=never).round_return() < value
+
+
+def test_natural_that_only_ties_21_waits_for_the_dealer_under_a_peek() -> None:
+    """natural_beats_21=False: a natural is not paid at the peek; a dealer's 21 of three or
+    more cards pushes it. Play is unchanged, so the return drops by exactly
+    P(player natural) x sum over upcards of P(upcard) P(dealer 3+-card 21) x payout."""
+    from blackjack_env.analysis import dealer_probabilities
+
+    p_nat = 2 * (1 / 13) * (4 / 13)
+    loss = 0.0
+    for up in "A23456789TJQK":
+        loss += dealer_probabilities(BASE, up, condition_on_no_blackjack=False)["21"] / 13
+    diff = ret(BASE) - ret(BASE.replace(natural_beats_21=False))
+    assert diff == pytest.approx(p_nat * loss * 1.5, abs=1e-12)
+
+
+def test_custom_ten_less_upcard_worth_one_does_not_peek() -> None:
+    """With J worth 1, a jack up is no ace: no peek, so early surrender is a play action."""
+    rules = Rules(decks=None, card_values={"J": 1, "Q": 2, "K": 3}, surrender="early")
+    seen: list[DecisionState] = []
+
+    def record(state: DecisionState) -> Action:
+        seen.append(state)
+        return Action.DECLINE if state.pre_peek else Action.STAND
+
+    evaluate_policy(rules, record)
+    jack_up = [s for s in seen if s.dealer == 1 and not s.dealer_ace]
+    assert jack_up and not any(s.pre_peek for s in jack_up)
+    assert any(Action.SURRENDER in s.legal for s in jack_up if s.cards == 2)
+    assert all(not s.pre_peek or s.dealer_ace or s.dealer == 10 for s in seen)
