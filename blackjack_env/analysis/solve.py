@@ -69,6 +69,36 @@ class Solution:
         """``-expected_return``."""
         return -self.expected_return
 
+    def action_values(self, state: DecisionState) -> dict[Action, float]:
+        """EV (per unit of the hand's bet) of each legal action in any decision state:
+        multi-card hands, split hands, naturals that may be played.
+
+        Values are after the peek (conditioned on no dealer blackjack when the rules
+        peek), as in :attr:`action_evs`. For a split hand, ``SPLIT`` is valued as if
+        no other hand were still waiting for its second card. In the pre-peek state
+        the two answers are valued in the same units (``SURRENDER`` as in
+        :attr:`action_evs`).
+        """
+        model = self._models[
+            "A" if state.dealer_ace else ("T" if state.dealer == 10 else str(state.dealer))
+        ]
+        key = _key_from_state(model, state)
+        if state.pre_peek:
+            p = model.p_bj
+            return {
+                Action.SURRENDER: (-0.5 + p) / (1.0 - p),
+                Action.DECLINE: model.value(key),
+            }
+        out = {}
+        for action in state.legal:
+            if action is Action.SPLIT and state.hands > 1:
+                c = key[3]
+                assert c is not None
+                out[action] = model.split_value(c, state.hands + 1, 2)
+            else:
+                out[action] = model.action_ev(key, action)
+        return out
+
     def policy(self, state: DecisionState) -> Action:
         """The optimal action in ``state`` (a policy for :func:`evaluate_policy`)."""
         model = self._models[

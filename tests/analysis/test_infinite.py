@@ -226,3 +226,27 @@ def test_custom_ten_less_upcard_worth_one_does_not_peek() -> None:
     assert jack_up and not any(s.pre_peek for s in jack_up)
     assert any(Action.SURRENDER in s.legal for s in jack_up if s.cards == 2)
     assert all(not s.pre_peek or s.dealer_ace or s.dealer == 10 for s in seen)
+
+
+def test_action_values_cover_every_state_and_agree_with_the_policy() -> None:
+    rules = Rules(decks=None, surrender="early", max_split_hands=3)
+    sol = solve(rules)
+    seen: list[DecisionState] = []
+
+    def record(state: DecisionState) -> Action:
+        seen.append(state)
+        return sol.policy(state)
+
+    evaluate_policy(rules, record)
+    assert any(s.split for s in seen) and any(s.cards >= 3 for s in seen)
+    assert any(s.pre_peek for s in seen)
+    for state in seen:
+        values = sol.action_values(state)
+        assert set(values) == set(state.legal) | ({Action.SURRENDER, Action.DECLINE}
+                                                  if state.pre_peek else set())
+        if not (state.split and Action.SPLIT in state.legal):
+            assert values[sol.policy(state)] == pytest.approx(max(values.values()))
+        if state.cards >= 3 and not state.soft:
+            row = sol.action_evs[("hard", state.total, "A" if state.dealer_ace else
+                                  ("T" if state.dealer == 10 else str(state.dealer)))]
+            assert values[Action.HIT] == pytest.approx(row[Action.HIT])
