@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from blackjack_env.engine import ALL_CARDS, Action, Phase, Rules, Table, preset
+from blackjack_env.envs.batched import numba_available
 from blackjack_env.envs.vector_core import OUTCOMES, BatchPhase, TableBatch
 
 RULESETS: dict[str, Rules] = {
@@ -42,6 +43,15 @@ RULESETS: dict[str, Rules] = {
         dealer_natural_beats_21=False,
     ),
     "no-hole-early": Rules(decks=3, hole_card="none", insurance=False, surrender="early"),
+    "natural-ties-21-peek": Rules(decks=2, natural_beats_21=False, surrender="late"),
+    "custom-values-by-value": Rules(
+        decks=4, card_values={"J": 1, "Q": 2, "K": 3}, split_by="value", resplit_aces=True,
+        hit_split_aces=False, surrender="early",
+    ),
+    "highest-hand-peek-h17": Rules(
+        decks=2, settlement="highest-hand", dealer_hits_soft_17=True, max_split_hands=3,
+        ties="player-loses",
+    ),
 }
 
 BETS = {"terminal-21": 2}
@@ -83,13 +93,14 @@ def _engine_state(table: Table) -> tuple:
     return hand.total, hand.soft, len(hand.cards)
 
 
-def _play(name: str, rules: Rules, rounds: int, seed: int) -> int:
+def _play(name: str, rules: Rules, rounds: int, seed: int, backend: str = "numpy") -> int:
     rng = np.random.default_rng(seed)
     bet = BETS.get(name, 1)
     length = 52 if rules.shoe_decks == 1 else 90
     stacks = [_stack_ids(rules, rng, length) for _ in range(rounds)]
     batch = TableBatch(
-        rules, rounds, np.random.default_rng(seed + 1), bet=bet, ask_insurance=True
+        rules, rounds, np.random.default_rng(seed + 1), bet=bet, ask_insurance=True,
+        backend=backend,
     )
     batch.start_rounds(
         np.arange(rounds), {t: [ALL_CARDS[c] for c in s] for t, s in enumerate(stacks)}
@@ -154,7 +165,12 @@ def _play(name: str, rules: Rules, rounds: int, seed: int) -> int:
     return decisions
 
 
+BACKENDS = ["numpy", pytest.param("numba", marks=pytest.mark.skipif(
+    not numba_available(), reason="numba is not installed"))]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("name", sorted(RULESETS))
-def test_stacked_rounds_match_engine(name: str) -> None:
-    decisions = _play(name, RULESETS[name], rounds=400, seed=7)
+def test_stacked_rounds_match_engine(name: str, backend: str) -> None:
+    decisions = _play(name, RULESETS[name], rounds=400, seed=7, backend=backend)
     assert decisions > 400
