@@ -10,9 +10,9 @@ Built in, by name (see :func:`make_strategy`):
 
 * ``"dealer"``: plays like the dealer: hit below 17, stand on 17 or more;
   declines insurance.
-* ``"never-bust"``: hits only while no card can bust the hand (hard 11 or
-  less, or any soft total below 17... counted as the rules' hand total);
-  stands otherwise.
+* ``"never-bust"``: hits only while no card can bust the hand: a hard total
+  of 11 or less, or a soft total below 19 (soft 19 and up stand); stands
+  otherwise.
 * ``"random"``: a uniformly random legal action (own seeded generator).
 * ``"stand"``: always stands (declines insurance).
 * ``"basic"``: basic strategy for the table's rules, computed exactly by
