@@ -434,3 +434,35 @@ def test_highest_hand_top_hands_judged_like_the_dealer_game() -> None:
     table = scripted(rules.replace(dealer_natural_beats_21=False), "5S TD 6C AH TC", 10)
     table.act(H)
     assert outcomes(table) == [(Outcome.PUSH, 0)]
+
+
+def test_new_round_in_betting_keeps_the_bets() -> None:
+    table = Table(Rules(), seed=0, bankroll=100)
+    table.bet(0, 10)
+    assert table.new_round() is False
+    assert table.seats[0].bet == 10 and table.seats[0].bankroll == 90
+
+
+def test_table_deals_from_a_given_shoe() -> None:
+    from blackjack_env.engine import Shoe
+
+    shoe = Shoe(2, np.random.default_rng(0))
+    table = Table(Rules(decks=2), seed=0, shoe=shoe)
+    assert table.shoe is shoe
+    shoe.stack("TS 6D 9C TD")
+    table.bet(0, 10)
+    table.deal()
+    assert [str(c) for c in table.seats[0].hands[0].cards] == ["TS", "9C"]
+
+
+def test_no_hole_card_deal_order_with_two_seats() -> None:
+    # seat 0 TS, seat 1 9S, upcard 6D, seat 0 7C, seat 1 8C; no hole card. Both stand;
+    # then the dealer's second card TH (16) and a draw 5H -> 21: 17 and 17 lose (-10 each)
+    rules = Rules(seats=2, hole_card="none", insurance=False)
+    table = scripted(rules, "TS 9S 6D 7C 8C TH 5H", {0: 10, 1: 10})
+    assert len(table.dealer.cards) == 1
+    assert [str(c) for c in table.seats[1].hands[0].cards] == ["9S", "8C"]
+    play(table, S, S)
+    assert [str(c) for c in table.dealer.cards] == ["6D", "TH", "5H"]
+    assert outcomes(table, 0) == [(Outcome.LOSS, -10)]
+    assert outcomes(table, 1) == [(Outcome.LOSS, -10)]

@@ -295,3 +295,10 @@ def test_gymnasium_presets_do_not_peek_and_use_an_infinite_deck() -> None:
         assert not rules.dealer_hits_soft_17
         assert not rules.can_double and not rules.can_split
         assert rules.surrender is Surrender.NONE
+
+
+def test_card_values_accepts_rank_keys() -> None:
+    from blackjack_env.engine import Rank
+
+    rules = Rules(card_values={Rank.JACK: 1, Rank.QUEEN: 2, Rank.KING: 3})
+    assert rules.card_values == preset("terminal-21").card_values
