@@ -180,6 +180,20 @@ def _chips(value: Fraction | int) -> Chips:
 _HALF = Fraction(1, 2)
 
 
+def _bankroll(value: object) -> Chips | None:
+    """A seat's starting bankroll: None (unlimited credit) or chips >= 0."""
+    if value is None:
+        return None
+    if isinstance(value, np.integer):
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, (int, Fraction)) or value < 0:
+        raise ValueError(
+            f"bankroll={value!r} is not allowed; use None (unlimited credit), a whole number "
+            f"of chips >= 0 or a Fraction >= 0, or a list with one entry per seat"
+        )
+    return _chips(value)
+
+
 class Seat:
     """A player's place at the table.
 
@@ -230,8 +244,8 @@ class Table:
         rng: the one random generator (every shuffle and draw). If omitted,
             one is made from ``seed``.
         seed: seed for a new generator when ``rng`` is not given.
-        bankroll: starting chips for every seat (``None``: unlimited credit),
-            or a list with one entry per seat.
+        bankroll: starting chips for every seat (``None``: unlimited credit; an
+            int or Fraction >= 0), or a list / tuple with one entry per seat.
         shoe: an existing shoe to deal from (by default one is built from the
             rules and ``rng``).
     """
@@ -252,12 +266,14 @@ class Table:
         if shoe is None:
             shoe = Shoe(rules.shoe_decks, self.rng, rules.penetration)
         self.shoe = shoe
-        bankrolls = bankroll if isinstance(bankroll, list) else [bankroll] * rules.seats
+        bankrolls = (
+            list(bankroll) if isinstance(bankroll, (list, tuple)) else [bankroll] * rules.seats
+        )
         if len(bankrolls) != rules.seats:
             raise ValueError(
                 f"bankroll list has {len(bankrolls)} entries; the table has {rules.seats} seats"
             )
-        self.seats = [Seat(i, b) for i, b in enumerate(bankrolls)]
+        self.seats = [Seat(i, _bankroll(b)) for i, b in enumerate(bankrolls)]
         self._values = rules.card_values
         self.dealer = Hand(self._values)
         self.phase = Phase.BETTING
