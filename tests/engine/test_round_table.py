@@ -466,3 +466,23 @@ def test_no_hole_card_deal_order_with_two_seats() -> None:
     assert [str(c) for c in table.dealer.cards] == ["6D", "TH", "5H"]
     assert outcomes(table, 0) == [(Outcome.LOSS, -10)]
     assert outcomes(table, 1) == [(Outcome.LOSS, -10)]
+
+
+@pytest.mark.parametrize(
+    ("bankroll", "message"),
+    [
+        (-5, "bankroll=-5"),
+        ("100", "bankroll='100'"),
+        (True, "bankroll=True"),
+        ([100, -1], "bankroll=-1"),
+        (1.5, "bankroll=1.5"),
+    ],
+)
+def test_bad_bankroll_is_a_clear_error(bankroll: object, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        Table(Rules(seats=2), seed=0, bankroll=bankroll)  # type: ignore[arg-type]
+
+
+def test_bankroll_tuple_per_seat_and_fraction() -> None:
+    table = Table(Rules(seats=2), seed=0, bankroll=(100, Fraction(5, 2)))
+    assert table.seats[0].bankroll == 100 and table.seats[1].bankroll == Fraction(5, 2)
