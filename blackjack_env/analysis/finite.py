@@ -540,19 +540,24 @@ def finite_chart(rules: Rules, max_rounds: int = 4) -> Chart:
     code is the action with the best expected value summed over the cell's
     two-card compositions (weighted by their probability), later decisions
     following the current chart; repeated until the chart no longer changes
-    (at most ``max_rounds`` times).
+    (at most ``max_rounds`` times; when a marginal cell keeps flipping, the
+    best chart seen is kept).
     """
     from blackjack_env.analysis.solve import solve
 
     check_supported(rules)
-    inf = solve(rules.replace(decks=None, seats_per_deck=None)).chart
-    chart = inf
+    chart = solve(rules.replace(decks=None, seats_per_deck=None)).chart
+    best: tuple[float, Chart] | None = None
     for _ in range(max_rounds):
         result = _evaluate(rules, as_policy(chart.action), want_cells=True)
+        if best is None or result.expected_return > best[0]:
+            best = (result.expected_return, chart)
         new = _chart_from_cells(chart, result.cell_evs, rules)
         if new.hard == chart.hard and new.soft == chart.soft and new.pairs == chart.pairs:
             break
         chart = new
+    assert best is not None
+    chart = best[1]
     return Chart(
         upcards=chart.upcards,
         hard=chart.hard,
