@@ -17,11 +17,18 @@ from __future__ import annotations
 
 from agents.base import Agent, Policy, legal_actions, legal_argmax, obs_key
 from agents.counting import BetSpread, HiLoCounter, hilo_tag, running_count_from_remaining
-from agents.obs import ObsView, decision_policy, decode, encode_state, state_mask
+from agents.fixed import FIXED_AGENTS, StrategyAgent, basic_strategy, counting_agent, fixed_agent
+from agents.grading import exact_grade, simulate
+from agents.obs import ObsView, decision_policy, decode, encode_state, state_mask, table_state
+from agents.registry import load_agent, make_agent
+from agents.sb3 import SB3_ALGOS, SB3Agent, SB3Config, train_sb3
 from agents.seats import AgentStrategy, CountingSeat, seat_strategy
 from agents.tabular import MonteCarloAgent, QLearningAgent, TabularAgent, run_episode
+from agents.training import TrainLog, train_tabular
 
 __all__ = [
+    "FIXED_AGENTS",
+    "SB3_ALGOS",
     "Agent",
     "AgentStrategy",
     "BetSpread",
@@ -31,16 +38,30 @@ __all__ = [
     "ObsView",
     "Policy",
     "QLearningAgent",
+    "SB3Agent",
+    "SB3Config",
+    "StrategyAgent",
     "TabularAgent",
+    "TrainLog",
+    "basic_strategy",
+    "counting_agent",
     "decision_policy",
     "decode",
     "encode_state",
+    "exact_grade",
+    "fixed_agent",
     "hilo_tag",
     "legal_actions",
     "legal_argmax",
+    "load_agent",
+    "make_agent",
     "obs_key",
     "run_episode",
     "running_count_from_remaining",
     "seat_strategy",
+    "simulate",
     "state_mask",
+    "table_state",
+    "train_sb3",
+    "train_tabular",
 ]

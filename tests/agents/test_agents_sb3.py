@@ -14,6 +14,17 @@ from agents.sb3 import SB3Agent, SB3Config, train_sb3
 from blackjack_env.engine import preset
 
 RULES = preset("vegas-strip", decks=None)
+
+
+@pytest.fixture(autouse=True)
+def one_torch_thread():
+    """Tiny networks gain nothing from threads, and on a shared 2-core machine they thrash."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
 TINY = {"n_steps": 256, "batch_size": 128, "n_epochs": 2}
 
 
