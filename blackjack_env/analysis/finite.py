@@ -180,17 +180,9 @@ class _UpcardEval:
             self.completer = shoe.ace
         else:
             self.completer = None
-        comps = shoe.hand_comps(self.base)
-        rows = set(comps)
-        for comp in comps:
-            for j in range(shoe.K):
-                if comp[j] > 0 and comp[j] + 1 <= self.base[j]:
-                    x = list(comp)
-                    x[j] += 1
-                    rows.add(tuple(x))
-        self.rows = sorted(rows)
-        self.row_index = {r: i for i, r in enumerate(self.rows)}
-        self.dealer = _dealer_cached(rules, up, tuple(self.rows))
+        self.rows, self.row_index = _rows_cached(rules, up)
+        self.dealer = _dealer_cached(rules, up, self.rows)
+        self._hard_ace: dict[Comp, tuple[int, bool]] = {}
         self._stand_cache: dict[Comp, tuple[np.ndarray, float]] = {}
         self._memo: dict[tuple, float] = {}
         self._decisions: dict[tuple, Action] = {}
@@ -249,8 +241,12 @@ class _UpcardEval:
         return tuple(x)
 
     def hard_ace(self, comp: Comp) -> tuple[int, bool]:
-        hard = sum(c * v for c, v in zip(comp, self.vals, strict=True))
-        return hard, comp[self.shoe.ace] > 0
+        got = self._hard_ace.get(comp)
+        if got is None:
+            hard = sum(c * v for c, v in zip(comp, self.vals, strict=True))
+            got = (hard, comp[self.shoe.ace] > 0)
+            self._hard_ace[comp] = got
+        return got
 
     def legal(self, comp: Comp, split_c: int | None, h: int, pair: bool) -> tuple[Action, ...]:
         rules = self.rules
@@ -467,6 +463,25 @@ class _UpcardEval:
         if self.peek_possible and self.rules.surrender is Surrender.EARLY:
             evs[_A.SURRENDER] = -0.5
         return evs
+
+
+@lru_cache(maxsize=64)
+def _rows_cached(rules: Rules, up: int) -> tuple[tuple[Comp, ...], dict[Comp, int]]:
+    """Every card composition whose dealer probabilities are needed: player hands of two
+    or more cards, and those hands plus the other card of a split pair."""
+    shoe = _Shoe(rules)
+    base = shoe.counts.copy()
+    base[up] -= 1
+    comps = shoe.hand_comps(base)
+    rows = set(comps)
+    for comp in comps:
+        for j in range(shoe.K):
+            if comp[j] > 0 and comp[j] + 1 <= base[j]:
+                x = list(comp)
+                x[j] += 1
+                rows.add(tuple(x))
+    ordered = tuple(sorted(rows))
+    return ordered, {r: i for i, r in enumerate(ordered)}
 
 
 @lru_cache(maxsize=64)
