@@ -62,6 +62,14 @@ class AgentStrategy:
             raise ValueError("no decision is awaited at this table")
         seat, hand = who
         obs, mask = table_observation(table, seat, self.agent.obs_mode, hand)
+        n = getattr(self.agent, "n_actions", None)
+        if n is None and hasattr(self.agent, "model"):
+            n = int(self.agent.model.action_space.n)
+        if n is not None and mask.size > n:
+            # an agent trained with fewer actions (stand/hit) picks among those it knows
+            mask = mask[:n]
+            if not mask.any():
+                return table.legal_actions()[0]
         action = Action(int(self.agent.act(obs, mask)))
         if table.phase is Phase.INSURANCE:
             if action is Action.STAND:

@@ -391,7 +391,11 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    return session.run()
+    try:
+        return session.run()
+    except KeyboardInterrupt:  # Ctrl-C outside a prompt (e.g. while agents play)
+        print(f"\nLeaving the table (Ctrl-C). Final bankroll: {_chips(session.me.bankroll)}")
+        return 0
 
 
 if __name__ == "__main__":

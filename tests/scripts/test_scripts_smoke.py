@@ -55,6 +55,12 @@ def test_train_evaluate_chart_tabular(tmp_path):
     assert r.returncode == 0, r.stderr
     assert is_png(tmp_path / "chart.png") and "differ" in r.stdout
 
+    # the trained agent plays a seat beside a person
+    r = run("play.py", "--rules", "vegas-strip", "--seats", "2", "--others", str(out / "model.npz"),
+            "--seed", "4", stdin="3\ns\ns\n")
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stdout + r.stderr and "Seat 1" in r.stdout
+
 
 def test_train_sb3_and_evaluate(tmp_path):
     out = tmp_path / "ppo"
