@@ -83,7 +83,7 @@ def _chips(value: Any) -> str:
 def _signed(value: Any) -> str:
     """``+5``, ``-2.5``, ``0``."""
     text = _chips(value)
-    return f"+{text}" if value > 0 else text
+    return f"+{text}" if value > 0 else ("±0" if value == 0 else text)
 
 
 def _hand_text(hand: Any) -> str:
@@ -239,8 +239,14 @@ class Session:
         hand = t.current_hand
         up = t.upcard.pretty if t.upcard is not None else "?"
         if t.phase is Phase.INSURANCE:
-            what = "even money" if hand.is_blackjack else "insurance"
-            question = f"The dealer shows {up}. {what.capitalize()} or surrender before the peek?"
+            what = "even money" if hand.is_blackjack else "insurance (half your bet, pays 2:1)"
+            offers = []
+            if Action.INSURE in legal:
+                offers.append(f"take {what}")
+            if Action.SURRENDER in legal:
+                offers.append("surrender early (half your bet back)")
+            question = (f"The dealer shows {up} and will check for blackjack. You hold "
+                        f"{_hand_text(hand)}. Do you {' or '.join(offers)}?")
         else:
             n = len(self.me.hands)
             which = f" hand {t.to_act[1] + 1}" if n > 1 else ""
