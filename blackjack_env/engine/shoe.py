@@ -43,6 +43,20 @@ class Shoe:
     ) -> None:
         if decks is not None and (not isinstance(decks, int) or decks < 1):
             raise ValueError(f"decks={decks!r} must be a positive int or None (infinite)")
+        if penetration is not None and (
+            isinstance(penetration, bool)
+            or not isinstance(penetration, (int, float))
+            or not 0 < penetration <= 1
+        ):
+            raise ValueError(
+                f"penetration={penetration!r} must be a fraction in (0, 1], or None to "
+                f"reshuffle before every round"
+            )
+        if not isinstance(rng, np.random.Generator):
+            raise ValueError(
+                f"rng must be a numpy.random.Generator (np.random.default_rng(seed)), "
+                f"got {type(rng).__name__}"
+            )
         self.decks = decks
         self.rng = rng
         self.penetration = penetration
