@@ -328,3 +328,14 @@ def test_clear_stack_infinite() -> None:
     shoe.clear_stack()
     assert shoe.remaining is None
     assert shoe._stacked == []
+
+
+@pytest.mark.parametrize("penetration", [0, -0.5, 1.5, "0.5", True])
+def test_bad_penetration(penetration: object) -> None:
+    with pytest.raises(ValueError, match=r"penetration=.* must be a fraction in \(0, 1\]"):
+        Shoe(1, rng(), penetration=penetration)  # type: ignore[arg-type]
+
+
+def test_shoe_needs_a_generator() -> None:
+    with pytest.raises(ValueError, match=r"numpy\.random\.Generator"):
+        Shoe(1, 42)  # type: ignore[arg-type]
