@@ -5,6 +5,7 @@ Usage::
     python scripts/evaluate.py runs/mc-sutton-barto              # a training run (its rules)
     python scripts/evaluate.py basic --rules vegas-strip --hands 200000
     python scripts/evaluate.py runs/ppo/model.zip --rules vegas-strip --decks inf --json
+    python scripts/evaluate.py counter --rules vegas-strip --bet-sizes 1,2,4,8 --session 100
 
 AGENT is a saved model (``.npz`` / ``.zip``), a run folder, or a fixed agent:
 basic, dealer, never-bust, random, stand, counter. Rules default to the run's
@@ -34,6 +35,8 @@ class Settings:
     seat: int = -1
     others: str = ""
     hands: int = 100_000
+    bet_sizes: str = ""
+    session: int = 1
     seed: int = 12345
     json: bool = False
     out: str = ""
@@ -48,6 +51,9 @@ HELP = {
     "seat": "the agent's seat (-1 = the run's, or 0)",
     "others": "strategy of the other seats ('' = the run's, or dealer)",
     "hands": "rounds to simulate",
+    "bet_sizes": "bet multiples offered before each round, e.g. '1,2,4,8' (the counter "
+                 "spreads its bet by the true count; others bet the smallest); '' = fixed bet",
+    "session": "rounds per episode (a session at one shoe; use e.g. 100 with --bet-sizes)",
     "seed": "seed of the evaluation env (different from training seeds)",
     "json": "print the results as JSON instead of the table",
     "out": "also write the JSON results to this file",
@@ -65,8 +71,17 @@ def resolve(settings: Settings) -> tuple[Any, Any, str, dict[str, Any]]:
     t = table_for(settings.agent, settings.rules, settings.decks, settings.seats,
                   settings.seat, settings.others)
     rules = t["rules"]
+    extra: dict[str, Any] = {}
+    if settings.bet_sizes:
+        try:
+            extra["bet_sizes"] = tuple(int(x) for x in settings.bet_sizes.split(","))
+        except ValueError:
+            raise ValueError(f"--bet-sizes {settings.bet_sizes!r}: use e.g. '1,2,4,8'") from None
+    if settings.session < 1:
+        raise ValueError("--session must be at least 1 round")
     env = gym.make("blackjack_env/Blackjack-v0", rules=rules, seat=t["seat"],
-                   others=t["others"], obs_mode=t["obs_mode"])
+                   others=t["others"], obs_mode=t["obs_mode"],
+                   rounds_per_episode=settings.session, **extra)
     return rules, env, t["obs_mode"], {
         "rules": t["name"], "seat": t["seat"], "others": t["others"],
         "decks": "inf" if rules.decks is None else rules.shoe_decks,
