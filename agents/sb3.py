@@ -22,6 +22,7 @@ or highest-valued (DQN) *legal* action.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -300,6 +301,8 @@ def train_sb3(
         finished = False
         agent.save(out / "interrupted.zip")
     finally:
-        venv.close()
-        eval_env.close()
+        for vec in (venv, eval_env):
+            # workers hit by the same Ctrl-C may already be gone
+            with contextlib.suppress(EOFError, BrokenPipeError, ConnectionError):
+                vec.close()
     return agent, finished
