@@ -5,7 +5,11 @@
   :func:`agents.obs.decision_policy`, or the agent's own ``state_policy``),
   the optimal return, and the regret = optimal - agent. ``None`` when the
   analysis does not apply (a finite shoe, rules it does not cover, an agent
-  with no deterministic policy).
+  with no deterministic policy). ``split_states_depending_on_hand_index``
+  counts the split-hand states where the agent's choice depends on which
+  split hand it plays (information the analysis's state does not hold): when
+  it is 0 the grade is exact; otherwise it is the grade of the agent playing
+  every split hand as it plays the second one.
 * :func:`simulate`: plays the agent greedily for N rounds in an env and reports
   the mean return per round with a 95% confidence interval (normal
   approximation, ``1.96 * sd / sqrt(n)``), and the per-hand rates of each
@@ -65,13 +69,15 @@ def exact_grade(agent: Any, rules: Rules, obs_mode: str | None = None) -> dict[s
     from blackjack_env.analysis import evaluate_policy
 
     policy = getattr(agent, "state_policy", None)
+    ambiguous: list[Any] = []
     if policy is None:
         if getattr(agent, "name", "") == "random":
             return None
-        policy = decision_policy(agent, rules, obs_mode)
+        policy = decision_policy(agent, rules, obs_mode, ambiguous)
     value = _as_float(evaluate_policy(rules, policy))
     best = optimal_return(rules)
-    return {"exact_return": value, "optimal_return": best, "regret": best - value}
+    return {"exact_return": value, "optimal_return": best, "regret": best - value,
+            "split_states_depending_on_hand_index": len(ambiguous)}
 
 
 def simulate(

@@ -141,16 +141,35 @@ def encode_state(state: Any, rules: Rules, obs_mode: str) -> Any:
     )
 
 
-def decision_policy(agent: Any, rules: Rules, obs_mode: str | None = None
-                    ) -> Callable[[Any], Action]:
+def decision_policy(agent: Any, rules: Rules, obs_mode: str | None = None,
+                    ambiguous: list[Any] | None = None) -> Callable[[Any], Action]:
     """The agent's greedy policy as ``policy(DecisionState) -> Action`` for the analysis.
 
-    The env's answer 0 (STAND) before the peek is read as ``DECLINE``.
+    The env's answer 0 (STAND) before the peek is read as ``DECLINE``. If a list
+    is given as ``ambiguous``, every split-hand state at which the agent would
+    answer differently for another hand index is appended to it (for those the
+    grade is not exact; see the module doc).
     """
     mode = obs_mode or agent.obs_mode
 
+    def answer(obs: Any, mask: np.ndarray) -> Action:
+        return Action(int(agent.act(obs, mask)))
+
     def policy(state: Any) -> Action:
-        action = Action(int(agent.act(encode_state(state, rules, mode), state_mask(state, rules))))
+        obs = encode_state(state, rules, mode)
+        mask = state_mask(state, rules)
+        action = answer(obs, mask)
+        if ambiguous is not None and state.split and mode in ("multidiscrete", "vector"):
+            hands_max = rules.max_split_hands
+            for index in range(hands_max):
+                other = np.array(obs, copy=True)
+                if mode == "multidiscrete":
+                    other[7] = index
+                else:
+                    other[11] = index / max(1, hands_max - 1)
+                if answer(other, mask) is not action:
+                    ambiguous.append(state)
+                    break
         if state.pre_peek:
             return Action.SURRENDER if action is Action.SURRENDER else Action.DECLINE
         return action
