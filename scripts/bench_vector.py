@@ -83,6 +83,8 @@ def bench_baseline(s: Settings) -> dict[str, float]:
 def bench_ours(s: Settings, rules: str, obs_mode: str, autoreset: str) -> dict[str, float]:
     env = BlackjackVectorEnv(s.tables, rules=rules, obs_mode=obs_mode, autoreset_mode=autoreset)
     _, info = env.reset(seed=s.seed)
+    env.step(random_legal(np.random.default_rng(s.seed), info["action_mask"]))  # warm-up
+    _, info = env.reset(seed=s.seed)
     rng = np.random.default_rng(s.seed)
     hands = steps = 0
     start, cpu = time.perf_counter(), time.process_time()

@@ -118,11 +118,6 @@ class TableBatch:
         ask_insurance: the player is asked about insurance / even money (an
             ``INSURE`` decision); otherwise they are always declined and the
             pre-peek decision only occurs under early surrender.
-        backend: ``"numpy"`` (default: the reference, numpy only) or ``"numba"``
-            (:meth:`step` and :meth:`start_rounds` run in the compiled kernels of
-            :mod:`blackjack_env.envs.batched.numba_kernel`, table by table; same
-            rules and state arrays, its own random stream seeded from ``rng``;
-            needs numba), or ``"auto"`` (numba when it can be imported).
 
     Public state (numpy arrays; ``H = rules.max_split_hands``, ``N = num_tables``;
     hand arrays are ``(H, N)``, hand ``h`` of table ``t`` at ``[h, t]``):
@@ -145,7 +140,6 @@ class TableBatch:
         rng: np.random.Generator,
         bet: int = 1,
         ask_insurance: bool = False,
-        backend: str = "numpy",
     ) -> None:
         if not isinstance(rules, Rules):
             raise TypeError(f"rules must be a Rules, got {type(rules).__name__}")
@@ -256,32 +250,23 @@ class TableBatch:
         self.hole_revealed = np.zeros(n, dtype=bool)
         self.peek_possible = np.zeros(n, dtype=bool)
         self.rounds = np.zeros(n, dtype=np.int64)
-        if backend not in ("numpy", "numba", "auto"):
-            raise ValueError(f"backend={backend!r} must be 'numpy', 'numba' or 'auto'")
-        if backend == "auto":
-            from blackjack_env.envs.batched import numba_available
-
-            backend = "numba" if numba_available() else "numpy"
-        self.backend = backend
-        self._nb_rng = np.array([self.rng.integers(2**63)], dtype=np.uint64)
         self._bind_views()
         self._new_shoes(self._arange)
 
     # ============================================================ plumbing
     _VIEWS = (
         "_shoe_flat", "_flat_fields", "_hard", "_ace", "_ncards", "_r0", "_r1", "_stake",
-        "_doubled", "_surrendered", "_done", "_settled", "_outcome", "_net", "_nb",
+        "_doubled", "_surrendered", "_done", "_settled", "_outcome", "_net",
     )  # fmt: skip
 
     def _bind_views(self) -> None:
-        """Flat views of the hand arrays (and the kernel's argument tuples)."""
+        """Flat views of the hand arrays (rebuilt after unpickling: views do not survive it)."""
         self._shoe_flat = self.shoe.reshape(-1)
         self._flat_fields = tuple(arr.reshape(-1) for arr in self._hand_fields)
         (
             self._hard, self._ace, self._ncards, self._r0, self._r1, self._stake, self._doubled,
             self._surrendered, self._done, self._settled, self._outcome, self._net,
         ) = self._flat_fields  # fmt: skip
-        self._nb = self._kernel_args() if self.backend == "numba" else None
 
     def __getstate__(self) -> dict[str, object]:
         state = self.__dict__.copy()
@@ -292,50 +277,6 @@ class TableBatch:
     def __setstate__(self, state: dict[str, object]) -> None:
         self.__dict__.update(state)
         self._bind_views()
-
-    def _kernel_args(self) -> tuple:
-        """The arrays and constants the numba kernels take (views of this batch's arrays)."""
-        from blackjack_env.envs.batched import numba_kernel as k
-
-        rules = self.rules
-        ti = (
-            self.pos, self.stacked_end, self.round_start, self.dealt, self.undealt_hilo,
-            self.shuffles, self.mid_round_reshuffles, self.phase, self.nhands, self.cur,
-            self.last_hand, self.d_hard, self.d_n, self.up, self.hole, self.rounds,
-        )  # fmt: skip
-        tb = (self.reshuffled, self.d_ace, self.hole_revealed, self.peek_possible)
-        tf = (self.insurance, self.insurance_net)
-        hi = (self.hard, self.ncards, self.r0, self.r1, self.stake, self.outcome)
-        hb = (self.ace, self.doubled, self.surrendered, self.done, self.settled)
-        cfg = np.zeros(k.N_CFG, dtype=np.int64)
-        cfg[k.C_INFINITE] = self.infinite
-        cfg[k.C_SIZE] = self.shoe_size
-        cfg[k.C_PEEK] = self._peek
-        cfg[k.C_NO_HOLE] = self._no_hole
-        cfg[k.C_H17] = self._h17
-        cfg[k.C_AUTO21] = self._auto21
-        cfg[k.C_NAT_ENDS] = rules.natural_ends_hand
-        cfg[k.C_NAT_AT_DEAL] = rules.natural_paid_at_deal
-        cfg[k.C_NAT_BEATS_21] = rules.natural_beats_21
-        cfg[k.C_DNAT_BEATS_21] = rules.dealer_natural_beats_21
-        cfg[k.C_BAS] = rules.blackjack_after_split
-        cfg[k.C_TIES] = list(TieRule).index(rules.ties)
-        cfg[k.C_HIGHEST] = rules.settlement is Settlement.HIGHEST_HAND
-        cfg[k.C_DOUBLE] = list(DoubleRule).index(rules.double)
-        cfg[k.C_DAS] = rules.double_after_split
-        cfg[k.C_MAX_SPLIT] = rules.max_split_hands
-        cfg[k.C_RSA] = rules.resplit_aces
-        cfg[k.C_HSA] = rules.hit_split_aces
-        cfg[k.C_BY_VALUE] = rules.split_by is SplitBy.VALUE
-        cfg[k.C_HALVE] = rules.split_bet is SplitBet.HALVE
-        cfg[k.C_SURRENDER] = list(Surrender).index(rules.surrender)
-        cfg[k.C_ASK_INS] = self.ask_insurance
-        cfg[k.C_BET] = self.bet
-        cut = None if self.infinite else self._cut
-        cfg[k.C_HAS_CUT] = cut is not None
-        cfgf = np.array([0.0 if cut is None else float(cut)])
-        lk = (self._values, self._rank_of_id, self._hilo_of_id, self._factor)
-        return (self.shoe, ti, tb, tf, hi, hb, self.net, cfg, cfgf, lk, self._nb_rng)
 
     # ================================================================= shoe
     def _new_shoes(self, idx: np.ndarray) -> None:
@@ -543,11 +484,6 @@ class TableBatch:
         idx = np.asarray(idx, dtype=np.int64)
         if idx.size == 0:
             return
-        if self._nb is not None and not stacks:
-            from blackjack_env.envs.batched import numba_kernel
-
-            numba_kernel.start_rounds(*self._nb, idx, True)
-            return
         # previous round's cards go to the discard tray
         if self.infinite:
             self.reshuffled[idx] = False
@@ -561,11 +497,6 @@ class TableBatch:
             for t, cards in stacks.items():
                 self.stack(int(t), cards)
         self._stacked_any = bool((self.stacked_end > self.pos).any())
-        if self._nb is not None:  # the shoe is ready: the kernel deals
-            from blackjack_env.envs.batched import numba_kernel
-
-            numba_kernel.start_rounds(*self._nb, idx, False)
-            return
         # hand 0 starts afresh; hands 1.. are written when a split creates them
         for arr in (self.doubled, self.surrendered, self.done, self.settled, self.net):
             arr[0, idx] = 0
@@ -747,14 +678,6 @@ class TableBatch:
         here: map actions with :meth:`legal_mask` first.
         """
         actions = np.asarray(actions, dtype=np.int64)
-        if self._nb is not None:
-            from blackjack_env.envs.batched import numba_kernel
-
-            over = np.empty(self.num_tables, dtype=bool)
-            reward = np.empty(self.num_tables, dtype=np.float64)
-            act = np.ones(self.num_tables, dtype=bool) if active is None else active
-            numba_kernel.step(*self._nb, actions, act, over, reward)
-            return over, reward
         phase = self.phase
         if active is None:
             ins = np.flatnonzero(phase == _INSURE_PHASE)

@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 from blackjack_env.engine import ALL_CARDS, Action, Phase, Rules, Table, preset
-from blackjack_env.envs.batched import numba_available
 from blackjack_env.envs.vector_core import OUTCOMES, BatchPhase, TableBatch
 
 RULESETS: dict[str, Rules] = {
@@ -93,14 +92,13 @@ def _engine_state(table: Table) -> tuple:
     return hand.total, hand.soft, len(hand.cards)
 
 
-def _play(name: str, rules: Rules, rounds: int, seed: int, backend: str = "numpy") -> int:
+def _play(name: str, rules: Rules, rounds: int, seed: int) -> int:
     rng = np.random.default_rng(seed)
     bet = BETS.get(name, 1)
     length = 52 if rules.shoe_decks == 1 else 90
     stacks = [_stack_ids(rules, rng, length) for _ in range(rounds)]
     batch = TableBatch(
-        rules, rounds, np.random.default_rng(seed + 1), bet=bet, ask_insurance=True,
-        backend=backend,
+        rules, rounds, np.random.default_rng(seed + 1), bet=bet, ask_insurance=True
     )
     batch.start_rounds(
         np.arange(rounds), {t: [ALL_CARDS[c] for c in s] for t, s in enumerate(stacks)}
@@ -165,12 +163,7 @@ def _play(name: str, rules: Rules, rounds: int, seed: int, backend: str = "numpy
     return decisions
 
 
-BACKENDS = ["numpy", pytest.param("numba", marks=pytest.mark.skipif(
-    not numba_available(), reason="numba is not installed"))]
-
-
-@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("name", sorted(RULESETS))
-def test_stacked_rounds_match_engine(name: str, backend: str) -> None:
-    decisions = _play(name, RULESETS[name], rounds=400, seed=7, backend=backend)
+def test_stacked_rounds_match_engine(name: str) -> None:
+    decisions = _play(name, RULESETS[name], rounds=400, seed=7)
     assert decisions > 400
