@@ -334,8 +334,8 @@ class BlackjackVectorEnv(VectorEnv):
         if self.autoreset_mode is AutoresetMode.SAME_STEP and done.any():
             # the ended sub-envs' last observation: a SETTLED phase, every action legal
             # (rows of the other sub-envs in final_obs are not meaningful)
+            # (a SETTLED row shows no can-double/split/surrender: the mask is not read)
             self._phase = np.where(done, int(Decision.SETTLED), self._phase)
-            self._mask[done] = 1
             final_obs = self._observe()
             final_info = {
                 "round_net": info_extra["round_net"],
@@ -375,6 +375,13 @@ class BlackjackVectorEnv(VectorEnv):
     # ============================================================ internals
     def _check_actions(self, actions: Any) -> np.ndarray:
         a = np.asarray(actions)
+        if (  # the common case, checked fast
+            a.dtype == np.int64
+            and a.shape == (self.num_envs,)
+            and a.min() >= 0
+            and a.max() < self._n_actions
+        ):
+            return a
         if a.shape == () and self.num_envs == 1:
             a = a.reshape(1)
         if a.shape != (self.num_envs,) or not (

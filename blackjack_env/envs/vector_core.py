@@ -193,6 +193,7 @@ class TableBatch:
         self._stacked_any = False  # infinite deck: some table has stacked cards to deal
         # pre-drawn random numbers: card ids (infinite deck) or uniforms (finite shoes)
         self._pool: np.ndarray = np.zeros(0)
+        self._cdf: np.ndarray | None = None  # infinite deck: dealer final-hand CDFs
         self._pool_pos = 0
         if self.infinite:
             self.shoe_size = 416  # the stacked-card buffer
@@ -886,6 +887,9 @@ class TableBatch:
             plays = (unsettled & ~self.surrendered[:, idx]).any(axis=0)
         drawing = idx[plays]
         h17 = self._h17
+        if self.infinite and not self._stacked_any and drawing.size:
+            self._sample_dealer(drawing)
+            drawing = drawing[:0]
         while drawing.size:
             hard = self.d_hard[drawing]
             soft = self.d_ace[drawing] & (hard <= 11)
@@ -898,6 +902,64 @@ class TableBatch:
             self._settle_highest(idx)
         else:
             self._settle_by_compare(idx)
+
+    def _dealer_cdf(self) -> np.ndarray:
+        """Infinite deck: ``cdf[hard, ace, k]`` = P(the dealer ends on category <= k)
+        from a hand of two or more cards (categories: 17, 18, 19, 20, 21, bust), by
+        exact recursion over the 13 equally likely ranks and the rules (H17/S17,
+        card values)."""
+        values = self._values
+        h17 = self._h17
+        memo: dict[tuple[int, bool], np.ndarray] = {}
+
+        def final(hard: int, ace: bool) -> np.ndarray:
+            key = (hard, ace)
+            if key in memo:
+                return memo[key]
+            out = np.zeros(6)
+            soft = ace and hard <= 11
+            total = hard + 10 if soft else hard
+            if hard > 21:
+                out[5] = 1.0
+            elif total > 17 or (total == 17 and not (soft and h17)):
+                out[total - 17] = 1.0
+            else:
+                for r in range(13):
+                    out += final(hard + int(values[r]), ace or r == 0) / 13.0
+            memo[key] = out
+            return out
+
+        cdf = np.ones((32, 2, 6))
+        for hard in range(2, 32):
+            for ace in (False, True):
+                cdf[hard, int(ace)] = np.cumsum(final(hard, ace))
+        cdf[..., -1] = 1.0  # exact top, whatever the rounding
+        return cdf
+
+    def _sample_dealer(self, idx: np.ndarray) -> None:
+        """Infinite deck, no stacked cards: the dealer's drawing at tables ``idx`` in one
+        step, sampled from the exact distribution of the final hand given the cards
+        showing. ``d_hard`` then holds the final total (22: bust), ``d_ace`` False and
+        ``d_n`` 3 (three or more cards: the drawn cards themselves are not kept)."""
+        if self._cdf is None:
+            self._cdf = self._dealer_cdf()
+        hard = self.d_hard[idx]
+        soft = self.d_ace[idx] & (hard <= 11)
+        total = hard + 10 * soft
+        need = (total < 17) | ((total == 17) & soft) if self._h17 else total < 17
+        idx, hard = idx[need], hard[need]
+        if not idx.size:
+            return
+        rows = self._cdf[hard, self.d_ace[idx].astype(np.int64)]
+        u = self._random_uniform(idx.size)
+        category = (u[:, None] >= rows).sum(axis=1)
+        self.d_hard[idx] = np.minimum(17 + category, 22)
+        self.d_ace[idx] = False
+        self.d_n[idx] = 3
+
+    def _random_uniform(self, m: int) -> np.ndarray:
+        """``m`` uniforms in [0, 1) for the infinite deck (from the one generator)."""
+        return self.rng.random(m)
 
     def _dealer_add(self, idx: np.ndarray, cards: np.ndarray) -> None:
         r = self._rank_of_id[cards]
