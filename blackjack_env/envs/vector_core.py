@@ -354,9 +354,31 @@ class TableBatch:
             if self._stacked_any:
                 return np.stack([self._draw(idx) for _ in range(k)], axis=1)
             return self._random_cards(idx.size * k).reshape(idx.size, k)
+        size = self.shoe_size
+        pos = self.pos[idx]
+        if self._stacked_any or (pos + k > size).any():
+            out = np.empty((idx.size, k), dtype=np.int8)
+            for j in range(k):
+                out[:, j] = self._draw(idx)
+            return out
+        # k steps of the incremental Fisher-Yates shuffle, bookkeeping done once
         out = np.empty((idx.size, k), dtype=np.int8)
+        flat = self._shoe_flat
+        base = idx * size
+        left = size - pos
+        u = self._uniforms(idx.size * k).reshape(k, idx.size)
+        tags = np.zeros(idx.size, dtype=np.int64)
         for j in range(k):
-            out[:, j] = self._draw(idx)
+            fi = base + pos + j
+            fj = fi + (u[j] * (left - j)).astype(np.int64)
+            cards = flat[fj]
+            flat[fj] = flat[fi]
+            flat[fi] = cards
+            out[:, j] = cards
+            tags += self._hilo_of_id[cards]
+        self.pos[idx] = pos + k
+        self.dealt[idx] += k
+        self.undealt_hilo[idx] -= tags
         return out
 
     def _uniforms(self, m: int) -> np.ndarray:
