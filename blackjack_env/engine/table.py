@@ -56,7 +56,7 @@ from typing import NamedTuple
 import numpy as np
 
 from blackjack_env.engine.cards import Card
-from blackjack_env.engine.hand import Hand
+from blackjack_env.engine.hand import Hand, score
 from blackjack_env.engine.rules import (
     DoubleRule,
     HoleCard,
@@ -178,6 +178,10 @@ def _chips(value: Fraction | int) -> Chips:
 
 
 _HALF = Fraction(1, 2)
+_PLAYER_TURNS = Phase.PLAYER_TURNS
+_STAND = Action.STAND
+_HIT = Action.HIT
+_DEALER_DRAW = EventKind.DEALER_DRAW
 
 
 def _bankroll(value: object) -> Chips | None:
@@ -332,12 +336,15 @@ class Table:
         ``amount`` 0 withdraws the bet (the seat sits out).
         """
         self._need(Phase.BETTING, "bet")
-        s = self._seat(seat)
-        if isinstance(amount, bool) or not isinstance(amount, (int, np.integer)):
+        seats = self.seats
+        s = seats[seat] if type(seat) is int and 0 <= seat < len(seats) else self._seat(seat)
+        if type(amount) is not int and (
+            isinstance(amount, bool) or not isinstance(amount, (int, np.integer))
+        ):
             raise IllegalActionError(f"bet amount must be a whole number of chips, got {amount!r}")
         amount = int(amount)
         rules = self.rules
-        if amount != 0 and not rules.min_bet <= amount <= rules.max_bet:
+        if amount and not rules.min_bet <= amount <= rules.max_bet:
             raise IllegalActionError(
                 f"bet of {amount} is outside the table limits {rules.min_bet}..{rules.max_bet} "
                 f"(0 sits the round out)"
@@ -432,7 +439,7 @@ class Table:
             events.append(Event(EventKind.DEAL, seat.index, 0, card))
         card = draw()
         self.dealer.add(card)
-        events.append(Event(EventKind.UPCARD, card=card))
+        events.append(Event(EventKind.UPCARD, None, None, card))
         for seat in active:
             card = draw()
             seat.hands[0].add(card)
@@ -440,7 +447,7 @@ class Table:
         if rules.hole_card is not HoleCard.NONE:
             card = draw()
             self.dealer.add(card)
-            events.append(Event(EventKind.HOLE_CARD, card=card))
+            events.append(Event(EventKind.HOLE_CARD, None, None, card))
 
         for seat in active:
             hand = seat.hands[0]
@@ -469,6 +476,16 @@ class Table:
     def act(self, action: Action | int) -> None:
         """Apply ``action`` for the hand to act (see :meth:`legal_actions`)."""
         phase = self.phase
+        if phase is _PLAYER_TURNS and (action is _STAND or action is _HIT):
+            # Fast path: STAND is always legal in a player's turn, HIT unless the hand is
+            # a split ace that may not be hit (the same conditions as _play_actions).
+            if action is _STAND:
+                self._act_play(action)
+                return
+            hand = self.seats[self._seat_i].hands[self._hand_i]
+            if not hand.split_aces or self.rules.hit_split_aces:
+                self._act_play(action)
+                return
         if phase is not Phase.PLAYER_TURNS and phase is not Phase.INSURANCE:
             raise PhaseError(
                 f"no decision is awaited in phase {phase.value}: "
@@ -626,7 +643,7 @@ class Table:
         seat = self.seats[self._seat_i]
         hand_i = self._hand_i
         hand = seat.hands[hand_i]
-        self.events.append(Event(EventKind.ACTION, seat.index, hand_i, action=action))
+        self.events.append(Event(EventKind.ACTION, seat.index, hand_i, None, action))
         if action is Action.HIT:
             self._deal_to(seat, hand_i)
             if hand._hard > 21:
@@ -742,17 +759,12 @@ class Table:
                 dealer.add(card)
                 self.events.append(Event(EventKind.DEALER_DRAW, card=card))
             else:
-                self.events.append(Event(EventKind.REVEAL, card=dealer.cards[1]))
+                self.events.append(Event(EventKind.REVEAL, None, None, dealer.cards[1]))
             self.hole_revealed = True
-            if any(not hand.surrendered for _, _, hand in unsettled):
-                h17 = rules.dealer_hits_soft_17
-                while True:
-                    total, soft = dealer.total, dealer.soft
-                    if total > 17 or (total == 17 and not (soft and h17)):
-                        break
-                    card = self.shoe.draw()
-                    dealer.add(card)
-                    self.events.append(Event(EventKind.DEALER_DRAW, card=card))
+            for _, _, hand in unsettled:
+                if not hand.surrendered:
+                    self._dealer_draws()
+                    break
             if rules.settlement is Settlement.HIGHEST_HAND:
                 self._settle_highest(unsettled)
             else:
@@ -761,8 +773,22 @@ class Table:
         else:
             self.hole_revealed = rules.hole_card is not HoleCard.NONE
             if self.hole_revealed:
-                self.events.append(Event(EventKind.REVEAL, card=dealer.cards[1]))
+                self.events.append(Event(EventKind.REVEAL, None, None, dealer.cards[1]))
         self.phase = Phase.SETTLED
+
+    def _dealer_draws(self) -> None:
+        """The dealer's fixed rule: draw to 17, hitting soft 17 under H17."""
+        dealer = self.dealer
+        draw = self.shoe.draw
+        events = self.events
+        h17 = self.rules.dealer_hits_soft_17
+        while True:
+            total, soft = score(dealer._hard, dealer._aces > 0)
+            if total > 17 or (total == 17 and not (soft and h17)):
+                return
+            card = draw()
+            dealer.add(card)
+            events.append(Event(_DEALER_DRAW, None, None, card))
 
     # ============================================================ settlement
     def _compare(self, hand: Hand) -> Outcome:
@@ -828,13 +854,19 @@ class Table:
             net = _chips(-Fraction(bet) * _HALF)
         else:
             net = -bet
-        seat._give(_chips(bet + net))
-        seat.net = _chips(seat.net + net)
-        self.house = _chips(self.house - net)
+        if type(net) is int and type(bet) is int and type(seat.net) is int:
+            if seat.bankroll is not None:
+                seat.bankroll = _chips(seat.bankroll + bet + net)
+            seat.net += net
+            self.house = _chips(self.house - net)
+        else:
+            seat._give(_chips(bet + net))
+            seat.net = _chips(seat.net + net)
+            self.house = _chips(self.house - net)
         hand.settled = True
         hand.done = True
         seat.results.append(HandResult(hand_i, outcome, bet, net))
-        self.events.append(Event(EventKind.SETTLE, seat.index, hand_i, amount=net, outcome=outcome))
+        self.events.append(Event(EventKind.SETTLE, seat.index, hand_i, None, None, net, outcome))
 
     # =============================================================== helpers
     def _need(self, phase: Phase, what: str) -> None:
