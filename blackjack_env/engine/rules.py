@@ -23,6 +23,8 @@ from enum import Enum
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
+
 from blackjack_env.engine.cards import RANK_LETTERS, Rank
 
 __all__ = [
@@ -165,6 +167,17 @@ _BOOL_FIELDS = (
     "insurance",
     "auto_stand_21",
     "bet_raising",
+)
+
+
+_INT_FIELDS = (
+    "decks",
+    "seats_per_deck",
+    "max_split_hands",
+    "seats",
+    "max_seats",
+    "min_bet",
+    "max_bet",
 )
 
 
@@ -330,6 +343,10 @@ class Rules:
             value = getattr(self, name)
             if not isinstance(value, bool):
                 raise ValueError(f"{name}={value!r} must be True or False")
+        for name in _INT_FIELDS:
+            value = getattr(self, name)
+            if isinstance(value, np.integer):  # numpy ints read as plain ints
+                set_(self, name, int(value))
         set_(self, "blackjack_payout", _payout(self.blackjack_payout))
         set_(self, "card_values", _card_values(self.card_values))
 

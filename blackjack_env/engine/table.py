@@ -266,6 +266,11 @@ class Table:
         if not isinstance(rules, Rules):
             raise TypeError(f"rules must be a Rules, got {type(rules).__name__}")
         self.rules = rules
+        if rng is not None and seed is not None:
+            raise ValueError(
+                "give either rng (a numpy Generator) or seed, not both: the table has one "
+                "random stream"
+            )
         self.rng = rng if rng is not None else np.random.default_rng(seed)
         if shoe is None:
             shoe = Shoe(rules.shoe_decks, self.rng, rules.penetration)
