@@ -486,3 +486,13 @@ def test_bad_bankroll_is_a_clear_error(bankroll: object, message: str) -> None:
 def test_bankroll_tuple_per_seat_and_fraction() -> None:
     table = Table(Rules(seats=2), seed=0, bankroll=(100, Fraction(5, 2)))
     assert table.seats[0].bankroll == 100 and table.seats[1].bankroll == Fraction(5, 2)
+
+
+def test_table_refuses_rng_and_seed_together():
+    import numpy as np
+    import pytest
+
+    from blackjack_env.engine import Rules, Table
+
+    with pytest.raises(ValueError, match="either rng"):
+        Table(Rules(), rng=np.random.default_rng(1), seed=2)

@@ -302,3 +302,11 @@ def test_card_values_accepts_rank_keys() -> None:
 
     rules = Rules(card_values={Rank.JACK: 1, Rank.QUEEN: 2, Rank.KING: 3})
     assert rules.card_values == preset("terminal-21").card_values
+
+
+def test_numpy_ints_are_read_as_plain_ints():
+    import numpy as np
+
+    rules = Rules(decks=np.int64(2), seats=np.int32(3), max_bet=np.int64(500))
+    assert (rules.decks, rules.seats, rules.max_bet) == (2, 3, 500)
+    assert all(type(v) is int for v in (rules.decks, rules.seats, rules.max_bet))
