@@ -20,12 +20,20 @@ rounds through both and compare every reward):
   surrender, S17 / H17, no-peek and no-hole-card dealers, every tie rule, both
   settlements, custom card values;
 * each table has its own shoe: ``decks`` x 52 card ids (0..51, suit-major as in
-  :data:`~blackjack_env.engine.cards.ALL_CARDS`) dealt from a position pointer,
-  reshuffled between rounds once the cut card (``penetration``) is out and, if
-  it ever runs dry mid-round, refilled from that table's shuffled discards; or
-  an infinite deck (``decks=None``), a per-table buffer of cards drawn with
-  replacement;
-* every random draw comes from the one injected ``numpy.random.Generator``.
+  :data:`~blackjack_env.engine.cards.ALL_CARDS`) in a row whose cards from
+  ``pos`` on are undealt. The shuffle is lazy: each draw takes a uniformly
+  random undealt card (an incremental Fisher-Yates shuffle, so the deal order
+  is a uniformly random permutation, as a shuffled shoe), and a reshuffle
+  (between rounds, once the cut card at ``penetration`` is out) just gathers
+  every card back; if a shoe runs dry mid-round, the table's discards become
+  its undealt cards, as a casino reshuffles the discard tray. Or an infinite
+  deck (``decks=None``): cards drawn with replacement; the dealer's drawing is
+  then sampled in one step from the exact distribution of its final hand given
+  its cards (unless stacked cards are pending), which is the same law as
+  drawing card by card;
+* stacked cards (:meth:`TableBatch.stack`) are dealt first, in order;
+* every random number comes from the one injected ``numpy.random.Generator``
+  (through pre-drawn blocks): same generator state and actions, same game.
 
 Not supported here (the constructor raises ``ValueError``): more than one seat
 and ``bet_raising`` (a per-card bet decision).
