@@ -443,7 +443,7 @@ class BlackjackVectorEnv(VectorEnv):
         mask[:, :n_play] = cm[:, :n_play]
         if n_play == 6:
             mask[:, _INSURE] = False
-        ins = phase == Decision.INSURANCE
+        ins = phase == _INSURANCE
         if ins.any():
             mask[ins, _STAND] = 1
             if n_play == 6:
@@ -452,8 +452,7 @@ class BlackjackVectorEnv(VectorEnv):
             mask[ins, _HIT] = 0
             mask[ins, _DOUBLE] = 0
             mask[ins, _SPLIT] = 0
-        settled = phase == Decision.SETTLED
-        mask[settled] = 1
+        mask |= (phase == _SETTLED)[:, None]  # a settled round: any action continues
         self._mask = mask
 
     def _focus(self) -> tuple[np.ndarray, np.ndarray]:

@@ -529,9 +529,10 @@ class TableBatch:
                 self.stack(int(t), cards)
         self._stacked_any = bool((self.stacked_end > self.pos).any())
         # hand 0 starts afresh; hands 1.. are written when a split creates them
-        for arr in (self.doubled, self.surrendered, self.done, self.settled, self.net):
-            arr[0, idx] = 0
-        self.outcome[0, idx] = -1
+        # (hand 0 of table t is element t of the flat hand arrays)
+        for arr in (self._doubled, self._surrendered, self._done, self._settled, self._net):
+            arr[idx] = 0
+        self._outcome[idx] = -1
         self.nhands[idx] = 1
         self.cur[idx] = 0
         self.last_hand[idx] = 0
@@ -545,24 +546,26 @@ class TableBatch:
         c1, up, c2 = dealt[:, 0], dealt[:, 1], dealt[:, 2]
         rk = self._rank_of_id
         v = self._value_of_id
-        self.r0[0, idx] = rk[c1]
-        self.r1[0, idx] = rk[c2]
+        r1, r2, ru = rk[c1], rk[c2], rk[up]
+        self._r0[idx] = r1
+        self._r1[idx] = r2
         hard = v[c1] + v[c2]
-        ace = (rk[c1] == 0) | (rk[c2] == 0)
-        self.hard[0, idx] = hard
-        self.ace[0, idx] = ace
-        self.ncards[0, idx] = 2
-        self.stake[0, idx] = self.bet
+        ace = (r1 == 0) | (r2 == 0)
+        self._hard[idx] = hard
+        self._ace[idx] = ace
+        self._ncards[idx] = 2
+        self._stake[idx] = self.bet
         self.up[idx] = up
-        self.d_hard[idx] = v[up]
-        self.d_ace[idx] = rk[up] == 0
-        self.d_n[idx] = 1
-        self.hole[idx] = -1
-        if not self._no_hole:
+        if self._no_hole:
+            self.d_hard[idx] = v[up]
+            self.d_ace[idx] = ru == 0
+            self.d_n[idx] = 1
+            self.hole[idx] = -1
+        else:
             hole = dealt[:, 3]
             self.hole[idx] = hole
-            self.d_hard[idx] += v[hole]
-            self.d_ace[idx] |= rk[hole] == 0
+            self.d_hard[idx] = v[up] + v[hole]
+            self.d_ace[idx] = (ru == 0) | (rk[hole] == 0)
             self.d_n[idx] = 2
 
         rules = self.rules
@@ -574,13 +577,13 @@ class TableBatch:
                 self._done[idx[bj]] = True
         # a blackjack needs an ace and a ten-value card: peek under either (the ace by
         # rank, since custom values may give a non-ace the value 1)
-        peek_possible = self._peek & ((rk[up] == 0) | (v[up] == 10))
+        peek_possible = self._peek & ((ru == 0) | (v[up] == 10))
         self.peek_possible[idx] = peek_possible
         self.phase[idx] = _DECIDE
         if self._peek:
             decide = peek_possible & ~self._settled[idx]
             early = rules.surrender is Surrender.EARLY
-            ask = decide & ((self.ask_insurance & (rk[up] == 0)) | (early & ~bj))
+            ask = decide & ((self.ask_insurance & (ru == 0)) | (early & ~bj))
             if ask.any():
                 self.phase[idx[ask]] = _INSURE_PHASE
                 idx = idx[~ask]
@@ -982,7 +985,9 @@ class TableBatch:
             return
         rows = self._cdf[hard, self.d_ace[idx].astype(np.int64)]
         u = self._random_uniform(idx.size)
-        category = (u[:, None] >= rows).sum(axis=1)
+        category = (u >= rows[:, 0]).astype(np.int64)
+        for k in range(1, 5):  # (the last column is 1: u never reaches it)
+            category += u >= rows[:, k]
         self.d_hard[idx] = np.minimum(17 + category, 22)
         self.d_ace[idx] = False
         self.d_n[idx] = 3
