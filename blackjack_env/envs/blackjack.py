@@ -155,7 +155,7 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
     * ``"multidiscrete"`` (default): ``MultiDiscrete([4, 32, 11, 2, 2, 2, 2, H, 11])``
       = [phase, player total, dealer upcard, usable ace, can double, can split,
       can surrender, hand index (``H = rules.max_split_hands``), true count
-      rounded and clipped to -5..5, plus 5].
+      rounded (Python ``round``: halves to even) and clipped to -5..5, plus 5].
     * ``"vector"``: ``Box(float32, shape (17,))``, every entry in [0, 1] except
       index 15 in [-1, 1]: 0-3 one-hot phase (PLAY, INSURANCE, BET, SETTLED),
       4 total / 31, 5 usable ace, 6 upcard / 10, 7 can double, 8 can split,

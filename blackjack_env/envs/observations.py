@@ -299,23 +299,35 @@ class Layout:
         bankroll in base bets (the dict mode's ``bankroll``).
         """
         mode = self.obs_mode
-        hand = focus_hand(table, seat, last_hand)
-        if hand is None:
-            total = soft = 0
-        else:
-            total, soft_flag = score(hand.hard_total, hand.has_ace)
+        hands = table.seats[seat].hands
+        if hands:
+            who = table.to_act
+            if who is not None and who[0] == seat and table.phase is Phase.PLAYER_TURNS:
+                index = who[1]
+            else:
+                index = min(max(last_hand, 0), len(hands) - 1)
+            hand: Hand | None = hands[index]
+            total, soft_flag = score(hand.hard_total, hand.has_ace)  # type: ignore[union-attr]
             soft = int(soft_flag)
+        else:
+            hand = None
+            index = total = soft = 0
         up = _upcard_value(table)
         if mode is ObsMode.TUPLE:
             return (total, up, soft)
         if mode is ObsMode.MULTIDISCRETE:
-            can = self._can(legal, phase)
-            tc = int(min(5, max(-5, round(hi_lo_true_count(table))))) + 5
+            if phase is Decision.PLAY:
+                can_double = int(Action.DOUBLE in legal)
+                can_split = int(Action.SPLIT in legal)
+                can_surrender = int(Action.SURRENDER in legal)
+            else:
+                can_double = can_split = 0
+                can_surrender = int(phase is Decision.INSURANCE and Action.SURRENDER in legal)
+            # Python's round: halves go to the even integer
+            count = round(hi_lo_true_count(table))
+            count = 0 if count < -5 else 10 if count > 5 else count + 5
             return np.array(
-                [
-                    int(phase), total, up, soft, can[0], can[1], can[2],
-                    self._hand_index(table, seat, last_hand), tc,
-                ],
+                [int(phase), total, up, soft, can_double, can_split, can_surrender, index, count],
                 dtype=np.int64,
             )
         if mode is ObsMode.VECTOR:
