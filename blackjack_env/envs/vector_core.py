@@ -202,6 +202,7 @@ class TableBatch:
         # pre-drawn random numbers: card ids (infinite deck) or uniforms (finite shoes)
         self._pool: np.ndarray = np.zeros(0)
         self._cdf: np.ndarray | None = None  # infinite deck: dealer final-hand CDFs
+        self._to_dealer: list[np.ndarray] = []  # tables whose hands are all done (in a call)
         self._pool_pos = 0
         if self.infinite:
             self.shoe_size = 416  # the stacked-card buffer
@@ -503,6 +504,7 @@ class TableBatch:
             t = idx[~ins]
             if t.size:
                 self._act_play(t, np.full(t.size, _STAND, dtype=np.int64), track=False)
+            self._flush_dealer()
 
     # ============================================================ the round
     def start_rounds(
@@ -591,6 +593,7 @@ class TableBatch:
             idx = idx[self.phase[idx] != _OVER]
         self.cur[idx] = -1
         self._advance(idx)
+        self._flush_dealer()
 
     def _do_peek(self, idx: np.ndarray) -> None:
         """The dealer checks the hole card at tables ``idx`` (only counts with an ace/ten up)."""
@@ -723,6 +726,7 @@ class TableBatch:
             self._act_insurance(ins, actions[ins])
         if decide.size:
             self._act_play(decide, actions[decide])
+        self._flush_dealer()
         round_over = phase == _OVER
         if active is not None:
             round_over &= active
@@ -870,8 +874,8 @@ class TableBatch:
             cur = self.cur[idx] + 1
             self.cur[idx] = cur
             past = cur >= self.nhands[idx]
-            if past.any():
-                self._dealer_turn(idx[past])
+            if past.any():  # every hand done: the dealer plays (once per call, at the end)
+                self._to_dealer.append(idx[past])
                 idx, cur = idx[~past], cur[~past]
                 if not idx.size:
                     return
@@ -890,6 +894,13 @@ class TableBatch:
             idx = idx[self._done[f]]
 
     # ============================================================== dealer
+    def _flush_dealer(self) -> None:
+        """The dealer's turn at every table whose hands were all finished in this call."""
+        if self._to_dealer:
+            queue, self._to_dealer = self._to_dealer, []
+            idx = np.concatenate(queue) if len(queue) > 1 else queue[0]
+            self._dealer_turn(idx)
+
     def _dealer_turn(self, idx: np.ndarray) -> None:
         self.phase[idx] = _OVER
         self.cur[idx] = self.nhands[idx] - 1
