@@ -52,7 +52,9 @@ def learning_curve(
         ax.axhline(optimal, color="#2a9d3f", ls="--", lw=1.2, label=f"optimal {optimal:+.4f}")
     ax.set_xlabel(xlabel)
     ax.set_ylabel("return per unit bet")
-    ax.set_title(title, fontsize=10)
+    import textwrap
+
+    ax.set_title("\n".join(textwrap.wrap(title, 90)), fontsize=9)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="lower right")
     fig.tight_layout()
