@@ -5,8 +5,10 @@
 its first decision, with every option the rules allow) it asks the agent, and
 writes the code a player would read (``D`` if it doubles and would hit when
 doubling is not allowed, ``Ds`` if it would then stand; ``Rh``/``Rs``/``Rp``
-likewise for surrender). :func:`draw_comparison` draws it beside the optimal
-chart and outlines in red every cell where they differ.
+likewise for surrender). Cells the table never asks about (a natural that
+ends the hand, a 21 that stands by itself) are copied from the optimal chart.
+:func:`draw_comparison` draws it beside the optimal chart and outlines in red
+every cell where they differ.
 """
 
 from __future__ import annotations
@@ -110,7 +112,19 @@ def agent_chart(policy: Callable[[Any], Action], rules: Rules, like: Any, title:
     upcards = tuple(like.upcards)
     values = [1 if u == "A" else (10 if u == "T" else int(u)) for u in upcards]
 
+    def asked(kind: str, row: Any) -> bool:
+        """False for cells the table never asks about: a natural that ends the hand,
+        a 21 that stands by itself."""
+        if kind == "pair" or row != 21:
+            return True
+        if kind == "soft" and rules.natural_ends_hand:
+            return False
+        return not rules.auto_stand_21
+
     def code(kind: str, row: Any, dealer: int) -> Any:
+        if not asked(kind, row):
+            table = like.pairs if kind == "pair" else getattr(like, kind)
+            return table[row][values.index(dealer)]
         act = policy(cell_state(rules, kind, row, dealer))
         if act is Action.DOUBLE:
             again = policy(cell_state(rules, kind, row, dealer, double=False, surrender=False))
