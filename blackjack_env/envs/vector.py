@@ -12,7 +12,14 @@ from gymnasium.vector.utils import batch_space
 from blackjack_env.engine.cards import Card
 from blackjack_env.engine.rules import Rules
 from blackjack_env.envs.blackjack import BlackjackEnv, IllegalAction
-from blackjack_env.envs.observations import MAX_TOTAL, Decision, ObsMode
+from blackjack_env.envs.observations import (
+    CHIP_BOUND,
+    COUNT_CLIP,
+    COUNT_HIGH,
+    MAX_TOTAL,
+    Decision,
+    ObsMode,
+)
 from blackjack_env.envs.vector_core import BatchPhase, TableBatch
 
 __all__ = ["BlackjackVectorEnv"]
@@ -96,7 +103,7 @@ class BlackjackVectorEnv(VectorEnv):
     episode after this many steps). Not supported (``ValueError``): more than
     one seat (``num_seats`` / rules with ``seats > 1``; use the multi-agent
     env), a finite ``bankroll``, ``bet_sizes``, ``bet_raising`` rules,
-    ``obs_mode="dict"`` and ``render_mode``.
+    and ``render_mode``.
 
     ## Version History
 
@@ -156,11 +163,6 @@ class BlackjackVectorEnv(VectorEnv):
             )
         if rules.bet_raising:
             raise ValueError("rules with bet_raising=True are not supported by the batched env")
-        if reference.obs_mode is ObsMode.DICT:
-            raise ValueError(
-                "obs_mode='dict' is not supported by the batched env; choose 'multidiscrete', "
-                "'vector' or 'tuple'"
-            )
         self.rules = rules
         self.layout = reference.layout
         self.obs_mode = reference.obs_mode
@@ -232,6 +234,7 @@ class BlackjackVectorEnv(VectorEnv):
                 self.np_random,
                 bet=self.bet,
                 ask_insurance=self.layout.insurance_decisions,
+                track_cards=self.obs_mode is ObsMode.DICT,
             )
             idx = self._arange
         else:
@@ -499,6 +502,8 @@ class BlackjackVectorEnv(VectorEnv):
             (play | ins) & (mask[:, _SURRENDER] > 0) if self._n_play > 2 else np.zeros_like(play)
         )
         tc = self._true_count()
+        if mode is ObsMode.DICT:
+            return self._observe_dict(h, fi, total, soft, up, tc)
         if mode is ObsMode.MULTIDISCRETE:
             out = np.empty((self.num_envs, 9), dtype=np.int64)
             out[:, 0] = phase
@@ -534,6 +539,54 @@ class BlackjackVectorEnv(VectorEnv):
         else:
             out[:, 16] = core.remaining() / core.shoe_size
         return out
+
+    def _observe_dict(
+        self,
+        h: np.ndarray,
+        fi: np.ndarray,
+        total: np.ndarray,
+        soft: np.ndarray,
+        up: np.ndarray,
+        tc: np.ndarray,
+    ) -> dict[str, np.ndarray]:
+        """The ``"dict"`` observation (fields as ``Layout.observe``), batched."""
+        core = self.core
+        assert core is not None
+        n = self.num_envs
+        hand_cards = core._hand_ranks_f[fi]
+        up_rank = core._rank_of_id[core.up]
+        dealer_cards = np.zeros((n, 13), dtype=np.int64)
+        dealer_cards[self._arange, up_rank] = 1
+        shown = core.hole_revealed
+        dealer_cards[shown] = core.dealer_ranks[shown]
+        exists = np.arange(core.max_hands)[:, None] < core.nhands[None, :]
+        seat_cards = (core.hand_ranks * exists[:, :, None]).sum(axis=0)  # one seat: (N, 13)
+        if self._infinite:
+            unseen = np.full((n, 13), 4, dtype=np.int64)
+        else:
+            unseen = core.counts.copy()
+            hidden = (core.hole >= 0) & ~core.hole_revealed
+            if hidden.any():
+                t = np.flatnonzero(hidden)
+                unseen[t, core._rank_of_id[core.hole[t]]] += 1
+        stake = core._stake[fi] / self.bet
+        bankroll = self._session_net / self.bet
+        return {
+            "phase": self._phase.copy(),
+            "player_total": total,
+            "soft": soft.astype(np.int64),
+            "dealer_upcard": up,
+            "hand_index": h.astype(np.int64),
+            "num_hands": core.nhands.copy(),
+            "hand_cards": np.minimum(hand_cards, COUNT_HIGH),
+            "dealer_cards": dealer_cards,
+            "seat_cards": np.minimum(seat_cards, COUNT_HIGH),
+            "unseen_cards": np.minimum(unseen, COUNT_HIGH),
+            "true_count": np.clip(tc, -COUNT_CLIP, COUNT_CLIP).astype(np.float32)[:, None],
+            "bet": np.minimum(stake, CHIP_BOUND).astype(np.float32)[:, None],
+            "bankroll": np.clip(bankroll, -CHIP_BOUND, CHIP_BOUND).astype(np.float32)[:, None],
+            "action_mask": self._mask.copy(),
+        }
 
     def _info(self, extra: dict[str, np.ndarray] | None = None) -> dict[str, Any]:
         core = self.core

@@ -126,6 +126,10 @@ class TableBatch:
         ask_insurance: the player is asked about insurance / even money (an
             ``INSURE`` decision); otherwise they are always declined and the
             pre-peek decision only occurs under early surrender.
+        track_cards: also keep the cards by rank: ``hand_ranks`` ``(H, N, 13)``,
+            ``dealer_ranks`` ``(N, 13)`` and (finite shoes) ``counts``, the undealt
+            cards by rank ``(N, 13)`` (the env's ``"dict"`` observations need them;
+            the infinite-deck dealer sampling is then not used).
 
     Public state (numpy arrays; ``H = rules.max_split_hands``, ``N = num_tables``;
     hand arrays are ``(H, N)``, hand ``h`` of table ``t`` at ``[h, t]``):
@@ -148,6 +152,7 @@ class TableBatch:
         rng: np.random.Generator,
         bet: int = 1,
         ask_insurance: bool = False,
+        track_cards: bool = False,
     ) -> None:
         if not isinstance(rules, Rules):
             raise TypeError(f"rules must be a Rules, got {type(rules).__name__}")
@@ -260,13 +265,17 @@ class TableBatch:
         self.hole_revealed = np.zeros(n, dtype=bool)
         self.peek_possible = np.zeros(n, dtype=bool)
         self.rounds = np.zeros(n, dtype=np.int64)
+        self.track_cards = bool(track_cards)
+        self.hand_ranks = np.zeros((h, n, 13) if track_cards else (h, 0, 13), dtype=np.int64)
+        self.dealer_ranks = np.zeros((n, 13) if track_cards else (0, 13), dtype=np.int64)
+        self.counts = np.zeros((n, 13) if track_cards else (0, 13), dtype=np.int64)
         self._bind_views()
         self._new_shoes(self._arange)
 
     # ============================================================ plumbing
     _VIEWS = (
         "_shoe_flat", "_flat_fields", "_hard", "_ace", "_ncards", "_r0", "_r1", "_stake",
-        "_doubled", "_surrendered", "_done", "_settled", "_outcome", "_net",
+        "_doubled", "_surrendered", "_done", "_settled", "_outcome", "_net", "_hand_ranks_f",
     )  # fmt: skip
 
     def _bind_views(self) -> None:
@@ -277,6 +286,7 @@ class TableBatch:
             self._hard, self._ace, self._ncards, self._r0, self._r1, self._stake, self._doubled,
             self._surrendered, self._done, self._settled, self._outcome, self._net,
         ) = self._flat_fields  # fmt: skip
+        self._hand_ranks_f = self.hand_ranks.reshape(-1, 13)
 
     def __getstate__(self) -> dict[str, object]:
         state = self.__dict__.copy()
@@ -305,6 +315,8 @@ class TableBatch:
         self.round_start[idx] = 0
         self.dealt[idx] = 0
         self.undealt_hilo[idx] = 0  # a full shoe is balanced
+        if self.track_cards:
+            self.counts[idx] = self._full_counts
         self.shuffles[idx] += 1
 
     def needs_shuffle(self, idx: np.ndarray) -> np.ndarray:
@@ -355,6 +367,8 @@ class TableBatch:
         self.pos[idx] = pos + 1
         self.dealt[idx] += 1
         self.undealt_hilo[idx] -= self._hilo_of_id[cards]
+        if self.track_cards:
+            self.counts[idx, self._rank_of_id[cards]] -= 1
         return cards
 
     def _draw_many(self, idx: np.ndarray, k: int) -> np.ndarray:
@@ -385,6 +399,8 @@ class TableBatch:
             flat[fi] = cards
             out[:, j] = cards
             tags += self._hilo_of_id[cards]
+            if self.track_cards:
+                self.counts[idx, self._rank_of_id[cards]] -= 1
         self.pos[idx] = pos + k
         self.dealt[idx] += k
         self.undealt_hilo[idx] -= tags
@@ -426,6 +442,8 @@ class TableBatch:
             self.round_start[t] = 0
             self.pos[t] = on_table.size
             self.undealt_hilo[t] = self._hilo_of_id[discards].sum()
+            if self.track_cards:
+                self.counts[t] = np.bincount(self._rank_of_id[discards], minlength=13)
             self.mid_round_reshuffles[t] += 1
 
     def stack(self, t: int, cards: str | list[Card]) -> None:
@@ -479,6 +497,8 @@ class TableBatch:
         self.stacked_end[t] = pos + len(ids)
         self._stacked_any = True
         self.undealt_hilo[t] = self._hilo_of_id[row[pos:]].sum()
+        if self.track_cards:
+            self.counts[t] = np.bincount(self._rank_of_id[row[pos:]], minlength=13)
 
     def clear_stacks(self, idx: np.ndarray) -> None:
         """Stacked cards not dealt yet at tables ``idx`` go back into the shoe at random
@@ -557,6 +577,14 @@ class TableBatch:
         self._ace[idx] = ace
         self._ncards[idx] = 2
         self._stake[idx] = self.bet
+        if self.track_cards:
+            self._hand_ranks_f[idx] = 0
+            self._hand_ranks_f[idx, r1] += 1
+            self._hand_ranks_f[idx, r2] += 1
+            self.dealer_ranks[idx] = 0
+            self.dealer_ranks[idx, ru] += 1
+            if not self._no_hole:
+                self.dealer_ranks[idx, rk[dealt[:, 3]]] += 1
         self.up[idx] = up
         if self._no_hole:
             self.d_hard[idx] = v[up]
@@ -814,6 +842,8 @@ class TableBatch:
         if second.any():
             self._r1[f[second]] = r[second]
         self._ncards[f] = n + 1
+        if self.track_cards:
+            self._hand_ranks_f[f, r] += 1
 
     def _split(self, t: np.ndarray, h: np.ndarray) -> None:
         """Split hand ``h`` of tables ``t``: the new hand goes right after it."""
@@ -825,6 +855,8 @@ class TableBatch:
                 tt = t[move]
                 for arr in self._hand_fields:
                     arr[k, tt] = arr[k - 1, tt]
+                if self.track_cards:
+                    self.hand_ranks[k, tt] = self.hand_ranks[k - 1, tt]
         f = h * n + t
         fn = f + n
         r1 = self._r1[f]
@@ -836,6 +868,10 @@ class TableBatch:
         self._ace[fn] = r1 == 0
         self._ncards[fn] = 1
         self._r0[fn] = r1
+        if self.track_cards:
+            self._hand_ranks_f[fn] = 0
+            self._hand_ranks_f[fn, r1] = 1
+            self._hand_ranks_f[f, r1] -= 1
         if self.rules.split_bet is SplitBet.HALVE:
             half = self._stake[f] // 2
             self._stake[f] = half
@@ -931,7 +967,7 @@ class TableBatch:
             plays = (unsettled & ~self.surrendered[:, idx]).any(axis=0)
         drawing = idx[plays]
         h17 = self._h17
-        if self.infinite and not self._stacked_any and drawing.size:
+        if self.infinite and not self._stacked_any and not self.track_cards and drawing.size:
             self._sample_dealer(drawing)
             drawing = drawing[:0]
         while drawing.size:
@@ -1009,6 +1045,8 @@ class TableBatch:
 
     def _dealer_add(self, idx: np.ndarray, cards: np.ndarray) -> None:
         r = self._rank_of_id[cards]
+        if self.track_cards:
+            self.dealer_ranks[idx, r] += 1
         self.d_hard[idx] += self._values[r]
         self.d_ace[idx] |= r == 0
         self.d_n[idx] += 1

@@ -129,6 +129,19 @@ def test_a_dry_shoe_refills_from_the_discards_mid_round() -> None:
     assert env.core.mid_round_reshuffles.sum() > 0
 
 
+@pytest.mark.parametrize("mode", ["NextStep", "SameStep"])
+def test_dict_observations_stay_in_their_space(mode: str) -> None:
+    env = BlackjackVectorEnv(32, obs_mode="dict", autoreset_mode=mode, insurance_decisions=True)
+    obs, info = env.reset(seed=9)
+    rng = np.random.default_rng(2)
+    for _ in range(30):
+        assert env.observation_space.contains(obs)
+        obs, _, _, _, info = env.step(_random_legal(rng, info["action_mask"]))
+        if "final_obs" in info:
+            assert env.observation_space.contains(info["final_obs"])
+        assert np.array_equal(obs["action_mask"], info["action_mask"])
+
+
 def test_infinite_deck_reports_no_remaining_count() -> None:
     env = BlackjackVectorEnv(4, rules="sutton-barto", obs_mode="tuple")
     obs, info = env.reset(seed=6)
@@ -159,8 +172,6 @@ def test_unsupported_and_bad_arguments_raise_clear_errors() -> None:
         BlackjackVectorEnv(2, bankroll=100)
     with pytest.raises(ValueError, match="bet_sizes"):
         BlackjackVectorEnv(2, bet_sizes=(1, 2))
-    with pytest.raises(ValueError, match="dict"):
-        BlackjackVectorEnv(2, obs_mode="dict")
     with pytest.raises(ValueError, match="autoreset_mode"):
         BlackjackVectorEnv(2, autoreset_mode="sometimes")
     with pytest.raises(ValueError, match="obs_mode"):

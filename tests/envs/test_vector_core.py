@@ -92,13 +92,21 @@ def _engine_state(table: Table) -> tuple:
     return hand.total, hand.soft, len(hand.cards)
 
 
-def _play(name: str, rules: Rules, rounds: int, seed: int) -> int:
+def _ranks(cards: list) -> list[int]:
+    out = [0] * 13
+    for card in cards:
+        out[card.rank - 1] += 1
+    return out
+
+
+def _play(name: str, rules: Rules, rounds: int, seed: int, track: bool = False) -> int:
     rng = np.random.default_rng(seed)
     bet = BETS.get(name, 1)
     length = 52 if rules.shoe_decks == 1 else 90
     stacks = [_stack_ids(rules, rng, length) for _ in range(rounds)]
     batch = TableBatch(
-        rules, rounds, np.random.default_rng(seed + 1), bet=bet, ask_insurance=True
+        rules, rounds, np.random.default_rng(seed + 1), bet=bet, ask_insurance=True,
+        track_cards=track,
     )
     batch.start_rounds(
         np.arange(rounds), {t: [ALL_CARDS[c] for c in s] for t, s in enumerate(stacks)}
@@ -128,6 +136,13 @@ def _play(name: str, rules: Rules, rounds: int, seed: int) -> int:
             assert sorted(int(a) for a in legal) == np.flatnonzero(mask[t]).tolist(), (
                 name, t, table, legal, mask[t]
             )
+            if track:  # the cards by rank: every hand, the dealer, the undealt shoe
+                hands = table.seats[0].hands
+                for h, hand in enumerate(hands):
+                    assert batch.hand_ranks[h, t].tolist() == _ranks(hand.cards), (name, t)
+                assert batch.dealer_ranks[t].tolist() == _ranks(table.dealer.cards)
+                if rules.shoe_decks is not None:
+                    assert batch.counts[t].tolist() == table.shoe.remaining_by_rank()
             if table.phase is Phase.PLAYER_TURNS:
                 assert batch.phase[t] == BatchPhase.DECIDE
                 assert (int(total[t]), bool(soft[t]), int(ncards[t])) == _engine_state(table)
@@ -151,6 +166,10 @@ def _play(name: str, rules: Rules, rounds: int, seed: int) -> int:
             assert ours == engine_out, (name, t, table)
             assert int(batch.nhands[t]) == len(table.seats[0].hands)
             assert batch.d_hard[t] == table.dealer.hard_total
+            if track:
+                assert batch.dealer_ranks[t].tolist() == _ranks(table.dealer.cards)
+                for h, hand in enumerate(table.seats[0].hands):
+                    assert batch.hand_ranks[h, t].tolist() == _ranks(hand.cards)
             used = int(batch.pos[t] - batch.round_start[t])
             assert used <= length
             results[t] = reward[t]
@@ -167,3 +186,10 @@ def _play(name: str, rules: Rules, rounds: int, seed: int) -> int:
 def test_stacked_rounds_match_engine(name: str) -> None:
     decisions = _play(name, RULESETS[name], rounds=400, seed=7)
     assert decisions > 400
+
+
+@pytest.mark.parametrize(
+    "name", ["vegas-strip", "early-surrender-rsa-hsa", "european", "custom-values-by-value"]
+)
+def test_tracked_cards_match_engine(name: str) -> None:
+    assert _play(name, RULESETS[name], rounds=200, seed=8, track=True) > 200

@@ -42,6 +42,11 @@ CONFIGS: dict[str, dict[str, Any]] = {
         "rounds_per_episode": 2,
     },
     "single-deck": {"rules": "single-deck-6to5", "bet": 5},
+    "dict": {"obs_mode": "dict", "insurance_decisions": True},
+    "dict-infinite-no-hole": {
+        "rules": preset("european-no-hole-card", decks=None), "obs_mode": "dict",
+        "rounds_per_episode": 2,
+    },
 }
 
 
@@ -78,12 +83,16 @@ def _stack(rules: Rules, rng: np.random.Generator, length: int) -> str:
 
 
 def _same_obs(a: Any, b: Any) -> bool:
+    if isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_obs(a[k], b[k]) for k in b)
     if isinstance(b, tuple):
         return tuple(int(x) for x in a) == tuple(int(x) for x in b)
     return np.array_equal(np.asarray(a), np.asarray(b))
 
 
 def _row(obs: Any, t: int) -> Any:
+    if isinstance(obs, dict):
+        return {k: v[t] for k, v in obs.items()}
     if isinstance(obs, tuple):
         return tuple(part[t] for part in obs)
     return obs[t]
