@@ -41,6 +41,13 @@ from blackjack_env.envs.vector import BlackjackVectorEnv
 __all__ = ["SB3VecEnv"]
 
 
+def _row(obs: Any, t: int) -> Any:
+    """Sub-env ``t``'s observation out of a batched one (an array or a dict of arrays)."""
+    if isinstance(obs, dict):
+        return {key: value[t] for key, value in obs.items()}
+    return obs[t]
+
+
 class SB3VecEnv(VecEnv):
     """N batched blackjack tables as a stable-baselines3 ``VecEnv``.
 
@@ -103,7 +110,7 @@ class SB3VecEnv(VecEnv):
             net = info["round_net"]
             for t in np.flatnonzero(dones).tolist():
                 infos[t] = {
-                    "terminal_observation": final[t],
+                    "terminal_observation": _row(final, t),
                     "TimeLimit.truncated": bool(truncated[t] and not terminated[t]),
                     "round_net": float(net[t]),
                 }

@@ -69,3 +69,14 @@ def test_maskable_ppo_and_ppo_train() -> None:
         assert not env.venv.last_info["illegal_action"].any()
     ppo = PPO("MlpPolicy", SB3VecEnv(num_envs=64, seed=1), n_steps=16, batch_size=256, n_epochs=1)
     ppo.learn(total_timesteps=64 * 16)
+
+
+def test_maskable_ppo_on_dict_observations() -> None:
+    env = SB3VecEnv(num_envs=32, seed=2, obs_mode="dict")
+    model = MaskablePPO("MultiInputPolicy", env, n_steps=8, batch_size=128, n_epochs=1, seed=0)
+    model.learn(total_timesteps=32 * 8 * 2)
+    obs = env.reset()
+    _, _, dones, infos = env.step(np.zeros(32, dtype=np.int64))
+    for t in np.flatnonzero(dones):
+        assert env.observation_space.contains(infos[t]["terminal_observation"])
+    assert env.observation_space.contains({k: v[0] for k, v in obs.items()})
