@@ -795,10 +795,14 @@ class TableBatch:
 
     def _act_play(self, idx: np.ndarray, actions: np.ndarray, track: bool = True) -> None:
         """Apply playing actions; ``track``: record the hand as the last one acted on."""
-        h = self.cur[idx]
-        if track:
-            self.last_hand[idx] = h
-        f = h * self.num_tables + idx if self.max_hands > 1 else idx
+        if self.max_hands == 1:  # one hand, never split: hand 0 (last_hand stays 0)
+            h = np.zeros(idx.size, dtype=np.int64)
+            f = idx
+        else:
+            h = self.cur[idx]
+            if track:
+                self.last_hand[idx] = h
+            f = h * self.num_tables + idx
         hitting = (actions == _HIT) | (actions == _DOUBLE)
         if hitting.any():
             dbl = actions == _DOUBLE
@@ -906,6 +910,18 @@ class TableBatch:
     def _advance(self, idx: np.ndarray) -> None:
         """Move tables ``idx`` on to their next hand needing a decision, or to the dealer."""
         n = self.num_tables
+        if self.max_hands == 1 and idx.size:
+            # hand 0 is the only one: a decision on it, or (done) the dealer
+            self.cur[idx] = 0
+            if self._auto21:
+                live = idx[~self._done[idx]]
+                hit21 = self._total(live) == 21
+                if hit21.any():
+                    self._done[live[hit21]] = True
+            finished = idx[self._done[idx]]
+            if finished.size:
+                self._to_dealer.append(finished)
+            return
         while idx.size:
             cur = self.cur[idx] + 1
             self.cur[idx] = cur
@@ -939,7 +955,10 @@ class TableBatch:
 
     def _dealer_turn(self, idx: np.ndarray) -> None:
         self.phase[idx] = _OVER
-        self.cur[idx] = self.nhands[idx] - 1
+        if self.max_hands == 1:
+            self.cur[idx] = 0
+        else:
+            self.cur[idx] = self.nhands[idx] - 1
         if self.max_hands == 1:
             unsettled = ~self._settled[idx]
             any_open = unsettled
