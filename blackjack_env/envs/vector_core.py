@@ -208,6 +208,11 @@ class TableBatch:
         self._pool: np.ndarray = np.zeros(0)
         self._cdf: np.ndarray | None = None  # infinite deck: dealer final-hand CDFs
         self._to_dealer: list[np.ndarray] = []  # tables whose hands are all done (in a call)
+        self._can_double_rule = rules.can_double
+        # one hand per round (no split) and no pre-peek decision: whole-width step
+        self._one_hand = h == 1 and not (
+            self._peek and (self.ask_insurance or rules.surrender is Surrender.EARLY)
+        )
         self._pool_pos = 0
         if self.infinite:
             self.shoe_size = 416  # the stacked-card buffer
@@ -744,16 +749,19 @@ class TableBatch:
         """
         actions = np.asarray(actions, dtype=np.int64)
         phase = self.phase
-        if active is None:
+        if self._one_hand:
+            self._step_one_hand(actions, active)
+        elif active is None:
             ins = np.flatnonzero(phase == _INSURE_PHASE)
             decide = np.flatnonzero(phase == _DECIDE)
         else:
             ins = np.flatnonzero((phase == _INSURE_PHASE) & active)
             decide = np.flatnonzero((phase == _DECIDE) & active)
-        if ins.size:
-            self._act_insurance(ins, actions[ins])
-        if decide.size:
-            self._act_play(decide, actions[decide])
+        if not self._one_hand:
+            if ins.size:
+                self._act_insurance(ins, actions[ins])
+            if decide.size:
+                self._act_play(decide, actions[decide])
         self._flush_dealer()
         round_over = phase == _OVER
         if active is not None:
@@ -763,6 +771,53 @@ class TableBatch:
         if ro.size:
             reward[ro] = self.round_net(ro)
         return round_over, reward
+
+    def _step_one_hand(self, actions: np.ndarray, active: np.ndarray | None) -> None:
+        """:meth:`step` for rules with one hand per round and no pre-peek decision,
+        with whole-width masked array operations (the same play as :meth:`_act_play`:
+        hit, stand, double, surrender on hand 0; a finished hand goes to the dealer)."""
+        n = self.num_tables
+        dec = self.phase == _DECIDE
+        if active is not None:
+            dec &= active
+        hit = dec & ((actions == _HIT) | (actions == _DOUBLE))
+        hard, ace, done = self.hard[0], self.ace[0], self.done[0]
+        stake = self.stake[0]
+        if self._can_double_rule:
+            dbl = dec & (actions == _DOUBLE)
+            np.multiply(stake, 2, out=stake, where=dbl)
+            self.doubled[0] |= dbl
+            done |= dbl
+        if hit.any():
+            if self.infinite and not self._stacked_any and not self.track_cards:
+                cards = self._random_cards(n)  # whole width; used where hitting
+            else:
+                cards = np.zeros(n, dtype=np.int64)
+                t = np.flatnonzero(hit)
+                cards[t] = self._draw(t)
+                if self.track_cards:
+                    self.hand_ranks[0, t, self._rank_of_id[cards[t]]] += 1
+            r = self._rank_of_id[cards]
+            np.add(hard, self._values[r], out=hard, where=hit)
+            ace |= hit & (r == 0)
+            self.ncards[0] += hit
+            bust = hit & (hard > 21)
+            done |= bust
+            if bust.any():
+                self._pay(np.flatnonzero(bust), _BUST)
+            if self._auto21:
+                done |= hit & ~bust & (hard + 10 * (ace & (hard <= 11)) == 21)
+        done |= dec & (actions == _STAND)
+        if self.rules.surrender is not Surrender.NONE:
+            surr = dec & (actions == _SURRENDER)
+            if surr.any():
+                self.surrendered[0] |= surr
+                done |= surr
+                if self.rules.surrender is Surrender.EARLY or self._peek:
+                    self._pay(np.flatnonzero(surr), _SURR)
+        finished = np.flatnonzero(dec & done)
+        if finished.size:
+            self._to_dealer.append(finished)
 
     def round_net(self, idx: np.ndarray) -> np.ndarray:
         """Net result of the round so far at tables ``idx``, in units of the bet."""

@@ -47,6 +47,13 @@ RULESETS: dict[str, Rules] = {
         decks=4, card_values={"J": 1, "Q": 2, "K": 3}, split_by="value", resplit_aces=True,
         hit_split_aces=False, surrender="early",
     ),
+    "one-hand-double-surrender": Rules(
+        decks=6, max_split_hands=1, surrender="late", insurance=False
+    ),
+    "one-hand-infinite-no-peek": Rules(
+        decks=None, max_split_hands=1, hole_card="no-peek", insurance=False,
+        surrender="late", double="9-11", auto_stand_21=False,
+    ),
     "highest-hand-peek-h17": Rules(
         decks=2, settlement="highest-hand", dealer_hits_soft_17=True, max_split_hands=3,
         ties="player-loses",
