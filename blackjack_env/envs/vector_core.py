@@ -188,7 +188,7 @@ class TableBatch:
         # ----- rule constants
         self._values = np.array(rules.card_values, dtype=np.int64)  # by rank index
         self._rank_of_id = np.array([c.rank - 1 for c in ALL_CARDS], dtype=np.int64)
-        self._value_of_id = self._values[self._rank_of_id]
+        self._value_of_id = np.take(self._values, self._rank_of_id)
         self._payout = float(rules.blackjack_payout)
         factors = np.array([1.0, self._payout, 0.0, -1.0, -1.0, -0.5, 1.0])
         self._factor = factors
@@ -209,6 +209,7 @@ class TableBatch:
         self._cdf: np.ndarray | None = None  # infinite deck: dealer final-hand CDFs
         self._to_dealer: list[np.ndarray] = []  # tables whose hands are all done (in a call)
         self._can_double_rule = rules.can_double
+        self._wide_start = False  # set below, once every field exists
         # one hand per round (no split) and no pre-peek decision: whole-width step
         self._one_hand = h == 1 and not (
             self._peek and (self.ask_insurance or rules.surrender is Surrender.EARLY)
@@ -276,6 +277,9 @@ class TableBatch:
         self.counts = np.zeros((n, 13) if track_cards else (0, 13), dtype=np.int64)
         self._bind_views()
         self._new_shoes(self._arange)
+        self._wide_start = (
+            self.infinite and self._one_hand and not self._peek and not self.track_cards
+        )
 
     # ============================================================ plumbing
     _VIEWS = (
@@ -371,9 +375,9 @@ class TableBatch:
         flat[fi] = cards
         self.pos[idx] = pos + 1
         self.dealt[idx] += 1
-        self.undealt_hilo[idx] -= self._hilo_of_id[cards]
+        self.undealt_hilo[idx] -= np.take(self._hilo_of_id, cards)
         if self.track_cards:
-            self.counts[idx, self._rank_of_id[cards]] -= 1
+            self.counts[idx, np.take(self._rank_of_id, cards)] -= 1
         return cards
 
     def _draw_many(self, idx: np.ndarray, k: int) -> np.ndarray:
@@ -403,9 +407,9 @@ class TableBatch:
             flat[fj] = flat[fi]
             flat[fi] = cards
             out[:, j] = cards
-            tags += self._hilo_of_id[cards]
+            tags += np.take(self._hilo_of_id, cards)
             if self.track_cards:
-                self.counts[idx, self._rank_of_id[cards]] -= 1
+                self.counts[idx, np.take(self._rank_of_id, cards)] -= 1
         self.pos[idx] = pos + k
         self.dealt[idx] += k
         self.undealt_hilo[idx] -= tags
@@ -446,9 +450,9 @@ class TableBatch:
             row[on_table.size :] = discards
             self.round_start[t] = 0
             self.pos[t] = on_table.size
-            self.undealt_hilo[t] = self._hilo_of_id[discards].sum()
+            self.undealt_hilo[t] = np.take(self._hilo_of_id, discards).sum()
             if self.track_cards:
-                self.counts[t] = np.bincount(self._rank_of_id[discards], minlength=13)
+                self.counts[t] = np.bincount(np.take(self._rank_of_id, discards), minlength=13)
             self.mid_round_reshuffles[t] += 1
 
     def stack(self, t: int, cards: str | list[Card]) -> None:
@@ -542,6 +546,14 @@ class TableBatch:
         idx = np.asarray(idx, dtype=np.int64)
         if idx.size == 0:
             return
+        if (
+            self._wide_start
+            and not stacks
+            and not self._stacked_any
+            and idx.size * 3 > self.num_tables
+        ):
+            self._start_rounds_wide(idx)
+            return
         # previous round's cards go to the discard tray
         if self.infinite:
             self.reshuffled[idx] = False
@@ -573,10 +585,10 @@ class TableBatch:
         c1, up, c2 = dealt[:, 0], dealt[:, 1], dealt[:, 2]
         rk = self._rank_of_id
         v = self._value_of_id
-        r1, r2, ru = rk[c1], rk[c2], rk[up]
+        r1, r2, ru = np.take(rk, c1), np.take(rk, c2), np.take(rk, up)
         self._r0[idx] = r1
         self._r1[idx] = r2
-        hard = v[c1] + v[c2]
+        hard = np.take(v, c1) + np.take(v, c2)
         ace = (r1 == 0) | (r2 == 0)
         self._hard[idx] = hard
         self._ace[idx] = ace
@@ -592,15 +604,15 @@ class TableBatch:
                 self.dealer_ranks[idx, rk[dealt[:, 3]]] += 1
         self.up[idx] = up
         if self._no_hole:
-            self.d_hard[idx] = v[up]
+            self.d_hard[idx] = np.take(v, up)
             self.d_ace[idx] = ru == 0
             self.d_n[idx] = 1
             self.hole[idx] = -1
         else:
             hole = dealt[:, 3]
             self.hole[idx] = hole
-            self.d_hard[idx] = v[up] + v[hole]
-            self.d_ace[idx] = (ru == 0) | (rk[hole] == 0)
+            self.d_hard[idx] = np.take(v, up) + np.take(v, hole)
+            self.d_ace[idx] = (ru == 0) | (np.take(rk, hole) == 0)
             self.d_n[idx] = 2
 
         rules = self.rules
@@ -612,7 +624,7 @@ class TableBatch:
                 self._done[idx[bj]] = True
         # a blackjack needs an ace and a ten-value card: peek under either (the ace by
         # rank, since custom values may give a non-ace the value 1)
-        peek_possible = self._peek & ((ru == 0) | (v[up] == 10))
+        peek_possible = self._peek & ((ru == 0) | (np.take(v, up) == 10))
         self.peek_possible[idx] = peek_possible
         self.phase[idx] = _DECIDE
         if self._peek:
@@ -626,6 +638,68 @@ class TableBatch:
             idx = idx[self.phase[idx] != _OVER]
         self.cur[idx] = -1
         self._advance(idx)
+        self._flush_dealer()
+
+    def _start_rounds_wide(self, idx: np.ndarray) -> None:
+        """:meth:`start_rounds` with whole-width masked operations, for an infinite deck,
+        one hand per round, no peek and no stacked cards (the same deal: hand 0
+        afresh, player, upcard, player, hole card; naturals; hand 0 to play or, when
+        it has nothing to decide, the dealer)."""
+        n = self.num_tables
+        m = np.zeros(n, dtype=bool)
+        m[idx] = True
+        keep = ~m
+        self.reshuffled &= keep
+        self.doubled[0] &= keep
+        self.surrendered[0] &= keep
+        done = self.done[0]
+        done &= keep
+        self.settled[0] &= keep
+        self.hole_revealed &= keep
+        self.net[0][...] = np.where(m, 0.0, self.net[0])
+        self.outcome[0][...] = np.where(m, -1, self.outcome[0])
+        self.rounds += m
+        # (nhands, cur, last_hand stay 1, 0, 0 and there is no insurance with one hand
+        # and no peek)
+        k = 3 if self._no_hole else 4
+        dealt = self._random_cards(n * k).reshape(n, k)
+        c1, up, c2 = dealt[:, 0], dealt[:, 1], dealt[:, 2]
+        rk = self._rank_of_id
+        v = self._value_of_id
+        r1, r2, ru = np.take(rk, c1), np.take(rk, c2), np.take(rk, up)
+        hard = np.take(v, c1) + np.take(v, c2)
+        ace = (r1 == 0) | (r2 == 0)
+        self.r0[0][...] = np.where(m, r1, self.r0[0])
+        self.r1[0][...] = np.where(m, r2, self.r1[0])
+        self.hard[0][...] = np.where(m, hard, self.hard[0])
+        self.ace[0][...] = np.where(m, ace, self.ace[0])
+        self.ncards[0][...] = np.where(m, 2, self.ncards[0])
+        self.stake[0][...] = np.where(m, self.bet, self.stake[0])
+        self.up[...] = np.where(m, up, self.up)
+        if self._no_hole:
+            self.d_hard[...] = np.where(m, np.take(v, up), self.d_hard)
+            self.d_ace[...] = np.where(m, ru == 0, self.d_ace)
+            self.d_n[...] = np.where(m, 1, self.d_n)
+            self.hole[...] = np.where(m, -1, self.hole)
+        else:
+            hole = dealt[:, 3]
+            self.hole[...] = np.where(m, hole, self.hole)
+            self.d_hard[...] = np.where(m, np.take(v, up) + np.take(v, hole), self.d_hard)
+            self.d_ace[...] = np.where(m, (ru == 0) | (np.take(rk, hole) == 0), self.d_ace)
+            self.d_n[...] = np.where(m, 2, self.d_n)
+        self.phase[...] = np.where(m, _DECIDE, self.phase)
+        bj = m & ace & (hard == 11)
+        rules = self.rules
+        if bj.any():
+            if rules.natural_paid_at_deal:
+                self._pay(np.flatnonzero(bj), _BJ)
+            elif rules.natural_ends_hand:
+                done |= bj
+        if self._auto21:
+            done |= m & (hard + 10 * (ace & (hard <= 11)) == 21)
+        finished = np.flatnonzero(m & done)
+        if finished.size:
+            self._to_dealer.append(finished)
         self._flush_dealer()
 
     def _do_peek(self, idx: np.ndarray) -> None:
@@ -710,7 +784,7 @@ class TableBatch:
         ins = phase == _INSURE_PHASE
         if ins.any():
             mask[ins, _DECLINE] = True
-            up_ace = self._rank_of_id[self.up] == 0
+            up_ace = np.take(self._rank_of_id, self.up) == 0
             if self.ask_insurance:
                 mask[:, _INSURE] = ins & up_ace
             if rules.surrender is Surrender.EARLY:
@@ -724,7 +798,7 @@ class TableBatch:
         ok = (nh < rules.max_split_hands) & (self._ncards[f] == 2)
         r0, r1 = self._r0[f], self._r1[f]
         if rules.split_by is SplitBy.VALUE:
-            ok &= self._values[r0] == self._values[r1]
+            ok &= np.take(self._values, r0) == np.take(self._values, r1)
         else:
             ok &= r0 == r1
         if not rules.resplit_aces:
@@ -796,9 +870,9 @@ class TableBatch:
                 t = np.flatnonzero(hit)
                 cards[t] = self._draw(t)
                 if self.track_cards:
-                    self.hand_ranks[0, t, self._rank_of_id[cards[t]]] += 1
-            r = self._rank_of_id[cards]
-            np.add(hard, self._values[r], out=hard, where=hit)
+                    self.hand_ranks[0, t, np.take(self._rank_of_id, cards[t])] += 1
+            r = np.take(self._rank_of_id, cards)
+            np.add(hard, np.take(self._values, r), out=hard, where=hit)
             ace |= hit & (r == 0)
             self.ncards[0] += hit
             bust = hit & (hard > 21)
@@ -893,8 +967,8 @@ class TableBatch:
             self._advance(idx[finished])
 
     def _add_card(self, f: np.ndarray, cards: np.ndarray) -> None:
-        r = self._rank_of_id[cards]
-        self._hard[f] += self._values[r]
+        r = np.take(self._rank_of_id, cards)
+        self._hard[f] += np.take(self._values, r)
         self._ace[f] |= r == 0
         n = self._ncards[f]
         second = n == 1
@@ -919,7 +993,7 @@ class TableBatch:
         f = h * n + t
         fn = f + n
         r1 = self._r1[f]
-        v1 = self._values[r1]
+        v1 = np.take(self._values, r1)
         for arr in self._flat_fields:
             arr[fn] = 0
         self._outcome[fn] = -1
@@ -1118,10 +1192,10 @@ class TableBatch:
         return self.rng.random(m)
 
     def _dealer_add(self, idx: np.ndarray, cards: np.ndarray) -> None:
-        r = self._rank_of_id[cards]
+        r = np.take(self._rank_of_id, cards)
         if self.track_cards:
             self.dealer_ranks[idx, r] += 1
-        self.d_hard[idx] += self._values[r]
+        self.d_hard[idx] += np.take(self._values, r)
         self.d_ace[idx] |= r == 0
         self.d_n[idx] += 1
 
@@ -1198,7 +1272,7 @@ class TableBatch:
     def _pay_outcomes(self, f: np.ndarray, codes: np.ndarray) -> None:
         """Settle hands (flat indices): the one place a hand's result is written."""
         self._outcome[f] = codes
-        self._net[f] = self._stake[f] * self._factor[codes]
+        self._net[f] = self._stake[f] * np.take(self._factor, codes)
         self._settled[f] = True
         self._done[f] = True
 
@@ -1214,14 +1288,14 @@ class TableBatch:
 
     def dealer_up_value(self) -> np.ndarray:
         """Point value of each dealer upcard (ace = 1)."""
-        return self._value_of_id[self.up]
+        return np.take(self._value_of_id, self.up)
 
     def undealt_counts(self) -> np.ndarray:
         """``(N, 13)`` undealt cards by rank (finite shoes; zeros for an infinite deck)."""
         out = np.zeros((self.num_tables, 13), dtype=np.int64)
         if self.infinite:
             return out
-        ranks = self._rank_of_id[self.shoe]
+        ranks = np.take(self._rank_of_id, self.shoe)
         live = np.arange(self.shoe_size)[None, :] >= self.pos[:, None]
         np.add.at(out, (np.broadcast_to(self._arange[:, None], ranks.shape)[live], ranks[live]), 1)
         return out
