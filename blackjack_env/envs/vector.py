@@ -102,8 +102,15 @@ class BlackjackVectorEnv(VectorEnv):
     ``autoreset_mode`` and ``max_episode_steps`` (int or None: truncate an
     episode after this many steps). Not supported (``ValueError``): more than
     one seat (``num_seats`` / rules with ``seats > 1``; use the multi-agent
-    env), a finite ``bankroll``, ``bet_sizes``, ``bet_raising`` rules,
-    and ``render_mode``.
+    env), a finite ``bankroll``, ``bet_sizes``, ``bet_raising`` rules and
+    ``render_mode``. All four observation modes are supported (``"dict"`` makes
+    the core keep the cards by rank, which costs some speed).
+
+    ## Performance
+
+    ``scripts/bench_vector.py`` measures hands per second against a
+    ``SyncVectorEnv`` of 64 ``Blackjack-v1`` in the same run. ``"SameStep"``
+    autoreset is the fastest mode (no step is spent on resets).
 
     ## Version History
 
