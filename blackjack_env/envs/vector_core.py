@@ -840,6 +840,9 @@ class TableBatch:
         round_over = phase == _OVER
         if active is not None:
             round_over &= active
+        if self.max_hands == 1:  # whole width: hand 0 and insurance
+            net = (self.net[0] + self.insurance_net) / self.bet
+            return round_over, np.where(round_over, net, 0.0)
         reward = np.zeros(self.num_tables, dtype=np.float64)
         ro = np.flatnonzero(round_over)
         if ro.size:
@@ -1084,9 +1087,7 @@ class TableBatch:
 
     def _dealer_turn(self, idx: np.ndarray) -> None:
         self.phase[idx] = _OVER
-        if self.max_hands == 1:
-            self.cur[idx] = 0
-        else:
+        if self.max_hands > 1:  # (one hand: the cursor is always on hand 0)
             self.cur[idx] = self.nhands[idx] - 1
         if self.max_hands == 1:
             unsettled = ~self._settled[idx]
