@@ -512,6 +512,8 @@ class TableBatch:
     def clear_stacks(self, idx: np.ndarray) -> None:
         """Stacked cards not dealt yet at tables ``idx`` go back into the shoe at random
         places, as :meth:`Shoe.clear_stack`."""
+        if not self._stacked_any:
+            return  # nothing stacked is pending anywhere
         idx = np.asarray(idx, dtype=np.int64)
         if self.infinite:
             self.pos[idx] = 0
@@ -755,7 +757,8 @@ class TableBatch:
         if self.max_hands == 1:
             f = t
             mask[:, _HIT] = decide
-            two = decide & (self._ncards == 2)
+            if rules.can_double or rules.surrender is not Surrender.NONE:
+                two = decide & (self._ncards == 2)
         else:
             f = np.where(decide, self.cur, 0) * n + t
             nc = self._ncards[f]
