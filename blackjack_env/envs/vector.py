@@ -10,7 +10,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from blackjack_env.engine.cards import Card
-from blackjack_env.engine.rules import Rules
+from blackjack_env.engine.rules import HoleCard, Rules, Surrender
 from blackjack_env.envs.blackjack import BlackjackEnv, IllegalAction
 from blackjack_env.envs.observations import (
     CHIP_BOUND,
@@ -25,6 +25,7 @@ from blackjack_env.envs.vector_core import BatchPhase, TableBatch
 __all__ = ["BlackjackVectorEnv"]
 
 _STAND, _HIT, _DOUBLE, _SPLIT, _SURRENDER, _INSURE, _DECLINE = range(7)
+_CORE_INSURE = int(BatchPhase.INSURE)
 # core phase -> observation phase (Decision)
 _DECISION = np.array([Decision.PLAY, Decision.INSURANCE, Decision.SETTLED], dtype=np.int64)
 _KNOWN_OPTIONS = ("cards", "reset_mask")
@@ -202,6 +203,10 @@ class BlackjackVectorEnv(VectorEnv):
         self._steps = np.zeros(n, dtype=np.int64)
         self._session_net = np.zeros(n, dtype=np.float64)
         self._ended = np.zeros(n, dtype=bool)  # episode over, reset pending
+        # a pre-peek (insurance / early surrender) decision can occur
+        self._pre_peek_decisions = rules.hole_card is HoleCard.PEEK and (
+            self.layout.insurance_decisions or rules.surrender is Surrender.EARLY
+        )
 
     # ================================================================ API
     def reset(
@@ -296,9 +301,10 @@ class BlackjackVectorEnv(VectorEnv):
             else:
                 played = self._map_illegal(a, illegal)
         core_actions = played
-        if self.layout.insurance_decisions or (core.phase == BatchPhase.INSURE).any():
-            ins = core.phase == BatchPhase.INSURE
-            core_actions = np.where(ins & (played == _STAND), _DECLINE, played)
+        if self._pre_peek_decisions:  # STAND answers the pre-peek question: decline
+            ins = core.phase == _CORE_INSURE
+            if ins.any():
+                core_actions = np.where(ins & (played == _STAND), _DECLINE, played)
         over, net = core.step(core_actions, active=None if not resetting.any() else ~resetting)
         penalize = self.illegal_action is IllegalAction.PENALIZE and illegal.any()
         if penalize:
@@ -306,11 +312,13 @@ class BlackjackVectorEnv(VectorEnv):
             core.finish_rounds(pend)
             over[pend] = True
             net[pend] = core.round_net(pend)
-        over &= ~resetting
-        reward = np.where(over, net, 0.0)
+        if resetting.any():
+            over &= ~resetting
+        round_net = np.where(over, net, 0.0)
+        reward = round_net
         if penalize:
-            reward = reward - np.where(illegal, self.illegal_penalty, 0.0)
-        self._session_net += np.where(over, net, 0.0) * self.bet
+            reward = round_net - np.where(illegal, self.illegal_penalty, 0.0)
+        self._session_net += round_net * self.bet
         self._steps += 1
         limit = self.rounds_per_episode
         terminated = np.zeros(n, dtype=bool)
@@ -339,7 +347,7 @@ class BlackjackVectorEnv(VectorEnv):
             "illegal_action": illegal,
             "action_played": played,
             "round_over": over,
-            "round_net": np.where(over, net, 0.0),
+            "round_net": round_net,
         }
         if self.autoreset_mode is AutoresetMode.SAME_STEP and done.any():
             # the ended sub-envs' last observation: a SETTLED phase, every action legal
