@@ -209,7 +209,6 @@ class TableBatch:
         self._cdf: np.ndarray | None = None  # infinite deck: dealer final-hand CDFs
         self._to_dealer: list[np.ndarray] = []  # tables whose hands are all done (in a call)
         self._can_double_rule = rules.can_double
-        self._wide_start = False  # set below, once every field exists
         # one hand per round (no split) and no pre-peek decision: whole-width step
         self._one_hand = h == 1 and not (
             self._peek and (self.ask_insurance or rules.surrender is Surrender.EARLY)
@@ -277,9 +276,6 @@ class TableBatch:
         self.counts = np.zeros((n, 13) if track_cards else (0, 13), dtype=np.int64)
         self._bind_views()
         self._new_shoes(self._arange)
-        self._wide_start = (
-            self.infinite and self._one_hand and not self._peek and not self.track_cards
-        )
 
     # ============================================================ plumbing
     _VIEWS = (
@@ -548,14 +544,6 @@ class TableBatch:
         idx = np.asarray(idx, dtype=np.int64)
         if idx.size == 0:
             return
-        if (
-            self._wide_start
-            and not stacks
-            and not self._stacked_any
-            and idx.size * 3 > self.num_tables
-        ):
-            self._start_rounds_wide(idx)
-            return
         # previous round's cards go to the discard tray
         if self.infinite:
             self.reshuffled[idx] = False
@@ -640,68 +628,6 @@ class TableBatch:
             idx = idx[self.phase[idx] != _OVER]
         self.cur[idx] = -1
         self._advance(idx)
-        self._flush_dealer()
-
-    def _start_rounds_wide(self, idx: np.ndarray) -> None:
-        """:meth:`start_rounds` with whole-width masked operations, for an infinite deck,
-        one hand per round, no peek and no stacked cards (the same deal: hand 0
-        afresh, player, upcard, player, hole card; naturals; hand 0 to play or, when
-        it has nothing to decide, the dealer)."""
-        n = self.num_tables
-        m = np.zeros(n, dtype=bool)
-        m[idx] = True
-        keep = ~m
-        self.reshuffled &= keep
-        self.doubled[0] &= keep
-        self.surrendered[0] &= keep
-        done = self.done[0]
-        done &= keep
-        self.settled[0] &= keep
-        self.hole_revealed &= keep
-        self.net[0][...] = np.where(m, 0.0, self.net[0])
-        self.outcome[0][...] = np.where(m, -1, self.outcome[0])
-        self.rounds += m
-        # (nhands, cur, last_hand stay 1, 0, 0 and there is no insurance with one hand
-        # and no peek)
-        k = 3 if self._no_hole else 4
-        dealt = self._random_cards(n * k).reshape(n, k)
-        c1, up, c2 = dealt[:, 0], dealt[:, 1], dealt[:, 2]
-        rk = self._rank_of_id
-        v = self._value_of_id
-        r1, r2, ru = np.take(rk, c1), np.take(rk, c2), np.take(rk, up)
-        hard = np.take(v, c1) + np.take(v, c2)
-        ace = (r1 == 0) | (r2 == 0)
-        self.r0[0][...] = np.where(m, r1, self.r0[0])
-        self.r1[0][...] = np.where(m, r2, self.r1[0])
-        self.hard[0][...] = np.where(m, hard, self.hard[0])
-        self.ace[0][...] = np.where(m, ace, self.ace[0])
-        self.ncards[0][...] = np.where(m, 2, self.ncards[0])
-        self.stake[0][...] = np.where(m, self.bet, self.stake[0])
-        self.up[...] = np.where(m, up, self.up)
-        if self._no_hole:
-            self.d_hard[...] = np.where(m, np.take(v, up), self.d_hard)
-            self.d_ace[...] = np.where(m, ru == 0, self.d_ace)
-            self.d_n[...] = np.where(m, 1, self.d_n)
-            self.hole[...] = np.where(m, -1, self.hole)
-        else:
-            hole = dealt[:, 3]
-            self.hole[...] = np.where(m, hole, self.hole)
-            self.d_hard[...] = np.where(m, np.take(v, up) + np.take(v, hole), self.d_hard)
-            self.d_ace[...] = np.where(m, (ru == 0) | (np.take(rk, hole) == 0), self.d_ace)
-            self.d_n[...] = np.where(m, 2, self.d_n)
-        self.phase[...] = np.where(m, _DECIDE, self.phase)
-        bj = m & ace & (hard == 11)
-        rules = self.rules
-        if bj.any():
-            if rules.natural_paid_at_deal:
-                self._pay(np.flatnonzero(bj), _BJ)
-            elif rules.natural_ends_hand:
-                done |= bj
-        if self._auto21:
-            done |= m & (hard + 10 * (ace & (hard <= 11)) == 21)
-        finished = np.flatnonzero(m & done)
-        if finished.size:
-            self._to_dealer.append(finished)
         self._flush_dealer()
 
     def _do_peek(self, idx: np.ndarray) -> None:
