@@ -536,9 +536,9 @@ def finite_shoe_return(rules: Rules, strategy: Chart | Policy | None = None) -> 
     replacement (see the module docstring for the split approximation). The
     value is the return of a round dealt off the top of a freshly shuffled shoe:
     ``rules.penetration`` plays no part (dealing deeper into a shoe changes the
-    return slightly, the "cut-card effect"). Six decks take about 1.5 s with a
-    given chart, plus about 3 s to derive the default chart (cached), on one
-    unloaded core.
+    return slightly, the "cut-card effect"). Six decks take about 1 s with a
+    given chart and about 2 s with the default chart derived first (cached),
+    on one lightly loaded core.
     """
     check_supported(rules)
     if strategy is None:
