@@ -137,3 +137,8 @@ def test_explicit_chart_is_used() -> None:
     table.act(Action.DECLINE)
     assert strategy(table) is Action.DOUBLE
     assert make_strategy("basic", INF)(table) is Action.HIT
+
+
+def test_unsupported_rules_are_refused_when_the_strategy_is_made() -> None:
+    with pytest.raises(ValueError, match="settlement"):
+        make_strategy("basic", preset("terminal-21"))
