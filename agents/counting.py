@@ -10,7 +10,9 @@ the rank even under custom card values.
 
 :class:`HiLoCounter` follows cards one at a time (:meth:`HiLoCounter.observe`)
 or reads a whole table round (:meth:`HiLoCounter.observe_table`), and forgets
-everything on a reshuffle. :class:`BetSpread` turns a true count into a bet.
+everything on a reshuffle; :meth:`HiLoCounter.sync_with_table` sets the same
+count from the shoe itself (what has left it, minus a face-down hole card).
+:class:`BetSpread` turns a true count into a bet.
 :func:`running_count_from_remaining` gives the same running count from the
 undealt cards by rank (what the env's ``dict`` observation and
 ``Shoe.remaining_by_rank()`` show).
@@ -127,6 +129,25 @@ class HiLoCounter:
             if event.kind in _VISIBLE and event.card is not None:
                 self.observe(event.card)
         self._done = len(events)
+
+    def sync_with_table(self, table: Table) -> None:
+        """Set the count from the table's shoe: every card dealt since the shuffle that is
+        not face down (the shoe's undealt cards and the dealer's hidden hole card are
+        unseen). Equivalent to following every face-up card, and it cannot miss a round."""
+        shoe = table.shoe
+        if shoe.decks is None or shoe.decks * 52 != 52 * self.decks:
+            raise ValueError(
+                f"this counter follows a {self.decks}-deck shoe; the table's shoe has "
+                f"{shoe.decks} decks"
+            )
+        unseen = list(shoe.remaining_by_rank())
+        dealer = table.dealer.cards
+        if len(dealer) > 1 and not table.hole_revealed:
+            unseen[dealer[1].rank - 1] += 1
+        self.running_count = running_count_from_remaining(unseen, self.decks)
+        self.cards_seen = 52 * self.decks - sum(unseen)
+        self._events = table.events
+        self._done = len(table.events)
 
     def __repr__(self) -> str:
         return (

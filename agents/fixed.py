@@ -79,7 +79,7 @@ class StrategyAgent(Agent):
         n = base.action_space.n
         legal = legal_actions(mask, n)
         if self.counter is not None:
-            self.counter.observe_table(table)
+            self.counter.sync_with_table(table)
         layout = base.layout
         if table.phase is Phase.BETTING:  # a bet step: choose a size
             bets = [int(a) for a in legal if a >= layout.n_play]

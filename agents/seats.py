@@ -98,7 +98,7 @@ class CountingSeat:
         self.play = basic_strategy(rules)
 
     def observe(self, table: Table) -> None:
-        self.counter.observe_table(table)
+        self.counter.sync_with_table(table)
 
     def bet(self, table: Table, seat: int) -> int:
         self.observe(table)

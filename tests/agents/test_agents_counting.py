@@ -61,6 +61,22 @@ def test_counter_follows_a_table_round_and_counts_the_hole_card_once_turned():
     assert counter.running_count == 2 + 1 + 0
     assert counter.true_count == pytest.approx(3 * 52 / 44)
     assert running_count_from_remaining(table.shoe.remaining_by_rank(), 1) == 3
+    synced = HiLoCounter(1)
+    synced.sync_with_table(table)
+    assert (synced.running_count, synced.cards_seen) == (3, 8)
+
+
+def test_sync_with_table_leaves_the_face_down_hole_card_unseen():
+    rules = preset("vegas-strip", decks=1)
+    table = Table(rules, seed=3, bankroll=100)
+    table.shoe.stack("5C TH 4S 2D")  # player 5, up T, player 4, hole 2 (face down)
+    table.bet(0, 1)
+    table.deal()
+    counter = HiLoCounter(1)
+    counter.sync_with_table(table)
+    assert (counter.running_count, counter.cards_seen) == (1 - 1 + 1, 3)
+    with pytest.raises(ValueError, match="1-deck"):
+        HiLoCounter(1).sync_with_table(Table(preset("vegas-strip", decks=2), seed=0))
 
 
 def test_counter_resets_on_reshuffle():
@@ -110,6 +126,9 @@ def test_counting_agent_bets_by_the_true_count_in_the_env():
         action = agent.act(obs, info["action_mask"])
         if env.unwrapped.table.phase.value == "betting":
             bets.append((env.unwrapped.action_names[action], agent.counter.true_count))
+            # its count is the env's own (the dict observation's, clipped to +-20)
+            mine = min(20.0, max(-20.0, agent.counter.true_count))
+            assert mine == pytest.approx(float(obs["true_count"][0]), abs=1e-5)
         obs, _, term, trunc, info = env.step(action)
         if term or trunc:
             break
