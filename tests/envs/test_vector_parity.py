@@ -228,3 +228,27 @@ def _z_bonferroni(k: int) -> float:
         else:
             hi = mid
     return hi
+
+
+SLOW_PRESETS = [
+    "atlantic-city",
+    "downtown-h17",
+    "single-deck-6to5",
+    "gymnasium",
+    "gymnasium-natural",
+    "browser-game",
+    "how-to-play",
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", SLOW_PRESETS)
+def test_random_play_returns_agree_every_preset(name: str) -> None:
+    """Every other single-seat preset: mean returns within a 99% CI, Bonferroni-corrected
+    over the presets (so the family of tests errs with probability at most 1%)."""
+    kwargs = {"rules": name}
+    single = _random_legal_returns_single(kwargs, 20000, seed=5)
+    batched = _random_legal_returns_vector(kwargs, 200000, seed=6)
+    diff = single.mean() - batched.mean()
+    se = math.sqrt(single.var(ddof=1) / single.size + batched.var(ddof=1) / batched.size)
+    assert abs(diff) <= _z_bonferroni(len(SLOW_PRESETS)) * se, (name, diff, se)
