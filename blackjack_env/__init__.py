@@ -48,7 +48,7 @@ def _register() -> None:
         if env_id in gymnasium.registry:  # importing twice (or reloading) is harmless
             continue
         extra = {}
-        if env_id == "blackjack_env/Blackjack-v0":
+        if env_id in ("blackjack_env/Blackjack-v0", "blackjack_env/BlackjackSuttonBarto-v0"):
             extra["vector_entry_point"] = "blackjack_env.envs.vector:BlackjackVectorEnv"
         gymnasium.register(
             id=env_id,

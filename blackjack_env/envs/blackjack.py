@@ -526,8 +526,8 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
         elif phase is Decision.BET:
             self._deal(self.layout.bet_sizes[a - self.layout.n_play] * self.bet)
         self._advance()
-        if penalty:
-            self._finish_round()
+        if illegal and self.illegal_action is IllegalAction.PENALIZE:
+            self._finish_round()  # the round ends, even when the penalty is 0
         reward = 0.0
         terminated = truncated = False
         settlement = None

@@ -277,6 +277,19 @@ def test_penalize_mode_ends_round_with_penalty() -> None:
     assert info["settlement"]["net"] == -1.0
 
 
+def test_penalize_ends_the_round_even_with_zero_penalty() -> None:
+    env = BlackjackEnv(illegal_action="penalize", illegal_penalty=0.0)
+    # 8-8 v 9: split, then hand 1 (8+3 = 11) gets an illegal SURRENDER (only the first
+    # hand of an unsplit box may surrender). The round must end with every hand standing:
+    # hand 1 = 11, hand 2 = 8 + 5 = 13; dealer 9 + 8 = 17: both lose, -1 -1 = -2.
+    env.reset(seed=0, options={"cards": "8S 9H 8D 8C 3S 5D"})
+    env.step(SPLIT)
+    _, reward, terminated, _, info = env.step(SURRENDER)
+    assert info["illegal_action"] is True
+    assert terminated is True
+    assert reward == -2.0
+
+
 def test_out_of_space_actions_raise() -> None:
     env = BlackjackEnv()
     env.reset(seed=0)
