@@ -52,7 +52,9 @@ def gym_hands_per_second(hands: int, seed: int) -> float:
 
 def engine_hands_per_second(rules_name: str, seats: int, hands: int, seed: int) -> float:
     """Rounds per second x seats (hands dealt per second) on the engine table."""
-    rules = preset(rules_name, seats=seats) if seats != preset(rules_name).seats else preset(rules_name)
+    rules = preset(rules_name)
+    if seats != rules.seats:
+        rules = rules.replace(seats=seats)
     table = Table(rules, seed=seed)
     rounds = max(1, hands // seats)
     hit, stand, decline = Action.HIT, Action.STAND, Action.DECLINE
@@ -103,8 +105,12 @@ def parse_args() -> Settings:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     defaults = Settings()
     parser.add_argument("--hands", type=int, default=defaults.hands, help="hands per timed block")
-    parser.add_argument("--repeats", type=int, default=defaults.repeats, help="timed blocks; best is kept")
-    parser.add_argument("--seed", type=int, default=defaults.seed, help="seed for every generator")
+    parser.add_argument(
+        "--repeats", type=int, default=defaults.repeats, help="timed blocks; best is kept"
+    )
+    parser.add_argument(
+        "--seed", type=int, default=defaults.seed, help="seed for every generator"
+    )
     parser.add_argument("--json", default=None, help="write the figures as JSON to this path")
     return Settings(**vars(parser.parse_args()))
 
