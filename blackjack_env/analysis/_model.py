@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from blackjack_env.engine.hand import score
-from blackjack_env.engine.rules import DoubleRule, HoleCard, Rules, Settlement, SplitBy
+from blackjack_env.engine.rules import HoleCard, Rules, Settlement, SplitBy
 
 __all__ = ["OUTCOMES", "CardModel", "check_supported"]
 
@@ -81,22 +81,6 @@ class CardModel:
     def peek_possible(self, up_value: int, up_ace: bool) -> bool:
         """``Table.deal``: the dealer peeks with an ace (by rank) or a ten-value card up."""
         return self.rules.hole_card is HoleCard.PEEK and (up_ace or up_value == 10)
-
-
-def can_double_total(rules: Rules, total: int, soft: bool, from_split: bool) -> bool:
-    """The engine's ``Table._can_double`` for a two-card hand (bankroll unlimited)."""
-    rule = rules.double
-    if rule is DoubleRule.NEVER:
-        return False
-    if from_split and not rules.double_after_split:
-        return False
-    if rule is not DoubleRule.ANY_TWO:
-        if soft:
-            return False
-        low = 9 if rule is DoubleRule.NINE_TO_ELEVEN else 10
-        if not low <= total <= 11:
-            return False
-    return True
 
 
 def total_of(hard: int, ace: bool) -> tuple[int, bool]:

@@ -33,7 +33,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from blackjack_env.analysis._model import BJ, CardModel, can_double_total, check_supported
+from blackjack_env.analysis._model import BJ, CardModel, check_supported
 from blackjack_env.analysis.chart import Chart, code_from_evs, pair_label
 from blackjack_env.analysis.dealer import _stands, upcard_rank
 from blackjack_env.analysis.infinite import upcard_label
@@ -41,7 +41,7 @@ from blackjack_env.analysis.state import DecisionState, Policy, as_policy
 from blackjack_env.engine.cards import Card, Rank, parse_cards
 from blackjack_env.engine.hand import score
 from blackjack_env.engine.rules import HoleCard, Rules, SplitBet, SplitBy, Surrender, TieRule
-from blackjack_env.engine.table import Action
+from blackjack_env.engine.table import Action, play_actions, split_allowed
 
 __all__ = ["FiniteResult", "finite_chart", "finite_shoe_return", "hand_evs"]
 
@@ -249,28 +249,23 @@ class _UpcardEval:
         return got
 
     def legal(self, comp: Comp, split_c: int | None, h: int, pair: bool) -> tuple[Action, ...]:
+        """The engine's legal actions (``play_actions``) for this hand, bankroll unlimited."""
         rules = self.rules
-        n = sum(comp)
         fs = split_c is not None
         sa = fs and self.shoe.aces[split_c]
-        can_split = pair and h < rules.max_split_hands and not (sa and not rules.resplit_aces)
-        if sa and not rules.hit_split_aces:
-            return (_A.STAND, _A.SPLIT) if can_split else (_A.STAND,)
-        acts = [_A.STAND, _A.HIT]
-        if n == 2:
-            hard, ace = self.hard_ace(comp)
-            total, soft = score(hard, ace)
-            if can_double_total(rules, total, soft, fs):
-                acts.append(_A.DOUBLE)
-            if can_split:
-                acts.append(_A.SPLIT)
-            if (
-                rules.surrender is not Surrender.NONE
-                and h == 1
-                and not (rules.surrender is Surrender.EARLY and self.peek_possible)
-            ):
-                acts.append(_A.SURRENDER)
-        return tuple(acts)
+        hard, ace = self.hard_ace(comp)
+        total, soft = score(hard, ace)
+        return play_actions(
+            rules,
+            two_cards=sum(comp) == 2,
+            total=total,
+            soft=soft,
+            can_split=split_allowed(rules, pair=pair, hands=h, split_aces=sa),
+            split_aces=sa,
+            from_split=fs,
+            hands=h,
+            peek_possible=self.peek_possible,
+        )
 
     def state(self, comp, split_c, h, pair, natural, legal, pre_peek=False) -> DecisionState:
         hard, ace = self.hard_ace(comp)

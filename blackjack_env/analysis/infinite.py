@@ -42,12 +42,12 @@ from collections.abc import Callable
 
 import numpy as np
 
-from blackjack_env.analysis._model import BJ, BUST, CardModel, can_double_total, check_supported
+from blackjack_env.analysis._model import BJ, BUST, CardModel, check_supported
 from blackjack_env.analysis.dealer import dealer_vector
 from blackjack_env.analysis.state import DecisionState
 from blackjack_env.engine.hand import score
 from blackjack_env.engine.rules import HoleCard, Rules, SplitBet, SplitBy, Surrender, TieRule
-from blackjack_env.engine.table import Action
+from blackjack_env.engine.table import Action, play_actions, split_allowed
 
 __all__ = ["RoundModel", "upcard_label"]
 
@@ -159,34 +159,23 @@ class RoundModel:
         return c, c == 1
 
     def can_split(self, key: Key) -> bool:
-        rules = self.rules
-        return (
-            key[3] is not None
-            and key[7] < rules.max_split_hands
-            and not (key[6] and not rules.resplit_aces)
-        )
+        return split_allowed(self.rules, pair=key[3] is not None, hands=key[7], split_aces=key[6])
 
     def legal(self, key: Key) -> tuple[Action, ...]:
-        """Mirror of ``Table._play_actions`` (bankroll unlimited)."""
-        rules = self.rules
+        """The engine's legal actions (``play_actions``) for this state, bankroll unlimited."""
         hard, ace, n, _pair, _nat, fs, sa, h = key
-        split = self.can_split(key)
-        if sa and not rules.hit_split_aces:
-            return (_A.STAND, _A.SPLIT) if split else (_A.STAND,)
-        acts = [_A.STAND, _A.HIT]
-        if n == 2:
-            total, soft = score(hard, ace)
-            if can_double_total(rules, total, soft, fs):
-                acts.append(_A.DOUBLE)
-            if split:
-                acts.append(_A.SPLIT)
-            if (
-                rules.surrender is not Surrender.NONE
-                and h == 1
-                and not (rules.surrender is Surrender.EARLY and self.peek_possible)
-            ):
-                acts.append(_A.SURRENDER)
-        return tuple(acts)
+        total, soft = score(hard, ace)
+        return play_actions(
+            self.rules,
+            two_cards=n == 2,
+            total=total,
+            soft=soft,
+            can_split=self.can_split(key),
+            split_aces=sa,
+            from_split=fs,
+            hands=h,
+            peek_possible=self.peek_possible,
+        )
 
     def state(self, key: Key, legal: tuple[Action, ...] | None = None) -> DecisionState:
         hard, ace, n, pair, nat, fs, sa, h = key

@@ -82,6 +82,9 @@ __all__ = [
     "Seat",
     "Table",
     "TableError",
+    "double_allowed",
+    "play_actions",
+    "split_allowed",
 ]
 
 Chips = int | Fraction
@@ -196,6 +199,75 @@ def _bankroll(value: object) -> Chips | None:
             f"of chips >= 0 or a Fraction >= 0, or a list with one entry per seat"
         )
     return _chips(value)
+
+
+def double_allowed(rules: Rules, total: int, soft: bool, from_split: bool) -> bool:
+    """Whether the rules let a two-card hand of this total double (bankroll aside)."""
+    rule = rules.double
+    if rule is DoubleRule.NEVER:
+        return False
+    if from_split and not rules.double_after_split:
+        return False
+    if rule is not DoubleRule.ANY_TWO:
+        if soft:
+            return False
+        low = 9 if rule is DoubleRule.NINE_TO_ELEVEN else 10
+        if not low <= total <= 11:
+            return False
+    return True
+
+
+def split_allowed(rules: Rules, *, pair: bool, hands: int, split_aces: bool) -> bool:
+    """Whether the rules let a pair be split when the seat holds ``hands`` hands
+    (bankroll and the halved-bet minimum aside)."""
+    return (
+        pair and hands < rules.max_split_hands and not (split_aces and not rules.resplit_aces)
+    )
+
+
+def play_actions(
+    rules: Rules,
+    *,
+    two_cards: bool,
+    total: int,
+    soft: bool,
+    can_split: bool,
+    split_aces: bool,
+    from_split: bool,
+    hands: int,
+    peek_possible: bool,
+    afford_double: bool = True,
+) -> tuple[Action, ...]:
+    """The legal playing actions of a hand: the one definition of these rules.
+
+    :class:`Table` calls it for the hand to act and the exact analysis calls it
+    for every state it enumerates, so the two cannot disagree. ``two_cards``: the
+    hand holds its first two cards (and has not doubled); ``can_split``: a split
+    is allowed (see :func:`split_allowed`, plus bankroll); ``hands``: hands the
+    seat holds; ``peek_possible``: the dealer peeks this round (early surrender
+    was then offered before the peek); ``afford_double``: the bankroll covers a
+    double.
+    """
+    if split_aces and not rules.hit_split_aces:
+        return (Action.STAND, Action.SPLIT) if can_split else (Action.STAND,)
+    if not two_cards:
+        return _STAND_HIT
+    actions = [Action.STAND, Action.HIT]
+    if afford_double and double_allowed(rules, total, soft, from_split):
+        actions.append(Action.DOUBLE)
+    if can_split:
+        actions.append(Action.SPLIT)
+    surrender = rules.surrender
+    if (
+        surrender is not Surrender.NONE
+        and hands == 1
+        and not (surrender is Surrender.EARLY and peek_possible)
+    ):
+        actions.append(Action.SURRENDER)
+    return tuple(actions)
+
+
+_STAND_HIT = (Action.STAND, Action.HIT)
 
 
 class Seat:
@@ -598,47 +670,27 @@ class Table:
 
     # ========================================================== player turns
     def _play_actions(self, seat: Seat, hand: Hand) -> tuple[Action, ...]:
-        rules = self.rules
-        if hand.split_aces and not rules.hit_split_aces:
-            if self._can_split(seat, hand):
-                return (Action.STAND, Action.SPLIT)
-            return (Action.STAND,)
-        actions = [Action.STAND, Action.HIT]
-        if len(hand.cards) == 2 and not hand.doubled:
-            if self._can_double(seat, hand):
-                actions.append(Action.DOUBLE)
-            if self._can_split(seat, hand):
-                actions.append(Action.SPLIT)
-            if (
-                rules.surrender is not Surrender.NONE
-                and len(seat.hands) == 1
-                and not (rules.surrender is Surrender.EARLY and self._peek_possible)
-            ):
-                actions.append(Action.SURRENDER)
-        return tuple(actions)
-
-    def _can_double(self, seat: Seat, hand: Hand) -> bool:
-        rules = self.rules
-        rule = rules.double
-        if rule is DoubleRule.NEVER:
-            return False
-        if hand.from_split and not rules.double_after_split:
-            return False
-        if rule is not DoubleRule.ANY_TWO:
-            if hand.soft:
-                return False
-            low = 9 if rule is DoubleRule.NINE_TO_ELEVEN else 10
-            if not low <= hand.total <= 11:
-                return False
-        return seat.can_afford(hand.bet)
+        return play_actions(
+            self.rules,
+            two_cards=len(hand.cards) == 2 and not hand.doubled,
+            total=hand.total,
+            soft=hand.soft,
+            can_split=self._can_split(seat, hand),
+            split_aces=hand.split_aces,
+            from_split=hand.from_split,
+            hands=len(seat.hands),
+            peek_possible=self._peek_possible,
+            afford_double=seat.can_afford(hand.bet),
+        )
 
     def _can_split(self, seat: Seat, hand: Hand) -> bool:
         rules = self.rules
-        if len(seat.hands) >= rules.max_split_hands:
-            return False
-        if not hand.is_pair(rules.split_by is SplitBy.VALUE):
-            return False
-        if hand.split_aces and not rules.resplit_aces:
+        if not split_allowed(
+            rules,
+            pair=hand.is_pair(rules.split_by is SplitBy.VALUE),
+            hands=len(seat.hands),
+            split_aces=hand.split_aces,
+        ):
             return False
         if rules.split_bet is SplitBet.HALVE:
             return hand.bet >= 2
