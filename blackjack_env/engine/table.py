@@ -366,6 +366,12 @@ class Table:
         self._seat_i = -1  # seat to act (INSURANCE / PLAYER_TURNS)
         self._hand_i = -1  # hand to act (PLAYER_TURNS)
         self._peek_possible = False
+        # rules with nothing but stand and hit (Gymnasium's game) skip the legality work
+        self._stand_hit_only = (
+            rules.double is DoubleRule.NEVER
+            and rules.max_split_hands == 1
+            and rules.surrender is Surrender.NONE
+        )
 
     # =============================================================== queries
     @property
@@ -670,11 +676,18 @@ class Table:
 
     # ========================================================== player turns
     def _play_actions(self, seat: Seat, hand: Hand) -> tuple[Action, ...]:
+        rules = self.rules
+        two_cards = len(hand.cards) == 2 and not hand.doubled
+        if self._stand_hit_only or not (
+            two_cards or (hand.split_aces and not rules.hit_split_aces)
+        ):
+            return _STAND_HIT  # what play_actions gives here, without the work
+        total, soft = score(hand._hard, hand._aces > 0)
         return play_actions(
-            self.rules,
-            two_cards=len(hand.cards) == 2 and not hand.doubled,
-            total=hand.total,
-            soft=hand.soft,
+            rules,
+            two_cards=two_cards,
+            total=total,
+            soft=soft,
             can_split=self._can_split(seat, hand),
             split_aces=hand.split_aces,
             from_split=hand.from_split,
