@@ -9,7 +9,8 @@
   counts the split-hand states where the agent's choice depends on which
   split hand it plays (information the analysis's state does not hold): when
   it is 0 the grade is exact; otherwise it is the grade of the agent playing
-  every split hand as it plays the second one.
+  every split hand as it plays the second one, and the grades for every other
+  choice of hand index are given beside it.
 * :func:`simulate`: plays the agent greedily for N rounds in an env and reports
   the mean return per round with a 95% confidence interval (normal
   approximation, ``1.96 * sd / sqrt(n)``), and the per-hand rates of each
@@ -62,8 +63,13 @@ def _as_float(result: Any) -> float:
     return float(result)
 
 
-def exact_grade(agent: Any, rules: Rules, obs_mode: str | None = None) -> dict[str, float] | None:
-    """``{"exact_return", "optimal_return", "regret"}`` of the agent's greedy policy, or None."""
+def exact_grade(agent: Any, rules: Rules, obs_mode: str | None = None) -> dict[str, Any] | None:
+    """``{"exact_return", "optimal_return", "regret", ...}`` of the greedy policy, or None.
+
+    When the agent's split-hand choices depend on the hand index, also
+    ``regret_if_split_hands_play_as_index``: the regret if every split hand were
+    played as hand k, for each k (the true regret mixes these).
+    """
     if analysis_reason(rules) is not None:
         return None
     from blackjack_env.analysis import evaluate_policy
@@ -76,8 +82,16 @@ def exact_grade(agent: Any, rules: Rules, obs_mode: str | None = None) -> dict[s
         policy = decision_policy(agent, rules, obs_mode, ambiguous)
     value = _as_float(evaluate_policy(rules, policy))
     best = optimal_return(rules)
-    return {"exact_return": value, "optimal_return": best, "regret": best - value,
-            "split_states_depending_on_hand_index": len(ambiguous)}
+    out: dict[str, Any] = {"exact_return": value, "optimal_return": best, "regret": best - value,
+                           "split_states_depending_on_hand_index": len(ambiguous)}
+    if ambiguous:
+        # bound the effect: grade the agent playing every split hand as hand k, for each k
+        out["regret_if_split_hands_play_as_index"] = {
+            str(k): best - _as_float(evaluate_policy(
+                rules, decision_policy(agent, rules, obs_mode, split_hand_index=k)))
+            for k in range(rules.max_split_hands)
+        }
+    return out
 
 
 def simulate(

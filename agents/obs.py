@@ -104,8 +104,12 @@ def state_mask(state: Any, rules: Rules) -> np.ndarray:
     return mask
 
 
-def encode_state(state: Any, rules: Rules, obs_mode: str) -> Any:
-    """The env observation (in ``obs_mode``) of the decision ``state`` describes."""
+def encode_state(state: Any, rules: Rules, obs_mode: str, split_hand_index: int = 1) -> Any:
+    """The env observation (in ``obs_mode``) of the decision ``state`` describes.
+
+    ``split_hand_index``: the hand index shown for a split hand (clipped to the
+    rules' hands; unsplit hands show 0).
+    """
     if obs_mode == "tuple":
         return (state.total, state.dealer, int(state.soft))
     legal = state.legal
@@ -116,7 +120,7 @@ def encode_state(state: Any, rules: Rules, obs_mode: str) -> Any:
         can = (int(Action.DOUBLE in legal), int(Action.SPLIT in legal),
                int(Action.SURRENDER in legal))
     hands_max = rules.max_split_hands
-    hand_index = min(1, hands_max - 1) if state.split else 0
+    hand_index = min(split_hand_index, hands_max - 1) if state.split else 0
     if obs_mode == "multidiscrete":
         return np.array([phase, state.total, state.dealer, int(state.soft), *can, hand_index,
                          _TC_OFFSET], dtype=np.int64)
@@ -142,13 +146,15 @@ def encode_state(state: Any, rules: Rules, obs_mode: str) -> Any:
 
 
 def decision_policy(agent: Any, rules: Rules, obs_mode: str | None = None,
-                    ambiguous: list[Any] | None = None) -> Callable[[Any], Action]:
+                    ambiguous: list[Any] | None = None, split_hand_index: int = 1
+                    ) -> Callable[[Any], Action]:
     """The agent's greedy policy as ``policy(DecisionState) -> Action`` for the analysis.
 
     The env's answer 0 (STAND) before the peek is read as ``DECLINE``. If a list
     is given as ``ambiguous``, every split-hand state at which the agent would
     answer differently for another hand index is appended to it (for those the
-    grade is not exact; see the module doc).
+    grade is not exact; see the module doc). ``split_hand_index``: see
+    :func:`encode_state`.
     """
     mode = obs_mode or agent.obs_mode
 
@@ -156,7 +162,7 @@ def decision_policy(agent: Any, rules: Rules, obs_mode: str | None = None,
         return Action(int(agent.act(obs, mask)))
 
     def policy(state: Any) -> Action:
-        obs = encode_state(state, rules, mode)
+        obs = encode_state(state, rules, mode, split_hand_index)
         mask = state_mask(state, rules)
         action = answer(obs, mask)
         if ambiguous is not None and state.split and mode in ("multidiscrete", "vector"):

@@ -129,6 +129,12 @@ def print_table(result: dict[str, Any]) -> None:
         print(f"  exact return of the greedy policy {exact['exact_return']:+.5f}")
         print(f"  optimal return                    {exact['optimal_return']:+.5f}")
         print(f"  regret                            {exact['regret']:.5f}")
+        spread = exact.get("regret_if_split_hands_play_as_index")
+        if spread:
+            print(f"  ({exact['split_states_depending_on_hand_index']} split-hand states depend "
+                  f"on the hand index, which the analysis does not see: regret if every split "
+                  f"hand played as hand k: "
+                  + ", ".join(f"k={k} {v:.5f}" for k, v in spread.items()) + ")")
     else:
         print(f"  exact grade: n/a ({result['exact_unavailable']})")
 
