@@ -67,15 +67,17 @@ class Hand:
         self.done = False
         self.settled = False
         self.blackjack_counts = True
-        for card in cards or ():
-            self.add(card)
+        if cards:
+            for card in cards:
+                self.add(card)
 
     # ------------------------------------------------------------ card changes
     def add(self, card: Card) -> None:
         """Add a card to the hand."""
         self.cards.append(card)
-        self._hard += self._values[card.rank - 1]
-        if card.rank == 1:
+        rank = card.rank
+        self._hard += self._values[rank - 1]
+        if rank == 1:
             self._aces += 1
 
     def pop(self) -> Card:

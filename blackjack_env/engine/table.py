@@ -181,10 +181,21 @@ def _chips(value: Fraction | int) -> Chips:
 
 
 _HALF = Fraction(1, 2)
+_BETTING = Phase.BETTING
 _PLAYER_TURNS = Phase.PLAYER_TURNS
+_SETTLED = Phase.SETTLED
 _STAND = Action.STAND
 _HIT = Action.HIT
 _DEALER_DRAW = EventKind.DEALER_DRAW
+_DEAL = EventKind.DEAL
+_ACTION = EventKind.ACTION
+_SETTLE = EventKind.SETTLE
+_BET = EventKind.BET
+_REVEAL = EventKind.REVEAL
+_BUST = Outcome.BUST
+# Hot paths build Event / HandResult records with every field given, through
+# tuple.__new__: the same records, without the NamedTuple's Python-level __new__.
+_record = tuple.__new__
 
 
 def _bankroll(value: object) -> Chips | None:
@@ -372,6 +383,10 @@ class Table:
             and rules.max_split_hands == 1
             and rules.surrender is Surrender.NONE
         )
+        # rule facts read on every round (Rules is frozen)
+        self._hole = rules.hole_card is not HoleCard.NONE
+        self._peek_rule = rules.hole_card is HoleCard.PEEK
+        self._auto21 = rules.auto_stand_21
 
     # =============================================================== queries
     @property
@@ -418,7 +433,8 @@ class Table:
 
         ``amount`` 0 withdraws the bet (the seat sits out).
         """
-        self._need(Phase.BETTING, "bet")
+        if self.phase is not _BETTING:
+            self._need(Phase.BETTING, "bet")
         seats = self.seats
         s = seats[seat] if type(seat) is int and 0 <= seat < len(seats) else self._seat(seat)
         if type(amount) is not int and (
@@ -432,16 +448,17 @@ class Table:
                 f"bet of {amount} is outside the table limits {rules.min_bet}..{rules.max_bet} "
                 f"(0 sits the round out)"
             )
-        available = None if s.bankroll is None else s.bankroll + s.bet
-        if available is not None and amount > available:
-            raise IllegalActionError(
-                f"seat {seat} cannot bet {amount}: its bankroll is {available}"
-            )
-        s._give(s.bet)
-        s._take(amount)
+        if s.bankroll is not None:
+            available = s.bankroll + s.bet
+            if amount > available:
+                raise IllegalActionError(
+                    f"seat {seat} cannot bet {amount}: its bankroll is {available}"
+                )
+            s._give(s.bet)
+            s._take(amount)
         s.bet = amount
         if amount:
-            self.events.append(Event(EventKind.BET, seat, amount=amount))
+            self.events.append(_record(Event, (_BET, seat, None, None, None, amount, None)))
 
     def raise_bet(self, amount: int) -> None:
         """Add ``amount`` chips to the bet of the hand to act (``rules.bet_raising``)."""
@@ -475,15 +492,17 @@ class Table:
         Returns True when the shoe was reshuffled. Callable once a round is
         settled, or in ``BETTING`` before any card is dealt (bets stay).
         """
-        if self.phase is not Phase.SETTLED and self.phase is not Phase.BETTING:
+        phase = self.phase
+        if phase is not _SETTLED:
+            if phase is _BETTING:
+                return False
             raise PhaseError(
                 f"new_round() is called once the round is settled; the table is in phase "
-                f"{self.phase.value}"
+                f"{phase.value}"
             )
-        if self.phase is Phase.BETTING:
-            return False
         shoe = self.shoe
-        shoe.discard(self.cards_on_table())
+        if shoe.decks is not None:  # an infinite deck keeps no discard tray
+            shoe.discard(self.cards_on_table())
         for seat in self.seats:
             seat.hands = []
             seat.bet = 0
@@ -497,12 +516,13 @@ class Table:
         if self.reshuffled:
             shoe.shuffle()
             self.events.append(Event(EventKind.SHUFFLE))
-        self.phase = Phase.BETTING
+        self.phase = _BETTING
         return self.reshuffled
 
     def deal(self) -> None:
         """Deal the round to every seat with a bet."""
-        self._need(Phase.BETTING, "deal")
+        if self.phase is not _BETTING:
+            self._need(Phase.BETTING, "deal")
         active = [s for s in self.seats if s.bet > 0]
         if not active:
             raise PhaseError("no seat has a bet: place at least one bet before dealing")
@@ -512,48 +532,52 @@ class Table:
         values = self._values
         draw = self.shoe.draw
         events = self.events
+        dealer = self.dealer
+        hands = []
         for seat in active:
             hand = Hand(values)
             hand.bet = seat.bet
             seat.hands = [hand]
-        for seat in active:
+            hands.append(hand)
+        for seat, hand in zip(active, hands, strict=True):
             card = draw()
-            seat.hands[0].add(card)
-            events.append(Event(EventKind.DEAL, seat.index, 0, card))
+            hand.add(card)
+            events.append(_record(Event, (_DEAL, seat.index, 0, card, None, None, None)))
         card = draw()
-        self.dealer.add(card)
-        events.append(Event(EventKind.UPCARD, None, None, card))
-        for seat in active:
+        dealer.add(card)
+        events.append(_record(Event, (EventKind.UPCARD, None, None, card, None, None, None)))
+        for seat, hand in zip(active, hands, strict=True):
             card = draw()
-            seat.hands[0].add(card)
-            events.append(Event(EventKind.DEAL, seat.index, 0, card))
-        if rules.hole_card is not HoleCard.NONE:
+            hand.add(card)
+            events.append(_record(Event, (_DEAL, seat.index, 0, card, None, None, None)))
+        if self._hole:
             card = draw()
-            self.dealer.add(card)
-            events.append(Event(EventKind.HOLE_CARD, None, None, card))
+            dealer.add(card)
+            events.append(
+                _record(Event, (EventKind.HOLE_CARD, None, None, card, None, None, None))
+            )
 
-        for seat in active:
-            hand = seat.hands[0]
+        for seat, hand in zip(active, hands, strict=True):
             if hand.is_blackjack:
                 if rules.natural_paid_at_deal:
                     self._pay(seat, 0, Outcome.BLACKJACK)
                 elif rules.natural_ends_hand:
                     hand.done = True
 
-        up_rank = self.dealer.cards[0].rank
-        # a blackjack needs an ace and a ten-value card: peek under either (by rank for the
-        # ace, since custom values may give a non-ace the value 1)
-        self._peek_possible = rules.hole_card is HoleCard.PEEK and (
-            up_rank == 1 or values[up_rank - 1] == 10
-        )
-        if rules.hole_card is HoleCard.PEEK:
+        if self._peek_rule:
+            # a blackjack needs an ace and a ten-value card: peek under either (by rank
+            # for the ace, since custom values may give a non-ace the value 1)
+            up_rank = dealer.cards[0].rank
+            self._peek_possible = up_rank == 1 or values[up_rank - 1] == 10
             self._seat_i = -1
             if self._peek_possible and self._next_insurance_seat():
                 self.phase = Phase.INSURANCE
                 return
             self._peek()
-            if self.phase is Phase.SETTLED:
+            if self.phase is _SETTLED:
                 return
+        else:
+            self._peek_possible = False
         self._start_turns()
 
     def act(self, action: Action | int) -> None:
@@ -713,15 +737,18 @@ class Table:
         seat = self.seats[self._seat_i]
         hand_i = self._hand_i
         hand = seat.hands[hand_i]
-        self.events.append(Event(EventKind.ACTION, seat.index, hand_i, None, action))
-        if action is Action.HIT:
-            self._deal_to(seat, hand_i)
+        events = self.events
+        events.append(_record(Event, (_ACTION, seat.index, hand_i, None, action, None, None)))
+        if action is _HIT:
+            card = self.shoe.draw()
+            hand.add(card)
+            events.append(_record(Event, (_DEAL, seat.index, hand_i, card, None, None, None)))
             if hand._hard > 21:
                 hand.done = True
-                self._pay(seat, hand_i, Outcome.BUST)
-            elif self.rules.auto_stand_21 and hand.total == 21:
+                self._pay(seat, hand_i, _BUST)
+            elif self._auto21 and hand.total == 21:
                 hand.done = True
-        elif action is Action.STAND:
+        elif action is _STAND:
             hand.done = True
         elif action is Action.DOUBLE:
             seat._take(hand.bet)
@@ -777,7 +804,7 @@ class Table:
     def _deal_to(self, seat: Seat, hand_i: int) -> None:
         card = self.shoe.draw()
         seat.hands[hand_i].add(card)
-        self.events.append(Event(EventKind.DEAL, seat.index, hand_i, card))
+        self.events.append(_record(Event, (_DEAL, seat.index, hand_i, card, None, None, None)))
 
     def _start_turns(self) -> None:
         self.phase = Phase.PLAYER_TURNS
@@ -788,7 +815,7 @@ class Table:
     def _advance(self) -> None:
         """Move to the next hand that needs a decision, or to the dealer."""
         seats = self.seats
-        auto21 = self.rules.auto_stand_21
+        auto21 = self._auto21
         s, h = self._seat_i, self._hand_i + 1
         while s < len(seats):
             seat = seats[s]
@@ -817,19 +844,22 @@ class Table:
         self._seat_i = self._hand_i = -1
         rules = self.rules
         dealer = self.dealer
-        unsettled = [
-            (seat, i, hand)
-            for seat in self.seats
-            for i, hand in enumerate(seat.hands)
-            if not hand.settled
-        ]
+        unsettled = []
+        for seat in self.seats:
+            for i, hand in enumerate(seat.hands):
+                if not hand.settled:
+                    unsettled.append((seat, i, hand))
         if unsettled:
-            if rules.hole_card is HoleCard.NONE:
+            if not self._hole:
                 card = self.shoe.draw()
                 dealer.add(card)
-                self.events.append(Event(EventKind.DEALER_DRAW, card=card))
+                self.events.append(
+                    _record(Event, (_DEALER_DRAW, None, None, card, None, None, None))
+                )
             else:
-                self.events.append(Event(EventKind.REVEAL, None, None, dealer.cards[1]))
+                self.events.append(
+                    _record(Event, (_REVEAL, None, None, dealer.cards[1], None, None, None))
+                )
             self.hole_revealed = True
             for _, _, hand in unsettled:
                 if not hand.surrendered:
@@ -841,10 +871,12 @@ class Table:
                 for seat, i, hand in unsettled:
                     self._pay(seat, i, self._compare(hand))
         else:
-            self.hole_revealed = rules.hole_card is not HoleCard.NONE
+            self.hole_revealed = self._hole
             if self.hole_revealed:
-                self.events.append(Event(EventKind.REVEAL, None, None, dealer.cards[1]))
-        self.phase = Phase.SETTLED
+                self.events.append(
+                    _record(Event, (_REVEAL, None, None, dealer.cards[1], None, None, None))
+                )
+        self.phase = _SETTLED
 
     def _dealer_draws(self) -> None:
         """The dealer's fixed rule: draw to 17, hitting soft 17 under H17."""
@@ -858,7 +890,7 @@ class Table:
                 return
             card = draw()
             dealer.add(card)
-            events.append(Event(_DEALER_DRAW, None, None, card))
+            events.append(_record(Event, (_DEALER_DRAW, None, None, card, None, None, None)))
 
     # ============================================================ settlement
     def _compare(self, hand: Hand) -> Outcome:
@@ -935,8 +967,10 @@ class Table:
             self.house = _chips(self.house - net)
         hand.settled = True
         hand.done = True
-        seat.results.append(HandResult(hand_i, outcome, bet, net))
-        self.events.append(Event(EventKind.SETTLE, seat.index, hand_i, None, None, net, outcome))
+        seat.results.append(_record(HandResult, (hand_i, outcome, bet, net)))
+        self.events.append(
+            _record(Event, (_SETTLE, seat.index, hand_i, None, None, net, outcome))
+        )
 
     # =============================================================== helpers
     def _need(self, phase: Phase, what: str) -> None:

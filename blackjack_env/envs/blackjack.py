@@ -733,7 +733,11 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
         table = self._table
         assert table is not None
         # After _advance the table waits for the learner or for no one.
-        phase = _PHASE_DECISION.get(table.phase, Decision.SETTLED)
+        table_phase = table.phase
+        if table_phase is Phase.PLAYER_TURNS:  # the common case, without the dict lookup
+            phase = Decision.PLAY
+        else:
+            phase = _PHASE_DECISION.get(table_phase, Decision.SETTLED)
         self._phase = phase
         self._legal = self.layout.legal(table, self.seat, phase)
 
@@ -758,6 +762,7 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
         dealer = table.dealer.cards
         learner = table.seats[self.seat]
         chips = learner.bankroll
+        hands = learner.hands
         return {
             "action_mask": self.layout.mask(self._legal),
             "phase": self._phase,
@@ -765,7 +770,9 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
             "bankroll": float(self._session_net if chips is None else chips),
             "shoe_remaining": table.shoe.remaining,
             "reshuffled": table.reshuffled,
-            "hands": tuple([tuple(h.cards) for h in learner.hands]),
+            "hands": (tuple(hands[0].cards),)
+            if len(hands) == 1
+            else tuple([tuple(h.cards) for h in hands]),
             "dealer": tuple(dealer) if table.hole_revealed else tuple(dealer[:1]),
         }
 

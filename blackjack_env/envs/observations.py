@@ -130,17 +130,12 @@ def hi_lo_true_count(table: Table) -> float:
     """
     if table.shoe.decks is None:
         return 0.0
-    unseen = unseen_by_rank(table)
-    remaining = sum(unseen)
+    u = unseen_by_rank(table)
+    remaining = sum(u)
     if remaining == 0:
         return 0.0
-    running = unseen[0] + sum(unseen[9:]) - sum(unseen[1:6])
+    running = u[0] + u[9] + u[10] + u[11] + u[12] - u[1] - u[2] - u[3] - u[4] - u[5]
     return running * 52.0 / remaining
-
-
-def _upcard_value(table: Table) -> int:
-    card = table.upcard
-    return 0 if card is None else table.rules.card_values[card.rank - 1]
 
 
 @dataclass(frozen=True)
@@ -308,11 +303,12 @@ class Layout:
                 index = min(max(last_hand, 0), len(hands) - 1)
             hand: Hand | None = hands[index]
             total, soft_flag = score(hand.hard_total, hand.has_ace)  # type: ignore[union-attr]
-            soft = int(soft_flag)
+            soft = 1 if soft_flag else 0
         else:
             hand = None
             index = total = soft = 0
-        up = _upcard_value(table)
+        dealer = table.dealer.cards  # the upcard's point value, 0 before the deal
+        up = table.rules.card_values[dealer[0].rank - 1] if dealer else 0
         if mode is ObsMode.TUPLE:
             return (total, up, soft)
         if mode is ObsMode.MULTIDISCRETE:
