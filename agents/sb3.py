@@ -252,7 +252,7 @@ def train_sb3(
         hyper = dict(DEFAULT_HYPERPARAMETERS[config.algo])
         hyper.update(config.hyperparameters)
         model = klass(
-            "MlpPolicy",
+            "MultiInputPolicy" if obs_mode == "dict" else "MlpPolicy",
             venv,
             seed=config.seed,
             device="cpu",

@@ -103,7 +103,9 @@ def evaluate(settings: Settings) -> dict[str, Any]:
     exact = exact_grade(agent, rules, obs_mode)
     reason = analysis_reason(rules)
     if exact is None and reason is None:
-        reason = "the agent has no deterministic policy to grade (random)"
+        reason = ("the agent reads the dict observation, which the analysis cannot encode"
+                  if obs_mode == "dict" else
+                  "the agent has no deterministic policy to grade (random)")
     return {
         "agent": settings.agent, "agent_name": getattr(agent, "name", "agent"),
         **where, "rules_summary": rules.summary(), "obs_mode": obs_mode,

@@ -130,6 +130,12 @@ def env_kwargs(settings: Settings, rules: Any, obs_mode: str) -> dict[str, Any]:
 def check(settings: Settings) -> None:
     if settings.algo not in TABULAR + SB3:
         raise ValueError(f"--algo {settings.algo!r}; choose one of {', '.join(TABULAR + SB3)}")
+    if settings.algo in SB3 and settings.obs_mode == "tuple":
+        raise ValueError("stable-baselines3 cannot read the 'tuple' observation; use "
+                         "--obs-mode multidiscrete, vector or dict")
+    if settings.algo in TABULAR and settings.obs_mode in ("vector", "dict"):
+        raise ValueError(f"tabular agents need discrete observations; --obs-mode "
+                         f"{settings.obs_mode} is not one (use tuple or multidiscrete)")
     for name in ("hands", "timesteps", "n_envs", "curve_points", "eval_freq", "checkpoint_freq",
                  "eval_episodes"):
         if getattr(settings, name) < 1:
@@ -239,7 +245,7 @@ def _train_sb3(settings: Settings, rules: Any, obs_mode: str, out: Path) -> dict
         checkpoint_freq=settings.checkpoint_freq, tensorboard=settings.tensorboard,
         hyperparameters=_rollout(settings),
     )
-    exact = analysis_reason(rules) is None
+    exact = analysis_reason(rules) is None and obs_mode != "dict"
     grades: list[tuple[int, float]] = []
     callback = None
     if exact:
@@ -357,7 +363,8 @@ def print_summary(summary: dict[str, Any]) -> None:
         print(f"  exact return of the greedy policy {exact['exact_return']:+.5f}, optimal "
               f"{exact['optimal_return']:+.5f}, regret {exact['regret']:.5f}")
     else:
-        print("  exact grade: not available for these rules (finite shoe); use scripts/evaluate.py")
+        print("  exact grade: not available (a finite shoe, or the dict observation the analysis "
+              "cannot encode); scripts/evaluate.py simulates it")
 
 
 def parse_args(argv: list[str] | None = None) -> Settings:
