@@ -149,6 +149,19 @@ def test_play_with_agents_at_other_seats_and_quit(tmp_path):
     assert "Leaving the table (you left)" in r.stdout and "Final bankroll" in r.stdout
 
 
+def test_evaluate_fixed_agents_and_the_counter_session():
+    r = run("evaluate.py", "counter", "--rules", "vegas-strip", "--bet-sizes", "1,2,4,8",
+            "--session", "20", "--hands", "400", "--json")
+    assert r.returncode == 0, r.stderr
+    result = json.loads(r.stdout)
+    assert result["exact"] is None and "infinite deck" in result["exact_unavailable"]
+    assert result["simulation"]["rounds"] == 400
+    r = run("evaluate.py", "basic", "--rules", "vegas-strip", "--decks", "inf", "--hands", "400",
+            "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["exact"]["regret"] == pytest.approx(0.0, abs=1e-12)
+
+
 def test_bad_options_give_clear_errors(tmp_path):
     r = run("train.py", "--algo", "sarsa", "--out", str(tmp_path / "x"))
     assert r.returncode == 2 and "sarsa" in r.stderr and "q-learning" in r.stderr
@@ -158,3 +171,7 @@ def test_bad_options_give_clear_errors(tmp_path):
     assert r.returncode == 2 and "--seat 4" in r.stderr
     r = run("play.py", "--others", "nobody", "--seats", "2", stdin="")
     assert r.returncode == 2 and "unknown seat" in r.stderr
+    r = run("train.py", "--algo", "ppo", "--obs-mode", "tuple", "--out", str(tmp_path / "y"))
+    assert r.returncode == 2 and "tuple" in r.stderr
+    r = run("evaluate.py", "basic", "--bet-sizes", "1,two")
+    assert r.returncode == 2 and "--bet-sizes" in r.stderr
