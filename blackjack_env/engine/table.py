@@ -181,18 +181,40 @@ def _chips(value: Fraction | int) -> Chips:
 
 
 _HALF = Fraction(1, 2)
+# Enum members read on the hot paths, as module globals: on Python 3.11 reading
+# ``Outcome.WIN`` through the enum class costs several times a global lookup.
 _BETTING = Phase.BETTING
+_DEALING = Phase.DEALING
+_INSURANCE = Phase.INSURANCE
 _PLAYER_TURNS = Phase.PLAYER_TURNS
+_DEALER_TURN = Phase.DEALER_TURN
 _SETTLED = Phase.SETTLED
 _STAND = Action.STAND
 _HIT = Action.HIT
-_DEALER_DRAW = EventKind.DEALER_DRAW
+_DOUBLE = Action.DOUBLE
+_SPLIT = Action.SPLIT
+_SURRENDER = Action.SURRENDER
 _DEAL = EventKind.DEAL
+_UPCARD = EventKind.UPCARD
+_HOLE_CARD = EventKind.HOLE_CARD
 _ACTION = EventKind.ACTION
+_PEEK = EventKind.PEEK
+_REVEAL = EventKind.REVEAL
+_DEALER_DRAW = EventKind.DEALER_DRAW
 _SETTLE = EventKind.SETTLE
 _BET = EventKind.BET
-_REVEAL = EventKind.REVEAL
+_WIN = Outcome.WIN
+_BLACKJACK = Outcome.BLACKJACK
+_PUSH = Outcome.PUSH
+_LOSS = Outcome.LOSS
 _BUST = Outcome.BUST
+_SURRENDERED = Outcome.SURRENDER
+_EVEN_MONEY = Outcome.EVEN_MONEY
+_NO_DOUBLE = DoubleRule.NEVER
+_DOUBLE_ANY = DoubleRule.ANY_TWO
+_DOUBLE_9_11 = DoubleRule.NINE_TO_ELEVEN
+_NO_SURRENDER = Surrender.NONE
+_EARLY = Surrender.EARLY
 # Hot paths build Event / HandResult records with every field given, through
 # tuple.__new__: the same records, without the NamedTuple's Python-level __new__.
 _record = tuple.__new__
@@ -215,14 +237,14 @@ def _bankroll(value: object) -> Chips | None:
 def double_allowed(rules: Rules, total: int, soft: bool, from_split: bool) -> bool:
     """Whether the rules let a two-card hand of this total double (bankroll aside)."""
     rule = rules.double
-    if rule is DoubleRule.NEVER:
+    if rule is _NO_DOUBLE:
         return False
     if from_split and not rules.double_after_split:
         return False
-    if rule is not DoubleRule.ANY_TWO:
+    if rule is not _DOUBLE_ANY:
         if soft:
             return False
-        low = 9 if rule is DoubleRule.NINE_TO_ELEVEN else 10
+        low = 9 if rule is _DOUBLE_9_11 else 10
         if not low <= total <= 11:
             return False
     return True
@@ -260,25 +282,34 @@ def play_actions(
     double.
     """
     if split_aces and not rules.hit_split_aces:
-        return (Action.STAND, Action.SPLIT) if can_split else (Action.STAND,)
+        return _STAND_SPLIT if can_split else _STAND_ONLY
     if not two_cards:
         return _STAND_HIT
-    actions = [Action.STAND, Action.HIT]
+    # STAND and HIT, plus whichever of DOUBLE (1), SPLIT (2), SURRENDER (4) apply
+    extra = 0
     if afford_double and double_allowed(rules, total, soft, from_split):
-        actions.append(Action.DOUBLE)
+        extra = 1
     if can_split:
-        actions.append(Action.SPLIT)
+        extra += 2
     surrender = rules.surrender
     if (
-        surrender is not Surrender.NONE
+        surrender is not _NO_SURRENDER
         and hands == 1
-        and not (surrender is Surrender.EARLY and peek_possible)
+        and not (surrender is _EARLY and peek_possible)
     ):
-        actions.append(Action.SURRENDER)
-    return tuple(actions)
+        extra += 4
+    return _TWO_CARD_ACTIONS[extra]
 
 
+_STAND_ONLY = (Action.STAND,)
+_STAND_SPLIT = (Action.STAND, Action.SPLIT)
 _STAND_HIT = (Action.STAND, Action.HIT)
+#: play_actions' results for a two-card hand, shared tuples indexed by
+#: DOUBLE (1) + SPLIT (2) + SURRENDER (4) allowed.
+_EXTRA_ACTIONS = ((1, Action.DOUBLE), (2, Action.SPLIT), (4, Action.SURRENDER))
+_TWO_CARD_ACTIONS: tuple[tuple[Action, ...], ...] = tuple(
+    _STAND_HIT + tuple(a for bit, a in _EXTRA_ACTIONS if extra & bit) for extra in range(8)
+)
 
 
 class Seat:
@@ -387,6 +418,8 @@ class Table:
         self._hole = rules.hole_card is not HoleCard.NONE
         self._peek_rule = rules.hole_card is HoleCard.PEEK
         self._auto21 = rules.auto_stand_21
+        self._split_by_value = rules.split_by is SplitBy.VALUE
+        self._halve_split = rules.split_bet is SplitBet.HALVE
 
     # =============================================================== queries
     @property
@@ -397,25 +430,25 @@ class Table:
     @property
     def to_act(self) -> tuple[int, int] | None:
         """``(seat, hand)`` whose decision is awaited, or None."""
-        if self.phase is Phase.PLAYER_TURNS:
+        if self.phase is _PLAYER_TURNS:
             return self._seat_i, self._hand_i
-        if self.phase is Phase.INSURANCE:
+        if self.phase is _INSURANCE:
             return self._seat_i, 0
         return None
 
     @property
     def current_hand(self) -> Hand | None:
         """The hand whose decision is awaited, or None."""
-        if self.phase is Phase.PLAYER_TURNS or self.phase is Phase.INSURANCE:
+        if self.phase is _PLAYER_TURNS or self.phase is _INSURANCE:
             return self.seats[self._seat_i].hands[max(self._hand_i, 0)]
         return None
 
     def legal_actions(self) -> tuple[Action, ...]:
         """The actions the rules and bankroll allow for the hand to act (empty if none)."""
-        if self.phase is Phase.PLAYER_TURNS:
+        if self.phase is _PLAYER_TURNS:
             seat = self.seats[self._seat_i]
             return self._play_actions(seat, seat.hands[self._hand_i])
-        if self.phase is Phase.INSURANCE:
+        if self.phase is _INSURANCE:
             return self._insurance_actions(self.seats[self._seat_i])
         return ()
 
@@ -522,12 +555,12 @@ class Table:
     def deal(self) -> None:
         """Deal the round to every seat with a bet."""
         if self.phase is not _BETTING:
-            self._need(Phase.BETTING, "deal")
+            self._need(_BETTING, "deal")
         active = [s for s in self.seats if s.bet > 0]
         if not active:
             raise PhaseError("no seat has a bet: place at least one bet before dealing")
         self.round += 1
-        self.phase = Phase.DEALING
+        self.phase = _DEALING
         rules = self.rules
         values = self._values
         draw = self.shoe.draw
@@ -545,7 +578,7 @@ class Table:
             events.append(_record(Event, (_DEAL, seat.index, 0, card, None, None, None)))
         card = draw()
         dealer.add(card)
-        events.append(_record(Event, (EventKind.UPCARD, None, None, card, None, None, None)))
+        events.append(_record(Event, (_UPCARD, None, None, card, None, None, None)))
         for seat, hand in zip(active, hands, strict=True):
             card = draw()
             hand.add(card)
@@ -554,13 +587,13 @@ class Table:
             card = draw()
             dealer.add(card)
             events.append(
-                _record(Event, (EventKind.HOLE_CARD, None, None, card, None, None, None))
+                _record(Event, (_HOLE_CARD, None, None, card, None, None, None))
             )
 
         for seat, hand in zip(active, hands, strict=True):
             if hand.is_blackjack:
                 if rules.natural_paid_at_deal:
-                    self._pay(seat, 0, Outcome.BLACKJACK)
+                    self._pay(seat, 0, _BLACKJACK)
                 elif rules.natural_ends_hand:
                     hand.done = True
 
@@ -571,7 +604,7 @@ class Table:
             self._peek_possible = up_rank == 1 or values[up_rank - 1] == 10
             self._seat_i = -1
             if self._peek_possible and self._next_insurance_seat():
-                self.phase = Phase.INSURANCE
+                self.phase = _INSURANCE
                 return
             self._peek()
             if self.phase is _SETTLED:
@@ -593,10 +626,10 @@ class Table:
             if not hand.split_aces or self.rules.hit_split_aces:
                 self._act_play(action)
                 return
-        if phase is not Phase.PLAYER_TURNS and phase is not Phase.INSURANCE:
+        if phase is not _PLAYER_TURNS and phase is not _INSURANCE:
             raise PhaseError(
                 f"no decision is awaited in phase {phase.value}: "
-                + ("place bets and deal()" if phase is Phase.BETTING else "call new_round()")
+                + ("place bets and deal()" if phase is _BETTING else "call new_round()")
             )
         legal = self.legal_actions()
         try:
@@ -611,7 +644,7 @@ class Table:
                 f"{action.name} is not allowed for seat {seat} hand {hand} "
                 f"({self.current_hand}); legal now: {_names(legal)}"
             )
-        if phase is Phase.INSURANCE:
+        if phase is _INSURANCE:
             self._act_insurance(action)
         else:
             self._act_play(action)
@@ -668,7 +701,7 @@ class Table:
         settles the round. Then naturals are paid, when they beat any dealer 21."""
         dealer_bj = self._peek_possible and self.dealer.is_blackjack
         if self._peek_possible:
-            self.events.append(Event(EventKind.PEEK))
+            self.events.append(Event(_PEEK))
         for seat in self.seats:
             if seat.insurance:
                 returned = seat.insurance * 3 if dealer_bj else 0
@@ -686,7 +719,7 @@ class Table:
                 for i, hand in enumerate(seat.hands):
                     if not hand.settled:
                         self._pay(seat, i, self._compare(hand))
-            self.phase = Phase.SETTLED
+            self.phase = _SETTLED
             return
         # No dealer blackjack: a player's natural now wins for sure, unless it only ties
         # a dealer 21 of three or more cards (then it waits for the dealer's hand), or
@@ -696,7 +729,7 @@ class Table:
         for seat in self.seats:
             for i, hand in enumerate(seat.hands):
                 if hand.done and not hand.settled and hand.is_blackjack:
-                    self._pay(seat, i, Outcome.BLACKJACK)
+                    self._pay(seat, i, _BLACKJACK)
 
     # ========================================================== player turns
     def _play_actions(self, seat: Seat, hand: Hand) -> tuple[Action, ...]:
@@ -724,12 +757,12 @@ class Table:
         rules = self.rules
         if not split_allowed(
             rules,
-            pair=hand.is_pair(rules.split_by is SplitBy.VALUE),
+            pair=hand.is_pair(self._split_by_value),
             hands=len(seat.hands),
             split_aces=hand.split_aces,
         ):
             return False
-        if rules.split_bet is SplitBet.HALVE:
+        if self._halve_split:
             return hand.bet >= 2
         return seat.can_afford(hand.bet)
 
@@ -750,21 +783,21 @@ class Table:
                 hand.done = True
         elif action is _STAND:
             hand.done = True
-        elif action is Action.DOUBLE:
+        elif action is _DOUBLE:
             seat._take(hand.bet)
             hand.bet = hand.bet * 2
             hand.doubled = True
             self._deal_to(seat, hand_i)
             hand.done = True
             if hand._hard > 21:
-                self._pay(seat, hand_i, Outcome.BUST)
-        elif action is Action.SPLIT:
+                self._pay(seat, hand_i, _BUST)
+        elif action is _SPLIT:
             self._split(seat, hand_i)
-        elif action is Action.SURRENDER:
+        elif action is _SURRENDER:
             hand.surrendered = True
             hand.done = True
-            if self.rules.surrender is Surrender.EARLY or self.rules.hole_card is HoleCard.PEEK:
-                self._pay(seat, hand_i, Outcome.SURRENDER)
+            if self.rules.surrender is _EARLY or self.rules.hole_card is HoleCard.PEEK:
+                self._pay(seat, hand_i, _SURRENDERED)
         if hand.done:
             self._advance()
 
@@ -807,7 +840,7 @@ class Table:
         self.events.append(_record(Event, (_DEAL, seat.index, hand_i, card, None, None, None)))
 
     def _start_turns(self) -> None:
-        self.phase = Phase.PLAYER_TURNS
+        self.phase = _PLAYER_TURNS
         self._seat_i = 0
         self._hand_i = -1
         self._advance()
@@ -840,7 +873,7 @@ class Table:
 
     # ================================================================ dealer
     def _dealer_turn(self) -> None:
-        self.phase = Phase.DEALER_TURN
+        self.phase = _DEALER_TURN
         self._seat_i = self._hand_i = -1
         rules = self.rules
         dealer = self.dealer
@@ -902,26 +935,26 @@ class Table:
         dealer = self.dealer
         if hand.surrendered:
             # Late surrender without a peek: a dealer blackjack takes the whole bet.
-            return Outcome.LOSS if dealer.is_blackjack else Outcome.SURRENDER
+            return _LOSS if dealer.is_blackjack else _SURRENDERED
         if hand._hard > 21:
-            return Outcome.BUST
+            return _BUST
         ties = rules.ties
         player_bj = hand.is_blackjack
         dealer_bj = dealer.is_blackjack
         if player_bj and dealer_bj:
-            return Outcome.LOSS if ties is TieRule.DEALER_WINS else Outcome.PUSH
+            return _LOSS if ties is TieRule.DEALER_WINS else _PUSH
         if player_bj and (rules.natural_beats_21 or dealer.total != 21 or dealer.bust):
-            return Outcome.BLACKJACK
+            return _BLACKJACK
         if dealer_bj and rules.dealer_natural_beats_21:
-            return Outcome.LOSS
+            return _LOSS
         if dealer.bust:
-            return Outcome.WIN
+            return _WIN
         total, dealer_total = hand.total, dealer.total
         if total > dealer_total:
-            return Outcome.BLACKJACK if player_bj else Outcome.WIN
+            return _BLACKJACK if player_bj else _WIN
         if total < dealer_total:
-            return Outcome.LOSS
-        return Outcome.PUSH if ties is TieRule.PUSH else Outcome.LOSS
+            return _LOSS
+        return _PUSH if ties is TieRule.PUSH else _LOSS
 
     def _settle_highest(self, unsettled: list[tuple[Seat, int, Hand]]) -> None:
         """``Settlement.HIGHEST_HAND``: only the best hands at the table can win."""
@@ -946,13 +979,13 @@ class Table:
         """Settle one hand: the one place chips move at the end of a hand."""
         hand = seat.hands[hand_i]
         bet = hand.bet
-        if outcome is Outcome.WIN or outcome is Outcome.EVEN_MONEY:
+        if outcome is _WIN or outcome is _EVEN_MONEY:
             net: Chips = bet
-        elif outcome is Outcome.BLACKJACK:
+        elif outcome is _BLACKJACK:
             net = _chips(self.rules.blackjack_payout * bet)
-        elif outcome is Outcome.PUSH:
+        elif outcome is _PUSH:
             net = 0
-        elif outcome is Outcome.SURRENDER:
+        elif outcome is _SURRENDERED:
             net = _chips(-Fraction(bet) * _HALF)
         else:
             net = -bet

@@ -54,6 +54,18 @@ _PHASE_DECISION = {
 }
 
 
+# Enum members read on every step, as module globals (on Python 3.11 reading a member
+# through its enum class costs several times a global lookup).
+_PLAY = Decision.PLAY
+_INSURANCE_STEP = Decision.INSURANCE
+_BET_STEP = Decision.BET
+_PLAYER_TURNS = Phase.PLAYER_TURNS
+_INSURANCE = Phase.INSURANCE
+_SETTLED = Phase.SETTLED
+_PENALIZE = IllegalAction.PENALIZE
+_DICT = ObsMode.DICT
+
+
 def _card(card: Card | str) -> Card:
     return card if isinstance(card, Card) else parse_card(card)
 
@@ -471,7 +483,7 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
                 )
         if seed is not None or self._table is None:
             self._build_table()
-        elif self._table.phase is not Phase.SETTLED:
+        elif self._table.phase is not _SETTLED:
             self._finish_round()  # reset in the middle of a round: play it out standing
         table = self._table
         assert table is not None
@@ -518,20 +530,20 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
                 penalty = self.illegal_penalty
                 if phase is not Decision.BET:
                     a = int(Action.STAND)  # the round ends: stand / decline from here on
-        if phase is Decision.PLAY:
+        if phase is _PLAY:
             self._last_hand = table.to_act[1]  # type: ignore[index]
             table.act(_ACTIONS[a])
-        elif phase is Decision.INSURANCE:
+        elif phase is _INSURANCE_STEP:
             table.act(Action.DECLINE if a == Action.STAND else _ACTIONS[a])
-        elif phase is Decision.BET:
+        elif phase is _BET_STEP:
             self._deal(self.layout.bet_sizes[a - self.layout.n_play] * self.bet)
         self._advance()
-        if illegal and self.illegal_action is IllegalAction.PENALIZE:
+        if illegal and self.illegal_action is _PENALIZE:
             self._finish_round()  # the round ends, even when the penalty is 0
         reward = 0.0
         terminated = truncated = False
         settlement = None
-        if table.phase is Phase.SETTLED:
+        if table.phase is _SETTLED:
             settlement = self._settle()
             reward = settlement["net"] - penalty
             limit = self.rounds_per_episode
@@ -654,7 +666,7 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
             while who is not None and who[0] != seat:
                 table.act(strategies[who[0]](table))
                 who = table.to_act
-            if who is not None and table.phase is Phase.INSURANCE:
+            if who is not None and table.phase is _INSURANCE:
                 legal = table.legal_actions()
                 if Action.SURRENDER not in legal and not (
                     self.layout.insurance_decisions and Action.INSURE in legal
@@ -682,7 +694,7 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
         """Open the next round: bets (or a BET step), deal, other seats up to the learner."""
         table = self._table
         assert table is not None
-        if table.phase is Phase.SETTLED:
+        if table.phase is _SETTLED:
             table.new_round()
         self._rounds += 1
         if self.layout.bet_sizes:
@@ -734,8 +746,8 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
         assert table is not None
         # After _advance the table waits for the learner or for no one.
         table_phase = table.phase
-        if table_phase is Phase.PLAYER_TURNS:  # the common case, without the dict lookup
-            phase = Decision.PLAY
+        if table_phase is _PLAYER_TURNS:  # the common case, without the dict lookup
+            phase = _PLAY
         else:
             phase = _PHASE_DECISION.get(table_phase, Decision.SETTLED)
         self._phase = phase
@@ -746,7 +758,7 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
         return float(self._session_net if chips is None else chips)
 
     def _obs(self) -> Any:
-        dict_mode = self.obs_mode is ObsMode.DICT
+        dict_mode = self.obs_mode is _DICT
         return self.layout.observe(
             self._table,  # type: ignore[arg-type]
             self.seat,

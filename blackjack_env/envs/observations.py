@@ -78,6 +78,18 @@ class Decision(IntEnum):
     SETTLED = 3
 
 
+# Members read on every observation, as module globals (on Python 3.11 reading a
+# member through its enum class costs several times a global lookup).
+_PLAY = Decision.PLAY
+_INSURANCE_STEP = Decision.INSURANCE
+_PLAYER_TURNS = Phase.PLAYER_TURNS
+_TUPLE = ObsMode.TUPLE
+_MULTIDISCRETE = ObsMode.MULTIDISCRETE
+_DOUBLE = int(Action.DOUBLE)
+_SPLIT = int(Action.SPLIT)
+_SURRENDER = int(Action.SURRENDER)
+
+
 def decision(table: Table, seat: int) -> Decision:
     """The learner's decision in the table's current state.
 
@@ -185,7 +197,7 @@ class Layout:
 
     def legal(self, table: Table, seat: int, phase: Decision) -> tuple[int, ...]:
         """Legal action indices for the learner in ``phase``, ascending."""
-        if phase is Decision.PLAY:
+        if phase is _PLAY:
             engine = table.legal_actions()
             legal = self._play_cache.get(engine)
             if legal is None:
@@ -297,7 +309,7 @@ class Layout:
         hands = table.seats[seat].hands
         if hands:
             who = table.to_act
-            if who is not None and who[0] == seat and table.phase is Phase.PLAYER_TURNS:
+            if who is not None and who[0] == seat and table.phase is _PLAYER_TURNS:
                 index = who[1]
             else:
                 index = min(max(last_hand, 0), len(hands) - 1)
@@ -309,16 +321,16 @@ class Layout:
             index = total = soft = 0
         dealer = table.dealer.cards  # the upcard's point value, 0 before the deal
         up = table.rules.card_values[dealer[0].rank - 1] if dealer else 0
-        if mode is ObsMode.TUPLE:
+        if mode is _TUPLE:
             return (total, up, soft)
-        if mode is ObsMode.MULTIDISCRETE:
-            if phase is Decision.PLAY:
-                can_double = int(Action.DOUBLE in legal)
-                can_split = int(Action.SPLIT in legal)
-                can_surrender = int(Action.SURRENDER in legal)
+        if mode is _MULTIDISCRETE:
+            if phase is _PLAY:
+                can_double = 1 if _DOUBLE in legal else 0
+                can_split = 1 if _SPLIT in legal else 0
+                can_surrender = 1 if _SURRENDER in legal else 0
             else:
                 can_double = can_split = 0
-                can_surrender = int(phase is Decision.INSURANCE and Action.SURRENDER in legal)
+                can_surrender = 1 if phase is _INSURANCE_STEP and _SURRENDER in legal else 0
             # Python's round: halves go to the even integer
             count = round(hi_lo_true_count(table))
             count = 0 if count < -5 else 10 if count > 5 else count + 5
