@@ -38,6 +38,7 @@ class Settings:
     bet_sizes: str = ""
     session: int = 1
     seed: int = 12345
+    workers: int = 0
     json: bool = False
     out: str = ""
     progress: bool = False
@@ -55,6 +56,9 @@ HELP = {
                  "spreads its bet by the true count; others bet the smallest); '' = fixed bet",
     "session": "rounds per episode (a session at one shoe; use e.g. 100 with --bet-sizes)",
     "seed": "seed of the evaluation env (different from training seeds)",
+    "workers": "N >= 1: simulate a fixed policy (basic, dealer, never-bust, stand, random) on "
+               "the batched tables over N processes, the same figures for a seed whatever N; "
+               "0 = play through the env in this process",
     "json": "print the results as JSON instead of the table",
     "out": "also write the JSON results to this file",
     "progress": "show a progress bar",
@@ -98,7 +102,10 @@ def evaluate(settings: Settings) -> dict[str, Any]:
     rules, env, obs_mode, where = resolve(settings)
     agent = make_agent(settings.agent, env, seed=settings.seed)
     t0 = time.perf_counter()
-    sim = simulate(agent, env, settings.hands, seed=settings.seed, progress=settings.progress)
+    if settings.workers:
+        sim = simulate_batched(settings, rules, where)
+    else:
+        sim = simulate(agent, env, settings.hands, seed=settings.seed, progress=settings.progress)
     seconds = time.perf_counter() - t0
     exact = exact_grade(agent, rules, obs_mode)
     reason = analysis_reason(rules)
@@ -114,6 +121,40 @@ def evaluate(settings: Settings) -> dict[str, Any]:
     }
 
 
+def simulate_batched(settings: Settings, rules: Any, where: dict[str, Any]) -> dict[str, Any]:
+    """``--workers``: the fixed policy on the batched tables (blackjack_env.simulate),
+    in the same shape as the in-process simulation; rates are per round result."""
+    from blackjack_env.simulate import POLICIES
+    from blackjack_env.simulate import simulate as batched
+
+    if settings.workers < 1:
+        raise ValueError(f"--workers {settings.workers} must be 0 (in process) or >= 1")
+    if settings.agent not in POLICIES:
+        raise ValueError(
+            f"--workers simulates fixed policies only ({', '.join(sorted(POLICIES))}); "
+            f"got {settings.agent!r}: use --workers 0 for saved agents and the counter"
+        )
+    if rules.seats != 1 or settings.bet_sizes or settings.session != 1:
+        raise ValueError(
+            "--workers plays one seat, a fixed bet and one-round episodes: drop --seats, "
+            "--bet-sizes and --session, or use --workers 0"
+        )
+    res = batched(settings.agent, rules, settings.hands, seed=settings.seed,
+                  workers=settings.workers)
+    half = 1.959963984540054 * res.std / res.hands ** 0.5
+    return {
+        "rounds": res.hands,
+        "hands": res.hands,
+        "mean_return": res.mean,
+        "sd": res.std,
+        "ci95": [res.mean - half, res.mean + half],
+        "ci95_half_width": half,
+        "rates": {f"round {k}": v for k, v in res.outcomes.items()},
+        "workers": settings.workers,
+        "chunks": res.chunks,
+    }
+
+
 def print_table(result: dict[str, Any]) -> None:
     sim = result["simulation"]
     lo, hi = sim["ci95"]
@@ -125,7 +166,8 @@ def print_table(result: dict[str, Any]) -> None:
     print(f"  mean return per round  {sim['mean_return']:+.4f}  "
           f"(95% CI {lo:+.4f} .. {hi:+.4f})")
     rates = sim["rates"]
-    print("  per hand: " + "  ".join(f"{k} {v:.4f}" for k, v in rates.items()))
+    label = "per round" if "workers" in sim else "per hand"
+    print(f"  {label}: " + "  ".join(f"{k} {v:.4f}" for k, v in rates.items()))
     exact = result["exact"]
     if exact:
         print(f"  exact return of the greedy policy {exact['exact_return']:+.5f}")

@@ -162,6 +162,21 @@ def test_evaluate_fixed_agents_and_the_counter_session():
     assert json.loads(r.stdout)["exact"]["regret"] == pytest.approx(0.0, abs=1e-12)
 
 
+def test_evaluate_workers_give_the_same_figures_whatever_their_number():
+    results = []
+    for workers in ("1", "2"):
+        r = run("evaluate.py", "basic", "--rules", "vegas-strip", "--hands", "70000",
+                "--seed", "5", "--workers", workers, "--json")
+        assert r.returncode == 0, r.stderr
+        sim = json.loads(r.stdout)["simulation"]
+        assert sim.pop("workers") == int(workers)
+        results.append(sim)
+    assert results[0] == results[1]
+    assert results[0]["rounds"] >= 70000
+    r = run("evaluate.py", "counter", "--rules", "vegas-strip", "--workers", "2")
+    assert r.returncode == 2 and "fixed policies only" in r.stderr
+
+
 def test_bad_options_give_clear_errors(tmp_path):
     r = run("train.py", "--algo", "sarsa", "--out", str(tmp_path / "x"))
     assert r.returncode == 2 and "sarsa" in r.stderr and "q-learning" in r.stderr
