@@ -420,6 +420,7 @@ class Table:
         self._auto21 = rules.auto_stand_21
         self._split_by_value = rules.split_by is SplitBy.VALUE
         self._halve_split = rules.split_bet is SplitBet.HALVE
+        self._highest = rules.settlement is Settlement.HIGHEST_HAND
 
     # =============================================================== queries
     @property
@@ -556,30 +557,30 @@ class Table:
         """Deal the round to every seat with a bet."""
         if self.phase is not _BETTING:
             self._need(_BETTING, "deal")
-        active = [s for s in self.seats if s.bet > 0]
+        values = self._values
+        active = []  # (seat, its hand) for every seat with a bet, in seat order
+        for seat in self.seats:
+            if seat.bet > 0:
+                hand = Hand(values)
+                hand.bet = seat.bet
+                seat.hands = [hand]
+                active.append((seat, hand))
         if not active:
             raise PhaseError("no seat has a bet: place at least one bet before dealing")
         self.round += 1
         self.phase = _DEALING
         rules = self.rules
-        values = self._values
         draw = self.shoe.draw
         events = self.events
         dealer = self.dealer
-        hands = []
-        for seat in active:
-            hand = Hand(values)
-            hand.bet = seat.bet
-            seat.hands = [hand]
-            hands.append(hand)
-        for seat, hand in zip(active, hands, strict=True):
+        for seat, hand in active:
             card = draw()
             hand.add(card)
             events.append(_record(Event, (_DEAL, seat.index, 0, card, None, None, None)))
         card = draw()
         dealer.add(card)
         events.append(_record(Event, (_UPCARD, None, None, card, None, None, None)))
-        for seat, hand in zip(active, hands, strict=True):
+        for seat, hand in active:
             card = draw()
             hand.add(card)
             events.append(_record(Event, (_DEAL, seat.index, 0, card, None, None, None)))
@@ -590,7 +591,7 @@ class Table:
                 _record(Event, (_HOLE_CARD, None, None, card, None, None, None))
             )
 
-        for seat, hand in zip(active, hands, strict=True):
+        for seat, hand in active:
             if hand.is_blackjack:
                 if rules.natural_paid_at_deal:
                     self._pay(seat, 0, _BLACKJACK)
@@ -724,7 +725,7 @@ class Table:
         # No dealer blackjack: a player's natural now wins for sure, unless it only ties
         # a dealer 21 of three or more cards (then it waits for the dealer's hand), or
         # under highest-hand settlement (it is compared with the other hands at the end).
-        if not self.rules.natural_beats_21 or self.rules.settlement is Settlement.HIGHEST_HAND:
+        if not self.rules.natural_beats_21 or self._highest:
             return  # (highest-hand: a natural is one of the table's hands to compare)
         for seat in self.seats:
             for i, hand in enumerate(seat.hands):
@@ -875,7 +876,6 @@ class Table:
     def _dealer_turn(self) -> None:
         self.phase = _DEALER_TURN
         self._seat_i = self._hand_i = -1
-        rules = self.rules
         dealer = self.dealer
         unsettled = []
         for seat in self.seats:
@@ -898,7 +898,7 @@ class Table:
                 if not hand.surrendered:
                     self._dealer_draws()
                     break
-            if rules.settlement is Settlement.HIGHEST_HAND:
+            if self._highest:
                 self._settle_highest(unsettled)
             else:
                 for seat, i, hand in unsettled:

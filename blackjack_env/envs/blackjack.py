@@ -62,6 +62,7 @@ _BET_STEP = Decision.BET
 _PLAYER_TURNS = Phase.PLAYER_TURNS
 _INSURANCE = Phase.INSURANCE
 _SETTLED = Phase.SETTLED
+_BETTING = Phase.BETTING
 _PENALIZE = IllegalAction.PENALIZE
 _DICT = ObsMode.DICT
 
@@ -490,11 +491,11 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
         table.shoe.clear_stack()
         if cards is not None:
             parsed = cards if isinstance(cards, str) else [_card(c) for c in cards]
-            if table.phase is Phase.SETTLED:
+            if table.phase is _SETTLED:
                 table.new_round()
             table.shoe.stack(parsed)  # ValueError names a bad token or an unavailable card
         learner = table.seats[self.seat]
-        if table.phase is Phase.BETTING and learner.bet:
+        if table.phase is _BETTING and learner.bet:
             table.bet(self.seat, 0)
         if self.bankroll is not None:
             learner.bankroll = self.bankroll
@@ -727,14 +728,16 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
         if len(results) > 1:
             results = sorted(results)  # by hand index
         net = learner.net
-        hand_net = sum(r.net for r in results)
+        hand_net = 0
+        for r in results:  # sum(), without the generator
+            hand_net += r.net
         self._session_net += net
         settlement = {
             "round": self._rounds,
-            "hands": tuple(tuple(h.cards) for h in learner.hands),
+            "hands": tuple([tuple(h.cards) for h in learner.hands]),
             "dealer": tuple(table.dealer.cards),
-            "outcomes": tuple(r.outcome for r in results),
-            "payouts": tuple(float(r.net) / unit for r in results),
+            "outcomes": tuple([r.outcome for r in results]),
+            "payouts": tuple([float(r.net) / unit for r in results]),
             "insurance": float(net - hand_net) / unit,
             "net": float(net) / unit,
         }
