@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import time
 from dataclasses import asdict, dataclass
 
 import gymnasium as gym
 
-from blackjack_env.engine import Action, Table, preset
+from blackjack_env.engine import Action, Phase, Table, preset
 
 
 @dataclass
@@ -58,8 +59,6 @@ def engine_hands_per_second(rules_name: str, seats: int, hands: int, seed: int) 
     table = Table(rules, seed=seed)
     rounds = max(1, hands // seats)
     hit, stand, decline = Action.HIT, Action.STAND, Action.DECLINE
-    from blackjack_env.engine import Phase
-
     insurance = Phase.INSURANCE
     start = time.perf_counter()
     for _ in range(rounds):
@@ -94,7 +93,12 @@ def main(settings: Settings) -> dict:
             {"rules": name, "seats": seats, "hands_per_s": rate, "ratio_vs_gymnasium": ratio}
         )
     results["settings"] = asdict(settings)
-    results["machine"] = {"python": platform.python_version(), "cpu": platform.processor()}
+    results["machine"] = {
+        "python": platform.python_version(),
+        "cpu": platform.processor(),
+        "load_average": os.getloadavg(),
+    }
+    print(f"load average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if settings.json:
         with open(settings.json, "w") as f:
             json.dump(results, f, indent=2)
