@@ -20,9 +20,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from agents.cli import add_settings_arguments
 
 
 @dataclass
@@ -89,15 +91,7 @@ def parse_args(argv: list[str] | None = None) -> Settings:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     parser.add_argument("agent", nargs="?", default=Settings.agent, help=HELP["agent"])
-    for f in fields(Settings):
-        if f.name == "agent":
-            continue
-        if isinstance(f.default, bool):
-            parser.add_argument(f"--{f.name}", default=f.default,
-                                action=argparse.BooleanOptionalAction, help=HELP[f.name])
-        else:
-            parser.add_argument(f"--{f.name}", default=f.default, type=type(f.default),
-                                help=HELP[f.name])
+    add_settings_arguments(parser, Settings, HELP, skip=("agent",))
     return Settings(**vars(parser.parse_args(argv)))
 
 

@@ -19,7 +19,7 @@ import argparse
 import json
 import sys
 import time
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -27,6 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import chart as chart_script
 import evaluate as evaluate_script
 import train as train_script
+
+from agents.cli import add_settings_arguments
 
 
 @dataclass
@@ -117,14 +119,7 @@ def report(result: dict) -> None:
 def parse_args(argv: list[str] | None = None) -> Settings:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    for f in fields(Settings):
-        flag = f"--{f.name.replace('_', '-')}"
-        if isinstance(f.default, bool):
-            parser.add_argument(flag, dest=f.name, default=f.default,
-                                action=argparse.BooleanOptionalAction, help=HELP[f.name])
-        else:
-            parser.add_argument(flag, dest=f.name, default=f.default, type=type(f.default),
-                                help=HELP[f.name])
+    add_settings_arguments(parser, Settings, HELP)
     return Settings(**vars(parser.parse_args(argv)))
 
 

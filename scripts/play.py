@@ -19,10 +19,11 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from agents.cli import add_settings_arguments
 from blackjack_env.engine import Action, EventKind, Outcome, Phase, Table, preset
 
 __all__ = ["Session", "Settings", "main"]
@@ -365,14 +366,7 @@ class Session:
 
 def parse_args(argv: list[str] | None = None) -> Settings:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    for f in fields(Settings):
-        default = f.default
-        doc = _HELP.get(f.name, "")
-        if isinstance(default, bool):
-            parser.add_argument(f"--{f.name}", action=argparse.BooleanOptionalAction,
-                                default=default, help=doc)
-        else:
-            parser.add_argument(f"--{f.name}", type=type(default), default=default, help=doc)
+    add_settings_arguments(parser, Settings, _HELP)
     return Settings(**vars(parser.parse_args(argv)))
 
 

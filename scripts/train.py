@@ -23,9 +23,11 @@ import os
 import sys
 import time
 import warnings
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
+
+from agents.cli import add_settings_arguments
 
 TABULAR = ("q-learning", "mc")
 SB3 = ("ppo", "dqn", "a2c", "maskable-ppo")
@@ -370,13 +372,7 @@ def print_summary(summary: dict[str, Any]) -> None:
 def parse_args(argv: list[str] | None = None) -> Settings:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    for f in fields(Settings):
-        if isinstance(f.default, bool):
-            parser.add_argument(f"--{f.name.replace('_', '-')}", dest=f.name, default=f.default,
-                                action=argparse.BooleanOptionalAction, help=HELP[f.name])
-        else:
-            parser.add_argument(f"--{f.name.replace('_', '-')}", dest=f.name, default=f.default,
-                                type=type(f.default), help=HELP[f.name])
+    add_settings_arguments(parser, Settings, HELP)
     return Settings(**vars(parser.parse_args(argv)))
 
 
