@@ -236,6 +236,7 @@ class BlackjackAECEnv(AECEnv):
         self.infos = {a: {} for a in self.agents}
         self._session = [0.0] * self.rules.seats
         self._round = 0
+        self._ack = False  # a round settled at the deal in the last episode is gone
         if cards is not None:
             if table.phase is Phase.SETTLED:
                 table.new_round()

@@ -80,6 +80,18 @@ def test_round_settled_at_the_deal_takes_one_acknowledging_step() -> None:
     assert e.agents == []
 
 
+def test_reset_after_a_round_settled_at_the_deal_plays_the_new_round() -> None:
+    e = raw_env(rules="vegas-strip", num_seats=1)
+    e.reset(seed=2, options={"cards": "TS AH 6D KS"})  # 16 v A-K: settled at the peek
+    assert e.observe("seat_0")["observation"][0] == 3  # SETTLED, awaiting the acknowledgement
+    # reset before acknowledging; the new round (16 v 6) needs a decision
+    e.reset(options={"cards": "TS 6H 6D 9S"})
+    assert e.observe("seat_0")["observation"][0] == 0  # PLAY
+    e.step(0)  # stand: 16 v 6-9 = 15, the dealer draws; the round is played, not skipped
+    assert all(e.terminations.values())
+    assert e.rewards["seat_0"] in (-1.0, 1.0)
+
+
 def test_split_and_double_rewards_and_illegal_mapping() -> None:
     e = raw_env(rules="vegas-strip", num_seats=1)
     # seat 0: 8 8 against a 6 up (T hole). Split: 8 3, doubled with the T (21);
