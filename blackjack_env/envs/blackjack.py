@@ -13,7 +13,7 @@ from gymnasium.error import ResetNeeded
 from blackjack_env.engine.cards import Card, parse_card
 from blackjack_env.engine.rules import PRESETS, Rules, Surrender, preset
 from blackjack_env.engine.table import Action, Phase, Table
-from blackjack_env.envs.observations import Decision, Layout, ObsMode
+from blackjack_env.envs.observations import Decision, Layout, ObsMode, check_reset_options
 from blackjack_env.strategies import Strategy, make_strategy
 
 __all__ = ["BlackjackEnv", "IllegalAction"]
@@ -468,14 +468,7 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
         super().reset(seed=seed)
         cards = None
         if options is not None:
-            if not isinstance(options, dict):
-                raise ValueError(f"options must be a dict, got {type(options).__name__}")
-            unknown = sorted(set(options) - set(_KNOWN_OPTIONS))
-            if unknown:
-                raise ValueError(
-                    f"unknown reset option(s) {', '.join(map(repr, unknown))}; options are "
-                    f"{', '.join(map(repr, _KNOWN_OPTIONS))}"
-                )
+            check_reset_options(options, _KNOWN_OPTIONS)
             cards = options.get("cards")
             if cards is not None and not isinstance(cards, (str, list, tuple)):
                 raise ValueError(

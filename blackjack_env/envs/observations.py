@@ -33,6 +33,7 @@ __all__ = [
     "Decision",
     "Layout",
     "ObsMode",
+    "check_reset_options",
     "decision",
     "focus_hand",
     "hi_lo_true_count",
@@ -445,3 +446,19 @@ class Layout:
 
 # The ranks' order in every by-rank field (ace..king), for documentation and tests.
 RANK_ORDER: tuple[Rank, ...] = tuple(Rank)
+
+
+def check_reset_options(options: object, known: tuple[str, ...]) -> dict[str, Any]:
+    """``reset(options=...)`` validated: a dict whose keys are all in ``known``.
+
+    Raises ``ValueError`` naming the wrong type or the unknown keys and the allowed ones.
+    """
+    if not isinstance(options, dict):
+        raise ValueError(f"options must be a dict, got {type(options).__name__}")
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise ValueError(
+            f"unknown reset option(s) {', '.join(map(repr, unknown))}; options are "
+            f"{', '.join(map(repr, known))}"
+        )
+    return options

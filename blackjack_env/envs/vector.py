@@ -19,6 +19,7 @@ from blackjack_env.envs.observations import (
     MAX_TOTAL,
     Decision,
     ObsMode,
+    check_reset_options,
 )
 from blackjack_env.envs.vector_core import BatchPhase, TableBatch
 
@@ -221,14 +222,7 @@ class BlackjackVectorEnv(VectorEnv):
         cards: Any = None
         mask = self._all_true
         if options is not None:
-            if not isinstance(options, dict):
-                raise ValueError(f"options must be a dict, got {type(options).__name__}")
-            unknown = sorted(set(options) - set(_KNOWN_OPTIONS))
-            if unknown:
-                raise ValueError(
-                    f"unknown reset option(s) {', '.join(map(repr, unknown))}; options are "
-                    f"{', '.join(map(repr, _KNOWN_OPTIONS))}"
-                )
+            check_reset_options(options, _KNOWN_OPTIONS)
             cards = options.get("cards")
             if "reset_mask" in options:
                 mask = np.asarray(options["reset_mask"])
