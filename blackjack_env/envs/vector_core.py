@@ -658,7 +658,7 @@ class TableBatch:
         """Natural on hands ``f`` (flat index) of tables ``t`` (split hands only if
         blackjack_after_split)."""
         bj = (self._ncards[f] == 2) & self._ace[f] & (self._hard[f] == 11)
-        if not self.rules.blackjack_after_split:
+        if self.max_hands > 1 and not self.rules.blackjack_after_split:
             bj &= self.nhands[t] == 1
         return bj
 
@@ -827,11 +827,16 @@ class TableBatch:
 
     def round_net(self, idx: np.ndarray) -> np.ndarray:
         """Net result of the round so far at tables ``idx``, in units of the bet."""
-        if self.max_hands == 1:
-            hands = self._net[idx]
-        else:
-            exists = np.arange(self.max_hands)[:, None] < self.nhands[idx][None, :]
-            hands = np.where(exists, self.net[:, idx], 0.0).sum(axis=0)
+        hands = self._net[idx]
+        if self.max_hands > 1:
+            # hands past nhands hold stale values: add the split hands of split tables only
+            n = self.num_tables
+            nh = self.nhands[idx]
+            for k in range(1, self.max_hands):
+                sel = np.flatnonzero(nh > k)
+                if not sel.size:
+                    break
+                hands[sel] += self._net[k * n + idx[sel]]
         return (hands + self.insurance_net[idx]) / self.bet
 
     def _act_insurance(self, idx: np.ndarray, actions: np.ndarray) -> None:
@@ -1018,31 +1023,34 @@ class TableBatch:
         self.phase[idx] = _OVER
         if self.max_hands > 1:  # (one hand: the cursor is always on hand 0)
             self.cur[idx] = self.nhands[idx] - 1
-        if self.max_hands == 1:
-            unsettled = ~self._settled[idx]
-            any_open = unsettled
-        else:
-            h_range = np.arange(self.max_hands)[:, None]
-            exists = h_range < self.nhands[idx][None, :]
-            unsettled = exists & ~self.settled[:, idx]
-            any_open = unsettled.any(axis=0)
+        # any_open: some hand is unsettled; plays: some unsettled hand was not surrendered
+        any_open = ~self._settled[idx]
+        plays = any_open & ~self._surrendered[idx]
+        if self.max_hands > 1:
+            n = self.num_tables
+            nh = self.nhands[idx]
+            for k in range(1, self.max_hands):
+                sel = np.flatnonzero(nh > k)  # (few: split tables)
+                if not sel.size:
+                    break
+                fk = k * n + idx[sel]
+                open_k = ~self._settled[fk]
+                any_open[sel] |= open_k
+                plays[sel] |= open_k & ~self._surrendered[fk]
         rules = self.rules
+        if not self._no_hole:  # (every table shows its hole card, played or not)
+            self.hole_revealed[idx] = True
         if not any_open.all():
-            quiet = idx[~any_open]
-            self.hole_revealed[quiet] = not self._no_hole
-            idx = idx[any_open]
+            if self._no_hole:
+                self.hole_revealed[idx[~any_open]] = False
+            idx, plays = idx[any_open], plays[any_open]
             if not idx.size:
                 return
-            unsettled = unsettled[..., any_open]
         if self._no_hole:
             card = self._draw(idx)
             self._dealer_add(idx, card)
             self.hole[idx] = card
-        self.hole_revealed[idx] = True
-        if self.max_hands == 1:
-            plays = ~self._surrendered[idx]
-        else:
-            plays = (unsettled & ~self.surrendered[:, idx]).any(axis=0)
+            self.hole_revealed[idx] = True
         drawing = idx[plays]
         h17 = self._h17
         if self.infinite and not self._stacked_any and not self.track_cards and drawing.size:
@@ -1132,14 +1140,28 @@ class TableBatch:
     # ========================================================== settlement
     def _hand_grid(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Flat index and table of every unsettled existing hand at tables ``idx``."""
+        settled = self._settled
+        t = idx[~settled[idx]]
         if self.max_hands == 1:
-            t = idx[~self._settled[idx]]
             return t, t
-        h_range = np.arange(self.max_hands)[:, None]
-        open_ = (h_range < self.nhands[idx][None, :]) & ~self.settled[:, idx]
-        hh, k = np.nonzero(open_)
-        t = idx[k]
-        return hh * self.num_tables + t, t
+        # hand 0 of every table, then hand 1, 2, ... of the (few) split tables: the
+        # order of a row-major scan of the (hand, table) grid
+        nh = self.nhands[idx]
+        multi = nh > 1
+        if not multi.any():
+            return t, t
+        fs, ts = [t], [t]
+        tm, nm = idx[multi], nh[multi]
+        for k in range(1, self.max_hands):
+            tm = tm[nm > k]
+            if not tm.size:
+                break
+            nm = self.nhands[tm]
+            fk = k * self.num_tables + tm
+            open_ = ~settled[fk]
+            fs.append(fk[open_])
+            ts.append(tm[open_])
+        return np.concatenate(fs), np.concatenate(ts)
 
     def _settle_by_compare(self, idx: np.ndarray) -> None:
         f, t = self._hand_grid(idx)
