@@ -572,13 +572,17 @@ class TableBatch:
 
         k = 3 if self._no_hole else 4
         dealt = self._draw_many(idx, k)
-        c1, up, c2 = dealt[:, 0], dealt[:, 1], dealt[:, 2]
-        rk = self._rank_of_id
-        v = self._value_of_id
-        r1, r2, ru = np.take(rk, c1), np.take(rk, c2), np.take(rk, up)
+        # ranks and values of all the dealt cards in two gathers (columns: player, up,
+        # player, hole)
+        ids = dealt.astype(np.intp)
+        rk = np.take(self._rank_of_id, ids)
+        vk = np.take(self._value_of_id, ids)
+        r1, ru, r2 = rk[:, 0], rk[:, 1], rk[:, 2]
+        up_value = vk[:, 1]
+        up_ace = ru == 0
         self._r0[idx] = r1
         self._r1[idx] = r2
-        hard = np.take(v, c1) + np.take(v, c2)
+        hard = vk[:, 0] + vk[:, 2]
         ace = (r1 == 0) | (r2 == 0)
         self._hard[idx] = hard
         self._ace[idx] = ace
@@ -591,18 +595,17 @@ class TableBatch:
             self.dealer_ranks[idx] = 0
             self.dealer_ranks[idx, ru] += 1
             if not self._no_hole:
-                self.dealer_ranks[idx, rk[dealt[:, 3]]] += 1
-        self.up[idx] = up
+                self.dealer_ranks[idx, rk[:, 3]] += 1
+        self.up[idx] = ids[:, 1]
         if self._no_hole:
-            self.d_hard[idx] = np.take(v, up)
-            self.d_ace[idx] = ru == 0
+            self.d_hard[idx] = up_value
+            self.d_ace[idx] = up_ace
             self.d_n[idx] = 1
             self.hole[idx] = -1
         else:
-            hole = dealt[:, 3]
-            self.hole[idx] = hole
-            self.d_hard[idx] = np.take(v, up) + np.take(v, hole)
-            self.d_ace[idx] = (ru == 0) | (np.take(rk, hole) == 0)
+            self.hole[idx] = ids[:, 3]
+            self.d_hard[idx] = up_value + vk[:, 3]
+            self.d_ace[idx] = up_ace | (rk[:, 3] == 0)
             self.d_n[idx] = 2
 
         rules = self.rules
@@ -614,7 +617,7 @@ class TableBatch:
                 self._done[idx[bj]] = True
         # a blackjack needs an ace and a ten-value card: peek under either (the ace by
         # rank, since custom values may give a non-ace the value 1)
-        peek_possible = self._peek & ((ru == 0) | (np.take(v, up) == 10))
+        peek_possible = self._peek & (up_ace | (up_value == 10))
         self.peek_possible[idx] = peek_possible
         self.phase[idx] = _DECIDE
         if self._peek:
@@ -804,13 +807,16 @@ class TableBatch:
                 if self.track_cards:
                     self.hand_ranks[0, t, np.take(self._rank_of_id, cards[t])] += 1
             r = np.take(self._rank_of_id, cards)
-            np.add(hard, np.take(self._values, r), out=hard, where=hit)
+            hard += np.take(self._values, r) * hit
             ace |= hit & (r == 0)
             self.ncards[0] += hit
             bust = hit & (hard > 21)
-            done |= bust
             if bust.any():
-                self._pay(np.flatnonzero(bust), _BUST)
+                # the bust hands are settled (whole width, as _pay_outcomes)
+                np.putmask(self.outcome[0], bust, _BUST)
+                np.putmask(self.net[0], bust, stake * self._factor[_BUST])
+                self.settled[0] |= bust
+                done |= bust
             if self._auto21:
                 done |= hit & ~bust & (hard + 10 * (ace & (hard <= 11)) == 21)
         done |= dec & (actions == _STAND)
@@ -1043,15 +1049,17 @@ class TableBatch:
         if not any_open.all():
             if self._no_hole:
                 self.hole_revealed[idx[~any_open]] = False
-            idx, plays = idx[any_open], plays[any_open]
-            if not idx.size:
+            keep = np.flatnonzero(any_open)
+            if not keep.size:
                 return
+            idx, plays = idx[keep], plays[keep]
         if self._no_hole:
             card = self._draw(idx)
             self._dealer_add(idx, card)
             self.hole[idx] = card
             self.hole_revealed[idx] = True
-        drawing = idx[plays]
+        # (without surrender every open table plays)
+        drawing = idx if rules.surrender is Surrender.NONE else idx[plays]
         h17 = self._h17
         if self.infinite and not self._stacked_any and not self.track_cards and drawing.size:
             self._sample_dealer(drawing)
@@ -1066,6 +1074,8 @@ class TableBatch:
                 self._dealer_add(drawing, self._draw(drawing))
         if rules.settlement is Settlement.HIGHEST_HAND:
             self._settle_highest(idx)
+        elif self.max_hands == 1:  # (idx: exactly the tables whose hand 0 is open)
+            self._pay_outcomes(idx, self._compare(idx, idx))
         else:
             self._settle_by_compare(idx)
 
@@ -1110,13 +1120,16 @@ class TableBatch:
         if self._cdf is None:
             self._cdf = self._dealer_cdf()
         hard = self.d_hard[idx]
-        soft = self.d_ace[idx] & (hard <= 11)
+        ace = self.d_ace[idx]
+        soft = ace & (hard <= 11)
         total = hard + 10 * soft
         need = (total < 17) | ((total == 17) & soft) if self._h17 else total < 17
-        idx, hard = idx[need], hard[need]
-        if not idx.size:
+        sel = np.flatnonzero(need)
+        if not sel.size:
             return
-        rows = self._cdf[hard, self.d_ace[idx].astype(np.int64)]
+        idx = idx[sel]
+        # row (hard, ace) of the CDF table, as one gather of whole rows
+        rows = np.take(self._cdf.reshape(-1, 6), hard[sel] * 2 + ace[sel], axis=0)
         u = self._random_uniform(idx.size)
         category = (u >= rows[:, 0]).astype(np.int64)
         for k in range(1, 5):  # (the last column is 1: u never reaches it)
