@@ -308,7 +308,8 @@ class BlackjackVectorEnv(VectorEnv):
             net[pend] = core.round_net(pend)
         if resetting.any():
             over &= ~resetting
-        round_net = np.where(over, net, 0.0)
+        # (the core's net is 0 where no round ended; resetting sub-envs report nothing)
+        round_net = np.where(over, net, 0.0) if resetting.any() else net
         reward = round_net
         if penalize:
             reward = round_net - np.where(illegal, self.illegal_penalty, 0.0)
@@ -485,8 +486,9 @@ class BlackjackVectorEnv(VectorEnv):
         # minus the Hi-Lo sum of the unseen ones
         unseen_hilo, remaining = core.unseen_hilo()
         running = -unseen_hilo
-        with np.errstate(divide="ignore", invalid="ignore"):
-            tc = np.where(remaining > 0, running * 52.0 / remaining, 0.0)
+        # running * 52 / remaining, 0 where nothing is unseen (no division there)
+        tc = np.zeros(self.num_envs, dtype=np.float64)
+        np.divide(running * 52.0, remaining, out=tc, where=remaining > 0)
         return tc
 
     def _observe(self) -> Any:
@@ -523,7 +525,8 @@ class BlackjackVectorEnv(VectorEnv):
             out[:, 5] = can_split
             out[:, 6] = can_surr
             out[:, 7] = h
-            out[:, 8] = np.clip(np.round(tc), -5, 5).astype(np.int64) + 5
+            # (clip(round(tc), -5, 5): round half to even, as np.round)
+            out[:, 8] = np.minimum(np.maximum(np.rint(tc), -5.0), 5.0).astype(np.int64) + 5
             return out
         # vector
         n_hands = self.rules.max_split_hands

@@ -395,7 +395,6 @@ class TableBatch:
         base = idx * size
         left = size - pos
         u = self._uniforms(idx.size * k).reshape(k, idx.size)
-        tags = np.zeros(idx.size, dtype=np.int64)
         for j in range(k):
             fi = base + pos + j
             fj = fi + (u[j] * (left - j)).astype(np.int64)
@@ -403,9 +402,12 @@ class TableBatch:
             flat[fj] = flat[fi]
             flat[fi] = cards
             out[:, j] = cards
-            tags += np.take(self._hilo_of_id, cards)
             if self.track_cards:
                 self.counts[idx, np.take(self._rank_of_id, cards)] -= 1
+        tag = np.take(self._hilo_of_id, out.astype(np.intp))
+        tags = tag[:, 0] + tag[:, 1]
+        for j in range(2, k):
+            tags += tag[:, j]
         self.pos[idx] = pos + k
         self.dealt[idx] += k
         self.undealt_hilo[idx] -= tags
