@@ -452,8 +452,11 @@ class BlackjackVectorEnv(VectorEnv):
         phase = _DECISION[core.phase]
         self._phase = phase
         n_play = self._n_play
-        mask = np.zeros((self.num_envs, self._n_actions), dtype=np.int8)
-        mask[:, :n_play] = cm[:, :n_play]
+        if n_play == self._n_actions:
+            mask = cm[:, :n_play].astype(np.int8)  # (a fresh C-ordered array)
+        else:
+            mask = np.zeros((self.num_envs, self._n_actions), dtype=np.int8)
+            mask[:, :n_play] = cm[:, :n_play]
         if n_play == 6:
             mask[:, _INSURE] = False
         ins = phase == _INSURANCE
@@ -465,7 +468,9 @@ class BlackjackVectorEnv(VectorEnv):
             mask[ins, _HIT] = 0
             mask[ins, _DOUBLE] = 0
             mask[ins, _SPLIT] = 0
-        mask |= (phase == _SETTLED)[:, None]  # a settled round: any action continues
+        settled = phase == _SETTLED
+        if settled.any():
+            mask[settled] = 1  # a settled round: any action continues
         self._mask = mask
 
     def _focus(self) -> tuple[np.ndarray, np.ndarray]:

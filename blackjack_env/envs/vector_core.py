@@ -877,8 +877,8 @@ class TableBatch:
             if track:
                 self.last_hand[idx] = h
             f = h * self.num_tables + idx
-        hitting = (actions == _HIT) | (actions == _DOUBLE)
-        if hitting.any():
+        hitting = np.flatnonzero((actions == _HIT) | (actions == _DOUBLE))
+        if hitting.size:
             dbl = actions == _DOUBLE
             if dbl.any():
                 fd = f[dbl]
@@ -894,8 +894,8 @@ class TableBatch:
             if self._auto21:
                 twenty_one = ~bust & (hard + 10 * (self._ace[fh] & (hard <= 11)) == 21)
                 self._done[fh[twenty_one]] = True
-        stand = actions == _STAND
-        if stand.any():
+        stand = np.flatnonzero(actions == _STAND)
+        if stand.size:
             self._done[f[stand]] = True
         surr = actions == _SURRENDER
         if surr.any():
@@ -939,7 +939,9 @@ class TableBatch:
         fn = f + n
         r1 = self._r1[f]
         v1 = np.take(self._values, r1)
-        for arr in self._flat_fields:
+        # the new hand: every field written (those not set below start at 0)
+        for arr in (self._r1, self._doubled, self._surrendered, self._done, self._settled,
+                    self._net):
             arr[fn] = 0
         self._outcome[fn] = -1
         self._hard[fn] = v1
