@@ -348,7 +348,7 @@ class BlackjackVectorEnv(VectorEnv):
             # the ended sub-envs' last observation: a SETTLED phase, every action legal
             # (rows of the other sub-envs in final_obs are not meaningful)
             # (a SETTLED row shows no can-double/split/surrender: the mask is not read)
-            self._phase = np.where(done, int(Decision.SETTLED), self._phase)
+            self._phase = np.where(done, _SETTLED, self._phase)
             final_obs = self._observe()
             final_info = {
                 "round_net": info_extra["round_net"],
@@ -424,7 +424,7 @@ class BlackjackVectorEnv(VectorEnv):
         """The single env's mapping: DOUBLE / SPLIT / SURRENDER -> HIT if legal else
         STAND; anything else (HIT, INSURE) -> STAND; pre-peek: STAND (decline)."""
         hit_ok = self._mask[:, _HIT].astype(bool)
-        play = self._phase == Decision.PLAY
+        play = self._phase == _PLAY
         to_hit = play & hit_ok & ((a == _DOUBLE) | (a == _SPLIT) | (a == _SURRENDER))
         mapped = np.where(to_hit, _HIT, _STAND)
         return np.where(illegal, mapped, a)
@@ -510,8 +510,8 @@ class BlackjackVectorEnv(VectorEnv):
             return (total, up, soft.astype(np.int64))
         phase = self._phase
         mask = self._mask
-        play = phase == Decision.PLAY
-        ins = phase == Decision.INSURANCE
+        play = phase == _PLAY
+        ins = phase == _INSURANCE
         can_double = play & (mask[:, _DOUBLE] > 0) if self._n_play > 2 else np.zeros_like(play)
         can_split = play & (mask[:, _SPLIT] > 0) if self._n_play > 2 else np.zeros_like(play)
         can_surr = (

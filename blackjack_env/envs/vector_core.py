@@ -199,6 +199,7 @@ class TableBatch:
         self._naturals_paid_at_peek = (
             rules.natural_beats_21 and rules.settlement is Settlement.DEALER
         )
+        self._outcome_table = self._build_outcome_table()
 
         # ----- shoe
         self.decks = rules.shoe_decks
@@ -1186,16 +1187,41 @@ class TableBatch:
             self._pay_outcomes(f, self._compare(f, t))
 
     def _compare(self, f: np.ndarray, t: np.ndarray) -> np.ndarray:
-        """Outcome codes of standing hands against the dealer's final hand (as Table._compare)."""
-        rules = self.rules
+        """Outcome codes of standing hands against the dealer's final hand (as Table._compare).
+
+        Looked up in :meth:`_outcome_table` by the two hands' categories."""
         hard = self._hard[f]
-        total = hard + 10 * (self._ace[f] & (hard <= 11))
+        ace = self._ace[f]
+        total = hard + 10 * (ace & (hard <= 11))
+        pbj = (self._ncards[f] == 2) & ace & (hard == 11)  # as _is_bj
+        if self.max_hands > 1 and not self.rules.blackjack_after_split:
+            pbj &= self.nhands[t] == 1
         d_hard = self.d_hard[t]
-        d_total = d_hard + 10 * (self.d_ace[t] & (d_hard <= 11))
-        d_bust = d_hard > 21
-        pbj = self._is_bj(f, t)
-        dbj = self._dealer_bj(t)
+        d_ace = self.d_ace[t]
+        d_total = d_hard + 10 * (d_ace & (d_hard <= 11))
+        dbj = (self.d_n[t] == 2) & d_ace & (d_hard == 11)  # as _dealer_bj
+        key = np.minimum(total, 22) + 2 * pbj
+        key *= 24
+        key += np.minimum(d_total, 22)
+        key += 2 * dbj
+        out = np.take(self._outcome_table, key)
         surr = self._surrendered[f]
+        if surr.any():
+            out = np.where(surr, np.where(dbj, _LOSS, _SURR), out)
+        return out
+
+    def _outcome_rules(
+        self,
+        total: np.ndarray,
+        d_total: np.ndarray,
+        pbj: np.ndarray,
+        dbj: np.ndarray,
+        bust: np.ndarray,
+        d_bust: np.ndarray,
+    ) -> np.ndarray:
+        """Outcome code of a standing (unsurrendered) hand from the two hands' totals,
+        naturals and busts, by the rules (as Table._compare)."""
+        rules = self.rules
         ties = rules.ties
         # the last matching rule decides: written from the lowest priority up
         out = np.where(total > d_total, np.where(pbj, _BJ, _WIN), _LOSS)
@@ -1205,10 +1231,18 @@ class TableBatch:
             out = np.where(dbj, _LOSS, out)
         out = np.where(pbj & (rules.natural_beats_21 | (d_total != 21) | d_bust), _BJ, out)
         out = np.where(pbj & dbj, _LOSS if ties is TieRule.DEALER_WINS else _PUSH, out)
-        out = np.where(hard > 21, _BUST, out)
-        if surr.any():
-            out = np.where(surr, np.where(dbj, _LOSS, _SURR), out)
-        return out
+        return np.where(bust, _BUST, out)
+
+    def _build_outcome_table(self) -> np.ndarray:
+        """:meth:`_outcome_rules` for every pair of hand categories, flat: entry
+        ``24 * player + dealer``, a category being the total (0..21), 22 for a bust
+        (which total does not matter) or 23 for a natural (a two-card 21)."""
+        cat = np.arange(24)
+        total = np.where(cat == 23, 21, cat)  # a bust counts as 22
+        p, d = np.meshgrid(cat, cat, indexing="ij")
+        pt, dt = np.meshgrid(total, total, indexing="ij")
+        table = self._outcome_rules(pt, dt, p == 23, d == 23, p == 22, d == 22)
+        return table.reshape(-1).astype(np.int64)
 
     def _settle_highest(self, idx: np.ndarray) -> None:
         """``Settlement.HIGHEST_HAND`` for one seat's hands: only the best can win."""
