@@ -390,25 +390,30 @@ class TableBatch:
             for j in range(k):
                 out[:, j] = self._draw(idx)
             return out
-        # k steps of the incremental Fisher-Yates shuffle, bookkeeping done once
-        out = np.empty((idx.size, k), dtype=np.int8)
+        # k steps of the incremental Fisher-Yates shuffle, bookkeeping done once; the
+        # cards are gathered card-major (k, m) and returned transposed
+        out = np.empty((k, idx.size), dtype=np.int8)
         flat = self._shoe_flat
-        base = idx * size
+        fi = idx * size
+        fi += pos
         left = size - pos
         u = self._uniforms(idx.size * k).reshape(k, idx.size)
+        # offset of the card taken at step j: floor(u * (cards left before step j))
+        offsets = (u * (left[None, :] - np.arange(k)[:, None])).astype(np.int64)
         for j in range(k):
-            fi = base + pos + j
-            fj = fi + (u[j] * (left - j)).astype(np.int64)
+            fj = fi + offsets[j]
             cards = flat[fj]
             flat[fj] = flat[fi]
             flat[fi] = cards
-            out[:, j] = cards
+            out[j] = cards
             if self.track_cards:
                 self.counts[idx, np.take(self._rank_of_id, cards)] -= 1
+            fi += 1
         tag = np.take(self._hilo_of_id, out.astype(np.intp))
-        tags = tag[:, 0] + tag[:, 1]
+        tags = tag[0] + tag[1]
         for j in range(2, k):
-            tags += tag[:, j]
+            tags += tag[j]
+        out = out.T
         self.pos[idx] = pos + k
         self.dealt[idx] += k
         self.undealt_hilo[idx] -= tags
@@ -607,8 +612,10 @@ class TableBatch:
             self.hole[idx] = -1
         else:
             self.hole[idx] = ids[:, 3]
-            self.d_hard[idx] = up_value + vk[:, 3]
-            self.d_ace[idx] = up_ace | (rk[:, 3] == 0)
+            d_hard = up_value + vk[:, 3]
+            d_ace = up_ace | (rk[:, 3] == 0)
+            self.d_hard[idx] = d_hard
+            self.d_ace[idx] = d_ace
             self.d_n[idx] = 2
 
         rules = self.rules
@@ -630,32 +637,61 @@ class TableBatch:
             if ask.any():
                 self.phase[idx[ask]] = _INSURE_PHASE
                 idx = idx[~ask]
-            self._do_peek(idx)
-            idx = idx[self.phase[idx] != _OVER]
+                self._do_peek(idx)
+                idx = idx[self.phase[idx] != _OVER]
+            else:  # the naturals are known from the deal (a peek rule has a hole card)
+                natural = bj if rules.natural_ends_hand and not rules.natural_paid_at_deal else None
+                idx = self._do_peek(
+                    idx, peek_possible & d_ace & (d_hard == 11), natural, at_deal=True
+                )
         self.cur[idx] = -1
         self._advance(idx)
         self._flush_dealer()
 
-    def _do_peek(self, idx: np.ndarray) -> None:
-        """The dealer checks the hole card at tables ``idx`` (only counts with an ace/ten up)."""
+    def _do_peek(
+        self,
+        idx: np.ndarray,
+        dealer_bj: np.ndarray | None = None,
+        natural: np.ndarray | None = None,
+        at_deal: bool = False,
+    ) -> np.ndarray:
+        """The dealer checks the hole card at tables ``idx`` (only counts with an ace/ten up).
+
+        ``at_deal``: called right after the deal (nobody insured yet), with the dealer's
+        peeked blackjack per table in ``dealer_bj`` and, in ``natural``, the player's
+        natural that ended the hand (None: none did). Returns the tables whose round
+        goes on (no dealer blackjack)."""
         if idx.size == 0:
-            return
-        ins = self.insurance[idx]
-        dealer_bj = self.peek_possible[idx] & self._dealer_bj(idx)
-        if (ins > 0).any():
-            self.insurance_net[idx] = np.where(dealer_bj, 2.0 * ins, -ins)
+            return idx
+        if not at_deal:
+            ins = self.insurance[idx]
+            dealer_bj = self.peek_possible[idx] & self._dealer_bj(idx)
+            if (ins > 0).any():
+                self.insurance_net[idx] = np.where(dealer_bj, 2.0 * ins, -ins)
+        assert dealer_bj is not None
         if dealer_bj.any():
             hit = idx[dealer_bj]
             self.hole_revealed[hit] = True
             self._settle_by_compare(hit)
             self.phase[hit] = _OVER
-        rest = idx[~dealer_bj]
+            keep = np.flatnonzero(~dealer_bj)
+            rest = idx[keep]
+            if natural is not None:
+                natural = natural[keep]
+        else:
+            rest = idx
         # a natural now wins for sure, unless it only ties a dealer 21 of three or more
         # cards, or under highest-hand settlement (it is compared at the end)
         if rest.size and self._naturals_paid_at_peek:
-            done_bj = self._done[rest] & ~self._settled[rest] & self._is_bj(rest, rest)
+            if not at_deal:
+                done_bj = self._done[rest] & ~self._settled[rest] & self._is_bj(rest, rest)
+            elif natural is None:
+                return rest
+            else:  # (at the deal: done & unsettled & natural is exactly this)
+                done_bj = natural
             if done_bj.any():
                 self._pay(rest[done_bj], _BJ)
+        return rest
 
     def _dealer_bj(self, idx: np.ndarray) -> np.ndarray:
         return (self.d_n[idx] == 2) & self.d_ace[idx] & (self.d_hard[idx] == 11)
