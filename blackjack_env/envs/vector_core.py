@@ -580,17 +580,17 @@ class TableBatch:
 
         k = 3 if self._no_hole else 4
         dealt = self._draw_many(idx, k)
-        # ranks and values of all the dealt cards in two gathers (columns: player, up,
-        # player, hole)
-        ids = dealt.astype(np.intp)
+        # ranks and values of all the dealt cards in two gathers (card-major rows:
+        # player, up, player, hole)
+        ids = dealt.T.astype(np.intp, order="C")
         rk = np.take(self._rank_of_id, ids)
         vk = np.take(self._value_of_id, ids)
-        r1, ru, r2 = rk[:, 0], rk[:, 1], rk[:, 2]
-        up_value = vk[:, 1]
+        r1, ru, r2 = rk[0], rk[1], rk[2]
+        up_value = vk[1]
         up_ace = ru == 0
         self._r0[idx] = r1
         self._r1[idx] = r2
-        hard = vk[:, 0] + vk[:, 2]
+        hard = vk[0] + vk[2]
         ace = (r1 == 0) | (r2 == 0)
         self._hard[idx] = hard
         self._ace[idx] = ace
@@ -603,17 +603,17 @@ class TableBatch:
             self.dealer_ranks[idx] = 0
             self.dealer_ranks[idx, ru] += 1
             if not self._no_hole:
-                self.dealer_ranks[idx, rk[:, 3]] += 1
-        self.up[idx] = ids[:, 1]
+                self.dealer_ranks[idx, rk[3]] += 1
+        self.up[idx] = ids[1]
         if self._no_hole:
             self.d_hard[idx] = up_value
             self.d_ace[idx] = up_ace
             self.d_n[idx] = 1
             self.hole[idx] = -1
         else:
-            self.hole[idx] = ids[:, 3]
-            d_hard = up_value + vk[:, 3]
-            d_ace = up_ace | (rk[:, 3] == 0)
+            self.hole[idx] = ids[3]
+            d_hard = up_value + vk[3]
+            d_ace = up_ace | (rk[3] == 0)
             self.d_hard[idx] = d_hard
             self.d_ace[idx] = d_ace
             self.d_n[idx] = 2
