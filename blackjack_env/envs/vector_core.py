@@ -200,6 +200,13 @@ class TableBatch:
             rules.natural_beats_21 and rules.settlement is Settlement.DEALER
         )
         self._outcome_table = self._build_outcome_table()
+        # the dealer draws on (hard, holds an ace), entry 2 * hard + ace (hard <= 31)
+        hard = np.arange(64) // 2
+        soft = (np.arange(64) % 2 == 1) & (hard <= 11)
+        total = hard + 10 * soft
+        self._dealer_hits = (
+            (total < 17) | ((total == 17) & soft) if self._h17 else total < 17
+        )
 
         # ----- shoe
         self.decks = rules.shoe_decks
@@ -211,9 +218,9 @@ class TableBatch:
         self._to_dealer: list[np.ndarray] = []  # tables whose hands are all done (in a call)
         self._can_double_rule = rules.can_double
         # one hand per round (no split) and no pre-peek decision: whole-width step
-        self._one_hand = h == 1 and not (
-            self._peek and (self.ask_insurance or rules.surrender is Surrender.EARLY)
-        )
+        # a pre-peek decision (the INSURE phase) can occur
+        self._pre_peek = self._peek and (self.ask_insurance or rules.surrender is Surrender.EARLY)
+        self._one_hand = h == 1 and not self._pre_peek
         self._pool_pos = 0
         if self.infinite:
             self.shoe_size = 416  # the stacked-card buffer
@@ -797,7 +804,7 @@ class TableBatch:
         if self._one_hand:
             self._step_one_hand(actions, active)
         elif active is None:
-            ins = np.flatnonzero(phase == _INSURE_PHASE)
+            ins = np.flatnonzero(phase == _INSURE_PHASE) if self._pre_peek else self._arange[:0]
             decide = np.flatnonzero(phase == _DECIDE)
         else:
             ins = np.flatnonzero((phase == _INSURE_PHASE) & active)
@@ -1101,15 +1108,12 @@ class TableBatch:
             self.hole_revealed[idx] = True
         # (without surrender every open table plays)
         drawing = idx if rules.surrender is Surrender.NONE else idx[plays]
-        h17 = self._h17
         if self.infinite and not self._stacked_any and not self.track_cards and drawing.size:
             self._sample_dealer(drawing)
             drawing = drawing[:0]
+        hits = self._dealer_hits
         while drawing.size:
-            hard = self.d_hard[drawing]
-            soft = self.d_ace[drawing] & (hard <= 11)
-            total = hard + 10 * soft
-            need = (total < 17) | ((total == 17) & soft) if h17 else total < 17
+            need = np.take(hits, self.d_hard[drawing] * 2 + self.d_ace[drawing])
             drawing = drawing[need]
             if drawing.size:
                 self._dealer_add(drawing, self._draw(drawing))
@@ -1306,7 +1310,11 @@ class TableBatch:
         self._pay_outcomes(f, out)
 
     def _pay(self, f: np.ndarray, code: int) -> None:
-        self._pay_outcomes(f, np.full(f.size, code, dtype=np.int64))
+        """Settle hands ``f`` with one outcome (as :meth:`_pay_outcomes`)."""
+        self._outcome[f] = code
+        self._net[f] = self._stake[f] * self._factor[code]
+        self._settled[f] = True
+        self._done[f] = True
 
     def _pay_outcomes(self, f: np.ndarray, codes: np.ndarray) -> None:
         """Settle hands (flat indices): the one place a hand's result is written."""
