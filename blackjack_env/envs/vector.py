@@ -232,7 +232,7 @@ class BlackjackVectorEnv(VectorEnv):
                         f"dtype {mask.dtype} shape {mask.shape}"
                     )
         stacks = self._stacks(cards)
-        idx = np.flatnonzero(mask)
+        idx = mask.nonzero()[0]
         if seed is not None or self.core is None:
             self.core = TableBatch(
                 self.rules,
@@ -270,7 +270,7 @@ class BlackjackVectorEnv(VectorEnv):
             if self.autoreset_mode is AutoresetMode.NEXT_STEP:
                 resetting = self._ended.copy()
             else:
-                bad = np.flatnonzero(self._ended)
+                bad = self._ended.nonzero()[0]
                 raise ValueError(
                     f"sub-env(s) {bad[:10].tolist()} ended their episode; with "
                     f"autoreset_mode='Disabled' reset them with "
@@ -281,9 +281,9 @@ class BlackjackVectorEnv(VectorEnv):
         played = a
         if illegal.any():
             if self.illegal_action is IllegalAction.RAISE:
-                t = int(np.flatnonzero(illegal)[0])
+                t = int(illegal.nonzero()[0][0])
                 names = self.action_names
-                ok = np.flatnonzero(self._mask[t])
+                ok = self._mask[t].nonzero()[0]
                 raise ValueError(
                     f"sub-env {t}: action {a[t]} ({names[a[t]]}) is not legal now (phase "
                     f"{Decision(self._phase[t]).name}); legal actions: "
@@ -302,7 +302,7 @@ class BlackjackVectorEnv(VectorEnv):
         over, net = core.step(core_actions, active=None if not resetting.any() else ~resetting)
         penalize = self.illegal_action is IllegalAction.PENALIZE and illegal.any()
         if penalize:
-            pend = np.flatnonzero(illegal & ~over)
+            pend = (illegal & ~over).nonzero()[0]
             core.finish_rounds(pend)
             over[pend] = True
             net[pend] = core.round_net(pend)
@@ -323,14 +323,14 @@ class BlackjackVectorEnv(VectorEnv):
         else:
             more = over if limit is None else over & (self._rounds < limit)
             truncated = over & ~more
-            nxt = np.flatnonzero(more)
+            nxt = more.nonzero()[0]
             if nxt.size:
                 core.start_rounds(nxt)
                 self._rounds[nxt] += 1
         if self.max_episode_steps is not None:
             truncated |= ~terminated & (self._steps >= self.max_episode_steps)
         if resetting.any():
-            idx = np.flatnonzero(resetting)
+            idx = resetting.nonzero()[0]
             core.finish_rounds(idx)  # an episode truncated mid-round is played out first
             core.clear_stacks(idx)
             core.start_rounds(idx)
@@ -356,7 +356,7 @@ class BlackjackVectorEnv(VectorEnv):
                 "round": self._rounds.copy(),
                 "_round": done,
             }
-            idx = np.flatnonzero(done)
+            idx = done.nonzero()[0]
             core.finish_rounds(idx)  # truncated by max_episode_steps mid-round
             core.clear_stacks(idx)
             core.start_rounds(idx)
@@ -412,7 +412,7 @@ class BlackjackVectorEnv(VectorEnv):
         a = a.astype(np.int64, copy=False)
         bad = (a < 0) | (a >= self._n_actions)
         if bad.any():
-            t = int(np.flatnonzero(bad)[0])
+            t = int(bad.nonzero()[0][0])
             raise ValueError(
                 f"sub-env {t}: action {a[t]} is outside the action space "
                 f"Discrete({self._n_actions}); actions are "
@@ -584,7 +584,7 @@ class BlackjackVectorEnv(VectorEnv):
             unseen = core.counts.copy()
             hidden = (core.hole >= 0) & ~core.hole_revealed
             if hidden.any():
-                t = np.flatnonzero(hidden)
+                t = hidden.nonzero()[0]
                 unseen[t, core._rank_of_id[core.hole[t]]] += 1
         stake = core._stake[fi] / self.bet
         bankroll = self._session_net / self.bet

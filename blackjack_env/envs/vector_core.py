@@ -188,7 +188,7 @@ class TableBatch:
         # ----- rule constants
         self._values = np.array(rules.card_values, dtype=np.int64)  # by rank index
         self._rank_of_id = np.array([c.rank - 1 for c in ALL_CARDS], dtype=np.int64)
-        self._value_of_id = np.take(self._values, self._rank_of_id)
+        self._value_of_id = self._values.take(self._rank_of_id)
         self._payout = float(rules.blackjack_payout)
         factors = np.array([1.0, self._payout, 0.0, -1.0, -1.0, -0.5, 1.0])
         self._factor = factors
@@ -379,9 +379,9 @@ class TableBatch:
         flat[fi] = cards
         self.pos[idx] = pos + 1
         self.dealt[idx] += 1
-        self.undealt_hilo[idx] -= np.take(self._hilo_of_id, cards)
+        self.undealt_hilo[idx] -= self._hilo_of_id.take(cards)
         if self.track_cards:
-            self.counts[idx, np.take(self._rank_of_id, cards)] -= 1
+            self.counts[idx, self._rank_of_id.take(cards)] -= 1
         return cards
 
     def _draw_many(self, idx: np.ndarray, k: int) -> np.ndarray:
@@ -414,9 +414,9 @@ class TableBatch:
             flat[fi] = cards
             out[j] = cards
             if self.track_cards:
-                self.counts[idx, np.take(self._rank_of_id, cards)] -= 1
+                self.counts[idx, self._rank_of_id.take(cards)] -= 1
             fi += 1
-        tag = np.take(self._hilo_of_id, out.astype(np.intp))
+        tag = self._hilo_of_id.take(out.astype(np.intp))
         tags = tag[0] + tag[1]
         for j in range(2, k):
             tags += tag[j]
@@ -461,9 +461,9 @@ class TableBatch:
             row[on_table.size :] = discards
             self.round_start[t] = 0
             self.pos[t] = on_table.size
-            self.undealt_hilo[t] = np.take(self._hilo_of_id, discards).sum()
+            self.undealt_hilo[t] = self._hilo_of_id.take(discards).sum()
             if self.track_cards:
-                self.counts[t] = np.bincount(np.take(self._rank_of_id, discards), minlength=13)
+                self.counts[t] = np.bincount(self._rank_of_id.take(discards), minlength=13)
             self.mid_round_reshuffles[t] += 1
 
     def stack(self, t: int, cards: str | list[Card]) -> None:
@@ -500,11 +500,11 @@ class TableBatch:
         new = row.copy()
         for k, cid in enumerate(ids):
             j = pos + k
-            where = np.flatnonzero(new[j:] == cid)
+            where = (new[j:] == cid).nonzero()[0]
             if where.size:
                 src = j + int(where[0])
             else:
-                where = np.flatnonzero(new[: int(self.round_start[t])] == cid)
+                where = (new[: int(self.round_start[t])] == cid).nonzero()[0]
                 if not where.size:
                     raise ValueError(
                         f"cannot stack {ALL_CARDS[cid]}: all {self.decks} cop"
@@ -590,8 +590,8 @@ class TableBatch:
         # ranks and values of all the dealt cards in two gathers (card-major rows:
         # player, up, player, hole)
         ids = dealt.T.astype(np.intp, order="C")
-        rk = np.take(self._rank_of_id, ids)
-        vk = np.take(self._value_of_id, ids)
+        rk = self._rank_of_id.take(ids)
+        vk = self._value_of_id.take(ids)
         r1, ru, r2 = rk[0], rk[1], rk[2]
         up_value = vk[1]
         up_ace = ru == 0
@@ -681,7 +681,7 @@ class TableBatch:
             self.hole_revealed[hit] = True
             self._settle_by_compare(hit)
             self.phase[hit] = _OVER
-            keep = np.flatnonzero(~dealer_bj)
+            keep = (~dealer_bj).nonzero()[0]
             rest = idx[keep]
             if natural is not None:
                 natural = natural[keep]
@@ -762,7 +762,7 @@ class TableBatch:
         ins = phase == _INSURE_PHASE
         if ins.any():
             mask[ins, _DECLINE] = True
-            up_ace = np.take(self._rank_of_id, self.up) == 0
+            up_ace = self._rank_of_id.take(self.up) == 0
             if self.ask_insurance:
                 mask[:, _INSURE] = ins & up_ace
             if rules.surrender is Surrender.EARLY:
@@ -776,7 +776,7 @@ class TableBatch:
         ok = (nh < rules.max_split_hands) & (self._ncards[f] == 2)
         r0, r1 = self._r0[f], self._r1[f]
         if rules.split_by is SplitBy.VALUE:
-            ok &= np.take(self._values, r0) == np.take(self._values, r1)
+            ok &= self._values.take(r0) == self._values.take(r1)
         else:
             ok &= r0 == r1
         if not rules.resplit_aces:
@@ -804,11 +804,11 @@ class TableBatch:
         if self._one_hand:
             self._step_one_hand(actions, active)
         elif active is None:
-            ins = np.flatnonzero(phase == _INSURE_PHASE) if self._pre_peek else self._arange[:0]
-            decide = np.flatnonzero(phase == _DECIDE)
+            ins = (phase == _INSURE_PHASE).nonzero()[0] if self._pre_peek else self._arange[:0]
+            decide = (phase == _DECIDE).nonzero()[0]
         else:
-            ins = np.flatnonzero((phase == _INSURE_PHASE) & active)
-            decide = np.flatnonzero((phase == _DECIDE) & active)
+            ins = ((phase == _INSURE_PHASE) & active).nonzero()[0]
+            decide = ((phase == _DECIDE) & active).nonzero()[0]
         if not self._one_hand:
             if ins.size:
                 self._act_insurance(ins, actions[ins])
@@ -822,7 +822,7 @@ class TableBatch:
             net = (self.net[0] + self.insurance_net) / self.bet
             return round_over, np.where(round_over, net, 0.0)
         reward = np.zeros(self.num_tables, dtype=np.float64)
-        ro = np.flatnonzero(round_over)
+        ro = round_over.nonzero()[0]
         if ro.size:
             reward[ro] = self.round_net(ro)
         return round_over, reward
@@ -848,12 +848,12 @@ class TableBatch:
                 cards = self._random_cards(n)  # whole width; used where hitting
             else:
                 cards = np.zeros(n, dtype=np.int64)
-                t = np.flatnonzero(hit)
+                t = hit.nonzero()[0]
                 cards[t] = self._draw(t)
                 if self.track_cards:
-                    self.hand_ranks[0, t, np.take(self._rank_of_id, cards[t])] += 1
-            r = np.take(self._rank_of_id, cards)
-            hard += np.take(self._values, r) * hit
+                    self.hand_ranks[0, t, self._rank_of_id.take(cards[t])] += 1
+            r = self._rank_of_id.take(cards)
+            hard += self._values.take(r) * hit
             ace |= hit & (r == 0)
             self.ncards[0] += hit
             bust = hit & (hard > 21)
@@ -872,8 +872,8 @@ class TableBatch:
                 self.surrendered[0] |= surr
                 done |= surr
                 if self.rules.surrender is Surrender.EARLY or self._peek:
-                    self._pay(np.flatnonzero(surr), _SURR)
-        finished = np.flatnonzero(dec & done)
+                    self._pay(surr.nonzero()[0], _SURR)
+        finished = (dec & done).nonzero()[0]
         if finished.size:
             self._to_dealer.append(finished)
 
@@ -885,7 +885,7 @@ class TableBatch:
             n = self.num_tables
             nh = self.nhands[idx]
             for k in range(1, self.max_hands):
-                sel = np.flatnonzero(nh > k)
+                sel = (nh > k).nonzero()[0]
                 if not sel.size:
                     break
                 hands[sel] += self._net[k * n + idx[sel]]
@@ -921,7 +921,7 @@ class TableBatch:
             if track:
                 self.last_hand[idx] = h
             f = h * self.num_tables + idx
-        hitting = np.flatnonzero((actions == _HIT) | (actions == _DOUBLE))
+        hitting = ((actions == _HIT) | (actions == _DOUBLE)).nonzero()[0]
         if hitting.size:
             dbl = actions == _DOUBLE
             if dbl.any():
@@ -938,7 +938,7 @@ class TableBatch:
             if self._auto21:
                 twenty_one = ~bust & (hard + 10 * (self._ace[fh] & (hard <= 11)) == 21)
                 self._done[fh[twenty_one]] = True
-        stand = np.flatnonzero(actions == _STAND)
+        stand = (actions == _STAND).nonzero()[0]
         if stand.size:
             self._done[f[stand]] = True
         surr = actions == _SURRENDER
@@ -956,8 +956,8 @@ class TableBatch:
             self._advance(idx[finished])
 
     def _add_card(self, f: np.ndarray, cards: np.ndarray) -> None:
-        r = np.take(self._rank_of_id, cards)
-        self._hard[f] += np.take(self._values, r)
+        r = self._rank_of_id.take(cards)
+        self._hard[f] += self._values.take(r)
         self._ace[f] |= r == 0
         n = self._ncards[f]
         second = n == 1
@@ -982,7 +982,7 @@ class TableBatch:
         f = h * n + t
         fn = f + n
         r1 = self._r1[f]
-        v1 = np.take(self._values, r1)
+        v1 = self._values.take(r1)
         # the new hand: every field written (those not set below start at 0)
         for arr in (self._r1, self._doubled, self._surrendered, self._done, self._settled,
                     self._net):
@@ -1084,7 +1084,7 @@ class TableBatch:
             n = self.num_tables
             nh = self.nhands[idx]
             for k in range(1, self.max_hands):
-                sel = np.flatnonzero(nh > k)  # (few: split tables)
+                sel = (nh > k).nonzero()[0]  # (few: split tables)
                 if not sel.size:
                     break
                 fk = k * n + idx[sel]
@@ -1097,7 +1097,7 @@ class TableBatch:
         if not any_open.all():
             if self._no_hole:
                 self.hole_revealed[idx[~any_open]] = False
-            keep = np.flatnonzero(any_open)
+            keep = any_open.nonzero()[0]
             if not keep.size:
                 return
             idx, plays = idx[keep], plays[keep]
@@ -1113,7 +1113,7 @@ class TableBatch:
             drawing = drawing[:0]
         hits = self._dealer_hits
         while drawing.size:
-            need = np.take(hits, self.d_hard[drawing] * 2 + self.d_ace[drawing])
+            need = hits.take(self.d_hard[drawing] * 2 + self.d_ace[drawing])
             drawing = drawing[need]
             if drawing.size:
                 self._dealer_add(drawing, self._draw(drawing))
@@ -1169,12 +1169,12 @@ class TableBatch:
         soft = ace & (hard <= 11)
         total = hard + 10 * soft
         need = (total < 17) | ((total == 17) & soft) if self._h17 else total < 17
-        sel = np.flatnonzero(need)
+        sel = need.nonzero()[0]
         if not sel.size:
             return
         idx = idx[sel]
         # row (hard, ace) of the CDF table, as one gather of whole rows
-        rows = np.take(self._cdf.reshape(-1, 6), hard[sel] * 2 + ace[sel], axis=0)
+        rows = self._cdf.reshape(-1, 6).take(hard[sel] * 2 + ace[sel], axis=0)
         u = self._random_uniform(idx.size)
         category = (u >= rows[:, 0]).astype(np.int64)
         for k in range(1, 5):  # (the last column is 1: u never reaches it)
@@ -1188,10 +1188,10 @@ class TableBatch:
         return self.rng.random(m)
 
     def _dealer_add(self, idx: np.ndarray, cards: np.ndarray) -> None:
-        r = np.take(self._rank_of_id, cards)
+        r = self._rank_of_id.take(cards)
         if self.track_cards:
             self.dealer_ranks[idx, r] += 1
-        self.d_hard[idx] += np.take(self._values, r)
+        self.d_hard[idx] += self._values.take(r)
         self.d_ace[idx] |= r == 0
         self.d_n[idx] += 1
 
@@ -1244,7 +1244,7 @@ class TableBatch:
         key *= 24
         key += np.minimum(d_total, 22)
         key += 2 * dbj
-        out = np.take(self._outcome_table, key)
+        out = self._outcome_table.take(key)
         surr = self._surrendered[f]
         if surr.any():
             out = np.where(surr, np.where(dbj, _LOSS, _SURR), out)
@@ -1319,7 +1319,7 @@ class TableBatch:
     def _pay_outcomes(self, f: np.ndarray, codes: np.ndarray) -> None:
         """Settle hands (flat indices): the one place a hand's result is written."""
         self._outcome[f] = codes
-        self._net[f] = self._stake[f] * np.take(self._factor, codes)
+        self._net[f] = self._stake[f] * self._factor.take(codes)
         self._settled[f] = True
         self._done[f] = True
 
@@ -1335,14 +1335,14 @@ class TableBatch:
 
     def dealer_up_value(self) -> np.ndarray:
         """Point value of each dealer upcard (ace = 1)."""
-        return np.take(self._value_of_id, self.up)
+        return self._value_of_id.take(self.up)
 
     def undealt_counts(self) -> np.ndarray:
         """``(N, 13)`` undealt cards by rank (finite shoes; zeros for an infinite deck)."""
         out = np.zeros((self.num_tables, 13), dtype=np.int64)
         if self.infinite:
             return out
-        ranks = np.take(self._rank_of_id, self.shoe)
+        ranks = self._rank_of_id.take(self.shoe)
         live = np.arange(self.shoe_size)[None, :] >= self.pos[:, None]
         np.add.at(out, (np.broadcast_to(self._arange[:, None], ranks.shape)[live], ranks[live]), 1)
         return out
