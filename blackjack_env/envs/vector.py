@@ -499,7 +499,7 @@ class BlackjackVectorEnv(VectorEnv):
     def _observe(self) -> Any:
         core = self.core
         assert core is not None
-        h, _ = self._focus()
+        h, play = self._focus()
         fi = h * self.num_envs + self._arange if core.max_hands > 1 else self._arange
         hard = core._hard[fi]
         soft = core._ace[fi] & (hard <= 11)
@@ -510,7 +510,6 @@ class BlackjackVectorEnv(VectorEnv):
             return (total, up, soft.astype(np.int64))
         phase = self._phase
         mask = self._mask
-        play = phase == _PLAY
         ins = phase == _INSURANCE
         can_double = play & (mask[:, _DOUBLE] > 0) if self._n_play > 2 else np.zeros_like(play)
         can_split = play & (mask[:, _SPLIT] > 0) if self._n_play > 2 else np.zeros_like(play)

@@ -366,13 +366,13 @@ class TableBatch:
         if (pos >= size).any():
             self._refill_mid_round(idx[pos >= size])
             pos = self.pos[idx]
-        base = idx * size
-        fi = base + pos
+        fi = idx * size
+        fi += pos
         # a uniformly random undealt card (stacked cards are dealt in order first)
-        j = pos + (self._uniforms(idx.size) * (size - pos)).astype(np.int64)
+        offset = (self._uniforms(idx.size) * (size - pos)).astype(np.int64)
         if self._stacked_any:
-            j = np.where(pos < self.stacked_end[idx], pos, j)
-        fj = base + j
+            offset[pos < self.stacked_end[idx]] = 0
+        fj = fi + offset
         flat = self._shoe_flat
         cards = flat[fj]
         flat[fj] = flat[fi]
@@ -580,8 +580,9 @@ class TableBatch:
         self.nhands[idx] = 1
         self.cur[idx] = 0
         self.last_hand[idx] = 0
-        self.insurance[idx] = 0.0
-        self.insurance_net[idx] = 0.0
+        if self._pre_peek:  # (otherwise nobody ever insures: both stay 0)
+            self.insurance[idx] = 0.0
+            self.insurance_net[idx] = 0.0
         self.hole_revealed[idx] = False
         self.rounds[idx] += 1
 
@@ -971,8 +972,9 @@ class TableBatch:
         """Split hand ``h`` of tables ``t``: the new hand goes right after it."""
         n = self.num_tables
         # shift hands after h one place right (they wait for their second card)
-        for k in range(self.max_hands - 1, 0, -1):
-            move = (k > h + 1) & (k <= self.nhands[t])
+        nh = self.nhands[t]
+        for k in range(self.max_hands - 1, 0, -1) if (nh > h + 1).any() else ():
+            move = (k > h + 1) & (k <= nh)
             if move.any():
                 tt = t[move]
                 for arr in self._hand_fields:
