@@ -193,6 +193,7 @@ class BlackjackVectorEnv(VectorEnv):
         self._n_actions = self.layout.n_actions
         self._n_play = self.layout.n_play
         self._arange = np.arange(n)
+        self._row_start = self._arange * self._n_actions  # flat index of each mask row
         self._all_true = np.ones(n, dtype=bool)
         self._infinite = rules.shoe_decks is None
         self._full_ranks = None if self._infinite else 4 * rules.shoe_decks
@@ -276,7 +277,7 @@ class BlackjackVectorEnv(VectorEnv):
                     f"autoreset_mode='Disabled' reset them with "
                     f"reset(options={{'reset_mask': mask}}) before stepping"
                 )
-        legal = self._mask.reshape(-1)[self._arange * self._n_actions + a].astype(bool)
+        legal = self._mask.reshape(-1).take(self._row_start + a) != 0
         illegal = ~legal & ~resetting
         played = a
         if illegal.any():
@@ -492,6 +493,8 @@ class BlackjackVectorEnv(VectorEnv):
         unseen_hilo, remaining = core.unseen_hilo()
         running = -unseen_hilo
         # running * 52 / remaining, 0 where nothing is unseen (no division there)
+        if remaining.all():  # (the common case: no masked divide needed)
+            return running * 52.0 / remaining
         tc = np.zeros(self.num_envs, dtype=np.float64)
         np.divide(running * 52.0, remaining, out=tc, where=remaining > 0)
         return tc
@@ -530,7 +533,11 @@ class BlackjackVectorEnv(VectorEnv):
             out[:, 6] = can_surr
             out[:, 7] = h
             # (clip(round(tc), -5, 5): round half to even, as np.round)
-            out[:, 8] = np.minimum(np.maximum(np.rint(tc), -5.0), 5.0).astype(np.int64) + 5
+            bucket = np.rint(tc)
+            np.maximum(bucket, -5.0, out=bucket)
+            np.minimum(bucket, 5.0, out=bucket)
+            bucket += 5.0  # (whole numbers: exact)
+            out[:, 8] = bucket
             return out
         # vector
         n_hands = self.rules.max_split_hands
