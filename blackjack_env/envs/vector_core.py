@@ -924,8 +924,8 @@ class TableBatch:
             f = h * self.num_tables + idx
         hitting = ((actions == _HIT) | (actions == _DOUBLE)).nonzero()[0]
         if hitting.size:
-            dbl = actions == _DOUBLE
-            if dbl.any():
+            dbl = (actions == _DOUBLE).nonzero()[0]
+            if dbl.size:
                 fd = f[dbl]
                 self._stake[fd] *= 2
                 self._doubled[fd] = True
@@ -942,18 +942,18 @@ class TableBatch:
         stand = (actions == _STAND).nonzero()[0]
         if stand.size:
             self._done[f[stand]] = True
-        surr = actions == _SURRENDER
-        if surr.any():
+        surr = (actions == _SURRENDER).nonzero()[0]
+        if surr.size:
             fs = f[surr]
             self._surrendered[fs] = True
             self._done[fs] = True
             if self.rules.surrender is Surrender.EARLY or self._peek:
                 self._pay(fs, _SURR)
-        split = actions == _SPLIT
-        if split.any():
+        split = (actions == _SPLIT).nonzero()[0]
+        if split.size:
             self._split(idx[split], h[split])
-        finished = self._done[f]
-        if finished.any():
+        finished = self._done[f].nonzero()[0]
+        if finished.size:
             self._advance(idx[finished])
 
     def _add_card(self, f: np.ndarray, cards: np.ndarray) -> None:
