@@ -239,7 +239,9 @@ class TableBatch:
         self.pos = np.zeros(n, dtype=np.int64)
         self.stacked_end = np.zeros(n, dtype=np.int64)  # stacked cards lie in [pos, stacked_end)
         self.round_start = np.zeros(n, dtype=np.int64)
-        self.dealt = np.zeros(n, dtype=np.int64)  # since the last shuffle
+        # cards dealt since the last shuffle minus pos (``dealt``): changes only when a
+        # shoe runs dry mid-round, so a draw advances pos alone
+        self._dealt_minus_pos = np.zeros(n, dtype=np.int64)
         self.undealt_hilo = np.zeros(n, dtype=np.int64)  # Hi-Lo sum of the undealt cards
         self._hilo_of_id = _HI_LO[self._rank_of_id]
         self.shuffles = np.zeros(n, dtype=np.int64)
@@ -326,7 +328,7 @@ class TableBatch:
         if self.infinite:
             return
         self.round_start[idx] = 0
-        self.dealt[idx] = 0
+        self._dealt_minus_pos[idx] = 0
         self.undealt_hilo[idx] = 0  # a full shoe is balanced
         if self.track_cards:
             self.counts[idx] = self._full_counts
@@ -336,10 +338,17 @@ class TableBatch:
         """Per table in ``idx``: the cut card is out (between rounds only)."""
         if self.infinite:
             return np.zeros(idx.size, dtype=bool)
-        dealt = self.dealt[idx]
+        dealt = self.pos[idx] + self._dealt_minus_pos[idx]
         if self._cut is None:
             return dealt > 0
         return dealt >= self._cut
+
+    @property
+    def dealt(self) -> np.ndarray:
+        """Cards dealt per table since its last shuffle (0 for an infinite deck); a copy."""
+        if self.infinite:
+            return np.zeros(self.num_tables, dtype=np.int64)
+        return self.pos + self._dealt_minus_pos
 
     def remaining(self) -> np.ndarray:
         """Undealt cards per table (-1 for an infinite deck)."""
@@ -378,7 +387,6 @@ class TableBatch:
         flat[fj] = flat[fi]
         flat[fi] = cards
         self.pos[idx] = pos + 1
-        self.dealt[idx] += 1
         self.undealt_hilo[idx] -= self._hilo_of_id.take(cards)
         if self.track_cards:
             self.counts[idx, self._rank_of_id.take(cards)] -= 1
@@ -422,7 +430,6 @@ class TableBatch:
             tags += tag[j]
         out = out.T
         self.pos[idx] = pos + k
-        self.dealt[idx] += k
         self.undealt_hilo[idx] -= tags
         return out
 
@@ -460,6 +467,7 @@ class TableBatch:
             row[: on_table.size] = on_table
             row[on_table.size :] = discards
             self.round_start[t] = 0
+            self._dealt_minus_pos[t] += int(self.pos[t]) - on_table.size
             self.pos[t] = on_table.size
             self.undealt_hilo[t] = self._hilo_of_id.take(discards).sum()
             if self.track_cards:
