@@ -660,8 +660,7 @@ class TableBatch:
                 idx = self._do_peek(
                     idx, peek_possible & d_ace & (d_hard == 11), natural, at_deal=True
                 )
-        self.cur[idx] = -1
-        self._advance(idx)
+        self._advance_fresh(idx)
         self._flush_dealer()
 
     def _do_peek(
@@ -1037,20 +1036,26 @@ class TableBatch:
         if finish.any():
             self._done[f[finish]] = True
 
+    def _advance_fresh(self, idx: np.ndarray) -> None:
+        """:meth:`_advance` of tables ``idx`` whose only hand is hand 0 (right after the
+        deal, or any time under one-hand rules): a decision on it, or (done) the dealer."""
+        if not idx.size:
+            return
+        self.cur[idx] = 0
+        if self._auto21:
+            live = idx[~self._done[idx]]
+            hit21 = self._total(live) == 21
+            if hit21.any():
+                self._done[live[hit21]] = True
+        finished = idx[self._done[idx]]
+        if finished.size:
+            self._to_dealer.append(finished)
+
     def _advance(self, idx: np.ndarray) -> None:
         """Move tables ``idx`` on to their next hand needing a decision, or to the dealer."""
         n = self.num_tables
         if self.max_hands == 1 and idx.size:
-            # hand 0 is the only one: a decision on it, or (done) the dealer
-            self.cur[idx] = 0
-            if self._auto21:
-                live = idx[~self._done[idx]]
-                hit21 = self._total(live) == 21
-                if hit21.any():
-                    self._done[live[hit21]] = True
-            finished = idx[self._done[idx]]
-            if finished.size:
-                self._to_dealer.append(finished)
+            self._advance_fresh(idx)
             return
         while idx.size:
             cur = self.cur[idx] + 1
