@@ -636,6 +636,7 @@ class TableBatch:
 
         rules = self.rules
         bj = ace & (hard == 11)
+        dealt_to = idx
         if bj.any():
             if rules.natural_paid_at_deal:
                 self._pay(idx[bj], _BJ)
@@ -660,7 +661,17 @@ class TableBatch:
                 idx = self._do_peek(
                     idx, peek_possible & d_ace & (d_hard == 11), natural, at_deal=True
                 )
-        self._advance_fresh(idx)
+        # (as _advance_fresh: the cursor is on hand 0 since the top) hand 0 has two
+        # cards, so it is done exactly when it is a natural that is paid at the deal or
+        # ends the hand, or a 21 under auto_stand_21; those still to play (DECIDE: not a
+        # dealer blackjack, not asked the pre-peek question) go to the dealer
+        if rules.natural_paid_at_deal or rules.natural_ends_hand or self._auto21:
+            fin = dealt_to[bj]
+            if fin.size:
+                fin = fin[self.phase[fin] == _DECIDE]
+                self._done[fin] = True
+                if fin.size:
+                    self._to_dealer.append(fin)
         self._flush_dealer()
 
     def _do_peek(
