@@ -212,6 +212,7 @@ class TableBatch:
         self.decks = rules.shoe_decks
         self.infinite = self.decks is None
         self._stacked_any = False  # infinite deck: some table has stacked cards to deal
+        self._ever_stacked = False  # stack() was called
         # pre-drawn random numbers: card ids (infinite deck) or uniforms (finite shoes)
         self._pool: np.ndarray = np.zeros(0)
         self._cdf: np.ndarray | None = None  # infinite deck: dealer final-hand CDFs
@@ -311,6 +312,7 @@ class TableBatch:
 
     def __setstate__(self, state: dict[str, object]) -> None:
         self.__dict__.update(state)
+        self.__dict__.setdefault("_ever_stacked", True)
         self._bind_views()
 
     # ================================================================= shoe
@@ -495,7 +497,7 @@ class TableBatch:
             row[: both.size] = both
             self.pos[t] = 0
             self.stacked_end[t] = both.size
-            self._stacked_any = True
+            self._stacked_any = self._ever_stacked = True
             return
         end = int(self.stacked_end[t])
         if end > pos:  # cards stacked earlier and not dealt yet follow the new ones
@@ -523,7 +525,7 @@ class TableBatch:
             new[j], new[src] = new[src], new[j]
         row[:] = new
         self.stacked_end[t] = pos + len(ids)
-        self._stacked_any = True
+        self._stacked_any = self._ever_stacked = True
         self.undealt_hilo[t] = self._hilo_of_id[row[pos:]].sum()
         if self.track_cards:
             self.counts[t] = np.bincount(self._rank_of_id[row[pos:]], minlength=13)
@@ -571,15 +573,18 @@ class TableBatch:
         if self.infinite:
             self.reshuffled[idx] = False
         else:
-            self.round_start[idx] = self.pos[idx]
-            shuffle = self.needs_shuffle(idx)
+            pos = self.pos[idx]
+            self.round_start[idx] = pos
+            dealt = pos + self._dealt_minus_pos[idx]  # (as needs_shuffle)
+            shuffle = dealt > 0 if self._cut is None else dealt >= self._cut
             self.reshuffled[idx] = shuffle
             if shuffle.any():
                 self._new_shoes(idx[shuffle])
         if stacks:
             for t, cards in stacks.items():
                 self.stack(int(t), cards)
-        self._stacked_any = bool((self.stacked_end > self.pos).any())
+        # (no table can have stacked cards pending if stack() was never called)
+        self._stacked_any = self._ever_stacked and bool((self.stacked_end > self.pos).any())
         # hand 0 starts afresh; hands 1.. are written when a split creates them
         # (hand 0 of table t is element t of the flat hand arrays)
         for arr in (self._doubled, self._surrendered, self._done, self._settled, self._net):
