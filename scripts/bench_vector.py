@@ -13,6 +13,7 @@ same machine load (printed too, from ``os.getloadavg``).
 
     python scripts/bench_vector.py                 # the issue's two targets
     python scripts/bench_vector.py --seconds 1 --json out.json
+    python scripts/bench_vector.py --profile 25    # then where our step spends its time
 
 Targets (issue 5): >= 200x with ``sutton-barto``, >= 100x with ``vegas-strip``.
 """
@@ -20,8 +21,10 @@ Targets (issue 5): >= 200x with ``sutton-barto``, >= 100x with ``vegas-strip``.
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
 import os
+import pstats
 import time
 from dataclasses import asdict, dataclass, field
 
@@ -45,6 +48,9 @@ class Settings:
     """autoreset modes of our env to measure"""
     json: str | None = None
     """write the results here as JSON"""
+    profile: int = 0
+    """after the measurements, print the top N functions (by own time) of a separate
+    cProfile run of each case (0: no profiling; the measured figures are unaffected)"""
 
 
 CASES = (("sutton-barto", "tuple", 200.0), ("vegas-strip", "multidiscrete", 100.0))
@@ -96,6 +102,21 @@ def bench_ours(s: Settings, rules: str, obs_mode: str, autoreset: str) -> dict[s
     return {"hands_per_s": hands / wall, "hands_per_cpu_s": hands / cpu, "steps": steps}
 
 
+def profile_ours(s: Settings, rules: str, obs_mode: str, autoreset: str) -> None:
+    """cProfile the same loop as :func:`bench_ours` (not timed) and print the top functions."""
+    env = BlackjackVectorEnv(s.tables, rules=rules, obs_mode=obs_mode, autoreset_mode=autoreset)
+    _, info = env.reset(seed=s.seed)
+    rng = np.random.default_rng(s.seed)
+    profiler = cProfile.Profile()
+    profiler.enable()
+    start = time.perf_counter()
+    while time.perf_counter() - start < s.seconds:
+        _, _, _, _, info = env.step(random_legal(rng, info["action_mask"]))
+    profiler.disable()
+    print(f"\nprofile: {rules} {obs_mode} {autoreset} (top {s.profile} by own time)")
+    pstats.Stats(profiler).sort_stats("tottime").print_stats(s.profile)
+
+
 def main(s: Settings) -> dict[str, object]:
     print(f"load before: {_load()}")
     before = bench_baseline(s)
@@ -142,6 +163,10 @@ def main(s: Settings) -> dict[str, object]:
     if s.json:
         with open(s.json, "w") as fh:
             json.dump(result, fh, indent=2)
+    if s.profile > 0:
+        for rules, obs_mode, _ in CASES:
+            for autoreset in s.autoreset:
+                profile_ours(s, rules, obs_mode, autoreset)
     return result
 
 
@@ -157,8 +182,12 @@ def parse() -> Settings:
         help="autoreset modes of our env to measure",
     )
     p.add_argument("--json", default=None, help="write the results here as JSON")
+    p.add_argument(
+        "--profile", type=int, default=d.profile, metavar="N",
+        help="after measuring, print the top N functions of a cProfile run of each case",
+    )
     a = p.parse_args()
-    return Settings(a.tables, a.baseline_envs, a.seconds, a.seed, a.autoreset, a.json)
+    return Settings(a.tables, a.baseline_envs, a.seconds, a.seed, a.autoreset, a.json, a.profile)
 
 
 if __name__ == "__main__":
