@@ -280,7 +280,7 @@ def render_rgb(
         pygame.draw.rect(
             surface, _GOLD if is_learner else _FELT_DARK, box, width=2, border_radius=10
         )
-        name = ("YOU - " if is_learner else "") + f"seat {seat.index + 1}"
+        name = ("YOU - " if is_learner else "") + f"seat {seat.index}"  # as in the API and ansi
         _text(surface, name, (box.centerx, top + 6), 22, _GOLD if is_learner else _WHITE, "midtop")
         bankroll = "credit" if seat.bankroll is None else _fmt_chips(seat.bankroll)
         _text(
