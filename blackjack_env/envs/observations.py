@@ -36,6 +36,7 @@ __all__ = [
     "check_reset_options",
     "decision",
     "focus_hand",
+    "focus_index",
     "hi_lo_true_count",
     "unseen_by_rank",
 ]
@@ -108,19 +109,26 @@ def decision(table: Table, seat: int) -> Decision:
     return Decision.SETTLED
 
 
-def focus_hand(table: Table, seat: int, last_hand: int) -> Hand | None:
-    """The learner's hand the observation describes.
+def focus_index(table: Table, seat: int, last_hand: int) -> int:
+    """Index of the learner's hand the observation describes.
 
     The hand to act during ``PLAY``; otherwise the hand the learner last acted on
-    (``last_hand``, clamped to the hands it holds), or None before the deal.
+    (``last_hand``, clamped to the hands it holds); 0 before the deal.
     """
     hands = table.seats[seat].hands
     if not hands:
-        return None
+        return 0
     who = table.to_act
-    if table.phase is Phase.PLAYER_TURNS and who is not None and who[0] == seat:
-        return hands[who[1]]
-    return hands[min(max(last_hand, 0), len(hands) - 1)]
+    if who is not None and who[0] == seat and table.phase is _PLAYER_TURNS:
+        return who[1]
+    return min(max(last_hand, 0), len(hands) - 1)
+
+
+def focus_hand(table: Table, seat: int, last_hand: int) -> Hand | None:
+    """The learner's hand the observation describes (see :func:`focus_index`), or
+    None before the deal."""
+    hands = table.seats[seat].hands
+    return hands[focus_index(table, seat, last_hand)] if hands else None
 
 
 def unseen_by_rank(table: Table) -> list[int]:
@@ -308,30 +316,20 @@ class Layout:
         """
         mode = self.obs_mode
         hands = table.seats[seat].hands
+        index = focus_index(table, seat, last_hand)
         if hands:
-            who = table.to_act
-            if who is not None and who[0] == seat and table.phase is _PLAYER_TURNS:
-                index = who[1]
-            else:
-                index = min(max(last_hand, 0), len(hands) - 1)
             hand: Hand | None = hands[index]
             total, soft_flag = score(hand.hard_total, hand.has_ace)  # type: ignore[union-attr]
             soft = 1 if soft_flag else 0
         else:
             hand = None
-            index = total = soft = 0
+            total = soft = 0
         dealer = table.dealer.cards  # the upcard's point value, 0 before the deal
         up = table.rules.card_values[dealer[0].rank - 1] if dealer else 0
         if mode is _TUPLE:
             return (total, up, soft)
         if mode is _MULTIDISCRETE:
-            if phase is _PLAY:
-                can_double = 1 if _DOUBLE in legal else 0
-                can_split = 1 if _SPLIT in legal else 0
-                can_surrender = 1 if _SURRENDER in legal else 0
-            else:
-                can_double = can_split = 0
-                can_surrender = 1 if phase is _INSURANCE_STEP and _SURRENDER in legal else 0
+            can_double, can_split, can_surrender = self._can(legal, phase)
             # Python's round: halves go to the even integer
             count = round(hi_lo_true_count(table))
             count = 0 if count < -5 else 10 if count > 5 else count + 5
@@ -340,36 +338,27 @@ class Layout:
                 dtype=np.int64,
             )
         if mode is ObsMode.VECTOR:
-            return self._vector(table, seat, phase, last_hand, legal, hand, total, soft, up)
-        return self._dict(table, seat, phase, last_hand, legal, hand, total, soft, up, bankroll)
+            return self._vector(table, seat, phase, index, legal, hand, total, soft, up)
+        return self._dict(table, seat, phase, index, legal, hand, total, soft, up, bankroll)
 
     # ------------------------------------------------------------- helpers
     @staticmethod
     def _can(legal: tuple[int, ...], phase: Decision) -> tuple[int, int, int]:
-        if phase is not Decision.PLAY:
-            return 0, 0, int(phase is Decision.INSURANCE and Action.SURRENDER in legal)
+        """(can double, can split, can surrender); surrender also at the pre-peek step."""
+        if phase is not _PLAY:
+            return 0, 0, 1 if phase is _INSURANCE_STEP and _SURRENDER in legal else 0
         return (
-            int(Action.DOUBLE in legal),
-            int(Action.SPLIT in legal),
-            int(Action.SURRENDER in legal),
+            1 if _DOUBLE in legal else 0,
+            1 if _SPLIT in legal else 0,
+            1 if _SURRENDER in legal else 0,
         )
-
-    @staticmethod
-    def _hand_index(table: Table, seat: int, last_hand: int) -> int:
-        hands = table.seats[seat].hands
-        if not hands:
-            return 0
-        who = table.to_act
-        if table.phase is Phase.PLAYER_TURNS and who is not None and who[0] == seat:
-            return who[1]
-        return min(max(last_hand, 0), len(hands) - 1)
 
     def _vector(
         self,
         table: Table,
         seat: int,
         phase: Decision,
-        last_hand: int,
+        index: int,
         legal: tuple[int, ...],
         hand: Hand | None,
         total: int,
@@ -386,7 +375,7 @@ class Layout:
         out[7], out[8], out[9] = can
         out[10] = float(phase is Decision.INSURANCE and Action.INSURE in legal)
         n_hands = rules.max_split_hands
-        out[11] = self._hand_index(table, seat, last_hand) / max(1, n_hands - 1)
+        out[11] = index / max(1, n_hands - 1)
         out[12] = len(table.seats[seat].hands) / n_hands
         out[13] = 0.0 if hand is None else min(1.0, len(hand.cards) / 12.0)
         out[14] = float(hand is not None and hand.is_pair(False))
@@ -400,7 +389,7 @@ class Layout:
         table: Table,
         seat: int,
         phase: Decision,
-        last_hand: int,
+        index: int,
         legal: tuple[int, ...],
         hand: Hand | None,
         total: int,
@@ -431,7 +420,7 @@ class Layout:
             "player_total": total,
             "soft": soft,
             "dealer_upcard": up,
-            "hand_index": self._hand_index(table, seat, last_hand),
+            "hand_index": index,
             "num_hands": n_hands,
             "hand_cards": np.minimum(hand_cards, COUNT_HIGH),
             "dealer_cards": dealer_cards,
