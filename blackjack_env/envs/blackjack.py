@@ -660,13 +660,13 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
             while who is not None and who[0] != seat:
                 table.act(strategies[who[0]](table))
                 who = table.to_act
-            if who is not None and table.phase is _INSURANCE:
-                legal = table.legal_actions()
-                if Action.SURRENDER not in legal and not (
-                    self.layout.insurance_decisions and Action.INSURE in legal
-                ):
-                    table.act(Action.DECLINE)
-                    continue
+            if (
+                who is not None
+                and table.phase is _INSURANCE
+                and not self.layout.asks_pre_peek(table.legal_actions())
+            ):
+                table.act(Action.DECLINE)
+                continue
             return
 
     def _finish_round(self) -> None:

@@ -354,13 +354,11 @@ class BlackjackAECEnv(AECEnv):
             if seat in self._fixed:
                 table.act(self._fixed[seat](table))
                 continue
-            if table.phase is Phase.INSURANCE:
-                legal = table.legal_actions()
-                if Action.SURRENDER not in legal and not (
-                    self.layout.insurance_decisions and Action.INSURE in legal
-                ):
-                    table.act(Action.DECLINE)
-                    continue
+            if table.phase is Phase.INSURANCE and not self.layout.asks_pre_peek(
+                table.legal_actions()
+            ):
+                table.act(Action.DECLINE)
+                continue
             return
 
     def _finish_round(self) -> None:

@@ -225,6 +225,14 @@ class Layout:
             return tuple(self.n_play + k for k in self.legal_bet_indices(table, seat))
         return tuple(range(self.n_actions))
 
+    def asks_pre_peek(self, engine_legal: tuple[Action, ...]) -> bool:
+        """Whether the learner gets a step at the pre-peek decision whose engine legal
+        actions are ``engine_legal``: when it may surrender early, or insure and the
+        env asks insurance decisions. Otherwise the env declines for it."""
+        return Action.SURRENDER in engine_legal or (
+            self.insurance_decisions and Action.INSURE in engine_legal
+        )
+
     def legal_bet_indices(self, table: Table, seat: int) -> list[int]:
         """Indices into ``bet_sizes`` the table limits and the seat's bankroll allow."""
         rules = self.rules
