@@ -373,12 +373,6 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
             )
         self.bankroll = bankroll
         self.bet = bet
-        if not isinstance(insurance_decisions, bool):
-            raise ValueError(f"insurance_decisions={insurance_decisions!r} must be True or False")
-        if insurance_decisions and not rules.insurance:
-            raise ValueError(
-                "insurance_decisions=True needs rules that offer insurance (rules.insurance=True)"
-            )
         early = rules.surrender is Surrender.EARLY
         if mode is ObsMode.TUPLE and (sizes or insurance_decisions or early):
             raise ValueError(

@@ -145,12 +145,6 @@ class BlackjackAECEnv(AECEnv):
                 f"{rules.min_bet}..{rules.max_bet}"
             )
         self.bet = bet
-        if not isinstance(insurance_decisions, bool):
-            raise ValueError(f"insurance_decisions={insurance_decisions!r} must be True or False")
-        if insurance_decisions and not rules.insurance:
-            raise ValueError(
-                "insurance_decisions=True needs rules that offer insurance (rules.insurance=True)"
-            )
         if illegal_action not in ("map", "raise"):
             raise ValueError(f"illegal_action={illegal_action!r} must be 'map' or 'raise'")
         self.illegal_action = illegal_action

@@ -178,6 +178,16 @@ class Layout:
     bet_sizes: tuple[int, ...] = ()
     insurance_decisions: bool = False
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.insurance_decisions, bool):
+            raise ValueError(
+                f"insurance_decisions={self.insurance_decisions!r} must be True or False"
+            )
+        if self.insurance_decisions and not self.rules.insurance:
+            raise ValueError(
+                "insurance_decisions=True needs rules that offer insurance (rules.insurance=True)"
+            )
+
     # ------------------------------------------------------------- actions
     @cached_property
     def n_play(self) -> int:
