@@ -11,6 +11,8 @@ Importing the package registers the Gymnasium environments (see :data:`ENV_IDS`)
 ``gym.make("blackjack_env:blackjack_env/Blackjack-v0")`` imports the package itself.
 """
 
+# First: decides whether the mypyc-compiled modules or their sources are imported.
+from blackjack_env._native import compiled_modules
 from blackjack_env.engine import (
     Action,
     Card,
@@ -71,6 +73,7 @@ __all__ = [
     "Shoe",
     "Table",
     "__version__",
+    "compiled_modules",
     "list_presets",
     "preset",
 ]

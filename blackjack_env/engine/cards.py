@@ -93,6 +93,10 @@ class Card:
     def __str__(self) -> str:
         return self.rank.letter + self.suit.value
 
+    def __reduce__(self) -> tuple[object, tuple[int]]:
+        # pickle and copy give back the shared instance of ALL_CARDS
+        return _shared_card, (self.index,)
+
     def __repr__(self) -> str:
         return f"Card({self})"
 
@@ -109,6 +113,10 @@ _SUIT_ORDER = {suit: i for i, suit in enumerate(Suit)}
 ALL_CARDS: tuple[Card, ...] = tuple(Card(rank, suit) for suit in Suit for rank in Rank)
 
 _BY_TEXT = {str(card): card for card in ALL_CARDS}
+
+
+def _shared_card(index: int) -> Card:
+    return ALL_CARDS[index]
 
 
 def parse_card(text: str) -> Card:

@@ -12,6 +12,10 @@ surrendered, split origin, finished); a dealer's hand simply leaves those unset.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
+from mypy_extensions import mypyc_attr
+
 from blackjack_env.engine.cards import Card
 
 __all__ = ["Hand", "score"]
@@ -28,6 +32,7 @@ def score(hard: int, has_ace: bool) -> tuple[int, bool]:
     return hard, False
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Hand:
     """Cards held by a player box or the dealer.
 
@@ -59,7 +64,7 @@ class Hand:
         self.cards: list[Card] = []
         self._hard = 0
         self._aces = 0
-        self.bet: int | object = 0
+        self.bet: int | Fraction = 0
         self.doubled = False
         self.surrendered = False
         self.from_split = False

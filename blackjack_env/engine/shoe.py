@@ -16,6 +16,7 @@ shoe still holds exactly ``decks`` x 52 cards. This is how tests and
 from __future__ import annotations
 
 import numpy as np
+from mypy_extensions import mypyc_attr
 
 from blackjack_env.engine.cards import ALL_CARDS, Card, parse_cards
 
@@ -24,10 +25,12 @@ __all__ = ["Shoe", "ShoeExhaustedError"]
 _BUFFER = 2048
 
 
+@mypyc_attr(native_class=False)
 class ShoeExhaustedError(RuntimeError):
     """No card is left in the shoe or in the discard tray."""
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Shoe:
     """A multi-deck shoe with a cut card, or an infinite deck.
 

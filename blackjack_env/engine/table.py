@@ -54,6 +54,7 @@ from fractions import Fraction
 from typing import NamedTuple
 
 import numpy as np
+from mypy_extensions import mypyc_attr
 
 from blackjack_env.engine.cards import Card
 from blackjack_env.engine.hand import Hand, score
@@ -161,14 +162,17 @@ class HandResult(NamedTuple):
     net: Chips
 
 
+@mypyc_attr(native_class=False)
 class TableError(ValueError):
     """Base class of the table's errors."""
 
 
+@mypyc_attr(native_class=False)
 class PhaseError(TableError):
     """A call made in a phase where it is not allowed."""
 
 
+@mypyc_attr(native_class=False)
 class IllegalActionError(TableError):
     """An action or bet that the rules or the bankroll do not allow."""
 
@@ -312,6 +316,7 @@ _TWO_CARD_ACTIONS: tuple[tuple[Action, ...], ...] = tuple(
 )
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Seat:
     """A player's place at the table.
 
@@ -354,6 +359,7 @@ class Seat:
         return f"Seat({self.index}, bankroll={self.bankroll}, bet={self.bet}, hands=[{hands}])"
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Table:
     """A blackjack table for ``rules.seats`` seats and a dealer.
 
@@ -640,9 +646,9 @@ class Table:
                 f"{action!r} is not an action; legal now: {_names(legal)}"
             ) from None
         if action not in legal:
-            seat, hand = self.to_act  # type: ignore[misc]
+            seat_i, hand_i = self.to_act  # type: ignore[misc]
             raise IllegalActionError(
-                f"{action.name} is not allowed for seat {seat} hand {hand} "
+                f"{action.name} is not allowed for seat {seat_i} hand {hand_i} "
                 f"({self.current_hand}); legal now: {_names(legal)}"
             )
         if phase is _INSURANCE:

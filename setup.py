@@ -1,0 +1,93 @@
+"""Build script: compile the hot modules with mypyc, or install pure Python.
+
+The package is plain Python, and every module runs as it is. At install time the
+modules in :data:`COMPILED` are also compiled to C extensions by mypyc (mypy's
+compiler for type-annotated Python), which makes the engine and the env's step
+several times faster. There is one source: the compiled modules are built from
+the same ``.py`` files, and ``blackjack_env/_native.py`` falls back to the source
+of any module whose extension is missing or older than its source.
+
+Set ``BLACKJACK_ENV_PURE=1`` while installing to skip compilation. If mypyc or
+the C compiler fails, the install goes on without the extensions and says so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+
+from setuptools import setup
+from setuptools.command.build_ext import build_ext
+
+ROOT = Path(__file__).parent
+
+#: The modules compiled by mypyc (they must type-check under mypy).
+COMPILED = [
+    "blackjack_env/engine/cards.py",
+    "blackjack_env/engine/hand.py",
+    "blackjack_env/engine/shoe.py",
+    "blackjack_env/engine/table.py",
+]
+
+#: Written at build time: each compiled module's name and the sha256 of the source
+#: it was compiled from (see blackjack_env/_native.py).
+MANIFEST = ROOT / "blackjack_env" / "_compiled.json"
+
+
+def _warn(message: str) -> None:
+    print(f"blackjack_env: {message}; installing pure Python (slower)", file=sys.stderr)
+
+
+class OptionalBuildExt(build_ext):
+    """build_ext that installs pure Python when a C extension fails to build."""
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except Exception as error:  # noqa: BLE001 - any build failure falls back
+            _warn(f"building the compiled modules failed ({error})")
+            MANIFEST.unlink(missing_ok=True)
+
+    def build_extension(self, ext) -> None:  # noqa: ANN001
+        try:
+            super().build_extension(ext)
+        except Exception as error:  # noqa: BLE001
+            _warn(f"compiling {ext.name} failed ({error})")
+            MANIFEST.unlink(missing_ok=True)
+
+
+#: setup.py commands that build code (others, such as the metadata step, skip mypyc).
+BUILD_COMMANDS = {"build", "build_ext", "bdist_wheel", "editable_wheel", "develop", "install"}
+#: mypy options: report type errors in the compiled modules only (the modules they
+#: import are still analysed, for their types).
+MYPY_OPTIONS = ["--follow-imports=silent", "--ignore-missing-imports"]
+
+
+def _extensions() -> list:
+    if os.environ.get("BLACKJACK_ENV_PURE", "") not in ("", "0"):
+        MANIFEST.unlink(missing_ok=True)
+        return []
+    if not BUILD_COMMANDS.intersection(sys.argv[1:]):
+        return []
+    try:
+        from mypyc.build import mypycify
+
+        extensions = mypycify([*MYPY_OPTIONS, *COMPILED], opt_level="3", verbose=False)
+    except (Exception, SystemExit) as error:  # mypy type errors exit
+        _warn(f"mypyc could not compile {', '.join(COMPILED)} ({error})")
+        MANIFEST.unlink(missing_ok=True)
+        return []
+    manifest = {
+        path[: -len(".py")].replace("/", "."): hashlib.sha256(
+            (ROOT / path).read_bytes()
+        ).hexdigest()
+        for path in COMPILED
+    }
+    MANIFEST.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    return extensions
+
+
+setup(ext_modules=_extensions(), cmdclass={"build_ext": OptionalBuildExt})
