@@ -61,9 +61,9 @@ class OptionalBuildExt(build_ext):
 
 #: setup.py commands that build code (others, such as the metadata step, skip mypyc).
 BUILD_COMMANDS = {"build", "build_ext", "bdist_wheel", "editable_wheel", "develop", "install"}
-#: mypy options: report type errors in the compiled modules only (the modules they
-#: import are still analysed, for their types).
-MYPY_OPTIONS = ["--follow-imports=silent", "--ignore-missing-imports"]
+#: mypy options: pyproject.toml's [tool.mypy] (type errors are reported for the
+#: compiled modules only; big third-party packages are not analysed).
+MYPY_OPTIONS = ["--config-file", str(ROOT / "pyproject.toml")]
 
 
 def _extensions() -> list:
