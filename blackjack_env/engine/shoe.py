@@ -15,6 +15,8 @@ shoe still holds exactly ``decks`` x 52 cards. This is how tests and
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 from mypy_extensions import mypyc_attr
 
@@ -42,8 +44,9 @@ class Shoe:
     """
 
     def __init__(
-        self, decks: int | None, rng: np.random.Generator, penetration: float | None = 0.75
+        self, decks: object, rng: object, penetration: object = 0.75
     ) -> None:
+        # (arguments typed object: they are validated here, with errors naming them)
         if decks is not None and (not isinstance(decks, int) or decks < 1):
             raise ValueError(f"decks={decks!r} must be a positive int or None (infinite)")
         if penetration is not None and (
@@ -60,9 +63,9 @@ class Shoe:
                 f"rng must be a numpy.random.Generator (np.random.default_rng(seed)), "
                 f"got {type(rng).__name__}"
             )
-        self.decks = decks
-        self.rng = rng
-        self.penetration = penetration
+        self.decks: int | None = cast("int | None", decks)
+        self.rng: np.random.Generator = rng
+        self.penetration: float | None = cast("float | None", penetration)
         self._stacked: list[Card] = []  # drawn first, from the end
         self._cards: list[Card] = []  # undealt, drawn from the end
         self._buffer: list[int] = []  # infinite deck: pre-drawn card indices

@@ -51,7 +51,7 @@ from __future__ import annotations
 
 from enum import Enum, IntEnum
 from fractions import Fraction
-from typing import NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 from mypy_extensions import mypyc_attr
@@ -376,22 +376,22 @@ class Table:
 
     def __init__(
         self,
-        rules: Rules,
+        rules: object,
         rng: np.random.Generator | None = None,
         *,
-        seed: int | None = None,
-        bankroll: Chips | list[Chips | None] | None = None,
+        seed: object = None,
+        bankroll: object = None,
         shoe: Shoe | None = None,
     ) -> None:
         if not isinstance(rules, Rules):
             raise TypeError(f"rules must be a Rules, got {type(rules).__name__}")
-        self.rules = rules
+        self.rules: Rules = rules
         if rng is not None and seed is not None:
             raise ValueError(
                 "give either rng (a numpy Generator) or seed, not both: the table has one "
                 "random stream"
             )
-        self.rng = rng if rng is not None else np.random.default_rng(seed)
+        self.rng = rng if rng is not None else np.random.default_rng(cast(Any, seed))
         if shoe is None:
             shoe = Shoe(rules.shoe_decks, self.rng, rules.penetration)
         self.shoe = shoe
@@ -468,15 +468,14 @@ class Table:
         return cards
 
     # =============================================================== betting
-    def bet(self, seat: int, amount: int) -> None:
+    def bet(self, seat: object, amount: object) -> None:
         """Place (or replace) ``seat``'s bet for the coming round.
 
         ``amount`` 0 withdraws the bet (the seat sits out).
         """
         if self.phase is not _BETTING:
             self._need(Phase.BETTING, "bet")
-        seats = self.seats
-        s = seats[seat] if type(seat) is int and 0 <= seat < len(seats) else self._seat(seat)
+        s = self._seat(seat)
         if type(amount) is not int and (
             isinstance(amount, bool) or not isinstance(amount, (int, np.integer))
         ):
@@ -500,7 +499,7 @@ class Table:
         if amount:
             self.events.append(_record(Event, (_BET, seat, None, None, None, amount, None)))
 
-    def raise_bet(self, amount: int) -> None:
+    def raise_bet(self, amount: object) -> None:
         """Add ``amount`` chips to the bet of the hand to act (``rules.bet_raising``)."""
         self._need(Phase.PLAYER_TURNS, "raise a bet")
         if not self.rules.bet_raising:
@@ -620,7 +619,7 @@ class Table:
             self._peek_possible = False
         self._start_turns()
 
-    def act(self, action: Action | int) -> None:
+    def act(self, action: object) -> None:
         """Apply ``action`` for the hand to act (see :meth:`legal_actions`)."""
         phase = self.phase
         if phase is _PLAYER_TURNS and (action is _STAND or action is _HIT):
@@ -640,7 +639,7 @@ class Table:
             )
         legal = self.legal_actions()
         try:
-            action = Action(action)
+            action = Action(cast(Any, action))
         except ValueError:
             raise IllegalActionError(
                 f"{action!r} is not an action; legal now: {_names(legal)}"
@@ -1018,7 +1017,7 @@ class Table:
                 f"cannot {what} in phase {self.phase.value}; it is allowed in phase {phase.value}"
             )
 
-    def _seat(self, seat: int) -> Seat:
+    def _seat(self, seat: object) -> Seat:
         if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not (
             0 <= seat < len(self.seats)
         ):
