@@ -47,14 +47,14 @@ class OptionalBuildExt(build_ext):
     def run(self) -> None:
         try:
             super().run()
-        except Exception as error:  # noqa: BLE001 - any build failure falls back
+        except Exception as error:
             _warn(f"building the compiled modules failed ({error})")
             MANIFEST.unlink(missing_ok=True)
 
-    def build_extension(self, ext) -> None:  # noqa: ANN001
+    def build_extension(self, ext) -> None:
         try:
             super().build_extension(ext)
-        except Exception as error:  # noqa: BLE001
+        except Exception as error:
             _warn(f"compiling {ext.name} failed ({error})")
             MANIFEST.unlink(missing_ok=True)
 
@@ -75,7 +75,9 @@ def _extensions() -> list:
     try:
         from mypyc.build import mypycify
 
-        extensions = mypycify([*MYPY_OPTIONS, *COMPILED], opt_level="3", verbose=False)
+        extensions = mypycify(
+            [*MYPY_OPTIONS, *COMPILED], opt_level="3", group_name="blackjack_env", verbose=False
+        )
     except (Exception, SystemExit) as error:  # mypy type errors exit
         _warn(f"mypyc could not compile {', '.join(COMPILED)} ({error})")
         MANIFEST.unlink(missing_ok=True)
