@@ -68,7 +68,7 @@ class _SourceFinder:
     def __init__(self, names: set[str]) -> None:
         self.names = names
 
-    def find_spec(self, fullname: str, path: object = None, target: object = None):  # noqa: ANN201
+    def find_spec(self, fullname: str, path: object = None, target: object = None):
         if fullname not in self.names:
             return None
         return importlib.util.spec_from_file_location(fullname, _source(fullname))
