@@ -5,6 +5,8 @@ strategy (hit below 17, stand otherwise: the dealer's rule) and, in the same
 run, plays hands of ``gymnasium.make("Blackjack-v1")`` with the same strategy,
 then prints hands per second and the ratio. Each measurement is the best of
 ``--repeats`` timed blocks (the least disturbed by other load on the machine).
+It says whether the engine runs compiled (the default install, see README) or
+from source (``BLACKJACK_ENV_PURE=1``).
 
 Usage::
 
@@ -23,6 +25,7 @@ from dataclasses import asdict, dataclass
 
 import gymnasium as gym
 
+import blackjack_env
 from blackjack_env.engine import Action, Phase, Table, preset
 
 
@@ -80,9 +83,11 @@ def best(fn, repeats: int, *args) -> float:
 
 def main(settings: Settings) -> dict:
     cases = [("sutton-barto", 1), ("vegas-strip", 1), ("vegas-strip", 7)]
+    compiled = all(blackjack_env.compiled_modules().values())
+    print(f"engine: {'compiled (mypyc)' if compiled else 'pure Python source'}")
     gym_rate = best(gym_hands_per_second, settings.repeats, settings.hands, settings.seed)
     print(f"Gymnasium Blackjack-v1 (gym.make, wrappers on): {gym_rate:12,.0f} hands/s")
-    results = {"gymnasium_hands_per_s": gym_rate, "cases": []}
+    results = {"gymnasium_hands_per_s": gym_rate, "engine_compiled": compiled, "cases": []}
     for name, seats in cases:
         rate = best(
             engine_hands_per_second, settings.repeats, name, seats, settings.hands, settings.seed
