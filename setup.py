@@ -75,6 +75,8 @@ def _extensions() -> list:
     try:
         from mypyc.build import mypycify
 
+        # group_name: the modules share one C library, blackjack_env__mypyc (a
+        # top-level module; _native.SHARED_LIBRARY)
         extensions = mypycify(
             [*MYPY_OPTIONS, *COMPILED], opt_level="3", group_name="blackjack_env", verbose=False
         )

@@ -40,6 +40,10 @@ KNOWN = (
 )
 
 
+#: The C library the compiled modules share (setup.py's mypyc group name + "__mypyc").
+SHARED_LIBRARY = "blackjack_env__mypyc"
+
+
 def pure_requested() -> bool:
     """True when ``BLACKJACK_ENV_PURE`` asks for pure Python."""
     return os.environ.get("BLACKJACK_ENV_PURE", "") not in ("", "0")
@@ -93,6 +97,10 @@ def _decide() -> tuple[bool, list[str]]:
         for name in KNOWN
         if _extension(name) is None or manifest.get(name) != _digest(_source(name))
     ]
+    if not stale and importlib.util.find_spec(SHARED_LIBRARY) is None:
+        # the modules' common C library (a top-level module) is not importable, e.g.
+        # after a rebuild in place without reinstalling the editable package
+        stale = [f"{SHARED_LIBRARY} (their shared library, not importable)"]
     return not stale and not pure_requested(), stale
 
 
@@ -103,9 +111,9 @@ if not _USE_COMPILED:
         sys.meta_path.insert(0, _SourceFinder(_built))
 if _STALE and not pure_requested():
     warnings.warn(
-        f"blackjack_env: the compiled modules do not match their source "
-        f"({', '.join(_STALE)} changed since the build, or was not built); running the "
-        f"source instead (slower). Rebuild with `pip install -e .`, or set "
+        f"blackjack_env: the compiled modules do not match their source or cannot load "
+        f"({', '.join(_STALE)}: changed since the build, or not built); running the source "
+        f"instead (slower). Rebuild with `pip install -e .`, or set "
         f"BLACKJACK_ENV_PURE=1 to always run the source.",
         RuntimeWarning,
         stacklevel=2,
