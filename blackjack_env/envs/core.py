@@ -414,8 +414,9 @@ class EnvCore:
                 if phase is not _BET_STEP:
                     a = _STAND_I  # the round ends: stand / decline from here on
         if phase is _PLAY:
-            who = table.to_act
-            assert who is not None
+            # (untyped: after a reset that raised on bad cards no one is to act, and this
+            # raises Python's TypeError, as the env always has)
+            who: Any = table.to_act
             self.last_hand = who[1]
             table.act(_ACTIONS[a])
         elif phase is _INSURANCE_STEP:
