@@ -133,7 +133,9 @@ def hi_lo_true_count(table: Table) -> float:
     if table.shoe.decks is None:
         return 0.0
     u = unseen_by_rank(table)
-    remaining = sum(u)
+    remaining = 0
+    for n in u:
+        remaining += n
     if remaining == 0:
         return 0.0
     running = u[0] + u[9] + u[10] + u[11] + u[12] - u[1] - u[2] - u[3] - u[4] - u[5]
@@ -444,12 +446,7 @@ class EnvCore:
                 self.start_round()
         self.done = terminated or truncated
         self.update()
-        info = self.info()
-        info["illegal_action"] = illegal
-        info["action_played"] = a
-        if settlement is not None:
-            info["settlement"] = settlement
-        return self.observe(), reward, terminated, truncated, info
+        return self.observe(), reward, terminated, truncated, self.info(illegal, a, settlement)
 
     def observe(self) -> Any:
         """The observation of the current state."""
@@ -466,25 +463,71 @@ class EnvCore:
             self.bankroll_chips() / self.bet if self.mode == "dict" else 0.0,
         )
 
-    def info(self) -> dict[str, Any]:
-        """The info dict of the current state (without the step's own keys)."""
+    def info(
+        self,
+        illegal: bool | None = None,
+        played: int = 0,
+        settlement: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """The info dict of the current state; after a step (``illegal`` not None) also
+        ``illegal_action``, ``action_played`` and, when a round was settled, ``settlement``.
+
+        Built as one dict literal (the same keys in the same order as ever).
+        """
         table = self.table
         assert table is not None
         dealer = table.dealer.cards
         learner = table.seats[self.seat]
         chips = learner.bankroll
         hands = learner.hands
-        return {
-            "action_mask": self.view.mask(self.legal),
-            "phase": self.phase,
-            "round": self.rounds,
-            "bankroll": float(self.session_net if chips is None else chips),
-            "shoe_remaining": table.shoe.remaining,
-            "reshuffled": table.reshuffled,
-            "hands": (tuple(hands[0].cards),)
+        mask = self.view.mask(self.legal)
+        phase = self.phase
+        rounds = self.rounds
+        bankroll = float(self.session_net if chips is None else chips)
+        remaining = table.shoe.remaining
+        reshuffled = table.reshuffled
+        held = (
+            (tuple(hands[0].cards),)
             if len(hands) == 1
-            else tuple([tuple(h.cards) for h in hands]),
-            "dealer": tuple(dealer) if table.hole_revealed else tuple(dealer[:1]),
+            else tuple([tuple(h.cards) for h in hands])
+        )
+        shown = tuple(dealer) if table.hole_revealed else (dealer[0],) if dealer else ()
+        if illegal is None:
+            return {
+                "action_mask": mask,
+                "phase": phase,
+                "round": rounds,
+                "bankroll": bankroll,
+                "shoe_remaining": remaining,
+                "reshuffled": reshuffled,
+                "hands": held,
+                "dealer": shown,
+            }
+        if settlement is None:
+            return {
+                "action_mask": mask,
+                "phase": phase,
+                "round": rounds,
+                "bankroll": bankroll,
+                "shoe_remaining": remaining,
+                "reshuffled": reshuffled,
+                "hands": held,
+                "dealer": shown,
+                "illegal_action": illegal,
+                "action_played": played,
+            }
+        return {
+            "action_mask": mask,
+            "phase": phase,
+            "round": rounds,
+            "bankroll": bankroll,
+            "shoe_remaining": remaining,
+            "reshuffled": reshuffled,
+            "hands": held,
+            "dealer": shown,
+            "illegal_action": illegal,
+            "action_played": played,
+            "settlement": settlement,
         }
 
     def bankroll_chips(self) -> float:
