@@ -93,7 +93,7 @@ MULTIDISCRETE: Final = "multidiscrete"
 #: Largest hand total an observation can show (hard 21 hit with a 10 gives 31).
 MAX_TOTAL: Final = 31
 #: Multidiscrete observations cached per view (each a 9-int array; a copy is returned).
-OBS_CACHE_SIZE: Final = 4096
+OBS_CACHE_SIZE: Final = 8192
 
 
 # ================================================================ the learner's view
@@ -184,6 +184,22 @@ class LearnerView:
         self._masks: dict[tuple[int, ...], np.ndarray] = {}
         self._bool_masks: dict[tuple[int, ...], np.ndarray] = {}
         self._observations: dict[int, np.ndarray] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The configuration only: a pickled or copied view starts with empty caches."""
+        return {
+            "n_play": self.n_play,
+            "bet_sizes": self.bet_sizes,
+            "bet_unit": self.bet_unit,
+            "min_bet": self.min_bet,
+            "max_bet": self.max_bet,
+            "insurance_decisions": self.insurance_decisions,
+            "obs_mode": self.obs_mode,
+            "max_hands": self.max_hands,
+        }
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        LearnerView.__init__(self, **state)
 
     # ------------------------------------------------------------- actions
     def legal(self, table: Table, seat: int, phase: int) -> tuple[int, ...]:
