@@ -668,9 +668,12 @@ class EnvCore:
         if len(results) > 1:
             results = sorted(results)  # by hand index
         net = learner.net
-        hand_net: int | Fraction = 0
-        for r in results:
-            hand_net += r.net
+        insurance = 0.0
+        if learner.insurance:  # else the round's net is exactly the hands' (no Fraction sums)
+            hand_net: int | Fraction = 0
+            for r in results:
+                hand_net += r.net
+            insurance = float(net - hand_net) / unit
         self.session_net += net
         settlement: dict[str, Any] = {
             "round": self.rounds,
@@ -678,7 +681,7 @@ class EnvCore:
             "dealer": tuple(table.dealer.cards),
             "outcomes": tuple([r.outcome for r in results]),
             "payouts": tuple([float(r.net) / unit for r in results]),
-            "insurance": float(net - hand_net) / unit,
+            "insurance": insurance,
             "net": float(net) / unit,
         }
         self.last_settlement = settlement

@@ -7,8 +7,14 @@ a batched vector env) produces bit-identical observations and masks for the same
 table state. Nothing here mutates the table or draws a card.
 
 The fields of every observation mode are specified in the docstring of
-:class:`~blackjack_env.envs.blackjack.BlackjackEnv`; the constants below are the
-single place their sizes and bounds are defined.
+:class:`~blackjack_env.envs.blackjack.BlackjackEnv`; the constants below (and
+``MAX_TOTAL``) are the single place their sizes and bounds are defined.
+
+The per-step part, run on every env step, lives in the compiled module
+:mod:`blackjack_env.envs.core` and is re-exported here: :class:`Decision`,
+:func:`focus_index`, :func:`unseen_by_rank`, :func:`hi_lo_true_count`, and the
+:class:`~blackjack_env.envs.core.LearnerView` each :class:`Layout` delegates its
+legal actions, masks and ``"tuple"`` / ``"multidiscrete"`` observations to.
 """
 
 from __future__ import annotations
