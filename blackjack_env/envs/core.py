@@ -92,8 +92,9 @@ TUPLE: Final = "tuple"
 MULTIDISCRETE: Final = "multidiscrete"
 #: Largest hand total an observation can show (hard 21 hit with a 10 gives 31).
 MAX_TOTAL: Final = 31
-#: Multidiscrete observations cached per view (each a 9-int array; a copy is returned).
-OBS_CACHE_SIZE: Final = 8192
+#: Multidiscrete observations cached per view, without their count field (each a
+#: 9-int array; a copy with the count written in is returned).
+OBS_CACHE_SIZE: Final = 4096
 
 
 # ================================================================ the learner's view
@@ -301,11 +302,12 @@ class LearnerView:
         # Python's round: halves go to the even integer
         count = round(hi_lo_true_count(table))
         count = 0 if count < -5 else 10 if count > 5 else count + 5
-        # one int per observation (the fields' ranges as mixed radix) keys the cache
+        # one int per observation without the count (the fields' ranges as mixed
+        # radix) keys the cache; the count is written into the copy
         key = (
             ((((((phase * 32 + total) * 11 + up) * 2 + soft) * 2 + can_double) * 2 + can_split)
               * 2 + can_surrender) * self.max_hands + index
-        ) * 11 + count
+        )
         cached = self._observations.get(key)
         if cached is None:
             cached = np.array(
@@ -318,7 +320,9 @@ class LearnerView:
                 self._observations[key] = cached
             else:
                 return cached
-        return cached.copy()
+        out = cached.copy()
+        out[8] = count
+        return out
 
 
 # ===================================================================== the step machine
