@@ -407,7 +407,6 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
         self.action_space = self.layout.action_space()
         self.observation_space = self.layout.observation_space()
         self.action_names: list[str] = self.layout.action_names()
-        self._n_actions = self.layout.n_actions
         self.obs_mode = mode
 
         # ---- state and per-step work (compiled; see blackjack_env.envs.core)
