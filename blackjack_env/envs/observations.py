@@ -171,7 +171,7 @@ class Layout:
 
     def legal(self, table: Table, seat: int, phase: Decision) -> tuple[int, ...]:
         """Legal action indices for the learner in ``phase``, ascending."""
-        return self.view.legal(table, seat, phase)
+        return self.view.legal(table, int(seat), int(phase))
 
     def asks_pre_peek(self, engine_legal: tuple[Action, ...]) -> bool:
         """Whether the learner gets a step at the pre-peek decision whose engine legal
@@ -181,11 +181,11 @@ class Layout:
 
     def legal_bet_indices(self, table: Table, seat: int) -> list[int]:
         """Indices into ``bet_sizes`` the table limits and the seat's bankroll allow."""
-        return self.view.legal_bet_indices(table, seat)
+        return self.view.legal_bet_indices(table, int(seat))
 
     def mask(self, legal: tuple[int, ...]) -> np.ndarray:
         """``int8`` mask of the action space from legal indices (a new array)."""
-        return self.view.mask(legal)
+        return self.view.mask(tuple(legal))
 
     def action_space(self) -> spaces.Discrete:
         return spaces.Discrete(self.n_actions)
@@ -247,8 +247,10 @@ class Layout:
         bankroll in base bets (the dict mode's ``bankroll``).
         """
         mode = self.obs_mode
+        # the compiled view takes exact types (numpy ints, lists of indices are accepted here)
+        seat, last_hand, legal = int(seat), int(last_hand), tuple(legal)
         if mode is ObsMode.TUPLE or mode is ObsMode.MULTIDISCRETE:
-            return self.view.observe(table, seat, phase, last_hand, legal)
+            return self.view.observe(table, seat, int(phase), last_hand, legal)
         index, hand, total, soft, up = LearnerView.summary(table, seat, last_hand)
         if mode is ObsMode.VECTOR:
             return self._vector(table, seat, phase, index, legal, hand, total, soft, up)
@@ -273,7 +275,7 @@ class Layout:
         out[4] = total / MAX_TOTAL
         out[5] = soft
         out[6] = up / 10.0
-        can = LearnerView.can(legal, phase)
+        can = LearnerView.can(legal, int(phase))
         out[7], out[8], out[9] = can
         out[10] = float(phase is Decision.INSURANCE and Action.INSURE in legal)
         n_hands = rules.max_split_hands
