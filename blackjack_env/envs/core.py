@@ -74,19 +74,22 @@ _INSURANCE: Final = Phase.INSURANCE
 _BETTING: Final = Phase.BETTING
 _SETTLED: Final = Phase.SETTLED
 _STAND: Final = Action.STAND
-_HIT: Final = Action.HIT
 _DECLINE: Final = Action.DECLINE
 _INSURE: Final = Action.INSURE
 _SURRENDER_ACTION: Final = Action.SURRENDER
 _ACTIONS: Final = tuple(Action)  # index -> Action, without the enum call
 _INT64: Final = np.int64
 _INT8: Final = np.int8
-_STAND_I: Final = 0  # int(Action.STAND), ... as plain ints
-_HIT_I: Final = 1
-_DOUBLE_I: Final = 2
-_SPLIT_I: Final = 3
-_SURRENDER_I: Final = 4
-_INSURE_I: Final = 5
+# action indices and decision codes as plain ints (compiled code compares them natively)
+_STAND_I: Final = int(Action.STAND)
+_HIT_I: Final = int(Action.HIT)
+_DOUBLE_I: Final = int(Action.DOUBLE)
+_SPLIT_I: Final = int(Action.SPLIT)
+_SURRENDER_I: Final = int(Action.SURRENDER)
+_INSURE_I: Final = int(Action.INSURE)
+_PLAY_I: Final = int(Decision.PLAY)
+_INSURANCE_I: Final = int(Decision.INSURANCE)
+_BET_I: Final = int(Decision.BET)
 #: Observation modes :class:`LearnerView` encodes itself (the ObsMode values).
 TUPLE: Final = "tuple"
 MULTIDISCRETE: Final = "multidiscrete"
@@ -205,7 +208,7 @@ class LearnerView:
     # ------------------------------------------------------------- actions
     def legal(self, table: Table, seat: int, phase: int) -> tuple[int, ...]:
         """Legal action indices for the learner in ``phase`` (a Decision), ascending."""
-        if phase == 0:  # PLAY
+        if phase == _PLAY_I:
             engine = table.legal_actions()
             legal = self._play_legal.get(engine)
             if legal is None:
@@ -213,7 +216,7 @@ class LearnerView:
                 legal = tuple([int(a) for a in engine if a < n])
                 self._play_legal[engine] = legal
             return legal
-        if phase == 1:  # INSURANCE: STAND declines
+        if phase == _INSURANCE_I:  # STAND declines
             out = [_STAND_I]
             engine = table.legal_actions()
             if self.insurance_decisions and _INSURE in engine:
@@ -221,7 +224,7 @@ class LearnerView:
             if _SURRENDER_ACTION in engine:
                 out.append(_SURRENDER_I)
             return tuple(sorted(out))
-        if phase == 2:  # BET
+        if phase == _BET_I:
             n_play = self.n_play
             return tuple([n_play + k for k in self.legal_bet_indices(table, seat)])
         return self._all_legal
@@ -267,8 +270,8 @@ class LearnerView:
     @staticmethod
     def can(legal: tuple[int, ...], phase: int) -> tuple[int, int, int]:
         """(can double, can split, can surrender); surrender also at the pre-peek step."""
-        if phase != 0:
-            return 0, 0, 1 if phase == 1 and _SURRENDER_I in legal else 0
+        if phase != _PLAY_I:
+            return 0, 0, 1 if phase == _INSURANCE_I and _SURRENDER_I in legal else 0
         return (
             1 if _DOUBLE_I in legal else 0,
             1 if _SPLIT_I in legal else 0,
