@@ -308,23 +308,23 @@ class LearnerView:
         # one int per observation without the count (the fields' ranges as mixed
         # radix) keys the cache; the count is written into the copy
         key = (
-            ((((((phase * 32 + total) * 11 + up) * 2 + soft) * 2 + can_double) * 2 + can_split)
-              * 2 + can_surrender) * self.max_hands + index
-        )
+            (((((phase * (MAX_TOTAL + 1) + total) * 11 + up) * 2 + soft) * 2 + can_double) * 2
+              + can_split) * 2 + can_surrender
+        ) * self.max_hands + index
         cached = self._observations.get(key)
         if cached is None:
             cached = np.array(
                 [phase, total, up, soft, can_double, can_split, can_surrender, index, count],
                 dtype=_INT64,
             )
-            if total > MAX_TOTAL or not 0 <= index < self.max_hands:
+            if total > MAX_TOTAL or up > 10 or not 0 <= index < self.max_hands:
                 return cached  # outside the space: never cached (the key could collide)
             if len(self._observations) < OBS_CACHE_SIZE:
                 self._observations[key] = cached
             else:
                 return cached
         out = cached.copy()
-        out[8] = count
+        out[-1] = count  # the last field
         return out
 
 
