@@ -30,6 +30,7 @@ COMPILED = [
     "blackjack_env/engine/hand.py",
     "blackjack_env/engine/shoe.py",
     "blackjack_env/engine/table.py",
+    "blackjack_env/envs/core.py",
 ]
 
 #: Written at build time: each compiled module's name and the sha256 of the source

@@ -37,6 +37,7 @@ KNOWN = (
     "blackjack_env.engine.hand",
     "blackjack_env.engine.shoe",
     "blackjack_env.engine.table",
+    "blackjack_env.envs.core",
 )
 
 

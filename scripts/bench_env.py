@@ -3,15 +3,20 @@
 Every env is made with ``gym.make`` (default wrappers: order enforcing and the
 passive checker) and played with the same fixed policy, hit below 17 and stand
 otherwise, reading the player total from the observation; resets are part of the
-timed loop, and a step is one ``env.step`` call. In the same run it also measures
-the *engine ceiling*: the same policy played on the bare engine table, counting
-the steps the env would take (learner decisions, plus one step for a round settled
-at the deal), i.e. the speed of an env with zero overhead on this engine.
+timed loop, and a step is one ``env.step`` call. Ours is also measured unwrapped
+(``env.unwrapped``: the cost of the gym.make wrappers is the difference). In the
+same run it also measures the *engine ceiling*: the same policy played on the bare
+engine table, counting the steps the env would take (learner decisions, plus one
+step for a round settled at the deal), i.e. the speed of an env with zero overhead
+on this engine.
 
 Each figure is the best of ``--repeats`` timed blocks (the least disturbed by
 other load); Gymnasium and ours are measured alternately. ``--profile`` adds a
 cProfile breakdown of each case by layer (engine, env, gymnasium wrappers, other)
-and the engine's most expensive functions.
+and the engine's most expensive functions. The run starts by printing which
+modules run compiled (see ``blackjack_env.compiled_modules()``); compiled code
+calling compiled code is invisible to cProfile, so with the extensions built the
+env core's share includes the engine work it calls.
 
 Usage::
 
@@ -27,6 +32,7 @@ import json
 import os
 import platform
 import pstats
+import re
 import time
 from dataclasses import asdict, dataclass
 
@@ -111,7 +117,21 @@ def best(fn, repeats: int, *args) -> float:
     return max(fn(*args) for _ in range(repeats))
 
 
-def _layer(filename: str) -> str:
+#: Layers of the classes of compiled modules: cProfile names their methods
+#: ``<method 'step' of 'EnvCore' objects>``, without a file or module.
+_COMPILED_LAYERS = {
+    "EnvCore": "env core (compiled, with its engine calls)",
+    "LearnerView": "env core (compiled, with its engine calls)",
+    "Table": "engine",
+    "Seat": "engine",
+    "Shoe": "engine",
+    "Hand": "engine",
+}
+
+
+def _layer(filename: str, name: str) -> str:
+    """The layer of a profiled function. What a compiled (mypyc) function calls in
+    another compiled module is not seen by the profiler: it counts as the caller's."""
     path = filename.replace(os.sep, "/")
     if "/blackjack_env/engine/" in path:
         return "engine"
@@ -121,6 +141,9 @@ def _layer(filename: str) -> str:
         return "gymnasium wrappers"
     if "/numpy/" in path:
         return "numpy"
+    native = re.search(r"of '(\w+)' objects", name)
+    if native and native.group(1) in _COMPILED_LAYERS:
+        return _COMPILED_LAYERS[native.group(1)]
     return "other (builtins, loop)"
 
 
@@ -137,7 +160,7 @@ def profile_case(case: Case, steps: int, seed: int) -> dict:
     engine_funcs: list[tuple[float, str]] = []
     total = 0.0
     for (filename, line, name), (_, _, tottime, _, _) in stats.items():
-        layer = _layer(filename)
+        layer = _layer(filename, name)
         layers[layer] = layers.get(layer, 0.0) + tottime
         total += tottime
         if layer == "engine":
@@ -145,14 +168,20 @@ def profile_case(case: Case, steps: int, seed: int) -> dict:
     shares = {k: v / total for k, v in sorted(layers.items(), key=lambda kv: -kv[1])}
     print(f"  profile of {case.name} (share of self time, cProfile inflates small calls):")
     for layer, share in shares.items():
-        print(f"    {layer:<24} {share:6.1%}")
+        print(f"    {layer:<42} {share:6.1%}")
     top = sorted(engine_funcs, reverse=True)[:6]
-    print("    engine functions: " + "; ".join(f"{n} {t / total:.1%}" for t, n in top))
+    if top:
+        print("    engine functions: " + "; ".join(f"{n} {t / total:.1%}" for t, n in top))
     return {"layers": shares, "engine_top": [(n, t / total) for t, n in top]}
 
 
 def main(settings: Settings) -> dict:
     results: dict = {"cases": []}
+    compiled = blackjack_env.compiled_modules()
+    print(
+        "compiled modules: "
+        + (", ".join(name for name, on in compiled.items() if on) or "none (pure Python)")
+    )
 
     def make_gym():
         return gym.make("Blackjack-v1")
@@ -163,14 +192,23 @@ def main(settings: Settings) -> dict:
         def make_ours(case: Case = case):
             return gym.make("blackjack_env/Blackjack-v0", rules=case.rules, obs_mode=case.obs_mode)
 
-        gym_best = ours_best = 0.0
-        for _ in range(settings.repeats):  # alternate, so load hits both alike
+        def make_unwrapped(case: Case = case):
+            return make_ours(case).unwrapped
+
+        gym_best = ours_best = bare_best = 0.0
+        for _ in range(settings.repeats):  # alternate, so load hits all alike
             gym_best = max(
                 gym_best, env_steps_per_second(make_gym, 0, settings.steps, settings.seed)
             )
             ours_best = max(
                 ours_best,
                 env_steps_per_second(make_ours, case.total_index, settings.steps, settings.seed),
+            )
+            bare_best = max(
+                bare_best,
+                env_steps_per_second(
+                    make_unwrapped, case.total_index, settings.steps, settings.seed
+                ),
             )
         ceiling = best(
             engine_steps_per_second, settings.repeats, case.rules, settings.steps, settings.seed
@@ -184,6 +222,10 @@ def main(settings: Settings) -> dict:
             f"(target {case.target:g}x: {'met' if ratio >= case.target else 'NOT met'})"
         )
         print(
+            f"  Blackjack-v0 (unwrapped)         {bare_best:10,.0f} steps/s  = "
+            f"{bare_best / gym_best:5.2f}x (without gym.make's wrappers)"
+        )
+        print(
             f"  engine ceiling (bare table)      {ceiling:10,.0f} steps/s  = "
             f"{ceiling / gym_best:5.2f}x"
         )
@@ -194,6 +236,7 @@ def main(settings: Settings) -> dict:
             "gymnasium_steps_per_s": gym_best,
             "env_steps_per_s": ours_best,
             "ratio_vs_gymnasium": ratio,
+            "unwrapped_env_steps_per_s": bare_best,
             "target_ratio": case.target,
             "engine_ceiling_steps_per_s": ceiling,
             "engine_ceiling_ratio": ceiling / gym_best,
@@ -202,6 +245,7 @@ def main(settings: Settings) -> dict:
             entry["profile"] = profile_case(case, min(settings.steps, 50_000), settings.seed)
         results["cases"].append(entry)
     results["settings"] = asdict(settings)
+    results["compiled_modules"] = compiled
     results["machine"] = {
         "python": platform.python_version(),
         "cpu": platform.processor(),

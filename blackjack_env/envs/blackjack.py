@@ -10,9 +10,9 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.error import ResetNeeded
 
-from blackjack_env.engine.cards import Card, parse_card
 from blackjack_env.engine.rules import PRESETS, Rules, Surrender, preset
-from blackjack_env.engine.table import Action, Phase, Table
+from blackjack_env.engine.table import Action, Table
+from blackjack_env.envs.core import EnvCore
 from blackjack_env.envs.observations import Decision, Layout, ObsMode, check_reset_options
 from blackjack_env.strategies import Strategy, make_strategy
 
@@ -28,7 +28,6 @@ class IllegalAction(str, Enum):
 
 
 _KNOWN_OPTIONS = ("cards",)
-_ACTIONS = tuple(Action)  # index -> Action, without the enum lookup
 _ARGUMENTS = (
     "rules",
     "num_seats",
@@ -44,31 +43,6 @@ _ARGUMENTS = (
     "illegal_penalty",
     "render_mode",
 )
-
-#: The learner's decision for each table phase an env step can stop in (see ``_advance``).
-_PHASE_DECISION = {
-    Phase.PLAYER_TURNS: Decision.PLAY,
-    Phase.INSURANCE: Decision.INSURANCE,
-    Phase.BETTING: Decision.BET,
-    Phase.SETTLED: Decision.SETTLED,
-}
-
-
-# Enum members read on every step, as module globals (on Python 3.11 reading a member
-# through its enum class costs several times a global lookup).
-_PLAY = Decision.PLAY
-_INSURANCE_STEP = Decision.INSURANCE
-_BET_STEP = Decision.BET
-_PLAYER_TURNS = Phase.PLAYER_TURNS
-_INSURANCE = Phase.INSURANCE
-_SETTLED = Phase.SETTLED
-_BETTING = Phase.BETTING
-_PENALIZE = IllegalAction.PENALIZE
-_DICT = ObsMode.DICT
-
-
-def _card(card: Card | str) -> Card:
-    return card if isinstance(card, Card) else parse_card(card)
 
 
 def _choices(enum: type[Enum]) -> str:
@@ -433,28 +407,31 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
         self.action_space = self.layout.action_space()
         self.observation_space = self.layout.observation_space()
         self.action_names: list[str] = self.layout.action_names()
-        self._n_actions = self.layout.n_actions
         self.obs_mode = mode
 
-        # ---- state (set by reset)
-        self._table: Table | None = None
-        self._strategies: dict[int, Strategy] = {}
-        self._phase = Decision.SETTLED
-        self._legal: tuple[int, ...] = ()
-        self._last_hand = 0
-        self._rounds = 0  # rounds started in this episode
-        self._session_net: Any = 0  # chips won in this episode (for unlimited credit)
-        self._done = True
-        self._last_settlement: dict[str, Any] | None = None
+        # ---- state and per-step work (compiled; see blackjack_env.envs.core)
+        self._core = EnvCore(
+            self.layout,
+            self.layout.view,
+            self.action_names,
+            seat,
+            bet,
+            bankroll,
+            rounds_per_episode,
+            self.illegal_action.value,
+            self.illegal_penalty,
+            self._min_cost,
+        )
         self._renderer: Any = None
 
     # ================================================================ API
     @property
     def table(self) -> Table:
         """The engine table (read it, do not act on it)."""
-        if self._table is None:
+        table = self._core.table
+        if table is None:
             raise ResetNeeded("call reset() before using the table")
-        return self._table
+        return table
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -469,96 +446,23 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
                     f"options['cards'] must be text like 'AS KH 9D' or a list of cards, "
                     f"got {type(cards).__name__}"
                 )
-        if seed is not None or self._table is None:
+        core = self._core
+        if seed is not None or core.table is None:
             self._build_table()
-        elif self._table.phase is not _SETTLED:
-            self._finish_round()  # reset in the middle of a round: play it out standing
-        table = self._table
-        assert table is not None
-        table.shoe.clear_stack()
-        if cards is not None:
-            parsed = cards if isinstance(cards, str) else [_card(c) for c in cards]
-            if table.phase is _SETTLED:
-                table.new_round()
-            table.shoe.stack(parsed)  # ValueError names a bad token or an unavailable card
-        learner = table.seats[self.seat]
-        if table.phase is _BETTING and learner.bet:
-            table.bet(self.seat, 0)
-        if self.bankroll is not None:
-            learner.bankroll = self.bankroll
-        self._rounds = 0
-        self._session_net = 0
-        self._last_hand = 0
-        self._done = False
-        self._last_settlement = None
-        self._start_round()
-        self._update()
+        out = core.reset(cards)
         if self.render_mode == "human":
             self.render()
-        return self._obs(), self._info()
+        return out
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        table = self._table
-        if table is None or self._done:
-            raise ResetNeeded("the episode is over (or never started): call reset()")
-        a = self._check_action(action)
-        phase = self._phase
-        legal = self._legal
-        illegal = a not in legal
-        penalty = 0.0
-        if illegal:
-            if self.illegal_action is IllegalAction.RAISE:
-                names = self.action_names
-                raise ValueError(
-                    f"action {a} ({names[a]}) is not legal now (phase {phase.name}); legal "
-                    f"actions: {', '.join(f'{i} ({names[i]})' for i in legal)}"
-                )
-            a = self._map_illegal(a, phase, legal)
-            if self.illegal_action is IllegalAction.PENALIZE:
-                penalty = self.illegal_penalty
-                if phase is not Decision.BET:
-                    a = int(Action.STAND)  # the round ends: stand / decline from here on
-        if phase is _PLAY:
-            self._last_hand = table.to_act[1]  # type: ignore[index]
-            table.act(_ACTIONS[a])
-        elif phase is _INSURANCE_STEP:
-            table.act(Action.DECLINE if a == Action.STAND else _ACTIONS[a])
-        elif phase is _BET_STEP:
-            self._deal(self.layout.bet_sizes[a - self.layout.n_play] * self.bet)
-        self._advance()
-        if illegal and self.illegal_action is _PENALIZE:
-            self._finish_round()  # the round ends, even when the penalty is 0
-        reward = 0.0
-        terminated = truncated = False
-        settlement = None
-        if table.phase is _SETTLED:
-            settlement = self._settle()
-            reward = settlement["net"] - penalty
-            limit = self.rounds_per_episode
-            if limit == 1:
-                terminated = True
-            elif limit is not None and self._rounds >= limit:
-                truncated = True
-            elif not self._can_afford_next():
-                terminated = True
-            else:
-                self._start_round()
-        self._done = terminated or truncated
-        self._update()
-        info = self._info()
-        info["illegal_action"] = illegal
-        info["action_played"] = a
-        if settlement is not None:
-            info["settlement"] = settlement
+        out = self._core.step(action)
         if self.render_mode == "human":
             self.render()
-        return self._obs(), reward, terminated, truncated, info
+        return out
 
     def action_masks(self) -> np.ndarray:
         """Legal actions as booleans (sb3-contrib MaskablePPO convention)."""
-        out = np.zeros(self.layout.n_actions, dtype=bool)
-        out[list(self._legal)] = True
-        return out
+        return self.layout.view.bool_mask(self._core.legal)
 
     def render(self) -> Any:
         if self.render_mode is None:
@@ -594,199 +498,30 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
 
     # ============================================================ internals
     def _build_table(self) -> None:
+        """A new table and other seats' strategies, seeded from ``self.np_random``."""
         rules = self.rules
         rng = self.np_random
         n = rules.seats
         seeds = rng.integers(0, 2**63, size=n) if n > 1 else [0]
         bankrolls: list[Any] = [None] * n
         bankrolls[self.seat] = self.bankroll
-        self._table = Table(rules, rng, bankroll=bankrolls)
+        table = Table(rules, rng, bankroll=bankrolls)
         strategies: dict[int, Strategy] = {}
         others = iter(self._others_spec)
         for i in range(n):
             if i != self.seat:
                 strategies[i] = make_strategy(next(others), rules, int(seeds[i]))
-        self._strategies = strategies
-
-    def _check_action(self, action: Any) -> int:
-        kind = type(action)
-        if (kind is int or kind is np.int64) and 0 <= action < self._n_actions:
-            return int(action)  # the common case, checked cheaply
-        if isinstance(action, np.ndarray) and action.shape == ():
-            action = action.item()
-        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
-            raise ValueError(
-                f"action {action!r} must be an int in 0..{self.layout.n_actions - 1} "
-                f"({', '.join(self.action_names)})"
-            )
-        a = int(action)
-        if not 0 <= a < self.layout.n_actions:
-            raise ValueError(
-                f"action {a} is outside the action space Discrete({self.layout.n_actions}); "
-                f"actions are {', '.join(f'{i} {n}' for i, n in enumerate(self.action_names))}"
-            )
-        return a
-
-    def _map_illegal(self, a: int, phase: Decision, legal: tuple[int, ...]) -> int:
-        n_play = self.layout.n_play
-        if phase is Decision.PLAY:
-            if a in (Action.DOUBLE, Action.SPLIT, Action.SURRENDER):
-                return int(Action.HIT) if Action.HIT in legal else int(Action.STAND)
-            return int(Action.STAND)
-        if phase is Decision.INSURANCE:
-            return int(Action.STAND)
-        # BET
-        if a >= n_play:
-            below = [i for i in legal if i <= a]
-            if below:
-                return max(below)
-        return min(legal)
-
-    def _advance(self) -> None:
-        """Let the other seats act (and decline insurance the learner is not asked
-        about) until the learner must decide or the round is settled."""
-        table = self._table
-        assert table is not None
-        strategies = self._strategies
-        seat = self.seat
-        while True:
-            who = table.to_act
-            while who is not None and who[0] != seat:
-                table.act(strategies[who[0]](table))
-                who = table.to_act
-            if (
-                who is not None
-                and table.phase is _INSURANCE
-                and not self.layout.asks_pre_peek(table.legal_actions())
-            ):
-                table.act(Action.DECLINE)
-                continue
-            return
-
-    def _finish_round(self) -> None:
-        """Play out the current round with the learner standing / declining."""
-        table = self._table
-        assert table is not None
-        if table.phase is Phase.BETTING:
-            return  # nothing dealt yet
-        seat = self.seat
-        while True:
-            self._advance()
-            who = table.to_act
-            if who is None:
-                return
-            if who[0] == seat:
-                table.act(Action.DECLINE if table.phase is Phase.INSURANCE else Action.STAND)
-
-    def _start_round(self) -> None:
-        """Open the next round: bets (or a BET step), deal, other seats up to the learner."""
-        table = self._table
-        assert table is not None
-        if table.phase is _SETTLED:
-            table.new_round()
-        self._rounds += 1
-        if self.layout.bet_sizes:
-            for i in self._strategies:
-                table.bet(i, self.bet)
-            return  # the learner's BET step comes first
-        self._deal(self.bet)
-
-    def _deal(self, chips: int) -> None:
-        table = self._table
-        assert table is not None
-        if not self.layout.bet_sizes:
-            for i in self._strategies:
-                table.bet(i, self.bet)
-        table.bet(self.seat, chips)
-        table.deal()
-        self._last_hand = 0
-        self._advance()
-
-    def _can_afford_next(self) -> bool:
-        bankroll = self._table.seats[self.seat].bankroll  # type: ignore[union-attr]
-        return bankroll is None or bankroll >= self._min_cost
-
-    def _settle(self) -> dict[str, Any]:
-        table = self._table
-        assert table is not None
-        learner = table.seats[self.seat]
-        unit = self.bet
-        results = learner.results
-        if len(results) > 1:
-            results = sorted(results)  # by hand index
-        net = learner.net
-        hand_net = 0
-        for r in results:  # sum(), without the generator
-            hand_net += r.net
-        self._session_net += net
-        settlement = {
-            "round": self._rounds,
-            "hands": tuple([tuple(h.cards) for h in learner.hands]),
-            "dealer": tuple(table.dealer.cards),
-            "outcomes": tuple([r.outcome for r in results]),
-            "payouts": tuple([float(r.net) / unit for r in results]),
-            "insurance": float(net - hand_net) / unit,
-            "net": float(net) / unit,
-        }
-        self._last_settlement = settlement
-        return settlement
-
-    def _update(self) -> None:
-        table = self._table
-        assert table is not None
-        # After _advance the table waits for the learner or for no one.
-        table_phase = table.phase
-        if table_phase is _PLAYER_TURNS:  # the common case, without the dict lookup
-            phase = _PLAY
-        else:
-            phase = _PHASE_DECISION.get(table_phase, Decision.SETTLED)
-        self._phase = phase
-        self._legal = self.layout.legal(table, self.seat, phase)
-
-    def _bankroll_chips(self) -> float:
-        chips = self._table.seats[self.seat].bankroll  # type: ignore[union-attr]
-        return float(self._session_net if chips is None else chips)
-
-    def _obs(self) -> Any:
-        dict_mode = self.obs_mode is _DICT
-        return self.layout.observe(
-            self._table,  # type: ignore[arg-type]
-            self.seat,
-            self._phase,
-            self._last_hand,
-            self._legal,
-            self._bankroll_chips() / self.bet if dict_mode else 0.0,
-        )
-
-    def _info(self) -> dict[str, Any]:
-        table = self._table
-        assert table is not None
-        dealer = table.dealer.cards
-        learner = table.seats[self.seat]
-        chips = learner.bankroll
-        hands = learner.hands
-        return {
-            "action_mask": self.layout.mask(self._legal),
-            "phase": self._phase,
-            "round": self._rounds,
-            "bankroll": float(self._session_net if chips is None else chips),
-            "shoe_remaining": table.shoe.remaining,
-            "reshuffled": table.reshuffled,
-            "hands": (tuple(hands[0].cards),)
-            if len(hands) == 1
-            else tuple([tuple(h.cards) for h in hands]),
-            "dealer": tuple(dealer) if table.hole_revealed else tuple(dealer[:1]),
-        }
+        self._core.use_table(table, strategies)
 
     def _caption(self) -> str:
-        parts = [f"round {self._rounds}", f"bankroll {self._bankroll_chips():g}"]
-        if self._phase is not Decision.SETTLED:
+        core = self._core
+        parts = [f"round {core.rounds}", f"bankroll {core.bankroll_chips():g}"]
+        if core.phase is not Decision.SETTLED:
             names = list(self.action_names)
-            if self._phase is Decision.INSURANCE:
+            if core.phase is Decision.INSURANCE:
                 names[Action.STAND] = "DECLINE"
-            parts.append("legal: " + " ".join(names[i] for i in self._legal))
-        s = self._last_settlement
+            parts.append("legal: " + " ".join(names[i] for i in core.legal))
+        s = core.last_settlement
         if s is not None:
             parts.append(f"last round {s['net']:+g}")
         return " | ".join(parts)
-

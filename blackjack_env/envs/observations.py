@@ -7,14 +7,20 @@ a batched vector env) produces bit-identical observations and masks for the same
 table state. Nothing here mutates the table or draws a card.
 
 The fields of every observation mode are specified in the docstring of
-:class:`~blackjack_env.envs.blackjack.BlackjackEnv`; the constants below are the
-single place their sizes and bounds are defined.
+:class:`~blackjack_env.envs.blackjack.BlackjackEnv`; the constants below (and
+``MAX_TOTAL``) are the single place their sizes and bounds are defined.
+
+The per-step part, run on every env step, lives in the compiled module
+:mod:`blackjack_env.envs.core` and is re-exported here: :class:`Decision`,
+:func:`focus_index`, :func:`unseen_by_rank`, :func:`hi_lo_true_count`, and the
+:class:`~blackjack_env.envs.core.LearnerView` each :class:`Layout` delegates its
+legal actions, masks and ``"tuple"`` / ``"multidiscrete"`` observations to.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum, IntEnum
+from enum import Enum
 from functools import cached_property
 from typing import Any
 
@@ -22,9 +28,17 @@ import numpy as np
 from gymnasium import spaces
 
 from blackjack_env.engine.cards import Rank
-from blackjack_env.engine.hand import Hand, score
+from blackjack_env.engine.hand import Hand
 from blackjack_env.engine.rules import DoubleRule, Rules, Surrender
 from blackjack_env.engine.table import Action, Phase, Table
+from blackjack_env.envs.core import (
+    MAX_TOTAL,
+    Decision,
+    LearnerView,
+    focus_index,
+    hi_lo_true_count,
+    unseen_by_rank,
+)
 
 __all__ = [
     "COUNT_CLIP",
@@ -41,8 +55,6 @@ __all__ = [
     "unseen_by_rank",
 ]
 
-#: Largest hand total an observation can show (hard 21 hit with a 10 gives 31).
-MAX_TOTAL = 31
 #: Count-like ``Box`` fields of the dict mode lie in ``0..COUNT_HIGH``.
 COUNT_HIGH = 255
 #: The dict mode's true count is clipped to ``[-COUNT_CLIP, COUNT_CLIP]``.
@@ -62,36 +74,6 @@ class ObsMode(str, Enum):
     DICT = "dict"
 
 
-class Decision(IntEnum):
-    """What the learner is asked at a step (the ``phase`` field of the observations).
-
-    * ``PLAY``: stand / hit / double / split / surrender for the hand to act.
-    * ``INSURANCE``: the pre-peek decision against an ace (insurance or even money,
-      when the env asks for it) or an ace/ten (early surrender): decline, insure,
-      surrender.
-    * ``BET``: choose the bet for the coming round (``bet_sizes`` only).
-    * ``SETTLED``: the round is over (settled at the deal, or the episode's last
-      observation): any action continues.
-    """
-
-    PLAY = 0
-    INSURANCE = 1
-    BET = 2
-    SETTLED = 3
-
-
-# Members read on every observation, as module globals (on Python 3.11 reading a
-# member through its enum class costs several times a global lookup).
-_PLAY = Decision.PLAY
-_INSURANCE_STEP = Decision.INSURANCE
-_PLAYER_TURNS = Phase.PLAYER_TURNS
-_TUPLE = ObsMode.TUPLE
-_MULTIDISCRETE = ObsMode.MULTIDISCRETE
-_DOUBLE = int(Action.DOUBLE)
-_SPLIT = int(Action.SPLIT)
-_SURRENDER = int(Action.SURRENDER)
-
-
 def decision(table: Table, seat: int) -> Decision:
     """The learner's decision in the table's current state.
 
@@ -109,54 +91,11 @@ def decision(table: Table, seat: int) -> Decision:
     return Decision.SETTLED
 
 
-def focus_index(table: Table, seat: int, last_hand: int) -> int:
-    """Index of the learner's hand the observation describes.
-
-    The hand to act during ``PLAY``; otherwise the hand the learner last acted on
-    (``last_hand``, clamped to the hands it holds); 0 before the deal.
-    """
-    hands = table.seats[seat].hands
-    if not hands:
-        return 0
-    who = table.to_act
-    if who is not None and who[0] == seat and table.phase is _PLAYER_TURNS:
-        return who[1]
-    return min(max(last_hand, 0), len(hands) - 1)
-
-
 def focus_hand(table: Table, seat: int, last_hand: int) -> Hand | None:
     """The learner's hand the observation describes (see :func:`focus_index`), or
     None before the deal."""
     hands = table.seats[seat].hands
     return hands[focus_index(table, seat, last_hand)] if hands else None
-
-
-def unseen_by_rank(table: Table) -> list[int]:
-    """Cards the learner has not seen, by rank ace..king: the undealt shoe plus the
-    dealer's hole card while it is face down. For an infinite deck, one deck's
-    proportions (4 of each rank)."""
-    counts = table.shoe.remaining_by_rank()
-    dealer = table.dealer.cards
-    if len(dealer) > 1 and not table.hole_revealed and table.shoe.decks is not None:
-        counts[dealer[1].rank - 1] += 1
-    return counts
-
-
-def hi_lo_true_count(table: Table) -> float:
-    """Hi-Lo true count of the cards the learner has seen since the last shuffle:
-    the running count divided by the decks not yet seen (0 for an infinite deck).
-
-    A full shoe's tags add to 0, so the running count of the seen cards is minus the
-    tag sum of the unseen ones: (unseen tens and aces) - (unseen 2-6).
-    """
-    if table.shoe.decks is None:
-        return 0.0
-    u = unseen_by_rank(table)
-    remaining = sum(u)
-    if remaining == 0:
-        return 0.0
-    running = u[0] + u[9] + u[10] + u[11] + u[12] - u[1] - u[2] - u[3] - u[4] - u[5]
-    return running * 52.0 / remaining
 
 
 @dataclass(frozen=True)
@@ -214,64 +153,39 @@ class Layout:
         names += [f"BET_{size}" for size in self.bet_sizes]
         return names
 
+    @cached_property
+    def view(self) -> LearnerView:
+        """The compiled per-step half of this layout (legal actions, masks, the
+        ``"tuple"`` and ``"multidiscrete"`` observations), with its caches."""
+        rules = self.rules
+        return LearnerView(
+            self.n_play,
+            self.bet_sizes,
+            self.bet_unit,
+            rules.min_bet,
+            rules.max_bet,
+            self.insurance_decisions,
+            self.obs_mode.value,
+            rules.max_split_hands,
+        )
+
     def legal(self, table: Table, seat: int, phase: Decision) -> tuple[int, ...]:
         """Legal action indices for the learner in ``phase``, ascending."""
-        if phase is _PLAY:
-            engine = table.legal_actions()
-            legal = self._play_cache.get(engine)
-            if legal is None:
-                n = self.n_play
-                legal = self._play_cache[engine] = tuple(int(a) for a in engine if a < n)
-            return legal
-        if phase is Decision.INSURANCE:
-            out = [int(Action.STAND)]
-            engine = table.legal_actions()
-            if self.insurance_decisions and Action.INSURE in engine:
-                out.append(int(Action.INSURE))
-            if Action.SURRENDER in engine:
-                out.append(int(Action.SURRENDER))
-            return tuple(sorted(out))
-        if phase is Decision.BET:
-            return tuple(self.n_play + k for k in self.legal_bet_indices(table, seat))
-        return tuple(range(self.n_actions))
+        return self.view.legal(table, int(seat), int(phase))
 
     def asks_pre_peek(self, engine_legal: tuple[Action, ...]) -> bool:
         """Whether the learner gets a step at the pre-peek decision whose engine legal
         actions are ``engine_legal``: when it may surrender early, or insure and the
         env asks insurance decisions. Otherwise the env declines for it."""
-        return Action.SURRENDER in engine_legal or (
-            self.insurance_decisions and Action.INSURE in engine_legal
-        )
+        return self.view.asks_pre_peek(engine_legal)
 
     def legal_bet_indices(self, table: Table, seat: int) -> list[int]:
         """Indices into ``bet_sizes`` the table limits and the seat's bankroll allow."""
-        rules = self.rules
-        s = table.seats[seat]
-        available = None if s.bankroll is None else s.bankroll + s.bet
-        out = []
-        for k, size in enumerate(self.bet_sizes):
-            chips = size * self.bet_unit
-            affordable = available is None or chips <= available
-            if rules.min_bet <= chips <= rules.max_bet and affordable:
-                out.append(k)
-        return out
+        return self.view.legal_bet_indices(table, int(seat))
 
     def mask(self, legal: tuple[int, ...]) -> np.ndarray:
         """``int8`` mask of the action space from legal indices (a new array)."""
-        cached = self._mask_cache.get(legal)
-        if cached is None:
-            cached = np.zeros(self.n_actions, dtype=np.int8)
-            cached[list(legal)] = 1
-            self._mask_cache[legal] = cached
-        return cached.copy()
-
-    @cached_property
-    def _play_cache(self) -> dict[tuple[Action, ...], tuple[int, ...]]:
-        return {}
-
-    @cached_property
-    def _mask_cache(self) -> dict[tuple[int, ...], np.ndarray]:
-        return {}
+        return self.view.mask(tuple(legal))
 
     def action_space(self) -> spaces.Discrete:
         return spaces.Discrete(self.n_actions)
@@ -333,44 +247,16 @@ class Layout:
         bankroll in base bets (the dict mode's ``bankroll``).
         """
         mode = self.obs_mode
-        hands = table.seats[seat].hands
-        index = focus_index(table, seat, last_hand)
-        if hands:
-            hand: Hand | None = hands[index]
-            total, soft_flag = score(hand.hard_total, hand.has_ace)  # type: ignore[union-attr]
-            soft = 1 if soft_flag else 0
-        else:
-            hand = None
-            total = soft = 0
-        dealer = table.dealer.cards  # the upcard's point value, 0 before the deal
-        up = table.rules.card_values[dealer[0].rank - 1] if dealer else 0
-        if mode is _TUPLE:
-            return (total, up, soft)
-        if mode is _MULTIDISCRETE:
-            can_double, can_split, can_surrender = self._can(legal, phase)
-            # Python's round: halves go to the even integer
-            count = round(hi_lo_true_count(table))
-            count = 0 if count < -5 else 10 if count > 5 else count + 5
-            return np.array(
-                [int(phase), total, up, soft, can_double, can_split, can_surrender, index, count],
-                dtype=np.int64,
-            )
+        # the compiled view takes exact types (numpy ints, lists of indices are accepted here)
+        seat, last_hand, legal = int(seat), int(last_hand), tuple(legal)
+        if mode is ObsMode.TUPLE or mode is ObsMode.MULTIDISCRETE:
+            return self.view.observe(table, seat, int(phase), last_hand, legal)
+        index, hand, total, soft, up = LearnerView.summary(table, seat, last_hand)
         if mode is ObsMode.VECTOR:
             return self._vector(table, seat, phase, index, legal, hand, total, soft, up)
         return self._dict(table, seat, phase, index, legal, hand, total, soft, up, bankroll)
 
     # ------------------------------------------------------------- helpers
-    @staticmethod
-    def _can(legal: tuple[int, ...], phase: Decision) -> tuple[int, int, int]:
-        """(can double, can split, can surrender); surrender also at the pre-peek step."""
-        if phase is not _PLAY:
-            return 0, 0, 1 if phase is _INSURANCE_STEP and _SURRENDER in legal else 0
-        return (
-            1 if _DOUBLE in legal else 0,
-            1 if _SPLIT in legal else 0,
-            1 if _SURRENDER in legal else 0,
-        )
-
     def _vector(
         self,
         table: Table,
@@ -389,7 +275,7 @@ class Layout:
         out[4] = total / MAX_TOTAL
         out[5] = soft
         out[6] = up / 10.0
-        can = self._can(legal, phase)
+        can = LearnerView.can(legal, int(phase))
         out[7], out[8], out[9] = can
         out[10] = float(phase is Decision.INSURANCE and Action.INSURE in legal)
         n_hands = rules.max_split_hands

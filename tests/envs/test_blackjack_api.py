@@ -192,13 +192,13 @@ def test_different_seeds_differ() -> None:
 def test_mask_matches_engine_and_masked_actions_are_never_illegal() -> None:
     env = BlackjackEnv(num_seats=2, others="never-bust", insurance_decisions=True,
                        rounds_per_episode=None, bet_sizes=(1, 2, 5), bankroll=10_000)
-    env.reset(seed=1)
+    _, info = env.reset(seed=1)
     env.action_space.seed(1)
     seen_phases = set()
     for _ in range(3000):
         mask = env.action_masks()
         table = env.table
-        phase = env.unwrapped._phase
+        phase = info["phase"]
         seen_phases.add(phase)
         if phase is Decision.PLAY:
             engine = {int(a) for a in table.legal_actions()}
@@ -215,7 +215,7 @@ def test_mask_matches_engine_and_masked_actions_are_never_illegal() -> None:
         assert np.array_equal(info["action_mask"].astype(bool), env.action_masks())
         assert info["action_mask"].dtype == np.int8
         if terminated or truncated:
-            env.reset()
+            _, info = env.reset()
     assert {Decision.PLAY, Decision.INSURANCE, Decision.BET} <= seen_phases
 
 

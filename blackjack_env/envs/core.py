@@ -1,0 +1,716 @@
+"""The env's per-step work, compiled: the learner's view of a table and the step machine.
+
+``setup.py`` compiles this module with mypyc (see :mod:`blackjack_env._native`);
+it also runs as plain Python, with the same behaviour. It holds what every env
+step does, so that it runs as C:
+
+* the learner's view of a table, shared by every env through
+  :class:`~blackjack_env.envs.observations.Layout`: :class:`Decision`,
+  :func:`focus_index`, :func:`unseen_by_rank`, :func:`hi_lo_true_count`, and
+  :class:`LearnerView` (legal actions, masks, the ``"tuple"`` and
+  ``"multidiscrete"`` observations);
+* :class:`EnvCore`, the single-learner env's state and step / reset logic, to which
+  :class:`~blackjack_env.envs.blackjack.BlackjackEnv` (a thin ``gymnasium.Env``)
+  delegates.
+
+The spaces, the observation fields and the env's behaviour are specified in the
+docstring of :class:`~blackjack_env.envs.blackjack.BlackjackEnv`. Rules are not
+here: legality comes from the engine's :class:`~blackjack_env.engine.table.Table`.
+
+Compiled code checks annotated argument types at run time, so arguments that come
+from users (an action, cards) are typed ``Any`` and validated here with the
+env's own ``ValueError``. Enum members read on every step are ``Final`` module
+constants, which compiled code reads as C statics.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+from fractions import Fraction
+from typing import Any, Final
+
+import numpy as np
+from gymnasium.error import ResetNeeded
+from mypy_extensions import mypyc_attr
+
+from blackjack_env.engine.cards import Card, parse_card
+from blackjack_env.engine.hand import Hand, score
+from blackjack_env.engine.table import Action, HandResult, Phase, Table
+
+__all__ = [
+    "Decision",
+    "EnvCore",
+    "LearnerView",
+    "focus_index",
+    "hi_lo_true_count",
+    "unseen_by_rank",
+]
+
+
+class Decision(IntEnum):
+    """What the learner is asked at a step (the ``phase`` field of the observations).
+
+    * ``PLAY``: stand / hit / double / split / surrender for the hand to act.
+    * ``INSURANCE``: the pre-peek decision against an ace (insurance or even money,
+      when the env asks for it) or an ace/ten (early surrender): decline, insure,
+      surrender.
+    * ``BET``: choose the bet for the coming round (``bet_sizes`` only).
+    * ``SETTLED``: the round is over (settled at the deal, or the episode's last
+      observation): any action continues.
+    """
+
+    PLAY = 0
+    INSURANCE = 1
+    BET = 2
+    SETTLED = 3
+
+
+_PLAY: Final = Decision.PLAY
+_INSURANCE_STEP: Final = Decision.INSURANCE
+_BET_STEP: Final = Decision.BET
+_SETTLED_STEP: Final = Decision.SETTLED
+_PLAYER_TURNS: Final = Phase.PLAYER_TURNS
+_INSURANCE: Final = Phase.INSURANCE
+_BETTING: Final = Phase.BETTING
+_SETTLED: Final = Phase.SETTLED
+_STAND: Final = Action.STAND
+_DECLINE: Final = Action.DECLINE
+_INSURE: Final = Action.INSURE
+_SURRENDER_ACTION: Final = Action.SURRENDER
+_ACTIONS: Final = tuple(Action)  # index -> Action, without the enum call
+_INT64: Final = np.int64
+_INT8: Final = np.int8
+# action indices and decision codes as plain ints (compiled code compares them natively)
+_STAND_I: Final = int(Action.STAND)
+_HIT_I: Final = int(Action.HIT)
+_DOUBLE_I: Final = int(Action.DOUBLE)
+_SPLIT_I: Final = int(Action.SPLIT)
+_SURRENDER_I: Final = int(Action.SURRENDER)
+_INSURE_I: Final = int(Action.INSURE)
+_PLAY_I: Final = int(Decision.PLAY)
+_INSURANCE_I: Final = int(Decision.INSURANCE)
+_BET_I: Final = int(Decision.BET)
+#: Observation modes :class:`LearnerView` encodes itself (the ObsMode values).
+TUPLE: Final = "tuple"
+MULTIDISCRETE: Final = "multidiscrete"
+#: Largest hand total an observation can show (hard 21 hit with a 10 gives 31).
+MAX_TOTAL: Final = 31
+#: Multidiscrete observations cached per view, without their count field (each a
+#: 9-int array; a copy with the count written in is returned).
+OBS_CACHE_SIZE: Final = 4096
+
+
+# ================================================================ the learner's view
+def focus_index(table: Table, seat: int, last_hand: int) -> int:
+    """Index of the learner's hand the observation describes.
+
+    The hand to act during ``PLAY``; otherwise the hand the learner last acted on
+    (``last_hand``, clamped to the hands it holds); 0 before the deal.
+    """
+    hands = table.seats[seat].hands
+    if not hands:
+        return 0
+    who = table.to_act
+    if who is not None and who[0] == seat and table.phase is _PLAYER_TURNS:
+        return who[1]
+    return min(max(last_hand, 0), len(hands) - 1)
+
+
+def unseen_by_rank(table: Table) -> list[int]:
+    """Cards the learner has not seen, by rank ace..king: the undealt shoe plus the
+    dealer's hole card while it is face down. For an infinite deck, one deck's
+    proportions (4 of each rank)."""
+    counts = table.shoe.remaining_by_rank()
+    dealer = table.dealer.cards
+    if len(dealer) > 1 and not table.hole_revealed and table.shoe.decks is not None:
+        counts[dealer[1].rank - 1] += 1
+    return counts
+
+
+def hi_lo_true_count(table: Table) -> float:
+    """Hi-Lo true count of the cards the learner has seen since the last shuffle:
+    the running count divided by the decks not yet seen (0 for an infinite deck).
+
+    A full shoe's tags add to 0, so the running count of the seen cards is minus the
+    tag sum of the unseen ones: (unseen tens and aces) - (unseen 2-6).
+    """
+    if table.shoe.decks is None:
+        return 0.0
+    u = unseen_by_rank(table)
+    remaining = 0
+    for n in u:
+        remaining += n
+    if remaining == 0:
+        return 0.0
+    running = u[0] + u[9] + u[10] + u[11] + u[12] - u[1] - u[2] - u[3] - u[4] - u[5]
+    return running * 52.0 / remaining
+
+
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
+class LearnerView:
+    """The per-step half of a :class:`~blackjack_env.envs.observations.Layout`.
+
+    Legal actions, action masks and the ``"tuple"`` / ``"multidiscrete"``
+    observations for one configuration; a ``Layout`` builds one and delegates to it.
+
+    Args:
+        n_play: play actions (2, 5 or 6).
+        bet_sizes: bet multiples offered at a bet step (``()`` for a fixed bet).
+        bet_unit: the base bet in chips.
+        min_bet, max_bet: the table limits (``rules.min_bet``, ``rules.max_bet``).
+        insurance_decisions: the learner decides insurance / even money.
+        obs_mode: the observation mode's value (``"tuple"``, ...).
+        max_hands: ``rules.max_split_hands``.
+    """
+
+    def __init__(
+        self,
+        n_play: int,
+        bet_sizes: tuple[int, ...],
+        bet_unit: int,
+        min_bet: int,
+        max_bet: int,
+        insurance_decisions: bool,
+        obs_mode: str,
+        max_hands: int,
+    ) -> None:
+        self.n_play = n_play
+        self.n_actions = n_play + len(bet_sizes)
+        self.bet_sizes = bet_sizes
+        self.bet_unit = bet_unit
+        self.min_bet = min_bet
+        self.max_bet = max_bet
+        self.insurance_decisions = insurance_decisions
+        self.obs_mode = obs_mode
+        self.max_hands = max_hands
+        self._all_legal = tuple(range(self.n_actions))
+        self._play_legal: dict[tuple[Action, ...], tuple[int, ...]] = {}
+        self._masks: dict[tuple[int, ...], np.ndarray] = {}
+        self._bool_masks: dict[tuple[int, ...], np.ndarray] = {}
+        self._observations: dict[int, np.ndarray] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The configuration only: a pickled or copied view starts with empty caches."""
+        return {
+            "n_play": self.n_play,
+            "bet_sizes": self.bet_sizes,
+            "bet_unit": self.bet_unit,
+            "min_bet": self.min_bet,
+            "max_bet": self.max_bet,
+            "insurance_decisions": self.insurance_decisions,
+            "obs_mode": self.obs_mode,
+            "max_hands": self.max_hands,
+        }
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        LearnerView.__init__(self, **state)
+
+    # ------------------------------------------------------------- actions
+    def legal(self, table: Table, seat: int, phase: int) -> tuple[int, ...]:
+        """Legal action indices for the learner in ``phase`` (a Decision), ascending."""
+        if phase == _PLAY_I:
+            engine = table.legal_actions()
+            legal = self._play_legal.get(engine)
+            if legal is None:
+                n = self.n_play
+                legal = tuple([int(a) for a in engine if a < n])
+                self._play_legal[engine] = legal
+            return legal
+        if phase == _INSURANCE_I:  # STAND declines
+            out = [_STAND_I]
+            engine = table.legal_actions()
+            if self.insurance_decisions and _INSURE in engine:
+                out.append(_INSURE_I)
+            if _SURRENDER_ACTION in engine:
+                out.append(_SURRENDER_I)
+            return tuple(sorted(out))
+        if phase == _BET_I:
+            n_play = self.n_play
+            return tuple([n_play + k for k in self.legal_bet_indices(table, seat)])
+        return self._all_legal
+
+    def asks_pre_peek(self, engine_legal: tuple[Action, ...]) -> bool:
+        """Whether the learner gets a step at the pre-peek decision whose engine legal
+        actions are ``engine_legal``: when it may surrender early, or insure and the
+        env asks insurance decisions. Otherwise the env declines for it."""
+        return _SURRENDER_ACTION in engine_legal or (
+            self.insurance_decisions and _INSURE in engine_legal
+        )
+
+    def legal_bet_indices(self, table: Table, seat: int) -> list[int]:
+        """Indices into ``bet_sizes`` the table limits and the seat's bankroll allow."""
+        s = table.seats[seat]
+        available = None if s.bankroll is None else s.bankroll + s.bet
+        out = []
+        for k, size in enumerate(self.bet_sizes):
+            chips = size * self.bet_unit
+            affordable = available is None or chips <= available
+            if self.min_bet <= chips <= self.max_bet and affordable:
+                out.append(k)
+        return out
+
+    def mask(self, legal: tuple[int, ...]) -> np.ndarray:
+        """``int8`` mask of the action space from legal indices (a new array)."""
+        cached = self._masks.get(legal)
+        if cached is None:
+            cached = np.zeros(self.n_actions, dtype=_INT8)
+            cached[list(legal)] = 1
+            self._masks[legal] = cached
+        return cached.copy()
+
+    def bool_mask(self, legal: tuple[int, ...]) -> np.ndarray:
+        """Boolean mask of the action space from legal indices (a new array)."""
+        cached = self._bool_masks.get(legal)
+        if cached is None:
+            cached = np.zeros(self.n_actions, dtype=bool)
+            cached[list(legal)] = True
+            self._bool_masks[legal] = cached
+        return cached.copy()
+
+    @staticmethod
+    def can(legal: tuple[int, ...], phase: int) -> tuple[int, int, int]:
+        """(can double, can split, can surrender); surrender also at the pre-peek step."""
+        if phase != _PLAY_I:
+            return 0, 0, 1 if phase == _INSURANCE_I and _SURRENDER_I in legal else 0
+        return (
+            1 if _DOUBLE_I in legal else 0,
+            1 if _SPLIT_I in legal else 0,
+            1 if _SURRENDER_I in legal else 0,
+        )
+
+    # -------------------------------------------------------- observations
+    @staticmethod
+    def summary(table: Table, seat: int, last_hand: int) -> tuple[int, Hand | None, int, int, int]:
+        """(focus index, focus hand or None, total, soft 0/1, dealer upcard value)."""
+        hands = table.seats[seat].hands
+        index = focus_index(table, seat, last_hand)
+        hand: Hand | None = None
+        total = soft = 0
+        if hands:
+            hand = hands[index]
+            total, soft_flag = score(hand.hard_total, hand.has_ace)
+            soft = 1 if soft_flag else 0
+        dealer = table.dealer.cards  # the upcard's point value, 0 before the deal
+        up = table.rules.card_values[dealer[0].rank - 1] if dealer else 0
+        return index, hand, total, soft, up
+
+    def observe(
+        self, table: Table, seat: int, phase: int, last_hand: int, legal: tuple[int, ...]
+    ) -> Any:
+        """The ``"tuple"`` or ``"multidiscrete"`` observation (see the env's docstring)."""
+        index, _, total, soft, up = self.summary(table, seat, last_hand)
+        if self.obs_mode == TUPLE:
+            return (total, up, soft)
+        can_double, can_split, can_surrender = self.can(legal, phase)
+        # Python's round: halves go to the even integer
+        count = round(hi_lo_true_count(table))
+        count = 0 if count < -5 else 10 if count > 5 else count + 5
+        # one int per observation without the count (the fields' ranges as mixed
+        # radix) keys the cache; the count is written into the copy
+        key = (
+            (((((phase * (MAX_TOTAL + 1) + total) * 11 + up) * 2 + soft) * 2 + can_double) * 2
+              + can_split) * 2 + can_surrender
+        ) * self.max_hands + index
+        cached = self._observations.get(key)
+        if cached is None:
+            cached = np.array(
+                [phase, total, up, soft, can_double, can_split, can_surrender, index, count],
+                dtype=_INT64,
+            )
+            if total > MAX_TOTAL or up > 10 or not 0 <= index < self.max_hands:
+                return cached  # outside the space: never cached (the key could collide)
+            if len(self._observations) < OBS_CACHE_SIZE:
+                self._observations[key] = cached
+            else:
+                return cached
+        out = cached.copy()
+        out[-1] = count  # the last field
+        return out
+
+
+# ===================================================================== the step machine
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
+class EnvCore:
+    """State and per-step logic of one learner seat at a table (``BlackjackEnv``'s engine room).
+
+    ``BlackjackEnv`` validates its arguments, builds the table when it is seeded
+    (:meth:`use_table`) and delegates :meth:`reset` and :meth:`step`; the behaviour
+    is specified in its docstring.
+
+    Args:
+        layout: the env's ``Layout`` (observes the ``"vector"`` and ``"dict"`` modes).
+        view: ``layout``'s :class:`LearnerView`.
+        action_names: the name of every action index (for error messages).
+        seat, bet, bankroll, rounds_per_episode, illegal_penalty: as the env's arguments.
+        illegal_action: the ``IllegalAction`` value (``"map"``, ``"raise"``, ``"penalize"``).
+        min_cost: the smallest bet of a round in chips.
+    """
+
+    def __init__(
+        self,
+        layout: Any,
+        view: LearnerView,
+        action_names: list[str],
+        seat: int,
+        bet: int,
+        bankroll: int | None,
+        rounds_per_episode: int | None,
+        illegal_action: str,
+        illegal_penalty: float,
+        min_cost: int,
+    ) -> None:
+        self.layout = layout
+        self.view = view
+        self.action_names = action_names
+        self.seat = seat
+        self.bet = bet
+        self.bankroll = bankroll
+        self.rounds_per_episode = rounds_per_episode
+        self.raise_illegal = illegal_action == "raise"
+        self.penalize_illegal = illegal_action == "penalize"
+        self.illegal_penalty = illegal_penalty
+        self.min_cost = min_cost
+        self.mode = view.obs_mode
+        self.fast_obs = self.mode == TUPLE or self.mode == MULTIDISCRETE
+        self.table: Table | None = None
+        self.strategies: dict[int, Any] = {}
+        self.phase = _SETTLED_STEP
+        self.legal: tuple[int, ...] = ()
+        self.last_hand = 0
+        self.rounds = 0  # rounds started in this episode
+        self.session_net: int | Fraction = 0  # chips won in this episode (unlimited credit)
+        self.done = True
+        self.last_settlement: dict[str, Any] | None = None
+
+    def use_table(self, table: Table, strategies: dict[int, Any]) -> None:
+        """Play at ``table`` from now on, the other seats with ``strategies`` (seat -> strategy)."""
+        self.table = table
+        self.strategies = strategies
+
+    # ================================================================ API
+    def reset(self, cards: Any) -> tuple[Any, dict[str, Any]]:
+        """Start an episode (the table must be set); ``cards``: None, text or a list of cards
+        (``Card`` or text) dealt first."""
+        table = self.table
+        assert table is not None
+        if table.phase is not _SETTLED:
+            self.finish_round()  # reset in the middle of a round: play it out standing
+        table.shoe.clear_stack()
+        if cards is not None:
+            parsed = cards if isinstance(cards, str) else [_card(c) for c in cards]
+            if table.phase is _SETTLED:
+                table.new_round()
+            table.shoe.stack(parsed)  # ValueError names a bad token or an unavailable card
+        seat = self.seat
+        learner = table.seats[seat]
+        if table.phase is _BETTING and learner.bet:
+            table.bet(seat, 0)
+        if self.bankroll is not None:
+            learner.bankroll = self.bankroll
+        self.rounds = 0
+        self.session_net = 0
+        self.last_hand = 0
+        self.done = False
+        self.last_settlement = None
+        self.start_round()
+        self.update()
+        return self.observe(), self.info()
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """One env step (see ``BlackjackEnv.step``)."""
+        table = self.table
+        if table is None or self.done:
+            raise ResetNeeded("the episode is over (or never started): call reset()")
+        a = self.check_action(action)
+        phase = self.phase
+        legal = self.legal
+        illegal = a not in legal
+        penalty = 0.0
+        if illegal:
+            if self.raise_illegal:
+                names = self.action_names
+                raise ValueError(
+                    f"action {a} ({names[a]}) is not legal now (phase {phase.name}); legal "
+                    f"actions: {', '.join([f'{i} ({names[i]})' for i in legal])}"
+                )
+            a = self.map_illegal(a, phase, legal)
+            if self.penalize_illegal:
+                penalty = self.illegal_penalty
+                if phase is not _BET_STEP:
+                    a = _STAND_I  # the round ends: stand / decline from here on
+        if phase is _PLAY:
+            # (untyped: after a reset that raised on bad cards no one is to act, and this
+            # raises Python's TypeError, as the env always has)
+            who: Any = table.to_act
+            self.last_hand = who[1]
+            table.act(_ACTIONS[a])
+        elif phase is _INSURANCE_STEP:
+            table.act(_DECLINE if a == _STAND_I else _ACTIONS[a])
+        elif phase is _BET_STEP:
+            view = self.view
+            self.deal(view.bet_sizes[a - view.n_play] * self.bet)
+        self.advance()
+        if illegal and self.penalize_illegal:
+            self.finish_round()  # the round ends, even when the penalty is 0
+        reward = 0.0
+        terminated = truncated = False
+        settlement: dict[str, Any] | None = None
+        if table.phase is _SETTLED:
+            settlement = self.settle()
+            reward = settlement["net"] - penalty
+            limit = self.rounds_per_episode
+            if limit == 1:
+                terminated = True
+            elif limit is not None and self.rounds >= limit:
+                truncated = True
+            elif not self.can_afford_next():
+                terminated = True
+            else:
+                self.start_round()
+        self.done = terminated or truncated
+        self.update()
+        return self.observe(), reward, terminated, truncated, self.info(illegal, a, settlement)
+
+    def observe(self) -> Any:
+        """The observation of the current state."""
+        table = self.table
+        assert table is not None
+        if self.fast_obs:
+            return self.view.observe(table, self.seat, self.phase, self.last_hand, self.legal)
+        return self.layout.observe(
+            table,
+            self.seat,
+            self.phase,
+            self.last_hand,
+            self.legal,
+            self.bankroll_chips() / self.bet if self.mode == "dict" else 0.0,
+        )
+
+    def info(
+        self,
+        illegal: bool | None = None,
+        played: int = 0,
+        settlement: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """The info dict of the current state; after a step (``illegal`` not None) also
+        ``illegal_action``, ``action_played`` and, when a round was settled, ``settlement``.
+
+        Built as one dict literal (the same keys in the same order as ever).
+        """
+        table = self.table
+        assert table is not None
+        dealer = table.dealer.cards
+        learner = table.seats[self.seat]
+        chips = learner.bankroll
+        hands = learner.hands
+        mask = self.view.mask(self.legal)
+        phase = self.phase
+        rounds = self.rounds
+        bankroll = float(self.session_net if chips is None else chips)
+        remaining = table.shoe.remaining
+        reshuffled = table.reshuffled
+        held = (
+            (tuple(hands[0].cards),)
+            if len(hands) == 1
+            else tuple([tuple(h.cards) for h in hands])
+        )
+        shown = tuple(dealer) if table.hole_revealed else (dealer[0],) if dealer else ()
+        if illegal is None:
+            return {
+                "action_mask": mask,
+                "phase": phase,
+                "round": rounds,
+                "bankroll": bankroll,
+                "shoe_remaining": remaining,
+                "reshuffled": reshuffled,
+                "hands": held,
+                "dealer": shown,
+            }
+        if settlement is None:
+            return {
+                "action_mask": mask,
+                "phase": phase,
+                "round": rounds,
+                "bankroll": bankroll,
+                "shoe_remaining": remaining,
+                "reshuffled": reshuffled,
+                "hands": held,
+                "dealer": shown,
+                "illegal_action": illegal,
+                "action_played": played,
+            }
+        return {
+            "action_mask": mask,
+            "phase": phase,
+            "round": rounds,
+            "bankroll": bankroll,
+            "shoe_remaining": remaining,
+            "reshuffled": reshuffled,
+            "hands": held,
+            "dealer": shown,
+            "illegal_action": illegal,
+            "action_played": played,
+            "settlement": settlement,
+        }
+
+    def bankroll_chips(self) -> float:
+        """The learner's chips off the table (with unlimited credit: the session's net)."""
+        assert self.table is not None
+        chips = self.table.seats[self.seat].bankroll
+        return float(self.session_net if chips is None else chips)
+
+    # ============================================================ internals
+    def check_action(self, action: Any) -> int:
+        """``action`` as an index of the action space, or ``ValueError``."""
+        n = self.view.n_actions
+        kind = type(action)
+        if kind is int or kind is _INT64:
+            a: int = int(action)
+            if 0 <= a < n:
+                return a  # the common case, checked cheaply
+        if isinstance(action, np.ndarray) and action.shape == ():
+            action = action.item()
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            raise ValueError(
+                f"action {action!r} must be an int in 0..{n - 1} "
+                f"({', '.join(self.action_names)})"
+            )
+        a = int(action)
+        if not 0 <= a < n:
+            names = self.action_names
+            raise ValueError(
+                f"action {a} is outside the action space Discrete({n}); "
+                f"actions are {', '.join([f'{i} {name}' for i, name in enumerate(names)])}"
+            )
+        return a
+
+    def map_illegal(self, a: int, phase: Decision, legal: tuple[int, ...]) -> int:
+        """The legal action an illegal ``a`` plays as (the env docstring's mapping)."""
+        if phase is _PLAY:
+            if a in (_DOUBLE_I, _SPLIT_I, _SURRENDER_I):
+                return _HIT_I if _HIT_I in legal else _STAND_I
+            return _STAND_I
+        if phase is _INSURANCE_STEP:
+            return _STAND_I
+        # BET
+        if a >= self.view.n_play:
+            below = [i for i in legal if i <= a]
+            if below:
+                return max(below)
+        return min(legal)
+
+    def advance(self) -> None:
+        """Let the other seats act (and decline insurance the learner is not asked
+        about) until the learner must decide or the round is settled."""
+        table = self.table
+        assert table is not None
+        strategies = self.strategies
+        seat = self.seat
+        while True:
+            who = table.to_act
+            while who is not None and who[0] != seat:
+                table.act(strategies[who[0]](table))
+                who = table.to_act
+            if (
+                who is not None
+                and table.phase is _INSURANCE
+                and not self.view.asks_pre_peek(table.legal_actions())
+            ):
+                table.act(_DECLINE)
+                continue
+            return
+
+    def finish_round(self) -> None:
+        """Play out the current round with the learner standing / declining."""
+        table = self.table
+        assert table is not None
+        if table.phase is _BETTING:
+            return  # nothing dealt yet
+        seat = self.seat
+        while True:
+            self.advance()
+            who = table.to_act
+            if who is None:
+                return
+            if who[0] == seat:
+                table.act(_DECLINE if table.phase is _INSURANCE else _STAND)
+
+    def start_round(self) -> None:
+        """Open the next round: bets (or a BET step), deal, other seats up to the learner."""
+        table = self.table
+        assert table is not None
+        if table.phase is _SETTLED:
+            table.new_round()
+        self.rounds += 1
+        if self.view.bet_sizes:
+            for i in self.strategies:
+                table.bet(i, self.bet)
+            return  # the learner's BET step comes first
+        self.deal(self.bet)
+
+    def deal(self, chips: int) -> None:
+        """The learner bets ``chips`` (the others their bet, without a BET step); deal."""
+        table = self.table
+        assert table is not None
+        if not self.view.bet_sizes:
+            for i in self.strategies:
+                table.bet(i, self.bet)
+        table.bet(self.seat, chips)
+        table.deal()
+        self.last_hand = 0
+        self.advance()
+
+    def can_afford_next(self) -> bool:
+        assert self.table is not None
+        bankroll = self.table.seats[self.seat].bankroll
+        return bankroll is None or bankroll >= self.min_cost
+
+    def settle(self) -> dict[str, Any]:
+        """The settled round's ``info["settlement"]`` (and the session's net)."""
+        table = self.table
+        assert table is not None
+        learner = table.seats[self.seat]
+        unit = self.bet
+        results: list[HandResult] = learner.results
+        if len(results) > 1:
+            results = sorted(results)  # by hand index
+        net = learner.net
+        insurance = 0.0
+        if learner.insurance:  # else the round's net is exactly the hands' (no Fraction sums)
+            hand_net: int | Fraction = 0
+            for r in results:
+                hand_net += r.net
+            insurance = float(net - hand_net) / unit
+        self.session_net += net
+        settlement: dict[str, Any] = {
+            "round": self.rounds,
+            "hands": tuple([tuple(h.cards) for h in learner.hands]),
+            "dealer": tuple(table.dealer.cards),
+            "outcomes": tuple([r.outcome for r in results]),
+            "payouts": tuple([float(r.net) / unit for r in results]),
+            "insurance": insurance,
+            "net": float(net) / unit,
+        }
+        self.last_settlement = settlement
+        return settlement
+
+    def update(self) -> None:
+        """The learner's decision and legal actions (after ``advance`` the table waits for
+        the learner or for no one)."""
+        table = self.table
+        assert table is not None
+        table_phase = table.phase
+        if table_phase is _PLAYER_TURNS:
+            phase = _PLAY
+        elif table_phase is _INSURANCE:
+            phase = _INSURANCE_STEP
+        elif table_phase is _BETTING:
+            phase = _BET_STEP
+        else:
+            phase = _SETTLED_STEP
+        self.phase = phase
+        self.legal = self.view.legal(table, self.seat, phase)
+
+
+def _card(card: Any) -> Card:
+    return card if isinstance(card, Card) else parse_card(card)
