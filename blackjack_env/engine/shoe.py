@@ -15,7 +15,7 @@ shoe still holds exactly ``decks`` x 52 cards. This is how tests and
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Final, cast
 
 import numpy as np
 from mypy_extensions import mypyc_attr
@@ -24,7 +24,7 @@ from blackjack_env.engine.cards import ALL_CARDS, Card, parse_cards
 
 __all__ = ["Shoe", "ShoeExhaustedError"]
 
-_BUFFER = 2048
+_BUFFER: Final = 2048
 
 
 @mypyc_attr(native_class=False)

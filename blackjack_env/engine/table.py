@@ -51,7 +51,7 @@ from __future__ import annotations
 
 from enum import Enum, IntEnum
 from fractions import Fraction
-from typing import Any, NamedTuple, cast
+from typing import Any, Final, NamedTuple, cast
 
 import numpy as np
 from mypy_extensions import mypyc_attr
@@ -184,44 +184,45 @@ def _chips(value: Fraction | int) -> Chips:
     return value
 
 
-_HALF = Fraction(1, 2)
-# Enum members read on the hot paths, as module globals: on Python 3.11 reading
-# ``Outcome.WIN`` through the enum class costs several times a global lookup.
-_BETTING = Phase.BETTING
-_DEALING = Phase.DEALING
-_INSURANCE = Phase.INSURANCE
-_PLAYER_TURNS = Phase.PLAYER_TURNS
-_DEALER_TURN = Phase.DEALER_TURN
-_SETTLED = Phase.SETTLED
-_STAND = Action.STAND
-_HIT = Action.HIT
-_DOUBLE = Action.DOUBLE
-_SPLIT = Action.SPLIT
-_SURRENDER = Action.SURRENDER
-_DEAL = EventKind.DEAL
-_UPCARD = EventKind.UPCARD
-_HOLE_CARD = EventKind.HOLE_CARD
-_ACTION = EventKind.ACTION
-_PEEK = EventKind.PEEK
-_REVEAL = EventKind.REVEAL
-_DEALER_DRAW = EventKind.DEALER_DRAW
-_SETTLE = EventKind.SETTLE
-_BET = EventKind.BET
-_WIN = Outcome.WIN
-_BLACKJACK = Outcome.BLACKJACK
-_PUSH = Outcome.PUSH
-_LOSS = Outcome.LOSS
-_BUST = Outcome.BUST
-_SURRENDERED = Outcome.SURRENDER
-_EVEN_MONEY = Outcome.EVEN_MONEY
-_NO_DOUBLE = DoubleRule.NEVER
-_DOUBLE_ANY = DoubleRule.ANY_TWO
-_DOUBLE_9_11 = DoubleRule.NINE_TO_ELEVEN
-_NO_SURRENDER = Surrender.NONE
-_EARLY = Surrender.EARLY
+_HALF: Final = Fraction(1, 2)
+# Enum members read on the hot paths, as module constants: on Python 3.11 reading
+# ``Outcome.WIN`` through the enum class costs several times a global lookup, and
+# ``Final`` lets the compiled module keep them in C globals (no dict lookup).
+_BETTING: Final = Phase.BETTING
+_DEALING: Final = Phase.DEALING
+_INSURANCE: Final = Phase.INSURANCE
+_PLAYER_TURNS: Final = Phase.PLAYER_TURNS
+_DEALER_TURN: Final = Phase.DEALER_TURN
+_SETTLED: Final = Phase.SETTLED
+_STAND: Final = Action.STAND
+_HIT: Final = Action.HIT
+_DOUBLE: Final = Action.DOUBLE
+_SPLIT: Final = Action.SPLIT
+_SURRENDER: Final = Action.SURRENDER
+_DEAL: Final = EventKind.DEAL
+_UPCARD: Final = EventKind.UPCARD
+_HOLE_CARD: Final = EventKind.HOLE_CARD
+_ACTION: Final = EventKind.ACTION
+_PEEK: Final = EventKind.PEEK
+_REVEAL: Final = EventKind.REVEAL
+_DEALER_DRAW: Final = EventKind.DEALER_DRAW
+_SETTLE: Final = EventKind.SETTLE
+_BET: Final = EventKind.BET
+_WIN: Final = Outcome.WIN
+_BLACKJACK: Final = Outcome.BLACKJACK
+_PUSH: Final = Outcome.PUSH
+_LOSS: Final = Outcome.LOSS
+_BUST: Final = Outcome.BUST
+_SURRENDERED: Final = Outcome.SURRENDER
+_EVEN_MONEY: Final = Outcome.EVEN_MONEY
+_NO_DOUBLE: Final = DoubleRule.NEVER
+_DOUBLE_ANY: Final = DoubleRule.ANY_TWO
+_DOUBLE_9_11: Final = DoubleRule.NINE_TO_ELEVEN
+_NO_SURRENDER: Final = Surrender.NONE
+_EARLY: Final = Surrender.EARLY
 # Hot paths build Event / HandResult records with every field given, through
 # tuple.__new__: the same records, without the NamedTuple's Python-level __new__.
-_record = tuple.__new__
+_record: Final = tuple.__new__
 
 
 def _bankroll(value: object) -> Chips | None:
@@ -305,9 +306,9 @@ def play_actions(
     return _TWO_CARD_ACTIONS[extra]
 
 
-_STAND_ONLY = (Action.STAND,)
-_STAND_SPLIT = (Action.STAND, Action.SPLIT)
-_STAND_HIT = (Action.STAND, Action.HIT)
+_STAND_ONLY: Final = (Action.STAND,)
+_STAND_SPLIT: Final = (Action.STAND, Action.SPLIT)
+_STAND_HIT: Final = (Action.STAND, Action.HIT)
 #: play_actions' results for a two-card hand, shared tuples indexed by
 #: DOUBLE (1) + SPLIT (2) + SURRENDER (4) allowed.
 _EXTRA_ACTIONS = ((1, Action.DOUBLE), (2, Action.SPLIT), (4, Action.SURRENDER))
@@ -664,7 +665,8 @@ class Table:
         if (
             rules.insurance
             and ace_up
-            and (hand.is_blackjack or seat.can_afford(_chips(Fraction(hand.bet) * _HALF)))
+            # the stake is half the bet: affordable when the bankroll is at least that
+            and (hand.is_blackjack or seat.bankroll is None or 2 * seat.bankroll >= hand.bet)
         ):
             actions.append(Action.INSURE)
         if rules.surrender is Surrender.EARLY and not hand.is_blackjack:
