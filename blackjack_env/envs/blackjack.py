@@ -13,7 +13,13 @@ from gymnasium.error import ResetNeeded
 from blackjack_env.engine.rules import PRESETS, Rules, Surrender, preset
 from blackjack_env.engine.table import Action, Table
 from blackjack_env.envs.core import EnvCore
-from blackjack_env.envs.observations import Decision, Layout, ObsMode, check_reset_options
+from blackjack_env.envs.observations import (
+    Decision,
+    Layout,
+    ObsMode,
+    check_reset_options,
+    read_cards,
+)
 from blackjack_env.strategies import Strategy, make_strategy
 
 __all__ = ["BlackjackEnv", "IllegalAction"]
@@ -437,15 +443,13 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         super().reset(seed=seed)
+        self._core.done = True  # until this reset succeeds, step() asks for one
         cards = None
         if options is not None:
             check_reset_options(options, _KNOWN_OPTIONS)
             cards = options.get("cards")
-            if cards is not None and not isinstance(cards, (str, list, tuple)):
-                raise ValueError(
-                    f"options['cards'] must be text like 'AS KH 9D' or a list of cards, "
-                    f"got {type(cards).__name__}"
-                )
+            if cards is not None:
+                cards = read_cards(cards)  # a bad card raises here, before anything changes
         core = self._core
         if seed is not None or core.table is None:
             self._build_table()

@@ -33,7 +33,7 @@ import numpy as np
 from gymnasium.error import ResetNeeded
 from mypy_extensions import mypyc_attr
 
-from blackjack_env.engine.cards import Card, parse_card
+from blackjack_env.engine.cards import Card, parse_card, parse_cards
 from blackjack_env.engine.hand import Hand, score
 from blackjack_env.engine.table import Action, HandResult, Phase, Table
 
@@ -393,11 +393,16 @@ class EnvCore:
         (``Card`` or text) dealt first."""
         table = self.table
         assert table is not None
+        # Until this reset succeeds, step() asks for one (a card may be unavailable).
+        self.done = True
+        # Cards are read before anything changes: a bad token leaves the table as it was.
+        parsed: list[Card] | None = None
+        if cards is not None:
+            parsed = read_cards(cards)
         if table.phase is not _SETTLED:
             self.finish_round()  # reset in the middle of a round: play it out standing
         table.shoe.clear_stack()
-        if cards is not None:
-            parsed = cards if isinstance(cards, str) else [_card(c) for c in cards]
+        if parsed is not None:
             if table.phase is _SETTLED:
                 table.new_round()
             table.shoe.stack(parsed)  # ValueError names a bad token or an unavailable card
@@ -712,5 +717,25 @@ class EnvCore:
         self.legal = self.view.legal(table, self.seat, phase)
 
 
-def _card(card: Any) -> Card:
-    return card if isinstance(card, Card) else parse_card(card)
+def read_cards(cards: Any) -> list[Card]:
+    """``reset(options={"cards": ...})``'s cards: text such as ``"AS KH 9D"``, or a list
+    or tuple of :class:`Card` objects and card texts. ``ValueError`` names a bad item."""
+    if isinstance(cards, str):
+        return parse_cards(cards)
+    if not isinstance(cards, (list, tuple)):
+        raise ValueError(
+            f"options['cards'] must be text like 'AS KH 9D' or a list of cards, "
+            f"got {type(cards).__name__}"
+        )
+    out: list[Card] = []
+    for card in cards:
+        if isinstance(card, Card):
+            out.append(card)
+        elif isinstance(card, str):
+            out.append(parse_card(card))
+        else:
+            raise ValueError(
+                f"cannot read card {card!r}: options['cards'] items are Card objects or text "
+                f"such as 'AS', 'TD', '10H'"
+            )
+    return out

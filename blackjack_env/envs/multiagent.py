@@ -8,12 +8,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
+from gymnasium.error import ResetNeeded
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
 from blackjack_env.engine.rules import PRESETS, Rules, preset
 from blackjack_env.engine.table import Action, Phase, Table
-from blackjack_env.envs.observations import Decision, Layout, ObsMode, decision
+from blackjack_env.envs.observations import Decision, Layout, ObsMode, decision, read_cards
 from blackjack_env.strategies import Strategy, make_strategy
 
 __all__ = ["BlackjackAECEnv", "env", "raw_env"]
@@ -207,6 +208,12 @@ class BlackjackAECEnv(AECEnv):
                     f"reset ignores unknown option(s) {unknown}; the only option is 'cards'",
                     stacklevel=2,
                 )
+        # Until this reset succeeds no agent is live (step() asks for a reset), and the
+        # cards are read before anything changes: a bad token leaves the table as it was.
+        self.agents = []
+        cards = (options or {}).get("cards")
+        if cards is not None:
+            cards = read_cards(cards)
         if seed is not None or self._np_random is None:
             self._np_random, _ = seeding.np_random(seed)
             rng = self._np_random
@@ -221,7 +228,10 @@ class BlackjackAECEnv(AECEnv):
             self._finish_round()
         table = self.table
         table.shoe.clear_stack()
-        cards = (options or {}).get("cards")
+        if cards is not None:
+            if table.phase is Phase.SETTLED:
+                table.new_round()
+            table.shoe.stack(cards)  # ValueError names a card no longer in the shoe
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -231,10 +241,6 @@ class BlackjackAECEnv(AECEnv):
         self._session = [0.0] * self.rules.seats
         self._round = 0
         self._ack = False  # a round settled at the deal in the last episode is gone
-        if cards is not None:
-            if table.phase is Phase.SETTLED:
-                table.new_round()
-            table.shoe.stack(cards)  # ValueError names a bad card
         self._start_round()
         self._select()
 
@@ -250,6 +256,10 @@ class BlackjackAECEnv(AECEnv):
         return {"observation": obs, "action_mask": self.layout.mask(legal)}
 
     def step(self, action: Any) -> None:
+        if not self.agents:
+            raise ResetNeeded(
+                "no agent is live (the episode is over or never started): call reset()"
+            )
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)

@@ -37,6 +37,7 @@ from blackjack_env.envs.core import (
     LearnerView,
     focus_index,
     hi_lo_true_count,
+    read_cards,
     unseen_by_rank,
 )
 
@@ -52,6 +53,7 @@ __all__ = [
     "focus_hand",
     "focus_index",
     "hi_lo_true_count",
+    "read_cards",
     "unseen_by_rank",
 ]
 

@@ -448,3 +448,29 @@ def test_reset_mid_round_plays_the_round_out_and_starts_fresh() -> None:
     assert info["round"] == 1 and info["bankroll"] == 49.0  # new session: 50 minus the new bet
     on_table = sum(len(h.cards) for s in table.seats for h in s.hands) + len(table.dealer.cards)
     assert on_table + table.shoe.remaining + len(table.shoe.discards) == 52
+
+
+@pytest.mark.parametrize(
+    "cards, match",
+    [
+        ("AS ZZ", "ZZ"),  # a bad token
+        (["AS", 7], "7"),  # an item that is neither a Card nor text
+        ("AS AS", "cannot stack AS"),  # a single deck holds one ace of spades
+    ],
+)
+def test_failed_reset_asks_for_a_reset_and_the_next_one_works(cards, match) -> None:
+    env = BlackjackEnv(rules=preset("vegas-strip", decks=1))
+    env.reset(seed=0)
+    env.step(int(Action.STAND))
+    env.reset()  # a new episode, with its round dealt
+    before = env.table.shoe.remaining
+    with pytest.raises(ValueError, match=match):
+        env.reset(options={"cards": cards})
+    if match != "cannot stack AS":
+        # read before anything changed: the shoe still holds the same cards
+        assert env.table.shoe.remaining == before
+    with pytest.raises(gym.error.ResetNeeded, match="call reset"):
+        env.step(0)
+    _, info = env.reset(options={"cards": "AS KH 9D 7C"})
+    assert [[str(c) for c in hand] for hand in info["hands"]] == [["AS", "9D"]]
+    assert [str(c) for c in info["dealer"]] == ["KH"]

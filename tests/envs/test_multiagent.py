@@ -11,8 +11,10 @@ import pytest
 
 pytest.importorskip("pettingzoo")
 
+from gymnasium.error import ResetNeeded
 from pettingzoo.test import api_test, seed_test
 
+from blackjack_env.engine import preset
 from blackjack_env.envs.multiagent import BlackjackAECEnv, env, raw_env
 
 CONFIGS: list[dict[str, Any]] = [
@@ -90,6 +92,23 @@ def test_reset_after_a_round_settled_at_the_deal_plays_the_new_round() -> None:
     e.step(0)  # stand: 16 v 6-9 = 15, the dealer draws; the round is played, not skipped
     assert all(e.terminations.values())
     assert e.rewards["seat_0"] in (-1.0, 1.0)
+
+
+@pytest.mark.parametrize("cards", ["TS ZZ", ["TS", 6], "AS AS"])
+def test_failed_reset_leaves_no_live_agent_and_the_next_reset_works(cards) -> None:
+    e = raw_env(rules=preset("vegas-strip", decks=1), num_seats=2)
+    e.reset(seed=1)
+    remaining = e.table.shoe.remaining
+    with pytest.raises(ValueError, match="ZZ|6|cannot stack AS"):
+        e.reset(options={"cards": cards})
+    assert e.agents == []
+    if cards != "AS AS":  # a bad item is read before anything changes
+        assert e.table.shoe.remaining == remaining
+    with pytest.raises(ResetNeeded, match="call reset"):
+        e.step(0)
+    e.reset(options={"cards": "TS 6H 6D 9S 7C"})
+    assert e.agents == ["seat_0", "seat_1"]
+    assert [str(c) for c in e.table.seats[0].hands[0].cards] == ["TS", "9S"]
 
 
 def test_split_and_double_rewards_and_illegal_mapping() -> None:
