@@ -94,12 +94,15 @@ def test_reset_after_a_round_settled_at_the_deal_plays_the_new_round() -> None:
     assert e.rewards["seat_0"] in (-1.0, 1.0)
 
 
-@pytest.mark.parametrize("cards", ["TS ZZ", ["TS", 6], "AS AS"])
-def test_failed_reset_leaves_no_live_agent_and_the_next_reset_works(cards) -> None:
+@pytest.mark.parametrize(
+    "cards, match",
+    [("TS ZZ", "'ZZ'"), (["TS", 6], "cannot read card 6"), ("AS AS", "cannot stack AS")],
+)
+def test_failed_reset_leaves_no_live_agent_and_the_next_reset_works(cards, match) -> None:
     e = raw_env(rules=preset("vegas-strip", decks=1), num_seats=2)
     e.reset(seed=1)
     remaining = e.table.shoe.remaining
-    with pytest.raises(ValueError, match="ZZ|6|cannot stack AS"):
+    with pytest.raises(ValueError, match=match):
         e.reset(options={"cards": cards})
     assert e.agents == []
     if cards != "AS AS":  # a bad item is read before anything changes
