@@ -43,6 +43,7 @@ __all__ = [
     "LearnerView",
     "focus_index",
     "hi_lo_true_count",
+    "read_cards",
     "unseen_by_rank",
 ]
 
