@@ -305,7 +305,7 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
         self.rules: Rules = rules
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < rules.seats:
             raise ValueError(f"seat={seat!r} must be an int from 0 to {rules.seats - 1}")
-        self.seat = seat
+        self._seat = seat
         # ---- observation mode
         try:
             mode = ObsMode(obs_mode)
@@ -351,8 +351,8 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
                 f"bankroll={bankroll!r} must be None (unlimited credit) or an int >= "
                 f"{self._min_cost} (the smallest bet)"
             )
-        self.bankroll = bankroll
-        self.bet = bet
+        self._bankroll = bankroll
+        self._bet = bet
         early = rules.surrender is Surrender.EARLY
         if mode is ObsMode.TUPLE and (sizes or insurance_decisions or early):
             raise ValueError(
@@ -369,9 +369,9 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
             raise ValueError(
                 f"rounds_per_episode={rounds_per_episode!r} must be an int >= 1 or None (no limit)"
             )
-        self.rounds_per_episode = rounds_per_episode
+        self._rounds_per_episode = rounds_per_episode
         try:
-            self.illegal_action = IllegalAction(illegal_action)
+            self._illegal_action = IllegalAction(illegal_action)
         except ValueError:
             raise ValueError(
                 f"illegal_action={illegal_action!r} is not allowed; choose one of "
@@ -383,7 +383,7 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
             or not (np.isfinite(illegal_penalty) and illegal_penalty >= 0)
         ):
             raise ValueError(f"illegal_penalty={illegal_penalty!r} must be a finite number >= 0")
-        self.illegal_penalty = float(illegal_penalty)
+        self._illegal_penalty = float(illegal_penalty)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode={render_mode!r} is not allowed; choose None or one of "
@@ -424,13 +424,45 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
             bet,
             bankroll,
             rounds_per_episode,
-            self.illegal_action.value,
-            self.illegal_penalty,
+            self._illegal_action.value,
+            self._illegal_penalty,
             self._min_cost,
         )
         self._renderer: Any = None
 
     # ================================================================ API
+    # The settings are read-only: the compiled core holds the values it plays with,
+    # so assigning one after construction raises rather than being silently ignored.
+    @property
+    def seat(self) -> int:
+        """The learner's seat index."""
+        return self._seat
+
+    @property
+    def bet(self) -> int:
+        """The base bet in chips (rewards are in base bets)."""
+        return self._bet
+
+    @property
+    def bankroll(self) -> int | None:
+        """The learner's starting chips per episode (None: unlimited credit)."""
+        return self._bankroll
+
+    @property
+    def rounds_per_episode(self) -> int | None:
+        """Rounds per episode (None: no limit)."""
+        return self._rounds_per_episode
+
+    @property
+    def illegal_action(self) -> IllegalAction:
+        """What an action that is not legal now does (see the class docstring)."""
+        return self._illegal_action
+
+    @property
+    def illegal_penalty(self) -> float:
+        """The penalty of ``illegal_action="penalize"``."""
+        return self._illegal_penalty
+
     @property
     def table(self) -> Table:
         """The engine table (read it, do not act on it)."""

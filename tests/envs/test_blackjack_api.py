@@ -474,3 +474,12 @@ def test_failed_reset_asks_for_a_reset_and_the_next_one_works(cards, match) -> N
     _, info = env.reset(options={"cards": "AS KH 9D 7C"})
     assert [[str(c) for c in hand] for hand in info["hands"]] == [["AS", "9D"]]
     assert [str(c) for c in info["dealer"]] == ["KH"]
+
+
+def test_settings_are_read_only_after_construction() -> None:
+    env = BlackjackEnv(rules="vegas-strip", bet=5, bankroll=100, rounds_per_episode=3)
+    assert (env.seat, env.bet, env.bankroll, env.rounds_per_episode) == (0, 5, 100, 3)
+    for name, value in [("bet", 10), ("seat", 1), ("bankroll", 1), ("illegal_penalty", 2.0)]:
+        with pytest.raises(AttributeError, match=name):
+            setattr(env, name, value)  # would otherwise be silently ignored by the core
+    assert env.bet == 5
