@@ -33,6 +33,11 @@ COMPILED = [
     "blackjack_env/envs/core.py",
 ]
 
+#: Not compiled, but their types are compiled into the modules above (the compiled
+#: code reads ``Rules`` fields as the types declared there): an edit of one of them
+#: also needs a rebuild, so the manifest records them too.
+TYPES_FROM = ["blackjack_env/engine/rules.py"]
+
 #: Written at build time: each compiled module's name and the sha256 of the source
 #: it was compiled from (see blackjack_env/_native.py).
 MANIFEST = ROOT / "blackjack_env" / "_compiled.json"
@@ -89,7 +94,7 @@ def _extensions() -> list:
         path[: -len(".py")].replace("/", "."): hashlib.sha256(
             (ROOT / path).read_bytes()
         ).hexdigest()
-        for path in COMPILED
+        for path in COMPILED + TYPES_FROM
     }
     MANIFEST.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     return extensions

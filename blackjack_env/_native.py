@@ -6,9 +6,10 @@ step) with mypyc into C extensions beside their ``.py`` files and records, in
 an extension in preference to a ``.py`` file of the same name, so an extension
 left over from before an edit of its source would silently run the old code.
 This module, imported first by the package, prevents that: the modules run
-compiled only when every extension exists *and* every source is unchanged since
-the build. Otherwise they are all imported from their ``.py`` files, with a
-warning naming the stale modules and how to rebuild them (``pip install -e .``).
+compiled only when every extension exists and neither their sources nor
+``engine/rules.py`` (whose types are compiled into them) changed since the build.
+Otherwise they are all imported from their ``.py`` files, with a warning naming
+the changed modules and how to rebuild them (``pip install -e .``).
 
 ``BLACKJACK_ENV_PURE=1`` in the environment imports every module from source
 (the reference behaviour, and what the pure-Python test run uses).
@@ -40,6 +41,10 @@ KNOWN = (
     "blackjack_env.envs.core",
 )
 
+
+#: Modules not compiled whose types are compiled into those above (setup.py's
+#: TYPES_FROM): editing one also makes the build stale.
+TYPES_FROM = ("blackjack_env.engine.rules",)
 
 #: The C library the compiled modules share (setup.py's mypyc group name + "__mypyc").
 SHARED_LIBRARY = "blackjack_env__mypyc"
@@ -93,10 +98,9 @@ def _decide() -> tuple[bool, list[str]]:
     built = [name for name in KNOWN if _extension(name) is not None]
     if not built:
         return False, []
-    stale = [
-        name
-        for name in KNOWN
-        if _extension(name) is None or manifest.get(name) != _digest(_source(name))
+    stale = [name for name in KNOWN if _extension(name) is None]
+    stale += [
+        name for name in KNOWN + TYPES_FROM if manifest.get(name) != _digest(_source(name))
     ]
     if not stale and importlib.util.find_spec(SHARED_LIBRARY) is None:
         # the modules' common C library (a top-level module) is not importable, e.g.

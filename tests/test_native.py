@@ -101,6 +101,14 @@ def test_an_edited_source_falls_back_to_source_with_a_warning(tmp_path):
     (message,) = stale["warnings"]
     assert "blackjack_env.engine.hand" in message and "pip install -e ." in message
 
+    # rules.py is not compiled, but the compiled table reads Rules with its types
+    hand.write_text(hand.read_text().replace("\n# edited after the build\n", ""))
+    assert all(_report({"BLACKJACK_ENV_PURE": ""}, tmp_path)["compiled"].values())
+    rules = tmp_path / "blackjack_env" / "engine" / "rules.py"
+    rules.write_text(rules.read_text() + "\n# edited after the build\n")
+    (message,) = _report({"BLACKJACK_ENV_PURE": ""}, tmp_path)["warnings"]
+    assert "blackjack_env.engine.rules" in message
+
     # A missing manifest (extensions built by hand) is not trusted either.
     (tmp_path / "blackjack_env" / "_compiled.json").unlink()
     unknown = _report({"BLACKJACK_ENV_PURE": ""}, tmp_path)
@@ -112,7 +120,7 @@ def test_manifest_names_every_known_module_when_built():
     if not manifest.exists():
         pytest.skip("no compiled build in this checkout")
     recorded = json.loads(manifest.read_text())
-    assert set(recorded) == set(_native.KNOWN)
+    assert set(recorded) == set(_native.KNOWN + _native.TYPES_FROM)
 
 
 TRAJECTORY = """
