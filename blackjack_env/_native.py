@@ -84,21 +84,21 @@ class _SourceFinder:
         return importlib.util.spec_from_file_location(fullname, _source(fullname))
 
 
-def _decide() -> tuple[bool, list[str]]:
-    """(the compiled modules run, stale modules) for this process.
+def _decide(built: set[str]) -> tuple[bool, list[str]]:
+    """(the compiled modules run, stale modules) for this process, given the modules
+    whose extension exists.
 
     All or nothing: compiled modules share one C library and refer to each
     other's classes directly, so mixing a compiled module with the source of
     another would give two different ``Hand`` (say) classes.
     """
+    if not built or pure_requested():
+        return False, []  # nothing to check (and nothing to warn about)
     try:
         manifest = json.loads(_MANIFEST.read_text())
     except (OSError, ValueError):
         manifest = {}
-    built = [name for name in KNOWN if _extension(name) is not None]
-    if not built:
-        return False, []
-    stale = [name for name in KNOWN if _extension(name) is None]
+    stale = [name for name in KNOWN if name not in built]
     stale += [
         name for name in KNOWN + TYPES_FROM if manifest.get(name) != _digest(_source(name))
     ]
@@ -106,15 +106,14 @@ def _decide() -> tuple[bool, list[str]]:
         # the modules' common C library (a top-level module) is not importable, e.g.
         # after a rebuild in place without reinstalling the editable package
         stale = [f"{SHARED_LIBRARY} (their shared library, not importable)"]
-    return not stale and not pure_requested(), stale
+    return not stale, stale
 
 
-_USE_COMPILED, _STALE = _decide()
-if not _USE_COMPILED:
-    _built = {name for name in KNOWN if _extension(name) is not None}
-    if _built:
-        sys.meta_path.insert(0, _SourceFinder(_built))
-if _STALE and not pure_requested():
+_BUILT = {name for name in KNOWN if _extension(name) is not None}
+_USE_COMPILED, _STALE = _decide(_BUILT)
+if _BUILT and not _USE_COMPILED:
+    sys.meta_path.insert(0, _SourceFinder(_BUILT))
+if _STALE:
     warnings.warn(
         f"blackjack_env: the compiled modules do not match their source or cannot load "
         f"({', '.join(_STALE)}: changed since the build, or not built); running the source "

@@ -252,20 +252,21 @@ class LearnerView:
 
     def mask(self, legal: tuple[int, ...]) -> np.ndarray:
         """``int8`` mask of the action space from legal indices (a new array)."""
-        cached = self._masks.get(legal)
-        if cached is None:
-            cached = np.zeros(self.n_actions, dtype=_INT8)
-            cached[list(legal)] = 1
-            self._masks[legal] = cached
-        return cached.copy()
+        return self._mask_copy(self._masks, legal, _INT8)
 
     def bool_mask(self, legal: tuple[int, ...]) -> np.ndarray:
         """Boolean mask of the action space from legal indices (a new array)."""
-        cached = self._bool_masks.get(legal)
+        return self._mask_copy(self._bool_masks, legal, bool)
+
+    def _mask_copy(
+        self, cache: dict[tuple[int, ...], np.ndarray], legal: tuple[int, ...], dtype: Any
+    ) -> np.ndarray:
+        """A copy of ``cache``'s mask of ``dtype`` for ``legal``, made on first use."""
+        cached = cache.get(legal)
         if cached is None:
-            cached = np.zeros(self.n_actions, dtype=bool)
-            cached[list(legal)] = True
-            self._bool_masks[legal] = cached
+            cached = np.zeros(self.n_actions, dtype=dtype)
+            cached[list(legal)] = 1
+            cache[legal] = cached
         return cached.copy()
 
     @staticmethod
@@ -445,9 +446,8 @@ class EnvCore:
                 if phase is not _BET_STEP:
                     a = _STAND_I  # the round ends: stand / decline from here on
         if phase is _PLAY:
-            # (untyped: after a reset that raised on bad cards no one is to act, and this
-            # raises Python's TypeError, as the env always has)
-            who: Any = table.to_act
+            who = table.to_act
+            assert who is not None  # a PLAY step waits for the learner's hand
             self.last_hand = who[1]
             table.act(_ACTIONS[a])
         elif phase is _INSURANCE_STEP:
@@ -501,63 +501,30 @@ class EnvCore:
         """The info dict of the current state; after a step (``illegal`` not None) also
         ``illegal_action``, ``action_played`` and, when a round was settled, ``settlement``.
 
-        Built as one dict literal (the same keys in the same order as ever).
+        The keys come in the same order as ever.
         """
         table = self.table
         assert table is not None
         dealer = table.dealer.cards
-        learner = table.seats[self.seat]
-        chips = learner.bankroll
-        hands = learner.hands
-        mask = self.view.mask(self.legal)
-        phase = self.phase
-        rounds = self.rounds
-        bankroll = float(self.session_net if chips is None else chips)
-        remaining = table.shoe.remaining
-        reshuffled = table.reshuffled
-        held = (
-            (tuple(hands[0].cards),)
+        hands = table.seats[self.seat].hands
+        info: dict[str, Any] = {
+            "action_mask": self.view.mask(self.legal),
+            "phase": self.phase,
+            "round": self.rounds,
+            "bankroll": self.bankroll_chips(),
+            "shoe_remaining": table.shoe.remaining,
+            "reshuffled": table.reshuffled,
+            "hands": (tuple(hands[0].cards),)
             if len(hands) == 1
-            else tuple([tuple(h.cards) for h in hands])
-        )
-        shown = tuple(dealer) if table.hole_revealed else (dealer[0],) if dealer else ()
-        if illegal is None:
-            return {
-                "action_mask": mask,
-                "phase": phase,
-                "round": rounds,
-                "bankroll": bankroll,
-                "shoe_remaining": remaining,
-                "reshuffled": reshuffled,
-                "hands": held,
-                "dealer": shown,
-            }
-        if settlement is None:
-            return {
-                "action_mask": mask,
-                "phase": phase,
-                "round": rounds,
-                "bankroll": bankroll,
-                "shoe_remaining": remaining,
-                "reshuffled": reshuffled,
-                "hands": held,
-                "dealer": shown,
-                "illegal_action": illegal,
-                "action_played": played,
-            }
-        return {
-            "action_mask": mask,
-            "phase": phase,
-            "round": rounds,
-            "bankroll": bankroll,
-            "shoe_remaining": remaining,
-            "reshuffled": reshuffled,
-            "hands": held,
-            "dealer": shown,
-            "illegal_action": illegal,
-            "action_played": played,
-            "settlement": settlement,
+            else tuple([tuple(h.cards) for h in hands]),
+            "dealer": tuple(dealer) if table.hole_revealed else (dealer[0],) if dealer else (),
         }
+        if illegal is not None:
+            info["illegal_action"] = illegal
+            info["action_played"] = played
+            if settlement is not None:
+                info["settlement"] = settlement
+        return info
 
     def bankroll_chips(self) -> float:
         """The learner's chips off the table (with unlimited credit: the session's net)."""
