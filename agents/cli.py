@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import platform
 from collections.abc import Iterable, Mapping
-from dataclasses import fields
+from dataclasses import asdict, fields
 from typing import Any
 
-__all__ = ["add_settings_arguments"]
+__all__ = ["add_settings_arguments", "finish_benchmark"]
 
 
 def add_settings_arguments(
@@ -34,3 +37,20 @@ def add_settings_arguments(
         else:
             parser.add_argument(flag, dest=f.name, default=f.default, type=type(f.default),
                                 help=help.get(f.name, ""))
+
+
+def finish_benchmark(results: dict[str, Any], settings: Any, path: str | None) -> None:
+    """End a benchmark script: record its ``settings`` (a dataclass) and the machine
+    (Python, CPU, load average) in ``results``, print the load average, and write
+    ``results`` as JSON to ``path`` when one is given."""
+    load = os.getloadavg()
+    results["settings"] = asdict(settings)
+    results["machine"] = {
+        "python": platform.python_version(),
+        "cpu": platform.processor(),
+        "load_average": load,
+    }
+    print(f"load average at the end: {', '.join(f'{x:.2f}' for x in load)}")
+    if path:
+        with open(path, "w") as f:
+            json.dump(results, f, indent=2)

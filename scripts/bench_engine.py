@@ -17,15 +17,13 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import platform
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import gymnasium as gym
 
 import blackjack_env
+from agents.cli import finish_benchmark
 from blackjack_env.engine import Action, Phase, Table, preset
 
 
@@ -97,16 +95,7 @@ def main(settings: Settings) -> dict:
         results["cases"].append(
             {"rules": name, "seats": seats, "hands_per_s": rate, "ratio_vs_gymnasium": ratio}
         )
-    results["settings"] = asdict(settings)
-    results["machine"] = {
-        "python": platform.python_version(),
-        "cpu": platform.processor(),
-        "load_average": os.getloadavg(),
-    }
-    print(f"load average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    if settings.json:
-        with open(settings.json, "w") as f:
-            json.dump(results, f, indent=2)
+    finish_benchmark(results, settings, settings.json)
     return results
 
 

@@ -28,17 +28,16 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import json
 import os
-import platform
 import pstats
 import re
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import gymnasium as gym
 
 import blackjack_env
+from agents.cli import finish_benchmark
 from blackjack_env.engine import Action, Phase, Table, preset
 
 gym.register_envs(blackjack_env)
@@ -244,17 +243,8 @@ def main(settings: Settings) -> dict:
         if settings.profile:
             entry["profile"] = profile_case(case, min(settings.steps, 50_000), settings.seed)
         results["cases"].append(entry)
-    results["settings"] = asdict(settings)
     results["compiled_modules"] = compiled
-    results["machine"] = {
-        "python": platform.python_version(),
-        "cpu": platform.processor(),
-        "load_average": os.getloadavg(),
-    }
-    print(f"load average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    if settings.json:
-        with open(settings.json, "w") as f:
-            json.dump(results, f, indent=2)
+    finish_benchmark(results, settings, settings.json)
     return results
 
 
