@@ -1,30 +1,30 @@
 """Agents for the blackjack table: one policy interface, learned and fixed agents.
 
-Every agent implements ``act(obs, mask=None) -> int`` (see :mod:`agents.base`),
+Every agent implements ``act(obs, mask=None) -> int`` (see :mod:`blackjack_env.agents.base`),
 so evaluation, charts and the ``play`` script treat them alike:
 
 * tabular learners: :class:`QLearningAgent`, :class:`MonteCarloAgent`
-  (:mod:`agents.tabular`, saved as plain ``.npz``);
+  (:mod:`blackjack_env.agents.tabular`, saved as plain ``.npz``);
 * stable-baselines3 PPO, DQN, A2C and sb3-contrib MaskablePPO:
-  :func:`train_sb3`, :class:`SB3Agent` (:mod:`agents.sb3`);
+  :func:`train_sb3`, :class:`SB3Agent` (:mod:`blackjack_env.agents.sb3`);
 * fixed agents: basic strategy, dealer-style, random legal
-  (:mod:`agents.fixed`), and the Hi-Lo card counter (:mod:`agents.counting`);
+  (:mod:`blackjack_env.agents.fixed`), and the Hi-Lo card counter (:mod:`blackjack_env.agents.counting`);
 * :func:`decision_policy` turns any agent into a policy over the analysis's
-  ``DecisionState`` for exact grading (:mod:`agents.obs`).
+  ``DecisionState`` for exact grading (:mod:`blackjack_env.agents.obs`).
 """
 
 from __future__ import annotations
 
-from agents.base import Agent, Policy, legal_actions, legal_argmax, obs_key
-from agents.counting import BetSpread, HiLoCounter, hilo_tag, running_count_from_remaining
-from agents.fixed import FIXED_AGENTS, StrategyAgent, basic_strategy, counting_agent, fixed_agent
-from agents.grading import exact_grade, simulate
-from agents.obs import ObsView, decision_policy, decode, encode_state, state_mask, table_state
-from agents.registry import load_agent, make_agent
-from agents.sb3 import SB3_ALGOS, SB3Agent, SB3Config, train_sb3
-from agents.seats import AgentStrategy, CountingSeat, seat_strategy
-from agents.tabular import MonteCarloAgent, QLearningAgent, TabularAgent, run_episode
-from agents.training import TrainLog, train_tabular
+from blackjack_env.agents.base import Agent, Policy, legal_actions, legal_argmax, obs_key
+from blackjack_env.agents.counting import BetSpread, HiLoCounter, hilo_tag, running_count_from_remaining
+from blackjack_env.agents.fixed import FIXED_AGENTS, StrategyAgent, basic_strategy, counting_agent, fixed_agent
+from blackjack_env.agents.grading import exact_grade, simulate
+from blackjack_env.agents.obs import ObsView, decision_policy, decode, encode_state, state_mask, table_state
+from blackjack_env.agents.registry import load_agent, make_agent
+from blackjack_env.agents.sb3 import SB3_ALGOS, SB3Agent, SB3Config, train_sb3
+from blackjack_env.agents.seats import AgentStrategy, CountingSeat, seat_strategy
+from blackjack_env.agents.tabular import MonteCarloAgent, QLearningAgent, TabularAgent, run_episode
+from blackjack_env.agents.training import TrainLog, train_tabular
 
 __all__ = [
     "FIXED_AGENTS",

@@ -10,7 +10,7 @@ through ``act``.
 
 Every agent also names the observation mode it reads (:attr:`Agent.obs_mode`),
 so the scripts build the matching environment, and can be saved with
-:meth:`Agent.save` and reloaded with :func:`agents.load_agent`.
+:meth:`Agent.save` and reloaded with :func:`blackjack_env.agents.load_agent`.
 """
 
 from __future__ import annotations

@@ -8,9 +8,9 @@ the rules' options), which is more than some observation modes show; so
 env's action numbers (insurance declined = action 0, as the env documents).
 At a ``BET`` step (env made with ``bet_sizes``) it bets the smallest size,
 unless it is a counter (:func:`counting_agent`), which bets by its Hi-Lo
-true count with a :class:`~agents.counting.BetSpread`.
+true count with a :class:`~blackjack_env.agents.counting.BetSpread`.
 
-For exact grading (:func:`agents.obs.decision_policy`), an agent may carry a
+For exact grading (:func:`blackjack_env.agents.obs.decision_policy`), an agent may carry a
 ``state_policy(DecisionState) -> Action``: basic strategy's comes from the
 analysis, dealer-style's is written out below; a random agent has none (it is
 not deterministic).
@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, legal_actions
-from agents.counting import BetSpread, HiLoCounter
+from blackjack_env.agents.base import Agent, legal_actions
+from blackjack_env.agents.counting import BetSpread, HiLoCounter
 from blackjack_env.engine import Action, Phase, Rules
 
 __all__ = ["FIXED_AGENTS", "StrategyAgent", "counting_agent", "fixed_agent"]
@@ -132,7 +132,7 @@ def basic_strategy(rules: Rules) -> Callable[[Any], Action]:
         return make_strategy("basic", rules)
     except ValueError:
         pass
-    from agents.obs import table_state
+    from blackjack_env.agents.obs import table_state
     from blackjack_env.analysis import solve
 
     chart = solve(rules.replace(decks=None)).chart

@@ -2,7 +2,7 @@
 
 * :func:`exact_grade`: for infinite-deck rules the analysis computes the exact
   expected return of the agent's greedy policy (through
-  :func:`agents.obs.decision_policy`, or the agent's own ``state_policy``),
+  :func:`blackjack_env.agents.obs.decision_policy`, or the agent's own ``state_policy``),
   the optimal return, and the regret = optimal - agent. ``None`` when the
   analysis does not apply (a finite shoe, rules it does not cover, an agent
   with no deterministic policy). ``split_states_depending_on_hand_index``
@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.obs import decision_policy
+from blackjack_env.agents.obs import decision_policy
 from blackjack_env.engine import Rules
 
 __all__ = ["analysis_reason", "exact_grade", "optimal_return", "simulate"]

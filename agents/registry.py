@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agents.base import Agent
+from blackjack_env.agents.base import Agent
 
 __all__ = ["find_model", "load_agent", "make_agent", "parse_decks", "run_settings", "table_for"]
 
@@ -46,10 +46,10 @@ def load_agent(path: str | Path) -> Agent:
     """Reload a saved agent (tabular ``.npz`` or SB3 ``.zip``, or a run folder)."""
     model = find_model(path)
     if model.suffix == ".npz":
-        from agents.tabular import TabularAgent
+        from blackjack_env.agents.tabular import TabularAgent
 
         return TabularAgent.load(model)
-    from agents.sb3 import SB3Agent
+    from blackjack_env.agents.sb3 import SB3Agent
 
     algo = run_settings(model).get("algo")
     return SB3Agent.load(model, algo=algo)
@@ -57,7 +57,7 @@ def load_agent(path: str | Path) -> Agent:
 
 def make_agent(spec: str, env: Any = None, seed: int | None = None) -> Agent:
     """An agent from a spec; fixed agents play ``env``'s learner seat."""
-    from agents.fixed import FIXED_AGENTS, fixed_agent
+    from blackjack_env.agents.fixed import FIXED_AGENTS, fixed_agent
 
     if spec in FIXED_AGENTS:
         if env is None:
@@ -89,7 +89,7 @@ def table_for(spec: str, rules: str = "", decks: str = "", seats: int = 0, seat:
 
     Returns ``rules`` (a Rules), ``name`` (the preset), ``seat``, ``others``, ``obs_mode``.
     """
-    from agents.fixed import FIXED_AGENTS
+    from blackjack_env.agents.fixed import FIXED_AGENTS
     from blackjack_env.engine import preset
 
     run: dict[str, Any] = {} if spec in FIXED_AGENTS else run_settings(spec)

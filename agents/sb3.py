@@ -32,7 +32,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from agents.base import Agent, legal_argmax
+from blackjack_env.agents.base import Agent, legal_argmax
 
 __all__ = [
     "SB3_ALGOS",

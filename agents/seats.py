@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent
+from blackjack_env.agents.base import Agent
 from blackjack_env.engine import Action, Phase, Rules, Table
 
 __all__ = ["AgentStrategy", "CountingSeat", "seat_strategy"]
@@ -87,8 +87,8 @@ class CountingSeat:
     """
 
     def __init__(self, rules: Rules, base_bet: int | None = None, spread: Any = None) -> None:
-        from agents.counting import BetSpread, HiLoCounter
-        from agents.fixed import basic_strategy
+        from blackjack_env.agents.counting import BetSpread, HiLoCounter
+        from blackjack_env.agents.fixed import basic_strategy
 
         if rules.shoe_decks is None:
             raise ValueError("a counter needs a finite shoe; these rules use an infinite deck")
@@ -120,12 +120,12 @@ def seat_strategy(spec: str, rules: Rules, seed: int | None = None) -> Any:
     if spec == "counter":
         return CountingSeat(rules)
     if spec == "basic":
-        from agents.fixed import basic_strategy
+        from blackjack_env.agents.fixed import basic_strategy
 
         return basic_strategy(rules)
     path = Path(spec)
     if path.suffix in (".npz", ".zip") or path.exists():
-        from agents.registry import load_agent
+        from blackjack_env.agents.registry import load_agent
 
         return AgentStrategy(load_agent(path))
     try:

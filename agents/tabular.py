@@ -44,7 +44,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from agents.base import Agent, legal_actions, legal_argmax, obs_key
+from blackjack_env.agents.base import Agent, legal_actions, legal_argmax, obs_key
 
 __all__ = ["MonteCarloAgent", "QLearningAgent", "TabularAgent", "run_episode"]
 

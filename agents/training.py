@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.tabular import TabularAgent
+from blackjack_env.agents.tabular import TabularAgent
 
 __all__ = ["TrainLog", "train_tabular"]
 

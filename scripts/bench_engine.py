@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import gymnasium as gym
 
 import blackjack_env
-from agents.cli import finish_benchmark
+from blackjack_env.agents.cli import finish_benchmark
 from blackjack_env.engine import Action, Phase, Table, preset
 
 

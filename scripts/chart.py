@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agents.cli import add_settings_arguments
+from blackjack_env.agents.cli import add_settings_arguments
 
 
 @dataclass
@@ -50,10 +50,10 @@ def make_charts(settings: Settings) -> dict[str, Any]:
     import gymnasium as gym
 
     import blackjack_env  # noqa: F401
-    from agents.grading import exact_grade
-    from agents.obs import decision_policy
-    from agents.plots import agent_chart, chart_differences, draw_comparison
-    from agents.registry import find_model, make_agent, table_for
+    from blackjack_env.agents.grading import exact_grade
+    from blackjack_env.agents.obs import decision_policy
+    from blackjack_env.agents.plots import agent_chart, chart_differences, draw_comparison
+    from blackjack_env.agents.registry import find_model, make_agent, table_for
     from blackjack_env.analysis import solve
 
     t = table_for(settings.agent, settings.rules, settings.decks)

@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from agents.cli import add_settings_arguments
+from blackjack_env.agents.cli import add_settings_arguments
 
 
 @dataclass
@@ -72,7 +72,7 @@ def resolve(settings: Settings) -> tuple[Any, Any, str, dict[str, Any]]:
     import gymnasium as gym
 
     import blackjack_env  # noqa: F401
-    from agents.registry import table_for
+    from blackjack_env.agents.registry import table_for
 
     t = table_for(settings.agent, settings.rules, settings.decks, settings.seats,
                   settings.seat, settings.others)
@@ -98,8 +98,8 @@ def evaluate(settings: Settings) -> dict[str, Any]:
     """Run the evaluation; return the results as a JSON-ready dict."""
     if settings.hands < 2:
         raise ValueError("--hands must be at least 2 (for a confidence interval)")
-    from agents.grading import analysis_reason, exact_grade, simulate
-    from agents.registry import make_agent
+    from blackjack_env.agents.grading import analysis_reason, exact_grade, simulate
+    from blackjack_env.agents.registry import make_agent
 
     rules, env, obs_mode, where = resolve(settings)
     agent = make_agent(settings.agent, env, seed=settings.seed)

@@ -28,7 +28,7 @@ import chart as chart_script
 import evaluate as evaluate_script
 import train as train_script
 
-from agents.cli import add_settings_arguments
+from blackjack_env.agents.cli import add_settings_arguments
 
 
 @dataclass

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from agents.cli import add_settings_arguments
+from blackjack_env.agents.cli import add_settings_arguments
 from blackjack_env.engine import Action, EventKind, Outcome, Phase, Table, preset
 
 __all__ = ["Session", "Settings", "main"]
@@ -103,7 +103,7 @@ class Session:
 
     def __init__(self, settings: Settings, read: Callable[[str], str] = input,
                  write: Callable[[str], None] = print) -> None:
-        from agents.seats import CountingSeat, seat_strategy
+        from blackjack_env.agents.seats import CountingSeat, seat_strategy
 
         self.settings = settings
         self.read_line = read
@@ -144,7 +144,7 @@ class Session:
         self.hinter = None
         if settings.hint:
             try:
-                from agents.fixed import basic_strategy
+                from blackjack_env.agents.fixed import basic_strategy
 
                 self.hinter = basic_strategy(rules)
             except ValueError as err:

@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from agents.cli import add_settings_arguments
+from blackjack_env.agents.cli import add_settings_arguments
 
 TABULAR = ("q-learning", "mc")
 SB3 = ("ppo", "dqn", "a2c", "maskable-ppo")
@@ -168,7 +168,7 @@ def train(settings: Settings) -> dict[str, Any]:
 
 
 def _grade(agent: Any, rules: Any, obs_mode: str) -> dict[str, float] | None:
-    from agents.grading import exact_grade
+    from blackjack_env.agents.grading import exact_grade
 
     return exact_grade(agent, rules, obs_mode)
 
@@ -176,10 +176,10 @@ def _grade(agent: Any, rules: Any, obs_mode: str) -> dict[str, float] | None:
 def _train_tabular(settings: Settings, rules: Any, obs_mode: str, out: Path) -> dict[str, Any]:
     import gymnasium as gym
 
-    from agents.grading import analysis_reason
-    from agents.plots import learning_curve
-    from agents.tabular import MonteCarloAgent, QLearningAgent, TabularAgent
-    from agents.training import TrainLog, train_tabular
+    from blackjack_env.agents.grading import analysis_reason
+    from blackjack_env.agents.plots import learning_curve
+    from blackjack_env.agents.tabular import MonteCarloAgent, QLearningAgent, TabularAgent
+    from blackjack_env.agents.training import TrainLog, train_tabular
 
     env = gym.make("blackjack_env/Blackjack-v0", **env_kwargs(settings, rules, obs_mode))
     checkpoint = out / "checkpoint.npz"
@@ -234,9 +234,9 @@ def _train_tabular(settings: Settings, rules: Any, obs_mode: str, out: Path) -> 
 def _train_sb3(settings: Settings, rules: Any, obs_mode: str, out: Path) -> dict[str, Any]:
     import numpy as np
 
-    from agents.grading import analysis_reason
-    from agents.plots import learning_curve
-    from agents.sb3 import SB3Config, train_sb3
+    from blackjack_env.agents.grading import analysis_reason
+    from blackjack_env.agents.plots import learning_curve
+    from blackjack_env.agents.sb3 import SB3Config, train_sb3
 
     warnings.filterwarnings("ignore", message="Training and eval env are not of the same type")
     config = SB3Config(
@@ -253,7 +253,7 @@ def _train_sb3(settings: Settings, rules: Any, obs_mode: str, out: Path) -> dict
     if exact:
         from stable_baselines3.common.callbacks import BaseCallback
 
-        from agents.sb3 import SB3Agent
+        from blackjack_env.agents.sb3 import SB3Agent
 
         every = max(settings.timesteps // max(settings.curve_points, 1), 1)
 

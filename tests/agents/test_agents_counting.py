@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import blackjack_env  # noqa: F401
-from agents.counting import BetSpread, HiLoCounter, hilo_tag, running_count_from_remaining
-from agents.fixed import fixed_agent
+from blackjack_env.agents.counting import BetSpread, HiLoCounter, hilo_tag, running_count_from_remaining
+from blackjack_env.agents.fixed import fixed_agent
 from blackjack_env.engine import Action, Rank, Shoe, Table, parse_cards, preset
 
 

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import blackjack_env  # noqa: F401
-from agents import QLearningAgent, decision_policy
-from agents.fixed import fixed_agent
-from agents.grading import exact_grade, simulate
+from blackjack_env.agents import QLearningAgent, decision_policy
+from blackjack_env.agents.fixed import fixed_agent
+from blackjack_env.agents.grading import exact_grade, simulate
 from blackjack_env.analysis import evaluate_policy, solve
 from blackjack_env.engine import Action, preset
 
@@ -54,7 +54,7 @@ def test_an_agent_that_copies_the_optimal_table_has_zero_regret():
     for total in range(4, 22):
         for dealer in range(1, 11):
             for soft in (0, 1):
-                from agents.plots import cell_state
+                from blackjack_env.agents.plots import cell_state
 
                 if soft and total < 12:
                     continue

@@ -6,10 +6,10 @@ import gymnasium as gym
 import pytest
 
 import blackjack_env  # noqa: F401
-from agents import QLearningAgent
-from agents.grading import exact_grade
-from agents.sb3 import SB3Config, train_sb3
-from agents.training import train_tabular
+from blackjack_env.agents import QLearningAgent
+from blackjack_env.agents.grading import exact_grade
+from blackjack_env.agents.sb3 import SB3Config, train_sb3
+from blackjack_env.agents.training import train_tabular
 from blackjack_env.engine import preset
 
 pytestmark = pytest.mark.slow

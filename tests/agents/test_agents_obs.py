@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import blackjack_env  # noqa: F401
-from agents.obs import decode, encode_state, state_mask, table_state
+from blackjack_env.agents.obs import decode, encode_state, state_mask, table_state
 from blackjack_env.engine import Phase, preset
 
 RULES = {
@@ -29,7 +29,7 @@ CASES = [(name, mode) for name, modes in MODES.items() for mode in modes]
 def test_encode_state_matches_env_observation(name, mode):
     """Random legal play for 400 rounds; at each learner decision the encoding of the
     table's DecisionState equals the env's observation and mask (the hand index of a
-    split hand excepted: the state does not carry it, see agents.obs)."""
+    split hand excepted: the state does not carry it, see blackjack_env.agents.obs)."""
     rules = RULES[name]
     env = gym.make("blackjack_env/Blackjack-v0", rules=rules, obs_mode=mode)
     rng = np.random.default_rng(0)

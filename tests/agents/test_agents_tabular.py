@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 import blackjack_env  # noqa: F401
-from agents import MonteCarloAgent, QLearningAgent, TabularAgent, legal_argmax, obs_key
-from agents.grading import exact_grade
-from agents.training import train_tabular
+from blackjack_env.agents import MonteCarloAgent, QLearningAgent, TabularAgent, legal_argmax, obs_key
+from blackjack_env.agents.grading import exact_grade
+from blackjack_env.agents.training import train_tabular
 from blackjack_env.engine import preset
 
 SB = preset("sutton-barto")
