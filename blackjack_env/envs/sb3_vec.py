@@ -21,7 +21,11 @@ MaskablePPO samples only legal actions.
 Info dicts: empty for a running table (building thousands of dicts a step is
 the adapter's main cost, so only what SB3 reads is put in them); for a table
 whose episode ended: ``terminal_observation``, ``TimeLimit.truncated`` (True
-when the episode was truncated, not terminated) and ``round_net``.
+when the episode was truncated, not terminated), ``round_net``, and ``episode``:
+``{"r": return, "l": length, "t": seconds since the adapter was built}``, the
+entry that SB3's ``Monitor`` / ``VecMonitor`` write, so SB3's logger reports
+``rollout/ep_rew_mean`` and ``ep_len_mean`` without a ``VecMonitor`` wrapper
+(wrapping one anyway is harmless: it writes the same figures).
 ``obs_mode="tuple"`` is refused (SB3 has no ``Tuple`` observation support): use
 ``"multidiscrete"`` or ``"vector"``.
 """
@@ -30,6 +34,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from typing import Any
+
+import time
 
 import numpy as np
 from gymnasium.vector import AutoresetMode
@@ -80,6 +86,10 @@ class SB3VecEnv(VecEnv):
         self._masks = np.ones((self.num_envs, venv.single_action_space.n), dtype=bool)
         #: the batched env's info of the last step (arrays: illegal_action, round_net, ...)
         self.last_info: dict[str, Any] = {}
+        # each table's running episode return and length, for info["episode"]
+        self._episode_return = np.zeros(self.num_envs, dtype=np.float64)
+        self._episode_length = np.zeros(self.num_envs, dtype=np.int64)
+        self._t0 = time.perf_counter()
 
     # ----------------------------------------------------------- VecEnv API
     def reset(self) -> np.ndarray:
@@ -91,6 +101,8 @@ class SB3VecEnv(VecEnv):
         self._reset_options()
         self._masks = info["action_mask"].astype(bool)
         self.reset_infos = [{} for _ in range(self.num_envs)]
+        self._episode_return[:] = 0.0
+        self._episode_length[:] = 0
         return obs
 
     def step_async(self, actions: np.ndarray) -> None:
@@ -104,16 +116,26 @@ class SB3VecEnv(VecEnv):
         self.last_info = info
         self._masks = info["action_mask"].astype(bool)
         dones = terminated | truncated
+        self._episode_return += reward
+        self._episode_length += 1
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         if dones.any():
             final = info["final_obs"]
             net = info["round_net"]
+            seconds = round(time.perf_counter() - self._t0, 6)
             for t in np.flatnonzero(dones).tolist():
                 infos[t] = {
                     "terminal_observation": _row(final, t),
                     "TimeLimit.truncated": bool(truncated[t] and not terminated[t]),
                     "round_net": float(net[t]),
+                    "episode": {
+                        "r": float(self._episode_return[t]),
+                        "l": int(self._episode_length[t]),
+                        "t": seconds,
+                    },
                 }
+            self._episode_return[dones] = 0.0
+            self._episode_length[dones] = 0
         return obs, reward.astype(np.float32), dones, infos
 
     def close(self) -> None:

@@ -80,3 +80,42 @@ def test_maskable_ppo_on_dict_observations() -> None:
     for t in np.flatnonzero(dones):
         assert env.observation_space.contains(infos[t]["terminal_observation"])
     assert env.observation_space.contains({k: v[0] for k, v in obs.items()})
+
+
+def test_episode_statistics_without_vec_monitor() -> None:
+    """info["episode"] is what VecMonitor would write: the return and length of each
+    ended episode, summed here from the rewards the adapter returned."""
+    env = SB3VecEnv(num_envs=16, seed=5, rules="vegas-strip", rounds_per_episode=3)
+    monitored = VecMonitor(SB3VecEnv(num_envs=16, seed=5, rules="vegas-strip",
+                                     rounds_per_episode=3))
+    env.reset()
+    monitored.reset()
+    returns = np.zeros(16)
+    lengths = np.zeros(16, dtype=int)
+    seen = 0
+    for k in range(60):
+        actions = np.full(16, k % 2)
+        _, rewards, dones, infos = env.step(actions)
+        _, _, _, monitor_infos = monitored.step(actions)
+        returns += rewards
+        lengths += 1
+        for t in np.flatnonzero(dones):
+            episode = infos[t]["episode"]
+            assert episode["r"] == pytest.approx(returns[t])
+            assert episode["l"] == lengths[t]
+            assert episode["r"] == pytest.approx(monitor_infos[t]["episode"]["r"])
+            assert episode["l"] == monitor_infos[t]["episode"]["l"]
+            returns[t] = 0.0
+            lengths[t] = 0
+            seen += 1
+        for t in np.flatnonzero(~dones):
+            assert "episode" not in infos[t]
+    assert seen > 16
+
+
+def test_sb3_logger_reports_episode_reward_without_vec_monitor() -> None:
+    model = PPO("MlpPolicy", SB3VecEnv(num_envs=32, seed=4, obs_mode="vector"), n_steps=16,
+                batch_size=256, n_epochs=1, seed=0)
+    model.learn(total_timesteps=32 * 16)
+    assert len(model.ep_info_buffer) > 0
+    assert all(set(info) >= {"r", "l", "t"} for info in model.ep_info_buffer)
