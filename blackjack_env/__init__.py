@@ -32,6 +32,9 @@ __version__ = "0.1.0"
 ENV_IDS: dict[str, dict[str, object]] = {
     # The full casino game: Vegas Strip rules, one seat, multidiscrete observations.
     "blackjack_env/Blackjack-v0": {},
+    # The same game with the flat float32 ``Box`` observation ("vector"): for tools that
+    # take only an id (CleanRL's --env-id, RL Zoo) and for networks that want floats.
+    "blackjack_env/BlackjackVector-v0": {"obs_mode": "vector"},
     # Gymnasium's Blackjack-v1 (sab=True) reproduced: stick/hit, tuple observations.
     "blackjack_env/BlackjackSuttonBarto-v0": {"rules": "sutton-barto", "obs_mode": "tuple"},
     # A card-counting session: bet step before each round, 100 rounds from one shoe.
@@ -43,6 +46,15 @@ ENV_IDS: dict[str, dict[str, object]] = {
 }
 
 
+#: The ids that ``gym.make_vec`` builds as the native batched env (numpy, thousands of
+#: tables per step); the others get Gymnasium's ``SyncVectorEnv`` of the single env.
+BATCHED_IDS = (
+    "blackjack_env/Blackjack-v0",
+    "blackjack_env/BlackjackVector-v0",
+    "blackjack_env/BlackjackSuttonBarto-v0",
+)
+
+
 def _register() -> None:
     import gymnasium
 
@@ -50,7 +62,7 @@ def _register() -> None:
         if env_id in gymnasium.registry:  # importing twice (or reloading) is harmless
             continue
         extra = {}
-        if env_id in ("blackjack_env/Blackjack-v0", "blackjack_env/BlackjackSuttonBarto-v0"):
+        if env_id in BATCHED_IDS:
             extra["vector_entry_point"] = "blackjack_env.envs.vector:BlackjackVectorEnv"
         gymnasium.register(
             id=env_id,
