@@ -8,7 +8,8 @@ so evaluation, charts and the ``play`` script treat them alike:
 * stable-baselines3 PPO, DQN, A2C and sb3-contrib MaskablePPO:
   :func:`train_sb3`, :class:`SB3Agent` (:mod:`blackjack_env.agents.sb3`);
 * fixed agents: basic strategy, dealer-style, random legal
-  (:mod:`blackjack_env.agents.fixed`), and the Hi-Lo card counter (:mod:`blackjack_env.agents.counting`);
+  (:mod:`blackjack_env.agents.fixed`), and the Hi-Lo card counter
+  (:mod:`blackjack_env.agents.counting`);
 * :func:`decision_policy` turns any agent into a policy over the analysis's
   ``DecisionState`` for exact grading (:mod:`blackjack_env.agents.obs`).
 """
@@ -16,10 +17,28 @@ so evaluation, charts and the ``play`` script treat them alike:
 from __future__ import annotations
 
 from blackjack_env.agents.base import Agent, Policy, legal_actions, legal_argmax, obs_key
-from blackjack_env.agents.counting import BetSpread, HiLoCounter, hilo_tag, running_count_from_remaining
-from blackjack_env.agents.fixed import FIXED_AGENTS, StrategyAgent, basic_strategy, counting_agent, fixed_agent
+from blackjack_env.agents.counting import (
+    BetSpread,
+    HiLoCounter,
+    hilo_tag,
+    running_count_from_remaining,
+)
+from blackjack_env.agents.fixed import (
+    FIXED_AGENTS,
+    StrategyAgent,
+    basic_strategy,
+    counting_agent,
+    fixed_agent,
+)
 from blackjack_env.agents.grading import exact_grade, simulate
-from blackjack_env.agents.obs import ObsView, decision_policy, decode, encode_state, state_mask, table_state
+from blackjack_env.agents.obs import (
+    ObsView,
+    decision_policy,
+    decode,
+    encode_state,
+    state_mask,
+    table_state,
+)
 from blackjack_env.agents.registry import load_agent, make_agent
 from blackjack_env.agents.sb3 import SB3_ALGOS, SB3Agent, SB3Config, train_sb3
 from blackjack_env.agents.seats import AgentStrategy, CountingSeat, seat_strategy
