@@ -43,7 +43,8 @@ def test_a_scripted_round_matches_the_aec_table() -> None:
     assert infos["seat_0"]["active"] and not infos["seat_1"]["active"]
     # seat 0 hits (takes the 5: 21, its turn ends); seat 1's DOUBLE is ignored
     obs, rewards, terms, truncs, infos = par.step({"seat_0": 1, "seat_1": 2})
-    assert rewards == {"seat_0": 0.0, "seat_1": 0.0} and not any(terms.values()) and not any(truncs.values())
+    assert rewards == {"seat_0": 0.0, "seat_1": 0.0}
+    assert not any(terms.values()) and not any(truncs.values())
     assert infos["seat_1"]["active"] and not infos["seat_0"]["active"]
     assert obs["seat_0"]["action_mask"].tolist() == [1, 1, 1, 1, 1]  # not its turn
     # seat 1 hits (the 4), then stands; seat 0's actions are ignored
