@@ -26,7 +26,7 @@ def test_basic_strategy_matches_the_exact_return() -> None:
     rules = preset("vegas-strip", decks=None)
     exact = solve(rules).expected_return
     result = simulate("basic", rules, hands=300_000, seed=1, tables=1024, rounds_per_table=64)
-    lo, hi = result.ci99
+    lo, hi = result.ci95
     assert lo <= exact <= hi, (exact, result)
     assert abs(sum(result.outcomes.values()) - 1.0) < 1e-12
 
@@ -39,7 +39,7 @@ def test_dealer_policy_matches_the_exact_return_sutton_barto() -> None:
 
     exact = evaluate_policy(rules, dealer)
     result = simulate("dealer", rules, hands=200_000, seed=2, tables=1024, rounds_per_table=64)
-    lo, hi = result.ci99
+    lo, hi = result.ci95
     assert lo <= exact <= hi, (exact, result)
 
 
