@@ -179,19 +179,24 @@ class Session:
         if settings.seat < 0:
             raise UsageError(f"--seat {settings.seat}: must be 0 or more (0 acts first)")
         need = settings.seat + len(names)
-        seats = settings.seats or max(rules.seats, need)
-        if seats < 1 or seats > rules.max_seats:
+        who = f"--seat {settings.seat}"
+        if len(names) > 1:
+            who = f"{len(names)} people from --seat {settings.seat}"
+        if settings.seats and not 1 <= settings.seats <= rules.max_seats:
             raise UsageError(
                 f"--seats {settings.seats}: the {settings.rules} rules seat 1 to "
-                f"{rules.max_seats} players"
+                f"{rules.max_seats} players (0: as many as the people need)"
             )
-        if need > seats:
-            who = f"--seat {settings.seat}"
-            if len(names) > 1:
-                who += f" with {len(names)} people"
+        if need > rules.max_seats:
             raise UsageError(
-                f"{who}: needs seats {settings.seat}..{need - 1}, but the table has "
-                f"{seats} seat(s) (0..{seats - 1}); raise --seats or lower --seat"
+                f"{who}: needs seats {settings.seat}..{need - 1}, but the {settings.rules} "
+                f"rules seat at most {rules.max_seats} players (seats 0..{rules.max_seats - 1})"
+            )
+        seats = settings.seats or max(rules.seats, need)
+        if need > seats:
+            raise UsageError(
+                f"{who}: needs seats {settings.seat}..{need - 1}, but --seats {seats} gives "
+                f"seats 0..{seats - 1}; raise --seats or lower --seat"
             )
         if rules.seats != seats:
             rules = rules.replace(seats=seats)
@@ -335,13 +340,13 @@ class Session:
         betting = False
         for person in self.seated:
             if t.seats[person.seat].bankroll < rules.min_bet:
-                self.write(f"{person.name} is out of chips and leaves the table.")
+                self.write(f"{person.name}: out of chips, leaving the table.")
                 person.left = True
                 continue
             try:
                 amount = self.ask_bet(person)
             except Leave:
-                self.write(f"{person.name} leaves the table.")
+                self.write(f"{person.name}: leaving the table.")
                 person.left = True
                 continue
             except EndOfInput as why:
@@ -396,7 +401,7 @@ class Session:
             try:
                 text = self.read(f"{person.name}: {options} > ")
             except Leave:
-                self.write(f"{person.name} leaves after this round; the hands stand.")
+                self.write(f"{person.name}: leaving after this round; the hands stand.")
                 person.left = True
                 return Action.DECLINE if t.phase is Phase.INSURANCE else Action.STAND
             except EndOfInput as why:
@@ -416,7 +421,7 @@ class Session:
                 except TableError as err:
                     self.write(f"Cannot raise: {err}.")
                     continue
-                self.write(f"{person.name} raises by {amount}: the bet is now "
+                self.write(f"{person.name}: raised by {amount}, the bet is now "
                            f"{_chips(t.current_hand.bet)}.")
                 continue
             action = _WORDS.get(text)
