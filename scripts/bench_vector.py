@@ -71,8 +71,7 @@ class Settings:
     json: str | None = None
     """write the results here as JSON"""
     profile: int = 0
-    """after the measurements, print the top N functions (by own time) of a separate
-    cProfile run of each case (0: no profiling; the measured figures are unaffected)"""
+    """afterwards, print the top N functions of a cProfile run of each case (0: no profiling)"""
 
 
 CASES = (("sutton-barto", "tuple", 200.0), ("vegas-strip", "multidiscrete", 100.0))

@@ -65,8 +65,7 @@ class Settings:
     ties: str | None = None
     """tie rule: push, dealer-wins or player-loses"""
     set: Annotated[list[str], tyro.conf.UseAppendAction] = field(default_factory=list)
-    """any other Rules field as FIELD=VALUE (repeatable), e.g. --set natural_beats_21=false,
-    --set 'card_values={"J": 1, "Q": 2, "K": 3}'"""
+    """any Rules field as FIELD=VALUE (repeatable), e.g. ties=push or 'card_values={"J": 1}'"""
     json: str | None = None
     """write the results as JSON to this file"""
     chart: str | None = None

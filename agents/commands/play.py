@@ -8,6 +8,9 @@ in seat order, for each decision of each of their hands. The table is drawn afte
 every action (:func:`blackjack_env.render.render_ansi`) and each person's hands are
 explained when the round is settled.
 
+``--others`` takes a strategy name per seat, or ``counter`` (a Hi-Lo bettor), or the
+PATH of a saved agent (``model.npz`` / ``model.zip`` of a training run).
+
 Answers: ``h``/``hit``, ``s``/``stand``, ``d``/``double``, ``p``/``split``,
 ``r``/``surrender``; before the dealer peeks: ``i``/``insure`` (insurance, or even
 money on a natural), ``n``/``no``, and ``r`` for early surrender where the rules
@@ -57,14 +60,11 @@ class Settings:
     seat: int = 0
     """seat of the first person (0 acts first); several people sit at consecutive seats"""
     people: int = 0
-    """people at the table, taking turns at this keyboard (hot seat); 0: one per name in
-    --names, or 1"""
+    """people taking turns at this keyboard (hot seat), 1..7; 0: one per name in --names, or 1"""
     names: str = ""
-    """comma-separated names of the people, in seat order (default: 'You', or 'Player 1',
-    'Player 2', ...)"""
+    """the people's names, comma-separated in seat order (empty: You, or Player 1, Player 2...)"""
     others: str = "basic"
-    """comma-separated players of the other seats, in seat order: a strategy name (basic,
-    dealer, never-bust, random, stand), 'counter', or a saved agent's path; the last repeats"""
+    """other seats, last repeats: basic, dealer, never-bust, random, stand, counter, PATH"""
     bankroll: int = 100
     """chips every seat starts with"""
     rounds: int = 0
@@ -542,5 +542,4 @@ def run(settings: Settings, read: Callable[[str], str] = input,
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return run_command(Settings, run, argv, prog="blackjack-play",
-                       description=__doc__.split("\n\n")[0].split(": ", 1)[1])
+    return run_command(Settings, run, argv, prog="blackjack-play")
