@@ -147,7 +147,7 @@ def _overrides(s: Settings) -> tuple[dict[str, Any], dict[str, str]]:
             )
         if name not in FIELD_NAMES:
             raise UsageError(
-                f"--set {item!r}: {name!r} is not a rule; fields are {', '.join(FIELD_NAMES)}"
+                f"--set {item!r}: unknown rule field {name!r}; fields are {', '.join(FIELD_NAMES)}"
             )
         try:
             put(name, _value(value), f"--set {item}")
