@@ -190,3 +190,37 @@ def test_bad_options_give_clear_errors(tmp_path):
     assert r.returncode == 2 and "tuple" in r.stderr
     r = run("evaluate.py", "basic", "--bet-sizes", "1,two")
     assert r.returncode == 2 and "--bet-sizes" in r.stderr
+
+
+def test_hot_seat_round_through_piped_input():
+    """Three people at one table through a real pipe: each named seat is asked in turn;
+    a stacked shoe makes the dealer bust (see tests/scripts/test_other_commands.py)."""
+    cards = "TS 8H 5C 6D 7S 8D 6C TD 3C 9H 2S 4H KS 7C"
+    r = run("play.py", "--names", "Ann,Bob,Cy", "--cards", cards,
+            stdin="10\n5\n20\ns\np\nd\nh\ns\nd\n")
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stdout + r.stderr
+    for line in ("Ann: final bankroll 110 (+10) after 1 round(s).",
+                 "Bob: final bankroll 115 (+15) after 1 round(s).",
+                 "Cy: final bankroll 140 (+40) after 1 round(s).",
+                 "Leaving the table (end of input)."):
+        assert line in r.stdout
+
+
+def test_demo_simulate_and_a_bench_run_from_the_command_line(tmp_path):
+    r = run("demo.py", "--rounds", "2")
+    assert r.returncode == 0 and r.stdout.count("bankrolls:") == 2, r.stderr
+    out = tmp_path / "sim.json"
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    r = subprocess.run([sys.executable, "-m", "blackjack_env.simulate", "--policy", "dealer",
+                        "--rules", "sutton-barto", "--hands", "1000", "--tables", "64",
+                        "--rounds-per-table", "16", "--json", str(out)],
+                       capture_output=True, text=True, timeout=240, env=env)
+    assert r.returncode == 0, r.stderr
+    assert "95% CI" in r.stdout and "rounded up" in r.stdout
+    assert json.loads(out.read_text())["hands"] == 1024
+    r = run("bench_engine.py", "--hands", "300", "--repeats", "1", "--json",
+            str(tmp_path / "b.json"))
+    assert r.returncode == 0, r.stderr
+    data = json.loads((tmp_path / "b.json").read_text())
+    assert data["settings"]["hands"] == 300 and len(data["cases"]) == 3
