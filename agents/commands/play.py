@@ -155,6 +155,23 @@ def _people_names(settings: Settings) -> list[str]:
     return ["You"] if people == 1 else [f"Player {k + 1}" for k in range(people)]
 
 
+def _check_specs(specs: list[str]) -> None:
+    """Every ``--others`` entry names a strategy, ``counter`` or a model file (checked even
+    for seats that no one will take, so a typo never passes unseen)."""
+    from pathlib import Path
+
+    from blackjack_env.strategies import strategy_names
+
+    known = [*strategy_names(), "counter"]
+    for spec in specs:
+        if spec in known or Path(spec).suffix in (".npz", ".zip") or Path(spec).exists():
+            continue
+        raise UsageError(
+            f"--others {spec!r}: unknown seat player; use {', '.join(known)}, or the path of "
+            f"a saved agent (.npz / .zip)"
+        )
+
+
 class Session:
     """A table in the terminal: ``read(prompt) -> str`` and ``write(text)`` are the terminal.
 
@@ -223,6 +240,13 @@ class Session:
         from blackjack_env.agents.seats import CountingSeat
 
         specs = [s.strip() for s in settings.others.split(",") if s.strip()] or ["basic"]
+        free = rules.seats - len(self.people)
+        if len(specs) > max(free, 1):
+            raise UsageError(
+                f"--others {settings.others!r}: {len(specs)} players for {free} other seat(s); "
+                f"give at most {max(free, 1)} (the last one repeats)"
+            )
+        _check_specs(specs)
         players: dict[int, Any] = {}
         names: dict[int, str] = {}
         built: dict[str, Any] = {}
@@ -251,7 +275,7 @@ class Session:
                 player = seat_strategy(spec, rules, seed=seed)
             except ValueError as err:
                 if spec != "basic":
-                    raise
+                    raise UsageError(f"--others {spec!r}: {err}") from None
                 # the analysis cannot serve these rules: play like the dealer, and say so
                 self._note(
                     f"basic strategy is not available for the {self.settings.rules} rules "
