@@ -359,3 +359,26 @@ def test_console_commands_are_declared() -> None:
                          ("blackjack-demo", "demo")]:
         assert f'{name} = "blackjack_env.agents.commands.{module}:main"' in text
     assert os.path.exists(SCRIPTS / "play.py")
+
+
+def test_the_one_text_renderer_names_seats_and_hides_the_hole_card() -> None:
+    from blackjack_env.engine import Action, Table
+    from blackjack_env.engine import preset as rules_of
+    from blackjack_env.render import hand_text, render_ansi
+
+    table = Table(rules_of("vegas-strip", seats=2), seed=1, bankroll=50)
+    table.shoe.stack("AS 9C 6H 6D 9H KD")  # Ann A♠ 6♦ (soft 17), basic 9♣ 9♥; dealer 6♥ K♦
+    table.bet(0, 5)
+    table.bet(1, 2)
+    table.deal()
+    text = render_ansi(table, names={0: "Ann", 1: "basic"})
+    assert "Seat 0 Ann: bankroll 45" in text and "Seat 1 basic: bankroll 48" in text
+    assert "Dealer:  6♥ [??]   showing 6" in text and "K♦" not in text
+    assert "Shoe:    306 of 312 cards left" in text
+    assert hand_text(table.seats[0].hands[0]) == "A♠ 6♦ = soft 17"
+    assert "<- to act" in text.splitlines()[4]  # Ann's hand, the first to act
+    table.act(Action.HIT)  # draws from the shoe
+    table.act(Action.STAND)
+    table.act(Action.STAND)
+    text = render_ansi(table, names={0: "Ann"}, learner=1)
+    assert "Seat 1 (you)" in text and "6♥ K♦" in text  # the hole card is turned at the end
