@@ -20,12 +20,15 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "apply_rule_changes",
     "check_at_least",
     "check_positive",
     "check_writable",
     "finish_benchmark",
     "load_average",
     "preset_option",
+    "rule_value",
+    "set_options",
     "write_json",
 ]
 
@@ -58,6 +61,80 @@ def preset_option(name: str, flag: str = "rules") -> Any:
         return preset(name)
     except ValueError as err:
         raise ValueError(f"{_flag(flag)}: {err}") from None
+
+
+def rule_value(text: str) -> Any:
+    """A rule value typed on the command line: true/false, none/inf (None), a number,
+    JSON (``{...}`` / ``[...]``), or else the text itself."""
+    low = text.strip().lower()
+    if low in ("true", "yes", "on"):
+        return True
+    if low in ("false", "no", "off"):
+        return False
+    if low in ("none", "null", "inf", "infinite"):
+        return None
+    if low[:1] in ("{", "["):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as err:
+            raise ValueError(f"{text!r} is not valid JSON ({err.msg})") from None
+    try:
+        return int(low)
+    except ValueError:
+        pass
+    try:
+        return float(low)
+    except ValueError:
+        return text.strip()
+
+
+def set_options(items: list[str], flag: str = "set") -> tuple[dict[str, Any], dict[str, str]]:
+    """``--set FIELD=VALUE`` items as rule changes, and for each field the option text
+    that asked for it (to name it in an error). Unknown fields are refused here."""
+    from blackjack_env.engine.rules import FIELD_NAMES
+
+    changes: dict[str, Any] = {}
+    origin: dict[str, str] = {}
+    fields = ", ".join(FIELD_NAMES)
+    for item in items:
+        name, eq, value = item.partition("=")
+        name = name.strip()
+        if not eq or not name:
+            raise ValueError(f"{_flag(flag)} {item!r}: use FIELD=VALUE; fields are {fields}")
+        if name not in FIELD_NAMES:
+            raise ValueError(
+                f"{_flag(flag)} {item!r}: unknown rule field {name!r}; fields are {fields}"
+            )
+        try:
+            changes[name] = rule_value(value)
+        except ValueError as err:
+            raise ValueError(f"{_flag(flag)} {item!r}: {err}") from None
+        origin[name] = f"{_flag(flag)} {item}"
+    return changes, origin
+
+
+def apply_rule_changes(base: Any, changes: dict[str, Any], origin: dict[str, str]) -> Any:
+    """``base.replace(**changes)``; a refused change is reported naming the option that
+    asked for it (``origin[field]``), a value of the wrong kind included."""
+    if not changes:
+        return base
+    try:
+        return base.replace(**changes)
+    except (TypeError, ValueError) as err:
+        for name, value in changes.items():  # name the option: try each change alone
+            try:
+                base.replace(**{name: value})
+            except ValueError as alone:
+                raise ValueError(f"{origin[name]}: {alone}") from None
+            except TypeError as alone:  # a value of the wrong kind altogether
+                raise ValueError(
+                    f"{origin[name]}: {name} does not take {value!r} ({alone}); the Rules "
+                    f"docstring says what each field takes (python -c 'import blackjack_env; "
+                    f"help(blackjack_env.Rules)')"
+                ) from None
+        if isinstance(err, TypeError):
+            raise ValueError(f"these rule options do not go together: {err}") from None
+        raise
 
 
 def check_writable(name: str, path: str | os.PathLike[str] | None) -> None:

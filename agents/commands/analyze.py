@@ -15,7 +15,6 @@ Usage::
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -24,8 +23,15 @@ from typing import Annotated, Any
 import tyro
 from blackjack_env.agents.commands import UsageError, run_command
 
-from blackjack_env._cli import check_writable, preset_option, write_json
-from blackjack_env.engine.rules import FIELD_NAMES, Rules
+from blackjack_env._cli import (
+    apply_rule_changes,
+    check_writable,
+    preset_option,
+    rule_value,
+    set_options,
+    write_json,
+)
+from blackjack_env.engine.rules import Rules
 
 __all__ = ["Settings", "analyze", "build_rules", "main", "run"]
 
@@ -74,30 +80,6 @@ class Settings:
     """print only the house edge lines"""
 
 
-def _value(text: str) -> Any:
-    """A ``--set`` value: true/false, none/inf, a number, JSON (``{...}``, ``[...]``), or text."""
-    low = text.strip().lower()
-    if low in ("true", "yes", "on"):
-        return True
-    if low in ("false", "no", "off"):
-        return False
-    if low in ("none", "null", "inf", "infinite"):
-        return None
-    if low[:1] in ("{", "["):
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as err:
-            raise UsageError(f"{text!r} is not valid JSON ({err.msg})") from None
-    try:
-        return int(low)
-    except ValueError:
-        pass
-    try:
-        return float(low)
-    except ValueError:
-        return text.strip()
-
-
 def _overrides(s: Settings) -> tuple[dict[str, Any], dict[str, str]]:
     """The rule changes asked for, and for each changed field the option that asked."""
     changes: dict[str, Any] = {}
@@ -112,7 +94,7 @@ def _overrides(s: Settings) -> tuple[dict[str, Any], dict[str, str]]:
     if s.das and s.no_das:
         raise UsageError("--das and --no-das contradict each other: give one of them")
     if s.decks is not None:
-        decks = _value(s.decks)
+        decks = rule_value(s.decks)
         put("decks", decks, f"--decks {s.decks}")
         if decks is None:
             put("seats_per_deck", None, f"--decks {s.decks}")
@@ -138,47 +120,17 @@ def _overrides(s: Settings) -> tuple[dict[str, Any], dict[str, str]]:
         put("hit_split_aces", True, "--hsa")
     if s.ties is not None:
         put("ties", s.ties, f"--ties {s.ties}")
-    for item in s.set:
-        name, eq, value = item.partition("=")
-        name = name.strip()
-        if not eq or not name:
-            raise UsageError(
-                f"--set {item!r}: use FIELD=VALUE; fields are {', '.join(FIELD_NAMES)}"
-            )
-        if name not in FIELD_NAMES:
-            raise UsageError(
-                f"--set {item!r}: unknown rule field {name!r}; fields are {', '.join(FIELD_NAMES)}"
-            )
-        try:
-            put(name, _value(value), f"--set {item}")
-        except UsageError as err:
-            raise UsageError(f"--set {item!r}: {err}") from None
+    more, more_origin = set_options(s.set)
+    changes.update(more)
+    origin.update(more_origin)
     return changes, origin
 
 
 def build_rules(s: Settings) -> Rules:
-    """The preset with the command-line overrides applied; a bad value raises
-    :class:`UsageError` naming the option that gave it."""
+    """The preset with the command-line overrides applied; a bad value is refused naming
+    the option that gave it."""
     changes, origin = _overrides(s)
-    base = preset_option(s.rules)
-    try:
-        return base.replace(**changes) if changes else base
-    except (TypeError, ValueError) as err:
-        # name the option: try each change alone on the preset
-        for name, value in changes.items():
-            try:
-                base.replace(**{name: value})
-            except ValueError as alone:
-                raise UsageError(f"{origin[name]}: {alone}") from None
-            except TypeError as alone:  # a value of the wrong kind altogether
-                raise UsageError(
-                    f"{origin[name]}: {name} does not take {value!r} ({alone}); the Rules "
-                    f"docstring says what each field takes (python -c 'import blackjack_env; "
-                    f"help(blackjack_env.Rules)')"
-                ) from None
-        if isinstance(err, TypeError):
-            raise UsageError(f"these rule options do not go together: {err}") from None
-        raise
+    return apply_rule_changes(preset_option(s.rules), changes, origin)
 
 
 def analyze(rules: Rules) -> tuple[dict[str, Any], Any]:

@@ -28,6 +28,7 @@ Usage::
     blackjack-play --rules how-to-play --names Ann,Bob,Cy  # three people, hot seat
     blackjack-play --rules terminal-21 --people 2          # raise bets, split once
     blackjack-play --others runs/q/model.npz              # a trained agent beside you
+    blackjack-play --names Ann,Bob --set surrender=early  # any rule changed with --set
 """
 
 from __future__ import annotations
@@ -35,13 +36,14 @@ from __future__ import annotations
 import sys
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Annotated, Any
 
+import tyro
 from blackjack_env.agents.commands import UsageError, run_command
 
-from blackjack_env._cli import preset_option
+from blackjack_env._cli import apply_rule_changes, preset_option, set_options
 from blackjack_env.engine import Action, EventKind, Outcome, Phase, Table
 from blackjack_env.engine.table import TableError
 from blackjack_env.render import hand_text, render_ansi
@@ -69,6 +71,8 @@ class Settings:
     """chips every seat starts with"""
     rounds: int = 0
     """stop after this many rounds (0: until everyone leaves or runs out of chips)"""
+    set: Annotated[list[str], tyro.conf.UseAppendAction] = field(default_factory=list)
+    """change a rule of the preset, FIELD=VALUE (repeatable), e.g. surrender=early, decks=2"""
     hint: bool = False
     """show basic strategy's advice at each decision"""
     cards: str = ""
@@ -192,7 +196,7 @@ class Session:
                 f"--rounds {settings.rounds}: must be >= 1, or 0 to play until everyone leaves"
             )
         names = _people_names(settings)
-        rules = preset_option(settings.rules)
+        rules = apply_rule_changes(preset_option(settings.rules), *set_options(settings.set))
         if settings.seat < 0:
             raise UsageError(f"--seat {settings.seat}: must be 0 or more (0 acts first)")
         need = settings.seat + len(names)
@@ -489,7 +493,7 @@ class Session:
                 why = "surrendered, but the dealer had blackjack"
             else:
                 why = f"{hand.total} does not win against the dealer's {d_text}"
-            self.write(f"{label}: {o.value.upper()} ({why}), {_signed(res.net)}")
+            self.write(f"{label}: {o.value.replace('_', ' ').upper()} ({why}), {_signed(res.net)}")
         for event in t.events:
             if event.kind is EventKind.INSURANCE_SETTLED and event.seat == person.seat:
                 won = bool(event.amount and event.amount > 0)

@@ -42,6 +42,8 @@ BAD_INPUTS: list[tuple[str, list[str], str]] = [
     ("play.py", ["--people", "3", "--names", "Ann,Bob"], "--people 3"),
     ("play.py", ["--seat", "-1"], "--seat -1"),
     ("play.py", ["--cards", "AS ZZ"], "ZZ"),
+    ("play.py", ["--set", "surrender=sometimes"], "--set surrender=sometimes"),
+    ("play.py", ["--set", "sureender=early"], "'sureender'"),
     ("analyze.py", ["--set", "card_values=1"], "card_values"),
     ("analyze.py", ["--set", "card_valus=1"], "'card_valus'"),
     ("analyze.py", ["--set", "decks"], "FIELD=VALUE"),
@@ -261,6 +263,35 @@ def test_hot_seat_insurance_is_asked_of_each_person_by_name() -> None:
     assert {n: p["bankroll"] for n, p in result["people"].items()} == {"Ann": 100, "Bob": 96}
     assert session.table.seats[2].bankroll == 99
     _conserved(session, 300)
+
+
+def test_hot_seat_early_surrender_before_the_peek() -> None:
+    """--set surrender=early: against a ten up, each person is asked before the peek.
+    Ann (10♠ 6♦, bet 10) surrenders early: half back, -5. Bob (9♣ 9♦, bet 4) declines,
+    stands on 18, loses to the dealer's 10♥ 9♥ (19): -4."""
+    term = Terminal(["10", "4", "r", "n", "s"])
+    settings = play.Settings(names="Ann,Bob", set=["surrender=early"], cards="TS 9C TH 6D 9D 9H",
+                             rounds=1)
+    session = play.Session(settings, term.read, term.write)
+    result = session.run()
+    early = [p for p in term.prompts if "su[r]render, [n]o" in p]
+    assert [p.split(":")[0] for p in early] == ["Ann", "Bob"]
+    assert "surrender early (half your bet back)" in term.text
+    assert {n: p["bankroll"] for n, p in result["people"].items()} == {"Ann": 95, "Bob": 96}
+    _conserved(session, 200)
+
+
+def test_hot_seat_even_money_and_insurance_declined() -> None:
+    """Ace up, no dealer blackjack (A♥ 7♠, soft 18). Ann (10♠ 9♦, bet 10) declines
+    insurance and wins with 19: +10. Bob's natural (A♣ K♦, bet 4) takes even money: +4."""
+    term = Terminal(["10", "4", "n", "i", "s"])
+    settings = play.Settings(names="Ann,Bob", cards="TS AC AH 9D KD 7S", rounds=1)
+    session = play.Session(settings, term.read, term.write)
+    result = session.run()
+    assert "Bob: the dealer shows A♥" in term.text and "take even money" in term.text
+    assert "Bob: EVEN MONEY (even money taken on a blackjack), +4" in term.text
+    assert {n: p["bankroll"] for n, p in result["people"].items()} == {"Ann": 110, "Bob": 104}
+    _conserved(session, 200)
 
 
 def test_terminal_21_hot_seat_raises_bets() -> None:
