@@ -15,6 +15,7 @@ ANSI renderer needs nothing.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -23,7 +24,7 @@ from blackjack_env.engine.cards import Card, Suit
 from blackjack_env.engine.hand import Hand
 from blackjack_env.engine.table import Outcome, Phase, Seat, Table
 
-__all__ = ["Window", "frame_size", "render_ansi", "render_rgb"]
+__all__ = ["Window", "frame_size", "hand_text", "render_ansi", "render_rgb"]
 
 _OUTCOME_TEXT = {
     Outcome.WIN: "WIN",
@@ -49,6 +50,12 @@ def _hand_total(hand: Hand) -> str:
     return f"{'soft ' if hand.soft else ''}{hand.total}"
 
 
+def hand_text(hand: Hand) -> str:
+    """A hand in one line: its cards and its total, e.g. ``"10♠ 7♣ = 17"``,
+    ``"A♥ 6♦ = soft 17"``, ``"10♠ 6♣ 9♦ = 25 bust"``, ``"A♠ K♥ = blackjack"``."""
+    return " ".join(c.pretty for c in hand.cards) + f" = {_hand_total(hand)}"
+
+
 def _visible_dealer(table: Table) -> tuple[list[Card], bool]:
     """The dealer's cards and whether a face-down hole card follows them."""
     cards = table.dealer.cards
@@ -72,11 +79,28 @@ def _to_act(table: Table) -> tuple[int, int] | None:
 
 
 # ======================================================================= ANSI
-def render_ansi(table: Table, learner: int | None = None, unit: int = 1, caption: str = "") -> str:
-    """A text picture of the table: dealer, every seat's hands with totals, bets
-    and outcomes, then ``caption``. ``learner`` marks the learner's seat; amounts
-    in results are in units of ``unit`` chips."""
-    lines = [f"Blackjack - {table.rules.summary()}"]
+def render_ansi(
+    table: Table,
+    learner: int | None = None,
+    unit: int = 1,
+    caption: str = "",
+    names: Mapping[int, str] | None = None,
+) -> str:
+    """A text picture of the table: the round and the shoe, the dealer, every seat's
+    hands with totals, bets and outcomes, then ``caption``.
+
+    This is the project's one text renderer of a table (the env's ``"ansi"`` mode, the
+    terminal game and the multi-agent env draw with it). ``learner`` marks the
+    learner's seat ``(you)``; ``names`` labels seats (e.g. ``{0: "Ann", 2: "basic"}``);
+    amounts in results are in units of ``unit`` chips. The hand to act is marked
+    ``<- to act``; the hole card stays face down until the table turns it.
+    """
+    shoe = table.shoe
+    head = f"Blackjack - round {table.round} - " if table.round else "Blackjack - "
+    lines = [head + table.rules.summary()]
+    if shoe.decks is not None:
+        reshuffled = ", reshuffled before this round" if table.reshuffled else ""
+        lines.append(f"Shoe:    {shoe.remaining} of {shoe.total_cards} cards left{reshuffled}")
     cards, hidden = _visible_dealer(table)
     dealer_text = " ".join(c.pretty for c in cards) + (" [??]" if hidden else "")
     if not cards:
@@ -91,7 +115,11 @@ def render_ansi(table: Table, learner: int | None = None, unit: int = 1, caption
     if table.phase is Phase.INSURANCE:
         lines.append("         (insurance / early surrender before the dealer peeks)")
     for seat in table.seats:
-        name = f"Seat {seat.index}" + (" (you)" if seat.index == learner else "")
+        name = f"Seat {seat.index}"
+        if names and seat.index in names:
+            name += f" {names[seat.index]}"
+        if seat.index == learner:
+            name += " (you)"
         bankroll = "unlimited" if seat.bankroll is None else _fmt_chips(seat.bankroll)
         head = f"{name}: bankroll {bankroll}"
         if seat.insurance:

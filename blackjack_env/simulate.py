@@ -28,19 +28,19 @@ Policies (``policy=``):
   multidiscrete observation batch, ``mask`` the int8 legal-action mask,
   ``rng`` a generator for the chunk; it returns one action per table.
 
-Command line::
+Command line (``--help`` lists the options; a bad option ends it with one line
+``error: ...`` before any work)::
 
     python -m blackjack_env.simulate --policy basic --rules vegas-strip --hands 2000000 --workers 2
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -51,7 +51,8 @@ from blackjack_env.envs.vector import BlackjackVectorEnv
 __all__ = ["POLICIES", "SimulationResult", "basic_policy", "simulate"]
 
 Policy = Callable[[BlackjackVectorEnv, np.ndarray, np.ndarray, np.random.Generator], np.ndarray]
-Z99 = 2.5758293035489004
+#: two-sided 95% normal quantile (1.95996...)
+Z95 = NormalDist().inv_cdf(0.975)
 Env = BlackjackVectorEnv
 Arr = np.ndarray
 _STAND, _HIT, _DOUBLE, _SPLIT, _SURRENDER = range(5)
@@ -68,7 +69,7 @@ class SimulationResult:
     chunks: int
     mean: float
     std: float
-    ci99: tuple[float, float]
+    ci95: tuple[float, float]  # 95% confidence interval of ``mean``
     outcomes: dict[str, float]  # round result (as text) -> frequency
 
     def to_dict(self) -> dict[str, Any]:
@@ -266,7 +267,7 @@ def simulate(
             hist[v] = hist.get(v, 0) + k
     mean = total / n
     var = max(0.0, (sq - n * mean * mean) / (n - 1)) if n > 1 else 0.0
-    half = Z99 * math.sqrt(var / n)
+    half = Z95 * math.sqrt(var / n)
     name = policy if isinstance(policy, str) else getattr(policy, "__name__", type(policy).__name__)
     rules_name = rules if isinstance(rules, str) else rules_obj.summary()
     return SimulationResult(
@@ -277,35 +278,70 @@ def simulate(
         chunks=n_chunks,
         mean=mean,
         std=math.sqrt(var),
-        ci99=(mean - half, mean + half),
+        ci95=(mean - half, mean + half),
         outcomes={f"{v:+g}": k / n for v, k in sorted(hist.items())},
     )
 
 
-def main(argv: list[str] | None = None) -> SimulationResult:
-    p = argparse.ArgumentParser(description="Simulate a fixed policy on the batched tables.")
-    p.add_argument("--policy", default="basic", help=f"one of {', '.join(POLICIES)}")
-    p.add_argument("--rules", default="vegas-strip", help="a preset name")
-    p.add_argument("--hands", type=float, default=1e6, help="rounds to play (rounded up)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the whole simulation")
-    p.add_argument("--workers", type=int, default=1, help="processes (results do not depend on it)")
-    p.add_argument("--tables", type=int, default=1024, help="tables per chunk")
-    p.add_argument("--rounds-per-table", type=int, default=64, help="rounds per table per chunk")
-    p.add_argument("--json", default=None, help="write the result here as JSON")
-    a = p.parse_args(argv)
-    result = simulate(
-        a.policy, a.rules, int(a.hands), a.seed, a.workers, a.tables, a.rounds_per_table
-    )
-    lo, hi = result.ci99
+@dataclass
+class Settings:
+    """Simulate a fixed policy on the batched tables (mean return per round, 95% CI)."""
+
+    policy: str = "basic"
+    """policy of the seat: basic, dealer, never-bust, stand or random"""
+    rules: str = "vegas-strip"
+    """preset name (see blackjack_env.list_presets())"""
+    hands: int = 1_000_000
+    """rounds to play (rounded up to whole chunks of tables x rounds-per-table)"""
+    seed: int = 0
+    """seed of the whole simulation"""
+    workers: int = 1
+    """processes (the figures do not depend on it)"""
+    tables: int = 1024
+    """tables per chunk"""
+    rounds_per_table: int = 64
+    """rounds each table counts per chunk"""
+    json: str | None = None
+    """write the result as JSON to this file"""
+
+
+def run(s: Settings) -> SimulationResult:
+    """Check every option, simulate, print one line, write the JSON asked for."""
+    from blackjack_env._cli import check_at_least, check_writable, preset_option, write_json
+
+    if s.policy not in POLICIES:
+        raise ValueError(f"--policy {s.policy!r}: unknown; use one of {', '.join(POLICIES)}")
+    rules = preset_option(s.rules)
+    check_at_least("hands", s.hands, 1, "rounds to play")
+    check_at_least("workers", s.workers, 1, "processes")
+    check_at_least("tables", s.tables, 1, "tables per chunk")
+    check_at_least("rounds_per_table", s.rounds_per_table, 1, "rounds per table per chunk")
+    check_writable("json", s.json)
+    result = simulate(s.policy, s.rules, s.hands, s.seed, s.workers, s.tables, s.rounds_per_table)
+    lo, hi = result.ci95
     print(
         f"{result.policy} on {result.rules}: {result.hands:,} rounds, mean {result.mean:+.5f} "
-        f"per round, 99% CI [{lo:+.5f}, {hi:+.5f}] ({result.chunks} chunks, seed {result.seed})"
+        f"per round, 95% CI [{lo:+.5f}, {hi:+.5f}] ({result.chunks} chunks, seed {result.seed})"
     )
-    if a.json:
-        with open(a.json, "w") as fh:
-            json.dump(result.to_dict(), fh, indent=2)
+    if result.hands != s.hands:
+        print(f"({s.hands:,} rounds asked, rounded up to whole chunks of {s.tables} tables x "
+              f"{s.rounds_per_table} rounds)")
+    if s.json:
+        write_json(s.json, {**result.to_dict(), "rules_summary": rules.summary()})
+        print(f"wrote {s.json}")
     return result
 
 
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m blackjack_env.simulate``: see :class:`Settings` (or ``--help``)."""
+    # the command runner lives with the other commands (parsing and one-line errors);
+    # only the command line reaches up to it, the library above does not.
+    from blackjack_env.agents.commands import run_command
+
+    return run_command(Settings, run, argv, prog="python -m blackjack_env.simulate")
+
+
 if __name__ == "__main__":
-    main()
+    import sys
+
+    sys.exit(main())

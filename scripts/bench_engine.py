@@ -16,19 +16,32 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
-import time
-from dataclasses import dataclass
+import sys
 
-import gymnasium as gym
+try:
+    import time
+    from collections.abc import Sequence
+    from dataclasses import dataclass
 
-import blackjack_env
-from blackjack_env.agents.cli import finish_benchmark
-from blackjack_env.engine import Action, Phase, Table, preset
+    import gymnasium as gym
+    from blackjack_env.agents.commands import run_command
+
+    import blackjack_env
+    from blackjack_env._cli import check_at_least, check_writable, finish_benchmark
+    from blackjack_env.engine import Action, Phase, Table, preset
+except ImportError as err:
+    print(f"error: blackjack_env is not installed ({err}): run pip install -e . in the "
+          f"repository", file=sys.stderr)
+    sys.exit(2)
+except KeyboardInterrupt:
+    print("error: interrupted", file=sys.stderr)
+    sys.exit(130)
 
 
 @dataclass
 class Settings:
+    """Engine throughput: full rounds per second against Gymnasium's Blackjack-v1."""
+
     hands: int = 50_000
     """hands per timed block"""
     repeats: int = 3
@@ -79,7 +92,11 @@ def best(fn, repeats: int, *args) -> float:
     return max(fn(*args) for _ in range(repeats))
 
 
-def main(settings: Settings) -> dict:
+def run(settings: Settings) -> dict:
+    """Check the options, measure, print, write the JSON asked for."""
+    check_at_least("hands", settings.hands, 1, "hands per timed block")
+    check_at_least("repeats", settings.repeats, 1, "timed blocks per measurement")
+    check_writable("json", settings.json)
     cases = [("sutton-barto", 1), ("vegas-strip", 1), ("vegas-strip", 7)]
     compiled = all(blackjack_env.compiled_modules().values())
     print(f"engine: {'compiled (mypyc)' if compiled else 'pure Python source'}")
@@ -99,19 +116,9 @@ def main(settings: Settings) -> dict:
     return results
 
 
-def parse_args() -> Settings:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    defaults = Settings()
-    parser.add_argument("--hands", type=int, default=defaults.hands, help="hands per timed block")
-    parser.add_argument(
-        "--repeats", type=int, default=defaults.repeats, help="timed blocks; best is kept"
-    )
-    parser.add_argument(
-        "--seed", type=int, default=defaults.seed, help="seed for every generator"
-    )
-    parser.add_argument("--json", default=None, help="write the figures as JSON to this path")
-    return Settings(**vars(parser.parse_args()))
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_command(Settings, run, argv, prog="bench_engine.py")
 
 
 if __name__ == "__main__":
-    main(parse_args())
+    sys.exit(main())

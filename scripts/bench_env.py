@@ -26,25 +26,38 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
-import cProfile
-import os
-import pstats
-import re
-import time
-from dataclasses import dataclass
+import sys
 
-import gymnasium as gym
+try:
+    import cProfile
+    import os
+    import pstats
+    import re
+    import time
+    from collections.abc import Sequence
+    from dataclasses import dataclass
 
-import blackjack_env
-from blackjack_env.agents.cli import finish_benchmark
-from blackjack_env.engine import Action, Phase, Table, preset
+    import gymnasium as gym
+    from blackjack_env.agents.commands import run_command
+
+    import blackjack_env
+    from blackjack_env._cli import check_at_least, check_writable, finish_benchmark
+    from blackjack_env.engine import Action, Phase, Table, preset
+except ImportError as err:
+    print(f"error: blackjack_env is not installed ({err}): run pip install -e . in the "
+          f"repository", file=sys.stderr)
+    sys.exit(2)
+except KeyboardInterrupt:
+    print("error: interrupted", file=sys.stderr)
+    sys.exit(130)
 
 gym.register_envs(blackjack_env)
 
 
 @dataclass
 class Settings:
+    """Env throughput: steps per second of Blackjack-v0 against Gymnasium's Blackjack-v1."""
+
     steps: int = 100_000
     """env steps per timed block"""
     repeats: int = 3
@@ -174,7 +187,11 @@ def profile_case(case: Case, steps: int, seed: int) -> dict:
     return {"layers": shares, "engine_top": [(n, t / total) for t, n in top]}
 
 
-def main(settings: Settings) -> dict:
+def run(settings: Settings) -> dict:
+    """Check the options, measure, print, write the JSON asked for."""
+    check_at_least("steps", settings.steps, 1, "env steps per timed block")
+    check_at_least("repeats", settings.repeats, 1, "timed blocks per measurement")
+    check_writable("json", settings.json)
     results: dict = {"cases": []}
     compiled = blackjack_env.compiled_modules()
     print(
@@ -248,20 +265,9 @@ def main(settings: Settings) -> dict:
     return results
 
 
-def parse_args() -> Settings:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    defaults = Settings()
-    parser.add_argument("--steps", type=int, default=defaults.steps, help="steps per timed block")
-    parser.add_argument(
-        "--repeats", type=int, default=defaults.repeats, help="timed blocks; the best is kept"
-    )
-    parser.add_argument("--seed", type=int, default=defaults.seed, help="seed of every env")
-    parser.add_argument(
-        "--profile", action="store_true", help="cProfile breakdown of each case by layer"
-    )
-    parser.add_argument("--json", default=None, help="write the figures as JSON to this path")
-    return Settings(**vars(parser.parse_args()))
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_command(Settings, run, argv, prog="bench_env.py")
 
 
 if __name__ == "__main__":
-    main(parse_args())
+    sys.exit(main())

@@ -20,22 +20,42 @@ Targets (issue 5): >= 200x with ``sutton-barto``, >= 100x with ``vegas-strip``.
 
 from __future__ import annotations
 
-import argparse
-import cProfile
-import json
-import os
-import pstats
-import time
-from dataclasses import asdict, dataclass, field
+import sys
 
-import gymnasium as gym
-import numpy as np
+try:
+    import cProfile
+    import os
+    import pstats
+    import time
+    from collections.abc import Sequence
+    from dataclasses import dataclass, field
+    from typing import Literal
 
-from blackjack_env.envs.vector import BlackjackVectorEnv
+    import gymnasium as gym
+    import numpy as np
+    from blackjack_env.agents.commands import run_command
+
+    from blackjack_env._cli import (
+        check_at_least,
+        check_positive,
+        check_writable,
+        finish_benchmark,
+        load_average,
+    )
+    from blackjack_env.envs.vector import BlackjackVectorEnv
+except ImportError as err:
+    print(f"error: blackjack_env is not installed ({err}): run pip install -e . in the "
+          f"repository", file=sys.stderr)
+    sys.exit(2)
+except KeyboardInterrupt:
+    print("error: interrupted", file=sys.stderr)
+    sys.exit(130)
 
 
 @dataclass
 class Settings:
+    """Hands per second of the batched vector env against Gymnasium's Blackjack-v1."""
+
     tables: int = 4096
     """tables in our batched env"""
     baseline_envs: int = 64
@@ -44,24 +64,24 @@ class Settings:
     """wall-clock seconds per measurement"""
     seed: int = 0
     """seed of the envs and of the random actions"""
-    autoreset: list[str] = field(default_factory=lambda: ["SameStep", "NextStep"])
+    autoreset: list[Literal["SameStep", "NextStep"]] = field(
+        default_factory=lambda: ["SameStep", "NextStep"]
+    )
     """autoreset modes of our env to measure"""
     json: str | None = None
     """write the results here as JSON"""
     profile: int = 0
-    """after the measurements, print the top N functions (by own time) of a separate
-    cProfile run of each case (0: no profiling; the measured figures are unaffected)"""
+    """afterwards, print the top N functions of a cProfile run of each case (0: no profiling)"""
 
 
 CASES = (("sutton-barto", "tuple", 200.0), ("vegas-strip", "multidiscrete", 100.0))
 
 
 def _load() -> str:
-    try:
-        one, five, fifteen = os.getloadavg()
-    except OSError:  # pragma: no cover - not on every platform
+    load = load_average()
+    if load is None:  # pragma: no cover - not on every platform
         return "n/a"
-    return f"{one:.2f} {five:.2f} {fifteen:.2f} ({os.cpu_count()} cpus)"
+    return f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f} ({os.cpu_count()} cpus)"
 
 
 def random_legal(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
@@ -117,7 +137,15 @@ def profile_ours(s: Settings, rules: str, obs_mode: str, autoreset: str) -> None
     pstats.Stats(profiler).sort_stats("tottime").print_stats(s.profile)
 
 
-def main(s: Settings) -> dict[str, object]:
+def run(s: Settings) -> dict[str, object]:
+    """Check the options, measure, print, write the JSON asked for."""
+    check_at_least("tables", s.tables, 1, "tables in our batched env")
+    check_at_least("baseline_envs", s.baseline_envs, 1, "Blackjack-v1 copies in the baseline")
+    check_positive("seconds", s.seconds, "wall-clock seconds per measurement")
+    check_at_least("profile", s.profile, 0, "functions to list; 0: no profiling")
+    if not s.autoreset:
+        raise ValueError("--autoreset: give at least one of SameStep, NextStep")
+    check_writable("json", s.json)
     print(f"load before: {_load()}")
     before = bench_baseline(s)
     name = f"SyncVectorEnv x{s.baseline_envs} Blackjack-v1"
@@ -153,16 +181,12 @@ def main(s: Settings) -> dict[str, object]:
                 "target": target,
             }
         )
-    result = {
-        "settings": asdict(s),
+    result: dict[str, object] = {
         "baseline_hands_per_s": base_wall,
         "baseline_hands_per_cpu_s": base_cpu,
-        "load": _load(),
         "results": rows,
     }
-    if s.json:
-        with open(s.json, "w") as fh:
-            json.dump(result, fh, indent=2)
+    finish_benchmark(result, s, s.json)
     if s.profile > 0:
         for rules, obs_mode, _ in CASES:
             for autoreset in s.autoreset:
@@ -170,25 +194,9 @@ def main(s: Settings) -> dict[str, object]:
     return result
 
 
-def parse() -> Settings:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    d = Settings()
-    p.add_argument("--tables", type=int, default=d.tables, help="tables in our batched env")
-    p.add_argument("--baseline-envs", type=int, default=d.baseline_envs, help="Blackjack-v1 copies")
-    p.add_argument("--seconds", type=float, default=d.seconds, help="seconds per measurement")
-    p.add_argument("--seed", type=int, default=d.seed, help="seed of envs and actions")
-    p.add_argument(
-        "--autoreset", nargs="+", default=d.autoreset, choices=["SameStep", "NextStep"],
-        help="autoreset modes of our env to measure",
-    )
-    p.add_argument("--json", default=None, help="write the results here as JSON")
-    p.add_argument(
-        "--profile", type=int, default=d.profile, metavar="N",
-        help="after measuring, print the top N functions of a cProfile run of each case",
-    )
-    a = p.parse_args()
-    return Settings(a.tables, a.baseline_envs, a.seconds, a.seed, a.autoreset, a.json, a.profile)
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_command(Settings, run, argv, prog="bench_vector.py")
 
 
 if __name__ == "__main__":
-    main(parse())
+    sys.exit(main())

@@ -19,21 +19,45 @@ one (masking in RLlib needs a custom RLModule). For the multi-agent table, wrap
 :class:`~blackjack_env.envs.multiagent.BlackjackAECEnv` in RLlib's
 ``PettingZooEnv`` the same way.
 
-    pip install "ray[rllib]"
     python scripts/rllib_example.py --iterations 5
     python scripts/rllib_example.py --rules sutton-barto --obs-mode vector --env-runners 2
+    python scripts/rllib_example.py --help           # every option
 
-Install note: ``ray[rllib]`` may pin another Gymnasium version than this
-project's; install it in a separate virtual environment if it would replace
-the one you use.
+Install: ``ray[rllib]`` pins another Gymnasium version than this project's, so
+it goes in its own virtual environment (the README's Ray section)::
+
+    python -m venv .venv-ray && . .venv-ray/bin/activate
+    pip install "ray[rllib]" -e ".[test]"
+
+Without Ray the script ends with one line saying so, before any work.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-from dataclasses import asdict, dataclass
-from typing import Any
+import sys
+
+try:
+    from collections.abc import Sequence
+    from dataclasses import asdict, dataclass
+    from typing import Any
+
+    from blackjack_env.agents.commands import UsageError, run_command
+
+    from blackjack_env._cli import check_at_least, check_writable, preset_option, write_json
+except ImportError as err:
+    print(f"error: blackjack_env is not installed ({err}): run pip install -e . in the "
+          f"repository", file=sys.stderr)
+    sys.exit(2)
+except KeyboardInterrupt:
+    print("error: interrupted", file=sys.stderr)
+    sys.exit(130)
+
+#: how to get Ray, said when it is missing
+RAY_INSTALL = (
+    "Ray RLlib is not installed: it pins another Gymnasium, so give it its own virtual "
+    "environment (see the README): python -m venv .venv-ray && . .venv-ray/bin/activate "
+    "&& pip install 'ray[rllib]' -e '.[test]'"
+)
 
 ENV_NAME = "blackjack_env"
 DEFAULT_ID = "blackjack_env/Blackjack-v0"
@@ -53,6 +77,8 @@ def make_env(env_config: dict[str, Any] | None = None) -> Any:
 
 @dataclass
 class Settings:
+    """Train PPO with Ray RLlib on the blackjack env (a runnable example)."""
+
     iterations: int = 3
     """PPO training iterations"""
     rules: str = "vegas-strip"
@@ -125,30 +151,51 @@ def train(s: Settings) -> list[dict[str, float]]:
         ray.shutdown()
 
 
-def main(argv: list[str] | None = None) -> list[dict[str, float]]:
-    d = Settings()
-    p = argparse.ArgumentParser(description="PPO with Ray RLlib on blackjack_env.")
-    p.add_argument("--iterations", type=int, default=d.iterations, help="training iterations")
-    p.add_argument("--rules", default=d.rules, help="preset name")
-    p.add_argument("--obs-mode", default=d.obs_mode, help="observation mode")
-    p.add_argument("--env-runners", type=int, default=d.env_runners, help="remote EnvRunners")
-    p.add_argument("--envs-per-runner", type=int, default=d.envs_per_runner, help="envs per runner")
-    p.add_argument("--batch", type=int, default=d.batch, help="train batch size per learner")
-    p.add_argument("--minibatch", type=int, default=d.minibatch, help="SGD minibatch size")
-    p.add_argument("--epochs", type=int, default=d.epochs, help="SGD epochs per iteration")
-    p.add_argument("--seed", type=int, default=d.seed, help="seed")
-    p.add_argument("--json", default=None, help="write the results here as JSON")
-    a = p.parse_args(argv)
-    s = Settings(
-        a.iterations, a.rules, a.obs_mode, a.env_runners, a.envs_per_runner, a.batch,
-        a.minibatch, a.epochs, a.seed, a.json,
-    )
+def check(s: Settings) -> None:
+    """Refuse bad options and a missing Ray before any work (one ``error:`` line)."""
+    import importlib.util
+
+    from blackjack_env.envs.observations import ObsMode
+
+    for name, low, what in (
+        ("iterations", 1, "PPO training iterations"),
+        ("env_runners", 0, "remote EnvRunners; 0 samples in the driver"),
+        ("envs_per_runner", 1, "envs per EnvRunner"),
+        ("batch", 1, "env steps per iteration"),
+        ("minibatch", 1, "SGD minibatch size"),
+        ("epochs", 1, "SGD epochs per iteration"),
+    ):
+        check_at_least(name, getattr(s, name), low, what)
+    if s.minibatch > s.batch:
+        raise UsageError(f"--minibatch {s.minibatch}: must not exceed --batch {s.batch}")
+    preset_option(s.rules)
+    modes = [m.value for m in ObsMode]
+    if s.obs_mode not in modes:
+        raise UsageError(f"--obs-mode {s.obs_mode!r}: use one of {', '.join(modes)}")
+    check_writable("json", s.json)
+    try:
+        found = importlib.util.find_spec("ray") is not None and (
+            importlib.util.find_spec("ray.rllib") is not None
+        )
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        raise UsageError(RAY_INSTALL)
+
+
+def run(s: Settings) -> list[dict[str, float]]:
+    """Check the options, train, print a line per iteration, write the JSON asked for."""
+    check(s)
     history = train(s)
     if s.json:
-        with open(s.json, "w") as fh:
-            json.dump({"settings": asdict(s), "history": history}, fh, indent=2)
+        write_json(s.json, {"settings": asdict(s), "history": history})
+        print(f"wrote {s.json}")
     return history
 
 
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_command(Settings, run, argv, prog="rllib_example.py")
+
+
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -47,9 +47,8 @@ def test_tiny_ppo_training_on_local_ray() -> None:
     pytest.importorskip("ray")
     pytest.importorskip("ray.rllib")
     example = _example()
-    history = example.main(
-        ["--iterations", "1", "--batch", "256", "--minibatch", "64", "--epochs", "1",
-         "--envs-per-runner", "2"]
+    history = example.run(
+        example.Settings(iterations=1, batch=256, minibatch=64, epochs=1, envs_per_runner=2)
     )
     assert len(history) == 1
     assert history[0]["num_env_steps_sampled"] >= 256
