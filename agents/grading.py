@@ -13,7 +13,8 @@
   choice of hand index are given beside it.
 * :func:`simulate`: plays the agent greedily for N rounds in an env and reports
   the mean return per round with a 95% confidence interval (normal
-  approximation, ``1.96 * sd / sqrt(n)``), and the per-hand rates of each
+  approximation, ``z * sd / sqrt(n)``, z from :func:`blackjack_env.agents.cli.z_value`),
+  and the per-hand rates of each
   outcome (split hands count as hands).
 """
 
@@ -30,9 +31,6 @@ from blackjack_env.agents.obs import decision_policy
 from blackjack_env.engine import Rules
 
 __all__ = ["analysis_reason", "exact_grade", "optimal_return", "simulate"]
-
-Z95 = 1.959963984540054
-
 
 def analysis_reason(rules: Rules) -> str | None:
     """Why the exact analysis cannot grade under ``rules`` (None when it can)."""
@@ -137,7 +135,9 @@ def simulate(
     n_hands = sum(outcomes.values())
     mean = float(returns.mean())
     sd = float(returns.std(ddof=1)) if hands > 1 else 0.0
-    half = Z95 * sd / math.sqrt(hands)
+    from blackjack_env.agents.cli import z_value
+
+    half = z_value() * sd / math.sqrt(hands)
     names = ("win", "blackjack", "push", "loss", "bust", "surrender", "even_money")
     rates = {name: (outcomes.get(name, 0) / n_hands if n_hands else 0.0) for name in names}
     return {
