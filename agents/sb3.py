@@ -202,16 +202,20 @@ def exact_curve_callback(
     every: int,
     grades: list[tuple[int, float]],
     say: Callable[[str], None] = print,
+    on_grade: Callable[[], None] | None = None,
 ) -> Any:
     """An SB3 callback that appends ``(timesteps, exact return)`` to ``grades`` each time the
-    run passes a multiple of ``every`` timesteps (once per multiple, however many steps one
-    rollout takes), and says the grade."""
+    run has passed a multiple of ``every`` timesteps (once per multiple, however many steps
+    one rollout takes), and says the grade. It grades when a rollout starts, that is after
+    the policy has learned from every step counted so far; the caller grades the end.
+    ``on_grade()`` is called after each new grade (e.g. to save the curve so far, which
+    then survives a crash)."""
     from stable_baselines3.common.callbacks import BaseCallback
 
     class ExactCurve(BaseCallback):
         """Exact return of the greedy policy every ``every`` timesteps."""
 
-        def _on_step(self) -> bool:
+        def _on_rollout_start(self) -> None:
             n = int(self.num_timesteps)
             last = grades[-1][0] if grades else 0
             if n // every > last // every:
@@ -219,6 +223,10 @@ def exact_curve_callback(
                 grades.append((n, g["exact_return"]))
                 say(f"  [{n:,} steps] exact return {g['exact_return']:+.5f} "
                     f"regret {g['regret']:.5f}")
+                if on_grade is not None:
+                    on_grade()
+
+        def _on_step(self) -> bool:
             return True
 
     return ExactCurve()

@@ -467,6 +467,7 @@ def _train_sb3(plan: Plan, say: Any) -> dict[str, Any]:
 
     v, out, rules, obs_mode = plan.values, plan.out, plan.rules, plan.obs_mode
     warnings.filterwarnings("ignore", message="Training and eval env are not of the same type")
+    warnings.filterwarnings("ignore", message="rich is experimental")  # SB3's progress bar
     config = SB3Config(
         algo=v["algo"], env_kwargs=plan.env_kwargs, timesteps=v["timesteps"], seed=v["seed"],
         n_envs=v["n_envs"], subproc=v["subproc"], eval_freq=v["eval_freq"],
@@ -486,7 +487,9 @@ def _train_sb3(plan: Plan, say: Any) -> dict[str, Any]:
     if exact:
         rollout = (plan.hyper.get("n_steps") or plan.hyper.get("train_freq") or 1) * v["n_envs"]
         every = max(math.ceil(v["timesteps"] / v["curve_points"]), rollout)
-        callback = exact_curve_callback(grade, every, grades, say)
+        callback = exact_curve_callback(
+            grade, every, grades, say,
+            on_grade=lambda: write_json(out / "curve.json", {"grades": [list(g) for g in grades]}))
     if plan.resume_from is not None:
         say(f"resuming {plan.resume_from} at {plan.done:,} timesteps")
     t0 = time.perf_counter()
