@@ -26,8 +26,8 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
-
 from blackjack_env.agents.obs import decision_policy
+
 from blackjack_env.engine import Rules
 
 __all__ = ["analysis_reason", "exact_grade", "optimal_return", "simulate"]

@@ -33,7 +33,6 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-
 from blackjack_env.agents.base import Agent, legal_argmax
 
 __all__ = [
@@ -331,9 +330,8 @@ def train_sb3(
     """
     import shutil
 
-    from stable_baselines3.common.callbacks import CallbackList, CheckpointCallback, EvalCallback
-
     from blackjack_env.agents.cli import write_json
+    from stable_baselines3.common.callbacks import CallbackList, CheckpointCallback, EvalCallback
 
     out.mkdir(parents=True, exist_ok=True)
     write_json(out / "sb3_config.json", json.loads(json.dumps(asdict(config), default=_jsonable)))

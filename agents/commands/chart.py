@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import tyro
-
 from blackjack_env.agents.commands import UsageError, run_command
 
 __all__ = ["Settings", "differences_text", "main", "run"]
@@ -60,14 +59,14 @@ def _png_path(settings: Settings) -> Path:
 def run(settings: Settings) -> dict[str, Any]:
     """Both charts, the differing cells, the exact grade and the PNG path (written)."""
     import gymnasium as gym
-
-    import blackjack_env  # noqa: F401  (registers the env ids)
     from blackjack_env.agents.cli import check_output_file
     from blackjack_env.agents.fixed import FIXED_AGENTS
     from blackjack_env.agents.grading import exact_grade
     from blackjack_env.agents.obs import decision_policy
     from blackjack_env.agents.plots import agent_chart, chart_differences, draw_comparison
     from blackjack_env.agents.registry import check_fits, make_agent, table_for
+
+    import blackjack_env  # noqa: F401  (registers the env ids)
     from blackjack_env.analysis import solve
 
     if settings.agent == "random":

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 import tyro
-
 from blackjack_env.agents.commands import UsageError, run_command
 
 __all__ = ["Settings", "main", "run"]
@@ -90,11 +89,11 @@ def _bet_sizes(text: str) -> tuple[int, ...]:
 def prepare(settings: Settings) -> Plan:
     """Check every option, load the agent and build its table; write nothing."""
     import gymnasium as gym
-
-    import blackjack_env  # noqa: F401  (registers the env ids)
     from blackjack_env.agents.cli import check_output_file
     from blackjack_env.agents.fixed import FIXED_AGENTS
     from blackjack_env.agents.registry import check_fits, make_agent, table_for
+
+    import blackjack_env  # noqa: F401  (registers the env ids)
 
     if settings.hands < 2:
         raise UsageError(f"--hands {settings.hands}: must be at least 2 (for a confidence "
@@ -200,6 +199,7 @@ def simulate_batched(settings: Settings, rules: Any) -> dict[str, Any]:
     """``--workers``: the fixed policy on the batched tables (blackjack_env.simulate),
     in the same shape as the in-process simulation; rates are per round result."""
     from blackjack_env.agents.cli import z_value
+
     from blackjack_env.simulate import simulate as batched
 
     per_table = 64

@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import tyro
-
 from blackjack_env.agents.commands import UsageError, run_command
 
 __all__ = ["DEFAULTS", "Settings", "main", "run"]
@@ -142,6 +141,7 @@ def out_dir(settings: Settings) -> Path:
 def build_rules(name: str, decks: Any, seats: int | None) -> Any:
     """The Rules of a preset with the decks and seats overrides."""
     from blackjack_env.agents.registry import parse_decks
+
     from blackjack_env.engine import preset
 
     rules = preset(name, **parse_decks(decks))
@@ -379,7 +379,6 @@ def _title(plan: Plan) -> str:
 
 def _train_tabular(plan: Plan, say: Any) -> dict[str, Any]:
     import gymnasium as gym
-
     from blackjack_env.agents.cli import write_json
     from blackjack_env.agents.grading import analysis_reason, exact_grade
     from blackjack_env.agents.plots import learning_curve
@@ -453,7 +452,6 @@ def _previous_seconds(out: Path) -> float:
 
 def _train_sb3(plan: Plan, say: Any) -> dict[str, Any]:
     import numpy as np
-
     from blackjack_env.agents.cli import write_json
     from blackjack_env.agents.grading import analysis_reason, exact_grade
     from blackjack_env.agents.plots import learning_curve

@@ -21,7 +21,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from blackjack_env.agents.commands import chart, evaluate, train
 from blackjack_env.agents.commands import main as main_job
 
@@ -301,6 +300,10 @@ def test_sb3_default_progress_bar_and_the_budget_is_the_budget(tmp_path, capsys)
     said = capsys.readouterr().out
     summary = json.loads((out / "summary.json").read_text())
     assert summary["timesteps"] == 2048
+    # the model used under other rules: one line naming the rules it was trained on
+    assert evaluate.main([str(out), "--rules", "sutton-barto", "--hands", "100"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: ") and "trained on other rules (vegas-strip" in err
     assert json.loads((out / "settings.json").read_text())["hyperparameters"]["n_steps"] == 512
     assert said.count("exact return") <= 10 + 1
 
@@ -353,3 +356,28 @@ def test_batched_plan_is_tight():
         played = tables * chunks * 64
         assert hands <= played < hands + chunks * 64
         assert tables <= 1024
+
+
+def test_the_main_job_needs_no_torch_and_lists_every_file(tmp_path):
+    """torch and stable-baselines3 made unimportable: the main job still runs (the [main]
+    extra is enough), and its file list names every file it wrote."""
+    out = tmp_path / "main"
+    code = (
+        "import sys\n"
+        "class Block:  # any import of torch or stable-baselines3 fails\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] in ('torch', 'stable_baselines3', 'sb3_contrib'):\n"
+        "            raise ImportError(f'{name} is blocked in this test')\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "from blackjack_env.agents.commands.main import main\n"
+        f"sys.exit(main(['--hands', '3000', '--eval-hands', '500', '--out', {str(out)!r},\n"
+        "                 '--no-progress']))\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, OMP_NUM_THREADS="1"))
+    assert r.returncode == 0, r.stderr
+    files = json.loads((out / "main.json").read_text())["files"]
+    for name in ("model", "settings", "summary", "curve", "learning_curve", "chart", "main"):
+        assert Path(files[name]).exists() and files[name] in r.stdout, name
+    written = {p.name for p in out.iterdir()}
+    assert written == {Path(f).name for f in files.values()}
