@@ -5,11 +5,17 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 import pytest
-
-import blackjack_env  # noqa: F401
-from blackjack_env.agents import MonteCarloAgent, QLearningAgent, TabularAgent, legal_argmax, obs_key
+from blackjack_env.agents import (
+    MonteCarloAgent,
+    QLearningAgent,
+    TabularAgent,
+    legal_argmax,
+    obs_key,
+)
 from blackjack_env.agents.grading import exact_grade
 from blackjack_env.agents.training import train_tabular
+
+import blackjack_env  # noqa: F401
 from blackjack_env.engine import preset
 
 SB = preset("sutton-barto")
