@@ -11,6 +11,8 @@ model, its settings, the learning curve, the chart beside the optimal chart, and
 It needs only the ``[main]`` extra (numpy, gymnasium, tqdm, matplotlib): no torch.
 Every option is checked before training starts (a finite-shoe preset, which the
 exact grade cannot serve, is refused at once), and nothing is written until then.
+Ctrl-C during training saves the state reached (``blackjack-train --out <out> --resume``
+continues it) and ends the job.
 """
 
 from __future__ import annotations
@@ -90,6 +92,9 @@ def run(settings: Settings) -> dict[str, Any]:
     summary = train.run(train.Settings(
         algo=settings.algo, rules=settings.rules, decks=settings.decks or None,
         hands=settings.hands, seed=settings.seed, out=str(out), progress=settings.progress))
+    if not summary["finished"]:
+        # Ctrl-C during training: the state is saved (train said where); stop here
+        raise KeyboardInterrupt
     print(f"2/3 simulating the agent and basic strategy for {settings.eval_hands:,} rounds each")
     seed = settings.seed + 1000
     agent_eval = evaluate.run(evaluate.Settings(

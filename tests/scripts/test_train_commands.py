@@ -381,3 +381,24 @@ def test_the_main_job_needs_no_torch_and_lists_every_file(tmp_path):
         assert Path(files[name]).exists() and files[name] in r.stdout, name
     written = {p.name for p in out.iterdir()}
     assert written == {Path(f).name for f in files.values()}
+
+
+def test_ctrl_c_in_the_main_job_saves_the_training_and_stops(tmp_path, monkeypatch, capsys):
+    from blackjack_env.agents.tabular import QLearningAgent
+
+    real = QLearningAgent.train_episode
+
+    def interrupted(self, env, epsilon, seed=None):
+        if self.episodes_done == 700:
+            raise KeyboardInterrupt
+        return real(self, env, epsilon, seed)
+
+    monkeypatch.setattr(QLearningAgent, "train_episode", interrupted)
+    out = tmp_path / "main"
+    assert main_job.main(["--hands", "2000", "--out", str(out), "--no-progress"]) == 130
+    said = capsys.readouterr()
+    assert said.err.strip() == "error: interrupted" and "--resume" in said.out
+    assert (out / "checkpoint.npz").exists() and not (out / "main.json").exists()
+    monkeypatch.setattr(QLearningAgent, "train_episode", real)
+    assert train.main(["--out", str(out), "--resume", "--no-progress"]) == 0
+    assert json.loads((out / "summary.json").read_text())["hands"] == 2000
