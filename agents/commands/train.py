@@ -107,6 +107,15 @@ DEFAULTS: dict[str, Any] = {
     "eval_episodes": 2_000, "n_steps": None, "checkpoint_freq": 200_000,
 }
 
+#: The JSON types a settings.json may hold for each option.
+_TYPES: dict[str, tuple[type, ...]] = {
+    name: (str,) if name in ("algo", "rules", "others", "obs_mode") else
+    (str, int) if name == "decks" else
+    (float, int) if name in ("epsilon_start", "epsilon_end", "explore_fraction", "lr") else
+    (int,)
+    for name in DEFAULTS
+}
+
 #: Options that change what is learned: on a resume they must equal the run's.
 IDENTITY = ("algo", "obs_mode", "seat", "others", "epsilon_start", "epsilon_end",
             "explore_fraction", "lr", "n_envs", "n_steps", "eval_episodes")
@@ -230,6 +239,9 @@ def prepare(settings: Settings) -> Plan:
         value = given[name]
         if value is None and settings.resume:
             value = _saved_value(saved, name)
+            if value is not None and not isinstance(value, _TYPES[name]):
+                raise UsageError(f"{out / 'settings.json'}: {name} is {value!r}, not a "
+                                 f"{_TYPES[name][0].__name__}: the file is damaged")
         values[name] = default if value is None else value
     _check_values(values)
     values.update(subproc=settings.subproc, tensorboard=settings.tensorboard,

@@ -51,7 +51,8 @@ def lab(tmp_path_factory):
     np.savez(root / "foreign.npz", weights=np.arange(3))
     (root / "random.npz").write_bytes(np.random.default_rng(0).bytes(3000))
     (root / "notes.txt").write_text("not a folder")
-    for name, text in (("corrupt", "{not json"), ("listed", "[1, 2, 3]")):
+    for name, text in (("corrupt", "{not json"), ("listed", "[1, 2, 3]"),
+                       ("mistyped", '{"algo": "q-learning", "seed": "one"}')):
         folder = root / name
         shutil.copytree(run, folder)
         (folder / "settings.json").write_text(text)
@@ -87,6 +88,8 @@ BAD = [
     ("train", ["--out", "{lab}/listed", "--resume", "--hands", "5000"],
      ["listed/settings.json", "list"]),
     ("train", ["--out", "{lab}/empty-folder", "--resume"], ["no settings.json"]),
+    ("train", ["--out", "{lab}/mistyped", "--resume", "--hands", "5000"],
+     ["mistyped/settings.json", "seed is 'one'"]),
     ("evaluate", ["{lab}/empty.npz"], ["empty.npz", "not a tabular model"]),
     ("evaluate", ["{lab}/truncated.npz"], ["truncated.npz", "not a tabular model"]),
     ("evaluate", ["{lab}/foreign.npz"], ["foreign.npz", "lacks the arrays"]),
