@@ -324,7 +324,9 @@ def train_sb3(
     ``<out>/eval/evaluations.npz``. ``learn`` trains whole rollouts, so the run may end
     up to one rollout beyond the budget; ``say`` is told when it does.
 
-    When training finishes the model is saved as ``<out>/model.zip`` and an
+    A resumed stretch seeds its envs with ``seed + start`` (so it does not replay the
+    cards of the first stretch). When training finishes the model is saved as
+    ``<out>/model.zip`` and an
     ``interrupted.zip`` left by an earlier Ctrl-C is deleted; after Ctrl-C the model is
     saved as ``<out>/interrupted.zip`` and ``(agent, False)`` is returned.
     """
