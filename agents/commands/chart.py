@@ -26,6 +26,9 @@ __all__ = ["Settings", "differences_text", "main", "run"]
 #: Differing cells named in the printed line (the rest are counted).
 LISTED = 40
 
+#: Fixed agents with a policy over the analysis's states (the others act on a live table).
+CHARTABLE = ("basic", "dealer", "stand")
+
 
 @dataclass
 class Settings:
@@ -33,8 +36,7 @@ class Settings:
     marked."""
 
     agent: tyro.conf.Positional[str] = "basic"
-    """saved model (.npz / .zip), run folder, or a fixed agent (basic, dealer, never-bust,
-    stand, counter)"""
+    """saved model (.npz / .zip), run folder, or a fixed agent (basic, dealer, stand)"""
     rules: str = ""
     """preset name ('' = the run's rules, or sutton-barto)"""
     decks: str = ""
@@ -69,9 +71,12 @@ def run(settings: Settings) -> dict[str, Any]:
     import blackjack_env  # noqa: F401  (registers the env ids)
     from blackjack_env.analysis import solve
 
-    if settings.agent == "random":
-        raise UsageError("random: a random agent has no fixed policy to draw; chart basic, "
-                         "dealer, never-bust, stand, counter or a saved model")
+    if settings.agent in FIXED_AGENTS and settings.agent not in CHARTABLE:
+        why = {"random": "a random agent has no fixed policy to draw",
+               "counter": "the counter plays basic strategy (chart basic) and spreads its bets"
+               }.get(settings.agent, "this fixed agent has no policy over the chart's hands")
+        raise UsageError(f"{settings.agent}: {why}; chart {', '.join(CHARTABLE)} or a saved "
+                         f"model")
     png = check_output_file(_png_path(settings), "--png")
     t = table_for(settings.agent, settings.rules, settings.decks)
     rules = t["rules"]

@@ -112,6 +112,8 @@ BAD = [
      ["--out", "notes.txt"]),
     ("evaluate", ["basic", "--hands", "100", "--out", "{lab}/run"], ["--out", "is a folder"]),
     ("chart", ["random"], ["random", "no fixed policy"]),
+    ("chart", ["never-bust"], ["never-bust", "basic, dealer, stand"]),
+    ("chart", ["counter", "--rules", "vegas-strip"], ["counter", "chart basic"]),
     ("chart", ["{lab}/empty.npz"], ["empty.npz"]),
     ("chart", ["{lab}/truncated.npz"], ["truncated.npz"]),
     ("chart", ["{lab}/foreign.npz"], ["foreign.npz"]),
