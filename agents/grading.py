@@ -30,7 +30,7 @@ from blackjack_env.agents.obs import decision_policy
 
 from blackjack_env.engine import Rules
 
-__all__ = ["analysis_reason", "exact_grade", "optimal_return", "simulate"]
+__all__ = ["analysis_reason", "exact_grade", "optimal_return", "simulate", "table_free"]
 
 def analysis_reason(rules: Rules) -> str | None:
     """Why the exact analysis cannot grade under ``rules`` (None when it can)."""
@@ -42,6 +42,16 @@ def analysis_reason(rules: Rules) -> str | None:
     except ImportError as err:  # pragma: no cover - analysis missing
         return f"the analysis module is not available ({err})"
     return None
+
+
+def table_free(agent: Any) -> bool:
+    """Whether the agent decides from its observation alone, so the analysis can ask it
+    about any state. A fixed agent without a ``state_policy`` reads the live table of its
+    env instead (never-bust, random): asked about another state it would answer for the
+    table, so it cannot be graded exactly."""
+    from blackjack_env.agents.fixed import StrategyAgent
+
+    return not (isinstance(agent, StrategyAgent) and agent.state_policy is None)
 
 
 @lru_cache(maxsize=32)
@@ -75,7 +85,7 @@ def exact_grade(agent: Any, rules: Rules, obs_mode: str | None = None) -> dict[s
     policy = getattr(agent, "state_policy", None)
     ambiguous: list[Any] = []
     if policy is None:
-        if getattr(agent, "name", "") == "random":
+        if getattr(agent, "name", "") == "random" or not table_free(agent):
             return None
         if (obs_mode or getattr(agent, "obs_mode", "")) == "dict":
             return None  # the dict mode shows card compositions the analysis does not track

@@ -174,7 +174,10 @@ def run(settings: Settings) -> dict[str, Any]:
     if exact is None and reason is None:
         reason = ("the agent reads the dict observation, which the analysis cannot encode"
                   if plan.obs_mode == "dict" else
-                  "the agent has no deterministic policy to grade (random)")
+                  "the agent has no deterministic policy to grade (random)"
+                  if settings.agent == "random" else
+                  "this fixed agent decides from the live table, not from a state the "
+                  "analysis can ask about")
     result = {
         "agent": settings.agent, "agent_name": getattr(plan.agent, "name", "agent"),
         **plan.where, "rules_summary": plan.rules.summary(), "obs_mode": plan.obs_mode,

@@ -407,3 +407,17 @@ def test_ctrl_c_in_the_main_job_saves_the_training_and_stops(tmp_path, monkeypat
     monkeypatch.setattr(QLearningAgent, "train_episode", real)
     assert train.main(["--out", str(out), "--resume", "--no-progress"]) == 0
     assert json.loads((out / "summary.json").read_text())["hands"] == 2000
+
+
+def test_a_fixed_agent_that_reads_the_live_table_is_not_graded_with_nonsense(capsys):
+    """never-bust has no policy over the analysis's states: its exact grade is n/a (it used
+    to be asked about states while reading an unrelated table: 'regret 0.64'), while its
+    simulated return is that of a reasonable player."""
+    assert evaluate.main(["never-bust", "--rules", "vegas-strip", "--decks", "inf",
+                          "--hands", "3000", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["exact"] is None and "live table" in result["exact_unavailable"]
+    assert result["simulation"]["mean_return"] > -0.3
+    assert evaluate.main(["dealer", "--rules", "vegas-strip", "--decks", "inf", "--hands", "200",
+                          "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["exact"]["regret"] > 0
