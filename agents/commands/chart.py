@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import tyro
 from blackjack_env.agents.commands import UsageError, run_command
@@ -35,8 +35,8 @@ class Settings:
     """Draw an agent's policy as a strategy chart beside the optimal chart, differing cells
     marked."""
 
-    agent: tyro.conf.Positional[str] = "basic"
-    """saved model (.npz / .zip), run folder, or a fixed agent (basic, dealer, stand)"""
+    agent: Annotated[tyro.conf.Positional[str], tyro.conf.arg(metavar="AGENT")] = "basic"
+    """a saved model (.npz / .zip), a run folder, or a fixed agent: basic, dealer, stand"""
     rules: str = ""
     """preset name ('' = the run's rules, or sutton-barto)"""
     decks: str = ""

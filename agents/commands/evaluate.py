@@ -18,7 +18,7 @@ import math
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import tyro
 from blackjack_env.agents.commands import UsageError, run_command
@@ -30,9 +30,8 @@ __all__ = ["Settings", "main", "run"]
 class Settings:
     """Evaluate an agent: simulated return with a 95% CI, outcome rates, and the exact grade."""
 
-    agent: tyro.conf.Positional[str] = "basic"
-    """saved model (.npz / .zip), run folder, or basic | dealer | never-bust | random | stand
-    | counter"""
+    agent: Annotated[tyro.conf.Positional[str], tyro.conf.arg(metavar="AGENT")] = "basic"
+    """a saved model (.npz / .zip), a run folder, or basic|dealer|never-bust|random|stand|counter"""
     rules: str = ""
     """preset name ('' = the run's rules, or sutton-barto)"""
     decks: str = ""
@@ -46,16 +45,13 @@ class Settings:
     hands: int = 100_000
     """rounds to simulate"""
     bet_sizes: str = ""
-    """bet multiples offered before each round, e.g. 1,2,4,8 (the counter spreads its bet
-    by the true count; others bet the smallest); '' = a fixed bet"""
+    """bet sizes offered before each round, e.g. 1,2,4,8 (the counter bets by its count)"""
     session: int = 1
     """rounds per episode (a session at one shoe; e.g. 100 with --bet-sizes)"""
     seed: int = 12345
     """seed of the evaluation env (different from training seeds)"""
     workers: int = 0
-    """N >= 1: simulate a fixed policy (basic, dealer, never-bust, stand, random) on the
-    batched tables over N processes (the same figures for a seed whatever N); 0 = play
-    through the env in this process"""
+    """N >= 1: a fixed policy on the batched tables in N processes (same figures for any N)"""
     json: bool = False
     """print the results as JSON instead of the table"""
     out: str = ""

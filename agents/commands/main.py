@@ -36,10 +36,9 @@ class Settings:
     algo: str = "q-learning"
     """tabular algorithm: q-learning | mc"""
     rules: str = "sutton-barto"
-    """preset with an infinite deck, so the grade is exact (sutton-barto, gymnasium,
-    gymnasium-natural, or any preset with --decks inf)"""
+    """an infinite-deck preset (sutton-barto, gymnasium, ...) or any preset with --decks inf"""
     decks: str = ""
-    """decks in the shoe: inf for an infinite deck ('' = the preset's, which must be inf)"""
+    """inf: play the preset with an infinite deck ('' = the preset's own shoe)"""
     hands: int = 1_000_000
     """training rounds (the default finishes in about 1-2 minutes on two cores)"""
     eval_hands: int = 100_000
