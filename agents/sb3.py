@@ -402,7 +402,7 @@ def train_sb3(
     ]
     if callback is not None:
         callbacks.append(callback)
-    remaining = config.timesteps - start
+    remaining = end - start  # whole rollouts: the progress bar's total is what will run
     finished = True
     agent = SB3Agent(model, config.algo, obs_mode)
     try:
