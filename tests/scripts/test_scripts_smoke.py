@@ -187,11 +187,14 @@ def test_bad_options_give_clear_errors(tmp_path):
     assert r.returncode == 2 and "sarsa" in r.stderr and "q-learning" in r.stderr
     r = run("evaluate.py", str(tmp_path / "missing"))
     assert r.returncode == 2 and "does not exist" in r.stderr
-    r = run("play.py", "--seat", "4", stdin="")
-    assert r.returncode == 2 and "--seat 4" in r.stderr
-    r = run("play.py", "--others", "nobody", "--seats", "2", stdin="")
-    assert r.returncode == 2 and "unknown seat" in r.stderr
     r = run("train.py", "--algo", "ppo", "--obs-mode", "tuple", "--out", str(tmp_path / "y"))
     assert r.returncode == 2 and "tuple" in r.stderr
     r = run("evaluate.py", "basic", "--bet-sizes", "1,two")
     assert r.returncode == 2 and "--bet-sizes" in r.stderr
+
+
+def test_bad_play_options_give_clear_errors():
+    r = run("play.py", "--seat", "4", stdin="")
+    assert r.returncode == 2 and "--seat 4" in r.stderr
+    r = run("play.py", "--others", "nobody", "--seats", "2", stdin="")
+    assert r.returncode == 2 and "unknown seat" in r.stderr
