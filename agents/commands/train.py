@@ -365,10 +365,19 @@ def run(settings: Settings, say: Any = print) -> dict[str, Any]:
     return _train_sb3(plan, say)
 
 
+#: Options that only one kind of learner reads (left out of the other's settings.json).
+TABULAR_ONLY = ("hands", "epsilon_start", "epsilon_end", "explore_fraction", "lr")
+SB3_ONLY = ("timesteps", "n_envs", "subproc", "eval_freq", "eval_episodes", "n_steps",
+            "checkpoint_freq", "tensorboard")
+
+
 def _record(plan: Plan, extra: dict[str, Any]) -> dict[str, Any]:
-    """settings.json: the values used (the shoe's decks and the seats the rules have)."""
+    """settings.json: the values used (the shoe's decks and the seats the rules have),
+    without the options the algorithm does not read."""
     rules = plan.rules
-    return {**plan.values, "decks": "inf" if rules.decks is None else rules.shoe_decks,
+    unread = SB3_ONLY if plan.values["algo"] in TABULAR else TABULAR_ONLY
+    values = {k: v for k, v in plan.values.items() if k not in unread and k != "progress"}
+    return {**values, "decks": "inf" if rules.decks is None else rules.shoe_decks,
             "seats": rules.seats, "out": str(plan.out), **extra,
             "rules_fields": rules.to_dict()}
 

@@ -327,6 +327,7 @@ def test_settings_json_records_what_was_used(lab):
     assert settings["obs_mode"] == "tuple" and settings["lr"] is None
     assert settings["lr_power"] == 0.8 and settings["step_size"] == "1/N(s,a)^0.8"
     assert "" not in settings.values() and settings["rules_fields"]["decks"] is None
+    assert "timesteps" not in settings and "n_envs" not in settings  # SB3 options, unread
 
 
 def test_chart_lists_forty_differences_and_counts_the_rest():
