@@ -13,7 +13,8 @@
   choice of hand index are given beside it.
 * :func:`simulate`: plays the agent greedily for N rounds in an env and reports
   the mean return per round with a 95% confidence interval (normal
-  approximation, ``1.96 * sd / sqrt(n)``), and the per-hand rates of each
+  approximation, ``z * sd / sqrt(n)``, z from :func:`blackjack_env.agents.cli.z_value`),
+  and the per-hand rates of each
   outcome (split hands count as hands).
 """
 
@@ -25,14 +26,11 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
-
 from blackjack_env.agents.obs import decision_policy
+
 from blackjack_env.engine import Rules
 
-__all__ = ["analysis_reason", "exact_grade", "optimal_return", "simulate"]
-
-Z95 = 1.959963984540054
-
+__all__ = ["analysis_reason", "exact_grade", "optimal_return", "simulate", "table_free"]
 
 def analysis_reason(rules: Rules) -> str | None:
     """Why the exact analysis cannot grade under ``rules`` (None when it can)."""
@@ -44,6 +42,16 @@ def analysis_reason(rules: Rules) -> str | None:
     except ImportError as err:  # pragma: no cover - analysis missing
         return f"the analysis module is not available ({err})"
     return None
+
+
+def table_free(agent: Any) -> bool:
+    """Whether the agent decides from its observation alone, so the analysis can ask it
+    about any state. A fixed agent without a ``state_policy`` reads the live table of its
+    env instead (never-bust, random): asked about another state it would answer for the
+    table, so it cannot be graded exactly."""
+    from blackjack_env.agents.fixed import StrategyAgent
+
+    return not (isinstance(agent, StrategyAgent) and agent.state_policy is None)
 
 
 @lru_cache(maxsize=32)
@@ -77,7 +85,7 @@ def exact_grade(agent: Any, rules: Rules, obs_mode: str | None = None) -> dict[s
     policy = getattr(agent, "state_policy", None)
     ambiguous: list[Any] = []
     if policy is None:
-        if getattr(agent, "name", "") == "random":
+        if getattr(agent, "name", "") == "random" or not table_free(agent):
             return None
         if (obs_mode or getattr(agent, "obs_mode", "")) == "dict":
             return None  # the dict mode shows card compositions the analysis does not track
@@ -137,7 +145,9 @@ def simulate(
     n_hands = sum(outcomes.values())
     mean = float(returns.mean())
     sd = float(returns.std(ddof=1)) if hands > 1 else 0.0
-    half = Z95 * sd / math.sqrt(hands)
+    from blackjack_env.agents.cli import z_value
+
+    half = z_value() * sd / math.sqrt(hands)
     names = ("win", "blackjack", "push", "loss", "bust", "surrender", "even_money")
     rates = {name: (outcomes.get(name, 0) / n_hands if n_hands else 0.0) for name in names}
     return {

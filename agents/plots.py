@@ -20,7 +20,15 @@ from typing import Any
 from blackjack_env.engine import Action, Rules
 from blackjack_env.engine.rules import DoubleRule, Surrender
 
-__all__ = ["agent_chart", "cell_state", "chart_differences", "draw_comparison", "learning_curve"]
+__all__ = [
+    "agent_chart",
+    "card_label",
+    "cell_state",
+    "chart_differences",
+    "draw_comparison",
+    "learning_curve",
+    "row_label",
+]
 
 
 def _mpl():
@@ -32,6 +40,27 @@ def _mpl():
     return plt
 
 
+def _plain_steps(ax: Any) -> None:
+    """Whole numbers with thousands separators on the x-axis (no "1e6" offset)."""
+    from matplotlib.ticker import FuncFormatter
+
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:,.0f}"))
+
+
+def _save(fig: Any, path: Path, dpi: int = 110) -> Path:
+    """Save a figure as PNG, whole or not at all (a failed write keeps the old picture)."""
+    from blackjack_env.agents.cli import atomic_path
+
+    plt = _mpl()
+    path = Path(path)
+    try:
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, dpi=dpi, format="png")
+    finally:
+        plt.close(fig)
+    return path
+
+
 def learning_curve(
     path: Path,
     title: str,
@@ -41,29 +70,46 @@ def learning_curve(
     xlabel: str = "rounds played",
     block_label: str = "mean reward per round (training, exploring)",
 ) -> Path:
-    """Training reward per block, and the exact return of the greedy policy if given."""
-    plt = _mpl()
-    fig, ax = plt.subplots(figsize=(7.5, 4.2))
-    if blocks:
-        xs, ys = zip(*blocks, strict=True)
-        ax.plot(xs, ys, color="#9aa7b8", lw=0.8, label=block_label)
-    if grades:
-        gx, gy = zip(*grades, strict=True)
-        ax.plot(gx, gy, "o-", color="#1f5fbf", ms=3.5, label="exact return of greedy policy")
-    if optimal is not None:
-        ax.axhline(optimal, color="#2a9d3f", ls="--", lw=1.2, label=f"optimal {optimal:+.4f}")
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel("return per unit bet")
+    """The learning curve as a PNG: the training reward per block (top panel) and, when
+    given, the exact return of the greedy policy with the optimum (bottom panel, on its
+    own scale: the exploring reward does not set its range). Both share the x-axis."""
     import textwrap
 
-    ax.set_title("\n".join(textwrap.wrap(title, 90)), fontsize=9)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc="lower right")
+    plt = _mpl()
+    graded = bool(grades) or optimal is not None
+    if graded:
+        fig, (top, bottom) = plt.subplots(2, 1, sharex=True, figsize=(7.5, 6.0),
+                                          gridspec_kw={"height_ratios": (1, 1.3)})
+    else:
+        fig, top = plt.subplots(figsize=(7.5, 4.2))
+        bottom = None
+    if blocks:
+        xs, ys = zip(*blocks, strict=True)
+        top.plot(xs, ys, color="#7d8a9c", lw=0.9, label=block_label)
+        top.legend(fontsize=8, loc="lower right")
+    else:
+        top.text(0.5, 0.5, "no training episodes recorded", ha="center", va="center",
+                 transform=top.transAxes, fontsize=8, color="#777")
+    top.set_ylabel("reward per round")
+    top.grid(alpha=0.3)
+    top.set_title("\n".join(textwrap.wrap(title, 90)), fontsize=9)
+    last = top
+    if bottom is not None:
+        if grades:
+            gx, gy = zip(*grades, strict=True)
+            bottom.plot(gx, gy, "o-", color="#1f5fbf", ms=3.5,
+                        label="exact return of the greedy policy")
+        if optimal is not None:
+            bottom.axhline(optimal, color="#2a9d3f", ls="--", lw=1.2,
+                           label=f"optimal {optimal:+.4f}")
+        bottom.set_ylabel("expected return per unit bet")
+        bottom.grid(alpha=0.3)
+        bottom.legend(fontsize=8, loc="lower right")
+        last = bottom
+    last.set_xlabel(xlabel)
+    _plain_steps(last)
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 _UPCARDS = (2, 3, 4, 5, 6, 7, 8, 9, 10, 1)
@@ -153,19 +199,41 @@ def chart_differences(a: Any, b: Any) -> list[tuple[str, Any, str]]:
     return out
 
 
+def card_label(label: Any) -> str:
+    """How the pictures and messages name a card: ``10`` for the ten, ``A`` for the ace."""
+    text = str(label)
+    return "10" if text in ("T", "10") else text
+
+
+def row_label(kind: str, row: Any) -> str:
+    """A chart row as a hand: ``16`` (hard), ``A,5`` (soft), ``10,10`` (pair)."""
+    if kind == "soft":
+        return f"A,{int(row) - 11}" if int(row) > 12 else "A,A"
+    if kind == "pair":
+        card = card_label(row)
+        return f"{card},{card}"
+    return str(row)
+
+
 def draw_comparison(agent: Any, optimal: Any, path: Path, title: str = "") -> Path:
-    """Agent chart (left) beside the optimal chart (right); differing cells outlined in red."""
+    """Agent chart (left) beside the optimal chart (right); differing cells outlined in red.
+
+    Columns are the dealer's upcard, rows the player's hand (hard totals, soft totals,
+    pairs); the legend names every code that appears in either chart.
+    """
     from matplotlib.patches import Patch, Rectangle
 
-    from blackjack_env.analysis.chart import COLOURS
+    from blackjack_env.analysis.chart import COLOURS, Play
 
     plt = _mpl()
     diffs = set(chart_differences(agent, optimal))
-    blocks = [(n, k) for n, k in (("Hard", "hard"), ("Soft", "soft"), ("Pairs", "pair"))
+    blocks = [(n, k) for n, k in (("hard totals", "hard"), ("soft totals", "soft"),
+                                  ("pairs", "pair"))
               if getattr(optimal, "pairs" if k == "pair" else k)]
     rows_max = max(len(getattr(optimal, "pairs" if k == "pair" else k)) for _, k in blocks)
     fig, axes = plt.subplots(len(blocks), 2, squeeze=False,
-                             figsize=(10, 0.3 * rows_max * len(blocks) + 1.8 * len(blocks)))
+                             figsize=(10, 0.3 * rows_max * len(blocks) + 2.0 * len(blocks)))
+    seen: set[Any] = set()
     for col, (chart, label) in enumerate(((agent, agent.title or "agent"),
                                           (optimal, optimal.title or "optimal"))):
         for r, (name, kind) in enumerate(blocks):
@@ -174,6 +242,7 @@ def draw_comparison(agent: Any, optimal: Any, path: Path, title: str = "") -> Pa
             rows = list(table)
             for i, row in enumerate(rows):
                 for j, play in enumerate(table[row]):
+                    seen.add(play)
                     differs = (kind, row, chart.upcards[j]) in diffs
                     ax.add_patch(Rectangle((j, -i - 1), 1, 1, facecolor=COLOURS[play],
                                            edgecolor="#d00000" if differs else "#666",
@@ -182,22 +251,31 @@ def draw_comparison(agent: Any, optimal: Any, path: Path, title: str = "") -> Pa
                             fontweight="bold" if differs else "normal", zorder=4)
             ax.set_xlim(0, len(chart.upcards))
             ax.set_ylim(-len(rows), 0)
-            ax.set_xticks([j + 0.5 for j in range(len(chart.upcards))], list(chart.upcards),
-                          fontsize=7)
+            ax.set_xticks([j + 0.5 for j in range(len(chart.upcards))],
+                          [card_label(u) for u in chart.upcards], fontsize=7)
             ax.xaxis.tick_top()
-            labels = [(f"A,{x - 11}" if x > 12 else "A,A") if kind == "soft" else
-                      (f"{x},{x}" if kind == "pair" else str(x)) for x in rows]
-            ax.set_yticks([-i - 0.5 for i in range(len(rows))], labels, fontsize=7)
+            ax.xaxis.set_label_position("top")
+            ax.set_xlabel("dealer upcard", fontsize=7)
+            ax.set_ylabel(f"player hand ({name})", fontsize=7)
+            ax.set_yticks([-i - 0.5 for i in range(len(rows))],
+                          [row_label(kind, x) for x in rows], fontsize=7)
             ax.tick_params(length=0)
             for spine in ax.spines.values():
                 spine.set_visible(False)
-            ax.set_title(f"{label}: {name}", fontsize=8, pad=14)
-    handles = [Patch(facecolor=c, edgecolor="#555", label=p.value) for p, c in COLOURS.items()]
-    handles.append(Patch(facecolor="white", edgecolor="#d00000", lw=2, label="differs"))
-    fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=7, frameon=False)
+            ax.set_title(f"{label}: {name}", fontsize=8, pad=4)
+    meaning = {
+        Play.HIT: "hit", Play.STAND: "stand", Play.DOUBLE_HIT: "double, else hit",
+        Play.DOUBLE_STAND: "double, else stand", Play.SPLIT: "split",
+        Play.SURRENDER_HIT: "surrender, else hit", Play.SURRENDER_STAND: "surrender, else stand",
+        Play.SURRENDER_SPLIT: "surrender, else split",
+    }
+    handles = [Patch(facecolor=c, edgecolor="#555", label=f"{p.value} {meaning.get(p, '')}")
+               for p, c in COLOURS.items() if p in seen]
+    if diffs:
+        handles.append(Patch(facecolor="white", edgecolor="#d00000", lw=2,
+                             label="differs from optimal"))
+    fig.legend(handles=handles, loc="lower center", ncol=min(len(handles), 5), fontsize=7,
+               frameon=False)
     fig.suptitle(title + f"  ({len(diffs)} cell(s) differ)", fontsize=9)
-    fig.tight_layout(rect=(0, 0.04, 1, 0.97))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    fig.tight_layout(rect=(0, 0.06, 1, 0.97))
+    return _save(fig, path)

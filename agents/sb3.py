@@ -1,12 +1,14 @@
 """stable-baselines3 training helpers: PPO, DQN, A2C and sb3-contrib's MaskablePPO.
 
-:func:`train_sb3` builds the vectorised training envs (each wrapped in
-``Monitor``, which logs every episode's return to ``<out>/monitor/``), an
+:func:`train_sb3` builds the vectorised training envs with stable-baselines3's
+``make_vec_env`` (each env wrapped in ``Monitor``, which logs every episode's
+return to ``<out>/monitor/from<start step>/``, one folder per stretch of
+training, read back by :func:`monitor_curve`), an
 evaluation callback on a *separate* env with its own seed (results in
 ``<out>/eval/evaluations.npz``, best model in ``<out>/eval/best_model.zip``),
 periodic checkpoints (``<out>/checkpoints/``), optional TensorBoard logs
 (``<out>/tb/``), and trains; Ctrl-C stops training and saves
-``<out>/interrupted.zip``, from which ``resume=`` continues.
+``<out>/interrupted.zip``, from which ``resume=`` continues (finishing deletes it).
 
 Vectorisation: ``n_envs`` copies in a ``SubprocVecEnv`` (one process per
 copy, for several cores) or a ``DummyVecEnv`` (same process; faster when the
@@ -31,7 +33,6 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-
 from blackjack_env.agents.base import Agent, legal_argmax
 
 __all__ = [
@@ -39,8 +40,14 @@ __all__ = [
     "SB3Agent",
     "SB3Config",
     "algo_class",
-    "make_env_factory",
+    "exact_curve_callback",
+    "fit_rollout",
+    "make_blackjack_env",
     "make_vec_env",
+    "monitor_curve",
+    "rollout_steps",
+    "saved_timesteps",
+    "steps_for_budget",
     "train_sb3",
 ]
 
@@ -109,24 +116,12 @@ class SB3Config:
                 raise ValueError(f"{name}={value!r} must be a positive int")
 
 
-def _make_env(env_id: str, env_kwargs: dict[str, Any], seed: int, monitor_file: str | None):
-    from stable_baselines3.common.monitor import Monitor
+def make_blackjack_env(env_id: str = "blackjack_env/Blackjack-v0", **env_kwargs: Any) -> gym.Env:
+    """One env for :func:`stable_baselines3.common.env_util.make_vec_env` (picklable, and it
+    registers the project's env ids in a fresh subprocess)."""
+    import blackjack_env  # noqa: F401
 
-    import blackjack_env  # noqa: F401  (registers the ids in a fresh subprocess)
-
-    env = gym.make(env_id, **env_kwargs)
-    env = Monitor(env, filename=monitor_file)
-    env.action_space.seed(seed)
-    return env
-
-
-def make_env_factory(
-    env_id: str, env_kwargs: dict[str, Any], seed: int, monitor_file: str | None = None
-) -> Callable[[], gym.Env]:
-    """A picklable no-argument factory of one ``Monitor``-wrapped env (for vec envs)."""
-    import functools
-
-    return functools.partial(_make_env, env_id, dict(env_kwargs), seed, monitor_file)
+    return gym.make(env_id, **env_kwargs)
 
 
 def make_vec_env(
@@ -138,21 +133,102 @@ def make_vec_env(
     subproc: bool = False,
     monitor_dir: Path | None = None,
 ):
-    """``n_envs`` seeded copies in a ``SubprocVecEnv`` or ``DummyVecEnv``."""
+    """``n_envs`` seeded, ``Monitor``-wrapped copies in a ``SubprocVecEnv`` or ``DummyVecEnv``:
+    stable-baselines3's own ``make_vec_env`` with the project's env (episode logs in
+    ``monitor_dir/<rank>.monitor.csv``)."""
+    from stable_baselines3.common.env_util import make_vec_env as sb3_make_vec_env
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    if monitor_dir is not None:
-        monitor_dir.mkdir(parents=True, exist_ok=True)
-    factories = [
-        make_env_factory(
-            env_id, env_kwargs, seed + i,
-            None if monitor_dir is None else str(monitor_dir / f"env{i}"),
-        )
-        for i in range(n_envs)
-    ]
-    vec = SubprocVecEnv(factories) if subproc and n_envs > 1 else DummyVecEnv(factories)
-    vec.seed(seed)
-    return vec
+    return sb3_make_vec_env(
+        make_blackjack_env,
+        n_envs=n_envs,
+        seed=seed,
+        monitor_dir=None if monitor_dir is None else str(monitor_dir),
+        env_kwargs={"env_id": env_id, **env_kwargs},
+        vec_env_cls=SubprocVecEnv if subproc and n_envs > 1 else DummyVecEnv,
+    )
+
+
+def saved_timesteps(path: str | Path) -> int:
+    """The ``num_timesteps`` recorded in a model saved by stable-baselines3 (read from the
+    zip's ``data`` entry, without loading the network); ``ValueError`` for a damaged file."""
+    import zipfile
+
+    path = Path(path)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            data = json.loads(archive.read("data"))
+        return int(data["num_timesteps"])
+    except (zipfile.BadZipFile, KeyError, ValueError, TypeError, EOFError) as err:
+        raise ValueError(f"{path}: not a stable-baselines3 model ({err or type(err).__name__})"
+                         ) from None
+
+
+def rollout_steps(model: Any) -> int:
+    """Timesteps ``learn`` takes between two looks at its budget: a whole rollout
+    (``n_steps * n_envs``) for PPO / A2C, ``train_freq * n_envs`` for DQN."""
+    n_envs = int(model.n_envs)
+    if hasattr(model, "n_steps"):
+        return int(model.n_steps) * n_envs
+    freq = getattr(model, "train_freq", None)
+    return int(getattr(freq, "frequency", 1) or 1) * n_envs
+
+
+def steps_for_budget(start: int, budget: int, rollout: int) -> int:
+    """The timesteps ``learn`` ends at when it starts at ``start`` with a budget of ``budget``:
+    whole rollouts, so at most ``rollout - 1`` beyond the budget."""
+    if budget <= start:
+        return start
+    return start + -(-(budget - start) // rollout) * rollout
+
+
+def fit_rollout(algo: str, hyper: dict[str, Any], n_envs: int, budget: int) -> dict[str, Any]:
+    """Hyper-parameters whose rollout is no larger than the budget: PPO / A2C ``n_steps``
+    shrunk to ``ceil(budget / n_envs)`` when a whole default rollout would exceed it (and
+    PPO's minibatch kept within one rollout)."""
+    out = dict(hyper)
+    if algo == "dqn" or "n_steps" not in out:
+        return out
+    if out["n_steps"] * n_envs > budget:
+        out["n_steps"] = max(-(-budget // n_envs), 2)
+    if "batch_size" in out:
+        out["batch_size"] = max(2, min(out["batch_size"], out["n_steps"] * n_envs))
+    return out
+
+
+def exact_curve_callback(
+    grade: Callable[[Any], dict[str, Any]],
+    every: int,
+    grades: list[tuple[int, float]],
+    say: Callable[[str], None] = print,
+    on_grade: Callable[[], None] | None = None,
+) -> Any:
+    """An SB3 callback that appends ``(timesteps, exact return)`` to ``grades`` each time the
+    run has passed a multiple of ``every`` timesteps (once per multiple, however many steps
+    one rollout takes), and says the grade. It grades when a rollout starts, that is after
+    the policy has learned from every step counted so far; the caller grades the end.
+    ``on_grade()`` is called after each new grade (e.g. to save the curve so far, which
+    then survives a crash)."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class ExactCurve(BaseCallback):
+        """Exact return of the greedy policy every ``every`` timesteps."""
+
+        def _on_rollout_start(self) -> None:
+            n = int(self.num_timesteps)
+            last = grades[-1][0] if grades else 0
+            if n // every > last // every:
+                g = grade(self.model)
+                grades.append((n, g["exact_return"]))
+                say(f"  [{n:,} steps] exact return {g['exact_return']:+.5f} "
+                    f"regret {g['regret']:.5f}")
+                if on_grade is not None:
+                    on_grade()
+
+        def _on_step(self) -> bool:
+            return True
+
+    return ExactCurve()
 
 
 class SB3Agent(Agent):
@@ -188,25 +264,36 @@ class SB3Agent(Agent):
     def save(self, path: str | Path) -> Path:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        self.model.save(path)
-        meta = {"algo": self.algo, "obs_mode": self.obs_mode}
-        path.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
-        return path.with_suffix(".zip")
+        from blackjack_env.agents.cli import atomic_path, write_json
+
+        path = path.with_suffix(".zip")
+        with atomic_path(path) as tmp:
+            self.model.save(tmp)
+        write_json(path.with_suffix(".json"), {"algo": self.algo, "obs_mode": self.obs_mode})
+        return path
 
     @classmethod
     def load(cls, path: str | Path, algo: str | None = None, obs_mode: str | None = None
              ) -> SB3Agent:
         """Reload a model saved by :meth:`save` (algo and obs mode read from the JSON beside it)."""
+        from blackjack_env.agents.cli import read_json_object
+
         path = Path(path)
         meta_path = path.with_suffix(".json")
-        meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+        meta = read_json_object(meta_path) if meta_path.exists() else {}
         algo = algo or meta.get("algo")
         if algo is None:
             raise ValueError(
                 f"{path}: cannot tell which algorithm saved it; pass algo= one of "
                 f"{', '.join(SB3_ALGOS)}"
             )
-        model = algo_class(algo).load(path, device="cpu")
+        klass = algo_class(algo)
+        saved_timesteps(path)  # a clear error for a file that is not an SB3 model at all
+        try:
+            model = klass.load(path, device="cpu")
+        except Exception as err:  # SB3 reports a damaged file in many ways
+            raise ValueError(f"{path}: cannot load it as a {algo} model "
+                             f"({type(err).__name__}: {err})") from None
         return cls(model, algo, obs_mode or meta.get("obs_mode", "multidiscrete"))
 
 
@@ -226,41 +313,69 @@ def train_sb3(
     resume: Path | None = None,
     progress: bool = True,
     callback: Any = None,
+    say: Callable[[str], None] = print,
 ) -> tuple[SB3Agent, bool]:
     """Train per ``config``, writing into ``out``; return the agent and whether it finished.
 
-    ``resume``: a saved model (``.zip``) whose training continues for the
-    timesteps it still lacks. Returns ``(agent, False)`` after Ctrl-C (the
-    model is then saved as ``<out>/interrupted.zip``).
+    ``resume``: a saved model (``.zip``) whose training continues up to
+    ``config.timesteps`` in all. The episode logs of each stretch of training go to
+    their own folder ``<out>/monitor/from<start step>/`` (a resume never overwrites the
+    earlier ones), and the evaluations recorded up to the resumed step are kept in
+    ``<out>/eval/evaluations.npz``. ``learn`` trains whole rollouts, so the run may end
+    up to one rollout beyond the budget; ``say`` is told when it does.
+
+    A resumed stretch seeds its envs with ``seed + start`` (so it does not replay the
+    cards of the first stretch). When training finishes the model is saved as
+    ``<out>/model.zip`` and an
+    ``interrupted.zip`` left by an earlier Ctrl-C is deleted; after Ctrl-C the model is
+    saved as ``<out>/interrupted.zip`` and ``(agent, False)`` is returned.
     """
+    import shutil
+
+    from blackjack_env.agents.cli import write_json
     from stable_baselines3.common.callbacks import CallbackList, CheckpointCallback, EvalCallback
 
     out.mkdir(parents=True, exist_ok=True)
-    (out / "sb3_config.json").write_text(
-        json.dumps(asdict(config), indent=2, default=_jsonable) + "\n")
+    write_json(out / "sb3_config.json", json.loads(json.dumps(asdict(config), default=_jsonable)))
     masked = config.algo == "maskable-ppo"
     klass = algo_class(config.algo)
+    start = saved_timesteps(resume) if resume is not None else 0
+    monitors = out / "monitor"
+    if monitors.is_dir():  # stretches that began at or after this start were abandoned
+        for folder in monitors.glob("from*"):
+            if folder.is_dir() and _segment_start(folder) >= start:
+                shutil.rmtree(folder)
     venv = make_vec_env(
-        config.env_id, config.env_kwargs, config.n_envs, config.seed,
-        subproc=config.subproc, monitor_dir=out / "monitor",
+        config.env_id, config.env_kwargs, config.n_envs, config.seed + start,
+        subproc=config.subproc, monitor_dir=monitors / f"from{start:012d}",
     )
-    eval_env = make_vec_env(config.env_id, config.env_kwargs, 1, config.seed + 10_000)
+    eval_env = make_vec_env(config.env_id, config.env_kwargs, 1, config.seed + 10_000 + start)
     obs_mode = str(config.env_kwargs.get("obs_mode", "multidiscrete"))
-    if resume is not None:
-        model = klass.load(resume, env=venv, device="cpu")
-    else:
-        hyper = dict(DEFAULT_HYPERPARAMETERS[config.algo])
-        hyper.update(config.hyperparameters)
-        model = klass(
-            "MultiInputPolicy" if obs_mode == "dict" else "MlpPolicy",
-            venv,
-            seed=config.seed,
-            device="cpu",
-            verbose=0,
-            tensorboard_log=str(out / "tb") if config.tensorboard else None,
-            policy_kwargs={"net_arch": list(config.net_arch)},
-            **hyper,
-        )
+    try:
+        if resume is not None:
+            model = klass.load(resume, env=venv, device="cpu")
+        else:
+            hyper = dict(DEFAULT_HYPERPARAMETERS[config.algo])
+            hyper.update(config.hyperparameters)
+            model = klass(
+                "MultiInputPolicy" if obs_mode == "dict" else "MlpPolicy",
+                venv,
+                seed=config.seed,
+                device="cpu",
+                verbose=0,
+                tensorboard_log=str(out / "tb") if config.tensorboard else None,
+                policy_kwargs={"net_arch": list(config.net_arch)},
+                **hyper,
+            )
+    except BaseException:
+        venv.close()
+        eval_env.close()
+        raise
+    rollout = rollout_steps(model)
+    end = steps_for_budget(start, config.timesteps, rollout)
+    if end != config.timesteps and end > start:
+        say(f"note: {config.algo} learns from whole rollouts of {rollout:,} timesteps, so "
+            f"the budget of {config.timesteps:,} ends at {end:,}")
     eval_kwargs: dict[str, Any] = dict(
         n_eval_episodes=config.eval_episodes,
         eval_freq=max(config.eval_freq // config.n_envs, 1),
@@ -275,6 +390,8 @@ def train_sb3(
         evaluator = MaskableEvalCallback(eval_env, **eval_kwargs)
     else:
         evaluator = EvalCallback(eval_env, **eval_kwargs)
+    if resume is not None:
+        _keep_evaluations(evaluator, out / "eval" / "evaluations.npz", start)
     callbacks = [
         evaluator,
         CheckpointCallback(
@@ -285,7 +402,7 @@ def train_sb3(
     ]
     if callback is not None:
         callbacks.append(callback)
-    remaining = config.timesteps - (model.num_timesteps if resume is not None else 0)
+    remaining = end - start  # whole rollouts: the progress bar's total is what will run
     finished = True
     agent = SB3Agent(model, config.algo, obs_mode)
     try:
@@ -299,10 +416,75 @@ def train_sb3(
             )
     except KeyboardInterrupt:
         finished = False
-        agent.save(out / "interrupted.zip")
     finally:
         for vec in (venv, eval_env):
             # workers hit by the same Ctrl-C may already be gone
             with contextlib.suppress(EOFError, BrokenPipeError, ConnectionError):
                 vec.close()
+    if finished:
+        agent.save(out / "model.zip")
+        for name in ("interrupted.zip", "interrupted.json"):
+            (out / name).unlink(missing_ok=True)
+    else:
+        agent.save(out / "interrupted.zip")
     return agent, finished
+
+
+def _segment_start(folder: Path) -> int:
+    try:
+        return int(folder.name[len("from"):])
+    except ValueError:
+        return -1
+
+
+def _keep_evaluations(evaluator: Any, path: Path, upto: int) -> None:
+    """Give a new evaluation callback the evaluations an earlier stretch recorded up to
+    ``upto`` timesteps, so the file it rewrites keeps them."""
+    if not path.exists():
+        return
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            steps, results, lengths = data["timesteps"], data["results"], data["ep_lengths"]
+    except (OSError, ValueError, KeyError, EOFError) as err:
+        raise ValueError(f"{path}: cannot read the earlier evaluations ({err})") from None
+    keep = [i for i, t in enumerate(steps) if int(t) <= upto]
+    if keep and results.shape[1] != evaluator.n_eval_episodes:
+        raise ValueError(f"{path}: the earlier evaluations used {results.shape[1]} episodes; "
+                         f"resume with --eval-episodes {results.shape[1]}")
+    evaluator.evaluations_timesteps = [int(steps[i]) for i in keep]
+    evaluator.evaluations_results = [list(results[i]) for i in keep]
+    evaluator.evaluations_length = [list(lengths[i]) for i in keep]
+
+
+def monitor_curve(folder: Path, points: int = 200) -> list[tuple[int, float]]:
+    """Training episode returns from the ``Monitor`` logs of every stretch of training
+    (``<folder>/from<start>/*.monitor.csv``), as about ``points`` pairs (timesteps, mean
+    return of a block of episodes). Within a stretch the episodes of all envs are put in
+    time order and their lengths summed from the stretch's start; episodes past the start
+    of the next stretch (abandoned work) are left out."""
+    stretches = sorted((f for f in folder.glob("from*") if f.is_dir()), key=_segment_start)
+    steps: list[int] = []
+    rewards: list[float] = []
+    for k, stretch in enumerate(stretches):
+        begin = _segment_start(stretch)
+        stop = _segment_start(stretches[k + 1]) if k + 1 < len(stretches) else None
+        rows: list[tuple[float, int, float]] = []
+        for path in sorted(stretch.glob("*.monitor.csv")):
+            for line in path.read_text().splitlines()[2:]:
+                parts = line.split(",")
+                if len(parts) >= 3:
+                    rows.append((float(parts[2]), int(parts[1]), float(parts[0])))
+        rows.sort(key=lambda row: row[0])
+        done = begin
+        for _, length, reward in rows:
+            done += length
+            if stop is not None and done > stop:
+                break
+            steps.append(done)
+            rewards.append(reward)
+    if not rewards:
+        return []
+    size = max(len(rewards) // points, 1)
+    r = np.asarray(rewards)
+    return [(steps[i + size - 1], float(r[i:i + size].mean()))
+            for i in range(0, len(r) - size + 1, size)]

@@ -38,12 +38,12 @@ exploration generator's state). Read it with ``numpy.load(path)`` anywhere.
 from __future__ import annotations
 
 import json
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
-
 from blackjack_env.agents.base import Agent, legal_actions, legal_argmax, obs_key
 
 __all__ = ["MonteCarloAgent", "QLearningAgent", "TabularAgent", "run_episode"]
@@ -186,28 +186,63 @@ class TabularAgent(Agent):
             "episodes_done": self.episodes_done,
             "rng_state": self.rng.bit_generator.state,
         }
-        np.savez(path, keys=key_arr, q=q, visits=visits, meta=np.array(json.dumps(meta)))
+        from blackjack_env.agents.cli import atomic_path
+
+        with atomic_path(path) as tmp, open(tmp, "wb") as f:
+            np.savez(f, keys=key_arr, q=q, visits=visits, meta=np.array(json.dumps(meta)))
         return path
 
     @classmethod
     def load(cls, path: str | Path) -> TabularAgent:
-        """Read a table written by :meth:`save` (the subclass is taken from the file)."""
+        """Read a table written by :meth:`save` (the subclass is taken from the file).
+
+        A file that is not such a table (empty, truncated, another program's ``.npz``,
+        random bytes) raises ``ValueError`` naming the file and what is wrong.
+        """
         path = Path(path)
-        with np.load(path, allow_pickle=False) as data:
-            meta = json.loads(str(data["meta"]))
-            keys, q, visits = data["keys"], data["q"], data["visits"]
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                missing = [k for k in ("meta", "keys", "q", "visits") if k not in data.files]
+                if missing:
+                    raise _NotAModel(f"it lacks the arrays {', '.join(missing)}")
+                meta = json.loads(str(data["meta"]))
+                keys, q, visits = data["keys"], data["q"], data["visits"]
+        except _NotAModel as err:
+            raise ValueError(f"{path}: not a tabular model saved by this project ({err})") from None
+        except (EOFError, zipfile.BadZipFile, json.JSONDecodeError) as err:
+            raise ValueError(f"{path}: not a tabular model saved by this project (a damaged or "
+                             f"truncated .npz: {err or type(err).__name__})") from None
+        except ValueError as err:
+            if "pickled" in str(err):
+                err = "it is not a NumPy .npz archive"  # np.load's guess for arbitrary bytes
+            raise ValueError(f"{path}: not a tabular model saved by this project ({err})") from None
+        if not isinstance(meta, dict) or not str(meta.get("format", "")).startswith(
+                "blackjack_env.agents.tabular/"):
+            raise ValueError(f"{path}: not a tabular model saved by this project (its meta "
+                             f"lacks the format 'blackjack_env.agents.tabular/1')")
         algo = meta.get("algo")
         klass = _ALGOS.get(algo)
         if klass is None:
             raise ValueError(f"{path}: unknown tabular algo {algo!r}; known: {', '.join(_ALGOS)}")
-        agent = klass(**meta["hyperparameters"])
-        for key, row, count in zip(keys, q, visits, strict=True):
-            k = tuple(int(x) for x in key)
-            agent.q[k] = row.astype(np.float64)
-            agent.visits[k] = count.astype(np.int64)
-        agent.episodes_done = int(meta["episodes_done"])
-        agent.rng.bit_generator.state = meta["rng_state"]
+        try:
+            agent = klass(**meta["hyperparameters"])
+            if keys.ndim != 2 or q.shape != (len(keys), agent.n_actions) or \
+                    visits.shape != q.shape:
+                raise ValueError(f"arrays of shapes keys {keys.shape}, q {q.shape}, "
+                                 f"visits {visits.shape} do not fit {agent.n_actions} actions")
+            for key, row, count in zip(keys, q, visits, strict=True):
+                k = tuple(int(x) for x in key)
+                agent.q[k] = row.astype(np.float64)
+                agent.visits[k] = count.astype(np.int64)
+            agent.episodes_done = int(meta["episodes_done"])
+            agent.rng.bit_generator.state = meta["rng_state"]
+        except (KeyError, TypeError, ValueError) as err:
+            raise ValueError(f"{path}: a damaged tabular model ({err})") from None
         return agent
+
+
+class _NotAModel(Exception):
+    """Raised inside :meth:`TabularAgent.load` for an archive of the wrong arrays."""
 
 
 def _mask(info: dict[str, Any]) -> np.ndarray | None:

@@ -6,11 +6,11 @@ import warnings
 
 import numpy as np
 import pytest
-
-import blackjack_env  # noqa: F401
 from blackjack_env.agents.grading import exact_grade
 from blackjack_env.agents.registry import load_agent
 from blackjack_env.agents.sb3 import SB3Agent, SB3Config, train_sb3
+
+import blackjack_env  # noqa: F401
 from blackjack_env.engine import preset
 
 RULES = preset("vegas-strip", decks=None)
@@ -65,7 +65,7 @@ def test_tiny_run_saves_reloads_and_respects_masks(tmp_path, algo, subproc):
     assert finished and agent.model.num_timesteps >= 1_024
     assert (tmp_path / "eval" / "evaluations.npz").exists()
     assert list((tmp_path / "checkpoints").glob("*.zip"))
-    assert list((tmp_path / "monitor").glob("*.monitor.csv"))
+    assert list((tmp_path / "monitor").rglob("*.monitor.csv"))
     path = agent.save(tmp_path / "model.zip")
     again = load_agent(path)
     assert isinstance(again, SB3Agent) and again.algo == algo

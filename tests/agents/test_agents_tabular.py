@@ -5,11 +5,17 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 import pytest
-
-import blackjack_env  # noqa: F401
-from blackjack_env.agents import MonteCarloAgent, QLearningAgent, TabularAgent, legal_argmax, obs_key
+from blackjack_env.agents import (
+    MonteCarloAgent,
+    QLearningAgent,
+    TabularAgent,
+    legal_argmax,
+    obs_key,
+)
 from blackjack_env.agents.grading import exact_grade
 from blackjack_env.agents.training import train_tabular
+
+import blackjack_env  # noqa: F401
 from blackjack_env.engine import preset
 
 SB = preset("sutton-barto")
@@ -123,3 +129,36 @@ def test_bad_hyperparameters_are_refused():
         QLearningAgent(2, lr=0.0)
     with pytest.raises(ValueError, match="n_actions"):
         MonteCarloAgent(0)
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        (b"", "truncated"),
+        (b"PK\x03\x04 not really a zip", "truncated"),
+        (bytes(range(256)) * 8, "not a NumPy .npz archive"),
+        ("foreign", "lacks the arrays meta"),
+        ("no-format", "lacks the format"),
+    ],
+)
+def test_load_refuses_a_file_that_is_not_a_model(tmp_path, content, words):
+    path = tmp_path / "model.npz"
+    if content == "foreign":
+        np.savez(path, weights=np.arange(3))
+    elif content == "no-format":
+        np.savez(path, keys=np.zeros((0, 3)), q=np.zeros((0, 2)), visits=np.zeros((0, 2)),
+                 meta=np.array('{"algo": "q-learning"}'))
+    else:
+        path.write_bytes(content)
+    with pytest.raises(ValueError, match="not a tabular model") as info:
+        TabularAgent.load(path)
+    assert str(path) in str(info.value) and words in str(info.value)
+
+
+def test_save_is_whole_or_not_at_all(tmp_path):
+    agent = QLearningAgent(2, seed=1)
+    train_tabular(agent, sb_env(), 300, seed=1, progress=False)
+    path = agent.save(tmp_path / "model.npz")
+    assert [p.name for p in tmp_path.iterdir()] == ["model.npz"]  # no temporary left behind
+    again = TabularAgent.load(path)
+    assert again.episodes_done == 300 and again.q.keys() == agent.q.keys()

@@ -55,6 +55,11 @@ def test_train_evaluate_chart_tabular(tmp_path):
     assert r.returncode == 0, r.stderr
     assert is_png(tmp_path / "chart.png") and "differ" in r.stdout
 
+
+def test_play_with_a_trained_agent_at_a_seat(tmp_path):
+    out = tmp_path / "run"
+    r = run("train.py", "--hands", "2000", "--out", str(out), "--no-progress")
+    assert r.returncode == 0, r.stderr
     # the trained agent plays a seat beside a person
     r = run("play.py", "--rules", "vegas-strip", "--seats", "2", "--others", str(out / "model.npz"),
             "--seed", "4", stdin="3\ns\ns\n")

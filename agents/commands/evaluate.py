@@ -1,0 +1,276 @@
+"""``blackjack-evaluate``: an agent's simulated return (95% CI), outcome rates, exact grade.
+
+AGENT is a saved model (``.npz`` / ``.zip``), a training run's folder, or a fixed
+agent (basic, dealer, never-bust, random, stand, counter). The rules default to the
+run's (or ``sutton-barto`` for a fixed agent). Reported: the mean return per round
+with its 95% confidence interval (normal approximation), the per-hand rates of
+win / blackjack / push / loss / bust / surrender, and, for infinite-deck rules, the
+exact return of the agent's greedy policy, the optimal return and the regret.
+
+Every option is checked before the simulation starts; ``--out`` is written only at
+the end, whole.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+import tyro
+from blackjack_env.agents.commands import UsageError, run_command
+
+__all__ = ["Settings", "main", "run"]
+
+
+@dataclass
+class Settings:
+    """Evaluate an agent: simulated return with a 95% CI, outcome rates, and the exact grade."""
+
+    agent: Annotated[tyro.conf.Positional[str], tyro.conf.arg(metavar="AGENT")] = "basic"
+    """a saved model (.npz / .zip), a run folder, or basic|dealer|never-bust|random|stand|counter"""
+    rules: str = ""
+    """preset name ('' = the run's rules, or sutton-barto)"""
+    decks: str = ""
+    """decks in the shoe: 1..8 or inf ('' = the run's / the preset's)"""
+    seats: int = 0
+    """seats at the table (0 = the run's / the preset's)"""
+    seat: int = -1
+    """the agent's seat (-1 = the run's, or 0)"""
+    others: str = ""
+    """strategy of the other seats ('' = the run's, or dealer)"""
+    hands: int = 100_000
+    """rounds to simulate"""
+    bet_sizes: str = ""
+    """bet sizes offered before each round, e.g. 1,2,4,8 (the counter bets by its count)"""
+    session: int = 1
+    """rounds per episode (a session at one shoe; e.g. 100 with --bet-sizes)"""
+    seed: int = 12345
+    """seed of the evaluation env (different from training seeds)"""
+    workers: int = 0
+    """N >= 1: a fixed policy on the batched tables in N processes (same figures for any N)"""
+    json: bool = False
+    """print the results as JSON instead of the table"""
+    out: str = ""
+    """also write the JSON results to this file"""
+    progress: bool = False
+    """show a progress bar"""
+
+
+@dataclass
+class Plan:
+    rules: Any
+    env: Any
+    agent: Any
+    obs_mode: str
+    where: dict[str, Any]
+    bet_sizes: tuple[int, ...]
+
+
+def _bet_sizes(text: str) -> tuple[int, ...]:
+    if not text:
+        return ()
+    try:
+        sizes = tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise UsageError(f"--bet-sizes {text!r}: use whole numbers, e.g. 1,2,4,8") from None
+    if any(s < 1 for s in sizes):
+        raise UsageError(f"--bet-sizes {text!r}: every size must be at least 1")
+    return sizes
+
+
+def prepare(settings: Settings) -> Plan:
+    """Check every option, load the agent and build its table; write nothing."""
+    import gymnasium as gym
+    from blackjack_env.agents.cli import check_output_file
+    from blackjack_env.agents.fixed import FIXED_AGENTS
+    from blackjack_env.agents.registry import check_fits, make_agent, table_for
+
+    import blackjack_env  # noqa: F401  (registers the env ids)
+
+    if settings.hands < 2:
+        raise UsageError(f"--hands {settings.hands}: must be at least 2 (for a confidence "
+                         f"interval)")
+    if settings.session < 1:
+        raise UsageError(f"--session {settings.session}: must be at least 1 round")
+    if settings.workers < 0:
+        raise UsageError(f"--workers {settings.workers}: must be 0 (in this process) or more")
+    if settings.seed < 0:
+        raise UsageError(f"--seed {settings.seed}: must be 0 or more")
+    if settings.seats < 0:
+        raise UsageError(f"--seats {settings.seats}: must be at least 1 (or 0 for the default)")
+    if settings.out:
+        check_output_file(settings.out, "--out")
+    sizes = _bet_sizes(settings.bet_sizes)
+    fixed = settings.agent in FIXED_AGENTS
+    t = table_for(settings.agent, settings.rules, settings.decks, settings.seats,
+                  settings.seat, settings.others)
+    rules = t["rules"]
+    loaded = None if fixed else make_agent(settings.agent)
+    obs_mode = getattr(loaded, "obs_mode", None) or t["obs_mode"] or "multidiscrete"
+    trained_on = None
+    if t["run"]:
+        trained_on = f"{t['run'].get('rules')}, {t['run'].get('obs_mode')} observation"
+    extra: dict[str, Any] = {"bet_sizes": sizes} if sizes else {}
+    try:
+        env = gym.make("blackjack_env/Blackjack-v0", rules=rules, seat=t["seat"],
+                       others=t["others"], obs_mode=obs_mode,
+                       rounds_per_episode=settings.session, **extra)
+    except ValueError as err:
+        if loaded is None:
+            raise
+        raise UsageError(f"{settings.agent} reads the {obs_mode} observation, which these rules "
+                         f"({rules.summary()}) cannot give ({err}); it was trained on other "
+                         f"rules{f' ({trained_on})' if trained_on else ''}") from None
+    if loaded is not None:
+        if sizes:
+            raise UsageError("--bet-sizes: a saved model plays fixed bets; use it with the "
+                             "counter or a fixed agent")
+        check_fits(loaded, env, settings.agent, trained_on)
+    agent = loaded if loaded is not None else make_agent(settings.agent, env,
+                                                         seed=settings.seed)
+    if settings.workers:
+        _check_batched(settings, rules)
+    where = {"rules": t["name"], "seat": t["seat"], "others": t["others"],
+             "decks": "inf" if rules.decks is None else rules.shoe_decks}
+    return Plan(rules, env, agent, obs_mode, where, sizes)
+
+
+def _check_batched(settings: Settings, rules: Any) -> None:
+    from blackjack_env.simulate import POLICIES
+
+    if settings.agent not in POLICIES:
+        raise UsageError(
+            f"--workers simulates fixed policies only ({', '.join(sorted(POLICIES))}); "
+            f"got {settings.agent!r}: use --workers 0 for saved agents and the counter")
+    if rules.seats != 1 or settings.bet_sizes or settings.session != 1:
+        raise UsageError(
+            "--workers plays one seat, a fixed bet and one-round episodes: drop --seats, "
+            "--bet-sizes and --session, or use --workers 0")
+
+
+def run(settings: Settings) -> dict[str, Any]:
+    """Run the evaluation; return the results as a JSON-ready dict (``--out`` written)."""
+    from blackjack_env.agents.cli import write_json
+    from blackjack_env.agents.grading import analysis_reason, exact_grade, simulate
+
+    plan = prepare(settings)
+    t0 = time.perf_counter()
+    if settings.workers:
+        sim = simulate_batched(settings, plan.rules)
+    else:
+        sim = simulate(plan.agent, plan.env, settings.hands, seed=settings.seed,
+                       progress=settings.progress)
+    seconds = time.perf_counter() - t0
+    exact = exact_grade(plan.agent, plan.rules, plan.obs_mode)
+    reason = analysis_reason(plan.rules)
+    if exact is None and reason is None:
+        reason = ("the agent reads the dict observation, which the analysis cannot encode"
+                  if plan.obs_mode == "dict" else
+                  "the agent has no deterministic policy to grade (random)"
+                  if settings.agent == "random" else
+                  "this fixed agent decides from the live table, not from a state the "
+                  "analysis can ask about")
+    result = {
+        "agent": settings.agent, "agent_name": getattr(plan.agent, "name", "agent"),
+        **plan.where, "rules_summary": plan.rules.summary(), "obs_mode": plan.obs_mode,
+        "seed": settings.seed, "simulation": sim, "simulation_seconds": round(seconds, 2),
+        "exact": exact, "exact_unavailable": reason if exact is None else None,
+        "settings": asdict(settings),
+    }
+    if settings.out:
+        write_json(settings.out, result)
+    return result
+
+
+def batched_plan(hands: int, per_table: int = 64, tables: int = 1024) -> tuple[int, int]:
+    """``(tables, chunks)`` for the batched simulator that play at least ``hands`` rounds
+    and fewer than ``hands + chunks * per_table``: whole chunks of ``tables * per_table``
+    rounds at most, with the tables of each chunk cut to what the request needs."""
+    chunks = math.ceil(hands / (tables * per_table))
+    return math.ceil(hands / (chunks * per_table)), chunks
+
+
+def simulate_batched(settings: Settings, rules: Any) -> dict[str, Any]:
+    """``--workers``: the fixed policy on the batched tables (blackjack_env.simulate),
+    in the same shape as the in-process simulation; rates are per round result."""
+    from blackjack_env.agents.cli import z_value
+
+    from blackjack_env.simulate import simulate as batched
+
+    per_table = 64
+    tables, _ = batched_plan(settings.hands, per_table)
+    res = batched(settings.agent, rules, settings.hands, seed=settings.seed,
+                  workers=settings.workers, tables=tables, rounds_per_table=per_table)
+    half = z_value() * res.std / math.sqrt(res.hands)
+    return {
+        "rounds": res.hands,
+        "rounds_asked": settings.hands,
+        "hands": res.hands,
+        "mean_return": res.mean,
+        "sd": res.std,
+        "ci95": [res.mean - half, res.mean + half],
+        "ci95_half_width": half,
+        "rates": {f"round {k}": v for k, v in res.outcomes.items()},
+        "workers": settings.workers,
+        "chunks": res.chunks,
+        "tables_per_chunk": tables,
+        "rounds_per_table": per_table,
+    }
+
+
+def print_table(result: dict[str, Any]) -> None:
+    from blackjack_env.agents.cli import CI_NAME
+
+    sim = result["simulation"]
+    lo, hi = sim["ci95"]
+    print(f"agent {result['agent']} ({result['agent_name']}) at seat {result['seat']}, "
+          f"others: {result['others']}")
+    print(f"rules {result['rules']}: {result['rules_summary']}")
+    print(f"simulated {sim['rounds']:,} rounds ({sim['hands']:,} hands), seed {result['seed']}, "
+          f"{result['simulation_seconds']} s")
+    asked = sim.get("rounds_asked")
+    if asked is not None and asked != sim["rounds"]:
+        print(f"  (asked for {asked:,}: the batched tables play {sim['chunks']} chunk(s) of "
+              f"{sim['tables_per_chunk']:,} tables x {sim['rounds_per_table']} rounds)")
+    print(f"  mean return per round  {sim['mean_return']:+.4f}  "
+          f"({CI_NAME} {lo:+.4f} .. {hi:+.4f})")
+    rates = sim["rates"]
+    label = "per round" if "workers" in sim else "per hand"
+    print(f"  {label}: " + "  ".join(f"{k} {v:.4f}" for k, v in rates.items()))
+    exact = result["exact"]
+    if exact:
+        print(f"  exact return of the greedy policy {exact['exact_return']:+.5f}")
+        print(f"  optimal return                    {exact['optimal_return']:+.5f}")
+        print(f"  regret                            {exact['regret']:.5f}")
+        spread = exact.get("regret_if_split_hands_play_as_index")
+        if spread:
+            print(f"  ({exact['split_states_depending_on_hand_index']} split-hand states depend "
+                  f"on the hand index, which the analysis does not see: regret if every split "
+                  f"hand played as hand k: "
+                  + ", ".join(f"k={k} {v:.5f}" for k, v in spread.items()) + ")")
+    else:
+        print(f"  exact grade: n/a ({result['exact_unavailable']})")
+
+
+def _job(settings: Settings) -> None:
+    from blackjack_env.agents.cli import missing_package
+
+    try:
+        result = run(settings)
+        if settings.json:
+            print(json.dumps(result, indent=2))
+        else:
+            print_table(result)
+            if settings.out:
+                print(f"  results: {Path(settings.out)}")
+    except ImportError as err:
+        raise UsageError(missing_package(err, "main")) from None
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The ``blackjack-evaluate`` command."""
+    return run_command(Settings, _job, argv, prog="blackjack-evaluate")

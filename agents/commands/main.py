@@ -1,0 +1,165 @@
+"""``blackjack-main``, the main job: train the default tabular agent, grade it exactly
+against the optimum, simulate it beside basic strategy, and chart it.
+
+Steps: train Q-learning on the ``sutton-barto`` preset (Gymnasium's Blackjack-v1
+rules) with a progress bar; compute the exact expected return of its greedy policy,
+the optimal return and the regret with the exact analysis; simulate it and basic
+strategy for ``--eval-hands`` rounds each (95% CIs); print the comparison; save the
+model, its settings, the learning curve, the chart beside the optimal chart, and
+``main.json`` with every figure, in ``--out``.
+
+It needs only the ``[main]`` extra (numpy, gymnasium, tqdm, matplotlib): no torch.
+Every option is checked before training starts (a finite-shoe preset, which the
+exact grade cannot serve, is refused at once), and nothing is written until then.
+Ctrl-C during training saves the state reached (``blackjack-train --out <out> --resume``
+continues it) and ends the job.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from blackjack_env.agents.commands import UsageError, run_command
+
+__all__ = ["Settings", "main", "run"]
+
+ALGOS = ("q-learning", "mc")
+
+
+@dataclass
+class Settings:
+    """The main job: train a tabular agent, grade it exactly against the optimum, chart it."""
+
+    algo: str = "q-learning"
+    """tabular algorithm: q-learning | mc"""
+    rules: str = "sutton-barto"
+    """an infinite-deck preset (sutton-barto, gymnasium, ...) or any preset with --decks inf"""
+    decks: str = ""
+    """inf: play the preset with an infinite deck ('' = the preset's own shoe)"""
+    hands: int = 1_000_000
+    """training rounds (the default finishes in about 1-2 minutes on two cores)"""
+    eval_hands: int = 100_000
+    """rounds simulated for the agent and for basic strategy"""
+    seed: int = 1
+    """seed of training (evaluation uses seed + 1000)"""
+    out: str = "runs/main"
+    """output folder"""
+    progress: bool = True
+    """show progress bars"""
+
+
+def check(settings: Settings) -> Any:
+    """Every option, before any work: returns the rules; writes nothing."""
+    from blackjack_env.agents.cli import check_output_dir
+    from blackjack_env.agents.commands.train import build_rules
+    from blackjack_env.agents.grading import analysis_reason
+
+    if settings.algo not in ALGOS:
+        raise UsageError(f"--algo {settings.algo!r}: the main job trains {' or '.join(ALGOS)} "
+                         f"(blackjack-train trains the others)")
+    if settings.hands < 1:
+        raise UsageError(f"--hands {settings.hands}: must be at least 1")
+    if settings.eval_hands < 2:
+        raise UsageError(f"--eval-hands {settings.eval_hands}: must be at least 2 (for a "
+                         f"confidence interval)")
+    if settings.seed < 0:
+        raise UsageError(f"--seed {settings.seed}: must be 0 or more")
+    rules = build_rules(settings.rules, settings.decks or None, None)
+    if analysis_reason(rules) is not None:
+        raise UsageError(
+            f"--rules {settings.rules}: the main job grades exactly, which needs an infinite "
+            f"deck, and this preset deals from {rules.shoe_decks} deck(s); use an "
+            f"infinite-deck preset (sutton-barto, gymnasium, gymnasium-natural) or add "
+            f"--decks inf")
+    check_output_dir(settings.out, "--out")
+    return rules
+
+
+def run(settings: Settings) -> dict[str, Any]:
+    """Run the main job; return every figure (also written to ``<out>/main.json``)."""
+    from blackjack_env.agents.cli import write_json
+    from blackjack_env.agents.commands import chart, evaluate, train
+
+    check(settings)
+    t0 = time.perf_counter()
+    out = Path(settings.out)
+    print(f"1/3 training {settings.algo} on {settings.rules} for {settings.hands:,} hands "
+          f"(seed {settings.seed})")
+    summary = train.run(train.Settings(
+        algo=settings.algo, rules=settings.rules, decks=settings.decks or None,
+        hands=settings.hands, seed=settings.seed, out=str(out), progress=settings.progress))
+    if not summary["finished"]:
+        # Ctrl-C during training: the state is saved (train said where); stop here
+        raise KeyboardInterrupt
+    print(f"2/3 simulating the agent and basic strategy for {settings.eval_hands:,} rounds each")
+    seed = settings.seed + 1000
+    agent_eval = evaluate.run(evaluate.Settings(
+        agent=str(out), hands=settings.eval_hands, seed=seed, progress=settings.progress))
+    basic_eval = evaluate.run(evaluate.Settings(
+        agent="basic", rules=settings.rules, decks=settings.decks, hands=settings.eval_hands,
+        seed=seed, progress=settings.progress))
+    print("3/3 drawing the charts")
+    charts = chart.run(chart.Settings(agent=str(out), png=str(out / "chart.png")))
+    files = {
+        "model": summary["model"],
+        "settings": str(out / "settings.json"),
+        "summary": str(out / "summary.json"),
+        "curve": str(out / "curve.json"),
+        "learning_curve": str(out / "learning_curve.png"),
+        "chart": charts["png"],
+        "main": str(out / "main.json"),
+    }
+    result = {
+        "settings": asdict(settings),
+        "train": summary,
+        "agent": {"exact": agent_eval["exact"], "simulation": agent_eval["simulation"]},
+        "basic": {"exact": basic_eval["exact"], "simulation": basic_eval["simulation"]},
+        "chart_differences": charts["differences"],
+        "files": files,
+        "seconds": round(time.perf_counter() - t0, 1),
+    }
+    write_json(out / "main.json", result)
+    return result
+
+
+def report(result: dict[str, Any]) -> None:
+    from blackjack_env.agents.cli import CI_NAME
+    from blackjack_env.agents.commands.chart import differences_text
+
+    s = result["settings"]
+    train = result["train"]
+    a, b = result["agent"], result["basic"]
+    print()
+    print(f"{s['algo']} on {s['rules']} ({train['rules_summary']}): "
+          f"{train['hands']:,} hands in {train['seconds']:.0f} s")
+    print(f"{'':26}{'exact return':>14}{'regret':>10}{f'simulated ({CI_NAME})':>34}")
+    for label, r in ((f"agent ({s['algo']})", a), ("basic strategy (optimal)", b)):
+        sim = r["simulation"]
+        lo, hi = sim["ci95"]
+        exact = r["exact"]
+        print(f"{label:26}{exact['exact_return']:>+14.5f}{exact['regret']:>10.5f}"
+              f"{sim['mean_return']:>+12.4f} ({lo:+.4f} .. {hi:+.4f})")
+    print(f"optimal return {a['exact']['optimal_return']:+.5f}; regret = optimal - agent "
+          f"= {a['exact']['regret']:.5f} per unit bet")
+    print("chart: " + differences_text(result["chart_differences"], listed=12))
+    print("files:")
+    for name, path in result["files"].items():
+        print(f"  {name:15} {path}")
+    print(f"total {result['seconds']:.0f} s")
+
+
+def _job(settings: Settings) -> None:
+    from blackjack_env.agents.cli import missing_package
+
+    try:
+        report(run(settings))
+    except ImportError as err:
+        raise UsageError(missing_package(err, "main")) from None
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The ``blackjack-main`` command."""
+    return run_command(Settings, _job, argv, prog="blackjack-main")

@@ -1,0 +1,578 @@
+"""``blackjack-train``: train an agent and save its model, settings, learning curve and summary.
+
+The output folder holds ``model.npz`` (tabular) or ``model.zip`` (stable-baselines3),
+``settings.json`` (the settings actually used, with the exact rules), ``curve.json`` and
+``learning_curve.png`` (the training reward, and the exact return of the greedy policy
+beside the optimum when the rules have an infinite deck) and ``summary.json``.
+
+Every option is checked before any work, and nothing is written when one is wrong.
+Ctrl-C saves the state reached (``checkpoint.npz`` / ``interrupted.zip``); ``--resume``
+continues the newest saved state of the folder (by step count: Ctrl-C's state, the
+finished model, or an SB3 periodic checkpoint), keeps the earlier learning curve, and
+refuses options that contradict the saved run (other rules, algorithm, observation
+mode, ...) before writing anything. Options left out on a resume are the run's own.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import time
+import warnings
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Annotated, Any
+
+import tyro
+from blackjack_env.agents.commands import UsageError, run_command
+
+__all__ = ["DEFAULTS", "Settings", "main", "run"]
+
+TABULAR = ("q-learning", "mc")
+SB3 = ("ppo", "dqn", "a2c", "maskable-ppo")
+OBS_MODES = ("tuple", "multidiscrete", "vector", "dict")
+
+
+def _default(text: str, metavar: str) -> Any:
+    return tyro.conf.arg(metavar=metavar,
+                         help_behavior_hint=f"(default: {text}; with --resume: the run's)")
+
+
+@dataclass
+class Settings:
+    """Train an agent on a blackjack table (tabular Q-learning / Monte Carlo, or
+    stable-baselines3 PPO, DQN, A2C, MaskablePPO)."""
+
+    algo: Annotated[str | None, _default("q-learning", "NAME")] = None
+    """learning algorithm: q-learning | mc | ppo | dqn | a2c | maskable-ppo"""
+    rules: Annotated[str | None, _default("sutton-barto", "PRESET")] = None
+    """preset name of the table rules (blackjack_env.list_presets())"""
+    decks: Annotated[str | None, _default("the preset's", "N|inf")] = None
+    """decks in the shoe: 1..8, or inf for an infinite deck"""
+    seats: Annotated[int | None, _default("the preset's", "INT")] = None
+    """seats at the table"""
+    seat: Annotated[int | None, _default("0", "INT")] = None
+    """the learner's seat index"""
+    others: Annotated[str | None, _default("dealer", "NAME")] = None
+    """strategy of the other seats: dealer, basic, never-bust, random, stand"""
+    obs_mode: Annotated[str | None, _default(
+        "tuple for a tabular agent when the rules allow it, else multidiscrete", "MODE")] = None
+    """observation mode: tuple | multidiscrete | vector | dict"""
+    hands: Annotated[int | None, _default("1,000,000", "INT")] = None
+    """tabular: rounds to train for, in all"""
+    timesteps: Annotated[int | None, _default("1,000,000", "INT")] = None
+    """stable-baselines3: environment steps to train for, in all (whole rollouts)"""
+    seed: Annotated[int | None, _default("1", "INT")] = None
+    """seed of the run: env resets, the agent's exploration, network init"""
+    out: str = ""
+    """output folder ('' = runs/<algo>-<rules>)"""
+    resume: bool = False
+    """continue the newest saved state in --out up to the budget"""
+    epsilon_start: Annotated[float | None, _default("1.0", "FLOAT")] = None
+    """tabular: exploration rate at the start"""
+    epsilon_end: Annotated[float | None, _default("0.05", "FLOAT")] = None
+    """tabular: exploration rate after the decay"""
+    explore_fraction: Annotated[float | None, _default("0.5", "FLOAT")] = None
+    """tabular: fraction of the hands over which epsilon decays linearly"""
+    lr: Annotated[float | None, _default("1/N(s,a)^p, p=0.6 for mc, 0.8 for q-learning",
+                                         "FLOAT")] = None
+    """tabular: constant step size in (0, 1]"""
+    curve_points: Annotated[int | None, _default("10", "INT")] = None
+    """exact grades of the greedy policy along the run (infinite deck)"""
+    n_envs: Annotated[int | None, _default("4", "INT")] = None
+    """stable-baselines3: parallel training envs"""
+    subproc: bool = False
+    """stable-baselines3: run the training envs in subprocesses (SubprocVecEnv)"""
+    eval_freq: Annotated[int | None, _default("50,000", "INT")] = None
+    """stable-baselines3: timesteps between evaluations on a separate env"""
+    eval_episodes: Annotated[int | None, _default("2,000", "INT")] = None
+    """stable-baselines3: episodes per evaluation on the separate env"""
+    n_steps: Annotated[int | None, _default("the algorithm's, within the budget", "INT")] = None
+    """stable-baselines3 PPO / A2C: rollout steps per env per update"""
+    checkpoint_freq: Annotated[int | None, _default("200,000", "INT")] = None
+    """stable-baselines3: timesteps between periodic checkpoints"""
+    tensorboard: bool = False
+    """stable-baselines3: write TensorBoard logs to <out>/tb"""
+    progress: bool = True
+    """show a progress bar"""
+
+
+#: The value of each option left out (None) on a fresh run.
+DEFAULTS: dict[str, Any] = {
+    "algo": "q-learning", "rules": "sutton-barto", "decks": None, "seats": None, "seat": 0,
+    "others": "dealer", "obs_mode": None, "hands": 1_000_000, "timesteps": 1_000_000,
+    "seed": 1, "epsilon_start": 1.0, "epsilon_end": 0.05, "explore_fraction": 0.5,
+    "lr": None, "curve_points": 10, "n_envs": 4, "eval_freq": 50_000,
+    "eval_episodes": 2_000, "n_steps": None, "checkpoint_freq": 200_000,
+}
+
+#: The JSON types a settings.json may hold for each option.
+_TYPES: dict[str, tuple[type, ...]] = {
+    name: (str,) if name in ("algo", "rules", "others", "obs_mode") else
+    (str, int) if name == "decks" else
+    (float, int) if name in ("epsilon_start", "epsilon_end", "explore_fraction", "lr") else
+    (int,)
+    for name in DEFAULTS
+}
+
+#: Options that change what is learned: on a resume they must equal the run's.
+IDENTITY = ("algo", "obs_mode", "seat", "others", "epsilon_start", "epsilon_end",
+            "explore_fraction", "lr", "n_envs", "n_steps", "eval_episodes")
+
+#: Files and folders of a run, replaced when a fresh run starts in the same folder.
+RUN_FILES = ("model.npz", "model.zip", "model.json", "checkpoint.npz", "interrupted.zip",
+             "interrupted.json", "curve.json", "summary.json", "learning_curve.png",
+             "sb3_config.json", "settings.json")
+RUN_FOLDERS = ("monitor", "eval", "checkpoints")
+
+
+@dataclass
+class Plan:
+    """Everything a run needs, checked before any file is written."""
+
+    values: dict[str, Any]
+    rules: Any
+    obs_mode: str
+    out: Path
+    resume_from: Path | None
+    done: int
+    env_kwargs: dict[str, Any]
+    hyper: dict[str, Any]
+
+
+def out_dir(settings: Settings) -> Path:
+    algo = settings.algo or DEFAULTS["algo"]
+    rules = settings.rules or DEFAULTS["rules"]
+    return Path(settings.out or f"runs/{algo}-{rules}")
+
+
+def build_rules(name: str, decks: Any, seats: int | None) -> Any:
+    """The Rules of a preset with the decks and seats overrides."""
+    from blackjack_env.agents.registry import parse_decks
+
+    from blackjack_env.engine import preset
+
+    rules = preset(name, **parse_decks(decks))
+    if seats and seats != rules.seats:
+        rules = rules.replace(seats=seats)
+    return rules
+
+
+def _saved_value(saved: dict[str, Any], name: str) -> Any:
+    value = saved.get(name)
+    # runs written before settings.json recorded actual values used "" and 0 for "default"
+    if (name in ("decks", "obs_mode", "rules", "algo", "others") and value == "") or (
+            name in ("seats", "n_steps") and value == 0) or (name == "lr" and value == 0.0):
+        return None
+    return value
+
+
+def _check_values(v: dict[str, Any]) -> None:
+    if v["algo"] not in TABULAR + SB3:
+        raise UsageError(f"--algo {v['algo']!r}: choose one of {', '.join(TABULAR + SB3)}")
+    if v["obs_mode"] is not None and v["obs_mode"] not in OBS_MODES:
+        raise UsageError(f"--obs-mode {v['obs_mode']!r}: choose one of {', '.join(OBS_MODES)}")
+    if v["algo"] in SB3 and v["obs_mode"] == "tuple":
+        raise UsageError("--obs-mode tuple: stable-baselines3 cannot read the tuple "
+                         "observation; use multidiscrete, vector or dict")
+    if v["algo"] in TABULAR and v["obs_mode"] in ("vector", "dict"):
+        raise UsageError(f"--obs-mode {v['obs_mode']}: tabular agents need a discrete "
+                         f"observation; use tuple or multidiscrete")
+    for name in ("hands", "timesteps", "curve_points", "n_envs", "eval_freq", "eval_episodes",
+                 "checkpoint_freq"):
+        if v[name] < 1:
+            raise UsageError(f"--{name.replace('_', '-')} {v[name]}: must be at least 1")
+    if v["n_steps"] is not None and v["n_steps"] < 2:
+        raise UsageError(f"--n-steps {v['n_steps']}: must be at least 2")
+    if v["seed"] < 0:
+        raise UsageError(f"--seed {v['seed']}: must be 0 or more")
+    if v["seat"] < 0:
+        raise UsageError(f"--seat {v['seat']}: must be 0 or more")
+    if v["seats"] is not None and v["seats"] < 1:
+        raise UsageError(f"--seats {v['seats']}: must be at least 1")
+    for name in ("epsilon_start", "epsilon_end", "explore_fraction"):
+        if not 0.0 <= v[name] <= 1.0:
+            raise UsageError(f"--{name.replace('_', '-')} {v[name]}: must be between 0 and 1")
+    if v["lr"] is not None and not 0.0 < v["lr"] <= 1.0:
+        raise UsageError(f"--lr {v['lr']}: must be in (0, 1]; leave it out for 1/N(s,a)^p")
+
+
+def pick_obs_mode(algo: str, obs_mode: str | None, rules: Any) -> str:
+    """The observation mode asked for, or the default one for the algorithm and rules."""
+    if obs_mode:
+        return obs_mode
+    if algo in TABULAR:
+        from blackjack_env.engine.rules import Surrender
+        from blackjack_env.envs.observations import Layout, ObsMode
+
+        if Layout(rules, ObsMode.TUPLE).n_play == 2 and rules.surrender is not Surrender.EARLY:
+            return "tuple"
+    return "multidiscrete"
+
+
+def _sb3_hyper(v: dict[str, Any], budget_left: int) -> dict[str, Any]:
+    from blackjack_env.agents.sb3 import DEFAULT_HYPERPARAMETERS, fit_rollout
+
+    hyper = dict(DEFAULT_HYPERPARAMETERS[v["algo"]])
+    if v["n_steps"] is not None and v["algo"] != "dqn":
+        hyper["n_steps"] = v["n_steps"]
+        if "batch_size" in hyper:
+            hyper["batch_size"] = min(hyper["batch_size"], v["n_steps"] * v["n_envs"])
+    return fit_rollout(v["algo"], hyper, v["n_envs"], budget_left)
+
+
+def prepare(settings: Settings) -> Plan:
+    """Check every option (and, on a resume, the saved run); write nothing."""
+    from blackjack_env.agents.cli import check_output_dir, read_json_object
+
+    out = check_output_dir(out_dir(settings), "--out")
+    given = {f.name: getattr(settings, f.name) for f in fields(settings)}
+    saved: dict[str, Any] = {}
+    if settings.resume:
+        if not (out / "settings.json").exists():
+            raise UsageError(f"--resume: {out} holds no settings.json of a training run to "
+                             f"continue (give the run's folder with --out)")
+        saved = read_json_object(out / "settings.json")
+    values: dict[str, Any] = {}
+    for name, default in DEFAULTS.items():
+        value = given[name]
+        if value is None and settings.resume:
+            value = _saved_value(saved, name)
+            if value is not None and not isinstance(value, _TYPES[name]):
+                raise UsageError(f"{out / 'settings.json'}: {name} is {value!r}, not a "
+                                 f"{_TYPES[name][0].__name__}: the file is damaged")
+        values[name] = default if value is None else value
+    _check_values(values)
+    values.update(subproc=settings.subproc, tensorboard=settings.tensorboard,
+                  progress=settings.progress)
+    rules = build_rules(values["rules"], values["decks"], values["seats"])
+    if settings.resume:
+        _check_matches_saved(given, values, saved, rules, out)
+    obs_mode = pick_obs_mode(values["algo"], values["obs_mode"], rules)
+    if settings.resume and saved.get("obs_mode") and saved["obs_mode"] != obs_mode:
+        raise UsageError(f"--resume: the run in {out} uses --obs-mode {saved['obs_mode']}, "
+                         f"not {obs_mode}")
+    values["obs_mode"] = obs_mode
+    env_kwargs = {"rules": rules, "seat": values["seat"], "others": values["others"],
+                  "obs_mode": obs_mode}
+    _check_env(env_kwargs)
+    tabular = values["algo"] in TABULAR
+    budget = values["hands"] if tabular else values["timesteps"]
+    resume_from, done = (None, 0)
+    if settings.resume:
+        resume_from, done = newest_state(out, tabular)
+        unit = "hands" if tabular else "timesteps"
+        if budget <= done:
+            raise UsageError(f"--resume: the run in {out} has already trained {done:,} {unit} "
+                             f"(budget --{unit} {budget:,}); give a larger --{unit} to go on")
+    hyper: dict[str, Any] = {}
+    if not tabular:
+        try:
+            import sb3_contrib  # noqa: F401
+            import stable_baselines3  # noqa: F401
+        except ImportError as err:
+            raise UsageError(f"--algo {values['algo']} needs stable-baselines3: "
+                             f'pip install -e ".[train]" ({err})') from None
+        if settings.resume and isinstance(saved.get("hyperparameters"), dict):
+            hyper = dict(saved["hyperparameters"])
+        else:
+            hyper = _sb3_hyper(values, budget)
+        values["n_steps"] = hyper.get("n_steps")
+    return Plan(values, rules, obs_mode, out, resume_from, done, env_kwargs, hyper)
+
+
+def _check_matches_saved(given: dict[str, Any], values: dict[str, Any], saved: dict[str, Any],
+                         rules: Any, out: Path) -> None:
+    """Refuse options that contradict the run being resumed."""
+    from blackjack_env.engine import Rules
+
+    if isinstance(saved.get("rules_fields"), dict):
+        try:
+            before = Rules.from_dict(saved["rules_fields"])
+        except (ValueError, TypeError) as err:
+            raise UsageError(f"{out / 'settings.json'}: its rules_fields are damaged ({err})"
+                             ) from None
+        if before != rules:
+            changed = [k for k, v in rules.to_dict().items() if before.to_dict().get(k) != v]
+            raise UsageError(
+                f"--resume: the run in {out} was trained on {saved.get('rules')} "
+                f"({before.summary()}); these options ask for {values['rules']} "
+                f"({rules.summary()}), which differs in {', '.join(changed)}; "
+                f"leave out --rules/--decks/--seats to continue it, or train in a new --out")
+    for name in IDENTITY:
+        old = _saved_value(saved, name)
+        if given[name] is not None and old is not None and given[name] != old:
+            raise UsageError(f"--resume: the run in {out} was trained with "
+                             f"--{name.replace('_', '-')} {old}, not {given[name]}; leave the "
+                             f"option out to continue it, or train in a new --out")
+
+
+def _check_env(env_kwargs: dict[str, Any]) -> None:
+    """Build the env once, so a bad seat, seat strategy or mode is refused before work."""
+    import gymnasium as gym
+
+    import blackjack_env  # noqa: F401  (registers the env ids)
+
+    gym.make("blackjack_env/Blackjack-v0", **env_kwargs).close()
+
+
+def newest_state(out: Path, tabular: bool) -> tuple[Path, int]:
+    """The saved state of a run with the most training in it, and its step count:
+    ``checkpoint.npz`` / ``model.npz`` by hands played, or ``interrupted.zip`` /
+    ``model.zip`` / ``checkpoints/*.zip`` by timesteps (ties: the finished model)."""
+    candidates: list[tuple[int, int, Path]] = []
+    if tabular:
+        from blackjack_env.agents.tabular import TabularAgent
+
+        for rank, name in enumerate(("model.npz", "checkpoint.npz")):
+            path = out / name
+            if path.exists():
+                candidates.append((TabularAgent.load(path).episodes_done, -rank, path))
+    else:
+        from blackjack_env.agents.sb3 import saved_timesteps
+
+        paths = [out / "model.zip", out / "interrupted.zip",
+                 *sorted((out / "checkpoints").glob("*.zip"))]
+        for rank, path in enumerate(paths):
+            if path.exists():
+                candidates.append((saved_timesteps(path), -rank, path))
+    if not candidates:
+        names = "model.npz or checkpoint.npz" if tabular else \
+            "model.zip, interrupted.zip or checkpoints/*.zip"
+        raise UsageError(f"--resume: {out} holds no saved state ({names}) to continue")
+    steps, _, path = max(candidates)
+    return path, steps
+
+
+def run(settings: Settings, say: Any = print) -> dict[str, Any]:
+    """Train as the settings say; return the summary (also written to ``summary.json``)."""
+    plan = prepare(settings)
+    out = plan.out
+    if plan.resume_from is None and out.exists() and any((out / n).exists()
+                                                         for n in RUN_FILES + RUN_FOLDERS):
+        say(f"starting afresh: the earlier run's files in {out} are replaced "
+            f"(--resume continues a run instead)")
+        for name in RUN_FILES:
+            (out / name).unlink(missing_ok=True)
+        for name in RUN_FOLDERS:
+            if (out / name).is_dir():
+                shutil.rmtree(out / name)
+    out.mkdir(parents=True, exist_ok=True)
+    say(f"seed {plan.values['seed']}")
+    if plan.values["algo"] in TABULAR:
+        return _train_tabular(plan, say)
+    return _train_sb3(plan, say)
+
+
+#: Options that only one kind of learner reads (left out of the other's settings.json).
+TABULAR_ONLY = ("hands", "epsilon_start", "epsilon_end", "explore_fraction", "lr")
+SB3_ONLY = ("timesteps", "n_envs", "subproc", "eval_freq", "eval_episodes", "n_steps",
+            "checkpoint_freq", "tensorboard")
+
+
+def _record(plan: Plan, extra: dict[str, Any]) -> dict[str, Any]:
+    """settings.json: the values used (the shoe's decks and the seats the rules have),
+    without the options the algorithm does not read."""
+    rules = plan.rules
+    unread = SB3_ONLY if plan.values["algo"] in TABULAR else TABULAR_ONLY
+    values = {k: v for k, v in plan.values.items() if k not in unread and k != "progress"}
+    return {**values, "decks": "inf" if rules.decks is None else rules.shoe_decks,
+            "seats": rules.seats, "out": str(plan.out), **extra,
+            "rules_fields": rules.to_dict()}
+
+
+def _previous_curve(out: Path, upto: int) -> dict[str, list[Any]]:
+    """The curve of the stretches before a resume, up to the resumed step."""
+    from blackjack_env.agents.cli import read_json_object
+
+    path = out / "curve.json"
+    if not path.exists():
+        return {"blocks": [], "grades": []}
+    data = read_json_object(path)
+    return {key: [list(p) for p in data.get(key, []) if p and p[0] <= upto]
+            for key in ("blocks", "grades")}
+
+
+def _title(plan: Plan) -> str:
+    return f"{plan.values['algo']} on {plan.values['rules']} ({plan.rules.summary()})"
+
+
+def _train_tabular(plan: Plan, say: Any) -> dict[str, Any]:
+    import gymnasium as gym
+    from blackjack_env.agents.cli import write_json
+    from blackjack_env.agents.grading import analysis_reason, exact_grade
+    from blackjack_env.agents.plots import learning_curve
+    from blackjack_env.agents.tabular import MonteCarloAgent, QLearningAgent, TabularAgent
+    from blackjack_env.agents.training import TrainLog, train_tabular
+
+    v, out, rules, obs_mode = plan.values, plan.out, plan.rules, plan.obs_mode
+    env = gym.make("blackjack_env/Blackjack-v0", **plan.env_kwargs)
+    log = TrainLog()
+    if plan.resume_from is not None:
+        agent = TabularAgent.load(plan.resume_from)
+        previous = _previous_curve(out, plan.done)
+        log.blocks = [(int(n), float(r)) for n, r in previous["blocks"]]
+        log.grades = [(int(n), float(g)) for n, g in previous["grades"]]
+        say(f"resuming {plan.resume_from} at {plan.done:,} hands")
+    else:
+        klass = QLearningAgent if v["algo"] == "q-learning" else MonteCarloAgent
+        agent = klass(int(env.action_space.n), obs_mode=obs_mode,
+                      epsilon_start=v["epsilon_start"], epsilon_end=v["epsilon_end"],
+                      explore_fraction=v["explore_fraction"], lr=v["lr"], seed=v["seed"])
+    hyper = agent.hyperparameters()
+    write_json(out / "settings.json", _record(plan, {
+        "lr_power": hyper["lr_power"],
+        "step_size": f"{hyper['lr']}" if hyper["lr"] else f"1/N(s,a)^{hyper['lr_power']}"}))
+    exact = analysis_reason(rules) is None
+
+    def grade(a: Any) -> float:
+        return exact_grade(a, rules, obs_mode)["exact_return"]
+
+    hands = v["hands"]
+    block = max(1000, min(50_000, hands // 200))
+    seconds_before = _previous_seconds(out) if plan.resume_from is not None else 0.0
+    log.seconds = seconds_before
+    log = train_tabular(agent, env, hands, seed=v["seed"], block=block,
+                        curve_points=v["curve_points"], grade=grade if exact else None,
+                        progress=v["progress"], log=log)
+    checkpoint = out / "checkpoint.npz"
+    if log.interrupted:
+        agent.save(checkpoint)
+        say(f"\ninterrupted at {agent.episodes_done:,} hands: saved {checkpoint}; "
+            f"continue with --out {out} --resume")
+    else:
+        agent.save(out / "model.npz")
+        checkpoint.unlink(missing_ok=True)
+    result = exact_grade(agent, rules, obs_mode) if exact else None
+    if result is not None and (not log.grades or log.grades[-1][0] != agent.episodes_done):
+        log.grades.append((agent.episodes_done, result["exact_return"]))
+    write_json(out / "curve.json", log.to_dict())
+    learning_curve(out / "learning_curve.png", _title(plan), log.blocks, log.grades,
+                   result["optimal_return"] if result else None)
+    summary = {
+        "algo": v["algo"], "rules": v["rules"], "rules_summary": rules.summary(),
+        "obs_mode": obs_mode, "hands": agent.episodes_done, "budget_hands": hands,
+        "seconds": round(log.seconds, 2), "finished": not log.interrupted,
+        "states": len(agent.q), "exact": result,
+        "model": str(checkpoint if log.interrupted else out / "model.npz"),
+    }
+    write_json(out / "summary.json", summary)
+    return summary
+
+
+def _previous_seconds(out: Path) -> float:
+    from blackjack_env.agents.cli import read_json_object
+
+    path = out / "curve.json"
+    if not path.exists():
+        return 0.0
+    seconds = read_json_object(path).get("seconds", 0.0)
+    return float(seconds) if isinstance(seconds, (int, float)) else 0.0
+
+
+def _train_sb3(plan: Plan, say: Any) -> dict[str, Any]:
+    import numpy as np
+    from blackjack_env.agents.cli import write_json
+    from blackjack_env.agents.grading import analysis_reason, exact_grade
+    from blackjack_env.agents.plots import learning_curve
+    from blackjack_env.agents.sb3 import (
+        SB3Agent,
+        SB3Config,
+        exact_curve_callback,
+        monitor_curve,
+        train_sb3,
+    )
+
+    v, out, rules, obs_mode = plan.values, plan.out, plan.rules, plan.obs_mode
+    warnings.filterwarnings("ignore", message="Training and eval env are not of the same type")
+    warnings.filterwarnings("ignore", message="rich is experimental")  # SB3's progress bar
+    config = SB3Config(
+        algo=v["algo"], env_kwargs=plan.env_kwargs, timesteps=v["timesteps"], seed=v["seed"],
+        n_envs=v["n_envs"], subproc=v["subproc"], eval_freq=v["eval_freq"],
+        eval_episodes=v["eval_episodes"], checkpoint_freq=v["checkpoint_freq"],
+        tensorboard=v["tensorboard"], hyperparameters=plan.hyper,
+    )
+    write_json(out / "settings.json", _record(plan, {"hyperparameters": plan.hyper}))
+    exact = analysis_reason(rules) is None and obs_mode != "dict"
+    previous = _previous_curve(out, plan.done) if plan.resume_from is not None else \
+        {"grades": []}
+    grades: list[tuple[int, float]] = [(int(n), float(g)) for n, g in previous["grades"]]
+
+    def grade(model: Any) -> dict[str, Any]:
+        return exact_grade(SB3Agent(model, v["algo"], obs_mode), rules, obs_mode)
+
+    callback = None
+    if exact:
+        rollout = (plan.hyper.get("n_steps") or plan.hyper.get("train_freq") or 1) * v["n_envs"]
+        every = max(math.ceil(v["timesteps"] / v["curve_points"]), rollout)
+        callback = exact_curve_callback(
+            grade, every, grades, say,
+            on_grade=lambda: write_json(out / "curve.json", {"grades": [list(g) for g in grades]}))
+    if plan.resume_from is not None:
+        say(f"resuming {plan.resume_from} at {plan.done:,} timesteps")
+    t0 = time.perf_counter()
+    agent, finished = train_sb3(config, out, resume=plan.resume_from, progress=v["progress"],
+                                callback=callback, say=say)
+    seconds = time.perf_counter() - t0
+    steps = int(agent.model.num_timesteps)
+    if not finished:
+        say(f"\ninterrupted at {steps:,} timesteps: saved {out / 'interrupted.zip'}; "
+            f"continue with --out {out} --resume")
+    result = grade(agent.model) if exact else None
+    if result is not None and (not grades or grades[-1][0] != steps):
+        grades.append((steps, result["exact_return"]))
+    blocks = monitor_curve(out / "monitor")
+    evals: list[list[float]] = []
+    eval_file = out / "eval" / "evaluations.npz"
+    if eval_file.exists():
+        with np.load(eval_file) as data:
+            evals = [[int(t), float(r.mean())] for t, r in zip(data["timesteps"], data["results"],
+                                                                strict=True)]
+    write_json(out / "curve.json", {"blocks": [list(b) for b in blocks],
+                                    "grades": [list(g) for g in grades], "evaluations": evals})
+    learning_curve(out / "learning_curve.png", _title(plan), blocks, grades,
+                   result["optimal_return"] if result else None, xlabel="timesteps",
+                   block_label="mean episode return (training, Monitor)")
+    summary = {
+        "algo": v["algo"], "rules": v["rules"], "rules_summary": rules.summary(),
+        "obs_mode": obs_mode, "timesteps": steps, "budget_timesteps": v["timesteps"],
+        "seconds": round(seconds, 2), "finished": finished, "exact": result,
+        "eval_mean_return": evals[-1][1] if evals else None,
+        "model": str(out / ("model.zip" if finished else "interrupted.zip")),
+    }
+    write_json(out / "summary.json", summary)
+    return summary
+
+
+def print_summary(summary: dict[str, Any]) -> None:
+    budget = (f"{summary['hands']:,} hands" if "hands" in summary
+              else f"{summary['timesteps']:,} timesteps")
+    print(f"{summary['algo']} on {summary['rules']} ({summary['rules_summary']})")
+    print(f"  trained {budget} in {summary['seconds']:.1f} s "
+          f"({'finished' if summary['finished'] else 'interrupted'}); model: {summary['model']}")
+    exact = summary.get("exact")
+    if exact:
+        print(f"  exact return of the greedy policy {exact['exact_return']:+.5f}, optimal "
+              f"{exact['optimal_return']:+.5f}, regret {exact['regret']:.5f}")
+    else:
+        print("  exact grade: not available (a finite shoe, or the dict observation the analysis "
+              "cannot encode); blackjack-evaluate simulates it")
+
+
+def _job(settings: Settings) -> None:
+    from blackjack_env.agents.cli import missing_package
+
+    try:
+        summary = run(settings)
+        print_summary(summary)
+        print(json.dumps(summary))
+    except ImportError as err:
+        extra = "train" if (settings.algo or "") in SB3 else "main"
+        raise UsageError(missing_package(err, extra)) from None
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The ``blackjack-train`` command."""
+    return run_command(Settings, _job, argv, prog="blackjack-train")
+
