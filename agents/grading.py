@@ -13,7 +13,7 @@
   choice of hand index are given beside it.
 * :func:`simulate`: plays the agent greedily for N rounds in an env and reports
   the mean return per round with a 95% confidence interval (normal
-  approximation, ``z * sd / sqrt(n)``, z from :func:`blackjack_env.agents.cli.z_value`),
+  approximation, ``z * sd / sqrt(n)``, z from :func:`blackjack_env._cli.z_value`),
   and the per-hand rates of each
   outcome (split hands count as hands).
 """
@@ -145,7 +145,7 @@ def simulate(
     n_hands = sum(outcomes.values())
     mean = float(returns.mean())
     sd = float(returns.std(ddof=1)) if hands > 1 else 0.0
-    from blackjack_env.agents.cli import z_value
+    from blackjack_env._cli import z_value
 
     half = z_value() * sd / math.sqrt(hands)
     names = ("win", "blackjack", "push", "loss", "bust", "surrender", "even_money")

@@ -49,7 +49,7 @@ def _plain_steps(ax: Any) -> None:
 
 def _save(fig: Any, path: Path, dpi: int = 110) -> Path:
     """Save a figure as PNG, whole or not at all (a failed write keeps the old picture)."""
-    from blackjack_env.agents.cli import atomic_path
+    from blackjack_env._cli import atomic_path
 
     plt = _mpl()
     path = Path(path)

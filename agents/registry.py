@@ -50,7 +50,7 @@ def run_settings(path: str | Path) -> dict[str, Any]:
 
     A ``settings.json`` that is not a JSON object raises ``ValueError`` naming it.
     """
-    from blackjack_env.agents.cli import read_json_object
+    from blackjack_env._cli import read_json_object
 
     model = find_model(path)
     for folder in (model.parent, model.parent.parent):

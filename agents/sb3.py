@@ -264,7 +264,7 @@ class SB3Agent(Agent):
     def save(self, path: str | Path) -> Path:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        from blackjack_env.agents.cli import atomic_path, write_json
+        from blackjack_env._cli import atomic_path, write_json
 
         path = path.with_suffix(".zip")
         with atomic_path(path) as tmp:
@@ -276,7 +276,7 @@ class SB3Agent(Agent):
     def load(cls, path: str | Path, algo: str | None = None, obs_mode: str | None = None
              ) -> SB3Agent:
         """Reload a model saved by :meth:`save` (algo and obs mode read from the JSON beside it)."""
-        from blackjack_env.agents.cli import read_json_object
+        from blackjack_env._cli import read_json_object
 
         path = Path(path)
         meta_path = path.with_suffix(".json")
@@ -332,8 +332,9 @@ def train_sb3(
     """
     import shutil
 
-    from blackjack_env.agents.cli import write_json
     from stable_baselines3.common.callbacks import CallbackList, CheckpointCallback, EvalCallback
+
+    from blackjack_env._cli import write_json
 
     out.mkdir(parents=True, exist_ok=True)
     write_json(out / "sb3_config.json", json.loads(json.dumps(asdict(config), default=_jsonable)))

@@ -186,7 +186,7 @@ class TabularAgent(Agent):
             "episodes_done": self.episodes_done,
             "rng_state": self.rng.bit_generator.state,
         }
-        from blackjack_env.agents.cli import atomic_path
+        from blackjack_env._cli import atomic_path
 
         with atomic_path(path) as tmp, open(tmp, "wb") as f:
             np.savez(f, keys=key_arr, q=q, visits=visits, meta=np.array(json.dumps(meta)))

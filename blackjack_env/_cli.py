@@ -1,36 +1,216 @@
-"""Helpers of the command-line programs that are not agents: option checks, output
-files, and the benchmark epilogue.
+"""What the command-line programs share: one runner, option checks, output files.
 
-The commands under :mod:`blackjack_env.agents.commands`, ``python -m
-blackjack_env.simulate`` and the benchmark scripts (``scripts/bench_*.py``) check
-every option with these before they start work, so that a bad value ends the
-program with one line ``error: ...`` (a ``ValueError`` or ``OSError``, turned into
-that line by :func:`blackjack_env.agents.commands.run_command`) and nothing is
-written. Nothing here imports the agents package.
+:func:`run_command` runs every command (``blackjack_env.agents.commands``, ``python -m
+blackjack_env.simulate``, the benchmark scripts): it parses the options with `tyro`_
+from a settings dataclass (its fields, with a docstring line each, are the options)
+and turns a user's mistake into one line ``error: ...`` on stderr with exit status 2
+(Ctrl-C: ``error: interrupted``, 130). Set ``BLACKJACK_ENV_DEBUG=1`` to see the full
+traceback instead.
+
+A command checks every option and every output path (:func:`check_output_dir`,
+:func:`check_output_file`, :func:`check_writable`) *before* it starts work, and writes
+each file through :func:`atomic_path` (a temporary file renamed over the target when
+it is complete), so a refused or failed command leaves earlier files as they were.
+Nothing here imports the agents package.
+
+.. _tyro: https://brentyi.github.io/tyro/
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
 import platform
+import sys
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from statistics import NormalDist
+from typing import Any, TypeVar
 
 __all__ = [
+    "CI_LEVEL",
+    "CI_NAME",
+    "USER_ERRORS",
+    "UsageError",
     "apply_rule_changes",
+    "atomic_path",
     "check_at_least",
+    "check_output_dir",
+    "check_output_file",
     "check_positive",
     "check_writable",
+    "fail",
     "finish_benchmark",
     "load_average",
+    "missing_package",
     "preset_option",
+    "read_json_object",
     "rule_value",
+    "run_command",
     "set_options",
     "write_json",
+    "z_value",
 ]
+
+S = TypeVar("S")
+
+
+class UsageError(ValueError):
+    """A user's mistake: its message is printed as one ``error: ...`` line."""
+
+
+def fail(message: str) -> UsageError:
+    """``raise fail("--hands 0: must be at least 1")``: a :class:`UsageError`."""
+    return UsageError(message)
+
+
+#: The exceptions that a user's input can cause and that end a command with one line.
+#: ``ValueError`` covers the library's own validation (``Rules``, presets, the envs);
+#: ``OSError`` a path that cannot be read or written.
+USER_ERRORS: tuple[type[BaseException], ...] = (ValueError, OSError, LookupError)
+
+
+def run_command(
+    settings_cls: type[S],
+    job: Callable[[S], Any],
+    argv: Sequence[str] | None = None,
+    *,
+    prog: str | None = None,
+    description: str | None = None,
+) -> int:
+    """Parse ``argv`` (default: ``sys.argv[1:]``) into ``settings_cls``, run ``job`` on it.
+
+    Returns the exit status: 0 on success, 2 after a user error (one ``error:`` line
+    on stderr, no traceback), 130 after Ctrl-C. ``tyro`` reports options that do not
+    parse (an unknown flag, a word where a number belongs) in its own format, also
+    with status 2.
+    """
+    debug = os.environ.get("BLACKJACK_ENV_DEBUG", "") not in ("", "0")
+    try:
+        import tyro
+
+        settings = tyro.cli(
+            settings_cls,
+            args=None if argv is None else list(argv),
+            prog=prog,
+            description=description,
+        )
+        job(settings)
+    except KeyboardInterrupt:
+        if debug:
+            raise
+        print("error: interrupted", file=sys.stderr)
+        return 130
+    except USER_ERRORS as err:
+        if debug:
+            raise
+        print(f"error: {_one_line(err)}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _one_line(err: BaseException) -> str:
+    if isinstance(err, OSError) and err.filename is not None:
+        reason = err.strerror or str(err)
+        return f"{err.filename}: {reason}"
+    text = str(err) or type(err).__name__
+    if isinstance(err, KeyError) and len(err.args) == 1:
+        text = str(err.args[0])
+    return " ".join(text.split())
+
+
+#: The one interval convention of the commands: a two-sided 95% normal interval.
+CI_LEVEL = 0.95
+CI_NAME = "95% CI"
+
+
+def z_value(level: float = CI_LEVEL) -> float:
+    """The two-sided normal quantile of a ``level`` interval (1.95996... for 0.95)."""
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"confidence level {level!r} must be between 0 and 1")
+    return NormalDist().inv_cdf(0.5 + level / 2.0)
+
+
+def _nearest_existing(path: Path) -> Path:
+    p = path.absolute()
+    while not p.exists() and p != p.parent:
+        p = p.parent
+    return p
+
+
+def check_output_dir(path: str | Path, option: str) -> Path:
+    """``path`` can be used as an output folder (it exists as a writable folder, or can be
+    created); otherwise a ``ValueError`` naming ``option`` and the path. Creates nothing."""
+    p = Path(path)
+    if p.exists():
+        if not p.is_dir():
+            raise ValueError(f"{option} {path}: exists and is not a folder")
+        if not os.access(p, os.W_OK | os.X_OK):
+            raise ValueError(f"{option} {path}: the folder is not writable")
+        return p
+    base = _nearest_existing(p)
+    if not base.is_dir():
+        raise ValueError(f"{option} {path}: cannot create it, {base} is a file, not a folder")
+    if not os.access(base, os.W_OK | os.X_OK):
+        raise ValueError(f"{option} {path}: cannot create it, {base} is not writable")
+    return p
+
+
+def check_output_file(path: str | Path, option: str) -> Path:
+    """``path`` can be written as a file (its folder exists or can be created, and it is not
+    a folder); otherwise a ``ValueError`` naming ``option`` and the path. Creates nothing."""
+    p = Path(path)
+    if str(path).endswith(os.sep) or p.is_dir():
+        raise ValueError(f"{option} {path}: is a folder; give a file name")
+    if p.exists() and not os.access(p, os.W_OK):
+        raise ValueError(f"{option} {path}: the file is not writable")
+    check_output_dir(p.parent, option)
+    return p
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | Path) -> Iterator[Path]:
+    """A temporary path beside ``path`` (same suffix) to write to; renamed over ``path``
+    when the block ends without an error, removed otherwise."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.stem}.{os.getpid()}.tmp{target.suffix}")
+    try:
+        yield tmp
+        os.replace(tmp, target)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+
+
+def write_json(path: str | Path, data: Any) -> Path:
+    """Write ``data`` as indented JSON to ``path``, whole or not at all."""
+    with atomic_path(path) as tmp:
+        tmp.write_text(json.dumps(data, indent=2) + "\n")
+    return Path(path)
+
+
+def read_json_object(path: str | Path) -> dict[str, Any]:
+    """A JSON file that must hold an object; a ``ValueError`` naming the file otherwise."""
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text())
+    except UnicodeDecodeError:
+        raise ValueError(f"{p}: not a JSON file (not text)") from None
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{p}: not valid JSON ({err.msg} at line {err.lineno})") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{p}: expected a JSON object {{...}}, found a {type(data).__name__}")
+    return data
+
+
+def missing_package(err: ImportError, extra: str = "main") -> str:
+    """One line for a package that is not installed, naming the extra that brings it."""
+    name = err.name or str(err)
+    return f'{name} is not installed: run pip install -e ".[{extra}]"'
 
 
 def _flag(name: str) -> str:
@@ -157,13 +337,6 @@ def check_writable(name: str, path: str | os.PathLike[str] | None) -> None:
         )
     if not os.access(folder, os.W_OK | os.X_OK) or (p.exists() and not os.access(p, os.W_OK)):
         raise ValueError(f"{flag} {str(path)!r}: cannot be written (permission denied)")
-
-
-def write_json(path: str | os.PathLike[str], data: Any) -> None:
-    """Write ``data`` as indented JSON (the whole text is built first, so a value that
-    cannot be encoded leaves no half-written file)."""
-    text = json.dumps(data, indent=2)
-    Path(path).write_text(text + "\n")
 
 
 def load_average() -> tuple[float, float, float] | None:

@@ -336,7 +336,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``python -m blackjack_env.simulate``: see :class:`Settings` (or ``--help``)."""
     # the command runner lives with the other commands (parsing and one-line errors);
     # only the command line reaches up to it, the library above does not.
-    from blackjack_env.agents.commands import run_command
+    from blackjack_env._cli import run_command
 
     return run_command(Settings, run, argv, prog="python -m blackjack_env.simulate")
 

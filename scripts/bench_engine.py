@@ -24,10 +24,9 @@ try:
     from dataclasses import dataclass
 
     import gymnasium as gym
-    from blackjack_env.agents.commands import run_command
 
     import blackjack_env
-    from blackjack_env._cli import check_at_least, check_writable, finish_benchmark
+    from blackjack_env._cli import check_at_least, check_writable, finish_benchmark, run_command
     from blackjack_env.engine import Action, Phase, Table, preset
 except ImportError as err:
     print(f"error: blackjack_env is not installed ({err}): run pip install -e . in the "

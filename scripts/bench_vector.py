@@ -33,7 +33,6 @@ try:
 
     import gymnasium as gym
     import numpy as np
-    from blackjack_env.agents.commands import run_command
 
     from blackjack_env._cli import (
         check_at_least,
@@ -41,6 +40,7 @@ try:
         check_writable,
         finish_benchmark,
         load_average,
+        run_command,
     )
     from blackjack_env.envs.vector import BlackjackVectorEnv
 except ImportError as err:

@@ -41,9 +41,14 @@ try:
     from dataclasses import asdict, dataclass
     from typing import Any
 
-    from blackjack_env.agents.commands import UsageError, run_command
-
-    from blackjack_env._cli import check_at_least, check_writable, preset_option, write_json
+    from blackjack_env._cli import (
+        UsageError,
+        check_at_least,
+        check_writable,
+        preset_option,
+        run_command,
+        write_json,
+    )
 except ImportError as err:
     print(f"error: blackjack_env is not installed ({err}): run pip install -e . in the "
           f"repository", file=sys.stderr)

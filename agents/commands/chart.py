@@ -61,7 +61,6 @@ def _png_path(settings: Settings) -> Path:
 def run(settings: Settings) -> dict[str, Any]:
     """Both charts, the differing cells, the exact grade and the PNG path (written)."""
     import gymnasium as gym
-    from blackjack_env.agents.cli import check_output_file
     from blackjack_env.agents.fixed import FIXED_AGENTS
     from blackjack_env.agents.grading import exact_grade
     from blackjack_env.agents.obs import decision_policy
@@ -69,6 +68,7 @@ def run(settings: Settings) -> dict[str, Any]:
     from blackjack_env.agents.registry import check_fits, make_agent, table_for
 
     import blackjack_env  # noqa: F401  (registers the env ids)
+    from blackjack_env._cli import check_output_file
     from blackjack_env.analysis import solve
 
     if settings.agent in FIXED_AGENTS and settings.agent not in CHARTABLE:
@@ -126,7 +126,7 @@ def differences_text(diffs: list[dict[str, Any]], listed: int = LISTED) -> str:
 
 
 def _job(settings: Settings) -> None:
-    from blackjack_env.agents.cli import missing_package
+    from blackjack_env._cli import missing_package
 
     try:
         result = run(settings)

@@ -85,11 +85,11 @@ def _bet_sizes(text: str) -> tuple[int, ...]:
 def prepare(settings: Settings) -> Plan:
     """Check every option, load the agent and build its table; write nothing."""
     import gymnasium as gym
-    from blackjack_env.agents.cli import check_output_file
     from blackjack_env.agents.fixed import FIXED_AGENTS
     from blackjack_env.agents.registry import check_fits, make_agent, table_for
 
     import blackjack_env  # noqa: F401  (registers the env ids)
+    from blackjack_env._cli import check_output_file
 
     if settings.hands < 2:
         raise UsageError(f"--hands {settings.hands}: must be at least 2 (for a confidence "
@@ -154,8 +154,9 @@ def _check_batched(settings: Settings, rules: Any) -> None:
 
 def run(settings: Settings) -> dict[str, Any]:
     """Run the evaluation; return the results as a JSON-ready dict (``--out`` written)."""
-    from blackjack_env.agents.cli import write_json
     from blackjack_env.agents.grading import analysis_reason, exact_grade, simulate
+
+    from blackjack_env._cli import write_json
 
     plan = prepare(settings)
     t0 = time.perf_counter()
@@ -197,8 +198,7 @@ def batched_plan(hands: int, per_table: int = 64, tables: int = 1024) -> tuple[i
 def simulate_batched(settings: Settings, rules: Any) -> dict[str, Any]:
     """``--workers``: the fixed policy on the batched tables (blackjack_env.simulate),
     in the same shape as the in-process simulation; rates are per round result."""
-    from blackjack_env.agents.cli import z_value
-
+    from blackjack_env._cli import z_value
     from blackjack_env.simulate import simulate as batched
 
     per_table = 64
@@ -223,7 +223,7 @@ def simulate_batched(settings: Settings, rules: Any) -> dict[str, Any]:
 
 
 def print_table(result: dict[str, Any]) -> None:
-    from blackjack_env.agents.cli import CI_NAME
+    from blackjack_env._cli import CI_NAME
 
     sim = result["simulation"]
     lo, hi = sim["ci95"]
@@ -257,7 +257,7 @@ def print_table(result: dict[str, Any]) -> None:
 
 
 def _job(settings: Settings) -> None:
-    from blackjack_env.agents.cli import missing_package
+    from blackjack_env._cli import missing_package
 
     try:
         result = run(settings)

@@ -224,7 +224,7 @@ def _sb3_hyper(v: dict[str, Any], budget_left: int) -> dict[str, Any]:
 
 def prepare(settings: Settings) -> Plan:
     """Check every option (and, on a resume, the saved run); write nothing."""
-    from blackjack_env.agents.cli import check_output_dir, read_json_object
+    from blackjack_env._cli import check_output_dir, read_json_object
 
     out = check_output_dir(out_dir(settings), "--out")
     given = {f.name: getattr(settings, f.name) for f in fields(settings)}
@@ -384,7 +384,7 @@ def _record(plan: Plan, extra: dict[str, Any]) -> dict[str, Any]:
 
 def _previous_curve(out: Path, upto: int) -> dict[str, list[Any]]:
     """The curve of the stretches before a resume, up to the resumed step."""
-    from blackjack_env.agents.cli import read_json_object
+    from blackjack_env._cli import read_json_object
 
     path = out / "curve.json"
     if not path.exists():
@@ -400,11 +400,12 @@ def _title(plan: Plan) -> str:
 
 def _train_tabular(plan: Plan, say: Any) -> dict[str, Any]:
     import gymnasium as gym
-    from blackjack_env.agents.cli import write_json
     from blackjack_env.agents.grading import analysis_reason, exact_grade
     from blackjack_env.agents.plots import learning_curve
     from blackjack_env.agents.tabular import MonteCarloAgent, QLearningAgent, TabularAgent
     from blackjack_env.agents.training import TrainLog, train_tabular
+
+    from blackjack_env._cli import write_json
 
     v, out, rules, obs_mode = plan.values, plan.out, plan.rules, plan.obs_mode
     env = gym.make("blackjack_env/Blackjack-v0", **plan.env_kwargs)
@@ -462,7 +463,7 @@ def _train_tabular(plan: Plan, say: Any) -> dict[str, Any]:
 
 
 def _previous_seconds(out: Path) -> float:
-    from blackjack_env.agents.cli import read_json_object
+    from blackjack_env._cli import read_json_object
 
     path = out / "curve.json"
     if not path.exists():
@@ -473,7 +474,6 @@ def _previous_seconds(out: Path) -> float:
 
 def _train_sb3(plan: Plan, say: Any) -> dict[str, Any]:
     import numpy as np
-    from blackjack_env.agents.cli import write_json
     from blackjack_env.agents.grading import analysis_reason, exact_grade
     from blackjack_env.agents.plots import learning_curve
     from blackjack_env.agents.sb3 import (
@@ -483,6 +483,8 @@ def _train_sb3(plan: Plan, say: Any) -> dict[str, Any]:
         monitor_curve,
         train_sb3,
     )
+
+    from blackjack_env._cli import write_json
 
     v, out, rules, obs_mode = plan.values, plan.out, plan.rules, plan.obs_mode
     warnings.filterwarnings("ignore", message="Training and eval env are not of the same type")
@@ -561,7 +563,7 @@ def print_summary(summary: dict[str, Any]) -> None:
 
 
 def _job(settings: Settings) -> None:
-    from blackjack_env.agents.cli import missing_package
+    from blackjack_env._cli import missing_package
 
     try:
         summary = run(settings)

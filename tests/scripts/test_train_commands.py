@@ -340,7 +340,7 @@ def test_chart_lists_forty_differences_and_counts_the_rest():
 
 
 def test_z_value_is_the_normal_quantile():
-    from blackjack_env.agents.cli import z_value
+    from blackjack_env._cli import z_value
 
     # 1.959963984540054: the 97.5% point of the standard normal (tables, scipy.stats.norm.ppf)
     assert z_value(0.95) == pytest.approx(1.959963984540054, abs=1e-12)
