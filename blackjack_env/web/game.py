@@ -122,6 +122,12 @@ class Game:
                 f"players has {len(players)} entries; the table has {rules.seats} seats "
                 f"(one entry per seat: 'person' or a bot name)"
             )
+        for i, name in enumerate(players):
+            if name != PERSON and name not in bots:
+                raise Invalid(
+                    f"player {name[:60]!r} of seat {i} is unknown; use 'person' or one of "
+                    f"{', '.join(bots)}"
+                )
         people = [i for i, p in enumerate(players) if p == PERSON]
         if mode == "play" and not people:
             raise Invalid("play mode needs at least one seat played by a person; or use watch")
@@ -137,11 +143,6 @@ class Game:
         for i, name in enumerate(players):
             if name == PERSON:
                 continue
-            if name not in bots:
-                raise Invalid(
-                    f"player {name!r} of seat {i} is unknown; use 'person' or one of "
-                    f"{', '.join(bots)}"
-                )
             try:
                 self.strategies[i] = bots[name](rules, None if seed is None else seed + i)
             except ValueError as err:

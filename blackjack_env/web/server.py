@@ -149,7 +149,7 @@ async def _body(request: Request, allowed: Mapping[str, type | tuple[type, ...]]
         chunks.append(chunk)
     raw = b"".join(chunks)
     try:
-        data = json.loads(raw.decode("utf-8")) if raw.strip() else {}
+        data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
         raise Invalid(f"the body is not valid JSON: {err}") from None
     if not isinstance(data, dict):
