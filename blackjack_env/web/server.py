@@ -344,6 +344,7 @@ def create_app(config: WebConfig | None = None, *, clock: Callable[[], float] = 
         return answer(game)
 
     routes = [Route(path, page, methods=["GET"]) for path in _STATIC]
+    routes.append(Route("/favicon.ico", lambda request: Response(status_code=204)))
     routes += [
         Route("/api/options", handler(options), methods=["GET"]),
         Route("/api/session", handler(new_session), methods=["POST"]),

@@ -5,7 +5,7 @@
 
 const $ = (sel) => document.querySelector(sel);
 const KEYS = { h: "hit", s: "stand", d: "double", p: "split", r: "surrender", i: "insure", n: "decline" };
-const CASCADE = { left: 1.25, top: 0.3, every: 5 };  // seed 000's layout, in em
+const CASCADE = { left: 1.3, top: 0.3, every: 5 };  // seed 000's layout, in em
 let options = null;
 let state = null;       // the frame on screen
 let live = null;        // the latest frame
@@ -39,7 +39,7 @@ async function call(method, path, body) {
 
 // ------------------------------------------------------------------ setup form
 function playerSelects() {
-  const n = Math.max(1, Math.min(7, parseInt($("#seats").value, 10) || 1));
+  const n = Math.max(1, Math.min(7, parseInt($("#seat-count").value, 10) || 1));
   const box = $("#players");
   const old = [...box.querySelectorAll("select")].map((s) => s.value);
   box.replaceChildren();
@@ -54,7 +54,7 @@ function playerSelects() {
 function presetChanged() {
   const p = options.presets.find((x) => x.name === $("#preset").value);
   $("#preset-summary").textContent = p ? p.summary : "";
-  if (p) { $("#seats").value = p.seats; playerSelects(); }
+  if (p) { $("#seat-count").value = p.seats; playerSelects(); }
 }
 
 function modeChanged() {
@@ -121,7 +121,7 @@ function handNode(h, s, k) {
   box.append(el("div", { class: "total", text: totalText(h) }));
   box.append(el("div", { class: "bet", text: `bet ${chips(h.bet)}` }));
   const flags = [h.split ? "split" : null, h.doubled ? "doubled" : null, h.surrendered ? "surrendered" : null]
-    .filter(Boolean).join(", ");
+    .filter(Boolean).join(" ");
   box.append(el("div", { class: "flags", text: flags || "\u00a0" }));
   const r = h.result;
   box.append(el("div", { class: "result" + (r ? ` ${r.outcome}` : ""),
@@ -163,6 +163,14 @@ function drawValues(st) {
   const body = $("#values-body");
   body.replaceChildren();
   const v = st.values;
+  if (v && st.to_act) {
+    const seat = st.seats[st.to_act.seat];
+    const h = seat.hands[st.to_act.hand];
+    const who = seat.person ? `Player ${seat.index + 1}` : seat.player;
+    body.append(el("p", { id: "values-for", text: `${who}, hand ${st.to_act.hand + 1}: ` +
+      `${totalText(h)} against the dealer's ${st.dealer.cards[0].rank}` +
+      (st.phase === "insurance" ? " (before the peek)" : "") }));
+  }
   if (!v) { body.append(el("p", { text: "No decision awaited." })); }
   else if (!v.available) { body.append(el("p", { class: "note", id: "values-reason", text: v.reason })); }
   else {
@@ -196,13 +204,15 @@ function show(st, isLive) {
     (d.blackjack ? "Blackjack" : d.bust ? `${d.total} bust` : (d.soft ? "soft " : "") + d.total) +
     (d.revealed || d.cards.length < 2 ? "" : " showing");
   const shoe = st.shoe;
-  $("#shoe").replaceChildren(
+  $("#shoe").replaceChildren(...[
     el("div", { id: "shoe-remaining", text: shoe.infinite ? "infinite deck" :
       `shoe: ${shoe.remaining} of ${shoe.total} cards left · ${shoe.discards} in the discard tray` }),
     shoe.reshuffled ? el("div", { class: "reshuffle", id: "reshuffled", text: "reshuffled before this round" }) : null,
-    shoe.cut_card_out ? el("div", { class: "reshuffle", text: "cut card out: reshuffle after this round" }) : null);
+    shoe.cut_card_out ? el("div", { class: "reshuffle", text: "cut card out: reshuffle after this round" }) : null,
+  ].filter(Boolean));
   const seats = $("#seats");
   seats.style.setProperty("--n", String(st.seats.length));
+  seats.classList.toggle("crowded", st.seats.length >= 5);
   seats.replaceChildren(...st.seats.map((s) => seatNode(s, st)));
   drawValues(st);
   drawControls(st);
@@ -311,7 +321,7 @@ async function init() {
   $("#preset").value = "vegas-strip";
   presetChanged();
   $("#preset").addEventListener("change", presetChanged);
-  $("#seats").addEventListener("input", playerSelects);
+  $("#seat-count").addEventListener("input", playerSelects);
   $("#mode").addEventListener("change", modeChanged);
   $("#setup").addEventListener("submit", sitDown);
   $("#show-setup").addEventListener("click", () => { $("#setup").hidden = !$("#setup").hidden; });
