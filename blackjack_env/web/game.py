@@ -255,10 +255,8 @@ class Game:
     def _bot_bet(self, seat: int) -> int:
         strategy = self.strategies[seat]
         rules = self.rules
-        if hasattr(strategy, "bet"):  # a counter sizes its bets from the count
-            amount = int(strategy.bet(self.table, seat))
-        else:
-            amount = self.bot_bet
+        # a counter sizes its bets from the count; the others stake bot_bet
+        amount = int(strategy.bet(self.table, seat)) if hasattr(strategy, "bet") else self.bot_bet
         amount = min(max(amount, rules.min_bet), rules.max_bet)
         bankroll = self.table.seats[seat].bankroll
         if bankroll is not None and bankroll < amount:
@@ -325,7 +323,9 @@ class Game:
         else:
             first = self.frame_count - len(self.frames)
             if not first <= frame < self.frame_count:
-                raise Invalid(f"frame {frame} is not kept; frames are {first}..{self.frame_count - 1}")
+                raise Invalid(
+                    f"frame {frame} is not kept; frames are {first}..{self.frame_count - 1}"
+                )
             doc = self.frames[frame - first]
         out = dict(doc)
         out["frames"] = {"first": self.frame_count - len(self.frames),

@@ -221,6 +221,13 @@ def create_app(config: WebConfig | None = None, *, clock: Callable[[], float] = 
                ) -> Starlette:
     """The app. ``config.agents`` maps a name to an agent strategy loaded at start."""
     config = config or WebConfig()
+    # everything a request may need is imported now, so no request imports a module
+    import blackjack_env.agents.counting
+    import blackjack_env.agents.fixed
+    import blackjack_env.agents.seats
+    import blackjack_env.analysis
+    import blackjack_env.envs.observations  # noqa: F401  (the agents' observations)
+
     store = SessionStore(config.max_sessions, config.idle_seconds, clock)
     players: dict[str, Callable[[Rules, int | None], Any]] = dict(
         bots if bots is not None else fixed_bots())

@@ -6,9 +6,11 @@ which analysis answers and says which one did:
 
 * infinite deck (``decks=None``): the exact optimum, :func:`~blackjack_env.analysis.solve`;
 * finite shoe: the values *given the cards that remain in the shoe* are the job of
-  another part of the analysis that is not on main yet. Until it lands, a finite shoe
-  is valued with the infinite-deck solution of the same rules, and the answer says so
-  (``source`` and ``note``). Switching is one edit, in :func:`_finite_values`.
+  another part of the analysis that is not on main yet. Until it lands, a two-card
+  hand's first decision is valued off the full shoe less its three known cards
+  (:func:`~blackjack_env.analysis.hand_evs`) and every other decision from the
+  infinite-deck solution of the same rules; the answer says so (``source`` and
+  ``note``). Switching is one edit, in :func:`_finite_values`.
 
 Values are per unit of the hand's bet, after the dealer's peek (as in
 :meth:`~blackjack_env.analysis.Solution.action_values`). Rules the analysis cannot
@@ -24,10 +26,10 @@ from blackjack_env.engine import Action, Phase, Rules, Table
 
 __all__ = ["Values", "action_values"]
 
-#: what the page says when a finite shoe is valued from the infinite-deck solution
+#: what the page says when a finite shoe is valued without the cards that have gone
 FINITE_NOTE = (
-    "finite shoe: these are the infinite-deck values of the same rules; the exact values "
-    "given the cards that remain in the shoe are not available yet"
+    "the exact values given the cards that remain in the shoe are not available yet: "
+    "these do not see which cards have been dealt"
 )
 
 
@@ -95,18 +97,42 @@ def action_values(table: Table) -> Values | None:
     return Values(True, evs, best, source, note)
 
 
+def _analysed(rules: Rules) -> Rules:
+    """The rules as the analysis sees them: one seat (the others do not change a hand's
+    value), the shoe's deck count made explicit (so one cache entry serves any seat count)."""
+    return rules.replace(decks=rules.shoe_decks, seats_per_deck=None, seats=1)
+
+
 def _infinite_values(rules: Rules, state: object) -> dict[Action, float]:
     from blackjack_env.analysis import solve
 
-    solution = solve(rules.replace(decks=None, seats_per_deck=None))
+    solution = solve(_analysed(rules).replace(decks=None))
     return solution.action_values(state)  # type: ignore[arg-type]
 
 
 def _finite_values(table: Table, state: object) -> tuple[dict[Action, float], str, str]:
-    """A finite shoe. When the analysis of the cards that remain lands, call it here
-    (with ``table.shoe.remaining_by_rank()``) and drop the note."""
+    """A finite shoe, valued with what the analysis has today: the first decision of a
+    two-card hand off the full shoe less its three known cards (``hand_evs``; the later
+    decisions follow the finite-shoe chart), every other decision from the infinite-deck
+    solution. When the analysis of the cards that remain lands, call it here (with
+    ``table.shoe.remaining_by_rank()``) and drop the note."""
+    from blackjack_env.analysis import hand_evs
+
+    rules = _analysed(table.rules)
+    hand = table.current_hand
+    if (
+        table.phase is Phase.PLAYER_TURNS
+        and hand is not None
+        and len(hand.cards) == 2
+        and not hand.from_split
+        and table.upcard is not None
+    ):
+        decks = rules.decks
+        source = (f"full {decks}-deck shoe less these three cards "
+                  f"(analysis.hand_evs)")
+        return hand_evs(rules, hand.cards, table.upcard.rank), source, FINITE_NOTE
     return (
-        _infinite_values(table.rules, state),
-        "infinite-deck solution (stand-in for the finite shoe)",
+        _infinite_values(rules, state),
+        "infinite-deck solution of these rules (stand-in for the finite shoe)",
         FINITE_NOTE,
     )

@@ -11,11 +11,11 @@ pytest.importorskip("starlette")
 if importlib.util.find_spec("httpx2") is None:  # starlette's test client needs one of them
     pytest.importorskip("httpx")
 
-from starlette.testclient import TestClient  # noqa: E402
+from starlette.testclient import TestClient
 
-from blackjack_env.engine import Phase  # noqa: E402
-from blackjack_env.web.game import Game  # noqa: E402
-from blackjack_env.web.server import COOKIE, WebConfig, create_app  # noqa: E402
+from blackjack_env.engine import Phase
+from blackjack_env.web.game import Game
+from blackjack_env.web.server import COOKIE, WebConfig, create_app
 
 HOSTS = ("testserver", "127.0.0.1", "localhost")
 

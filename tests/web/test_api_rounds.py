@@ -211,7 +211,20 @@ def test_value_given_up_is_the_gap_to_the_best_action(app, browser):
 
 
 def test_finite_shoe_values_say_where_they_come_from(app, browser):
-    one_person(browser, app, "9S TH KD 7C")
+    # 8 8 v 6, six decks: the first decision is valued off the full shoe less these three
+    # cards (analysis.hand_evs); after the split, from the infinite-deck solution
+    from blackjack_env.analysis import hand_evs
+    from blackjack_env.engine import parse_cards
+
+    one_person(browser, app, "8S 6H 8D TC 3C KH 2D 9S")
     state = post(browser, "/api/deal", {"bets": {"0": 10}})
-    assert state["values"]["available"]
+    values = state["values"]
+    assert values["available"] and "hand_evs" in values["source"]
+    assert "not available yet" in values["note"]
+    game = game_of(app, browser)
+    exact = hand_evs(game.rules, parse_cards("8S 8D"), "6")
+    assert values["evs"] == pytest.approx({a.name.lower(): v for a, v in exact.items()})
+    assert values["best"] == "split" == max(exact, key=exact.get).name.lower()
+    state = post(browser, "/api/act", {"seat": 0, "action": "split"})
+    assert "infinite-deck" in state["values"]["source"]
     assert "not available yet" in state["values"]["note"]

@@ -262,3 +262,18 @@ def _fuzz(rng: random.Random, app, browser) -> None:
     assert all(h["result"] for s in state["seats"] for h in s["hands"])
     check_conserved(game)
     print(f"fuzz: {sent} requests, statuses {statuses}, {rounds} rounds between batches")
+
+
+def test_requests_import_no_module_of_the_package():
+    import sys
+
+    app = make_app()
+    with client(app) as browser:
+        browser.get("/api/options")  # the framework's own lazy imports happen here
+        before = set(sys.modules)
+        sit(browser, mode="watch", players=["basic", "counter", "random", "dealer",
+                                            "never-bust", "stand"])
+        for _ in range(30):
+            post(browser, "/api/step", {})
+    new = sorted(m for m in set(sys.modules) - before if m.startswith("blackjack_env"))
+    assert new == []

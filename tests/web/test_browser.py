@@ -10,6 +10,7 @@ Run only these: ``python -m pytest -m browser tests/web``.
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import socket
@@ -132,7 +133,8 @@ def press(page, what: str, key: bool = False) -> None:
 
 def enabled_actions(page) -> set[str]:
     return set(page.eval_on_selector_all(
-        "#play-controls [data-action]", "bs => bs.filter(b => !b.disabled).map(b => b.dataset.action)"))
+        "#play-controls [data-action]",
+        "bs => bs.filter(b => !b.disabled).map(b => b.dataset.action)"))
 
 
 def test_play_a_round_with_split_double_hit_and_stand(page, server):
@@ -196,7 +198,7 @@ def test_seven_seats_each_split_into_four_hands(page, server):
     # legible: no hand box spills out of its seat, no two seats overlap
     boxes = page.eval_on_selector_all(".seat", "ss => ss.map(s => s.getBoundingClientRect())"
                                       ".map(r => [r.left, r.right])")
-    assert all(a[1] <= b[0] + 1 for a, b in zip(boxes, boxes[1:]))
+    assert all(a[1] <= b[0] + 1 for a, b in itertools.pairwise(boxes))
     spill = page.eval_on_selector_all(
         ".seat", "ss => ss.some(s => [...s.querySelectorAll('.hand-box')].some(h => "
         "h.getBoundingClientRect().right > s.getBoundingClientRect().right + 1))")
