@@ -35,6 +35,7 @@ from blackjack_env.engine import (
     Phase,
     PhaseError,
     Rules,
+    ShoeExhaustedError,
     Table,
     score,
 )
@@ -185,6 +186,8 @@ class Game:
             for seat in placed:  # the table as it was: no bets
                 table.bet(seat, 0)
             raise (Illegal if isinstance(err, IllegalActionError) else Conflict)(str(err)) from None
+        except ShoeExhaustedError as err:  # every card is on the table: set up a new table
+            raise Conflict(f"the shoe ran out of cards: {err}") from None
         for seat in self.people:
             if bets.get(seat):
                 self.last_bets[seat] = int(bets[seat])
@@ -290,6 +293,8 @@ class Game:
             raise Illegal(str(err)) from None
         except PhaseError as err:
             raise Conflict(str(err)) from None
+        except ShoeExhaustedError as err:  # every card is on the table: set up a new table
+            raise Conflict(f"the shoe ran out of cards: {err}") from None
         entry: dict[str, Any] = {
             "seat": seat_i,
             "hand": hand_i,

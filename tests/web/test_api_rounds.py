@@ -80,9 +80,13 @@ def test_late_surrender(app, browser):
 def test_insurance_lost_then_hand_won(app, browser):
     # T 9 v A (hole 7): insure 5 (lost at the peek), stand on 19 against soft 18: +10 - 5
     one_person(browser, app, "TS AH 9D 7C")
-    state = post(browser, "/api/deal", {"bets": {"0": 10}})
+    resp = browser.post("/api/deal", json={"bets": {"0": 10}})
+    state = resp.json()
     assert state["phase"] == "insurance"
     assert set(state["legal"]) == {"insure", "decline"}
+    assert state["dealer"]["cards"][1] == {"down": True}
+    assert '"7C"' not in resp.text and "7♣" not in resp.text  # the hole card is not sent
+    assert not state["values"]["available"] and "insurance" in state["values"]["reason"]
     state = post(browser, "/api/act", {"seat": 0, "action": "insure"})
     assert state["phase"] == "player_turns"
     seat = state["seats"][0]
