@@ -301,7 +301,7 @@ def create_app(config: WebConfig | None = None, *, clock: Callable[[], float] = 
         frame = request.query_params.get("frame")
         if frame is None:
             return answer(game)
-        if not frame.isdigit() or len(frame) > 12:
+        if not (frame.isascii() and frame.isdigit()) or len(frame) > 12:
             raise Invalid(f"frame={frame[:20]!r} must be a whole number")
         return JSONResponse(game.state(int(frame)))
 
@@ -310,7 +310,7 @@ def create_app(config: WebConfig | None = None, *, clock: Callable[[], float] = 
         data = await _body(request, {"bets": dict})
         bets: dict[int, int] = {}
         for key, value in data.get("bets", {}).items():
-            if not (isinstance(key, str) and key.isdigit() and len(key) == 1):
+            if not (key.isascii() and key.isdigit() and len(key) == 1):
                 raise Invalid(f"bets are keyed by seat number 0..6, got {key[:20]!r}")
             if isinstance(value, bool) or not isinstance(value, int):
                 raise Invalid(f"the bet of seat {key} must be a whole number of chips")

@@ -232,3 +232,23 @@ def test_finite_shoe_values_say_where_they_come_from(app, browser):
     state = post(browser, "/api/act", {"seat": 0, "action": "split"})
     assert "infinite-deck" in state["values"]["source"]
     assert "not available yet" in state["values"]["note"]
+
+
+def test_how_to_play_hot_seat_and_the_reshuffle_marker(app, browser):
+    """Seed 002: two people; a natural is paid 3:2 at the deal; ties lose; the one-deck
+    shoe is reshuffled before every round (penetration None) and the page is told.
+
+    Seat 1: A K, paid 15 at once. Seat 2: T 8 (18) stands. Dealer 9 9 (18): a tie,
+    which loses under these rules: -10."""
+    state = sit(browser, app=app, cards="AS TH 9C KD 8S 9D", mode="play",
+                preset="how-to-play", players=["person", "person"])
+    assert not state["shoe"]["reshuffled"]
+    state = post(browser, "/api/deal", {"bets": {"0": 10, "1": 10}})
+    assert hand(state, 0)["result"] == {"outcome": "blackjack", "net": 15}
+    assert state["to_act"] == {"seat": 1, "hand": 0}
+    state = post(browser, "/api/act", {"seat": 1, "action": "stand"})
+    assert state["dealer"]["total"] == 18
+    assert hand(state, 1)["result"] == {"outcome": "loss", "net": -10}
+    check_conserved(game_of(app, browser))
+    state = post(browser, "/api/next", {})
+    assert state["shoe"]["reshuffled"] and state["shoe"]["remaining"] == 52

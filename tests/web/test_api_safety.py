@@ -118,6 +118,7 @@ def test_bets_and_actions_outside_the_rules_change_nothing():
         ({"9": 10}, 400, "not played by a person"),
         ({"0": 1.5}, 400, "whole number"),
         ({"x": 1}, 400, "seat number"),
+        ({"²": 1}, 400, "seat number"),
     ]:
         resp = browser.post("/api/deal", json={"bets": bets})
         assert resp.status_code == status and needle in resp.json()["error"], resp.text
@@ -183,7 +184,8 @@ def _invalid_requests(rng: random.Random, game, state: dict) -> list[tuple[str, 
         out.append(("post", "/api/next", {}))
     out.append(("post", "/api/step", {}))  # play mode: refused
     out.append(("post", "/api/next", {"now": True}))
-    out.append(("get", "/api/state?frame=" + rng.choice(["-1", "x", "99999999", "1" * 30]), None))
+    frame = rng.choice(["-1", "x", "99999999", "1" * 30, "²", "%C2%B2", "1.0", ""])
+    out.append(("get", "/api/state?frame=" + frame, None))
     out.append(("post", "/api/session", {"players": rng.choice(
         [["person"] * 9, ["../run"], [1], "person"]), "preset": "vegas-strip"}))
     out.append(("post", "/api/session", {"preset": rng.choice(
