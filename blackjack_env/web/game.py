@@ -203,12 +203,16 @@ class Game:
     def raise_bet(self, seat: int, amount: int) -> None:
         """A person adds ``amount`` to the bet of the hand to act (``rules.bet_raising``)."""
         self._person_turn(seat)
+        hand_i = self.table.to_act[1]  # type: ignore[index]
         try:
             self.table.raise_bet(amount)
         except IllegalActionError as err:
             raise Illegal(str(err)) from None
         except PhaseError as err:
             raise Conflict(str(err)) from None
+        self.log.append({"seat": seat, "hand": hand_i, "action": f"raise {amount}",
+                         "player": self.players[seat], "best": None, "given_up": None,
+                         "given_up_chips": None})
         self._record()
 
     def next_round(self) -> None:

@@ -156,6 +156,7 @@ def test_terminal_21_three_people_and_a_raised_bet(app, browser):
     assert game.state() == before
     state = post(browser, "/api/raise", {"seat": 0, "amount": 5})
     assert hand(state, 0)["bet"] == 15 and state["seats"][0]["bankroll"] == 985
+    assert state["log"][-1]["action"] == "raise 5"
     state = post(browser, "/api/act", {"seat": 0, "action": "hit"})
     assert hand(state, 0)["total"] == 20
     state = post(browser, "/api/act", {"seat": 0, "action": "stand"})

@@ -261,3 +261,31 @@ def test_a_refused_request_is_shown_and_changes_nothing(page, server):
     page.wait_for_selector("#message:not([hidden])")
     assert "outside the table limits" in page.inner_text("#message")
     assert game.table.phase.value == "betting" and game.table.seats[0].bet == 0
+
+
+def test_terminal_21_hot_seat_with_a_raised_bet(page, server):
+    app, _ = server
+    setup_table(page, preset="terminal-21", players=("person", "person", "person"))
+    game = the_game(app)
+    # as in the API test: seat 1 (9 5) raises 5 and hits 6 (20); seat 2 stands on 18;
+    # seat 3 (7 6) hits T and busts; the dealer stands on 17; highest hand wins
+    game.table.shoe.stack("9S TS 7D 9C 5H 8H 6C 8C 6D TD")
+    for seat in range(3):
+        page.fill(f"#bet-{seat}", "10")
+    press(page, "#deal")
+    assert "highest-hand" in page.inner_text("#values-reason")
+    assert page.is_visible("#raise-box") and page.is_enabled("#raise")
+    page.fill("#raise-amount", "5")
+    press(page, "#raise")
+    assert page.inner_text("#seat-0-hand-0 .bet") == "bet 15"
+    press(page, "h", key=True)
+    press(page, "s", key=True)
+    assert page.get_attribute("#seat-1", "class") == "seat acting"
+    press(page, "s", key=True)
+    press(page, "h", key=True)
+    page.wait_for_selector("#next:not([disabled])")
+    shown = [page.inner_text(f"#seat-{i}-hand-0 .result") for i in range(3)]
+    assert shown == ["Win +15", "Lose -10", "Bust -10"]
+    assert [r.net for s in game.table.seats for r in s.results] == [15, -10, -10]
+    check_conserved(game)
+    shot(page, "terminal21_hot_seat.png")
