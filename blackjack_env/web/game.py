@@ -157,6 +157,7 @@ class Game:
         self.last_bets: dict[int, int] = {i: min(max(bot_bet, rules.min_bet), rules.max_bet)
                                           for i in people}
         self.frames: deque[dict[str, Any]] = deque(maxlen=MAX_FRAMES)
+        self._values: Values | None = None  # of the decision awaited (set by _snapshot)
         self.frame_count = 0
         self._record()
 
@@ -290,7 +291,7 @@ class Game:
         seat_i, hand_i = table.to_act  # type: ignore[misc]
         hand = table.seats[seat_i].hands[hand_i]
         stake = hand.bet
-        values = action_values(table)
+        values = self._values  # of this decision: computed for the frame on show
         try:
             table.act(action)
         except IllegalActionError as err:
@@ -346,7 +347,7 @@ class Game:
         rules = self.rules
         who = table.to_act
         phase = table.phase
-        values = action_values(table)
+        values = self._values = action_values(table)
         legal = [a.name.lower() for a in table.legal_actions()]
         person_to_act = who is not None and who[0] in self.people
         seats = [self._seat_json(i, who) for i in range(len(table.seats))]

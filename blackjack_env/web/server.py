@@ -46,6 +46,7 @@ from starlette.routing import Route
 from blackjack_env.engine import PRESETS, Action, Rules, preset
 from blackjack_env.engine.rules import FIELD_NAMES
 from blackjack_env.web.game import BOT_NAMES, PERSON, Game, Invalid, WebError
+from blackjack_env.web.values import analysis_rules
 
 __all__ = ["SessionStore", "WebConfig", "create_app", "fixed_bots"]
 
@@ -62,7 +63,10 @@ def fixed_bots() -> dict[str, Callable[[Rules, int | None], Any]]:
     from blackjack_env.agents.seats import seat_strategy
 
     def factory(name: str) -> Callable[[Rules, int | None], Any]:
-        # only these fixed names ever reach seat_strategy (it would also read a path)
+        # only these fixed names ever reach seat_strategy (it would also read a path);
+        # basic and counter derive their chart from the rules as the values do (one seat)
+        if name in ("basic", "counter"):
+            return lambda rules, seed: seat_strategy(name, analysis_rules(rules), seed=seed)
         return lambda rules, seed: seat_strategy(name, rules, seed=seed)
 
     return {name: factory(name) for name in BOT_NAMES}

@@ -21,10 +21,11 @@ analysis' own reason; the game goes on.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
-from blackjack_env.engine import Action, Phase, Rules, Table
+from blackjack_env.engine import ALL_CARDS, Action, Phase, Rules, Table
 
-__all__ = ["Values", "action_values"]
+__all__ = ["Values", "action_values", "analysis_rules"]
 
 #: what the page says when a finite shoe is valued without the cards that have gone
 FINITE_NOTE = (
@@ -97,16 +98,18 @@ def action_values(table: Table) -> Values | None:
     return Values(True, evs, best, source, note)
 
 
-def _analysed(rules: Rules) -> Rules:
-    """The rules as the analysis sees them: one seat (the others do not change a hand's
-    value), the shoe's deck count made explicit (so one cache entry serves any seat count)."""
+def analysis_rules(rules: Rules) -> Rules:
+    """The rules as the analysis reads them: one seat (the other seats do not change a
+    hand's value) and the shoe's deck count made explicit, so that one cached chart per
+    rule set serves the values and the ``basic`` and ``counter`` seats, whatever the
+    number of seats."""
     return rules.replace(decks=rules.shoe_decks, seats_per_deck=None, seats=1)
 
 
 def _infinite_values(rules: Rules, state: object) -> dict[Action, float]:
     from blackjack_env.analysis import solve
 
-    solution = solve(_analysed(rules).replace(decks=None))
+    solution = solve(analysis_rules(rules).replace(decks=None))
     return solution.action_values(state)  # type: ignore[arg-type]
 
 
@@ -116,9 +119,7 @@ def _finite_values(table: Table, state: object) -> tuple[dict[Action, float], st
     decisions follow the finite-shoe chart), every other decision from the infinite-deck
     solution. When the analysis of the cards that remain lands, call it here (with
     ``table.shoe.remaining_by_rank()``) and drop the note."""
-    from blackjack_env.analysis import hand_evs
-
-    rules = _analysed(table.rules)
+    rules = analysis_rules(table.rules)
     hand = table.current_hand
     if (
         table.phase is Phase.PLAYER_TURNS
@@ -130,9 +131,19 @@ def _finite_values(table: Table, state: object) -> tuple[dict[Action, float], st
         decks = rules.decks
         source = (f"full {decks}-deck shoe less these three cards "
                   f"(analysis.hand_evs)")
-        return hand_evs(rules, hand.cards, table.upcard.rank), source, FINITE_NOTE
+        ranks = sorted(int(card.rank) for card in hand.cards)
+        evs = _two_card_evs(rules, ranks[0], ranks[1], int(table.upcard.rank))
+        return dict(evs), source, FINITE_NOTE
     return (
         _infinite_values(rules, state),
         "infinite-deck solution of these rules (stand-in for the finite shoe)",
         FINITE_NOTE,
     )
+
+
+@lru_cache(maxsize=4096)
+def _two_card_evs(rules: Rules, rank1: int, rank2: int, up: int) -> dict[Action, float]:
+    """``hand_evs`` for a two-card hand by ranks (suits do not change a value)."""
+    from blackjack_env.analysis import hand_evs
+
+    return hand_evs(rules, [ALL_CARDS[rank1 - 1], ALL_CARDS[rank2 - 1]], up)

@@ -82,3 +82,32 @@ def check_conserved(game: Game) -> None:
 
 def hand(state: dict, seat: int, k: int = 0) -> dict:
     return state["seats"][seat]["hands"][k]
+
+
+class DirectClient:
+    """A browser that calls the app in this thread, on one event loop (no test-client
+    portal thread per request): the same answers, many times faster for a fuzz."""
+
+    def __init__(self, app: Any) -> None:
+        import asyncio
+        import importlib
+
+        httpx = importlib.import_module(
+            "httpx2" if importlib.util.find_spec("httpx2") is not None else "httpx")
+        self.loop = asyncio.new_event_loop()
+        self.client = httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
+                                        base_url="http://testserver")
+
+    @property
+    def cookies(self) -> Any:
+        return self.client.cookies
+
+    def get(self, url: str, **kwargs: Any) -> Any:
+        return self.loop.run_until_complete(self.client.get(url, **kwargs))
+
+    def post(self, url: str, **kwargs: Any) -> Any:
+        return self.loop.run_until_complete(self.client.post(url, **kwargs))
+
+    def close(self) -> None:
+        self.loop.run_until_complete(self.client.aclose())
+        self.loop.close()
