@@ -101,3 +101,46 @@ def test_command_serves_the_configured_hosts_only(host):
     browser.base_url = "http://attacker.example"
     expected = 200 if host == "0.0.0.0" else 400
     assert browser.get("/api/options").status_code == expected
+
+
+def _supported(rules) -> bool:
+    from blackjack_env.analysis._model import check_supported
+
+    try:
+        check_supported(rules)
+    except ValueError:
+        return False
+    return True
+
+
+_PRESET_NAMES = sorted(__import__("blackjack_env").engine.PRESETS)
+
+
+@pytest.mark.parametrize(
+    ("name", "shoe"),
+    [(n, "infinite") for n in _PRESET_NAMES]
+    + [pytest.param(n, "preset", marks=pytest.mark.slow) for n in _PRESET_NAMES],
+)
+def test_every_preset_plays_rounds_in_watch_mode(name, shoe):
+    """Bots play each preset: chips and cards conserved at every step, values or a reason.
+    By default on an infinite deck where the analysis values the rules (a finite shoe's
+    chart costs seconds per rule set); ``-m slow`` also plays each preset's own shoe."""
+    from blackjack_env.engine import PRESETS
+
+    rules = PRESETS[name].rules
+    app = make_app()
+    browser = client(app)
+    seats = min(max(2, rules.seats), rules.max_seats)
+    players = (["random", "dealer", "never-bust"] * 3)[:seats]
+    overrides = {}
+    if shoe == "infinite" and _supported(rules):
+        overrides = {"decks": None, "seats_per_deck": None, "penetration": None}
+    sit(browser, mode="watch", preset=name, players=players, seed=11, overrides=overrides)
+    game = game_of(app, browser)
+    for _ in range(40):
+        state = post(browser, "/api/step", {})
+        check_conserved(game)
+        if state["values"] is not None and not state["values"]["available"]:
+            assert state["values"]["reason"]
+    assert game.table.round >= 3
+    assert state["rules"]["preset"] == name
