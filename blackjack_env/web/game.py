@@ -100,7 +100,7 @@ class Game:
         players: one entry per seat: ``"person"``, or the name of a bot.
         bots: name -> factory ``(rules, seed) -> strategy`` for every bot name allowed.
         bankroll: chips every seat starts with.
-        bot_bet: what a bot without its own bet sizing stakes each round.
+        bot_bet: what a bot stakes each round (a counter: its unit, spread by the count).
         seed: seed of the table's shuffles.
     """
 
@@ -145,9 +145,12 @@ class Game:
             if name == PERSON:
                 continue
             try:
-                self.strategies[i] = bots[name](rules, None if seed is None else seed + i)
+                strategy = bots[name](rules, None if seed is None else seed + i)
             except ValueError as err:
                 raise Invalid(f"{name} cannot play seat {i} under these rules: {err}") from None
+            if hasattr(strategy, "base_bet"):  # a counter's unit bet is the bots' bet
+                strategy.base_bet = min(max(bot_bet, rules.min_bet), rules.max_bet)
+            self.strategies[i] = strategy
         self.table = Table(rules, seed=seed, bankroll=bankroll)
         self.start_bankroll = bankroll
         self.given_up: list[Fraction | float] = [0.0] * rules.seats

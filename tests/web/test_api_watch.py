@@ -144,3 +144,13 @@ def test_every_preset_plays_rounds_in_watch_mode(name, shoe):
             assert state["values"]["reason"]
     assert game.table.round >= 3
     assert state["rules"]["preset"] == name
+
+
+def test_a_counter_bets_the_bots_unit_spread_by_the_count():
+    app = make_app()
+    browser = client(app)
+    sit(browser, mode="watch", preset="vegas-strip", players=["counter"], bot_bet=20)
+    game = game_of(app, browser)
+    assert game.strategies[0].base_bet == 20
+    state = post(browser, "/api/step", {})  # a fresh shoe: true count 0, the unit bet
+    assert state["seats"][0]["hands"][0]["bet"] == 20
