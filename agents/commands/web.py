@@ -3,7 +3,7 @@
 Usage::
 
     blackjack-web                                  # http://127.0.0.1:<free port>/
-    blackjack-web --port 8000 --agent runs/q-vegas  # a trained agent can take a seat
+    blackjack-web --port 8000 --agent runs/q runs/ppo  # trained agents can take a seat
     blackjack-web --host 0.0.0.0                    # other machines too (warned)
 
 Open the printed address, choose the rules, the seats and who plays them (people in
@@ -34,8 +34,7 @@ class Settings:
     port: int = 0
     """port to listen on (0: a free one)"""
     agent: list[str] = field(default_factory=list)
-    """a trained agent's run folder or model file (.npz / .zip); repeat for several. Only
-    these can take a seat: the page never names a path"""
+    """trained agents (run folders or .npz / .zip model files), one or more; only these can take a seat (the page never names a path)"""  # noqa: E501
     max_sessions: int = 16
     """tables held at once (one per browser session)"""
     idle_minutes: float = 30.0
