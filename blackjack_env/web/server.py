@@ -1,0 +1,374 @@
+"""The web server: a Starlette app that holds one :class:`~blackjack_env.web.game.Game`
+per browser session and serves the page.
+
+Routes (every answer is JSON except the page and its two static files):
+
+========================  =====================================================
+``GET /``                 the page (``index.html``); ``/app.js``, ``/style.css``
+``GET /api/options``      presets, rule fields, players, limits (for the setup form)
+``POST /api/session``     a new table for this browser: ``{mode, preset, overrides,
+                          players, bankroll, bot_bet, seed}``
+``GET /api/state``        the table's state (``?frame=N``: an earlier frame)
+``POST /api/deal``        ``{bets: {seat: chips}}``: the people's bets, then the deal
+``POST /api/act``         ``{seat, action}``: a person's decision
+``POST /api/raise``       ``{seat, amount}``: add to the bet (``bet_raising`` rules)
+``POST /api/next``        the next round (same shoe)
+``POST /api/step``        watch mode: one step
+========================  =====================================================
+
+Safety: a session is named by a random cookie (``HttpOnly``, ``SameSite=Strict``) and can
+reach only its own table; sessions are bounded in number and expire when idle. Every
+body is read with a size limit, must be a JSON object with known keys and typed values,
+and a refused request answers 4xx with ``{"error": message}`` and changes nothing. POST
+bodies must be ``application/json`` (a cross-site form cannot send them), and only the
+configured host names are served (no DNS rebinding). No request reads or writes a file,
+imports a module or evaluates text: the static files are read once, when the app is
+built, and bots are chosen from a fixed list of names and the agents given at start.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from blackjack_env.engine import PRESETS, Action, Rules, preset
+from blackjack_env.engine.rules import FIELD_NAMES
+from blackjack_env.web.game import BOT_NAMES, PERSON, Game, Invalid, WebError
+from blackjack_env.web.values import analysis_rules
+
+__all__ = ["SessionStore", "WebConfig", "create_app", "fixed_bots"]
+
+COOKIE = "bj_session"
+MAX_BODY = 16_384
+_STATIC = {"/": ("index.html", "text/html; charset=utf-8"),
+           "/app.js": ("app.js", "text/javascript; charset=utf-8"),
+           "/style.css": ("style.css", "text/css; charset=utf-8")}
+_ACTIONS = {a.name.lower(): a for a in Action}
+
+
+def fixed_bots() -> dict[str, Callable[[Rules, int | None], Any]]:
+    """The built-in players a request may name, as factories ``(rules, seed) -> strategy``."""
+    from blackjack_env.agents.seats import seat_strategy
+
+    def factory(name: str) -> Callable[[Rules, int | None], Any]:
+        # only these fixed names ever reach seat_strategy (it would also read a path);
+        # basic and counter derive their chart from the rules as the values do (one seat)
+        if name in ("basic", "counter"):
+            return lambda rules, seed: seat_strategy(name, analysis_rules(rules), seed=seed)
+        return lambda rules, seed: seat_strategy(name, rules, seed=seed)
+
+    return {name: factory(name) for name in BOT_NAMES}
+
+
+@dataclass
+class WebConfig:
+    """Server settings (the command's options feed these)."""
+
+    max_sessions: int = 16
+    idle_seconds: float = 1800.0
+    allowed_hosts: tuple[str, ...] = ("127.0.0.1", "localhost", "[::1]")
+    agents: dict[str, Any] = field(default_factory=dict)  # name -> loaded agent strategy
+    max_bankroll: int = 10**9
+
+
+class _Full(WebError):
+    """Every session slot is taken."""
+
+    status = 429
+
+
+class _NoSession(WebError):
+    """No table for this browser."""
+
+    status = 404
+
+
+class SessionStore:
+    """Games by session id: at most ``limit``, each dropped after ``idle`` seconds unused."""
+
+    def __init__(self, limit: int, idle: float, clock: Callable[[], float] = time.monotonic):
+        self.limit = limit
+        self.idle = idle
+        self.clock = clock
+        self._games: dict[str, tuple[Game, float]] = {}
+
+    def __len__(self) -> int:
+        return len(self._games)
+
+    def expire(self) -> None:
+        now = self.clock()
+        for key in [k for k, (_, t) in self._games.items() if now - t > self.idle]:
+            del self._games[key]
+
+    def get(self, key: str | None) -> Game | None:
+        self.expire()
+        if key is None or key not in self._games:
+            return None
+        game, _ = self._games[key]
+        self._games[key] = (game, self.clock())
+        return game
+
+    def put(self, key: str, game: Game) -> None:
+        self.expire()
+        if key not in self._games and len(self._games) >= self.limit:
+            raise _Full(
+                f"the server holds its maximum of {self.limit} tables; try again when one "
+                f"has been idle for {self.idle:g} s"
+            )
+        self._games[key] = (game, self.clock())
+
+    def games(self) -> Iterable[Game]:
+        return [g for g, _ in self._games.values()]
+
+
+def _error(err: WebError | str, status: int | None = None) -> JSONResponse:
+    message = str(err)
+    code = status if status is not None else getattr(err, "status", 400)
+    return JSONResponse({"error": message}, status_code=code)
+
+
+async def _body(request: Request, allowed: Mapping[str, type | tuple[type, ...]]) -> dict:
+    """The request's JSON object, checked: size, content type, known keys, value types."""
+    ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if ctype != "application/json":
+        raise Invalid("send the body as JSON (Content-Type: application/json)")
+    chunks = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise Invalid(f"the body is larger than {MAX_BODY} bytes")
+        chunks.append(chunk)
+    raw = b"".join(chunks)
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
+        raise Invalid(f"the body is not valid JSON: {err}") from None
+    if not isinstance(data, dict):
+        raise Invalid(f"the body must be a JSON object, got {type(data).__name__}")
+    unknown = sorted(set(data) - set(allowed))
+    if unknown:
+        raise Invalid(f"unknown field(s) {', '.join(map(repr, unknown))[:200]}; "
+                      f"allowed: {', '.join(allowed)}")
+    for key, value in data.items():
+        kinds = allowed[key]
+        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in (
+                kinds if isinstance(kinds, tuple) else (kinds,))):
+            raise Invalid(f"field {key!r} has the wrong type ({type(value).__name__})")
+    return data
+
+
+def _int(data: dict, key: str, low: int, high: int, default: int | None = None) -> int:
+    value = data.get(key, default)
+    if value is None:
+        raise Invalid(f"field {key!r} is required")
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise Invalid(f"{key}={value!r} must be a whole number from {low} to {high}")
+    return value
+
+
+def _rules(name: Any, overrides: Any, players: list[str]) -> Rules:
+    if name not in PRESETS:
+        raise Invalid(f"unknown preset {str(name)[:60]!r}; presets are {', '.join(PRESETS)}")
+    overrides = dict(overrides or {})
+    if len(overrides) > len(FIELD_NAMES):
+        raise Invalid("too many rule overrides")
+    for key, value in overrides.items():
+        if key not in FIELD_NAMES:
+            raise Invalid(f"unknown rule {key[:60]!r}; rules are {', '.join(FIELD_NAMES)}")
+        if not _plain(value):
+            raise Invalid(f"rule {key} must be a number, text, true/false, null, or a short "
+                          f"list / object of those")
+    if "seats" in overrides:
+        raise Invalid("give the number of seats by the players list (one entry per seat), "
+                      "not as a rule override")
+    try:
+        base = preset(name, **overrides)
+        seats = len(players)
+        if not 1 <= seats <= 7:
+            raise Invalid(f"players has {seats} entries; a table has 1 to 7 seats")
+        if seats != base.seats:
+            base = base.replace(seats=seats)
+        return base
+    except (ValueError, TypeError) as err:
+        if isinstance(err, WebError):
+            raise
+        raise Invalid(str(err)) from None
+
+
+def _plain(value: Any, depth: int = 0) -> bool:
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return not isinstance(value, str) or len(value) <= 40
+    if depth > 0:
+        return False
+    if isinstance(value, list):
+        return len(value) <= 13 and all(_plain(v, 1) for v in value)
+    if isinstance(value, dict):
+        return len(value) <= 13 and all(_plain(v, 1) for v in value.values())
+    return False
+
+
+def create_app(config: WebConfig | None = None, *, clock: Callable[[], float] = time.monotonic,
+               bots: Mapping[str, Callable[[Rules, int | None], Any]] | None = None,
+               ) -> Starlette:
+    """The app. ``config.agents`` maps a name to an agent strategy loaded at start."""
+    config = config or WebConfig()
+    # everything a request may need is imported now, so no request imports a module
+    import blackjack_env.agents.counting
+    import blackjack_env.agents.fixed
+    import blackjack_env.agents.seats
+    import blackjack_env.analysis
+    import blackjack_env.envs.observations  # noqa: F401  (the agents' observations)
+
+    store = SessionStore(config.max_sessions, config.idle_seconds, clock)
+    players: dict[str, Callable[[Rules, int | None], Any]] = dict(
+        bots if bots is not None else fixed_bots())
+    for name, strategy in config.agents.items():
+        players[name] = lambda rules, seed, s=strategy: s
+    package = resources.files("blackjack_env.web") / "static"
+    static = {path: ((package / name).read_bytes(), ctype)
+              for path, (name, ctype) in _STATIC.items()}
+
+    def page(request: Request) -> Response:
+        body, ctype = static[request.url.path]
+        return Response(body, media_type=ctype, headers={
+            "Cache-Control": "no-store",
+            "Content-Security-Policy": "default-src 'self'; style-src 'self' 'unsafe-inline'",
+        })
+
+    def game_of(request: Request) -> Game:
+        game = store.get(request.cookies.get(COOKIE))
+        if game is None:
+            raise _NoSession("no table for this browser (new, or expired): set one up first")
+        return game
+
+    def answer(game: Game) -> JSONResponse:
+        return JSONResponse(game.state())
+
+    def handler(fn: Callable[..., Any]) -> Callable[[Request], Any]:
+        async def endpoint(request: Request) -> Response:
+            try:
+                return await fn(request)
+            except WebError as err:
+                return _error(err)
+        return endpoint
+
+    async def options(request: Request) -> Response:
+        return JSONResponse({
+            "presets": [{"name": p.name, "summary": p.summary, "seats": p.rules.seats,
+                         "rules": p.rules.to_dict()} for p in PRESETS.values()],
+            "fields": list(FIELD_NAMES),
+            "players": [PERSON, *players],
+            "agents": list(config.agents),
+            "actions": list(_ACTIONS),
+        })
+
+    async def new_session(request: Request) -> Response:
+        data = await _body(request, {"mode": str, "preset": str, "overrides": dict,
+                                     "players": list, "bankroll": int, "bot_bet": int,
+                                     "seed": (int, type(None))})
+        seats = data.get("players", [PERSON])
+        if not 1 <= len(seats) <= 7 or not all(isinstance(p, str) for p in seats):
+            raise Invalid("players must be a list of 1 to 7 names ('person' or a bot name)")
+        rules = _rules(data.get("preset", "vegas-strip"), data.get("overrides"), seats)
+        seed = data.get("seed")
+        if seed is not None:
+            seed = _int(data, "seed", 0, 2**63 - 1)
+        game = Game(
+            rules=rules, rules_name=data.get("preset", "vegas-strip"),
+            mode=data.get("mode", "play"), players=list(seats), bots=players,
+            bankroll=_int(data, "bankroll", 1, config.max_bankroll, 1000),
+            bot_bet=_int(data, "bot_bet", 1, config.max_bankroll, 10), seed=seed,
+        )
+        key = request.cookies.get(COOKIE)
+        if key is None or store.get(key) is None:
+            key = secrets.token_urlsafe(24)
+        store.put(key, game)
+        response = answer(game)
+        response.set_cookie(COOKIE, key, httponly=True, samesite="strict")
+        return response
+
+    async def state(request: Request) -> Response:
+        game = game_of(request)
+        frame = request.query_params.get("frame")
+        if frame is None:
+            return answer(game)
+        if not (frame.isascii() and frame.isdigit()) or len(frame) > 12:
+            raise Invalid(f"frame={frame[:20]!r} must be a whole number")
+        return JSONResponse(game.state(int(frame)))
+
+    async def deal(request: Request) -> Response:
+        game = game_of(request)
+        data = await _body(request, {"bets": dict})
+        bets: dict[int, int] = {}
+        for key, value in data.get("bets", {}).items():
+            if not (key.isascii() and key.isdigit() and len(key) == 1):
+                raise Invalid(f"bets are keyed by seat number 0..6, got {key[:20]!r}")
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise Invalid(f"the bet of seat {key} must be a whole number of chips")
+            bets[int(key)] = value
+        game.deal(bets)
+        return answer(game)
+
+    def seat_field(data: dict, game: Game) -> int:
+        return _int(data, "seat", 0, len(game.table.seats) - 1)
+
+    async def act(request: Request) -> Response:
+        game = game_of(request)
+        data = await _body(request, {"seat": int, "action": str})
+        seat = seat_field(data, game)
+        name = data.get("action")
+        if name not in _ACTIONS:
+            raise Invalid(f"action {str(name)[:30]!r} is unknown; actions: {', '.join(_ACTIONS)}")
+        game.act(seat, _ACTIONS[name])
+        return answer(game)
+
+    async def raise_bet(request: Request) -> Response:
+        game = game_of(request)
+        data = await _body(request, {"seat": int, "amount": int})
+        seat = seat_field(data, game)
+        game.raise_bet(seat, _int(data, "amount", 1, config.max_bankroll))
+        return answer(game)
+
+    async def next_round(request: Request) -> Response:
+        game = game_of(request)
+        await _body(request, {})
+        game.next_round()
+        return answer(game)
+
+    async def step(request: Request) -> Response:
+        game = game_of(request)
+        await _body(request, {})
+        game.step()
+        return answer(game)
+
+    routes = [Route(path, page, methods=["GET"]) for path in _STATIC]
+    routes.append(Route("/favicon.ico", lambda request: Response(status_code=204)))
+    routes += [
+        Route("/api/options", handler(options), methods=["GET"]),
+        Route("/api/session", handler(new_session), methods=["POST"]),
+        Route("/api/state", handler(state), methods=["GET"]),
+        Route("/api/deal", handler(deal), methods=["POST"]),
+        Route("/api/act", handler(act), methods=["POST"]),
+        Route("/api/raise", handler(raise_bet), methods=["POST"]),
+        Route("/api/next", handler(next_round), methods=["POST"]),
+        Route("/api/step", handler(step), methods=["POST"]),
+    ]
+    app = Starlette(routes=routes, middleware=[
+        Middleware(TrustedHostMiddleware, allowed_hosts=list(config.allowed_hosts)),
+    ])
+    app.state.store = store
+    app.state.config = config
+    return app

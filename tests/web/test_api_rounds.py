@@ -1,0 +1,255 @@
+"""Full rounds through the web API, in process, on stacked shoes.
+
+Deal order (engine): one card to each betting seat, the dealer's upcard, a second card
+to each seat, the dealer's hole card; then hits, doubles and split cards as asked.
+Expected results are worked out by hand in each test's comment, and every answer is
+also compared with the engine table the server holds.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.web.helpers import check_conserved, client, game_of, hand, make_app, post, sit
+
+
+@pytest.fixture()
+def app():
+    return make_app()
+
+
+@pytest.fixture()
+def browser(app):
+    return client(app)
+
+
+def one_person(browser, app, cards, preset="vegas-strip", **overrides):
+    return sit(browser, app=app, cards=cards, mode="play", preset=preset,
+               players=["person"], overrides=overrides)
+
+
+def test_natural_paid_3_to_2(app, browser):
+    # player A K, dealer 9 up (no peek needed), hole 7: the natural is paid 3:2 at once
+    one_person(browser, app, "AS 9H KD 7C")
+    state = post(browser, "/api/deal", {"bets": {"0": 10}})
+    assert state["phase"] == "settled"
+    h = hand(state, 0)
+    assert h["blackjack"] and h["result"] == {"outcome": "blackjack", "net": 15}
+    assert state["seats"][0]["bankroll"] == 1015
+    assert state["legal"] == []
+    game = game_of(app, browser)
+    assert game.table.seats[0].bankroll == 1015
+    check_conserved(game)
+
+
+def test_split_then_double_after_split(app, browser):
+    # 8 8 v 6 (hole T): split; hand 1 gets 3 (11) and doubles onto K (21); hand 2 gets 2
+    # (10) and stands; the dealer's 16 draws 9 and busts: +20 and +10
+    one_person(browser, app, "8S 6H 8D TC 3C KH 2D 9S")
+    state = post(browser, "/api/deal", {"bets": {"0": 10}})
+    assert "split" in state["legal"] and "double" in state["legal"]
+    state = post(browser, "/api/act", {"seat": 0, "action": "split"})
+    assert len(state["seats"][0]["hands"]) == 2
+    assert hand(state, 0, 0)["total"] == 11 and hand(state, 0, 0)["split"]
+    assert "double" in state["legal"]  # double after split
+    state = post(browser, "/api/act", {"seat": 0, "action": "double"})
+    assert hand(state, 0, 0)["doubled"] and hand(state, 0, 0)["bet"] == 20
+    assert state["to_act"] == {"seat": 0, "hand": 1} and hand(state, 0, 1)["total"] == 10
+    state = post(browser, "/api/act", {"seat": 0, "action": "stand"})
+    assert state["phase"] == "settled"
+    assert state["dealer"]["bust"] and state["dealer"]["total"] == 25
+    assert [h["result"] for h in state["seats"][0]["hands"]] == [
+        {"outcome": "win", "net": 20}, {"outcome": "win", "net": 10}]
+    assert state["seats"][0]["bankroll"] == 1030
+    check_conserved(game_of(app, browser))
+
+
+def test_late_surrender(app, browser):
+    # T 6 v 9 (hole 8): surrender gives back half the bet
+    one_person(browser, app, "TS 9H 6D 8C")
+    state = post(browser, "/api/deal", {"bets": {"0": 10}})
+    assert "surrender" in state["legal"]
+    state = post(browser, "/api/act", {"seat": 0, "action": "surrender"})
+    assert state["phase"] == "settled"
+    h = hand(state, 0)
+    assert h["surrendered"] and h["result"] == {"outcome": "surrender", "net": -5}
+    assert state["seats"][0]["bankroll"] == 995
+    check_conserved(game_of(app, browser))
+
+
+def test_insurance_lost_then_hand_won(app, browser):
+    # T 9 v A (hole 7): insure 5 (lost at the peek), stand on 19 against soft 18: +10 - 5
+    one_person(browser, app, "TS AH 9D 7C")
+    resp = browser.post("/api/deal", json={"bets": {"0": 10}})
+    state = resp.json()
+    assert state["phase"] == "insurance"
+    assert set(state["legal"]) == {"insure", "decline"}
+    assert state["dealer"]["cards"][1] == {"down": True}
+    assert '"7C"' not in resp.text and "7♣" not in resp.text  # the hole card is not sent
+    assert not state["values"]["available"] and "insurance" in state["values"]["reason"]
+    state = post(browser, "/api/act", {"seat": 0, "action": "insure"})
+    assert state["phase"] == "player_turns"
+    seat = state["seats"][0]
+    assert seat["insurance"] == 5 and seat["insurance_returned"] == 0
+    state = post(browser, "/api/act", {"seat": 0, "action": "stand"})
+    assert state["dealer"]["total"] == 18 and state["dealer"]["soft"]
+    assert hand(state, 0)["result"] == {"outcome": "win", "net": 10}
+    assert state["seats"][0]["bankroll"] == 1005
+    check_conserved(game_of(app, browser))
+
+
+def test_insurance_pays_on_dealer_blackjack(app, browser):
+    # T 9 v A (hole K): insurance 5 pays 2:1 (15 back), the hand loses 10: even overall
+    one_person(browser, app, "TS AH 9D KC")
+    post(browser, "/api/deal", {"bets": {"0": 10}})
+    state = post(browser, "/api/act", {"seat": 0, "action": "insure"})
+    assert state["phase"] == "settled" and state["dealer"]["blackjack"]
+    assert state["seats"][0]["insurance_returned"] == 15
+    assert hand(state, 0)["result"] == {"outcome": "loss", "net": -10}
+    assert state["seats"][0]["bankroll"] == 1000
+    check_conserved(game_of(app, browser))
+
+
+def test_dealer_blackjack_on_the_peek(app, browser):
+    # T 9 v T (hole A): the dealer peeks, has blackjack; the round ends before anyone acts
+    one_person(browser, app, "TS TH 9D AC")
+    state = post(browser, "/api/deal", {"bets": {"0": 10}})
+    assert state["phase"] == "settled"
+    assert state["dealer"]["revealed"] and state["dealer"]["blackjack"]
+    assert hand(state, 0)["result"] == {"outcome": "loss", "net": -10}
+    assert len(hand(state, 0)["cards"]) == 2 and state["log"] == []
+    check_conserved(game_of(app, browser))
+
+
+def test_bust(app, browser):
+    # T 5 v 6 (hole T): hit 9 -> 25, bust; the dealer draws nothing
+    one_person(browser, app, "TS 6H 5D TC 9S")
+    post(browser, "/api/deal", {"bets": {"0": 10}})
+    state = post(browser, "/api/act", {"seat": 0, "action": "hit"})
+    assert state["phase"] == "settled"
+    h = hand(state, 0)
+    assert h["bust"] and h["total"] == 24 and h["result"] == {"outcome": "bust", "net": -10}
+    assert len(state["dealer"]["cards"]) == 2
+    check_conserved(game_of(app, browser))
+
+
+def test_terminal_21_three_people_and_a_raised_bet(app, browser):
+    """Seed 004 at one screen: three people, a raise, highest hand wins.
+
+    J/Q/K count 1/2/3. Seat 1: 9 5 (14), raises 5 (bet 15), hits 6 (20), stands.
+    Seat 2: T 8 (18) stands. Seat 3: 7 6 (13), hits T (23), busts. Dealer 9 8 (17).
+    Highest live total is 20 (seat 1) and it beats 17: +15; seat 2 is not the highest:
+    -10; seat 3 busts: -10.
+    """
+    state = sit(browser, app=app, cards="9S TS 7D 9C 5H 8H 6C 8C 6D TD", mode="play",
+                preset="terminal-21", players=["person", "person", "person"])
+    assert [s["person"] for s in state["seats"]] == [True, True, True]
+    state = post(browser, "/api/deal", {"bets": {"0": 10, "1": 10, "2": 10}})
+    assert state["to_act"] == {"seat": 0, "hand": 0} and state["can_raise"]
+    assert not state["values"]["available"]
+    assert "highest-hand" in state["values"]["reason"]
+    # out of turn: seat 2 may not act or raise while seat 1 decides; nothing changes
+    game = game_of(app, browser)
+    before = game.state()
+    post(browser, "/api/act", {"seat": 1, "action": "stand"}, status=409)
+    post(browser, "/api/raise", {"seat": 1, "amount": 5}, status=409)
+    assert game.state() == before
+    state = post(browser, "/api/raise", {"seat": 0, "amount": 5})
+    assert hand(state, 0)["bet"] == 15 and state["seats"][0]["bankroll"] == 985
+    assert state["log"][-1]["action"] == "raise 5"
+    state = post(browser, "/api/act", {"seat": 0, "action": "hit"})
+    assert hand(state, 0)["total"] == 20
+    state = post(browser, "/api/act", {"seat": 0, "action": "stand"})
+    assert state["to_act"] == {"seat": 1, "hand": 0}
+    state = post(browser, "/api/act", {"seat": 1, "action": "stand"})
+    state = post(browser, "/api/act", {"seat": 2, "action": "hit"})
+    assert state["phase"] == "settled" and state["dealer"]["total"] == 17
+    results = [hand(state, i)["result"] for i in range(3)]
+    assert results == [{"outcome": "win", "net": 15}, {"outcome": "loss", "net": -10},
+                       {"outcome": "bust", "net": -10}]
+    assert [s["bankroll"] for s in state["seats"]] == [1015, 990, 990]
+    check_conserved(game)
+    # the next round follows from the same table
+    state = post(browser, "/api/next", {})
+    assert state["phase"] == "betting" and state["round"] == 1
+
+
+def test_bots_play_their_seats_and_rounds_follow_from_the_same_shoe(app, browser):
+    state = sit(browser, app=app, mode="play", preset="vegas-strip",
+                players=["basic", "person", "never-bust"], bankroll=500, bot_bet=5)
+    game = game_of(app, browser)
+    remaining = game.table.shoe.remaining
+    for _ in range(3):
+        state = post(browser, "/api/deal", {"bets": {"1": 10}})
+        assert state["seats"][0]["bet"] == 5 or state["seats"][0]["hands"][0]["bet"] >= 5
+        while state["phase"] != "settled":
+            assert state["awaiting"] == "person" and state["to_act"]["seat"] == 1
+            state = post(browser, "/api/act", {"seat": 1, "action": "stand"})
+        check_conserved(game)
+        state = post(browser, "/api/next", {})
+        assert game.table.shoe.remaining < remaining  # no reshuffle: the same shoe goes on
+        remaining = game.table.shoe.remaining
+    decided = [d["player"] for d in state["log"]]
+    assert "basic" in decided and "person" in decided
+
+
+def test_value_given_up_is_the_gap_to_the_best_action(app, browser):
+    # 19 v 10 (infinite deck): standing is best; hitting gives up EV(stand) - EV(hit)
+    one_person(browser, app, "9S TH KD 7C 5S", decks=None)
+    state = post(browser, "/api/deal", {"bets": {"0": 10}})
+    values = state["values"]
+    assert values["available"] and values["best"] == "stand"
+    assert values["source"].startswith("exact")
+    from blackjack_env.analysis import solve, table_state
+    from blackjack_env.engine import Action
+
+    game = game_of(app, browser)
+    exact = solve(game.rules).action_values(table_state(game.table))
+    assert values["evs"]["hit"] == pytest.approx(exact[Action.HIT])
+    state = post(browser, "/api/act", {"seat": 0, "action": "hit"})
+    entry = state["log"][-1]
+    gap = exact[Action.STAND] - exact[Action.HIT]
+    assert entry["action"] == "hit" and entry["best"] == "stand"
+    assert entry["given_up"] == pytest.approx(gap, abs=1e-6)
+    assert entry["given_up_chips"] == pytest.approx(10 * gap, abs=1e-5)
+    assert state["seats"][0]["session"]["given_up"] == pytest.approx(10 * gap, abs=1e-5)
+
+
+def test_finite_shoe_values_say_where_they_come_from(app, browser):
+    # 8 8 v 6, six decks: the first decision is valued off the full shoe less these three
+    # cards (analysis.hand_evs); after the split, from the infinite-deck solution
+    from blackjack_env.analysis import hand_evs
+    from blackjack_env.engine import parse_cards
+
+    one_person(browser, app, "8S 6H 8D TC 3C KH 2D 9S")
+    state = post(browser, "/api/deal", {"bets": {"0": 10}})
+    values = state["values"]
+    assert values["available"] and "hand_evs" in values["source"]
+    assert "not available yet" in values["note"]
+    game = game_of(app, browser)
+    exact = hand_evs(game.rules, parse_cards("8S 8D"), "6")
+    assert values["evs"] == pytest.approx({a.name.lower(): v for a, v in exact.items()})
+    assert values["best"] == "split" == max(exact, key=exact.get).name.lower()
+    state = post(browser, "/api/act", {"seat": 0, "action": "split"})
+    assert "infinite-deck" in state["values"]["source"]
+    assert "not available yet" in state["values"]["note"]
+
+
+def test_how_to_play_hot_seat_and_the_reshuffle_marker(app, browser):
+    """Seed 002: two people; a natural is paid 3:2 at the deal; ties lose; the one-deck
+    shoe is reshuffled before every round (penetration None) and the page is told.
+
+    Seat 1: A K, paid 15 at once. Seat 2: T 8 (18) stands. Dealer 9 9 (18): a tie,
+    which loses under these rules: -10."""
+    state = sit(browser, app=app, cards="AS TH 9C KD 8S 9D", mode="play",
+                preset="how-to-play", players=["person", "person"])
+    assert not state["shoe"]["reshuffled"]
+    state = post(browser, "/api/deal", {"bets": {"0": 10, "1": 10}})
+    assert hand(state, 0)["result"] == {"outcome": "blackjack", "net": 15}
+    assert state["to_act"] == {"seat": 1, "hand": 0}
+    state = post(browser, "/api/act", {"seat": 1, "action": "stand"})
+    assert state["dealer"]["total"] == 18
+    assert hand(state, 1)["result"] == {"outcome": "loss", "net": -10}
+    check_conserved(game_of(app, browser))
+    state = post(browser, "/api/next", {})
+    assert state["shoe"]["reshuffled"] and state["shoe"]["remaining"] == 52

@@ -1,0 +1,292 @@
+"""Sessions, validation and a fuzz of malformed and out-of-turn requests."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from blackjack_env.engine import Action, Phase
+from tests.web.helpers import (
+    DirectClient,
+    check_conserved,
+    client,
+    game_of,
+    make_app,
+    post,
+    sit,
+)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_session_cannot_reach_another_ones_table():
+    app = make_app()
+    alice, bob = client(app), client(app)
+    sit(alice, mode="play", players=["person"])
+    assert bob.get("/api/state").status_code == 404
+    post(bob, "/api/deal", {"bets": {"0": 10}}, status=404)
+    game = game_of(app, alice)
+    assert game.table.phase is Phase.BETTING and game.table.seats[0].bet == 0
+    # bob's own table is his alone; alice's is untouched by his play
+    sit(bob, mode="play", players=["person"])
+    post(bob, "/api/deal", {"bets": {"0": 10}})
+    assert game.table.phase is Phase.BETTING
+    assert game_of(app, bob) is not game
+    # a forged cookie reaches nothing
+    eve = client(app)
+    eve.cookies.set("bj_session", "not-a-session")
+    assert eve.get("/api/state").status_code == 404
+
+
+def test_sessions_are_bounded_and_expire():
+    clock = Clock()
+    app = make_app(max_sessions=2, idle_seconds=60, clock=clock)
+    first, second, third = client(app), client(app), client(app)
+    sit(first, players=["person"])
+    sit(second, players=["person"])
+    resp = third.post("/api/session", json={"players": ["person"]})
+    assert resp.status_code == 429 and "maximum of 2" in resp.json()["error"]
+    clock.now = 30
+    assert first.get("/api/state").status_code == 200  # used: stays
+    clock.now = 80  # the second has been idle 80 s > 60 s
+    assert second.get("/api/state").status_code == 404
+    sit(third, players=["person"])
+    assert len(app.state.store) == 2
+
+
+@pytest.mark.parametrize(
+    ("body", "needle"),
+    [
+        ({"preset": "no-such"}, "unknown preset"),
+        ({"overrides": {"colour": "red"}}, "unknown rule"),
+        ({"overrides": {"decks": 9}}, "decks=9"),
+        ({"overrides": {"seats": 3}}, "players list"),
+        ({"players": ["person", "/etc/passwd"]}, "unknown"),
+        ({"players": ["os.system"]}, "unknown"),
+        ({"players": []}, "1 to 7"),
+        ({"players": ["person"] * 8}, "1 to 7"),
+        ({"mode": "watch", "players": ["person"]}, "watch mode has no people"),
+        ({"mode": "play", "players": ["basic"]}, "at least one seat"),
+        ({"mode": "god"}, "mode"),
+        ({"bankroll": 0}, "bankroll=0"),
+        ({"bankroll": True}, "wrong type"),
+        ({"seed": "1"}, "wrong type"),
+        ({"players": ["basic"], "mode": "watch", "preset": "terminal-21"}, "basic cannot play"),
+        ({"players": ["counter"], "mode": "watch", "overrides": {"decks": None}},
+         "finite shoe"),
+        ({"extra": 1}, "unknown field"),
+    ],
+)
+def test_bad_setups_are_refused_with_a_clear_message(body, needle):
+    app = make_app()
+    browser = client(app)
+    resp = browser.post("/api/session", json=body)
+    assert resp.status_code == 400, resp.text
+    assert needle in resp.json()["error"]
+    assert len(app.state.store) == 0
+
+
+def test_bodies_are_checked_before_anything_is_read():
+    app = make_app()
+    browser = client(app)
+    sit(browser, players=["person"])
+    cases = [
+        ({"content": b"{not json", "headers": {"content-type": "application/json"}}, "not valid"),
+        ({"content": b"[1, 2]", "headers": {"content-type": "application/json"}}, "object"),
+        ({"content": b'{"bets": {}}', "headers": {"content-type": "text/plain"}}, "JSON"),
+        ({"content": b"x" * 20000, "headers": {"content-type": "application/json"}}, "larger"),
+        ({"content": b"\xff\xfe", "headers": {"content-type": "application/json"}}, "not valid"),
+        ({"content": b"[" * 5000 + b"]" * 5000,
+          "headers": {"content-type": "application/json"}}, "not valid"),
+    ]
+    for kwargs, needle in cases:
+        resp = browser.post("/api/deal", **kwargs)
+        assert resp.status_code == 400 and needle in resp.json()["error"], resp.text
+
+
+def test_bets_and_actions_outside_the_rules_change_nothing():
+    app = make_app()
+    browser = client(app)
+    sit(browser, players=["person", "dealer"], bankroll=50)
+    game = game_of(app, browser)
+    before = game.state()
+    for bets, status, needle in [
+        ({"0": 2000}, 422, "table limits"),
+        ({"0": 60}, 422, "bankroll"),
+        ({"0": -5}, 422, "table limits"),
+        ({"1": 10}, 400, "not played by a person"),
+        ({"9": 10}, 400, "not played by a person"),
+        ({"0": 1.5}, 400, "whole number"),
+        ({"x": 1}, 400, "seat number"),
+        ({"²": 1}, 400, "seat number"),
+    ]:
+        resp = browser.post("/api/deal", json={"bets": bets})
+        assert resp.status_code == status and needle in resp.json()["error"], resp.text
+        assert game.state() == before and game.table.seats[1].bet == 0
+    post(browser, "/api/act", {"seat": 0, "action": "hit"}, status=409)
+    post(browser, "/api/next", {}, status=409)
+    post(browser, "/api/step", {}, status=409)
+    post(browser, "/api/raise", {"seat": 0, "amount": 1}, status=409)
+    assert game.state() == before
+
+
+def test_only_the_configured_hosts_are_served():
+    app = make_app(allowed_hosts=("127.0.0.1",))
+    browser = client(app)
+    resp = browser.get("/api/options", headers={"host": "evil.example"})
+    assert resp.status_code == 400
+
+
+def test_the_page_and_its_files_need_no_network():
+    app = make_app()
+    browser = client(app)
+    for path in ("/", "/app.js", "/style.css"):
+        resp = browser.get(path)
+        assert resp.status_code == 200
+        text = resp.text
+        assert "http://" not in text and "https://" not in text, path  # no CDN, no fonts
+    assert "default-src 'self'" in browser.get("/").headers["content-security-policy"]
+    assert browser.get("/../pyproject.toml").status_code == 404
+    assert browser.get("/static/app.js").status_code == 404
+
+
+def _invalid_requests(rng: random.Random, game, state: dict) -> list[tuple[str, str, object]]:
+    """Requests that must all be refused in the current state: (method, path, body)."""
+    table = game.table
+    seats = len(table.seats)
+    who = table.to_act
+    legal = set(table.legal_actions()) if who is not None else set()
+    illegal = [a.name.lower() for a in Action if a not in legal]
+    wrong_seats = [s for s in range(seats) if who is None or s != who[0]]
+    raw = [
+        b"", b"{", b"null", b"[]", b'"deal"', b"1e999", b'{"bets": []}', b'{"bets": {"0": "10"}}',
+        b'{"seat": "0", "action": "hit"}', b'{"seat": 0, "action": 1}', b'{"__class__": 1}',
+        b'{"bets": {"0": 1e400}}', b'{"seat": 0.5, "action": "stand"}',
+        bytes(rng.randrange(256) for _ in range(rng.randrange(1, 40))),
+    ]
+    out: list[tuple[str, str, object]] = []
+    out.append(("raw", rng.choice(["/api/deal", "/api/act", "/api/raise", "/api/next",
+                                   "/api/step", "/api/session"]), rng.choice(raw)))
+    out.append(("post", "/api/act", {"seat": rng.choice(wrong_seats or [seats]),
+                                     "action": rng.choice([a.name.lower() for a in Action])}))
+    out.append(("post", "/api/act", {"seat": rng.randrange(-3, 10) + 100, "action": "stand"}))
+    out.append(("post", "/api/act", {"seat": 0, "action": rng.choice(
+        ["fold", "HIT", "", "eval('1')", "__import__('os')", "stand "])}))
+    if who is not None and illegal:
+        out.append(("post", "/api/act", {"seat": who[0], "action": rng.choice(illegal)}))
+    out.append(("post", "/api/raise", {"seat": 0, "amount": rng.choice([0, -1, 10**12])}))
+    if table.phase is not Phase.BETTING:
+        out.append(("post", "/api/deal", {"bets": {"0": 10}}))
+    else:
+        out.append(("post", "/api/deal", {"bets": {"0": rng.choice([10**6, -1, 1001])}}))
+        out.append(("post", "/api/act", {"seat": 0, "action": "stand"}))
+    if table.phase is not Phase.SETTLED:
+        out.append(("post", "/api/next", {}))
+    out.append(("post", "/api/step", {}))  # play mode: refused
+    out.append(("post", "/api/next", {"now": True}))
+    frame = rng.choice(["-1", "x", "99999999", "1" * 30, "²", "%C2%B2", "1.0", ""])
+    out.append(("get", "/api/state?frame=" + frame, None))
+    out.append(("post", "/api/session", {"players": rng.choice(
+        [["person"] * 9, ["../run"], [1], "person"]), "preset": "vegas-strip"}))
+    out.append(("post", "/api/session", {"preset": rng.choice(
+        ["", "VEGAS", "terminal-21 ", None, 5]), "players": ["person"]}))
+    out.append(("post", "/api/session", {"players": ["person"], "overrides": rng.choice(
+        [{"decks": 0}, {"penetration": 2}, {"blackjack_payout": "x"},
+         {"card_values": {"J": 11}}, {"insurance": "yes"}, {"hole_card": [1, 2, 3]},
+         {"card_values": [[1]]}, {"max_bet": 0}])}))
+    return out
+
+
+def _send(browser, method: str, path: str, body: object):
+    if method == "get":
+        return browser.get(path)
+    if method == "raw":
+        return browser.post(path, content=body, headers={"content-type": "application/json"})
+    return browser.post(path, content=json.dumps(body), headers={"content-type":
+                                                                   "application/json"})
+
+
+def test_fuzz_malformed_and_out_of_turn_requests():
+    """A few thousand requests that must be refused, in every phase of the round; each
+    answer is 4xx with a message, the table is unchanged, chips and cards are conserved,
+    and a normal round is played afterwards."""
+    rng = random.Random(2026)
+    app = make_app()
+    browser = DirectClient(app)
+    try:
+        _fuzz(rng, app, browser)
+    finally:
+        browser.close()
+
+
+def _fuzz(rng: random.Random, app, browser) -> None:
+    sit(browser, mode="play", preset="vegas-strip", players=["person", "never-bust", "person"],
+        seed=3)
+    game = game_of(app, browser)
+    sent = 0
+    statuses: dict[int, int] = {}
+    rounds = 0
+    while sent < 3000:
+        state = game.state()
+        for method, path, body in _invalid_requests(rng, game, state):
+            resp = _send(browser, method, path, body)
+            sent += 1
+            statuses[resp.status_code] = statuses.get(resp.status_code, 0) + 1
+            assert 400 <= resp.status_code < 500, (path, body, resp.status_code, resp.text)
+            assert resp.json()["error"], (path, body)
+            assert game_of(app, browser) is game  # a refused setup keeps the table
+            assert game.state() == state, (path, body)
+            check_conserved(game)
+        # then one legal move, so the next batch meets another phase
+        table = game.table
+        if table.phase is Phase.BETTING:
+            post(browser, "/api/deal", {"bets": {"0": rng.choice([5, 10]), "2": 10}})
+            rounds += 1
+        elif table.phase is Phase.SETTLED:
+            post(browser, "/api/next", {})
+        else:
+            seat, _ = table.to_act
+            action = rng.choice(table.legal_actions()).name.lower()
+            post(browser, "/api/act", {"seat": seat, "action": action})
+        check_conserved(game)
+    assert sent >= 3000 and rounds >= 10
+    assert set(statuses) <= {400, 404, 409, 422}
+    # a normal round afterwards
+    while game.table.phase is not Phase.BETTING:
+        if game.table.phase is Phase.SETTLED:
+            post(browser, "/api/next", {})
+        else:
+            seat, _ = game.table.to_act
+            answer = "decline" if game.table.phase is Phase.INSURANCE else "stand"
+            post(browser, "/api/act", {"seat": seat, "action": answer})
+    state = post(browser, "/api/deal", {"bets": {"0": 10, "2": 10}})
+    while state["phase"] != "settled":
+        seat = state["to_act"]["seat"]
+        state = post(browser, "/api/act", {"seat": seat, "action": "stand"
+                                           if state["phase"] != "insurance" else "decline"})
+    assert all(h["result"] for s in state["seats"] for h in s["hands"])
+    check_conserved(game)
+    print(f"fuzz: {sent} requests, statuses {statuses}, {rounds} rounds between batches")
+
+
+def test_requests_import_no_module_of_the_package():
+    import sys
+
+    app = make_app()
+    with client(app) as browser:
+        browser.get("/api/options")  # the framework's own lazy imports happen here
+        before = set(sys.modules)
+        sit(browser, mode="watch", players=["basic", "counter", "random", "dealer",
+                                            "never-bust", "stand"])
+        for _ in range(30):
+            post(browser, "/api/step", {})
+    new = sorted(m for m in set(sys.modules) - before if m.startswith("blackjack_env"))
+    assert new == []

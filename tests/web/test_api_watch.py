@@ -1,0 +1,156 @@
+"""Watch mode: bots play every seat, one step at a time; earlier frames can be read back;
+a trained agent given at server start takes a seat; the command's options."""
+
+from __future__ import annotations
+
+import pytest
+
+from blackjack_env.engine import Phase
+from tests.web.helpers import check_conserved, client, game_of, make_app, post, sit
+
+
+def test_watch_steps_one_decision_at_a_time_and_keeps_every_frame():
+    app = make_app()
+    browser = client(app)
+    # 16 v 10 for the dealer-style seat: it hits (5 -> 21); basic stands on 20
+    sit(browser, app=app, cards="TS KD TH 6C QS 7D 5H", mode="watch", preset="vegas-strip",
+        players=["dealer", "basic"], overrides={"decks": None})
+    game = game_of(app, browser)
+    state = post(browser, "/api/step", {})  # the bets and the deal
+    assert state["phase"] == "player_turns" and state["to_act"] == {"seat": 0, "hand": 0}
+    assert state["seats"][0]["hands"][0]["bet"] == 10
+    values = state["values"]
+    assert values["available"] and values["source"].startswith("exact")
+    frames = [state]
+    while state["phase"] != "settled":
+        state = post(browser, "/api/step", {})
+        frames.append(state)
+    assert [d["player"] for d in state["log"]] == ["dealer", "basic"]
+    first = state["log"][0]
+    assert first["action"] == "hit" and first["best"] in ("hit", "surrender", "stand")
+    assert state["seats"][0]["hands"][0]["total"] == 21
+    assert state["frames"]["last"] == frames[-1]["frame"] == len(frames)
+    # go back: every earlier frame is the state the page showed then
+    for shown in frames:
+        back = browser.get(f"/api/state?frame={shown['frame']}").json()
+        assert {k: v for k, v in back.items() if k != "frames"} == \
+            {k: v for k, v in shown.items() if k != "frames"}
+    assert browser.get("/api/state?frame=0").json()["phase"] == "betting"
+    # and the live table went on unchanged
+    assert game.table.phase is Phase.SETTLED
+    check_conserved(game)
+    state = post(browser, "/api/step", {})
+    assert state["phase"] == "betting" and state["round"] == 1
+
+
+def test_a_trained_agent_from_a_run_folder_plays_a_seat(tmp_path):
+    from blackjack_env.agents.commands.web import Settings, build
+    from blackjack_env.agents.tabular import QLearningAgent
+
+    run = tmp_path / "q-run"
+    run.mkdir()
+    QLearningAgent(5, obs_mode="tuple", seed=0).save(run / "model.npz")
+    app, names = build(Settings(agent=[str(run)]))
+    assert names == {"agent:q-run": str(run / "model.npz")}
+    browser = client(app)
+    browser.base_url = "http://127.0.0.1"
+    options = browser.get("/api/options").json()
+    assert "agent:q-run" in options["players"]
+    sit(browser, mode="watch", preset="vegas-strip", players=["agent:q-run"])
+    game = game_of(app, browser)
+    for _ in range(30):
+        state = post(browser, "/api/step", {})
+    assert game.table.round >= 2
+    assert any(d["player"] == "agent:q-run" for d in state["log"])
+    check_conserved(game)
+
+
+def test_watch_mode_under_rules_the_analysis_cannot_value():
+    app = make_app()
+    browser = client(app)
+    sit(browser, mode="watch", preset="terminal-21", players=["dealer", "never-bust", "random"])
+    seen = False
+    for _ in range(40):
+        state = post(browser, "/api/step", {})
+        if state["values"] is not None:
+            assert not state["values"]["available"]
+            assert "highest-hand" in state["values"]["reason"]
+            seen = True
+    assert seen
+    assert all(d["given_up"] is None for d in state["log"])
+
+
+def test_command_refuses_bad_options(capsys):
+    from blackjack_env.agents.commands.web import main
+
+    assert main(["--port", "70000"]) == 2
+    assert "--port 70000" in capsys.readouterr().err
+    assert main(["--agent", "/no/such/run"]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert main(["--max-sessions", "0"]) == 2
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "0.0.0.0"])
+def test_command_serves_the_configured_hosts_only(host):
+    from blackjack_env.agents.commands.web import Settings, build
+
+    app, _ = build(Settings(host=host))
+    browser = client(app)
+    browser.base_url = "http://127.0.0.1:8000"
+    assert browser.get("/api/options").status_code == 200
+    browser.base_url = "http://attacker.example"
+    expected = 200 if host == "0.0.0.0" else 400
+    assert browser.get("/api/options").status_code == expected
+
+
+def _supported(rules) -> bool:
+    from blackjack_env.analysis._model import check_supported
+
+    try:
+        check_supported(rules)
+    except ValueError:
+        return False
+    return True
+
+
+_PRESET_NAMES = sorted(__import__("blackjack_env").engine.PRESETS)
+
+
+@pytest.mark.parametrize(
+    ("name", "shoe"),
+    [(n, "infinite") for n in _PRESET_NAMES]
+    + [pytest.param(n, "preset", marks=pytest.mark.slow) for n in _PRESET_NAMES],
+)
+def test_every_preset_plays_rounds_in_watch_mode(name, shoe):
+    """Bots play each preset: chips and cards conserved at every step, values or a reason.
+    By default on an infinite deck where the analysis values the rules (a finite shoe's
+    chart costs seconds per rule set); ``-m slow`` also plays each preset's own shoe."""
+    from blackjack_env.engine import PRESETS
+
+    rules = PRESETS[name].rules
+    app = make_app()
+    browser = client(app)
+    seats = min(max(2, rules.seats), rules.max_seats)
+    players = (["random", "dealer", "never-bust"] * 3)[:seats]
+    overrides = {}
+    if shoe == "infinite" and _supported(rules):
+        overrides = {"decks": None, "seats_per_deck": None, "penetration": None}
+    sit(browser, mode="watch", preset=name, players=players, seed=11, overrides=overrides)
+    game = game_of(app, browser)
+    for _ in range(40):
+        state = post(browser, "/api/step", {})
+        check_conserved(game)
+        if state["values"] is not None and not state["values"]["available"]:
+            assert state["values"]["reason"]
+    assert game.table.round >= 3
+    assert state["rules"]["preset"] == name
+
+
+def test_a_counter_bets_the_bots_unit_spread_by_the_count():
+    app = make_app()
+    browser = client(app)
+    sit(browser, mode="watch", preset="vegas-strip", players=["counter"], bot_bet=20)
+    game = game_of(app, browser)
+    assert game.strategies[0].base_bet == 20
+    state = post(browser, "/api/step", {})  # a fresh shoe: true count 0, the unit bet
+    assert state["seats"][0]["hands"][0]["bet"] == 20

@@ -1,0 +1,291 @@
+"""The page in a real headless Chromium (Debian's ``chromium``), driven like a person.
+
+Playwright drives ``/usr/bin/chromium`` (never a downloaded browser) against the server
+running on 127.0.0.1 in a thread of this process, so a test can stack the shoe of the
+table it plays and compare what the page shows with the engine's state. Screenshots go
+to ``test-artifacts/web/`` (``BLACKJACK_ENV_ARTIFACTS`` overrides the folder).
+
+Run only these: ``python -m pytest -m browser tests/web``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.web.helpers import check_conserved
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = os.environ.get("BLACKJACK_ENV_CHROMIUM", "/usr/bin/chromium")
+if not Path(CHROMIUM).exists():
+    if os.environ.get("BLACKJACK_ENV_REQUIRE_BROWSER"):  # CI: a missing browser is a failure
+        raise RuntimeError(f"BLACKJACK_ENV_REQUIRE_BROWSER is set but there is no {CHROMIUM}")
+    pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api")
+uvicorn = pytest.importorskip("uvicorn")
+
+from blackjack_env.web.server import WebConfig, create_app  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = Path(os.environ.get("BLACKJACK_ENV_ARTIFACTS", ROOT / "test-artifacts")) / "web"
+ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def server():
+    app = create_app(WebConfig())
+    port = _free_port()
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not srv.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    yield app, f"http://127.0.0.1:{port}/"
+    srv.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser_context(tmp_path_factory):
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    with sync_api.sync_playwright() as pw:
+        context = pw.chromium.launch_persistent_context(
+            str(profile), executable_path=CHROMIUM, headless=True, args=ARGS,
+            viewport={"width": 1400, "height": 900},
+        )
+        yield context
+        context.close()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture()
+def page(browser_context, server):
+    browser_context.clear_cookies()  # a new browser session per test
+    page = browser_context.new_page()
+    failures: list[str] = []
+    page.on("response", lambda r: failures.append(f"{r.status} {r.url}")
+            if r.status >= 500 else None)
+    page.on("pageerror", lambda err: failures.append(f"page error: {err}"))
+    page.on("request", lambda r: failures.append(f"off-machine request {r.url}")
+            if not r.url.startswith(server[1]) else None)
+    page.goto(server[1])
+    page.wait_for_selector("#preset option[value='terminal-21']", state="attached")
+    yield page
+    page.close()
+    assert failures == []
+
+
+def shot(page, name: str) -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / name
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+def the_game(app):
+    games = list(app.state.store.games())
+    return games[-1]
+
+
+def setup_table(page, *, mode="play", preset="vegas-strip", players=("person",), seed=1,
+                overrides="{}"):
+    page.select_option("#mode", mode)
+    page.select_option("#preset", preset)
+    page.fill("#seat-count", str(len(players)))
+    page.dispatch_event("#seat-count", "input")
+    for i, who in enumerate(players):
+        page.select_option(f"#player-{i}", who)
+    page.fill("#seed", str(seed))
+    page.fill("#overrides", overrides)
+    with page.expect_response("**/api/session"):
+        page.click("#sit")
+    page.wait_for_selector("#table:not([hidden])")
+
+
+def press(page, what: str, key: bool = False) -> None:
+    """Click a button (or press its key) and wait for the server's answer to be drawn."""
+    with page.expect_response(lambda r: "/api/" in r.url and r.request.method == "POST"):
+        if key:
+            page.keyboard.press(what)
+        else:
+            page.click(what)
+    page.wait_for_timeout(30)
+
+
+def enabled_actions(page) -> set[str]:
+    return set(page.eval_on_selector_all(
+        "#play-controls [data-action]",
+        "bs => bs.filter(b => !b.disabled).map(b => b.dataset.action)"))
+
+
+def test_play_a_round_with_split_double_hit_and_stand(page, server):
+    app, _ = server
+    setup_table(page, preset="vegas-strip")
+    game = the_game(app)
+    # 8 8 v 6 (hole T): split; hand 1: 8 3 doubles onto K (21); hand 2: 8 2, hits 5
+    # (15), stands; the dealer's 16 draws 9 and busts
+    game.table.shoe.stack("8S 6H 8D TC 3C KH 2D 5C 9S")
+    page.fill("#bet-0", "10")
+    assert enabled_actions(page) == set()
+    press(page, "#deal")
+    assert enabled_actions(page) == {"hit", "stand", "double", "split", "surrender"}
+    assert page.inner_text("#dealer-total") == "6 showing"
+    assert page.locator("#dealer-cards .card.down").count() == 1
+    press(page, "#play-controls [data-action=split]")
+    assert page.locator("#seat-0 .hand-box").count() == 2
+    assert "split" not in enabled_actions(page)  # 8 3 is no pair
+    press(page, "d", key=True)  # keyboard shortcut: double
+    assert page.inner_text("#seat-0-hand-0 .flags") == "split doubled"
+    press(page, "#play-controls [data-action=hit]")
+    assert page.inner_text("#seat-0-hand-1 .total") == "15"
+    press(page, "s", key=True)
+    page.wait_for_selector("#next:not([disabled])")
+    assert enabled_actions(page) == set()
+    shown = [page.inner_text(f"#seat-0-hand-{k} .result") for k in range(2)]
+    engine = game.table.seats[0].results
+    assert shown == [f"Win +{r.net}" for r in engine] == ["Win +20", "Win +10"]
+    assert page.inner_text("#dealer-total") == "25 bust"
+    assert page.inner_text("#seat-0 .bankroll") == f"bankroll {game.table.seats[0].bankroll}"
+    check_conserved(game)
+    shot(page, "finished_round.png")
+    # the next round, from the same shoe
+    press(page, "Enter", key=True)
+    assert page.locator("#bet-0").count() == 1 and game.table.round == 1
+
+
+def test_seven_seats_each_split_into_four_hands(page, server):
+    app, _ = server
+    page.set_viewport_size({"width": 1600, "height": 900})
+    setup_table(page, preset="atlantic-city", players=("person",) * 7)
+    game = the_game(app)
+    # every seat 8 8 against a 6 (hole T); each splits three times (8, 8, then 3),
+    # doubles 8 3 onto K, and stands on 8 2, 8 9 and 8 T; the dealer draws 9 and busts
+    per_seat = "8S 8H 3C KD 2H 9C TD"
+    game.table.shoe.stack(" ".join(["8C"] * 7 + ["6H"] + ["8D"] * 7 + ["TC"]
+                                   + [per_seat] * 7 + ["9S"]))
+    press(page, "#deal")
+    for seat in range(7):
+        assert page.get_attribute(f"#seat-{seat}", "class") == "seat acting"
+        for key in "pppd":
+            press(page, key, key=True)
+        for _ in range(3):
+            press(page, "s", key=True)
+    page.wait_for_selector("#next:not([disabled])")
+    assert game.table.phase.value == "settled"
+    for seat in range(7):
+        assert page.locator(f"#seat-{seat} .hand-box").count() == 4
+        for k, result in enumerate(game.table.seats[seat].results):
+            assert page.inner_text(f"#seat-{seat}-hand-{k} .result") == f"Win +{result.net}"
+    # legible: no hand box spills out of its seat, no two seats overlap
+    boxes = page.eval_on_selector_all(".seat", "ss => ss.map(s => s.getBoundingClientRect())"
+                                      ".map(r => [r.left, r.right])")
+    assert all(a[1] <= b[0] + 1 for a, b in itertools.pairwise(boxes))
+    spill = page.eval_on_selector_all(
+        ".seat", "ss => ss.some(s => [...s.querySelectorAll('.hand-box')].some(h => "
+        "h.getBoundingClientRect().right > s.getBoundingClientRect().right + 1))")
+    assert not spill
+    check_conserved(game)
+    shot(page, "seven_seats_splits.png")
+
+
+def test_watch_mode_steps_a_round_with_values(page, server):
+    app, _ = server
+    setup_table(page, mode="watch", preset="vegas-strip", players=("basic", "never-bust"),
+                overrides='{"decks": null}')
+    game = the_game(app)
+    # basic: 16 v 10 (surrenders); never-bust: A 6 (soft 17, hits 2 -> soft 19, stands)
+    game.table.shoe.stack("TS AD TH 6C 6D 9C 2H")
+    assert page.is_visible("#watch-controls")
+    press(page, "#step")  # the bets and the deal
+    assert page.is_visible("#values-table")
+    best = page.inner_text("#values-table tr.best td")
+    assert best.endswith("(best)")
+    evs = game.state()["values"]["evs"]
+    rows = page.eval_on_selector_all(
+        "#values-table tr[data-action]", "rs => rs.map(r => [r.dataset.action, "
+        "Number(r.children[1].textContent)])")
+    assert {a: round(v, 4) for a, v in evs.items()} == dict(rows)
+    shot(page, "watch_values.png")
+    while game.table.phase.value != "settled":
+        press(page, "ArrowRight", key=True)
+    log = page.eval_on_selector_all("#log tbody tr", "rs => rs.map(r => r.children[3].textContent)")
+    assert list(reversed(log)) == [d["action"] for d in game.state()["log"]]
+    # go back to the first decision, then return live
+    last = game.state()["frame"]
+    page.click("#back")
+    expect = sync_api.expect
+    expect(page.locator("#frame-label")).to_contain_text(f"frame {last - 1} of {last}")
+    expect(page.locator("#live")).to_be_enabled()
+    assert len(page.locator("#log tbody tr").all()) == len(log) - 1  # the earlier frame's log
+    page.click("#live")
+    expect(page.locator("#live")).to_be_disabled()
+    # play at a chosen speed, then pause
+    page.select_option("#speed", "150")
+    page.click("#play")
+    deadline = time.monotonic() + 20
+    while int(page.get_attribute("#frame-slider", "max")) < last + 3:
+        assert time.monotonic() < deadline, "play did not advance"
+        page.wait_for_timeout(100)
+    page.click("#play")
+    assert page.inner_text("#play") == "Play"
+    check_conserved(game)
+
+
+def test_a_refused_request_is_shown_and_changes_nothing(page, server):
+    app, _ = server
+    setup_table(page, preset="vegas-strip")
+    game = the_game(app)
+    page.fill("#bet-0", "5000")
+    with page.expect_response("**/api/deal") as resp:
+        page.click("#deal")
+    assert resp.value.status == 422
+    page.wait_for_selector("#message:not([hidden])")
+    assert "outside the table limits" in page.inner_text("#message")
+    assert game.table.phase.value == "betting" and game.table.seats[0].bet == 0
+
+
+def test_terminal_21_hot_seat_with_a_raised_bet(page, server):
+    app, _ = server
+    setup_table(page, preset="terminal-21", players=("person", "person", "person"))
+    game = the_game(app)
+    # as in the API test: seat 1 (9 5) raises 5 and hits 6 (20); seat 2 stands on 18;
+    # seat 3 (7 6) hits T and busts; the dealer stands on 17; highest hand wins
+    game.table.shoe.stack("9S TS 7D 9C 5H 8H 6C 8C 6D TD")
+    for seat in range(3):
+        page.fill(f"#bet-{seat}", "10")
+    press(page, "#deal")
+    assert "highest-hand" in page.inner_text("#values-reason")
+    assert page.is_visible("#raise-box") and page.is_enabled("#raise")
+    page.fill("#raise-amount", "5")
+    press(page, "#raise")
+    assert page.inner_text("#seat-0-hand-0 .bet") == "bet 15"
+    press(page, "h", key=True)
+    press(page, "s", key=True)
+    assert page.get_attribute("#seat-1", "class") == "seat acting"
+    press(page, "s", key=True)
+    press(page, "h", key=True)
+    page.wait_for_selector("#next:not([disabled])")
+    shown = [page.inner_text(f"#seat-{i}-hand-0 .result") for i in range(3)]
+    assert shown == ["Win +15", "Lose -10", "Bust -10"]
+    assert [r.net for s in game.table.seats for r in s.results] == [15, -10, -10]
+    check_conserved(game)
+    shot(page, "terminal21_hot_seat.png")
