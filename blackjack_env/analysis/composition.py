@@ -81,6 +81,7 @@ __all__ = [
     "composition_return",
     "effects_of_removal",
     "pool_from",
+    "pre_peek_values",
     "table_action_values",
     "table_pool",
 ]
@@ -299,6 +300,8 @@ class _Context:
         self._hs: dict[int, float] = {}
         self._memo: dict[tuple, float] = {}
         self._split_memo: dict[tuple, float] = {}
+        self._covered: list[Comp] = []  # hands whose rows (all supersets) are known
+        self._split_covered: set[int] = set()  # pair classes whose split rows are known
 
     # ------------------------------------------------------------ rows
     def _payoffs(self) -> np.ndarray:
@@ -343,6 +346,19 @@ class _Context:
             self.left.append(self.N - sum(r))
             self.stand_rows.append(st)
             self.row_ace.append(r[ace] > 0)
+
+    def cover(self, y: Comp, split_classes: Iterable[int] = ()) -> None:
+        """Make sure every row a decision of hand ``y`` can reach is known (and every
+        row of a split of a pair of each of ``split_classes``), in one batch."""
+        rows: list[Comp] = []
+        if not any(all(a <= b for a, b in zip(base, y, strict=True)) for base in self._covered):
+            rows += self.supersets(y, 21)
+            self._covered.append(y)
+        for c in split_classes:
+            if c not in self._split_covered:
+                rows += self.split_rows(c)
+                self._split_covered.add(c)
+        self.ensure(rows)
 
     def supersets(self, base: Comp, max_hard: int) -> list[Comp]:
         """Every composition ``y >= base`` within the pool whose hard total is at most
@@ -473,8 +489,9 @@ class _Context:
             peek_possible=self.peek,
         )
 
-    def best(self, y: Comp, extra: int | None, fs: bool, sa: bool, h: int, pair: bool,
-             natural: bool) -> float:
+    def best(
+        self, y: Comp, extra: int | None, fs: bool, sa: bool, h: int, pair: bool, natural: bool
+    ) -> float:
         """Optimal joint value of a hand awaiting a decision; a split is not considered
         here (the caller values it: resplits are chosen in :meth:`split_value`)."""
         key = (y, extra, fs, sa, h, pair, natural)
@@ -488,10 +505,23 @@ class _Context:
             self._memo[key] = got
         return got
 
-    def action_ev(self, y: Comp, extra: int | None, fs: bool, sa: bool, h: int, pair: bool,
-                  natural: bool, action: Action, same: int | None = None) -> float:
-        """Joint value (per unit of the hand's bet) of ``action``; ``same`` (splits
-        only): unseen cards that pair the hand's cards."""
+    def action_ev(
+        self,
+        y: Comp,
+        extra: int | None,
+        fs: bool,
+        sa: bool,
+        h: int,
+        pair: bool,
+        natural: bool,
+        action: Action,
+        same: int | None = None,
+        waiting: int = 0,
+    ) -> float:
+        """Joint value (per unit of the hand's bet) of ``action``. Splits only: ``same``
+        unseen cards pair the hand's cards; ``waiting`` split hands of this pair wait for
+        their second card (a split changes their value through the hand limit, and the
+        change is counted in the split's value)."""
         code = self.code(self.plus(y, extra))
         hard, ace = self.hard_ace(y)
         if action is _A.STAND:
@@ -506,7 +536,10 @@ class _Context:
             c = next(i for i, n in enumerate(y) if n)
             if same is None:
                 raise ValueError("a split value needs the count of unseen pairing cards")
-            return self.bet_factor * self.split_value(c, h + 1, 2, same)
+            gain = self.split_value(c, h + 1, waiting + 2, same)
+            if waiting:
+                gain -= self.split_value(c, h, waiting, same)
+            return self.bet_factor * gain
         raise ValueError(f"{action!r} is not a playing action")
 
     # ------------------------------------------------------------ splits
@@ -542,6 +575,26 @@ class _Context:
             return True
         hard, ace = self.hard_ace(y)
         return self.auto21 and score(hard, ace)[0] == 21
+
+    def split_plan_action(self, y: Comp, c: int, h: int, k: int, pair: bool, same: int) -> Action:
+        """The action the split approximation takes at a split hand ``y`` of pair class
+        ``c`` (``h`` hands in all, ``k`` hands waiting or deciding, this one included):
+        the strategy its values assume. For simulations that measure its error."""
+        sa = self.aces[c]
+        hard, ace = self.hard_ace(y)
+        natural = self.rules.blackjack_after_split and sum(y) == 2 and hard == 11 and ace
+        if sum(y) > 2:
+            code = self.code(self.plus(y, c))
+            stand = self.stand(code, score(hard, ace)[0], False)
+            return _A.HIT if self.draw(code, hard, ace, False) > stand else _A.STAND
+        legal = [a for a in self.legal(y, True, sa, h, pair) if a is not _A.SPLIT]
+        evs = {a: self.action_ev(y, c, True, sa, h, pair, natural, a) for a in legal}
+        best = max(evs, key=lambda a: evs[a])
+        if split_allowed(self.rules, pair=pair, hands=h, split_aces=sa):
+            no_split = evs[best] + self.split_value(c, h, k - 1, same)
+            if self.split_value(c, h + 1, k + 1, same) > no_split:
+                return _A.SPLIT
+        return best
 
     def split_value(self, c: int, h: int, k: int, same: int) -> float:
         """Expected sum of the joint results (per split hand's bet) of ``k`` split hands
@@ -581,13 +634,13 @@ def _context(rules: Rules, pool: Comp, up: int) -> _Context:
 def _hand_flags(rules: Rules, cards: list[Card], from_split: bool) -> tuple[bool, bool, bool]:
     """(pair, natural, split_aces) of a hand, as the table judges them."""
     model = CardModel(rules)
-    pair = len(cards) == 2 and model.pair_class(cards[0].rank) == model.pair_class(
-        cards[1].rank
-    )
+    pair = len(cards) == 2 and model.pair_class(cards[0].rank) == model.pair_class(cards[1].rank)
     hard = sum(rules.card_values[c.rank - 1] for c in cards)
     has_ace = any(c.rank == 1 for c in cards)
     natural = (
-        len(cards) == 2 and hard == 11 and has_ace
+        len(cards) == 2
+        and hard == 11
+        and has_ace
         and (not from_split or rules.blackjack_after_split)
     )
     split_aces = from_split and cards[0].rank == 1
@@ -600,7 +653,8 @@ def _same_count(rules: Rules, unseen: Sequence[int], cards: list[Card]) -> int:
     if rules.split_by is SplitBy.VALUE:
         value = rules.card_values[rank - 1]
         return sum(
-            n for r, n in enumerate(unseen, start=1)
+            n
+            for r, n in enumerate(unseen, start=1)
             if rules.card_values[r - 1] == value and (r == 1) == (rank == 1)
         )
     return int(unseen[rank - 1])
@@ -614,6 +668,7 @@ def action_values(
     *,
     hands: int = 1,
     from_split: bool = False,
+    waiting: int = 0,
 ) -> dict[Action, float]:
     """Expected value of every legal action of ``hand`` against ``upcard``, off the
     unseen cards ``remaining``, with optimal composition-dependent play afterwards.
@@ -630,6 +685,9 @@ def action_values(
         upcard: the dealer's upcard (a Card, Rank, rank letter, or value 1..10).
         hands: hands the seat holds (1 before any split).
         from_split: the hand came from a split (``hand[0]`` is the split card).
+        waiting: split hands of the seat still waiting for their second card (a
+            resplit here uses up one of ``max_split_hands`` they could have used; the
+            ``SPLIT`` value counts that change).
 
     Returns:
         ``{action: EV}`` per unit of the hand's bet for each action
@@ -651,14 +709,12 @@ def action_values(
         raise ValueError(f"hand needs two or more cards, got {len(cards)}")
     if not (isinstance(hands, int) and 1 <= hands <= rules.max_split_hands):
         raise ValueError(
-            f"hands={hands!r} must be an int from 1 to max_split_hands "
-            f"({rules.max_split_hands})"
+            f"hands={hands!r} must be an int from 1 to max_split_hands ({rules.max_split_hands})"
         )
     if from_split and hands < 2:
         raise ValueError("from_split=True needs hands >= 2 (a split makes two hands)")
     unseen = pool_from(rules, remaining)
     up = _up_rank(rules, upcard)
-    cl = _classes(rules)
     hard = sum(rules.card_values[c.rank - 1] for c in cards)
     if hard > 21:
         raise ValueError(f"hand {' '.join(map(str, cards))} is bust (hard total {hard})")
@@ -667,17 +723,20 @@ def action_values(
     ctx, y = _query_context(rules, unseen, cards, up)
     pair, natural, sa = _hand_flags(rules, cards, from_split)
     same = _same_count(rules, unseen, cards)
-    rows = ctx.supersets(y, 21)
-    if pair:
-        rows += ctx.split_rows(next(i for i, n in enumerate(y) if n))
-    ctx.ensure(rows)
+    if not (isinstance(waiting, int) and 0 <= waiting <= rules.max_split_hands - hands):
+        raise ValueError(
+            f"waiting={waiting!r} must be an int from 0 to max_split_hands - hands "
+            f"({rules.max_split_hands - hands})"
+        )
+    ctx.cover(y, [next(i for i, n in enumerate(y) if n)] if pair else [])
     scale = ctx.no_bj(y)
     legal = ctx.legal(y, from_split, sa, hands, pair)
     out = {}
     for a in legal:
-        ev = ctx.action_ev(y, None, from_split, sa, hands, pair, natural, a, same=same)
+        ev = ctx.action_ev(
+            y, None, from_split, sa, hands, pair, natural, a, same=same, waiting=waiting
+        )
         out[a] = float(ev / scale) if scale > 0 else float("nan")
-    _ = cl
     return out
 
 
@@ -731,13 +790,15 @@ def table_action_values(table: Table) -> dict[Action, float]:
     seat_i, _ = table.to_act  # type: ignore[misc]
     hand = table.current_hand
     assert hand is not None and table.upcard is not None
+    hands = table.seats[seat_i].hands
     values = action_values(
         table.rules,
         table_pool(table),
         hand.cards,
         table.upcard,
-        hands=len(table.seats[seat_i].hands),
+        hands=len(hands),
         from_split=hand.from_split,
+        waiting=sum(1 for other in hands if len(other.cards) == 1),
     )
     legal = table.legal_actions()
     return {a: v for a, v in values.items() if a in legal}
@@ -768,11 +829,7 @@ def _round_given_upcard(rules: Rules, pool: Sequence[int], up_rank: int) -> floa
     n = sum(pool)
     empty = tuple([0] * ctx.K)
     # every row the round needs: hands of two or more cards, and split hands
-    rows = [r for r in ctx.supersets(empty, 21) if sum(r) >= 2]
-    for c in range(ctx.K):
-        if ctx.pool[c] >= 2:
-            rows += ctx.split_rows(c)
-    ctx.ensure(rows)
+    ctx.cover(empty, [c for c in range(ctx.K) if ctx.pool[c] >= 2])
     rules_ = rules
     total = 0.0
     for r1 in range(1, 14):
@@ -801,8 +858,10 @@ def _round_given_upcard(rules: Rules, pool: Sequence[int], up_rank: int) -> floa
                         same = pool[r1 - 1] - 2
                     else:
                         same = ctx.pool[cl.of_rank[r1 - 1]] - 2
-                    best = max(best, ctx.action_ev(
-                        y, None, False, False, 1, True, False, _A.SPLIT, same=same))
+                    best = max(
+                        best,
+                        ctx.action_ev(y, None, False, False, 1, True, False, _A.SPLIT, same=same),
+                    )
                 ret = -pbj + best
                 if ctx.peek and rules_.surrender is Surrender.EARLY:
                     ret = max(ret, -0.5)
@@ -846,20 +905,17 @@ def composition_return(
         raise ValueError(f"a round needs at least 4 cards in the pool, got {n}")
     by_rank: dict[str, float] = {}
     total = 0.0
-    cache: dict[tuple[int, ...], float] = {}
-    cl = _classes(rules)
+    cache: dict[tuple, float] = {}
     for up in range(1, 14):
         if counts[up - 1] == 0:
             continue
         rest = list(counts)
         rest[up - 1] -= 1
         # ranks of one class with equal counts give the same round: compute once
-        key = (cl.of_rank[up - 1], *rest)
         sym = _symmetric_key(rules, rest, up)
         got = cache.get(sym)
         if got is None:
             got = cache[sym] = _round_given_upcard(rules, rest, up)
-        _ = key
         by_rank[Rank(up).letter] = got
         total += counts[up - 1] / n * got
     return CompositionResult(rules, tuple(counts), float(total), by_rank)
