@@ -69,7 +69,7 @@ import numpy as np
 
 from blackjack_env.analysis._model import BJ, CardModel, check_supported
 from blackjack_env.analysis.dealer import upcard_rank
-from blackjack_env.engine.cards import Card, Rank, parse_cards
+from blackjack_env.engine.cards import Card, Rank, parse_card, parse_cards
 from blackjack_env.engine.hand import score
 from blackjack_env.engine.rules import HoleCard, Rules, SplitBet, SplitBy, Surrender, TieRule
 from blackjack_env.engine.shoe import Shoe
@@ -147,8 +147,11 @@ def _cards_of(hand: str | Sequence[Card]) -> list[Card]:
 
 
 def _up_rank(rules: Rules, upcard: Card | Rank | str | int) -> int:
+    """A rank 1..13 from a Card, a card text ("9D"), or what ``upcard_rank`` reads."""
     if isinstance(upcard, Card):
         return int(upcard.rank)
+    if isinstance(upcard, str) and len(upcard.strip()) == 2 and upcard.strip() != "10":
+        return int(parse_card(upcard).rank)
     return upcard_rank(rules, upcard)
 
 
@@ -685,9 +688,10 @@ def action_values(
         upcard: the dealer's upcard (a Card, Rank, rank letter, or value 1..10).
         hands: hands the seat holds (1 before any split).
         from_split: the hand came from a split (``hand[0]`` is the split card).
-        waiting: split hands of the seat still waiting for their second card (a
-            resplit here uses up one of ``max_split_hands`` they could have used; the
-            ``SPLIT`` value counts that change).
+        waiting: how many of the seat's other hands still wait for their second card
+            (split hands of the same pair; a resplit here uses up one of
+            ``max_split_hands`` they could have used, and the ``SPLIT`` value counts
+            that change).
 
     Returns:
         ``{action: EV}`` per unit of the hand's bet for each action
@@ -723,10 +727,10 @@ def action_values(
     ctx, y = _query_context(rules, unseen, cards, up)
     pair, natural, sa = _hand_flags(rules, cards, from_split)
     same = _same_count(rules, unseen, cards)
-    if not (isinstance(waiting, int) and 0 <= waiting <= rules.max_split_hands - hands):
+    if not (isinstance(waiting, int) and 0 <= waiting < hands):
         raise ValueError(
-            f"waiting={waiting!r} must be an int from 0 to max_split_hands - hands "
-            f"({rules.max_split_hands - hands})"
+            f"waiting={waiting!r} must be an int from 0 to hands - 1 ({hands - 1}): the "
+            f"other hands of the seat still waiting for their second card"
         )
     ctx.cover(y, [next(i for i, n in enumerate(y) if n)] if pair else [])
     scale = ctx.no_bj(y)
@@ -764,7 +768,7 @@ def pre_peek_values(
     cards = _cards_of(hand)
     unseen = pool_from(rules, remaining)
     up = _up_rank(rules, upcard)
-    values = action_values(rules, unseen, cards, up)
+    values = action_values(rules, unseen, cards, Rank(up))
     ctx, y = _query_context(rules, unseen, cards, up)
     p = ctx.p_bj(y) if ctx.peek else 0.0
     _pair, natural, _sa = _hand_flags(rules, cards, False)
