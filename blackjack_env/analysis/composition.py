@@ -628,9 +628,29 @@ class _Context:
         return ev
 
 
-@lru_cache(maxsize=48)
 def _context(rules: Rules, pool: Comp, up: int) -> _Context:
+    """The cached context; rules differing only in what plays no part here (decks,
+    penetration, seats, bets, insurance) share it."""
+    return _cached_context(_play_rules(rules), pool, up)
+
+
+@lru_cache(maxsize=16)
+def _cached_context(rules: Rules, pool: Comp, up: int) -> _Context:
     return _Context(rules, pool, up)
+
+
+@lru_cache(maxsize=64)
+def _play_rules(rules: Rules) -> Rules:
+    return rules.replace(
+        decks=None,
+        seats_per_deck=None,
+        penetration=None,
+        insurance=False,
+        seats=1,
+        max_seats=1,
+        min_bet=1,
+        max_bet=1,
+    )
 
 
 # ---------------------------------------------------------------- queries

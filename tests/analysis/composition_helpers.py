@@ -40,6 +40,7 @@ def shoe_holding(cards: Sequence[Card], rng: np.random.Generator) -> Shoe:
     shoe.stack(away)
     for _ in away:
         shoe.draw()
+    shoe.shuffle()
     return shoe
 
 
@@ -75,6 +76,10 @@ def play_rounds(
         if hole:  # a random unseen card
             top.append(pool_list[int(rng.integers(len(pool_list)))])
         table.shoe.stack(top + cards[2:])
+        # Shoe.stack takes the first copy of a card it finds from the bottom of the shoe,
+        # so with several copies the cards left on top are not in a uniform order:
+        # shuffle the undealt cards again (the stacked ones stay on top)
+        table.shoe.shuffle()
         table.bet(0, 2)
         table.deal()
         while table.phase is Phase.INSURANCE:
