@@ -122,9 +122,7 @@ class split_plan_policy:
         y = self.cl.comp(counts)
         waiting = sum(1 for other in hands if len(other.cards) == 1)
         pair = hand.is_pair(self.rules.split_by.value == "value")
-        action = self.ctx.split_plan_action(
-            y, self.c, len(hands), waiting + 1, pair, self.same
-        )
+        action = self.ctx.split_plan_action(y, self.c, len(hands), waiting + 1, pair, self.same)
         legal = table.legal_actions()
         assert action in legal, (action, legal, hand)
         return action

@@ -221,8 +221,9 @@ def test_bad_input_raises_one_clear_error(kwargs, message) -> None:
     args = dict(remaining=[4] * 13, hand="TS 6H", upcard="T")
     args.update(kwargs)
     with pytest.raises(ValueError, match=message):
-        action_values(Rules(decks=1), args.pop("remaining"), args.pop("hand"),
-                      args.pop("upcard"), **args)
+        action_values(
+            Rules(decks=1), args.pop("remaining"), args.pop("hand"), args.pop("upcard"), **args
+        )
 
 
 def test_unsupported_rules_and_infinite_decks_are_refused() -> None:
