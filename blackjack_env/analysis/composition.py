@@ -238,6 +238,8 @@ def _dealer_table(
             inv = np.where(left > 0, 1.0 / left, 0.0)
         for j in range(K):
             cnt = avail[:, j] - drawn[j]
+            if cnt.max() <= 0:
+                continue  # no card of this class is left in any row
             p = np.clip(cnt, 0.0, None) * inv
             nh, na = hard + vals[j], ace or aces[j]
             if n == 0 and nh == 11 and na and up_a != aces[j]:
@@ -960,12 +962,16 @@ def _symmetric_key(rules: Rules, rest: list[int], up: int) -> tuple:
     return (cl.of_rank[up - 1], tuple(parts))
 
 
-def effects_of_removal(rules: Rules) -> dict[str, float]:
+def effects_of_removal(
+    rules: Rules, pool: Shoe | Sequence[int] | Iterable[Card] | str | None = None
+) -> dict[str, float]:
     """Change in the composition-dependent return (:func:`composition_return`) when one
     card of each rank is removed from a full shoe of ``rules.shoe_decks`` decks.
 
     Returns ``{rank letter: return(shoe less that card) - return(full shoe)}`` for
     the 13 ranks (ace to king), per unit bet; multiply by 100 for percentage points.
+    ``pool`` (13 counts, cards or a Shoe): start from these unseen cards instead of a
+    full shoe (ranks with no card left are omitted).
     The player re-optimises for the depleted shoe (this is the effect on the
     *optimal* return, which is what a counter playing perfectly gains).
 
@@ -983,18 +989,24 @@ def effects_of_removal(rules: Rules) -> dict[str, float]:
     shoe (10 + 1 with standard values): about 15 s of CPU for one deck.
     """
     check_supported(rules)
-    if rules.shoe_decks is None:
-        raise ValueError("effects of removal need a finite shoe (rules.decks is None)")
-    full = [4 * rules.shoe_decks] * 13
-    base = composition_return(rules, full).expected_return
-    out: dict[str, float] = {}
-    done: dict[int, float] = {}
+    if pool is None:
+        if rules.shoe_decks is None:
+            raise ValueError("effects of removal need a finite shoe (rules.decks is None)")
+        start = [4 * rules.shoe_decks] * 13
+    else:
+        start = pool_from(rules, pool)
+    base = composition_return(rules, start).expected_return
     cl = _classes(rules)
+    out: dict[str, float] = {}
+    done: dict[tuple, float] = {}
     for r in range(1, 14):
-        cls = cl.of_rank[r - 1]
-        if cls not in done:
-            pool = list(full)
-            pool[r - 1] -= 1
-            done[cls] = composition_return(rules, pool).expected_return - base
-        out[Rank(r).letter] = done[cls]
+        if start[r - 1] == 0:
+            continue
+        less = list(start)
+        less[r - 1] -= 1
+        # ranks of one class are interchangeable: equal count multisets, equal returns
+        key = tuple(tuple(sorted(less[q - 1] for q in ranks)) for ranks in cl.ranks)
+        if key not in done:
+            done[key] = composition_return(rules, less).expected_return - base
+        out[Rank(r).letter] = done[key]
     return out

@@ -233,3 +233,45 @@ def test_unsupported_rules_and_infinite_decks_are_refused() -> None:
         composition_return(Rules(decks=None))
     with pytest.raises(ValueError, match="finite shoe"):
         effects_of_removal(Rules(decks=None))
+
+
+def _finite_presets() -> list[Rules]:
+    out = []
+    for name in (
+        "vegas-strip",
+        "downtown-h17",
+        "single-deck-6to5",
+        "european-no-hole-card",
+        "gymnasium-natural",
+        "ood-book",
+        "browser-game",
+        "how-to-play",
+    ):
+        rules = preset(name)
+        out.append(rules.replace(decks=2, penetration=None) if rules.decks is None else rules)
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rules", _finite_presets(), ids=lambda r: r.summary()[:40])
+def test_composition_return_is_at_least_the_total_dependent_return(rules: Rules) -> None:
+    """Every supported preset: the composition-dependent optimum is never below the
+    total-dependent basic strategy of the same shoe, and not far above it."""
+    cdz = composition_return(rules).expected_return
+    td = finite_shoe_return(rules).expected_return
+    assert td - 1e-9 <= cdz <= td + 0.001
+
+
+def test_effects_of_removal_from_a_small_pool() -> None:
+    rules = Rules(decks=1)
+    pool = [1, 2, 1, 1, 2, 2, 1, 1, 1, 2, 2, 0, 0]  # 16 cards, no queen or king
+    eor = effects_of_removal(rules, pool)
+    assert "K" not in eor and "Q" not in eor and len(eor) == 11
+    base = composition_return(rules, pool).expected_return
+    for rank in ("A", "5", "T", "J"):
+        less = list(pool)
+        less["A23456789TJQK".index(rank)] -= 1
+        want = composition_return(rules, less).expected_return - base
+        assert eor[rank] == pytest.approx(want, abs=1e-12)
+    assert eor["T"] == eor["J"]  # same class, same count: interchangeable
+    assert eor["5"] > 0 > eor["T"]  # fives help the dealer, tens the player
