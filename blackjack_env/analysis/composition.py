@@ -21,8 +21,10 @@ Public functions:
   dealt off a given pool (by default a full shoe of ``rules.shoe_decks``
   decks): the CDZ- optimum.
 * :func:`effects_of_removal` - the change in that return when one card of each
-  rank is removed from a full shoe.
-* :func:`pool_from` - the 13 counts from a :class:`Shoe`, a card list or counts.
+  rank is removed from a full shoe (or from any pool).
+* :func:`pre_peek_values` - early surrender against playing on, before the peek.
+* :func:`pool_from`, :func:`table_pool` - the 13 counts from a :class:`Shoe`, a
+  card list, counts, or what a table's players have not seen.
 
 Method. Cards are grouped into classes (value, is-ace) as the rules' card
 values give them (ten, jack, queen and king form one class under standard
@@ -38,8 +40,14 @@ card is just one more unseen card: by exchangeability it may be drawn after the
 player's cards), then divided by the chance of no blackjack; this is exact.
 
 A context (rules, the class counts of ``R``, the upcard class) is kept in an
-LRU cache, with its dealer rows and values: later decisions of the same round
-(``R`` is unchanged when the player draws) are answered from it.
+LRU cache (16 contexts), with its dealer rows and values: later decisions of the
+same round (``R`` is unchanged when the player draws) are answered from it.
+
+Query times (:func:`action_values`, CPU of one core, a new pool each time: a
+shoe dealt 0 to 8 x decks cards deep, upcards 2, 6, T, A): one deck, hands of 2
+cards 13 ms on average (40 ms at most), 3 to 5 cards 8-9 ms (20 ms at most);
+six decks, 2 cards 18 ms (67 ms at most), 3 to 5 cards 9-12 ms (28 ms at most).
+A query answered from the cache takes about 0.03 ms.
 
 Split approximation (the only one). Splitting a pair of class ``c`` is valued
 as in :mod:`blackjack_env.analysis.finite`: each split hand is played off ``R``
@@ -49,10 +57,18 @@ chance that a split hand receives another card of the pair's rank (to resplit)
 is the same for every hand (that of the pool less the pair). Each split hand
 plays its best composition-dependent strategy for that pool (double after split
 where allowed, resplits decided on the expected value of the hands still
-waiting, as in the infinite-deck solver). Its error is measured against the
-engine in ``tests/analysis/test_composition_sim.py`` (simulation with the same
-strategy: each split hand decides off the pool with the other split hands'
-cards put back).
+waiting, as in the infinite-deck solver). A split of aces that get one card
+each and cannot resplit is exact (the other hand's card is a uniformly random
+unseen card, which leaves the dealer's chances unchanged on average).
+
+Its error, measured against the engine playing the same strategy (each split
+hand decides off the pool of the split with the other split hands' cards put
+back; 100,000 rounds each, ``tests/analysis/test_composition_sim.py``), is
+within the simulation's 99% interval (+-0.012 to 0.023) in every case tried:
+one deck 8-8 v T -0.4473 (engine -0.4439), A-A v 6 +0.7583 (+0.7588), 2-2 v 5
++0.2963 (+0.3104), 9-9 v 9 -0.0987 (-0.0988); six decks 8-8 v T -0.4751
+(-0.4826), 3-3 v 4 +0.0487 (+0.0476); a 25-card pool 8-8 v T -0.5693 (-0.5712).
+So it errs by less than about 0.02 per split even in one deck.
 
 A pool that runs dry in the middle of a round: paths that would need a card
 from an empty pool are dropped (the engine would reshuffle its discard tray
