@@ -126,7 +126,7 @@ def _fresh_deck_rounds(rules: Rules, rounds: int, seed: int) -> tuple[float, flo
     return float(nets.mean()), float(nets.std(ddof=1) / np.sqrt(rounds))
 
 
-@pytest.mark.parametrize("rounds", [4000, pytest.param(150000, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("rounds", [4000, pytest.param(60000, marks=pytest.mark.slow)])
 def test_composition_strategy_reaches_the_composition_return(rounds: int) -> None:
     """A single deck shuffled before every round: the seat strategy's mean result is the
     CDZ- return of a full deck (insurance never taken)."""
