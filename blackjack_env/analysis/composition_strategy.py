@@ -14,9 +14,10 @@ when that is worth more than playing on. On an infinite deck the composition
 carries no information, and the strategy plays
 :func:`~blackjack_env.analysis.strategy.basic_strategy` (the exact optimum there).
 
-Cost: the first decision of a round builds the values for that shoe (about
-0.01-0.06 s of CPU on 1 to 6 decks, see the module docstring of
-:mod:`~blackjack_env.analysis.composition`); later decisions of the round reuse them.
+Cost: the first decision of a round builds the values for that shoe; later
+decisions of the round reuse them. Measured through a ``Table`` dealing a real
+shoe: about 4 ms of CPU per round with one deck, 7 ms with six (a few hundred
+rounds a second), against well under 0.1 ms for ``basic``.
 """
 
 from __future__ import annotations
