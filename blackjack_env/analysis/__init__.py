@@ -18,6 +18,17 @@ Public API:
 * :func:`basic_strategy` - a seat strategy ``strategy(table) -> Action`` that
   plays the chart; registered as ``"basic"`` in :mod:`blackjack_env.strategies`.
 
+Off the cards that remain (finite shoes, composition-dependent play; see
+:mod:`blackjack_env.analysis.composition`):
+
+* :func:`action_values` - EV of every legal action of a hand of two or more
+  cards, given the unseen cards (13 counts by rank, cards, or a Shoe);
+  :func:`table_action_values` for the hand a Table waits on.
+* :func:`composition_return` - the composition-dependent (CDZ-) return of a
+  round off a full shoe (or any pool); :func:`effects_of_removal` - its change
+  when one card of each rank is removed.
+* :class:`composition_strategy` - seat strategy registered as ``"composition"``.
+
 Insurance and even money are never taken by the analysed policies.
 
 Grading an agent (infinite-deck rules)::
@@ -36,6 +47,17 @@ from __future__ import annotations
 
 from blackjack_env.analysis._model import OUTCOMES
 from blackjack_env.analysis.chart import Chart, Play
+from blackjack_env.analysis.composition import (
+    CompositionResult,
+    action_values,
+    composition_return,
+    effects_of_removal,
+    pool_from,
+    pre_peek_values,
+    table_action_values,
+    table_pool,
+)
+from blackjack_env.analysis.composition_strategy import composition_strategy
 from blackjack_env.analysis.dealer import dealer_probabilities
 from blackjack_env.analysis.finite import FiniteResult, finite_chart, finite_shoe_return, hand_evs
 from blackjack_env.analysis.solve import Solution, evaluate_policy, solve
@@ -45,17 +67,26 @@ from blackjack_env.analysis.strategy import basic_strategy, basic_strategy_chart
 __all__ = [
     "OUTCOMES",
     "Chart",
+    "CompositionResult",
     "DecisionState",
     "FiniteResult",
     "Play",
     "Solution",
+    "action_values",
     "basic_strategy",
     "basic_strategy_chart",
+    "composition_return",
+    "composition_strategy",
     "dealer_probabilities",
+    "effects_of_removal",
     "evaluate_policy",
     "finite_chart",
     "finite_shoe_return",
     "hand_evs",
+    "pool_from",
+    "pre_peek_values",
     "solve",
+    "table_action_values",
+    "table_pool",
     "table_state",
 ]

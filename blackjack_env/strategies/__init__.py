@@ -17,6 +17,9 @@ Built in, by name (see :func:`make_strategy`):
 * ``"stand"``: always stands (declines insurance).
 * ``"basic"``: basic strategy for the table's rules, computed exactly by
   :mod:`blackjack_env.analysis` (registered by that module).
+* ``"composition"``: the composition-dependent variant of ``"basic"``: the best
+  action for the hand's exact cards and the cards left in the shoe (registered
+  by :mod:`blackjack_env.analysis`).
 
 :func:`register_strategy` adds a name; :func:`make_strategy` also accepts a
 callable, which is used as it is.
@@ -125,7 +128,7 @@ def make_strategy(spec: str | Strategy, rules=None, seed: int | None = None) -> 
     """A strategy from a registered name or a callable (returned as is)."""
     if callable(spec) and not isinstance(spec, str):
         return spec
-    if spec == "basic":
+    if spec == "basic" or spec == "composition":
         _load_basic()
     try:
         factory = _REGISTRY[spec]
