@@ -109,6 +109,11 @@ def run_command(
             raise
         print(f"error: {_one_line(err)}", file=sys.stderr)
         return 2
+    except ImportError as err:  # an optional package the command needs is not installed
+        if debug or err.name is None or err.name.split(".")[0] not in EXTRA_OF:
+            raise  # not an optional dependency: a real bug, shown in full
+        print(f"error: {missing_package(err)}", file=sys.stderr)
+        return 2
     return 0
 
 
@@ -207,9 +212,27 @@ def read_json_object(path: str | Path) -> dict[str, Any]:
     return data
 
 
-def missing_package(err: ImportError, extra: str = "main") -> str:
-    """One line for a package that is not installed, naming the extra that brings it."""
+#: The optional packages and the extra (``pyproject.toml``) that installs each.
+EXTRA_OF = {
+    "tqdm": "main",
+    "matplotlib": "main",
+    "torch": "train",
+    "stable_baselines3": "train",
+    "sb3_contrib": "train",
+    "rich": "train",
+    "tensorboard": "train",
+    "pygame": "render",
+    "pettingzoo": "multiagent",
+    "starlette": "web",
+    "uvicorn": "web",
+}
+
+
+def missing_package(err: ImportError, extra: str | None = None) -> str:
+    """One line for a package that is not installed, naming the extra that brings it
+    (``extra``, or the one :data:`EXTRA_OF` names for the package)."""
     name = err.name or str(err)
+    extra = extra or EXTRA_OF.get(name.split(".")[0], "all")
     return f'{name} is not installed: run pip install -e ".[{extra}]"'
 
 

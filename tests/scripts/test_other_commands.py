@@ -421,3 +421,29 @@ def test_the_one_text_renderer_names_seats_and_hides_the_hole_card() -> None:
     table.act(Action.STAND)
     text = render_ansi(table, names={0: "Ann"}, learner=1)
     assert "Seat 1 (you)" in text and "6♥ K♦" in text  # the hole card is turned at the end
+
+
+def test_a_missing_optional_package_is_one_line_naming_its_extra(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A command whose extra is not installed (here the web server's starlette) says which
+    extra to install, in one line; an import error of anything else is a real bug and
+    keeps its traceback."""
+    from dataclasses import dataclass
+
+    from blackjack_env._cli import run_command
+
+    @dataclass
+    class Settings:
+        name: str = "starlette"
+
+    def job(settings: Settings) -> None:
+        raise ModuleNotFoundError(f"No module named {settings.name!r}", name=settings.name)
+
+    assert run_command(Settings, job, []) == 2
+    err = capsys.readouterr().err
+    assert err.strip().splitlines() == [
+        'error: starlette is not installed: run pip install -e ".[web]"'
+    ]
+    with pytest.raises(ModuleNotFoundError):
+        run_command(Settings, job, ["--name", "blackjack_env.nothing"])
