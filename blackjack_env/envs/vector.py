@@ -329,7 +329,9 @@ class BlackjackVectorEnv(VectorEnv):
                 core.start_rounds(nxt)
                 self._rounds[nxt] += 1
         if self.max_episode_steps is not None:
-            truncated |= ~terminated & (self._steps >= self.max_episode_steps)
+            # (a sub-env reset on this step starts a new episode: its step count is not
+            # the ended episode's, so it is never truncated again here)
+            truncated |= ~terminated & ~resetting & (self._steps >= self.max_episode_steps)
         if resetting.any():
             idx = resetting.nonzero()[0]
             core.finish_rounds(idx)  # an episode truncated mid-round is played out first
