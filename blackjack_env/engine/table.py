@@ -378,24 +378,39 @@ class Table:
     def __init__(
         self,
         rules: object,
-        rng: np.random.Generator | None = None,
+        rng: object = None,
         *,
         seed: object = None,
         bankroll: object = None,
-        shoe: Shoe | None = None,
+        shoe: object = None,
     ) -> None:
+        # (rng and shoe typed object: checked here with the table's own message)
         if not isinstance(rules, Rules):
             raise TypeError(f"rules must be a Rules, got {type(rules).__name__}")
+        if shoe is not None and not isinstance(shoe, Shoe):
+            raise TypeError(
+                f"shoe must be a Shoe (blackjack_env.engine.Shoe) or None (one built from the "
+                f"rules), got {type(shoe).__name__}"
+            )
+        if rng is not None and not isinstance(rng, np.random.Generator):
+            raise TypeError(
+                f"rng must be a numpy.random.Generator (np.random.default_rng(seed)) or None, "
+                f"got {type(rng).__name__}"
+            )
         self.rules: Rules = rules
         if rng is not None and seed is not None:
             raise ValueError(
                 "give either rng (a numpy Generator) or seed, not both: the table has one "
                 "random stream"
             )
-        self.rng = rng if rng is not None else np.random.default_rng(cast(Any, seed))
-        if shoe is None:
-            shoe = Shoe(rules.shoe_decks, self.rng, rules.penetration)
-        self.shoe = shoe
+        self.rng: np.random.Generator = (
+            cast(np.random.Generator, rng) if rng is not None
+            else np.random.default_rng(cast(Any, seed))
+        )
+        self.shoe: Shoe = (
+            cast(Shoe, shoe) if shoe is not None
+            else Shoe(rules.shoe_decks, self.rng, rules.penetration)
+        )
         bankrolls = (
             list(bankroll) if isinstance(bankroll, (list, tuple)) else [bankroll] * rules.seats
         )
