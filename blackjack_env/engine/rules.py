@@ -457,12 +457,19 @@ class Rules:
         return self.card_values[rank - 1]
 
     def replace(self, **changes: Any) -> Rules:
-        """A copy with some fields changed; unknown names raise ``ValueError``."""
+        """A copy with some fields changed; unknown names raise ``ValueError``.
+
+        ``replace(decks=None)`` (an infinite deck) also clears ``seats_per_deck``, a
+        deck count per group of seats that only a finite shoe has, unless the same call
+        sets ``seats_per_deck`` (then a value other than None is refused as usual).
+        """
         unknown = sorted(set(changes) - set(FIELD_NAMES))
         if unknown:
             raise ValueError(
                 f"unknown rule field(s) {', '.join(unknown)}; fields are {', '.join(FIELD_NAMES)}"
             )
+        if "decks" in changes and changes["decks"] is None and "seats_per_deck" not in changes:
+            changes = {**changes, "seats_per_deck": None}
         return dataclasses.replace(self, **changes)
 
     @classmethod

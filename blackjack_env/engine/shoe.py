@@ -5,7 +5,10 @@ deck drawn with replacement), shuffled with the one injected
 ``numpy.random.Generator``. Cards dealt go to the table and, at the end of a
 round, into the shoe's discard tray. The shoe is reshuffled *between* rounds
 once the cut card is reached (``penetration``), and only mid-round if it runs
-dry, in which case the discard tray is shuffled back in, as casinos do.
+dry, in which case the discard tray is shuffled back in, as casinos do. When
+every card is on the table (:attr:`Shoe.can_draw` is False) there is nothing to
+draw; the table then deals no more cards in that round (see
+:class:`~blackjack_env.engine.table.Table`).
 
 Stacking: :meth:`Shoe.stack` puts named cards on top, to be dealt first in the
 given order; in a finite shoe they are taken out of the undealt cards, so the
@@ -141,6 +144,13 @@ class Shoe:
         if self.penetration is None:
             return self.dealt_since_shuffle > 0 or bool(self.discards)
         return self.dealt_since_shuffle >= self.penetration * 52 * self.decks
+
+    @property
+    def can_draw(self) -> bool:
+        """True when :meth:`draw` has a card to give: an infinite deck, or a card in the
+        shoe or in the discard tray (shuffled back in when the shoe runs dry). False only
+        when every card of a finite shoe is on the table."""
+        return self.decks is None or bool(self._stacked or self._cards or self.discards)
 
     def remaining_by_rank(self) -> list[int]:
         """Undealt cards per rank, ace to king (an infinite deck gives one deck's worth)."""
