@@ -193,8 +193,9 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
     card in the order drawn (seat by seat, hand by hand, then the dealer; a
     split hand receives its second card when play reaches it). Cards named but
     not dealt in the episode's first round are dealt in the next rounds of the
-    same episode; the next ``reset`` returns them to the shoe. A bad card raises
-    ``ValueError`` naming the token.
+    same episode; the next ``reset`` returns them to the shoe. A bad card (or a card
+    named more often than the shoe holds it) raises ``ValueError`` naming it, before
+    anything changes: the running episode is left as it was.
 
     ## Arguments
 

@@ -88,7 +88,15 @@ class BlackjackAECEnv(AECEnv):
     plays itself), ``obs_mode`` (default ``"multidiscrete"``), ``rounds``
     (default 1), ``bet`` (default the table minimum), ``insurance_decisions``
     (default False: insurance always declined), ``illegal_action`` (``"map"``
-    or ``"raise"``), ``render_mode`` (None or ``"ansi"``).
+    or ``"raise"``), ``render_mode`` (None or ``"ansi"``). They are validated by
+    :meth:`~blackjack_env.envs.settings.EnvSettings.table` (``env.settings``): more
+    seats than ``rules.max_seats`` are refused, as by the single env (give rules
+    with ``max_seats`` raised); whole numbers may be numpy integers.
+
+    A refused call changes nothing: a bad or (under ``"raise"``) illegal action
+    leaves the pending rewards and infos as they were, and a reset with bad cards
+    leaves the running episode as it was. ``step`` before ``reset`` (or using
+    :attr:`table`) raises ``gymnasium.error.ResetNeeded``.
     """
 
     metadata: ClassVar[dict[str, Any]] = {

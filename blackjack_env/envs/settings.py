@@ -174,7 +174,8 @@ class EnvSettings:
                     f"num_seats={num_seats!r} must be an int from 1 to {rules.max_seats}"
                 )
             rules = rules.replace(seats=int(num_seats))  # ValueError names the allowed range
-        seat_i = _int_or_none("seat", seat, 0, rules.seats - 1, f"an int from 0 to {rules.seats - 1}")
+        last = rules.seats - 1
+        seat_i = _int_or_none("seat", seat, 0, last, f"an int from 0 to {last}")
         if seat_i is None:
             raise ValueError(f"seat=None must be an int from 0 to {rules.seats - 1}")
         mode = _obs_mode(obs_mode, tuple(ObsMode))

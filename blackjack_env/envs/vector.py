@@ -99,18 +99,28 @@ class BlackjackVectorEnv(VectorEnv):
     (``hands``, ``dealer``, ``settlement``) are not produced: read
     ``env.core`` arrays, or use the single env.
 
+    Actions are integer arrays (any int dtype); bool, float (even whole-number) and
+    object arrays are refused with the single env's message, quoting the value. The
+    arrays in ``info`` and the observations are the env's copies: writing to them
+    changes nothing. ``step`` before ``reset`` raises ``gymnasium.error.ResetNeeded``.
+
     ## Reset options
 
     ``cards``: text such as ``"AS KH 9D 7C"`` dealt first at every table, or a
     sequence with one entry (text or None) per sub-env. ``reset_mask``: bool
     array, reset only these sub-envs (the others keep their state; their
-    returned observation is unchanged).
+    returned observation is unchanged). Options are checked before anything changes:
+    a refused reset (a bad card, a card named more often than the shoe holds it)
+    leaves every table as it was.
 
     ## Arguments
 
-    ``num_envs`` and the arguments of ``BlackjackEnv``, validated by it, plus
+    ``num_envs`` and the arguments of ``BlackjackEnv``, validated as there by
+    :meth:`~blackjack_env.envs.settings.EnvSettings.batched` (``env.settings``), plus
     ``autoreset_mode`` and ``max_episode_steps`` (int or None: truncate an
-    episode after this many steps). Not supported (``ValueError``): more than
+    episode after this many steps, counted as Gymnasium's ``TimeLimit`` counts them:
+    the step that resets a sub-env under ``"NextStep"`` is not one of the new
+    episode's steps). Not supported (``ValueError``): more than
     one seat (``num_seats`` / rules with ``seats > 1``; use the multi-agent
     env), a finite ``bankroll``, ``bet_sizes``, ``bet_raising`` rules and
     ``render_mode``. All four observation modes are supported (``"dict"`` makes
@@ -162,7 +172,9 @@ class BlackjackVectorEnv(VectorEnv):
         self.settings = settings
         rules: Rules = settings.rules
         self.rules = rules
-        self.layout = Layout(rules, settings.obs_mode, settings.bet, (), settings.insurance_decisions)
+        self.layout = Layout(
+            rules, settings.obs_mode, settings.bet, (), settings.insurance_decisions
+        )
         self.obs_mode = settings.obs_mode
         self.bet = settings.bet
         self.illegal_action = settings.illegal_action

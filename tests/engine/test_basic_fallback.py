@@ -70,9 +70,9 @@ def test_seed_preset_terminal_21_is_playable_with_defaults() -> None:
     with pytest.warns(UserWarning, match="basic strategy"):
         env = gym.make("blackjack_env/Blackjack-v0", rules="terminal-21", num_seats=3,
                        others="basic", rounds_per_episode=5)
-    _, info = env.reset(seed=0)
+    env.reset(seed=0)
     for _ in range(100):
-        _, _, term, trunc, info = env.step(0)
+        _, _, term, trunc, _ = env.step(0)
         if term or trunc:
             break
     assert trunc

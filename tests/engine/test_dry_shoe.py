@@ -88,9 +88,8 @@ def test_the_dealer_stops_drawing_when_every_card_is_on_the_table() -> None:
     table = Table(rules, seed=0)
     order = [c for c in ALL_CARDS if str(c) not in ("2C", "3C")]
     # deal order: seats' first cards, upcard 2C, seats' second cards, hole 3C
-    deal = order[:7] + [next(c for c in ALL_CARDS if str(c) == "2C")] + order[7:14] + [
-        next(c for c in ALL_CARDS if str(c) == "3C")
-    ]
+    two, three = (next(c for c in ALL_CARDS if str(c) == t) for t in ("2C", "3C"))
+    deal = [*order[:7], two, *order[7:14], three]
     table.shoe.stack(deal + order[14:])
     for s in range(7):
         table.bet(s, 2)

@@ -150,6 +150,12 @@ def test_writing_to_the_multi_agent_envs_arrays_changes_nothing(obs_mode) -> Non
 
 
 # --------------------------------------------------------------- refused calls, actions
+def _pending(e) -> tuple:
+    """The multi-agent env's pending rewards and infos (copies)."""
+    infos = {k: dict(v) for k, v in e.infos.items()}
+    return dict(e.rewards), dict(e._cumulative_rewards), infos
+
+
 def test_multi_agent_refused_step_keeps_rewards_and_infos() -> None:
     from blackjack_env.envs.multiagent import raw_env
 
@@ -157,14 +163,13 @@ def test_multi_agent_refused_step_keeps_rewards_and_infos() -> None:
     e.reset(seed=0, options={"cards": "TS 9H 6D TD 7C 2C"})  # seat 0 T7 = 17, seat 1 9 2 v 6
     e.step(0)  # seat 0 stands
     while e.agent_selection == "seat_1":  # a pending reward / info for someone
-        before = (dict(e.rewards), dict(e._cumulative_rewards), {k: dict(v) for k, v in e.infos.items()})
+        before = _pending(e)
         for bad in (9, 1.0, True, "0", float("inf")):
             with pytest.raises(ValueError, match="seat_1: action"):
                 e.step(bad)
         with pytest.raises(ValueError, match="not legal"):
             e.step(3)  # SPLIT of 9 2
-        after = (dict(e.rewards), dict(e._cumulative_rewards), {k: dict(v) for k, v in e.infos.items()})
-        assert after == before
+        assert _pending(e) == before
         e.step(0)
 
 
@@ -181,10 +186,11 @@ def test_one_action_check_for_all_three_envs(bad) -> None:
     batched.reset(seed=0)
     table = raw_env(num_seats=1)
     table.reset(seed=0)
+    kind = object if bad is None or isinstance(bad, str) else None
     quoted = repr(bad) if not isinstance(bad, int) or isinstance(bad, bool) else str(bad)
     for call in (
         lambda: single.step(bad),
-        lambda: batched.step(np.array([bad, bad], dtype=object if bad is None or isinstance(bad, str) else None)),
+        lambda: batched.step(np.array([bad, bad], dtype=kind)),
         lambda: table.step(bad),
     ):
         with pytest.raises(ValueError) as err:

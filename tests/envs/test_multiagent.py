@@ -11,7 +11,6 @@ import pytest
 
 pytest.importorskip("pettingzoo")
 
-from gymnasium.error import ResetNeeded
 from pettingzoo.test import api_test, seed_test
 
 from blackjack_env.engine import preset
