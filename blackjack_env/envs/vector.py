@@ -163,10 +163,12 @@ class BlackjackVectorEnv(VectorEnv):
             ) from None
         if max_episode_steps is not None and (
             isinstance(max_episode_steps, bool)
-            or not isinstance(max_episode_steps, int)
+            or not isinstance(max_episode_steps, (int, np.integer))
             or max_episode_steps < 1
         ):
             raise ValueError(f"max_episode_steps={max_episode_steps!r} must be an int >= 1 or None")
+        if max_episode_steps is not None:
+            max_episode_steps = int(max_episode_steps)
         settings = EnvSettings.batched(**kwargs)  # every argument checked there
         #: the validated settings (frozen), as the single env's
         self.settings = settings

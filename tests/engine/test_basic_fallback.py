@@ -54,7 +54,7 @@ def test_seat_basic_under_terminal_21_plays_infinite_deck() -> None:
     with pytest.warns(UserWarning, match="basic strategy"):
         env = gym.make("blackjack_env/Blackjack-v0", rules=rules, num_seats=3, seat=1,
                        others="basic", rounds_per_episode=30)
-    _, info = env.reset(seed=0)
+        _, info = env.reset(seed=0)
     rng = np.random.default_rng(0)
     for _ in range(400):
         a = int(rng.choice(np.flatnonzero(info["action_mask"])))

@@ -308,3 +308,16 @@ def test_spec_with_rules_object_serialises_and_rebuilds() -> None:
     assert data_equivalence(a, b)
     vec = gym.make_vec(ENV_ID, num_envs=2, rules=Rules(decks=None))
     assert json.loads(vec.spec.to_json())["kwargs"]["rules"]["decks"] is None
+
+
+def test_batched_only_arguments_take_numpy_integers_and_say_what_is_wrong() -> None:
+    from blackjack_env.envs.vector import BlackjackVectorEnv
+
+    env = BlackjackVectorEnv(np.int64(2), max_episode_steps=np.int64(3))
+    assert env.max_episode_steps == 3 and type(env.max_episode_steps) is int
+    pytest.importorskip("stable_baselines3")
+    from blackjack_env.envs.sb3_vec import SB3VecEnv
+
+    with pytest.raises(ValueError, match="autoreset_mode='bogus': stable-baselines3 resets"):
+        SB3VecEnv(2, autoreset_mode="bogus")
+    SB3VecEnv(2, autoreset_mode="SameStep").reset()
