@@ -15,7 +15,7 @@ is never read as a number. ``rules`` is a :class:`~blackjack_env.engine.rules.Ru
 a preset name, or the dict of :meth:`Rules.to_dict` (which is how an env's
 ``spec`` records a ``Rules``, see :func:`json_ready_spec`).
 
-The helpers :func:`check_action` and :func:`read_stack` give every env the same
+The helpers :func:`check_action` and :func:`check_stack` give every env the same
 checks of an action and of ``reset(options={"cards": ...})``.
 """
 
@@ -42,9 +42,9 @@ __all__ = [
     "IllegalAction",
     "action_error",
     "check_action",
+    "check_stack",
     "json_ready_spec",
     "read_rules",
-    "read_stack",
 ]
 
 #: render modes of the single env (the batched env does not render; the table only ansi)
