@@ -8,20 +8,61 @@ into ``strategy(table) -> Action``: it reads the hand to act, builds the
 :class:`DecisionState` the analysis uses, and answers with a legal action. In
 the insurance phase it declines (never insures, never takes even money) unless
 the chart says to surrender early.
+
+Rules the exact analysis cannot serve (``settlement='highest-hand'``,
+``bet_raising=True``, ``split_by='value'`` with a non-ace card worth 1, as in the
+seed preset ``terminal-21``) do not make ``basic`` unusable: it plays the chart of
+the nearest rules the analysis serves (:func:`nearest_supported_rules`), warns once
+with the reason, and records it in :attr:`basic_strategy.fallback`.
 """
 
 from __future__ import annotations
 
+import warnings
 from functools import lru_cache
 
 from blackjack_env.analysis._model import check_supported
 from blackjack_env.analysis.chart import Chart
 from blackjack_env.analysis.state import DecisionState
-from blackjack_env.engine.rules import Rules, SplitBy
+from blackjack_env.engine.rules import Rules, Settlement, SplitBy
 from blackjack_env.engine.table import Action, Phase, Table
 from blackjack_env.strategies import register_strategy
 
-__all__ = ["basic_strategy", "basic_strategy_chart", "table_state"]
+__all__ = ["basic_strategy", "basic_strategy_chart", "nearest_supported_rules", "table_state"]
+
+
+def nearest_supported_rules(rules: Rules) -> tuple[Rules, str | None]:
+    """``(rules, None)`` when the exact analysis serves ``rules``; otherwise the nearest
+    rules it serves and the reason, e.g. ``"settlement='highest-hand' -> 'dealer'"``.
+
+    The changes, each made only where needed: every hand is judged against the
+    dealer (``settlement='dealer'``: a seat's best play against the dealer is the
+    natural chart when results depend on the other seats), no mid-hand raises
+    (``bet_raising=False``: the playing decisions are charted without them), and
+    pairs by rank (``split_by='rank'``).
+    """
+    try:
+        check_supported(rules)
+        return rules, None
+    except ValueError:
+        pass
+    changes: dict[str, object] = {}
+    if rules.settlement is not Settlement.DEALER:
+        changes["settlement"] = Settlement.DEALER
+    if rules.bet_raising:
+        changes["bet_raising"] = False
+    if rules.split_by is SplitBy.VALUE:
+        changes["split_by"] = SplitBy.RANK
+    near = rules.replace(**changes)
+    check_supported(near)  # (a rule the analysis refuses that is not handled above raises)
+    reason = ", ".join(
+        f"{name}={_text(getattr(rules, name))} -> {_text(value)}" for name, value in changes.items()
+    )
+    return near, reason
+
+
+def _text(value: object) -> str:
+    return repr(getattr(value, "value", value))
 
 
 @lru_cache(maxsize=64)
@@ -79,22 +120,40 @@ class basic_strategy:
         chart: an explicit chart to play instead.
         seed: unused (basic strategy is deterministic); accepted for the registry.
 
-    Rules the analysis does not cover raise ``ValueError`` here (when ``rules`` is
-    given) or at the first decision. The chart is derived at the first decision
-    (cached per rule set): instant for an infinite deck, about 2 s for six decks.
+    Rules the analysis does not cover are replaced by the nearest rules it does
+    (:func:`nearest_supported_rules`): the strategy then warns (``UserWarning``) and
+    :attr:`fallback` says what was changed (None when the chart is the rules' own).
+    The chart is derived at the first decision (cached per rule set): instant for an
+    infinite deck, about 2 s for six decks (longer for one deck).
     """
 
     def __init__(
         self, rules: Rules | None = None, chart: Chart | None = None, seed: int | None = None
     ) -> None:
-        if rules is not None and chart is None:
-            check_supported(rules)
+        #: what was changed to chart rules the analysis does not serve (None: nothing)
+        self.fallback: str | None = None
         self.rules = rules
+        if rules is not None and chart is None:
+            self.rules = self._servable(rules)
         self._chart = chart
+
+    def _servable(self, rules: Rules) -> Rules:
+        near, reason = nearest_supported_rules(rules)
+        if reason is not None:
+            self.fallback = reason
+            warnings.warn(
+                f"basic strategy: the exact analysis does not serve these rules; playing the "
+                f"chart of the nearest rules it serves ({reason})",
+                UserWarning,
+                stacklevel=3,
+            )
+        return near
 
     def chart_for(self, rules: Rules) -> Chart:
         if self._chart is None:
-            self._chart = basic_strategy_chart(rules if self.rules is None else self.rules)
+            if self.rules is None:
+                self.rules = self._servable(rules)
+            self._chart = basic_strategy_chart(self.rules)
         return self._chart
 
     def __call__(self, table: Table) -> Action:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from fractions import Fraction
@@ -185,10 +185,23 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _plain(value: Any) -> Any:
+    """A numpy integer or float as the Python number (anything else unchanged)."""
+    if isinstance(value, (np.integer, np.floating)) and not isinstance(value, np.bool_):
+        return value.item()
+    return value
+
+
+#: The largest blackjack payout ratio accepted (a larger one is a typo, and its rewards
+#: would not fit a float).
+MAX_PAYOUT = 100
+
+
 def _payout(value: Any) -> Fraction:
     """Read a payout ratio: Fraction, int, a float with an exact short form, or "3:2"."""
-    if isinstance(value, bool):
+    if isinstance(value, (bool, np.bool_)):
         raise ValueError(f"blackjack_payout={value!r} is not a ratio")
+    value = _plain(value)
     if isinstance(value, Fraction):
         ratio = value
     elif isinstance(value, int):
@@ -214,8 +227,11 @@ def _payout(value: Any) -> Fraction:
             ) from None
     else:
         raise ValueError(f"blackjack_payout={value!r} is not a ratio; use e.g. '3:2' or 1.5")
-    if ratio <= 0:
-        raise ValueError(f"blackjack_payout={value!r} must be positive, e.g. '3:2', '6:5', '1:1'")
+    if not 0 < ratio <= MAX_PAYOUT:
+        raise ValueError(
+            f"blackjack_payout={value!r} must be positive and at most {MAX_PAYOUT}:1, e.g. "
+            f"'3:2', '6:5', '1:1'"
+        )
     return ratio
 
 
@@ -231,9 +247,14 @@ def _card_values(value: Any) -> tuple[int, ...]:
                 raise ValueError(
                     f"card_values: unknown rank {key!r}; ranks are {' '.join(RANK_LETTERS)}"
                 )
-            values[RANK_LETTERS.index(letter)] = points
+            values[RANK_LETTERS.index(letter)] = _plain(points)
+    elif isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)):
+        raise ValueError(
+            f"card_values={value!r} must be 13 ints (ace to king) or a mapping of rank "
+            f"letters to values such as {{'J': 1, 'Q': 2, 'K': 3}}"
+        )
     else:
-        values = list(value)
+        values = [_plain(v) for v in value]
     if len(values) != 13:
         raise ValueError(f"card_values must give 13 values (ace to king), got {len(values)}")
     for letter, points in zip(RANK_LETTERS, values, strict=True):
@@ -347,6 +368,8 @@ class Rules:
             value = getattr(self, name)
             if isinstance(value, np.integer):  # numpy ints read as plain ints
                 set_(self, name, int(value))
+        if isinstance(self.penetration, (np.integer, np.floating)):  # and numpy floats
+            set_(self, "penetration", _plain(self.penetration))
         set_(self, "blackjack_payout", _payout(self.blackjack_payout))
         set_(self, "card_values", _card_values(self.card_values))
 
@@ -434,12 +457,19 @@ class Rules:
         return self.card_values[rank - 1]
 
     def replace(self, **changes: Any) -> Rules:
-        """A copy with some fields changed; unknown names raise ``ValueError``."""
+        """A copy with some fields changed; unknown names raise ``ValueError``.
+
+        ``replace(decks=None)`` (an infinite deck) also clears ``seats_per_deck``, a
+        deck count per group of seats that only a finite shoe has, unless the same call
+        sets ``seats_per_deck`` (then a value other than None is refused as usual).
+        """
         unknown = sorted(set(changes) - set(FIELD_NAMES))
         if unknown:
             raise ValueError(
                 f"unknown rule field(s) {', '.join(unknown)}; fields are {', '.join(FIELD_NAMES)}"
             )
+        if "decks" in changes and changes["decks"] is None and "seats_per_deck" not in changes:
+            changes = {**changes, "seats_per_deck": None}
         return dataclasses.replace(self, **changes)
 
     @classmethod
@@ -464,6 +494,11 @@ class Rules:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Rules:
         """Inverse of :meth:`to_dict`; unknown keys raise ``ValueError``."""
+        if not isinstance(data, Mapping):
+            raise ValueError(
+                f"Rules.from_dict needs a mapping of rule fields to values (as Rules.to_dict() "
+                f"gives), got {type(data).__name__} {data!r:.60}"
+            )
         return cls.build(**dict(data))
 
     def summary(self) -> str:

@@ -5,7 +5,10 @@ deck drawn with replacement), shuffled with the one injected
 ``numpy.random.Generator``. Cards dealt go to the table and, at the end of a
 round, into the shoe's discard tray. The shoe is reshuffled *between* rounds
 once the cut card is reached (``penetration``), and only mid-round if it runs
-dry, in which case the discard tray is shuffled back in, as casinos do.
+dry, in which case the discard tray is shuffled back in, as casinos do. When
+every card is on the table (:attr:`Shoe.can_draw` is False) there is nothing to
+draw; the table then deals no more cards in that round (see
+:class:`~blackjack_env.engine.table.Table`).
 
 Stacking: :meth:`Shoe.stack` puts named cards on top, to be dealt first in the
 given order; in a finite shoe they are taken out of the undealt cards, so the
@@ -20,11 +23,49 @@ from typing import Final, cast
 import numpy as np
 from mypy_extensions import mypyc_attr
 
-from blackjack_env.engine.cards import ALL_CARDS, Card, parse_cards
+from blackjack_env.engine.cards import ALL_CARDS, Card, parse_card, parse_cards
 
-__all__ = ["Shoe", "ShoeExhaustedError"]
+__all__ = ["Shoe", "ShoeExhaustedError", "read_stack"]
 
 _BUFFER: Final = 2048
+
+
+def read_stack(cards: object, decks: object = None, name: str = "cards") -> list[Card]:
+    """Cards to stack, read and checked: text such as ``"AS KH 9D"``, or a list or tuple
+    of :class:`Card` objects and card texts (``"AS"``). With ``decks`` (a finite shoe of
+    that many decks) no card may be named more often than the shoe holds it.
+    ``ValueError`` names a bad item; nothing is changed anywhere.
+    """
+    if isinstance(cards, str):
+        wanted = parse_cards(cards)
+    elif isinstance(cards, (list, tuple)):
+        wanted = []
+        for item in cards:
+            if isinstance(item, Card):
+                wanted.append(item)
+            elif isinstance(item, str):
+                wanted.append(parse_card(item))
+            else:
+                raise ValueError(
+                    f"cannot read card {item!r}: {name} items are Card objects or text "
+                    f"such as 'AS', 'TD', '10H'"
+                )
+    else:
+        raise ValueError(
+            f"{name} must be text like 'AS KH 9D' or a list of cards (Card objects or text "
+            f"such as 'AS'), got {type(cards).__name__}"
+        )
+    if isinstance(decks, int):
+        seen: dict[Card, int] = {}
+        for card in wanted:
+            k = seen.get(card, 0) + 1
+            seen[card] = k
+            if k > decks:
+                raise ValueError(
+                    f"cannot stack {card} {k} times: a {decks}-deck shoe holds {decks} "
+                    f"cop{'y' if decks == 1 else 'ies'} of it"
+                )
+    return wanted
 
 
 @mypyc_attr(native_class=False)
@@ -104,6 +145,13 @@ class Shoe:
             return self.dealt_since_shuffle > 0 or bool(self.discards)
         return self.dealt_since_shuffle >= self.penetration * 52 * self.decks
 
+    @property
+    def can_draw(self) -> bool:
+        """True when :meth:`draw` has a card to give: an infinite deck, or a card in the
+        shoe or in the discard tray (shuffled back in when the shoe runs dry). False only
+        when every card of a finite shoe is on the table."""
+        return self.decks is None or bool(self._stacked or self._cards or self.discards)
+
     def remaining_by_rank(self) -> list[int]:
         """Undealt cards per rank, ace to king (an infinite deck gives one deck's worth)."""
         if self.decks is None:
@@ -148,14 +196,16 @@ class Shoe:
         self.dealt_since_shuffle = 0
         self.shuffles += 1
 
-    def stack(self, cards: str | list[Card]) -> None:
-        """Deal these cards next, in the given order (text like ``"AS KH 9D"``).
+    def stack(self, cards: object) -> None:
+        """Deal these cards next, in the given order: text like ``"AS KH 9D"``, or a list
+        of :class:`Card` objects and card texts (see :func:`read_stack`).
 
         In a finite shoe each card is taken out of the undealt cards (or, if
         every copy has been dealt, out of the discard tray); a card with no copy
         left raises ``ValueError`` and the shoe is left unchanged.
         """
-        wanted = parse_cards(cards) if isinstance(cards, str) else list(cards)
+        # (typed object: validated here, with the shoe's own message)
+        wanted = read_stack(cards, self.decks)
         if self.decks is not None:
             undealt = list(self._cards)
             discards = list(self.discards)

@@ -32,6 +32,15 @@ A round goes through the phases of :class:`Phase`:
     clears the table into the discard tray, reshuffles if the cut card is out,
     and returns to ``BETTING``.
 
+A shoe that runs dry mid-round has its discard tray shuffled back in. If every
+card is on the table (:attr:`Shoe.can_draw` is False; e.g. one deck, seven seats
+and cards of low value), no card can be dealt, and the round still ends: HIT,
+DOUBLE and SPLIT are not legal (STAND and SURRENDER stay), a split hand waiting
+for its second card stands with one card, and the dealer stops drawing (under
+``HoleCard.NONE`` it may keep its one card); every hand is then settled against
+the dealer's hand as it stands. No state is a dead end, and chips and cards are
+conserved as always.
+
 Money: chips are ``int``; a result that is not whole (3:2 on an odd bet, 6:5,
 half a bet back on a surrender, odd insurance) is an exact ``Fraction``. A bet
 leaves the bankroll when it is placed; settlement returns stake plus winnings.
@@ -378,24 +387,39 @@ class Table:
     def __init__(
         self,
         rules: object,
-        rng: np.random.Generator | None = None,
+        rng: object = None,
         *,
         seed: object = None,
         bankroll: object = None,
-        shoe: Shoe | None = None,
+        shoe: object = None,
     ) -> None:
+        # (rng and shoe typed object: checked here with the table's own message)
         if not isinstance(rules, Rules):
             raise TypeError(f"rules must be a Rules, got {type(rules).__name__}")
+        if shoe is not None and not isinstance(shoe, Shoe):
+            raise TypeError(
+                f"shoe must be a Shoe (blackjack_env.engine.Shoe) or None (one built from the "
+                f"rules), got {type(shoe).__name__}"
+            )
+        if rng is not None and not isinstance(rng, np.random.Generator):
+            raise TypeError(
+                f"rng must be a numpy.random.Generator (np.random.default_rng(seed)) or None, "
+                f"got {type(rng).__name__}"
+            )
         self.rules: Rules = rules
         if rng is not None and seed is not None:
             raise ValueError(
                 "give either rng (a numpy Generator) or seed, not both: the table has one "
                 "random stream"
             )
-        self.rng = rng if rng is not None else np.random.default_rng(cast(Any, seed))
-        if shoe is None:
-            shoe = Shoe(rules.shoe_decks, self.rng, rules.penetration)
-        self.shoe = shoe
+        self.rng: np.random.Generator = (
+            cast(np.random.Generator, rng) if rng is not None
+            else np.random.default_rng(cast(Any, seed))
+        )
+        self.shoe: Shoe = (
+            cast(Shoe, shoe) if shoe is not None
+            else Shoe(rules.shoe_decks, self.rng, rules.penetration)
+        )
         bankrolls = (
             list(bankroll) if isinstance(bankroll, (list, tuple)) else [bankroll] * rules.seats
         )
@@ -455,7 +479,10 @@ class Table:
         """The actions the rules and bankroll allow for the hand to act (empty if none)."""
         if self.phase is _PLAYER_TURNS:
             seat = self.seats[self._seat_i]
-            return self._play_actions(seat, seat.hands[self._hand_i])
+            legal = self._play_actions(seat, seat.hands[self._hand_i])
+            if not self.shoe.can_draw:  # every card is on the table: no card to take
+                legal = tuple([a for a in legal if a is _STAND or a is Action.SURRENDER])
+            return legal
         if self.phase is _INSURANCE:
             return self._insurance_actions(self.seats[self._seat_i])
         return ()
@@ -630,7 +657,7 @@ class Table:
                 self._act_play(action)
                 return
             hand = self.seats[self._seat_i].hands[self._hand_i]
-            if not hand.split_aces or self.rules.hit_split_aces:
+            if (not hand.split_aces or self.rules.hit_split_aces) and self.shoe.can_draw:
                 self._act_play(action)
                 return
         if phase is not _PLAYER_TURNS and phase is not _INSURANCE:
@@ -867,8 +894,11 @@ class Table:
                     if not hand.done:
                         if len(hand.cards) == 1:
                             self._seat_i = s
-                            self._deal_to(seat, h)
-                            self._check_two_card_hand(seat, hand)
+                            if self.shoe.can_draw:
+                                self._deal_to(seat, h)
+                                self._check_two_card_hand(seat, hand)
+                            else:  # every card is on the table: it stands with one card
+                                hand.done = True
                         elif auto21 and hand._hard <= 21 and hand.total == 21:
                             hand.done = True
                         if not hand.done:
@@ -891,11 +921,12 @@ class Table:
                     unsettled.append((seat, i, hand))
         if unsettled:
             if not self._hole:
-                card = self.shoe.draw()
-                dealer.add(card)
-                self.events.append(
-                    _record(Event, (_DEALER_DRAW, None, None, card, None, None, None))
-                )
+                if self.shoe.can_draw:  # (else every card is on the table: it keeps one)
+                    card = self.shoe.draw()
+                    dealer.add(card)
+                    self.events.append(
+                        _record(Event, (_DEALER_DRAW, None, None, card, None, None, None))
+                    )
             else:
                 self.events.append(
                     _record(Event, (_REVEAL, None, None, dealer.cards[1], None, None, None))
@@ -928,6 +959,8 @@ class Table:
             total, soft = score(dealer._hard, dealer._aces > 0)
             if total > 17 or (total == 17 and not (soft and h17)):
                 return
+            if not self.shoe.can_draw:
+                return  # every card is on the table: the dealer's hand stands as it is
             card = draw()
             dealer.add(card)
             events.append(_record(Event, (_DEALER_DRAW, None, None, card, None, None, None)))

@@ -2,6 +2,10 @@
 
 * :class:`BlackjackEnv`: one learner seat at a table whose other seats are played
   by fixed strategies (registered as ``blackjack_env/Blackjack-v0``).
+* :class:`~blackjack_env.envs.vector.BlackjackVectorEnv` (``gymnasium.make_vec``) and
+  the multi-agent :class:`~blackjack_env.envs.multiagent.BlackjackAECEnv`.
+* :class:`EnvSettings` (:mod:`blackjack_env.envs.settings`): the settings every env is
+  built from, validated once; :class:`IllegalAction`: what an illegal action does.
 * :mod:`blackjack_env.envs.observations`: the pure encoding of the learner's view
   (spaces, masks, observations) shared by every env.
 
@@ -22,7 +26,8 @@ Example (sb3-contrib reads the legal actions through ``env.action_masks()``)::
 
 from __future__ import annotations
 
-from blackjack_env.envs.blackjack import BlackjackEnv, IllegalAction
+from blackjack_env.envs.blackjack import BlackjackEnv
 from blackjack_env.envs.observations import Decision, Layout, ObsMode
+from blackjack_env.envs.settings import EnvSettings, IllegalAction
 
-__all__ = ["BlackjackEnv", "Decision", "IllegalAction", "Layout", "ObsMode"]
+__all__ = ["BlackjackEnv", "Decision", "EnvSettings", "IllegalAction", "Layout", "ObsMode"]

@@ -3,56 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from enum import Enum
 from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
 from gymnasium.error import ResetNeeded
 
-from blackjack_env.engine.rules import PRESETS, Rules, Surrender, preset
+from blackjack_env.engine.rules import Rules
 from blackjack_env.engine.table import Action, Table
 from blackjack_env.envs.core import EnvCore
-from blackjack_env.envs.observations import (
-    Decision,
-    Layout,
-    ObsMode,
-    check_reset_options,
-    read_cards,
-)
+from blackjack_env.envs.observations import Decision, Layout, check_reset_options
+from blackjack_env.envs.settings import EnvSettings, IllegalAction, check_stack, json_ready_spec
 from blackjack_env.strategies import Strategy, make_strategy
 
-__all__ = ["BlackjackEnv", "IllegalAction"]
-
-
-class IllegalAction(str, Enum):
-    """What the env does with an action that is in the action space but not legal now."""
-
-    MAP = "map"
-    RAISE = "raise"
-    PENALIZE = "penalize"
+__all__ = ["BlackjackEnv", "IllegalAction"]  # (IllegalAction lives in envs.settings)
 
 
 _KNOWN_OPTIONS = ("cards",)
-_ARGUMENTS = (
-    "rules",
-    "num_seats",
-    "seat",
-    "others",
-    "obs_mode",
-    "rounds_per_episode",
-    "bankroll",
-    "bet",
-    "bet_sizes",
-    "insurance_decisions",
-    "illegal_action",
-    "illegal_penalty",
-    "render_mode",
-)
-
-
-def _choices(enum: type[Enum]) -> str:
-    return ", ".join(repr(m.value) for m in enum)
 
 
 class BlackjackEnv(gym.Env[Any, np.int64]):
@@ -74,7 +41,7 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
     With the presets ``sutton-barto``, ``gymnasium`` and ``gymnasium-natural``
     and ``obs_mode="tuple"``, the spaces, the dynamics and the rewards are those
     of Gymnasium's ``Blackjack-v1`` with ``sab=True``, with ``natural=False`` and
-    with ``natural=True`` respectively (``blackjack_env/Blackjack-gym-v0`` is
+    with ``natural=True`` respectively (``blackjack_env/BlackjackSuttonBarto-v0`` is
     registered with the first).
 
     ## Action Space
@@ -226,12 +193,18 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
     card in the order drawn (seat by seat, hand by hand, then the dealer; a
     split hand receives its second card when play reaches it). Cards named but
     not dealt in the episode's first round are dealt in the next rounds of the
-    same episode; the next ``reset`` returns them to the shoe. A bad card raises
-    ``ValueError`` naming the token.
+    same episode; the next ``reset`` returns them to the shoe. A bad card (or a card
+    named more often than the shoe holds it) raises ``ValueError`` naming it, before
+    anything changes: the running episode is left as it was.
 
     ## Arguments
 
-    * ``rules``: a :class:`Rules` or a preset name (default ``"vegas-strip"``).
+    * ``rules``: a :class:`Rules`, a preset name (default ``"vegas-strip"``), or the
+      dict of :meth:`Rules.to_dict` (how ``env.spec`` records a ``Rules``).
+
+    Whole-number arguments accept Python and numpy integers. Every argument is
+    checked by :class:`~blackjack_env.envs.settings.EnvSettings` (``env.settings``);
+    a bad one raises ``ValueError`` naming it, its value and what is allowed.
     * ``num_seats``: seats at the table (default: ``rules.seats``); replaces
       ``rules.seats``.
     * ``seat``: the learner's seat index (default 0).
@@ -268,7 +241,7 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
 
     def __init__(
         self,
-        rules: Rules | str = "vegas-strip",
+        rules: Rules | str | dict[str, Any] = "vegas-strip",
         num_seats: int | None = None,
         seat: int = 0,
         others: str | Strategy | Sequence[str | Strategy] = "dealer",
@@ -283,131 +256,37 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
         render_mode: str | None = None,
         **unknown: Any,
     ) -> None:
-        if unknown:
-            raise ValueError(
-                f"unknown argument(s) {', '.join(sorted(unknown))}; BlackjackEnv takes "
-                f"{', '.join(_ARGUMENTS)} (rule fields go in rules=preset(name, field=...) "
-                f"or a Rules)"
-            )
-        # ---- rules and seats
-        if isinstance(rules, str):
-            rules = preset(rules)  # ValueError lists the presets
-        elif not isinstance(rules, Rules):
-            raise ValueError(
-                f"rules={rules!r} must be a Rules or a preset name ({', '.join(PRESETS)})"
-            )
-        if num_seats is not None:
-            if isinstance(num_seats, bool) or not isinstance(num_seats, int):
-                raise ValueError(
-                    f"num_seats={num_seats!r} must be an int from 1 to {rules.max_seats}"
-                )
-            rules = rules.replace(seats=num_seats)  # ValueError names the allowed range
-        self.rules: Rules = rules
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < rules.seats:
-            raise ValueError(f"seat={seat!r} must be an int from 0 to {rules.seats - 1}")
-        self._seat = seat
-        # ---- observation mode
-        try:
-            mode = ObsMode(obs_mode)
-        except ValueError:
-            raise ValueError(
-                f"obs_mode={obs_mode!r} is not allowed; choose one of {_choices(ObsMode)}"
-            ) from None
-        # ---- bets
-        if bet is None:
-            bet = rules.min_bet
-        if (
-            isinstance(bet, bool)
-            or not isinstance(bet, int)
-            or not rules.min_bet <= bet <= rules.max_bet
-        ):
-            raise ValueError(
-                f"bet={bet!r} must be an int within the table limits "
-                f"{rules.min_bet}..{rules.max_bet}"
-            )
-        sizes: tuple[int, ...] = ()
-        if bet_sizes is not None:
-            sizes = tuple(bet_sizes)
-            if (
-                not sizes
-                or any(isinstance(s, bool) or not isinstance(s, int) or s < 1 for s in sizes)
-                or list(sizes) != sorted(set(sizes))
-            ):
-                raise ValueError(
-                    f"bet_sizes={bet_sizes!r} must be None or strictly increasing ints >= 1 "
-                    f"(multiples of bet={bet}), e.g. (1, 2, 4, 8)"
-                )
-            outside = [s for s in sizes if not rules.min_bet <= s * bet <= rules.max_bet]
-            if outside:
-                raise ValueError(
-                    f"bet_sizes {outside} times bet={bet} fall outside the table limits "
-                    f"{rules.min_bet}..{rules.max_bet}"
-                )
-        self._min_cost = sizes[0] * bet if sizes else bet
-        if bankroll is not None and (
-            isinstance(bankroll, bool) or not isinstance(bankroll, int) or bankroll < self._min_cost
-        ):
-            raise ValueError(
-                f"bankroll={bankroll!r} must be None (unlimited credit) or an int >= "
-                f"{self._min_cost} (the smallest bet)"
-            )
-        self._bankroll = bankroll
-        self._bet = bet
-        early = rules.surrender is Surrender.EARLY
-        if mode is ObsMode.TUPLE and (sizes or insurance_decisions or early):
-            raise ValueError(
-                "obs_mode='tuple' cannot show a bet step or a pre-peek decision: use "
-                "'multidiscrete', 'vector' or 'dict' with bet_sizes, insurance_decisions "
-                "or early surrender"
-            )
-        # ---- episode
-        if rounds_per_episode is not None and (
-            isinstance(rounds_per_episode, bool)
-            or not isinstance(rounds_per_episode, int)
-            or rounds_per_episode < 1
-        ):
-            raise ValueError(
-                f"rounds_per_episode={rounds_per_episode!r} must be an int >= 1 or None (no limit)"
-            )
-        self._rounds_per_episode = rounds_per_episode
-        try:
-            self._illegal_action = IllegalAction(illegal_action)
-        except ValueError:
-            raise ValueError(
-                f"illegal_action={illegal_action!r} is not allowed; choose one of "
-                f"{_choices(IllegalAction)}"
-            ) from None
-        if (
-            isinstance(illegal_penalty, bool)
-            or not isinstance(illegal_penalty, (int, float))
-            or not (np.isfinite(illegal_penalty) and illegal_penalty >= 0)
-        ):
-            raise ValueError(f"illegal_penalty={illegal_penalty!r} must be a finite number >= 0")
-        self._illegal_penalty = float(illegal_penalty)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode={render_mode!r} is not allowed; choose None or one of "
-                f"{', '.join(self.metadata['render_modes'])}"
-            )
-        self.render_mode = render_mode
-        # ---- other seats
-        n_others = rules.seats - 1
-        if isinstance(others, (str, bytes)) or callable(others):
-            specs: list[Any] = [others] * n_others
-        elif isinstance(others, Sequence):
-            specs = list(others)
-            if len(specs) != n_others:
-                raise ValueError(
-                    f"others has {len(specs)} entries; the table has {n_others} other seat(s)"
-                )
-        else:
-            raise ValueError(
-                f"others={others!r} must be a strategy name, a callable(table) -> Action, "
-                f"or a sequence of those (one per other seat)"
-            )
-        for spec in specs:
-            make_strategy(spec, rules, 0)  # ValueError names the known strategies
-        self._others_spec = specs
+        settings = EnvSettings.single(
+            rules=rules,
+            num_seats=num_seats,
+            seat=seat,
+            others=others,
+            obs_mode=obs_mode,
+            rounds_per_episode=rounds_per_episode,
+            bankroll=bankroll,
+            bet=bet,
+            bet_sizes=bet_sizes,
+            insurance_decisions=insurance_decisions,
+            illegal_action=illegal_action,
+            illegal_penalty=illegal_penalty,
+            render_mode=render_mode,
+            **unknown,
+        )  # every argument checked there, with one ValueError naming it
+        #: the validated settings (frozen)
+        self.settings = settings
+        rules = self.rules = settings.rules
+        seat = self._seat = settings.seat
+        bet = self._bet = settings.bet
+        bankroll = self._bankroll = settings.bankroll
+        sizes = settings.bet_sizes
+        mode = settings.obs_mode
+        self._min_cost = settings.min_cost
+        self._rounds_per_episode = rounds_per_episode = settings.rounds_per_episode
+        self._illegal_action = settings.illegal_action
+        self._illegal_penalty = settings.illegal_penalty
+        self.render_mode = settings.render_mode
+        self._others_spec = [spec for _, spec in settings.others]
+        insurance_decisions = settings.insurance_decisions
 
         self.layout = Layout(rules, mode, bet, sizes, insurance_decisions)
         self.action_space = self.layout.action_space()
@@ -424,13 +303,23 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
             bet,
             bankroll,
             rounds_per_episode,
-            self._illegal_action.value,
+            self._illegal_action,
             self._illegal_penalty,
             self._min_cost,
         )
         self._renderer: Any = None
 
     # ================================================================ API
+    @property  # type: ignore[override]
+    def spec(self) -> Any:
+        """Gymnasium's ``EnvSpec`` (set by ``gymnasium.make``); a ``Rules`` given as
+        ``rules`` is recorded as its dict, so ``spec.to_json()`` works."""
+        return self.__dict__.get("_spec")
+
+    @spec.setter
+    def spec(self, value: Any) -> None:
+        self.__dict__["_spec"] = json_ready_spec(value)
+
     # The settings are read-only: the compiled core holds the values it plays with,
     # so assigning one after construction raises rather than being silently ignored.
     @property
@@ -474,14 +363,16 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
-        super().reset(seed=seed)
-        self._core.done = True  # until this reset succeeds, step() asks for one
+        # Options are read and checked before anything changes: a refused reset leaves
+        # the running episode as it was (not played out, not abandoned).
         cards = None
         if options is not None:
             check_reset_options(options, _KNOWN_OPTIONS)
             cards = options.get("cards")
             if cards is not None:
-                cards = read_cards(cards)  # a bad card raises here, before anything changes
+                cards = check_stack(cards, self.rules.shoe_decks)
+        super().reset(seed=seed)
+        self._core.done = True  # until this reset succeeds, step() asks for one
         core = self._core
         if seed is not None or core.table is None:
             self._build_table()

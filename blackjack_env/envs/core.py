@@ -344,7 +344,7 @@ class EnvCore:
         view: ``layout``'s :class:`LearnerView`.
         action_names: the name of every action index (for error messages).
         seat, bet, bankroll, rounds_per_episode, illegal_penalty: as the env's arguments.
-        illegal_action: the ``IllegalAction`` value (``"map"``, ``"raise"``, ``"penalize"``).
+        illegal_action: an :class:`~blackjack_env.envs.settings.IllegalAction`.
         min_cost: the smallest bet of a round in chips.
     """
 
@@ -357,7 +357,7 @@ class EnvCore:
         bet: int,
         bankroll: int | None,
         rounds_per_episode: int | None,
-        illegal_action: str,
+        illegal_action: Any,
         illegal_penalty: float,
         min_cost: int,
     ) -> None:
@@ -368,8 +368,10 @@ class EnvCore:
         self.bet = bet
         self.bankroll = bankroll
         self.rounds_per_episode = rounds_per_episode
-        self.raise_illegal = illegal_action == "raise"
-        self.penalize_illegal = illegal_action == "penalize"
+        from blackjack_env.envs.settings import IllegalAction  # (settings imports this module)
+
+        self.raise_illegal = illegal_action is IllegalAction.RAISE
+        self.penalize_illegal = illegal_action is IllegalAction.PENALIZE
         self.illegal_penalty = illegal_penalty
         self.min_cost = min_cost
         self.mode = view.obs_mode

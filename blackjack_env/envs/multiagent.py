@@ -12,9 +12,10 @@ from gymnasium.error import ResetNeeded
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
-from blackjack_env.engine.rules import PRESETS, Rules, preset
+from blackjack_env.engine.rules import Rules
 from blackjack_env.engine.table import Action, Phase, Table
-from blackjack_env.envs.observations import Decision, Layout, ObsMode, decision, read_cards
+from blackjack_env.envs.observations import Decision, Layout, decision
+from blackjack_env.envs.settings import EnvSettings, IllegalAction, check_action, check_stack
 from blackjack_env.strategies import Strategy, make_strategy
 
 __all__ = ["BlackjackAECEnv", "env", "raw_env"]
@@ -87,7 +88,15 @@ class BlackjackAECEnv(AECEnv):
     plays itself), ``obs_mode`` (default ``"multidiscrete"``), ``rounds``
     (default 1), ``bet`` (default the table minimum), ``insurance_decisions``
     (default False: insurance always declined), ``illegal_action`` (``"map"``
-    or ``"raise"``), ``render_mode`` (None or ``"ansi"``).
+    or ``"raise"``), ``render_mode`` (None or ``"ansi"``). They are validated by
+    :meth:`~blackjack_env.envs.settings.EnvSettings.table` (``env.settings``): more
+    seats than ``rules.max_seats`` are refused, as by the single env (give rules
+    with ``max_seats`` raised); whole numbers may be numpy integers.
+
+    A refused call changes nothing: a bad or (under ``"raise"``) illegal action
+    leaves the pending rewards and infos as they were, and a reset with bad cards
+    leaves the running episode as it was. ``step`` before ``reset`` (or using
+    :attr:`table`) raises ``gymnasium.error.ResetNeeded``.
     """
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -109,56 +118,29 @@ class BlackjackAECEnv(AECEnv):
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
-        if isinstance(rules, str):
-            rules = preset(rules)
-        elif not isinstance(rules, Rules):
-            raise ValueError(
-                f"rules={rules!r} must be a Rules or a preset name ({', '.join(PRESETS)})"
-            )
-        if isinstance(num_seats, bool) or not isinstance(num_seats, int):
-            raise ValueError(f"num_seats={num_seats!r} must be an int from 1 to 7")
-        if num_seats > rules.max_seats:
-            rules = rules.replace(max_seats=min(7, num_seats))
-        rules = rules.replace(seats=num_seats)  # ValueError names the allowed range
-        self.rules = rules
-        try:
-            mode = ObsMode(obs_mode)
-        except ValueError:
-            raise ValueError(
-                f"obs_mode={obs_mode!r} is not allowed; choose 'multidiscrete', 'vector' or "
-                f"'dict'"
-            ) from None
-        if mode is ObsMode.TUPLE:
-            raise ValueError(
-                "obs_mode='tuple' cannot show whose turn it is or a settled round; choose "
-                "'multidiscrete', 'vector' or 'dict'"
-            )
-        if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
-            raise ValueError(f"rounds={rounds!r} must be an int >= 1")
-        self.rounds = rounds
-        if bet is None:
-            bet = rules.min_bet
-        if isinstance(bet, bool) or not isinstance(bet, int) or not (
-            rules.min_bet <= bet <= rules.max_bet
-        ):
-            raise ValueError(
-                f"bet={bet!r} must be an int within the table limits "
-                f"{rules.min_bet}..{rules.max_bet}"
-            )
-        self.bet = bet
-        if illegal_action not in ("map", "raise"):
-            raise ValueError(f"illegal_action={illegal_action!r} must be 'map' or 'raise'")
-        self.illegal_action = illegal_action
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode={render_mode!r} must be None or 'ansi'")
-        self.render_mode = render_mode
-        fixed = dict(others or {})
-        for seat, spec in fixed.items():
-            if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < num_seats:
-                raise ValueError(f"others: seat {seat!r} must be an int from 0 to {num_seats - 1}")
-            make_strategy(spec, rules, 0)  # ValueError names the known strategies
-        if len(fixed) == num_seats:
-            raise ValueError("others covers every seat: at least one seat must be an agent")
+        settings = EnvSettings.table(
+            rules=rules,
+            num_seats=num_seats,
+            others=others,
+            obs_mode=obs_mode,
+            rounds=rounds,
+            bet=bet,
+            insurance_decisions=insurance_decisions,
+            illegal_action=illegal_action,
+            render_mode=render_mode,
+        )  # every argument checked there, with one ValueError naming it
+        #: the validated settings (frozen)
+        self.settings = settings
+        rules = self.rules = settings.rules
+        num_seats = rules.seats
+        mode = settings.obs_mode
+        assert settings.rounds_per_episode is not None
+        self.rounds = settings.rounds_per_episode
+        bet = self.bet = settings.bet
+        self.illegal_action = settings.illegal_action
+        self.render_mode = settings.render_mode
+        insurance_decisions = settings.insurance_decisions
+        fixed = settings.fixed_seats
         self._fixed_spec = fixed
 
         self.layout = Layout(rules, mode, bet, (), insurance_decisions)
@@ -194,7 +176,7 @@ class BlackjackAECEnv(AECEnv):
     def table(self) -> Table:
         """The engine table (read it; act through :meth:`step`)."""
         if self._table is None:
-            raise ValueError("call reset() first")
+            raise ResetNeeded("call reset() before using the table")
         return self._table
 
     # ================================================================ API
@@ -208,12 +190,12 @@ class BlackjackAECEnv(AECEnv):
                     f"reset ignores unknown option(s) {unknown}; the only option is 'cards'",
                     stacklevel=2,
                 )
-        # Until this reset succeeds no agent is live (step() asks for a reset), and the
-        # cards are read before anything changes: a bad token leaves the table as it was.
-        self.agents = []
+        # The cards are read and checked before anything changes: a refused reset leaves
+        # the running episode as it was. Until this reset succeeds no agent is live.
         cards = (options or {}).get("cards")
         if cards is not None:
-            cards = read_cards(cards)
+            cards = check_stack(cards, self.rules.shoe_decks)
+        self.agents = []
         if seed is not None or self._np_random is None:
             self._np_random, _ = seeding.np_random(seed)
             rng = self._np_random
@@ -266,18 +248,19 @@ class BlackjackAECEnv(AECEnv):
             return
         table = self.table
         seat = self._seat_of[agent]
+        # the action is checked before anything changes: a refused step changes nothing
+        a = check_action(action, self.layout.n_actions, self.layout.action_names(), f"{agent}: ")
+        if not self._ack:
+            phase, legal = self._decision(seat)
+            if a not in legal and self.illegal_action is IllegalAction.RAISE:
+                names = self.layout.action_names()
+                raise ValueError(
+                    f"{agent}: action {a} ({names[a]}) is not legal now; legal: {list(legal)}"
+                )
         self._cumulative_rewards[agent] = 0.0
-        for a in self.agents:
-            self.rewards[a] = 0.0
-            self.infos[a] = {}
-        n = self.layout.n_actions
-        if isinstance(action, np.ndarray) and action.shape == ():
-            action = action.item()
-        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not (
-            0 <= action < n
-        ):
-            raise ValueError(f"action {action!r} must be an int in 0..{n - 1}")
-        a = int(action)
+        for other in self.agents:
+            self.rewards[other] = 0.0
+            self.infos[other] = {}
         if self._ack:
             self._ack = False
             self.infos[agent] = {"illegal_action": False, "action_played": a}
@@ -285,12 +268,7 @@ class BlackjackAECEnv(AECEnv):
         else:
             phase, legal = self._decision(seat)
             illegal = a not in legal
-            if illegal:
-                if self.illegal_action == "raise":
-                    raise ValueError(
-                        f"{agent}: action {a} ({self.layout.action_names()[a]}) is not legal "
-                        f"now; legal: {list(legal)}"
-                    )
+            if illegal:  # (refused above under "raise")
                 if phase is Decision.PLAY and a in (Action.DOUBLE, Action.SPLIT, Action.SURRENDER):
                     a = int(Action.HIT) if Action.HIT in legal else int(Action.STAND)
                 else:

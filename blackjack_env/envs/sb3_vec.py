@@ -65,12 +65,13 @@ class SB3VecEnv(VecEnv):
     """
 
     def __init__(self, num_envs: int = 1, seed: int | None = None, **kwargs: Any) -> None:
-        if "autoreset_mode" in kwargs and AutoresetMode(kwargs["autoreset_mode"]) is not (
-            AutoresetMode.SAME_STEP
+        if "autoreset_mode" in kwargs and kwargs["autoreset_mode"] not in (
+            AutoresetMode.SAME_STEP,
+            AutoresetMode.SAME_STEP.value,
         ):
             raise ValueError(
-                "autoreset_mode: stable-baselines3 resets an ended env in the same step; the "
-                "adapter always uses 'SameStep' (leave the argument out)"
+                f"autoreset_mode={kwargs['autoreset_mode']!r}: stable-baselines3 resets an ended "
+                f"env in the same step; the adapter always uses 'SameStep' (leave the argument out)"
             )
         kwargs["autoreset_mode"] = AutoresetMode.SAME_STEP
         venv = BlackjackVectorEnv(num_envs, **kwargs)

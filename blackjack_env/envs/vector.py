@@ -6,20 +6,28 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
+from gymnasium.error import ResetNeeded
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from blackjack_env.engine.cards import Card
 from blackjack_env.engine.rules import HoleCard, Rules, Surrender
-from blackjack_env.envs.blackjack import BlackjackEnv, IllegalAction
 from blackjack_env.envs.observations import (
     CHIP_BOUND,
     COUNT_CLIP,
     COUNT_HIGH,
     MAX_TOTAL,
     Decision,
+    Layout,
     ObsMode,
     check_reset_options,
+)
+from blackjack_env.envs.settings import (
+    EnvSettings,
+    IllegalAction,
+    check_action,
+    check_stack,
+    json_ready_spec,
 )
 from blackjack_env.envs.vector_core import BatchPhase, TableBatch
 
@@ -91,18 +99,28 @@ class BlackjackVectorEnv(VectorEnv):
     (``hands``, ``dealer``, ``settlement``) are not produced: read
     ``env.core`` arrays, or use the single env.
 
+    Actions are integer arrays (any int dtype); bool, float (even whole-number) and
+    object arrays are refused with the single env's message, quoting the value. The
+    arrays in ``info`` and the observations are the env's copies: writing to them
+    changes nothing. ``step`` before ``reset`` raises ``gymnasium.error.ResetNeeded``.
+
     ## Reset options
 
     ``cards``: text such as ``"AS KH 9D 7C"`` dealt first at every table, or a
     sequence with one entry (text or None) per sub-env. ``reset_mask``: bool
     array, reset only these sub-envs (the others keep their state; their
-    returned observation is unchanged).
+    returned observation is unchanged). Options are checked before anything changes:
+    a refused reset (a bad card, a card named more often than the shoe holds it)
+    leaves every table as it was.
 
     ## Arguments
 
-    ``num_envs`` and the arguments of ``BlackjackEnv``, validated by it, plus
+    ``num_envs`` and the arguments of ``BlackjackEnv``, validated as there by
+    :meth:`~blackjack_env.envs.settings.EnvSettings.batched` (``env.settings``), plus
     ``autoreset_mode`` and ``max_episode_steps`` (int or None: truncate an
-    episode after this many steps). Not supported (``ValueError``): more than
+    episode after this many steps, counted as Gymnasium's ``TimeLimit`` counts them:
+    the step that resets a sub-env under ``"NextStep"`` is not one of the new
+    episode's steps). Not supported (``ValueError``): more than
     one seat (``num_seats`` / rules with ``seats > 1``; use the multi-agent
     env), a finite ``bankroll``, ``bet_sizes``, ``bet_raising`` rules and
     ``render_mode``. All four observation modes are supported (``"dict"`` makes
@@ -145,49 +163,34 @@ class BlackjackVectorEnv(VectorEnv):
             ) from None
         if max_episode_steps is not None and (
             isinstance(max_episode_steps, bool)
-            or not isinstance(max_episode_steps, int)
+            or not isinstance(max_episode_steps, (int, np.integer))
             or max_episode_steps < 1
         ):
             raise ValueError(f"max_episode_steps={max_episode_steps!r} must be an int >= 1 or None")
-        if kwargs.get("render_mode") is not None:
-            raise ValueError(
-                f"render_mode={kwargs['render_mode']!r}: the batched env does not render; "
-                f"use the single env (gymnasium.make) to watch a table"
-            )
-        reference = BlackjackEnv(**kwargs)  # validates every argument with its messages
-        rules: Rules = reference.rules
-        if rules.seats != 1:
-            raise ValueError(
-                f"the batched env seats one learner per table; got {rules.seats} seats "
-                f"(num_seats / rules.seats): use the single env or the multi-agent env"
-            )
-        if reference.bankroll is not None:
-            raise ValueError(
-                f"bankroll={reference.bankroll!r}: the batched env plays with unlimited credit "
-                f"(bankroll=None); use the single env for bankroll sessions"
-            )
-        if reference.layout.bet_sizes:
-            raise ValueError(
-                "bet_sizes: the batched env plays a fixed bet; use the single env for a bet step"
-            )
-        if rules.bet_raising:
-            raise ValueError("rules with bet_raising=True are not supported by the batched env")
+        if max_episode_steps is not None:
+            max_episode_steps = int(max_episode_steps)
+        settings = EnvSettings.batched(**kwargs)  # every argument checked there
+        #: the validated settings (frozen), as the single env's
+        self.settings = settings
+        rules: Rules = settings.rules
         self.rules = rules
-        self.layout = reference.layout
-        self.obs_mode = reference.obs_mode
-        self.bet = reference.bet
-        self.illegal_action = reference.illegal_action
-        self.illegal_penalty = reference.illegal_penalty
-        self.rounds_per_episode = reference.rounds_per_episode
-        self.action_names = reference.action_names
+        self.layout = Layout(
+            rules, settings.obs_mode, settings.bet, (), settings.insurance_decisions
+        )
+        self.obs_mode = settings.obs_mode
+        self.bet = settings.bet
+        self.illegal_action = settings.illegal_action
+        self.illegal_penalty = settings.illegal_penalty
+        self.rounds_per_episode = settings.rounds_per_episode
+        self.action_names = self.layout.action_names()
         self.max_episode_steps = max_episode_steps
         self.autoreset_mode = mode
         self.metadata = {**self.metadata, "autoreset_mode": mode}
         self.render_mode = None
 
         n = self.num_envs = int(num_envs)
-        self.single_action_space = reference.action_space
-        self.single_observation_space = reference.observation_space
+        self.single_action_space = self.layout.action_space()
+        self.single_observation_space = self.layout.observation_space()
         self.action_space = batch_space(self.single_action_space, n)
         self.observation_space = batch_space(self.single_observation_space, n)
         self._n_actions = self.layout.n_actions
@@ -218,10 +221,11 @@ class BlackjackVectorEnv(VectorEnv):
             raise ValueError(
                 f"seed={seed!r} must be an int or None (the batched env has one generator)"
             )
-        super().reset(seed=None if seed is None else int(seed))
         n = self.num_envs
         cards: Any = None
         mask = self._all_true
+        # options are read and checked before anything changes: a refused reset leaves
+        # every table as it was
         if options is not None:
             check_reset_options(options, _KNOWN_OPTIONS)
             cards = options.get("cards")
@@ -233,6 +237,7 @@ class BlackjackVectorEnv(VectorEnv):
                         f"dtype {mask.dtype} shape {mask.shape}"
                     )
         stacks = self._stacks(cards)
+        super().reset(seed=None if seed is None else int(seed))
         idx = mask.nonzero()[0]
         if seed is not None or self.core is None:
             self.core = TableBatch(
@@ -263,7 +268,7 @@ class BlackjackVectorEnv(VectorEnv):
     ) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         core = self.core
         if core is None:
-            raise ValueError("call reset() before step()")
+            raise ResetNeeded("call reset() before step()")
         n = self.num_envs
         a = self._check_actions(actions)
         resetting = np.zeros(n, dtype=bool)
@@ -329,7 +334,9 @@ class BlackjackVectorEnv(VectorEnv):
                 core.start_rounds(nxt)
                 self._rounds[nxt] += 1
         if self.max_episode_steps is not None:
-            truncated |= ~terminated & (self._steps >= self.max_episode_steps)
+            # (a sub-env reset on this step starts a new episode: its step count is not
+            # the ended episode's, so it is never truncated again here)
+            truncated |= ~terminated & ~resetting & (self._steps >= self.max_episode_steps)
         if resetting.any():
             idx = resetting.nonzero()[0]
             core.finish_rounds(idx)  # an episode truncated mid-round is played out first
@@ -379,6 +386,16 @@ class BlackjackVectorEnv(VectorEnv):
             info = self._info(info_extra)
         return obs, reward, terminated, truncated, info
 
+    @property  # type: ignore[override]
+    def spec(self) -> Any:
+        """Gymnasium's ``EnvSpec`` (set by ``make_vec``); a ``Rules`` given as ``rules`` is
+        recorded as its dict, so ``spec.to_json()`` works."""
+        return self.__dict__.get("_spec")
+
+    @spec.setter
+    def spec(self, value: Any) -> None:
+        self.__dict__["_spec"] = json_ready_spec(value)
+
     def action_masks(self) -> np.ndarray:
         """``(num_envs, n)`` bool: legal actions (sb3-contrib MaskablePPO convention)."""
         return self._mask.astype(bool)
@@ -398,18 +415,14 @@ class BlackjackVectorEnv(VectorEnv):
             return a
         if a.shape == () and self.num_envs == 1:
             a = a.reshape(1)
-        if a.shape != (self.num_envs,) or not (
-            np.issubdtype(a.dtype, np.integer) or a.dtype == bool
-        ):
-            if a.shape == (self.num_envs,) and np.issubdtype(a.dtype, np.floating) and np.all(
-                a == np.round(a)
-            ):
-                a = a.astype(np.int64)
-            else:
-                raise ValueError(
-                    f"actions must be ints of shape ({self.num_envs},), got dtype {a.dtype} "
-                    f"shape {a.shape}"
-                )
+        if a.shape != (self.num_envs,):
+            raise ValueError(
+                f"actions must be ints of shape ({self.num_envs},), got dtype {a.dtype} "
+                f"shape {a.shape}"
+            )
+        if a.dtype.kind not in "iu":  # bools, floats (even whole ones), objects: refused
+            for t, value in enumerate(a.tolist()):
+                check_action(value, self._n_actions, self.action_names, f"sub-env {t}: ")
         a = a.astype(np.int64, copy=False)
         bad = (a < 0) | (a >= self._n_actions)
         if bad.any():
@@ -430,16 +443,19 @@ class BlackjackVectorEnv(VectorEnv):
         mapped = np.where(to_hit, _HIT, _STAND)
         return np.where(illegal, mapped, a)
 
-    def _stacks(self, cards: Any) -> dict[int, str | list[Card]] | None:
+    def _stacks(self, cards: Any) -> dict[int, list[Card]] | None:
+        """``options["cards"]`` as cards per table, read and checked (``ValueError``)."""
         if cards is None:
             return None
         n = self.num_envs
+        decks = self.rules.shoe_decks
         if isinstance(cards, str):
-            return dict.fromkeys(range(n), cards)
+            one = check_stack(cards, decks)
+            return {t: list(one) for t in range(n)}
         if isinstance(cards, Sequence) and len(cards) == n and all(
             c is None or isinstance(c, (str, list, tuple)) for c in cards
         ):
-            return {t: (c if isinstance(c, str) else list(c)) for t, c in enumerate(cards) if c}
+            return {t: check_stack(c, decks) for t, c in enumerate(cards) if c}
         raise ValueError(
             f"options['cards'] must be text like 'AS KH 9D' (for every table) or a sequence "
             f"of {n} entries (text, a list of cards, or None), got {cards!r:.80}"
@@ -615,10 +631,10 @@ class BlackjackVectorEnv(VectorEnv):
         core = self.core
         assert core is not None
         t = self._all_true
-        info: dict[str, Any] = {
-            "action_mask": self._mask,
+        info: dict[str, Any] = {  # (copies: writing to them changes nothing here)
+            "action_mask": self._mask.copy(),
             "_action_mask": t,
-            "phase": self._phase,
+            "phase": self._phase.copy(),
             "_phase": t,
             "round": self._rounds.copy(),
             "_round": t,

@@ -139,6 +139,8 @@ def test_explicit_chart_is_used() -> None:
     assert make_strategy("basic", INF)(table) is Action.HIT
 
 
-def test_unsupported_rules_are_refused_when_the_strategy_is_made() -> None:
-    with pytest.raises(ValueError, match="settlement"):
-        make_strategy("basic", preset("terminal-21"))
+def test_unsupported_rules_fall_back_when_the_strategy_is_made() -> None:
+    # (the fallback itself is tested in tests/engine/test_basic_fallback.py)
+    with pytest.warns(UserWarning, match="settlement='highest-hand' -> 'dealer'"):
+        strategy = make_strategy("basic", preset("terminal-21"))
+    assert "highest-hand" in strategy.fallback

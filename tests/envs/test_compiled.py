@@ -71,7 +71,26 @@ def _compiled() -> bool:
     return all(blackjack_env.compiled_modules().values())
 
 
-@pytest.mark.skipif(not _compiled(), reason="the compiled extensions are not built")
+def why_not_compiled() -> str:
+    """Why this process runs the source: switched off, stale, or not built."""
+    from blackjack_env import _native
+
+    built = all(_native._extension(name) is not None for name in _native.KNOWN)
+    if _native.pure_requested():
+        state = "built" if built else "not built"
+        return (
+            f"BLACKJACK_ENV_PURE=1 switches the compiled extensions off in this run (they are "
+            f"{state}); run without it to compare"
+        )
+    if built:
+        return (
+            "the compiled extensions are built but do not match their source (edited since "
+            "the build): rebuild with `pip install -e .`"
+        )
+    return "the compiled extensions are not built (`pip install -e .` builds them)"
+
+
+@pytest.mark.skipif(not _compiled(), reason=why_not_compiled())
 def test_compiled_env_matches_its_source() -> None:
     code = (
         "import pickle, sys\n"
@@ -116,3 +135,10 @@ def test_returned_arrays_are_fresh(obs_mode: str) -> None:
         return record
 
     assert run(mutate=True) == run(mutate=False)
+
+
+def test_the_skip_reason_says_why_the_source_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BLACKJACK_ENV_PURE", "1")
+    assert why_not_compiled().startswith("BLACKJACK_ENV_PURE=1 switches the compiled")
+    monkeypatch.delenv("BLACKJACK_ENV_PURE")
+    assert "BLACKJACK_ENV_PURE" not in why_not_compiled()
