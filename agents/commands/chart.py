@@ -80,7 +80,11 @@ def run(settings: Settings) -> dict[str, Any]:
     png = check_output_file(_png_path(settings), "--png")
     t = table_for(settings.agent, settings.rules, settings.decks)
     rules = t["rules"]
-    infinite = rules.replace(decks=None)
+    from blackjack_env.analysis.strategy import nearest_supported_rules
+
+    # the chart is drawn for an infinite deck; rules the analysis cannot serve (e.g.
+    # terminal-21's highest-hand settlement) are charted as the nearest rules it serves
+    infinite, changed = nearest_supported_rules(rules.replace(decks=None))
     loaded = None if settings.agent in FIXED_AGENTS else make_agent(settings.agent)
     obs_mode = getattr(loaded, "obs_mode", None) or t["obs_mode"] or "multidiscrete"
     trained_on = (f"{t['run'].get('rules')}, {t['run'].get('obs_mode')} observation"
@@ -107,7 +111,7 @@ def run(settings: Settings) -> dict[str, Any]:
     note = f", regret {grade['regret']:.4f}" if grade else ""
     draw_comparison(mine, optimal, png, title=f"{t['name']} ({infinite.summary()}){note}")
     return {"agent": settings.agent, "rules": t["name"], "rules_summary": infinite.summary(),
-            "png": str(png), "agent_chart": mine.to_dict(), "optimal_chart": optimal.to_dict(),
+            "charted_as": changed, "png": str(png), "agent_chart": mine.to_dict(), "optimal_chart": optimal.to_dict(),
             "differences": [{"kind": k, "row": r, "upcard": u} for k, r, u in diffs],
             "exact": grade}
 
@@ -134,6 +138,9 @@ def _job(settings: Settings) -> None:
             print(json.dumps(result, indent=2))
             return
         print(f"chart of {result['agent']} on {result['rules']} ({result['rules_summary']})")
+        if result["charted_as"]:
+            print(f"  note: the exact analysis does not serve these rules; charted with "
+                  f"{result['charted_as']}")
         print(f"  {differences_text(result['differences'])}")
         if result["exact"]:
             print(f"  exact regret of the greedy policy {result['exact']['regret']:.5f}")
