@@ -88,7 +88,8 @@ class BlackjackAECEnv(AECEnv):
     plays itself), ``obs_mode`` (default ``"multidiscrete"``), ``rounds``
     (default 1), ``bet`` (default the table minimum), ``insurance_decisions``
     (default False: insurance always declined), ``illegal_action`` (``"map"``
-    or ``"raise"``), ``render_mode`` (None or ``"ansi"``). They are validated by
+    or ``"raise"``), ``render_mode`` (None, ``"ansi"``: :meth:`render` returns the table as text, or
+    ``"human"``: every reset and step prints it). They are validated by
     :meth:`~blackjack_env.envs.settings.EnvSettings.table` (``env.settings``): more
     seats than ``rules.max_seats`` are refused, as by the single env (give rules
     with ``max_seats`` raised); whole numbers may be numpy integers.
@@ -101,7 +102,7 @@ class BlackjackAECEnv(AECEnv):
 
     metadata: ClassVar[dict[str, Any]] = {
         "name": "blackjack_v0",
-        "render_modes": ["ansi"],
+        "render_modes": ["ansi", "human"],
         "is_parallelizable": False,
     }
 
@@ -225,6 +226,8 @@ class BlackjackAECEnv(AECEnv):
         self._ack = False  # a round settled at the deal in the last episode is gone
         self._start_round()
         self._select()
+        if self.render_mode == "human":
+            self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat_of[agent]
@@ -284,28 +287,29 @@ class BlackjackAECEnv(AECEnv):
                 self._settle_round()
         self._select()
         self._accumulate_rewards()
-        if self.render_mode == "ansi":
+        if self.render_mode == "human":
             self.render()
 
     def render(self) -> str | None:
+        """``"ansi"``: the table as text (the project's one text renderer,
+        :func:`blackjack_env.render.render_ansi`, with each seat named by its agent);
+        ``"human"``: the same text printed."""
         if self.render_mode is None:
             return None
-        lines = [f"round {self._round}/{self.rounds}  dealer: {self._dealer_text()}"]
-        for s, seat in enumerate(self.table.seats):
-            who = self._agent_of.get(s, f"seat_{s} (fixed)")
-            hands = "  ".join(str(h) for h in seat.hands) or "-"
-            lines.append(f"{who:18s} {hands}")
-        return "\n".join(lines)
+        from blackjack_env.render import render_ansi
+
+        names = {s: self._agent_of.get(s, f"seat_{s} (fixed)") for s in range(self.rules.seats)}
+        text = render_ansi(self.table, unit=self.bet, names=names,
+                           caption=f"episode round {self._round} of {self.rounds}")
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
 
     def close(self) -> None:
         pass
 
     # ============================================================ internals
-    def _dealer_text(self) -> str:
-        table = self.table
-        cards = table.dealer.cards if table.hole_revealed else table.dealer.cards[:1]
-        return " ".join(str(c) for c in cards) or "-"
-
     def _decision(self, seat: int) -> tuple[Decision, tuple[int, ...]]:
         table = self.table
         phase = Decision.SETTLED if self._ack else decision(table, seat)

@@ -69,12 +69,9 @@ class BlackjackParallelEnv(ParallelEnv):
     }
 
     def __init__(self, render_mode: str | None = None, **kwargs: Any) -> None:
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode={render_mode!r} must be None, 'ansi' or 'human'")
+        # the AEC table checks every argument and draws the text
+        self.aec_env = BlackjackAECEnv(render_mode=render_mode, **kwargs)
         self.render_mode = render_mode
-        # the AEC table draws the text; "human" prints what "ansi" returns
-        self.aec_env = BlackjackAECEnv(render_mode=None if render_mode is None else "ansi",
-                                       **kwargs)
         self.possible_agents = list(self.aec_env.possible_agents)
         self.agents: list[str] = []
         self.observation_spaces = {a: self.aec_env.observation_space(a)
@@ -103,8 +100,6 @@ class BlackjackParallelEnv(ParallelEnv):
         self.agents = list(self.aec_env.agents)
         observations = {a: self.aec_env.observe(a) for a in self.agents}
         infos = {a: self._info(a, {}) for a in self.agents}
-        if self.render_mode == "human":
-            self.render()
         return observations, infos
 
     def step(self, actions: dict[str, Any]) -> tuple[
@@ -132,8 +127,6 @@ class BlackjackParallelEnv(ParallelEnv):
         truncations = {a: bool(aec.truncations[a]) for a in live}
         infos = {a: self._info(a, aec.infos.get(a, {})) for a in live}
         self.agents = [a for a in live if not (terminations[a] or truncations[a])]
-        if self.render_mode == "human":
-            self.render()
         return observations, rewards, terminations, truncations, infos
 
     def _info(self, agent: str, info: dict[str, Any]) -> dict[str, Any]:
@@ -152,13 +145,7 @@ class BlackjackParallelEnv(ParallelEnv):
         ])
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            return None
-        text = self.aec_env.render()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return self.aec_env.render()
 
     def close(self) -> None:
         self.aec_env.close()

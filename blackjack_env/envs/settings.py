@@ -47,9 +47,9 @@ __all__ = [
     "read_rules",
 ]
 
-#: render modes of the single env (the batched env does not render; the table only ansi)
+#: render modes of the single env (the batched env does not render; the table: text, printed or not)
 SINGLE_RENDER_MODES = ("ansi", "rgb_array", "human")
-TABLE_RENDER_MODES = ("ansi",)
+TABLE_RENDER_MODES = ("ansi", "human")
 
 
 class IllegalAction(str, Enum):
@@ -297,7 +297,7 @@ class EnvSettings:
         bet_i = _bet(bet, rules)
         illegal = _illegal_action(illegal_action, (IllegalAction.MAP, IllegalAction.RAISE))
         if render_mode is not None and render_mode not in TABLE_RENDER_MODES:
-            raise ValueError(f"render_mode={render_mode!r} must be None or 'ansi'")
+            raise ValueError(f"render_mode={render_mode!r} must be None, 'ansi' or 'human'")
         if others is not None and not isinstance(others, Mapping):
             raise ValueError(
                 f"others={others!r} must be a mapping seat index -> strategy name or "

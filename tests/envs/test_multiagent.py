@@ -163,3 +163,21 @@ def test_bad_arguments_raise() -> None:
     e.reset(seed=0)
     with pytest.raises(ValueError, match="action"):
         e.step(7)
+
+
+def test_render_test_and_the_one_text_renderer(capsys: pytest.CaptureFixture[str]) -> None:
+    """PettingZoo's render_test (it asks for "human"); "ansi" returns the text drawn by
+    blackjack_env.render.render_ansi, with each seat named by its agent."""
+    from pettingzoo.test import render_test
+
+    render_test(lambda render_mode=None: env(num_seats=3, others={1: "dealer"},
+                                             render_mode=render_mode))
+    e = raw_env(num_seats=3, others={1: "dealer"}, render_mode="ansi")
+    e.reset(seed=3)
+    text = e.render()
+    assert "seat_0" in text and "seat_1 (fixed)" in text and "seat_2" in text
+    assert "Blackjack - round 1" in text and "[??]" in text  # the hole card is face down
+    capsys.readouterr()
+    e = raw_env(num_seats=2, render_mode="human")
+    e.reset(seed=3)
+    assert "Blackjack - round 1" in capsys.readouterr().out

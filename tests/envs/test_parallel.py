@@ -91,6 +91,6 @@ def test_state_is_every_seat_flattened_and_in_its_space() -> None:
 def test_human_render_prints_the_table(capsys: pytest.CaptureFixture[str]) -> None:
     par = parallel_env(num_seats=2, render_mode="human")
     par.reset(seed=0)
-    assert "dealer" in capsys.readouterr().out
+    assert "Blackjack - round 1" in capsys.readouterr().out
     with pytest.raises(ValueError, match="render_mode"):
         parallel_env(render_mode="rgb")
