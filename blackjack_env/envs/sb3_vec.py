@@ -32,10 +32,9 @@ entry that SB3's ``Monitor`` / ``VecMonitor`` write, so SB3's logger reports
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Sequence
 from typing import Any
-
-import time
 
 import numpy as np
 from gymnasium.vector import AutoresetMode
