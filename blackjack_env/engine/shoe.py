@@ -18,6 +18,8 @@ shoe still holds exactly ``decks`` x 52 cards. This is how tests and
 
 from __future__ import annotations
 
+from collections import Counter
+
 from typing import Final, cast
 
 import numpy as np
@@ -202,24 +204,32 @@ class Shoe:
 
         In a finite shoe each card is taken out of the undealt cards (or, if
         every copy has been dealt, out of the discard tray); a card with no copy
-        left raises ``ValueError`` and the shoe is left unchanged.
+        left raises ``ValueError`` and the shoe is left unchanged. Of several undealt
+        copies, a uniformly random one is taken (a draw from the shoe's generator), so
+        the undealt cards stay a uniformly shuffled shoe: taking always the first copy
+        would leave the other copies nearer the top than chance puts them.
         """
         # (typed object: validated here, with the shoe's own message)
         wanted = read_stack(cards, self.decks)
         if self.decks is not None:
-            undealt = list(self._cards)
-            discards = list(self.discards)
-            for card in wanted:
-                if card in undealt:
-                    undealt.remove(card)
-                elif card in discards:
-                    discards.remove(card)
-                else:
+            # first the check, so that a refused stack changes nothing (not even the rng)
+            available = Counter(self._cards) + Counter(self.discards)
+            for card, n in Counter(wanted).items():
+                if available[card] < n:
                     raise ValueError(
                         f"cannot stack {card}: all {self.decks} cop"
                         f"{'y' if self.decks == 1 else 'ies'} of it are on the table or "
                         f"already stacked"
                     )
+            undealt = list(self._cards)
+            discards = list(self.discards)
+            for card in wanted:
+                if card in undealt:
+                    copies = [i for i, c in enumerate(undealt) if c == card]
+                    pick = 0 if len(copies) == 1 else int(self.rng.integers(0, len(copies)))
+                    del undealt[copies[pick]]
+                else:
+                    discards.remove(card)
             self._cards = undealt
             self.discards = discards
         self._stacked = list(reversed(wanted)) + self._stacked

@@ -79,7 +79,6 @@ def test_sessions_are_bounded_and_expire():
         ({"bankroll": 0}, "bankroll=0"),
         ({"bankroll": True}, "wrong type"),
         ({"seed": "1"}, "wrong type"),
-        ({"players": ["basic"], "mode": "watch", "preset": "terminal-21"}, "basic cannot play"),
         ({"players": ["counter"], "mode": "watch", "overrides": {"decks": None}},
          "finite shoe"),
         ({"extra": 1}, "unknown field"),
