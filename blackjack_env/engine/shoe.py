@@ -19,7 +19,6 @@ shoe still holds exactly ``decks`` x 52 cards. This is how tests and
 from __future__ import annotations
 
 from collections import Counter
-
 from typing import Final, cast
 
 import numpy as np
