@@ -335,6 +335,79 @@ def test_terminal_21_is_playable_with_its_defaults_and_notes_a_fallback_once() -
     _conserved(session, 300)
 
 
+def _hint_values(text: str, n: int) -> tuple[str, dict[str, float], str]:
+    """The source, the values and the best action of the n-th hint line."""
+    lines = [line.strip() for line in text.splitlines() if "Values per unit bet (" in line]
+    line = lines[n]
+    source = line[line.index("(") + 1:line.index("): ")]
+    body, best = line[line.index("): ") + 3:].split("; best ")
+    evs = {a: float(v) for a, v in (item.split(" ") for item in body.split(", "))}
+    return source, evs, best.split(".")[0]
+
+
+def _named(evs: dict) -> dict[str, float]:
+    return {a.name.lower(): round(v, 4) for a, v in evs.items()}
+
+
+def test_hint_on_a_finite_shoe_gives_the_values_given_the_cards_that_remain() -> None:
+    """Six decks, 8♠ 8♦ against a 6♥ (10♣ in the hole). The hint values every legal
+    action off the 309 cards not seen (a full shoe less 8 8 6, counted here by hand)
+    and names SPLIT; after the split, 8♠ 3♣ (the other 8 still waiting) off 308 cards,
+    DOUBLE best. The split caveat is said once."""
+    from blackjack_env.analysis.composition import action_values
+    from blackjack_env.engine import preset
+
+    term = Terminal(["10", "p", "d", "s"])
+    settings = play.Settings(cards="8S 6H 8D TC 3C KH 2D 5C 9S", rounds=1, hint=True)
+    play.Session(settings, term.read, term.write).run()
+    rules = preset("vegas-strip")
+    pool = [24] * 13
+    for rank in (8, 8, 6):
+        pool[rank - 1] -= 1
+    source, evs, best = _hint_values(term.text, 0)
+    assert "given the 309 cards not yet seen" in source and "composition-dependent" in source
+    assert evs == _named(action_values(rules, pool, "8S 8D", "6")) and best == "SPLIT"
+    pool[3 - 1] -= 1
+    source, evs, best = _hint_values(term.text, 1)
+    assert "given the 308 cards not yet seen" in source
+    exact = action_values(rules, pool, "8S 3C", "6", hands=2, from_split=True, waiting=1)
+    assert evs == _named(exact) and best == "DOUBLE"
+    assert term.text.count("(Note: split:") == 1
+
+
+def test_hint_on_an_infinite_deck_gives_the_exact_infinite_deck_values() -> None:
+    """Infinite deck: 10♠ 6♦ (16) against a 10♥: the exact solution's values; late
+    surrender is best."""
+    from blackjack_env.analysis import solve, table_state
+    from blackjack_env.engine import Rank, Table, preset
+
+    term = Terminal(["10", "r"])
+    settings = play.Settings(cards="TS TH 6D 9C", rounds=1, hint=True,
+                             set=["decks=none", "seats_per_deck=none"])
+    session = play.Session(settings, term.read, term.write)
+    session.run()
+    source, evs, best = _hint_values(term.text, 0)
+    assert source == "exact, infinite deck"
+    rules = session.rules
+    table = Table(rules, seed=0)
+    table.shoe.stack("TS TH 6D 9C")
+    table.bet(0, 10)
+    table.deal()
+    assert table.current_hand.total == 16 and table.upcard.rank is Rank.TEN
+    exact = solve(preset("vegas-strip", decks=None)).action_values(table_state(table))
+    assert evs == _named(exact) and best == "SURRENDER"
+
+
+def test_hint_under_rules_the_analysis_cannot_serve_says_why_and_play_goes_on() -> None:
+    term = Terminal(["3", "s"])
+    session = play.Session(play.Settings(rules="terminal-21", seats=3, hint=True, rounds=1),
+                           term.read, term.write)
+    result = session.run()
+    notes = [line for line in term.lines if line.startswith("note: no hints:")]
+    assert len(notes) == 1 and "highest-hand" in notes[0]
+    assert "Values per unit bet" not in term.text and result["rounds"] == 1
+
+
 def test_leaving_and_the_end_of_input_give_every_chip_back() -> None:
     """Ann leaves at her bet; Bob bets, then the input ends before Cy bets: Bob's bet,
     not yet dealt, goes back to his bankroll."""
