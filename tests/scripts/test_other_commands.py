@@ -500,6 +500,44 @@ def test_analyze_prints_and_writes_the_composition_return_and_effects_of_removal
     assert f"{100 * effects['5']:+6.3f}" in out and "Effects of removal" in out
 
 
+def test_evaluate_composition_on_a_finite_shoe_shows_the_reference(capsys) -> None:
+    """``evaluate composition --rules vegas-strip``: the composition fixed agent plays
+    the 6-deck shoe; no exact grade there, so the reference beside the simulated return
+    is the composition-dependent optimum of a fresh shoe, and the difference's interval
+    is the simulation's shifted by it."""
+    from blackjack_env.agents.commands import evaluate
+    from blackjack_env.agents.grading import composition_reference
+
+    from blackjack_env.engine import preset
+
+    settings = evaluate.Settings(agent="composition", rules="vegas-strip", hands=150)
+    result = evaluate.run(settings)
+    evaluate.print_table(result)
+    out = capsys.readouterr().out
+    assert result["agent_name"] == "composition" and result["exact"] is None
+    ref = result["reference"]
+    assert ref["expected_return"] == composition_reference(preset("vegas-strip"))[
+        "expected_return"]
+    assert ref["name"].startswith("composition-dependent optimum of a freshly shuffled shoe")
+    sim = result["simulation"]
+    assert ref["simulated_minus_reference"] == pytest.approx(
+        sim["mean_return"] - ref["expected_return"])
+    lo, hi = ref["simulated_minus_reference_ci95"]
+    assert lo == pytest.approx(sim["ci95"][0] - ref["expected_return"])
+    assert hi == pytest.approx(sim["ci95"][1] - ref["expected_return"])
+    assert f"reference: {ref['name']} {ref['expected_return']:+.5f}" in out
+    assert "simulated - reference" in out
+
+
+def test_evaluate_on_an_infinite_deck_has_the_exact_grade_and_no_reference() -> None:
+    from blackjack_env.agents.commands import evaluate
+
+    result = evaluate.run(evaluate.Settings(agent="composition", rules="vegas-strip",
+                                            decks="inf", hands=50))
+    assert result["reference"] is None
+    assert result["exact"]["regret"] == pytest.approx(0.0, abs=1e-12)
+
+
 def test_demo_plays_the_rounds_asked_for(capsys) -> None:
     from blackjack_env.agents.commands.demo import Settings, run
 
