@@ -75,7 +75,8 @@ class Settings:
     names: str = ""
     """the people's names, comma-separated in seat order (empty: You, or Player 1, Player 2...)"""
     others: str = "basic"
-    """other seats, last repeats: basic, dealer, never-bust, random, stand, counter, PATH"""
+    """other seats, last repeats: basic, composition, dealer, never-bust, random, stand,
+    counter, PATH"""
     bankroll: int = 100
     """chips every seat starts with"""
     rounds: int = 0
@@ -325,7 +326,8 @@ class Session:
         if not values.available:
             return f"No values: {values.reason}."
         evs = ", ".join(f"{a.name.lower()} {v:+.4f}" for a, v in values.evs.items())
-        text = f"Values per unit bet ({values.source}): {evs}; best {values.best.name}."  # type: ignore[union-attr]
+        best = values.best.name  # type: ignore[union-attr]
+        text = f"Values per unit bet ({values.source}): {evs}; best {best}."
         if values.note and values.note not in self._hint_notes:
             self._hint_notes.add(values.note)
             text += f" (Note: {values.note}.)"
