@@ -1,5 +1,6 @@
-"""Fixed agents: the engine's seat strategies (basic strategy, dealer-style, random
-legal, ...) and the Hi-Lo counter, behind the project's policy interface.
+"""Fixed agents: the engine's seat strategies (basic strategy, its composition-dependent
+variant ``composition``, dealer-style, random legal, ...) and the Hi-Lo counter, behind
+the project's policy interface.
 
 A fixed strategy decides from the table itself (the hand's cards, the upcard,
 the rules' options), which is more than some observation modes show; so
@@ -30,7 +31,9 @@ from blackjack_env.engine import Action, Phase, Rules
 __all__ = ["FIXED_AGENTS", "StrategyAgent", "counting_agent", "fixed_agent"]
 
 #: Names :func:`fixed_agent` understands.
-FIXED_AGENTS: tuple[str, ...] = ("basic", "dealer", "never-bust", "random", "stand", "counter")
+FIXED_AGENTS: tuple[str, ...] = (
+    "basic", "composition", "dealer", "never-bust", "random", "stand", "counter",
+)
 
 
 def _dealer_state_policy(state: Any) -> Action:
@@ -156,8 +159,11 @@ def fixed_agent(name: str, env: Any, seed: int | None = None) -> StrategyAgent:
     if name not in FIXED_AGENTS:
         raise ValueError(f"unknown fixed agent {name!r}; choose one of {', '.join(FIXED_AGENTS)}")
     strategy = basic_strategy(rules) if name == "basic" else make_strategy(name, rules, seed=seed)
+    # composition plays basic strategy on an infinite deck (the composition tells nothing
+    # there), so it is graded exactly by basic's policy; on a finite shoe it has none
     state_policy = {
         "basic": _basic_state_policy(rules) if name == "basic" else None,
+        "composition": _basic_state_policy(rules) if name == "composition" else None,
         "dealer": _dealer_state_policy,
         "stand": _stand_state_policy,
     }.get(name)

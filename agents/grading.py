@@ -16,6 +16,17 @@
   approximation, ``z * sd / sqrt(n)``, z from :func:`blackjack_env._cli.z_value`),
   and the per-hand rates of each
   outcome (split hands count as hands).
+* :func:`composition_reference`: on a finite shoe, where the simulation is the grade,
+  the reference figure to read it against: the composition-dependent (CDZ-) optimum
+  of a freshly shuffled shoe of the rules,
+  :func:`blackjack_env.analysis.composition.composition_return`, the best return per
+  unit bet of a player who decides on the exact cards of each hand (as an agent with
+  the ``dict`` observation can) but does not count the shoe. It is a reference, not
+  the agent's exact return: the simulated table plays on through the shoe to the cut
+  card, where a player who reads the cards that remain (the ``composition`` agent, a
+  counter) can do slightly better and bet spreads change the unit; so the simulated
+  return minus the reference (with the simulation's interval) says how far the agent
+  is from that optimum, within the simulation's noise.
 """
 
 from __future__ import annotations
@@ -30,7 +41,17 @@ from blackjack_env.agents.obs import decision_policy
 
 from blackjack_env.engine import Rules
 
-__all__ = ["analysis_reason", "exact_grade", "optimal_return", "simulate", "table_free"]
+__all__ = [
+    "analysis_reason",
+    "composition_reference",
+    "exact_grade",
+    "optimal_return",
+    "simulate",
+    "table_free",
+]
+
+#: the name of the reference figure of a finite-shoe grade, as reports show it
+REFERENCE_NAME = "composition-dependent optimum of a freshly shuffled shoe"
 
 def analysis_reason(rules: Rules) -> str | None:
     """Why the exact analysis cannot grade under ``rules`` (None when it can)."""
@@ -60,6 +81,33 @@ def optimal_return(rules: Rules) -> float:
     from blackjack_env.analysis import solve
 
     return float(solve(rules).expected_return)
+
+
+@lru_cache(maxsize=16)
+def composition_reference(rules: Rules) -> dict[str, Any] | None:
+    """The reference figure of a finite-shoe grade (see the module docstring), or None on
+    an infinite deck (where :func:`exact_grade` applies).
+
+    Returns ``{"name", "expected_return", "unavailable", "seconds"}``: the expected
+    return per unit bet of composition-dependent play off a full shoe of
+    ``rules.shoe_decks`` decks, or ``expected_return=None`` and the analysis' reason in
+    ``unavailable`` for rules it cannot serve. About 1-1.5 s of CPU the first time per
+    rule set (cached)."""
+    if rules.decks is None:
+        return None
+    import time
+
+    from blackjack_env.analysis.composition import composition_return
+
+    name = f"{REFERENCE_NAME} ({rules.shoe_decks} deck{'s' if rules.shoe_decks != 1 else ''})"
+    t0 = time.perf_counter()
+    try:
+        value: float | None = float(composition_return(rules).expected_return)
+        why = None
+    except ValueError as err:
+        value, why = None, str(err)
+    return {"name": name, "expected_return": value, "unavailable": why,
+            "seconds": round(time.perf_counter() - t0, 3)}
 
 
 def _as_float(result: Any) -> float:

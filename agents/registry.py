@@ -1,7 +1,7 @@
 """Loading saved agents, naming agents on the command line, and the table an agent plays at.
 
-A spec is a fixed agent's name (``basic``, ``dealer``, ``never-bust``,
-``random``, ``stand``, ``counter``) or a path: a tabular ``.npz``, an SB3
+A spec is a fixed agent's name (``basic``, ``composition``, ``dealer``,
+``never-bust``, ``random``, ``stand``, ``counter``) or a path: a tabular ``.npz``, an SB3
 ``.zip``, or a training run's folder (its newest model, see :func:`find_model`).
 
 A saved model can only play a table whose actions and observations have the

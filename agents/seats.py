@@ -128,6 +128,8 @@ def seat_strategy(spec: str, rules: Rules, seed: int | None = None) -> Any:
         from blackjack_env.agents.registry import load_agent
 
         return AgentStrategy(load_agent(path))
+    if spec in strategy_names():  # a known name that cannot serve these rules says why
+        return make_strategy(spec, rules, seed=seed)
     try:
         return make_strategy(spec, rules, seed=seed)
     except ValueError:

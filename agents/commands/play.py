@@ -8,6 +8,15 @@ in seat order, for each decision of each of their hands. The table is drawn afte
 every action (:func:`blackjack_env.render.render_ansi`) and each person's hands are
 explained when the round is settled.
 
+``--hint`` shows, at each decision, the expected value of every legal action and the
+best one, and says which analysis gave them: on a finite shoe the values *given the
+cards not yet seen* (the shoe's undealt cards and the dealer's hole card), with
+composition-dependent play afterwards (:mod:`blackjack_env.analysis.composition`); on
+an infinite deck the exact infinite-deck values (:func:`blackjack_env.analysis.solve`).
+The choice is :func:`blackjack_env.web.values.action_values`' (the same values the web
+table shows). Rules the analysis cannot serve (highest-hand settlement, bet raising)
+say why once, and play goes on without hints.
+
 ``--others`` takes a strategy name per seat, or ``counter`` (a Hi-Lo bettor), or the
 PATH of a saved agent (``model.npz`` / ``model.zip`` of a training run).
 
@@ -66,7 +75,8 @@ class Settings:
     names: str = ""
     """the people's names, comma-separated in seat order (empty: You, or Player 1, Player 2...)"""
     others: str = "basic"
-    """other seats, last repeats: basic, dealer, never-bust, random, stand, counter, PATH"""
+    """other seats, last repeats: basic, composition, dealer, never-bust, random, stand,
+    counter, PATH"""
     bankroll: int = 100
     """chips every seat starts with"""
     rounds: int = 0
@@ -74,7 +84,7 @@ class Settings:
     set: Annotated[list[str], tyro.conf.UseAppendAction] = field(default_factory=list)
     """change a rule of the preset, FIELD=VALUE (repeatable), e.g. surrender=early, decks=2"""
     hint: bool = False
-    """show basic strategy's advice at each decision"""
+    """show every legal action's expected value and the best (finite shoe: given the cards left)"""
     cards: str = ""
     """cards dealt first, in deal order (e.g. 'AS KH 9D 7C'), to set up a round"""
     seed: int = 0
@@ -234,6 +244,7 @@ class Session:
         self.table = Table(rules, seed=settings.seed, bankroll=settings.bankroll)
         if settings.cards:
             self.table.shoe.stack(settings.cards)
+        self._hint_notes: set[str] = set()
         self.hinter = self._hinter() if settings.hint else None
         self.start = {i: seat.bankroll for i, seat in enumerate(self.table.seats)}
         self.played = 0
@@ -292,19 +303,35 @@ class Session:
             built["basic"] = player
         return player
 
-    def _hinter(self) -> Any:
-        from blackjack_env.agents.fixed import basic_strategy
+    def _hinter(self) -> Callable[[Table], str] | None:
+        """The hint of a decision (see the module docstring), or None (said in a note)
+        when the analysis cannot serve these rules."""
+        from blackjack_env.analysis._model import check_supported
 
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            try:
-                hinter = basic_strategy(self.rules)
-            except ValueError as err:
-                self._note(f"no hints: {err}")
-                return None
-        for w in caught:
-            self._note(str(w.message))
-        return hinter
+        try:
+            check_supported(self.rules)
+        except ValueError as err:
+            self._note(f"no hints: {err}")
+            return None
+        return self._hint
+
+    def _hint(self, table: Table) -> str:
+        """``Values (source): stand -0.1575, hit -0.4255; best STAND.``, or why there are
+        none; the analysis' caveat (``note``) is said the first time it applies."""
+        from blackjack_env.web.values import action_values
+
+        values = action_values(table)
+        if values is None:
+            return ""
+        if not values.available:
+            return f"No values: {values.reason}."
+        evs = ", ".join(f"{a.name.lower()} {v:+.4f}" for a, v in values.evs.items())
+        best = values.best.name  # type: ignore[union-attr]
+        text = f"Values per unit bet ({values.source}): {evs}; best {best}."
+        if values.note and values.note not in self._hint_notes:
+            self._hint_notes.add(values.note)
+            text += f" (Note: {values.note}.)"
+        return text
 
     def _note(self, text: str) -> None:
         if text not in self.notes:
@@ -421,7 +448,9 @@ class Session:
         options = ", ".join(_KEY[a] for a in legal) + (", +N raises the bet" if raising else "")
         if self.hinter is not None:
             try:
-                question += f"  Basic strategy: {self.hinter(t).name}."
+                hint = self.hinter(t)
+                if hint:
+                    question += f"\n  {hint}"
             except Exception as err:  # a hint must never end the game
                 question += f"  (no hint: {err})"
         self.write(question)

@@ -44,7 +44,9 @@ from blackjack_env.web.values import Values, action_values
 __all__ = ["BOT_NAMES", "MAX_FRAMES", "Conflict", "Game", "Illegal", "Invalid", "WebError"]
 
 #: the fixed players a request may name (trained agents are named at server start)
-BOT_NAMES: tuple[str, ...] = ("basic", "dealer", "never-bust", "random", "stand", "counter")
+BOT_NAMES: tuple[str, ...] = (
+    "basic", "composition", "dealer", "never-bust", "random", "stand", "counter",
+)
 PERSON = "person"
 #: frames kept per session for going back
 MAX_FRAMES = 2000

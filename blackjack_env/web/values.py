@@ -2,35 +2,42 @@
 
 The page shows, for the hand to act, the expected value of each legal action and the
 best one. Everything comes from :mod:`blackjack_env.analysis`; this module only picks
-which analysis answers and says which one did:
+which analysis answers and says which one did (``source``, and ``note`` for a caveat):
 
 * infinite deck (``decks=None``): the exact optimum, :func:`~blackjack_env.analysis.solve`;
-* finite shoe: the values *given the cards that remain in the shoe* are the job of
-  another part of the analysis that is not on main yet. Until it lands, a two-card
-  hand's first decision is valued off the full shoe less its three known cards
-  (:func:`~blackjack_env.analysis.hand_evs`) and every other decision from the
-  infinite-deck solution of the same rules; the answer says so (``source`` and
-  ``note``). Switching is one edit, in :func:`_finite_values`.
+* finite shoe: the values *given the cards the players have not seen* (the shoe's
+  undealt cards and the face-down hole card), with composition-dependent play
+  afterwards: :func:`~blackjack_env.analysis.composition.table_action_values`, for a
+  hand of any number of cards, split hands included. Stand, hit, double and surrender
+  are exact; a split is valued by the analysis' documented approximation (the note says
+  so when ``split`` is among the values). Before the peek, where early surrender is
+  offered, the values are those of surrendering against playing on, unconditioned on
+  the peek (:func:`~blackjack_env.analysis.composition.pre_peek_values`).
 
 Values are per unit of the hand's bet, after the dealer's peek (as in
 :meth:`~blackjack_env.analysis.Solution.action_values`). Rules the analysis cannot
 serve (highest-hand settlement, bet raising, ...) give ``available=False`` and the
 analysis' own reason; the game goes on.
+
+Cost per request: the analysis keeps the values of the last few shoe compositions, so
+the later decisions of a round are answered from its cache (well under 1 ms); the first
+decision of a hand off a new composition costs about 10-70 ms of CPU (measured in
+``tests/web/test_api_rounds.py``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 
-from blackjack_env.engine import ALL_CARDS, Action, Phase, Rules, Table
+from blackjack_env.engine import Action, Phase, Rules, Table
 
 __all__ = ["Values", "action_values", "analysis_rules"]
 
-#: what the page says when a finite shoe is valued without the cards that have gone
-FINITE_NOTE = (
-    "the exact values given the cards that remain in the shoe are not available yet: "
-    "these do not see which cards have been dealt"
+#: what the page says beside a split valued off a finite shoe
+SPLIT_NOTE = (
+    "split: the analysis' approximation (each split hand is played off the cards that "
+    "remain less the pair; the other split hands' cards are not taken out), off by less "
+    "than about 0.02 per split in the simulations it was checked against"
 )
 
 
@@ -83,12 +90,12 @@ def action_values(table: Table) -> Values | None:
             reason="insurance and even money are not valued by the analysis (it never "
             "takes them); the playing decisions after the peek are",
         )
-    state = table_state(table)
     try:
         if rules.decks is None:
-            evs, source, note = _infinite_values(rules, state), "exact, infinite deck", ""
+            evs = _infinite_values(rules, table_state(table))
+            source, note = "exact, infinite deck", ""
         else:
-            evs, source, note = _finite_values(table, state)
+            evs, source, note = _finite_values(table)
     except ValueError as err:
         return Values(False, reason=f"the analysis cannot value this decision: {err}")
     evs = {a: float(v) for a, v in evs.items() if a in legal}
@@ -113,37 +120,14 @@ def _infinite_values(rules: Rules, state: object) -> dict[Action, float]:
     return solution.action_values(state)  # type: ignore[arg-type]
 
 
-def _finite_values(table: Table, state: object) -> tuple[dict[Action, float], str, str]:
-    """A finite shoe, valued with what the analysis has today: the first decision of a
-    two-card hand off the full shoe less its three known cards (``hand_evs``; the later
-    decisions follow the finite-shoe chart), every other decision from the infinite-deck
-    solution. When the analysis of the cards that remain lands, call it here (with
-    ``table.shoe.remaining_by_rank()``) and drop the note."""
-    rules = analysis_rules(table.rules)
-    hand = table.current_hand
-    if (
-        table.phase is Phase.PLAYER_TURNS
-        and hand is not None
-        and len(hand.cards) == 2
-        and not hand.from_split
-        and table.upcard is not None
-    ):
-        decks = rules.decks
-        source = (f"full {decks}-deck shoe less these three cards "
-                  f"(analysis.hand_evs)")
-        ranks = sorted(int(card.rank) for card in hand.cards)
-        evs = _two_card_evs(rules, ranks[0], ranks[1], int(table.upcard.rank))
-        return dict(evs), source, FINITE_NOTE
-    return (
-        _infinite_values(rules, state),
-        "infinite-deck solution of these rules (stand-in for the finite shoe)",
-        FINITE_NOTE,
-    )
+def _finite_values(table: Table) -> tuple[dict[Action, float], str, str]:
+    """A finite shoe: the values given the cards the players have not seen, with
+    composition-dependent play afterwards (the analysis reads them off ``table``)."""
+    from blackjack_env.analysis.composition import table_action_values, table_pool
 
-
-@lru_cache(maxsize=4096)
-def _two_card_evs(rules: Rules, rank1: int, rank2: int, up: int) -> dict[Action, float]:
-    """``hand_evs`` for a two-card hand by ranks (suits do not change a value)."""
-    from blackjack_env.analysis import hand_evs
-
-    return hand_evs(rules, [ALL_CARDS[rank1 - 1], ALL_CARDS[rank2 - 1]], up)
+    evs = table_action_values(table)
+    unseen = sum(table_pool(table))
+    when = "before the peek, " if table.phase is Phase.INSURANCE else ""
+    source = (f"exact, {when}given the {unseen} cards not yet seen "
+              f"(composition-dependent, analysis.composition)")
+    return evs, source, SPLIT_NOTE if Action.SPLIT in evs else ""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import builtins
 import io
+import json
 import os
 import runpy
 import sys
@@ -335,6 +336,79 @@ def test_terminal_21_is_playable_with_its_defaults_and_notes_a_fallback_once() -
     _conserved(session, 300)
 
 
+def _hint_values(text: str, n: int) -> tuple[str, dict[str, float], str]:
+    """The source, the values and the best action of the n-th hint line."""
+    lines = [line.strip() for line in text.splitlines() if "Values per unit bet (" in line]
+    line = lines[n]
+    source = line[line.index("(") + 1:line.index("): ")]
+    body, best = line[line.index("): ") + 3:].split("; best ")
+    evs = {a: float(v) for a, v in (item.split(" ") for item in body.split(", "))}
+    return source, evs, best.split(".")[0]
+
+
+def _named(evs: dict) -> dict[str, float]:
+    return {a.name.lower(): round(v, 4) for a, v in evs.items()}
+
+
+def test_hint_on_a_finite_shoe_gives_the_values_given_the_cards_that_remain() -> None:
+    """Six decks, 8♠ 8♦ against a 6♥ (10♣ in the hole). The hint values every legal
+    action off the 309 cards not seen (a full shoe less 8 8 6, counted here by hand)
+    and names SPLIT; after the split, 8♠ 3♣ (the other 8 still waiting) off 308 cards,
+    DOUBLE best. The split caveat is said once."""
+    from blackjack_env.analysis.composition import action_values
+    from blackjack_env.engine import preset
+
+    term = Terminal(["10", "p", "d", "s"])
+    settings = play.Settings(cards="8S 6H 8D TC 3C KH 2D 5C 9S", rounds=1, hint=True)
+    play.Session(settings, term.read, term.write).run()
+    rules = preset("vegas-strip")
+    pool = [24] * 13
+    for rank in (8, 8, 6):
+        pool[rank - 1] -= 1
+    source, evs, best = _hint_values(term.text, 0)
+    assert "given the 309 cards not yet seen" in source and "composition-dependent" in source
+    assert evs == _named(action_values(rules, pool, "8S 8D", "6")) and best == "SPLIT"
+    pool[3 - 1] -= 1
+    source, evs, best = _hint_values(term.text, 1)
+    assert "given the 308 cards not yet seen" in source
+    exact = action_values(rules, pool, "8S 3C", "6", hands=2, from_split=True, waiting=1)
+    assert evs == _named(exact) and best == "DOUBLE"
+    assert term.text.count("(Note: split:") == 1
+
+
+def test_hint_on_an_infinite_deck_gives_the_exact_infinite_deck_values() -> None:
+    """Infinite deck: 10♠ 6♦ (16) against a 10♥: the exact solution's values; late
+    surrender is best."""
+    from blackjack_env.analysis import solve, table_state
+    from blackjack_env.engine import Rank, Table, preset
+
+    term = Terminal(["10", "r"])
+    settings = play.Settings(cards="TS TH 6D 9C", rounds=1, hint=True,
+                             set=["decks=none", "seats_per_deck=none"])
+    session = play.Session(settings, term.read, term.write)
+    session.run()
+    source, evs, best = _hint_values(term.text, 0)
+    assert source == "exact, infinite deck"
+    rules = session.rules
+    table = Table(rules, seed=0)
+    table.shoe.stack("TS TH 6D 9C")
+    table.bet(0, 10)
+    table.deal()
+    assert table.current_hand.total == 16 and table.upcard.rank is Rank.TEN
+    exact = solve(preset("vegas-strip", decks=None)).action_values(table_state(table))
+    assert evs == _named(exact) and best == "SURRENDER"
+
+
+def test_hint_under_rules_the_analysis_cannot_serve_says_why_and_play_goes_on() -> None:
+    term = Terminal(["3", "s"])
+    session = play.Session(play.Settings(rules="terminal-21", seats=3, hint=True, rounds=1),
+                           term.read, term.write)
+    result = session.run()
+    notes = [line for line in term.lines if line.startswith("note: no hints:")]
+    assert len(notes) == 1 and "highest-hand" in notes[0]
+    assert "Values per unit bet" not in term.text and result["rounds"] == 1
+
+
 def test_leaving_and_the_end_of_input_give_every_chip_back() -> None:
     """Ann leaves at her bet; Bob bets, then the input ends before Cy bets: Bob's bet,
     not yet dealt, goes back to his bankroll."""
@@ -379,6 +453,89 @@ def test_analyze_writes_json_and_reads_a_card_value_mapping(tmp_path, capsys) ->
     assert (tmp_path / "edge.json").exists()
     assert result["expected_return"] == pytest.approx(result["infinite_deck_optimal_return"])
     assert "House edge" in capsys.readouterr().out
+
+
+def test_analyze_skips_the_composition_figures_when_asked_or_on_an_infinite_deck(
+        tmp_path, capsys) -> None:
+    from blackjack_env.agents.commands.analyze import Settings, run
+
+    result = run(Settings(rules="vegas-strip", decks="1", quiet=True, composition=False,
+                          json=str(tmp_path / "a.json")))
+    assert result["composition"] is None and "--no-composition" in result[
+        "composition_unavailable"]
+    assert json.loads((tmp_path / "a.json").read_text())["composition"] is None
+    out = capsys.readouterr().out
+    assert "Composition-dependent" not in out and "Effects" not in out and "House edge" in out
+    result = run(Settings(rules="vegas-strip", decks="inf", quiet=True))
+    assert result["composition"] is None and "infinite deck" in result["composition_unavailable"]
+    assert "Composition-dependent" not in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_analyze_prints_and_writes_the_composition_return_and_effects_of_removal(
+        tmp_path, capsys) -> None:
+    """Six decks, S17, DAS, double any two, split to 4, no resplit of aces, no surrender,
+    3:2, peek: Eric Farmer's combinatorial CDZ- return is -0.4029% (bjstrat.net); the
+    issue asks for agreement within 0.005 points. The effects of removal have the known
+    signs (small cards help the player, aces and tens hurt, the 5 most of all) and the
+    four ten-valued ranks agree."""
+    from blackjack_env.agents.commands.analyze import Settings, run
+
+    out_json = tmp_path / "cd.json"
+    result = run(Settings(rules="vegas-strip", surrender="none", quiet=True,
+                          json=str(out_json)))
+    figures = json.loads(out_json.read_text())["composition"]
+    assert figures == result["composition"]  # JSON floats round-trip exactly
+    assert 100 * figures["expected_return"] == pytest.approx(-0.4029, abs=0.005)
+    # composition-dependent play beats the total-dependent chart, by a few thousandths
+    gain = figures["expected_return"] - result["expected_return"]
+    assert 0 < 100 * gain < 0.02
+    effects = figures["effects_of_removal"]
+    assert list(effects) == ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K"]
+    assert len({effects[r] for r in "TJQK"}) == 1
+    assert all(effects[r] > 0 for r in "234567") and effects["A"] < 0 and effects["T"] < 0
+    assert max(effects, key=effects.get) == "5"
+    out = capsys.readouterr().out
+    assert f"{100 * figures['expected_return']:+.4f}%" in out
+    assert f"{100 * effects['5']:+6.3f}" in out and "Effects of removal" in out
+
+
+def test_evaluate_composition_on_a_finite_shoe_shows_the_reference(capsys) -> None:
+    """``evaluate composition --rules vegas-strip``: the composition fixed agent plays
+    the 6-deck shoe; no exact grade there, so the reference beside the simulated return
+    is the composition-dependent optimum of a fresh shoe, and the difference's interval
+    is the simulation's shifted by it."""
+    from blackjack_env.agents.commands import evaluate
+    from blackjack_env.agents.grading import composition_reference
+
+    from blackjack_env.engine import preset
+
+    settings = evaluate.Settings(agent="composition", rules="vegas-strip", hands=150)
+    result = evaluate.run(settings)
+    evaluate.print_table(result)
+    out = capsys.readouterr().out
+    assert result["agent_name"] == "composition" and result["exact"] is None
+    ref = result["reference"]
+    assert ref["expected_return"] == composition_reference(preset("vegas-strip"))[
+        "expected_return"]
+    assert ref["name"].startswith("composition-dependent optimum of a freshly shuffled shoe")
+    sim = result["simulation"]
+    assert ref["simulated_minus_reference"] == pytest.approx(
+        sim["mean_return"] - ref["expected_return"])
+    lo, hi = ref["simulated_minus_reference_ci95"]
+    assert lo == pytest.approx(sim["ci95"][0] - ref["expected_return"])
+    assert hi == pytest.approx(sim["ci95"][1] - ref["expected_return"])
+    assert f"reference: {ref['name']} {ref['expected_return']:+.5f}" in out
+    assert "simulated - reference" in out
+
+
+def test_evaluate_on_an_infinite_deck_has_the_exact_grade_and_no_reference() -> None:
+    from blackjack_env.agents.commands import evaluate
+
+    result = evaluate.run(evaluate.Settings(agent="composition", rules="vegas-strip",
+                                            decks="inf", hands=50))
+    assert result["reference"] is None
+    assert result["exact"]["regret"] == pytest.approx(0.0, abs=1e-12)
 
 
 def test_demo_plays_the_rounds_asked_for(capsys) -> None:

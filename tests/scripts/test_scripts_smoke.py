@@ -137,7 +137,7 @@ def test_play_scripted_session_with_bad_input(tmp_path):
     assert "'fold' is not an action" in out
     assert "SPLIT is not allowed now" in out
     assert "Please choose one of" in out
-    assert "Basic strategy: STAND" in out
+    assert "given the 309 cards not yet seen" in out and "best STAND" in out
     assert "10♠ 7♣ = 17" in out and "showing 6" in out and "dealer's 6♥" in out
     assert "cannot bet 1000" in out
     assert "end of input" in out and "final bankroll" in out

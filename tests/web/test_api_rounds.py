@@ -215,24 +215,84 @@ def test_value_given_up_is_the_gap_to_the_best_action(app, browser):
     assert state["seats"][0]["session"]["given_up"] == pytest.approx(10 * gap, abs=1e-5)
 
 
-def test_finite_shoe_values_say_where_they_come_from(app, browser):
-    # 8 8 v 6, six decks: the first decision is valued off the full shoe less these three
-    # cards (analysis.hand_evs); after the split, from the infinite-deck solution
-    from blackjack_env.analysis import hand_evs
+def _unseen(decks, *seen):
+    """A full shoe of ``decks`` decks less the cards seen, as 13 counts by rank (worked
+    out here from the stacked cards, not read from the table)."""
     from blackjack_env.engine import parse_cards
+
+    counts = [4 * decks] * 13
+    for card in parse_cards(" ".join(seen)):
+        counts[card.rank - 1] -= 1
+    return counts
+
+
+def _named(evs):
+    return {a.name.lower(): v for a, v in evs.items()}
+
+
+def test_finite_shoe_values_are_given_the_cards_that_remain(app, browser):
+    # 8 8 v 6, six decks: valued off the 309 cards not seen (the hole card TC is one of
+    # them), composition-dependent; splitting is best. After the split the first hand
+    # 8 3 (the other 8 still waits for its card) is valued off 308 cards: doubling 11
+    # against a 6 is best.
+    from blackjack_env.analysis.composition import action_values
 
     one_person(browser, app, "8S 6H 8D TC 3C KH 2D 9S")
     state = post(browser, "/api/deal", {"bets": {"0": 10}})
     values = state["values"]
-    assert values["available"] and "hand_evs" in values["source"]
-    assert "not available yet" in values["note"]
     game = game_of(app, browser)
-    exact = hand_evs(game.rules, parse_cards("8S 8D"), "6")
-    assert values["evs"] == pytest.approx({a.name.lower(): v for a, v in exact.items()})
+    assert values["available"] and values["source"].startswith("exact")
+    assert "309 cards not yet seen" in values["source"]
+    assert "split" in values["note"] and "not available" not in values["note"]
+    exact = action_values(game.rules, _unseen(6, "8S 6H 8D"), "8S 8D", "6")
+    assert values["evs"] == pytest.approx(_named(exact), abs=1e-12)
     assert values["best"] == "split" == max(exact, key=exact.get).name.lower()
     state = post(browser, "/api/act", {"seat": 0, "action": "split"})
-    assert "infinite-deck" in state["values"]["source"]
-    assert "not available yet" in state["values"]["note"]
+    values = state["values"]
+    assert "308 cards not yet seen" in values["source"] and values["note"] == ""
+    exact = action_values(game.rules, _unseen(6, "8S 6H 8D 3C"), "8S 3C", "6",
+                          hands=2, from_split=True, waiting=1)
+    assert values["evs"] == pytest.approx(_named(exact), abs=1e-12)
+    assert values["best"] == "double"
+    # the logged decision gave up nothing: splitting was the best action
+    assert state["log"][-1]["best"] == "split" and state["log"][-1]["given_up"] == 0
+
+
+def test_finite_shoe_values_follow_the_cards_dealt(app, browser):
+    # one deck: 16 v T, then the same 16 after a third card. Hit 9 2 5 against T: the
+    # 5 drawn leaves 16 (three cards) valued off the 48 cards not seen; the values
+    # differ from the full-deck values of a two-card 16 (the composition matters)
+    from blackjack_env.analysis.composition import action_values
+
+    one_person(browser, app, "9S TH 2D 7C 5S KD", decks=1, seats_per_deck=None)
+    state = post(browser, "/api/deal", {"bets": {"0": 10}})
+    game = game_of(app, browser)
+    first = action_values(game.rules, _unseen(1, "9S TH 2D"), "9S 2D", "T")
+    assert state["values"]["evs"] == pytest.approx(_named(first), abs=1e-12)
+    assert state["values"]["best"] == "double"
+    state = post(browser, "/api/act", {"seat": 0, "action": "hit"})
+    values = state["values"]
+    exact = action_values(game.rules, _unseen(1, "9S TH 2D 5S"), "9S 2D 5S", "T")
+    assert "48 cards not yet seen" in values["source"]
+    assert values["evs"] == pytest.approx(_named(exact), abs=1e-12)
+    assert set(values["evs"]) == {"stand", "hit"}
+
+
+def test_pre_peek_values_on_a_finite_shoe(app, browser):
+    # early surrender, ace up, six decks: before the peek the page values surrendering
+    # (-1/2) against playing on (the chance of a dealer blackjack counted in)
+    from blackjack_env.analysis.composition import pre_peek_values
+
+    one_person(browser, app, "TS AH 6D 9C", surrender="early")
+    state = post(browser, "/api/deal", {"bets": {"0": 10}})
+    assert state["phase"] == "insurance"
+    values = state["values"]
+    game = game_of(app, browser)
+    exact = pre_peek_values(game.rules, _unseen(6, "TS AH 6D"), "TS 6D", "A")
+    assert values["available"] and "before the peek" in values["source"]
+    assert values["evs"] == pytest.approx(_named(exact), abs=1e-12)
+    assert set(values["evs"]) == {"decline", "surrender"}
+    assert values["best"] == "surrender"
 
 
 def test_how_to_play_hot_seat_and_the_reshuffle_marker(app, browser):

@@ -146,6 +146,32 @@ def test_every_preset_plays_rounds_in_watch_mode(name, shoe):
     assert state["rules"]["preset"] == name
 
 
+def test_the_composition_bot_plays_the_best_value_shown_on_a_finite_shoe():
+    """Watch a ``composition`` seat on a one-deck shoe: it plays the best action of the
+    values the page shows (given the cards not yet seen), so every decision it makes
+    gives up nothing; the ``basic`` seat beside it may give up some."""
+    app = make_app()
+    browser = client(app)
+    options = browser.get("/api/options").json()
+    assert "composition" in options["players"]
+    sit(browser, mode="watch", preset="vegas-strip", players=["composition", "basic"],
+        seed=5, overrides={"decks": 1, "seats_per_deck": None})
+    game = game_of(app, browser)
+    for _ in range(60):
+        state = post(browser, "/api/step", {})
+        check_conserved(game)
+    mine = [d for d in state["log"] if d["player"] == "composition"]  # the recent ones
+    # every decision valued gives up nothing (declining insurance is not valued)
+    assert mine and all(d["given_up"] <= 1e-12 if d["given_up"] is not None
+                        else d["action"] == "decline" for d in mine)
+    assert game.valued[0] >= 15
+    assert state["seats"][0]["session"]["given_up"] == pytest.approx(0.0, abs=1e-9)
+    # a rule set the analysis cannot serve: the composition seat is refused, saying why
+    resp = browser.post("/api/session", json={"mode": "watch", "preset": "terminal-21",
+                                              "players": ["composition", "dealer"]})
+    assert resp.status_code == 400 and "settlement" in resp.json()["error"]
+
+
 def test_a_counter_bets_the_bots_unit_spread_by_the_count():
     app = make_app()
     browser = client(app)

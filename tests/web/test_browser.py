@@ -172,6 +172,42 @@ def test_play_a_round_with_split_double_hit_and_stand(page, server):
     assert page.locator("#bet-0").count() == 1 and game.table.round == 1
 
 
+def _shown_values(page) -> dict[str, float]:
+    return dict(page.eval_on_selector_all(
+        "#values-table tr[data-action]", "rs => rs.map(r => [r.dataset.action, "
+        "Number(r.children[1].textContent)])"))
+
+
+def test_finite_shoe_values_given_the_cards_that_remain(page, server):
+    from blackjack_env.analysis.composition import action_values
+
+    app, _ = server
+    setup_table(page, preset="vegas-strip")
+    game = the_game(app)
+    # six decks, 8 8 v 6 (hole T): the page shows the values off the 309 cards not seen,
+    # worked out here from a full shoe less 8 8 6; after the split, hand 8 3 off 308
+    game.table.shoe.stack("8S 6H 8D TC 3C KH 2D 5C 9S")
+    page.fill("#bet-0", "10")
+    press(page, "#deal")
+    pool = [24] * 13
+    for rank in (8, 8, 6):
+        pool[rank - 1] -= 1
+    exact = action_values(game.rules, pool, "8S 8D", "6")
+    assert _shown_values(page) == {a.name.lower(): round(v, 4) for a, v in exact.items()}
+    assert page.inner_text("#values-table tr.best td") == "split (best)"
+    assert "given the 309 cards not yet seen" in page.inner_text("#values-source")
+    assert "split" in page.inner_text("#values-note")
+    assert "not available" not in page.inner_text("#values")
+    shot(page, "finite_values.png")
+    press(page, "#play-controls [data-action=split]")
+    pool[3 - 1] -= 1
+    exact = action_values(game.rules, pool, "8S 3C", "6", hands=2, from_split=True, waiting=1)
+    assert _shown_values(page) == {a.name.lower(): round(v, 4) for a, v in exact.items()}
+    assert page.inner_text("#values-table tr.best td") == "double (best)"
+    assert "given the 308 cards not yet seen" in page.inner_text("#values-source")
+    assert page.locator("#values-note").count() == 0
+
+
 def test_seven_seats_each_split_into_four_hands(page, server):
     app, _ = server
     page.set_viewport_size({"width": 1600, "height": 900})

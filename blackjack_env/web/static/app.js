@@ -180,8 +180,8 @@ function drawValues(st) {
       t.append(el("tr", { class: a === v.best ? "best" : "", "data-action": a },
         el("td", { text: a + (a === v.best ? " (best)" : "") }), el("td", { text: ev.toFixed(4) })));
     }
-    body.append(t, el("p", { class: "small", text: `source: ${v.source}` }));
-    if (v.note) body.append(el("p", { class: "note", text: v.note }));
+    body.append(t, el("p", { class: "small", id: "values-source", text: `source: ${v.source}` }));
+    if (v.note) body.append(el("p", { class: "note", id: "values-note", text: v.note }));
   }
   const tbody = $("#log tbody");
   tbody.replaceChildren();
