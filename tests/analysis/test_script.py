@@ -38,7 +38,8 @@ def test_finite_shoe_and_overrides(analyze, capsys) -> None:
     rc = analyze.main(["--rules", "gymnasium", "--quiet"])
     assert rc == 0
     rc = analyze.main(["--rules", "downtown-h17", "--decks", "1", "--surrender", "late",
-                       "--set", "max_split_hands=2", "--quiet"])
+                       "--set", "max_split_hands=2", "--quiet",
+                       "--no-composition"])  # composition figures: tests/scripts
     assert rc == 0
     text = capsys.readouterr().out
     assert "1 deck, H17" in text and "split to 2" in text and "late surrender" in text
