@@ -13,14 +13,20 @@ Every key of ``env_config`` except ``env_id`` is passed to
 ``gymnasium.make(env_id, ...)`` (default id ``blackjack_env/Blackjack-v0``), so
 any :class:`~blackjack_env.envs.blackjack.BlackjackEnv` argument can be set.
 The default observation mode here is ``"vector"`` (a ``Box``, which RLlib's
-default models take as is). RLlib samples actions without a mask; the env's
-default ``illegal_action="map"`` plays an illegal action as a documented legal
-one (masking in RLlib needs a custom RLModule). For the multi-agent table, wrap
-:class:`~blackjack_env.envs.multiagent.BlackjackAECEnv` in RLlib's
-``PettingZooEnv`` the same way.
+default models take as is); the other modes (``multidiscrete``, ``tuple``, ``dict``)
+go through RLlib's ``FlattenObservations`` env-to-module connector, which one-hot
+encodes the discrete parts and joins everything into one vector. RLlib samples
+actions without a mask; the env's default ``illegal_action="map"`` plays an illegal
+action as a documented legal one (masking in RLlib needs a custom RLModule).
+``--seats N`` trains on the multi-agent table instead: the parallel env
+(:func:`blackjack_env.envs.parallel.parallel_env`) wrapped in RLlib's
+``ParallelPettingZooEnv``, every seat an agent sharing one policy (its observation
+is the seat's view and its action mask, flattened by the same connector).
 
     python scripts/rllib_example.py --iterations 5
     python scripts/rllib_example.py --rules sutton-barto --obs-mode vector --env-runners 2
+    python scripts/rllib_example.py --obs-mode dict            # any mode: flattened by RLlib
+    python scripts/rllib_example.py --seats 3                  # the multi-agent table
     python scripts/rllib_example.py --help           # every option
 
 Install: ``ray[rllib]`` pins another Gymnasium version than this project's, so
@@ -65,6 +71,7 @@ RAY_INSTALL = (
 )
 
 ENV_NAME = "blackjack_env"
+TABLE_NAME = "blackjack_env_table"
 DEFAULT_ID = "blackjack_env/Blackjack-v0"
 
 
@@ -89,7 +96,10 @@ class Settings:
     rules: str = "vegas-strip"
     """preset name"""
     obs_mode: str = "vector"
-    """observation mode of the env"""
+    """observation mode of the env (all but vector are flattened by RLlib's connector)"""
+    seats: int = 0
+    """0: the single-seat env; 1-7: the multi-agent table with this many seats (one
+    shared policy)"""
     env_runners: int = 0
     """remote EnvRunner actors (0: sample in the driver process)"""
     envs_per_runner: int = 4
@@ -106,11 +116,22 @@ class Settings:
     """write the per-iteration results here"""
 
 
+def make_table(env_config: dict[str, Any] | None = None) -> Any:
+    """RLlib env creator of the multi-agent table: ``env_config`` -> the parallel env in
+    RLlib's ``ParallelPettingZooEnv`` (runs in the worker process)."""
+    from ray.rllib.env.wrappers.pettingzoo_env import ParallelPettingZooEnv
+
+    from blackjack_env.envs.parallel import parallel_env
+
+    return ParallelPettingZooEnv(parallel_env(**dict(env_config or {})))
+
+
 def train(s: Settings) -> list[dict[str, float]]:
     """Run PPO for ``s.iterations`` iterations on a local Ray instance; returns a
     summary per iteration (episode return mean, env steps sampled)."""
     import ray
     from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.connectors.env_to_module import FlattenObservations
     from ray.tune.registry import register_env
 
     ray.init(
@@ -120,11 +141,26 @@ def train(s: Settings) -> list[dict[str, float]]:
         log_to_driver=False,
     )
     try:
-        register_env(ENV_NAME, make_env)
+        table = s.seats > 0
+        flatten = table or s.obs_mode != "vector"
+        if table:
+            register_env(TABLE_NAME, make_table)
+            env_config = {"rules": s.rules, "num_seats": s.seats, "obs_mode": s.obs_mode,
+                          "rounds": 5}
+        else:
+            register_env(ENV_NAME, make_env)
+            env_config = {"rules": s.rules, "obs_mode": s.obs_mode}
         config = (
             PPOConfig()
-            .environment(ENV_NAME, env_config={"rules": s.rules, "obs_mode": s.obs_mode})
-            .env_runners(num_env_runners=s.env_runners, num_envs_per_env_runner=s.envs_per_runner)
+            .environment(TABLE_NAME if table else ENV_NAME, env_config=env_config)
+            .env_runners(
+                num_env_runners=s.env_runners,
+                num_envs_per_env_runner=s.envs_per_runner,
+                env_to_module_connector=(
+                    (lambda env, spaces=None, device=None: FlattenObservations(multi_agent=table))
+                    if flatten else None
+                ),
+            )
             .training(
                 train_batch_size_per_learner=s.batch,
                 minibatch_size=s.minibatch,
@@ -132,6 +168,9 @@ def train(s: Settings) -> list[dict[str, float]]:
             )
             .debugging(seed=s.seed)
         )
+        if table:  # every seat plays the one shared policy
+            config = config.multi_agent(policies={"shared"},
+                                        policy_mapping_fn=lambda agent_id, *args, **kw: "shared")
         algo = config.build_algo()
         history = []
         for i in range(s.iterations):
@@ -177,6 +216,11 @@ def check(s: Settings) -> None:
     modes = [m.value for m in ObsMode]
     if s.obs_mode not in modes:
         raise UsageError(f"--obs-mode {s.obs_mode!r}: use one of {', '.join(modes)}")
+    if not 0 <= s.seats <= 7 or isinstance(s.seats, bool):
+        raise UsageError(f"--seats {s.seats}: 0 (the single-seat env) or 1-7 (the table)")
+    if s.seats and s.obs_mode == "tuple":
+        raise UsageError("--obs-mode tuple: the multi-agent table shows multidiscrete, "
+                         "vector or dict observations")
     check_writable("json", s.json)
     try:
         found = importlib.util.find_spec("ray") is not None and (

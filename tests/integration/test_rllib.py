@@ -43,12 +43,23 @@ def test_env_creator_builds_from_a_plain_config_dict() -> None:
 
 
 @pytest.mark.ray
-def test_tiny_ppo_training_on_local_ray() -> None:
+@pytest.mark.parametrize(
+    ("obs_mode", "seats"),
+    [("vector", 0), ("multidiscrete", 0), ("tuple", 0), ("dict", 0), ("multidiscrete", 3),
+     ("dict", 2)],
+    ids=["vector", "multidiscrete", "tuple", "dict", "table-3-seats", "table-dict"],
+)
+def test_tiny_ppo_training_on_local_ray(obs_mode: str, seats: int) -> None:
+    """Every observation mode (all but vector through RLlib's FlattenObservations), and
+    the multi-agent table through ParallelPettingZooEnv with one shared policy."""
     pytest.importorskip("ray")
     pytest.importorskip("ray.rllib")
+    if seats:
+        pytest.importorskip("pettingzoo")
     example = _example()
     history = example.run(
-        example.Settings(iterations=1, batch=256, minibatch=64, epochs=1, envs_per_runner=2)
+        example.Settings(iterations=1, batch=256, minibatch=64, epochs=1, envs_per_runner=2,
+                         obs_mode=obs_mode, seats=seats)
     )
     assert len(history) == 1
     assert history[0]["num_env_steps_sampled"] >= 256
