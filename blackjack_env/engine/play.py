@@ -57,6 +57,7 @@ __all__ = [
     "NUM_CATEGORIES",
     "Action",
     "Outcome",
+    "array_category",
     "array_soft",
     "array_total",
     "category",
@@ -330,6 +331,11 @@ def category(total: int, natural: bool) -> int:
     if natural:
         return NATURAL_CATEGORY
     return total if total <= 21 else BUST_CATEGORY
+
+
+def array_category(total: np.ndarray, natural: np.ndarray) -> np.ndarray:
+    """:func:`category` for arrays of totals and natural flags (a natural's total is 21)."""
+    return np.minimum(total, BUST_CATEGORY) + (NATURAL_CATEGORY - 21) * natural
 
 
 def outcome(rules: Rules, player: int, dealer: int) -> Outcome:
