@@ -19,7 +19,8 @@ function and cannot disagree:
   :func:`surrender_settles_at_once`, and :func:`payout` (net chips per chip
   staked for each :class:`Outcome`);
 * card counting: :data:`HI_LO_TAGS`, :func:`hi_lo_tag`, :func:`unseen_by_rank`
-  (the cards a player has not seen) and :func:`hi_lo_running_count`.
+  (the cards a player has not seen, with :func:`hidden_hole_rank`) and
+  :func:`hi_lo_running_count`.
 
 Batched code does not re-derive these: it reads lookup tables *built from these
 functions* when it starts (:func:`play_action_table`, :func:`pre_peek_action_table`,
@@ -41,6 +42,7 @@ from typing import Final
 
 import numpy as np
 
+from blackjack_env.engine.cards import Card
 from blackjack_env.engine.rules import (
     DoubleRule,
     HoleCard,
@@ -67,6 +69,7 @@ __all__ = [
     "double_allowed",
     "hi_lo_running_count",
     "hi_lo_tag",
+    "hidden_hole_rank",
     "hit_allowed",
     "outcome",
     "outcome_table",
@@ -414,13 +417,22 @@ def unseen_by_rank(remaining_by_rank: Sequence[int], hole_rank: int) -> list[int
     return counts
 
 
+def hidden_hole_rank(dealer_cards: Sequence[Card], hole_revealed: bool) -> int:
+    """Rank (1..13) of the dealer's face-down hole card, 0 when no card is face down
+    (not dealt yet, turned over, or no hole card under ``HoleCard.NONE``: the second
+    card is then drawn face up)."""
+    if len(dealer_cards) > 1 and not hole_revealed:
+        return dealer_cards[1].rank
+    return 0
+
+
 def hi_lo_running_count(unseen: Sequence[int]) -> int:
     """The Hi-Lo running count of the cards seen since the shuffle, from the cards not
     seen (13 counts by rank): a full shoe's tags add to 0, so it is minus the tags of
     the unseen cards."""
     total = 0
-    for tag, n in zip(HI_LO_TAGS, unseen, strict=True):
-        total -= tag * int(n)
+    for i in range(13):
+        total -= HI_LO_TAGS[i] * int(unseen[i])
     return total
 
 
