@@ -215,7 +215,7 @@ def split_allowed(rules: Rules, *, pair: bool, hands: int, split_aces: bool) -> 
     )
 
 
-def split_stake_ok(rules: Rules, bet: int, bankroll_covers: bool) -> bool:
+def split_stake_ok(rules: Rules, bet: int | Fraction, bankroll_covers: bool) -> bool:
     """The stake allows a split: a halved bet needs at least one chip per hand
     (``SplitBet.HALVE``), a matched bet needs the bankroll to cover it."""
     if rules.split_bet is SplitBet.HALVE:
