@@ -10,7 +10,10 @@ imports gymnasium; :mod:`blackjack_env.envs.vector` wraps it as a
 
 Semantics are those of :class:`~blackjack_env.engine.table.Table` for a single
 seat with a fixed bet and unlimited credit (the parity tests replay stacked
-rounds through both and compare every reward):
+rounds through both and compare every reward). No rule is decided here: legal
+actions, the pre-peek question, the peek, splits, the dealer's drawing rule,
+outcomes and payouts are read from lookup tables that :mod:`blackjack_env.engine.play`
+builds from its functions, and totals use its array forms. The round:
 
 * deal order: player, dealer upcard, player, dealer hole card (none under
   ``HoleCard.NONE``); a split hand receives its second card when play reaches it;
