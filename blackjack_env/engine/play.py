@@ -454,8 +454,9 @@ def peek_by_rank(rules: Rules) -> np.ndarray:
     return np.array([dealer_peeks(rules, values[r], r == 0) for r in range(13)], dtype=bool)
 
 
-#: Bits of a :func:`play_action_table` key above ``2 * total + soft`` (0..63); the
-#: upcard's rank index (0..12) times :data:`KEY_UPCARD` is added to them.
+#: Bits of a :func:`play_action_table` key above ``2 * hard + ace`` (0..63: the hand's
+#: hard total 0..31 with aces as 1, and whether it holds an ace); the upcard's rank
+#: index (0..12) times :data:`KEY_UPCARD` is added to them.
 KEY_TWO_CARDS: Final = 64
 KEY_SPLIT_ACES: Final = 128
 KEY_CAN_SPLIT: Final = 256
@@ -466,8 +467,9 @@ KEY_UPCARD: Final = 1024
 @lru_cache(maxsize=64)
 def play_action_table(rules: Rules, n_actions: int = 7) -> np.ndarray:
     """:func:`play_actions` as a ``(13 * KEY_UPCARD, n_actions)`` bool table for one seat
-    with unlimited credit: row ``2 * total + soft``, plus :data:`KEY_TWO_CARDS`,
-    :data:`KEY_SPLIT_ACES`, :data:`KEY_CAN_SPLIT`, :data:`KEY_FROM_SPLIT` (the seat has
+    with unlimited credit: row ``2 * hard + ace`` (the total is :func:`score`'s), plus
+    :data:`KEY_TWO_CARDS`, :data:`KEY_SPLIT_ACES`, :data:`KEY_CAN_SPLIT`,
+    :data:`KEY_FROM_SPLIT` (the seat has
     split: its hands all come from a split, and it holds more than one) where they
     hold, plus ``KEY_UPCARD *`` the upcard's rank index (0 = ace .. 12 = king);
     columns are ``Action`` codes. Shared: do not modify it."""
@@ -476,11 +478,12 @@ def play_action_table(rules: Rules, n_actions: int = 7) -> np.ndarray:
     for rank in range(13):
         for key in range(KEY_UPCARD):
             from_split = bool(key & KEY_FROM_SPLIT)
+            total, soft = score((key & 63) >> 1, bool(key & 1))
             legal = play_actions(
                 rules,
                 two_cards=bool(key & KEY_TWO_CARDS),
-                total=(key & 63) >> 1,
-                soft=bool(key & 1),
+                total=total,
+                soft=soft,
                 can_split=bool(key & KEY_CAN_SPLIT),
                 split_aces=bool(key & KEY_SPLIT_ACES),
                 from_split=from_split,

@@ -192,15 +192,28 @@ class TableBatch:
         self._outcome_table = play.outcome_table(rules)  # (player, dealer) categories
         self._dealer_hits = play.dealer_draw_table(rules)  # entry 2 * hard + ace
         self._peek_by_rank = play.peek_by_rank(rules)  # by upcard rank index
-        self._legal_play = play.play_action_table(rules, NUM_CORE_ACTIONS)
-        self._legal_pre_peek = play.pre_peek_action_table(
-            rules, self.ask_insurance, NUM_CORE_ACTIONS
+        # legal decisions, one row per key (legal_mask): play_action_table's rows, then
+        # the row of a round that is over (STAND only: the step reports the result),
+        # then pre_peek_action_table's rows; each row packed into one uint64 (8 bools)
+        pre_peek = play.pre_peek_action_table(rules, self.ask_insurance, NUM_CORE_ACTIONS)
+        rows = np.concatenate(
+            [play.play_action_table(rules, NUM_CORE_ACTIONS), _STAND_ONLY[None, :], pre_peek]
         )
-        self._asks_pre_peek = self._legal_pre_peek.sum(axis=1) > 1  # more than DECLINE
-        self._split_ok = play.split_allowed_table(rules)  # [pair, hands, split aces]
+        packed = np.zeros((rows.shape[0], 8), dtype=bool)
+        packed[:, :NUM_CORE_ACTIONS] = rows
+        self._legal_rows = packed.view(np.uint64).reshape(-1)
+        self._over_key = 13 * play.KEY_UPCARD
+        # rules where every hand in play may stand or hit and nothing else: the row of
+        # a hand of more than two cards (key 0: hard 0, no ace, upcard ace) is every row
+        self._stand_hit_only = play.stand_hit_only(rules)
+        self._stand_hit_key = 0
+        self._pre_peek_key = self._over_key + 1  # + 2 * upcard rank index + natural
+        self._asks_pre_peek = pre_peek.sum(axis=1) > 1  # more than DECLINE
+        # split_allowed at 18 * pair + 2 * hands + split aces
+        self._split_ok = play.split_allowed_table(rules).reshape(-1)
         # (the bet is fixed: a hand's stake at a split decision is the bet)
         self._splits = play.split_stake_ok(rules, self.bet, True) and bool(
-            self._split_ok[:, 1:].any()
+            play.split_allowed_table(rules)[:, 1:].any()
         )
         self._split_done = play.split_done_table(rules)
         self._surrender_at_once = play.surrender_settles_at_once(rules)
@@ -282,6 +295,7 @@ class TableBatch:
         self.d_ace = np.zeros(n, dtype=bool)
         self.d_n = np.zeros(n, dtype=np.int64)
         self.up = np.zeros(n, dtype=np.int64)
+        self._up_key = np.zeros(n, dtype=np.int64)  # KEY_UPCARD * upcard rank index
         self.hole = np.full(n, -1, dtype=np.int64)
         self.hole_revealed = np.zeros(n, dtype=bool)
         self.peek_possible = np.zeros(n, dtype=bool)
@@ -631,6 +645,7 @@ class TableBatch:
             if not self._no_hole:
                 self.dealer_ranks[idx, rk[3]] += 1
         self.up[idx] = ids[1]
+        self._up_key[idx] = play.KEY_UPCARD * ru
         if self._no_hole:
             self.d_hard[idx] = up_value
             self.d_ace[idx] = up_ace
@@ -752,33 +767,47 @@ class TableBatch:
         reports the result).
         """
         phase = self.phase
-        t = self._arange
-        up = self._rank_of_id.take(self.up)
-        if self.max_hands == 1:
+        decide = phase == _DECIDE
+        if self._stand_hit_only:  # every hand in play: STAND and HIT (play.stand_hit_only)
+            key = np.where(decide, self._stand_hit_key, self._over_key)
+        elif self.max_hands == 1:
             hard, ace, nc = self.hard[0], self.ace[0], self.ncards[0]
-            key = 2 * array_total(hard, ace)
-            key += array_soft(hard, ace)
-            key += play.KEY_TWO_CARDS * ((nc == 2) & ~self.doubled[0])
+            key = 2 * hard
+            key += ace
         else:
             nh = self.nhands
-            f = np.where(phase == _DECIDE, self.cur, 0) * self.num_tables + t
+            f = np.where(decide, self.cur, 0) * self.num_tables + self._arange
             hard, ace, nc = self._hard[f], self._ace[f], self._ncards[f]
-            split_aces = (nh > 1) & (self._r0[f] == 0)
-            key = 2 * array_total(hard, ace)
-            key += array_soft(hard, ace)
-            key += play.KEY_TWO_CARDS * ((nc == 2) & ~self._doubled[f])
-            key += play.KEY_SPLIT_ACES * split_aces
-            key += play.KEY_CAN_SPLIT * self._can_split(f, nh, split_aces)
-            key += play.KEY_FROM_SPLIT * (nh > 1)
-        key += play.KEY_UPCARD * up
-        mask = self._legal_play.take(key, axis=0)
-        if not (phase == _DECIDE).all():
-            mask[phase == _OVER] = _STAND_ONLY
-            ins = phase == _INSURE_PHASE
-            if ins.any():
-                ti = t[ins]
-                mask[ins] = self._legal_pre_peek.take(2 * up[ins] + self._is_bj(ti, ti), axis=0)
-        return mask
+            r0 = self._r0[f]
+            key = 2 * hard
+            key += ace
+            split = (nh > 1).nonzero()[0]  # (few: the seat's hands all come from a split)
+            if split.size:
+                key[split] += play.KEY_FROM_SPLIT + play.KEY_SPLIT_ACES * (r0[split] == 0)
+            if self._splits:  # pairs (few) that may be split
+                r1 = self._r1[f]
+                if self.rules.split_by is SplitBy.VALUE:
+                    maybe = self._values.take(r0) == self._values.take(r1)
+                else:
+                    maybe = r0 == r1
+                maybe &= nc == 2
+                c = maybe.nonzero()[0]
+                if c.size:
+                    aces = (nh[c] > 1) & (r0[c] == 0)
+                    key[c] += play.KEY_CAN_SPLIT * self._can_split(f[c], nh[c], aces)
+        # two cards: KEY_TWO_CARDS (a doubled hand never decides: its row is never read)
+        if not self._stand_hit_only:
+            key += play.KEY_TWO_CARDS * (nc == 2)
+            key += self._up_key
+            if not decide.all():
+                np.putmask(key, ~decide, self._over_key)
+        if not decide.all():
+            ins = (phase == _INSURE_PHASE).nonzero()[0]
+            if ins.size:
+                up = self._up_key[ins] // play.KEY_UPCARD
+                key[ins] = self._pre_peek_key + 2 * up + self._is_bj(ins, ins)
+        rows = self._legal_rows.take(key)
+        return rows.view(np.bool_).reshape(-1, 8)[:, :NUM_CORE_ACTIONS]
 
     def _can_split(self, f: np.ndarray, nh: np.ndarray, split_aces: np.ndarray) -> np.ndarray:
         """``engine.play.split_allowed`` (from its table) and ``split_stake_ok`` for hands
@@ -791,7 +820,10 @@ class TableBatch:
         else:
             pair = r0 == r1
         pair &= self._ncards[f] == 2
-        return self._split_ok[pair.astype(np.intp), nh, split_aces.astype(np.intp)]
+        key = 18 * pair
+        key += 2 * nh
+        key += split_aces
+        return self._split_ok.take(key)
 
     # ================================================================ step
     def step(

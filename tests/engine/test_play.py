@@ -262,9 +262,10 @@ def test_play_action_table_rows_are_play_actions() -> None:
         key = int(key)
         rank, low = divmod(key, play.KEY_UPCARD)
         from_split = bool(low & play.KEY_FROM_SPLIT)
+        total, soft = play.score((low & 63) >> 1, bool(low & 1))
         legal = play.play_actions(
-            rules, two_cards=bool(low & play.KEY_TWO_CARDS), total=(low & 63) >> 1,
-            soft=bool(low & 1), can_split=bool(low & play.KEY_CAN_SPLIT),
+            rules, two_cards=bool(low & play.KEY_TWO_CARDS), total=total,
+            soft=soft, can_split=bool(low & play.KEY_CAN_SPLIT),
             split_aces=bool(low & play.KEY_SPLIT_ACES), from_split=from_split,
             hands=2 if from_split else 1, up_value=rules.card_values[rank], up_ace=rank == 0)
         assert np.flatnonzero(table[key]).tolist() == [int(a) for a in legal]
