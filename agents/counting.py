@@ -58,7 +58,7 @@ def running_count_from_remaining(remaining_by_rank: Sequence[int], decks: int) -
         raise ValueError(
             f"remaining_by_rank {list(remaining_by_rank)} is impossible for {decks} decks"
         )
-    return play.hi_lo_running_count(remaining_by_rank)
+    return play.hi_lo_running_count([int(n) for n in remaining_by_rank])
 
 
 class HiLoCounter:
@@ -138,7 +138,8 @@ class HiLoCounter:
                 f"{shoe.decks} decks"
             )
         unseen = play.unseen_by_rank(
-            shoe.remaining_by_rank(), play.hidden_hole_rank(table.dealer.cards, table.hole_revealed)
+            list(shoe.remaining_by_rank()),
+            play.hidden_hole_rank(table.dealer.cards, table.hole_revealed),
         )
         self.running_count = running_count_from_remaining(unseen, self.decks)
         self.cards_seen = 52 * self.decks - sum(unseen)

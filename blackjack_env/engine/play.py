@@ -34,7 +34,6 @@ Nothing here draws a card, holds state or imports from above the engine.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from enum import Enum, IntEnum
 from fractions import Fraction
 from functools import lru_cache
@@ -147,6 +146,9 @@ _DOUBLE_9_11: Final = DoubleRule.NINE_TO_ELEVEN
 _NO_SURRENDER: Final = Surrender.NONE
 _EARLY: Final = Surrender.EARLY
 _PEEK: Final = HoleCard.PEEK
+_HALVE: Final = SplitBet.HALVE
+_PUSH_TIES: Final = TieRule.PUSH
+_DEALER_WINS_TIES: Final = TieRule.DEALER_WINS
 _MINUS_HALF: Final = Fraction(-1, 2)
 
 
@@ -218,7 +220,7 @@ def split_allowed(rules: Rules, *, pair: bool, hands: int, split_aces: bool) -> 
 def split_stake_ok(rules: Rules, bet: int | Fraction, bankroll_covers: bool) -> bool:
     """The stake allows a split: a halved bet needs at least one chip per hand
     (``SplitBet.HALVE``), a matched bet needs the bankroll to cover it."""
-    if rules.split_bet is SplitBet.HALVE:
+    if rules.split_bet is _HALVE:
         return bet >= 2
     return bankroll_covers
 
@@ -352,7 +354,7 @@ def outcome(rules: Rules, player: int, dealer: int) -> Outcome:
     dealer_bj = dealer == NATURAL_CATEGORY
     dealer_bust = dealer == BUST_CATEGORY
     if player_bj and dealer_bj:
-        return _LOSS if ties is TieRule.DEALER_WINS else _PUSH
+        return _LOSS if ties is _DEALER_WINS_TIES else _PUSH
     if player_bj and (rules.natural_beats_21 or dealer != 21):
         return _BLACKJACK
     if dealer_bj and rules.dealer_natural_beats_21:
@@ -365,7 +367,7 @@ def outcome(rules: Rules, player: int, dealer: int) -> Outcome:
         return _BLACKJACK if player_bj else _WIN
     if total < dealer_total:
         return _LOSS
-    return _PUSH if ties is TieRule.PUSH else _LOSS
+    return _PUSH if ties is _PUSH_TIES else _LOSS
 
 
 def surrender_outcome(dealer_natural: bool) -> Outcome:
@@ -407,17 +409,17 @@ def hi_lo_tag(rank: int) -> int:
     return HI_LO_TAGS[rank - 1]
 
 
-def unseen_by_rank(remaining_by_rank: Sequence[int], hole_rank: int) -> list[int]:
+def unseen_by_rank(remaining_by_rank: list[int], hole_rank: int) -> list[int]:
     """The cards a player has not seen, by rank ace..king: the undealt shoe
-    (``remaining_by_rank``) plus the dealer's face-down hole card, whose rank
+    (``remaining_by_rank``, a list of 13 counts the caller owns: the hole card is added
+    to it, and it is returned) plus the dealer's face-down hole card, whose rank
     (1..13) is ``hole_rank`` (0 when no card is face down)."""
-    counts = list(remaining_by_rank)
     if hole_rank:
-        counts[hole_rank - 1] += 1
-    return counts
+        remaining_by_rank[hole_rank - 1] += 1
+    return remaining_by_rank
 
 
-def hidden_hole_rank(dealer_cards: Sequence[Card], hole_revealed: bool) -> int:
+def hidden_hole_rank(dealer_cards: list[Card], hole_revealed: bool) -> int:
     """Rank (1..13) of the dealer's face-down hole card, 0 when no card is face down
     (not dealt yet, turned over, or no hole card under ``HoleCard.NONE``: the second
     card is then drawn face up)."""
@@ -426,14 +428,23 @@ def hidden_hole_rank(dealer_cards: Sequence[Card], hole_revealed: bool) -> int:
     return 0
 
 
-def hi_lo_running_count(unseen: Sequence[int]) -> int:
+def hi_lo_running_count(unseen: list[int]) -> int:
     """The Hi-Lo running count of the cards seen since the shuffle, from the cards not
-    seen (13 counts by rank): a full shoe's tags add to 0, so it is minus the tags of
-    the unseen cards."""
+    seen (13 ints by rank, ace..king): a full shoe's tags add to 0, so it is minus the
+    tags of the unseen cards."""
     total = 0
-    for i in range(13):
-        total -= HI_LO_TAGS[i] * int(unseen[i])
+    for i in _TAG_MINUS:
+        total += unseen[i]
+    for i in _TAG_PLUS:
+        total -= unseen[i]
     return total
+
+
+# HI_LO_TAGS as the rank indices tagged +1 and -1 (Hi-Lo tags are -1, 0 or +1): adding
+# counts is several times faster in compiled code than multiplying by a tag.
+_TAG_PLUS: Final = tuple(i for i, tag in enumerate(HI_LO_TAGS) if tag == 1)
+_TAG_MINUS: Final = tuple(i for i, tag in enumerate(HI_LO_TAGS) if tag == -1)
+assert len(_TAG_PLUS) + len(_TAG_MINUS) == sum(tag != 0 for tag in HI_LO_TAGS)
 
 
 # ============================================== lookup tables for batched code

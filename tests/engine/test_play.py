@@ -248,9 +248,8 @@ def test_unseen_cards_and_hole_card() -> None:
     assert play.hidden_hole_rank(cards, hole_revealed=False) == 6
     assert play.hidden_hole_rank(cards, hole_revealed=True) == 0
     assert play.hidden_hole_rank(cards[:1], hole_revealed=False) == 0
-    left = [4] * 13
-    assert play.unseen_by_rank(left, 6)[5] == 5
-    assert play.unseen_by_rank(left, 0) == left
+    assert play.unseen_by_rank([4] * 13, 6) == [4] * 5 + [5] + [4] * 7
+    assert play.unseen_by_rank([4] * 13, 0) == [4] * 13
 
 
 # ---------------------------------------------------- tables vs functions
