@@ -135,7 +135,7 @@ class TableBatch:
     ``hard`` (hand total with aces as 1), ``ace`` (holds an ace), ``ncards``,
     ``r0``/``r1`` (rank index 0..12 of the first two cards), ``stake``
     (chips on the hand), ``doubled``, ``surrendered``, ``settled``, ``outcome``
-    (index into :data:`OUTCOMES`, -1 unsettled), ``net`` (chips won, + or -),
+    (index into :data:`OUTCOME_CODES`, -1 unsettled), ``net`` (chips won, + or -),
     ``insurance`` (chips staked on insurance), ``d_hard``/``d_ace``/``d_n``
     (dealer), ``up`` / ``hole`` (dealer card ids; ``hole`` -1 when there is
     none yet), ``hole_revealed``, ``peek_possible``, ``counts`` (undealt cards
