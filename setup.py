@@ -13,6 +13,7 @@ the C compiler fails, the install goes on without the extensions and says so.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
@@ -24,19 +25,27 @@ from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).parent
 
-#: The modules compiled by mypyc (they must type-check under mypy).
-COMPILED = [
-    "blackjack_env/engine/cards.py",
-    "blackjack_env/engine/hand.py",
-    "blackjack_env/engine/shoe.py",
-    "blackjack_env/engine/table.py",
-    "blackjack_env/envs/core.py",
-]
+
+
+def _module_list(name: str) -> list[str]:
+    """Source paths of the modules named in ``blackjack_env/_native.py``'s tuple ``name``
+    (read from the file, not imported: the package is not importable while building)."""
+    tree = ast.parse((ROOT / "blackjack_env" / "_native.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == name for t in node.targets
+        ):
+            return [module.replace(".", "/") + ".py" for module in ast.literal_eval(node.value)]
+    raise RuntimeError(f"blackjack_env/_native.py has no {name} tuple")
+
+
+#: The modules compiled by mypyc (they must type-check under mypy): _native.KNOWN.
+COMPILED = _module_list("KNOWN")
 
 #: Not compiled, but their types are compiled into the modules above (the compiled
 #: code reads ``Rules`` fields as the types declared there): an edit of one of them
-#: also needs a rebuild, so the manifest records them too.
-TYPES_FROM = ["blackjack_env/engine/rules.py"]
+#: also needs a rebuild, so the manifest records them too (_native.TYPES_FROM).
+TYPES_FROM = _module_list("TYPES_FROM")
 
 #: Written at build time: each compiled module's name and the sha256 of the source
 #: it was compiled from (see blackjack_env/_native.py).

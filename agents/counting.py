@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from blackjack_env.engine import Card, EventKind, Rank, Table
+from blackjack_env.engine import Card, EventKind, Rank, Table, play
 
 __all__ = [
     "HILO_TAGS",
@@ -33,18 +33,15 @@ __all__ = [
     "running_count_from_remaining",
 ]
 
-#: Hi-Lo tag of each rank, ace to king.
-HILO_TAGS: tuple[int, ...] = (-1, 1, 1, 1, 1, 1, 0, 0, 0, -1, -1, -1, -1)
+#: Hi-Lo tag of each rank, ace to king (the engine's ``play.HI_LO_TAGS``).
+HILO_TAGS: tuple[int, ...] = play.HI_LO_TAGS
 
 _VISIBLE = (EventKind.DEAL, EventKind.UPCARD, EventKind.REVEAL, EventKind.DEALER_DRAW)
 
 
 def hilo_tag(card: Card | Rank | int) -> int:
     """The Hi-Lo tag of a card or rank (ace = 1 ... king = 13)."""
-    rank = card.rank if isinstance(card, Card) else int(card)
-    if not 1 <= rank <= 13:
-        raise ValueError(f"rank {rank!r} must be 1 (ace) to 13 (king)")
-    return HILO_TAGS[rank - 1]
+    return play.hi_lo_tag(card.rank if isinstance(card, Card) else int(card))
 
 
 def running_count_from_remaining(remaining_by_rank: Sequence[int], decks: int) -> int:
@@ -61,7 +58,7 @@ def running_count_from_remaining(remaining_by_rank: Sequence[int], decks: int) -
         raise ValueError(
             f"remaining_by_rank {list(remaining_by_rank)} is impossible for {decks} decks"
         )
-    return -sum(tag * int(n) for tag, n in zip(HILO_TAGS, remaining_by_rank, strict=True))
+    return play.hi_lo_running_count([int(n) for n in remaining_by_rank])
 
 
 class HiLoCounter:
@@ -140,10 +137,10 @@ class HiLoCounter:
                 f"this counter follows a {self.decks}-deck shoe; the table's shoe has "
                 f"{shoe.decks} decks"
             )
-        unseen = list(shoe.remaining_by_rank())
-        dealer = table.dealer.cards
-        if len(dealer) > 1 and not table.hole_revealed:
-            unseen[dealer[1].rank - 1] += 1
+        unseen = play.unseen_by_rank(
+            list(shoe.remaining_by_rank()),
+            play.hidden_hole_rank(table.dealer.cards, table.hole_revealed),
+        )
         self.running_count = running_count_from_remaining(unseen, self.decks)
         self.cards_seen = 52 * self.decks - sum(unseen)
         self._events = table.events

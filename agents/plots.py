@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from blackjack_env.engine import Action, Rules
-from blackjack_env.engine.rules import DoubleRule, Surrender
+from blackjack_env.engine.play import dealer_peeks, play_actions, pre_peek_actions, split_allowed
 
 __all__ = [
     "agent_chart",
@@ -117,18 +117,20 @@ _UPCARDS = (2, 3, 4, 5, 6, 7, 8, 9, 10, 1)
 
 def _legal(rules: Rules, total: int, soft: bool, pair: bool, dealer: int,
            double: bool = True, surrender: bool = True) -> tuple[Action, ...]:
-    out = [Action.STAND, Action.HIT]
-    rule = rules.double
-    if double and rule is not DoubleRule.NEVER:
-        ok = rule is DoubleRule.ANY_TWO or (
-            not soft and (9 if rule is DoubleRule.NINE_TO_ELEVEN else 10) <= total <= 11)
-        if ok:
-            out.append(Action.DOUBLE)
-    if pair and rules.max_split_hands > 1:
-        out.append(Action.SPLIT)
-    if surrender and rules.surrender is not Surrender.NONE:
-        out.append(Action.SURRENDER)
-    return tuple(out)
+    """The engine's legal actions for a chart cell's first two cards against ``dealer``
+    (1 = ace): ``play_actions``, plus an early surrender asked before the peek (a chart's
+    surrender cell covers it too); without DOUBLE / SURRENDER when the chart leaves
+    them out."""
+    up_ace = dealer == 1
+    legal = play_actions(
+        rules, two_cards=True, total=total, soft=soft,
+        can_split=split_allowed(rules, pair=pair, hands=1, split_aces=False),
+        split_aces=False, from_split=False, hands=1, up_value=dealer, up_ace=up_ace,
+        afford_double=double)
+    if dealer_peeks(rules, dealer, up_ace) and Action.SURRENDER in pre_peek_actions(
+            rules, up_value=dealer, up_ace=up_ace, natural=False, insurance=False):
+        legal = tuple(sorted((*legal, Action.SURRENDER)))
+    return tuple(a for a in legal if surrender or a is not Action.SURRENDER)
 
 
 def cell_state(rules: Rules, kind: str, row: int | str, dealer: int, *,

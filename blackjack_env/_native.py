@@ -33,9 +33,11 @@ _PACKAGE_DIR = Path(__file__).parent
 _ROOT = _PACKAGE_DIR.parent
 _MANIFEST = _PACKAGE_DIR / "_compiled.json"
 #: Modules that may be compiled; a build records them (and their sources) in the manifest.
+#: The one list of them: setup.py reads it (and TYPES_FROM) from this file.
 KNOWN = (
     "blackjack_env.engine.cards",
     "blackjack_env.engine.hand",
+    "blackjack_env.engine.play",
     "blackjack_env.engine.shoe",
     "blackjack_env.engine.table",
     "blackjack_env.envs.core",

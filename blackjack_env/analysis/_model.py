@@ -9,16 +9,49 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from blackjack_env.engine.hand import score
-from blackjack_env.engine.rules import HoleCard, Rules, Settlement, SplitBy
+import numpy as np
 
-__all__ = ["OUTCOMES", "CardModel", "check_supported"]
+from blackjack_env.engine.hand import score
+from blackjack_env.engine.play import (
+    BUST_CATEGORY,
+    NATURAL_CATEGORY,
+    NUM_CATEGORIES,
+    dealer_peeks,
+    outcome,
+    payout,
+)
+from blackjack_env.engine.rules import Rules, Settlement, SplitBy
+
+__all__ = ["OUTCOMES", "CardModel", "check_supported", "expected", "settle_values"]
 
 #: Names of the dealer outcome slots, in the order used by every probability vector.
 OUTCOMES: tuple[str, ...] = ("17", "18", "19", "20", "21", "bust", "blackjack")
+#: The same slots as hand categories of the rules of play (engine/play.py).
+DEALER_CATEGORIES: tuple[int, ...] = (17, 18, 19, 20, 21, BUST_CATEGORY, NATURAL_CATEGORY)
 
 BUST = 5
 BJ = 6
+
+
+def settle_values(rules: Rules) -> np.ndarray:
+    """``(24, 7)``: the net result per unit staked of a standing hand of each category
+    (``engine.play.category``) against each dealer slot, from the engine's
+    ``outcome`` and ``payout``."""
+    return np.array(
+        [
+            [float(payout(rules, outcome(rules, p, d))) for d in DEALER_CATEGORIES]
+            for p in range(NUM_CATEGORIES)
+        ]
+    )
+
+
+def expected(values: np.ndarray, probs: np.ndarray) -> float:
+    """Expected result of a row of :func:`settle_values` under dealer slot probabilities
+    (the row's value itself when it does not depend on the dealer, e.g. a bust)."""
+    first = values[0]
+    if (values == first).all():
+        return float(first)
+    return float(np.dot(values, probs))
 
 
 def check_supported(rules: Rules) -> None:
@@ -79,8 +112,8 @@ class CardModel:
         return rank if self.rules.split_by is SplitBy.RANK else self.values[rank]
 
     def peek_possible(self, up_value: int, up_ace: bool) -> bool:
-        """``Table.deal``: the dealer peeks with an ace (by rank) or a ten-value card up."""
-        return self.rules.hole_card is HoleCard.PEEK and (up_ace or up_value == 10)
+        """``engine.play.dealer_peeks``: the dealer peeks with an ace or a ten-value card up."""
+        return dealer_peeks(self.rules, up_value, up_ace)
 
 
 def total_of(hard: int, ace: bool) -> tuple[int, bool]:

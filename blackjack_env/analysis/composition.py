@@ -299,6 +299,7 @@ class _Context:
         self.aces = cl.aces
         self.up = up
         up_v, up_a = cl.values[up], cl.aces[up]
+        self.up_value, self.up_ace = int(up_v), bool(up_a)
         self.peek = CardModel(rules).peek_possible(up_v, up_a)
         self.no_peek_rules = rules.hole_card is not HoleCard.PEEK
         self.completer = cl.ten if up_a else (cl.ace if up_v == 10 else None)
@@ -509,7 +510,8 @@ class _Context:
             split_aces=sa,
             from_split=fs,
             hands=h,
-            peek_possible=self.peek,
+            up_value=self.up_value,
+            up_ace=self.up_ace,
         )
 
     def best(

@@ -2,8 +2,8 @@
 
 Outcomes are ``17, 18, 19, 20, 21`` (a 21 of three or more cards), ``bust``
 and ``blackjack`` (a two-card 21), in the order of :data:`OUTCOMES`. The dealer
-draws exactly as ``Table._dealer_turn`` does: while the total is below 17, or
-is a soft 17 under H17.
+draws by the engine's rule (:func:`~blackjack_env.engine.play.dealer_draws`, which
+``Table`` plays by too): while the total is below 17, or is a soft 17 under H17.
 
 Under ``hole_card='peek'`` with an ace or ten-value upcard, the probabilities
 are by default *conditioned on no dealer blackjack* (the players act only after
@@ -18,17 +18,24 @@ upcard and any ``removed`` cards (e.g. the player's cards).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 
 import numpy as np
 
 from blackjack_env.analysis._model import BJ, BUST, OUTCOMES
 from blackjack_env.engine.cards import Card, Rank, parse_cards
-from blackjack_env.engine.hand import score
-from blackjack_env.engine.rules import HoleCard, Rules
+from blackjack_env.engine.play import dealer_draws, dealer_peeks, score
+from blackjack_env.engine.rules import Rules
 
-__all__ = ["OUTCOMES", "dealer_probabilities", "dealer_vector", "rank_counts", "upcard_rank"]
+__all__ = [
+    "OUTCOMES",
+    "dealer_probabilities",
+    "dealer_vector",
+    "final_distribution",
+    "rank_counts",
+    "upcard_rank",
+]
 
 
 def upcard_rank(rules: Rules, upcard: Rank | str | int) -> int:
@@ -87,19 +94,22 @@ def rank_counts(rules: Rules, removed: Iterable[Card] | str | Sequence[int] | No
     return left
 
 
-def _stands(hard: int, ace: bool, h17: bool) -> int | None:
-    """Outcome index when the dealer stops at (hard, ace) with >= 2 cards, else None."""
+def _stands(hard: int, ace: bool, rules: Rules) -> int | None:
+    """Outcome index when the dealer stops at (hard, ace) with >= 2 cards, else None
+    (the engine's drawing rule, ``engine.play.dealer_draws``)."""
     if hard > 21:
         return BUST
     total, soft = score(hard, ace)
-    if total > 17 or (total == 17 and not (soft and h17)):
-        return total - 17
-    return None
+    if dealer_draws(rules, total, soft):
+        return None
+    return total - 17
 
 
-@lru_cache(maxsize=4096)
-def _infinite(values: tuple[int, ...], h17: bool, up_rank: int) -> tuple[float, ...]:
-    """Unconditioned dealer outcome probabilities for an infinite deck."""
+@lru_cache(maxsize=256)
+def _after(rules: Rules) -> Callable[[int, bool], np.ndarray]:
+    """Infinite deck: ``after(hard, ace)``, the final-hand probabilities of a dealer
+    holding two or more cards (not a two-card blackjack), memoised."""
+    values = rules.card_values
     draws: dict[tuple[int, bool], float] = {}
     for rank in range(1, 14):
         key = (values[rank - 1], rank == 1)
@@ -107,12 +117,11 @@ def _infinite(values: tuple[int, ...], h17: bool, up_rank: int) -> tuple[float, 
     memo: dict[tuple[int, bool], np.ndarray] = {}
 
     def after(hard: int, ace: bool) -> np.ndarray:
-        """Dealer holding >= 2 cards, not a two-card blackjack."""
         got = memo.get((hard, ace))
         if got is not None:
             return got
         out = np.zeros(7)
-        stop = _stands(hard, ace, h17)
+        stop = _stands(hard, ace, rules)
         if stop is not None:
             out[stop] = 1.0
         else:
@@ -120,6 +129,26 @@ def _infinite(values: tuple[int, ...], h17: bool, up_rank: int) -> tuple[float, 
                 out += p * after(hard + v, ace or a)
         memo[(hard, ace)] = out
         return out
+
+    return after
+
+
+def final_distribution(rules: Rules, hard: int, ace: bool) -> np.ndarray:
+    """Infinite deck: probabilities (order :data:`OUTCOMES`) of the dealer's final hand
+    from a hand of two or more cards adding to ``hard`` (aces as 1), ``ace`` when it
+    holds one, that is not a two-card blackjack (its ``blackjack`` slot is 0)."""
+    return _after(rules)(hard, ace).copy()
+
+
+@lru_cache(maxsize=4096)
+def _infinite(rules: Rules, up_rank: int) -> tuple[float, ...]:
+    """Unconditioned dealer outcome probabilities for an infinite deck."""
+    values = rules.card_values
+    after = _after(rules)
+    draws: dict[tuple[int, bool], float] = {}
+    for rank in range(1, 14):
+        key = (values[rank - 1], rank == 1)
+        draws[key] = draws.get(key, 0.0) + 1.0 / 13.0
 
     up_v, up_a = values[up_rank - 1], up_rank == 1
     total = np.zeros(7)
@@ -132,10 +161,9 @@ def _infinite(values: tuple[int, ...], h17: bool, up_rank: int) -> tuple[float, 
     return tuple(float(x) for x in total)
 
 
-def _finite(
-    values: tuple[int, ...], h17: bool, up_rank: int, counts: tuple[int, ...]
-) -> np.ndarray:
+def _finite(rules: Rules, up_rank: int, counts: tuple[int, ...]) -> np.ndarray:
     """Unconditioned dealer outcome probabilities, drawing without replacement."""
+    values = rules.card_values
     left = list(counts)
     classes: dict[tuple[int, bool], list[int]] = {}
     for rank in range(1, 14):
@@ -146,7 +174,7 @@ def _finite(
 
     def after(hard: int, ace: bool, remaining: int) -> np.ndarray:
         out = np.zeros(7)
-        stop = _stands(hard, ace, h17)
+        stop = _stands(hard, ace, rules)
         if stop is not None:
             out[stop] = 1.0
             return out
@@ -188,15 +216,12 @@ def dealer_vector(
     when the rules peek and the upcard is an ace or ten-value card.
     """
     values = rules.card_values
-    h17 = rules.dealer_hits_soft_17
     if counts is None:
-        vec = np.array(_infinite(values, h17, up_rank))
+        vec = np.array(_infinite(rules, up_rank))
     else:
-        vec = _finite(values, h17, up_rank, tuple(int(c) for c in counts))
+        vec = _finite(rules, up_rank, tuple(int(c) for c in counts))
     if condition_on_no_blackjack is None:
-        condition_on_no_blackjack = rules.hole_card is HoleCard.PEEK and (
-            up_rank == 1 or values[up_rank - 1] == 10
-        )
+        condition_on_no_blackjack = dealer_peeks(rules, values[up_rank - 1], up_rank == 1)
     if condition_on_no_blackjack and vec[BJ] > 0:
         vec = vec.copy()
         vec[BJ] = 0.0

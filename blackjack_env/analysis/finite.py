@@ -33,15 +33,28 @@ from functools import lru_cache
 
 import numpy as np
 
-from blackjack_env.analysis._model import BJ, CardModel, check_supported
+from blackjack_env.analysis._model import BJ, CardModel, check_supported, expected, settle_values
 from blackjack_env.analysis.chart import Chart, code_from_evs, pair_label
 from blackjack_env.analysis.dealer import _stands, upcard_rank
 from blackjack_env.analysis.infinite import upcard_label
 from blackjack_env.analysis.state import DecisionState, Policy, as_policy
 from blackjack_env.engine.cards import Card, Rank, parse_cards
-from blackjack_env.engine.hand import score
-from blackjack_env.engine.rules import HoleCard, Rules, SplitBet, SplitBy, Surrender, TieRule
-from blackjack_env.engine.table import Action, play_actions, split_allowed
+from blackjack_env.engine.play import (
+    BUST_CATEGORY,
+    NATURAL_CATEGORY,
+    Action,
+    Outcome,
+    category,
+    payout,
+    play_actions,
+    pre_peek_actions,
+    score,
+    split_allowed,
+    split_hand_done,
+    surrender_outcome,
+    surrender_settles_at_once,
+)
+from blackjack_env.engine.rules import Rules, SplitBet, SplitBy
 
 __all__ = ["FiniteResult", "finite_chart", "finite_shoe_return", "hand_evs"]
 
@@ -93,7 +106,7 @@ class _Shoe:
 
 
 def _dealer_table(
-    shoe: _Shoe, up: int, rows: np.ndarray, h17: bool
+    shoe: _Shoe, up: int, rows: np.ndarray, rules: Rules
 ) -> np.ndarray:
     """Unconditioned dealer outcome probabilities (m x 7) for each removed composition row."""
     K = shoe.K
@@ -121,7 +134,7 @@ def _dealer_table(
             if ndrawn == 0 and nh == 11 and na and (up_a != shoe.aces[j]):
                 out[:, BJ] += p
                 continue
-            stop = _stands(nh, na, h17)
+            stop = _stands(nh, na, rules)
             if stop is not None:
                 out[:, stop] += p
             else:
@@ -164,14 +177,19 @@ class _UpcardEval:
         self.up_value = int(shoe.values[up])
         self.up_ace = shoe.aces[up]
         self.peek_possible = shoe.model.peek_possible(self.up_value, self.up_ace)
-        self.no_peek = rules.hole_card is not HoleCard.PEEK
         self.base = shoe.counts.copy()
         self.base[up] -= 1
         self.total0 = self.base.sum()
         self.vals = [int(v) for v in shoe.values]
-        self.tie = 0.0 if rules.ties is TieRule.PUSH else -1.0
-        self.payout = float(rules.blackjack_payout)
-        self.bjbj = -1.0 if rules.ties is TieRule.DEALER_WINS else 0.0
+        self.settle = settle_values(rules)  # (player category, dealer slot) -> net
+        self.payout = float(payout(rules, Outcome.BLACKJACK))
+        self.bjbj = float(self.settle[NATURAL_CATEGORY, BJ])  # natural v dealer natural
+        # a bust loses whatever the dealer holds
+        self.bust = expected(self.settle[BUST_CATEGORY], np.full(7, 1.0 / 7.0))
+        # the pre-peek question offers an early surrender (insurance is never taken)
+        self.pre_peek_surrender = self.peek_possible and Action.SURRENDER in pre_peek_actions(
+            rules, up_value=self.up_value, up_ace=self.up_ace, natural=False, insurance=False
+        )
         self.bet_factor = 0.5 if rules.split_bet is SplitBet.HALVE else 1.0
         # completer class of a dealer blackjack
         if self.up_ace:
@@ -206,30 +224,22 @@ class _UpcardEval:
     def stand_joint(self, removed: Comp, total: int, natural: bool) -> float:
         """E[result * 1{no dealer BJ if peek}] of standing with ``total``."""
         d = self.dealer[self.row_index[removed]]
-        rules = self.rules
-        if natural:
-            vs21 = self.payout if rules.natural_beats_21 else self.tie
-            ev = d[4] * vs21 + (d[:4].sum() + d[5]) * self.payout
-            if not self.peek_possible:
-                ev += d[BJ] * self.bjbj
-            return float(ev)
-        ev = d[5]
-        for i in range(5):
-            dt = 17 + i
-            ev += d[i] * (1.0 if total > dt else -1.0 if total < dt else self.tie)
+        row = self.settle[category(total, natural)]
+        # under a peek the dealer blackjack slot is left out: joint with "no blackjack"
+        ev = float(np.dot(d[:BJ], row[:BJ]))
         if not self.peek_possible:
-            if rules.dealer_natural_beats_21 or total != 21:
-                ev -= d[BJ]
-            else:
-                ev += d[BJ] * self.tie
-        return float(ev)
+            ev += float(d[BJ] * row[BJ])
+        return ev
 
     def surrender_joint(self, removed: Comp) -> float:
         rules = self.rules
-        if rules.surrender is Surrender.LATE and self.no_peek:
-            p = self.p_bj(removed)
-            return -p - 0.5 * (1.0 - p)
-        return -0.5 * self.no_bj(removed)
+        half = float(payout(rules, Outcome.SURRENDER))
+        if surrender_settles_at_once(rules):
+            return half * self.no_bj(removed)
+        # judged with the dealer's hand (late surrender, no peek)
+        p = self.p_bj(removed)
+        lose = float(payout(rules, surrender_outcome(True)))
+        return p * lose + (1.0 - p) * float(payout(rules, surrender_outcome(False)))
 
     # ---------------------------------------------------------------- states
     # hand context: (comp, split_c, h, pair, natural); removed = comp + split_c extra
@@ -264,7 +274,8 @@ class _UpcardEval:
             split_aces=sa,
             from_split=fs,
             hands=h,
-            peek_possible=self.peek_possible,
+            up_value=self.up_value,
+            up_ace=self.up_ace,
         )
 
     def state(self, comp, split_c, h, pair, natural, legal, pre_peek=False) -> DecisionState:
@@ -328,7 +339,7 @@ class _UpcardEval:
                 nxt_t = tuple(nxt)
                 nh = hard + self.vals[j]
                 if nh > 21:
-                    ev -= p * self.no_bj(self.removed_of(nxt_t, split_c))
+                    ev += p * self.bust * self.no_bj(self.removed_of(nxt_t, split_c))
                     continue
                 total = score(nh, ace or self.shoe.aces[j])[0]
                 if action is _A.DOUBLE or (auto21 and total == 21):
@@ -369,15 +380,15 @@ class _UpcardEval:
         return out
 
     def two_card_done(self, comp: Comp, split_c: int, h: int, pair: bool, natural: bool) -> bool:
-        rules = self.rules
         sa = self.shoe.aces[split_c]
-        if sa and not rules.hit_split_aces:
-            can = pair and h < rules.max_split_hands and rules.resplit_aces
-            return not can
-        if natural and rules.natural_ends_hand:
-            return True
         hard, ace = self.hard_ace(comp)
-        return rules.auto_stand_21 and score(hard, ace)[0] == 21
+        return split_hand_done(
+            self.rules,
+            split_aces=sa,
+            can_split=split_allowed(self.rules, pair=pair, hands=h, split_aces=sa),
+            natural=natural,
+            total=score(hard, ace)[0],
+        )
 
     def split_value(self, c: int, h: int, k: int) -> float:
         if k == 0:
@@ -443,8 +454,10 @@ class _UpcardEval:
             else:
                 after = self.value(comp, None, 1, False, True)  # may be hit
             return pbj * self.bjbj + after
-        cont = -pbj + self.value(comp, None, 1, pair, False)
-        if self.peek_possible and rules.surrender is Surrender.EARLY:
+        # a dealer natural found at the peek takes the original bet
+        lose = float(self.settle[category(score(hard, ace)[0], False), BJ])
+        cont = pbj * lose + self.value(comp, None, 1, pair, False)
+        if self.pre_peek_surrender:
             state = self.state(comp, None, 1, pair, False, (_A.SURRENDER, _A.DECLINE), True)
             if self.policy(state) is _A.SURRENDER:
                 return -0.5
@@ -455,7 +468,7 @@ class _UpcardEval:
         legal = self.legal(comp, None, 1, pair)
         pbj = self.p_bj(comp) if self.peek_possible else 0.0
         evs = {a: -pbj + self.action_ev(comp, None, 1, pair, False, a) for a in legal}
-        if self.peek_possible and self.rules.surrender is Surrender.EARLY:
+        if self.pre_peek_surrender:
             evs[_A.SURRENDER] = -0.5
         return evs
 
@@ -482,7 +495,7 @@ def _rows_cached(rules: Rules, up: int) -> tuple[tuple[Comp, ...], dict[Comp, in
 @lru_cache(maxsize=64)
 def _dealer_cached(rules: Rules, up: int, rows: tuple[Comp, ...]) -> np.ndarray:
     shoe = _Shoe(rules)
-    return _dealer_table(shoe, up, np.array(rows, float), rules.dealer_hits_soft_17)
+    return _dealer_table(shoe, up, np.array(rows, float), rules)
 
 
 def _evaluate(
@@ -635,7 +648,7 @@ def hand_evs(
     scale = ev.no_bj(comp_t)
     legal = ev.legal(comp_t, None, 1, pair)
     out = {a: float(ev.action_ev(comp_t, None, 1, pair, natural, a) / scale) for a in legal}
-    if ev.peek_possible and rules.surrender is Surrender.EARLY and not natural:
+    if ev.pre_peek_surrender and not natural:
         p = ev.p_bj(comp_t)
         out[_A.SURRENDER] = (-0.5 + p) / (1.0 - p)
     return out

@@ -42,12 +42,25 @@ from collections.abc import Callable
 
 import numpy as np
 
-from blackjack_env.analysis._model import BJ, BUST, CardModel, check_supported
+from blackjack_env.analysis._model import BJ, CardModel, check_supported, expected, settle_values
 from blackjack_env.analysis.dealer import dealer_vector
 from blackjack_env.analysis.state import DecisionState
-from blackjack_env.engine.hand import score
-from blackjack_env.engine.rules import HoleCard, Rules, SplitBet, SplitBy, Surrender, TieRule
-from blackjack_env.engine.table import Action, play_actions, split_allowed
+from blackjack_env.engine.play import (
+    BUST_CATEGORY,
+    NATURAL_CATEGORY,
+    Action,
+    Outcome,
+    category,
+    payout,
+    play_actions,
+    pre_peek_actions,
+    score,
+    split_allowed,
+    split_hand_done,
+    surrender_outcome,
+    surrender_settles_at_once,
+)
+from blackjack_env.engine.rules import Rules, SplitBet, SplitBy
 
 __all__ = ["RoundModel", "upcard_label"]
 
@@ -96,8 +109,8 @@ class RoundModel:
         self.d_play = dealer_vector(
             rules, up_rank, None, condition_on_no_blackjack=self.peek_possible
         )
-        self.tie = 0.0 if rules.ties is TieRule.PUSH else -1.0
-        self.payout = float(rules.blackjack_payout)
+        self.settle = settle_values(rules)  # (player category, dealer slot) -> net
+        self.payout = float(payout(rules, Outcome.BLACKJACK))
         self.bet_factor = 0.5 if rules.split_bet is SplitBet.HALVE else 1.0
         # hit draws by (value, ace) class; split draws by rank
         draws: dict[tuple[int, bool], float] = {}
@@ -106,6 +119,7 @@ class RoundModel:
             draws[k] = draws.get(k, 0.0) + 1.0 / 13.0
         self.draws = [(v, a, p) for (v, a), p in draws.items()]
         self._stand = self._stand_table()
+        self._bust = float(self._stand[BUST_CATEGORY])  # a bust loses whatever the dealer holds
         self._stand_nat = self._natural_stand()
         self._surrender = self._surrender_ev()
         self._memo: dict[Key, float] = {}
@@ -116,35 +130,23 @@ class RoundModel:
     # ------------------------------------------------------------ settlement
     def _stand_table(self) -> np.ndarray:
         """EV of standing on a non-natural total t (index t), after the peek if any."""
-        rules, d = self.rules, self.d_play
-        out = np.zeros(32)
-        for t in range(32):
-            if t > 21:
-                out[t] = -1.0
-                continue
-            ev = d[BUST]
-            for i in range(5):
-                dt = 17 + i
-                ev += d[i] * (1.0 if t > dt else -1.0 if t < dt else self.tie)
-            if rules.dealer_natural_beats_21 or t != 21:
-                ev -= d[BJ]
-            else:
-                ev += d[BJ] * self.tie
-            out[t] = ev
-        return out
+        return np.array(
+            [expected(self.settle[category(t, False)], self.d_play) for t in range(32)]
+        )
 
     def _natural_stand(self) -> float:
         """EV of a natural compared with the dealer's final hand (``Table._compare``)."""
-        rules, d = self.rules, self.d_play
-        bjbj = -1.0 if rules.ties is TieRule.DEALER_WINS else 0.0
-        vs21 = self.payout if rules.natural_beats_21 else self.tie
-        return d[BJ] * bjbj + d[4] * vs21 + (1.0 - d[BJ] - d[4]) * self.payout
+        return expected(self.settle[NATURAL_CATEGORY], self.d_play)
 
     def _surrender_ev(self) -> float:
         rules = self.rules
-        if rules.surrender is Surrender.LATE and rules.hole_card is not HoleCard.PEEK:
-            return -self.p_bj - 0.5 * (1.0 - self.p_bj)
-        return -0.5
+        half = float(payout(rules, Outcome.SURRENDER))
+        if surrender_settles_at_once(rules):
+            return half
+        # judged with the dealer's hand (late surrender, no peek)
+        return self.p_bj * float(payout(rules, surrender_outcome(True))) + (
+            1.0 - self.p_bj
+        ) * float(payout(rules, surrender_outcome(False)))
 
     def stand(self, key: Key) -> float:
         if key[4]:
@@ -174,7 +176,8 @@ class RoundModel:
             split_aces=sa,
             from_split=fs,
             hands=h,
-            peek_possible=self.peek_possible,
+            up_value=self.up_value,
+            up_ace=self.up_ace,
         )
 
     def state(self, key: Key, legal: tuple[Action, ...] | None = None) -> DecisionState:
@@ -243,7 +246,7 @@ class RoundModel:
             for v, a, p in self.draws:
                 nh, na = hard + v, ace or a
                 if nh > 21:
-                    ev -= p
+                    ev += p * self._bust
                     continue
                 nxt = (nh, na, n + 1, None, False, fs, sa, h)
                 if auto21 and score(nh, na)[0] == 21:
@@ -255,7 +258,7 @@ class RoundModel:
             ev = 0.0
             for v, a, p in self.draws:
                 if hard + v > 21:
-                    ev -= p
+                    ev += p * self._bust
                 else:
                     ev += p * float(self._stand[score(hard + v, ace or a)[0]])
             return 2.0 * ev
@@ -283,12 +286,13 @@ class RoundModel:
 
     def two_card_done(self, key: Key) -> bool:
         """``Table._check_two_card_hand``: the split hand needs no decision."""
-        rules = self.rules
-        if key[6] and not rules.hit_split_aces:
-            return not self.can_split(key)
-        if key[4] and rules.natural_ends_hand:
-            return True
-        return rules.auto_stand_21 and score(key[0], key[1])[0] == 21
+        return split_hand_done(
+            self.rules,
+            split_aces=key[6],
+            can_split=self.can_split(key),
+            natural=key[4],
+            total=score(key[0], key[1])[0],
+        )
 
     def split_value(self, c: int, h: int, k: int) -> float:
         """Expected sum of the results (per split hand's bet) of ``k`` hands of pair
@@ -334,10 +338,10 @@ class RoundModel:
         return (hard, ace, 2, pair, hard == 11 and ace, False, False, 1)
 
     def pre_peek_surrender(self, key: Key) -> bool:
-        return (
-            self.peek_possible
-            and self.rules.surrender is Surrender.EARLY
-            and not key[4]
+        """An early surrender is offered before the peek (insurance is never taken)."""
+        return self.peek_possible and Action.SURRENDER in pre_peek_actions(
+            self.rules, up_value=self.up_value, up_ace=self.up_ace, natural=key[4],
+            insurance=False,
         )
 
     def hand_return(self, key: Key) -> float:
@@ -353,9 +357,12 @@ class RoundModel:
                 after = self._stand_nat
             else:
                 after = self.value(key)  # a decision (Gymnasium: the natural may be hit)
-            bjbj = -1.0 if rules.ties is TieRule.DEALER_WINS else 0.0
+            bjbj = self.settle[NATURAL_CATEGORY, BJ]  # a natural against the dealer's
             return pbj * bjbj + (1.0 - pbj) * after
-        cont = -pbj + (1.0 - pbj) * self.value(key)
+        # a dealer natural found at the peek takes the original bet
+        cont = pbj * self.settle[category(score(key[0], key[1])[0], False), BJ] + (
+            1.0 - pbj
+        ) * self.value(key)
         if self.pre_peek_surrender(key):
             if self.optimal:
                 return max(-0.5, cont)

@@ -1,5 +1,8 @@
 """The pure game engine: cards, shoe, hands, rules and the table state machine.
 
+Every rule decision of a round (legal actions, the dealer's drawing rule,
+outcomes and payouts, totals, count tags) is made in :mod:`blackjack_env.engine.play`.
+
 Nothing here imports gymnasium, does I/O, or touches a global random state.
 """
 

@@ -1,10 +1,9 @@
-"""Hands: the one place a hand's total is computed.
+"""Hands: the cards held by a player box or the dealer.
 
-:func:`score` turns a hard total (every ace counted as 1) and whether the hand
-holds an ace into the blackjack total and its softness. :class:`Hand` keeps
-its cards, the running hard total and ace flag, and answers total, soft,
-blackjack, bust and pair through :func:`score`; the analysis module calls the
-same function, so the engine and the exact solver can never disagree.
+:class:`Hand` keeps its cards, the running hard total (every ace counted as 1)
+and ace flag, and answers total, soft, blackjack, bust and pair through
+:func:`~blackjack_env.engine.play.score` (re-exported here), the one place a
+hand's total is computed; the analysis and the batched core use the same rule.
 
 A ``Hand`` also carries the state of a bet on it at the table (stake, doubled,
 surrendered, split origin, finished); a dealer's hand simply leaves those unset.
@@ -17,19 +16,9 @@ from fractions import Fraction
 from mypy_extensions import mypyc_attr
 
 from blackjack_env.engine.cards import Card
+from blackjack_env.engine.play import score
 
 __all__ = ["Hand", "score"]
-
-
-def score(hard: int, has_ace: bool) -> tuple[int, bool]:
-    """``(total, soft)`` of a hand whose cards add to ``hard`` with aces as 1.
-
-    One ace counts 11 when that keeps the hand at 21 or below; the hand is then
-    *soft*. Two aces can never both count 11.
-    """
-    if has_ace and hard <= 11:
-        return hard + 10, True
-    return hard, False
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)

@@ -58,7 +58,7 @@ actions, insurance, the peek, settlements), for renderers and tests.
 
 from __future__ import annotations
 
-from enum import Enum, IntEnum
+from enum import Enum
 from fractions import Fraction
 from typing import Any, Final, NamedTuple, cast
 
@@ -67,15 +67,31 @@ from mypy_extensions import mypyc_attr
 
 from blackjack_env.engine.cards import Card
 from blackjack_env.engine.hand import Hand, score
+from blackjack_env.engine.play import (
+    Action,
+    Outcome,
+    category,
+    dealer_draws,
+    dealer_peeks,
+    double_allowed,
+    hit_allowed,
+    outcome,
+    payout,
+    play_actions,
+    pre_peek_actions,
+    split_allowed,
+    split_hand_done,
+    split_stake_ok,
+    stand_hit_only,
+    surrender_outcome,
+    surrender_settles_at_once,
+)
 from blackjack_env.engine.rules import (
-    DoubleRule,
     HoleCard,
     Rules,
     Settlement,
     SplitBet,
     SplitBy,
-    Surrender,
-    TieRule,
 )
 from blackjack_env.engine.shoe import Shoe
 
@@ -107,33 +123,6 @@ class Phase(Enum):
     PLAYER_TURNS = "player_turns"
     DEALER_TURN = "dealer_turn"
     SETTLED = "settled"
-
-
-class Action(IntEnum):
-    """Decisions. 0-4 are the playing actions (the env's ``Discrete(5)``);
-    ``INSURE`` (insurance, or even money on a natural) and ``DECLINE`` are
-    answers in the ``INSURANCE`` phase, where early ``SURRENDER`` is also made.
-    """
-
-    STAND = 0
-    HIT = 1
-    DOUBLE = 2
-    SPLIT = 3
-    SURRENDER = 4
-    INSURE = 5
-    DECLINE = 6
-
-
-class Outcome(Enum):
-    """How a hand ended, with its net result per chip staked on it."""
-
-    WIN = "win"  # +1
-    BLACKJACK = "blackjack"  # + rules.blackjack_payout
-    PUSH = "push"  # 0
-    LOSS = "loss"  # -1
-    BUST = "bust"  # -1
-    SURRENDER = "surrender"  # -1/2
-    EVEN_MONEY = "even_money"  # +1, a natural paid 1:1 against an ace
 
 
 class EventKind(Enum):
@@ -217,18 +206,9 @@ _REVEAL: Final = EventKind.REVEAL
 _DEALER_DRAW: Final = EventKind.DEALER_DRAW
 _SETTLE: Final = EventKind.SETTLE
 _BET: Final = EventKind.BET
-_WIN: Final = Outcome.WIN
 _BLACKJACK: Final = Outcome.BLACKJACK
-_PUSH: Final = Outcome.PUSH
-_LOSS: Final = Outcome.LOSS
 _BUST: Final = Outcome.BUST
 _SURRENDERED: Final = Outcome.SURRENDER
-_EVEN_MONEY: Final = Outcome.EVEN_MONEY
-_NO_DOUBLE: Final = DoubleRule.NEVER
-_DOUBLE_ANY: Final = DoubleRule.ANY_TWO
-_DOUBLE_9_11: Final = DoubleRule.NINE_TO_ELEVEN
-_NO_SURRENDER: Final = Surrender.NONE
-_EARLY: Final = Surrender.EARLY
 # Hot paths build Event / HandResult records with every field given, through
 # tuple.__new__: the same records, without the NamedTuple's Python-level __new__.
 _record: Final = tuple.__new__
@@ -248,82 +228,9 @@ def _bankroll(value: object) -> Chips | None:
     return _chips(value)
 
 
-def double_allowed(rules: Rules, total: int, soft: bool, from_split: bool) -> bool:
-    """Whether the rules let a two-card hand of this total double (bankroll aside)."""
-    rule = rules.double
-    if rule is _NO_DOUBLE:
-        return False
-    if from_split and not rules.double_after_split:
-        return False
-    if rule is not _DOUBLE_ANY:
-        if soft:
-            return False
-        low = 9 if rule is _DOUBLE_9_11 else 10
-        if not low <= total <= 11:
-            return False
-    return True
-
-
-def split_allowed(rules: Rules, *, pair: bool, hands: int, split_aces: bool) -> bool:
-    """Whether the rules let a pair be split when the seat holds ``hands`` hands
-    (bankroll and the halved-bet minimum aside)."""
-    return (
-        pair and hands < rules.max_split_hands and not (split_aces and not rules.resplit_aces)
-    )
-
-
-def play_actions(
-    rules: Rules,
-    *,
-    two_cards: bool,
-    total: int,
-    soft: bool,
-    can_split: bool,
-    split_aces: bool,
-    from_split: bool,
-    hands: int,
-    peek_possible: bool,
-    afford_double: bool = True,
-) -> tuple[Action, ...]:
-    """The legal playing actions of a hand: the one definition of these rules.
-
-    :class:`Table` calls it for the hand to act and the exact analysis calls it
-    for every state it enumerates, so the two cannot disagree. ``two_cards``: the
-    hand holds its first two cards (and has not doubled); ``can_split``: a split
-    is allowed (see :func:`split_allowed`, plus bankroll); ``hands``: hands the
-    seat holds; ``peek_possible``: the dealer peeks this round (early surrender
-    was then offered before the peek); ``afford_double``: the bankroll covers a
-    double.
-    """
-    if split_aces and not rules.hit_split_aces:
-        return _STAND_SPLIT if can_split else _STAND_ONLY
-    if not two_cards:
-        return _STAND_HIT
-    # STAND and HIT, plus whichever of DOUBLE (1), SPLIT (2), SURRENDER (4) apply
-    extra = 0
-    if afford_double and double_allowed(rules, total, soft, from_split):
-        extra = 1
-    if can_split:
-        extra += 2
-    surrender = rules.surrender
-    if (
-        surrender is not _NO_SURRENDER
-        and hands == 1
-        and not (surrender is _EARLY and peek_possible)
-    ):
-        extra += 4
-    return _TWO_CARD_ACTIONS[extra]
-
-
-_STAND_ONLY: Final = (Action.STAND,)
-_STAND_SPLIT: Final = (Action.STAND, Action.SPLIT)
+#: What play_actions gives a hand that holds more than two cards (or has doubled)
+#: and may be hit; Table's fast paths return it without the work.
 _STAND_HIT: Final = (Action.STAND, Action.HIT)
-#: play_actions' results for a two-card hand, shared tuples indexed by
-#: DOUBLE (1) + SPLIT (2) + SURRENDER (4) allowed.
-_EXTRA_ACTIONS = ((1, Action.DOUBLE), (2, Action.SPLIT), (4, Action.SURRENDER))
-_TWO_CARD_ACTIONS: tuple[tuple[Action, ...], ...] = tuple(
-    _STAND_HIT + tuple(a for bit, a in _EXTRA_ACTIONS if extra & bit) for extra in range(8)
-)
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
@@ -440,17 +347,12 @@ class Table:
         self._hand_i = -1  # hand to act (PLAYER_TURNS)
         self._peek_possible = False
         # rules with nothing but stand and hit (Gymnasium's game) skip the legality work
-        self._stand_hit_only = (
-            rules.double is DoubleRule.NEVER
-            and rules.max_split_hands == 1
-            and rules.surrender is Surrender.NONE
-        )
+        self._stand_hit_only = stand_hit_only(rules)
         # rule facts read on every round (Rules is frozen)
         self._hole = rules.hole_card is not HoleCard.NONE
         self._peek_rule = rules.hole_card is HoleCard.PEEK
         self._auto21 = rules.auto_stand_21
         self._split_by_value = rules.split_by is SplitBy.VALUE
-        self._halve_split = rules.split_bet is SplitBet.HALVE
         self._highest = rules.settlement is Settlement.HIGHEST_HAND
 
     # =============================================================== queries
@@ -635,7 +537,7 @@ class Table:
             # a blackjack needs an ace and a ten-value card: peek under either (by rank
             # for the ace, since custom values may give a non-ace the value 1)
             up_rank = dealer.cards[0].rank
-            self._peek_possible = up_rank == 1 or values[up_rank - 1] == 10
+            self._peek_possible = dealer_peeks(rules, values[up_rank - 1], up_rank == 1)
             self._seat_i = -1
             if self._peek_possible and self._next_insurance_seat():
                 self.phase = _INSURANCE
@@ -651,13 +553,13 @@ class Table:
         """Apply ``action`` for the hand to act (see :meth:`legal_actions`)."""
         phase = self.phase
         if phase is _PLAYER_TURNS and (action is _STAND or action is _HIT):
-            # Fast path: STAND is always legal in a player's turn, HIT unless the hand is
-            # a split ace that may not be hit (the same conditions as _play_actions).
+            # Fast path: STAND is always legal in a player's turn, HIT when the hand may
+            # be hit (play_actions' first test).
             if action is _STAND:
                 self._act_play(action)
                 return
             hand = self.seats[self._seat_i].hands[self._hand_i]
-            if (not hand.split_aces or self.rules.hit_split_aces) and self.shoe.can_draw:
+            if hit_allowed(self.rules, hand.split_aces) and self.shoe.can_draw:
                 self._act_play(action)
                 return
         if phase is not _PLAYER_TURNS and phase is not _INSURANCE:
@@ -685,20 +587,17 @@ class Table:
 
     # ======================================================= insurance phase
     def _insurance_actions(self, seat: Seat) -> tuple[Action, ...]:
-        rules = self.rules
         hand = seat.hands[0]
-        ace_up = self.dealer.cards[0].rank == 1
-        actions = [Action.DECLINE]
-        if (
-            rules.insurance
-            and ace_up
+        up_rank = self.dealer.cards[0].rank
+        natural = hand.is_blackjack
+        return pre_peek_actions(
+            self.rules,
+            up_value=self._values[up_rank - 1],
+            up_ace=up_rank == 1,
+            natural=natural,
             # the stake is half the bet: affordable when the bankroll is at least that
-            and (hand.is_blackjack or seat.bankroll is None or 2 * seat.bankroll >= hand.bet)
-        ):
-            actions.append(Action.INSURE)
-        if rules.surrender is Surrender.EARLY and not hand.is_blackjack:
-            actions.append(Action.SURRENDER)
-        return tuple(sorted(actions))
+            insurance=natural or seat.bankroll is None or 2 * seat.bankroll >= hand.bet,
+        )
 
     def _next_insurance_seat(self) -> bool:
         """Move the cursor to the next seat with a pre-peek decision; False when none."""
@@ -770,11 +669,10 @@ class Table:
     def _play_actions(self, seat: Seat, hand: Hand) -> tuple[Action, ...]:
         rules = self.rules
         two_cards = len(hand.cards) == 2 and not hand.doubled
-        if self._stand_hit_only or not (
-            two_cards or (hand.split_aces and not rules.hit_split_aces)
-        ):
+        if self._stand_hit_only or (not two_cards and hit_allowed(rules, hand.split_aces)):
             return _STAND_HIT  # what play_actions gives here, without the work
         total, soft = score(hand._hard, hand._aces > 0)
+        up_rank = self.dealer.cards[0].rank
         return play_actions(
             rules,
             two_cards=two_cards,
@@ -784,7 +682,8 @@ class Table:
             split_aces=hand.split_aces,
             from_split=hand.from_split,
             hands=len(seat.hands),
-            peek_possible=self._peek_possible,
+            up_value=self._values[up_rank - 1],
+            up_ace=up_rank == 1,
             afford_double=seat.can_afford(hand.bet),
         )
 
@@ -797,9 +696,7 @@ class Table:
             split_aces=hand.split_aces,
         ):
             return False
-        if self._halve_split:
-            return hand.bet >= 2
-        return seat.can_afford(hand.bet)
+        return split_stake_ok(rules, hand.bet, seat.can_afford(hand.bet))
 
     def _act_play(self, action: Action) -> None:
         seat = self.seats[self._seat_i]
@@ -831,7 +728,7 @@ class Table:
         elif action is _SURRENDER:
             hand.surrendered = True
             hand.done = True
-            if self.rules.surrender is _EARLY or self.rules.hole_card is HoleCard.PEEK:
+            if surrender_settles_at_once(self.rules):
                 self._pay(seat, hand_i, _SURRENDERED)
         if hand.done:
             self._advance()
@@ -860,12 +757,12 @@ class Table:
 
     def _check_two_card_hand(self, seat: Seat, hand: Hand) -> None:
         """A split hand just got its second card: finish it if it has no decision."""
-        rules = self.rules
-        if hand.split_aces and not rules.hit_split_aces:
-            if not self._can_split(seat, hand):
-                hand.done = True
-        elif (hand.is_blackjack and rules.natural_ends_hand) or (
-            rules.auto_stand_21 and hand.total == 21
+        if split_hand_done(
+            self.rules,
+            split_aces=hand.split_aces,
+            can_split=self._can_split(seat, hand),
+            natural=hand.is_blackjack,
+            total=hand.total,
         ):
             hand.done = True
 
@@ -954,10 +851,10 @@ class Table:
         dealer = self.dealer
         draw = self.shoe.draw
         events = self.events
-        h17 = self.rules.dealer_hits_soft_17
+        rules = self.rules
         while True:
             total, soft = score(dealer._hard, dealer._aces > 0)
-            if total > 17 or (total == 17 and not (soft and h17)):
+            if not dealer_draws(rules, total, soft):
                 return
             if not self.shoe.can_draw:
                 return  # every card is on the table: the dealer's hand stands as it is
@@ -967,34 +864,17 @@ class Table:
 
     # ============================================================ settlement
     def _compare(self, hand: Hand) -> Outcome:
-        """Outcome of a standing hand against the dealer's final hand (``Settlement.DEALER``).
-
-        This is the one place a hand is judged against the dealer.
-        """
-        rules = self.rules
+        """Outcome of a standing hand against the dealer's final hand (``Settlement.DEALER``),
+        as the rules of play judge it (:func:`~blackjack_env.engine.play.outcome`)."""
         dealer = self.dealer
         if hand.surrendered:
-            # Late surrender without a peek: a dealer blackjack takes the whole bet.
-            return _LOSS if dealer.is_blackjack else _SURRENDERED
-        if hand._hard > 21:
-            return _BUST
-        ties = rules.ties
-        player_bj = hand.is_blackjack
-        dealer_bj = dealer.is_blackjack
-        if player_bj and dealer_bj:
-            return _LOSS if ties is TieRule.DEALER_WINS else _PUSH
-        if player_bj and (rules.natural_beats_21 or dealer.total != 21 or dealer.bust):
-            return _BLACKJACK
-        if dealer_bj and rules.dealer_natural_beats_21:
-            return _LOSS
-        if dealer.bust:
-            return _WIN
-        total, dealer_total = hand.total, dealer.total
-        if total > dealer_total:
-            return _BLACKJACK if player_bj else _WIN
-        if total < dealer_total:
-            return _LOSS
-        return _PUSH if ties is TieRule.PUSH else _LOSS
+            # Late surrender without a peek: settled against the dealer's hand.
+            return surrender_outcome(dealer.is_blackjack)
+        return outcome(
+            self.rules,
+            category(hand.total, hand.is_blackjack),
+            category(dealer.total, dealer.is_blackjack),
+        )
 
     def _settle_highest(self, unsettled: list[tuple[Seat, int, Hand]]) -> None:
         """``Settlement.HIGHEST_HAND``: only the best hands at the table can win."""
@@ -1015,20 +895,15 @@ class Table:
             else:
                 self._pay(seat, i, Outcome.LOSS)
 
-    def _pay(self, seat: Seat, hand_i: int, outcome: Outcome) -> None:
+    def _pay(self, seat: Seat, hand_i: int, result: Outcome) -> None:
         """Settle one hand: the one place chips move at the end of a hand."""
         hand = seat.hands[hand_i]
         bet = hand.bet
-        if outcome is _WIN or outcome is _EVEN_MONEY:
-            net: Chips = bet
-        elif outcome is _BLACKJACK:
-            net = _chips(self.rules.blackjack_payout * bet)
-        elif outcome is _PUSH:
-            net = 0
-        elif outcome is _SURRENDERED:
-            net = _chips(-Fraction(bet) * _HALF)
+        factor = payout(self.rules, result)
+        if type(factor) is int and type(bet) is int:
+            net: Chips = factor * bet
         else:
-            net = -bet
+            net = _chips(factor * bet)
         if type(net) is int and type(bet) is int and type(seat.net) is int:
             if seat.bankroll is not None:
                 seat.bankroll = _chips(seat.bankroll + bet + net)
@@ -1040,9 +915,9 @@ class Table:
             self.house = _chips(self.house - net)
         hand.settled = True
         hand.done = True
-        seat.results.append(_record(HandResult, (hand_i, outcome, bet, net)))
+        seat.results.append(_record(HandResult, (hand_i, result, bet, net)))
         self.events.append(
-            _record(Event, (_SETTLE, seat.index, hand_i, None, None, net, outcome))
+            _record(Event, (_SETTLE, seat.index, hand_i, None, None, net, result))
         )
 
     # =============================================================== helpers

@@ -33,6 +33,7 @@ import numpy as np
 from gymnasium.error import ResetNeeded
 from mypy_extensions import mypyc_attr
 
+from blackjack_env.engine import play
 from blackjack_env.engine.cards import Card, parse_card, parse_cards
 from blackjack_env.engine.hand import Hand, score
 from blackjack_env.engine.table import Action, HandResult, Phase, Table
@@ -122,18 +123,18 @@ def unseen_by_rank(table: Table) -> list[int]:
     dealer's hole card while it is face down. For an infinite deck, one deck's
     proportions (4 of each rank)."""
     counts = table.shoe.remaining_by_rank()
-    dealer = table.dealer.cards
-    if len(dealer) > 1 and not table.hole_revealed and table.shoe.decks is not None:
-        counts[dealer[1].rank - 1] += 1
-    return counts
+    if table.shoe.decks is None:
+        return counts
+    return play.unseen_by_rank(
+        counts, play.hidden_hole_rank(table.dealer.cards, table.hole_revealed)
+    )
 
 
 def hi_lo_true_count(table: Table) -> float:
     """Hi-Lo true count of the cards the learner has seen since the last shuffle:
     the running count divided by the decks not yet seen (0 for an infinite deck).
 
-    A full shoe's tags add to 0, so the running count of the seen cards is minus the
-    tag sum of the unseen ones: (unseen tens and aces) - (unseen 2-6).
+    The running count comes from the unseen cards (``engine.play.hi_lo_running_count``).
     """
     if table.shoe.decks is None:
         return 0.0
@@ -143,8 +144,7 @@ def hi_lo_true_count(table: Table) -> float:
         remaining += n
     if remaining == 0:
         return 0.0
-    running = u[0] + u[9] + u[10] + u[11] + u[12] - u[1] - u[2] - u[3] - u[4] - u[5]
-    return running * 52.0 / remaining
+    return play.hi_lo_running_count(u) * 52.0 / remaining
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)

@@ -29,6 +29,7 @@ from gymnasium import spaces
 
 from blackjack_env.engine.cards import Rank
 from blackjack_env.engine.hand import Hand
+from blackjack_env.engine.play import HI_LO_TAGS
 from blackjack_env.engine.rules import DoubleRule, Rules, Surrender
 from blackjack_env.engine.table import Action, Phase, Table
 from blackjack_env.envs.core import (
@@ -63,8 +64,8 @@ COUNT_HIGH = 255
 COUNT_CLIP = 20.0
 #: Bound of the dict mode's chip fields (bet, bankroll) in base bets.
 CHIP_BOUND = 1e9
-#: Hi-Lo tags by rank, ace to king: 2-6 count +1, 7-9 count 0, tens and aces -1.
-HI_LO: tuple[int, ...] = (-1, 1, 1, 1, 1, 1, 0, 0, 0, -1, -1, -1, -1)
+#: Hi-Lo tags by rank, ace to king (``engine.play.HI_LO_TAGS``).
+HI_LO: tuple[int, ...] = HI_LO_TAGS
 
 
 class ObsMode(str, Enum):

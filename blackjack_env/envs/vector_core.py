@@ -10,7 +10,10 @@ imports gymnasium; :mod:`blackjack_env.envs.vector` wraps it as a
 
 Semantics are those of :class:`~blackjack_env.engine.table.Table` for a single
 seat with a fixed bet and unlimited credit (the parity tests replay stacked
-rounds through both and compare every reward):
+rounds through both and compare every reward). No rule is decided here: legal
+actions, the pre-peek question, the peek, splits, the dealer's drawing rule,
+outcomes and payouts are read from lookup tables that :mod:`blackjack_env.engine.play`
+builds from its functions, and totals use its array forms. The round:
 
 * deal order: player, dealer upcard, player, dealer hole card (none under
   ``HoleCard.NONE``); a split hand receives its second card when play reaches it;
@@ -62,20 +65,20 @@ from enum import IntEnum
 
 import numpy as np
 
+from blackjack_env.analysis.dealer import final_distribution
+from blackjack_env.engine import play
 from blackjack_env.engine.cards import ALL_CARDS, Card, parse_cards
+from blackjack_env.engine.play import Action, Outcome, array_soft, array_total
 from blackjack_env.engine.rules import (
-    DoubleRule,
     HoleCard,
     Rules,
     Settlement,
     SplitBet,
     SplitBy,
     Surrender,
-    TieRule,
 )
-from blackjack_env.engine.table import Action, Outcome
 
-__all__ = ["OUTCOMES", "BatchPhase", "TableBatch"]
+__all__ = ["OUTCOME_CODES", "BatchPhase", "TableBatch"]
 
 
 class BatchPhase(IntEnum):
@@ -86,21 +89,16 @@ class BatchPhase(IntEnum):
     OVER = 2
 
 
-#: Outcome codes used in :attr:`TableBatch.outcome` (index -> engine Outcome; -1 = unsettled).
-OUTCOMES: tuple[Outcome, ...] = (
-    Outcome.WIN,
-    Outcome.BLACKJACK,
-    Outcome.PUSH,
-    Outcome.LOSS,
-    Outcome.BUST,
-    Outcome.SURRENDER,
-    Outcome.EVEN_MONEY,
-)
-_WIN, _BJ, _PUSH, _LOSS, _BUST, _SURR, _EVEN = range(7)
+#: Outcome codes used in :attr:`TableBatch.outcome` (index -> engine Outcome, the enum's
+#: order, as in :func:`~blackjack_env.engine.play.outcome_table`; -1 = unsettled).
+OUTCOME_CODES: tuple[Outcome, ...] = tuple(Outcome)
+_WIN, _BJ, _PUSH, _LOSS, _BUST, _SURR, _EVEN = (OUTCOME_CODES.index(o) for o in Outcome)
 _DECIDE, _INSURE_PHASE, _OVER = int(BatchPhase.DECIDE), int(BatchPhase.INSURE), int(BatchPhase.OVER)
-_HI_LO = np.array([-1, 1, 1, 1, 1, 1, 0, 0, 0, -1, -1, -1, -1], dtype=np.int64)
+_HI_LO = np.array(play.HI_LO_TAGS, dtype=np.int64)
 
 _STAND = int(Action.STAND)
+#: The legal-mask row of a table whose round is over (only STAND: it reports the result).
+_STAND_ONLY = np.arange(7) == int(Action.STAND)
 _HIT = int(Action.HIT)
 _DOUBLE = int(Action.DOUBLE)
 _SPLIT = int(Action.SPLIT)
@@ -137,7 +135,7 @@ class TableBatch:
     ``hard`` (hand total with aces as 1), ``ace`` (holds an ace), ``ncards``,
     ``r0``/``r1`` (rank index 0..12 of the first two cards), ``stake``
     (chips on the hand), ``doubled``, ``surrendered``, ``settled``, ``outcome``
-    (index into :data:`OUTCOMES`, -1 unsettled), ``net`` (chips won, + or -),
+    (index into :data:`OUTCOME_CODES`, -1 unsettled), ``net`` (chips won, + or -),
     ``insurance`` (chips staked on insurance), ``d_hard``/``d_ace``/``d_n``
     (dealer), ``up`` / ``hole`` (dealer card ids; ``hole`` -1 when there is
     none yet), ``hole_revealed``, ``peek_possible``, ``counts`` (undealt cards
@@ -189,23 +187,41 @@ class TableBatch:
         self._values = np.array(rules.card_values, dtype=np.int64)  # by rank index
         self._rank_of_id = np.array([c.rank - 1 for c in ALL_CARDS], dtype=np.int64)
         self._value_of_id = self._values.take(self._rank_of_id)
-        self._payout = float(rules.blackjack_payout)
-        factors = np.array([1.0, self._payout, 0.0, -1.0, -1.0, -0.5, 1.0])
-        self._factor = factors
-        self._h17 = rules.dealer_hits_soft_17
+        # the rules of play, as lookup tables built from engine/play's functions
+        self._factor = play.payout_factors(rules)  # net per chip, by outcome code
+        self._outcome_table = play.outcome_table(rules)  # (player, dealer) categories
+        self._dealer_hits = play.dealer_draw_table(rules)  # entry 2 * hard + ace
+        self._peek_by_rank = play.peek_by_rank(rules)  # by upcard rank index
+        # legal decisions, one row per key (legal_mask): play_action_table's rows, then
+        # the row of a round that is over (STAND only: the step reports the result),
+        # then pre_peek_action_table's rows; each row packed into one uint64 (8 bools)
+        pre_peek = play.pre_peek_action_table(rules, self.ask_insurance, NUM_CORE_ACTIONS)
+        rows = np.concatenate(
+            [play.play_action_table(rules, NUM_CORE_ACTIONS), _STAND_ONLY[None, :], pre_peek]
+        )
+        packed = np.zeros((rows.shape[0], 8), dtype=bool)
+        packed[:, :NUM_CORE_ACTIONS] = rows
+        self._legal_rows = packed.view(np.uint64).reshape(-1)
+        self._over_key = 13 * play.KEY_UPCARD
+        # rules where every hand in play may stand or hit and nothing else: the row of
+        # a hand of more than two cards (key 0: hard 0, no ace, upcard ace) is every row
+        self._stand_hit_only = play.stand_hit_only(rules)
+        self._stand_hit_key = 0
+        self._pre_peek_key = self._over_key + 1  # + 2 * upcard rank index + natural
+        self._asks_pre_peek = pre_peek.sum(axis=1) > 1  # more than DECLINE
+        # split_allowed at 18 * pair + 2 * hands + split aces
+        self._split_ok = play.split_allowed_table(rules).reshape(-1)
+        # (the bet is fixed: a hand's stake at a split decision is the bet)
+        self._splits = play.split_stake_ok(rules, self.bet, True) and bool(
+            play.split_allowed_table(rules)[:, 1:].any()
+        )
+        self._split_done = play.split_done_table(rules)
+        self._surrender_at_once = play.surrender_settles_at_once(rules)
         self._peek = rules.hole_card is HoleCard.PEEK
         self._no_hole = rules.hole_card is HoleCard.NONE
         self._auto21 = rules.auto_stand_21
         self._naturals_paid_at_peek = (
             rules.natural_beats_21 and rules.settlement is Settlement.DEALER
-        )
-        self._outcome_table = self._build_outcome_table()
-        # the dealer draws on (hard, holds an ace), entry 2 * hard + ace (hard <= 31)
-        hard = np.arange(64) // 2
-        soft = (np.arange(64) % 2 == 1) & (hard <= 11)
-        total = hard + 10 * soft
-        self._dealer_hits = (
-            (total < 17) | ((total == 17) & soft) if self._h17 else total < 17
         )
 
         # ----- shoe
@@ -220,7 +236,9 @@ class TableBatch:
         self._can_double_rule = rules.can_double
         # one hand per round (no split) and no pre-peek decision: whole-width step
         # a pre-peek decision (the INSURE phase) can occur
-        self._pre_peek = self._peek and (self.ask_insurance or rules.surrender is Surrender.EARLY)
+        self._pre_peek = self._peek and bool(
+            (self._asks_pre_peek.reshape(13, 2) & self._peek_by_rank[:, None]).any()
+        )
         self._one_hand = h == 1 and not self._pre_peek
         self._pool_pos = 0
         if self.infinite:
@@ -277,6 +295,7 @@ class TableBatch:
         self.d_ace = np.zeros(n, dtype=bool)
         self.d_n = np.zeros(n, dtype=np.int64)
         self.up = np.zeros(n, dtype=np.int64)
+        self._up_key = np.zeros(n, dtype=np.int64)  # KEY_UPCARD * upcard rank index
         self.hole = np.full(n, -1, dtype=np.int64)
         self.hole_revealed = np.zeros(n, dtype=bool)
         self.peek_possible = np.zeros(n, dtype=bool)
@@ -608,7 +627,7 @@ class TableBatch:
         vk = self._value_of_id.take(ids)
         r1, ru, r2 = rk[0], rk[1], rk[2]
         up_value = vk[1]
-        up_ace = ru == 0
+        up_ace = ru == 0  # (by rank: custom values may give another card the value 1)
         self._r0[idx] = r1
         self._r1[idx] = r2
         hard = vk[0] + vk[2]
@@ -626,6 +645,7 @@ class TableBatch:
             if not self._no_hole:
                 self.dealer_ranks[idx, rk[3]] += 1
         self.up[idx] = ids[1]
+        self._up_key[idx] = play.KEY_UPCARD * ru
         if self._no_hole:
             self.d_hard[idx] = up_value
             self.d_ace[idx] = up_ace
@@ -649,13 +669,12 @@ class TableBatch:
                 self._done[idx[bj]] = True
         # a blackjack needs an ace and a ten-value card: peek under either (the ace by
         # rank, since custom values may give a non-ace the value 1)
-        peek_possible = self._peek & (up_ace | (up_value == 10))
+        peek_possible = self._peek_by_rank.take(ru)
         self.peek_possible[idx] = peek_possible
         self.phase[idx] = _DECIDE
         if self._peek:
             decide = peek_possible & ~self._settled[idx]
-            early = rules.surrender is Surrender.EARLY
-            ask = decide & ((self.ask_insurance & (ru == 0)) | (early & ~bj))
+            ask = decide & self._asks_pre_peek.take(2 * ru + bj)
             if ask.any():
                 self.phase[idx[ask]] = _INSURE_PHASE
                 idx = idx[~ask]
@@ -736,78 +755,75 @@ class TableBatch:
         return bj
 
     def _total(self, f: np.ndarray) -> np.ndarray:
-        hard = self._hard[f]
-        return hard + 10 * (self._ace[f] & (hard <= 11))
+        return array_total(self._hard[f], self._ace[f])
 
     # ---------------------------------------------------------- legality
     def legal_mask(self) -> np.ndarray:
         """``(N, 7)`` bool: the legal decisions at every table (``Action`` codes).
 
-        A table in ``OVER`` has only ``STAND`` legal (its step just reports the result).
+        Rows of :func:`~blackjack_env.engine.play.play_action_table` (a hand in play)
+        and :func:`~blackjack_env.engine.play.pre_peek_action_table` (the pre-peek
+        question). A table in ``OVER`` has only ``STAND`` legal (its step just
+        reports the result).
         """
-        n = self.num_tables
-        mask = np.zeros((n, NUM_CORE_ACTIONS), dtype=bool)
         phase = self.phase
         decide = phase == _DECIDE
-        mask[:, _STAND] = phase != _INSURE_PHASE
-        t = self._arange
-        nh = self.nhands
-        rules = self.rules
-        if self.max_hands == 1:
-            f = t
-            mask[:, _HIT] = decide
-            if rules.can_double or rules.surrender is not Surrender.NONE:
-                two = decide & (self._ncards == 2)
+        if self._stand_hit_only:  # every hand in play: STAND and HIT (play.stand_hit_only)
+            key = np.where(decide, self._stand_hit_key, self._over_key)
+        elif self.max_hands == 1:
+            hard, ace, nc = self.hard[0], self.ace[0], self.ncards[0]
+            key = 2 * hard
+            key += ace
         else:
-            f = np.where(decide, self.cur, 0) * n + t
-            nc = self._ncards[f]
-            split_aces = (nh > 1) & (self._r0[f] == 0)
-            no_hit = split_aces & (not rules.hit_split_aces)
-            can_split = self._can_split(f, nh, split_aces)
-            two = decide & (nc == 2) & ~no_hit
-            mask[:, _HIT] = decide & ~no_hit
-            mask[:, _SPLIT] = decide & can_split
-        if rules.can_double:
-            ok = two & ~self._doubled[f]
-            if not rules.double_after_split:
-                ok &= nh == 1
-            if rules.double is not DoubleRule.ANY_TWO:
-                hard = self._hard[f]
-                soft = self._ace[f] & (hard <= 11)
-                total = hard + 10 * soft
-                low = 9 if rules.double is DoubleRule.NINE_TO_ELEVEN else 10
-                ok &= ~soft & (total >= low) & (total <= 11)
-            mask[:, _DOUBLE] = ok
-        if rules.surrender is not Surrender.NONE:
-            ok = two & (nh == 1)
-            if rules.surrender is Surrender.EARLY:
-                ok &= ~self.peek_possible
-            mask[:, _SURRENDER] = ok
-        ins = phase == _INSURE_PHASE
-        if ins.any():
-            mask[ins, _DECLINE] = True
-            up_ace = self._rank_of_id.take(self.up) == 0
-            if self.ask_insurance:
-                mask[:, _INSURE] = ins & up_ace
-            if rules.surrender is Surrender.EARLY:
-                mask[:, _SURRENDER] |= ins & ~self._is_bj(t, t)
-        return mask
+            nh = self.nhands
+            f = np.where(decide, self.cur, 0) * self.num_tables + self._arange
+            hard, ace, nc = self._hard[f], self._ace[f], self._ncards[f]
+            r0 = self._r0[f]
+            key = 2 * hard
+            key += ace
+            split = (nh > 1).nonzero()[0]  # (few: the seat's hands all come from a split)
+            if split.size:
+                key[split] += play.KEY_FROM_SPLIT + play.KEY_SPLIT_ACES * (r0[split] == 0)
+            if self._splits:  # pairs (few) that may be split
+                r1 = self._r1[f]
+                if self.rules.split_by is SplitBy.VALUE:
+                    maybe = self._values.take(r0) == self._values.take(r1)
+                else:
+                    maybe = r0 == r1
+                maybe &= nc == 2
+                c = maybe.nonzero()[0]
+                if c.size:
+                    aces = (nh[c] > 1) & (r0[c] == 0)
+                    key[c] += play.KEY_CAN_SPLIT * self._can_split(f[c], nh[c], aces)
+        # two cards: KEY_TWO_CARDS (a doubled hand never decides: its row is never read)
+        if not self._stand_hit_only:
+            key += play.KEY_TWO_CARDS * (nc == 2)
+            key += self._up_key
+            if not decide.all():
+                np.putmask(key, ~decide, self._over_key)
+        if not decide.all():
+            ins = (phase == _INSURE_PHASE).nonzero()[0]
+            if ins.size:
+                up = self._up_key[ins] // play.KEY_UPCARD
+                key[ins] = self._pre_peek_key + 2 * up + self._is_bj(ins, ins)
+        rows = self._legal_rows.take(key)
+        return rows.view(np.bool_).reshape(-1, 8)[:, :NUM_CORE_ACTIONS]
 
     def _can_split(self, f: np.ndarray, nh: np.ndarray, split_aces: np.ndarray) -> np.ndarray:
-        rules = self.rules
-        if not rules.can_split:
+        """``engine.play.split_allowed`` (from its table) and ``split_stake_ok`` for hands
+        ``f`` (flat) of tables holding ``nh`` hands."""
+        if not self._splits:
             return np.zeros(nh.shape, dtype=bool)
-        ok = (nh < rules.max_split_hands) & (self._ncards[f] == 2)
         r0, r1 = self._r0[f], self._r1[f]
-        if rules.split_by is SplitBy.VALUE:
-            ok &= self._values.take(r0) == self._values.take(r1)
+        if self.rules.split_by is SplitBy.VALUE:
+            pair = self._values.take(r0) == self._values.take(r1)
         else:
-            ok &= r0 == r1
-        if not rules.resplit_aces:
-            ok &= ~split_aces
-        if rules.split_bet is SplitBet.HALVE:
-            ok &= self._stake[f] >= 2
-        return ok
+            pair = r0 == r1
+        pair &= self._ncards[f] == 2
+        key = 18 * pair
+        key += 2 * nh
+        key += split_aces
+        return self._split_ok.take(key)
 
     # ================================================================ step
     def step(
@@ -888,14 +904,14 @@ class TableBatch:
                 self.settled[0] |= bust
                 done |= bust
             if self._auto21:
-                done |= hit & ~bust & (hard + 10 * (ace & (hard <= 11)) == 21)
+                done |= hit & ~bust & (array_total(hard, ace) == 21)
         done |= dec & (actions == _STAND)
         if self.rules.surrender is not Surrender.NONE:
             surr = dec & (actions == _SURRENDER)
             if surr.any():
                 self.surrendered[0] |= surr
                 done |= surr
-                if self.rules.surrender is Surrender.EARLY or self._peek:
+                if self._surrender_at_once:
                     self._pay(surr.nonzero()[0], _SURR)
         finished = (dec & done).nonzero()[0]
         if finished.size:
@@ -960,7 +976,7 @@ class TableBatch:
             if bust.any():
                 self._pay(fh[bust], _BUST)
             if self._auto21:
-                twenty_one = ~bust & (hard + 10 * (self._ace[fh] & (hard <= 11)) == 21)
+                twenty_one = ~bust & (array_total(hard, self._ace[fh]) == 21)
                 self._done[fh[twenty_one]] = True
         stand = (actions == _STAND).nonzero()[0]
         if stand.size:
@@ -970,7 +986,7 @@ class TableBatch:
             fs = f[surr]
             self._surrendered[fs] = True
             self._done[fs] = True
-            if self.rules.surrender is Surrender.EARLY or self._peek:
+            if self._surrender_at_once:
                 self._pay(fs, _SURR)
         split = (actions == _SPLIT).nonzero()[0]
         if split.size:
@@ -1036,19 +1052,13 @@ class TableBatch:
 
     def _check_two_card(self, f: np.ndarray, t: np.ndarray) -> None:
         """A split hand just got its second card: finish it if it has no decision."""
-        rules = self.rules
         nh = self.nhands[t]
         split_aces = (nh > 1) & (self._r0[f] == 0)
-        total21 = self._total(f) == 21
-        bj = self._is_bj(f, t)
-        if rules.hit_split_aces:
-            aces_done = np.zeros(t.size, dtype=bool)
-            aces_branch = aces_done
-        else:
-            aces_branch = split_aces
-            aces_done = split_aces & ~self._can_split(f, nh, split_aces)
-        other = ~aces_branch & ((bj & rules.natural_ends_hand) | (total21 & self._auto21))
-        finish = aces_done | other
+        key = 8 * split_aces
+        key += 4 * self._can_split(f, nh, split_aces)
+        key += 2 * self._is_bj(f, t)
+        key += self._total(f) == 21
+        finish = self._split_done.take(key)  # engine.play.split_hand_done
         if finish.any():
             self._done[f[finish]] = True
 
@@ -1157,34 +1167,12 @@ class TableBatch:
 
     def _dealer_cdf(self) -> np.ndarray:
         """Infinite deck: ``cdf[hard, ace, k]`` = P(the dealer ends on category <= k)
-        from a hand of two or more cards (categories: 17, 18, 19, 20, 21, bust), by
-        exact recursion over the 13 equally likely ranks and the rules (H17/S17,
-        card values)."""
-        values = self._values
-        h17 = self._h17
-        memo: dict[tuple[int, bool], np.ndarray] = {}
-
-        def final(hard: int, ace: bool) -> np.ndarray:
-            key = (hard, ace)
-            if key in memo:
-                return memo[key]
-            out = np.zeros(6)
-            soft = ace and hard <= 11
-            total = hard + 10 if soft else hard
-            if hard > 21:
-                out[5] = 1.0
-            elif total > 17 or (total == 17 and not (soft and h17)):
-                out[total - 17] = 1.0
-            else:
-                for r in range(13):
-                    out += final(hard + int(values[r]), ace or r == 0) / 13.0
-            memo[key] = out
-            return out
-
+        from a hand of two or more cards (categories: 17, 18, 19, 20, 21, bust), from
+        the exact analysis (:func:`~blackjack_env.analysis.dealer.final_distribution`)."""
         cdf = np.ones((32, 2, 6))
         for hard in range(2, 32):
             for ace in (False, True):
-                cdf[hard, int(ace)] = np.cumsum(final(hard, ace))
+                cdf[hard, int(ace)] = np.cumsum(final_distribution(self.rules, hard, ace)[:6])
         cdf[..., -1] = 1.0  # exact top, whatever the rounding
         return cdf
 
@@ -1197,10 +1185,7 @@ class TableBatch:
             self._cdf = self._dealer_cdf()
         hard = self.d_hard[idx]
         ace = self.d_ace[idx]
-        soft = ace & (hard <= 11)
-        total = hard + 10 * soft
-        need = (total < 17) | ((total == 17) & soft) if self._h17 else total < 17
-        sel = need.nonzero()[0]
+        sel = self._dealer_hits.take(hard * 2 + ace).nonzero()[0]
         if not sel.size:
             return
         idx = idx[sel]
@@ -1263,57 +1248,20 @@ class TableBatch:
         Looked up in :meth:`_outcome_table` by the two hands' categories."""
         hard = self._hard[f]
         ace = self._ace[f]
-        total = hard + 10 * (ace & (hard <= 11))
         pbj = (self._ncards[f] == 2) & ace & (hard == 11)  # as _is_bj
         if self.max_hands > 1 and not self.rules.blackjack_after_split:
             pbj &= self.nhands[t] == 1
         d_hard = self.d_hard[t]
         d_ace = self.d_ace[t]
-        d_total = d_hard + 10 * (d_ace & (d_hard <= 11))
         dbj = (self.d_n[t] == 2) & d_ace & (d_hard == 11)  # as _dealer_bj
-        key = np.minimum(total, 22) + 2 * pbj
-        key *= 24
-        key += np.minimum(d_total, 22)
-        key += 2 * dbj
+        key = play.array_category(array_total(hard, ace), pbj)
+        key *= play.NUM_CATEGORIES
+        key += play.array_category(array_total(d_hard, d_ace), dbj)
         out = self._outcome_table.take(key)
         surr = self._surrendered[f]
         if surr.any():
             out = np.where(surr, np.where(dbj, _LOSS, _SURR), out)
         return out
-
-    def _outcome_rules(
-        self,
-        total: np.ndarray,
-        d_total: np.ndarray,
-        pbj: np.ndarray,
-        dbj: np.ndarray,
-        bust: np.ndarray,
-        d_bust: np.ndarray,
-    ) -> np.ndarray:
-        """Outcome code of a standing (unsurrendered) hand from the two hands' totals,
-        naturals and busts, by the rules (as Table._compare)."""
-        rules = self.rules
-        ties = rules.ties
-        # the last matching rule decides: written from the lowest priority up
-        out = np.where(total > d_total, np.where(pbj, _BJ, _WIN), _LOSS)
-        out = np.where(total == d_total, _PUSH if ties is TieRule.PUSH else _LOSS, out)
-        out = np.where(d_bust, _WIN, out)
-        if rules.dealer_natural_beats_21:
-            out = np.where(dbj, _LOSS, out)
-        out = np.where(pbj & (rules.natural_beats_21 | (d_total != 21) | d_bust), _BJ, out)
-        out = np.where(pbj & dbj, _LOSS if ties is TieRule.DEALER_WINS else _PUSH, out)
-        return np.where(bust, _BUST, out)
-
-    def _build_outcome_table(self) -> np.ndarray:
-        """:meth:`_outcome_rules` for every pair of hand categories, flat: entry
-        ``24 * player + dealer``, a category being the total (0..21), 22 for a bust
-        (which total does not matter) or 23 for a natural (a two-card 21)."""
-        cat = np.arange(24)
-        total = np.where(cat == 23, 21, cat)  # a bust counts as 22
-        p, d = np.meshgrid(cat, cat, indexing="ij")
-        pt, dt = np.meshgrid(total, total, indexing="ij")
-        table = self._outcome_rules(pt, dt, p == 23, d == 23, p == 22, d == 22)
-        return table.reshape(-1).astype(np.int64)
 
     def _settle_highest(self, idx: np.ndarray) -> None:
         """``Settlement.HIGHEST_HAND`` for one seat's hands: only the best can win."""
@@ -1329,7 +1277,7 @@ class TableBatch:
         f, t, hard = f[live], t[live], hard[live]
         if not f.size:
             return
-        total = hard + 10 * (self._ace[f] & (hard <= 11))
+        total = array_total(hard, self._ace[f])
         top = np.full(self.num_tables, -1, dtype=np.int64)
         np.maximum.at(top, t, total)
         # a hand holding the table's highest total (every live hand when the dealer
@@ -1360,9 +1308,8 @@ class TableBatch:
         h = np.minimum(self.cur, self.nhands - 1)
         h = np.maximum(h, 0)
         fi = (h, self._arange)
-        hard = self.hard[fi]
-        soft = self.ace[fi] & (hard <= 11)
-        return hard + 10 * soft, soft, self.ncards[fi]
+        hard, ace = self.hard[fi], self.ace[fi]
+        return array_total(hard, ace), array_soft(hard, ace), self.ncards[fi]
 
     def dealer_up_value(self) -> np.ndarray:
         """Point value of each dealer upcard (ace = 1)."""

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from blackjack_env.engine import ALL_CARDS, Action, Phase, Rules, Table, preset
-from blackjack_env.envs.vector_core import OUTCOMES, BatchPhase, TableBatch
+from blackjack_env.envs.vector_core import OUTCOME_CODES, BatchPhase, TableBatch
 
 RULESETS: dict[str, Rules] = {
     "vegas-strip": preset("vegas-strip"),
@@ -166,7 +166,7 @@ def _play(name: str, rules: Rules, rounds: int, seed: int, track: bool = False) 
             assert reward[t] == float(table.seats[0].net / bet), (name, t, table)
             engine_out = {r.hand: r.outcome for r in table.seats[0].results}
             ours = {
-                h: OUTCOMES[batch.outcome[h, t]]
+                h: OUTCOME_CODES[batch.outcome[h, t]]
                 for h in range(int(batch.nhands[t]))
                 if batch.outcome[h, t] >= 0
             }

@@ -1,0 +1,582 @@
+"""The rules of play: every rule decision of a round, made here and only here.
+
+Each decision is a plain function of a :class:`~blackjack_env.engine.rules.Rules`
+and a few small values (a total, a flag, a category), so the table, the batched
+core, the exact analysis, the strategies and the agents all ask the same
+function and cannot disagree:
+
+* a hand's total: :func:`score` (scalar) and :func:`array_total` /
+  :func:`array_soft` (numpy arrays, the same arithmetic element-wise);
+* whether the dealer peeks: :func:`dealer_peeks`; the dealer's drawing rule:
+  :func:`dealer_draws`;
+* legal actions: :func:`play_actions` for a hand in play (built on
+  :func:`hit_allowed`, :func:`double_allowed`, :func:`split_allowed` and
+  :func:`surrender_allowed`), :func:`pre_peek_actions` for the question asked
+  before the peek, :func:`split_hand_done` for a split hand that just got its
+  second card;
+* the result of a hand: :func:`category` of each hand, :func:`outcome` of a
+  (player, dealer) pair of categories, :func:`surrender_outcome`,
+  :func:`surrender_settles_at_once`, and :func:`payout` (net chips per chip
+  staked for each :class:`Outcome`);
+* card counting: :data:`HI_LO_TAGS`, :func:`hi_lo_tag`, :func:`unseen_by_rank`
+  (the cards a player has not seen, with :func:`hidden_hole_rank`) and
+  :func:`hi_lo_running_count`.
+
+Batched code does not re-derive these: it reads lookup tables *built from these
+functions* when it starts (:func:`play_action_table`, :func:`pre_peek_action_table`,
+:func:`split_allowed_table`, :func:`split_done_table`, :func:`outcome_table`,
+:func:`payout_factors`, :func:`dealer_draw_table`, :func:`peek_by_rank`; each
+docstring says how the table is indexed), and the table's shortcut for rules with
+nothing but stand and hit is :func:`stand_hit_only`, read off :func:`play_actions`.
+
+Nothing here draws a card, holds state or imports from above the engine.
+"""
+
+from __future__ import annotations
+
+from enum import Enum, IntEnum
+from fractions import Fraction
+from functools import lru_cache
+from typing import Final
+
+import numpy as np
+
+from blackjack_env.engine.cards import Card
+from blackjack_env.engine.rules import (
+    DoubleRule,
+    HoleCard,
+    Rules,
+    SplitBet,
+    Surrender,
+    TieRule,
+)
+
+__all__ = [
+    "BUST_CATEGORY",
+    "HI_LO_TAGS",
+    "NATURAL_CATEGORY",
+    "NUM_CATEGORIES",
+    "Action",
+    "Outcome",
+    "array_category",
+    "array_soft",
+    "array_total",
+    "category",
+    "dealer_draw_table",
+    "dealer_draws",
+    "dealer_peeks",
+    "double_allowed",
+    "hi_lo_running_count",
+    "hi_lo_tag",
+    "hidden_hole_rank",
+    "hit_allowed",
+    "outcome",
+    "outcome_table",
+    "payout",
+    "payout_factors",
+    "peek_by_rank",
+    "play_action_table",
+    "play_actions",
+    "pre_peek_action_table",
+    "pre_peek_actions",
+    "score",
+    "split_allowed",
+    "split_allowed_table",
+    "split_done_table",
+    "split_hand_done",
+    "split_stake_ok",
+    "stand_hit_only",
+    "surrender_allowed",
+    "surrender_outcome",
+    "surrender_settles_at_once",
+    "unseen_by_rank",
+]
+
+
+class Action(IntEnum):
+    """Decisions. 0-4 are the playing actions (the env's ``Discrete(5)``);
+    ``INSURE`` (insurance, or even money on a natural) and ``DECLINE`` are
+    answers in the ``INSURANCE`` phase, where early ``SURRENDER`` is also made.
+    """
+
+    STAND = 0
+    HIT = 1
+    DOUBLE = 2
+    SPLIT = 3
+    SURRENDER = 4
+    INSURE = 5
+    DECLINE = 6
+
+
+class Outcome(Enum):
+    """How a hand ended; :func:`payout` gives its net result per chip staked.
+
+    The members' order is the outcome code used by batched code (``WIN`` = 0 ...
+    ``EVEN_MONEY`` = 6, see :func:`outcome_table`).
+    """
+
+    WIN = "win"  # +1
+    BLACKJACK = "blackjack"  # + rules.blackjack_payout
+    PUSH = "push"  # 0
+    LOSS = "loss"  # -1
+    BUST = "bust"  # -1
+    SURRENDER = "surrender"  # -1/2
+    EVEN_MONEY = "even_money"  # +1, a natural paid 1:1 against an ace
+
+
+# Members read on the hot paths, as module constants (compiled code keeps them in C
+# globals; reading them through the enum class costs several times more).
+_STAND: Final = Action.STAND
+_HIT: Final = Action.HIT
+_DOUBLE: Final = Action.DOUBLE
+_SPLIT: Final = Action.SPLIT
+_SURRENDER: Final = Action.SURRENDER
+_INSURE: Final = Action.INSURE
+_DECLINE: Final = Action.DECLINE
+_WIN: Final = Outcome.WIN
+_BLACKJACK: Final = Outcome.BLACKJACK
+_PUSH: Final = Outcome.PUSH
+_LOSS: Final = Outcome.LOSS
+_BUST: Final = Outcome.BUST
+_SURRENDERED: Final = Outcome.SURRENDER
+_EVEN_MONEY: Final = Outcome.EVEN_MONEY
+_NO_DOUBLE: Final = DoubleRule.NEVER
+_DOUBLE_ANY: Final = DoubleRule.ANY_TWO
+_DOUBLE_9_11: Final = DoubleRule.NINE_TO_ELEVEN
+_NO_SURRENDER: Final = Surrender.NONE
+_EARLY: Final = Surrender.EARLY
+_PEEK: Final = HoleCard.PEEK
+_HALVE: Final = SplitBet.HALVE
+_PUSH_TIES: Final = TieRule.PUSH
+_DEALER_WINS_TIES: Final = TieRule.DEALER_WINS
+_MINUS_HALF: Final = Fraction(-1, 2)
+
+
+# ==================================================================== totals
+def score(hard: int, has_ace: bool) -> tuple[int, bool]:
+    """``(total, soft)`` of a hand whose cards add to ``hard`` with aces as 1.
+
+    One ace counts 11 when that keeps the hand at 21 or below; the hand is then
+    *soft*. Two aces can never both count 11.
+    """
+    if has_ace and hard <= 11:
+        return hard + 10, True
+    return hard, False
+
+
+def array_soft(hard: np.ndarray, ace: np.ndarray) -> np.ndarray:
+    """:func:`score`'s ``soft`` for arrays of hard totals and ace flags (bool array)."""
+    return ace & (hard <= 11)
+
+
+def array_total(hard: np.ndarray, ace: np.ndarray) -> np.ndarray:
+    """:func:`score`'s ``total`` for arrays of hard totals and ace flags."""
+    return hard + 10 * (ace & (hard <= 11))
+
+
+# ==================================================================== dealer
+def dealer_peeks(rules: Rules, up_value: int, up_ace: bool) -> bool:
+    """The dealer checks the hole card for blackjack before anyone plays: under
+    ``HoleCard.PEEK``, with an ace (by rank: custom values may make another card
+    worth 1) or a ten-value card up."""
+    return rules.hole_card is _PEEK and (up_ace or up_value == 10)
+
+
+def dealer_draws(rules: Rules, total: int, soft: bool) -> bool:
+    """The dealer's fixed rule: draw below 17, and on a soft 17 under H17."""
+    return total < 17 or (total == 17 and soft and rules.dealer_hits_soft_17)
+
+
+# ============================================================ legal actions
+def hit_allowed(rules: Rules, split_aces: bool) -> bool:
+    """A hand may take a card (split aces only under ``hit_split_aces``)."""
+    return not split_aces or rules.hit_split_aces
+
+
+def double_allowed(rules: Rules, total: int, soft: bool, from_split: bool) -> bool:
+    """Whether the rules let a two-card hand of this total double (bankroll aside)."""
+    rule = rules.double
+    if rule is _NO_DOUBLE:
+        return False
+    if from_split and not rules.double_after_split:
+        return False
+    if rule is not _DOUBLE_ANY:
+        if soft:
+            return False
+        low = 9 if rule is _DOUBLE_9_11 else 10
+        if not low <= total <= 11:
+            return False
+    return True
+
+
+def split_allowed(rules: Rules, *, pair: bool, hands: int, split_aces: bool) -> bool:
+    """Whether the rules let a pair be split when the seat holds ``hands`` hands
+    (bankroll and :func:`split_stake_ok` aside)."""
+    return (
+        pair and hands < rules.max_split_hands and not (split_aces and not rules.resplit_aces)
+    )
+
+
+def split_stake_ok(rules: Rules, bet: int | Fraction, bankroll_covers: bool) -> bool:
+    """The stake allows a split: a halved bet needs at least one chip per hand
+    (``SplitBet.HALVE``), a matched bet needs the bankroll to cover it."""
+    if rules.split_bet is _HALVE:
+        return bet >= 2
+    return bankroll_covers
+
+
+def surrender_allowed(
+    rules: Rules, *, hands: int, up_value: int, up_ace: bool, pre_peek: bool
+) -> bool:
+    """Surrender of a hand holding its first two cards (natural aside): offered by the
+    rules, the seat has not split, and it is the right moment. ``pre_peek``: the
+    question asked before the dealer's peek, where only an early surrender is made;
+    otherwise the hand is in play, where a late surrender is made, and an early one
+    too when the dealer did not peek (it was asked before the peek otherwise)."""
+    surrender = rules.surrender
+    if surrender is _NO_SURRENDER or hands != 1:
+        return False
+    if pre_peek:
+        return surrender is _EARLY
+    return surrender is not _EARLY or not dealer_peeks(rules, up_value, up_ace)
+
+
+def play_actions(
+    rules: Rules,
+    *,
+    two_cards: bool,
+    total: int,
+    soft: bool,
+    can_split: bool,
+    split_aces: bool,
+    from_split: bool,
+    hands: int,
+    up_value: int,
+    up_ace: bool,
+    afford_double: bool = True,
+) -> tuple[Action, ...]:
+    """The legal playing actions of a hand: the one definition of these rules.
+
+    :class:`~blackjack_env.engine.table.Table` calls it for the hand to act, the
+    exact analysis for every state it enumerates, and the batched core reads
+    :func:`play_action_table`, built from it. ``two_cards``: the hand holds its
+    first two cards (and has not doubled); ``can_split``: a split is allowed
+    (see :func:`split_allowed`, plus the stake); ``hands``: hands the seat holds;
+    ``up_value`` / ``up_ace``: the dealer's upcard (its point value, and whether it
+    is an ace); ``afford_double``: the bankroll covers a double.
+    """
+    if not hit_allowed(rules, split_aces):
+        return _STAND_SPLIT if can_split else _STAND_ONLY
+    if not two_cards:
+        return _STAND_HIT
+    # STAND and HIT, plus whichever of DOUBLE (1), SPLIT (2), SURRENDER (4) apply
+    extra = 0
+    if afford_double and double_allowed(rules, total, soft, from_split):
+        extra = 1
+    if can_split:
+        extra += 2
+    if surrender_allowed(rules, hands=hands, up_value=up_value, up_ace=up_ace, pre_peek=False):
+        extra += 4
+    return _TWO_CARD_ACTIONS[extra]
+
+
+def pre_peek_actions(
+    rules: Rules, *, up_value: int, up_ace: bool, natural: bool, insurance: bool
+) -> tuple[Action, ...]:
+    """The answers to the question asked before the dealer's peek (see
+    :func:`dealer_peeks`): ``DECLINE``; ``INSURE`` (insurance, or even money on a
+    natural) with an ace up when the rules offer insurance and ``insurance`` (the
+    player is asked and can stake half the bet); early ``SURRENDER``, not on a
+    natural. In ``Action`` order; ``(DECLINE,)`` alone means nothing is asked."""
+    offer_insurance = insurance and rules.insurance and up_ace
+    surrender = not natural and surrender_allowed(
+        rules, hands=1, up_value=up_value, up_ace=up_ace, pre_peek=True
+    )
+    return _PRE_PEEK_ACTIONS[offer_insurance + 2 * surrender]
+
+
+def split_hand_done(
+    rules: Rules, *, split_aces: bool, can_split: bool, natural: bool, total: int
+) -> bool:
+    """A split hand that just received its second card needs no decision: split aces
+    that may not be hit (unless they can be split again), a natural that ends the
+    hand, or a 21 under ``auto_stand_21``."""
+    if not hit_allowed(rules, split_aces):
+        return not can_split
+    return (natural and rules.natural_ends_hand) or (rules.auto_stand_21 and total == 21)
+
+
+_STAND_ONLY: Final = (Action.STAND,)
+_STAND_SPLIT: Final = (Action.STAND, Action.SPLIT)
+_STAND_HIT: Final = (Action.STAND, Action.HIT)
+#: play_actions' results for a two-card hand, shared tuples indexed by
+#: DOUBLE (1) + SPLIT (2) + SURRENDER (4) allowed.
+_EXTRA_ACTIONS = ((1, Action.DOUBLE), (2, Action.SPLIT), (4, Action.SURRENDER))
+_TWO_CARD_ACTIONS: tuple[tuple[Action, ...], ...] = tuple(
+    _STAND_HIT + tuple(a for bit, a in _EXTRA_ACTIONS if extra & bit) for extra in range(8)
+)
+#: pre_peek_actions' results indexed by INSURE (1) + SURRENDER (2) offered.
+_PRE_PEEK_ACTIONS: tuple[tuple[Action, ...], ...] = tuple(
+    tuple(sorted([Action.DECLINE] + [Action.INSURE] * (k & 1) + [Action.SURRENDER] * (k >> 1)))
+    for k in range(4)
+)
+
+
+# ================================================================ settlement
+#: Hand categories for :func:`outcome`: a total 0..21, a bust, or a natural.
+BUST_CATEGORY: Final = 22
+NATURAL_CATEGORY: Final = 23
+NUM_CATEGORIES: Final = 24
+
+
+def category(total: int, natural: bool) -> int:
+    """A hand's category for :func:`outcome`: :data:`NATURAL_CATEGORY` for a natural
+    (a two-card 21 that counts as blackjack), :data:`BUST_CATEGORY` above 21, else
+    the total."""
+    if natural:
+        return NATURAL_CATEGORY
+    return total if total <= 21 else BUST_CATEGORY
+
+
+def array_category(total: np.ndarray, natural: np.ndarray) -> np.ndarray:
+    """:func:`category` for arrays of totals and natural flags (a natural's total is 21)."""
+    return np.minimum(total, BUST_CATEGORY) + (NATURAL_CATEGORY - 21) * natural
+
+
+def outcome(rules: Rules, player: int, dealer: int) -> Outcome:
+    """The outcome of a standing (not surrendered) hand of category ``player``
+    against the dealer's final hand of category ``dealer`` (see :func:`category`):
+    the one place a hand is judged against the dealer."""
+    if player == BUST_CATEGORY:
+        return _BUST
+    ties = rules.ties
+    player_bj = player == NATURAL_CATEGORY
+    dealer_bj = dealer == NATURAL_CATEGORY
+    dealer_bust = dealer == BUST_CATEGORY
+    if player_bj and dealer_bj:
+        return _LOSS if ties is _DEALER_WINS_TIES else _PUSH
+    if player_bj and (rules.natural_beats_21 or dealer != 21):
+        return _BLACKJACK
+    if dealer_bj and rules.dealer_natural_beats_21:
+        return _LOSS
+    if dealer_bust:
+        return _WIN
+    total = 21 if player_bj else player
+    dealer_total = 21 if dealer_bj else dealer
+    if total > dealer_total:
+        return _BLACKJACK if player_bj else _WIN
+    if total < dealer_total:
+        return _LOSS
+    return _PUSH if ties is _PUSH_TIES else _LOSS
+
+
+def surrender_outcome(dealer_natural: bool) -> Outcome:
+    """A surrendered hand settled against the dealer's hand (a late surrender without
+    a peek): a dealer natural takes the whole bet, otherwise half comes back."""
+    return _LOSS if dealer_natural else _SURRENDERED
+
+
+def surrender_settles_at_once(rules: Rules) -> bool:
+    """A surrender is paid when made (early surrender, or after a peek) rather than
+    judged with the dealer's hand (late surrender without a peek)."""
+    return rules.surrender is _EARLY or rules.hole_card is _PEEK
+
+
+def payout(rules: Rules, result: Outcome) -> int | Fraction:
+    """Net chips won (+) or lost (-) per chip staked on a hand with this outcome
+    (an ``int`` when whole)."""
+    if result is _WIN or result is _EVEN_MONEY:
+        return 1
+    if result is _BLACKJACK:
+        return rules.blackjack_payout
+    if result is _PUSH:
+        return 0
+    if result is _SURRENDERED:
+        return _MINUS_HALF
+    return -1
+
+
+# ============================================================ card counting
+#: Hi-Lo tag of each rank, ace to king: 2-6 count +1, 7-9 count 0, tens, faces and
+#: aces -1 (by rank, whatever the rules' card values).
+HI_LO_TAGS: Final[tuple[int, ...]] = (-1, 1, 1, 1, 1, 1, 0, 0, 0, -1, -1, -1, -1)
+
+
+def hi_lo_tag(rank: int) -> int:
+    """The Hi-Lo tag of a rank (ace = 1 ... king = 13)."""
+    if not 1 <= rank <= 13:
+        raise ValueError(f"rank {rank!r} must be 1 (ace) to 13 (king)")
+    return HI_LO_TAGS[rank - 1]
+
+
+def unseen_by_rank(remaining_by_rank: list[int], hole_rank: int) -> list[int]:
+    """The cards a player has not seen, by rank ace..king: the undealt shoe
+    (``remaining_by_rank``, a list of 13 counts the caller owns: the hole card is added
+    to it, and it is returned) plus the dealer's face-down hole card, whose rank
+    (1..13) is ``hole_rank`` (0 when no card is face down)."""
+    if hole_rank:
+        remaining_by_rank[hole_rank - 1] += 1
+    return remaining_by_rank
+
+
+def hidden_hole_rank(dealer_cards: list[Card], hole_revealed: bool) -> int:
+    """Rank (1..13) of the dealer's face-down hole card, 0 when no card is face down
+    (not dealt yet, turned over, or no hole card under ``HoleCard.NONE``: the second
+    card is then drawn face up)."""
+    if len(dealer_cards) > 1 and not hole_revealed:
+        return dealer_cards[1].rank
+    return 0
+
+
+def hi_lo_running_count(unseen: list[int]) -> int:
+    """The Hi-Lo running count of the cards seen since the shuffle, from the cards not
+    seen (13 ints by rank, ace..king): a full shoe's tags add to 0, so it is minus the
+    tags of the unseen cards."""
+    total = 0
+    for i in _TAG_MINUS:
+        total += unseen[i]
+    for i in _TAG_PLUS:
+        total -= unseen[i]
+    return total
+
+
+# HI_LO_TAGS as the rank indices tagged +1 and -1 (Hi-Lo tags are -1, 0 or +1): adding
+# counts is several times faster in compiled code than multiplying by a tag.
+_TAG_PLUS: Final = tuple(i for i, tag in enumerate(HI_LO_TAGS) if tag == 1)
+_TAG_MINUS: Final = tuple(i for i, tag in enumerate(HI_LO_TAGS) if tag == -1)
+assert len(_TAG_PLUS) + len(_TAG_MINUS) == sum(tag != 0 for tag in HI_LO_TAGS)
+
+
+# ============================================== lookup tables for batched code
+def dealer_draw_table(rules: Rules) -> np.ndarray:
+    """:func:`dealer_draws` of a dealer hand at entry ``2 * hard + ace`` (bool, 64
+    entries: hard totals 0..31, ``ace`` 1 when the hand holds an ace)."""
+    out = np.zeros(64, dtype=bool)
+    for hard in range(32):
+        for ace in (0, 1):
+            total, soft = score(hard, ace == 1)
+            out[2 * hard + ace] = dealer_draws(rules, total, soft)
+    return out
+
+
+def peek_by_rank(rules: Rules) -> np.ndarray:
+    """:func:`dealer_peeks` for each upcard rank index 0..12 (ace..king), bool."""
+    values = rules.card_values
+    return np.array([dealer_peeks(rules, values[r], r == 0) for r in range(13)], dtype=bool)
+
+
+#: Bits of a :func:`play_action_table` key above ``2 * hard + ace`` (0..63: the hand's
+#: hard total 0..31 with aces as 1, and whether it holds an ace); the upcard's rank
+#: index (0..12) times :data:`KEY_UPCARD` is added to them.
+KEY_TWO_CARDS: Final = 64
+KEY_SPLIT_ACES: Final = 128
+KEY_CAN_SPLIT: Final = 256
+KEY_FROM_SPLIT: Final = 512
+KEY_UPCARD: Final = 1024
+
+
+@lru_cache(maxsize=64)
+def play_action_table(rules: Rules, n_actions: int = 7) -> np.ndarray:
+    """:func:`play_actions` as a ``(13 * KEY_UPCARD, n_actions)`` bool table for one seat
+    with unlimited credit: row ``2 * hard + ace`` (the total is :func:`score`'s), plus
+    :data:`KEY_TWO_CARDS`, :data:`KEY_SPLIT_ACES`, :data:`KEY_CAN_SPLIT`,
+    :data:`KEY_FROM_SPLIT` (the seat has
+    split: its hands all come from a split, and it holds more than one) where they
+    hold, plus ``KEY_UPCARD *`` the upcard's rank index (0 = ace .. 12 = king);
+    columns are ``Action`` codes. Shared: do not modify it."""
+    out = np.zeros((13 * KEY_UPCARD, n_actions), dtype=bool)
+    values = rules.card_values
+    for rank in range(13):
+        for key in range(KEY_UPCARD):
+            from_split = bool(key & KEY_FROM_SPLIT)
+            total, soft = score((key & 63) >> 1, bool(key & 1))
+            legal = play_actions(
+                rules,
+                two_cards=bool(key & KEY_TWO_CARDS),
+                total=total,
+                soft=soft,
+                can_split=bool(key & KEY_CAN_SPLIT),
+                split_aces=bool(key & KEY_SPLIT_ACES),
+                from_split=from_split,
+                hands=2 if from_split else 1,
+                up_value=values[rank],
+                up_ace=rank == 0,
+            )
+            out[rank * KEY_UPCARD + key, [int(a) for a in legal]] = True
+    return out
+
+
+@lru_cache(maxsize=64)
+def pre_peek_action_table(rules: Rules, insurance: bool, n_actions: int = 7) -> np.ndarray:
+    """:func:`pre_peek_actions` as a ``(26, n_actions)`` bool table, row
+    ``2 * upcard rank index + natural``; columns are ``Action`` codes. Shared: do not
+    modify it."""
+    out = np.zeros((26, n_actions), dtype=bool)
+    values = rules.card_values
+    for key in range(26):
+        rank = key >> 1
+        legal = pre_peek_actions(
+            rules, up_value=values[rank], up_ace=rank == 0, natural=bool(key & 1),
+            insurance=insurance,
+        )
+        out[key, [int(a) for a in legal]] = True
+    return out
+
+
+@lru_cache(maxsize=64)
+def stand_hit_only(rules: Rules) -> bool:
+    """True when no hand is ever offered more than ``STAND`` and ``HIT`` under these
+    rules (Gymnasium's game): read off :func:`play_actions` over every state."""
+    table = play_action_table(rules)
+    can_split = (np.arange(table.shape[0]) & KEY_CAN_SPLIT) != 0
+    options = [int(_DOUBLE), int(_SURRENDER)]
+    return not (table[~can_split][:, options].any() or split_allowed_table(rules)[:, 1:].any())
+
+
+@lru_cache(maxsize=64)
+def split_allowed_table(rules: Rules) -> np.ndarray:
+    """:func:`split_allowed` at ``[pair, hands, split_aces]`` (bool, ``(2, 9, 2)``:
+    hands 0..8)."""
+    out = np.zeros((2, 9, 2), dtype=bool)
+    for pair in (0, 1):
+        for hands in range(9):
+            for aces in (0, 1):
+                out[pair, hands, aces] = split_allowed(
+                    rules, pair=pair == 1, hands=hands, split_aces=aces == 1
+                )
+    return out
+
+
+def split_done_table(rules: Rules) -> np.ndarray:
+    """:func:`split_hand_done` at entry ``8 * split_aces + 4 * can_split + 2 * natural
+    + (total == 21)`` (bool, 16 entries)."""
+    out = np.zeros(16, dtype=bool)
+    for key in range(16):
+        out[key] = split_hand_done(
+            rules,
+            split_aces=bool(key & 8),
+            can_split=bool(key & 4),
+            natural=bool(key & 2),
+            total=21 if key & 1 else 20,
+        )
+    return out
+
+
+@lru_cache(maxsize=64)
+def outcome_table(rules: Rules) -> np.ndarray:
+    """:func:`outcome` as codes (an :class:`Outcome`'s position in the enum) at entry
+    ``NUM_CATEGORIES * player + dealer`` (int64, flat ``24 * 24``)."""
+    codes = {o: i for i, o in enumerate(Outcome)}
+    return np.array(
+        [
+            codes[outcome(rules, p, d)]
+            for p in range(NUM_CATEGORIES)
+            for d in range(NUM_CATEGORIES)
+        ],
+        dtype=np.int64,
+    )
+
+
+def payout_factors(rules: Rules) -> np.ndarray:
+    """:func:`payout` of each outcome code as float64 (index = position in :class:`Outcome`)."""
+    return np.array([float(payout(rules, o)) for o in Outcome], dtype=np.float64)

@@ -1,0 +1,289 @@
+"""engine/play: each rule decision checked on hand-worked values, and each lookup table
+checked against the function it is built from."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from blackjack_env.engine import Rules, Table, parse_cards, play, preset
+from blackjack_env.engine.play import Action as A
+from blackjack_env.engine.play import Outcome as O
+
+US = Rules()  # 6 decks, S17, peek, 3:2, DAS, split to 4, no surrender, insurance
+NAT = play.NATURAL_CATEGORY
+BUST = play.BUST_CATEGORY
+
+
+# ------------------------------------------------------------------ totals
+@pytest.mark.parametrize(
+    ("hard", "ace", "expected"),
+    [
+        (11, True, (21, True)),  # A + 10
+        (2, True, (12, True)),  # A + A: one ace counts 11
+        (12, True, (12, False)),  # A + 5 + 6: the ace must count 1
+        (16, False, (16, False)),
+        (21, False, (21, False)),
+        (7, True, (17, True)),  # A + 6: soft 17
+    ],
+)
+def test_score(hard: int, ace: bool, expected: tuple[int, bool]) -> None:
+    assert play.score(hard, ace) == expected
+
+
+def test_array_forms_match_score() -> None:
+    hard = np.repeat(np.arange(32), 2)
+    ace = np.tile([False, True], 32)
+    totals = play.array_total(hard, ace)
+    softs = play.array_soft(hard, ace)
+    for h, a, t, s in zip(hard, ace, totals, softs, strict=True):
+        assert (int(t), bool(s)) == play.score(int(h), bool(a))
+    cats = play.array_category(np.array([20, 21, 25, 21]), np.array([False, False, False, True]))
+    assert cats.tolist() == [20, 21, BUST, NAT]
+
+
+# ------------------------------------------------------------------ dealer
+def test_dealer_peeks_with_ace_or_ten_under_peek_only() -> None:
+    assert play.dealer_peeks(US, 1, True)
+    assert play.dealer_peeks(US, 10, False)
+    assert not play.dealer_peeks(US, 9, False)
+    assert not play.dealer_peeks(Rules(hole_card="no-peek", insurance=False), 1, True)
+    assert not play.dealer_peeks(Rules(hole_card="none", insurance=False), 10, False)
+    # a jack worth 1 under custom values is not an ace: no peek
+    custom = Rules(card_values={"J": 1})
+    assert not play.dealer_peeks(custom, 1, False)
+    assert play.peek_by_rank(custom).tolist() == [True] + [False] * 8 + [True, False, True, True]
+
+
+def test_dealer_draws_s17_and_h17() -> None:
+    h17 = Rules(dealer_hits_soft_17=True)
+    assert play.dealer_draws(US, 16, False)
+    assert not play.dealer_draws(US, 17, True)  # S17 stands on soft 17
+    assert not play.dealer_draws(US, 17, False)
+    assert play.dealer_draws(h17, 17, True)  # H17 hits it
+    assert not play.dealer_draws(h17, 17, False)
+    assert not play.dealer_draws(h17, 18, True)
+    table = play.dealer_draw_table(h17)
+    assert table[2 * 7 + 1]  # A-6: soft 17
+    assert not table[2 * 17]  # hard 17
+    assert table[2 * 16] and table[2 * 12 + 1]  # hard 16 draws; so does A-A-K (hard 12)
+    assert not table[2 * 8 + 1]  # A-7: soft 18 stands
+
+
+# ----------------------------------------------------------- legal actions
+def test_double_rules() -> None:
+    r911 = Rules(double="9-11", double_after_split=False)
+    assert play.double_allowed(r911, 9, False, False)
+    assert play.double_allowed(r911, 11, False, False)
+    assert not play.double_allowed(r911, 8, False, False)
+    assert not play.double_allowed(r911, 18, True, False)  # soft hands never under 9-11
+    assert not play.double_allowed(r911, 10, False, True)  # no double after split
+    assert play.double_allowed(US, 18, True, True)  # any two, DAS
+    assert not play.double_allowed(Rules(double="never"), 11, False, False)
+
+
+def test_split_rules() -> None:
+    assert play.split_allowed(US, pair=True, hands=3, split_aces=False)
+    assert not play.split_allowed(US, pair=True, hands=4, split_aces=False)  # split to 4
+    assert not play.split_allowed(US, pair=False, hands=1, split_aces=False)
+    assert not play.split_allowed(US, pair=True, hands=2, split_aces=True)  # no resplit aces
+    assert play.split_allowed(Rules(resplit_aces=True), pair=True, hands=2, split_aces=True)
+    halve = Rules(split_bet="halve", max_split_hands=2)
+    assert not play.split_stake_ok(halve, 1, True) and play.split_stake_ok(halve, 2, False)
+    assert play.split_stake_ok(US, 1, True) and not play.split_stake_ok(US, 5, False)
+    table = play.split_allowed_table(US)
+    assert table[1, 3, 0] and not table[1, 4, 0] and not table[0, 1, 0] and not table[1, 2, 1]
+
+
+def _two(rules: Rules, total: int, *, up: int = 6, soft: bool = False, split: bool = False,
+         hands: int = 1) -> tuple[A, ...]:
+    return play.play_actions(rules, two_cards=True, total=total, soft=soft, can_split=split,
+                             split_aces=False, from_split=hands > 1, hands=hands,
+                             up_value=up, up_ace=up == 1)
+
+
+def test_play_actions_two_card_hands() -> None:
+    late = Rules(surrender="late")
+    assert _two(late, 11) == (A.STAND, A.HIT, A.DOUBLE, A.SURRENDER)
+    assert _two(late, 16, split=True) == (A.STAND, A.HIT, A.DOUBLE, A.SPLIT, A.SURRENDER)
+    assert _two(late, 16, hands=2) == (A.STAND, A.HIT, A.DOUBLE)  # no surrender after a split
+    early = Rules(surrender="early")
+    # an early surrender against a ten or ace was asked before the peek: not in play
+    assert _two(early, 16, up=10) == (A.STAND, A.HIT, A.DOUBLE)
+    assert _two(early, 16, up=1) == (A.STAND, A.HIT, A.DOUBLE)
+    assert _two(early, 16, up=9) == (A.STAND, A.HIT, A.DOUBLE, A.SURRENDER)
+    no_peek = Rules(surrender="early", hole_card="no-peek", insurance=False)
+    assert _two(no_peek, 16, up=10) == (A.STAND, A.HIT, A.DOUBLE, A.SURRENDER)
+    assert play.play_actions(US, two_cards=True, total=18, soft=True, can_split=False,
+                             split_aces=False, from_split=False, hands=1, up_value=6,
+                             up_ace=False, afford_double=False) == (A.STAND, A.HIT)
+
+
+def test_play_actions_later_cards_and_split_aces() -> None:
+    three = play.play_actions(US, two_cards=False, total=15, soft=False, can_split=False,
+                              split_aces=False, from_split=False, hands=1, up_value=6,
+                              up_ace=False)
+    assert three == (A.STAND, A.HIT)
+    kwargs = dict(two_cards=True, total=12, soft=True, split_aces=True, from_split=True,
+                  hands=2, up_value=6, up_ace=False)
+    assert play.play_actions(US, can_split=False, **kwargs) == (A.STAND,)
+    assert play.play_actions(US, can_split=True, **kwargs) == (A.STAND, A.SPLIT)
+    assert not play.hit_allowed(US, True) and play.hit_allowed(US, False)
+    assert play.hit_allowed(Rules(hit_split_aces=True), True)
+
+
+def test_pre_peek_answers() -> None:
+    early = Rules(surrender="early")
+    assert play.pre_peek_actions(early, up_value=1, up_ace=True, natural=False,
+                                 insurance=True) == (A.SURRENDER, A.INSURE, A.DECLINE)
+    # a natural against an ace: even money (INSURE) or decline, no surrender
+    assert play.pre_peek_actions(early, up_value=1, up_ace=True, natural=True,
+                                 insurance=True) == (A.INSURE, A.DECLINE)
+    assert play.pre_peek_actions(early, up_value=10, up_ace=False, natural=False,
+                                 insurance=True) == (A.SURRENDER, A.DECLINE)
+    assert play.pre_peek_actions(US, up_value=1, up_ace=True, natural=False,
+                                 insurance=False) == (A.DECLINE,)
+    assert play.pre_peek_actions(Rules(surrender="late"), up_value=10, up_ace=False,
+                                 natural=False, insurance=True) == (A.DECLINE,)
+
+
+def test_split_hand_done() -> None:
+    done = play.split_hand_done
+    assert done(US, split_aces=True, can_split=False, natural=False, total=17)
+    assert not done(US, split_aces=True, can_split=True, natural=False, total=17)
+    assert done(US, split_aces=False, can_split=False, natural=False, total=21)  # auto 21
+    assert not done(US, split_aces=False, can_split=False, natural=False, total=20)
+    bas = Rules(blackjack_after_split=True, auto_stand_21=False)
+    assert done(bas, split_aces=False, can_split=False, natural=True, total=21)
+    assert not done(bas, split_aces=False, can_split=False, natural=False, total=21)
+    hit_aces = Rules(hit_split_aces=True)
+    assert not done(hit_aces, split_aces=True, can_split=False, natural=False, total=17)
+    table = play.split_done_table(US)
+    assert table[8] and not table[8 + 4] and table[1] and not table[0]
+
+
+def test_stand_hit_only() -> None:
+    assert play.stand_hit_only(preset("sutton-barto"))
+    assert not play.stand_hit_only(US)
+    assert not play.stand_hit_only(preset("sutton-barto", surrender="late"))
+    assert not play.stand_hit_only(preset("sutton-barto", max_split_hands=2))
+
+
+# -------------------------------------------------------------- settlement
+def test_categories() -> None:
+    assert play.category(21, True) == NAT
+    assert play.category(21, False) == 21
+    assert play.category(26, False) == BUST
+
+
+def test_outcome_standard_rules() -> None:
+    out = play.outcome
+    assert out(US, 20, 19) is O.WIN
+    assert out(US, 19, 20) is O.LOSS
+    assert out(US, 18, 18) is O.PUSH
+    assert out(US, 15, BUST) is O.WIN
+    assert out(US, BUST, BUST) is O.BUST  # the player busts first
+    assert out(US, NAT, 21) is O.BLACKJACK  # a natural beats a three-card 21
+    assert out(US, NAT, NAT) is O.PUSH
+    assert out(US, 21, NAT) is O.LOSS  # a dealer natural beats a player's 21
+
+
+def test_outcome_rule_variants() -> None:
+    out = play.outcome
+    dealer_wins = Rules(ties="dealer-wins")
+    assert out(dealer_wins, 18, 18) is O.LOSS and out(dealer_wins, NAT, NAT) is O.LOSS
+    player_loses = Rules(ties="player-loses")
+    assert out(player_loses, 18, 18) is O.LOSS and out(player_loses, NAT, NAT) is O.PUSH
+    tie21 = Rules(natural_beats_21=False, dealer_natural_beats_21=False)
+    assert out(tie21, NAT, 21) is O.PUSH
+    assert out(tie21, 21, NAT) is O.PUSH
+    assert out(tie21, NAT, 20) is O.BLACKJACK
+
+
+def test_outcome_table_is_outcome() -> None:
+    for rules in (US, Rules(ties="player-loses", natural_beats_21=False)):
+        table = play.outcome_table(rules).reshape(24, 24)
+        codes = list(O)
+        for p in range(24):
+            for d in range(24):
+                assert codes[table[p, d]] is play.outcome(rules, p, d)
+
+
+def test_payout_and_surrender() -> None:
+    six_five = Rules(blackjack_payout="6:5")
+    assert play.payout(six_five, O.BLACKJACK) == Fraction(6, 5)
+    assert play.payout(US, O.BLACKJACK) == Fraction(3, 2)
+    assert [play.payout(US, o) for o in (O.WIN, O.PUSH, O.LOSS, O.BUST, O.EVEN_MONEY)] == [
+        1, 0, -1, -1, 1]
+    assert play.payout(US, O.SURRENDER) == Fraction(-1, 2)
+    assert type(play.payout(US, O.WIN)) is int
+    assert play.payout_factors(six_five).tolist() == [1.0, 1.2, 0.0, -1.0, -1.0, -0.5, 1.0]
+    assert play.surrender_outcome(True) is O.LOSS
+    assert play.surrender_outcome(False) is O.SURRENDER
+    assert play.surrender_settles_at_once(Rules(surrender="late"))  # after the peek
+    late_no_peek = Rules(surrender="late", hole_card="no-peek", insurance=False)
+    assert not play.surrender_settles_at_once(late_no_peek)
+    assert play.surrender_settles_at_once(late_no_peek.replace(surrender="early"))
+
+
+# ---------------------------------------------------------- card counting
+def test_hi_lo() -> None:
+    assert [play.hi_lo_tag(r) for r in range(1, 14)] == [-1, 1, 1, 1, 1, 1, 0, 0, 0, -1, -1,
+                                                         -1, -1]
+    with pytest.raises(ValueError, match="rank 14"):
+        play.hi_lo_tag(14)
+    full = [4] * 13
+    assert play.hi_lo_running_count(full) == 0
+    # two fives and a king seen: +1 +1 -1
+    seen = list(full)
+    seen[4] -= 2
+    seen[12] -= 1
+    assert play.hi_lo_running_count(seen) == 1
+
+
+def test_unseen_cards_and_hole_card() -> None:
+    cards = parse_cards("TS 6H")
+    assert play.hidden_hole_rank(cards, hole_revealed=False) == 6
+    assert play.hidden_hole_rank(cards, hole_revealed=True) == 0
+    assert play.hidden_hole_rank(cards[:1], hole_revealed=False) == 0
+    assert play.unseen_by_rank([4] * 13, 6) == [4] * 5 + [5] + [4] * 7
+    assert play.unseen_by_rank([4] * 13, 0) == [4] * 13
+
+
+# ---------------------------------------------------- tables vs functions
+def test_play_action_table_rows_are_play_actions() -> None:
+    rules = Rules(surrender="early", double="9-11", resplit_aces=True)
+    table = play.play_action_table(rules)
+    rng = np.random.default_rng(0)
+    for key in rng.integers(0, table.shape[0], 400):
+        key = int(key)
+        rank, low = divmod(key, play.KEY_UPCARD)
+        from_split = bool(low & play.KEY_FROM_SPLIT)
+        total, soft = play.score((low & 63) >> 1, bool(low & 1))
+        legal = play.play_actions(
+            rules, two_cards=bool(low & play.KEY_TWO_CARDS), total=total,
+            soft=soft, can_split=bool(low & play.KEY_CAN_SPLIT),
+            split_aces=bool(low & play.KEY_SPLIT_ACES), from_split=from_split,
+            hands=2 if from_split else 1, up_value=rules.card_values[rank], up_ace=rank == 0)
+        assert np.flatnonzero(table[key]).tolist() == [int(a) for a in legal]
+    pre = play.pre_peek_action_table(rules, True)
+    assert np.flatnonzero(pre[0]).tolist() == [A.SURRENDER, A.INSURE, A.DECLINE]
+
+
+def test_table_reads_the_same_rules() -> None:
+    """A scripted round: the table's legal actions and settlement are play's."""
+    rules = Rules(surrender="early", seats=1)
+    table = Table(rules, seed=0)
+    table.shoe.stack(parse_cards("TS KH 6D QC 9H"))  # player T 6 v dealer K, hole Q
+    table.bet(0, 10)
+    table.deal()
+    # K up under early surrender: the pre-peek question
+    assert table.legal_actions() == play.pre_peek_actions(
+        rules, up_value=10, up_ace=False, natural=False, insurance=True)
+    table.act(A.DECLINE)
+    assert table.legal_actions() == _two(rules, 16, up=10)
+    table.act(A.HIT)  # 9: bust
+    result = table.seats[0].results[0]
+    assert result.outcome is O.BUST and result.net == -10
