@@ -85,11 +85,12 @@ from functools import lru_cache
 
 import numpy as np
 
-from blackjack_env.analysis._model import BJ, CardModel, check_supported
+from blackjack_env.analysis._model import BJ, CardModel, check_supported, settle_values
 from blackjack_env.analysis.dealer import upcard_rank
 from blackjack_env.engine.cards import Card, Rank, parse_card, parse_cards
 from blackjack_env.engine.hand import score
-from blackjack_env.engine.rules import HoleCard, Rules, SplitBet, SplitBy, Surrender, TieRule
+from blackjack_env.engine.play import NATURAL_CATEGORY, Outcome, dealer_draws, outcome, payout
+from blackjack_env.engine.rules import HoleCard, Rules, SplitBet, SplitBy, Surrender
 from blackjack_env.engine.shoe import Shoe
 from blackjack_env.engine.table import Action, Phase, Table, play_actions, split_allowed
 
@@ -220,7 +221,7 @@ def _classes(rules: Rules) -> _Classes:
 
 
 def _dealer_table(
-    pool: np.ndarray, rows: np.ndarray, cl: _Classes, up: int, h17: bool
+    pool: np.ndarray, rows: np.ndarray, cl: _Classes, up: int, rules: Rules
 ) -> np.ndarray:
     """Unconditioned dealer outcome probabilities (rows x 7), the dealer drawing its hole
     card and hits from ``pool - row`` (the upcard is already out of ``pool``)."""
@@ -241,8 +242,7 @@ def _dealer_table(
                 stop_at[key] = 5
             else:
                 total, soft = score(hard, ace)
-                stand = total > 17 or (total == 17 and not (soft and h17))
-                stop_at[key] = total - 17 if stand else None
+                stop_at[key] = None if dealer_draws(rules, total, soft) else total - 17
         return stop_at[key]
 
     def node(drawn: list[int], hard: int, ace: bool, n: int) -> np.ndarray:
@@ -303,9 +303,10 @@ class _Context:
         self.peek = CardModel(rules).peek_possible(up_v, up_a)
         self.no_peek_rules = rules.hole_card is not HoleCard.PEEK
         self.completer = cl.ten if up_a else (cl.ace if up_v == 10 else None)
-        self.tie = 0.0 if rules.ties is TieRule.PUSH else -1.0
-        self.payout = float(rules.blackjack_payout)
-        self.bjbj = -1.0 if rules.ties is TieRule.DEALER_WINS else 0.0
+        # a natural paid (at the deal or against no dealer natural), and a natural against
+        # the dealer's natural: the engine's outcome and payout
+        self.payout = float(payout(rules, Outcome.BLACKJACK))
+        self.bjbj = float(payout(rules, outcome(rules, NATURAL_CATEGORY, NATURAL_CATEGORY)))
         self.bet_factor = 0.5 if rules.split_bet is SplitBet.HALVE else 1.0
         self.auto21 = rules.auto_stand_21
         self.late_no_peek = rules.surrender is Surrender.LATE and self.no_peek_rules
@@ -329,25 +330,13 @@ class _Context:
 
     # ------------------------------------------------------------ rows
     def _payoffs(self) -> np.ndarray:
-        """Payoff of a standing hand (column: category) against each dealer outcome
-        (row: 17..21, bust, blackjack), ``Table._compare``; a dealer blackjack row is
-        zero under a peek (those rounds are excluded from the joint values)."""
-        rules = self.rules
-        pay = np.zeros((7, 7))
-        for cat in range(6):
-            t = 16 if cat == 0 else 16 + cat
-            for i in range(5):
-                dt = 17 + i
-                pay[i, cat] = 1.0 if t > dt else -1.0 if t < dt else self.tie
-            pay[5, cat] = 1.0
-            if rules.dealer_natural_beats_21 or t != 21:
-                pay[BJ, cat] = -1.0
-            else:
-                pay[BJ, cat] = self.tie
-        pay[:4, _NATURAL] = self.payout
-        pay[4, _NATURAL] = self.payout if rules.natural_beats_21 else self.tie
-        pay[5, _NATURAL] = self.payout
-        pay[BJ, _NATURAL] = self.bjbj
+        """Payoff of a standing hand (column: category 16-or-less, 17..21, natural)
+        against each dealer outcome (row: 17..21, bust, blackjack), from the engine's
+        ``outcome`` and ``payout`` (``analysis._model.settle_values``); a dealer
+        blackjack row is zero under a peek (those rounds are excluded from the joint
+        values)."""
+        settle = settle_values(self.rules)  # rows: player category; columns: dealer slot
+        pay = settle[[16, 17, 18, 19, 20, 21, NATURAL_CATEGORY], :].T.copy()
         if self.peek:
             pay[BJ, :] = 0.0
         return pay
@@ -361,7 +350,7 @@ class _Context:
         if not new:
             return
         arr = np.array(new, float)
-        d = _dealer_table(self.R, arr, self.cl, self.up, self.rules.dealer_hits_soft_17)
+        d = _dealer_table(self.R, arr, self.cl, self.up, self.rules)
         stand = (d @ self._pay).tolist()
         ace = self.cl.ace
         for r, st in zip(new, stand, strict=True):
