@@ -23,9 +23,9 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
 from blackjack_env.agents.base import Agent, legal_actions
 from blackjack_env.agents.counting import BetSpread, HiLoCounter
-
 from blackjack_env.engine import Action, Phase, Rules
 
 __all__ = ["FIXED_AGENTS", "StrategyAgent", "counting_agent", "fixed_agent"]
@@ -136,7 +136,6 @@ def basic_strategy(rules: Rules) -> Callable[[Any], Action]:
     except ValueError:
         pass
     from blackjack_env.agents.obs import table_state
-
     from blackjack_env.analysis import solve
 
     chart = solve(rules.replace(decks=None)).chart

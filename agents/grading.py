@@ -37,8 +37,8 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
-from blackjack_env.agents.obs import decision_policy
 
+from blackjack_env.agents.obs import decision_policy
 from blackjack_env.engine import Rules
 
 __all__ = [

@@ -125,7 +125,6 @@ def table_for(spec: str, rules: str = "", decks: str = "", seats: int = 0, seat:
     fixed agent).
     """
     from blackjack_env.agents.fixed import FIXED_AGENTS
-
     from blackjack_env.engine import preset
 
     run: dict[str, Any] = {} if spec in FIXED_AGENTS else run_settings(spec)

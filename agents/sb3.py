@@ -33,6 +33,7 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+
 from blackjack_env.agents.base import Agent, legal_argmax
 
 __all__ = [

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from blackjack_env.agents.base import Agent
 
+from blackjack_env.agents.base import Agent
 from blackjack_env.engine import Action, Phase, Rules, Table
 
 __all__ = ["AgentStrategy", "CountingSeat", "seat_strategy"]

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
+
 from blackjack_env.agents.base import Agent, legal_actions, legal_argmax, obs_key
 
 __all__ = ["MonteCarloAgent", "QLearningAgent", "TabularAgent", "run_episode"]

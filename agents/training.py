@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
 from blackjack_env.agents.tabular import TabularAgent
 
 __all__ = ["TrainLog", "train_tabular"]

@@ -34,7 +34,6 @@ from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 import tyro
-from blackjack_env.agents.commands import UsageError, run_command
 
 from blackjack_env._cli import (
     apply_rule_changes,
@@ -44,6 +43,7 @@ from blackjack_env._cli import (
     set_options,
     write_json,
 )
+from blackjack_env.agents.commands import UsageError, run_command
 from blackjack_env.engine.rules import Rules
 
 __all__ = ["Settings", "analyze", "build_rules", "composition_figures", "main", "run"]

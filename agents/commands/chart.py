@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import tyro
+
 from blackjack_env.agents.commands import UsageError, run_command
 
 __all__ = ["Settings", "differences_text", "main", "run"]
@@ -61,14 +62,14 @@ def _png_path(settings: Settings) -> Path:
 def run(settings: Settings) -> dict[str, Any]:
     """Both charts, the differing cells, the exact grade and the PNG path (written)."""
     import gymnasium as gym
+
+    import blackjack_env  # noqa: F401  (registers the env ids)
+    from blackjack_env._cli import check_output_file
     from blackjack_env.agents.fixed import FIXED_AGENTS
     from blackjack_env.agents.grading import exact_grade
     from blackjack_env.agents.obs import decision_policy
     from blackjack_env.agents.plots import agent_chart, chart_differences, draw_comparison
     from blackjack_env.agents.registry import check_fits, make_agent, table_for
-
-    import blackjack_env  # noqa: F401  (registers the env ids)
-    from blackjack_env._cli import check_output_file
     from blackjack_env.analysis import solve
 
     if settings.agent in FIXED_AGENTS and settings.agent not in CHARTABLE:
@@ -111,7 +112,8 @@ def run(settings: Settings) -> dict[str, Any]:
     note = f", regret {grade['regret']:.4f}" if grade else ""
     draw_comparison(mine, optimal, png, title=f"{t['name']} ({infinite.summary()}){note}")
     return {"agent": settings.agent, "rules": t["name"], "rules_summary": infinite.summary(),
-            "charted_as": changed, "png": str(png), "agent_chart": mine.to_dict(), "optimal_chart": optimal.to_dict(),
+            "charted_as": changed, "png": str(png), "agent_chart": mine.to_dict(),
+            "optimal_chart": optimal.to_dict(),
             "differences": [{"kind": k, "row": r, "upcard": u} for k, r, u in diffs],
             "exact": grade}
 

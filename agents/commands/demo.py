@@ -14,9 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from blackjack_env.agents.commands import UsageError, run_command
-
 from blackjack_env._cli import check_at_least, preset_option
+from blackjack_env.agents.commands import UsageError, run_command
 from blackjack_env.engine import Event, EventKind, Table
 
 __all__ = ["Settings", "describe", "main", "run"]

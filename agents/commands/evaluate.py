@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import tyro
+
 from blackjack_env.agents.commands import UsageError, run_command
 
 __all__ = ["Settings", "main", "run"]
@@ -94,11 +95,11 @@ def _bet_sizes(text: str) -> tuple[int, ...]:
 def prepare(settings: Settings) -> Plan:
     """Check every option, load the agent and build its table; write nothing."""
     import gymnasium as gym
-    from blackjack_env.agents.fixed import FIXED_AGENTS
-    from blackjack_env.agents.registry import check_fits, make_agent, table_for
 
     import blackjack_env  # noqa: F401  (registers the env ids)
     from blackjack_env._cli import check_output_file
+    from blackjack_env.agents.fixed import FIXED_AGENTS
+    from blackjack_env.agents.registry import check_fits, make_agent, table_for
 
     if settings.hands < 2:
         raise UsageError(f"--hands {settings.hands}: must be at least 2 (for a confidence "
@@ -163,14 +164,13 @@ def _check_batched(settings: Settings, rules: Any) -> None:
 
 def run(settings: Settings) -> dict[str, Any]:
     """Run the evaluation; return the results as a JSON-ready dict (``--out`` written)."""
+    from blackjack_env._cli import write_json
     from blackjack_env.agents.grading import (
         analysis_reason,
         composition_reference,
         exact_grade,
         simulate,
     )
-
-    from blackjack_env._cli import write_json
 
     plan = prepare(settings)
     t0 = time.perf_counter()

@@ -53,10 +53,9 @@ class Settings:
 
 def check(settings: Settings) -> Any:
     """Every option, before any work: returns the rules; writes nothing."""
+    from blackjack_env._cli import check_output_dir
     from blackjack_env.agents.commands.train import build_rules
     from blackjack_env.agents.grading import analysis_reason
-
-    from blackjack_env._cli import check_output_dir
 
     if settings.algo not in ALGOS:
         raise UsageError(f"--algo {settings.algo!r}: the main job trains {' or '.join(ALGOS)} "
@@ -81,9 +80,8 @@ def check(settings: Settings) -> Any:
 
 def run(settings: Settings) -> dict[str, Any]:
     """Run the main job; return every figure (also written to ``<out>/main.json``)."""
-    from blackjack_env.agents.commands import chart, evaluate, train
-
     from blackjack_env._cli import write_json
+    from blackjack_env.agents.commands import chart, evaluate, train
 
     check(settings)
     t0 = time.perf_counter()
@@ -128,9 +126,8 @@ def run(settings: Settings) -> dict[str, Any]:
 
 
 def report(result: dict[str, Any]) -> None:
-    from blackjack_env.agents.commands.chart import differences_text
-
     from blackjack_env._cli import CI_NAME
+    from blackjack_env.agents.commands.chart import differences_text
 
     s = result["settings"]
     train = result["train"]

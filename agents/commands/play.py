@@ -50,9 +50,9 @@ from fractions import Fraction
 from typing import Annotated, Any
 
 import tyro
-from blackjack_env.agents.commands import UsageError, run_command
 
 from blackjack_env._cli import apply_rule_changes, preset_option, set_options
+from blackjack_env.agents.commands import UsageError, run_command
 from blackjack_env.engine import Action, EventKind, Outcome, Phase, Table
 from blackjack_env.engine.table import TableError
 from blackjack_env.render import hand_text, render_ansi
@@ -279,7 +279,6 @@ class Session:
     def _strategy(self, spec: str, rules: Any, seed: int, built: dict[str, Any]) -> Any:
         """A seat strategy; notes the library gives while building it are kept (once)."""
         from blackjack_env.agents.seats import seat_strategy
-
         from blackjack_env.strategies import make_strategy
 
         if spec == "basic" and "basic" in built:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import tyro
+
 from blackjack_env.agents.commands import UsageError, run_command
 
 __all__ = ["DEFAULTS", "Settings", "main", "run"]
@@ -150,7 +151,6 @@ def out_dir(settings: Settings) -> Path:
 def build_rules(name: str, decks: Any, seats: int | None) -> Any:
     """The Rules of a preset with the decks and seats overrides."""
     from blackjack_env.agents.registry import parse_decks
-
     from blackjack_env.engine import preset
 
     rules = preset(name, **parse_decks(decks))
@@ -400,12 +400,12 @@ def _title(plan: Plan) -> str:
 
 def _train_tabular(plan: Plan, say: Any) -> dict[str, Any]:
     import gymnasium as gym
+
+    from blackjack_env._cli import write_json
     from blackjack_env.agents.grading import analysis_reason, exact_grade
     from blackjack_env.agents.plots import learning_curve
     from blackjack_env.agents.tabular import MonteCarloAgent, QLearningAgent, TabularAgent
     from blackjack_env.agents.training import TrainLog, train_tabular
-
-    from blackjack_env._cli import write_json
 
     v, out, rules, obs_mode = plan.values, plan.out, plan.rules, plan.obs_mode
     env = gym.make("blackjack_env/Blackjack-v0", **plan.env_kwargs)
@@ -474,6 +474,8 @@ def _previous_seconds(out: Path) -> float:
 
 def _train_sb3(plan: Plan, say: Any) -> dict[str, Any]:
     import numpy as np
+
+    from blackjack_env._cli import write_json
     from blackjack_env.agents.grading import analysis_reason, exact_grade
     from blackjack_env.agents.plots import learning_curve
     from blackjack_env.agents.sb3 import (
@@ -483,8 +485,6 @@ def _train_sb3(plan: Plan, say: Any) -> dict[str, Any]:
         monitor_curve,
         train_sb3,
     )
-
-    from blackjack_env._cli import write_json
 
     v, out, rules, obs_mode = plan.values, plan.out, plan.rules, plan.obs_mode
     warnings.filterwarnings("ignore", message="Training and eval env are not of the same type")

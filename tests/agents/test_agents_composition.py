@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import gymnasium as gym
 import pytest
-from blackjack_env.agents.fixed import FIXED_AGENTS, fixed_agent
-from blackjack_env.agents.grading import composition_reference, exact_grade
 
 import blackjack_env  # noqa: F401
+from blackjack_env.agents.fixed import FIXED_AGENTS, fixed_agent
+from blackjack_env.agents.grading import composition_reference, exact_grade
 from blackjack_env.analysis import solve
 from blackjack_env.analysis.composition import action_values
 from blackjack_env.engine import Action, preset

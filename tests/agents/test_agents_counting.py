@@ -5,6 +5,8 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 import pytest
+
+import blackjack_env  # noqa: F401
 from blackjack_env.agents.counting import (
     BetSpread,
     HiLoCounter,
@@ -12,8 +14,6 @@ from blackjack_env.agents.counting import (
     running_count_from_remaining,
 )
 from blackjack_env.agents.fixed import fixed_agent
-
-import blackjack_env  # noqa: F401
 from blackjack_env.engine import Action, Rank, Shoe, Table, parse_cards, preset
 
 

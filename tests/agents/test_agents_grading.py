@@ -7,11 +7,11 @@ import math
 import gymnasium as gym
 import numpy as np
 import pytest
+
+import blackjack_env  # noqa: F401
 from blackjack_env.agents import QLearningAgent, decision_policy
 from blackjack_env.agents.fixed import fixed_agent
 from blackjack_env.agents.grading import exact_grade, simulate
-
-import blackjack_env  # noqa: F401
 from blackjack_env.analysis import evaluate_policy, solve
 from blackjack_env.engine import Action, preset
 

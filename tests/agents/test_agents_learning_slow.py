@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import gymnasium as gym
 import pytest
+
+import blackjack_env  # noqa: F401
 from blackjack_env.agents import QLearningAgent
 from blackjack_env.agents.grading import exact_grade
 from blackjack_env.agents.sb3 import SB3Config, train_sb3
 from blackjack_env.agents.training import train_tabular
-
-import blackjack_env  # noqa: F401
 from blackjack_env.engine import preset
 
 pytestmark = pytest.mark.slow

@@ -5,9 +5,9 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 import pytest
-from blackjack_env.agents.obs import decode, encode_state, state_mask, table_state
 
 import blackjack_env  # noqa: F401
+from blackjack_env.agents.obs import decode, encode_state, state_mask, table_state
 from blackjack_env.engine import Phase, preset
 
 RULES = {

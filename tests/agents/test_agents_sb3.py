@@ -6,11 +6,11 @@ import warnings
 
 import numpy as np
 import pytest
+
+import blackjack_env  # noqa: F401
 from blackjack_env.agents.grading import exact_grade
 from blackjack_env.agents.registry import load_agent
 from blackjack_env.agents.sb3 import SB3Agent, SB3Config, train_sb3
-
-import blackjack_env  # noqa: F401
 from blackjack_env.engine import preset
 
 RULES = preset("vegas-strip", decks=None)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 import pytest
+
+import blackjack_env  # noqa: F401
 from blackjack_env.agents import (
     MonteCarloAgent,
     QLearningAgent,
@@ -14,8 +16,6 @@ from blackjack_env.agents import (
 )
 from blackjack_env.agents.grading import exact_grade
 from blackjack_env.agents.training import train_tabular
-
-import blackjack_env  # noqa: F401
 from blackjack_env.engine import preset
 
 SB = preset("sutton-barto")

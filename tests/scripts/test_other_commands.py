@@ -19,6 +19,7 @@ from pathlib import Path
 from statistics import NormalDist
 
 import pytest
+
 from blackjack_env.agents.commands import play
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -507,7 +508,6 @@ def test_evaluate_composition_on_a_finite_shoe_shows_the_reference(capsys) -> No
     is the simulation's shifted by it."""
     from blackjack_env.agents.commands import evaluate
     from blackjack_env.agents.grading import composition_reference
-
     from blackjack_env.engine import preset
 
     settings = evaluate.Settings(agent="composition", rules="vegas-strip", hands=150)

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from blackjack_env.agents.commands import chart, evaluate, train
 from blackjack_env.agents.commands import main as main_job
 
