@@ -184,6 +184,13 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
     payouts (net per hand in base bets), insurance (net in base bets), net
     (round total in base bets)).
 
+    With ``info_cards=False`` the info holds numbers only, with the same keys at every
+    step, which is what tools that stack infos across envs need (Tianshou's ``Batch``
+    cannot stack the variable-length card tuples): no ``hands`` or ``dealer``, and after
+    ``step`` ``round_net`` (the settled round's net in base bets, 0.0 when no round was
+    settled on this step) and ``settled`` (bool) in place of ``settlement``. The cards
+    stay readable through ``env.unwrapped.table``.
+
     ## Reset options
 
     ``reset(options={"cards": "AS KH 9D 7C ..."})`` deals these cards first,
@@ -225,13 +232,17 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
     * ``illegal_action``: ``"map"`` (default), ``"raise"``, ``"penalize"``.
     * ``illegal_penalty``: the penalty of ``"penalize"`` (default 1.0).
     * ``render_mode``: None, ``"ansi"``, ``"rgb_array"``, ``"human"``.
+    * ``info_cards``: True (default): the info carries the cards (``hands``,
+      ``dealer``, ``settlement``); False: numeric, fixed-shape entries only (see Info).
 
     The learner never raises a bet under ``rules.bet_raising`` (that decision is
     not in the action space); it may still be used by other seats' strategies.
 
     ## Version History
 
-    * v0: initial version.
+    * v0: initial version. Later additions that leave the default behaviour as it
+      was: ``info_cards`` (2026-11); the id ``blackjack_env/BlackjackVector-v0``
+      (``obs_mode="vector"``, for tools that take only an id).
     """
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -254,6 +265,7 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
         illegal_action: str = "map",
         illegal_penalty: float = 1.0,
         render_mode: str | None = None,
+        info_cards: bool = True,
         **unknown: Any,
     ) -> None:
         settings = EnvSettings.single(
@@ -270,6 +282,7 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
             illegal_action=illegal_action,
             illegal_penalty=illegal_penalty,
             render_mode=render_mode,
+            info_cards=info_cards,
             **unknown,
         )  # every argument checked there, with one ValueError naming it
         #: the validated settings (frozen)
@@ -306,6 +319,7 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
             self._illegal_action,
             self._illegal_penalty,
             self._min_cost,
+            settings.info_cards,
         )
         self._renderer: Any = None
 

@@ -346,6 +346,8 @@ class EnvCore:
         seat, bet, bankroll, rounds_per_episode, illegal_penalty: as the env's arguments.
         illegal_action: an :class:`~blackjack_env.envs.settings.IllegalAction`.
         min_cost: the smallest bet of a round in chips.
+        info_cards: the info carries the cards (``hands``, ``dealer``, ``settlement``);
+            False: numeric, fixed-shape entries only (see :meth:`info`).
     """
 
     def __init__(
@@ -360,8 +362,10 @@ class EnvCore:
         illegal_action: Any,
         illegal_penalty: float,
         min_cost: int,
+        info_cards: bool = True,
     ) -> None:
         self.layout = layout
+        self.info_cards = info_cards
         self.view = view
         self.action_names = action_names
         self.seat = seat
@@ -503,12 +507,14 @@ class EnvCore:
         """The info dict of the current state; after a step (``illegal`` not None) also
         ``illegal_action``, ``action_played`` and, when a round was settled, ``settlement``.
 
-        The keys come in the same order as ever.
+        The keys come in the same order as ever. With ``info_cards`` False the info holds
+        numbers only, the same keys at every step (what batching tools such as
+        Tianshou's need): no ``hands`` / ``dealer``, and after a step ``round_net`` (the
+        settled round's net in base bets, 0.0 when no round was settled) and ``settled``
+        instead of the ``settlement`` dict.
         """
         table = self.table
         assert table is not None
-        dealer = table.dealer.cards
-        hands = table.seats[self.seat].hands
         info: dict[str, Any] = {
             "action_mask": self.view.mask(self.legal),
             "phase": self.phase,
@@ -516,15 +522,25 @@ class EnvCore:
             "bankroll": self.bankroll_chips(),
             "shoe_remaining": table.shoe.remaining,
             "reshuffled": table.reshuffled,
-            "hands": (tuple(hands[0].cards),)
-            if len(hands) == 1
-            else tuple([tuple(h.cards) for h in hands]),
-            "dealer": tuple(dealer) if table.hole_revealed else (dealer[0],) if dealer else (),
         }
+        if self.info_cards:
+            dealer = table.dealer.cards
+            hands = table.seats[self.seat].hands
+            info["hands"] = (
+                (tuple(hands[0].cards),)
+                if len(hands) == 1
+                else tuple([tuple(h.cards) for h in hands])
+            )
+            info["dealer"] = (
+                tuple(dealer) if table.hole_revealed else (dealer[0],) if dealer else ()
+            )
         if illegal is not None:
             info["illegal_action"] = illegal
             info["action_played"] = played
-            if settlement is not None:
+            if not self.info_cards:
+                info["round_net"] = 0.0 if settlement is None else float(settlement["net"])
+                info["settled"] = settlement is not None
+            elif settlement is not None:
                 info["settlement"] = settlement
         return info
 

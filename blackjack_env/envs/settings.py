@@ -107,8 +107,8 @@ class EnvSettings:
         seat: the learner's seat (single and batched env; 0 for the multi-agent table).
         others: ``(seat, strategy spec)`` for every seat the env plays itself, by seat.
         obs_mode, rounds_per_episode, bankroll, bet, bet_sizes, insurance_decisions,
-        illegal_action, illegal_penalty, render_mode: as the env arguments (``bet``
-        resolved to chips, ``bet_sizes`` a tuple, ``()`` for a fixed bet).
+        illegal_action, illegal_penalty, render_mode, info_cards: as the env arguments
+        (``bet`` resolved to chips, ``bet_sizes`` a tuple, ``()`` for a fixed bet).
     """
 
     rules: Rules
@@ -123,6 +123,7 @@ class EnvSettings:
     illegal_action: IllegalAction
     illegal_penalty: float
     render_mode: str | None
+    info_cards: bool = True
 
     @property
     def min_cost(self) -> int:
@@ -157,6 +158,7 @@ class EnvSettings:
         illegal_action: str = "map",
         illegal_penalty: float = 1.0,
         render_mode: str | None = None,
+        info_cards: bool = True,
         **unknown: Any,
     ) -> EnvSettings:
         """The settings of one learner seat (``BlackjackEnv``'s arguments)."""
@@ -198,6 +200,8 @@ class EnvSettings:
         )
         illegal = _illegal_action(illegal_action, tuple(IllegalAction))
         penalty = _penalty(illegal_penalty)
+        if not isinstance(info_cards, (bool, np.bool_)):
+            raise ValueError(f"info_cards={info_cards!r} must be True or False")
         if render_mode is not None and render_mode not in SINGLE_RENDER_MODES:
             raise ValueError(
                 f"render_mode={render_mode!r} is not allowed; choose None or one of "
@@ -235,6 +239,7 @@ class EnvSettings:
             illegal_action=illegal,
             illegal_penalty=penalty,
             render_mode=render_mode,
+            info_cards=bool(info_cards),
         )
 
     @classmethod
