@@ -19,6 +19,7 @@ Nothing here imports the agents package.
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import math
 import os
@@ -85,25 +86,37 @@ def run_command(
 
     Returns the exit status: 0 on success, 2 after a user error (one ``error:`` line
     on stderr, no traceback), 130 after Ctrl-C. ``tyro`` reports options that do not
-    parse (an unknown flag, a word where a number belongs) in its own format, also
-    with status 2.
+    parse (an unknown flag, a word where a number belongs) in a box of several lines;
+    that report is read and given as one ``error:`` line too, with status 2.
     """
     debug = os.environ.get("BLACKJACK_ENV_DEBUG", "") not in ("", "0")
     try:
         import tyro
 
-        settings = tyro.cli(
-            settings_cls,
-            args=None if argv is None else list(argv),
-            prog=prog,
-            description=description,
-        )
+        said = io.StringIO()  # tyro's own report of options that do not parse
+        try:
+            with contextlib.redirect_stderr(said):
+                settings = tyro.cli(
+                    settings_cls,
+                    args=None if argv is None else list(argv),
+                    prog=prog,
+                    description=description,
+                )
+        except SystemExit as stop:
+            if stop.code in (0, None) or debug:
+                sys.stderr.write(said.getvalue())
+                raise
+            print(f"error: {_parse_error(said.getvalue())}", file=sys.stderr)
+            return 2
+        sys.stderr.write(said.getvalue())
         job(settings)
     except KeyboardInterrupt:
         if debug:
             raise
         print("error: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader of the output went away (``... | head``)
+        return 0
     except USER_ERRORS as err:
         if debug:
             raise
@@ -115,6 +128,27 @@ def run_command(
         print(f"error: {missing_package(err)}", file=sys.stderr)
         return 2
     return 0
+
+
+_BOX = "│╭╮╰╯"
+
+
+def _parse_error(report: str) -> str:
+    """tyro's boxed report of options that do not parse, as one line: the first
+    paragraph inside the box (e.g. ``Unrecognized options: --foo``)."""
+    words: list[str] = []
+    for raw in report.splitlines():
+        text = raw.strip()
+        if text.startswith(("╭", "╰")):  # the box's top (its title) and bottom
+            continue
+        line = text.strip(_BOX).strip()
+        if not line or set(line) <= {"─"}:  # a blank line or a rule ends the paragraph
+            if words:
+                break
+            continue
+        words.append(line)
+    message = " ".join(words) or "the options could not be read"
+    return f"{message} (--help lists the options)"
 
 
 def _one_line(err: BaseException) -> str:

@@ -604,3 +604,29 @@ def test_a_missing_optional_package_is_one_line_naming_its_extra(
     ]
     with pytest.raises(ModuleNotFoundError):
         run_command(Settings, job, ["--name", "blackjack_env.nothing"])
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["--rounds", "abc"], "--rounds"),
+    (["--nonsense"], "Unrecognized options: --nonsense"),
+    (["--rounds"], "--rounds"),
+])
+def test_options_that_do_not_parse_are_one_error_line(
+    argv: list[str], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """tyro's boxed report of an option that does not parse becomes one line too."""
+    from dataclasses import dataclass
+
+    from blackjack_env._cli import run_command
+
+    @dataclass
+    class Settings:
+        rounds: int = 3
+        """rounds to play"""
+
+    ran: list[Settings] = []
+    assert run_command(Settings, ran.append, argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: ") and says in err[0], err
+    assert "Traceback" not in err[0] and "│" not in err[0]
+    assert ran == []
