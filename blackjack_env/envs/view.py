@@ -198,6 +198,25 @@ def encode_multidiscrete(
     return out
 
 
+def _clip(x: Any, low: float, high: float) -> Any:
+    """``x`` clipped to ``[low, high]``: with numpy for an array, with Python's min / max
+    for a scalar (the same value; a scalar observation is cheaper without numpy)."""
+    if isinstance(x, np.ndarray):
+        return np.clip(x, low, high)
+    return max(low, min(high, x))
+
+
+def _at_most(x: Any, high: float) -> Any:
+    return np.minimum(high, x) if isinstance(x, np.ndarray) else min(high, x)
+
+
+def _column(x: Any) -> np.ndarray:
+    """A float32 field of shape ``(1,)`` (one table) or ``(N, 1)`` (a batch)."""
+    if isinstance(x, np.ndarray):
+        return x.astype(np.float32)[:, None]
+    return np.array([x], dtype=np.float32)
+
+
 def encode_vector(
     phase: Any,
     total: Any,
@@ -220,25 +239,27 @@ def encode_vector(
     ``cards``: cards in the focus hand; ``pair``: it is a pair of equal ranks;
     ``shoe_left``: the fraction of the shoe not yet dealt (1 for an infinite deck).
     """
-    shape = np.shape(total)
-    out = np.zeros((*shape, VECTOR_SIZE), dtype=np.float32)
-    if shape:
-        out[np.arange(shape[0]), VEC_PHASE + np.asarray(phase)] = 1.0
+    if isinstance(total, np.ndarray):
+        out = np.zeros((total.shape[0], VECTOR_SIZE), dtype=np.float32)
+        out[np.arange(total.shape[0]), VEC_PHASE + phase] = 1.0
+        field = out.T
     else:
-        out[VEC_PHASE + int(phase)] = 1.0
-    out[..., VEC_TOTAL] = total / MAX_TOTAL
-    out[..., VEC_SOFT] = soft
-    out[..., VEC_UPCARD] = up / float(UPCARD_HIGH)
-    out[..., VEC_CAN_DOUBLE] = can_double
-    out[..., VEC_CAN_SPLIT] = can_split
-    out[..., VEC_CAN_SURRENDER] = can_surrender
-    out[..., VEC_CAN_INSURE] = can_insure
-    out[..., VEC_HAND_INDEX] = hand_index / max(1, max_hands - 1)
-    out[..., VEC_NUM_HANDS] = num_hands / max_hands
-    out[..., VEC_CARDS] = np.minimum(1.0, cards / VEC_CARDS_SCALE)
-    out[..., VEC_PAIR] = pair
-    out[..., VEC_TRUE_COUNT] = np.clip(true_count / VEC_COUNT_SCALE, -1.0, 1.0)
-    out[..., VEC_SHOE] = shoe_left
+        out = np.zeros(VECTOR_SIZE, dtype=np.float32)
+        out[VEC_PHASE + phase] = 1.0
+        field = out  # field[k]: entry k of the one observation, or column k of the batch
+    field[VEC_TOTAL] = total / MAX_TOTAL
+    field[VEC_SOFT] = soft
+    field[VEC_UPCARD] = up / float(UPCARD_HIGH)
+    field[VEC_CAN_DOUBLE] = can_double
+    field[VEC_CAN_SPLIT] = can_split
+    field[VEC_CAN_SURRENDER] = can_surrender
+    field[VEC_CAN_INSURE] = can_insure
+    field[VEC_HAND_INDEX] = hand_index / (max_hands - 1 if max_hands > 1 else 1)
+    field[VEC_NUM_HANDS] = num_hands / max_hands
+    field[VEC_CARDS] = _at_most(cards / VEC_CARDS_SCALE, 1.0)
+    field[VEC_PAIR] = pair
+    field[VEC_TRUE_COUNT] = _clip(true_count / VEC_COUNT_SCALE, -1.0, 1.0)
+    field[VEC_SHOE] = shoe_left
     return out
 
 
@@ -274,12 +295,8 @@ def encode_dict(
         "dealer_cards": dealer_cards,
         "seat_cards": np.minimum(seat_cards, COUNT_HIGH),
         "unseen_cards": np.minimum(unseen_cards, COUNT_HIGH),
-        "true_count": np.asarray(
-            np.clip(true_count, -COUNT_CLIP, COUNT_CLIP), dtype=np.float32
-        )[..., None],
-        "bet": np.asarray(np.minimum(stake, CHIP_BOUND), dtype=np.float32)[..., None],
-        "bankroll": np.asarray(
-            np.clip(bankroll, -CHIP_BOUND, CHIP_BOUND), dtype=np.float32
-        )[..., None],
+        "true_count": _column(_clip(true_count, -COUNT_CLIP, COUNT_CLIP)),
+        "bet": _column(_at_most(stake, CHIP_BOUND)),
+        "bankroll": _column(_clip(bankroll, -CHIP_BOUND, CHIP_BOUND)),
         "action_mask": action_mask,
     }
