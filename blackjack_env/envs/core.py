@@ -37,7 +37,13 @@ from blackjack_env.engine import play
 from blackjack_env.engine.cards import Card, parse_card, parse_cards
 from blackjack_env.engine.hand import Hand, score
 from blackjack_env.engine.table import Action, HandResult, Phase, Table
-from blackjack_env.envs.view import BUCKET_CLIP, MAX_TOTAL, MD_COUNT, UPCARD_HIGH
+from blackjack_env.envs.view import (
+    BUCKET_CLIP,
+    MAX_TOTAL,
+    MD_COUNT,
+    UPCARD_HIGH,
+    encode_multidiscrete,
+)
 
 __all__ = [
     "Decision",
@@ -310,17 +316,17 @@ class LearnerView:
             else count + BUCKET_CLIP
         )
         # one int per observation without the count (the fields' ranges as mixed
-        # radix) keys the cache; the count is written into the copy. (Fields in the
-        # MD_* order of envs/view.py; a test checks this against view.encode_multidiscrete.)
+        # radix) keys the cache; the count is written into the copy. Every field but
+        # the count must be in the key; the layout itself is envs/view.py's.
         key = phase * (MAX_TOTAL + 1) + total
         key = ((key * (UPCARD_HIGH + 1) + up) * 2 + soft) * 2 + can_double
         key = ((key * 2 + can_split) * 2 + can_surrender) * self.max_hands + index
         cached = self._observations.get(key)
         if cached is None:
-            cached = np.array(
-                [phase, total, up, soft, can_double, can_split, can_surrender, index, count],
-                dtype=_INT64,
+            cached = encode_multidiscrete(
+                phase, total, up, soft, can_double, can_split, can_surrender, index, 0.0
             )
+            cached[MD_COUNT] = count
             if total > MAX_TOTAL or up > UPCARD_HIGH or not 0 <= index < self.max_hands:
                 return cached  # outside the space: never cached (the key could collide)
             if len(self._observations) < OBS_CACHE_SIZE:

@@ -9,8 +9,8 @@ table state. Nothing here mutates the table or draws a card.
 The fields of every observation mode are specified in the docstring of
 :class:`~blackjack_env.envs.blackjack.BlackjackEnv`; their positions, bounds, spaces
 and encoders are defined once in :mod:`blackjack_env.envs.view`, which :class:`Layout`
-and the batched env both call (the scalar ``"multidiscrete"`` encoder, cached, is the
-compiled ``LearnerView.observe``, laid out by the same ``view.MD_*`` positions).
+and the batched env both call (the single env's ``"multidiscrete"`` observations are
+``view.encode_multidiscrete``'s, cached by the compiled ``LearnerView.observe``).
 
 The per-step part, run on every env step, lives in the compiled module
 :mod:`blackjack_env.envs.core` and is re-exported here: :class:`Decision`,

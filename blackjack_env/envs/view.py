@@ -24,9 +24,10 @@ in [0, 1] except ``VEC_TRUE_COUNT`` in [-1, 1].
 
 ``"dict"``: the keys of :func:`dict_space`; count fields in ``0..COUNT_HIGH``.
 
-The compiled scalar ``"multidiscrete"`` encoder (``LearnerView.observe``, with its
-cache) writes the same ``MD_*`` fields in the same order; a test checks it against
-:func:`encode_multidiscrete`.
+The single env's ``"multidiscrete"`` observation is made in the compiled
+``LearnerView.observe``, which caches :func:`encode_multidiscrete`'s arrays keyed by
+every field but the count (a new field must join that key); a test checks it against
+:func:`encode_multidiscrete` over played rounds.
 """
 
 from __future__ import annotations
