@@ -211,11 +211,12 @@ def _at_most(x: Any, high: float) -> Any:
     return np.minimum(high, x) if isinstance(x, np.ndarray) else min(high, x)
 
 
-def _column(x: Any) -> np.ndarray:
-    """A float32 field of shape ``(1,)`` (one table) or ``(N, 1)`` (a batch)."""
+def _column(x: Any, low: float, high: float) -> np.ndarray:
+    """``x`` clipped to ``[low, high]`` as a float32 field of shape ``(1,)`` (one table)
+    or ``(N, 1)`` (a batch)."""
     if isinstance(x, np.ndarray):
-        return x.astype(np.float32)[:, None]
-    return np.array([x], dtype=np.float32)
+        return np.clip(x, low, high).astype(np.float32)[:, None]
+    return np.array([max(low, min(high, x))], dtype=np.float32)
 
 
 def encode_vector(
@@ -296,8 +297,8 @@ def encode_dict(
         "dealer_cards": dealer_cards,
         "seat_cards": np.minimum(seat_cards, COUNT_HIGH),
         "unseen_cards": np.minimum(unseen_cards, COUNT_HIGH),
-        "true_count": _column(_clip(true_count, -COUNT_CLIP, COUNT_CLIP)),
-        "bet": _column(_at_most(stake, CHIP_BOUND)),
-        "bankroll": _column(_clip(bankroll, -CHIP_BOUND, CHIP_BOUND)),
+        "true_count": _column(true_count, -COUNT_CLIP, COUNT_CLIP),
+        "bet": _column(stake, -np.inf, CHIP_BOUND),
+        "bankroll": _column(bankroll, -CHIP_BOUND, CHIP_BOUND),
         "action_mask": action_mask,
     }
