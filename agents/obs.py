@@ -115,7 +115,7 @@ def encode_state(state: Any, rules: Rules, obs_mode: str, split_hand_index: int 
     rules' hands; unsplit hands show 0).
     """
     if obs_mode == "tuple":
-        return (state.total, state.dealer, int(state.soft))
+        return V.encode_tuple(state.total, state.dealer, int(state.soft))
     legal = state.legal
     phase = _INSURANCE if state.pre_peek else _PLAY
     if state.pre_peek:

@@ -307,7 +307,7 @@ class LearnerView:
         """The ``"tuple"`` or ``"multidiscrete"`` observation (see the env's docstring)."""
         index, _, total, soft, up = self.summary(table, seat, last_hand)
         if self.obs_mode == TUPLE:
-            return (total, up, soft)
+            return (total, up, soft)  # (view.encode_tuple, inline: the hot path)
         can_double, can_split, can_surrender = self.can(legal, phase)
         # Python's round: halves go to the even integer
         count = round(hi_lo_true_count(table))

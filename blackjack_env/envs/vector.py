@@ -523,7 +523,7 @@ class BlackjackVectorEnv(VectorEnv):
         up = core.dealer_up_value()
         mode = self.obs_mode
         if mode is ObsMode.TUPLE:
-            return (total, up, soft.astype(np.int64))
+            return view.encode_tuple(total, up, soft.astype(np.int64))
         phase = self._phase
         mask = self._mask
         ins = phase == _INSURANCE

@@ -166,6 +166,12 @@ def observation_space(
 # Each takes scalars (one table) or arrays of shape (N,) (N tables, a batch).
 
 
+def encode_tuple(total: Any, up: Any, soft: Any) -> tuple[Any, Any, Any]:
+    """The ``"tuple"`` observation (``TUPLE_*`` order). The single env's compiled
+    ``LearnerView.observe`` returns this tuple inline (its hot path)."""
+    return (total, up, soft)
+
+
 def count_bucket(true_count: Any) -> Any:
     """The multidiscrete true-count field: ``clip(round(tc), -5, 5) + 5``, halves to
     even (``np.rint``, as Python's ``round``); float64 whole numbers."""
