@@ -31,6 +31,7 @@ import numpy as np
 
 from blackjack_env.engine import Action, Phase, Rules, Table
 from blackjack_env.engine.rules import SplitBy
+from blackjack_env.envs import view as V
 
 __all__ = [
     "ObsView",
@@ -41,10 +42,8 @@ __all__ = [
     "table_state",
 ]
 
-# Field positions (see BlackjackEnv's docstring "Observation Space").
+# Phases (``envs.core.Decision``); the fields' positions are in blackjack_env.envs.view.
 _PLAY, _INSURANCE, _BET, _SETTLED = 0, 1, 2, 3
-_MAX_TOTAL = 31
-_TC_OFFSET = 5
 
 
 @dataclass(frozen=True)
@@ -65,17 +64,22 @@ class ObsView:
 def decode(obs: Any, obs_mode: str) -> ObsView:
     """Read an observation of the given mode (see the env's docstring)."""
     if obs_mode == "tuple":
-        total, dealer, soft = (int(x) for x in obs)
-        return ObsView(_PLAY, total, bool(soft), dealer)
+        t = [int(x) for x in obs]
+        return ObsView(_PLAY, t[V.TUPLE_TOTAL], bool(t[V.TUPLE_SOFT]), t[V.TUPLE_UPCARD])
     if obs_mode == "multidiscrete":
         o = [int(x) for x in np.asarray(obs).reshape(-1)]
-        return ObsView(o[0], o[1], bool(o[3]), o[2], bool(o[4]), bool(o[5]), bool(o[6]), o[7],
-                       float(o[8] - _TC_OFFSET))
+        return ObsView(o[V.MD_PHASE], o[V.MD_TOTAL], bool(o[V.MD_SOFT]), o[V.MD_UPCARD],
+                       bool(o[V.MD_CAN_DOUBLE]), bool(o[V.MD_CAN_SPLIT]),
+                       bool(o[V.MD_CAN_SURRENDER]), o[V.MD_HAND_INDEX],
+                       float(o[V.MD_COUNT] - V.BUCKET_CLIP))
     if obs_mode == "vector":
         v = np.asarray(obs, dtype=np.float64).reshape(-1)
-        return ObsView(int(np.argmax(v[0:4])), int(np.rint(v[4] * _MAX_TOTAL)), bool(v[5] > 0.5),
-                       int(np.rint(v[6] * 10)), bool(v[7] > 0.5), bool(v[8] > 0.5),
-                       bool(v[9] > 0.5), None, float(v[15] * 10))
+        return ObsView(int(np.argmax(v[V.VEC_PHASE:V.VEC_PHASE + V.N_PHASES])),
+                       int(np.rint(v[V.VEC_TOTAL] * V.MAX_TOTAL)), bool(v[V.VEC_SOFT] > 0.5),
+                       int(np.rint(v[V.VEC_UPCARD] * V.UPCARD_HIGH)),
+                       bool(v[V.VEC_CAN_DOUBLE] > 0.5), bool(v[V.VEC_CAN_SPLIT] > 0.5),
+                       bool(v[V.VEC_CAN_SURRENDER] > 0.5), None,
+                       float(v[V.VEC_TRUE_COUNT] * V.VEC_COUNT_SCALE))
     if obs_mode == "dict":
         return ObsView(int(obs["phase"]), int(obs["player_total"]), bool(obs["soft"]),
                        int(obs["dealer_upcard"]), None, None, None, int(obs["hand_index"]),
@@ -111,7 +115,7 @@ def encode_state(state: Any, rules: Rules, obs_mode: str, split_hand_index: int 
     rules' hands; unsplit hands show 0).
     """
     if obs_mode == "tuple":
-        return (state.total, state.dealer, int(state.soft))
+        return V.encode_tuple(state.total, state.dealer, int(state.soft))
     legal = state.legal
     phase = _INSURANCE if state.pre_peek else _PLAY
     if state.pre_peek:
@@ -122,23 +126,13 @@ def encode_state(state: Any, rules: Rules, obs_mode: str, split_hand_index: int 
     hands_max = rules.max_split_hands
     hand_index = min(split_hand_index, hands_max - 1) if state.split else 0
     if obs_mode == "multidiscrete":
-        return np.array([phase, state.total, state.dealer, int(state.soft), *can, hand_index,
-                         _TC_OFFSET], dtype=np.int64)
+        return V.encode_multidiscrete(phase, state.total, state.dealer, int(state.soft), *can,
+                                      hand_index, 0.0)
     if obs_mode == "vector":
-        v = np.zeros(17, dtype=np.float32)
-        v[phase] = 1.0
-        v[4] = state.total / _MAX_TOTAL
-        v[5] = float(state.soft)
-        v[6] = state.dealer / 10.0
-        v[7], v[8], v[9] = can
-        v[10] = 0.0
-        v[11] = hand_index / max(1, hands_max - 1)
-        v[12] = state.hands / hands_max
-        v[13] = min(1.0, state.cards / 12.0)
-        v[14] = float(state.pair is not None and state.cards == 2)
-        v[15] = 0.0
-        v[16] = 1.0
-        return v
+        # no insurance step, no count and a full shoe: the analysis's infinite deck
+        return V.encode_vector(phase, state.total, float(state.soft), state.dealer, *can, 0.0,
+                               hand_index, hands_max, state.hands, state.cards,
+                               float(state.pair is not None and state.cards == 2), 0.0, 1.0)
     raise ValueError(
         f"exact grading needs obs_mode 'tuple', 'multidiscrete' or 'vector', not {obs_mode!r} "
         f"(the dict mode shows card compositions the analysis does not track)"
@@ -170,9 +164,9 @@ def decision_policy(agent: Any, rules: Rules, obs_mode: str | None = None,
             for index in range(hands_max):
                 other = np.array(obs, copy=True)
                 if mode == "multidiscrete":
-                    other[7] = index
+                    other[V.MD_HAND_INDEX] = index
                 else:
-                    other[11] = index / max(1, hands_max - 1)
+                    other[V.VEC_HAND_INDEX] = index / max(1, hands_max - 1)
                 if answer(other, mask) is not action:
                     ambiguous.append(state)
                     break

@@ -47,6 +47,7 @@ import numpy as np
 
 from blackjack_env.engine.rules import Rules, SplitBy, preset
 from blackjack_env.envs.vector import BlackjackVectorEnv
+from blackjack_env.envs.view import MD_HAND_INDEX, MD_PHASE, MD_SOFT, MD_TOTAL, MD_UPCARD
 
 __all__ = ["POLICIES", "SimulationResult", "basic_policy", "simulate"]
 
@@ -88,11 +89,11 @@ def _stand(env: Env, obs: Arr, mask: Arr, rng: np.random.Generator) -> Arr:
 
 
 def _dealer(env: Env, obs: Arr, mask: Arr, rng: np.random.Generator) -> Arr:
-    return np.where((obs[:, 1] < 17) & (mask[:, _HIT] > 0), _HIT, _STAND)
+    return np.where((obs[:, MD_TOTAL] < 17) & (mask[:, _HIT] > 0), _HIT, _STAND)
 
 
 def _never_bust(env: Env, obs: Arr, mask: Arr, rng: np.random.Generator) -> Arr:
-    total, soft = obs[:, 1], obs[:, 3] > 0
+    total, soft = obs[:, MD_TOTAL], obs[:, MD_SOFT] > 0
     hit = (~soft & (total <= 11)) | (soft & (total < 19))
     return np.where(hit & (mask[:, _HIT] > 0), _HIT, _STAND)
 
@@ -131,8 +132,9 @@ class basic_policy:
     ) -> np.ndarray:
         core = env.core
         assert core is not None
-        phase, total, up, soft = obs[:, 0], obs[:, 1], obs[:, 2], obs[:, 3] > 0
-        h = obs[:, 7]
+        phase, total, up = obs[:, MD_PHASE], obs[:, MD_TOTAL], obs[:, MD_UPCARD]
+        soft = obs[:, MD_SOFT] > 0
+        h = obs[:, MD_HAND_INDEX]
         f = h * env.num_envs + np.arange(env.num_envs)
         values = core._values
         r0, r1 = core.r0.reshape(-1)[f], core.r1.reshape(-1)[f]

@@ -99,6 +99,9 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
 
     ## Observation Space
 
+    (Each field's position, bounds and encoder are defined in
+    :mod:`blackjack_env.envs.view`; a field added there is described here.)
+
     Fields describe the learner's *focus hand*: the hand to act, or else the hand
     it last acted on. ``phase`` is a :class:`~blackjack_env.envs.observations.Decision`:
     0 PLAY, 1 INSURANCE (pre-peek decision), 2 BET, 3 SETTLED (round over; any

@@ -37,6 +37,13 @@ from blackjack_env.engine import play
 from blackjack_env.engine.cards import Card, parse_card, parse_cards
 from blackjack_env.engine.hand import Hand, score
 from blackjack_env.engine.table import Action, HandResult, Phase, Table
+from blackjack_env.envs.view import (
+    BUCKET_CLIP,
+    MAX_TOTAL,
+    MD_COUNT,
+    UPCARD_HIGH,
+    encode_multidiscrete,
+)
 
 __all__ = [
     "Decision",
@@ -95,8 +102,6 @@ _BET_I: Final = int(Decision.BET)
 #: Observation modes :class:`LearnerView` encodes itself (the ObsMode values).
 TUPLE: Final = "tuple"
 MULTIDISCRETE: Final = "multidiscrete"
-#: Largest hand total an observation can show (hard 21 hit with a 10 gives 31).
-MAX_TOTAL: Final = 31
 #: Multidiscrete observations cached per view, without their count field (each a
 #: 9-int array; a copy with the count written in is returned).
 OBS_CACHE_SIZE: Final = 4096
@@ -302,31 +307,34 @@ class LearnerView:
         """The ``"tuple"`` or ``"multidiscrete"`` observation (see the env's docstring)."""
         index, _, total, soft, up = self.summary(table, seat, last_hand)
         if self.obs_mode == TUPLE:
-            return (total, up, soft)
+            return (total, up, soft)  # (view.encode_tuple, inline: the hot path)
         can_double, can_split, can_surrender = self.can(legal, phase)
         # Python's round: halves go to the even integer
         count = round(hi_lo_true_count(table))
-        count = 0 if count < -5 else 10 if count > 5 else count + 5
+        count = (
+            0 if count < -BUCKET_CLIP else 2 * BUCKET_CLIP if count > BUCKET_CLIP
+            else count + BUCKET_CLIP
+        )
         # one int per observation without the count (the fields' ranges as mixed
-        # radix) keys the cache; the count is written into the copy
-        key = (
-            (((((phase * (MAX_TOTAL + 1) + total) * 11 + up) * 2 + soft) * 2 + can_double) * 2
-              + can_split) * 2 + can_surrender
-        ) * self.max_hands + index
+        # radix) keys the cache; the count is written into the copy. Every field but
+        # the count must be in the key; the layout itself is envs/view.py's.
+        key = phase * (MAX_TOTAL + 1) + total
+        key = ((key * (UPCARD_HIGH + 1) + up) * 2 + soft) * 2 + can_double
+        key = ((key * 2 + can_split) * 2 + can_surrender) * self.max_hands + index
         cached = self._observations.get(key)
         if cached is None:
-            cached = np.array(
-                [phase, total, up, soft, can_double, can_split, can_surrender, index, count],
-                dtype=_INT64,
+            cached = encode_multidiscrete(
+                phase, total, up, soft, can_double, can_split, can_surrender, index, 0.0
             )
-            if total > MAX_TOTAL or up > 10 or not 0 <= index < self.max_hands:
+            cached[MD_COUNT] = count
+            if total > MAX_TOTAL or up > UPCARD_HIGH or not 0 <= index < self.max_hands:
                 return cached  # outside the space: never cached (the key could collide)
             if len(self._observations) < OBS_CACHE_SIZE:
                 self._observations[key] = cached
             else:
                 return cached
         out = cached.copy()
-        out[-1] = count  # the last field
+        out[MD_COUNT] = count
         return out
 
 

@@ -7,8 +7,10 @@ a batched vector env) produces bit-identical observations and masks for the same
 table state. Nothing here mutates the table or draws a card.
 
 The fields of every observation mode are specified in the docstring of
-:class:`~blackjack_env.envs.blackjack.BlackjackEnv`; the constants below (and
-``MAX_TOTAL``) are the single place their sizes and bounds are defined.
+:class:`~blackjack_env.envs.blackjack.BlackjackEnv`; their positions, bounds, spaces
+and encoders are defined once in :mod:`blackjack_env.envs.view`, which :class:`Layout`
+and the batched env both call (the single env's ``"multidiscrete"`` observations are
+``view.encode_multidiscrete``'s, cached by the compiled ``LearnerView.observe``).
 
 The per-step part, run on every env step, lives in the compiled module
 :mod:`blackjack_env.envs.core` and is re-exported here: :class:`Decision`,
@@ -32,8 +34,8 @@ from blackjack_env.engine.hand import Hand
 from blackjack_env.engine.play import HI_LO_TAGS
 from blackjack_env.engine.rules import DoubleRule, Rules, Surrender
 from blackjack_env.engine.table import Action, Phase, Table
+from blackjack_env.envs import view as fields
 from blackjack_env.envs.core import (
-    MAX_TOTAL,
     Decision,
     LearnerView,
     focus_index,
@@ -41,9 +43,14 @@ from blackjack_env.envs.core import (
     read_cards,
     unseen_by_rank,
 )
+from blackjack_env.envs.view import CHIP_BOUND, COUNT_CLIP, COUNT_HIGH, MAX_TOTAL
+
+# (CHIP_BOUND, COUNT_CLIP, COUNT_HIGH and MAX_TOTAL are defined in envs/view.py: re-exported)
 
 __all__ = [
+    "CHIP_BOUND",
     "COUNT_CLIP",
+    "COUNT_HIGH",
     "HI_LO",
     "MAX_TOTAL",
     "Decision",
@@ -58,12 +65,6 @@ __all__ = [
     "unseen_by_rank",
 ]
 
-#: Count-like ``Box`` fields of the dict mode lie in ``0..COUNT_HIGH``.
-COUNT_HIGH = 255
-#: The dict mode's true count is clipped to ``[-COUNT_CLIP, COUNT_CLIP]``.
-COUNT_CLIP = 20.0
-#: Bound of the dict mode's chip fields (bet, bankroll) in base bets.
-CHIP_BOUND = 1e9
 #: Hi-Lo tags by rank, ace to king (``engine.play.HI_LO_TAGS``).
 HI_LO: tuple[int, ...] = HI_LO_TAGS
 
@@ -196,42 +197,11 @@ class Layout:
     # -------------------------------------------------------- observations
     @property
     def vector_size(self) -> int:
-        return 17
+        return fields.VECTOR_SIZE
 
     def observation_space(self) -> spaces.Space[Any]:
-        rules = self.rules
-        n_hands = rules.max_split_hands
-        mode = self.obs_mode
-        if mode is ObsMode.TUPLE:
-            return spaces.Tuple(
-                (spaces.Discrete(MAX_TOTAL + 1), spaces.Discrete(11), spaces.Discrete(2))
-            )
-        if mode is ObsMode.MULTIDISCRETE:
-            return spaces.MultiDiscrete(
-                np.array([4, MAX_TOTAL + 1, 11, 2, 2, 2, 2, n_hands, 11], dtype=np.int64)
-            )
-        if mode is ObsMode.VECTOR:
-            low = np.zeros(self.vector_size, dtype=np.float32)
-            low[15] = -1.0
-            return spaces.Box(low, np.ones(self.vector_size, dtype=np.float32), dtype=np.float32)
-        count = spaces.Box(0, COUNT_HIGH, shape=(13,), dtype=np.int64)
-        return spaces.Dict(
-            {
-                "phase": spaces.Discrete(4),
-                "player_total": spaces.Discrete(MAX_TOTAL + 1),
-                "soft": spaces.Discrete(2),
-                "dealer_upcard": spaces.Discrete(11),
-                "hand_index": spaces.Discrete(n_hands),
-                "num_hands": spaces.Discrete(n_hands + 1),
-                "hand_cards": count,
-                "dealer_cards": count,
-                "seat_cards": spaces.Box(0, COUNT_HIGH, shape=(rules.seats * 13,), dtype=np.int64),
-                "unseen_cards": count,
-                "true_count": spaces.Box(-COUNT_CLIP, COUNT_CLIP, shape=(1,), dtype=np.float32),
-                "bet": spaces.Box(0.0, CHIP_BOUND, shape=(1,), dtype=np.float32),
-                "bankroll": spaces.Box(-CHIP_BOUND, CHIP_BOUND, shape=(1,), dtype=np.float32),
-                "action_mask": spaces.MultiBinary(self.n_actions),
-            }
+        return fields.observation_space(
+            self.obs_mode.value, self.rules.max_split_hands, self.rules.seats, self.n_actions
         )
 
     def observe(
@@ -272,24 +242,16 @@ class Layout:
         soft: int,
         up: int,
     ) -> np.ndarray:
-        rules = self.rules
-        out = np.zeros(self.vector_size, dtype=np.float32)
-        out[int(phase)] = 1.0
-        out[4] = total / MAX_TOTAL
-        out[5] = soft
-        out[6] = up / 10.0
-        can = LearnerView.can(legal, int(phase))
-        out[7], out[8], out[9] = can
-        out[10] = float(phase is Decision.INSURANCE and Action.INSURE in legal)
-        n_hands = rules.max_split_hands
-        out[11] = index / max(1, n_hands - 1)
-        out[12] = len(table.seats[seat].hands) / n_hands
-        out[13] = 0.0 if hand is None else min(1.0, len(hand.cards) / 12.0)
-        out[14] = float(hand is not None and hand.is_pair(False))
-        out[15] = max(-1.0, min(1.0, hi_lo_true_count(table) / 10.0))
+        can_double, can_split, can_surrender = LearnerView.can(legal, int(phase))
         decks = table.shoe.decks
-        out[16] = 1.0 if decks is None else table.shoe.remaining / (52 * decks)
-        return out
+        return fields.encode_vector(
+            int(phase), total, soft, up, can_double, can_split, can_surrender,
+            float(phase is Decision.INSURANCE and Action.INSURE in legal), index,
+            self.rules.max_split_hands, len(table.seats[seat].hands),
+            0 if hand is None else len(hand.cards),
+            float(hand is not None and hand.is_pair(False)), hi_lo_true_count(table),
+            1.0 if decks is None else table.shoe.remaining / (52 * decks),
+        )
 
     def _dict(
         self,
@@ -318,26 +280,13 @@ class Layout:
             for h in s.hands:
                 for card in h.cards:
                     seat_cards[s.index, card.rank - 1] += 1
-        unseen = np.minimum(np.array(unseen_by_rank(table), dtype=np.int64), COUNT_HIGH)
-        tc = max(-COUNT_CLIP, min(COUNT_CLIP, hi_lo_true_count(table)))
+        unseen = np.array(unseen_by_rank(table), dtype=np.int64)
         stake = 0.0 if hand is None else float(hand.bet) / self.bet_unit
-        n_hands = len(table.seats[seat].hands)
-        return {
-            "phase": int(phase),
-            "player_total": total,
-            "soft": soft,
-            "dealer_upcard": up,
-            "hand_index": index,
-            "num_hands": n_hands,
-            "hand_cards": np.minimum(hand_cards, COUNT_HIGH),
-            "dealer_cards": dealer_cards,
-            "seat_cards": np.minimum(seat_cards.reshape(-1), COUNT_HIGH),
-            "unseen_cards": unseen,
-            "true_count": np.array([tc], dtype=np.float32),
-            "bet": np.array([min(stake, CHIP_BOUND)], dtype=np.float32),
-            "bankroll": np.array([max(-CHIP_BOUND, min(CHIP_BOUND, bankroll))], dtype=np.float32),
-            "action_mask": self.mask(legal),
-        }
+        return fields.encode_dict(
+            int(phase), total, soft, up, index, len(table.seats[seat].hands), hand_cards,
+            dealer_cards, seat_cards.reshape(-1), unseen, hi_lo_true_count(table), stake,
+            bankroll, self.mask(legal),
+        )
 
 
 # The ranks' order in every by-rank field (ace..king), for documentation and tests.

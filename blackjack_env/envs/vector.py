@@ -12,11 +12,8 @@ from gymnasium.vector.utils import batch_space
 
 from blackjack_env.engine.cards import Card
 from blackjack_env.engine.rules import HoleCard, Rules, Surrender
+from blackjack_env.envs import view
 from blackjack_env.envs.observations import (
-    CHIP_BOUND,
-    COUNT_CLIP,
-    COUNT_HIGH,
-    MAX_TOTAL,
     Decision,
     Layout,
     ObsMode,
@@ -526,7 +523,7 @@ class BlackjackVectorEnv(VectorEnv):
         up = core.dealer_up_value()
         mode = self.obs_mode
         if mode is ObsMode.TUPLE:
-            return (total, up, soft.astype(np.int64))
+            return view.encode_tuple(total, up, soft.astype(np.int64))
         phase = self._phase
         mask = self._mask
         ins = phase == _INSURANCE
@@ -539,45 +536,18 @@ class BlackjackVectorEnv(VectorEnv):
         if mode is ObsMode.DICT:
             return self._observe_dict(h, fi, total, soft, up, tc)
         if mode is ObsMode.MULTIDISCRETE:
-            out = np.empty((self.num_envs, 9), dtype=np.int64)
-            out[:, 0] = phase
-            out[:, 1] = total
-            out[:, 2] = up
-            out[:, 3] = soft
-            out[:, 4] = can_double
-            out[:, 5] = can_split
-            out[:, 6] = can_surr
-            out[:, 7] = h
-            # (clip(round(tc), -5, 5): round half to even, as np.round)
-            bucket = np.rint(tc)
-            np.maximum(bucket, -5.0, out=bucket)
-            np.minimum(bucket, 5.0, out=bucket)
-            bucket += 5.0  # (whole numbers: exact)
-            out[:, 8] = bucket
-            return out
-        # vector
+            return view.encode_multidiscrete(
+                phase, total, up, soft, can_double, can_split, can_surr, h, tc
+            )
         n_hands = self.rules.max_split_hands
-        out = np.zeros((self.num_envs, self.layout.vector_size), dtype=np.float32)
-        out[self._arange, phase] = 1.0
-        out[:, 4] = total / MAX_TOTAL
-        out[:, 5] = soft
-        out[:, 6] = up / 10.0
-        out[:, 7] = can_double
-        out[:, 8] = can_split
-        out[:, 9] = can_surr
-        if self._n_play == 6:
-            out[:, 10] = ins & (mask[:, _INSURE] > 0)
-        out[:, 11] = h / max(1, n_hands - 1)
-        out[:, 12] = core.nhands / n_hands
+        can_insure = ins & (mask[:, _INSURE] > 0) if self._n_play == 6 else 0
         ncards = core._ncards[fi]
-        out[:, 13] = np.minimum(1.0, ncards / 12.0)
-        out[:, 14] = (ncards == 2) & (core._r0[fi] == core._r1[fi])
-        out[:, 15] = np.clip(tc / 10.0, -1.0, 1.0)
-        if self._infinite:
-            out[:, 16] = 1.0
-        else:
-            out[:, 16] = core.remaining() / core.shoe_size
-        return out
+        pair = (ncards == 2) & (core._r0[fi] == core._r1[fi])
+        shoe_left = 1.0 if self._infinite else core.remaining() / core.shoe_size
+        return view.encode_vector(
+            phase, total, soft, up, can_double, can_split, can_surr, can_insure, h, n_hands,
+            core.nhands, ncards, pair, tc, shoe_left,
+        )
 
     def _observe_dict(
         self,
@@ -610,22 +580,11 @@ class BlackjackVectorEnv(VectorEnv):
                 unseen[t, core._rank_of_id[core.hole[t]]] += 1
         stake = core._stake[fi] / self.bet
         bankroll = self._session_net / self.bet
-        return {
-            "phase": self._phase.copy(),
-            "player_total": total,
-            "soft": soft.astype(np.int64),
-            "dealer_upcard": up,
-            "hand_index": h.astype(np.int64),
-            "num_hands": core.nhands.copy(),
-            "hand_cards": np.minimum(hand_cards, COUNT_HIGH),
-            "dealer_cards": dealer_cards,
-            "seat_cards": np.minimum(seat_cards, COUNT_HIGH),
-            "unseen_cards": np.minimum(unseen, COUNT_HIGH),
-            "true_count": np.clip(tc, -COUNT_CLIP, COUNT_CLIP).astype(np.float32)[:, None],
-            "bet": np.minimum(stake, CHIP_BOUND).astype(np.float32)[:, None],
-            "bankroll": np.clip(bankroll, -CHIP_BOUND, CHIP_BOUND).astype(np.float32)[:, None],
-            "action_mask": self._mask.copy(),
-        }
+        return view.encode_dict(
+            self._phase.copy(), total, soft.astype(np.int64), up, h.astype(np.int64),
+            core.nhands.copy(), hand_cards, dealer_cards, seat_cards, unseen, tc, stake,
+            bankroll, self._mask.copy(),
+        )
 
     def _info(self, extra: dict[str, np.ndarray] | None = None) -> dict[str, Any]:
         core = self.core

@@ -1,0 +1,310 @@
+"""The learner's view, defined once: every observation mode's fields and its encoders.
+
+Each mode's fields (their positions, ranges and dtypes) are named here and nowhere
+else; the single env (:mod:`~blackjack_env.envs.observations` and the compiled
+:mod:`~blackjack_env.envs.core`), the batched env (:mod:`~blackjack_env.envs.vector`),
+the multi-agent env (through the single env's layout), ``blackjack_env.agents.obs``
+(decoding, and encoding the analysis's states for exact grading) and the simulator
+(:mod:`~blackjack_env.simulate`) read them from here. The encoders below take the
+field values, as scalars for one table or as arrays of shape ``(N,)`` for ``N``
+tables, and lay them out: the same function writes an observation of the single env
+and a batch of the batched env, so both give bit-identical values.
+
+The meaning of each field is specified in the docstring of
+:class:`~blackjack_env.envs.blackjack.BlackjackEnv` ("Observation Space"); adding
+a field is one edit here plus its line there.
+
+``"tuple"`` (``Blackjack-v1``'s): (player total, dealer upcard, usable ace).
+
+``"multidiscrete"``: ``MD_*`` positions, sizes :func:`multidiscrete_nvec`; the
+true count is bucketed by :func:`count_bucket`.
+
+``"vector"``: ``VEC_*`` positions in a float32 array of ``VECTOR_SIZE``; every entry
+in [0, 1] except ``VEC_TRUE_COUNT`` in [-1, 1].
+
+``"dict"``: the keys of :func:`dict_space`; count fields in ``0..COUNT_HIGH``.
+
+The single env's ``"multidiscrete"`` observation is made in the compiled
+``LearnerView.observe``, which caches :func:`encode_multidiscrete`'s arrays keyed by
+every field but the count (a new field must join that key); a test checks it against
+:func:`encode_multidiscrete` over played rounds.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import numpy as np
+from gymnasium import spaces
+
+# ------------------------------------------------------------------ shared bounds
+#: Largest hand total an observation can show (hard 21 hit with a 10 gives 31).
+MAX_TOTAL: Final = 31
+#: The dealer upcard's point value lies in 0 (before the deal) .. 10.
+UPCARD_HIGH: Final = 10
+#: Observation phases (``core.Decision``): PLAY, INSURANCE, BET, SETTLED.
+N_PHASES: Final = 4
+#: Count-like ``Box`` fields of the dict mode lie in ``0..COUNT_HIGH``.
+COUNT_HIGH: Final = 255
+#: The dict mode's true count is clipped to ``[-COUNT_CLIP, COUNT_CLIP]``.
+COUNT_CLIP: Final = 20.0
+#: Bound of the dict mode's chip fields (bet, bankroll) in base bets.
+CHIP_BOUND: Final = 1e9
+#: The multidiscrete true count: rounded, clipped to ``-BUCKET_CLIP..BUCKET_CLIP``,
+#: plus ``BUCKET_CLIP`` (so it lies in ``0..2 * BUCKET_CLIP``).
+BUCKET_CLIP: Final = 5
+
+# ------------------------------------------------------------------ "tuple"
+TUPLE_TOTAL: Final = 0
+TUPLE_UPCARD: Final = 1
+TUPLE_SOFT: Final = 2
+
+# ------------------------------------------------------------------ "multidiscrete"
+MD_PHASE: Final = 0
+MD_TOTAL: Final = 1
+MD_UPCARD: Final = 2
+MD_SOFT: Final = 3
+MD_CAN_DOUBLE: Final = 4
+MD_CAN_SPLIT: Final = 5
+MD_CAN_SURRENDER: Final = 6
+MD_HAND_INDEX: Final = 7
+MD_COUNT: Final = 8
+MD_SIZE: Final = 9
+
+# ------------------------------------------------------------------ "vector"
+VEC_PHASE: Final = 0  # one-hot over N_PHASES entries, 0..3
+VEC_TOTAL: Final = 4  # total / MAX_TOTAL
+VEC_SOFT: Final = 5
+VEC_UPCARD: Final = 6  # upcard / UPCARD_HIGH
+VEC_CAN_DOUBLE: Final = 7
+VEC_CAN_SPLIT: Final = 8
+VEC_CAN_SURRENDER: Final = 9
+VEC_CAN_INSURE: Final = 10
+VEC_HAND_INDEX: Final = 11  # index / max(1, H - 1)
+VEC_NUM_HANDS: Final = 12  # hands / H
+VEC_CARDS: Final = 13  # cards in the hand / VEC_CARDS_SCALE, at most 1
+VEC_PAIR: Final = 14
+VEC_TRUE_COUNT: Final = 15  # true count / VEC_COUNT_SCALE, clipped to [-1, 1]
+VEC_SHOE: Final = 16  # fraction of the shoe not yet dealt
+VECTOR_SIZE: Final = 17
+VEC_CARDS_SCALE: Final = 12.0
+VEC_COUNT_SCALE: Final = 10.0
+
+# ------------------------------------------------------------------ "dict"
+#: The dict mode's keys, in order.
+DICT_KEYS: Final = (
+    "phase", "player_total", "soft", "dealer_upcard", "hand_index", "num_hands",
+    "hand_cards", "dealer_cards", "seat_cards", "unseen_cards", "true_count", "bet",
+    "bankroll", "action_mask",
+)
+
+
+# ======================================================================== spaces
+def tuple_space() -> spaces.Tuple:
+    return spaces.Tuple(
+        (spaces.Discrete(MAX_TOTAL + 1), spaces.Discrete(UPCARD_HIGH + 1), spaces.Discrete(2))
+    )
+
+
+def multidiscrete_nvec(max_hands: int) -> np.ndarray:
+    """The multidiscrete space's sizes, field by field (``max_hands``: ``H``)."""
+    nvec = np.empty(MD_SIZE, dtype=np.int64)
+    nvec[MD_PHASE] = N_PHASES
+    nvec[MD_TOTAL] = MAX_TOTAL + 1
+    nvec[MD_UPCARD] = UPCARD_HIGH + 1
+    nvec[MD_SOFT] = 2
+    nvec[MD_CAN_DOUBLE] = 2
+    nvec[MD_CAN_SPLIT] = 2
+    nvec[MD_CAN_SURRENDER] = 2
+    nvec[MD_HAND_INDEX] = max_hands
+    nvec[MD_COUNT] = 2 * BUCKET_CLIP + 1
+    return nvec
+
+
+def vector_space() -> spaces.Box:
+    low = np.zeros(VECTOR_SIZE, dtype=np.float32)
+    low[VEC_TRUE_COUNT] = -1.0
+    return spaces.Box(low, np.ones(VECTOR_SIZE, dtype=np.float32), dtype=np.float32)
+
+
+def dict_space(max_hands: int, seats: int, n_actions: int) -> spaces.Dict:
+    count = spaces.Box(0, COUNT_HIGH, shape=(13,), dtype=np.int64)
+    fields: dict[str, spaces.Space[Any]] = {
+        "phase": spaces.Discrete(N_PHASES),
+        "player_total": spaces.Discrete(MAX_TOTAL + 1),
+        "soft": spaces.Discrete(2),
+        "dealer_upcard": spaces.Discrete(UPCARD_HIGH + 1),
+        "hand_index": spaces.Discrete(max_hands),
+        "num_hands": spaces.Discrete(max_hands + 1),
+        "hand_cards": count,
+        "dealer_cards": count,
+        "seat_cards": spaces.Box(0, COUNT_HIGH, shape=(seats * 13,), dtype=np.int64),
+        "unseen_cards": count,
+        "true_count": spaces.Box(-COUNT_CLIP, COUNT_CLIP, shape=(1,), dtype=np.float32),
+        "bet": spaces.Box(0.0, CHIP_BOUND, shape=(1,), dtype=np.float32),
+        "bankroll": spaces.Box(-CHIP_BOUND, CHIP_BOUND, shape=(1,), dtype=np.float32),
+        "action_mask": spaces.MultiBinary(n_actions),
+    }
+    assert tuple(fields) == DICT_KEYS
+    return spaces.Dict(fields)
+
+
+def observation_space(
+    obs_mode: str, max_hands: int, seats: int, n_actions: int
+) -> spaces.Space[Any]:
+    """The observation space of ``obs_mode`` (``max_hands``: ``rules.max_split_hands``)."""
+    if obs_mode == "tuple":
+        return tuple_space()
+    if obs_mode == "multidiscrete":
+        return spaces.MultiDiscrete(multidiscrete_nvec(max_hands))
+    if obs_mode == "vector":
+        return vector_space()
+    return dict_space(max_hands, seats, n_actions)
+
+
+# ======================================================================== encoders
+# Each takes scalars (one table) or arrays of shape (N,) (N tables, a batch).
+
+
+def encode_tuple(total: Any, up: Any, soft: Any) -> tuple[Any, Any, Any]:
+    """The ``"tuple"`` observation (``TUPLE_*`` order). The single env's compiled
+    ``LearnerView.observe`` returns this tuple inline (its hot path)."""
+    return (total, up, soft)
+
+
+def count_bucket(true_count: Any) -> Any:
+    """The multidiscrete true-count field: ``clip(round(tc), -5, 5) + 5``, halves to
+    even (``np.rint``, as Python's ``round``); float64 whole numbers."""
+    bucket = np.rint(true_count)
+    bucket = np.minimum(np.maximum(bucket, -float(BUCKET_CLIP)), float(BUCKET_CLIP))
+    return bucket + float(BUCKET_CLIP)
+
+
+def encode_multidiscrete(
+    phase: Any,
+    total: Any,
+    up: Any,
+    soft: Any,
+    can_double: Any,
+    can_split: Any,
+    can_surrender: Any,
+    hand_index: Any,
+    true_count: Any,
+) -> np.ndarray:
+    """The ``"multidiscrete"`` observation, int64 ``(MD_SIZE,)`` or ``(N, MD_SIZE)``."""
+    out = np.empty((*np.shape(total), MD_SIZE), dtype=np.int64)
+    out[..., MD_PHASE] = phase
+    out[..., MD_TOTAL] = total
+    out[..., MD_UPCARD] = up
+    out[..., MD_SOFT] = soft
+    out[..., MD_CAN_DOUBLE] = can_double
+    out[..., MD_CAN_SPLIT] = can_split
+    out[..., MD_CAN_SURRENDER] = can_surrender
+    out[..., MD_HAND_INDEX] = hand_index
+    out[..., MD_COUNT] = count_bucket(true_count)
+    return out
+
+
+def _clip(x: Any, low: float, high: float) -> Any:
+    """``x`` clipped to ``[low, high]``: with numpy for an array, with Python's min / max
+    for a scalar (the same value; a scalar observation is cheaper without numpy)."""
+    if isinstance(x, np.ndarray):
+        return np.clip(x, low, high)
+    return max(low, min(high, x))
+
+
+def _at_most(x: Any, high: float) -> Any:
+    return np.minimum(high, x) if isinstance(x, np.ndarray) else min(high, x)
+
+
+def _column(x: Any, low: float, high: float) -> np.ndarray:
+    """``x`` clipped to ``[low, high]`` as a float32 field of shape ``(1,)`` (one table)
+    or ``(N, 1)`` (a batch)."""
+    if isinstance(x, np.ndarray):
+        return np.clip(x, low, high).astype(np.float32)[:, None]
+    return np.array([max(low, min(high, x))], dtype=np.float32)
+
+
+def encode_vector(
+    phase: Any,
+    total: Any,
+    soft: Any,
+    up: Any,
+    can_double: Any,
+    can_split: Any,
+    can_surrender: Any,
+    can_insure: Any,
+    hand_index: Any,
+    max_hands: int,
+    num_hands: Any,
+    cards: Any,
+    pair: Any,
+    true_count: Any,
+    shoe_left: Any,
+) -> np.ndarray:
+    """The ``"vector"`` observation, float32 ``(VECTOR_SIZE,)`` or ``(N, VECTOR_SIZE)``.
+
+    ``cards``: cards in the focus hand; ``pair``: it is a pair of equal ranks;
+    ``shoe_left``: the fraction of the shoe not yet dealt (1 for an infinite deck).
+    """
+    if isinstance(total, np.ndarray):
+        out = np.zeros((total.shape[0], VECTOR_SIZE), dtype=np.float32)
+        out[np.arange(total.shape[0]), VEC_PHASE + phase] = 1.0
+        field = out.T
+    else:
+        out = np.zeros(VECTOR_SIZE, dtype=np.float32)
+        out[VEC_PHASE + phase] = 1.0
+        field = out  # field[k]: entry k of the one observation, or column k of the batch
+    field[VEC_TOTAL] = total / MAX_TOTAL
+    field[VEC_SOFT] = soft
+    field[VEC_UPCARD] = up / float(UPCARD_HIGH)
+    field[VEC_CAN_DOUBLE] = can_double
+    field[VEC_CAN_SPLIT] = can_split
+    field[VEC_CAN_SURRENDER] = can_surrender
+    field[VEC_CAN_INSURE] = can_insure
+    field[VEC_HAND_INDEX] = hand_index / (max_hands - 1 if max_hands > 1 else 1)
+    field[VEC_NUM_HANDS] = num_hands / max_hands
+    field[VEC_CARDS] = _at_most(cards / VEC_CARDS_SCALE, 1.0)
+    field[VEC_PAIR] = pair
+    field[VEC_TRUE_COUNT] = _clip(true_count / VEC_COUNT_SCALE, -1.0, 1.0)
+    field[VEC_SHOE] = shoe_left
+    return out
+
+
+def encode_dict(
+    phase: Any,
+    total: Any,
+    soft: Any,
+    up: Any,
+    hand_index: Any,
+    num_hands: Any,
+    hand_cards: np.ndarray,
+    dealer_cards: np.ndarray,
+    seat_cards: np.ndarray,
+    unseen_cards: np.ndarray,
+    true_count: Any,
+    stake: Any,
+    bankroll: Any,
+    action_mask: np.ndarray,
+) -> dict[str, Any]:
+    """The ``"dict"`` observation (keys :data:`DICT_KEYS`), for one table or a batch.
+
+    The by-rank counts are given unclipped (``seat_cards`` flattened seat by seat),
+    ``stake`` and ``bankroll`` in base bets; the bounds are applied here.
+    """
+    return {
+        "phase": phase,
+        "player_total": total,
+        "soft": soft,
+        "dealer_upcard": up,
+        "hand_index": hand_index,
+        "num_hands": num_hands,
+        "hand_cards": np.minimum(hand_cards, COUNT_HIGH),
+        "dealer_cards": dealer_cards,
+        "seat_cards": np.minimum(seat_cards, COUNT_HIGH),
+        "unseen_cards": np.minimum(unseen_cards, COUNT_HIGH),
+        "true_count": _column(true_count, -COUNT_CLIP, COUNT_CLIP),
+        "bet": _column(stake, -np.inf, CHIP_BOUND),
+        "bankroll": _column(bankroll, -CHIP_BOUND, CHIP_BOUND),
+        "action_mask": action_mask,
+    }
