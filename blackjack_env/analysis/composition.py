@@ -89,7 +89,15 @@ from blackjack_env.analysis._model import BJ, CardModel, check_supported, settle
 from blackjack_env.analysis.dealer import upcard_rank
 from blackjack_env.engine.cards import Card, Rank, parse_card, parse_cards
 from blackjack_env.engine.hand import score
-from blackjack_env.engine.play import NATURAL_CATEGORY, Outcome, dealer_draws, outcome, payout
+from blackjack_env.engine.play import (
+    NATURAL_CATEGORY,
+    Outcome,
+    dealer_draws,
+    is_natural,
+    natural_counts,
+    outcome,
+    payout,
+)
 from blackjack_env.engine.rules import HoleCard, Rules, SplitBet, SplitBy, Surrender
 from blackjack_env.engine.shoe import Shoe
 from blackjack_env.engine.table import Action, Phase, Table, play_actions, split_allowed
@@ -596,7 +604,7 @@ class _Context:
         the strategy its values assume. For simulations that measure its error."""
         sa = self.aces[c]
         hard, ace = self.hard_ace(y)
-        natural = self.rules.blackjack_after_split and sum(y) == 2 and hard == 11 and ace
+        natural = is_natural(sum(y), hard, ace, natural_counts(self.rules, from_split=True))
         if sum(y) > 2:
             code = self.code(self.plus(y, c))
             stand = self.stand(code, score(hard, ace)[0], False)
@@ -621,11 +629,11 @@ class _Context:
             return got
         rest = self.split_value(c, h, k - 1, same)
         sa = self.aces[c]
-        bas = self.rules.blackjack_after_split
+        bas = natural_counts(self.rules, from_split=True)
         ev = 0.0
         for p, y, pair in self.second_cards(c, same):
             hard, ace = self.hard_ace(y)
-            natural = bas and hard == 11 and ace
+            natural = is_natural(2, hard, ace, bas)
             if self.two_card_done(y, sa, h, pair, natural):
                 code = self.code(self.plus(y, c))
                 ev += p * (self.stand(code, score(hard, ace)[0], natural) + rest)
@@ -671,12 +679,7 @@ def _hand_flags(rules: Rules, cards: list[Card], from_split: bool) -> tuple[bool
     pair = len(cards) == 2 and model.pair_class(cards[0].rank) == model.pair_class(cards[1].rank)
     hard = sum(rules.card_values[c.rank - 1] for c in cards)
     has_ace = any(c.rank == 1 for c in cards)
-    natural = (
-        len(cards) == 2
-        and hard == 11
-        and has_ace
-        and (not from_split or rules.blackjack_after_split)
-    )
+    natural = is_natural(len(cards), hard, has_ace, natural_counts(rules, from_split))
     split_aces = from_split and cards[0].rank == 1
     return pair, natural, split_aces
 
@@ -877,7 +880,7 @@ def _round_given_upcard(rules: Rules, pool: Sequence[int], up_rank: int) -> floa
             y = ctx.plus(ctx.plus(empty, cl.of_rank[r1 - 1]), cl.of_rank[r2 - 1])
             pair = model.pair_class(r1) == model.pair_class(r2)
             hard, ace = ctx.hard_ace(y)
-            natural = hard == 11 and ace
+            natural = is_natural(2, hard, ace)
             pbj = ctx.p_bj(y) if ctx.peek else 0.0
             if natural:
                 if rules_.natural_paid_at_deal:

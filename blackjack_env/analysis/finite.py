@@ -45,6 +45,8 @@ from blackjack_env.engine.play import (
     Action,
     Outcome,
     category,
+    is_natural,
+    natural_counts,
     payout,
     play_actions,
     pre_peek_actions,
@@ -398,11 +400,11 @@ class _UpcardEval:
         if got is not None:
             return got
         rest = self.split_value(c, h, k - 1)
-        bas = self.rules.blackjack_after_split
+        bas = natural_counts(self.rules, from_split=True)
         ev = 0.0
         for p, comp, pair in self.split_second_cards(c):
             hard, ace = self.hard_ace(comp)
-            natural = bas and hard == 11 and ace
+            natural = is_natural(2, hard, ace, bas)
             if self.two_card_done(comp, c, h, pair, natural):
                 ev += p * (self.stand_joint(self.removed_of(comp, c), score(hard, ace)[0], natural)
                            + rest)
@@ -444,7 +446,7 @@ class _UpcardEval:
     def hand_return(self, comp: Comp, pair: bool) -> float:
         rules = self.rules
         hard, ace = self.hard_ace(comp)
-        natural = hard == 11 and ace and sum(comp) == 2
+        natural = is_natural(sum(comp), hard, ace)
         pbj = self.p_bj(comp) if self.peek_possible else 0.0
         if natural:
             if rules.natural_paid_at_deal:
@@ -517,7 +519,7 @@ def _evaluate(
             if want_cells:
                 hard, ace = ev.hard_ace(comp)
                 t, soft = score(hard, ace)
-                if hard == 11 and ace:
+                if is_natural(2, hard, ace):
                     continue
                 if pair and rules.max_split_hands > 1:
                     key = ("pair", pair_label(shoe.model.values[r1], r1 == 1), label)
@@ -644,7 +646,7 @@ def hand_evs(
     pc = shoe.model.pair_class
     pair = pc(hand[0].rank) == pc(hand[1].rank)
     hard, ace = ev.hard_ace(comp_t)
-    natural = hard == 11 and ace
+    natural = is_natural(2, hard, ace)
     scale = ev.no_bj(comp_t)
     legal = ev.legal(comp_t, None, 1, pair)
     out = {a: float(ev.action_ev(comp_t, None, 1, pair, natural, a) / scale) for a in legal}

@@ -51,6 +51,8 @@ from blackjack_env.engine.play import (
     Action,
     Outcome,
     category,
+    is_natural,
+    natural_counts,
     payout,
     play_actions,
     pre_peek_actions,
@@ -273,13 +275,13 @@ class RoundModel:
         """Keys of a split hand of pair class ``c`` after its second card, with probabilities."""
         cv, ca = self.pair_card(c)
         sa = ca
-        bas = self.rules.blackjack_after_split
+        bas = natural_counts(self.rules, from_split=True)
         out: dict[Key, float] = {}
         for rank in range(1, 14):
             v, a = self.values[rank], rank == 1
             hard, ace = cv + v, ca or a
             pair = c if self.model.pair_class(rank) == c else None
-            nat = bas and hard == 11 and ace
+            nat = is_natural(2, hard, ace, bas)
             key = (hard, ace, 2, pair, nat, True, sa, h)
             out[key] = out.get(key, 0.0) + 1.0 / 13.0
         return [(p, k) for k, p in out.items()]
@@ -335,7 +337,7 @@ class RoundModel:
         hard, ace = v[r1] + v[r2], r1 == 1 or r2 == 1
         pc = self.model.pair_class
         pair = pc(r1) if pc(r1) == pc(r2) else None
-        return (hard, ace, 2, pair, hard == 11 and ace, False, False, 1)
+        return (hard, ace, 2, pair, is_natural(2, hard, ace), False, False, 1)
 
     def pre_peek_surrender(self, key: Key) -> bool:
         """An early surrender is offered before the peek (insurance is never taken)."""
