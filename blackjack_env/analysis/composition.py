@@ -90,8 +90,10 @@ from blackjack_env.analysis.dealer import upcard_rank
 from blackjack_env.engine.cards import Card, Rank, parse_card, parse_cards
 from blackjack_env.engine.hand import score
 from blackjack_env.engine.play import (
+    AUTO_STAND_TOTAL,
     NATURAL_CATEGORY,
     Outcome,
+    auto_stands,
     dealer_draws,
     is_natural,
     natural_counts,
@@ -316,7 +318,7 @@ class _Context:
         self.payout = float(payout(rules, Outcome.BLACKJACK))
         self.bjbj = float(payout(rules, outcome(rules, NATURAL_CATEGORY, NATURAL_CATEGORY)))
         self.bet_factor = 0.5 if rules.split_bet is SplitBet.HALVE else 1.0
-        self.auto21 = rules.auto_stand_21
+        self.auto21 = auto_stands(rules, AUTO_STAND_TOTAL)  # (the rule, read once)
         self.late_no_peek = rules.surrender is Surrender.LATE and self.no_peek_rules
         self._pay = self._payoffs()
         base, b = [], 1
@@ -464,7 +466,7 @@ class _Context:
             na = ace or aces[j]
             total = nh + 10 if na and nh <= 11 else nh
             ncode = code + base[j]
-            if double or (auto21 and total == 21):
+            if double or (auto21 and total == AUTO_STAND_TOTAL):
                 ev += p * self.stand(ncode, total, False)
             else:
                 ev += p * self.hit_stand(ncode, nh, na)
@@ -596,7 +598,7 @@ class _Context:
         if natural and rules.natural_ends_hand:
             return True
         hard, ace = self.hard_ace(y)
-        return self.auto21 and score(hard, ace)[0] == 21
+        return auto_stands(self.rules, score(hard, ace)[0])
 
     def split_plan_action(self, y: Comp, c: int, h: int, k: int, pair: bool, same: int) -> Action:
         """The action the split approximation takes at a split hand ``y`` of pair class
@@ -885,7 +887,7 @@ def _round_given_upcard(rules: Rules, pool: Sequence[int], up_rank: int) -> floa
             if natural:
                 if rules_.natural_paid_at_deal:
                     ret = ctx.payout
-                elif rules_.natural_ends_hand or rules_.auto_stand_21:
+                elif rules_.natural_ends_hand or auto_stands(rules_, 21):
                     ret = pbj * ctx.bjbj + ctx.stand(ctx.code(y), 21, True)
                 else:
                     ret = pbj * ctx.bjbj + ctx.best(y, None, False, False, 1, False, True)

@@ -40,10 +40,12 @@ from blackjack_env.analysis.infinite import upcard_label
 from blackjack_env.analysis.state import DecisionState, Policy, as_policy
 from blackjack_env.engine.cards import Card, Rank, parse_cards
 from blackjack_env.engine.play import (
+    AUTO_STAND_TOTAL,
     BUST_CATEGORY,
     NATURAL_CATEGORY,
     Action,
     Outcome,
+    auto_stands,
     category,
     is_natural,
     natural_counts,
@@ -331,7 +333,7 @@ class _UpcardEval:
             return self.surrender_joint(removed)
         if action is _A.HIT or action is _A.DOUBLE:
             probs = self.draw_probs(removed)
-            auto21 = self.rules.auto_stand_21
+            auto21 = auto_stands(self.rules, AUTO_STAND_TOTAL)  # (the rule, read once)
             ev = 0.0
             for j, p in enumerate(probs):
                 if p <= 0:
@@ -344,7 +346,7 @@ class _UpcardEval:
                     ev += p * self.bust * self.no_bj(self.removed_of(nxt_t, split_c))
                     continue
                 total = score(nh, ace or self.shoe.aces[j])[0]
-                if action is _A.DOUBLE or (auto21 and total == 21):
+                if action is _A.DOUBLE or (auto21 and total == AUTO_STAND_TOTAL):
                     ev += p * self.stand_joint(self.removed_of(nxt_t, split_c), total, False)
                 else:
                     ev += p * self.value(nxt_t, split_c, h, False, False)
@@ -451,7 +453,7 @@ class _UpcardEval:
         if natural:
             if rules.natural_paid_at_deal:
                 return self.payout
-            if rules.natural_ends_hand or rules.auto_stand_21:
+            if rules.natural_ends_hand or auto_stands(rules, 21):
                 after = self.stand_joint(comp, 21, True)  # judged against the dealer
             else:
                 after = self.value(comp, None, 1, False, True)  # may be hit

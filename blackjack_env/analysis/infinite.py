@@ -50,6 +50,7 @@ from blackjack_env.engine.play import (
     NATURAL_CATEGORY,
     Action,
     Outcome,
+    auto_stands,
     category,
     is_natural,
     natural_counts,
@@ -243,7 +244,7 @@ class RoundModel:
         if action is _A.SURRENDER:
             return self._surrender
         if action is _A.HIT:
-            auto21 = self.rules.auto_stand_21
+            rules = self.rules
             ev = 0.0
             for v, a, p in self.draws:
                 nh, na = hard + v, ace or a
@@ -251,7 +252,7 @@ class RoundModel:
                     ev += p * self._bust
                     continue
                 nxt = (nh, na, n + 1, None, False, fs, sa, h)
-                if auto21 and score(nh, na)[0] == 21:
+                if auto_stands(rules, score(nh, na)[0]):
                     ev += p * float(self._stand[21])
                 else:
                     ev += p * self.value(nxt)
@@ -353,7 +354,7 @@ class RoundModel:
         if key[4]:  # natural
             if rules.natural_paid_at_deal:
                 return self.payout
-            if rules.natural_ends_hand or rules.auto_stand_21:
+            if rules.natural_ends_hand or auto_stands(rules, 21):
                 # stood: paid at the peek when it beats any dealer 21, else compared with
                 # the dealer's final hand (same value either way)
                 after = self._stand_nat
