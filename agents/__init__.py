@@ -26,7 +26,7 @@ from blackjack_env.agents.counting import (
 from blackjack_env.agents.fixed import (
     FIXED_AGENTS,
     StrategyAgent,
-    basic_strategy,
+    basic_seat_strategy,
     counting_agent,
     fixed_agent,
 )
@@ -62,7 +62,7 @@ __all__ = [
     "StrategyAgent",
     "TabularAgent",
     "TrainLog",
-    "basic_strategy",
+    "basic_seat_strategy",
     "counting_agent",
     "decision_policy",
     "decode",
@@ -84,3 +84,16 @@ __all__ = [
     "train_sb3",
     "train_tabular",
 ]
+
+
+def __getattr__(name: str) -> object:
+    if name == "basic_strategy":  # the former name of basic_seat_strategy
+        import warnings
+
+        warnings.warn(
+            f"{__name__}.basic_strategy is deprecated; use basic_seat_strategy",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return basic_seat_strategy
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

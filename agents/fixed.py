@@ -108,7 +108,7 @@ def counting_agent(env: Any, spread: BetSpread | None = None) -> StrategyAgent:
     rules: Rules = env.unwrapped.rules
     if rules.shoe_decks is None:
         raise ValueError("a counter needs a finite shoe; these rules use an infinite deck")
-    return StrategyAgent(basic_strategy(rules), env, "counter",
+    return StrategyAgent(basic_seat_strategy(rules), env, "counter",
                          state_policy=_basic_state_policy(rules),
                          counter=HiLoCounter(rules.shoe_decks), spread=spread)
 
@@ -126,9 +126,11 @@ def _basic_state_policy(rules: Rules) -> Callable[[Any], Action] | None:
         return None
 
 
-def basic_strategy(rules: Rules) -> Callable[[Any], Action]:
-    """Basic strategy as a seat strategy: the registered ``"basic"`` if the analysis
-    provides it, else the infinite-deck chart of these rules applied to the table."""
+def basic_seat_strategy(rules: Rules) -> Callable[[Any], Action]:
+    """Basic strategy as a seat strategy ``strategy(table) -> Action``: the registered
+    ``"basic"`` (:class:`~blackjack_env.analysis.strategy.BasicStrategy`), or where it
+    refuses the rules (``ValueError``) the infinite-deck chart of these rules applied to
+    the table. (Formerly ``basic_strategy``, the name of the analysis's class as well.)"""
     from blackjack_env.strategies import make_strategy
 
     try:
@@ -157,7 +159,10 @@ def fixed_agent(name: str, env: Any, seed: int | None = None) -> StrategyAgent:
         return counting_agent(env)
     if name not in FIXED_AGENTS:
         raise ValueError(f"unknown fixed agent {name!r}; choose one of {', '.join(FIXED_AGENTS)}")
-    strategy = basic_strategy(rules) if name == "basic" else make_strategy(name, rules, seed=seed)
+    if name == "basic":
+        strategy = basic_seat_strategy(rules)
+    else:
+        strategy = make_strategy(name, rules, seed=seed)
     # composition plays basic strategy on an infinite deck (the composition tells nothing
     # there), so it is graded exactly by basic's policy; on a finite shoe it has none
     state_policy = {
@@ -167,3 +172,16 @@ def fixed_agent(name: str, env: Any, seed: int | None = None) -> StrategyAgent:
         "stand": _stand_state_policy,
     }.get(name)
     return StrategyAgent(strategy, env, name, state_policy=state_policy)
+
+
+def __getattr__(name: str) -> object:
+    if name == "basic_strategy":  # the former name (it also named the analysis's class)
+        import warnings
+
+        warnings.warn(
+            f"{__name__}.basic_strategy is deprecated; use basic_seat_strategy",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return basic_seat_strategy
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

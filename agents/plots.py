@@ -18,7 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from blackjack_env.engine import Action, Rules
-from blackjack_env.engine.play import dealer_peeks, play_actions, pre_peek_actions, split_allowed
+from blackjack_env.engine.play import (
+    auto_stands,
+    dealer_peeks,
+    play_actions,
+    pre_peek_actions,
+    split_allowed,
+)
 
 __all__ = [
     "agent_chart",
@@ -167,7 +173,7 @@ def agent_chart(policy: Callable[[Any], Action], rules: Rules, like: Any, title:
             return True
         if kind == "soft" and rules.natural_ends_hand:
             return False
-        return not rules.auto_stand_21
+        return not auto_stands(rules, row)
 
     def code(kind: str, row: Any, dealer: int) -> Any:
         if not asked(kind, row):

@@ -88,14 +88,14 @@ class CountingSeat:
 
     def __init__(self, rules: Rules, base_bet: int | None = None, spread: Any = None) -> None:
         from blackjack_env.agents.counting import BetSpread, HiLoCounter
-        from blackjack_env.agents.fixed import basic_strategy
+        from blackjack_env.agents.fixed import basic_seat_strategy
 
         if rules.shoe_decks is None:
             raise ValueError("a counter needs a finite shoe; these rules use an infinite deck")
         self.counter = HiLoCounter(rules.shoe_decks)
         self.spread = spread if spread is not None else BetSpread()
         self.base_bet = base_bet if base_bet is not None else rules.min_bet
-        self.play = basic_strategy(rules)
+        self.play = basic_seat_strategy(rules)
 
     def observe(self, table: Table) -> None:
         self.counter.sync_with_table(table)
@@ -120,9 +120,9 @@ def seat_strategy(spec: str, rules: Rules, seed: int | None = None) -> Any:
     if spec == "counter":
         return CountingSeat(rules)
     if spec == "basic":
-        from blackjack_env.agents.fixed import basic_strategy
+        from blackjack_env.agents.fixed import basic_seat_strategy
 
-        return basic_strategy(rules)
+        return basic_seat_strategy(rules)
     path = Path(spec)
     if path.suffix in (".npz", ".zip") or path.exists():
         from blackjack_env.agents.registry import load_agent

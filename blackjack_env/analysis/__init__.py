@@ -15,7 +15,7 @@ Public API:
 * :func:`finite_shoe_return` - exact combinatorial expected return of a
   total-dependent basic strategy for a 1..8-deck shoe.
 * :func:`hand_evs` - finite shoe: EV of each action for a two-card hand.
-* :func:`basic_strategy` - a seat strategy ``strategy(table) -> Action`` that
+* :class:`BasicStrategy` - a seat strategy ``strategy(table) -> Action`` that
   plays the chart; registered as ``"basic"`` in :mod:`blackjack_env.strategies`.
 
 Off the cards that remain (finite shoes, composition-dependent play; see
@@ -27,7 +27,10 @@ Off the cards that remain (finite shoes, composition-dependent play; see
 * :func:`composition_return` - the composition-dependent (CDZ-) return of a
   round off a full shoe (or any pool); :func:`effects_of_removal` - its change
   when one card of each rank is removed.
-* :class:`composition_strategy` - seat strategy registered as ``"composition"``.
+* :class:`CompositionStrategy` - seat strategy registered as ``"composition"``.
+
+(``basic_strategy`` and ``composition_strategy``, these classes' former names, still
+import, deprecated; the first warns.)
 
 Insurance and even money are never taken by the analysed policies.
 
@@ -57,26 +60,26 @@ from blackjack_env.analysis.composition import (
     table_action_values,
     table_pool,
 )
-from blackjack_env.analysis.composition_strategy import composition_strategy
+from blackjack_env.analysis.composition_strategy import CompositionStrategy
 from blackjack_env.analysis.dealer import dealer_probabilities
 from blackjack_env.analysis.finite import FiniteResult, finite_chart, finite_shoe_return, hand_evs
 from blackjack_env.analysis.solve import Solution, evaluate_policy, solve
 from blackjack_env.analysis.state import DecisionState
-from blackjack_env.analysis.strategy import basic_strategy, basic_strategy_chart, table_state
+from blackjack_env.analysis.strategy import BasicStrategy, basic_strategy_chart, table_state
 
 __all__ = [
     "OUTCOMES",
+    "BasicStrategy",
     "Chart",
     "CompositionResult",
+    "CompositionStrategy",
     "DecisionState",
     "FiniteResult",
     "Play",
     "Solution",
     "action_values",
-    "basic_strategy",
     "basic_strategy_chart",
     "composition_return",
-    "composition_strategy",
     "dealer_probabilities",
     "effects_of_removal",
     "evaluate_policy",
@@ -90,3 +93,24 @@ __all__ = [
     "table_pool",
     "table_state",
 ]
+
+
+#: The former name of CompositionStrategy. It is also the name of its submodule, which the
+#: import system sets here when loading it, so it is rebound by hand, and cannot warn.
+composition_strategy = CompositionStrategy
+
+_RENAMED = {"basic_strategy": "BasicStrategy"}
+
+
+def __getattr__(name: str) -> object:
+    if name in _RENAMED:  # the classes' names before they took CapWords
+        import warnings
+
+        new = _RENAMED[name]
+        warnings.warn(
+            f"blackjack_env.analysis.{name} is deprecated; use {new}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return globals()[new]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

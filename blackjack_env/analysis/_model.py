@@ -18,6 +18,7 @@ from blackjack_env.engine.play import (
     NUM_CATEGORIES,
     dealer_peeks,
     outcome,
+    pair_class,
     payout,
 )
 from blackjack_env.engine.rules import Rules, Settlement, SplitBy
@@ -108,8 +109,9 @@ class CardModel:
         return tuple((v, a, tuple(rs)) for (v, a), rs in sorted(found.items()))
 
     def pair_class(self, rank: int) -> int:
-        """The key under which two cards make a pair: the rank, or the value."""
-        return rank if self.rules.split_by is SplitBy.RANK else self.values[rank]
+        """The key under which two cards make a pair: the rank, or the value
+        (``engine.play.pair_class``)."""
+        return pair_class(self.rules, rank)
 
     def peek_possible(self, up_value: int, up_ace: bool) -> bool:
         """``engine.play.dealer_peeks``: the dealer peeks with an ace or a ten-value card up."""

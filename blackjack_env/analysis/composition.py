@@ -89,7 +89,17 @@ from blackjack_env.analysis._model import BJ, CardModel, check_supported, settle
 from blackjack_env.analysis.dealer import upcard_rank
 from blackjack_env.engine.cards import Card, Rank, parse_card, parse_cards
 from blackjack_env.engine.hand import score
-from blackjack_env.engine.play import NATURAL_CATEGORY, Outcome, dealer_draws, outcome, payout
+from blackjack_env.engine.play import (
+    AUTO_STAND_TOTAL,
+    NATURAL_CATEGORY,
+    Outcome,
+    auto_stands,
+    dealer_draws,
+    is_natural,
+    natural_counts,
+    outcome,
+    payout,
+)
 from blackjack_env.engine.rules import HoleCard, Rules, SplitBet, SplitBy, Surrender
 from blackjack_env.engine.shoe import Shoe
 from blackjack_env.engine.table import Action, Phase, Table, play_actions, split_allowed
@@ -308,7 +318,7 @@ class _Context:
         self.payout = float(payout(rules, Outcome.BLACKJACK))
         self.bjbj = float(payout(rules, outcome(rules, NATURAL_CATEGORY, NATURAL_CATEGORY)))
         self.bet_factor = 0.5 if rules.split_bet is SplitBet.HALVE else 1.0
-        self.auto21 = rules.auto_stand_21
+        self.auto21 = auto_stands(rules, AUTO_STAND_TOTAL)  # (the rule, read once)
         self.late_no_peek = rules.surrender is Surrender.LATE and self.no_peek_rules
         self._pay = self._payoffs()
         base, b = [], 1
@@ -456,7 +466,7 @@ class _Context:
             na = ace or aces[j]
             total = nh + 10 if na and nh <= 11 else nh
             ncode = code + base[j]
-            if double or (auto21 and total == 21):
+            if double or (auto21 and total == AUTO_STAND_TOTAL):
                 ev += p * self.stand(ncode, total, False)
             else:
                 ev += p * self.hit_stand(ncode, nh, na)
@@ -588,7 +598,7 @@ class _Context:
         if natural and rules.natural_ends_hand:
             return True
         hard, ace = self.hard_ace(y)
-        return self.auto21 and score(hard, ace)[0] == 21
+        return auto_stands(self.rules, score(hard, ace)[0])
 
     def split_plan_action(self, y: Comp, c: int, h: int, k: int, pair: bool, same: int) -> Action:
         """The action the split approximation takes at a split hand ``y`` of pair class
@@ -596,7 +606,7 @@ class _Context:
         the strategy its values assume. For simulations that measure its error."""
         sa = self.aces[c]
         hard, ace = self.hard_ace(y)
-        natural = self.rules.blackjack_after_split and sum(y) == 2 and hard == 11 and ace
+        natural = is_natural(sum(y), hard, ace, natural_counts(self.rules, from_split=True))
         if sum(y) > 2:
             code = self.code(self.plus(y, c))
             stand = self.stand(code, score(hard, ace)[0], False)
@@ -621,11 +631,11 @@ class _Context:
             return got
         rest = self.split_value(c, h, k - 1, same)
         sa = self.aces[c]
-        bas = self.rules.blackjack_after_split
+        bas = natural_counts(self.rules, from_split=True)
         ev = 0.0
         for p, y, pair in self.second_cards(c, same):
             hard, ace = self.hard_ace(y)
-            natural = bas and hard == 11 and ace
+            natural = is_natural(2, hard, ace, bas)
             if self.two_card_done(y, sa, h, pair, natural):
                 code = self.code(self.plus(y, c))
                 ev += p * (self.stand(code, score(hard, ace)[0], natural) + rest)
@@ -671,12 +681,7 @@ def _hand_flags(rules: Rules, cards: list[Card], from_split: bool) -> tuple[bool
     pair = len(cards) == 2 and model.pair_class(cards[0].rank) == model.pair_class(cards[1].rank)
     hard = sum(rules.card_values[c.rank - 1] for c in cards)
     has_ace = any(c.rank == 1 for c in cards)
-    natural = (
-        len(cards) == 2
-        and hard == 11
-        and has_ace
-        and (not from_split or rules.blackjack_after_split)
-    )
+    natural = is_natural(len(cards), hard, has_ace, natural_counts(rules, from_split))
     split_aces = from_split and cards[0].rank == 1
     return pair, natural, split_aces
 
@@ -877,12 +882,12 @@ def _round_given_upcard(rules: Rules, pool: Sequence[int], up_rank: int) -> floa
             y = ctx.plus(ctx.plus(empty, cl.of_rank[r1 - 1]), cl.of_rank[r2 - 1])
             pair = model.pair_class(r1) == model.pair_class(r2)
             hard, ace = ctx.hard_ace(y)
-            natural = hard == 11 and ace
+            natural = is_natural(2, hard, ace)
             pbj = ctx.p_bj(y) if ctx.peek else 0.0
             if natural:
                 if rules_.natural_paid_at_deal:
                     ret = ctx.payout
-                elif rules_.natural_ends_hand or rules_.auto_stand_21:
+                elif rules_.natural_ends_hand or auto_stands(rules_, 21):
                     ret = pbj * ctx.bjbj + ctx.stand(ctx.code(y), 21, True)
                 else:
                     ret = pbj * ctx.bjbj + ctx.best(y, None, False, False, 1, False, True)

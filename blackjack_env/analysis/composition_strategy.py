@@ -12,7 +12,9 @@ without any bet variation).
 Insurance and even money are never taken; before the peek it surrenders early
 when that is worth more than playing on. On an infinite deck the composition
 carries no information, and the strategy plays
-:func:`~blackjack_env.analysis.strategy.basic_strategy` (the exact optimum there).
+:class:`~blackjack_env.analysis.strategy.BasicStrategy` (the exact optimum there).
+
+Registered as ``"composition"`` by :mod:`blackjack_env.strategies`.
 
 Cost: the first decision of a round builds the values for that shoe; later
 decisions of the round reuse them. Measured through a ``Table`` dealing a real
@@ -24,15 +26,14 @@ from __future__ import annotations
 
 from blackjack_env.analysis._model import check_supported
 from blackjack_env.analysis.composition import table_action_values
-from blackjack_env.analysis.strategy import basic_strategy
+from blackjack_env.analysis.strategy import BasicStrategy
 from blackjack_env.engine.rules import Rules
 from blackjack_env.engine.table import Action, Phase, Table
-from blackjack_env.strategies import register_strategy
 
-__all__ = ["composition_strategy"]
+__all__ = ["CompositionStrategy"]
 
 
-class composition_strategy:  # a strategy name, lower case like basic_strategy
+class CompositionStrategy:
     """Seat strategy playing the best composition-dependent action at each decision.
 
     Args:
@@ -47,12 +48,12 @@ class composition_strategy:  # a strategy name, lower case like basic_strategy
         if rules is not None:
             check_supported(rules)
         self.rules = rules
-        self._basic: basic_strategy | None = None
+        self._basic: BasicStrategy | None = None
 
     def __call__(self, table: Table) -> Action:
         if table.shoe.decks is None:
             if self._basic is None:
-                self._basic = basic_strategy(rules=table.rules)
+                self._basic = BasicStrategy(rules=table.rules)
             return self._basic(table)
         values = table_action_values(table)
         if table.phase is Phase.INSURANCE:
@@ -69,8 +70,14 @@ class composition_strategy:  # a strategy name, lower case like basic_strategy
         return best
 
 
-def _factory(rules: Rules | None = None, seed: int | None = None) -> composition_strategy:
-    return composition_strategy(rules=rules, seed=seed)
+def __getattr__(name: str) -> object:
+    if name == "composition_strategy":  # the class's name before it took CapWords
+        import warnings
 
-
-register_strategy("composition", _factory)
+        warnings.warn(
+            f"{__name__}.composition_strategy is deprecated; use CompositionStrategy",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return CompositionStrategy
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -40,11 +40,15 @@ from blackjack_env.analysis.infinite import upcard_label
 from blackjack_env.analysis.state import DecisionState, Policy, as_policy
 from blackjack_env.engine.cards import Card, Rank, parse_cards
 from blackjack_env.engine.play import (
+    AUTO_STAND_TOTAL,
     BUST_CATEGORY,
     NATURAL_CATEGORY,
     Action,
     Outcome,
+    auto_stands,
     category,
+    is_natural,
+    natural_counts,
     payout,
     play_actions,
     pre_peek_actions,
@@ -329,7 +333,7 @@ class _UpcardEval:
             return self.surrender_joint(removed)
         if action is _A.HIT or action is _A.DOUBLE:
             probs = self.draw_probs(removed)
-            auto21 = self.rules.auto_stand_21
+            auto21 = auto_stands(self.rules, AUTO_STAND_TOTAL)  # (the rule, read once)
             ev = 0.0
             for j, p in enumerate(probs):
                 if p <= 0:
@@ -342,7 +346,7 @@ class _UpcardEval:
                     ev += p * self.bust * self.no_bj(self.removed_of(nxt_t, split_c))
                     continue
                 total = score(nh, ace or self.shoe.aces[j])[0]
-                if action is _A.DOUBLE or (auto21 and total == 21):
+                if action is _A.DOUBLE or (auto21 and total == AUTO_STAND_TOTAL):
                     ev += p * self.stand_joint(self.removed_of(nxt_t, split_c), total, False)
                 else:
                     ev += p * self.value(nxt_t, split_c, h, False, False)
@@ -398,11 +402,11 @@ class _UpcardEval:
         if got is not None:
             return got
         rest = self.split_value(c, h, k - 1)
-        bas = self.rules.blackjack_after_split
+        bas = natural_counts(self.rules, from_split=True)
         ev = 0.0
         for p, comp, pair in self.split_second_cards(c):
             hard, ace = self.hard_ace(comp)
-            natural = bas and hard == 11 and ace
+            natural = is_natural(2, hard, ace, bas)
             if self.two_card_done(comp, c, h, pair, natural):
                 ev += p * (self.stand_joint(self.removed_of(comp, c), score(hard, ace)[0], natural)
                            + rest)
@@ -444,12 +448,12 @@ class _UpcardEval:
     def hand_return(self, comp: Comp, pair: bool) -> float:
         rules = self.rules
         hard, ace = self.hard_ace(comp)
-        natural = hard == 11 and ace and sum(comp) == 2
+        natural = is_natural(sum(comp), hard, ace)
         pbj = self.p_bj(comp) if self.peek_possible else 0.0
         if natural:
             if rules.natural_paid_at_deal:
                 return self.payout
-            if rules.natural_ends_hand or rules.auto_stand_21:
+            if rules.natural_ends_hand or auto_stands(rules, 21):
                 after = self.stand_joint(comp, 21, True)  # judged against the dealer
             else:
                 after = self.value(comp, None, 1, False, True)  # may be hit
@@ -517,7 +521,7 @@ def _evaluate(
             if want_cells:
                 hard, ace = ev.hard_ace(comp)
                 t, soft = score(hard, ace)
-                if hard == 11 and ace:
+                if is_natural(2, hard, ace):
                     continue
                 if pair and rules.max_split_hands > 1:
                     key = ("pair", pair_label(shoe.model.values[r1], r1 == 1), label)
@@ -644,7 +648,7 @@ def hand_evs(
     pc = shoe.model.pair_class
     pair = pc(hand[0].rank) == pc(hand[1].rank)
     hard, ace = ev.hard_ace(comp_t)
-    natural = hard == 11 and ace
+    natural = is_natural(2, hard, ace)
     scale = ev.no_bj(comp_t)
     legal = ev.legal(comp_t, None, 1, pair)
     out = {a: float(ev.action_ev(comp_t, None, 1, pair, natural, a) / scale) for a in legal}

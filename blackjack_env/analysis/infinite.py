@@ -50,7 +50,10 @@ from blackjack_env.engine.play import (
     NATURAL_CATEGORY,
     Action,
     Outcome,
+    auto_stands,
     category,
+    is_natural,
+    natural_counts,
     payout,
     play_actions,
     pre_peek_actions,
@@ -241,7 +244,7 @@ class RoundModel:
         if action is _A.SURRENDER:
             return self._surrender
         if action is _A.HIT:
-            auto21 = self.rules.auto_stand_21
+            rules = self.rules
             ev = 0.0
             for v, a, p in self.draws:
                 nh, na = hard + v, ace or a
@@ -249,7 +252,7 @@ class RoundModel:
                     ev += p * self._bust
                     continue
                 nxt = (nh, na, n + 1, None, False, fs, sa, h)
-                if auto21 and score(nh, na)[0] == 21:
+                if auto_stands(rules, score(nh, na)[0]):
                     ev += p * float(self._stand[21])
                 else:
                     ev += p * self.value(nxt)
@@ -273,13 +276,13 @@ class RoundModel:
         """Keys of a split hand of pair class ``c`` after its second card, with probabilities."""
         cv, ca = self.pair_card(c)
         sa = ca
-        bas = self.rules.blackjack_after_split
+        bas = natural_counts(self.rules, from_split=True)
         out: dict[Key, float] = {}
         for rank in range(1, 14):
             v, a = self.values[rank], rank == 1
             hard, ace = cv + v, ca or a
             pair = c if self.model.pair_class(rank) == c else None
-            nat = bas and hard == 11 and ace
+            nat = is_natural(2, hard, ace, bas)
             key = (hard, ace, 2, pair, nat, True, sa, h)
             out[key] = out.get(key, 0.0) + 1.0 / 13.0
         return [(p, k) for k, p in out.items()]
@@ -335,7 +338,7 @@ class RoundModel:
         hard, ace = v[r1] + v[r2], r1 == 1 or r2 == 1
         pc = self.model.pair_class
         pair = pc(r1) if pc(r1) == pc(r2) else None
-        return (hard, ace, 2, pair, hard == 11 and ace, False, False, 1)
+        return (hard, ace, 2, pair, is_natural(2, hard, ace), False, False, 1)
 
     def pre_peek_surrender(self, key: Key) -> bool:
         """An early surrender is offered before the peek (insurance is never taken)."""
@@ -351,7 +354,7 @@ class RoundModel:
         if key[4]:  # natural
             if rules.natural_paid_at_deal:
                 return self.payout
-            if rules.natural_ends_hand or rules.auto_stand_21:
+            if rules.natural_ends_hand or auto_stands(rules, 21):
                 # stood: paid at the peek when it beats any dealer 21, else compared with
                 # the dealer's final hand (same value either way)
                 after = self._stand_nat

@@ -3,7 +3,7 @@
 :func:`basic_strategy_chart` gives the chart for a rule set: the exact
 infinite-deck optimum for ``decks=None``, and for a finite shoe the
 total-dependent chart derived by :func:`~blackjack_env.analysis.finite.finite_chart`
-(a few seconds the first time, then cached). :func:`basic_strategy` turns a chart
+(a few seconds the first time, then cached). :class:`BasicStrategy` turns a chart
 into ``strategy(table) -> Action``: it reads the hand to act, builds the
 :class:`DecisionState` the analysis uses, and answers with a legal action. In
 the insurance phase it declines (never insures, never takes even money) unless
@@ -13,7 +13,10 @@ Rules the exact analysis cannot serve (``settlement='highest-hand'``,
 ``bet_raising=True``, ``split_by='value'`` with a non-ace card worth 1, as in the
 seed preset ``terminal-21``) do not make ``basic`` unusable: it plays the chart of
 the nearest rules the analysis serves (:func:`nearest_supported_rules`), warns once
-with the reason, and records it in :attr:`basic_strategy.fallback`.
+with the reason, and records it in :attr:`BasicStrategy.fallback`.
+
+It is registered as ``"basic"`` by :mod:`blackjack_env.strategies` (this module does
+not import the strategies).
 """
 
 from __future__ import annotations
@@ -26,9 +29,8 @@ from blackjack_env.analysis.chart import Chart
 from blackjack_env.analysis.state import DecisionState
 from blackjack_env.engine.rules import Rules, Settlement, SplitBy
 from blackjack_env.engine.table import Action, Phase, Table
-from blackjack_env.strategies import register_strategy
 
-__all__ = ["basic_strategy", "basic_strategy_chart", "nearest_supported_rules", "table_state"]
+__all__ = ["BasicStrategy", "basic_strategy_chart", "nearest_supported_rules", "table_state"]
 
 
 def nearest_supported_rules(rules: Rules) -> tuple[Rules, str | None]:
@@ -112,7 +114,7 @@ def table_state(table: Table) -> DecisionState:
     )
 
 
-class basic_strategy:
+class BasicStrategy:
     """Seat strategy playing ``chart`` (default: the basic-strategy chart of ``rules``).
 
     Args:
@@ -166,8 +168,14 @@ class basic_strategy:
         return chart.action(state)
 
 
-def _factory(rules: Rules | None = None, seed: int | None = None) -> basic_strategy:
-    return basic_strategy(rules=rules, seed=seed)
+def __getattr__(name: str) -> object:
+    if name == "basic_strategy":  # the class's name before it took CapWords
+        import warnings
 
-
-register_strategy("basic", _factory)
+        warnings.warn(
+            f"{__name__}.basic_strategy is deprecated; use BasicStrategy",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return BasicStrategy
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -3,7 +3,8 @@
 :class:`Hand` keeps its cards, the running hard total (every ace counted as 1)
 and ace flag, and answers total, soft, blackjack, bust and pair through
 :func:`~blackjack_env.engine.play.score` (re-exported here), the one place a
-hand's total is computed; the analysis and the batched core use the same rule.
+hand's total is computed, and :mod:`~blackjack_env.engine.play`'s ``is_natural``
+and ``is_pair``; the analysis and the batched core use the same rules.
 
 A ``Hand`` also carries the state of a bet on it at the table (stake, doubled,
 surrendered, split origin, finished); a dealer's hand simply leaves those unset.
@@ -16,7 +17,7 @@ from fractions import Fraction
 from mypy_extensions import mypyc_attr
 
 from blackjack_env.engine.cards import Card
-from blackjack_env.engine.play import score
+from blackjack_env.engine.play import is_natural, is_pair, score
 
 __all__ = ["Hand", "score"]
 
@@ -109,21 +110,15 @@ class Hand:
     @property
     def is_blackjack(self) -> bool:
         """A natural: two cards totalling 21, not on a split hand unless allowed."""
-        return (
-            len(self.cards) == 2
-            and self.blackjack_counts
-            and self._aces == 1
-            and self._hard == 11
-        )
+        return is_natural(len(self.cards), self._hard, self._aces > 0, self.blackjack_counts)
 
     def is_pair(self, by_value: bool = False) -> bool:
-        """Two cards of equal rank (or, with ``by_value``, equal point value)."""
+        """Two cards of equal rank (or, with ``by_value``, equal point value):
+        :func:`~blackjack_env.engine.play.is_pair`."""
         if len(self.cards) != 2:
             return False
         a, b = self.cards
-        if by_value:
-            return self._values[a.rank - 1] == self._values[b.rank - 1]
-        return a.rank == b.rank
+        return is_pair(self._values, a.rank, b.rank, by_value)
 
     def __len__(self) -> int:
         return len(self.cards)

@@ -47,20 +47,25 @@ from blackjack_env.engine.rules import (
     HoleCard,
     Rules,
     SplitBet,
+    SplitBy,
     Surrender,
     TieRule,
 )
 
 __all__ = [
+    "AUTO_STAND_TOTAL",
     "BUST_CATEGORY",
     "HI_LO_TAGS",
+    "INSURANCE_PAYS",
     "NATURAL_CATEGORY",
     "NUM_CATEGORIES",
     "Action",
     "Outcome",
     "array_category",
+    "array_natural",
     "array_soft",
     "array_total",
+    "auto_stands",
     "category",
     "dealer_draw_table",
     "dealer_draws",
@@ -70,8 +75,14 @@ __all__ = [
     "hi_lo_tag",
     "hidden_hole_rank",
     "hit_allowed",
+    "is_natural",
+    "is_pair",
+    "natural_counts",
     "outcome",
     "outcome_table",
+    "pair_class",
+    "pair_key",
+    "pair_table",
     "payout",
     "payout_factors",
     "peek_by_rank",
@@ -147,6 +158,7 @@ _NO_SURRENDER: Final = Surrender.NONE
 _EARLY: Final = Surrender.EARLY
 _PEEK: Final = HoleCard.PEEK
 _HALVE: Final = SplitBet.HALVE
+_BY_VALUE: Final = SplitBy.VALUE
 _PUSH_TIES: Final = TieRule.PUSH
 _DEALER_WINS_TIES: Final = TieRule.DEALER_WINS
 _MINUS_HALF: Final = Fraction(-1, 2)
@@ -185,6 +197,55 @@ def dealer_peeks(rules: Rules, up_value: int, up_ace: bool) -> bool:
 def dealer_draws(rules: Rules, total: int, soft: bool) -> bool:
     """The dealer's fixed rule: draw below 17, and on a soft 17 under H17."""
     return total < 17 or (total == 17 and soft and rules.dealer_hits_soft_17)
+
+
+# ==================================================== naturals, 21 and pairs
+def is_natural(n_cards: int, hard: int, has_ace: bool, counts: bool = True) -> bool:
+    """A natural (blackjack): two cards, an ace and a ten-value card (a hard total of 11
+    with an ace), on a hand where a natural counts (``counts``, see
+    :func:`natural_counts`; always for the dealer)."""
+    return n_cards == 2 and has_ace and hard == 11 and counts
+
+
+def array_natural(n_cards: np.ndarray, hard: np.ndarray, ace: np.ndarray) -> np.ndarray:
+    """:func:`is_natural` (where a natural counts) for arrays of card counts, hard totals
+    and ace flags (bool array)."""
+    return (n_cards == 2) & ace & (hard == 11)
+
+
+def natural_counts(rules: Rules, from_split: bool) -> bool:
+    """A two-card 21 on this hand counts as a natural: always on a dealt hand, on a split
+    hand only under ``blackjack_after_split``."""
+    return not from_split or rules.blackjack_after_split
+
+
+#: The total at which a hand stands by itself under ``auto_stand_21`` (:func:`auto_stands`).
+AUTO_STAND_TOTAL: Final = 21
+
+
+def auto_stands(rules: Rules, total: int) -> bool:
+    """A hand in play that reaches this total (after a hit, or as a split hand's second
+    card) stands by itself: :data:`AUTO_STAND_TOTAL` under ``auto_stand_21``. (Batched
+    code: ``auto_stands(rules, AUTO_STAND_TOTAL)`` says whether any total does, then
+    compares totals with :data:`AUTO_STAND_TOTAL`.)"""
+    return rules.auto_stand_21 and total == AUTO_STAND_TOTAL
+
+
+def pair_key(values: tuple[int, ...], rank: int, by_value: bool) -> int:
+    """The key under which two cards make a pair for a split: the rank (1 = ace ..
+    13 = king), or with ``by_value`` (``SplitBy.VALUE``) its point value in ``values``
+    (the rules' 13 card values, ace to king)."""
+    return values[rank - 1] if by_value else rank
+
+
+def pair_class(rules: Rules, rank: int) -> int:
+    """:func:`pair_key` of a rank under the rules' ``split_by``."""
+    return pair_key(rules.card_values, rank, rules.split_by is _BY_VALUE)
+
+
+def is_pair(values: tuple[int, ...], rank_a: int, rank_b: int, by_value: bool) -> bool:
+    """Two cards (ranks 1..13) make a pair: the same :func:`pair_key`."""
+    return pair_key(values, rank_a, by_value) == pair_key(values, rank_b, by_value)
 
 
 # ============================================================ legal actions
@@ -303,7 +364,7 @@ def split_hand_done(
     hand, or a 21 under ``auto_stand_21``."""
     if not hit_allowed(rules, split_aces):
         return not can_split
-    return (natural and rules.natural_ends_hand) or (rules.auto_stand_21 and total == 21)
+    return (natural and rules.natural_ends_hand) or auto_stands(rules, total)
 
 
 _STAND_ONLY: Final = (Action.STAND,)
@@ -380,6 +441,11 @@ def surrender_settles_at_once(rules: Rules) -> bool:
     """A surrender is paid when made (early surrender, or after a peek) rather than
     judged with the dealer's hand (late surrender without a peek)."""
     return rules.surrender is _EARLY or rules.hole_card is _PEEK
+
+
+#: Net chips won per chip staked on insurance when the dealer has a natural (2:1; the
+#: stake is lost otherwise).
+INSURANCE_PAYS: Final = 2
 
 
 def payout(rules: Rules, result: Outcome) -> int | Fraction:
@@ -545,6 +611,15 @@ def split_allowed_table(rules: Rules) -> np.ndarray:
                     rules, pair=pair == 1, hands=hands, split_aces=aces == 1
                 )
     return out
+
+
+@lru_cache(maxsize=64)
+def pair_table(rules: Rules) -> np.ndarray:
+    """:func:`is_pair` under the rules' ``split_by`` at entry ``13 * i + j`` for rank
+    indices ``i``, ``j`` (0 = ace .. 12 = king) (bool, 169 entries). Shared: do not
+    modify it."""
+    classes = [pair_class(rules, rank) for rank in range(1, 14)]
+    return np.array([a == b for a in classes for b in classes], dtype=bool)
 
 
 def split_done_table(rules: Rules) -> np.ndarray:

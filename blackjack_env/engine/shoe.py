@@ -153,6 +153,17 @@ class Shoe:
         when every card of a finite shoe is on the table."""
         return self.decks is None or bool(self._stacked or self._cards or self.discards)
 
+    @property
+    def stacked(self) -> int:
+        """Stacked cards (see :meth:`stack`) still to be dealt, on top of the shoe."""
+        return len(self._stacked)
+
+    def undealt(self) -> tuple[Card, ...]:
+        """The cards still to be dealt, in the order they will come out (stacked cards
+        first; an infinite deck gives only its stacked cards, the rest being drawn
+        when dealt). For tests and replays: what a player must not see."""
+        return tuple(reversed(self._stacked)) + tuple(reversed(self._cards))
+
     def remaining_by_rank(self) -> list[int]:
         """Undealt cards per rank, ace to king (an infinite deck gives one deck's worth)."""
         if self.decks is None:

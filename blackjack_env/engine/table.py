@@ -68,8 +68,10 @@ from mypy_extensions import mypyc_attr
 from blackjack_env.engine.cards import Card
 from blackjack_env.engine.hand import Hand, score
 from blackjack_env.engine.play import (
+    INSURANCE_PAYS,
     Action,
     Outcome,
+    auto_stands,
     category,
     dealer_draws,
     dealer_peeks,
@@ -351,7 +353,7 @@ class Table:
         # rule facts read on every round (Rules is frozen)
         self._hole = rules.hole_card is not HoleCard.NONE
         self._peek_rule = rules.hole_card is HoleCard.PEEK
-        self._auto21 = rules.auto_stand_21
+        self._auto21 = rules.auto_stand_21  # play.auto_stands can hold (a shortcut)
         self._split_by_value = rules.split_by is SplitBy.VALUE
         self._highest = rules.settlement is Settlement.HIGHEST_HAND
 
@@ -638,7 +640,7 @@ class Table:
             self.events.append(Event(_PEEK))
         for seat in self.seats:
             if seat.insurance:
-                returned = seat.insurance * 3 if dealer_bj else 0
+                returned = seat.insurance * (1 + INSURANCE_PAYS) if dealer_bj else 0
                 seat._give(returned)
                 net = _chips(returned - seat.insurance)
                 seat.net = _chips(seat.net + net)
@@ -711,7 +713,7 @@ class Table:
             if hand._hard > 21:
                 hand.done = True
                 self._pay(seat, hand_i, _BUST)
-            elif self._auto21 and hand.total == 21:
+            elif self._auto21 and auto_stands(self.rules, hand.total):
                 hand.done = True
         elif action is _STAND:
             hand.done = True
@@ -781,6 +783,7 @@ class Table:
         """Move to the next hand that needs a decision, or to the dealer."""
         seats = self.seats
         auto21 = self._auto21
+        rules = self.rules
         s, h = self._seat_i, self._hand_i + 1
         while s < len(seats):
             seat = seats[s]
@@ -796,7 +799,7 @@ class Table:
                                 self._check_two_card_hand(seat, hand)
                             else:  # every card is on the table: it stands with one card
                                 hand.done = True
-                        elif auto21 and hand._hard <= 21 and hand.total == 21:
+                        elif auto21 and hand._hard <= 21 and auto_stands(rules, hand.total):
                             hand.done = True
                         if not hand.done:
                             self._seat_i, self._hand_i = s, h

@@ -229,6 +229,11 @@ class BlackjackAECEnv(AECEnv):
         if self.render_mode == "human":
             self.render()
 
+    @property
+    def session_nets(self) -> tuple[float, ...]:
+        """Each seat's net result in chips since the last reset (index = seat)."""
+        return tuple(self._session)
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat_of[agent]
         table = self.table

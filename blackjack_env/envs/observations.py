@@ -31,8 +31,8 @@ from gymnasium import spaces
 
 from blackjack_env.engine.cards import Rank
 from blackjack_env.engine.hand import Hand
-from blackjack_env.engine.play import HI_LO_TAGS
-from blackjack_env.engine.rules import DoubleRule, Rules, Surrender
+from blackjack_env.engine.play import HI_LO_TAGS, stand_hit_only
+from blackjack_env.engine.rules import Rules
 from blackjack_env.engine.table import Action, Phase, Table
 from blackjack_env.envs import view as fields
 from blackjack_env.envs.core import (
@@ -138,12 +138,7 @@ class Layout:
         double / split / surrender, 6 when ``INSURE`` is asked."""
         if self.insurance_decisions:
             return 6
-        rules = self.rules
-        if (
-            rules.double is DoubleRule.NEVER
-            and rules.max_split_hands == 1
-            and rules.surrender is Surrender.NONE
-        ):
+        if stand_hit_only(self.rules):
             return 2
         return 5
 

@@ -74,7 +74,6 @@ from blackjack_env.engine.rules import (
     Rules,
     Settlement,
     SplitBet,
-    SplitBy,
     Surrender,
 )
 
@@ -95,6 +94,7 @@ OUTCOME_CODES: tuple[Outcome, ...] = tuple(Outcome)
 _WIN, _BJ, _PUSH, _LOSS, _BUST, _SURR, _EVEN = (OUTCOME_CODES.index(o) for o in Outcome)
 _DECIDE, _INSURE_PHASE, _OVER = int(BatchPhase.DECIDE), int(BatchPhase.INSURE), int(BatchPhase.OVER)
 _HI_LO = np.array(play.HI_LO_TAGS, dtype=np.int64)
+_INSURANCE_PAYS = float(play.INSURANCE_PAYS)  # net per chip staked on insurance, 2:1
 
 _STAND = int(Action.STAND)
 #: The legal-mask row of a table whose round is over (only STAND: it reports the result).
@@ -209,6 +209,7 @@ class TableBatch:
         self._stand_hit_key = 0
         self._pre_peek_key = self._over_key + 1  # + 2 * upcard rank index + natural
         self._asks_pre_peek = pre_peek.sum(axis=1) > 1  # more than DECLINE
+        self._pair = play.pair_table(rules)  # is_pair at 13 * rank index + rank index
         # split_allowed at 18 * pair + 2 * hands + split aces
         self._split_ok = play.split_allowed_table(rules).reshape(-1)
         # (the bet is fixed: a hand's stake at a split decision is the bet)
@@ -219,7 +220,10 @@ class TableBatch:
         self._surrender_at_once = play.surrender_settles_at_once(rules)
         self._peek = rules.hole_card is HoleCard.PEEK
         self._no_hole = rules.hole_card is HoleCard.NONE
-        self._auto21 = rules.auto_stand_21
+        # a hand reaching play.AUTO_STAND_TOTAL stands by itself (play.auto_stands)
+        self._auto21 = play.auto_stands(rules, play.AUTO_STAND_TOTAL)
+        # a two-card 21 on a split hand is a natural (play.natural_counts)
+        self._split_naturals = play.natural_counts(rules, from_split=True)
         self._naturals_paid_at_peek = (
             rules.natural_beats_21 and rules.settlement is Settlement.DEALER
         )
@@ -660,7 +664,7 @@ class TableBatch:
             self.d_n[idx] = 2
 
         rules = self.rules
-        bj = ace & (hard == 11)
+        bj = play.array_natural(2, hard, ace)  # (two cards each)
         dealt_to = idx
         if bj.any():
             if rules.natural_paid_at_deal:
@@ -683,7 +687,8 @@ class TableBatch:
             else:  # the naturals are known from the deal (a peek rule has a hole card)
                 natural = bj if rules.natural_ends_hand and not rules.natural_paid_at_deal else None
                 idx = self._do_peek(
-                    idx, peek_possible & d_ace & (d_hard == 11), natural, at_deal=True
+                    idx, peek_possible & play.array_natural(2, d_hard, d_ace), natural,
+                    at_deal=True,
                 )
         # (as _advance_fresh: the cursor is on hand 0 since the top) hand 0 has two
         # cards, so it is done exactly when it is a natural that is paid at the deal or
@@ -717,7 +722,7 @@ class TableBatch:
             ins = self.insurance[idx]
             dealer_bj = self.peek_possible[idx] & self._dealer_bj(idx)
             if (ins > 0).any():
-                self.insurance_net[idx] = np.where(dealer_bj, 2.0 * ins, -ins)
+                self.insurance_net[idx] = np.where(dealer_bj, _INSURANCE_PAYS * ins, -ins)
         assert dealer_bj is not None
         if dealer_bj.any():
             hit = idx[dealer_bj]
@@ -744,13 +749,13 @@ class TableBatch:
         return rest
 
     def _dealer_bj(self, idx: np.ndarray) -> np.ndarray:
-        return (self.d_n[idx] == 2) & self.d_ace[idx] & (self.d_hard[idx] == 11)
+        return play.array_natural(self.d_n[idx], self.d_hard[idx], self.d_ace[idx])
 
     def _is_bj(self, f: np.ndarray, t: np.ndarray) -> np.ndarray:
         """Natural on hands ``f`` (flat index) of tables ``t`` (split hands only if
         blackjack_after_split)."""
-        bj = (self._ncards[f] == 2) & self._ace[f] & (self._hard[f] == 11)
-        if self.max_hands > 1 and not self.rules.blackjack_after_split:
+        bj = play.array_natural(self._ncards[f], self._hard[f], self._ace[f])
+        if self.max_hands > 1 and not self._split_naturals:
             bj &= self.nhands[t] == 1
         return bj
 
@@ -785,11 +790,7 @@ class TableBatch:
             if split.size:
                 key[split] += play.KEY_FROM_SPLIT + play.KEY_SPLIT_ACES * (r0[split] == 0)
             if self._splits:  # pairs (few) that may be split
-                r1 = self._r1[f]
-                if self.rules.split_by is SplitBy.VALUE:
-                    maybe = self._values.take(r0) == self._values.take(r1)
-                else:
-                    maybe = r0 == r1
+                maybe = self._pair.take(13 * r0 + self._r1[f])
                 maybe &= nc == 2
                 c = maybe.nonzero()[0]
                 if c.size:
@@ -814,11 +815,7 @@ class TableBatch:
         ``f`` (flat) of tables holding ``nh`` hands."""
         if not self._splits:
             return np.zeros(nh.shape, dtype=bool)
-        r0, r1 = self._r0[f], self._r1[f]
-        if self.rules.split_by is SplitBy.VALUE:
-            pair = self._values.take(r0) == self._values.take(r1)
-        else:
-            pair = r0 == r1
+        pair = self._pair.take(13 * self._r0[f] + self._r1[f])
         pair &= self._ncards[f] == 2
         key = 18 * pair
         key += 2 * nh
@@ -904,7 +901,7 @@ class TableBatch:
                 self.settled[0] |= bust
                 done |= bust
             if self._auto21:
-                done |= hit & ~bust & (array_total(hard, ace) == 21)
+                done |= hit & ~bust & (array_total(hard, ace) == play.AUTO_STAND_TOTAL)
         done |= dec & (actions == _STAND)
         if self.rules.surrender is not Surrender.NONE:
             surr = dec & (actions == _SURRENDER)
@@ -976,7 +973,7 @@ class TableBatch:
             if bust.any():
                 self._pay(fh[bust], _BUST)
             if self._auto21:
-                twenty_one = ~bust & (array_total(hard, self._ace[fh]) == 21)
+                twenty_one = ~bust & (array_total(hard, self._ace[fh]) == play.AUTO_STAND_TOTAL)
                 self._done[fh[twenty_one]] = True
         stand = (actions == _STAND).nonzero()[0]
         if stand.size:
@@ -1070,7 +1067,7 @@ class TableBatch:
         self.cur[idx] = 0
         if self._auto21:
             live = idx[~self._done[idx]]
-            hit21 = self._total(live) == 21
+            hit21 = self._total(live) == play.AUTO_STAND_TOTAL
             if hit21.any():
                 self._done[live[hit21]] = True
         finished = idx[self._done[idx]]
@@ -1101,7 +1098,7 @@ class TableBatch:
                 self._check_two_card(fo, t)
             if self._auto21:
                 two = live & ~one
-                hit21 = two & (self._total(f) == 21)
+                hit21 = two & (self._total(f) == play.AUTO_STAND_TOTAL)
                 if hit21.any():
                     self._done[f[hit21]] = True
             idx = idx[self._done[f]]
@@ -1248,12 +1245,12 @@ class TableBatch:
         Looked up in :meth:`_outcome_table` by the two hands' categories."""
         hard = self._hard[f]
         ace = self._ace[f]
-        pbj = (self._ncards[f] == 2) & ace & (hard == 11)  # as _is_bj
-        if self.max_hands > 1 and not self.rules.blackjack_after_split:
+        pbj = play.array_natural(self._ncards[f], hard, ace)  # as _is_bj
+        if self.max_hands > 1 and not self._split_naturals:
             pbj &= self.nhands[t] == 1
         d_hard = self.d_hard[t]
         d_ace = self.d_ace[t]
-        dbj = (self.d_n[t] == 2) & d_ace & (d_hard == 11)  # as _dealer_bj
+        dbj = play.array_natural(self.d_n[t], d_hard, d_ace)  # as _dealer_bj
         key = play.array_category(array_total(hard, ace), pbj)
         key *= play.NUM_CATEGORIES
         key += play.array_category(array_total(d_hard, d_ace), dbj)

@@ -16,10 +16,13 @@ Built in, by name (see :func:`make_strategy`):
 * ``"random"``: a uniformly random legal action (own seeded generator).
 * ``"stand"``: always stands (declines insurance).
 * ``"basic"``: basic strategy for the table's rules, computed exactly by
-  :mod:`blackjack_env.analysis` (registered by that module).
+  :mod:`blackjack_env.analysis` (:class:`~blackjack_env.analysis.strategy.BasicStrategy`).
 * ``"composition"``: the composition-dependent variant of ``"basic"``: the best
-  action for the hand's exact cards and the cards left in the shoe (registered
-  by :mod:`blackjack_env.analysis`).
+  action for the hand's exact cards and the cards left in the shoe
+  (:class:`~blackjack_env.analysis.composition_strategy.CompositionStrategy`).
+
+Both are registered here, explicitly; the analysis is imported when one of them is
+made (so an error in it surfaces there), never as a side effect of importing it.
 
 :func:`register_strategy` adds a name; :func:`make_strategy` also accepts a
 callable, which is used as it is.
@@ -27,7 +30,6 @@ callable, which is used as it is.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
 from typing import Protocol
 
@@ -36,12 +38,12 @@ import numpy as np
 from blackjack_env.engine.table import Action, Phase, Table
 
 __all__ = [
+    "RandomLegal",
     "Strategy",
     "dealer_style",
     "make_strategy",
     "never_bust",
     "play_until",
-    "random_legal",
     "register_strategy",
     "stand_always",
     "strategy_names",
@@ -87,8 +89,8 @@ def stand_always(table: Table) -> Action:
     return Action.STAND
 
 
-class random_legal:  # used like a function name in configs (lower case on purpose)
-    """A uniformly random legal action, from its own generator."""
+class RandomLegal:
+    """A uniformly random legal action, from its own generator (``"random"``)."""
 
     def __init__(self, seed: int | None = None, rng: np.random.Generator | None = None) -> None:
         self.rng = rng if rng is not None else np.random.default_rng(seed)
@@ -100,11 +102,26 @@ class random_legal:  # used like a function name in configs (lower case on purpo
 
 StrategyFactory = Callable[..., Strategy]
 
+
+def _basic(rules=None, seed: int | None = None) -> Strategy:
+    from blackjack_env.analysis.strategy import BasicStrategy
+
+    return BasicStrategy(rules=rules, seed=seed)
+
+
+def _composition(rules=None, seed: int | None = None) -> Strategy:
+    from blackjack_env.analysis.composition_strategy import CompositionStrategy
+
+    return CompositionStrategy(rules=rules, seed=seed)
+
+
 _REGISTRY: dict[str, StrategyFactory] = {
     "dealer": lambda rules=None, seed=None: dealer_style,
     "never-bust": lambda rules=None, seed=None: never_bust,
     "stand": lambda rules=None, seed=None: stand_always,
-    "random": lambda rules=None, seed=None: random_legal(seed),
+    "random": lambda rules=None, seed=None: RandomLegal(seed),
+    "basic": _basic,
+    "composition": _composition,
 }
 
 
@@ -114,22 +131,13 @@ def register_strategy(name: str, factory: StrategyFactory) -> None:
 
 
 def strategy_names() -> list[str]:
-    _load_basic()
     return sorted(_REGISTRY)
-
-
-def _load_basic() -> None:
-    if "basic" not in _REGISTRY:
-        with contextlib.suppress(ImportError):  # analysis not built yet
-            import blackjack_env.analysis  # noqa: F401  (registers "basic")
 
 
 def make_strategy(spec: str | Strategy, rules=None, seed: int | None = None) -> Strategy:
     """A strategy from a registered name or a callable (returned as is)."""
     if callable(spec) and not isinstance(spec, str):
         return spec
-    if spec == "basic" or spec == "composition":
-        _load_basic()
     try:
         factory = _REGISTRY[spec]
     except (KeyError, TypeError):
@@ -151,3 +159,16 @@ def play_until(table: Table, strategies: dict[int, Strategy], stop_seat: int | N
         if who is None or who[0] == stop_seat:
             return
         table.act(strategies[who[0]](table))
+
+
+def __getattr__(name: str) -> object:
+    if name == "random_legal":  # the class's name before it took CapWords
+        import warnings
+
+        warnings.warn(
+            "blackjack_env.strategies.random_legal is deprecated; use RandomLegal",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return RandomLegal
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

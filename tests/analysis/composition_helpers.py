@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from blackjack_env.analysis import composition_strategy
+from blackjack_env.analysis import CompositionStrategy
 from blackjack_env.analysis.composition import _classes, _query_context, _same_count
 from blackjack_env.engine import Action, Card, HoleCard, Rules, Shoe, Table, parse_cards
 from blackjack_env.engine.cards import ALL_CARDS, Suit
@@ -66,7 +66,7 @@ def play_rounds(
     cards = parse_cards(hand)
     up = parse_cards(upcard)[0]
     pool_list = pool_cards(pool)
-    policy = policy if policy is not None else composition_strategy(rules)
+    policy = policy if policy is not None else CompositionStrategy(rules)
     hole = rules.hole_card is not HoleCard.NONE
     # one shoe holding exactly the hand, the upcard and the pool, reshuffled every round
     table = Table(rules, shoe=shoe_holding([*cards, up, *pool_list], rng))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from blackjack_env.analysis import action_values, composition_return, composition_strategy
+from blackjack_env.analysis import CompositionStrategy, action_values, composition_return
 from blackjack_env.analysis.dealer import rank_counts
 from blackjack_env.engine import Action, Rules, Table, preset
 from blackjack_env.strategies import make_strategy, play_until
@@ -89,7 +89,7 @@ def test_split_into_tens_is_exact_at_the_table() -> None:
 def test_composition_strategy_is_registered_and_plays_legal_actions() -> None:
     rules = Rules(decks=2, surrender="early")
     strategy = make_strategy("composition", rules)
-    assert isinstance(strategy, composition_strategy)
+    assert isinstance(strategy, CompositionStrategy)
     table = Table(rules, seed=4)
     for _ in range(40):
         table.bet(0, 2)
@@ -115,7 +115,7 @@ def test_composition_strategy_on_an_infinite_deck_plays_basic() -> None:
 
 def _fresh_deck_rounds(rules: Rules, rounds: int, seed: int) -> tuple[float, float]:
     table = Table(rules, seed=seed)
-    strategy = composition_strategy(rules)
+    strategy = CompositionStrategy(rules)
     nets = np.empty(rounds)
     for i in range(rounds):
         table.bet(0, 2)

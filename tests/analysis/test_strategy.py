@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from blackjack_env.analysis import basic_strategy, table_state
+from blackjack_env.analysis import BasicStrategy, table_state
 from blackjack_env.engine import Action, Phase, Rules, Table, preset
 from blackjack_env.strategies import make_strategy, strategy_names
 
@@ -24,7 +24,7 @@ def dealt(rules: Rules, cards: str) -> Table:
 def test_registered_under_basic() -> None:
     assert "basic" in strategy_names()
     strategy = make_strategy("basic", INF)
-    assert isinstance(strategy, basic_strategy)
+    assert isinstance(strategy, BasicStrategy)
 
 
 def test_declines_insurance_and_even_money() -> None:
@@ -131,7 +131,7 @@ def test_explicit_chart_is_used() -> None:
     from blackjack_env.analysis import solve
 
     chart = solve(INF.replace(dealer_hits_soft_17=True)).chart
-    strategy = basic_strategy(chart=chart)
+    strategy = BasicStrategy(chart=chart)
     table = dealt(INF, "6S AH 5D 9C")  # 11 v A: the H17 chart doubles, the S17 one hits
     assert strategy(table) is Action.DECLINE  # insurance declined first
     table.act(Action.DECLINE)

@@ -110,9 +110,9 @@ def snapshot(table: Table) -> tuple:
         shoe.dealt_since_shuffle,
         shoe.shuffles,
         str(shoe.rng.bit_generator.state),
-        # the undealt order (private, but an unchanged shoe must deal the same cards)
-        tuple(shoe._cards),
-        tuple(shoe._stacked),
+        # the undealt order (an unchanged shoe must deal the same cards)
+        shoe.undealt(),
+        shoe.stacked,
     )
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import blackjack_env
-from blackjack_env.analysis.strategy import basic_strategy, nearest_supported_rules
+from blackjack_env.analysis.strategy import BasicStrategy, nearest_supported_rules
 from blackjack_env.engine.rules import Rules, Settlement, SplitBy, preset
 
 gym.register_envs(blackjack_env)
@@ -39,12 +39,12 @@ def test_nearest_supported_rules_changes_only_what_is_needed() -> None:
 
 def test_basic_strategy_falls_back_and_says_so() -> None:
     with pytest.warns(UserWarning, match="nearest rules it serves \\(settlement="):
-        strategy = basic_strategy(preset("terminal-21"))
+        strategy = BasicStrategy(preset("terminal-21"))
     assert strategy.fallback is not None and "highest-hand" in strategy.fallback
     assert strategy.rules.settlement is Settlement.DEALER
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert basic_strategy(preset("vegas-strip")).fallback is None
+        assert BasicStrategy(preset("vegas-strip")).fallback is None
 
 
 def test_seat_basic_under_terminal_21_plays_infinite_deck() -> None:

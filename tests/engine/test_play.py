@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from blackjack_env.engine import Rules, Table, parse_cards, play, preset
+from blackjack_env.engine.hand import Hand
 from blackjack_env.engine.play import Action as A
 from blackjack_env.engine.play import Outcome as O
 
@@ -287,3 +288,47 @@ def test_table_reads_the_same_rules() -> None:
     table.act(A.HIT)  # 9: bust
     result = table.seats[0].results[0]
     assert result.outcome is O.BUST and result.net == -10
+
+
+def test_naturals() -> None:
+    # an ace and a ten-value card, two cards, where a natural counts
+    assert play.is_natural(2, 11, True)
+    assert not play.is_natural(2, 11, True, counts=False)  # a split hand without BJ-after-split
+    assert not play.is_natural(3, 11, True)  # A + 5 + 5: 21, not a natural
+    assert not play.is_natural(2, 11, False)  # custom values: J (1) + T is 11 hard, no ace
+    assert not play.is_natural(2, 2, True)  # two aces
+    assert play.natural_counts(Rules(), from_split=False)
+    assert not play.natural_counts(Rules(), from_split=True)
+    assert play.natural_counts(Rules(blackjack_after_split=True), from_split=True)
+    n = np.array([2, 2, 3, 2])
+    hard = np.array([11, 11, 11, 2])
+    ace = np.array([True, False, True, True])
+    cases = zip(n, hard, ace, strict=True)
+    expected = [play.is_natural(int(c), int(h), bool(a)) for c, h, a in cases]
+    assert play.array_natural(n, hard, ace).tolist() == expected == [True, False, False, False]
+
+
+def test_auto_stand_and_insurance() -> None:
+    assert play.auto_stands(Rules(), 21) and not play.auto_stands(Rules(), 20)
+    assert not play.auto_stands(Rules(auto_stand_21=False), 21)
+    assert play.AUTO_STAND_TOTAL == 21 and play.INSURANCE_PAYS == 2
+
+
+def test_pairs_by_rank_and_by_value() -> None:
+    by_rank = Rules()
+    by_value = Rules(split_by="value")
+    # ranks: 1 = ace .. 10 = ten, 11 = jack, 13 = king
+    assert play.pair_class(by_rank, 13) == 13 and play.pair_class(by_value, 13) == 10
+    assert play.is_pair(by_rank.card_values, 8, 8, False)
+    assert not play.is_pair(by_rank.card_values, 10, 13, False)
+    assert play.is_pair(by_value.card_values, 10, 13, True)
+    assert not play.is_pair(by_value.card_values, 1, 10, True)
+    for rules in (by_rank, by_value, Rules(split_by="value", card_values={"J": 1, "Q": 2})):
+        table = play.pair_table(rules).reshape(13, 13)
+        by = rules.split_by.value == "value"
+        for i in range(13):
+            for j in range(13):
+                assert table[i, j] == play.is_pair(rules.card_values, i + 1, j + 1, by)
+    # the hand asks the same function: a jack and a king pair only by value
+    hand = Hand(by_value.card_values, parse_cards("JS KH"))
+    assert hand.is_pair(by_value=True) and not hand.is_pair(by_value=False)

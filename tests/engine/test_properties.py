@@ -37,7 +37,7 @@ from blackjack_env.engine import (
     Table,
     TieRule,
 )
-from blackjack_env.strategies import dealer_style, never_bust, random_legal, stand_always
+from blackjack_env.strategies import RandomLegal, dealer_style, never_bust, stand_always
 
 from .helpers import card_total
 
@@ -340,7 +340,7 @@ def run(sc: Scenario) -> list:
     table = Table(rules, seed=sc.seed, bankroll=list(sc.bankrolls))
     rng = np.random.default_rng(sc.policy_seed)
     styles = [
-        random_legal(rng=rng) if rng.random() < 0.6 else FIXED[int(rng.integers(3))]
+        RandomLegal(rng=rng) if rng.random() < 0.6 else FIXED[int(rng.integers(3))]
         for _ in range(rules.seats)
     ]
     finite = not rules.infinite

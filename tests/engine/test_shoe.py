@@ -19,8 +19,8 @@ def rng(seed: int = 0) -> np.random.Generator:
 
 def shoe_state(shoe: Shoe) -> tuple:
     return (
-        tuple(shoe._cards),
-        tuple(shoe._stacked),
+        shoe.undealt(),
+        shoe.stacked,
         tuple(shoe.discards),
         tuple(shoe.remaining_by_rank()),
         shoe.dealt_since_shuffle,
@@ -345,7 +345,7 @@ def test_clear_stack_infinite() -> None:
     shoe.stack("AS AS")
     shoe.clear_stack()
     assert shoe.remaining is None
-    assert shoe._stacked == []
+    assert shoe.stacked == 0
 
 
 @pytest.mark.parametrize("penetration", [0, -0.5, 1.5, "0.5", True])

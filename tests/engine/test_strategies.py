@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from blackjack_env.engine import Action, Phase, Rules, Table
 from blackjack_env.strategies import (
+    RandomLegal,
     dealer_style,
     make_strategy,
     never_bust,
     play_until,
-    random_legal,
     register_strategy,
     stand_always,
     strategy_names,
@@ -73,8 +76,8 @@ def test_stand_always() -> None:
 def test_random_legal_is_legal_and_seeded() -> None:
     table = scripted(Rules(), "8S 6D 8C TD", 10)
     legal = table.legal_actions()
-    a = random_legal(seed=3)
-    b = random_legal(seed=3)
+    a = RandomLegal(seed=3)
+    b = RandomLegal(seed=3)
     picks_a = [a(table) for _ in range(50)]
     picks_b = [b(table) for _ in range(50)]
     assert picks_a == picks_b
@@ -92,7 +95,7 @@ def test_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(strategies, "_REGISTRY", dict(strategies._REGISTRY))
     assert {"dealer", "never-bust", "random", "stand"} <= set(strategy_names())
     assert make_strategy("dealer") is dealer_style
-    assert isinstance(make_strategy("random", seed=1), random_legal)
+    assert isinstance(make_strategy("random", seed=1), RandomLegal)
 
     def custom(table: Table) -> Action:
         return Action.STAND
@@ -111,3 +114,34 @@ def test_play_until_stops_at_a_seat() -> None:
     assert table.to_act == (1, 0)
     with pytest.raises(KeyError):
         play_until(table, {0: dealer_style})
+
+
+def test_basic_and_composition_registered_without_importing_the_analysis() -> None:
+    # the registry names them explicitly; the analysis loads only when one is made
+    code = (
+        "import sys; from blackjack_env.strategies import strategy_names, make_strategy;"
+        "names = strategy_names();"
+        "assert 'basic' in names and 'composition' in names, names;"
+        "assert 'blackjack_env.analysis' not in sys.modules;"
+        "from blackjack_env.engine import Rules;"
+        "s = make_strategy('basic', Rules(decks=None));"
+        "assert type(s).__name__ == 'BasicStrategy', type(s)"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_former_class_names_warn() -> None:
+    import blackjack_env.agents as agents
+    import blackjack_env.analysis as analysis
+    from blackjack_env import strategies as strategies_module
+
+    with pytest.warns(DeprecationWarning, match="RandomLegal"):
+        assert strategies_module.random_legal is RandomLegal
+    with pytest.warns(DeprecationWarning, match="BasicStrategy"):
+        assert analysis.basic_strategy is analysis.BasicStrategy
+    # (the name of its submodule as well: kept without a warning)
+    assert analysis.composition_strategy is analysis.CompositionStrategy
+    with pytest.warns(DeprecationWarning, match="basic_seat_strategy"):
+        assert agents.basic_strategy is agents.basic_seat_strategy
+    with pytest.raises(AttributeError):
+        _ = strategies_module.no_such_name

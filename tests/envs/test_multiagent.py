@@ -146,7 +146,7 @@ def test_fixed_seats_are_not_agents_and_chips_are_conserved() -> None:
             continue
         e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
         steps += 1
-    session = e._session
+    session = e.session_nets
     assert totals["seat_1"] == session[1] and totals["seat_2"] == session[2]
     assert sum(session) == -float(e.table.house)
     assert steps >= 30

@@ -13,6 +13,7 @@ from gymnasium.vector import AutoresetMode
 import blackjack_env
 from blackjack_env.envs.blackjack import BlackjackEnv
 from blackjack_env.envs.vector import BlackjackVectorEnv
+from blackjack_env.envs.vector_core import BatchPhase
 
 gym.register_envs(blackjack_env)
 
@@ -78,7 +79,7 @@ def test_same_step_autoreset_gives_the_final_observation() -> None:
     assert (info["final_obs"][:, 0] == 3).all()  # SETTLED
     assert np.array_equal(info["final_info"]["round_net"], info["round_net"])
     assert (env.core.rounds == 2).all()  # the next round is already dealt
-    assert ((obs[:, 0] == 0) | (env.core.phase == 2)).all()  # PLAY, or settled at the deal
+    assert ((obs[:, 0] == 0) | (env.core.phase == BatchPhase.OVER)).all()  # PLAY or settled
 
 
 def test_disabled_autoreset_requires_a_partial_reset() -> None:

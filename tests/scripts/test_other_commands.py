@@ -325,10 +325,10 @@ def test_terminal_21_is_playable_with_its_defaults_and_notes_a_fallback_once() -
     result = session.run()
     assert "Traceback" not in term.text
     notes = [line for line in term.lines if line.startswith("note:")]
-    from blackjack_env.agents.fixed import basic_strategy
+    from blackjack_env.agents.fixed import basic_seat_strategy
 
     try:
-        basic_strategy(session.rules)
+        basic_seat_strategy(session.rules)
     except ValueError:  # the library has no fallback: the game falls back and says so
         assert len(notes) == 1 and "basic strategy is not available" in notes[0]
     else:  # the library falls back itself: whatever it says is said once, not per seat
