@@ -34,8 +34,9 @@ from gymnasium.error import ResetNeeded
 from mypy_extensions import mypyc_attr
 
 from blackjack_env.engine import play
-from blackjack_env.engine.cards import Card, parse_card, parse_cards
+from blackjack_env.engine.cards import Card
 from blackjack_env.engine.hand import Hand, score
+from blackjack_env.engine.shoe import read_stack
 from blackjack_env.engine.table import Action, HandResult, Phase, Table
 from blackjack_env.envs.view import (
     BUCKET_CLIP,
@@ -713,23 +714,6 @@ class EnvCore:
 
 def read_cards(cards: Any) -> list[Card]:
     """``reset(options={"cards": ...})``'s cards: text such as ``"AS KH 9D"``, or a list
-    or tuple of :class:`Card` objects and card texts. ``ValueError`` names a bad item."""
-    if isinstance(cards, str):
-        return parse_cards(cards)
-    if not isinstance(cards, (list, tuple)):
-        raise ValueError(
-            f"options['cards'] must be text like 'AS KH 9D' or a list of cards, "
-            f"got {type(cards).__name__}"
-        )
-    out: list[Card] = []
-    for card in cards:
-        if isinstance(card, Card):
-            out.append(card)
-        elif isinstance(card, str):
-            out.append(parse_card(card))
-        else:
-            raise ValueError(
-                f"cannot read card {card!r}: options['cards'] items are Card objects or text "
-                f"such as 'AS', 'TD', '10H'"
-            )
-    return out
+    or tuple of :class:`Card` objects and card texts (read by the shoe's own
+    :func:`~blackjack_env.engine.shoe.read_stack`). ``ValueError`` names a bad item."""
+    return read_stack(cards, None, "options['cards']")
