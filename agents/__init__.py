@@ -16,6 +16,7 @@ so evaluation, charts and the ``play`` script treat them alike:
 
 from __future__ import annotations
 
+from blackjack_env._renamed import renamed
 from blackjack_env.agents.base import Agent, Policy, legal_actions, legal_argmax, obs_key
 from blackjack_env.agents.counting import (
     BetSpread,
@@ -86,14 +87,5 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    if name == "basic_strategy":  # the former name of basic_seat_strategy
-        import warnings
-
-        warnings.warn(
-            f"{__name__}.basic_strategy is deprecated; use basic_seat_strategy",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return basic_seat_strategy
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# basic_strategy: the former name of basic_seat_strategy
+__getattr__ = renamed(__name__, globals(), {"basic_strategy": "basic_seat_strategy"})

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from blackjack_env._renamed import renamed
 from blackjack_env.agents.base import Agent, legal_actions
 from blackjack_env.agents.counting import BetSpread, HiLoCounter
 from blackjack_env.engine import Action, Phase, Rules
@@ -174,14 +175,5 @@ def fixed_agent(name: str, env: Any, seed: int | None = None) -> StrategyAgent:
     return StrategyAgent(strategy, env, name, state_policy=state_policy)
 
 
-def __getattr__(name: str) -> object:
-    if name == "basic_strategy":  # the former name (it also named the analysis's class)
-        import warnings
-
-        warnings.warn(
-            f"{__name__}.basic_strategy is deprecated; use basic_seat_strategy",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return basic_seat_strategy
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# basic_strategy: the former name of basic_seat_strategy
+__getattr__ = renamed(__name__, globals(), {"basic_strategy": "basic_seat_strategy"})

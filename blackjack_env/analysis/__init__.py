@@ -48,6 +48,7 @@ usable_ace)``.
 
 from __future__ import annotations
 
+from blackjack_env._renamed import renamed
 from blackjack_env.analysis._model import OUTCOMES
 from blackjack_env.analysis.chart import Chart, Play
 from blackjack_env.analysis.composition import (
@@ -99,18 +100,5 @@ __all__ = [
 #: import system sets here when loading it, so it is rebound by hand, and cannot warn.
 composition_strategy = CompositionStrategy
 
-_RENAMED = {"basic_strategy": "BasicStrategy"}
-
-
-def __getattr__(name: str) -> object:
-    if name in _RENAMED:  # the classes' names before they took CapWords
-        import warnings
-
-        new = _RENAMED[name]
-        warnings.warn(
-            f"blackjack_env.analysis.{name} is deprecated; use {new}",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return globals()[new]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# basic_strategy: the class's name before it took CapWords
+__getattr__ = renamed(__name__, globals(), {"basic_strategy": "BasicStrategy"})

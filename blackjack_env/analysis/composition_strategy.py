@@ -24,6 +24,7 @@ rounds a second), against well under 0.1 ms for ``basic``.
 
 from __future__ import annotations
 
+from blackjack_env._renamed import renamed
 from blackjack_env.analysis._model import check_supported
 from blackjack_env.analysis.composition import table_action_values
 from blackjack_env.analysis.strategy import BasicStrategy
@@ -70,14 +71,5 @@ class CompositionStrategy:
         return best
 
 
-def __getattr__(name: str) -> object:
-    if name == "composition_strategy":  # the class's name before it took CapWords
-        import warnings
-
-        warnings.warn(
-            f"{__name__}.composition_strategy is deprecated; use CompositionStrategy",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return CompositionStrategy
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# composition_strategy: the former name of CompositionStrategy
+__getattr__ = renamed(__name__, globals(), {"composition_strategy": "CompositionStrategy"})

@@ -24,6 +24,7 @@ from __future__ import annotations
 import warnings
 from functools import lru_cache
 
+from blackjack_env._renamed import renamed
 from blackjack_env.analysis._model import check_supported
 from blackjack_env.analysis.chart import Chart
 from blackjack_env.analysis.state import DecisionState
@@ -168,14 +169,5 @@ class BasicStrategy:
         return chart.action(state)
 
 
-def __getattr__(name: str) -> object:
-    if name == "basic_strategy":  # the class's name before it took CapWords
-        import warnings
-
-        warnings.warn(
-            f"{__name__}.basic_strategy is deprecated; use BasicStrategy",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return BasicStrategy
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# basic_strategy: the former name of BasicStrategy
+__getattr__ = renamed(__name__, globals(), {"basic_strategy": "BasicStrategy"})

@@ -35,6 +35,7 @@ from typing import Protocol
 
 import numpy as np
 
+from blackjack_env._renamed import renamed
 from blackjack_env.engine.table import Action, Phase, Table
 
 __all__ = [
@@ -161,14 +162,5 @@ def play_until(table: Table, strategies: dict[int, Strategy], stop_seat: int | N
         table.act(strategies[who[0]](table))
 
 
-def __getattr__(name: str) -> object:
-    if name == "random_legal":  # the class's name before it took CapWords
-        import warnings
-
-        warnings.warn(
-            "blackjack_env.strategies.random_legal is deprecated; use RandomLegal",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return RandomLegal
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# random_legal: the former name of RandomLegal
+__getattr__ = renamed(__name__, globals(), {"random_legal": "RandomLegal"})
