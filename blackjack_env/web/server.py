@@ -24,19 +24,26 @@ bodies must be ``application/json`` (a cross-site form cannot send them), and on
 configured host names are served (no DNS rebinding). No request reads or writes a file,
 imports a module or evaluates text: the static files are read once, when the app is
 built, and bots are chosen from a fixed list of names and the agents given at start.
+
+Work on a table (a deal, a decision, the values of the next decision: a first-time
+strategy can take seconds) runs on a worker thread, one request at a time per table, so
+one session's computation never stalls the others.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets
 import time
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
@@ -254,8 +261,19 @@ def create_app(config: WebConfig | None = None, *, clock: Callable[[], float] = 
             raise _NoSession("no table for this browser (new, or expired): set one up first")
         return game
 
-    def answer(game: Game) -> JSONResponse:
-        return JSONResponse(game.state())
+    locks: weakref.WeakKeyDictionary[Game, asyncio.Lock] = weakref.WeakKeyDictionary()
+
+    async def on_table(game: Game, work: Callable[[], Any] | None = None,
+                       frame: int | None = None) -> JSONResponse:
+        """Run ``work`` (a change to ``game``), then read its state document, on a worker
+        thread, one request at a time per table."""
+        def run() -> dict[str, Any]:
+            if work is not None:
+                work()
+            return game.state(frame)
+
+        async with locks.setdefault(game, asyncio.Lock()):
+            return JSONResponse(await run_in_threadpool(run))
 
     def handler(fn: Callable[..., Any]) -> Callable[[Request], Any]:
         async def endpoint(request: Request) -> Response:
@@ -286,17 +304,18 @@ def create_app(config: WebConfig | None = None, *, clock: Callable[[], float] = 
         seed = data.get("seed")
         if seed is not None:
             seed = _int(data, "seed", 0, 2**63 - 1)
-        game = Game(
-            rules=rules, rules_name=data.get("preset", "vegas-strip"),
+        bankroll = _int(data, "bankroll", 1, config.max_bankroll, 1000)
+        bot_bet = _int(data, "bot_bet", 1, config.max_bankroll, 10)
+        game = await run_in_threadpool(
+            Game, rules=rules, rules_name=data.get("preset", "vegas-strip"),
             mode=data.get("mode", "play"), players=list(seats), bots=players,
-            bankroll=_int(data, "bankroll", 1, config.max_bankroll, 1000),
-            bot_bet=_int(data, "bot_bet", 1, config.max_bankroll, 10), seed=seed,
+            bankroll=bankroll, bot_bet=bot_bet, seed=seed,
         )
+        response = await on_table(game)  # (the first values are computed here)
         key = request.cookies.get(COOKIE)
         if key is None or store.get(key) is None:
             key = secrets.token_urlsafe(24)
         store.put(key, game)
-        response = answer(game)
         response.set_cookie(COOKIE, key, httponly=True, samesite="strict")
         return response
 
@@ -304,10 +323,10 @@ def create_app(config: WebConfig | None = None, *, clock: Callable[[], float] = 
         game = game_of(request)
         frame = request.query_params.get("frame")
         if frame is None:
-            return answer(game)
+            return await on_table(game)
         if not (frame.isascii() and frame.isdigit()) or len(frame) > 12:
             raise Invalid(f"frame={frame[:20]!r} must be a whole number")
-        return JSONResponse(game.state(int(frame)))
+        return await on_table(game, frame=int(frame))
 
     async def deal(request: Request) -> Response:
         game = game_of(request)
@@ -319,8 +338,7 @@ def create_app(config: WebConfig | None = None, *, clock: Callable[[], float] = 
             if isinstance(value, bool) or not isinstance(value, int):
                 raise Invalid(f"the bet of seat {key} must be a whole number of chips")
             bets[int(key)] = value
-        game.deal(bets)
-        return answer(game)
+        return await on_table(game, lambda: game.deal(bets))
 
     def seat_field(data: dict, game: Game) -> int:
         return _int(data, "seat", 0, len(game.table.seats) - 1)
@@ -332,27 +350,24 @@ def create_app(config: WebConfig | None = None, *, clock: Callable[[], float] = 
         name = data.get("action")
         if name not in _ACTIONS:
             raise Invalid(f"action {str(name)[:30]!r} is unknown; actions: {', '.join(_ACTIONS)}")
-        game.act(seat, _ACTIONS[name])
-        return answer(game)
+        return await on_table(game, lambda: game.act(seat, _ACTIONS[name]))
 
     async def raise_bet(request: Request) -> Response:
         game = game_of(request)
         data = await _body(request, {"seat": int, "amount": int})
         seat = seat_field(data, game)
-        game.raise_bet(seat, _int(data, "amount", 1, config.max_bankroll))
-        return answer(game)
+        amount = _int(data, "amount", 1, config.max_bankroll)
+        return await on_table(game, lambda: game.raise_bet(seat, amount))
 
     async def next_round(request: Request) -> Response:
         game = game_of(request)
         await _body(request, {})
-        game.next_round()
-        return answer(game)
+        return await on_table(game, game.next_round)
 
     async def step(request: Request) -> Response:
         game = game_of(request)
         await _body(request, {})
-        game.step()
-        return answer(game)
+        return await on_table(game, game.step)
 
     routes = [Route(path, page, methods=["GET"]) for path in _STATIC]
     routes.append(Route("/favicon.ico", lambda request: Response(status_code=204)))
