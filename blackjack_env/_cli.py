@@ -180,33 +180,36 @@ def _nearest_existing(path: Path) -> Path:
     return p
 
 
-def check_output_dir(path: str | Path, option: str) -> Path:
+def check_output_dir(path: str | Path, option: str, *, of_file: str | Path | None = None) -> Path:
     """``path`` can be used as an output folder (it exists as a writable folder, or can be
-    created); otherwise a ``ValueError`` naming ``option`` and the path. Creates nothing."""
+    created); otherwise a ``ValueError`` naming ``option`` and the path (and ``of_file``,
+    the file that is to be written there, if given). Creates nothing."""
     p = Path(path)
+    what = f"{option} {path}" if of_file is None else f"{option} {of_file}: its folder {path}"
     if p.exists():
         if not p.is_dir():
-            raise ValueError(f"{option} {path}: exists and is not a folder")
+            raise ValueError(f"{what}: exists and is not a folder")
         if not os.access(p, os.W_OK | os.X_OK):
-            raise ValueError(f"{option} {path}: the folder is not writable")
+            raise ValueError(f"{what}: the folder is not writable")
         return p
     base = _nearest_existing(p)
     if not base.is_dir():
-        raise ValueError(f"{option} {path}: cannot create it, {base} is a file, not a folder")
+        raise ValueError(f"{what}: cannot create it, {base} is a file, not a folder")
     if not os.access(base, os.W_OK | os.X_OK):
-        raise ValueError(f"{option} {path}: cannot create it, {base} is not writable")
+        raise ValueError(f"{what}: cannot create it, {base} is not writable")
     return p
 
 
 def check_output_file(path: str | Path, option: str) -> Path:
     """``path`` can be written as a file (its folder exists or can be created, and it is not
-    a folder); otherwise a ``ValueError`` naming ``option`` and the path. Creates nothing."""
+    a folder); otherwise a ``ValueError`` naming ``option`` and the path. Creates nothing
+    (:func:`atomic_path` creates the folder when the file is written)."""
     p = Path(path)
     if str(path).endswith(os.sep) or p.is_dir():
         raise ValueError(f"{option} {path}: is a folder; give a file name")
     if p.exists() and not os.access(p, os.W_OK):
         raise ValueError(f"{option} {path}: the file is not writable")
-    check_output_dir(p.parent, option)
+    check_output_dir(p.parent, option, of_file=path)
     return p
 
 
@@ -375,25 +378,11 @@ def apply_rule_changes(base: Any, changes: dict[str, Any], origin: dict[str, str
 
 
 def check_writable(name: str, path: str | os.PathLike[str] | None) -> None:
-    """Refuse an output path that cannot be written, before any work is done.
-
-    The folder must exist and be writable, and the path must not be a folder. The
-    file itself is neither created nor touched (a failed run leaves nothing behind).
-    ``None`` or ``""`` (no output asked for) passes.
-    """
+    """:func:`check_output_file` for the option ``name`` (a settings field: ``"json"``
+    checks ``--json``); ``None`` or ``""`` (no output asked for) passes."""
     if path is None or str(path) == "":
         return
-    p = Path(path)
-    flag = _flag(name)
-    if p.is_dir():
-        raise ValueError(f"{flag} {str(path)!r}: is a folder; give a file name")
-    folder = p.parent if str(p.parent) else Path(".")
-    if not folder.is_dir():
-        raise ValueError(
-            f"{flag} {str(path)!r}: the folder {str(folder)!r} does not exist; create it first"
-        )
-    if not os.access(folder, os.W_OK | os.X_OK) or (p.exists() and not os.access(p, os.W_OK)):
-        raise ValueError(f"{flag} {str(path)!r}: cannot be written (permission denied)")
+    check_output_file(os.fspath(path), _flag(name))
 
 
 def load_average() -> tuple[float, float, float] | None:

@@ -24,7 +24,7 @@ from blackjack_env.agents.commands import play
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = ROOT / "scripts"
-MISSING = "/no/such/folder/out.json"
+MISSING = "{tmp}/old.json/out.json"  # a folder that cannot be created: old.json is a file
 
 # (script, arguments, text the error line must contain)
 BAD_INPUTS: list[tuple[str, list[str], str]] = [
@@ -56,7 +56,7 @@ BAD_INPUTS: list[tuple[str, list[str], str]] = [
     ("analyze.py", ["--rules", "nope"], "'nope'"),
     ("analyze.py", ["--decks", "inf", "--json", MISSING], MISSING),
     ("analyze.py", ["--decks", "inf", "--chart", "{tmp}"], "is a folder"),
-    ("analyze.py", ["--decks", "inf", "--json", "{tmp}/old.json/x.json"], "does not exist"),
+    ("analyze.py", ["--decks", "inf", "--json", "{tmp}/old.json/x.json"], "is not a folder"),
     ("demo.py", ["--rules", "nope"], "'nope'"),
     ("demo.py", ["--strategy", "psychic"], "'psychic'"),
     ("demo.py", ["--rounds", "-1"], "--rounds -1"),
@@ -630,3 +630,12 @@ def test_options_that_do_not_parse_are_one_error_line(
     assert len(err) == 1 and err[0].startswith("error: ") and says in err[0], err
     assert "Traceback" not in err[0] and "│" not in err[0]
     assert ran == []
+
+
+def test_an_output_file_in_a_new_folder_is_written_there(tmp_path, monkeypatch, capsys) -> None:
+    """Every command treats an output path alike: a missing folder is created (when the
+    file is written), as the training commands create their run folders."""
+    out = tmp_path / "new" / "deeper" / "analysis.json"
+    code = _run("analyze.py", ["--decks", "inf", "--json", str(out)], monkeypatch)
+    assert code == 0, capsys.readouterr().err
+    assert json.loads(out.read_text())["rules"]["decks"] is None
