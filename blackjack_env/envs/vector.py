@@ -87,12 +87,27 @@ class BlackjackVectorEnv(VectorEnv):
     Resetting a sub-env without a seed keeps its shoe (as ``BlackjackEnv.reset()``
     does): a round still in play is first played out with the learner standing.
 
+    ## Bets and bankrolls
+
+    With ``bet_sizes`` every round opens with a BET step (``phase = BET``), as in the
+    single env: only the bet actions ``P + k`` the table limits and the learner's chips
+    allow are legal; the observation shows no cards and the count of the cards not yet
+    dealt (the last round's cards are in the discard tray, the shoe reshuffled if the
+    cut card was out); an illegal bet action is mapped, raised or penalised as there.
+    A round settled at the deal (a natural, a dealer blackjack found by the peek) ends
+    on the bet step itself, with its reward. With a finite ``bankroll`` each sub-env's
+    learner holds chips: doubles, matched splits and insurance are legal only when the
+    chips off the table cover them, and the session terminates when they cannot cover
+    the smallest bet. ``gymnasium.make_vec("blackjack_env/BlackjackCounting-v0", ...)``
+    builds this env.
+
     ## Info
 
     Batched, each key with its ``_key`` mask (all True): ``action_mask``
     ``(num_envs, n)`` int8; ``phase`` (``Decision`` codes); ``round`` (rounds
-    started in the episode); ``bankroll`` (the session's net chips: the batched
-    env has unlimited credit); ``shoe_remaining`` (undealt cards, -1 for an
+    started in the episode); ``bankroll`` (as the single env's: the learner's chips
+    off the table with a finite ``bankroll``, the session's net chips with unlimited
+    credit); ``shoe_remaining`` (undealt cards, -1 for an
     infinite deck); ``reshuffled``; after ``step``: ``illegal_action``,
     ``action_played``, ``round_over`` (a round was settled on this step) and
     ``round_net`` (its result in base bets; 0 elsewhere). Per-card details
@@ -122,9 +137,9 @@ class BlackjackVectorEnv(VectorEnv):
     the step that resets a sub-env under ``"NextStep"`` is not one of the new
     episode's steps). Not supported (``ValueError``): more than
     one seat (``num_seats`` / rules with ``seats > 1``; use the multi-agent
-    env), a finite ``bankroll``, ``bet_sizes``, ``bet_raising`` rules and
-    ``render_mode``. All four observation modes are supported (``"dict"`` makes
-    the core keep the cards by rank, which costs some speed).
+    env), ``bet_raising`` rules and ``render_mode``. All four observation modes
+    are supported (``"dict"`` makes the core keep the cards by rank, which costs
+    some speed).
 
     ## Performance
 
@@ -134,7 +149,9 @@ class BlackjackVectorEnv(VectorEnv):
 
     ## Version History
 
-    * v0: initial version.
+    * v0: initial version. Later additions that leave the existing behaviour as it was:
+      ``bet_sizes`` and a finite ``bankroll`` (2026-11), so every registered id with one
+      seat, ``BlackjackCounting-v0`` included, has this native batched env.
     """
 
     metadata: ClassVar[dict[str, Any]] = {

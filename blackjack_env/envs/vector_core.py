@@ -9,8 +9,12 @@ imports gymnasium; :mod:`blackjack_env.envs.vector` wraps it as a
 ``gymnasium.vector.VectorEnv``.
 
 Semantics are those of :class:`~blackjack_env.engine.table.Table` for a single
-seat with a fixed bet and unlimited credit (the parity tests replay stacked
-rounds through both and compare every reward). No rule is decided here: legal
+seat (the parity tests replay stacked rounds through both and compare every
+reward): a fixed bet, or a stake per table given to :meth:`TableBatch.start_rounds`
+(bet steps: :meth:`TableBatch.open_rounds` first opens the round as
+``Table.new_round`` does); unlimited credit, or a bankroll per table (exact, in
+integer units of ``1 / chip_den`` chips) that doubles, matched splits and
+insurance must be covered by (``engine.play.can_cover``). No rule is decided here: legal
 actions, the pre-peek question, the peek, splits, the dealer's drawing rule,
 outcomes and payouts are read from lookup tables that :mod:`blackjack_env.engine.play`
 builds from its functions, and totals use its array forms. The round:
@@ -128,6 +132,10 @@ class TableBatch:
             ``dealer_ranks`` ``(N, 13)`` and (finite shoes) ``counts``, the undealt
             cards by rank ``(N, 13)`` (the env's ``"dict"`` observations need them;
             the infinite-deck dealer sampling is then not used).
+        bet_sizes: the multiples of ``bet`` a table may stake (``start_rounds(bets=)``),
+            ``()`` for a fixed bet (split stakes are then checked per hand).
+        bankroll: every table's starting chips (:meth:`chips`, :meth:`set_chips`), or
+            None for unlimited credit.
 
     Public state (numpy arrays; ``H = rules.max_split_hands``, ``N = num_tables``;
     hand arrays are ``(H, N)``, hand ``h`` of table ``t`` at ``[h, t]``):
@@ -140,7 +148,9 @@ class TableBatch:
     (dealer), ``up`` / ``hole`` (dealer card ids; ``hole`` -1 when there is
     none yet), ``hole_revealed``, ``peek_possible``, ``counts`` (undealt cards
     by rank, finite shoes), ``rounds`` (rounds dealt), ``reshuffled`` (the
-    shoe was reshuffled before the current round).
+    shoe was reshuffled before the current round), ``opened`` (opened by
+    :meth:`open_rounds`, awaiting a bet), ``bankroll`` (chips before the current
+    round's bet in units of ``1 / chip_den``, or None).
     """
 
     def __init__(
