@@ -344,6 +344,8 @@ class BlackjackVectorEnv(VectorEnv):
         if penalize:
             reward = round_net - np.where(illegal, self.illegal_penalty, 0.0)
         self._session_net += round_net * self.bet
+        if self._exact_chips:  # the exact chips (a multiple of 1 / den), correctly rounded
+            self._session_net = np.rint(self._session_net * self._chip_den) / self._chip_den
         self._steps += 1
         limit = self.rounds_per_episode
         terminated = np.zeros(n, dtype=bool)

@@ -48,6 +48,10 @@ CONFIGS: dict[str, dict[str, Any]] = {
         "rules": preset("single-deck-6to5", decks=4), "bet_sizes": (1, 3), "bankroll": 6,
         "rounds_per_episode": 10, "obs_mode": "vector",
     },
+    "6to5-unlimited-credit": {  # (4 decks: the stacked cards outlast the session)
+        "rules": preset("single-deck-6to5", decks=4), "bet_sizes": (1, 3, 7),
+        "rounds_per_episode": 12, "obs_mode": "dict",
+    },
     "halve-splits": {
         "rules": Rules(decks=6, split_bet="halve", max_split_hands=2, surrender="early"),
         "bet_sizes": (1, 2, 3), "bankroll": 8, "rounds_per_episode": 8, "bet": 1,
@@ -58,7 +62,7 @@ CONFIGS: dict[str, dict[str, Any]] = {
     },
 }
 #: configurations fed unmasked actions half of the time (the illegal-action mapping)
-UNMASKED = {"counting", "bets-bankroll", "penalize-bets", "halve-splits"}
+UNMASKED = {"counting", "bets-bankroll", "penalize-bets", "halve-splits", "6to5-unlimited-credit"}
 
 
 @pytest.mark.parametrize("name", sorted(CONFIGS))
