@@ -52,6 +52,7 @@ BATCHED_IDS = (
     "blackjack_env/Blackjack-v0",
     "blackjack_env/BlackjackVector-v0",
     "blackjack_env/BlackjackSuttonBarto-v0",
+    "blackjack_env/BlackjackCounting-v0",
 )
 
 

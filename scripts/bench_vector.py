@@ -14,6 +14,14 @@ same machine load (printed too, from ``os.getloadavg``).
     python scripts/bench_vector.py                 # the issue's two targets
     python scripts/bench_vector.py --seconds 1 --json out.json
     python scripts/bench_vector.py --profile 25    # then where our step spends its time
+    python scripts/bench_vector.py --id blackjack_env/BlackjackCounting-v0
+                                                   # also: a registered id, natively
+                                                   # against SyncVectorEnv of it
+
+With ``--id``, each id is also timed as ``gym.make_vec(id, num_envs=tables)`` (the
+native batched env) against ``gym.make_vec(id, num_envs=baseline_envs,
+vectorization_mode="sync")`` (``SyncVectorEnv`` of the same single env), both with
+random legal actions chosen in numpy and counted in settled rounds.
 
 Targets (issue 5): >= 200x with ``sutton-barto``, >= 100x with ``vegas-strip``.
 """
@@ -72,6 +80,8 @@ class Settings:
     """write the results here as JSON"""
     profile: int = 0
     """afterwards, print the top N functions of a cProfile run of each case (0: no profiling)"""
+    id: list[str] = field(default_factory=list)
+    """registered ids to time natively against SyncVectorEnv of the same single env"""
 
 
 CASES = (("sutton-barto", "tuple", 200.0), ("vegas-strip", "multidiscrete", 100.0))
@@ -120,6 +130,50 @@ def bench_ours(s: Settings, rules: str, obs_mode: str, autoreset: str) -> dict[s
         steps += 1
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu
     return {"hands_per_s": hands / wall, "hands_per_cpu_s": hands / cpu, "steps": steps}
+
+
+def bench_id(env_id: str, num_envs: int, s: Settings, **kwargs: str) -> dict[str, float]:
+    """Settled rounds per second of ``gym.make_vec(env_id, ...)`` with random legal
+    actions (``kwargs``: e.g. ``vectorization_mode="sync"``, ``autoreset_mode``)."""
+    envs = gym.make_vec(env_id, num_envs=num_envs, **kwargs)
+    rng = np.random.default_rng(s.seed)
+    _, info = envs.reset(seed=s.seed)
+    native = isinstance(envs.unwrapped, BlackjackVectorEnv)
+    hands = steps = 0
+    start, cpu = time.perf_counter(), time.process_time()
+    while time.perf_counter() - start < s.seconds:
+        _, _, _, _, info = envs.step(random_legal(rng, info["action_mask"]))
+        # a settled round: round_over (native), a settlement in a sub-env's info (sync)
+        settled = info["round_over"] if native else info.get("_settlement")
+        if settled is None:
+            settled = info.get("settled", ())
+        hands += int(np.count_nonzero(settled))
+        steps += 1
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    envs.close()
+    return {"hands_per_s": hands / wall, "hands_per_cpu_s": hands / cpu, "steps": steps,
+            "native": native}
+
+
+def run_ids(s: Settings) -> list[dict[str, object]]:
+    """``--id``: each id natively (every autoreset mode asked) and as ``SyncVectorEnv``."""
+    rows: list[dict[str, object]] = []
+    for env_id in s.id:
+        print(f"\n{env_id}:")
+        sync = bench_id(env_id, s.baseline_envs, s, vectorization_mode="sync")
+        name = f"SyncVectorEnv x{s.baseline_envs}"
+        print(f"  {name:30s} {sync['hands_per_s']:>12,.0f} hands/s")
+        for autoreset in s.autoreset:
+            r = bench_id(env_id, s.tables, s, autoreset_mode=autoreset)
+            kind = "native" if r["native"] else "NOT native"
+            ratio = r["hands_per_s"] / sync["hands_per_s"]
+            name = f"{kind} x{s.tables} {autoreset}"
+            print(f"  {name:30s} {r['hands_per_s']:>12,.0f} hands/s  {ratio:7.1f}x")
+            rows.append({"id": env_id, "autoreset": autoreset, "tables": s.tables,
+                         "hands_per_s": r["hands_per_s"], "native": r["native"],
+                         "sync_envs": s.baseline_envs, "sync_hands_per_s": sync["hands_per_s"],
+                         "ratio_wall": ratio})
+    return rows
 
 
 def profile_ours(s: Settings, rules: str, obs_mode: str, autoreset: str) -> None:
@@ -186,6 +240,8 @@ def run(s: Settings) -> dict[str, object]:
         "baseline_hands_per_cpu_s": base_cpu,
         "results": rows,
     }
+    if s.id:
+        result["ids"] = run_ids(s)
     finish_benchmark(result, s, s.json)
     if s.profile > 0:
         for rules, obs_mode, _ in CASES:

@@ -18,6 +18,9 @@ function and cannot disagree:
   (player, dealer) pair of categories, :func:`surrender_outcome`,
   :func:`surrender_settles_at_once`, and :func:`payout` (net chips per chip
   staked for each :class:`Outcome`);
+* chips: :func:`can_cover` (whether a bankroll covers a stake: bets, doubles, matched
+  splits, insurance; :func:`array_can_cover` for arrays), :func:`insurance_stake`,
+  :func:`chip_denominator`;
 * card counting: :data:`HI_LO_TAGS`, :func:`hi_lo_tag`, :func:`unseen_by_rank`
   (the cards a player has not seen, with :func:`hidden_hole_rank`) and
   :func:`hi_lo_running_count`.
@@ -34,6 +37,7 @@ Nothing here draws a card, holds state or imports from above the engine.
 
 from __future__ import annotations
 
+import math
 from enum import Enum, IntEnum
 from fractions import Fraction
 from functools import lru_cache
@@ -61,12 +65,15 @@ __all__ = [
     "NUM_CATEGORIES",
     "Action",
     "Outcome",
+    "array_can_cover",
     "array_category",
     "array_natural",
     "array_soft",
     "array_total",
     "auto_stands",
+    "can_cover",
     "category",
+    "chip_denominator",
     "dealer_draw_table",
     "dealer_draws",
     "dealer_peeks",
@@ -75,6 +82,7 @@ __all__ = [
     "hi_lo_tag",
     "hidden_hole_rank",
     "hit_allowed",
+    "insurance_stake",
     "is_natural",
     "is_pair",
     "natural_counts",
@@ -462,6 +470,40 @@ def payout(rules: Rules, result: Outcome) -> int | Fraction:
     return -1
 
 
+# ===================================================================== chips
+def can_cover(bankroll: int | Fraction | None, amount: int | Fraction) -> bool:
+    """A seat holding ``bankroll`` chips off the table (None: unlimited credit) can put
+    ``amount`` more chips on it: the one affordability test (a bet, a double, a matched
+    split, insurance)."""
+    return bankroll is None or bankroll >= amount
+
+
+def array_can_cover(bankroll: np.ndarray, amount: np.ndarray) -> np.ndarray:
+    """:func:`can_cover` element-wise for finite bankrolls (arrays of chips; exact when
+    both hold multiples of ``1 / chip_denominator(rules)`` correctly rounded)."""
+    return bankroll >= amount
+
+
+#: Insurance (and even money's alternative) stakes this share of the hand's bet.
+_INSURANCE_SHARE: Final = Fraction(1, 2)
+
+
+def insurance_stake(bet: int | Fraction) -> Fraction:
+    """The chips staked on insurance for a hand betting ``bet`` (half the bet)."""
+    return Fraction(bet) * _INSURANCE_SHARE
+
+
+def chip_denominator(rules: Rules) -> int:
+    """The smallest ``d`` such that every chip amount of a round with whole-chip bets is
+    a multiple of ``1 / d``: the denominators of the payouts and of the insurance stake
+    (batched code keeps bankrolls as integers in these units, so they stay exact)."""
+    den = insurance_stake(1).denominator
+    for result in Outcome:
+        d = Fraction(payout(rules, result)).denominator
+        den = den * d // math.gcd(den, d)
+    return den
+
+
 # ============================================================ card counting
 #: Hi-Lo tag of each rank, ace to king: 2-6 count +1, 7-9 count 0, tens, faces and
 #: aces -1 (by rank, whatever the rules' card values).
@@ -542,9 +584,12 @@ KEY_UPCARD: Final = 1024
 
 
 @lru_cache(maxsize=64)
-def play_action_table(rules: Rules, n_actions: int = 7) -> np.ndarray:
+def play_action_table(
+    rules: Rules, n_actions: int = 7, afford_double: bool = True
+) -> np.ndarray:
     """:func:`play_actions` as a ``(13 * KEY_UPCARD, n_actions)`` bool table for one seat
-    with unlimited credit: row ``2 * hard + ace`` (the total is :func:`score`'s), plus
+    with unlimited credit (``afford_double=False``: whose bankroll cannot cover a
+    double): row ``2 * hard + ace`` (the total is :func:`score`'s), plus
     :data:`KEY_TWO_CARDS`, :data:`KEY_SPLIT_ACES`, :data:`KEY_CAN_SPLIT`,
     :data:`KEY_FROM_SPLIT` (the seat has
     split: its hands all come from a split, and it holds more than one) where they
@@ -567,6 +612,7 @@ def play_action_table(rules: Rules, n_actions: int = 7) -> np.ndarray:
                 hands=2 if from_split else 1,
                 up_value=values[rank],
                 up_ace=rank == 0,
+                afford_double=afford_double,
             )
             out[rank * KEY_UPCARD + key, [int(a) for a in legal]] = True
     return out

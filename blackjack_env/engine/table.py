@@ -72,11 +72,13 @@ from blackjack_env.engine.play import (
     Action,
     Outcome,
     auto_stands,
+    can_cover,
     category,
     dealer_draws,
     dealer_peeks,
     double_allowed,
     hit_allowed,
+    insurance_stake,
     outcome,
     payout,
     play_actions,
@@ -184,7 +186,6 @@ def _chips(value: Fraction | int) -> Chips:
     return value
 
 
-_HALF: Final = Fraction(1, 2)
 # Enum members read on the hot paths, as module constants: on Python 3.11 reading
 # ``Outcome.WIN`` through the enum class costs several times a global lookup, and
 # ``Final`` lets the compiled module keep them in C globals (no dict lookup).
@@ -263,7 +264,7 @@ class Seat:
         return self.bet > 0
 
     def can_afford(self, amount: Chips) -> bool:
-        return self.bankroll is None or self.bankroll >= amount
+        return can_cover(self.bankroll, amount)
 
     def _take(self, amount: Chips) -> None:
         if self.bankroll is not None:
@@ -597,8 +598,7 @@ class Table:
             up_value=self._values[up_rank - 1],
             up_ace=up_rank == 1,
             natural=natural,
-            # the stake is half the bet: affordable when the bankroll is at least that
-            insurance=natural or seat.bankroll is None or 2 * seat.bankroll >= hand.bet,
+            insurance=natural or can_cover(seat.bankroll, insurance_stake(hand.bet)),
         )
 
     def _next_insurance_seat(self) -> bool:
@@ -620,7 +620,7 @@ class Table:
             if hand.is_blackjack:
                 self._pay(seat, 0, Outcome.EVEN_MONEY)
             else:
-                stake = _chips(Fraction(hand.bet) * _HALF)
+                stake = _chips(insurance_stake(hand.bet))
                 seat._take(stake)
                 seat.insurance = stake
                 self.events.append(Event(EventKind.INSURANCE, seat.index, amount=stake))

@@ -249,12 +249,16 @@ class LearnerView:
         s = table.seats[seat]
         available = None if s.bankroll is None else s.bankroll + s.bet
         out = []
-        for k, size in enumerate(self.bet_sizes):
-            chips = size * self.bet_unit
-            affordable = available is None or chips <= available
-            if self.min_bet <= chips <= self.max_bet and affordable:
+        for k in range(len(self.bet_sizes)):
+            if self.bet_allowed(k, available):
                 out.append(k)
         return out
+
+    def bet_allowed(self, k: int, available: Any) -> bool:
+        """Bet size ``k`` is within the table limits and ``available`` chips (None:
+        unlimited credit) cover it (:func:`~blackjack_env.engine.play.can_cover`)."""
+        chips = self.bet_sizes[k] * self.bet_unit
+        return self.min_bet <= chips <= self.max_bet and play.can_cover(available, chips)
 
     def mask(self, legal: tuple[int, ...]) -> np.ndarray:
         """``int8`` mask of the action space from legal indices (a new array)."""

@@ -244,8 +244,8 @@ class EnvSettings:
 
     @classmethod
     def batched(cls, **kwargs: Any) -> EnvSettings:
-        """The settings of the batched env: those of :meth:`single`, with one seat, a
-        fixed bet, unlimited credit, no bet raising and no rendering."""
+        """The settings of the batched env: those of :meth:`single`, with one seat, no
+        bet raising and no rendering."""
         if kwargs.get("render_mode") is not None:
             raise ValueError(
                 f"render_mode={kwargs['render_mode']!r}: the batched env does not render; "
@@ -257,15 +257,6 @@ class EnvSettings:
             raise ValueError(
                 f"the batched env seats one learner per table; got {rules.seats} seats "
                 f"(num_seats / rules.seats): use the single env or the multi-agent env"
-            )
-        if settings.bankroll is not None:
-            raise ValueError(
-                f"bankroll={settings.bankroll!r}: the batched env plays with unlimited credit "
-                f"(bankroll=None); use the single env for bankroll sessions"
-            )
-        if settings.bet_sizes:
-            raise ValueError(
-                "bet_sizes: the batched env plays a fixed bet; use the single env for a bet step"
             )
         if rules.bet_raising:
             raise ValueError("rules with bet_raising=True are not supported by the batched env")

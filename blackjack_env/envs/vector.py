@@ -10,6 +10,7 @@ from gymnasium.error import ResetNeeded
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from blackjack_env.engine import play
 from blackjack_env.engine.cards import Card
 from blackjack_env.engine.rules import HoleCard, Rules, Surrender
 from blackjack_env.envs import view
@@ -36,6 +37,8 @@ _CORE_INSURE = int(BatchPhase.INSURE)
 _DECISION = np.array([Decision.PLAY, Decision.INSURANCE, Decision.SETTLED], dtype=np.int64)
 _KNOWN_OPTIONS = ("cards", "reset_mask")
 _PLAY, _INSURANCE, _SETTLED = int(Decision.PLAY), int(Decision.INSURANCE), int(Decision.SETTLED)
+_BET = int(Decision.BET)
+_CORE_OVER = int(BatchPhase.OVER)
 
 
 class BlackjackVectorEnv(VectorEnv):
@@ -84,12 +87,27 @@ class BlackjackVectorEnv(VectorEnv):
     Resetting a sub-env without a seed keeps its shoe (as ``BlackjackEnv.reset()``
     does): a round still in play is first played out with the learner standing.
 
+    ## Bets and bankrolls
+
+    With ``bet_sizes`` every round opens with a BET step (``phase = BET``), as in the
+    single env: only the bet actions ``P + k`` the table limits and the learner's chips
+    allow are legal; the observation shows no cards and the count of the cards not yet
+    dealt (the last round's cards are in the discard tray, the shoe reshuffled if the
+    cut card was out); an illegal bet action is mapped, raised or penalised as there.
+    A round settled at the deal (a natural, a dealer blackjack found by the peek) ends
+    on the bet step itself, with its reward. With a finite ``bankroll`` each sub-env's
+    learner holds chips: doubles, matched splits and insurance are legal only when the
+    chips off the table cover them, and the session terminates when they cannot cover
+    the smallest bet. ``gymnasium.make_vec("blackjack_env/BlackjackCounting-v0", ...)``
+    builds this env.
+
     ## Info
 
     Batched, each key with its ``_key`` mask (all True): ``action_mask``
     ``(num_envs, n)`` int8; ``phase`` (``Decision`` codes); ``round`` (rounds
-    started in the episode); ``bankroll`` (the session's net chips: the batched
-    env has unlimited credit); ``shoe_remaining`` (undealt cards, -1 for an
+    started in the episode); ``bankroll`` (as the single env's: the learner's chips
+    off the table with a finite ``bankroll``, the session's net chips with unlimited
+    credit); ``shoe_remaining`` (undealt cards, -1 for an
     infinite deck); ``reshuffled``; after ``step``: ``illegal_action``,
     ``action_played``, ``round_over`` (a round was settled on this step) and
     ``round_net`` (its result in base bets; 0 elsewhere). Per-card details
@@ -119,9 +137,9 @@ class BlackjackVectorEnv(VectorEnv):
     the step that resets a sub-env under ``"NextStep"`` is not one of the new
     episode's steps). Not supported (``ValueError``): more than
     one seat (``num_seats`` / rules with ``seats > 1``; use the multi-agent
-    env), a finite ``bankroll``, ``bet_sizes``, ``bet_raising`` rules and
-    ``render_mode``. All four observation modes are supported (``"dict"`` makes
-    the core keep the cards by rank, which costs some speed).
+    env), ``bet_raising`` rules and ``render_mode``. All four observation modes
+    are supported (``"dict"`` makes the core keep the cards by rank, which costs
+    some speed).
 
     ## Performance
 
@@ -131,7 +149,9 @@ class BlackjackVectorEnv(VectorEnv):
 
     ## Version History
 
-    * v0: initial version.
+    * v0: initial version. Later additions that leave the existing behaviour as it was:
+      ``bet_sizes`` and a finite ``bankroll`` (2026-11), so every registered id with one
+      seat, ``BlackjackCounting-v0`` included, has this native batched env.
     """
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -172,7 +192,7 @@ class BlackjackVectorEnv(VectorEnv):
         rules: Rules = settings.rules
         self.rules = rules
         self.layout = Layout(
-            rules, settings.obs_mode, settings.bet, (), settings.insurance_decisions
+            rules, settings.obs_mode, settings.bet, settings.bet_sizes, settings.insurance_decisions
         )
         self.obs_mode = settings.obs_mode
         self.bet = settings.bet
@@ -205,6 +225,7 @@ class BlackjackVectorEnv(VectorEnv):
         self._steps = np.zeros(n, dtype=np.int64)
         self._session_net = np.zeros(n, dtype=np.float64)
         self._ended = np.zeros(n, dtype=bool)  # episode over, reset pending
+        self._init_bets()
         # a pre-peek (insurance / early surrender) decision can occur
         self._pre_peek_decisions = rules.hole_card is HoleCard.PEEK and (
             self.layout.insurance_decisions or rules.surrender is Surrender.EARLY
@@ -244,6 +265,8 @@ class BlackjackVectorEnv(VectorEnv):
                 bet=self.bet,
                 ask_insurance=self.layout.insurance_decisions,
                 track_cards=self.obs_mode is ObsMode.DICT,
+                bet_sizes=self.settings.bet_sizes,
+                bankroll=self.settings.bankroll,
             )
             idx = self._arange
         else:
@@ -251,13 +274,13 @@ class BlackjackVectorEnv(VectorEnv):
             self.core.clear_stacks(idx)
         if stacks:
             stacks = {t: c for t, c in stacks.items() if mask[t]}
-        self.core.start_rounds(idx, stacks)
+        self._start_rounds(idx, stacks, episode=True)
         self._rounds[idx] = 1
         self._steps[idx] = 0
         self._session_net[idx] = 0.0
         self._ended[idx] = False
         self._refresh()
-        obs = self._observe()
+        obs = self._observation()
         return obs, self._info()
 
     def step(
@@ -302,13 +325,17 @@ class BlackjackVectorEnv(VectorEnv):
             ins = core.phase == _CORE_INSURE
             if ins.any():
                 core_actions = np.where(ins & (played == _STAND), _DECLINE, played)
-        over, net = core.step(core_actions, active=None if not resetting.any() else ~resetting)
+        over, net = core.step(core_actions, active=self._active(resetting))
+        if self._bets:
+            played = self._bet_step(a, illegal, played, resetting, over, net)
         penalize = self.illegal_action is IllegalAction.PENALIZE and illegal.any()
         if penalize:
             pend = (illegal & ~over).nonzero()[0]
             core.finish_rounds(pend)
             over[pend] = True
             net[pend] = core.round_net(pend)
+        if self._exact_chips:
+            net = self._exact_net(net)
         if resetting.any():
             over &= ~resetting
         # (the core's net is 0 where no round ended; resetting sub-envs report nothing)
@@ -317,6 +344,8 @@ class BlackjackVectorEnv(VectorEnv):
         if penalize:
             reward = round_net - np.where(illegal, self.illegal_penalty, 0.0)
         self._session_net += round_net * self.bet
+        if self._exact_chips:  # the exact chips (a multiple of 1 / den), correctly rounded
+            self._session_net = np.rint(self._session_net * self._chip_den) / self._chip_den
         self._steps += 1
         limit = self.rounds_per_episode
         terminated = np.zeros(n, dtype=bool)
@@ -326,9 +355,12 @@ class BlackjackVectorEnv(VectorEnv):
         else:
             more = over if limit is None else over & (self._rounds < limit)
             truncated = over & ~more
+            if core.bankroll is not None:  # the learner cannot cover the smallest bet
+                terminated = self._broke(more)
+                more = more & ~terminated
             nxt = more.nonzero()[0]
             if nxt.size:
-                core.start_rounds(nxt)
+                self._start_rounds(nxt)
                 self._rounds[nxt] += 1
         if self.max_episode_steps is not None:
             # (a sub-env reset on this step starts a new episode: its step count is not
@@ -338,7 +370,7 @@ class BlackjackVectorEnv(VectorEnv):
             idx = resetting.nonzero()[0]
             core.finish_rounds(idx)  # an episode truncated mid-round is played out first
             core.clear_stacks(idx)
-            core.start_rounds(idx)
+            self._start_rounds(idx, episode=True)
             self._rounds[idx] = 1
             self._steps[idx] = 0
             self._session_net[idx] = 0.0
@@ -364,12 +396,12 @@ class BlackjackVectorEnv(VectorEnv):
             idx = done.nonzero()[0]
             core.finish_rounds(idx)  # truncated by max_episode_steps mid-round
             core.clear_stacks(idx)
-            core.start_rounds(idx)
+            self._start_rounds(idx, episode=True)
             self._rounds[idx] = 1
             self._steps[idx] = 0
             self._session_net[idx] = 0.0
             self._refresh()
-            obs = self._observe()
+            obs = self._observation()
             info = self._info(info_extra)
             info["final_obs"] = final_obs
             info["_final_obs"] = done
@@ -379,7 +411,7 @@ class BlackjackVectorEnv(VectorEnv):
             if self.autoreset_mode is not AutoresetMode.SAME_STEP:
                 self._ended = done
             self._refresh()
-            obs = self._observe()
+            obs = self._observation()
             info = self._info(info_extra)
         return obs, reward, terminated, truncated, info
 
@@ -486,6 +518,8 @@ class BlackjackVectorEnv(VectorEnv):
         if settled.any():
             mask[settled] = 1  # a settled round: any action continues
         self._mask = mask
+        if self._bets:
+            self._refresh_bets()
 
     def _focus(self) -> tuple[np.ndarray, np.ndarray]:
         core = self.core
@@ -579,7 +613,7 @@ class BlackjackVectorEnv(VectorEnv):
                 t = hidden.nonzero()[0]
                 unseen[t, core._rank_of_id[core.hole[t]]] += 1
         stake = core._stake[fi] / self.bet
-        bankroll = self._session_net / self.bet
+        bankroll = self._bankroll_chips() / self.bet
         return view.encode_dict(
             self._phase.copy(), total, soft.astype(np.int64), up, h.astype(np.int64),
             core.nhands.copy(), hand_cards, dealer_cards, seat_cards, unseen, tc, stake,
@@ -597,7 +631,7 @@ class BlackjackVectorEnv(VectorEnv):
             "_phase": t,
             "round": self._rounds.copy(),
             "_round": t,
-            "bankroll": self._session_net.copy(),
+            "bankroll": self._bankroll_chips(),
             "_bankroll": t,
             "shoe_remaining": core.remaining(),
             "_shoe_remaining": t,
@@ -609,3 +643,175 @@ class BlackjackVectorEnv(VectorEnv):
                 info[key] = value
                 info["_" + key] = t
         return info
+
+    # ============================================== bet steps and bankrolls
+    def _init_bets(self) -> None:
+        """Constants of the bet step (``bet_sizes``) and of a finite ``bankroll``."""
+        settings = self.settings
+        view_ = self.layout.view
+        #: a BET step opens every round (``bet_sizes``)
+        self._bets = bool(settings.bet_sizes)
+        self._bet_chips = np.array(settings.bet_sizes, dtype=np.int64) * self.bet
+        # the bet sizes the table limits allow (the bankroll's cover is checked per step)
+        self._bet_within = np.array(
+            [view_.bet_allowed(k, None) for k in range(len(settings.bet_sizes))], dtype=bool
+        )
+        # with varying stakes, a payout such as 6:5 times a stake is not exact in floats:
+        # rewards are then taken from the exact chips (the single env's float(Fraction))
+        den = play.chip_denominator(self.rules)
+        self._chip_den = den
+        self._exact_chips = (self._bets or settings.bankroll is not None) and den & (den - 1) != 0
+
+    def _exact_net(self, net: np.ndarray) -> np.ndarray:
+        """Round results in base bets, from the exact chips (multiples of ``1 / den``)."""
+        den = self._chip_den
+        return np.rint(net * (self.bet * den)) / den / self.bet
+
+    def _start_rounds(
+        self,
+        idx: np.ndarray,
+        stacks: dict[int, list[Card]] | None = None,
+        episode: bool = False,
+    ) -> None:
+        """Start the next round at tables ``idx``: dealt at once with a fixed bet, or
+        opened for its BET step with ``bet_sizes`` (``stacks`` are then dealt after the
+        bet). ``episode``: a new session, which starts with ``bankroll`` chips."""
+        core = self.core
+        assert core is not None
+        if episode and core.bankroll is not None:
+            core.set_chips(idx, self.settings.bankroll)
+        if not self._bets:
+            core.start_rounds(idx, stacks)
+            return
+        core.open_rounds(idx)
+        if stacks:
+            for t, cards in stacks.items():
+                core.stack(int(t), cards)
+
+    def _active(self, resetting: np.ndarray) -> np.ndarray | None:
+        """The tables whose core steps: not reset on this step, not at a BET step."""
+        skip = resetting
+        if self._bets:
+            assert self.core is not None
+            skip = resetting | self.core.opened
+        return ~skip if skip.any() else None
+
+    def _bet_step(
+        self,
+        a: np.ndarray,
+        illegal: np.ndarray,
+        played: np.ndarray,
+        resetting: np.ndarray,
+        over: np.ndarray,
+        net: np.ndarray,
+    ) -> np.ndarray:
+        """The BET steps of this step: the tables at one place their bet (an illegal
+        action bets what the single env's mapping chooses) and are dealt; a round settled
+        at the deal ends on this step (``over`` and ``net`` are written). Returns
+        ``played`` with the bet actions played."""
+        core = self.core
+        assert core is not None
+        rows = (core.opened & ~resetting).nonzero()[0]
+        played = played.copy()  # (it may be the caller's array)
+        if not rows.size:
+            return played
+        n_play = self._n_play
+        allowed = self._mask[rows, n_play:] > 0
+        want = a[rows] - n_play
+        k = want
+        bad = illegal[rows]
+        if bad.any():
+            # a bet size not allowed bets the largest allowed size below it, else the
+            # smallest allowed size; a playing action bets the smallest allowed size
+            sizes = np.arange(allowed.shape[1])
+            below = allowed & (sizes[None, :] <= want[:, None])
+            largest = allowed.shape[1] - 1 - below[:, ::-1].argmax(axis=1)
+            mapped = np.where(below.any(axis=1), largest, allowed.argmax(axis=1))
+            k = np.where(bad, mapped, want)
+        played[rows] = n_play + k
+        core.start_rounds(rows, bets=self._bet_chips[k])
+        settled = rows[core.phase[rows] == _CORE_OVER]
+        if settled.size:
+            over[settled] = True
+            net[settled] = core.round_net(settled)
+        return played
+
+    def _broke(self, more: np.ndarray) -> np.ndarray:
+        """Tables among ``more`` whose learner cannot cover the smallest bet now."""
+        core = self.core
+        assert core is not None and core.bankroll is not None
+        out = np.zeros(self.num_envs, dtype=bool)
+        rows = more.nonzero()[0]
+        if rows.size:
+            out[rows] = ~play.array_can_cover(core.chips(rows), self.settings.min_cost)
+        return out
+
+    def _bankroll_chips(self) -> np.ndarray:
+        """``info["bankroll"]``: the learner's chips off the table (a finite bankroll), or
+        the session's net chips (unlimited credit); a new array."""
+        core = self.core
+        assert core is not None
+        if core.bankroll is None:
+            return self._session_net.copy()
+        return core.chips(self._arange)
+
+    def _refresh_bets(self) -> None:
+        """:meth:`_refresh` for tables at a BET step: the phase, and only the bet sizes the
+        table limits and the learner's chips allow."""
+        core = self.core
+        assert core is not None
+        rows = core.opened.nonzero()[0]
+        if not rows.size:
+            return
+        self._phase[rows] = _BET
+        allowed = np.broadcast_to(self._bet_within, (rows.size, self._bet_within.size))
+        if core.bankroll is not None:
+            allowed = allowed & play.array_can_cover(
+                core.chips(rows)[:, None], self._bet_chips[None, :]
+            )
+        mask = np.zeros((rows.size, self._n_actions), dtype=np.int8)
+        mask[:, self._n_play :] = allowed
+        self._mask[rows] = mask
+
+    def _observation(self) -> Any:
+        """:meth:`_observe`, with the BET step's observation at tables awaiting a bet."""
+        obs = self._observe()
+        if self._bets:
+            assert self.core is not None
+            rows = self.core.opened.nonzero()[0]
+            if rows.size:
+                self._observe_bets(obs, rows)
+        return obs
+
+    def _observe_bets(self, obs: Any, rows: np.ndarray) -> None:
+        """Write the BET step's observation of tables ``rows`` into ``obs``: no cards on
+        the table (totals, upcard, hands 0), the count of the cards not dealt."""
+        core = self.core
+        assert core is not None
+        m = rows.size
+        zero = np.zeros(m, dtype=np.int64)
+        phase = np.full(m, _BET, dtype=np.int64)
+        hilo, remaining = core.shoe_count(rows)
+        tc = np.zeros(m, dtype=np.float64)
+        np.divide(-hilo * 52.0, remaining, out=tc, where=remaining > 0)
+        mode = self.obs_mode
+        if mode is ObsMode.MULTIDISCRETE:
+            obs[rows] = view.encode_multidiscrete(
+                phase, zero, zero, zero, zero, zero, zero, zero, tc
+            )
+        elif mode is ObsMode.VECTOR:
+            shoe_left = 1.0 if self._infinite else remaining / core.shoe_size
+            obs[rows] = view.encode_vector(
+                phase, zero, zero, zero, zero, zero, zero, zero, zero,
+                self.rules.max_split_hands, zero, zero, zero, tc, shoe_left,
+            )  # fmt: skip
+        elif mode is ObsMode.DICT:
+            none = np.zeros((m, 13), dtype=np.int64)
+            unseen = np.full((m, 13), 4, dtype=np.int64) if self._infinite else core.counts[rows]
+            seats = np.zeros((m, 13 * self.rules.seats), dtype=np.int64)
+            part = view.encode_dict(
+                phase, zero, zero, zero, zero, zero, none, none, seats, unseen, tc,
+                np.zeros(m), self._bankroll_chips()[rows] / self.bet, self._mask[rows],
+            )  # fmt: skip
+            for key, value in part.items():
+                obs[key][rows] = value

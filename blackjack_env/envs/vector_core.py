@@ -9,8 +9,12 @@ imports gymnasium; :mod:`blackjack_env.envs.vector` wraps it as a
 ``gymnasium.vector.VectorEnv``.
 
 Semantics are those of :class:`~blackjack_env.engine.table.Table` for a single
-seat with a fixed bet and unlimited credit (the parity tests replay stacked
-rounds through both and compare every reward). No rule is decided here: legal
+seat (the parity tests replay stacked rounds through both and compare every
+reward): a fixed bet, or a stake per table given to :meth:`TableBatch.start_rounds`
+(bet steps: :meth:`TableBatch.open_rounds` first opens the round as
+``Table.new_round`` does); unlimited credit, or a bankroll per table (exact, in
+integer units of ``1 / chip_den`` chips) that doubles, matched splits and
+insurance must be covered by (``engine.play.can_cover``). No rule is decided here: legal
 actions, the pre-peek question, the peek, splits, the dealer's drawing rule,
 outcomes and payouts are read from lookup tables that :mod:`blackjack_env.engine.play`
 builds from its functions, and totals use its array forms. The round:
@@ -128,6 +132,10 @@ class TableBatch:
             ``dealer_ranks`` ``(N, 13)`` and (finite shoes) ``counts``, the undealt
             cards by rank ``(N, 13)`` (the env's ``"dict"`` observations need them;
             the infinite-deck dealer sampling is then not used).
+        bet_sizes: the multiples of ``bet`` a table may stake (``start_rounds(bets=)``),
+            ``()`` for a fixed bet (split stakes are then checked per hand).
+        bankroll: every table's starting chips (:meth:`chips`, :meth:`set_chips`), or
+            None for unlimited credit.
 
     Public state (numpy arrays; ``H = rules.max_split_hands``, ``N = num_tables``;
     hand arrays are ``(H, N)``, hand ``h`` of table ``t`` at ``[h, t]``):
@@ -140,7 +148,9 @@ class TableBatch:
     (dealer), ``up`` / ``hole`` (dealer card ids; ``hole`` -1 when there is
     none yet), ``hole_revealed``, ``peek_possible``, ``counts`` (undealt cards
     by rank, finite shoes), ``rounds`` (rounds dealt), ``reshuffled`` (the
-    shoe was reshuffled before the current round).
+    shoe was reshuffled before the current round), ``opened`` (opened by
+    :meth:`open_rounds`, awaiting a bet), ``bankroll`` (chips before the current
+    round's bet in units of ``1 / chip_den``, or None).
     """
 
     def __init__(
@@ -151,6 +161,8 @@ class TableBatch:
         bet: int = 1,
         ask_insurance: bool = False,
         track_cards: bool = False,
+        bet_sizes: tuple[int, ...] = (),
+        bankroll: int | None = None,
     ) -> None:
         if not isinstance(rules, Rules):
             raise TypeError(f"rules must be a Rules, got {type(rules).__name__}")
@@ -310,6 +322,7 @@ class TableBatch:
         self.counts = np.zeros((n, 13) if track_cards else (0, 13), dtype=np.int64)
         self._bind_views()
         self._new_shoes(self._arange)
+        self._init_chips(bet_sizes, bankroll)
 
     # ============================================================ plumbing
     _VIEWS = (
@@ -583,15 +596,23 @@ class TableBatch:
 
     # ============================================================ the round
     def start_rounds(
-        self, idx: np.ndarray, stacks: dict[int, str | list[Card]] | None = None
+        self,
+        idx: np.ndarray,
+        stacks: dict[int, str | list[Card]] | None = None,
+        bets: np.ndarray | None = None,
     ) -> None:
         """Clear tables ``idx``, reshuffle where the cut card is out, and deal a round.
 
-        ``stacks`` maps a table index to cards dealt first at that table.
+        ``stacks`` maps a table index to cards dealt first at that table. ``bets``: the
+        chips staked at each table of ``idx`` (default: ``bet``), already allowed by the
+        table limits and the bankroll (:meth:`chips`). A table opened by
+        :meth:`open_rounds` is not checked for a reshuffle again.
         """
         idx = np.asarray(idx, dtype=np.int64)
         if idx.size == 0:
             return
+        if self.bankroll is not None:  # the last round's result joins the bankroll
+            self.bankroll[idx] += self._on_table_units(idx)
         # previous round's cards go to the discard tray
         if self.infinite:
             self.reshuffled[idx] = False
@@ -603,6 +624,8 @@ class TableBatch:
             self.reshuffled[idx] = shuffle
             if shuffle.any():
                 self._new_shoes(idx[shuffle])
+        if self._opened_any:
+            self._close_openings(idx)
         if stacks:
             for t, cards in stacks.items():
                 self.stack(int(t), cards)
@@ -639,7 +662,7 @@ class TableBatch:
         self._hard[idx] = hard
         self._ace[idx] = ace
         self._ncards[idx] = 2
-        self._stake[idx] = self.bet
+        self._stake[idx] = self.bet if bets is None else bets
         if self.track_cards:
             self._hand_ranks_f[idx] = 0
             self._hand_ranks_f[idx, r1] += 1
@@ -679,6 +702,8 @@ class TableBatch:
         if self._peek:
             decide = peek_possible & ~self._settled[idx]
             ask = decide & self._asks_pre_peek.take(2 * ru + bj)
+            if self.bankroll is not None:  # insurance only when affordable
+                ask &= self._asks_pre_peek_poor.take(2 * ru + bj) | self._covers_insurance(idx)
             if ask.any():
                 self.phase[idx[ask]] = _INSURE_PHASE
                 idx = idx[~ask]
@@ -800,6 +825,8 @@ class TableBatch:
         if not self._stand_hit_only:
             key += play.KEY_TWO_CARDS * (nc == 2)
             key += self._up_key
+            if self.bankroll is not None:  # the rows without DOUBLE where it is not covered
+                key += self._poor_play_offset * self._short_of_double(decide)
             if not decide.all():
                 np.putmask(key, ~decide, self._over_key)
         if not decide.all():
@@ -807,6 +834,8 @@ class TableBatch:
             if ins.size:
                 up = self._up_key[ins] // play.KEY_UPCARD
                 key[ins] = self._pre_peek_key + 2 * up + self._is_bj(ins, ins)
+                if self.bankroll is not None:  # the rows without INSURE where not covered
+                    key[ins] += self._poor_pre_peek_offset * ~self._covers_insurance(ins)
         rows = self._legal_rows.take(key)
         return rows.view(np.bool_).reshape(-1, 8)[:, :NUM_CORE_ACTIONS]
 
@@ -820,7 +849,10 @@ class TableBatch:
         key = 18 * pair
         key += 2 * nh
         key += split_aces
-        return self._split_ok.take(key)
+        ok = self._split_ok.take(key)
+        if self._split_stake_check and ok.any():  # stakes vary: split_stake_ok per hand
+            ok &= self._split_stakes_ok(f)
+        return ok
 
     # ================================================================ step
     def step(
@@ -1298,6 +1330,151 @@ class TableBatch:
         self._net[f] = self._stake[f] * self._factor.take(codes)
         self._settled[f] = True
         self._done[f] = True
+
+    # ============================================== bet steps and bankrolls (chips)
+    def _init_chips(self, bet_sizes: tuple[int, ...], bankroll: int | None) -> None:
+        """State for bet steps (:meth:`open_rounds`) and finite bankrolls (:meth:`chips`)."""
+        rules = self.rules
+        n = self.num_tables
+        sizes = tuple(bet_sizes)
+        if any(isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1 for k in sizes):
+            raise ValueError(f"bet_sizes={bet_sizes!r} must be ints >= 1 (multiples of the bet)")
+        if bankroll is not None and (
+            isinstance(bankroll, bool)
+            or not isinstance(bankroll, (int, np.integer))
+            or bankroll < 0
+        ):
+            raise ValueError(
+                f"bankroll={bankroll!r} must be None (unlimited credit) or an int >= 0"
+            )
+        self.bet_sizes = tuple(int(k) for k in sizes)
+        #: tables between rounds, opened by :meth:`open_rounds` (awaiting a bet)
+        self.opened = np.zeros(n, dtype=bool)
+        self._opened_any = False
+        self._open_reshuffled = np.zeros(n, dtype=bool)
+        #: chip amounts are kept as integers in units of 1 / chip_den chips (exact)
+        self.chip_den = play.chip_denominator(rules)
+        #: per table, the player's chips before the current round's bet, in units of
+        #: 1 / chip_den (None: unlimited credit); read :meth:`chips`
+        self.bankroll: np.ndarray | None = (
+            None if bankroll is None else np.full(n, int(bankroll) * self.chip_den, np.int64)
+        )
+        # a hand's stake varies (bet sizes, halved splits) or the bankroll limits it:
+        # play.split_stake_ok is asked per hand (_split_stakes_ok)
+        self._split_stake_check = bool(self.bet_sizes) or bankroll is not None
+        if self._split_stake_check:
+            stakes = [k * self.bet for k in self.bet_sizes] or [self.bet]
+            self._splits = any(play.split_stake_ok(rules, k, True) for k in stakes) and bool(
+                play.split_allowed_table(rules)[:, 1:].any()
+            )
+        if self.bankroll is not None:
+            # the legal rows of a seat that cannot cover a double (play_actions with
+            # afford_double=False) and of a pre-peek question without insurance, after
+            # the others: a key moves to them by an offset
+            poor_pre_peek = play.pre_peek_action_table(rules, False, NUM_CORE_ACTIONS)
+            poor_play = play.play_action_table(rules, NUM_CORE_ACTIONS, afford_double=False)
+            rows = np.concatenate([poor_play, poor_pre_peek])
+            packed = np.zeros((rows.shape[0], 8), dtype=bool)
+            packed[:, :NUM_CORE_ACTIONS] = rows
+            base = self._legal_rows.size
+            poor_rows = packed.view(np.uint64).reshape(-1)
+            self._legal_rows = np.concatenate([self._legal_rows, poor_rows])
+            self._poor_play_offset = base
+            self._poor_pre_peek_offset = base + 13 * play.KEY_UPCARD - self._pre_peek_key
+            self._asks_pre_peek_poor = poor_pre_peek.sum(axis=1) > 1
+
+    def open_rounds(self, idx: np.ndarray) -> None:
+        """Open the next round at tables ``idx`` before its bet, as ``Table.new_round``: the
+        last round's cards go to the discard tray and the shoe is reshuffled where the cut
+        card is out (``reshuffled`` tells). :meth:`start_rounds` then deals without a
+        second check. Tables already opened are left as they are."""
+        idx = np.asarray(idx, dtype=np.int64)
+        idx = idx[~self.opened[idx]]
+        if not idx.size:
+            return
+        self.opened[idx] = True
+        self._opened_any = True
+        if self.infinite:
+            self.reshuffled[idx] = False
+        else:
+            self.round_start[idx] = self.pos[idx]
+            shuffle = self.needs_shuffle(idx)
+            self.reshuffled[idx] = shuffle
+            if shuffle.any():
+                self._new_shoes(idx[shuffle])
+        self._open_reshuffled[idx] = self.reshuffled[idx]
+
+    def _close_openings(self, idx: np.ndarray) -> None:
+        """:meth:`start_rounds` at tables ``idx``: an opened table keeps the reshuffle flag
+        of its opening (the deal itself found nothing to reshuffle)."""
+        was = idx[self.opened[idx]]
+        if was.size:
+            self.reshuffled[was] = self._open_reshuffled[was]
+            self.opened[was] = False
+            self._opened_any = bool(self.opened.any())
+
+    def shoe_count(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per table of ``idx``: Hi-Lo sum and number of the undealt cards (zeros for an
+        infinite deck): what the player has not seen between rounds."""
+        if self.infinite:
+            zero = np.zeros(idx.size, dtype=np.int64)
+            return zero, zero
+        return self.undealt_hilo[idx], self.shoe_size - self.pos[idx]
+
+    def _on_table_units(self, idx: np.ndarray) -> np.ndarray:
+        """The current round at tables ``idx`` in units of ``1 / chip_den``: its net result
+        so far minus the chips still staked on unsettled hands (the player's chips off the
+        table differ from those before the round's bet by this)."""
+        stakes = np.where(self._settled[idx], 0, self._stake[idx])
+        if self.max_hands > 1:
+            n = self.num_tables
+            nh = self.nhands[idx]
+            for k in range(1, self.max_hands):
+                sel = (nh > k).nonzero()[0]
+                if not sel.size:
+                    break
+                fk = k * n + idx[sel]
+                stakes[sel] += np.where(self._settled[fk], 0, self._stake[fk])
+        chips = self.round_net(idx) * self.bet - stakes
+        return np.rint(chips * self.chip_den).astype(np.int64)
+
+    def chips(self, idx: np.ndarray) -> np.ndarray:
+        """The chips the player at each table of ``idx`` holds off the table now (finite
+        bankrolls only): float64, each the exact amount correctly rounded."""
+        assert self.bankroll is not None
+        return (self.bankroll[idx] + self._on_table_units(idx)) / self.chip_den
+
+    def set_chips(self, idx: np.ndarray, chips: int | np.ndarray) -> None:
+        """Give the player at tables ``idx`` ``chips`` off the table now (a new session)."""
+        assert self.bankroll is not None
+        units = np.rint(np.asarray(chips, dtype=np.float64) * self.chip_den).astype(np.int64)
+        self.bankroll[idx] = units - self._on_table_units(idx)
+
+    def _short_of_double(self, decide: np.ndarray) -> np.ndarray:
+        """Per table: the chips off the table do not cover the current hand's stake (a
+        double); meaningful where ``decide``."""
+        if self.max_hands == 1:
+            f = self._arange
+        else:
+            f = np.where(decide, self.cur, 0) * self.num_tables + self._arange
+        return ~play.array_can_cover(self.chips(self._arange), self._stake[f])
+
+    def _covers_insurance(self, idx: np.ndarray) -> np.ndarray:
+        """Per table of ``idx``: insurance (or even money, on a natural) is affordable."""
+        stake = self._stake[idx] * float(play.insurance_stake(1))
+        return self._is_bj(idx, idx) | play.array_can_cover(self.chips(idx), stake)
+
+    def _split_stakes_ok(self, f: np.ndarray) -> np.ndarray:
+        """:func:`~blackjack_env.engine.play.split_stake_ok` of hands ``f`` (flat), with
+        the bankroll's cover of their stake."""
+        stake = self._stake[f]
+        if self.bankroll is None:
+            covers = np.ones(f.size, dtype=bool)
+        else:
+            covers = play.array_can_cover(self.chips(f % self.num_tables), stake)
+        rules = self.rules
+        pairs = zip(stake.tolist(), covers.tolist(), strict=True)
+        return np.array([play.split_stake_ok(rules, s, c) for s, c in pairs], dtype=bool)
 
     # ============================================================ queries
     def current_totals(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -11,6 +11,7 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 import blackjack_env
+from blackjack_env.engine import Rules
 from blackjack_env.envs.blackjack import BlackjackEnv
 from blackjack_env.envs.vector import BlackjackVectorEnv
 from blackjack_env.envs.vector_core import BatchPhase
@@ -169,10 +170,12 @@ def test_copies_continue_identically() -> None:
 def test_unsupported_and_bad_arguments_raise_clear_errors() -> None:
     with pytest.raises(ValueError, match="one learner"):
         BlackjackVectorEnv(2, num_seats=3)
-    with pytest.raises(ValueError, match="bankroll"):
-        BlackjackVectorEnv(2, bankroll=100)
+    with pytest.raises(ValueError, match="bankroll"):  # (bankrolls are supported: 0 is not)
+        BlackjackVectorEnv(2, bankroll=0)
     with pytest.raises(ValueError, match="bet_sizes"):
-        BlackjackVectorEnv(2, bet_sizes=(1, 2))
+        BlackjackVectorEnv(2, bet_sizes=(2, 1))
+    with pytest.raises(ValueError, match="bet_raising"):
+        BlackjackVectorEnv(2, rules=Rules(bet_raising=True))
     with pytest.raises(ValueError, match="autoreset_mode"):
         BlackjackVectorEnv(2, autoreset_mode="sometimes")
     with pytest.raises(ValueError, match="obs_mode"):
