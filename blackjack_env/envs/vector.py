@@ -199,6 +199,7 @@ class BlackjackVectorEnv(VectorEnv):
         self._full_ranks = None if self._infinite else 4 * rules.shoe_decks
 
         self.core: TableBatch | None = None
+        self._mask_rows: np.ndarray | None = None  # action-mask row by core key (_mask_table)
         self._mask = np.zeros((n, self._n_actions), dtype=np.int8)
         self._phase = np.full(n, Decision.SETTLED, dtype=np.int64)
         self._rounds = np.zeros(n, dtype=np.int64)
@@ -462,19 +463,27 @@ class BlackjackVectorEnv(VectorEnv):
         """Recompute the observation phase and the action masks from the core."""
         core = self.core
         assert core is not None
-        cm = core.legal_mask()
-        phase = _DECISION[core.phase]
-        self._phase = phase
+        if self._mask_rows is None:
+            self._mask_rows = self._mask_table(core)
+        self._phase = _DECISION.take(core.phase)
+        self._mask = self._mask_rows.take(core.legal_keys(), axis=0)
+
+    def _mask_table(self, core: TableBatch) -> np.ndarray:
+        """``(K, n)`` int8: the action-mask row of a table by its core key
+        (:meth:`TableBatch.legal_keys`), built once from the core's ``legal_table``.
+
+        A hand in play: its legal playing actions (never INSURE); the pre-peek question:
+        STAND (decline), and INSURE / SURRENDER where the core allows them; a settled
+        round: every action (any action continues)."""
+        cm = core.legal_table
+        phase = _DECISION.take(core.legal_table_phase)
         n_play = self._n_play
-        if n_play == self._n_actions:
-            mask = cm[:, :n_play].astype(np.int8)  # (a fresh C-ordered array)
-        else:
-            mask = np.zeros((self.num_envs, self._n_actions), dtype=np.int8)
-            mask[:, :n_play] = cm[:, :n_play]
+        mask = np.zeros((cm.shape[0], self._n_actions), dtype=np.int8)
+        mask[:, :n_play] = cm[:, :n_play]
         if n_play == 6:
             mask[:, _INSURE] = False
         ins = phase == _INSURANCE
-        if ins.any():
+        if n_play > _SURRENDER:  # (with fewer actions no pre-peek question is asked)
             mask[ins, _STAND] = 1
             if n_play == 6:
                 mask[ins, _INSURE] = cm[ins, _INSURE]
@@ -482,10 +491,9 @@ class BlackjackVectorEnv(VectorEnv):
             mask[ins, _HIT] = 0
             mask[ins, _DOUBLE] = 0
             mask[ins, _SPLIT] = 0
-        settled = phase == _SETTLED
-        if settled.any():
-            mask[settled] = 1  # a settled round: any action continues
-        self._mask = mask
+        mask[phase == _SETTLED] = 1  # a settled round: any action continues
+        mask.flags.writeable = False
+        return mask
 
     def _focus(self) -> tuple[np.ndarray, np.ndarray]:
         core = self.core

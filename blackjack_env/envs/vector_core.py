@@ -199,10 +199,18 @@ class TableBatch:
         rows = np.concatenate(
             [play.play_action_table(rules, NUM_CORE_ACTIONS), _STAND_ONLY[None, :], pre_peek]
         )
+        #: ``(K, 7)`` bool, read-only: the legal decisions of each row key (:meth:`legal_keys`)
+        self.legal_table = rows
+        rows.flags.writeable = False
         packed = np.zeros((rows.shape[0], 8), dtype=bool)
         packed[:, :NUM_CORE_ACTIONS] = rows
         self._legal_rows = packed.view(np.uint64).reshape(-1)
         self._over_key = 13 * play.KEY_UPCARD
+        #: ``(K,)`` the ``BatchPhase`` of a table whose key is the row's (read-only)
+        self.legal_table_phase = np.full(rows.shape[0], _DECIDE, dtype=np.int64)
+        self.legal_table_phase[self._over_key] = _OVER
+        self.legal_table_phase[self._over_key + 1 :] = _INSURE_PHASE
+        self.legal_table_phase.flags.writeable = False
         # rules where every hand in play may stand or hit and nothing else: the row of
         # a hand of more than two cards (key 0: hard 0, no ace, upcard ace) is every row
         self._stand_hit_only = play.stand_hit_only(rules)
@@ -769,46 +777,54 @@ class TableBatch:
         Rows of :func:`~blackjack_env.engine.play.play_action_table` (a hand in play)
         and :func:`~blackjack_env.engine.play.pre_peek_action_table` (the pre-peek
         question). A table in ``OVER`` has only ``STAND`` legal (its step just
-        reports the result).
+        reports the result). The rows of :attr:`legal_table` at :meth:`legal_keys`.
         """
+        rows = self._legal_rows.take(self.legal_keys())
+        return rows.view(np.bool_).reshape(-1, 8)[:, :NUM_CORE_ACTIONS]
+
+    def legal_keys(self) -> np.ndarray:
+        """``(N,)`` int: the row of :attr:`legal_table` holding each table's legal
+        decisions now (:attr:`legal_table_phase` gives the phase the row belongs to).
+
+        A consumer that maps decisions to its own action rows can build its table once
+        from :attr:`legal_table` and then look each step up by these keys."""
         phase = self.phase
         decide = phase == _DECIDE
         if self._stand_hit_only:  # every hand in play: STAND and HIT (play.stand_hit_only)
             key = np.where(decide, self._stand_hit_key, self._over_key)
-        elif self.max_hands == 1:
-            hard, ace, nc = self.hard[0], self.ace[0], self.ncards[0]
-            key = 2 * hard
-            key += ace
         else:
-            nh = self.nhands
-            f = np.where(decide, self.cur, 0) * self.num_tables + self._arange
-            hard, ace, nc = self._hard[f], self._ace[f], self._ncards[f]
-            r0 = self._r0[f]
-            key = 2 * hard
-            key += ace
-            split = (nh > 1).nonzero()[0]  # (few: the seat's hands all come from a split)
-            if split.size:
-                key[split] += play.KEY_FROM_SPLIT + play.KEY_SPLIT_ACES * (r0[split] == 0)
-            if self._splits:  # pairs (few) that may be split
-                maybe = self._pair.take(13 * r0 + self._r1[f])
-                maybe &= nc == 2
-                c = maybe.nonzero()[0]
-                if c.size:
-                    aces = (nh[c] > 1) & (r0[c] == 0)
-                    key[c] += play.KEY_CAN_SPLIT * self._can_split(f[c], nh[c], aces)
-        # two cards: KEY_TWO_CARDS (a doubled hand never decides: its row is never read)
-        if not self._stand_hit_only:
+            if self.max_hands == 1:
+                hard, ace, nc = self.hard[0], self.ace[0], self.ncards[0]
+                key = 2 * hard
+                key += ace
+            else:
+                nh = self.nhands
+                f = np.where(decide, self.cur, 0) * self.num_tables + self._arange
+                hard, ace, nc = self._hard[f], self._ace[f], self._ncards[f]
+                r0 = self._r0[f]
+                key = 2 * hard
+                key += ace
+                split = (nh > 1).nonzero()[0]  # (few: the seat's hands all come from a split)
+                if split.size:
+                    key[split] += play.KEY_FROM_SPLIT + play.KEY_SPLIT_ACES * (r0[split] == 0)
+                if self._splits:  # pairs (few) that may be split
+                    maybe = self._pair.take(13 * r0 + self._r1[f])
+                    maybe &= nc == 2
+                    c = maybe.nonzero()[0]
+                    if c.size:
+                        aces = (nh[c] > 1) & (r0[c] == 0)
+                        key[c] += play.KEY_CAN_SPLIT * self._can_split(f[c], nh[c], aces)
+            # two cards: KEY_TWO_CARDS (a doubled hand never decides: its row is never read)
             key += play.KEY_TWO_CARDS * (nc == 2)
             key += self._up_key
             if not decide.all():
                 np.putmask(key, ~decide, self._over_key)
-        if not decide.all():
+        if self._pre_peek and not decide.all():  # (the INSURE phase occurs only then)
             ins = (phase == _INSURE_PHASE).nonzero()[0]
             if ins.size:
                 up = self._up_key[ins] // play.KEY_UPCARD
                 key[ins] = self._pre_peek_key + 2 * up + self._is_bj(ins, ins)
-        rows = self._legal_rows.take(key)
-        return rows.view(np.bool_).reshape(-1, 8)[:, :NUM_CORE_ACTIONS]
+        return key
 
     def _can_split(self, f: np.ndarray, nh: np.ndarray, split_aces: np.ndarray) -> np.ndarray:
         """``engine.play.split_allowed`` (from its table) and ``split_stake_ok`` for hands
