@@ -525,8 +525,8 @@ class BlackjackVectorEnv(VectorEnv):
         assert core is not None
         h, play = self._focus()
         fi = h * self.num_envs + self._arange if core.max_hands > 1 else self._arange
-        hard = core._hard[fi]
-        soft = core._ace[fi] & (hard <= 11)
+        hard = core.hard.reshape(-1)[fi]  # (hand h of table t: flat element h * N + t)
+        soft = core.ace.reshape(-1)[fi] & (hard <= 11)
         total = hard + 10 * soft
         up = core.dealer_up_value()
         mode = self.obs_mode
@@ -549,8 +549,8 @@ class BlackjackVectorEnv(VectorEnv):
             )
         n_hands = self.rules.max_split_hands
         can_insure = ins & (mask[:, _INSURE] > 0) if self._n_play == 6 else 0
-        ncards = core._ncards[fi]
-        pair = (ncards == 2) & (core._r0[fi] == core._r1[fi])
+        ncards = core.ncards.reshape(-1)[fi]
+        pair = (ncards == 2) & (core.r0.reshape(-1)[fi] == core.r1.reshape(-1)[fi])
         shoe_left = 1.0 if self._infinite else core.remaining() / core.shoe_size
         return view.encode_vector(
             phase, total, soft, up, can_double, can_split, can_surr, can_insure, h, n_hands,
@@ -570,8 +570,8 @@ class BlackjackVectorEnv(VectorEnv):
         core = self.core
         assert core is not None
         n = self.num_envs
-        hand_cards = core._hand_ranks_f[fi]
-        up_rank = core._rank_of_id[core.up]
+        hand_cards = core.hand_ranks.reshape(-1, 13)[fi]
+        up_rank = core.rank_of_card[core.up]
         dealer_cards = np.zeros((n, 13), dtype=np.int64)
         dealer_cards[self._arange, up_rank] = 1
         shown = core.hole_revealed
@@ -585,8 +585,8 @@ class BlackjackVectorEnv(VectorEnv):
             hidden = (core.hole >= 0) & ~core.hole_revealed
             if hidden.any():
                 t = hidden.nonzero()[0]
-                unseen[t, core._rank_of_id[core.hole[t]]] += 1
-        stake = core._stake[fi] / self.bet
+                unseen[t, core.rank_of_card[core.hole[t]]] += 1
+        stake = core.stake.reshape(-1)[fi] / self.bet
         bankroll = self._session_net / self.bet
         return view.encode_dict(
             self._phase.copy(), total, soft.astype(np.int64), up, h.astype(np.int64),

@@ -140,7 +140,13 @@ class TableBatch:
     (dealer), ``up`` / ``hole`` (dealer card ids; ``hole`` -1 when there is
     none yet), ``hole_revealed``, ``peek_possible``, ``counts`` (undealt cards
     by rank, finite shoes), ``rounds`` (rounds dealt), ``reshuffled`` (the
-    shoe was reshuffled before the current round).
+    shoe was reshuffled before the current round). Hand ``h`` of table ``t`` is element
+    ``h * N + t`` of a hand array's flat view (``hard.reshape(-1)``).
+
+    Rule constants (read-only arrays): ``card_values`` (point value by rank index
+    0..12, 0 = ace), ``rank_of_card`` (rank index of each card id 0..51),
+    ``legal_table`` / ``legal_table_phase`` (the legal decisions by row key, see
+    :meth:`legal_keys`).
     """
 
     def __init__(
@@ -187,6 +193,12 @@ class TableBatch:
         self._values = np.array(rules.card_values, dtype=np.int64)  # by rank index
         self._rank_of_id = np.array([c.rank - 1 for c in ALL_CARDS], dtype=np.int64)
         self._value_of_id = self._values.take(self._rank_of_id)
+        #: point value by rank index 0..12 (``rules.card_values``; read-only)
+        self.card_values = self._values.view()
+        #: rank index 0..12 (0 = ace) of each card id 0..51 (read-only)
+        self.rank_of_card = self._rank_of_id.view()
+        for public in (self.card_values, self.rank_of_card):
+            public.flags.writeable = False
         # the rules of play, as lookup tables built from engine/play's functions
         self._factor = play.payout_factors(rules)  # net per chip, by outcome code
         self._outcome_table = play.outcome_table(rules)  # (player, dealer) categories
