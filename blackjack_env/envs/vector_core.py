@@ -263,7 +263,9 @@ class TableBatch:
         self._pre_peek = self._peek and bool(
             (self._asks_pre_peek.reshape(13, 2) & self._peek_by_rank[:, None]).any()
         )
-        self._one_hand = h == 1 and not self._pre_peek
+        # one hand per round and no pre-peek decision, infinite deck: a step's hit cards
+        # are one whole-width block of the card stream (table t takes entry t)
+        self._hit_block = h == 1 and not self._pre_peek and self.infinite
         self._pool_pos = 0
         if self.infinite:
             self.shoe_size = 416  # the stacked-card buffer
@@ -866,19 +868,19 @@ class TableBatch:
         """
         actions = np.asarray(actions, dtype=np.int64)
         phase = self.phase
-        if self._one_hand:
-            self._step_one_hand(actions, active)
-        elif active is None:
-            ins = (phase == _INSURE_PHASE).nonzero()[0] if self._pre_peek else self._arange[:0]
-            decide = (phase == _DECIDE).nonzero()[0]
-        else:
-            ins = ((phase == _INSURE_PHASE) & active).nonzero()[0]
-            decide = ((phase == _DECIDE) & active).nonzero()[0]
-        if not self._one_hand:
+        decide = phase == _DECIDE
+        if active is not None:
+            decide &= active
+        if self._pre_peek:
+            ins = phase == _INSURE_PHASE
+            if active is not None:
+                ins &= active
+            ins = ins.nonzero()[0]
             if ins.size:
                 self._act_insurance(ins, actions[ins])
-            if decide.size:
-                self._act_play(decide, actions[decide])
+        decide = decide.nonzero()[0]
+        if decide.size:
+            self._act_play(decide, actions[decide])
         self._flush_dealer()
         round_over = phase == _OVER
         if active is not None:
@@ -891,56 +893,6 @@ class TableBatch:
         if ro.size:
             reward[ro] = self.round_net(ro)
         return round_over, reward
-
-    def _step_one_hand(self, actions: np.ndarray, active: np.ndarray | None) -> None:
-        """:meth:`step` for rules with one hand per round and no pre-peek decision,
-        with whole-width masked array operations (the same play as :meth:`_act_play`:
-        hit, stand, double, surrender on hand 0; a finished hand goes to the dealer)."""
-        n = self.num_tables
-        dec = self.phase == _DECIDE
-        if active is not None:
-            dec &= active
-        hit = dec & ((actions == _HIT) | (actions == _DOUBLE))
-        hard, ace, done = self.hard[0], self.ace[0], self.done[0]
-        stake = self.stake[0]
-        if self._can_double_rule:
-            dbl = dec & (actions == _DOUBLE)
-            np.multiply(stake, 2, out=stake, where=dbl)
-            self.doubled[0] |= dbl
-            done |= dbl
-        if hit.any():
-            if self.infinite and not self._stacked_any and not self.track_cards:
-                cards = self._random_cards(n)  # whole width; used where hitting
-            else:
-                cards = np.zeros(n, dtype=np.int64)
-                t = hit.nonzero()[0]
-                cards[t] = self._draw(t)
-                if self.track_cards:
-                    self.hand_ranks[0, t, self._rank_of_id.take(cards[t])] += 1
-            r = self._rank_of_id.take(cards)
-            hard += self._values.take(r) * hit
-            ace |= hit & (r == 0)
-            self.ncards[0] += hit
-            bust = hit & (hard > 21)
-            if bust.any():
-                # the bust hands are settled (whole width, as _pay_outcomes)
-                np.putmask(self.outcome[0], bust, _BUST)
-                np.putmask(self.net[0], bust, stake * self._factor[_BUST])
-                self.settled[0] |= bust
-                done |= bust
-            if self._auto21:
-                done |= hit & ~bust & (array_total(hard, ace) == play.AUTO_STAND_TOTAL)
-        done |= dec & (actions == _STAND)
-        if self.rules.surrender is not Surrender.NONE:
-            surr = dec & (actions == _SURRENDER)
-            if surr.any():
-                self.surrendered[0] |= surr
-                done |= surr
-                if self._surrender_at_once:
-                    self._pay(surr.nonzero()[0], _SURR)
-        finished = (dec & done).nonzero()[0]
-        if finished.size:
-            self._to_dealer.append(finished)
 
     def round_net(self, idx: np.ndarray) -> np.ndarray:
         """Net result of the round so far at tables ``idx``, in units of the bet."""
@@ -977,7 +929,10 @@ class TableBatch:
         self._advance(idx)
 
     def _act_play(self, idx: np.ndarray, actions: np.ndarray, track: bool = True) -> None:
-        """Apply playing actions; ``track``: record the hand as the last one acted on."""
+        """Apply playing actions (``Action`` 0..4, legal) to the current hand of tables
+        ``idx`` (in the ``DECIDE`` phase, increasing); ``track``: record the hand as the
+        last one acted on. The one place a hand's decision is played: hit, stand, double,
+        surrender, split; a finished hand moves play on (:meth:`_advance`)."""
         if self.max_hands == 1:  # one hand, never split: hand 0 (last_hand stays 0)
             h = np.zeros(idx.size, dtype=np.int64)
             f = idx
@@ -995,7 +950,11 @@ class TableBatch:
                 self._doubled[fd] = True
                 self._done[fd] = True
             t, fh = idx[hitting], f[hitting]
-            self._add_card(fh, self._draw(t))
+            if self._hit_block and not self._stacked_any and not self.track_cards:
+                cards = self._random_cards(self.num_tables).take(t)
+            else:
+                cards = self._draw(t)
+            self._add_card(fh, cards)
             hard = self._hard[fh]
             bust = hard > 21
             if bust.any():
