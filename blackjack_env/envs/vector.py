@@ -310,10 +310,9 @@ class BlackjackVectorEnv(VectorEnv):
             core.finish_rounds(pend)
             over[pend] = True
             net[pend] = core.round_net(pend)
-        if resetting.any():
-            over &= ~resetting
-        # (the core's net is 0 where no round ended; resetting sub-envs report nothing)
-        round_net = np.where(over, net, 0.0) if resetting.any() else net
+        # (the core's net is 0 where no round ended; resetting sub-envs did not step, so
+        # they report nothing)
+        round_net = net
         reward = round_net
         if penalize:
             reward = round_net - np.where(illegal, self.illegal_penalty, 0.0)

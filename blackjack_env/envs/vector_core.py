@@ -202,6 +202,7 @@ class TableBatch:
         # the rules of play, as lookup tables built from engine/play's functions
         self._factor = play.payout_factors(rules)  # net per chip, by outcome code
         self._outcome_table = play.outcome_table(rules)  # (player, dealer) categories
+        self._by_hands = self._outcome_by_hands()  # the same, keyed by the hands (_compare)
         self._dealer_hits = play.dealer_draw_table(rules)  # entry 2 * hard + ace
         self._peek_by_rank = play.peek_by_rank(rules)  # by upcard rank index
         # legal decisions, one row per key (legal_mask): play_action_table's rows, then
@@ -332,6 +333,17 @@ class TableBatch:
         self.counts = np.zeros((n, 13) if track_cards else (0, 13), dtype=np.int64)
         self._bind_views()
         self._new_shoes(self._arange)
+
+    @property
+    def _round_flags(self) -> tuple[np.ndarray, ...]:
+        """The flat hand arrays a new round clears on hand 0 (``doubled`` / ``surrendered``
+        only where the rules let them become true)."""
+        flags = [self._done, self._settled, self._net]
+        if self._can_double_rule:
+            flags.append(self._doubled)
+        if self.rules.surrender is not Surrender.NONE:
+            flags.append(self._surrendered)
+        return tuple(flags)
 
     # ============================================================ plumbing
     _VIEWS = (
@@ -632,12 +644,13 @@ class TableBatch:
         self._stacked_any = self._ever_stacked and bool((self.stacked_end > self.pos).any())
         # hand 0 starts afresh; hands 1.. are written when a split creates them
         # (hand 0 of table t is element t of the flat hand arrays)
-        for arr in (self._doubled, self._surrendered, self._done, self._settled, self._net):
+        for arr in self._round_flags:
             arr[idx] = 0
         self._outcome[idx] = -1
-        self.nhands[idx] = 1
-        self.cur[idx] = 0
-        self.last_hand[idx] = 0
+        if self.max_hands > 1:  # (one hand: these never change from 1, 0, 0)
+            self.nhands[idx] = 1
+            self.cur[idx] = 0
+            self.last_hand[idx] = 0
         if self._pre_peek:  # (otherwise nobody ever insures: both stay 0)
             self.insurance[idx] = 0.0
             self.insurance_net[idx] = 0.0
@@ -943,7 +956,7 @@ class TableBatch:
             f = h * self.num_tables + idx
         hitting = ((actions == _HIT) | (actions == _DOUBLE)).nonzero()[0]
         if hitting.size:
-            dbl = (actions == _DOUBLE).nonzero()[0]
+            dbl = (actions == _DOUBLE).nonzero()[0] if self._can_double_rule else hitting[:0]
             if dbl.size:
                 fd = f[dbl]
                 self._stake[fd] *= 2
@@ -1226,24 +1239,44 @@ class TableBatch:
         if f.size:
             self._pay_outcomes(f, self._compare(f, t))
 
+    def _hand_key_width(self) -> int:
+        """Keys of a hand for :meth:`_outcome_by_hands`: ``2 * hard + ace``, plus this
+        width when it holds two cards that may make a natural (``hard`` is at most 21
+        plus one card)."""
+        return 2 * (22 + int(self._values.max()))
+
+    def _outcome_by_hands(self) -> np.ndarray:
+        """Outcome codes of a standing hand against the dealer's final hand, at entry
+        ``2 * width * player key + dealer key`` (keys: :meth:`_hand_key_width`): the
+        categories of :func:`~blackjack_env.engine.play.array_category` looked up in
+        :func:`~blackjack_env.engine.play.outcome_table`, once per rule set."""
+        width = self._hand_key_width()
+        key = np.arange(2 * width)
+        hard, ace, two = (key % width) // 2, (key % 2) == 1, key >= width
+        natural = play.array_natural(np.where(two, 2, 3), hard, ace)
+        cat = play.array_category(array_total(hard, ace), natural)
+        return self._outcome_table.take(cat[:, None] * play.NUM_CATEGORIES + cat[None, :])
+
     def _compare(self, f: np.ndarray, t: np.ndarray) -> np.ndarray:
         """Outcome codes of standing hands against the dealer's final hand (as Table._compare).
 
-        Looked up in :meth:`_outcome_table` by the two hands' categories."""
-        hard = self._hard[f]
-        ace = self._ace[f]
-        pbj = play.array_natural(self._ncards[f], hard, ace)  # as _is_bj
+        Looked up by the two hands (total, natural) in :meth:`_outcome_by_hands`."""
+        by_hands = self._by_hands
+        width = by_hands.shape[1] // 2
+        two = self._ncards[f] == 2  # (a natural: two cards, an ace and a hard 11)
         if self.max_hands > 1 and not self._split_naturals:
-            pbj &= self.nhands[t] == 1
-        d_hard = self.d_hard[t]
-        d_ace = self.d_ace[t]
-        dbj = play.array_natural(self.d_n[t], d_hard, d_ace)  # as _dealer_bj
-        key = play.array_category(array_total(hard, ace), pbj)
-        key *= play.NUM_CATEGORIES
-        key += play.array_category(array_total(d_hard, d_ace), dbj)
-        out = self._outcome_table.take(key)
+            two &= self.nhands[t] == 1
+        key = self._hard[f] * 2
+        key += self._ace[f]
+        key += width * two
+        key *= 2 * width
+        key += self.d_hard[t] * 2
+        key += self.d_ace[t]
+        key += width * (self.d_n[t] == 2)
+        out = by_hands.reshape(-1).take(key)
         surr = self._surrendered[f]
         if surr.any():
+            dbj = self._dealer_bj(t)
             out = np.where(surr, np.where(dbj, _LOSS, _SURR), out)
         return out
 
