@@ -523,9 +523,14 @@ class BlackjackVectorEnv(VectorEnv):
         core = self.core
         assert core is not None
         h, play = self._focus()
-        fi = h * self.num_envs + self._arange if core.max_hands > 1 else self._arange
-        hard = core.hard.reshape(-1)[fi]  # (hand h of table t: flat element h * N + t)
-        soft = core.ace.reshape(-1)[fi] & (hard <= 11)
+        if core.max_hands > 1:
+            fi = h * self.num_envs + self._arange
+            hard = core.hard.reshape(-1)[fi]  # (hand h of table t: flat element h * N + t)
+            soft = core.ace.reshape(-1)[fi] & (hard <= 11)
+        else:  # (hand 0)
+            fi = self._arange
+            hard = core.hard[0]
+            soft = core.ace[0] & (hard <= 11)
         total = hard + 10 * soft
         up = core.dealer_up_value()
         mode = self.obs_mode

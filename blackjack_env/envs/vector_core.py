@@ -201,6 +201,10 @@ class TableBatch:
             public.flags.writeable = False
         # the rules of play, as lookup tables built from engine/play's functions
         self._factor = play.payout_factors(rules)  # net per chip, by outcome code
+        # a hand's net can be -0.0 (a factor is -0.0)
+        self._negative_zero = bool((np.signbit(self._factor) & (self._factor == 0)).any())
+        self._ace_of_id = self._rank_of_id == 0  # (by rank: custom values may make another
+        # card worth 1)
         self._outcome_table = play.outcome_table(rules)  # (player, dealer) categories
         self._by_hands = self._outcome_by_hands()  # the same, keyed by the hands (_compare)
         self._dealer_hits = play.dealer_draw_table(rules)  # entry 2 * hard + ace
@@ -664,13 +668,14 @@ class TableBatch:
         ids = dealt.T.astype(np.intp, order="C")
         rk = self._rank_of_id.take(ids)
         vk = self._value_of_id.take(ids)
+        ak = self._ace_of_id.take(ids)
         r1, ru, r2 = rk[0], rk[1], rk[2]
         up_value = vk[1]
-        up_ace = ru == 0  # (by rank: custom values may give another card the value 1)
+        up_ace = ak[1]  # (by rank: custom values may give another card the value 1)
         self._r0[idx] = r1
         self._r1[idx] = r2
         hard = vk[0] + vk[2]
-        ace = (r1 == 0) | (r2 == 0)
+        ace = ak[0] | ak[2]
         self._hard[idx] = hard
         self._ace[idx] = ace
         self._ncards[idx] = 2
@@ -693,7 +698,7 @@ class TableBatch:
         else:
             self.hole[idx] = ids[3]
             d_hard = up_value + vk[3]
-            d_ace = up_ace | (rk[3] == 0)
+            d_ace = up_ace | ak[3]
             self.d_hard[idx] = d_hard
             self.d_ace[idx] = d_ace
             self.d_n[idx] = 2
@@ -899,7 +904,12 @@ class TableBatch:
         if active is not None:
             round_over &= active
         if self.max_hands == 1:  # whole width: hand 0 and insurance
-            net = (self.net[0] + self.insurance_net) / self.bet
+            if self._pre_peek or self._negative_zero:
+                net = self.net[0] + self.insurance_net  # (-0.0 + 0.0 is 0.0)
+            else:  # (nobody insures, and no hand's net is -0.0)
+                net = self.net[0]
+            if self.bet != 1:
+                net = net / self.bet
             return round_over, np.where(round_over, net, 0.0)
         reward = np.zeros(self.num_tables, dtype=np.float64)
         ro = round_over.nonzero()[0]
@@ -967,7 +977,7 @@ class TableBatch:
                 cards = self._random_cards(self.num_tables).take(t)
             else:
                 cards = self._draw(t)
-            self._add_card(fh, cards)
+            self._add_card(fh, cards, hit=True)
             hard = self._hard[fh]
             bust = hard > 21
             if bust.any():
@@ -990,19 +1000,25 @@ class TableBatch:
             self._split(idx[split], h[split])
         finished = self._done[f].nonzero()[0]
         if finished.size:
-            self._advance(idx[finished])
+            if self.max_hands == 1:  # (as _advance: hand 0 is done, the dealer plays)
+                self._to_dealer.append(idx[finished])
+            else:
+                self._advance(idx[finished])
 
-    def _add_card(self, f: np.ndarray, cards: np.ndarray) -> None:
-        r = self._rank_of_id.take(cards)
-        self._hard[f] += self._values.take(r)
-        self._ace[f] |= r == 0
+    def _add_card(self, f: np.ndarray, cards: np.ndarray, hit: bool = False) -> None:
+        """Cards ``cards`` join hands ``f`` (flat); ``hit``: the hands hold two or more
+        cards already (a hand decides only then), so no card is a second one."""
+        self._hard[f] += self._value_of_id.take(cards)
+        self._ace[f] |= self._ace_of_id.take(cards)
         n = self._ncards[f]
-        second = n == 1
-        if second.any():
-            self._r1[f[second]] = r[second]
-        self._ncards[f] = n + 1
+        if not hit:
+            second = n == 1
+            if second.any():
+                self._r1[f[second]] = self._rank_of_id.take(cards[second])
+        n += 1
+        self._ncards[f] = n
         if self.track_cards:
-            self._hand_ranks_f[f, r] += 1
+            self._hand_ranks_f[f, self._rank_of_id.take(cards)] += 1
 
     def _split(self, t: np.ndarray, h: np.ndarray) -> None:
         """Split hand ``h`` of tables ``t``: the new hand goes right after it."""
@@ -1117,7 +1133,8 @@ class TableBatch:
             self.cur[idx] = self.nhands[idx] - 1
         # any_open: some hand is unsettled; plays: some unsettled hand was not surrendered
         any_open = ~self._settled[idx]
-        plays = any_open & ~self._surrendered[idx]
+        surrender = self.rules.surrender is not Surrender.NONE
+        plays = any_open & ~self._surrendered[idx] if surrender else any_open
         if self.max_hands > 1:
             n = self.num_tables
             nh = self.nhands[idx]
@@ -1128,7 +1145,8 @@ class TableBatch:
                 fk = k * n + idx[sel]
                 open_k = ~self._settled[fk]
                 any_open[sel] |= open_k
-                plays[sel] |= open_k & ~self._surrendered[fk]
+                if surrender:
+                    plays[sel] |= open_k & ~self._surrendered[fk]
         rules = self.rules
         if not self._no_hole:  # (every table shows its hole card, played or not)
             self.hole_revealed[idx] = True
@@ -1145,7 +1163,7 @@ class TableBatch:
             self.hole[idx] = card
             self.hole_revealed[idx] = True
         # (without surrender every open table plays)
-        drawing = idx if rules.surrender is Surrender.NONE else idx[plays]
+        drawing = idx[plays] if surrender else idx
         if self.infinite and not self._stacked_any and not self.track_cards and drawing.size:
             self._sample_dealer(drawing)
             drawing = drawing[:0]
@@ -1180,14 +1198,14 @@ class TableBatch:
         ``d_n`` 3 (three or more cards: the drawn cards themselves are not kept)."""
         if self._cdf is None:
             self._cdf = self._dealer_cdf()
-        hard = self.d_hard[idx]
-        ace = self.d_ace[idx]
-        sel = self._dealer_hits.take(hard * 2 + ace).nonzero()[0]
+        key = self.d_hard[idx] * 2
+        key += self.d_ace[idx]
+        sel = self._dealer_hits.take(key).nonzero()[0]
         if not sel.size:
             return
         idx = idx[sel]
         # row (hard, ace) of the CDF table, as one gather of whole rows
-        rows = self._cdf.reshape(-1, 6).take(hard[sel] * 2 + ace[sel], axis=0)
+        rows = self._cdf.reshape(-1, 6).take(key[sel], axis=0)
         u = self._random_uniform(idx.size)
         category = (u >= rows[:, 0]).astype(np.int64)
         for k in range(1, 5):  # (the last column is 1: u never reaches it)
