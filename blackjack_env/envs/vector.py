@@ -316,7 +316,7 @@ class BlackjackVectorEnv(VectorEnv):
         reward = round_net
         if penalize:
             reward = round_net - np.where(illegal, self.illegal_penalty, 0.0)
-        self._session_net += round_net * self.bet
+        self._session_net += round_net * self.bet if self.bet != 1 else round_net
         self._steps += 1
         limit = self.rounds_per_episode
         terminated = np.zeros(n, dtype=bool)

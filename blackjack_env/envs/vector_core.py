@@ -232,6 +232,8 @@ class TableBatch:
         # a hand of more than two cards (key 0: hard 0, no ace, upcard ace) is every row
         self._stand_hit_only = play.stand_hit_only(rules)
         self._stand_hit_key = 0
+        # stand/hit-only rules: the key by phase code (DECIDE, INSURE (set apart), OVER)
+        self._stand_hit_keys = np.array([0, 0, self._over_key], dtype=np.int64)
         self._pre_peek_key = self._over_key + 1  # + 2 * upcard rank index + natural
         self._asks_pre_peek = pre_peek.sum(axis=1) > 1  # more than DECLINE
         self._pair = play.pair_table(rules)  # is_pair at 13 * rank index + rank index
@@ -243,6 +245,7 @@ class TableBatch:
         )
         self._split_done = play.split_done_table(rules)
         self._surrender_at_once = play.surrender_settles_at_once(rules)
+        self._surrenders = rules.surrender is not Surrender.NONE
         self._peek = rules.hole_card is HoleCard.PEEK
         self._no_hole = rules.hole_card is HoleCard.NONE
         # a hand reaching play.AUTO_STAND_TOTAL stands by itself (play.auto_stands)
@@ -632,7 +635,7 @@ class TableBatch:
             return
         # previous round's cards go to the discard tray
         if self.infinite:
-            self.reshuffled[idx] = False
+            pass  # (an infinite deck is never reshuffled: reshuffled stays False)
         else:
             pos = self.pos[idx]
             self.round_start[idx] = pos
@@ -689,7 +692,8 @@ class TableBatch:
             if not self._no_hole:
                 self.dealer_ranks[idx, rk[3]] += 1
         self.up[idx] = ids[1]
-        self._up_key[idx] = play.KEY_UPCARD * ru
+        if self._pre_peek or not self._stand_hit_only:  # (read by legal_keys only then)
+            self._up_key[idx] = play.KEY_UPCARD * ru
         if self._no_hole:
             self.d_hard[idx] = up_value
             self.d_ace[idx] = up_ace
@@ -713,10 +717,10 @@ class TableBatch:
                 self._done[idx[bj]] = True
         # a blackjack needs an ace and a ten-value card: peek under either (the ace by
         # rank, since custom values may give a non-ace the value 1)
-        peek_possible = self._peek_by_rank.take(ru)
-        self.peek_possible[idx] = peek_possible
         self.phase[idx] = _DECIDE
-        if self._peek:
+        if self._peek:  # (no peek: peek_possible stays False)
+            peek_possible = self._peek_by_rank.take(ru)
+            self.peek_possible[idx] = peek_possible
             decide = peek_possible & ~self._settled[idx]
             ask = decide & self._asks_pre_peek.take(2 * ru + bj)
             if ask.any():
@@ -823,7 +827,7 @@ class TableBatch:
         phase = self.phase
         decide = phase == _DECIDE
         if self._stand_hit_only:  # every hand in play: STAND and HIT (play.stand_hit_only)
-            key = np.where(decide, self._stand_hit_key, self._over_key)
+            key = self._stand_hit_keys.take(phase)
         else:
             if self.max_hands == 1:
                 hard, ace, nc = self.hard[0], self.ace[0], self.ncards[0]
@@ -972,7 +976,8 @@ class TableBatch:
                 self._stake[fd] *= 2
                 self._doubled[fd] = True
                 self._done[fd] = True
-            t, fh = idx[hitting], f[hitting]
+            t = idx[hitting]
+            fh = t if self.max_hands == 1 else f[hitting]
             if self._hit_block and not self._stacked_any and not self.track_cards:
                 cards = self._random_cards(self.num_tables).take(t)
             else:
@@ -988,14 +993,14 @@ class TableBatch:
         stand = (actions == _STAND).nonzero()[0]
         if stand.size:
             self._done[f[stand]] = True
-        surr = (actions == _SURRENDER).nonzero()[0]
+        surr = (actions == _SURRENDER).nonzero()[0] if self._surrenders else hitting[:0]
         if surr.size:
             fs = f[surr]
             self._surrendered[fs] = True
             self._done[fs] = True
             if self._surrender_at_once:
                 self._pay(fs, _SURR)
-        split = (actions == _SPLIT).nonzero()[0]
+        split = (actions == _SPLIT).nonzero()[0] if self.max_hands > 1 else hitting[:0]
         if split.size:
             self._split(idx[split], h[split])
         finished = self._done[f].nonzero()[0]
