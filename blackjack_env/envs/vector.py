@@ -195,6 +195,8 @@ class BlackjackVectorEnv(VectorEnv):
         self._arange = np.arange(n)
         self._row_start = self._arange * self._n_actions  # flat index of each mask row
         self._all_true = np.ones(n, dtype=bool)
+        self._no_env = np.zeros(n, dtype=bool)  # (internal: never handed out)
+        self._no_env.flags.writeable = False
         self._infinite = rules.shoe_decks is None
         self._full_ranks = None if self._infinite else 4 * rules.shoe_decks
 
@@ -269,10 +271,10 @@ class BlackjackVectorEnv(VectorEnv):
             raise ResetNeeded("call reset() before step()")
         n = self.num_envs
         a = self._check_actions(actions)
-        resetting = np.zeros(n, dtype=bool)
+        resetting = self._no_env  # (a read-only array of False)
         if self._ended.any():
             if self.autoreset_mode is AutoresetMode.NEXT_STEP:
-                resetting = self._ended.copy()
+                resetting = self._ended  # (replaced, never written, at the end of the step)
             else:
                 bad = self._ended.nonzero()[0]
                 raise ValueError(
@@ -280,8 +282,8 @@ class BlackjackVectorEnv(VectorEnv):
                     f"autoreset_mode='Disabled' reset them with "
                     f"reset(options={{'reset_mask': mask}}) before stepping"
                 )
-        legal = self._mask.reshape(-1).take(self._row_start + a) != 0
-        illegal = ~legal & ~resetting
+        legal = self._mask.reshape(-1).view(np.bool_).take(self._row_start + a)  # (0 / 1)
+        illegal = ~(legal | resetting)
         played = a
         if illegal.any():
             if self.illegal_action is IllegalAction.RAISE:
@@ -319,11 +321,11 @@ class BlackjackVectorEnv(VectorEnv):
         self._session_net += round_net * self.bet if self.bet != 1 else round_net
         self._steps += 1
         limit = self.rounds_per_episode
-        terminated = np.zeros(n, dtype=bool)
         truncated = np.zeros(n, dtype=bool)
         if limit == 1:
             terminated = over.copy()
         else:
+            terminated = np.zeros(n, dtype=bool)
             more = over if limit is None else over & (self._rounds < limit)
             truncated = over & ~more
             nxt = more.nonzero()[0]
@@ -336,7 +338,8 @@ class BlackjackVectorEnv(VectorEnv):
             truncated |= ~terminated & ~resetting & (self._steps >= self.max_episode_steps)
         if resetting.any():
             idx = resetting.nonzero()[0]
-            core.finish_rounds(idx)  # an episode truncated mid-round is played out first
+            if self.max_episode_steps is not None:  # (else every ended round is over)
+                core.finish_rounds(idx)  # an episode truncated mid-round is played out first
             core.clear_stacks(idx)
             core.start_rounds(idx)
             self._rounds[idx] = 1

@@ -246,6 +246,9 @@ class TableBatch:
         self._split_done = play.split_done_table(rules)
         self._surrender_at_once = play.surrender_settles_at_once(rules)
         self._surrenders = rules.surrender is not Surrender.NONE
+        # one hand that is never doubled: its stake is always the bet (set once, below)
+        self._stake_fixed = h == 1 and not rules.can_double
+        self._bet_factor = self.bet * self._factor  # net of a hand staking the bet
         self._peek = rules.hole_card is HoleCard.PEEK
         self._no_hole = rules.hole_card is HoleCard.NONE
         # a hand reaching play.AUTO_STAND_TOTAL stands by itself (play.auto_stands)
@@ -264,6 +267,7 @@ class TableBatch:
         # pre-drawn random numbers: card ids (infinite deck) or uniforms (finite shoes)
         self._pool: np.ndarray = np.zeros(0)
         self._cdf: np.ndarray | None = None  # infinite deck: dealer final-hand CDFs
+        self._prefix_words = np.zeros(9, dtype=np.uint64)  # (set with _cdf)
         self._to_dealer: list[np.ndarray] = []  # tables whose hands are all done (in a call)
         self._can_double_rule = rules.can_double
         # one hand per round (no split) and no pre-peek decision: whole-width step
@@ -312,6 +316,8 @@ class TableBatch:
         self.r0 = np.zeros((h, n), dtype=np.int64)
         self.r1 = np.zeros((h, n), dtype=np.int64)
         self.stake = np.zeros((h, n), dtype=np.int64)
+        if self._stake_fixed:
+            self.stake[0] = self.bet
         self.doubled = np.zeros((h, n), dtype=bool)
         self.surrendered = np.zeros((h, n), dtype=bool)
         self.done = np.zeros((h, n), dtype=bool)
@@ -682,7 +688,8 @@ class TableBatch:
         self._hard[idx] = hard
         self._ace[idx] = ace
         self._ncards[idx] = 2
-        self._stake[idx] = self.bet
+        if not self._stake_fixed:
+            self._stake[idx] = self.bet
         if self.track_cards:
             self._hand_ranks_f[idx] = 0
             self._hand_ranks_f[idx, r1] += 1
@@ -961,14 +968,17 @@ class TableBatch:
         last one acted on. The one place a hand's decision is played: hit, stand, double,
         surrender, split; a finished hand moves play on (:meth:`_advance`)."""
         if self.max_hands == 1:  # one hand, never split: hand 0 (last_hand stays 0)
-            h = np.zeros(idx.size, dtype=np.int64)
+            h = idx  # (never read: no split)
             f = idx
         else:
             h = self.cur[idx]
             if track:
                 self.last_hand[idx] = h
             f = h * self.num_tables + idx
-        hitting = ((actions == _HIT) | (actions == _DOUBLE)).nonzero()[0]
+        if self._can_double_rule:
+            hitting = ((actions == _HIT) | (actions == _DOUBLE)).nonzero()[0]
+        else:
+            hitting = (actions == _HIT).nonzero()[0]
         if hitting.size:
             dbl = (actions == _DOUBLE).nonzero()[0] if self._can_double_rule else hitting[:0]
             if dbl.size:
@@ -1161,7 +1171,9 @@ class TableBatch:
             keep = any_open.nonzero()[0]
             if not keep.size:
                 return
-            idx, plays = idx[keep], plays[keep]
+            idx = idx[keep]
+            if surrender:
+                plays = plays[keep]
         if self._no_hole:
             card = self._draw(idx)
             self._dealer_add(idx, card)
@@ -1186,7 +1198,7 @@ class TableBatch:
             self._settle_by_compare(idx)
 
     def _dealer_cdf(self) -> np.ndarray:
-        """Infinite deck: ``cdf[hard, ace, k]`` = P(the dealer ends on category <= k)
+        """Infinite deck: ``cdf[2 * hard + ace, k]`` = P(the dealer ends on category <= k)
         from a hand of two or more cards (categories: 17, 18, 19, 20, 21, bust), from
         the exact analysis (:func:`~blackjack_env.analysis.dealer.final_distribution`)."""
         cdf = np.ones((32, 2, 6))
@@ -1194,7 +1206,13 @@ class TableBatch:
             for ace in (False, True):
                 cdf[hard, int(ace)] = np.cumsum(final_distribution(self.rules, hard, ace)[:6])
         cdf[..., -1] = 1.0  # exact top, whatever the rounding
-        return cdf
+        # rows of 8 (2.0 after the top: never <= u), by key 2 * hard + ace; and the word
+        # of k leading True bytes, k = 0..8 (increasing in k whatever the byte order)
+        out = np.full((64, 8), 2.0)
+        out[:, :6] = cdf.reshape(64, 6)
+        prefixes = np.arange(8)[None, :] < np.arange(9)[:, None]
+        self._prefix_words = prefixes.view(np.uint64).reshape(-1)
+        return out
 
     def _sample_dealer(self, idx: np.ndarray) -> None:
         """Infinite deck, no stacked cards: the dealer's drawing at tables ``idx`` in one
@@ -1209,12 +1227,13 @@ class TableBatch:
         if not sel.size:
             return
         idx = idx[sel]
-        # row (hard, ace) of the CDF table, as one gather of whole rows
-        rows = self._cdf.reshape(-1, 6).take(key[sel], axis=0)
+        # row (hard, ace) of the CDF table, as one gather of whole rows; the category is
+        # the number of thresholds <= u (a prefix of each row: the CDF does not decrease),
+        # read from the row of 8 comparisons as one 8-byte word
+        rows = self._cdf.take(key[sel], axis=0)
         u = self._random_uniform(idx.size)
-        category = (u >= rows[:, 0]).astype(np.int64)
-        for k in range(1, 5):  # (the last column is 1: u never reaches it)
-            category += u >= rows[:, k]
+        words = (rows <= u[:, None]).view(np.uint64).reshape(-1)
+        category = np.searchsorted(self._prefix_words, words)
         self.d_hard[idx] = np.minimum(17 + category, 22)
         self.d_ace[idx] = False
         self.d_n[idx] = 3
@@ -1331,14 +1350,20 @@ class TableBatch:
     def _pay(self, f: np.ndarray, code: int) -> None:
         """Settle hands ``f`` with one outcome (as :meth:`_pay_outcomes`)."""
         self._outcome[f] = code
-        self._net[f] = self._stake[f] * self._factor[code]
+        if self._stake_fixed:
+            self._net[f] = self._bet_factor[code]
+        else:
+            self._net[f] = self._stake[f] * self._factor[code]
         self._settled[f] = True
         self._done[f] = True
 
     def _pay_outcomes(self, f: np.ndarray, codes: np.ndarray) -> None:
         """Settle hands (flat indices): the one place a hand's result is written."""
         self._outcome[f] = codes
-        self._net[f] = self._stake[f] * self._factor.take(codes)
+        if self._stake_fixed:
+            self._net[f] = self._bet_factor.take(codes)
+        else:
+            self._net[f] = self._stake[f] * self._factor.take(codes)
         self._settled[f] = True
         self._done[f] = True
 
