@@ -319,7 +319,8 @@ class BlackjackVectorEnv(VectorEnv):
         if penalize:
             reward = round_net - np.where(illegal, self.illegal_penalty, 0.0)
         self._session_net += round_net * self.bet if self.bet != 1 else round_net
-        self._steps += 1
+        if self.max_episode_steps is not None:  # (the step count is read only then)
+            self._steps += 1
         limit = self.rounds_per_episode
         truncated = np.zeros(n, dtype=bool)
         if limit == 1:
@@ -525,7 +526,9 @@ class BlackjackVectorEnv(VectorEnv):
     def _observe(self) -> Any:
         core = self.core
         assert core is not None
-        h, play = self._focus()
+        mode = self.obs_mode
+        if core.max_hands > 1 or mode is not ObsMode.TUPLE:
+            h, play = self._focus()
         if core.max_hands > 1:
             fi = h * self.num_envs + self._arange
             hard = core.hard.reshape(-1)[fi]  # (hand h of table t: flat element h * N + t)
@@ -536,7 +539,6 @@ class BlackjackVectorEnv(VectorEnv):
             soft = core.ace[0] & (hard <= 11)
         total = hard + 10 * soft
         up = core.dealer_up_value()
-        mode = self.obs_mode
         if mode is ObsMode.TUPLE:
             return view.encode_tuple(total, up, soft.astype(np.int64))
         phase = self._phase

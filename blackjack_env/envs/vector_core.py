@@ -444,7 +444,7 @@ class TableBatch:
             return cards
         size = self.shoe_size
         pos = self.pos[idx]
-        if (pos >= size).any():
+        if pos.size and pos.max() >= size:
             self._refill_mid_round(idx[pos >= size])
             pos = self.pos[idx]
         fi = idx * size
@@ -472,7 +472,7 @@ class TableBatch:
             return self._random_cards(idx.size * k).reshape(idx.size, k)
         size = self.shoe_size
         pos = self.pos[idx]
-        if self._stacked_any or (pos + k > size).any():
+        if self._stacked_any or (pos.size and pos.max() + k > size):
             out = np.empty((idx.size, k), dtype=np.int8)
             for j in range(k):
                 out[:, j] = self._draw(idx)
@@ -496,7 +496,7 @@ class TableBatch:
             if self.track_cards:
                 self.counts[idx, self._rank_of_id.take(cards)] -= 1
             fi += 1
-        tag = self._hilo_of_id.take(out.astype(np.intp))
+        tag = self._hilo_of_id.take(out)
         tags = tag[0] + tag[1]
         for j in range(2, k):
             tags += tag[j]
@@ -842,7 +842,9 @@ class TableBatch:
                 key += ace
             else:
                 nh = self.nhands
-                f = np.where(decide, self.cur, 0) * self.num_tables + self._arange
+                # (cur is a hand of the table in every phase between calls: its key is
+                # read only where deciding)
+                f = self.cur * self.num_tables + self._arange
                 hard, ace, nc = self._hard[f], self._ace[f], self._ncards[f]
                 r0 = self._r0[f]
                 key = 2 * hard
