@@ -100,6 +100,8 @@ _STAND = int(Action.STAND)
 #: The legal-mask row of a table whose round is over (only STAND: it reports the result).
 _STAND_ONLY = np.arange(7) == int(Action.STAND)
 _HIT = int(Action.HIT)
+#: Decision codes that deal the hand a card (HIT, DOUBLE), by code.
+_TAKES_CARD = np.isin(np.arange(7), [int(Action.HIT), int(Action.DOUBLE)])
 _DOUBLE = int(Action.DOUBLE)
 _SPLIT = int(Action.SPLIT)
 _SURRENDER = int(Action.SURRENDER)
@@ -203,8 +205,8 @@ class TableBatch:
         self._factor = play.payout_factors(rules)  # net per chip, by outcome code
         # a hand's net can be -0.0 (a factor is -0.0)
         self._negative_zero = bool((np.signbit(self._factor) & (self._factor == 0)).any())
-        self._ace_of_id = self._rank_of_id == 0  # (by rank: custom values may make another
-        # card worth 1)
+        # aces by rank (custom values may make another card worth 1)
+        self._ace_of_id = self._rank_of_id == 0
         self._outcome_table = play.outcome_table(rules)  # (player, dealer) categories
         self._by_hands = self._outcome_by_hands()  # the same, keyed by the hands (_compare)
         self._dealer_hits = play.dealer_draw_table(rules)  # entry 2 * hard + ace
@@ -270,7 +272,6 @@ class TableBatch:
         self._prefix_words = np.zeros(9, dtype=np.uint64)  # (set with _cdf)
         self._to_dealer: list[np.ndarray] = []  # tables whose hands are all done (in a call)
         self._can_double_rule = rules.can_double
-        # one hand per round (no split) and no pre-peek decision: whole-width step
         # a pre-peek decision (the INSURE phase) can occur
         self._pre_peek = self._peek and bool(
             (self._asks_pre_peek.reshape(13, 2) & self._peek_by_rank[:, None]).any()
@@ -354,7 +355,7 @@ class TableBatch:
         flags = [self._done, self._settled, self._net]
         if self._can_double_rule:
             flags.append(self._doubled)
-        if self.rules.surrender is not Surrender.NONE:
+        if self._surrenders:
             flags.append(self._surrendered)
         return tuple(flags)
 
@@ -640,9 +641,7 @@ class TableBatch:
         if idx.size == 0:
             return
         # previous round's cards go to the discard tray
-        if self.infinite:
-            pass  # (an infinite deck is never reshuffled: reshuffled stays False)
-        else:
+        if not self.infinite:  # (an infinite deck is never reshuffled: reshuffled stays False)
             pos = self.pos[idx]
             self.round_start[idx] = pos
             dealt = pos + self._dealt_minus_pos[idx]  # (as needs_shuffle)
@@ -967,8 +966,9 @@ class TableBatch:
     def _act_play(self, idx: np.ndarray, actions: np.ndarray, track: bool = True) -> None:
         """Apply playing actions (``Action`` 0..4, legal) to the current hand of tables
         ``idx`` (in the ``DECIDE`` phase, increasing); ``track``: record the hand as the
-        last one acted on. The one place a hand's decision is played: hit, stand, double,
-        surrender, split; a finished hand moves play on (:meth:`_advance`)."""
+        last one acted on. The one place a hand's decision is played: hit, stand, double
+        (a hit whose stake doubles where the rules double), surrender, split; a finished
+        hand moves play on (:meth:`_advance`)."""
         if self.max_hands == 1:  # one hand, never split: hand 0 (last_hand stays 0)
             h = idx  # (never read: no split)
             f = idx
@@ -977,10 +977,7 @@ class TableBatch:
             if track:
                 self.last_hand[idx] = h
             f = h * self.num_tables + idx
-        if self._can_double_rule:
-            hitting = ((actions == _HIT) | (actions == _DOUBLE)).nonzero()[0]
-        else:
-            hitting = (actions == _HIT).nonzero()[0]
+        hitting = _TAKES_CARD.take(actions).nonzero()[0]
         if hitting.size:
             dbl = (actions == _DOUBLE).nonzero()[0] if self._can_double_rule else hitting[:0]
             if dbl.size:
@@ -1150,7 +1147,7 @@ class TableBatch:
             self.cur[idx] = self.nhands[idx] - 1
         # any_open: some hand is unsettled; plays: some unsettled hand was not surrendered
         any_open = ~self._settled[idx]
-        surrender = self.rules.surrender is not Surrender.NONE
+        surrender = self._surrenders
         plays = any_open & ~self._surrendered[idx] if surrender else any_open
         if self.max_hands > 1:
             n = self.num_tables
