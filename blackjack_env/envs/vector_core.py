@@ -108,6 +108,10 @@ _SURRENDER = int(Action.SURRENDER)
 _INSURE = int(Action.INSURE)
 _DECLINE = int(Action.DECLINE)
 
+#: The dealer's final total (22: bust) by the category 0..5 of :meth:`TableBatch._dealer_cdf`
+#: (17, 18, 19, 20, 21, bust), for any count 0..16 of thresholds passed.
+_DEALER_FINAL = np.minimum(17 + np.arange(17), 22)
+
 #: Infinite-deck cards drawn per generator call.
 _POOL = 1 << 20
 
@@ -269,7 +273,6 @@ class TableBatch:
         # pre-drawn random numbers: card ids (infinite deck) or uniforms (finite shoes)
         self._pool: np.ndarray = np.zeros(0)
         self._cdf: np.ndarray | None = None  # infinite deck: dealer final-hand CDFs
-        self._prefix_words = np.zeros(9, dtype=np.uint64)  # (set with _cdf)
         self._to_dealer: list[np.ndarray] = []  # tables whose hands are all done (in a call)
         self._can_double_rule = rules.can_double
         # a pre-peek decision (the INSURE phase) can occur
@@ -1205,12 +1208,9 @@ class TableBatch:
             for ace in (False, True):
                 cdf[hard, int(ace)] = np.cumsum(final_distribution(self.rules, hard, ace)[:6])
         cdf[..., -1] = 1.0  # exact top, whatever the rounding
-        # rows of 8 (2.0 after the top: never <= u), by key 2 * hard + ace; and the word
-        # of k leading True bytes, k = 0..8 (increasing in k whatever the byte order)
+        # rows of 8 (2.0 after the top: never <= u), by key 2 * hard + ace
         out = np.full((64, 8), 2.0)
         out[:, :6] = cdf.reshape(64, 6)
-        prefixes = np.arange(8)[None, :] < np.arange(9)[:, None]
-        self._prefix_words = prefixes.view(np.uint64).reshape(-1)
         return out
 
     def _sample_dealer(self, idx: np.ndarray) -> None:
@@ -1227,13 +1227,12 @@ class TableBatch:
             return
         idx = idx[sel]
         # row (hard, ace) of the CDF table, as one gather of whole rows; the category is
-        # the number of thresholds <= u (a prefix of each row: the CDF does not decrease),
-        # read from the row of 8 comparisons as one 8-byte word
+        # the number of thresholds <= u, the number of True bytes in the row of 8
+        # comparisons read as one 8-byte word: each byte's weight, 256 ** j, is 1 modulo 17
         rows = self._cdf.take(key[sel], axis=0)
         u = self._random_uniform(idx.size)
         words = (rows <= u[:, None]).view(np.uint64).reshape(-1)
-        category = np.searchsorted(self._prefix_words, words)
-        self.d_hard[idx] = np.minimum(17 + category, 22)
+        self.d_hard[idx] = _DEALER_FINAL.take(words % 17)
         self.d_ace[idx] = False
         self.d_n[idx] = 3
 
