@@ -504,7 +504,9 @@ class BlackjackVectorEnv(VectorEnv):
         play = self._phase == _PLAY
         if core.max_hands == 1:
             return np.zeros(self.num_envs, dtype=np.int64), play
-        h = np.where(play, core.cur, np.minimum(np.maximum(core.last_hand, 0), core.nhands - 1))
+        # (focus_index's clamp of the last hand to the hands held is a no-op here: the
+        # core's last_hand is a hand the round holds, 0 before any decision)
+        h = np.where(play, core.cur, core.last_hand)
         return h, play
 
     def _true_count(self) -> np.ndarray:

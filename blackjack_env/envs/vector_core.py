@@ -858,9 +858,11 @@ class TableBatch:
                     maybe = self._pair.take(13 * r0 + self._r1[f])
                     maybe &= nc == 2
                     c = maybe.nonzero()[0]
-                    if c.size:
-                        aces = (nh[c] > 1) & (r0[c] == 0)
-                        key[c] += play.KEY_CAN_SPLIT * self._can_split(f[c], nh[c], aces)
+                    if c.size:  # (as _can_split, for these two-card pairs)
+                        nhc = nh[c]
+                        aces = (nhc > 1) & (r0[c] == 0)
+                        ok = self._split_ok.take(18 + 2 * nhc + aces)
+                        key[c] += play.KEY_CAN_SPLIT * ok
             # two cards: KEY_TWO_CARDS (a doubled hand never decides: its row is never read)
             key += play.KEY_TWO_CARDS * (nc == 2)
             key += self._up_key
@@ -1147,14 +1149,14 @@ class TableBatch:
     def _dealer_turn(self, idx: np.ndarray) -> None:
         self.phase[idx] = _OVER
         if self.max_hands > 1:  # (one hand: the cursor is always on hand 0)
-            self.cur[idx] = self.nhands[idx] - 1
+            nh = self.nhands[idx]
+            self.cur[idx] = nh - 1
         # any_open: some hand is unsettled; plays: some unsettled hand was not surrendered
         any_open = ~self._settled[idx]
         surrender = self._surrenders
         plays = any_open & ~self._surrendered[idx] if surrender else any_open
         if self.max_hands > 1:
             n = self.num_tables
-            nh = self.nhands[idx]
             for k in range(1, self.max_hands):
                 sel = (nh > k).nonzero()[0]  # (few: split tables)
                 if not sel.size:
@@ -1397,7 +1399,5 @@ class TableBatch:
         hilo = self.undealt_hilo
         left = self.shoe_size - self.pos
         hidden = (self.hole >= 0) & ~self.hole_revealed
-        return (
-            hilo + np.where(hidden, self._hilo_of_id[np.maximum(self.hole, 0)], 0),
-            left + hidden,
-        )
+        # (hole -1, no hole card: take reads the last entry, times hidden False)
+        return hilo + self._hilo_of_id.take(self.hole) * hidden, left + hidden
