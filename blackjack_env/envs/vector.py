@@ -272,9 +272,11 @@ class BlackjackVectorEnv(VectorEnv):
         n = self.num_envs
         a = self._check_actions(actions)
         resetting = self._no_env  # (a read-only array of False)
+        any_reset = False
         if self._ended.any():
             if self.autoreset_mode is AutoresetMode.NEXT_STEP:
                 resetting = self._ended  # (replaced, never written, at the end of the step)
+                any_reset = True
             else:
                 bad = self._ended.nonzero()[0]
                 raise ValueError(
@@ -305,7 +307,7 @@ class BlackjackVectorEnv(VectorEnv):
             ins = core.phase == _CORE_INSURE
             if ins.any():
                 core_actions = np.where(ins & (played == _STAND), _DECLINE, played)
-        over, net = core.step(core_actions, active=None if not resetting.any() else ~resetting)
+        over, net = core.step(core_actions, active=~resetting if any_reset else None)
         penalize = self.illegal_action is IllegalAction.PENALIZE and illegal.any()
         if penalize:
             pend = (illegal & ~over).nonzero()[0]
@@ -337,7 +339,7 @@ class BlackjackVectorEnv(VectorEnv):
             # (a sub-env reset on this step starts a new episode: its step count is not
             # the ended episode's, so it is never truncated again here)
             truncated |= ~terminated & ~resetting & (self._steps >= self.max_episode_steps)
-        if resetting.any():
+        if any_reset:
             idx = resetting.nonzero()[0]
             if self.max_episode_steps is not None:  # (else every ended round is over)
                 core.finish_rounds(idx)  # an episode truncated mid-round is played out first
@@ -546,11 +548,10 @@ class BlackjackVectorEnv(VectorEnv):
         phase = self._phase
         mask = self._mask
         ins = phase == _INSURANCE
-        can_double = play & (mask[:, _DOUBLE] > 0) if self._n_play > 2 else np.zeros_like(play)
-        can_split = play & (mask[:, _SPLIT] > 0) if self._n_play > 2 else np.zeros_like(play)
-        can_surr = (
-            (play | ins) & (mask[:, _SURRENDER] > 0) if self._n_play > 2 else np.zeros_like(play)
-        )
+        flags = mask.view(np.bool_)  # (the mask holds 0 / 1)
+        can_double = play & flags[:, _DOUBLE] if self._n_play > 2 else np.zeros_like(play)
+        can_split = play & flags[:, _SPLIT] if self._n_play > 2 else np.zeros_like(play)
+        can_surr = (play | ins) & flags[:, _SURRENDER] if self._n_play > 2 else np.zeros_like(play)
         tc = self._true_count()
         if mode is ObsMode.DICT:
             return self._observe_dict(h, fi, total, soft, up, tc)

@@ -112,6 +112,9 @@ _DECLINE = int(Action.DECLINE)
 #: (17, 18, 19, 20, 21, bust), for any count 0..16 of thresholds passed.
 _DEALER_FINAL = np.minimum(17 + np.arange(17), 22)
 
+#: 0.0, 1.0, ...: the j-th of consecutive draws from one shoe has j cards fewer to pick from.
+_STEPS = np.arange(8, dtype=np.float64)
+
 #: Infinite-deck cards drawn per generator call.
 _POOL = 1 << 20
 
@@ -490,7 +493,8 @@ class TableBatch:
         left = size - pos
         u = self._uniforms(idx.size * k).reshape(k, idx.size)
         # offset of the card taken at step j: floor(u * (cards left before step j))
-        offsets = (u * (left[None, :] - np.arange(k)[:, None])).astype(np.int64)
+        # (cards left as float64: exact, and the product of two floats is the fast loop)
+        offsets = (u * (left.astype(np.float64) - _STEPS[:k, None])).astype(np.int64)
         for j in range(k):
             fj = fi + offsets[j]
             cards = flat[fj]
