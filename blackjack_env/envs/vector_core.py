@@ -950,7 +950,9 @@ class TableBatch:
                 if not sel.size:
                     break
                 hands[sel] += self._net[k * n + idx[sel]]
-        return (hands + self.insurance_net[idx]) / self.bet
+        if self._pre_peek or self._negative_zero:  # (as step: -0.0 + 0.0 is 0.0)
+            hands = hands + self.insurance_net[idx]
+        return hands / self.bet if self.bet != 1 else hands
 
     def _act_insurance(self, idx: np.ndarray, actions: np.ndarray) -> None:
         insure = actions == _INSURE
@@ -1089,10 +1091,11 @@ class TableBatch:
     def _check_two_card(self, f: np.ndarray, t: np.ndarray) -> None:
         """A split hand just got its second card: finish it if it has no decision."""
         nh = self.nhands[t]
-        split_aces = (nh > 1) & (self._r0[f] == 0)
+        split_aces = self._r0[f] == 0  # (a split hand: the seat holds two hands or more)
         key = 8 * split_aces
         key += 4 * self._can_split(f, nh, split_aces)
-        key += 2 * self._is_bj(f, t)
+        if self._split_naturals:  # (else a split hand is never a natural: _is_bj)
+            key += 2 * self._is_bj(f, t)
         key += self._total(f) == 21
         finish = self._split_done.take(key)  # engine.play.split_hand_done
         if finish.any():
