@@ -45,7 +45,8 @@ from typing import Any
 
 import numpy as np
 
-from blackjack_env.engine.rules import Rules, SplitBy, preset
+from blackjack_env.engine.play import pair_table
+from blackjack_env.engine.rules import Rules, preset
 from blackjack_env.envs.vector import BlackjackVectorEnv
 from blackjack_env.envs.view import MD_HAND_INDEX, MD_PHASE, MD_SOFT, MD_TOTAL, MD_UPCARD
 
@@ -125,7 +126,7 @@ class basic_policy:
             value = 1 if label == "A" else 10 if label == "T" else int(label)
             for k, play in enumerate(plays):
                 self.pairs[value, cols[k]] = _CODE[play.value]
-        self.by_value = rules.split_by is SplitBy.VALUE
+        self.pair = pair_table(rules)  # the rules' pair test (engine.play.is_pair)
 
     def __call__(
         self, env: BlackjackVectorEnv, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator
@@ -136,12 +137,12 @@ class basic_policy:
         soft = obs[:, MD_SOFT] > 0
         h = obs[:, MD_HAND_INDEX]
         f = h * env.num_envs + np.arange(env.num_envs)
-        values = core._values
+        values = core.card_values
         r0, r1 = core.r0.reshape(-1)[f], core.r1.reshape(-1)[f]
         two = core.ncards.reshape(-1)[f] == 2
-        pair = two & ((values[r0] == values[r1]) if self.by_value else (r0 == r1))
+        pair = two & self.pair[13 * r0 + r1]
         pair_value = values[r0]
-        up = np.where(core._rank_of_id[core.up] == 0, 1, np.minimum(up, 10))
+        up = np.where(core.rank_of_card[core.up] == 0, 1, np.minimum(up, 10))
         legal = mask > 0
         pre_peek = phase == 1
         total_code = np.where(soft, self.soft[total, up], self.hard[total, up])

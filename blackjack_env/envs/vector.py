@@ -215,10 +215,13 @@ class BlackjackVectorEnv(VectorEnv):
         self._arange = np.arange(n)
         self._row_start = self._arange * self._n_actions  # flat index of each mask row
         self._all_true = np.ones(n, dtype=bool)
+        self._no_env = np.zeros(n, dtype=bool)  # (internal: never handed out)
+        self._no_env.flags.writeable = False
         self._infinite = rules.shoe_decks is None
         self._full_ranks = None if self._infinite else 4 * rules.shoe_decks
 
         self.core: TableBatch | None = None
+        self._mask_rows: np.ndarray | None = None  # action-mask row by core key (_mask_table)
         self._mask = np.zeros((n, self._n_actions), dtype=np.int8)
         self._phase = np.full(n, Decision.SETTLED, dtype=np.int64)
         self._rounds = np.zeros(n, dtype=np.int64)
@@ -291,10 +294,12 @@ class BlackjackVectorEnv(VectorEnv):
             raise ResetNeeded("call reset() before step()")
         n = self.num_envs
         a = self._check_actions(actions)
-        resetting = np.zeros(n, dtype=bool)
+        resetting = self._no_env  # (a read-only array of False)
+        any_reset = False
         if self._ended.any():
             if self.autoreset_mode is AutoresetMode.NEXT_STEP:
-                resetting = self._ended.copy()
+                resetting = self._ended  # (replaced, never written, at the end of the step)
+                any_reset = True
             else:
                 bad = self._ended.nonzero()[0]
                 raise ValueError(
@@ -302,8 +307,8 @@ class BlackjackVectorEnv(VectorEnv):
                     f"autoreset_mode='Disabled' reset them with "
                     f"reset(options={{'reset_mask': mask}}) before stepping"
                 )
-        legal = self._mask.reshape(-1).take(self._row_start + a) != 0
-        illegal = ~legal & ~resetting
+        legal = self._mask.reshape(-1).view(np.bool_).take(self._row_start + a)  # (0 / 1)
+        illegal = ~(legal | resetting)
         played = a
         if illegal.any():
             if self.illegal_action is IllegalAction.RAISE:
@@ -325,7 +330,8 @@ class BlackjackVectorEnv(VectorEnv):
             ins = core.phase == _CORE_INSURE
             if ins.any():
                 core_actions = np.where(ins & (played == _STAND), _DECLINE, played)
-        over, net = core.step(core_actions, active=self._active(resetting))
+        active = self._active(resetting) if any_reset or self._bets else None
+        over, net = core.step(core_actions, active=active)
         if self._bets:
             played = self._bet_step(a, illegal, played, resetting, over, net)
         penalize = self.illegal_action is IllegalAction.PENALIZE and illegal.any()
@@ -336,23 +342,23 @@ class BlackjackVectorEnv(VectorEnv):
             net[pend] = core.round_net(pend)
         if self._exact_chips:
             net = self._exact_net(net)
-        if resetting.any():
-            over &= ~resetting
-        # (the core's net is 0 where no round ended; resetting sub-envs report nothing)
-        round_net = np.where(over, net, 0.0) if resetting.any() else net
+        # (the core's net is 0 where no round ended; resetting sub-envs did not step, so
+        # they report nothing)
+        round_net = net
         reward = round_net
         if penalize:
             reward = round_net - np.where(illegal, self.illegal_penalty, 0.0)
-        self._session_net += round_net * self.bet
+        self._session_net += round_net * self.bet if self.bet != 1 else round_net
         if self._exact_chips:  # the exact chips (a multiple of 1 / den), correctly rounded
             self._session_net = np.rint(self._session_net * self._chip_den) / self._chip_den
-        self._steps += 1
+        if self.max_episode_steps is not None:  # (the step count is read only then)
+            self._steps += 1
         limit = self.rounds_per_episode
-        terminated = np.zeros(n, dtype=bool)
         truncated = np.zeros(n, dtype=bool)
         if limit == 1:
             terminated = over.copy()
         else:
+            terminated = np.zeros(n, dtype=bool)
             more = over if limit is None else over & (self._rounds < limit)
             truncated = over & ~more
             if core.bankroll is not None:  # the learner cannot cover the smallest bet
@@ -366,9 +372,10 @@ class BlackjackVectorEnv(VectorEnv):
             # (a sub-env reset on this step starts a new episode: its step count is not
             # the ended episode's, so it is never truncated again here)
             truncated |= ~terminated & ~resetting & (self._steps >= self.max_episode_steps)
-        if resetting.any():
+        if any_reset:
             idx = resetting.nonzero()[0]
-            core.finish_rounds(idx)  # an episode truncated mid-round is played out first
+            if self.max_episode_steps is not None:  # (else every ended round is over)
+                core.finish_rounds(idx)  # an episode truncated mid-round is played out first
             core.clear_stacks(idx)
             self._start_rounds(idx, episode=True)
             self._rounds[idx] = 1
@@ -494,19 +501,29 @@ class BlackjackVectorEnv(VectorEnv):
         """Recompute the observation phase and the action masks from the core."""
         core = self.core
         assert core is not None
-        cm = core.legal_mask()
-        phase = _DECISION[core.phase]
-        self._phase = phase
+        if self._mask_rows is None:
+            self._mask_rows = self._mask_table(core)
+        self._phase = _DECISION.take(core.phase)
+        self._mask = self._mask_rows.take(core.legal_keys(), axis=0)
+        if self._bets:
+            self._refresh_bets()
+
+    def _mask_table(self, core: TableBatch) -> np.ndarray:
+        """``(K, n)`` int8: the action-mask row of a table by its core key
+        (:meth:`TableBatch.legal_keys`), built once from the core's ``legal_table``.
+
+        A hand in play: its legal playing actions (never INSURE); the pre-peek question:
+        STAND (decline), and INSURE / SURRENDER where the core allows them; a settled
+        round: every action (any action continues)."""
+        cm = core.legal_table
+        phase = _DECISION.take(core.legal_table_phase)
         n_play = self._n_play
-        if n_play == self._n_actions:
-            mask = cm[:, :n_play].astype(np.int8)  # (a fresh C-ordered array)
-        else:
-            mask = np.zeros((self.num_envs, self._n_actions), dtype=np.int8)
-            mask[:, :n_play] = cm[:, :n_play]
+        mask = np.zeros((cm.shape[0], self._n_actions), dtype=np.int8)
+        mask[:, :n_play] = cm[:, :n_play]
         if n_play == 6:
             mask[:, _INSURE] = False
         ins = phase == _INSURANCE
-        if ins.any():
+        if n_play > _SURRENDER:  # (with fewer actions no pre-peek question is asked)
             mask[ins, _STAND] = 1
             if n_play == 6:
                 mask[ins, _INSURE] = cm[ins, _INSURE]
@@ -514,12 +531,9 @@ class BlackjackVectorEnv(VectorEnv):
             mask[ins, _HIT] = 0
             mask[ins, _DOUBLE] = 0
             mask[ins, _SPLIT] = 0
-        settled = phase == _SETTLED
-        if settled.any():
-            mask[settled] = 1  # a settled round: any action continues
-        self._mask = mask
-        if self._bets:
-            self._refresh_bets()
+        mask[phase == _SETTLED] = 1  # a settled round: any action continues
+        mask.flags.writeable = False
+        return mask
 
     def _focus(self) -> tuple[np.ndarray, np.ndarray]:
         core = self.core
@@ -527,7 +541,9 @@ class BlackjackVectorEnv(VectorEnv):
         play = self._phase == _PLAY
         if core.max_hands == 1:
             return np.zeros(self.num_envs, dtype=np.int64), play
-        h = np.where(play, core.cur, np.minimum(np.maximum(core.last_hand, 0), core.nhands - 1))
+        # (focus_index's clamp of the last hand to the hands held is a no-op here: the
+        # core's last_hand is a hand the round holds, 0 before any decision)
+        h = np.where(play, core.cur, core.last_hand)
         return h, play
 
     def _true_count(self) -> np.ndarray:
@@ -549,23 +565,28 @@ class BlackjackVectorEnv(VectorEnv):
     def _observe(self) -> Any:
         core = self.core
         assert core is not None
-        h, play = self._focus()
-        fi = h * self.num_envs + self._arange if core.max_hands > 1 else self._arange
-        hard = core._hard[fi]
-        soft = core._ace[fi] & (hard <= 11)
+        mode = self.obs_mode
+        if core.max_hands > 1 or mode is not ObsMode.TUPLE:
+            h, play = self._focus()
+        if core.max_hands > 1:
+            fi = h * self.num_envs + self._arange
+            hard = core.hard.reshape(-1)[fi]  # (hand h of table t: flat element h * N + t)
+            soft = core.ace.reshape(-1)[fi] & (hard <= 11)
+        else:  # (hand 0)
+            fi = self._arange
+            hard = core.hard[0]
+            soft = core.ace[0] & (hard <= 11)
         total = hard + 10 * soft
         up = core.dealer_up_value()
-        mode = self.obs_mode
         if mode is ObsMode.TUPLE:
             return view.encode_tuple(total, up, soft.astype(np.int64))
         phase = self._phase
         mask = self._mask
         ins = phase == _INSURANCE
-        can_double = play & (mask[:, _DOUBLE] > 0) if self._n_play > 2 else np.zeros_like(play)
-        can_split = play & (mask[:, _SPLIT] > 0) if self._n_play > 2 else np.zeros_like(play)
-        can_surr = (
-            (play | ins) & (mask[:, _SURRENDER] > 0) if self._n_play > 2 else np.zeros_like(play)
-        )
+        flags = mask.view(np.bool_)  # (the mask holds 0 / 1)
+        can_double = play & flags[:, _DOUBLE] if self._n_play > 2 else np.zeros_like(play)
+        can_split = play & flags[:, _SPLIT] if self._n_play > 2 else np.zeros_like(play)
+        can_surr = (play | ins) & flags[:, _SURRENDER] if self._n_play > 2 else np.zeros_like(play)
         tc = self._true_count()
         if mode is ObsMode.DICT:
             return self._observe_dict(h, fi, total, soft, up, tc)
@@ -575,8 +596,8 @@ class BlackjackVectorEnv(VectorEnv):
             )
         n_hands = self.rules.max_split_hands
         can_insure = ins & (mask[:, _INSURE] > 0) if self._n_play == 6 else 0
-        ncards = core._ncards[fi]
-        pair = (ncards == 2) & (core._r0[fi] == core._r1[fi])
+        ncards = core.ncards.reshape(-1)[fi]
+        pair = (ncards == 2) & (core.r0.reshape(-1)[fi] == core.r1.reshape(-1)[fi])
         shoe_left = 1.0 if self._infinite else core.remaining() / core.shoe_size
         return view.encode_vector(
             phase, total, soft, up, can_double, can_split, can_surr, can_insure, h, n_hands,
@@ -596,8 +617,8 @@ class BlackjackVectorEnv(VectorEnv):
         core = self.core
         assert core is not None
         n = self.num_envs
-        hand_cards = core._hand_ranks_f[fi]
-        up_rank = core._rank_of_id[core.up]
+        hand_cards = core.hand_ranks.reshape(-1, 13)[fi]
+        up_rank = core.rank_of_card[core.up]
         dealer_cards = np.zeros((n, 13), dtype=np.int64)
         dealer_cards[self._arange, up_rank] = 1
         shown = core.hole_revealed
@@ -611,8 +632,8 @@ class BlackjackVectorEnv(VectorEnv):
             hidden = (core.hole >= 0) & ~core.hole_revealed
             if hidden.any():
                 t = hidden.nonzero()[0]
-                unseen[t, core._rank_of_id[core.hole[t]]] += 1
-        stake = core._stake[fi] / self.bet
+                unseen[t, core.rank_of_card[core.hole[t]]] += 1
+        stake = core.stake.reshape(-1)[fi] / self.bet
         bankroll = self._bankroll_chips() / self.bet
         return view.encode_dict(
             self._phase.copy(), total, soft.astype(np.int64), up, h.astype(np.int64),

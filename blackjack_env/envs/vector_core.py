@@ -104,11 +104,20 @@ _STAND = int(Action.STAND)
 #: The legal-mask row of a table whose round is over (only STAND: it reports the result).
 _STAND_ONLY = np.arange(7) == int(Action.STAND)
 _HIT = int(Action.HIT)
+#: Decision codes that deal the hand a card (HIT, DOUBLE), by code.
+_TAKES_CARD = np.isin(np.arange(7), [int(Action.HIT), int(Action.DOUBLE)])
 _DOUBLE = int(Action.DOUBLE)
 _SPLIT = int(Action.SPLIT)
 _SURRENDER = int(Action.SURRENDER)
 _INSURE = int(Action.INSURE)
 _DECLINE = int(Action.DECLINE)
+
+#: The dealer's final total (22: bust) by the category 0..5 of :meth:`TableBatch._dealer_cdf`
+#: (17, 18, 19, 20, 21, bust), for any count 0..16 of thresholds passed.
+_DEALER_FINAL = np.minimum(17 + np.arange(17), 22)
+
+#: 0.0, 1.0, ...: the j-th of consecutive draws from one shoe has j cards fewer to pick from.
+_STEPS = np.arange(8, dtype=np.float64)
 
 #: Infinite-deck cards drawn per generator call.
 _POOL = 1 << 20
@@ -150,7 +159,13 @@ class TableBatch:
     by rank, finite shoes), ``rounds`` (rounds dealt), ``reshuffled`` (the
     shoe was reshuffled before the current round), ``opened`` (opened by
     :meth:`open_rounds`, awaiting a bet), ``bankroll`` (chips before the current
-    round's bet in units of ``1 / chip_den``, or None).
+    round's bet in units of ``1 / chip_den``, or None). Hand ``h`` of table ``t`` is
+    element ``h * N + t`` of a hand array's flat view (``hard.reshape(-1)``).
+
+    Rule constants (read-only arrays): ``card_values`` (point value by rank index
+    0..12, 0 = ace), ``rank_of_card`` (rank index of each card id 0..51),
+    ``legal_table`` / ``legal_table_phase`` (the legal decisions by row key, see
+    :meth:`legal_keys`).
     """
 
     def __init__(
@@ -199,9 +214,20 @@ class TableBatch:
         self._values = np.array(rules.card_values, dtype=np.int64)  # by rank index
         self._rank_of_id = np.array([c.rank - 1 for c in ALL_CARDS], dtype=np.int64)
         self._value_of_id = self._values.take(self._rank_of_id)
+        #: point value by rank index 0..12 (``rules.card_values``; read-only)
+        self.card_values = self._values.view()
+        #: rank index 0..12 (0 = ace) of each card id 0..51 (read-only)
+        self.rank_of_card = self._rank_of_id.view()
+        for public in (self.card_values, self.rank_of_card):
+            public.flags.writeable = False
         # the rules of play, as lookup tables built from engine/play's functions
         self._factor = play.payout_factors(rules)  # net per chip, by outcome code
+        # a hand's net can be -0.0 (a factor is -0.0)
+        self._negative_zero = bool((np.signbit(self._factor) & (self._factor == 0)).any())
+        # aces by rank (custom values may make another card worth 1)
+        self._ace_of_id = self._rank_of_id == 0
         self._outcome_table = play.outcome_table(rules)  # (player, dealer) categories
+        self._by_hands = self._outcome_by_hands()  # the same, keyed by the hands (_compare)
         self._dealer_hits = play.dealer_draw_table(rules)  # entry 2 * hard + ace
         self._peek_by_rank = play.peek_by_rank(rules)  # by upcard rank index
         # legal decisions, one row per key (legal_mask): play_action_table's rows, then
@@ -211,14 +237,24 @@ class TableBatch:
         rows = np.concatenate(
             [play.play_action_table(rules, NUM_CORE_ACTIONS), _STAND_ONLY[None, :], pre_peek]
         )
+        #: ``(K, 7)`` bool, read-only: the legal decisions of each row key (:meth:`legal_keys`)
+        self.legal_table = rows
+        rows.flags.writeable = False
         packed = np.zeros((rows.shape[0], 8), dtype=bool)
         packed[:, :NUM_CORE_ACTIONS] = rows
         self._legal_rows = packed.view(np.uint64).reshape(-1)
         self._over_key = 13 * play.KEY_UPCARD
+        #: ``(K,)`` the ``BatchPhase`` of a table whose key is the row's (read-only)
+        self.legal_table_phase = np.full(rows.shape[0], _DECIDE, dtype=np.int64)
+        self.legal_table_phase[self._over_key] = _OVER
+        self.legal_table_phase[self._over_key + 1 :] = _INSURE_PHASE
+        self.legal_table_phase.flags.writeable = False
         # rules where every hand in play may stand or hit and nothing else: the row of
         # a hand of more than two cards (key 0: hard 0, no ace, upcard ace) is every row
         self._stand_hit_only = play.stand_hit_only(rules)
         self._stand_hit_key = 0
+        # stand/hit-only rules: the key by phase code (DECIDE, INSURE (set apart), OVER)
+        self._stand_hit_keys = np.array([0, 0, self._over_key], dtype=np.int64)
         self._pre_peek_key = self._over_key + 1  # + 2 * upcard rank index + natural
         self._asks_pre_peek = pre_peek.sum(axis=1) > 1  # more than DECLINE
         self._pair = play.pair_table(rules)  # is_pair at 13 * rank index + rank index
@@ -230,6 +266,10 @@ class TableBatch:
         )
         self._split_done = play.split_done_table(rules)
         self._surrender_at_once = play.surrender_settles_at_once(rules)
+        self._surrenders = rules.surrender is not Surrender.NONE
+        # one hand that is never doubled: its stake is always the bet (set once, below)
+        self._stake_fixed = h == 1 and not rules.can_double
+        self._bet_factor = self.bet * self._factor  # net of a hand staking the bet
         self._peek = rules.hole_card is HoleCard.PEEK
         self._no_hole = rules.hole_card is HoleCard.NONE
         # a hand reaching play.AUTO_STAND_TOTAL stands by itself (play.auto_stands)
@@ -250,12 +290,13 @@ class TableBatch:
         self._cdf: np.ndarray | None = None  # infinite deck: dealer final-hand CDFs
         self._to_dealer: list[np.ndarray] = []  # tables whose hands are all done (in a call)
         self._can_double_rule = rules.can_double
-        # one hand per round (no split) and no pre-peek decision: whole-width step
         # a pre-peek decision (the INSURE phase) can occur
         self._pre_peek = self._peek and bool(
             (self._asks_pre_peek.reshape(13, 2) & self._peek_by_rank[:, None]).any()
         )
-        self._one_hand = h == 1 and not self._pre_peek
+        # one hand per round and no pre-peek decision, infinite deck: a step's hit cards
+        # are one whole-width block of the card stream (table t takes entry t)
+        self._hit_block = h == 1 and not self._pre_peek and self.infinite
         self._pool_pos = 0
         if self.infinite:
             self.shoe_size = 416  # the stacked-card buffer
@@ -294,6 +335,8 @@ class TableBatch:
         self.r0 = np.zeros((h, n), dtype=np.int64)
         self.r1 = np.zeros((h, n), dtype=np.int64)
         self.stake = np.zeros((h, n), dtype=np.int64)
+        if self._stake_fixed:
+            self.stake[0] = self.bet
         self.doubled = np.zeros((h, n), dtype=bool)
         self.surrendered = np.zeros((h, n), dtype=bool)
         self.done = np.zeros((h, n), dtype=bool)
@@ -323,6 +366,17 @@ class TableBatch:
         self._bind_views()
         self._new_shoes(self._arange)
         self._init_chips(bet_sizes, bankroll)
+
+    @property
+    def _round_flags(self) -> tuple[np.ndarray, ...]:
+        """The flat hand arrays a new round clears on hand 0 (``doubled`` / ``surrendered``
+        only where the rules let them become true)."""
+        flags = [self._done, self._settled, self._net]
+        if self._can_double_rule:
+            flags.append(self._doubled)
+        if self._surrenders:
+            flags.append(self._surrendered)
+        return tuple(flags)
 
     # ============================================================ plumbing
     _VIEWS = (
@@ -410,7 +464,7 @@ class TableBatch:
             return cards
         size = self.shoe_size
         pos = self.pos[idx]
-        if (pos >= size).any():
+        if pos.size and pos.max() >= size:
             self._refill_mid_round(idx[pos >= size])
             pos = self.pos[idx]
         fi = idx * size
@@ -438,7 +492,7 @@ class TableBatch:
             return self._random_cards(idx.size * k).reshape(idx.size, k)
         size = self.shoe_size
         pos = self.pos[idx]
-        if self._stacked_any or (pos + k > size).any():
+        if self._stacked_any or (pos.size and pos.max() + k > size):
             out = np.empty((idx.size, k), dtype=np.int8)
             for j in range(k):
                 out[:, j] = self._draw(idx)
@@ -452,7 +506,8 @@ class TableBatch:
         left = size - pos
         u = self._uniforms(idx.size * k).reshape(k, idx.size)
         # offset of the card taken at step j: floor(u * (cards left before step j))
-        offsets = (u * (left[None, :] - np.arange(k)[:, None])).astype(np.int64)
+        # (cards left as float64: exact, and the product of two floats is the fast loop)
+        offsets = (u * (left.astype(np.float64) - _STEPS[:k, None])).astype(np.int64)
         for j in range(k):
             fj = fi + offsets[j]
             cards = flat[fj]
@@ -462,7 +517,7 @@ class TableBatch:
             if self.track_cards:
                 self.counts[idx, self._rank_of_id.take(cards)] -= 1
             fi += 1
-        tag = self._hilo_of_id.take(out.astype(np.intp))
+        tag = self._hilo_of_id.take(out)
         tags = tag[0] + tag[1]
         for j in range(2, k):
             tags += tag[j]
@@ -614,9 +669,7 @@ class TableBatch:
         if self.bankroll is not None:  # the last round's result joins the bankroll
             self.bankroll[idx] += self._on_table_units(idx)
         # previous round's cards go to the discard tray
-        if self.infinite:
-            self.reshuffled[idx] = False
-        else:
+        if not self.infinite:  # (an infinite deck is never reshuffled: reshuffled stays False)
             pos = self.pos[idx]
             self.round_start[idx] = pos
             dealt = pos + self._dealt_minus_pos[idx]  # (as needs_shuffle)
@@ -633,12 +686,13 @@ class TableBatch:
         self._stacked_any = self._ever_stacked and bool((self.stacked_end > self.pos).any())
         # hand 0 starts afresh; hands 1.. are written when a split creates them
         # (hand 0 of table t is element t of the flat hand arrays)
-        for arr in (self._doubled, self._surrendered, self._done, self._settled, self._net):
+        for arr in self._round_flags:
             arr[idx] = 0
         self._outcome[idx] = -1
-        self.nhands[idx] = 1
-        self.cur[idx] = 0
-        self.last_hand[idx] = 0
+        if self.max_hands > 1:  # (one hand: these never change from 1, 0, 0)
+            self.nhands[idx] = 1
+            self.cur[idx] = 0
+            self.last_hand[idx] = 0
         if self._pre_peek:  # (otherwise nobody ever insures: both stay 0)
             self.insurance[idx] = 0.0
             self.insurance_net[idx] = 0.0
@@ -652,17 +706,21 @@ class TableBatch:
         ids = dealt.T.astype(np.intp, order="C")
         rk = self._rank_of_id.take(ids)
         vk = self._value_of_id.take(ids)
+        ak = self._ace_of_id.take(ids)
         r1, ru, r2 = rk[0], rk[1], rk[2]
         up_value = vk[1]
-        up_ace = ru == 0  # (by rank: custom values may give another card the value 1)
+        up_ace = ak[1]  # (by rank: custom values may give another card the value 1)
         self._r0[idx] = r1
         self._r1[idx] = r2
         hard = vk[0] + vk[2]
-        ace = (r1 == 0) | (r2 == 0)
+        ace = ak[0] | ak[2]
         self._hard[idx] = hard
         self._ace[idx] = ace
         self._ncards[idx] = 2
-        self._stake[idx] = self.bet if bets is None else bets
+        if bets is not None:
+            self._stake[idx] = bets
+        elif not self._stake_fixed:
+            self._stake[idx] = self.bet
         if self.track_cards:
             self._hand_ranks_f[idx] = 0
             self._hand_ranks_f[idx, r1] += 1
@@ -672,7 +730,8 @@ class TableBatch:
             if not self._no_hole:
                 self.dealer_ranks[idx, rk[3]] += 1
         self.up[idx] = ids[1]
-        self._up_key[idx] = play.KEY_UPCARD * ru
+        if self._pre_peek or not self._stand_hit_only:  # (read by legal_keys only then)
+            self._up_key[idx] = play.KEY_UPCARD * ru
         if self._no_hole:
             self.d_hard[idx] = up_value
             self.d_ace[idx] = up_ace
@@ -681,7 +740,7 @@ class TableBatch:
         else:
             self.hole[idx] = ids[3]
             d_hard = up_value + vk[3]
-            d_ace = up_ace | (rk[3] == 0)
+            d_ace = up_ace | ak[3]
             self.d_hard[idx] = d_hard
             self.d_ace[idx] = d_ace
             self.d_n[idx] = 2
@@ -696,10 +755,10 @@ class TableBatch:
                 self._done[idx[bj]] = True
         # a blackjack needs an ace and a ten-value card: peek under either (the ace by
         # rank, since custom values may give a non-ace the value 1)
-        peek_possible = self._peek_by_rank.take(ru)
-        self.peek_possible[idx] = peek_possible
         self.phase[idx] = _DECIDE
-        if self._peek:
+        if self._peek:  # (no peek: peek_possible stays False)
+            peek_possible = self._peek_by_rank.take(ru)
+            self.peek_possible[idx] = peek_possible
             decide = peek_possible & ~self._settled[idx]
             ask = decide & self._asks_pre_peek.take(2 * ru + bj)
             if self.bankroll is not None:  # insurance only when affordable
@@ -794,50 +853,64 @@ class TableBatch:
         Rows of :func:`~blackjack_env.engine.play.play_action_table` (a hand in play)
         and :func:`~blackjack_env.engine.play.pre_peek_action_table` (the pre-peek
         question). A table in ``OVER`` has only ``STAND`` legal (its step just
-        reports the result).
+        reports the result). The rows of :attr:`legal_table` at :meth:`legal_keys`.
         """
+        rows = self._legal_rows.take(self.legal_keys())
+        return rows.view(np.bool_).reshape(-1, 8)[:, :NUM_CORE_ACTIONS]
+
+    def legal_keys(self) -> np.ndarray:
+        """``(N,)`` int: the row of :attr:`legal_table` holding each table's legal
+        decisions now (:attr:`legal_table_phase` gives the phase the row belongs to).
+
+        A consumer that maps decisions to its own action rows can build its table once
+        from :attr:`legal_table` and then look each step up by these keys."""
         phase = self.phase
         decide = phase == _DECIDE
         if self._stand_hit_only:  # every hand in play: STAND and HIT (play.stand_hit_only)
-            key = np.where(decide, self._stand_hit_key, self._over_key)
-        elif self.max_hands == 1:
-            hard, ace, nc = self.hard[0], self.ace[0], self.ncards[0]
-            key = 2 * hard
-            key += ace
+            key = self._stand_hit_keys.take(phase)
         else:
-            nh = self.nhands
-            f = np.where(decide, self.cur, 0) * self.num_tables + self._arange
-            hard, ace, nc = self._hard[f], self._ace[f], self._ncards[f]
-            r0 = self._r0[f]
-            key = 2 * hard
-            key += ace
-            split = (nh > 1).nonzero()[0]  # (few: the seat's hands all come from a split)
-            if split.size:
-                key[split] += play.KEY_FROM_SPLIT + play.KEY_SPLIT_ACES * (r0[split] == 0)
-            if self._splits:  # pairs (few) that may be split
-                maybe = self._pair.take(13 * r0 + self._r1[f])
-                maybe &= nc == 2
-                c = maybe.nonzero()[0]
-                if c.size:
-                    aces = (nh[c] > 1) & (r0[c] == 0)
-                    key[c] += play.KEY_CAN_SPLIT * self._can_split(f[c], nh[c], aces)
-        # two cards: KEY_TWO_CARDS (a doubled hand never decides: its row is never read)
-        if not self._stand_hit_only:
+            if self.max_hands == 1:
+                hard, ace, nc = self.hard[0], self.ace[0], self.ncards[0]
+                key = 2 * hard
+                key += ace
+            else:
+                nh = self.nhands
+                # (cur is a hand of the table in every phase between calls: its key is
+                # read only where deciding)
+                f = self.cur * self.num_tables + self._arange
+                hard, ace, nc = self._hard[f], self._ace[f], self._ncards[f]
+                r0 = self._r0[f]
+                key = 2 * hard
+                key += ace
+                split = (nh > 1).nonzero()[0]  # (few: the seat's hands all come from a split)
+                if split.size:
+                    key[split] += play.KEY_FROM_SPLIT + play.KEY_SPLIT_ACES * (r0[split] == 0)
+                if self._splits:  # pairs (few) that may be split
+                    maybe = self._pair.take(13 * r0 + self._r1[f])
+                    maybe &= nc == 2
+                    c = maybe.nonzero()[0]
+                    if c.size:  # (as _can_split, for these two-card pairs)
+                        nhc = nh[c]
+                        aces = (nhc > 1) & (r0[c] == 0)
+                        ok = self._split_ok.take(18 + 2 * nhc + aces)
+                        if self._split_stake_check and ok.any():  # stakes vary: per hand
+                            ok &= self._split_stakes_ok(f[c])
+                        key[c] += play.KEY_CAN_SPLIT * ok
+            # two cards: KEY_TWO_CARDS (a doubled hand never decides: its row is never read)
             key += play.KEY_TWO_CARDS * (nc == 2)
             key += self._up_key
             if self.bankroll is not None:  # the rows without DOUBLE where it is not covered
                 key += self._poor_play_offset * self._short_of_double(decide)
             if not decide.all():
                 np.putmask(key, ~decide, self._over_key)
-        if not decide.all():
+        if self._pre_peek and not decide.all():  # (the INSURE phase occurs only then)
             ins = (phase == _INSURE_PHASE).nonzero()[0]
             if ins.size:
                 up = self._up_key[ins] // play.KEY_UPCARD
                 key[ins] = self._pre_peek_key + 2 * up + self._is_bj(ins, ins)
                 if self.bankroll is not None:  # the rows without INSURE where not covered
                     key[ins] += self._poor_pre_peek_offset * ~self._covers_insurance(ins)
-        rows = self._legal_rows.take(key)
-        return rows.view(np.bool_).reshape(-1, 8)[:, :NUM_CORE_ACTIONS]
+        return key
 
     def _can_split(self, f: np.ndarray, nh: np.ndarray, split_aces: np.ndarray) -> np.ndarray:
         """``engine.play.split_allowed`` (from its table) and ``split_stake_ok`` for hands
@@ -870,81 +943,36 @@ class TableBatch:
         """
         actions = np.asarray(actions, dtype=np.int64)
         phase = self.phase
-        if self._one_hand:
-            self._step_one_hand(actions, active)
-        elif active is None:
-            ins = (phase == _INSURE_PHASE).nonzero()[0] if self._pre_peek else self._arange[:0]
-            decide = (phase == _DECIDE).nonzero()[0]
-        else:
-            ins = ((phase == _INSURE_PHASE) & active).nonzero()[0]
-            decide = ((phase == _DECIDE) & active).nonzero()[0]
-        if not self._one_hand:
+        decide = phase == _DECIDE
+        if active is not None:
+            decide &= active
+        if self._pre_peek:
+            ins = phase == _INSURE_PHASE
+            if active is not None:
+                ins &= active
+            ins = ins.nonzero()[0]
             if ins.size:
                 self._act_insurance(ins, actions[ins])
-            if decide.size:
-                self._act_play(decide, actions[decide])
+        decide = decide.nonzero()[0]
+        if decide.size:
+            self._act_play(decide, actions[decide])
         self._flush_dealer()
         round_over = phase == _OVER
         if active is not None:
             round_over &= active
         if self.max_hands == 1:  # whole width: hand 0 and insurance
-            net = (self.net[0] + self.insurance_net) / self.bet
+            if self._pre_peek or self._negative_zero:
+                net = self.net[0] + self.insurance_net  # (-0.0 + 0.0 is 0.0)
+            else:  # (nobody insures, and no hand's net is -0.0)
+                net = self.net[0]
+            if self.bet != 1:
+                net = net / self.bet
             return round_over, np.where(round_over, net, 0.0)
         reward = np.zeros(self.num_tables, dtype=np.float64)
         ro = round_over.nonzero()[0]
         if ro.size:
             reward[ro] = self.round_net(ro)
         return round_over, reward
-
-    def _step_one_hand(self, actions: np.ndarray, active: np.ndarray | None) -> None:
-        """:meth:`step` for rules with one hand per round and no pre-peek decision,
-        with whole-width masked array operations (the same play as :meth:`_act_play`:
-        hit, stand, double, surrender on hand 0; a finished hand goes to the dealer)."""
-        n = self.num_tables
-        dec = self.phase == _DECIDE
-        if active is not None:
-            dec &= active
-        hit = dec & ((actions == _HIT) | (actions == _DOUBLE))
-        hard, ace, done = self.hard[0], self.ace[0], self.done[0]
-        stake = self.stake[0]
-        if self._can_double_rule:
-            dbl = dec & (actions == _DOUBLE)
-            np.multiply(stake, 2, out=stake, where=dbl)
-            self.doubled[0] |= dbl
-            done |= dbl
-        if hit.any():
-            if self.infinite and not self._stacked_any and not self.track_cards:
-                cards = self._random_cards(n)  # whole width; used where hitting
-            else:
-                cards = np.zeros(n, dtype=np.int64)
-                t = hit.nonzero()[0]
-                cards[t] = self._draw(t)
-                if self.track_cards:
-                    self.hand_ranks[0, t, self._rank_of_id.take(cards[t])] += 1
-            r = self._rank_of_id.take(cards)
-            hard += self._values.take(r) * hit
-            ace |= hit & (r == 0)
-            self.ncards[0] += hit
-            bust = hit & (hard > 21)
-            if bust.any():
-                # the bust hands are settled (whole width, as _pay_outcomes)
-                np.putmask(self.outcome[0], bust, _BUST)
-                np.putmask(self.net[0], bust, stake * self._factor[_BUST])
-                self.settled[0] |= bust
-                done |= bust
-            if self._auto21:
-                done |= hit & ~bust & (array_total(hard, ace) == play.AUTO_STAND_TOTAL)
-        done |= dec & (actions == _STAND)
-        if self.rules.surrender is not Surrender.NONE:
-            surr = dec & (actions == _SURRENDER)
-            if surr.any():
-                self.surrendered[0] |= surr
-                done |= surr
-                if self._surrender_at_once:
-                    self._pay(surr.nonzero()[0], _SURR)
-        finished = (dec & done).nonzero()[0]
-        if finished.size:
-            self._to_dealer.append(finished)
 
     def round_net(self, idx: np.ndarray) -> np.ndarray:
         """Net result of the round so far at tables ``idx``, in units of the bet."""
@@ -958,7 +986,9 @@ class TableBatch:
                 if not sel.size:
                     break
                 hands[sel] += self._net[k * n + idx[sel]]
-        return (hands + self.insurance_net[idx]) / self.bet
+        if self._pre_peek or self._negative_zero:  # (as step: -0.0 + 0.0 is 0.0)
+            hands = hands + self.insurance_net[idx]
+        return hands / self.bet if self.bet != 1 else hands
 
     def _act_insurance(self, idx: np.ndarray, actions: np.ndarray) -> None:
         insure = actions == _INSURE
@@ -981,25 +1011,34 @@ class TableBatch:
         self._advance(idx)
 
     def _act_play(self, idx: np.ndarray, actions: np.ndarray, track: bool = True) -> None:
-        """Apply playing actions; ``track``: record the hand as the last one acted on."""
+        """Apply playing actions (``Action`` 0..4, legal) to the current hand of tables
+        ``idx`` (in the ``DECIDE`` phase, increasing); ``track``: record the hand as the
+        last one acted on. The one place a hand's decision is played: hit, stand, double
+        (a hit whose stake doubles where the rules double), surrender, split; a finished
+        hand moves play on (:meth:`_advance`)."""
         if self.max_hands == 1:  # one hand, never split: hand 0 (last_hand stays 0)
-            h = np.zeros(idx.size, dtype=np.int64)
+            h = idx  # (never read: no split)
             f = idx
         else:
             h = self.cur[idx]
             if track:
                 self.last_hand[idx] = h
             f = h * self.num_tables + idx
-        hitting = ((actions == _HIT) | (actions == _DOUBLE)).nonzero()[0]
+        hitting = _TAKES_CARD.take(actions).nonzero()[0]
         if hitting.size:
-            dbl = (actions == _DOUBLE).nonzero()[0]
+            dbl = (actions == _DOUBLE).nonzero()[0] if self._can_double_rule else hitting[:0]
             if dbl.size:
                 fd = f[dbl]
                 self._stake[fd] *= 2
                 self._doubled[fd] = True
                 self._done[fd] = True
-            t, fh = idx[hitting], f[hitting]
-            self._add_card(fh, self._draw(t))
+            t = idx[hitting]
+            fh = t if self.max_hands == 1 else f[hitting]
+            if self._hit_block and not self._stacked_any and not self.track_cards:
+                cards = self._random_cards(self.num_tables).take(t)
+            else:
+                cards = self._draw(t)
+            self._add_card(fh, cards, hit=True)
             hard = self._hard[fh]
             bust = hard > 21
             if bust.any():
@@ -1010,31 +1049,37 @@ class TableBatch:
         stand = (actions == _STAND).nonzero()[0]
         if stand.size:
             self._done[f[stand]] = True
-        surr = (actions == _SURRENDER).nonzero()[0]
+        surr = (actions == _SURRENDER).nonzero()[0] if self._surrenders else hitting[:0]
         if surr.size:
             fs = f[surr]
             self._surrendered[fs] = True
             self._done[fs] = True
             if self._surrender_at_once:
                 self._pay(fs, _SURR)
-        split = (actions == _SPLIT).nonzero()[0]
+        split = (actions == _SPLIT).nonzero()[0] if self.max_hands > 1 else hitting[:0]
         if split.size:
             self._split(idx[split], h[split])
         finished = self._done[f].nonzero()[0]
         if finished.size:
-            self._advance(idx[finished])
+            if self.max_hands == 1:  # (as _advance: hand 0 is done, the dealer plays)
+                self._to_dealer.append(idx[finished])
+            else:
+                self._advance(idx[finished])
 
-    def _add_card(self, f: np.ndarray, cards: np.ndarray) -> None:
-        r = self._rank_of_id.take(cards)
-        self._hard[f] += self._values.take(r)
-        self._ace[f] |= r == 0
+    def _add_card(self, f: np.ndarray, cards: np.ndarray, hit: bool = False) -> None:
+        """Cards ``cards`` join hands ``f`` (flat); ``hit``: the hands hold two or more
+        cards already (a hand decides only then), so no card is a second one."""
+        self._hard[f] += self._value_of_id.take(cards)
+        self._ace[f] |= self._ace_of_id.take(cards)
         n = self._ncards[f]
-        second = n == 1
-        if second.any():
-            self._r1[f[second]] = r[second]
-        self._ncards[f] = n + 1
+        if not hit:
+            second = n == 1
+            if second.any():
+                self._r1[f[second]] = self._rank_of_id.take(cards[second])
+        n += 1
+        self._ncards[f] = n
         if self.track_cards:
-            self._hand_ranks_f[f, r] += 1
+            self._hand_ranks_f[f, self._rank_of_id.take(cards)] += 1
 
     def _split(self, t: np.ndarray, h: np.ndarray) -> None:
         """Split hand ``h`` of tables ``t``: the new hand goes right after it."""
@@ -1082,10 +1127,11 @@ class TableBatch:
     def _check_two_card(self, f: np.ndarray, t: np.ndarray) -> None:
         """A split hand just got its second card: finish it if it has no decision."""
         nh = self.nhands[t]
-        split_aces = (nh > 1) & (self._r0[f] == 0)
+        split_aces = self._r0[f] == 0  # (a split hand: the seat holds two hands or more)
         key = 8 * split_aces
         key += 4 * self._can_split(f, nh, split_aces)
-        key += 2 * self._is_bj(f, t)
+        if self._split_naturals:  # (else a split hand is never a natural: _is_bj)
+            key += 2 * self._is_bj(f, t)
         key += self._total(f) == 21
         finish = self._split_done.take(key)  # engine.play.split_hand_done
         if finish.any():
@@ -1146,13 +1192,14 @@ class TableBatch:
     def _dealer_turn(self, idx: np.ndarray) -> None:
         self.phase[idx] = _OVER
         if self.max_hands > 1:  # (one hand: the cursor is always on hand 0)
-            self.cur[idx] = self.nhands[idx] - 1
+            nh = self.nhands[idx]
+            self.cur[idx] = nh - 1
         # any_open: some hand is unsettled; plays: some unsettled hand was not surrendered
         any_open = ~self._settled[idx]
-        plays = any_open & ~self._surrendered[idx]
+        surrender = self._surrenders
+        plays = any_open & ~self._surrendered[idx] if surrender else any_open
         if self.max_hands > 1:
             n = self.num_tables
-            nh = self.nhands[idx]
             for k in range(1, self.max_hands):
                 sel = (nh > k).nonzero()[0]  # (few: split tables)
                 if not sel.size:
@@ -1160,7 +1207,8 @@ class TableBatch:
                 fk = k * n + idx[sel]
                 open_k = ~self._settled[fk]
                 any_open[sel] |= open_k
-                plays[sel] |= open_k & ~self._surrendered[fk]
+                if surrender:
+                    plays[sel] |= open_k & ~self._surrendered[fk]
         rules = self.rules
         if not self._no_hole:  # (every table shows its hole card, played or not)
             self.hole_revealed[idx] = True
@@ -1170,14 +1218,16 @@ class TableBatch:
             keep = any_open.nonzero()[0]
             if not keep.size:
                 return
-            idx, plays = idx[keep], plays[keep]
+            idx = idx[keep]
+            if surrender:
+                plays = plays[keep]
         if self._no_hole:
             card = self._draw(idx)
             self._dealer_add(idx, card)
             self.hole[idx] = card
             self.hole_revealed[idx] = True
         # (without surrender every open table plays)
-        drawing = idx if rules.surrender is Surrender.NONE else idx[plays]
+        drawing = idx[plays] if surrender else idx
         if self.infinite and not self._stacked_any and not self.track_cards and drawing.size:
             self._sample_dealer(drawing)
             drawing = drawing[:0]
@@ -1195,7 +1245,7 @@ class TableBatch:
             self._settle_by_compare(idx)
 
     def _dealer_cdf(self) -> np.ndarray:
-        """Infinite deck: ``cdf[hard, ace, k]`` = P(the dealer ends on category <= k)
+        """Infinite deck: ``cdf[2 * hard + ace, k]`` = P(the dealer ends on category <= k)
         from a hand of two or more cards (categories: 17, 18, 19, 20, 21, bust), from
         the exact analysis (:func:`~blackjack_env.analysis.dealer.final_distribution`)."""
         cdf = np.ones((32, 2, 6))
@@ -1203,7 +1253,10 @@ class TableBatch:
             for ace in (False, True):
                 cdf[hard, int(ace)] = np.cumsum(final_distribution(self.rules, hard, ace)[:6])
         cdf[..., -1] = 1.0  # exact top, whatever the rounding
-        return cdf
+        # rows of 8 (2.0 after the top: never <= u), by key 2 * hard + ace
+        out = np.full((64, 8), 2.0)
+        out[:, :6] = cdf.reshape(64, 6)
+        return out
 
     def _sample_dealer(self, idx: np.ndarray) -> None:
         """Infinite deck, no stacked cards: the dealer's drawing at tables ``idx`` in one
@@ -1212,19 +1265,19 @@ class TableBatch:
         ``d_n`` 3 (three or more cards: the drawn cards themselves are not kept)."""
         if self._cdf is None:
             self._cdf = self._dealer_cdf()
-        hard = self.d_hard[idx]
-        ace = self.d_ace[idx]
-        sel = self._dealer_hits.take(hard * 2 + ace).nonzero()[0]
+        key = self.d_hard[idx] * 2
+        key += self.d_ace[idx]
+        sel = self._dealer_hits.take(key).nonzero()[0]
         if not sel.size:
             return
         idx = idx[sel]
-        # row (hard, ace) of the CDF table, as one gather of whole rows
-        rows = self._cdf.reshape(-1, 6).take(hard[sel] * 2 + ace[sel], axis=0)
+        # row (hard, ace) of the CDF table, as one gather of whole rows; the category is
+        # the number of thresholds <= u, the number of True bytes in the row of 8
+        # comparisons read as one 8-byte word: each byte's weight, 256 ** j, is 1 modulo 17
+        rows = self._cdf.take(key[sel], axis=0)
         u = self._random_uniform(idx.size)
-        category = (u >= rows[:, 0]).astype(np.int64)
-        for k in range(1, 5):  # (the last column is 1: u never reaches it)
-            category += u >= rows[:, k]
-        self.d_hard[idx] = np.minimum(17 + category, 22)
+        words = (rows <= u[:, None]).view(np.uint64).reshape(-1)
+        self.d_hard[idx] = _DEALER_FINAL.take(words % 17)
         self.d_ace[idx] = False
         self.d_n[idx] = 3
 
@@ -1271,24 +1324,44 @@ class TableBatch:
         if f.size:
             self._pay_outcomes(f, self._compare(f, t))
 
+    def _hand_key_width(self) -> int:
+        """Keys of a hand for :meth:`_outcome_by_hands`: ``2 * hard + ace``, plus this
+        width when it holds two cards that may make a natural (``hard`` is at most 21
+        plus one card)."""
+        return 2 * (22 + int(self._values.max()))
+
+    def _outcome_by_hands(self) -> np.ndarray:
+        """Outcome codes of a standing hand against the dealer's final hand, at entry
+        ``2 * width * player key + dealer key`` (keys: :meth:`_hand_key_width`): the
+        categories of :func:`~blackjack_env.engine.play.array_category` looked up in
+        :func:`~blackjack_env.engine.play.outcome_table`, once per rule set."""
+        width = self._hand_key_width()
+        key = np.arange(2 * width)
+        hard, ace, two = (key % width) // 2, (key % 2) == 1, key >= width
+        natural = play.array_natural(np.where(two, 2, 3), hard, ace)
+        cat = play.array_category(array_total(hard, ace), natural)
+        return self._outcome_table.take(cat[:, None] * play.NUM_CATEGORIES + cat[None, :])
+
     def _compare(self, f: np.ndarray, t: np.ndarray) -> np.ndarray:
         """Outcome codes of standing hands against the dealer's final hand (as Table._compare).
 
-        Looked up in :meth:`_outcome_table` by the two hands' categories."""
-        hard = self._hard[f]
-        ace = self._ace[f]
-        pbj = play.array_natural(self._ncards[f], hard, ace)  # as _is_bj
+        Looked up by the two hands (total, natural) in :meth:`_outcome_by_hands`."""
+        by_hands = self._by_hands
+        width = by_hands.shape[1] // 2
+        two = self._ncards[f] == 2  # (a natural: two cards, an ace and a hard 11)
         if self.max_hands > 1 and not self._split_naturals:
-            pbj &= self.nhands[t] == 1
-        d_hard = self.d_hard[t]
-        d_ace = self.d_ace[t]
-        dbj = play.array_natural(self.d_n[t], d_hard, d_ace)  # as _dealer_bj
-        key = play.array_category(array_total(hard, ace), pbj)
-        key *= play.NUM_CATEGORIES
-        key += play.array_category(array_total(d_hard, d_ace), dbj)
-        out = self._outcome_table.take(key)
+            two &= self.nhands[t] == 1
+        key = self._hard[f] * 2
+        key += self._ace[f]
+        key += width * two
+        key *= 2 * width
+        key += self.d_hard[t] * 2
+        key += self.d_ace[t]
+        key += width * (self.d_n[t] == 2)
+        out = by_hands.reshape(-1).take(key)
         surr = self._surrendered[f]
         if surr.any():
+            dbj = self._dealer_bj(t)
             out = np.where(surr, np.where(dbj, _LOSS, _SURR), out)
         return out
 
@@ -1320,14 +1393,20 @@ class TableBatch:
     def _pay(self, f: np.ndarray, code: int) -> None:
         """Settle hands ``f`` with one outcome (as :meth:`_pay_outcomes`)."""
         self._outcome[f] = code
-        self._net[f] = self._stake[f] * self._factor[code]
+        if self._stake_fixed:
+            self._net[f] = self._bet_factor[code]
+        else:
+            self._net[f] = self._stake[f] * self._factor[code]
         self._settled[f] = True
         self._done[f] = True
 
     def _pay_outcomes(self, f: np.ndarray, codes: np.ndarray) -> None:
         """Settle hands (flat indices): the one place a hand's result is written."""
         self._outcome[f] = codes
-        self._net[f] = self._stake[f] * self._factor.take(codes)
+        if self._stake_fixed:
+            self._net[f] = self._bet_factor.take(codes)
+        else:
+            self._net[f] = self._stake[f] * self._factor.take(codes)
         self._settled[f] = True
         self._done[f] = True
 
@@ -1348,6 +1427,8 @@ class TableBatch:
                 f"bankroll={bankroll!r} must be None (unlimited credit) or an int >= 0"
             )
         self.bet_sizes = tuple(int(k) for k in sizes)
+        if self.bet_sizes:  # each round stakes the size bet on it: the stake is not fixed
+            self._stake_fixed = False
         #: tables between rounds, opened by :meth:`open_rounds` (awaiting a bet)
         self.opened = np.zeros(n, dtype=bool)
         self._opened_any = False
@@ -1379,6 +1460,15 @@ class TableBatch:
             base = self._legal_rows.size
             poor_rows = packed.view(np.uint64).reshape(-1)
             self._legal_rows = np.concatenate([self._legal_rows, poor_rows])
+            # (the public table and its phases gain the same rows, at the same keys)
+            self.legal_table = np.concatenate([self.legal_table, rows])
+            self.legal_table.flags.writeable = False
+            self.legal_table_phase = np.concatenate([
+                self.legal_table_phase,
+                np.full(poor_play.shape[0], _DECIDE, dtype=np.int64),
+                np.full(poor_pre_peek.shape[0], _INSURE_PHASE, dtype=np.int64),
+            ])
+            self.legal_table_phase.flags.writeable = False
             self._poor_play_offset = base
             self._poor_pre_peek_offset = base + 13 * play.KEY_UPCARD - self._pre_peek_key
             self._asks_pre_peek_poor = poor_pre_peek.sum(axis=1) > 1
@@ -1508,7 +1598,5 @@ class TableBatch:
         hilo = self.undealt_hilo
         left = self.shoe_size - self.pos
         hidden = (self.hole >= 0) & ~self.hole_revealed
-        return (
-            hilo + np.where(hidden, self._hilo_of_id[np.maximum(self.hole, 0)], 0),
-            left + hidden,
-        )
+        # (hole -1, no hole card: take reads the last entry, times hidden False)
+        return hilo + self._hilo_of_id.take(self.hole) * hidden, left + hidden
