@@ -24,7 +24,7 @@ Policies (``policy=``):
   11 or less and a soft total below 19; ``"stand"``: always stand;
 * ``"random"``: a uniformly random legal action;
 * a picklable callable ``policy(env, obs, mask, rng) -> actions``: ``env`` the
-  ``BlackjackVectorEnv`` (its ``core`` arrays hold the cards), ``obs`` the
+  ``BlackjackVectorEnv`` (its ``batch`` arrays hold the cards), ``obs`` the
   multidiscrete observation batch, ``mask`` the int8 legal-action mask,
   ``rng`` a generator for the chunk; it returns one action per table.
 
@@ -131,18 +131,18 @@ class basic_policy:
     def __call__(
         self, env: BlackjackVectorEnv, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator
     ) -> np.ndarray:
-        core = env.core
-        assert core is not None
+        batch = env.batch
+        assert batch is not None
         phase, total, up = obs[:, MD_PHASE], obs[:, MD_TOTAL], obs[:, MD_UPCARD]
         soft = obs[:, MD_SOFT] > 0
         h = obs[:, MD_HAND_INDEX]
         f = h * env.num_envs + np.arange(env.num_envs)
-        values = core.card_values
-        r0, r1 = core.r0.reshape(-1)[f], core.r1.reshape(-1)[f]
-        two = core.ncards.reshape(-1)[f] == 2
+        values = batch.card_values
+        r0, r1 = batch.r0.reshape(-1)[f], batch.r1.reshape(-1)[f]
+        two = batch.ncards.reshape(-1)[f] == 2
         pair = two & self.pair[13 * r0 + r1]
         pair_value = values[r0]
-        up = np.where(core.rank_of_card[core.up] == 0, 1, np.minimum(up, 10))
+        up = np.where(batch.rank_of_card[batch.up] == 0, 1, np.minimum(up, 10))
         legal = mask > 0
         pre_peek = phase == 1
         total_code = np.where(soft, self.soft[total, up], self.hard[total, up])

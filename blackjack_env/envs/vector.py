@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -12,8 +13,10 @@ from gymnasium.vector.utils import batch_space
 
 from blackjack_env.engine import play
 from blackjack_env.engine.cards import Card
+from blackjack_env.engine.play import array_soft
 from blackjack_env.engine.rules import HoleCard, Rules, Surrender
 from blackjack_env.envs import view
+from blackjack_env.envs.batch import BatchPhase, TableBatch
 from blackjack_env.envs.observations import (
     Decision,
     Layout,
@@ -27,18 +30,17 @@ from blackjack_env.envs.settings import (
     check_stack,
     json_ready_spec,
 )
-from blackjack_env.envs.vector_core import BatchPhase, TableBatch
 
 __all__ = ["BlackjackVectorEnv"]
 
 _STAND, _HIT, _DOUBLE, _SPLIT, _SURRENDER, _INSURE, _DECLINE = range(7)
-_CORE_INSURE = int(BatchPhase.INSURE)
-# core phase -> observation phase (Decision)
+_BATCH_INSURE = int(BatchPhase.INSURE)
+# batch phase -> observation phase (Decision)
 _DECISION = np.array([Decision.PLAY, Decision.INSURANCE, Decision.SETTLED], dtype=np.int64)
 _KNOWN_OPTIONS = ("cards", "reset_mask")
 _PLAY, _INSURANCE, _SETTLED = int(Decision.PLAY), int(Decision.INSURANCE), int(Decision.SETTLED)
 _BET = int(Decision.BET)
-_CORE_OVER = int(BatchPhase.OVER)
+_BATCH_OVER = int(BatchPhase.OVER)
 
 
 class BlackjackVectorEnv(VectorEnv):
@@ -51,7 +53,7 @@ class BlackjackVectorEnv(VectorEnv):
     through the ``vector_entry_point``). Each sub-env is one table with one
     learner seat and a dealer, with its own shoe (finite shoes reshuffled between
     rounds once the cut card is out, or an infinite deck). The game is played by
-    :class:`~blackjack_env.envs.vector_core.TableBatch`, the engine's round as
+    :class:`~blackjack_env.envs.batch.TableBatch`, the engine's round as
     numpy arrays: one ``step`` advances every table with a few dozen array
     operations, not N Python objects.
 
@@ -112,7 +114,7 @@ class BlackjackVectorEnv(VectorEnv):
     ``action_played``, ``round_over`` (a round was settled on this step) and
     ``round_net`` (its result in base bets; 0 elsewhere). Per-card details
     (``hands``, ``dealer``, ``settlement``) are not produced: read
-    ``env.core`` arrays, or use the single env.
+    ``env.batch`` arrays (:class:`~blackjack_env.envs.batch.TableBatch`), or use the single env.
 
     Actions are integer arrays (any int dtype); bool, float (even whole-number) and
     object arrays are refused with the single env's message, quoting the value. The
@@ -138,7 +140,7 @@ class BlackjackVectorEnv(VectorEnv):
     episode's steps). Not supported (``ValueError``): more than
     one seat (``num_seats`` / rules with ``seats > 1``; use the multi-agent
     env), ``bet_raising`` rules and ``render_mode``. All four observation modes
-    are supported (``"dict"`` makes the core keep the cards by rank, which costs
+    are supported (``"dict"`` makes the batch keep the cards by rank, which costs
     some speed).
 
     ## Performance
@@ -220,8 +222,8 @@ class BlackjackVectorEnv(VectorEnv):
         self._infinite = rules.shoe_decks is None
         self._full_ranks = None if self._infinite else 4 * rules.shoe_decks
 
-        self.core: TableBatch | None = None
-        self._mask_rows: np.ndarray | None = None  # action-mask row by core key (_mask_table)
+        self.batch: TableBatch | None = None
+        self._mask_rows: np.ndarray | None = None  # action-mask row by batch key (_mask_table)
         self._mask = np.zeros((n, self._n_actions), dtype=np.int8)
         self._phase = np.full(n, Decision.SETTLED, dtype=np.int64)
         self._rounds = np.zeros(n, dtype=np.int64)
@@ -260,8 +262,8 @@ class BlackjackVectorEnv(VectorEnv):
         stacks = self._stacks(cards)
         super().reset(seed=None if seed is None else int(seed))
         idx = mask.nonzero()[0]
-        if seed is not None or self.core is None:
-            self.core = TableBatch(
+        if seed is not None or self.batch is None:
+            self.batch = TableBatch(
                 self.rules,
                 n,
                 self.np_random,
@@ -273,8 +275,8 @@ class BlackjackVectorEnv(VectorEnv):
             )
             idx = self._arange
         else:
-            self.core.finish_rounds(idx)
-            self.core.clear_stacks(idx)
+            self.batch.finish_rounds(idx)
+            self.batch.clear_stacks(idx)
         if stacks:
             stacks = {t: c for t, c in stacks.items() if mask[t]}
         self._start_rounds(idx, stacks, episode=True)
@@ -289,8 +291,8 @@ class BlackjackVectorEnv(VectorEnv):
     def step(
         self, actions: Any
     ) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        core = self.core
-        if core is None:
+        batch = self.batch
+        if batch is None:
             raise ResetNeeded("call reset() before step()")
         n = self.num_envs
         a = self._check_actions(actions)
@@ -325,24 +327,24 @@ class BlackjackVectorEnv(VectorEnv):
                 played = np.where(illegal, _STAND, a)
             else:
                 played = self._map_illegal(a, illegal)
-        core_actions = played
+        decisions = played
         if self._pre_peek_decisions:  # STAND answers the pre-peek question: decline
-            ins = core.phase == _CORE_INSURE
+            ins = batch.phase == _BATCH_INSURE
             if ins.any():
-                core_actions = np.where(ins & (played == _STAND), _DECLINE, played)
+                decisions = np.where(ins & (played == _STAND), _DECLINE, played)
         active = self._active(resetting) if any_reset or self._bets else None
-        over, net = core.step(core_actions, active=active)
+        over, net = batch.step(decisions, active=active)
         if self._bets:
             played = self._bet_step(a, illegal, played, resetting, over, net)
         penalize = self.illegal_action is IllegalAction.PENALIZE and illegal.any()
         if penalize:
             pend = (illegal & ~over).nonzero()[0]
-            core.finish_rounds(pend)
+            batch.finish_rounds(pend)
             over[pend] = True
-            net[pend] = core.round_net(pend)
+            net[pend] = batch.round_net(pend)
         if self._exact_chips:
             net = self._exact_net(net)
-        # (the core's net is 0 where no round ended; resetting sub-envs did not step, so
+        # (the batch's net is 0 where no round ended; resetting sub-envs did not step, so
         # they report nothing)
         round_net = net
         reward = round_net
@@ -361,7 +363,7 @@ class BlackjackVectorEnv(VectorEnv):
             terminated = np.zeros(n, dtype=bool)
             more = over if limit is None else over & (self._rounds < limit)
             truncated = over & ~more
-            if core.bankroll is not None:  # the learner cannot cover the smallest bet
+            if batch.bankroll is not None:  # the learner cannot cover the smallest bet
                 terminated = self._broke(more)
                 more = more & ~terminated
             nxt = more.nonzero()[0]
@@ -375,8 +377,8 @@ class BlackjackVectorEnv(VectorEnv):
         if any_reset:
             idx = resetting.nonzero()[0]
             if self.max_episode_steps is not None:  # (else every ended round is over)
-                core.finish_rounds(idx)  # an episode truncated mid-round is played out first
-            core.clear_stacks(idx)
+                batch.finish_rounds(idx)  # an episode truncated mid-round is played out first
+            batch.clear_stacks(idx)
             self._start_rounds(idx, episode=True)
             self._rounds[idx] = 1
             self._steps[idx] = 0
@@ -401,8 +403,8 @@ class BlackjackVectorEnv(VectorEnv):
                 "_round": done,
             }
             idx = done.nonzero()[0]
-            core.finish_rounds(idx)  # truncated by max_episode_steps mid-round
-            core.clear_stacks(idx)
+            batch.finish_rounds(idx)  # truncated by max_episode_steps mid-round
+            batch.clear_stacks(idx)
             self._start_rounds(idx, episode=True)
             self._rounds[idx] = 1
             self._steps[idx] = 0
@@ -432,12 +434,19 @@ class BlackjackVectorEnv(VectorEnv):
     def spec(self, value: Any) -> None:
         self.__dict__["_spec"] = json_ready_spec(value)
 
+    @property
+    def core(self) -> TableBatch | None:
+        """Deprecated name of :attr:`batch` (the :class:`TableBatch` that plays the tables)."""
+        warnings.warn("BlackjackVectorEnv.core is deprecated; use .batch", DeprecationWarning,
+                      stacklevel=2)
+        return self.batch
+
     def action_masks(self) -> np.ndarray:
         """``(num_envs, n)`` bool: legal actions (sb3-contrib MaskablePPO convention)."""
         return self._mask.astype(bool)
 
     def close_extras(self, **kwargs: Any) -> None:
-        self.core = None
+        self.batch = None
 
     # ============================================================ internals
     def _check_actions(self, actions: Any) -> np.ndarray:
@@ -498,25 +507,25 @@ class BlackjackVectorEnv(VectorEnv):
         )
 
     def _refresh(self) -> None:
-        """Recompute the observation phase and the action masks from the core."""
-        core = self.core
-        assert core is not None
+        """Recompute the observation phase and the action masks from the batch."""
+        batch = self.batch
+        assert batch is not None
         if self._mask_rows is None:
-            self._mask_rows = self._mask_table(core)
-        self._phase = _DECISION.take(core.phase)
-        self._mask = self._mask_rows.take(core.legal_keys(), axis=0)
+            self._mask_rows = self._mask_table(batch)
+        self._phase = _DECISION.take(batch.phase)
+        self._mask = self._mask_rows.take(batch.legal_keys(), axis=0)
         if self._bets:
             self._refresh_bets()
 
-    def _mask_table(self, core: TableBatch) -> np.ndarray:
-        """``(K, n)`` int8: the action-mask row of a table by its core key
-        (:meth:`TableBatch.legal_keys`), built once from the core's ``legal_table``.
+    def _mask_table(self, batch: TableBatch) -> np.ndarray:
+        """``(K, n)`` int8: the action-mask row of a table by its batch key
+        (:meth:`TableBatch.legal_keys`), built once from the batch's ``legal_table``.
 
         A hand in play: its legal playing actions (never INSURE); the pre-peek question:
-        STAND (decline), and INSURE / SURRENDER where the core allows them; a settled
+        STAND (decline), and INSURE / SURRENDER where the batch allows them; a settled
         round: every action (any action continues)."""
-        cm = core.legal_table
-        phase = _DECISION.take(core.legal_table_phase)
+        cm = batch.legal_table
+        phase = _DECISION.take(batch.legal_table_phase)
         n_play = self._n_play
         mask = np.zeros((cm.shape[0], self._n_actions), dtype=np.int8)
         mask[:, :n_play] = cm[:, :n_play]
@@ -536,24 +545,24 @@ class BlackjackVectorEnv(VectorEnv):
         return mask
 
     def _focus(self) -> tuple[np.ndarray, np.ndarray]:
-        core = self.core
-        assert core is not None
+        batch = self.batch
+        assert batch is not None
         play = self._phase == _PLAY
-        if core.max_hands == 1:
+        if batch.max_hands == 1:
             return np.zeros(self.num_envs, dtype=np.int64), play
         # (focus_index's clamp of the last hand to the hands held is a no-op here: the
-        # core's last_hand is a hand the round holds, 0 before any decision)
-        h = np.where(play, core.cur, core.last_hand)
+        # batch's last_hand is a hand the round holds, 0 before any decision)
+        h = np.where(play, batch.cur, batch.last_hand)
         return h, play
 
     def _true_count(self) -> np.ndarray:
-        core = self.core
-        assert core is not None
+        batch = self.batch
+        assert batch is not None
         if self._infinite:
             return np.zeros(self.num_envs, dtype=np.float64)
         # the full shoe's Hi-Lo sum is 0, so the running count of the seen cards is
         # minus the Hi-Lo sum of the unseen ones
-        unseen_hilo, remaining = core.unseen_hilo()
+        unseen_hilo, remaining = batch.unseen_hilo()
         running = -unseen_hilo
         # running * 52 / remaining, 0 where nothing is unseen (no division there)
         if remaining.all():  # (the common case: no masked divide needed)
@@ -563,21 +572,21 @@ class BlackjackVectorEnv(VectorEnv):
         return tc
 
     def _observe(self) -> Any:
-        core = self.core
-        assert core is not None
+        batch = self.batch
+        assert batch is not None
         mode = self.obs_mode
-        if core.max_hands > 1 or mode is not ObsMode.TUPLE:
+        if batch.max_hands > 1 or mode is not ObsMode.TUPLE:
             h, play = self._focus()
-        if core.max_hands > 1:
+        if batch.max_hands > 1:
             fi = h * self.num_envs + self._arange
-            hard = core.hard.reshape(-1)[fi]  # (hand h of table t: flat element h * N + t)
-            soft = core.ace.reshape(-1)[fi] & (hard <= 11)
+            hard = batch.hard.reshape(-1)[fi]  # (hand h of table t: flat element h * N + t)
+            soft = array_soft(hard, batch.ace.reshape(-1)[fi])
         else:  # (hand 0)
             fi = self._arange
-            hard = core.hard[0]
-            soft = core.ace[0] & (hard <= 11)
+            hard = batch.hard[0]
+            soft = array_soft(hard, batch.ace[0])
         total = hard + 10 * soft
-        up = core.dealer_up_value()
+        up = batch.dealer_up_value()
         if mode is ObsMode.TUPLE:
             return view.encode_tuple(total, up, soft.astype(np.int64))
         phase = self._phase
@@ -596,12 +605,12 @@ class BlackjackVectorEnv(VectorEnv):
             )
         n_hands = self.rules.max_split_hands
         can_insure = ins & (mask[:, _INSURE] > 0) if self._n_play == 6 else 0
-        ncards = core.ncards.reshape(-1)[fi]
-        pair = (ncards == 2) & (core.r0.reshape(-1)[fi] == core.r1.reshape(-1)[fi])
-        shoe_left = 1.0 if self._infinite else core.remaining() / core.shoe_size
+        ncards = batch.ncards.reshape(-1)[fi]
+        pair = (ncards == 2) & (batch.r0.reshape(-1)[fi] == batch.r1.reshape(-1)[fi])
+        shoe_left = 1.0 if self._infinite else batch.remaining() / batch.shoe_size
         return view.encode_vector(
             phase, total, soft, up, can_double, can_split, can_surr, can_insure, h, n_hands,
-            core.nhands, ncards, pair, tc, shoe_left,
+            batch.nhands, ncards, pair, tc, shoe_left,
         )
 
     def _observe_dict(
@@ -614,36 +623,36 @@ class BlackjackVectorEnv(VectorEnv):
         tc: np.ndarray,
     ) -> dict[str, np.ndarray]:
         """The ``"dict"`` observation (fields as ``Layout.observe``), batched."""
-        core = self.core
-        assert core is not None
+        batch = self.batch
+        assert batch is not None
         n = self.num_envs
-        hand_cards = core.hand_ranks.reshape(-1, 13)[fi]
-        up_rank = core.rank_of_card[core.up]
+        hand_cards = batch.hand_ranks.reshape(-1, 13)[fi]
+        up_rank = batch.rank_of_card[batch.up]
         dealer_cards = np.zeros((n, 13), dtype=np.int64)
         dealer_cards[self._arange, up_rank] = 1
-        shown = core.hole_revealed
-        dealer_cards[shown] = core.dealer_ranks[shown]
-        exists = np.arange(core.max_hands)[:, None] < core.nhands[None, :]
-        seat_cards = (core.hand_ranks * exists[:, :, None]).sum(axis=0)  # one seat: (N, 13)
+        shown = batch.hole_revealed
+        dealer_cards[shown] = batch.dealer_ranks[shown]
+        exists = np.arange(batch.max_hands)[:, None] < batch.nhands[None, :]
+        seat_cards = (batch.hand_ranks * exists[:, :, None]).sum(axis=0)  # one seat: (N, 13)
         if self._infinite:
             unseen = np.full((n, 13), 4, dtype=np.int64)
         else:
-            unseen = core.counts.copy()
-            hidden = (core.hole >= 0) & ~core.hole_revealed
+            unseen = batch.counts.copy()
+            hidden = (batch.hole >= 0) & ~batch.hole_revealed
             if hidden.any():
                 t = hidden.nonzero()[0]
-                unseen[t, core.rank_of_card[core.hole[t]]] += 1
-        stake = core.stake.reshape(-1)[fi] / self.bet
+                unseen[t, batch.rank_of_card[batch.hole[t]]] += 1
+        stake = batch.stake.reshape(-1)[fi] / self.bet
         bankroll = self._bankroll_chips() / self.bet
         return view.encode_dict(
             self._phase.copy(), total, soft.astype(np.int64), up, h.astype(np.int64),
-            core.nhands.copy(), hand_cards, dealer_cards, seat_cards, unseen, tc, stake,
+            batch.nhands.copy(), hand_cards, dealer_cards, seat_cards, unseen, tc, stake,
             bankroll, self._mask.copy(),
         )
 
     def _info(self, extra: dict[str, np.ndarray] | None = None) -> dict[str, Any]:
-        core = self.core
-        assert core is not None
+        batch = self.batch
+        assert batch is not None
         t = self._all_true
         info: dict[str, Any] = {  # (copies: writing to them changes nothing here)
             "action_mask": self._mask.copy(),
@@ -654,9 +663,9 @@ class BlackjackVectorEnv(VectorEnv):
             "_round": t,
             "bankroll": self._bankroll_chips(),
             "_bankroll": t,
-            "shoe_remaining": core.remaining(),
+            "shoe_remaining": batch.remaining(),
             "_shoe_remaining": t,
-            "reshuffled": core.reshuffled.copy(),
+            "reshuffled": batch.reshuffled.copy(),
             "_reshuffled": t,
         }
         if extra:
@@ -697,24 +706,24 @@ class BlackjackVectorEnv(VectorEnv):
         """Start the next round at tables ``idx``: dealt at once with a fixed bet, or
         opened for its BET step with ``bet_sizes`` (``stacks`` are then dealt after the
         bet). ``episode``: a new session, which starts with ``bankroll`` chips."""
-        core = self.core
-        assert core is not None
-        if episode and core.bankroll is not None:
-            core.set_chips(idx, self.settings.bankroll)
+        batch = self.batch
+        assert batch is not None
+        if episode and batch.bankroll is not None:
+            batch.set_chips(idx, self.settings.bankroll)
         if not self._bets:
-            core.start_rounds(idx, stacks)
+            batch.start_rounds(idx, stacks)
             return
-        core.open_rounds(idx)
+        batch.open_rounds(idx)
         if stacks:
             for t, cards in stacks.items():
-                core.stack(int(t), cards)
+                batch.stack(int(t), cards)
 
     def _active(self, resetting: np.ndarray) -> np.ndarray | None:
-        """The tables whose core steps: not reset on this step, not at a BET step."""
+        """The tables that step: not reset on this step, not at a BET step."""
         skip = resetting
         if self._bets:
-            assert self.core is not None
-            skip = resetting | self.core.opened
+            assert self.batch is not None
+            skip = resetting | self.batch.opened
         return ~skip if skip.any() else None
 
     def _bet_step(
@@ -730,9 +739,9 @@ class BlackjackVectorEnv(VectorEnv):
         action bets what the single env's mapping chooses) and are dealt; a round settled
         at the deal ends on this step (``over`` and ``net`` are written). Returns
         ``played`` with the bet actions played."""
-        core = self.core
-        assert core is not None
-        rows = (core.opened & ~resetting).nonzero()[0]
+        batch = self.batch
+        assert batch is not None
+        rows = (batch.opened & ~resetting).nonzero()[0]
         played = played.copy()  # (it may be the caller's array)
         if not rows.size:
             return played
@@ -750,45 +759,45 @@ class BlackjackVectorEnv(VectorEnv):
             mapped = np.where(below.any(axis=1), largest, allowed.argmax(axis=1))
             k = np.where(bad, mapped, want)
         played[rows] = n_play + k
-        core.start_rounds(rows, bets=self._bet_chips[k])
-        settled = rows[core.phase[rows] == _CORE_OVER]
+        batch.start_rounds(rows, bets=self._bet_chips[k])
+        settled = rows[batch.phase[rows] == _BATCH_OVER]
         if settled.size:
             over[settled] = True
-            net[settled] = core.round_net(settled)
+            net[settled] = batch.round_net(settled)
         return played
 
     def _broke(self, more: np.ndarray) -> np.ndarray:
         """Tables among ``more`` whose learner cannot cover the smallest bet now."""
-        core = self.core
-        assert core is not None and core.bankroll is not None
+        batch = self.batch
+        assert batch is not None and batch.bankroll is not None
         out = np.zeros(self.num_envs, dtype=bool)
         rows = more.nonzero()[0]
         if rows.size:
-            out[rows] = ~play.array_can_cover(core.chips(rows), self.settings.min_cost)
+            out[rows] = ~play.array_can_cover(batch.chips(rows), self.settings.min_cost)
         return out
 
     def _bankroll_chips(self) -> np.ndarray:
         """``info["bankroll"]``: the learner's chips off the table (a finite bankroll), or
         the session's net chips (unlimited credit); a new array."""
-        core = self.core
-        assert core is not None
-        if core.bankroll is None:
+        batch = self.batch
+        assert batch is not None
+        if batch.bankroll is None:
             return self._session_net.copy()
-        return core.chips(self._arange)
+        return batch.chips(self._arange)
 
     def _refresh_bets(self) -> None:
         """:meth:`_refresh` for tables at a BET step: the phase, and only the bet sizes the
         table limits and the learner's chips allow."""
-        core = self.core
-        assert core is not None
-        rows = core.opened.nonzero()[0]
+        batch = self.batch
+        assert batch is not None
+        rows = batch.opened.nonzero()[0]
         if not rows.size:
             return
         self._phase[rows] = _BET
         allowed = np.broadcast_to(self._bet_within, (rows.size, self._bet_within.size))
-        if core.bankroll is not None:
+        if batch.bankroll is not None:
             allowed = allowed & play.array_can_cover(
-                core.chips(rows)[:, None], self._bet_chips[None, :]
+                batch.chips(rows)[:, None], self._bet_chips[None, :]
             )
         mask = np.zeros((rows.size, self._n_actions), dtype=np.int8)
         mask[:, self._n_play :] = allowed
@@ -798,8 +807,8 @@ class BlackjackVectorEnv(VectorEnv):
         """:meth:`_observe`, with the BET step's observation at tables awaiting a bet."""
         obs = self._observe()
         if self._bets:
-            assert self.core is not None
-            rows = self.core.opened.nonzero()[0]
+            assert self.batch is not None
+            rows = self.batch.opened.nonzero()[0]
             if rows.size:
                 self._observe_bets(obs, rows)
         return obs
@@ -807,12 +816,12 @@ class BlackjackVectorEnv(VectorEnv):
     def _observe_bets(self, obs: Any, rows: np.ndarray) -> None:
         """Write the BET step's observation of tables ``rows`` into ``obs``: no cards on
         the table (totals, upcard, hands 0), the count of the cards not dealt."""
-        core = self.core
-        assert core is not None
+        batch = self.batch
+        assert batch is not None
         m = rows.size
         zero = np.zeros(m, dtype=np.int64)
         phase = np.full(m, _BET, dtype=np.int64)
-        hilo, remaining = core.shoe_count(rows)
+        hilo, remaining = batch.shoe_count(rows)
         tc = np.zeros(m, dtype=np.float64)
         np.divide(-hilo * 52.0, remaining, out=tc, where=remaining > 0)
         mode = self.obs_mode
@@ -821,14 +830,14 @@ class BlackjackVectorEnv(VectorEnv):
                 phase, zero, zero, zero, zero, zero, zero, zero, tc
             )
         elif mode is ObsMode.VECTOR:
-            shoe_left = 1.0 if self._infinite else remaining / core.shoe_size
+            shoe_left = 1.0 if self._infinite else remaining / batch.shoe_size
             obs[rows] = view.encode_vector(
                 phase, zero, zero, zero, zero, zero, zero, zero, zero,
                 self.rules.max_split_hands, zero, zero, zero, tc, shoe_left,
             )  # fmt: skip
         elif mode is ObsMode.DICT:
             none = np.zeros((m, 13), dtype=np.int64)
-            unseen = np.full((m, 13), 4, dtype=np.int64) if self._infinite else core.counts[rows]
+            unseen = np.full((m, 13), 4, dtype=np.int64) if self._infinite else batch.counts[rows]
             seats = np.zeros((m, 13 * self.rules.seats), dtype=np.int64)
             part = view.encode_dict(
                 phase, zero, zero, zero, zero, zero, none, none, seats, unseen, tc,

@@ -12,9 +12,9 @@ from gymnasium.vector import AutoresetMode
 
 import blackjack_env
 from blackjack_env.engine import Rules
+from blackjack_env.envs.batch import BatchPhase
 from blackjack_env.envs.blackjack import BlackjackEnv
 from blackjack_env.envs.vector import BlackjackVectorEnv
-from blackjack_env.envs.vector_core import BatchPhase
 
 gym.register_envs(blackjack_env)
 
@@ -65,10 +65,10 @@ def test_next_step_autoreset_ignores_the_action_and_gives_reward_zero() -> None:
     assert te1.all() and not tr1.any()
     assert np.array_equal(r1, info["round_net"])
     assert (info["phase"] == 3).all()  # SETTLED: the episode's last observation
-    rounds_before = env.core.rounds.copy()
+    rounds_before = env.batch.rounds.copy()
     _, r2, te2, tr2, info = env.step(np.full(64, 2))  # ignored: every sub-env resets
     assert (r2 == 0).all() and not te2.any() and not tr2.any()
-    assert (env.core.rounds == rounds_before + 1).all()
+    assert (env.batch.rounds == rounds_before + 1).all()
     assert not info["illegal_action"].any()
 
 
@@ -79,8 +79,8 @@ def test_same_step_autoreset_gives_the_final_observation() -> None:
     assert te.all() and info["_final_obs"].all()
     assert (info["final_obs"][:, 0] == 3).all()  # SETTLED
     assert np.array_equal(info["final_info"]["round_net"], info["round_net"])
-    assert (env.core.rounds == 2).all()  # the next round is already dealt
-    assert ((obs[:, 0] == 0) | (env.core.phase == BatchPhase.OVER)).all()  # PLAY or settled
+    assert (env.batch.rounds == 2).all()  # the next round is already dealt
+    assert ((obs[:, 0] == 0) | (env.batch.phase == BatchPhase.OVER)).all()  # PLAY or settled
 
 
 def test_disabled_autoreset_requires_a_partial_reset() -> None:
@@ -106,7 +106,7 @@ def test_finite_shoes_reshuffle_at_the_cut_card_and_conserve_cards() -> None:
     dealt_at_end = np.zeros(16, dtype=np.int64)
     reshuffles = 0
     for _ in range(300):
-        core = env.core
+        core = env.batch
         _, _, te, tr, info = env.step(_random_legal(rng, info["action_mask"]))
         # every row holds each of the 52 cards exactly once, whatever was dealt
         assert (np.sort(core.shoe, axis=1) == np.arange(52)).all()
@@ -127,8 +127,8 @@ def test_a_dry_shoe_refills_from_the_discards_mid_round() -> None:
     for _ in range(400):  # hitting to the end: rounds run out of cards
         actions = np.where(info["action_mask"][:, 1] > 0, 1, 0)
         _, _, _, _, info = env.step(actions)
-        assert (np.sort(env.core.shoe, axis=1) == np.arange(52)).all()
-    assert env.core.mid_round_reshuffles.sum() > 0
+        assert (np.sort(env.batch.shoe, axis=1) == np.arange(52)).all()
+    assert env.batch.mid_round_reshuffles.sum() > 0
 
 
 @pytest.mark.parametrize("mode", ["NextStep", "SameStep"])
@@ -198,3 +198,10 @@ def test_unsupported_and_bad_arguments_raise_clear_errors() -> None:
         env.reset(options={"card": "AS"})
     with pytest.raises(ValueError, match="cannot read card"):
         env.reset(options={"cards": "AS ZZ"})
+
+
+def test_the_old_name_core_still_reads_the_batch_with_a_warning():
+    env = BlackjackVectorEnv(num_envs=2)
+    env.reset(seed=0)
+    with pytest.warns(DeprecationWarning, match=r"\.batch"):
+        assert env.core is env.batch

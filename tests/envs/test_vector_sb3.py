@@ -13,8 +13,8 @@ from sb3_contrib.common.maskable.utils import get_action_masks
 from stable_baselines3 import PPO
 from stable_baselines3.common.vec_env import VecMonitor
 
+from blackjack_env.envs.batch import BatchPhase
 from blackjack_env.envs.sb3_vec import SB3VecEnv
-from blackjack_env.envs.vector_core import BatchPhase
 
 
 def test_step_api_terminal_observation_and_masks() -> None:
@@ -38,7 +38,7 @@ def test_step_api_terminal_observation_and_masks() -> None:
             assert infos[t]["TimeLimit.truncated"] is False
             assert rewards[t] == infos[t]["round_net"]
             # a fresh round (or one settled at the deal)
-            assert obs[t][0] != 3 or env.venv.core.phase[t] == BatchPhase.OVER
+            assert obs[t][0] != 3 or env.venv.batch.phase[t] == BatchPhase.OVER
     assert ended > 30
 
 

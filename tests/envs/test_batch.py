@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from blackjack_env.engine import ALL_CARDS, Action, Phase, Rules, Table, preset
-from blackjack_env.envs.vector_core import OUTCOME_CODES, BatchPhase, TableBatch
+from blackjack_env.envs.batch import OUTCOME_CODES, BatchPhase, TableBatch
 
 RULESETS: dict[str, Rules] = {
     "vegas-strip": preset("vegas-strip"),

@@ -1,4 +1,4 @@
-"""Many blackjack tables stepped at once with numpy: the batched core of the vector env.
+"""Many blackjack tables stepped at once with numpy: the batched tables of the vector env.
 
 :class:`TableBatch` plays ``num_tables`` independent tables, each with one
 player seat and a dealer, under one :class:`~blackjack_env.engine.rules.Rules`.
@@ -122,7 +122,7 @@ _STEPS = np.arange(8, dtype=np.float64)
 #: Infinite-deck cards drawn per generator call.
 _POOL = 1 << 20
 
-#: Number of decision codes the core understands (``Action`` 0..6).
+#: Number of decision codes the batched tables understand (``Action`` 0..6).
 NUM_CORE_ACTIONS = 7
 
 
