@@ -54,18 +54,26 @@ or bet the rules or bankroll do not allow raises :class:`IllegalActionError`
 
 Events: :attr:`Table.events` records the current round (cards dealt to whom,
 actions, insurance, the peek, settlements), for renderers and tests.
+
+Where the parts live (all importable from here and from :mod:`blackjack_env.engine`):
+:mod:`~blackjack_env.engine.events` (``Phase``, ``EventKind``, ``Event``,
+``HandResult``, ``Chips``), :mod:`~blackjack_env.engine.errors` (``TableError``,
+``PhaseError``, ``IllegalActionError``), :mod:`~blackjack_env.engine.seat`
+(``Seat``), and :mod:`~blackjack_env.engine.play` (``Action``, ``Outcome`` and
+every rule decision the table asks about). This module holds the state machine.
 """
 
 from __future__ import annotations
 
-from enum import Enum
 from fractions import Fraction
-from typing import Any, Final, NamedTuple, cast
+from typing import Any, Final, cast
 
 import numpy as np
 from mypy_extensions import mypyc_attr
 
 from blackjack_env.engine.cards import Card
+from blackjack_env.engine.errors import IllegalActionError, PhaseError, TableError
+from blackjack_env.engine.events import Chips, Event, EventKind, HandResult, Phase
 from blackjack_env.engine.hand import Hand, score
 from blackjack_env.engine.play import (
     INSURANCE_PAYS,
@@ -95,6 +103,7 @@ from blackjack_env.engine.rules import (
     SplitBet,
     SplitBy,
 )
+from blackjack_env.engine.seat import Seat, as_chips, check_bankroll
 from blackjack_env.engine.shoe import Shoe
 
 __all__ = [
@@ -114,75 +123,6 @@ __all__ = [
     "play_actions",
     "split_allowed",
 ]
-
-Chips = int | Fraction
-
-
-class Phase(Enum):
-    BETTING = "betting"
-    DEALING = "dealing"
-    INSURANCE = "insurance"
-    PLAYER_TURNS = "player_turns"
-    DEALER_TURN = "dealer_turn"
-    SETTLED = "settled"
-
-
-class EventKind(Enum):
-    SHUFFLE = "shuffle"  # the shoe was reshuffled before this round
-    BET = "bet"  # seat, amount
-    DEAL = "deal"  # seat, hand, card (a player's card)
-    UPCARD = "upcard"  # card
-    HOLE_CARD = "hole_card"  # the dealer's face-down card (card hidden in renderers)
-    ACTION = "action"  # seat, hand, action
-    RAISE = "raise"  # seat, hand, amount added to the bet
-    INSURANCE = "insurance"  # seat, amount staked
-    PEEK = "peek"  # dealer checked for blackjack; outcome None
-    REVEAL = "reveal"  # hole card turned over
-    DEALER_DRAW = "dealer_draw"  # card
-    INSURANCE_SETTLED = "insurance_settled"  # seat, amount returned (0 when lost)
-    SETTLE = "settle"  # seat, hand, outcome, amount (net chips)
-
-
-class Event(NamedTuple):
-    kind: EventKind
-    seat: int | None = None
-    hand: int | None = None
-    card: Card | None = None
-    action: Action | None = None
-    amount: Chips | None = None
-    outcome: Outcome | None = None
-
-
-class HandResult(NamedTuple):
-    """The settlement of one hand: chips staked, outcome, net chips won (+) or lost (-)."""
-
-    hand: int
-    outcome: Outcome
-    bet: Chips
-    net: Chips
-
-
-@mypyc_attr(native_class=False)
-class TableError(ValueError):
-    """Base class of the table's errors."""
-
-
-@mypyc_attr(native_class=False)
-class PhaseError(TableError):
-    """A call made in a phase where it is not allowed."""
-
-
-@mypyc_attr(native_class=False)
-class IllegalActionError(TableError):
-    """An action or bet that the rules or the bankroll do not allow."""
-
-
-def _chips(value: Fraction | int) -> Chips:
-    """Keep whole amounts as int."""
-    if isinstance(value, Fraction) and value.denominator == 1:
-        return value.numerator
-    return value
-
 
 _HALF: Final = Fraction(1, 2)
 # Enum members read on the hot paths, as module constants: on Python 3.11 reading
@@ -216,66 +156,9 @@ _SURRENDERED: Final = Outcome.SURRENDER
 _record: Final = tuple.__new__
 
 
-def _bankroll(value: object) -> Chips | None:
-    """A seat's starting bankroll: None (unlimited credit) or chips >= 0."""
-    if value is None:
-        return None
-    if isinstance(value, np.integer):
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, (int, Fraction)) or value < 0:
-        raise ValueError(
-            f"bankroll={value!r} is not allowed; use None (unlimited credit), a whole number "
-            f"of chips >= 0 or a Fraction >= 0, or a list with one entry per seat"
-        )
-    return _chips(value)
-
-
 #: What play_actions gives a hand that holds more than two cards (or has doubled)
 #: and may be hit; Table's fast paths return it without the work.
 _STAND_HIT: Final = (Action.STAND, Action.HIT)
-
-
-@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-class Seat:
-    """A player's place at the table.
-
-    ``bankroll``: chips not on the table (``None`` for unlimited credit).
-    ``bet``: the bet placed for the coming round. ``hands``: this round's hands
-    (several after splits). ``insurance``: chips staked on insurance.
-    ``results``: one :class:`HandResult` per hand once settled. ``net``: the
-    round's net result including insurance.
-    """
-
-    __slots__ = ("bankroll", "bet", "hands", "index", "insurance", "net", "results")
-
-    def __init__(self, index: int, bankroll: Chips | None) -> None:
-        self.index = index
-        self.bankroll = bankroll
-        self.bet: int = 0
-        self.hands: list[Hand] = []
-        self.insurance: Chips = 0
-        self.results: list[HandResult] = []
-        self.net: Chips = 0
-
-    @property
-    def active(self) -> bool:
-        """True when the seat plays this round (it has a bet / hands)."""
-        return self.bet > 0
-
-    def can_afford(self, amount: Chips) -> bool:
-        return self.bankroll is None or self.bankroll >= amount
-
-    def _take(self, amount: Chips) -> None:
-        if self.bankroll is not None:
-            self.bankroll = _chips(self.bankroll - amount)
-
-    def _give(self, amount: Chips) -> None:
-        if self.bankroll is not None:
-            self.bankroll = _chips(self.bankroll + amount)
-
-    def __repr__(self) -> str:
-        hands = ", ".join(str(h) for h in self.hands)
-        return f"Seat({self.index}, bankroll={self.bankroll}, bet={self.bet}, hands=[{hands}])"
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
@@ -336,7 +219,7 @@ class Table:
             raise ValueError(
                 f"bankroll list has {len(bankrolls)} entries; the table has {rules.seats} seats"
             )
-        self.seats = [Seat(i, _bankroll(b)) for i, b in enumerate(bankrolls)]
+        self.seats = [Seat(i, check_bankroll(b)) for i, b in enumerate(bankrolls)]
         self._values = rules.card_values
         self.dealer = Hand(self._values)
         self.phase = Phase.BETTING
@@ -620,7 +503,7 @@ class Table:
             if hand.is_blackjack:
                 self._pay(seat, 0, Outcome.EVEN_MONEY)
             else:
-                stake = _chips(Fraction(hand.bet) * _HALF)
+                stake = as_chips(Fraction(hand.bet) * _HALF)
                 seat._take(stake)
                 seat.insurance = stake
                 self.events.append(Event(EventKind.INSURANCE, seat.index, amount=stake))
@@ -642,11 +525,11 @@ class Table:
             if seat.insurance:
                 returned = seat.insurance * (1 + INSURANCE_PAYS) if dealer_bj else 0
                 seat._give(returned)
-                net = _chips(returned - seat.insurance)
-                seat.net = _chips(seat.net + net)
-                self.house = _chips(self.house - net)
+                net = as_chips(returned - seat.insurance)
+                seat.net = as_chips(seat.net + net)
+                self.house = as_chips(self.house - net)
                 self.events.append(
-                    Event(EventKind.INSURANCE_SETTLED, seat.index, amount=_chips(returned))
+                    Event(EventKind.INSURANCE_SETTLED, seat.index, amount=as_chips(returned))
                 )
         if dealer_bj:
             self.hole_revealed = True
@@ -906,16 +789,16 @@ class Table:
         if type(factor) is int and type(bet) is int:
             net: Chips = factor * bet
         else:
-            net = _chips(factor * bet)
+            net = as_chips(factor * bet)
         if type(net) is int and type(bet) is int and type(seat.net) is int:
             if seat.bankroll is not None:
-                seat.bankroll = _chips(seat.bankroll + bet + net)
+                seat.bankroll = as_chips(seat.bankroll + bet + net)
             seat.net += net
-            self.house = _chips(self.house - net)
+            self.house = as_chips(self.house - net)
         else:
-            seat._give(_chips(bet + net))
-            seat.net = _chips(seat.net + net)
-            self.house = _chips(self.house - net)
+            seat._give(as_chips(bet + net))
+            seat.net = as_chips(seat.net + net)
+            self.house = as_chips(self.house - net)
         hand.settled = True
         hand.done = True
         seat.results.append(_record(HandResult, (hand_i, result, bet, net)))
