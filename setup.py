@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import importlib.machinery
 import json
 import os
 import sys
@@ -81,9 +82,19 @@ BUILD_COMMANDS = {"build", "build_ext", "bdist_wheel", "editable_wheel", "develo
 MYPY_OPTIONS = ["--config-file", str(ROOT / "pyproject.toml")]
 
 
+def _remove_built_extensions() -> None:
+    """Delete extensions left in the tree by an earlier compiled (editable) build, so a
+    pure install runs its source without the stale-build warning."""
+    stems = [ROOT / path[: -len(".py")] for path in COMPILED] + [ROOT / "blackjack_env__mypyc"]
+    for stem in stems:
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            stem.with_name(stem.name + suffix).unlink(missing_ok=True)
+
+
 def _extensions() -> list:
     if os.environ.get("BLACKJACK_ENV_PURE", "") not in ("", "0"):
         MANIFEST.unlink(missing_ok=True)
+        _remove_built_extensions()
         return []
     if not BUILD_COMMANDS.intersection(sys.argv[1:]):
         return []

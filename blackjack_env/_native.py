@@ -6,8 +6,10 @@ step) with mypyc into C extensions beside their ``.py`` files and records, in
 an extension in preference to a ``.py`` file of the same name, so an extension
 left over from before an edit of its source would silently run the old code.
 This module, imported first by the package, prevents that: the modules run
-compiled only when every extension exists and neither their sources nor
-``engine/rules.py`` (whose types are compiled into them) changed since the build.
+compiled only when every extension exists and neither their sources nor the
+modules of ``TYPES_FROM`` (plain Python whose types the compiled code uses:
+``engine/rules.py``, ``engine/events.py``, ``engine/errors.py``) changed since
+the build.
 Otherwise they are all imported from their ``.py`` files, with a warning naming
 the changed modules and how to rebuild them (``pip install -e .``).
 
@@ -38,6 +40,7 @@ KNOWN = (
     "blackjack_env.engine.cards",
     "blackjack_env.engine.hand",
     "blackjack_env.engine.play",
+    "blackjack_env.engine.seat",
     "blackjack_env.engine.shoe",
     "blackjack_env.engine.table",
     "blackjack_env.envs.core",
@@ -46,7 +49,11 @@ KNOWN = (
 
 #: Modules not compiled whose types are compiled into those above (setup.py's
 #: TYPES_FROM): editing one also makes the build stale.
-TYPES_FROM = ("blackjack_env.engine.rules",)
+TYPES_FROM = (
+    "blackjack_env.engine.errors",
+    "blackjack_env.engine.events",
+    "blackjack_env.engine.rules",
+)
 
 #: The C library the compiled modules share (setup.py's mypyc group name + "__mypyc").
 SHARED_LIBRARY = "blackjack_env__mypyc"

@@ -143,32 +143,35 @@ class Outcome(Enum):
     EVEN_MONEY = "even_money"  # +1, a natural paid 1:1 against an ace
 
 
-# Members read on the hot paths, as module constants (compiled code keeps them in C
-# globals; reading them through the enum class costs several times more).
-_STAND: Final = Action.STAND
-_HIT: Final = Action.HIT
-_DOUBLE: Final = Action.DOUBLE
-_SPLIT: Final = Action.SPLIT
-_SURRENDER: Final = Action.SURRENDER
-_INSURE: Final = Action.INSURE
-_DECLINE: Final = Action.DECLINE
-_WIN: Final = Outcome.WIN
-_BLACKJACK: Final = Outcome.BLACKJACK
-_PUSH: Final = Outcome.PUSH
-_LOSS: Final = Outcome.LOSS
-_BUST: Final = Outcome.BUST
-_SURRENDERED: Final = Outcome.SURRENDER
-_EVEN_MONEY: Final = Outcome.EVEN_MONEY
-_NO_DOUBLE: Final = DoubleRule.NEVER
-_DOUBLE_ANY: Final = DoubleRule.ANY_TWO
-_DOUBLE_9_11: Final = DoubleRule.NINE_TO_ELEVEN
-_NO_SURRENDER: Final = Surrender.NONE
-_EARLY: Final = Surrender.EARLY
-_PEEK: Final = HoleCard.PEEK
-_HALVE: Final = SplitBet.HALVE
-_BY_VALUE: Final = SplitBy.VALUE
-_PUSH_TIES: Final = TieRule.PUSH
-_DEALER_WINS_TIES: Final = TieRule.DEALER_WINS
+# Members read on the hot paths, as module constants named _<ENUM>_<MEMBER> (compiled
+# code keeps them in C globals; reading them through the enum class costs several
+# times more). Measured (compiled, 2026-11-30, CPU time, builds alternated): without
+# them the vegas-strip env and engine run about 3% slower (sutton-barto: no change,
+# its rules skip this module's legality work). Kept, at the edge of what pays.
+_ACTION_STAND: Final = Action.STAND
+_ACTION_HIT: Final = Action.HIT
+_ACTION_DOUBLE: Final = Action.DOUBLE
+_ACTION_SPLIT: Final = Action.SPLIT
+_ACTION_SURRENDER: Final = Action.SURRENDER
+_ACTION_INSURE: Final = Action.INSURE
+_ACTION_DECLINE: Final = Action.DECLINE
+_OUTCOME_WIN: Final = Outcome.WIN
+_OUTCOME_BLACKJACK: Final = Outcome.BLACKJACK
+_OUTCOME_PUSH: Final = Outcome.PUSH
+_OUTCOME_LOSS: Final = Outcome.LOSS
+_OUTCOME_BUST: Final = Outcome.BUST
+_OUTCOME_SURRENDER: Final = Outcome.SURRENDER
+_OUTCOME_EVEN_MONEY: Final = Outcome.EVEN_MONEY
+_DOUBLE_RULE_NEVER: Final = DoubleRule.NEVER
+_DOUBLE_RULE_ANY_TWO: Final = DoubleRule.ANY_TWO
+_DOUBLE_RULE_NINE_TO_ELEVEN: Final = DoubleRule.NINE_TO_ELEVEN
+_SURRENDER_NONE: Final = Surrender.NONE
+_SURRENDER_EARLY: Final = Surrender.EARLY
+_HOLE_CARD_PEEK: Final = HoleCard.PEEK
+_SPLIT_BET_HALVE: Final = SplitBet.HALVE
+_SPLIT_BY_VALUE: Final = SplitBy.VALUE
+_TIE_RULE_PUSH: Final = TieRule.PUSH
+_TIE_RULE_DEALER_WINS: Final = TieRule.DEALER_WINS
 _MINUS_HALF: Final = Fraction(-1, 2)
 
 
@@ -199,7 +202,7 @@ def dealer_peeks(rules: Rules, up_value: int, up_ace: bool) -> bool:
     """The dealer checks the hole card for blackjack before anyone plays: under
     ``HoleCard.PEEK``, with an ace (by rank: custom values may make another card
     worth 1) or a ten-value card up."""
-    return rules.hole_card is _PEEK and (up_ace or up_value == 10)
+    return rules.hole_card is _HOLE_CARD_PEEK and (up_ace or up_value == 10)
 
 
 def dealer_draws(rules: Rules, total: int, soft: bool) -> bool:
@@ -248,7 +251,7 @@ def pair_key(values: tuple[int, ...], rank: int, by_value: bool) -> int:
 
 def pair_class(rules: Rules, rank: int) -> int:
     """:func:`pair_key` of a rank under the rules' ``split_by``."""
-    return pair_key(rules.card_values, rank, rules.split_by is _BY_VALUE)
+    return pair_key(rules.card_values, rank, rules.split_by is _SPLIT_BY_VALUE)
 
 
 def is_pair(values: tuple[int, ...], rank_a: int, rank_b: int, by_value: bool) -> bool:
@@ -265,14 +268,14 @@ def hit_allowed(rules: Rules, split_aces: bool) -> bool:
 def double_allowed(rules: Rules, total: int, soft: bool, from_split: bool) -> bool:
     """Whether the rules let a two-card hand of this total double (bankroll aside)."""
     rule = rules.double
-    if rule is _NO_DOUBLE:
+    if rule is _DOUBLE_RULE_NEVER:
         return False
     if from_split and not rules.double_after_split:
         return False
-    if rule is not _DOUBLE_ANY:
+    if rule is not _DOUBLE_RULE_ANY_TWO:
         if soft:
             return False
-        low = 9 if rule is _DOUBLE_9_11 else 10
+        low = 9 if rule is _DOUBLE_RULE_NINE_TO_ELEVEN else 10
         if not low <= total <= 11:
             return False
     return True
@@ -289,7 +292,7 @@ def split_allowed(rules: Rules, *, pair: bool, hands: int, split_aces: bool) -> 
 def split_stake_ok(rules: Rules, bet: int | Fraction, bankroll_covers: bool) -> bool:
     """The stake allows a split: a halved bet needs at least one chip per hand
     (``SplitBet.HALVE``), a matched bet needs the bankroll to cover it."""
-    if rules.split_bet is _HALVE:
+    if rules.split_bet is _SPLIT_BET_HALVE:
         return bet >= 2
     return bankroll_covers
 
@@ -303,11 +306,11 @@ def surrender_allowed(
     otherwise the hand is in play, where a late surrender is made, and an early one
     too when the dealer did not peek (it was asked before the peek otherwise)."""
     surrender = rules.surrender
-    if surrender is _NO_SURRENDER or hands != 1:
+    if surrender is _SURRENDER_NONE or hands != 1:
         return False
     if pre_peek:
-        return surrender is _EARLY
-    return surrender is not _EARLY or not dealer_peeks(rules, up_value, up_ace)
+        return surrender is _SURRENDER_EARLY
+    return surrender is not _SURRENDER_EARLY or not dealer_peeks(rules, up_value, up_ace)
 
 
 def play_actions(
@@ -417,38 +420,38 @@ def outcome(rules: Rules, player: int, dealer: int) -> Outcome:
     against the dealer's final hand of category ``dealer`` (see :func:`category`):
     the one place a hand is judged against the dealer."""
     if player == BUST_CATEGORY:
-        return _BUST
+        return _OUTCOME_BUST
     ties = rules.ties
     player_bj = player == NATURAL_CATEGORY
     dealer_bj = dealer == NATURAL_CATEGORY
     dealer_bust = dealer == BUST_CATEGORY
     if player_bj and dealer_bj:
-        return _LOSS if ties is _DEALER_WINS_TIES else _PUSH
+        return _OUTCOME_LOSS if ties is _TIE_RULE_DEALER_WINS else _OUTCOME_PUSH
     if player_bj and (rules.natural_beats_21 or dealer != 21):
-        return _BLACKJACK
+        return _OUTCOME_BLACKJACK
     if dealer_bj and rules.dealer_natural_beats_21:
-        return _LOSS
+        return _OUTCOME_LOSS
     if dealer_bust:
-        return _WIN
+        return _OUTCOME_WIN
     total = 21 if player_bj else player
     dealer_total = 21 if dealer_bj else dealer
     if total > dealer_total:
-        return _BLACKJACK if player_bj else _WIN
+        return _OUTCOME_BLACKJACK if player_bj else _OUTCOME_WIN
     if total < dealer_total:
-        return _LOSS
-    return _PUSH if ties is _PUSH_TIES else _LOSS
+        return _OUTCOME_LOSS
+    return _OUTCOME_PUSH if ties is _TIE_RULE_PUSH else _OUTCOME_LOSS
 
 
 def surrender_outcome(dealer_natural: bool) -> Outcome:
     """A surrendered hand settled against the dealer's hand (a late surrender without
     a peek): a dealer natural takes the whole bet, otherwise half comes back."""
-    return _LOSS if dealer_natural else _SURRENDERED
+    return _OUTCOME_LOSS if dealer_natural else _OUTCOME_SURRENDER
 
 
 def surrender_settles_at_once(rules: Rules) -> bool:
     """A surrender is paid when made (early surrender, or after a peek) rather than
     judged with the dealer's hand (late surrender without a peek)."""
-    return rules.surrender is _EARLY or rules.hole_card is _PEEK
+    return rules.surrender is _SURRENDER_EARLY or rules.hole_card is _HOLE_CARD_PEEK
 
 
 #: Net chips won per chip staked on insurance when the dealer has a natural (2:1; the
@@ -459,13 +462,13 @@ INSURANCE_PAYS: Final = 2
 def payout(rules: Rules, result: Outcome) -> int | Fraction:
     """Net chips won (+) or lost (-) per chip staked on a hand with this outcome
     (an ``int`` when whole)."""
-    if result is _WIN or result is _EVEN_MONEY:
+    if result is _OUTCOME_WIN or result is _OUTCOME_EVEN_MONEY:
         return 1
-    if result is _BLACKJACK:
+    if result is _OUTCOME_BLACKJACK:
         return rules.blackjack_payout
-    if result is _PUSH:
+    if result is _OUTCOME_PUSH:
         return 0
-    if result is _SURRENDERED:
+    if result is _OUTCOME_SURRENDER:
         return _MINUS_HALF
     return -1
 
@@ -641,7 +644,7 @@ def stand_hit_only(rules: Rules) -> bool:
     rules (Gymnasium's game): read off :func:`play_actions` over every state."""
     table = play_action_table(rules)
     can_split = (np.arange(table.shape[0]) & KEY_CAN_SPLIT) != 0
-    options = [int(_DOUBLE), int(_SURRENDER)]
+    options = [int(_ACTION_DOUBLE), int(_ACTION_SURRENDER)]
     return not (table[~can_split][:, options].any() or split_allowed_table(rules)[:, 1:].any())
 
 

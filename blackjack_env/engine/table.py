@@ -54,18 +54,25 @@ or bet the rules or bankroll do not allow raises :class:`IllegalActionError`
 
 Events: :attr:`Table.events` records the current round (cards dealt to whom,
 actions, insurance, the peek, settlements), for renderers and tests.
+
+Where the parts live (all importable from here and from :mod:`blackjack_env.engine`):
+:mod:`~blackjack_env.engine.events` (``Phase``, ``EventKind``, ``Event``,
+``HandResult``, ``Chips``), :mod:`~blackjack_env.engine.errors` (``TableError``,
+``PhaseError``, ``IllegalActionError``), :mod:`~blackjack_env.engine.seat`
+(``Seat``), and :mod:`~blackjack_env.engine.play` (``Action``, ``Outcome`` and
+every rule decision the table asks about). This module holds the state machine.
 """
 
 from __future__ import annotations
 
-from enum import Enum
-from fractions import Fraction
-from typing import Any, Final, NamedTuple, cast
+from typing import Any, Final, SupportsIndex, cast
 
 import numpy as np
 from mypy_extensions import mypyc_attr
 
 from blackjack_env.engine.cards import Card
+from blackjack_env.engine.errors import IllegalActionError, PhaseError, TableError
+from blackjack_env.engine.events import Chips, Event, EventKind, HandResult, Phase
 from blackjack_env.engine.hand import Hand, score
 from blackjack_env.engine.play import (
     INSURANCE_PAYS,
@@ -97,6 +104,7 @@ from blackjack_env.engine.rules import (
     SplitBet,
     SplitBy,
 )
+from blackjack_env.engine.seat import Seat, as_chips, check_bankroll
 from blackjack_env.engine.shoe import Shoe
 
 __all__ = [
@@ -117,166 +125,45 @@ __all__ = [
     "split_allowed",
 ]
 
-Chips = int | Fraction
-
-
-class Phase(Enum):
-    BETTING = "betting"
-    DEALING = "dealing"
-    INSURANCE = "insurance"
-    PLAYER_TURNS = "player_turns"
-    DEALER_TURN = "dealer_turn"
-    SETTLED = "settled"
-
-
-class EventKind(Enum):
-    SHUFFLE = "shuffle"  # the shoe was reshuffled before this round
-    BET = "bet"  # seat, amount
-    DEAL = "deal"  # seat, hand, card (a player's card)
-    UPCARD = "upcard"  # card
-    HOLE_CARD = "hole_card"  # the dealer's face-down card (card hidden in renderers)
-    ACTION = "action"  # seat, hand, action
-    RAISE = "raise"  # seat, hand, amount added to the bet
-    INSURANCE = "insurance"  # seat, amount staked
-    PEEK = "peek"  # dealer checked for blackjack; outcome None
-    REVEAL = "reveal"  # hole card turned over
-    DEALER_DRAW = "dealer_draw"  # card
-    INSURANCE_SETTLED = "insurance_settled"  # seat, amount returned (0 when lost)
-    SETTLE = "settle"  # seat, hand, outcome, amount (net chips)
-
-
-class Event(NamedTuple):
-    kind: EventKind
-    seat: int | None = None
-    hand: int | None = None
-    card: Card | None = None
-    action: Action | None = None
-    amount: Chips | None = None
-    outcome: Outcome | None = None
-
-
-class HandResult(NamedTuple):
-    """The settlement of one hand: chips staked, outcome, net chips won (+) or lost (-)."""
-
-    hand: int
-    outcome: Outcome
-    bet: Chips
-    net: Chips
-
-
-@mypyc_attr(native_class=False)
-class TableError(ValueError):
-    """Base class of the table's errors."""
-
-
-@mypyc_attr(native_class=False)
-class PhaseError(TableError):
-    """A call made in a phase where it is not allowed."""
-
-
-@mypyc_attr(native_class=False)
-class IllegalActionError(TableError):
-    """An action or bet that the rules or the bankroll do not allow."""
-
-
-def _chips(value: Fraction | int) -> Chips:
-    """Keep whole amounts as int."""
-    if isinstance(value, Fraction) and value.denominator == 1:
-        return value.numerator
-    return value
-
-
-# Enum members read on the hot paths, as module constants: on Python 3.11 reading
-# ``Outcome.WIN`` through the enum class costs several times a global lookup, and
-# ``Final`` lets the compiled module keep them in C globals (no dict lookup).
-_BETTING: Final = Phase.BETTING
-_DEALING: Final = Phase.DEALING
-_INSURANCE: Final = Phase.INSURANCE
-_PLAYER_TURNS: Final = Phase.PLAYER_TURNS
-_DEALER_TURN: Final = Phase.DEALER_TURN
-_SETTLED: Final = Phase.SETTLED
-_STAND: Final = Action.STAND
-_HIT: Final = Action.HIT
-_DOUBLE: Final = Action.DOUBLE
-_SPLIT: Final = Action.SPLIT
-_SURRENDER: Final = Action.SURRENDER
-_DEAL: Final = EventKind.DEAL
-_UPCARD: Final = EventKind.UPCARD
-_HOLE_CARD: Final = EventKind.HOLE_CARD
-_ACTION: Final = EventKind.ACTION
-_PEEK: Final = EventKind.PEEK
-_REVEAL: Final = EventKind.REVEAL
-_DEALER_DRAW: Final = EventKind.DEALER_DRAW
-_SETTLE: Final = EventKind.SETTLE
-_BET: Final = EventKind.BET
-_BLACKJACK: Final = Outcome.BLACKJACK
-_BUST: Final = Outcome.BUST
-_SURRENDERED: Final = Outcome.SURRENDER
+# Enum members read on the hot paths, as module constants named _<ENUM>_<MEMBER>: on
+# Python 3.11 reading ``Outcome.WIN`` through the enum class costs several times a
+# global lookup, and ``Final`` lets the compiled module keep them in C globals.
+# Measured (compiled, 2026-11-30, CPU time, builds alternated): reading the members
+# through their enums instead makes the env 24% / 17% slower (sutton-barto tuple /
+# vegas-strip multidiscrete) and the engine 25-35% slower. Kept.
+_PHASE_BETTING: Final = Phase.BETTING
+_PHASE_DEALING: Final = Phase.DEALING
+_PHASE_INSURANCE: Final = Phase.INSURANCE
+_PHASE_PLAYER_TURNS: Final = Phase.PLAYER_TURNS
+_PHASE_DEALER_TURN: Final = Phase.DEALER_TURN
+_PHASE_SETTLED: Final = Phase.SETTLED
+_ACTION_STAND: Final = Action.STAND
+_ACTION_HIT: Final = Action.HIT
+_ACTION_DOUBLE: Final = Action.DOUBLE
+_ACTION_SPLIT: Final = Action.SPLIT
+_ACTION_SURRENDER: Final = Action.SURRENDER
+_EVENT_DEAL: Final = EventKind.DEAL
+_EVENT_UPCARD: Final = EventKind.UPCARD
+_EVENT_HOLE_CARD: Final = EventKind.HOLE_CARD
+_EVENT_ACTION: Final = EventKind.ACTION
+_EVENT_PEEK: Final = EventKind.PEEK
+_EVENT_REVEAL: Final = EventKind.REVEAL
+_EVENT_DEALER_DRAW: Final = EventKind.DEALER_DRAW
+_EVENT_SETTLE: Final = EventKind.SETTLE
+_EVENT_BET: Final = EventKind.BET
+_OUTCOME_BLACKJACK: Final = Outcome.BLACKJACK
+_OUTCOME_BUST: Final = Outcome.BUST
+_OUTCOME_SURRENDER: Final = Outcome.SURRENDER
 # Hot paths build Event / HandResult records with every field given, through
 # tuple.__new__: the same records, without the NamedTuple's Python-level __new__.
+# Measured as above: calling Event(...) / HandResult(...) instead makes the env 19% /
+# 12% slower and the engine 23-28% slower. Kept.
 _record: Final = tuple.__new__
-
-
-def _bankroll(value: object) -> Chips | None:
-    """A seat's starting bankroll: None (unlimited credit) or chips >= 0."""
-    if value is None:
-        return None
-    if isinstance(value, np.integer):
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, (int, Fraction)) or value < 0:
-        raise ValueError(
-            f"bankroll={value!r} is not allowed; use None (unlimited credit), a whole number "
-            f"of chips >= 0 or a Fraction >= 0, or a list with one entry per seat"
-        )
-    return _chips(value)
 
 
 #: What play_actions gives a hand that holds more than two cards (or has doubled)
 #: and may be hit; Table's fast paths return it without the work.
 _STAND_HIT: Final = (Action.STAND, Action.HIT)
-
-
-@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
-class Seat:
-    """A player's place at the table.
-
-    ``bankroll``: chips not on the table (``None`` for unlimited credit).
-    ``bet``: the bet placed for the coming round. ``hands``: this round's hands
-    (several after splits). ``insurance``: chips staked on insurance.
-    ``results``: one :class:`HandResult` per hand once settled. ``net``: the
-    round's net result including insurance.
-    """
-
-    __slots__ = ("bankroll", "bet", "hands", "index", "insurance", "net", "results")
-
-    def __init__(self, index: int, bankroll: Chips | None) -> None:
-        self.index = index
-        self.bankroll = bankroll
-        self.bet: int = 0
-        self.hands: list[Hand] = []
-        self.insurance: Chips = 0
-        self.results: list[HandResult] = []
-        self.net: Chips = 0
-
-    @property
-    def active(self) -> bool:
-        """True when the seat plays this round (it has a bet / hands)."""
-        return self.bet > 0
-
-    def can_afford(self, amount: Chips) -> bool:
-        return can_cover(self.bankroll, amount)
-
-    def _take(self, amount: Chips) -> None:
-        if self.bankroll is not None:
-            self.bankroll = _chips(self.bankroll - amount)
-
-    def _give(self, amount: Chips) -> None:
-        if self.bankroll is not None:
-            self.bankroll = _chips(self.bankroll + amount)
-
-    def __repr__(self) -> str:
-        hands = ", ".join(str(h) for h in self.hands)
-        return f"Seat({self.index}, bankroll={self.bankroll}, bet={self.bet}, hands=[{hands}])"
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
@@ -303,7 +190,10 @@ class Table:
         bankroll: object = None,
         shoe: object = None,
     ) -> None:
-        # (rng and shoe typed object: checked here with the table's own message)
+        # The arguments are typed object because compiled code checks an annotated
+        # argument's type before the body runs, with its own message: typed object, a
+        # wrong type gets the table's message below, compiled or not
+        # (tests/engine/test_library_errors.py). No speed is at stake (once per table).
         if not isinstance(rules, Rules):
             raise TypeError(f"rules must be a Rules, got {type(rules).__name__}")
         if shoe is not None and not isinstance(shoe, Shoe):
@@ -337,7 +227,7 @@ class Table:
             raise ValueError(
                 f"bankroll list has {len(bankrolls)} entries; the table has {rules.seats} seats"
             )
-        self.seats = [Seat(i, _bankroll(b)) for i, b in enumerate(bankrolls)]
+        self.seats = [Seat(i, check_bankroll(b)) for i, b in enumerate(bankrolls)]
         self._values = rules.card_values
         self.dealer = Hand(self._values)
         self.phase = Phase.BETTING
@@ -367,28 +257,28 @@ class Table:
     @property
     def to_act(self) -> tuple[int, int] | None:
         """``(seat, hand)`` whose decision is awaited, or None."""
-        if self.phase is _PLAYER_TURNS:
+        if self.phase is _PHASE_PLAYER_TURNS:
             return self._seat_i, self._hand_i
-        if self.phase is _INSURANCE:
+        if self.phase is _PHASE_INSURANCE:
             return self._seat_i, 0
         return None
 
     @property
     def current_hand(self) -> Hand | None:
         """The hand whose decision is awaited, or None."""
-        if self.phase is _PLAYER_TURNS or self.phase is _INSURANCE:
+        if self.phase is _PHASE_PLAYER_TURNS or self.phase is _PHASE_INSURANCE:
             return self.seats[self._seat_i].hands[max(self._hand_i, 0)]
         return None
 
     def legal_actions(self) -> tuple[Action, ...]:
         """The actions the rules and bankroll allow for the hand to act (empty if none)."""
-        if self.phase is _PLAYER_TURNS:
+        if self.phase is _PHASE_PLAYER_TURNS:
             seat = self.seats[self._seat_i]
             legal = self._play_actions(seat, seat.hands[self._hand_i])
             if not self.shoe.can_draw:  # every card is on the table: no card to take
-                legal = tuple([a for a in legal if a is _STAND or a is Action.SURRENDER])
+                legal = tuple([a for a in legal if a is _ACTION_STAND or a is Action.SURRENDER])
             return legal
-        if self.phase is _INSURANCE:
+        if self.phase is _PHASE_INSURANCE:
             return self._insurance_actions(self.seats[self._seat_i])
         return ()
 
@@ -401,12 +291,12 @@ class Table:
         return cards
 
     # =============================================================== betting
-    def bet(self, seat: object, amount: object) -> None:
+    def bet(self, seat: SupportsIndex, amount: SupportsIndex) -> None:
         """Place (or replace) ``seat``'s bet for the coming round.
 
         ``amount`` 0 withdraws the bet (the seat sits out).
         """
-        if self.phase is not _BETTING:
+        if self.phase is not _PHASE_BETTING:
             self._need(Phase.BETTING, "bet")
         s = self._seat(seat)
         if type(amount) is not int and (
@@ -430,9 +320,9 @@ class Table:
             s._take(amount)
         s.bet = amount
         if amount:
-            self.events.append(_record(Event, (_BET, seat, None, None, None, amount, None)))
+            self.events.append(_record(Event, (_EVENT_BET, seat, None, None, None, amount, None)))
 
-    def raise_bet(self, amount: object) -> None:
+    def raise_bet(self, amount: SupportsIndex) -> None:
         """Add ``amount`` chips to the bet of the hand to act (``rules.bet_raising``)."""
         self._need(Phase.PLAYER_TURNS, "raise a bet")
         if not self.rules.bet_raising:
@@ -465,8 +355,8 @@ class Table:
         settled, or in ``BETTING`` before any card is dealt (bets stay).
         """
         phase = self.phase
-        if phase is not _SETTLED:
-            if phase is _BETTING:
+        if phase is not _PHASE_SETTLED:
+            if phase is _PHASE_BETTING:
                 return False
             raise PhaseError(
                 f"new_round() is called once the round is settled; the table is in phase "
@@ -488,13 +378,13 @@ class Table:
         if self.reshuffled:
             shoe.shuffle()
             self.events.append(Event(EventKind.SHUFFLE))
-        self.phase = _BETTING
+        self.phase = _PHASE_BETTING
         return self.reshuffled
 
     def deal(self) -> None:
         """Deal the round to every seat with a bet."""
-        if self.phase is not _BETTING:
-            self._need(_BETTING, "deal")
+        if self.phase is not _PHASE_BETTING:
+            self._need(_PHASE_BETTING, "deal")
         values = self._values
         active = []  # (seat, its hand) for every seat with a bet, in seat order
         for seat in self.seats:
@@ -506,7 +396,7 @@ class Table:
         if not active:
             raise PhaseError("no seat has a bet: place at least one bet before dealing")
         self.round += 1
-        self.phase = _DEALING
+        self.phase = _PHASE_DEALING
         rules = self.rules
         draw = self.shoe.draw
         events = self.events
@@ -514,25 +404,25 @@ class Table:
         for seat, hand in active:
             card = draw()
             hand.add(card)
-            events.append(_record(Event, (_DEAL, seat.index, 0, card, None, None, None)))
+            events.append(_record(Event, (_EVENT_DEAL, seat.index, 0, card, None, None, None)))
         card = draw()
         dealer.add(card)
-        events.append(_record(Event, (_UPCARD, None, None, card, None, None, None)))
+        events.append(_record(Event, (_EVENT_UPCARD, None, None, card, None, None, None)))
         for seat, hand in active:
             card = draw()
             hand.add(card)
-            events.append(_record(Event, (_DEAL, seat.index, 0, card, None, None, None)))
+            events.append(_record(Event, (_EVENT_DEAL, seat.index, 0, card, None, None, None)))
         if self._hole:
             card = draw()
             dealer.add(card)
             events.append(
-                _record(Event, (_HOLE_CARD, None, None, card, None, None, None))
+                _record(Event, (_EVENT_HOLE_CARD, None, None, card, None, None, None))
             )
 
         for seat, hand in active:
             if hand.is_blackjack:
                 if rules.natural_paid_at_deal:
-                    self._pay(seat, 0, _BLACKJACK)
+                    self._pay(seat, 0, _OUTCOME_BLACKJACK)
                 elif rules.natural_ends_hand:
                     hand.done = True
 
@@ -543,32 +433,32 @@ class Table:
             self._peek_possible = dealer_peeks(rules, values[up_rank - 1], up_rank == 1)
             self._seat_i = -1
             if self._peek_possible and self._next_insurance_seat():
-                self.phase = _INSURANCE
+                self.phase = _PHASE_INSURANCE
                 return
             self._peek()
-            if self.phase is _SETTLED:
+            if self.phase is _PHASE_SETTLED:
                 return
         else:
             self._peek_possible = False
         self._start_turns()
 
-    def act(self, action: object) -> None:
+    def act(self, action: SupportsIndex) -> None:
         """Apply ``action`` for the hand to act (see :meth:`legal_actions`)."""
         phase = self.phase
-        if phase is _PLAYER_TURNS and (action is _STAND or action is _HIT):
+        if phase is _PHASE_PLAYER_TURNS and (action is _ACTION_STAND or action is _ACTION_HIT):
             # Fast path: STAND is always legal in a player's turn, HIT when the hand may
             # be hit (play_actions' first test).
-            if action is _STAND:
+            if action is _ACTION_STAND:
                 self._act_play(action)
                 return
             hand = self.seats[self._seat_i].hands[self._hand_i]
             if hit_allowed(self.rules, hand.split_aces) and self.shoe.can_draw:
                 self._act_play(action)
                 return
-        if phase is not _PLAYER_TURNS and phase is not _INSURANCE:
+        if phase is not _PHASE_PLAYER_TURNS and phase is not _PHASE_INSURANCE:
             raise PhaseError(
                 f"no decision is awaited in phase {phase.value}: "
-                + ("place bets and deal()" if phase is _BETTING else "call new_round()")
+                + ("place bets and deal()" if phase is _PHASE_BETTING else "call new_round()")
             )
         legal = self.legal_actions()
         try:
@@ -583,7 +473,7 @@ class Table:
                 f"{action.name} is not allowed for seat {seat_i} hand {hand_i} "
                 f"({self.current_hand}); legal now: {_names(legal)}"
             )
-        if phase is _INSURANCE:
+        if phase is _PHASE_INSURANCE:
             self._act_insurance(action)
         else:
             self._act_play(action)
@@ -620,7 +510,7 @@ class Table:
             if hand.is_blackjack:
                 self._pay(seat, 0, Outcome.EVEN_MONEY)
             else:
-                stake = _chips(insurance_stake(hand.bet))
+                stake = as_chips(insurance_stake(hand.bet))
                 seat._take(stake)
                 seat.insurance = stake
                 self.events.append(Event(EventKind.INSURANCE, seat.index, amount=stake))
@@ -637,16 +527,16 @@ class Table:
         settles the round. Then naturals are paid, when they beat any dealer 21."""
         dealer_bj = self._peek_possible and self.dealer.is_blackjack
         if self._peek_possible:
-            self.events.append(Event(_PEEK))
+            self.events.append(Event(_EVENT_PEEK))
         for seat in self.seats:
             if seat.insurance:
                 returned = seat.insurance * (1 + INSURANCE_PAYS) if dealer_bj else 0
                 seat._give(returned)
-                net = _chips(returned - seat.insurance)
-                seat.net = _chips(seat.net + net)
-                self.house = _chips(self.house - net)
+                net = as_chips(returned - seat.insurance)
+                seat.net = as_chips(seat.net + net)
+                self.house = as_chips(self.house - net)
                 self.events.append(
-                    Event(EventKind.INSURANCE_SETTLED, seat.index, amount=_chips(returned))
+                    Event(EventKind.INSURANCE_SETTLED, seat.index, amount=as_chips(returned))
                 )
         if dealer_bj:
             self.hole_revealed = True
@@ -655,7 +545,7 @@ class Table:
                 for i, hand in enumerate(seat.hands):
                     if not hand.settled:
                         self._pay(seat, i, self._compare(hand))
-            self.phase = _SETTLED
+            self.phase = _PHASE_SETTLED
             return
         # No dealer blackjack: a player's natural now wins for sure, unless it only ties
         # a dealer 21 of three or more cards (then it waits for the dealer's hand), or
@@ -665,7 +555,7 @@ class Table:
         for seat in self.seats:
             for i, hand in enumerate(seat.hands):
                 if hand.done and not hand.settled and hand.is_blackjack:
-                    self._pay(seat, i, _BLACKJACK)
+                    self._pay(seat, i, _OUTCOME_BLACKJACK)
 
     # ========================================================== player turns
     def _play_actions(self, seat: Seat, hand: Hand) -> tuple[Action, ...]:
@@ -705,33 +595,33 @@ class Table:
         hand_i = self._hand_i
         hand = seat.hands[hand_i]
         events = self.events
-        events.append(_record(Event, (_ACTION, seat.index, hand_i, None, action, None, None)))
-        if action is _HIT:
+        events.append(_record(Event, (_EVENT_ACTION, seat.index, hand_i, None, action, None, None)))
+        if action is _ACTION_HIT:
             card = self.shoe.draw()
             hand.add(card)
-            events.append(_record(Event, (_DEAL, seat.index, hand_i, card, None, None, None)))
+            events.append(_record(Event, (_EVENT_DEAL, seat.index, hand_i, card, None, None, None)))
             if hand._hard > 21:
                 hand.done = True
-                self._pay(seat, hand_i, _BUST)
+                self._pay(seat, hand_i, _OUTCOME_BUST)
             elif self._auto21 and auto_stands(self.rules, hand.total):
                 hand.done = True
-        elif action is _STAND:
+        elif action is _ACTION_STAND:
             hand.done = True
-        elif action is _DOUBLE:
+        elif action is _ACTION_DOUBLE:
             seat._take(hand.bet)
             hand.bet = hand.bet * 2
             hand.doubled = True
             self._deal_to(seat, hand_i)
             hand.done = True
             if hand._hard > 21:
-                self._pay(seat, hand_i, _BUST)
-        elif action is _SPLIT:
+                self._pay(seat, hand_i, _OUTCOME_BUST)
+        elif action is _ACTION_SPLIT:
             self._split(seat, hand_i)
-        elif action is _SURRENDER:
+        elif action is _ACTION_SURRENDER:
             hand.surrendered = True
             hand.done = True
             if surrender_settles_at_once(self.rules):
-                self._pay(seat, hand_i, _SURRENDERED)
+                self._pay(seat, hand_i, _OUTCOME_SURRENDER)
         if hand.done:
             self._advance()
 
@@ -771,10 +661,12 @@ class Table:
     def _deal_to(self, seat: Seat, hand_i: int) -> None:
         card = self.shoe.draw()
         seat.hands[hand_i].add(card)
-        self.events.append(_record(Event, (_DEAL, seat.index, hand_i, card, None, None, None)))
+        self.events.append(
+            _record(Event, (_EVENT_DEAL, seat.index, hand_i, card, None, None, None))
+        )
 
     def _start_turns(self) -> None:
-        self.phase = _PLAYER_TURNS
+        self.phase = _PHASE_PLAYER_TURNS
         self._seat_i = 0
         self._hand_i = -1
         self._advance()
@@ -811,7 +703,7 @@ class Table:
 
     # ================================================================ dealer
     def _dealer_turn(self) -> None:
-        self.phase = _DEALER_TURN
+        self.phase = _PHASE_DEALER_TURN
         self._seat_i = self._hand_i = -1
         dealer = self.dealer
         unsettled = []
@@ -825,11 +717,11 @@ class Table:
                     card = self.shoe.draw()
                     dealer.add(card)
                     self.events.append(
-                        _record(Event, (_DEALER_DRAW, None, None, card, None, None, None))
+                        _record(Event, (_EVENT_DEALER_DRAW, None, None, card, None, None, None))
                     )
             else:
                 self.events.append(
-                    _record(Event, (_REVEAL, None, None, dealer.cards[1], None, None, None))
+                    _record(Event, (_EVENT_REVEAL, None, None, dealer.cards[1], None, None, None))
                 )
             self.hole_revealed = True
             for _, _, hand in unsettled:
@@ -845,9 +737,9 @@ class Table:
             self.hole_revealed = self._hole
             if self.hole_revealed:
                 self.events.append(
-                    _record(Event, (_REVEAL, None, None, dealer.cards[1], None, None, None))
+                    _record(Event, (_EVENT_REVEAL, None, None, dealer.cards[1], None, None, None))
                 )
-        self.phase = _SETTLED
+        self.phase = _PHASE_SETTLED
 
     def _dealer_draws(self) -> None:
         """The dealer's fixed rule: draw to 17, hitting soft 17 under H17."""
@@ -863,7 +755,7 @@ class Table:
                 return  # every card is on the table: the dealer's hand stands as it is
             card = draw()
             dealer.add(card)
-            events.append(_record(Event, (_DEALER_DRAW, None, None, card, None, None, None)))
+            events.append(_record(Event, (_EVENT_DEALER_DRAW, None, None, card, None, None, None)))
 
     # ============================================================ settlement
     def _compare(self, hand: Hand) -> Outcome:
@@ -906,21 +798,21 @@ class Table:
         if type(factor) is int and type(bet) is int:
             net: Chips = factor * bet
         else:
-            net = _chips(factor * bet)
+            net = as_chips(factor * bet)
         if type(net) is int and type(bet) is int and type(seat.net) is int:
             if seat.bankroll is not None:
-                seat.bankroll = _chips(seat.bankroll + bet + net)
+                seat.bankroll = as_chips(seat.bankroll + bet + net)
             seat.net += net
-            self.house = _chips(self.house - net)
+            self.house = as_chips(self.house - net)
         else:
-            seat._give(_chips(bet + net))
-            seat.net = _chips(seat.net + net)
-            self.house = _chips(self.house - net)
+            seat._give(as_chips(bet + net))
+            seat.net = as_chips(seat.net + net)
+            self.house = as_chips(self.house - net)
         hand.settled = True
         hand.done = True
         seat.results.append(_record(HandResult, (hand_i, result, bet, net)))
         self.events.append(
-            _record(Event, (_SETTLE, seat.index, hand_i, None, None, net, result))
+            _record(Event, (_EVENT_SETTLE, seat.index, hand_i, None, None, net, result))
         )
 
     # =============================================================== helpers
@@ -930,7 +822,7 @@ class Table:
                 f"cannot {what} in phase {self.phase.value}; it is allowed in phase {phase.value}"
             )
 
-    def _seat(self, seat: object) -> Seat:
+    def _seat(self, seat: SupportsIndex) -> Seat:
         if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not (
             0 <= seat < len(self.seats)
         ):

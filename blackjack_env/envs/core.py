@@ -75,18 +75,22 @@ class Decision(IntEnum):
     SETTLED = 3
 
 
-_PLAY: Final = Decision.PLAY
-_INSURANCE_STEP: Final = Decision.INSURANCE
-_BET_STEP: Final = Decision.BET
-_SETTLED_STEP: Final = Decision.SETTLED
-_PLAYER_TURNS: Final = Phase.PLAYER_TURNS
-_INSURANCE: Final = Phase.INSURANCE
-_BETTING: Final = Phase.BETTING
-_SETTLED: Final = Phase.SETTLED
-_STAND: Final = Action.STAND
-_DECLINE: Final = Action.DECLINE
-_INSURE: Final = Action.INSURE
-_SURRENDER_ACTION: Final = Action.SURRENDER
+# Enum members read on every step, named _<ENUM>_<MEMBER> (C globals in the compiled
+# module). Measured (compiled, 2026-11-30, CPU time, builds alternated): reading them
+# through their enums instead makes the env 12% / 9% slower (sutton-barto tuple /
+# vegas-strip multidiscrete). Kept.
+_DECISION_PLAY: Final = Decision.PLAY
+_DECISION_INSURANCE: Final = Decision.INSURANCE
+_DECISION_BET: Final = Decision.BET
+_DECISION_SETTLED: Final = Decision.SETTLED
+_PHASE_PLAYER_TURNS: Final = Phase.PLAYER_TURNS
+_PHASE_INSURANCE: Final = Phase.INSURANCE
+_PHASE_BETTING: Final = Phase.BETTING
+_PHASE_SETTLED: Final = Phase.SETTLED
+_ACTION_STAND: Final = Action.STAND
+_ACTION_DECLINE: Final = Action.DECLINE
+_ACTION_INSURE: Final = Action.INSURE
+_ACTION_SURRENDER: Final = Action.SURRENDER
 _ACTIONS: Final = tuple(Action)  # index -> Action, without the enum call
 _INT64: Final = np.int64
 _INT8: Final = np.int8
@@ -119,7 +123,7 @@ def focus_index(table: Table, seat: int, last_hand: int) -> int:
     if not hands:
         return 0
     who = table.to_act
-    if who is not None and who[0] == seat and table.phase is _PLAYER_TURNS:
+    if who is not None and who[0] == seat and table.phase is _PHASE_PLAYER_TURNS:
         return who[1]
     return min(max(last_hand, 0), len(hands) - 1)
 
@@ -159,6 +163,10 @@ class LearnerView:
 
     Legal actions, action masks and the ``"tuple"`` / ``"multidiscrete"``
     observations for one configuration; a ``Layout`` builds one and delegates to it.
+    It is a class of its own, apart from ``Layout``, so that it is compiled: the
+    env's step calls it directly. Measured (2026-11-30, CPU time): with this module
+    run from source the env is 41% / 44% slower (sutton-barto tuple / vegas-strip
+    multidiscrete); ``Layout``'s forwarding methods are not on the single env's step.
 
     Args:
         n_play: play actions (2, 5 or 6).
@@ -226,9 +234,9 @@ class LearnerView:
         if phase == _INSURANCE_I:  # STAND declines
             out = [_STAND_I]
             engine = table.legal_actions()
-            if self.insurance_decisions and _INSURE in engine:
+            if self.insurance_decisions and _ACTION_INSURE in engine:
                 out.append(_INSURE_I)
-            if _SURRENDER_ACTION in engine:
+            if _ACTION_SURRENDER in engine:
                 out.append(_SURRENDER_I)
             return tuple(sorted(out))
         if phase == _BET_I:
@@ -240,8 +248,8 @@ class LearnerView:
         """Whether the learner gets a step at the pre-peek decision whose engine legal
         actions are ``engine_legal``: when it may surrender early, or insure and the
         env asks insurance decisions. Otherwise the env declines for it."""
-        return _SURRENDER_ACTION in engine_legal or (
-            self.insurance_decisions and _INSURE in engine_legal
+        return _ACTION_SURRENDER in engine_legal or (
+            self.insurance_decisions and _ACTION_INSURE in engine_legal
         )
 
     def legal_bet_indices(self, table: Table, seat: int) -> list[int]:
@@ -395,7 +403,7 @@ class EnvCore:
         self.fast_obs = self.mode == TUPLE or self.mode == MULTIDISCRETE
         self.table: Table | None = None
         self.strategies: dict[int, Any] = {}
-        self.phase = _SETTLED_STEP
+        self.phase = _DECISION_SETTLED
         self.legal: tuple[int, ...] = ()
         self.last_hand = 0
         self.rounds = 0  # rounds started in this episode
@@ -420,16 +428,16 @@ class EnvCore:
         parsed: list[Card] | None = None
         if cards is not None:
             parsed = read_cards(cards)
-        if table.phase is not _SETTLED:
+        if table.phase is not _PHASE_SETTLED:
             self.finish_round()  # reset in the middle of a round: play it out standing
         table.shoe.clear_stack()
         if parsed is not None:
-            if table.phase is _SETTLED:
+            if table.phase is _PHASE_SETTLED:
                 table.new_round()
             table.shoe.stack(parsed)  # ValueError names a bad token or an unavailable card
         seat = self.seat
         learner = table.seats[seat]
-        if table.phase is _BETTING and learner.bet:
+        if table.phase is _PHASE_BETTING and learner.bet:
             table.bet(seat, 0)
         if self.bankroll is not None:
             learner.bankroll = self.bankroll
@@ -462,16 +470,16 @@ class EnvCore:
             a = self.map_illegal(a, phase, legal)
             if self.penalize_illegal:
                 penalty = self.illegal_penalty
-                if phase is not _BET_STEP:
+                if phase is not _DECISION_BET:
                     a = _STAND_I  # the round ends: stand / decline from here on
-        if phase is _PLAY:
+        if phase is _DECISION_PLAY:
             who = table.to_act
             assert who is not None  # a PLAY step waits for the learner's hand
             self.last_hand = who[1]
             table.act(_ACTIONS[a])
-        elif phase is _INSURANCE_STEP:
-            table.act(_DECLINE if a == _STAND_I else _ACTIONS[a])
-        elif phase is _BET_STEP:
+        elif phase is _DECISION_INSURANCE:
+            table.act(_ACTION_DECLINE if a == _STAND_I else _ACTIONS[a])
+        elif phase is _DECISION_BET:
             view = self.view
             self.deal(view.bet_sizes[a - view.n_play] * self.bet)
         self.advance()
@@ -480,7 +488,7 @@ class EnvCore:
         reward = 0.0
         terminated = truncated = False
         settlement: dict[str, Any] | None = None
-        if table.phase is _SETTLED:
+        if table.phase is _PHASE_SETTLED:
             settlement = self.settle()
             reward = settlement["net"] - penalty
             limit = self.rounds_per_episode
@@ -590,11 +598,11 @@ class EnvCore:
 
     def map_illegal(self, a: int, phase: Decision, legal: tuple[int, ...]) -> int:
         """The legal action an illegal ``a`` plays as (the env docstring's mapping)."""
-        if phase is _PLAY:
+        if phase is _DECISION_PLAY:
             if a in (_DOUBLE_I, _SPLIT_I, _SURRENDER_I):
                 return _HIT_I if _HIT_I in legal else _STAND_I
             return _STAND_I
-        if phase is _INSURANCE_STEP:
+        if phase is _DECISION_INSURANCE:
             return _STAND_I
         # BET
         if a >= self.view.n_play:
@@ -617,10 +625,10 @@ class EnvCore:
                 who = table.to_act
             if (
                 who is not None
-                and table.phase is _INSURANCE
+                and table.phase is _PHASE_INSURANCE
                 and not self.view.asks_pre_peek(table.legal_actions())
             ):
-                table.act(_DECLINE)
+                table.act(_ACTION_DECLINE)
                 continue
             return
 
@@ -628,7 +636,7 @@ class EnvCore:
         """Play out the current round with the learner standing / declining."""
         table = self.table
         assert table is not None
-        if table.phase is _BETTING:
+        if table.phase is _PHASE_BETTING:
             return  # nothing dealt yet
         seat = self.seat
         while True:
@@ -637,13 +645,13 @@ class EnvCore:
             if who is None:
                 return
             if who[0] == seat:
-                table.act(_DECLINE if table.phase is _INSURANCE else _STAND)
+                table.act(_ACTION_DECLINE if table.phase is _PHASE_INSURANCE else _ACTION_STAND)
 
     def start_round(self) -> None:
         """Open the next round: bets (or a BET step), deal, other seats up to the learner."""
         table = self.table
         assert table is not None
-        if table.phase is _SETTLED:
+        if table.phase is _PHASE_SETTLED:
             table.new_round()
         self.rounds += 1
         if self.view.bet_sizes:
@@ -704,14 +712,14 @@ class EnvCore:
         table = self.table
         assert table is not None
         table_phase = table.phase
-        if table_phase is _PLAYER_TURNS:
-            phase = _PLAY
-        elif table_phase is _INSURANCE:
-            phase = _INSURANCE_STEP
-        elif table_phase is _BETTING:
-            phase = _BET_STEP
+        if table_phase is _PHASE_PLAYER_TURNS:
+            phase = _DECISION_PLAY
+        elif table_phase is _PHASE_INSURANCE:
+            phase = _DECISION_INSURANCE
+        elif table_phase is _PHASE_BETTING:
+            phase = _DECISION_BET
         else:
-            phase = _SETTLED_STEP
+            phase = _DECISION_SETTLED
         self.phase = phase
         self.legal = self.view.legal(table, self.seat, phase)
 

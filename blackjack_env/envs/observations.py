@@ -106,6 +106,14 @@ def focus_hand(table: Table, seat: int, last_hand: int) -> Hand | None:
 class Layout:
     """The env's spaces for one configuration (rules, observation mode, bets).
 
+    Its per-step methods (``legal``, ``mask``, the ``"tuple"`` / ``"multidiscrete"``
+    observations) forward to :attr:`view`, a compiled
+    :class:`~blackjack_env.envs.core.LearnerView`, which the single env's step calls
+    directly: this class holds what is not per step (spaces, names, the vector and
+    dict encodings) and stays plain Python (a dataclass with cached properties and
+    gymnasium spaces). Measured (2026-11-30): the compiled view and env core make the
+    env 1.7-1.8x faster (41% / 44% slower from source), so the split is kept.
+
     Args:
         rules: the table rules (``rules.seats`` seats).
         obs_mode: one of :class:`ObsMode`.
