@@ -18,13 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from blackjack_env.engine import Action, Rules
-from blackjack_env.engine.play import (
-    auto_stands,
-    dealer_peeks,
-    play_actions,
-    pre_peek_actions,
-    split_allowed,
-)
+from blackjack_env.engine.play import auto_stands
 
 __all__ = [
     "agent_chart",
@@ -118,53 +112,28 @@ def learning_curve(
     return _save(fig, path)
 
 
-_UPCARDS = (2, 3, 4, 5, 6, 7, 8, 9, 10, 1)
-
-
-def _legal(rules: Rules, total: int, soft: bool, pair: bool, dealer: int,
-           double: bool = True, surrender: bool = True) -> tuple[Action, ...]:
-    """The engine's legal actions for a chart cell's first two cards against ``dealer``
-    (1 = ace): ``play_actions``, plus an early surrender asked before the peek (a chart's
-    surrender cell covers it too); without DOUBLE / SURRENDER when the chart leaves
-    them out."""
-    up_ace = dealer == 1
-    legal = play_actions(
-        rules, two_cards=True, total=total, soft=soft,
-        can_split=split_allowed(rules, pair=pair, hands=1, split_aces=False),
-        split_aces=False, from_split=False, hands=1, up_value=dealer, up_ace=up_ace,
-        afford_double=double)
-    if dealer_peeks(rules, dealer, up_ace) and Action.SURRENDER in pre_peek_actions(
-            rules, up_value=dealer, up_ace=up_ace, natural=False, insurance=False):
-        legal = tuple(sorted((*legal, Action.SURRENDER)))
-    return tuple(a for a in legal if surrender or a is not Action.SURRENDER)
-
-
-def cell_state(rules: Rules, kind: str, row: int | str, dealer: int, *,
+def cell_state(rules: Rules, kind: str, row: int | str, dealer: int | str, *,
                double: bool = True, surrender: bool = True, split: bool = True) -> Any:
-    """The ``DecisionState`` of a chart cell: a two-card hand at its first decision."""
-    from blackjack_env.analysis import DecisionState
+    """The ``DecisionState`` of a chart cell: a two-card hand at its first decision
+    (:func:`blackjack_env.analysis.chart.cell_state`, the one cell model). ``dealer``:
+    a column label (``"A"``, ``"T"``, ``"2"``..``"9"``, ``"1"`` for a non-ace card worth
+    1 under custom values) or a value 1..10 (1 = the ace)."""
+    from blackjack_env.analysis.chart import card_label
+    from blackjack_env.analysis.chart import cell_state as model_cell
 
-    if kind == "pair":
-        value = 1 if row == "A" else (10 if row == "T" else int(row))
-        soft = value == 1
-        total = 12 if soft else 2 * value
-        pair: int | None = value
-    else:
-        total = int(row)
-        soft = kind == "soft"
-        pair = None
-    legal = _legal(rules, total, soft, pair is not None and split, dealer, double, surrender)
-    return DecisionState(total=total, soft=soft, cards=2, pair=pair, dealer=dealer,
-                         dealer_ace=dealer == 1, natural=False, split=False, split_aces=False,
-                         hands=1, pre_peek=False, legal=legal)
+    if isinstance(dealer, int) and not isinstance(dealer, bool):
+        if not 1 <= dealer <= 10:
+            raise ValueError(f"dealer={dealer}; use a value 1..10 (1 = ace) or a column label")
+        dealer = card_label(dealer, dealer == 1)
+    return model_cell(rules, kind, row, dealer, double=double, surrender=surrender, split=split)
 
 
 def agent_chart(policy: Callable[[Any], Action], rules: Rules, like: Any, title: str = "") -> Any:
-    """The agent's chart over the same rows and upcards as the chart ``like``."""
+    """The agent's chart over the same rows and upcards as the chart ``like``: each cell
+    asked as the state :func:`cell_state` gives for its labels."""
     from blackjack_env.analysis import Chart, Play
 
     upcards = tuple(like.upcards)
-    values = [1 if u == "A" else (10 if u == "T" else int(u)) for u in upcards]
 
     def asked(kind: str, row: Any) -> bool:
         """False for cells the table never asks about: a natural that ends the hand,
@@ -175,23 +144,22 @@ def agent_chart(policy: Callable[[Any], Action], rules: Rules, like: Any, title:
             return False
         return not auto_stands(rules, row)
 
-    def code(kind: str, row: Any, dealer: int) -> Any:
+    def code(kind: str, row: Any, up: str) -> Any:
         if not asked(kind, row):
             table = like.pairs if kind == "pair" else getattr(like, kind)
-            return table[row][values.index(dealer)]
-        act = policy(cell_state(rules, kind, row, dealer))
-        if act is Action.DOUBLE:
-            again = policy(cell_state(rules, kind, row, dealer, double=False, surrender=False))
-            return Play.DOUBLE_STAND if again is Action.STAND else Play.DOUBLE_HIT
-        if act is Action.SURRENDER:
-            again = policy(cell_state(rules, kind, row, dealer, double=False, surrender=False))
+            return table[row][upcards.index(up)]
+        act = policy(cell_state(rules, kind, row, up))
+        if act in (Action.DOUBLE, Action.SURRENDER):
+            again = policy(cell_state(rules, kind, row, up, double=False, surrender=False))
+            if act is Action.DOUBLE:
+                return Play.DOUBLE_STAND if again is Action.STAND else Play.DOUBLE_HIT
             return {Action.STAND: Play.SURRENDER_STAND, Action.SPLIT: Play.SURRENDER_SPLIT}.get(
                 again, Play.SURRENDER_HIT)
         return {Action.STAND: Play.STAND, Action.SPLIT: Play.SPLIT}.get(act, Play.HIT)
 
-    hard = {r: tuple(code("hard", r, d) for d in values) for r in like.hard}
-    soft = {r: tuple(code("soft", r, d) for d in values) for r in like.soft}
-    pairs = {r: tuple(code("pair", r, d) for d in values) for r in like.pairs}
+    hard = {r: tuple(code("hard", r, u) for u in upcards) for r in like.hard}
+    soft = {r: tuple(code("soft", r, u) for u in upcards) for r in like.soft}
+    pairs = {r: tuple(code("pair", r, u) for u in upcards) for r in like.pairs}
     return Chart(upcards, hard, soft, pairs, title=title)
 
 

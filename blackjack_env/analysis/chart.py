@@ -12,6 +12,15 @@ without DAS, surrender after a split, ...). A pair row is used while the pair
 may still be split; otherwise the hand's hard or soft total row is used. Rows
 for totals are used for hands of any number of cards (the chart is total
 dependent).
+
+The cell model (one definition, used by the optimal chart of
+:func:`~blackjack_env.analysis.solve` and by every chart read off an agent): a
+column is an upcard class and a pair row a pair class, each named by
+:func:`card_label` (``"A"`` the ace, ``"T"`` a ten-value card, ``"2"``..``"9"``;
+under custom card values that make a non-ace card worth 1, ``"1"`` is that card,
+a column and a pair row of its own beside the ace's ``"A"``). :func:`label_card`
+reads a label back, and :func:`cell_state` gives the one :class:`DecisionState`
+a cell stands for: its first two cards at the first decision.
 """
 
 from __future__ import annotations
@@ -21,9 +30,19 @@ from enum import Enum
 from typing import Any
 
 from blackjack_env.analysis.state import DecisionState
+from blackjack_env.engine.play import (
+    dealer_peeks,
+    is_natural,
+    natural_counts,
+    play_actions,
+    pre_peek_actions,
+    score,
+    split_allowed,
+)
+from blackjack_env.engine.rules import Rules
 from blackjack_env.engine.table import Action
 
-__all__ = ["Chart", "Play"]
+__all__ = ["Chart", "Play", "card_label", "cell_state", "label_card"]
 
 
 class Play(Enum):
@@ -78,10 +97,85 @@ def code_from_evs(evs: dict[Action, float]) -> Play:
     return {Action.HIT: Play.HIT, Action.STAND: Play.STAND, Action.SPLIT: Play.SPLIT}[best]
 
 
-def pair_label(value: int, ace: bool) -> str:
+def card_label(value: int, ace: bool) -> str:
+    """The chart label of a card class (an upcard column, a pair row): ``"A"`` for the
+    ace, ``"T"`` for a ten-value card, else the value (``"1"`` for a non-ace card
+    worth 1 under custom values: a class of its own, never the ace's ``"A"``)."""
     if ace:
         return "A"
     return "T" if value == 10 else str(value)
+
+
+#: The label of a pair row (the same naming as the columns).
+pair_label = card_label
+
+
+def label_card(label: str) -> tuple[int, bool]:
+    """``(value, is_ace)`` of a chart label: the inverse of :func:`card_label`
+    (``"A"`` -> ``(1, True)``, ``"T"`` -> ``(10, False)``, ``"1"`` -> ``(1, False)``)."""
+    text = str(label).strip().upper()
+    if text == "A":
+        return 1, True
+    if text == "T":
+        return 10, False
+    if text.isdigit() and 1 <= int(text) <= 10:
+        return int(text), False
+    raise ValueError(f"chart label {label!r} is not a card class; use 'A', 'T' or '1'..'9'")
+
+
+def state_labels(state: DecisionState) -> tuple[str, str | None]:
+    """``(upcard column, pair row or None)`` of a decision state, by the cell model."""
+    pair = None
+    if state.pair is not None:
+        # a pair of aces is the one soft pair (a pair of value-1 non-aces totals a hard 2)
+        pair = card_label(state.pair, state.soft and state.pair == 1)
+    return card_label(state.dealer, state.dealer_ace), pair
+
+
+def cell_state(
+    rules: Rules,
+    kind: str,
+    row: int | str,
+    upcard: str,
+    *,
+    double: bool = True,
+    surrender: bool = True,
+    split: bool = True,
+) -> DecisionState:
+    """The :class:`DecisionState` a chart cell stands for: a dealt (not split) hand at its
+    first decision, with every option the rules allow against the upcard.
+
+    ``kind``: ``"hard"`` / ``"soft"`` (``row`` the total) or ``"pair"`` (``row`` a pair
+    label, :func:`card_label`); ``upcard``: a column label. ``double`` / ``surrender`` /
+    ``split`` False leave that option out (how a chart asks what a "D" or an "R" falls
+    back to). A surrender cell also covers an early surrender asked before the peek, so
+    SURRENDER is listed where the rules ask it there. Legal actions are the engine's
+    (:func:`~blackjack_env.engine.play.play_actions`)."""
+    up_value, up_ace = label_card(upcard)
+    if kind == "pair":
+        value, ace = label_card(str(row))
+        total, soft = score(2 * value, ace)
+        pair: int | None = value
+    elif kind in ("hard", "soft"):
+        total, soft, pair = int(row), kind == "soft", None
+    else:
+        raise ValueError(f"kind={kind!r}; use 'hard', 'soft' or 'pair'")
+    natural = soft and total == 21 and is_natural(2, 11, True, natural_counts(rules, False))
+    legal = play_actions(
+        rules, two_cards=True, total=total, soft=soft,
+        can_split=split and split_allowed(rules, pair=pair is not None, hands=1,
+                                          split_aces=False),
+        split_aces=False, from_split=False, hands=1, up_value=up_value, up_ace=up_ace,
+        afford_double=double)
+    if surrender and dealer_peeks(rules, up_value, up_ace) and Action.SURRENDER in (
+            pre_peek_actions(rules, up_value=up_value, up_ace=up_ace, natural=natural,
+                             insurance=False)):
+        legal = tuple(sorted({*legal, Action.SURRENDER}))
+    if not surrender:
+        legal = tuple(a for a in legal if a is not Action.SURRENDER)
+    return DecisionState(total=total, soft=soft, cards=2, pair=pair, dealer=up_value,
+                         dealer_ace=up_ace, natural=natural, split=False, split_aces=False,
+                         hands=1, pre_peek=False, legal=legal)
 
 
 @dataclass(frozen=True)
@@ -102,15 +196,19 @@ class Chart:
 
     # ---------------------------------------------------------------- lookup
     def cell(self, kind: str, row: int | str, upcard: str | int) -> Play:
-        """The code at ``kind`` ("hard", "soft", "pair"), ``row`` and ``upcard``
-        (a label such as "T", "A", or a value, 1 = ace)."""
-        label = _upcard_label(upcard)
+        """The code at ``kind`` ("hard", "soft", "pair"), ``row`` and ``upcard``.
+
+        ``upcard`` and a pair ``row`` are labels of the chart (:func:`card_label`: "A",
+        "T", "2".."9", and "1" where custom values make a non-ace card worth 1), or the
+        usual aliases: a value (1 or 11 = ace, 10 = ten), "10", and "J" / "Q" / "K" for
+        the ten-value column. A label the chart has is always read as that label."""
         table = {"hard": self.hard, "soft": self.soft, "pair": self.pairs}.get(kind)
         if table is None:
             raise ValueError(f"kind={kind!r}; use 'hard', 'soft' or 'pair'")
+        label = _chart_label(upcard, self.upcards, faces=True)
         key: Any = row
         if kind == "pair":
-            key = _pair_row(row)
+            key = _chart_label(row, tuple(self.pairs), faces=False)
         if key not in table:
             raise ValueError(f"chart has no {kind} row {row!r}; rows are {list(table)}")
         if label not in self.upcards:
@@ -126,12 +224,10 @@ class Chart:
 
     def action(self, state: DecisionState) -> Action:
         """The chart's legal action in ``state`` (a policy for evaluate_policy)."""
-        label = "A" if state.dealer_ace else ("T" if state.dealer == 10 else str(state.dealer))
+        label, pair = state_labels(state)
         col = self.upcards.index(label)
         legal = state.legal
-        pair_row = None
-        if state.pair is not None:
-            pair_row = self.pairs.get(pair_label(state.pair, state.soft and state.pair == 1))
+        pair_row = None if pair is None else self.pairs.get(pair)
         if state.pre_peek:
             code = pair_row[col] if pair_row is not None else self._total_code(state, col)
             if code.surrenders and Action.SURRENDER in legal:
@@ -247,15 +343,14 @@ class Chart:
         return fig
 
 
-def _upcard_label(upcard: str | int) -> str:
-    if isinstance(upcard, int) and not isinstance(upcard, bool):
-        return "A" if upcard in (1, 11) else ("T" if upcard == 10 else str(upcard))
-    text = str(upcard).strip().upper()
-    return {"10": "T", "J": "T", "Q": "T", "K": "T", "1": "A", "11": "A"}.get(text, text)
-
-
-def _pair_row(row: int | str) -> str:
-    if isinstance(row, int) and not isinstance(row, bool):
-        return "A" if row in (1, 11) else ("T" if row == 10 else str(row))
-    text = str(row).strip().upper()
-    return {"10": "T", "1": "A", "11": "A"}.get(text, text)
+def _chart_label(label: str | int, labels: tuple[str, ...], faces: bool) -> str:
+    """A card given to :meth:`Chart.cell` as the chart's own label (see there)."""
+    if isinstance(label, int) and not isinstance(label, bool):
+        return "A" if label in (1, 11) else ("T" if label == 10 else str(label))
+    text = str(label).strip().upper()
+    if text in labels:
+        return text
+    aliases = {"10": "T", "1": "A", "11": "A"}
+    if faces:
+        aliases.update({"J": "T", "Q": "T", "K": "T"})
+    return aliases.get(text, text)

@@ -43,6 +43,7 @@ from collections.abc import Callable
 import numpy as np
 
 from blackjack_env.analysis._model import BJ, CardModel, check_supported, expected, settle_values
+from blackjack_env.analysis.chart import card_label
 from blackjack_env.analysis.dealer import dealer_vector
 from blackjack_env.analysis.state import DecisionState
 from blackjack_env.engine.play import (
@@ -73,12 +74,9 @@ Key = tuple[int, bool, int, "int | None", bool, bool, bool, int]
 _A = Action
 
 
-def upcard_label(value: int, ace: bool) -> str:
-    """Chart column label of an upcard class: ``A``, ``2``..``9``, ``T`` (``1`` for a
-    non-ace card worth 1 under custom values)."""
-    if ace:
-        return "A"
-    return "T" if value == 10 else str(value)
+#: Chart column label of an upcard class (:func:`~blackjack_env.analysis.chart.card_label`:
+#: ``A``, ``2``..``9``, ``T``, and ``1`` for a non-ace card worth 1 under custom values).
+upcard_label = card_label
 
 
 class RoundModel:

@@ -10,7 +10,14 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from blackjack_env.analysis._model import CardModel, check_supported
-from blackjack_env.analysis.chart import Chart, Play, code_from_evs, pair_label
+from blackjack_env.analysis.chart import (
+    Chart,
+    Play,
+    cell_state,
+    code_from_evs,
+    pair_label,
+    state_labels,
+)
 from blackjack_env.analysis.infinite import Key, RoundModel, optimal_round, upcard_label
 from blackjack_env.analysis.state import DecisionState, Policy, as_policy
 from blackjack_env.engine.hand import score
@@ -79,9 +86,7 @@ class Solution:
         the two answers are valued in the same units (``SURRENDER`` as in
         :attr:`action_evs`).
         """
-        model = self._models[
-            "A" if state.dealer_ace else ("T" if state.dealer == 10 else str(state.dealer))
-        ]
+        model = self._models[state_labels(state)[0]]
         key = _key_from_state(model, state)
         if state.pre_peek:
             p = model.p_bj
@@ -101,9 +106,7 @@ class Solution:
 
     def policy(self, state: DecisionState) -> Action:
         """The optimal action in ``state`` (a policy for :func:`evaluate_policy`)."""
-        model = self._models[
-            "A" if state.dealer_ace else ("T" if state.dealer == 10 else str(state.dealer))
-        ]
+        model = self._models[state_labels(state)[0]]
         key = _key_from_state(model, state)
         if state.pre_peek:
             cont = -model.p_bj + (1 - model.p_bj) * model.value(key)
@@ -144,22 +147,23 @@ def _key_from_state(model: RoundModel, state: DecisionState) -> Key:
     )
 
 
-def _row_keys(rules: Rules) -> tuple[list[int], list[int], list[tuple[str, int]]]:
-    """Chart rows: hard totals, soft totals, and (pair label, pair class)."""
+def _row_keys(rules: Rules) -> tuple[list[int], list[int], list[str]]:
+    """Chart rows: hard totals, soft totals, and pair labels (one per pair class)."""
     model = CardModel(rules)
     values = model.values
-    hards, softs, pairs = set(), set(), {}
+    hards: set[int] = set()
+    softs: set[int] = set()
+    pairs: set[str] = set()
     for r1 in range(1, 14):
         for r2 in range(r1, 14):
             hard, ace = values[r1] + values[r2], r1 == 1 or r2 == 1
             total, soft = score(hard, ace)
             if model.pair_class(r1) == model.pair_class(r2) and rules.max_split_hands > 1:
-                c = model.pair_class(r1)
-                pairs.setdefault(pair_label(values[r1], r1 == 1), c)
+                pairs.add(pair_label(values[r1], r1 == 1))
             (softs if soft else hards).add(total)
     hard_rows = list(range(min(hards), 22))
     soft_rows = list(range(12, 22))
-    pair_rows = sorted(pairs.items(), key=lambda kv: (kv[0] == "A", kv[0] == "T", kv[0]))
+    pair_rows = sorted(pairs, key=lambda lab: (lab == "A", lab == "T", lab))
     return hard_rows, soft_rows, pair_rows
 
 
@@ -187,25 +191,17 @@ def _solve_cached(rules: Rules) -> Solution:
     action_evs: dict[tuple[str, int | str, str], dict[Action, float]] = {}
     hard: dict[int, list[Play]] = {t: [] for t in hard_rows}
     soft: dict[int, list[Play]] = {t: [] for t in soft_rows}
-    pairs: dict[str, list[Play]] = {lab: [] for lab, _ in pair_rows}
+    pairs: dict[str, list[Play]] = {lab: [] for lab in pair_rows}
+    cells = [("hard", t, hard[t]) for t in hard_rows] + [("soft", t, soft[t]) for t in soft_rows]
+    cells += [("pair", lab, pairs[lab]) for lab in pair_rows]
     for label, _rank, _p in classes:
         model = models[label]
-        for t in hard_rows:
-            key: Key = (t, False, 2, None, False, False, False, 1)
+        for kind, row, plays in cells:
+            # the cell model shared with every chart read off an agent (chart.cell_state)
+            key = _key_from_state(model, cell_state(rules, kind, row, label))
             evs = _cell_evs(model, key)
-            action_evs[("hard", t, label)] = evs
-            hard[t].append(Play.STAND if t == 21 else code_from_evs(evs))
-        for t in soft_rows:
-            key = (t - 10, True, 2, None, t == 21, False, False, 1)
-            evs = _cell_evs(model, key)
-            action_evs[("soft", t, label)] = evs
-            soft[t].append(Play.STAND if t == 21 else code_from_evs(evs))
-        for lab, c in pair_rows:
-            cv, ca = model.pair_card(c)
-            key = (2 * cv, ca, 2, c, False, False, False, 1)
-            evs = _cell_evs(model, key)
-            action_evs[("pair", lab, label)] = evs
-            pairs[lab].append(code_from_evs(evs))
+            action_evs[(kind, row, label)] = evs
+            plays.append(Play.STAND if row == 21 else code_from_evs(evs))
     chart = Chart(
         upcards=tuple(label for label, _, _ in classes),
         hard={k: tuple(v) for k, v in hard.items()},
