@@ -7,6 +7,10 @@ writes the code a player would read (``D`` if it doubles and would hit when
 doubling is not allowed, ``Ds`` if it would then stand; ``Rh``/``Rs``/``Rp``
 likewise for surrender). Cells the table never asks about (a natural that
 ends the hand, a 21 that stands by itself) are copied from the optimal chart.
+A cell is asked as the one state the analysis's cell model gives for its labels
+(:func:`blackjack_env.analysis.chart.cell_state`, which the optimal chart is built
+from too): under custom card values a non-ace card worth 1 (terminal-21's jack) is a
+column and a pair row ``"1"`` of its own, never the ace.
 :func:`draw_comparison` draws it beside the optimal chart and outlines in red
 every cell where they differ.
 """
