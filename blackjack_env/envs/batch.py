@@ -42,8 +42,21 @@ builds from its functions, and totals use its array forms. The round:
 * every random number comes from the one injected ``numpy.random.Generator``
   (through pre-drawn blocks): same generator state and actions, same game.
 
-Not supported here (the constructor raises ``ValueError``): more than one seat
-and ``bet_raising`` (a per-card bet decision).
+Several seats (``seats=S``): row ``r`` is seat ``r % S`` of table ``r // S``. Hand arrays
+and per-seat state (``phase``, ``nhands``, ``cur``, ``last_hand``, stakes, insurance) are
+per row; the table's shoe is kept at the row of seat 0 (:attr:`TableBatch.lead_row`; the
+other rows hold copies of its counters after every call) and the dealer is drawn there
+and copied to every seat once played. The deal takes ``2S + 2`` cards (``2S + 1``
+without a hole card) from the shoe in casino order; pre-peek questions go seat by seat
+(phase ``PEEK_WAIT`` for a seat waiting for the peek); then seat 0 plays all its hands,
+seat 1, ... (phase ``DONE`` for a seat whose hands are done); :meth:`TableBatch.acting`
+names the one seat each table waits for, and only it acts in :meth:`TableBatch.step`, so
+one seat per table draws at a time. After the last seat the dealer plays once and
+every seat is settled; the step reports the round for every seat of the table. Fixed
+bet and unlimited credit only.
+
+Not supported here (the constructor raises ``ValueError``): ``bet_raising`` (a per-card
+bet decision); bet sizes and bankrolls with several seats.
 
 Round life cycle of a table (``phase``):
 
@@ -136,7 +149,7 @@ class TableBatch:
     """``num_tables`` single-seat blackjack tables stepped together.
 
     Args:
-        rules: the rule set (``rules.seats`` must be 1; ``bet_raising`` False).
+        rules: the rule set (``rules.seats`` equal to ``seats``; ``bet_raising`` False).
         num_tables: how many tables.
         rng: the one generator every shuffle and infinite-deck draw comes from.
         bet: the fixed bet per round in chips (rewards are in units of it).
@@ -151,6 +164,9 @@ class TableBatch:
             ``()`` for a fixed bet (split stakes are then checked per hand).
         bankroll: every table's starting chips (:meth:`chips`, :meth:`set_chips`), or
             None for unlimited credit.
+        seats: seats per table (``rules.seats`` must equal it); with more than one,
+            ``num_tables`` counts rows (seats), a multiple of ``seats``: see the module
+            docstring.
 
     Public state (numpy arrays; ``H = rules.max_split_hands``, ``N = num_tables``;
     hand arrays are ``(H, N)``, hand ``h`` of table ``t`` at ``[h, t]``):
@@ -806,13 +822,14 @@ class TableBatch:
             ask = decide & self._asks_pre_peek.take(2 * ru + bj)
             if self.bankroll is not None:  # insurance only when affordable
                 ask &= self._asks_pre_peek_poor.take(2 * ru + bj) | self._covers_insurance(idx)
-            if ask.any() and self.seats > 1:
-                idx = self._ask_seats(idx, ask)
-            elif ask.any():
-                self.phase[idx[ask]] = _INSURE_PHASE
-                idx = idx[~ask]
-                self._do_peek(idx)
-                idx = idx[self.phase[idx] != _OVER]
+            if ask.any():
+                if self.seats > 1:
+                    idx = self._ask_seats(idx, ask)
+                else:
+                    self.phase[idx[ask]] = _INSURE_PHASE
+                    idx = idx[~ask]
+                    self._do_peek(idx)
+                    idx = idx[self.phase[idx] != _OVER]
             else:  # the naturals are known from the deal (a peek rule has a hole card)
                 natural = bj if rules.natural_ends_hand and not rules.natural_paid_at_deal else None
                 idx = self._do_peek(

@@ -48,7 +48,8 @@ _BATCH_OVER = int(BatchPhase.OVER)
 
 
 class BlackjackVectorEnv(VectorEnv):
-    """``num_envs`` single-seat blackjack tables stepped together with numpy arrays.
+    """``num_envs`` blackjack seats (one learner per table, or ``seats_per_table``) stepped
+    together with numpy arrays.
 
     ## Description
 
@@ -107,6 +108,37 @@ class BlackjackVectorEnv(VectorEnv):
     the smallest bet. ``gymnasium.make_vec("blackjack_env/BlackjackCounting-v0", ...)``
     builds this env.
 
+    ## Several learner seats per table
+
+    ``seats_per_table=S`` (default 1) seats S learners at each table: ``num_envs`` must be
+    a multiple of S, and sub-env ``r`` is seat ``r % S`` of table ``r // S`` (layout: one
+    batch row per seat, the seats of a table adjacent; ``info["table"]`` and
+    ``info["seat"]`` say so). Each sub-env is the agent ``seat_s`` of the multi-agent
+    table (:class:`~blackjack_env.envs.parallel.BlackjackParallelEnv`, whose docstring
+    is the specification; the parity tests deal stacked shoes to both and compare every
+    seat's observation, mask, reward and termination at every step): the seats share the
+    table's shoe and dealer, the cards are dealt in casino order (a card to each seat, the
+    upcard, a second card to each seat, the hole card), the pre-peek questions are asked
+    seat by seat before the peek, seat 0 plays all its hands first, then seat 1, ..., and
+    the dealer plays after the last seat. Each step, only the seat each table waits for
+    acts: ``info["active"]`` marks the sub-envs whose action the *next* step plays (one
+    per table while a round runs, none for a table whose episode has ended); the other
+    seats' actions are ignored and their observations show phase ``SETTLED`` with an
+    all-ones mask. When a round is settled every seat of the table gets its reward on that
+    step (``round_over`` / ``round_net`` per seat); all other steps give 0. Episodes end
+    per table, all its seats together, so ``reset(options={"reset_mask": ...})`` must
+    take whole tables; ``options["cards"]`` stacks a table's shoe through its seat-0
+    sub-env (the other seats' entries None). In ``"dict"`` mode ``seat_cards`` shows
+    every seat's cards, in seat order, as the multi-agent table does. With one seat per
+    step acting, a table of S seats takes about S times more steps per round; the
+    settled seat-rounds per second are in ``scripts/bench_vector.py --seats 3 7``.
+
+    Multi-seat tables take a fixed bet and unlimited credit (``bet_sizes``, ``bankroll``
+    refused), illegal actions ``"map"`` or ``"raise"`` (as the multi-agent table), and
+    no ``num_seats`` / ``others`` (every seat is a learner). After ``rounds_per_episode``
+    rounds a table's episode is truncated, as the single env's (the multi-agent table's
+    ``rounds`` terminate it).
+
     ## Info
 
     Batched, each key with its ``_key`` mask (all True): ``action_mask``
@@ -141,11 +173,11 @@ class BlackjackVectorEnv(VectorEnv):
     ``autoreset_mode`` and ``max_episode_steps`` (int or None: truncate an
     episode after this many steps, counted as Gymnasium's ``TimeLimit`` counts them:
     the step that resets a sub-env under ``"NextStep"`` is not one of the new
-    episode's steps). Not supported (``ValueError``): more than
-    one seat (``num_seats`` / rules with ``seats > 1``; use the multi-agent
-    env), ``bet_raising`` rules and ``render_mode``. All four observation modes
-    are supported (``"dict"`` makes the batch keep the cards by rank, which costs
-    some speed).
+    episode's steps), and ``seats_per_table`` (above). Not supported (``ValueError``):
+    seats played by fixed strategies (``num_seats`` / rules with ``seats > 1``; use the
+    single env or the multi-agent env), ``bet_raising`` rules and ``render_mode``. All
+    four observation modes are supported (``"dict"`` makes the batch keep the cards by
+    rank, which costs some speed).
 
     ## Performance
 
@@ -157,7 +189,8 @@ class BlackjackVectorEnv(VectorEnv):
 
     * v0: initial version. Later additions that leave the existing behaviour as it was:
       ``bet_sizes`` and a finite ``bankroll`` (2026-11), so every registered id with one
-      seat, ``BlackjackCounting-v0`` included, has this native batched env.
+      seat, ``BlackjackCounting-v0`` included, has this native batched env;
+      ``seats_per_table`` (2026-11): several learner seats per table.
     """
 
     metadata: ClassVar[dict[str, Any]] = {

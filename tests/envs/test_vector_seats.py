@@ -113,10 +113,12 @@ def test_stacked_tables_match_the_multi_agent_table(name: str, seats: int) -> No
             assert info["active"][r] == i[agent]["active"]
     assert np.array_equal(info["table"], np.arange(tables * seats) // seats)
     assert np.array_equal(info["seat"], np.arange(tables * seats) % seats)
-    steps = 0
+    steps = mapped = 0
     while live.any():
+        # legal actions, and any action at random now and then (mapped as the table maps)
         actions = np.array(
-            [rng.choice(np.flatnonzero(m)) for m in info["action_mask"]], dtype=np.int64
+            [rng.integers(len(m)) if rng.random() < 0.2 else rng.choice(np.flatnonzero(m))
+             for m in info["action_mask"]], dtype=np.int64,
         )
         if not live.all():  # restart the ended tables (not compared any more)
             venv.reset(options={"reset_mask": ~live.repeat(seats)})
@@ -138,10 +140,15 @@ def test_stacked_tables_match_the_multi_agent_table(name: str, seats: int) -> No
                     assert (term[r], trunc[r]) == (te[agent], tr[agent]), (name, steps, r)
                 assert np.array_equal(info["action_mask"][r], o[agent]["action_mask"])
                 assert info["active"][r] == i[agent]["active"], (name, steps, r)
+                illegal = bool(i[agent].get("illegal_action", False))
+                assert bool(info["illegal_action"][r]) == illegal, (name, steps, r)
+                if illegal:  # (only the seat the table waited for)
+                    mapped += 1
+                    assert info["action_played"][r] == i[agent]["action_played"]
             if not refs[t].agents:
                 live[t] = False
         assert steps < 200
-    assert steps > 2
+    assert steps > 2 and mapped > 0
 
 
 # ------------------------------------------------------------ the deal, by the cards
@@ -331,3 +338,19 @@ def test_bad_reset_options_change_nothing() -> None:
     a = np.ones(6, dtype=np.int64)
     for x, y in zip(env.step(a)[:4], twin.step(a)[:4], strict=True):
         assert np.array_equal(x, y)
+
+
+def test_table_batch_refuses_mismatched_seats() -> None:
+    from blackjack_env.envs.batch import TableBatch
+
+    rules = preset("vegas-strip").replace(seats=3)
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match=r"rules\.seats=3 must equal seats=1"):
+        TableBatch(rules, 6, rng)
+    with pytest.raises(ValueError, match=r"num_tables=7 .* multiple of seats=3"):
+        TableBatch(rules, 7, rng, seats=3)
+    with pytest.raises(ValueError, match="bet_sizes and a finite bankroll"):
+        TableBatch(rules, 6, rng, seats=3, bankroll=100)
+    batch = TableBatch(rules, 6, rng, seats=3)
+    with pytest.raises(ValueError, match="whole tables"):
+        batch.start_rounds(np.array([0, 1]))
