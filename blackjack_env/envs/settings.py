@@ -285,7 +285,9 @@ class EnvSettings:
                 f"seats_per_table={seats}: every seat is a learner; 'others' and 'seat' do "
                 f"not apply"
             )
-        settings = cls.batched(**kwargs)
+        # (the rules' own seats are replaced by seats_per_table, as num_seats does)
+        rules_1 = read_rules(kwargs.get("rules", "vegas-strip")).replace(seats=1)
+        settings = cls.batched(**{**kwargs, "rules": rules_1})
         if settings.illegal_action is IllegalAction.PENALIZE:
             raise ValueError(
                 f"illegal_action='penalize' is not supported with seats_per_table={seats}; "

@@ -29,6 +29,9 @@ CONFIGS: dict[str, dict[str, Any]] = {
     },
     "infinite-h17-dict": {"rules": preset("downtown-h17", decks=None), "obs_mode": "dict"},
     "single-deck-6to5": {"rules": "single-deck-6to5", "bet": 5, "obs_mode": "vector"},
+    "ood-book-no-peek": {"rules": "ood-book", "obs_mode": "dict"},
+    "how-to-play": {"rules": "how-to-play", "obs_mode": "vector"},
+    "highest-hand": {"rules": preset("terminal-21", bet_raising=False), "obs_mode": "vector"},
 }
 
 
@@ -148,7 +151,8 @@ def test_stacked_tables_match_the_multi_agent_table(name: str, seats: int) -> No
             if not refs[t].agents:
                 live[t] = False
         assert steps < 200
-    assert steps > 2 and mapped > 0
+    assert steps > 2
+    assert mapped > 0 or venv.single_action_space.n == 2  # (stand / hit only: all legal)
 
 
 # ------------------------------------------------------------ the deal, by the cards
