@@ -206,9 +206,6 @@ def run_seats(s: Settings) -> list[dict[str, object]]:
     """``--seats``: the batched env with several seats per table against the parallel env."""
     rows: list[dict[str, object]] = []
     for seats in s.seats:
-        check_at_least("seats", seats, 2, "seats per table")
-        if seats > 7:
-            raise ValueError(f"--seats {seats}: a table seats at most 7 players")
         print(f"\nvegas-strip, {seats} learner seats per table:")
         ref = bench_seats_parallel(s, seats)
         print(f"  {'BlackjackParallelEnv loop':30s} {ref['hands_per_s']:>12,.0f} hands/s")
@@ -267,6 +264,9 @@ def run(s: Settings) -> dict[str, object]:
     check_at_least("profile", s.profile, 0, "functions to list; 0: no profiling")
     if not s.autoreset:
         raise ValueError("--autoreset: give at least one of SameStep, NextStep")
+    for seats in s.seats:
+        if not 2 <= seats <= 7:
+            raise ValueError(f"--seats {seats} is not allowed: seats per table from 2 to 7")
     check_writable("json", s.json)
     print(f"load before: {_load()}")
     before = bench_baseline(s)
