@@ -17,6 +17,12 @@ same machine load (printed too, from ``os.getloadavg``).
     python scripts/bench_vector.py --id blackjack_env/BlackjackCounting-v0
                                                    # also: a registered id, natively
                                                    # against SyncVectorEnv of it
+    python scripts/bench_vector.py --seats 3 7     # also: several learner seats per table
+
+With ``--seats S``, ``vegas-strip`` tables of S learner seats are timed as
+``BlackjackVectorEnv(S * (tables // S), seats_per_table=S)`` against a Python loop over
+one ``BlackjackParallelEnv(num_seats=S)`` (episodes of 100 rounds), both with random
+legal actions for every seat; a hand is one seat's settled round.
 
 With ``--id``, each id is also timed as ``gym.make_vec(id, num_envs=tables)`` (the
 native batched env) against ``gym.make_vec(id, num_envs=baseline_envs,
@@ -82,6 +88,9 @@ class Settings:
     """afterwards, print the top N functions of a cProfile run of each case (0: no profiling)"""
     id: list[str] = field(default_factory=list)
     """registered ids to time natively against SyncVectorEnv of the same single env"""
+    seats: list[int] = field(default_factory=list)
+    """seats per table (2..7) to time: the batched env with --tables // S tables of S learner
+    seats against a Python loop over the multi-agent table (BlackjackParallelEnv)"""
 
 
 CASES = (("sutton-barto", "tuple", 200.0), ("vegas-strip", "multidiscrete", 100.0))
@@ -155,6 +164,62 @@ def bench_id(env_id: str, num_envs: int, s: Settings, **kwargs: str) -> dict[str
             "native": native}
 
 
+def bench_seats_batched(s: Settings, seats: int, autoreset: str) -> dict[str, float]:
+    """Seat-rounds settled per second of the batched env with ``seats`` seats per table."""
+    tables = max(1, s.tables // seats)
+    env = BlackjackVectorEnv(seats * tables, seats_per_table=seats, rules="vegas-strip",
+                             autoreset_mode=autoreset)
+    rng = np.random.default_rng(s.seed)
+    _, info = env.reset(seed=s.seed)
+    hands = steps = 0
+    start, cpu = time.perf_counter(), time.process_time()
+    while time.perf_counter() - start < s.seconds:
+        _, _, _, _, info = env.step(random_legal(rng, info["action_mask"]))
+        hands += int(np.count_nonzero(info["round_over"]))
+        steps += 1
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    return {"hands_per_s": hands / wall, "hands_per_cpu_s": hands / cpu, "steps": steps}
+
+
+def bench_seats_parallel(s: Settings, seats: int) -> dict[str, float]:
+    """Seat-rounds settled per second of a Python loop over the multi-agent table."""
+    from blackjack_env.envs.parallel import BlackjackParallelEnv
+
+    env = BlackjackParallelEnv(rules="vegas-strip", num_seats=seats, rounds=100)
+    rng = np.random.default_rng(s.seed)
+    obs, _ = env.reset(seed=s.seed)
+    hands = steps = 0
+    start, cpu = time.perf_counter(), time.process_time()
+    while time.perf_counter() - start < s.seconds:
+        if not env.agents:
+            obs, _ = env.reset()
+        actions = {a: int(random_legal(rng, obs[a]["action_mask"][None, :])[0])
+                   for a in env.agents}
+        obs, _, _, _, infos = env.step(actions)
+        hands += sum("round_net" in i for i in infos.values())
+        steps += 1
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    return {"hands_per_s": hands / wall, "hands_per_cpu_s": hands / cpu, "steps": steps}
+
+
+def run_seats(s: Settings) -> list[dict[str, object]]:
+    """``--seats``: the batched env with several seats per table against the parallel env."""
+    rows: list[dict[str, object]] = []
+    for seats in s.seats:
+        print(f"\nvegas-strip, {seats} learner seats per table:")
+        ref = bench_seats_parallel(s, seats)
+        print(f"  {'BlackjackParallelEnv loop':30s} {ref['hands_per_s']:>12,.0f} hands/s")
+        for autoreset in s.autoreset:
+            r = bench_seats_batched(s, seats, autoreset)
+            ratio = r["hands_per_s"] / ref["hands_per_s"]
+            name = f"batched {max(1, s.tables // seats)} tables {autoreset}"
+            print(f"  {name:30s} {r['hands_per_s']:>12,.0f} hands/s  {ratio:7.1f}x")
+            rows.append({"seats": seats, "autoreset": autoreset,
+                         "tables": max(1, s.tables // seats), "hands_per_s": r["hands_per_s"],
+                         "parallel_hands_per_s": ref["hands_per_s"], "ratio_wall": ratio})
+    return rows
+
+
 def run_ids(s: Settings) -> list[dict[str, object]]:
     """``--id``: each id natively (every autoreset mode asked) and as ``SyncVectorEnv``."""
     rows: list[dict[str, object]] = []
@@ -199,6 +264,9 @@ def run(s: Settings) -> dict[str, object]:
     check_at_least("profile", s.profile, 0, "functions to list; 0: no profiling")
     if not s.autoreset:
         raise ValueError("--autoreset: give at least one of SameStep, NextStep")
+    for seats in s.seats:
+        if not 2 <= seats <= 7:
+            raise ValueError(f"--seats {seats} is not allowed: seats per table from 2 to 7")
     check_writable("json", s.json)
     print(f"load before: {_load()}")
     before = bench_baseline(s)
@@ -242,6 +310,8 @@ def run(s: Settings) -> dict[str, object]:
     }
     if s.id:
         result["ids"] = run_ids(s)
+    if s.seats:
+        result["seats"] = run_seats(s)
     finish_benchmark(result, s, s.json)
     if s.profile > 0:
         for rules, obs_mode, _ in CASES:

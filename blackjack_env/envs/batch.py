@@ -42,8 +42,21 @@ builds from its functions, and totals use its array forms. The round:
 * every random number comes from the one injected ``numpy.random.Generator``
   (through pre-drawn blocks): same generator state and actions, same game.
 
-Not supported here (the constructor raises ``ValueError``): more than one seat
-and ``bet_raising`` (a per-card bet decision).
+Several seats (``seats=S``): row ``r`` is seat ``r % S`` of table ``r // S``. Hand arrays
+and per-seat state (``phase``, ``nhands``, ``cur``, ``last_hand``, stakes, insurance) are
+per row; the table's shoe is kept at the row of seat 0 (:attr:`TableBatch.lead_row`; the
+other rows hold copies of its counters after every call) and the dealer is drawn there
+and copied to every seat once played. The deal takes ``2S + 2`` cards (``2S + 1``
+without a hole card) from the shoe in casino order; pre-peek questions go seat by seat
+(phase ``PEEK_WAIT`` for a seat waiting for the peek); then seat 0 plays all its hands,
+seat 1, ... (phase ``DONE`` for a seat whose hands are done); :meth:`TableBatch.acting`
+names the one seat each table waits for, and only it acts in :meth:`TableBatch.step`, so
+one seat per table draws at a time. After the last seat the dealer plays once and
+every seat is settled; the step reports the round for every seat of the table. Fixed
+bet and unlimited credit only.
+
+Not supported here (the constructor raises ``ValueError``): ``bet_raising`` (a per-card
+bet decision); bet sizes and bankrolls with several seats.
 
 Round life cycle of a table (``phase``):
 
@@ -90,6 +103,11 @@ class BatchPhase(IntEnum):
     DECIDE = 0
     INSURE = 1
     OVER = 2
+    #: several seats: this seat answered the pre-peek question (or was not asked) and
+    #: waits for the other seats' answers and the peek
+    PEEK_WAIT = 3
+    #: several seats: this seat's hands are all done; the dealer waits for the others
+    DONE = 4
 
 
 #: Outcome codes used in :attr:`TableBatch.outcome` (index -> engine Outcome, the enum's
@@ -97,6 +115,7 @@ class BatchPhase(IntEnum):
 OUTCOME_CODES: tuple[Outcome, ...] = tuple(Outcome)
 _WIN, _BJ, _PUSH, _LOSS, _BUST, _SURR, _EVEN = (OUTCOME_CODES.index(o) for o in Outcome)
 _DECIDE, _INSURE_PHASE, _OVER = int(BatchPhase.DECIDE), int(BatchPhase.INSURE), int(BatchPhase.OVER)
+_PEEK_WAIT, _SEAT_DONE = int(BatchPhase.PEEK_WAIT), int(BatchPhase.DONE)
 _HI_LO = np.array(play.HI_LO_TAGS, dtype=np.int64)
 _INSURANCE_PAYS = float(play.INSURANCE_PAYS)  # net per chip staked on insurance, 2:1
 
@@ -117,7 +136,7 @@ _DECLINE = int(Action.DECLINE)
 _DEALER_FINAL = np.minimum(17 + np.arange(17), 22)
 
 #: 0.0, 1.0, ...: the j-th of consecutive draws from one shoe has j cards fewer to pick from.
-_STEPS = np.arange(8, dtype=np.float64)
+_STEPS = np.arange(16, dtype=np.float64)
 
 #: Infinite-deck cards drawn per generator call.
 _POOL = 1 << 20
@@ -130,7 +149,7 @@ class TableBatch:
     """``num_tables`` single-seat blackjack tables stepped together.
 
     Args:
-        rules: the rule set (``rules.seats`` must be 1; ``bet_raising`` False).
+        rules: the rule set (``rules.seats`` equal to ``seats``; ``bet_raising`` False).
         num_tables: how many tables.
         rng: the one generator every shuffle and infinite-deck draw comes from.
         bet: the fixed bet per round in chips (rewards are in units of it).
@@ -145,6 +164,9 @@ class TableBatch:
             ``()`` for a fixed bet (split stakes are then checked per hand).
         bankroll: every table's starting chips (:meth:`chips`, :meth:`set_chips`), or
             None for unlimited credit.
+        seats: seats per table (``rules.seats`` must equal it); with more than one,
+            ``num_tables`` counts rows (seats), a multiple of ``seats``: see the module
+            docstring.
 
     Public state (numpy arrays; ``H = rules.max_split_hands``, ``N = num_tables``;
     hand arrays are ``(H, N)``, hand ``h`` of table ``t`` at ``[h, t]``):
@@ -178,13 +200,28 @@ class TableBatch:
         track_cards: bool = False,
         bet_sizes: tuple[int, ...] = (),
         bankroll: int | None = None,
+        seats: int = 1,
     ) -> None:
         if not isinstance(rules, Rules):
             raise TypeError(f"rules must be a Rules, got {type(rules).__name__}")
-        if rules.seats != 1:
+        if isinstance(seats, bool) or not isinstance(seats, (int, np.integer)) or not (
+            1 <= seats <= 7
+        ):
+            raise ValueError(f"seats={seats!r} must be an int from 1 to 7")
+        if rules.seats != seats:
             raise ValueError(
-                f"the batched tables seat one player; got rules.seats={rules.seats} "
-                f"(use the single-seat env or the multi-agent env for more seats)"
+                f"rules.seats={rules.seats} must equal seats={seats} (the seats per table)"
+            )
+        if seats > 1 and (tuple(bet_sizes) or bankroll is not None):
+            raise ValueError(
+                f"seats={seats}: bet_sizes and a finite bankroll are not supported with "
+                f"several seats per table (fixed bet, unlimited credit only)"
+            )
+        if seats > 1 and (
+            isinstance(num_tables, (int, np.integer)) and num_tables % seats != 0
+        ):
+            raise ValueError(
+                f"num_tables={num_tables!r} (rows) must be a multiple of seats={seats}"
             )
         if rules.bet_raising:
             raise ValueError(
@@ -209,6 +246,10 @@ class TableBatch:
         n = self.num_tables = int(num_tables)
         h = self.max_hands = rules.max_split_hands
         self._arange = np.arange(n)
+        #: seats per table: row ``r`` is seat ``r % seats`` of table ``r // seats``
+        self.seats = int(seats)
+        #: per row, the row of seat 0 of its table (it holds the table's shoe and dealer)
+        self.lead_row = self._arange - self._arange % self.seats
 
         # ----- rule constants
         self._values = np.array(rules.card_values, dtype=np.int64)  # by rank index
@@ -254,7 +295,7 @@ class TableBatch:
         self._stand_hit_only = play.stand_hit_only(rules)
         self._stand_hit_key = 0
         # stand/hit-only rules: the key by phase code (DECIDE, INSURE (set apart), OVER)
-        self._stand_hit_keys = np.array([0, 0, self._over_key], dtype=np.int64)
+        self._stand_hit_keys = np.array([0, 0] + [self._over_key] * 3, dtype=np.int64)
         self._pre_peek_key = self._over_key + 1  # + 2 * upcard rank index + natural
         self._asks_pre_peek = pre_peek.sum(axis=1) > 1  # more than DECLINE
         self._pair = play.pair_table(rules)  # is_pair at 13 * rank index + rank index
@@ -449,7 +490,10 @@ class TableBatch:
         return self.shoe_size - self.pos
 
     def _draw(self, idx: np.ndarray) -> np.ndarray:
-        """Deal one card id to each table in ``idx`` (distinct tables)."""
+        """Deal one card id to each table in ``idx`` (distinct tables; with several seats,
+        rows of distinct tables: the card comes from the table's shoe)."""
+        if self.seats > 1:
+            idx = self.lead_row[idx]
         if self.infinite:
             cards = self._random_cards(idx.size)
             if self._stacked_any:
@@ -575,6 +619,8 @@ class TableBatch:
         """
         wanted = parse_cards(cards) if isinstance(cards, str) else list(cards)
         ids = [c.index for c in wanted]
+        if self.seats > 1:  # (a row: its table's shoe, held by the row of seat 0)
+            t = int(self.lead_row[t])
         pos = int(self.pos[t])
         row = self.shoe[t]
         if self.infinite:
@@ -639,12 +685,17 @@ class TableBatch:
         while True:
             idx = idx[self.phase[idx] != _OVER]
             if not idx.size:
+                if self.seats > 1:
+                    self._sync_shoes()
                 return
-            ins = self.phase[idx] == _INSURE_PHASE
+            act = idx if self.seats == 1 else idx[self.acting().take(idx)]
+            if not act.size:
+                raise RuntimeError("finish_rounds: a table waits for no seat (not table-aligned?)")
+            ins = self.phase[act] == _INSURE_PHASE
             if ins.any():
-                t = idx[ins]
+                t = act[ins]
                 self._act_insurance(t, np.full(t.size, _DECLINE, dtype=np.int64))
-            t = idx[~ins]
+            t = act[~ins]
             if t.size:
                 self._act_play(t, np.full(t.size, _STAND, dtype=np.int64), track=False)
             self._flush_dealer()
@@ -681,6 +732,11 @@ class TableBatch:
             self._close_openings(idx)
         if stacks:
             for t, cards in stacks.items():
+                if self.seats > 1 and int(t) % self.seats:
+                    raise ValueError(
+                        f"stacks: row {t} is not seat 0 of its table; with several seats "
+                        f"a table's cards are stacked at its seat-0 row"
+                    )
                 self.stack(int(t), cards)
         # (no table can have stacked cards pending if stack() was never called)
         self._stacked_any = self._ever_stacked and bool((self.stacked_end > self.pos).any())
@@ -700,10 +756,13 @@ class TableBatch:
         self.rounds[idx] += 1
 
         k = 3 if self._no_hole else 4
-        dealt = self._draw_many(idx, k)
-        # ranks and values of all the dealt cards in two gathers (card-major rows:
-        # player, up, player, hole)
-        ids = dealt.T.astype(np.intp, order="C")
+        if self.seats > 1:
+            ids = self._deal_seats(idx, k)
+        else:
+            dealt = self._draw_many(idx, k)
+            # ranks and values of all the dealt cards in two gathers (card-major rows:
+            # player, up, player, hole)
+            ids = dealt.T.astype(np.intp, order="C")
         rk = self._rank_of_id.take(ids)
         vk = self._value_of_id.take(ids)
         ak = self._ace_of_id.take(ids)
@@ -764,10 +823,13 @@ class TableBatch:
             if self.bankroll is not None:  # insurance only when affordable
                 ask &= self._asks_pre_peek_poor.take(2 * ru + bj) | self._covers_insurance(idx)
             if ask.any():
-                self.phase[idx[ask]] = _INSURE_PHASE
-                idx = idx[~ask]
-                self._do_peek(idx)
-                idx = idx[self.phase[idx] != _OVER]
+                if self.seats > 1:
+                    idx = self._ask_seats(idx, ask)
+                else:
+                    self.phase[idx[ask]] = _INSURE_PHASE
+                    idx = idx[~ask]
+                    self._do_peek(idx)
+                    idx = idx[self.phase[idx] != _OVER]
             else:  # the naturals are known from the deal (a peek rule has a hole card)
                 natural = bj if rules.natural_ends_hand and not rules.natural_paid_at_deal else None
                 idx = self._do_peek(
@@ -786,6 +848,8 @@ class TableBatch:
                 if fin.size:
                     self._to_dealer.append(fin)
         self._flush_dealer()
+        if self.seats > 1:
+            self._sync_shoes()
 
     def _do_peek(
         self,
@@ -942,6 +1006,9 @@ class TableBatch:
         here: map actions with :meth:`legal_mask` first.
         """
         actions = np.asarray(actions, dtype=np.int64)
+        if self.seats > 1:  # only the seat each table waits for acts
+            act = self.acting()
+            active = act if active is None else act & active
         phase = self.phase
         decide = phase == _DECIDE
         if active is not None:
@@ -960,6 +1027,9 @@ class TableBatch:
         round_over = phase == _OVER
         if active is not None:
             round_over &= active
+        if self.seats > 1:  # a table's round ends for all its seats at once
+            round_over = round_over.reshape(-1, self.seats).any(axis=1).repeat(self.seats)
+            self._sync_shoes()
         if self.max_hands == 1:  # whole width: hand 0 and insurance
             if self._pre_peek or self._negative_zero:
                 net = self.net[0] + self.insurance_net  # (-0.0 + 0.0 is 0.0)
@@ -1004,6 +1074,9 @@ class TableBatch:
             t = idx[surr]
             self._surrendered[t] = True
             self._pay(t, _SURR)
+        if self.seats > 1:
+            self._peek_seats(idx)
+            return
         self._do_peek(idx)
         idx = idx[self.phase[idx] != _OVER]
         self.phase[idx] = _DECIDE
@@ -1187,7 +1260,10 @@ class TableBatch:
         if self._to_dealer:
             queue, self._to_dealer = self._to_dealer, []
             idx = np.concatenate(queue) if len(queue) > 1 else queue[0]
-            self._dealer_turn(idx)
+            if self.seats > 1:
+                self._seats_done(idx)
+            else:
+                self._dealer_turn(idx)
 
     def _dealer_turn(self, idx: np.ndarray) -> None:
         self.phase[idx] = _OVER
@@ -1410,6 +1486,160 @@ class TableBatch:
         self._settled[f] = True
         self._done[f] = True
 
+    # ====================================================== several seats
+    def acting(self) -> np.ndarray:
+        """``(N,)`` bool: the row (seat) each table waits for, the table's next decision.
+
+        One seat: every row. Several seats, in casino order: the first seat still to
+        answer the pre-peek question; once every answer is in (and the peek is done),
+        the first seat with a hand to play; a table whose round is over (settled at
+        the deal, its result not yet reported): seat 0."""
+        if self.seats == 1:
+            return np.ones(self.num_tables, dtype=bool)
+        phase = self.phase.reshape(-1, self.seats)
+        ins = phase == _INSURE_PHASE
+        dec = phase == _DECIDE
+        first = np.where(ins.any(axis=1), ins.argmax(axis=1), dec.argmax(axis=1))
+        out = np.zeros(phase.shape, dtype=bool)
+        out[np.arange(phase.shape[0]), first] = True
+        return out.reshape(-1)
+
+    def _table_rows(self, rows: np.ndarray) -> np.ndarray:
+        """``(T', S)``: every row of the tables of ``rows`` (each table once, ascending)."""
+        s = self.seats
+        tables = np.zeros(self.num_tables // s, dtype=bool)
+        tables[rows // s] = True  # (a mark per table: cheaper than np.unique)
+        return tables.nonzero()[0][:, None] * s + np.arange(s)
+
+    def _sync_shoes(self) -> None:
+        """Several seats: every row of a table reads its shoe's state (kept at the row
+        of seat 0, the only row that draws)."""
+        lead = self.lead_row
+        for arr in (
+            self.pos, self.stacked_end, self.round_start, self._dealt_minus_pos,
+            self.undealt_hilo, self.shuffles, self.mid_round_reshuffles, self.reshuffled,
+        ):  # fmt: skip
+            arr[:] = arr[lead]
+        if self.track_cards and not self.infinite:
+            self.counts[:] = self.counts[lead]
+
+    def _deal_seats(self, idx: np.ndarray, k: int) -> np.ndarray:
+        """Several seats: deal the round at the tables of ``idx`` (whole tables, rows
+        ascending) in casino order: a card to each seat, the dealer's upcard, a second
+        card to each seat, the hole card (``k`` = 4; 3 without a hole card). Returns the
+        card ids per row as :meth:`start_rounds` reads them, ``(k, len(idx))``: first
+        card, upcard, second card (, hole card)."""
+        s = self.seats
+        if idx.size % s or not np.array_equal(
+            idx.reshape(-1, s), idx[::s, None] + np.arange(s)
+        ):
+            raise ValueError(
+                f"with {s} seats per table a round starts at whole tables (rows t * {s} .. "
+                f"t * {s} + {s - 1})"
+            )
+        dealt = self._draw_many(idx[::s], 2 * s + k - 2)  # (tables, cards)
+        seat = np.arange(s)
+        cols = [seat, np.full(s, s), s + 1 + seat]
+        if k == 4:
+            cols.append(np.full(s, 2 * s + 1))
+        ids = dealt[:, np.stack(cols)]  # (tables, k, seats)
+        return ids.transpose(1, 0, 2).reshape(k, -1).astype(np.intp)
+
+    def _ask_seats(self, idx: np.ndarray, ask: np.ndarray) -> np.ndarray:
+        """Several seats, at the deal: the seats of ``idx`` in ``ask`` get the pre-peek
+        question; the other seats of those tables wait for the peek; tables where nobody
+        is asked are peeked now. Returns the rows whose round goes on at those."""
+        table_ask = ask.reshape(-1, self.seats).any(axis=1).repeat(self.seats)
+        self.phase[idx[ask]] = _INSURE_PHASE
+        self.phase[idx[table_ask & ~ask]] = _PEEK_WAIT
+        rest = idx[~table_ask]
+        self._do_peek(rest)
+        return rest[self.phase[rest] != _OVER]
+
+    def _peek_seats(self, idx: np.ndarray) -> None:
+        """Several seats: rows ``idx`` answered the pre-peek question; at the tables
+        where every seat has answered, the dealer peeks and play starts at seat 0."""
+        self.phase[idx] = _PEEK_WAIT
+        rows = self._table_rows(idx)
+        ready = ~(self.phase[rows] == _INSURE_PHASE).any(axis=1)
+        if not ready.any():
+            return
+        rows = rows[ready].reshape(-1)
+        self._do_peek(rows)
+        rows = rows[self.phase[rows] != _OVER]
+        self.phase[rows] = _DECIDE
+        self.cur[rows] = -1
+        self._advance(rows)
+
+    def _seats_done(self, idx: np.ndarray) -> None:
+        """Several seats: the hands of rows ``idx`` are all done; the dealer plays at the
+        tables whose seats are all done."""
+        self.phase[idx] = _SEAT_DONE
+        if self.max_hands > 1:  # (the cursor stays on a hand the seat holds)
+            self.cur[idx] = self.nhands[idx] - 1
+        rows = self._table_rows(idx)
+        ready = (self.phase[rows] == _SEAT_DONE).all(axis=1)
+        if ready.any():
+            self._dealer_turn_seats(rows[ready].reshape(-1))
+
+    def _dealer_turn_seats(self, rows: np.ndarray) -> None:
+        """Several seats: the dealer's turn at the tables of ``rows`` (whole tables,
+        ascending): drawn once per table (at the row of seat 0) if some seat has an
+        unsettled hand that was not surrendered, then every seat's hands settled."""
+        s = self.seats
+        self.phase[rows] = _OVER
+        nh = self.nhands[rows]
+        if self.max_hands > 1:
+            self.cur[rows] = nh - 1
+        any_open = ~self._settled[rows]
+        surrender = self._surrenders
+        plays = any_open & ~self._surrendered[rows] if surrender else any_open.copy()
+        n = self.num_tables
+        for k in range(1, self.max_hands):
+            sel = (nh > k).nonzero()[0]
+            if not sel.size:
+                break
+            fk = k * n + rows[sel]
+            open_k = ~self._settled[fk]
+            any_open[sel] |= open_k
+            plays[sel] |= open_k & ~self._surrendered[fk] if surrender else open_k
+        t_open = any_open.reshape(-1, s).any(axis=1)
+        t_plays = plays.reshape(-1, s).any(axis=1)
+        lead = rows[::s]
+        if not self._no_hole:  # every table shows its hole card, played or not
+            self.hole_revealed[rows] = True
+        elif not t_open.all():
+            self.hole_revealed[rows.reshape(-1, s)[~t_open].reshape(-1)] = False
+        lead, t_plays = lead[t_open], t_plays[t_open]
+        if not lead.size:
+            return
+        if self._no_hole:
+            card = self._draw(lead)
+            self._dealer_add(lead, card)
+            self.hole[lead] = card
+            self.hole_revealed[lead] = True
+        drawing = lead[t_plays]
+        if self.infinite and not self._stacked_any and not self.track_cards and drawing.size:
+            self._sample_dealer(drawing)
+            drawing = drawing[:0]
+        hits = self._dealer_hits
+        while drawing.size:
+            need = hits.take(self.d_hard[drawing] * 2 + self.d_ace[drawing])
+            drawing = drawing[need]
+            if drawing.size:
+                self._dealer_add(drawing, self._draw(drawing))
+        # every seat of the table sees the dealer's hand
+        open_rows = (lead[:, None] + np.arange(s)).reshape(-1)
+        src = self.lead_row[open_rows]
+        for arr in (self.d_hard, self.d_ace, self.d_n, self.hole, self.hole_revealed):
+            arr[open_rows] = arr[src]
+        if self.track_cards:
+            self.dealer_ranks[open_rows] = self.dealer_ranks[src]
+        if self.rules.settlement is Settlement.HIGHEST_HAND:
+            self._settle_highest(open_rows)
+        else:
+            self._settle_by_compare(open_rows)
+
     # ============================================== bet steps and bankrolls (chips)
     def _init_chips(self, bet_sizes: tuple[int, ...], bankroll: int | None) -> None:
         """State for bet steps (:meth:`open_rounds`) and finite bankrolls (:meth:`chips`)."""
@@ -1584,7 +1814,8 @@ class TableBatch:
         out = np.zeros((self.num_tables, 13), dtype=np.int64)
         if self.infinite:
             return out
-        ranks = self._rank_of_id.take(self.shoe)
+        shoe = self.shoe if self.seats == 1 else self.shoe[self.lead_row]
+        ranks = self._rank_of_id.take(shoe)
         live = np.arange(self.shoe_size)[None, :] >= self.pos[:, None]
         np.add.at(out, (np.broadcast_to(self._arange[:, None], ranks.shape)[live], ranks[live]), 1)
         return out

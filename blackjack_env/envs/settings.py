@@ -109,6 +109,8 @@ class EnvSettings:
         obs_mode, rounds_per_episode, bankroll, bet, bet_sizes, insurance_decisions,
         illegal_action, illegal_penalty, render_mode, info_cards: as the env arguments
         (``bet`` resolved to chips, ``bet_sizes`` a tuple, ``()`` for a fixed bet).
+        seats_per_table: the batched env's learner seats per table (1 elsewhere); with
+            more than one, ``rules.seats`` is this number.
     """
 
     rules: Rules
@@ -124,6 +126,7 @@ class EnvSettings:
     illegal_penalty: float
     render_mode: str | None
     info_cards: bool = True
+    seats_per_table: int = 1
 
     @property
     def min_cost(self) -> int:
@@ -243,9 +246,14 @@ class EnvSettings:
         )
 
     @classmethod
-    def batched(cls, **kwargs: Any) -> EnvSettings:
+    def batched(cls, seats_per_table: int = 1, **kwargs: Any) -> EnvSettings:
         """The settings of the batched env: those of :meth:`single`, with one seat, no
-        bet raising and no rendering."""
+        bet raising and no rendering; or ``seats_per_table`` learner seats at each table
+        (fixed bet, unlimited credit, illegal actions mapped or raised)."""
+        if not _is_int(seats_per_table) or not 1 <= seats_per_table <= 7:
+            raise ValueError(f"seats_per_table={seats_per_table!r} must be an int from 1 to 7")
+        if seats_per_table > 1:
+            return cls._batched_seats(int(seats_per_table), kwargs)
         if kwargs.get("render_mode") is not None:
             raise ValueError(
                 f"render_mode={kwargs['render_mode']!r}: the batched env does not render; "
@@ -261,6 +269,39 @@ class EnvSettings:
         if rules.bet_raising:
             raise ValueError("rules with bet_raising=True are not supported by the batched env")
         return settings
+
+    @classmethod
+    def _batched_seats(cls, seats: int, kwargs: dict[str, Any]) -> EnvSettings:
+        """:meth:`batched` with ``seats`` learner seats per table."""
+        for name, allowed in (("num_seats", None), ("bet_sizes", None), ("bankroll", None),
+                              ("render_mode", None)):
+            if kwargs.get(name, allowed) is not allowed:
+                raise ValueError(
+                    f"{name}={kwargs[name]!r} is not supported with seats_per_table={seats} "
+                    f"(every seat is a learner, with a fixed bet and unlimited credit)"
+                )
+        if "others" in kwargs or "seat" in kwargs:
+            raise ValueError(
+                f"seats_per_table={seats}: every seat is a learner; 'others' and 'seat' do "
+                f"not apply"
+            )
+        # (the rules' own seats are replaced by seats_per_table, as num_seats does)
+        rules_1 = read_rules(kwargs.get("rules", "vegas-strip")).replace(seats=1)
+        settings = cls.batched(**{**kwargs, "rules": rules_1})
+        if settings.illegal_action is IllegalAction.PENALIZE:
+            raise ValueError(
+                f"illegal_action='penalize' is not supported with seats_per_table={seats}; "
+                f"use 'map' or 'raise' (as the multi-agent table)"
+            )
+        rules = settings.rules
+        if seats > rules.max_seats:
+            raise ValueError(
+                f"seats_per_table={seats} is not allowed; these rules seat 1 to "
+                f"{rules.max_seats} players (give rules with max_seats raised)"
+            )
+        return dataclasses.replace(
+            settings, rules=rules.replace(seats=seats), seats_per_table=seats
+        )
 
     @classmethod
     def table(

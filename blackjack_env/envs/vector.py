@@ -36,7 +36,11 @@ __all__ = ["BlackjackVectorEnv"]
 _STAND, _HIT, _DOUBLE, _SPLIT, _SURRENDER, _INSURE, _DECLINE = range(7)
 _BATCH_INSURE = int(BatchPhase.INSURE)
 # batch phase -> observation phase (Decision)
-_DECISION = np.array([Decision.PLAY, Decision.INSURANCE, Decision.SETTLED], dtype=np.int64)
+# (PEEK_WAIT, DONE: a seat waiting for the others, several seats per table)
+_DECISION = np.array(
+    [Decision.PLAY, Decision.INSURANCE, Decision.SETTLED, Decision.SETTLED, Decision.SETTLED],
+    dtype=np.int64,
+)
 _KNOWN_OPTIONS = ("cards", "reset_mask")
 _PLAY, _INSURANCE, _SETTLED = int(Decision.PLAY), int(Decision.INSURANCE), int(Decision.SETTLED)
 _BET = int(Decision.BET)
@@ -44,7 +48,8 @@ _BATCH_OVER = int(BatchPhase.OVER)
 
 
 class BlackjackVectorEnv(VectorEnv):
-    """``num_envs`` single-seat blackjack tables stepped together with numpy arrays.
+    """``num_envs`` blackjack seats (one learner per table, or ``seats_per_table``) stepped
+    together with numpy arrays.
 
     ## Description
 
@@ -103,6 +108,37 @@ class BlackjackVectorEnv(VectorEnv):
     the smallest bet. ``gymnasium.make_vec("blackjack_env/BlackjackCounting-v0", ...)``
     builds this env.
 
+    ## Several learner seats per table
+
+    ``seats_per_table=S`` (default 1) seats S learners at each table: ``num_envs`` must be
+    a multiple of S, and sub-env ``r`` is seat ``r % S`` of table ``r // S`` (layout: one
+    batch row per seat, the seats of a table adjacent; ``info["table"]`` and
+    ``info["seat"]`` say so). Each sub-env is the agent ``seat_s`` of the multi-agent
+    table (:class:`~blackjack_env.envs.parallel.BlackjackParallelEnv`, whose docstring
+    is the specification; the parity tests deal stacked shoes to both and compare every
+    seat's observation, mask, reward and termination at every step): the seats share the
+    table's shoe and dealer, the cards are dealt in casino order (a card to each seat, the
+    upcard, a second card to each seat, the hole card), the pre-peek questions are asked
+    seat by seat before the peek, seat 0 plays all its hands first, then seat 1, ..., and
+    the dealer plays after the last seat. Each step, only the seat each table waits for
+    acts: ``info["active"]`` marks the sub-envs whose action the *next* step plays (one
+    per table while a round runs, none for a table whose episode has ended); the other
+    seats' actions are ignored and their observations show phase ``SETTLED`` with an
+    all-ones mask. When a round is settled every seat of the table gets its reward on that
+    step (``round_over`` / ``round_net`` per seat); all other steps give 0. Episodes end
+    per table, all its seats together, so ``reset(options={"reset_mask": ...})`` must
+    take whole tables; ``options["cards"]`` stacks a table's shoe through its seat-0
+    sub-env (the other seats' entries None). In ``"dict"`` mode ``seat_cards`` shows
+    every seat's cards, in seat order, as the multi-agent table does. With one seat per
+    step acting, a table of S seats takes about S times more steps per round; the
+    settled seat-rounds per second are in ``scripts/bench_vector.py --seats 3 7``.
+
+    Multi-seat tables take a fixed bet and unlimited credit (``bet_sizes``, ``bankroll``
+    refused), illegal actions ``"map"`` or ``"raise"`` (as the multi-agent table), and
+    no ``num_seats`` / ``others`` (every seat is a learner). After ``rounds_per_episode``
+    rounds a table's episode is truncated, as the single env's (the multi-agent table's
+    ``rounds`` terminate it).
+
     ## Info
 
     Batched, each key with its ``_key`` mask (all True): ``action_mask``
@@ -137,11 +173,11 @@ class BlackjackVectorEnv(VectorEnv):
     ``autoreset_mode`` and ``max_episode_steps`` (int or None: truncate an
     episode after this many steps, counted as Gymnasium's ``TimeLimit`` counts them:
     the step that resets a sub-env under ``"NextStep"`` is not one of the new
-    episode's steps). Not supported (``ValueError``): more than
-    one seat (``num_seats`` / rules with ``seats > 1``; use the multi-agent
-    env), ``bet_raising`` rules and ``render_mode``. All four observation modes
-    are supported (``"dict"`` makes the batch keep the cards by rank, which costs
-    some speed).
+    episode's steps), and ``seats_per_table`` (above). Not supported (``ValueError``):
+    seats played by fixed strategies (``num_seats`` / rules with ``seats > 1``; use the
+    single env or the multi-agent env), ``bet_raising`` rules and ``render_mode``. All
+    four observation modes are supported (``"dict"`` makes the batch keep the cards by
+    rank, which costs some speed).
 
     ## Performance
 
@@ -153,7 +189,8 @@ class BlackjackVectorEnv(VectorEnv):
 
     * v0: initial version. Later additions that leave the existing behaviour as it was:
       ``bet_sizes`` and a finite ``bankroll`` (2026-11), so every registered id with one
-      seat, ``BlackjackCounting-v0`` included, has this native batched env.
+      seat, ``BlackjackCounting-v0`` included, has this native batched env;
+      ``seats_per_table`` (2026-11): several learner seats per table.
     """
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -208,6 +245,19 @@ class BlackjackVectorEnv(VectorEnv):
         self.render_mode = None
 
         n = self.num_envs = int(num_envs)
+        #: learner seats per table: sub-env ``r`` is seat ``r % seats`` of table ``r // seats``
+        self.seats = settings.seats_per_table
+        if n % self.seats:
+            raise ValueError(
+                f"num_envs={n} must be a multiple of seats_per_table={self.seats} (one "
+                f"sub-env per seat)"
+            )
+        self._seat = self._table = None
+        if self.seats > 1:
+            self._seat = np.arange(n) % self.seats
+            self._table = np.arange(n) // self.seats
+            self._seat.flags.writeable = False
+            self._table.flags.writeable = False
         self.single_action_space = self.layout.action_space()
         self.single_observation_space = self.layout.observation_space()
         self.action_space = batch_space(self.single_action_space, n)
@@ -259,6 +309,11 @@ class BlackjackVectorEnv(VectorEnv):
                         f"options['reset_mask'] must be a bool array of shape ({n},), got "
                         f"dtype {mask.dtype} shape {mask.shape}"
                     )
+                if self.seats > 1 and not _table_aligned(mask, self.seats):
+                    raise ValueError(
+                        f"options['reset_mask'] must reset whole tables: the {self.seats} "
+                        f"seats of a table (sub-envs t * {self.seats} ..) together"
+                    )
         stacks = self._stacks(cards)
         super().reset(seed=None if seed is None else int(seed))
         idx = mask.nonzero()[0]
@@ -272,6 +327,7 @@ class BlackjackVectorEnv(VectorEnv):
                 track_cards=self.obs_mode is ObsMode.DICT,
                 bet_sizes=self.settings.bet_sizes,
                 bankroll=self.settings.bankroll,
+                seats=self.seats,
             )
             idx = self._arange
         else:
@@ -494,12 +550,18 @@ class BlackjackVectorEnv(VectorEnv):
             return None
         n = self.num_envs
         decks = self.rules.shoe_decks
+        s = self.seats
         if isinstance(cards, str):
             one = check_stack(cards, decks)
-            return {t: list(one) for t in range(n)}
+            return {t: list(one) for t in range(0, n, s)}
         if isinstance(cards, Sequence) and len(cards) == n and all(
             c is None or isinstance(c, (str, list, tuple)) for c in cards
         ):
+            if s > 1 and any(c for t, c in enumerate(cards) if t % s):
+                raise ValueError(
+                    f"options['cards']: with seats_per_table={s} a table's cards are given "
+                    f"at its seat-0 sub-env (t * {s}); the other seats' entries must be None"
+                )
             return {t: check_stack(c, decks) for t, c in enumerate(cards) if c}
         raise ValueError(
             f"options['cards'] must be text like 'AS KH 9D' (for every table) or a sequence "
@@ -516,6 +578,11 @@ class BlackjackVectorEnv(VectorEnv):
         self._mask = self._mask_rows.take(batch.legal_keys(), axis=0)
         if self._bets:
             self._refresh_bets()
+        if self.seats > 1:  # a seat the table does not wait for: SETTLED, every action
+            self._acting = batch.acting()
+            waiting = ~self._acting
+            self._phase[waiting] = _SETTLED
+            self._mask[waiting] = 1
 
     def _mask_table(self, batch: TableBatch) -> np.ndarray:
         """``(K, n)`` int8: the action-mask row of a table by its batch key
@@ -634,6 +701,8 @@ class BlackjackVectorEnv(VectorEnv):
         dealer_cards[shown] = batch.dealer_ranks[shown]
         exists = np.arange(batch.max_hands)[:, None] < batch.nhands[None, :]
         seat_cards = (batch.hand_ranks * exists[:, :, None]).sum(axis=0)  # one seat: (N, 13)
+        if self.seats > 1:  # every seat of the table, in seat order, seen from each seat
+            seat_cards = np.repeat(seat_cards.reshape(-1, 13 * self.seats), self.seats, axis=0)
         if self._infinite:
             unseen = np.full((n, 13), 4, dtype=np.int64)
         else:
@@ -668,6 +737,13 @@ class BlackjackVectorEnv(VectorEnv):
             "reshuffled": batch.reshuffled.copy(),
             "_reshuffled": t,
         }
+        if self.seats > 1:
+            info["table"] = self._table
+            info["_table"] = t
+            info["seat"] = self._seat
+            info["_seat"] = t
+            info["active"] = self._acting & ~self._ended  # (an ended episode: nobody)
+            info["_active"] = t
         if extra:
             for key, value in extra.items():
                 info[key] = value
@@ -845,3 +921,9 @@ class BlackjackVectorEnv(VectorEnv):
             )  # fmt: skip
             for key, value in part.items():
                 obs[key][rows] = value
+
+
+def _table_aligned(mask: np.ndarray, seats: int) -> bool:
+    """Whether ``mask`` (one bool per sub-env) takes the seats of each table together."""
+    by_table = mask.reshape(-1, seats)
+    return bool((by_table == by_table[:, :1]).all())

@@ -77,6 +77,8 @@ BAD_INPUTS: list[tuple[str, list[str], str]] = [
     ("bench_vector.py", ["--seconds", "-1"], "--seconds -1"),
     ("bench_vector.py", ["--seconds", "0"], "--seconds 0"),
     ("bench_vector.py", ["--profile", "-3"], "--profile -3"),
+    ("bench_vector.py", ["--seats", "1"], "--seats 1"),
+    ("bench_vector.py", ["--seats", "8"], "--seats 8"),
     ("bench_vector.py", ["--json", MISSING], MISSING),
     ("rllib_example.py", ["--iterations", "0"], "--iterations 0"),
     ("rllib_example.py", ["--minibatch", "1024"], "--minibatch 1024"),

@@ -229,3 +229,18 @@ def test_demo_simulate_and_a_bench_run_from_the_command_line(tmp_path):
     assert r.returncode == 0, r.stderr
     data = json.loads((tmp_path / "b.json").read_text())
     assert data["settings"]["hands"] == 300 and len(data["cases"]) == 3
+
+
+def test_bench_vector_times_several_seats_per_table(tmp_path):
+    out = tmp_path / "bench.json"
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPTS / "bench_vector.py"), "--seconds", "0.05", "--tables", "30",
+         "--baseline-envs", "2", "--autoreset", "SameStep", "--seats", "3",
+         "--json", str(out)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "3 learner seats per table" in proc.stdout
+    rows = json.loads(out.read_text())["seats"]
+    assert [(r["seats"], r["tables"], r["autoreset"]) for r in rows] == [(3, 10, "SameStep")]
+    assert rows[0]["hands_per_s"] > 0 and rows[0]["parallel_hands_per_s"] > 0
