@@ -79,8 +79,8 @@ from blackjack_env.engine.play import (
     Action,
     Outcome,
     auto_stands,
-    can_cover,
     category,
+    covers_insurance,
     dealer_draws,
     dealer_peeks,
     double_allowed,
@@ -488,7 +488,7 @@ class Table:
             up_value=self._values[up_rank - 1],
             up_ace=up_rank == 1,
             natural=natural,
-            insurance=natural or can_cover(seat.bankroll, insurance_stake(hand.bet)),
+            insurance=natural or covers_insurance(seat.bankroll, hand.bet),
         )
 
     def _next_insurance_seat(self) -> bool:
