@@ -454,12 +454,23 @@ class TableBatch:
         The shuffle is lazy: a row always holds each card of the shoe once, the
         undealt ones at ``pos:``; each draw takes a uniformly random undealt card
         (an incremental Fisher-Yates shuffle), so gathering the cards back is all
-        a reshuffle has to do.
+        a reshuffle has to do. Stacked cards not dealt yet stay on top, in their order
+        (as the engine's ``Shoe.shuffle``).
         """
+        held: list[tuple[int, np.ndarray]] = []
+        if self._ever_stacked and not self.infinite:
+            for t in idx[self.stacked_end[idx] > self.pos[idx]].tolist():
+                held.append((t, self.shoe[t, self.pos[t] : self.stacked_end[t]].copy()))
         self.pos[idx] = 0
         self.stacked_end[idx] = 0
         if self.infinite:
             return
+        for t, cards in held:  # every card is undealt now: move the stacked ones to the top
+            row = self.shoe[t]
+            for j, cid in enumerate(cards.tolist()):
+                src = j + int((row[j:] == cid).nonzero()[0][0])
+                row[j], row[src] = row[src], row[j]
+            self.stacked_end[t] = cards.size
         self.round_start[idx] = 0
         self._dealt_minus_pos[idx] = 0
         self.undealt_hilo[idx] = 0  # a full shoe is balanced

@@ -31,6 +31,8 @@ CONFIGS: dict[str, dict[str, Any]] = {
     "single-deck-6to5": {"rules": "single-deck-6to5", "bet": 5, "obs_mode": "vector"},
     "ood-book-no-peek": {"rules": "ood-book", "obs_mode": "dict"},
     "how-to-play": {"rules": "how-to-play", "obs_mode": "vector"},
+    # (reshuffled after every round: the stacked cards outlive a reshuffle)
+    "how-to-play-2-rounds": {"rules": "how-to-play", "obs_mode": "vector", "rounds": 2},
     "highest-hand": {"rules": preset("terminal-21", bet_raising=False), "obs_mode": "vector"},
 }
 
