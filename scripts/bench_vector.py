@@ -129,6 +129,11 @@ def bench_ours(s: Settings, rules: str, obs_mode: str, autoreset: str) -> dict[s
     env = BlackjackVectorEnv(s.tables, rules=rules, obs_mode=obs_mode, autoreset_mode=autoreset)
     _, info = env.reset(seed=s.seed)
     env.step(random_legal(np.random.default_rng(s.seed), info["action_mask"]))  # warm-up
+    return _time_batched(env, s)
+
+
+def _time_batched(env: BlackjackVectorEnv, s: Settings) -> dict[str, float]:
+    """Settled rounds per second of ``env`` (reset with ``s.seed``) for ``s.seconds``."""
     _, info = env.reset(seed=s.seed)
     rng = np.random.default_rng(s.seed)
     hands = steps = 0
@@ -169,16 +174,7 @@ def bench_seats_batched(s: Settings, seats: int, autoreset: str) -> dict[str, fl
     tables = max(1, s.tables // seats)
     env = BlackjackVectorEnv(seats * tables, seats_per_table=seats, rules="vegas-strip",
                              autoreset_mode=autoreset)
-    rng = np.random.default_rng(s.seed)
-    _, info = env.reset(seed=s.seed)
-    hands = steps = 0
-    start, cpu = time.perf_counter(), time.process_time()
-    while time.perf_counter() - start < s.seconds:
-        _, _, _, _, info = env.step(random_legal(rng, info["action_mask"]))
-        hands += int(np.count_nonzero(info["round_over"]))
-        steps += 1
-    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
-    return {"hands_per_s": hands / wall, "hands_per_cpu_s": hands / cpu, "steps": steps}
+    return _time_batched(env, s)
 
 
 def bench_seats_parallel(s: Settings, seats: int) -> dict[str, float]:

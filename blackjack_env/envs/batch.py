@@ -1308,28 +1308,34 @@ class TableBatch:
             idx = idx[keep]
             if surrender:
                 plays = plays[keep]
-        if self._no_hole:
-            card = self._draw(idx)
-            self._dealer_add(idx, card)
-            self.hole[idx] = card
-            self.hole_revealed[idx] = True
         # (without surrender every open table plays)
-        drawing = idx[plays] if surrender else idx
-        if self.infinite and not self._stacked_any and not self.track_cards and drawing.size:
-            self._sample_dealer(drawing)
-            drawing = drawing[:0]
-        hits = self._dealer_hits
-        while drawing.size:
-            need = hits.take(self.d_hard[drawing] * 2 + self.d_ace[drawing])
-            drawing = drawing[need]
-            if drawing.size:
-                self._dealer_add(drawing, self._draw(drawing))
+        self._dealer_draws(idx, idx[plays] if surrender else idx)
         if rules.settlement is Settlement.HIGHEST_HAND:
             self._settle_highest(idx)
         elif self.max_hands == 1:  # (idx: exactly the tables whose hand 0 is open)
             self._pay_outcomes(idx, self._compare(idx, idx))
         else:
             self._settle_by_compare(idx)
+
+    def _dealer_draws(self, open_: np.ndarray, drawing: np.ndarray) -> None:
+        """The dealer's turn at tables ``open_`` (some hand still open): without a hole
+        card its second card is dealt now; then it draws to the rules at the tables
+        ``drawing`` (a subset of ``open_``: some hand is neither settled nor surrendered).
+        An infinite deck with nothing stacked samples the final hand in one step."""
+        if self._no_hole:
+            card = self._draw(open_)
+            self._dealer_add(open_, card)
+            self.hole[open_] = card
+            self.hole_revealed[open_] = True
+        if self.infinite and not self._stacked_any and not self.track_cards and drawing.size:
+            self._sample_dealer(drawing)
+            return
+        hits = self._dealer_hits
+        while drawing.size:
+            need = hits.take(self.d_hard[drawing] * 2 + self.d_ace[drawing])
+            drawing = drawing[need]
+            if drawing.size:
+                self._dealer_add(drawing, self._draw(drawing))
 
     def _dealer_cdf(self) -> np.ndarray:
         """Infinite deck: ``cdf[2 * hard + ace, k]`` = P(the dealer ends on category <= k)
@@ -1624,21 +1630,7 @@ class TableBatch:
         lead, t_plays = lead[t_open], t_plays[t_open]
         if not lead.size:
             return
-        if self._no_hole:
-            card = self._draw(lead)
-            self._dealer_add(lead, card)
-            self.hole[lead] = card
-            self.hole_revealed[lead] = True
-        drawing = lead[t_plays]
-        if self.infinite and not self._stacked_any and not self.track_cards and drawing.size:
-            self._sample_dealer(drawing)
-            drawing = drawing[:0]
-        hits = self._dealer_hits
-        while drawing.size:
-            need = hits.take(self.d_hard[drawing] * 2 + self.d_ace[drawing])
-            drawing = drawing[need]
-            if drawing.size:
-                self._dealer_add(drawing, self._draw(drawing))
+        self._dealer_draws(lead, lead[t_plays])
         # every seat of the table sees the dealer's hand
         open_rows = (lead[:, None] + np.arange(s)).reshape(-1)
         src = self.lead_row[open_rows]

@@ -18,6 +18,7 @@ from blackjack_env.engine.rules import Rules, preset
 from blackjack_env.envs.observations import Decision
 from blackjack_env.envs.parallel import BlackjackParallelEnv
 from blackjack_env.envs.vector import BlackjackVectorEnv
+from tests.envs.test_vector_parity import _row, _same_obs
 
 CONFIGS: dict[str, dict[str, Any]] = {
     "vegas-strip": {},
@@ -66,22 +67,6 @@ def _stack(rules: Rules, rng: np.random.Generator, length: int, seats: int) -> s
     return " ".join(str(ALL_CARDS[c]) for c in ids)
 
 
-def _same(a: Any, b: Any) -> bool:
-    if isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in b)
-    if isinstance(b, tuple):
-        return tuple(int(x) for x in a) == tuple(int(x) for x in b)
-    return np.array_equal(np.asarray(a), np.asarray(b))
-
-
-def _row(obs: Any, r: int) -> Any:
-    if isinstance(obs, dict):
-        return {k: v[r] for k, v in obs.items()}
-    if isinstance(obs, tuple):
-        return tuple(part[r] for part in obs)
-    return obs[r]
-
-
 def _vector_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
     out = dict(kwargs)
     if "rounds" in out:
@@ -113,7 +98,7 @@ def test_stacked_tables_match_the_multi_agent_table(name: str, seats: int) -> No
         o, i = ref.reset(seed=t, options={"cards": stacks[t]})
         for s, agent in enumerate(agents):
             r = t * seats + s
-            assert _same(_row(obs, r), o[agent]["observation"]), (name, r)
+            assert _same_obs(_row(obs, r), o[agent]["observation"]), (name, r)
             assert np.array_equal(info["action_mask"][r], o[agent]["action_mask"]), (name, r)
             assert info["active"][r] == i[agent]["active"]
     assert np.array_equal(info["table"], np.arange(tables * seats) // seats)
@@ -134,7 +119,7 @@ def test_stacked_tables_match_the_multi_agent_table(name: str, seats: int) -> No
             o, rw, te, tr, i = refs[t].step(acts)
             for s, agent in enumerate(agents):
                 r = t * seats + s
-                assert _same(_row(obs, r), o[agent]["observation"]), (
+                assert _same_obs(_row(obs, r), o[agent]["observation"]), (
                     name, steps, r, _row(obs, r), o[agent]["observation"])
                 assert reward[r] == rw[agent], (name, steps, r, reward[r], rw[agent])
                 if "rounds" in kwargs:  # the batched env truncates after rounds_per_episode
@@ -266,7 +251,7 @@ def test_same_seed_same_actions_same_trajectory(autoreset: str, obs_mode: str) -
 
     first, second = run(), run()
     for x, y in zip(first, second, strict=True):
-        assert _same(x, y) if not isinstance(x, tuple) else all(
+        assert _same_obs(x, y) if not isinstance(x, tuple) else all(
             np.array_equal(p, q) for p, q in zip(x, y, strict=True))
 
 
