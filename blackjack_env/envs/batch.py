@@ -78,6 +78,7 @@ step after the deal.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from enum import IntEnum
 
 import numpy as np
@@ -1055,18 +1056,23 @@ class TableBatch:
             reward[ro] = self.round_net(ro)
         return round_over, reward
 
+    def _later_hands(self, idx: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """For each hand ``k >= 1`` that some table of ``idx`` holds (split tables, few):
+        ``(sel, f)``, the positions in ``idx`` of those tables and the flat indices of
+        their hand ``k`` (hands past ``nhands`` hold stale values: never read them)."""
+        nh = self.nhands[idx]
+        for k in range(1, self.max_hands):
+            sel = (nh > k).nonzero()[0]
+            if not sel.size:
+                return
+            yield sel, k * self.num_tables + idx[sel]
+
     def round_net(self, idx: np.ndarray) -> np.ndarray:
         """Net result of the round so far at tables ``idx``, in units of the bet."""
         hands = self._net[idx]
-        if self.max_hands > 1:
-            # hands past nhands hold stale values: add the split hands of split tables only
-            n = self.num_tables
-            nh = self.nhands[idx]
-            for k in range(1, self.max_hands):
-                sel = (nh > k).nonzero()[0]
-                if not sel.size:
-                    break
-                hands[sel] += self._net[k * n + idx[sel]]
+        if self.max_hands > 1:  # add the split hands of split tables
+            for sel, f in self._later_hands(idx):
+                hands[sel] += self._net[f]
         if self._pre_peek or self._negative_zero:  # (as step: -0.0 + 0.0 is 0.0)
             hands = hands + self.insurance_net[idx]
         return hands / self.bet if self.bet != 1 else hands
@@ -1286,12 +1292,7 @@ class TableBatch:
         surrender = self._surrenders
         plays = any_open & ~self._surrendered[idx] if surrender else any_open
         if self.max_hands > 1:
-            n = self.num_tables
-            for k in range(1, self.max_hands):
-                sel = (nh > k).nonzero()[0]  # (few: split tables)
-                if not sel.size:
-                    break
-                fk = k * n + idx[sel]
+            for sel, fk in self._later_hands(idx):
                 open_k = ~self._settled[fk]
                 any_open[sel] |= open_k
                 if surrender:
@@ -1611,12 +1612,7 @@ class TableBatch:
         any_open = ~self._settled[rows]
         surrender = self._surrenders
         plays = any_open & ~self._surrendered[rows] if surrender else any_open.copy()
-        n = self.num_tables
-        for k in range(1, self.max_hands):
-            sel = (nh > k).nonzero()[0]
-            if not sel.size:
-                break
-            fk = k * n + rows[sel]
+        for sel, fk in self._later_hands(rows):
             open_k = ~self._settled[fk]
             any_open[sel] |= open_k
             plays[sel] |= open_k & ~self._surrendered[fk] if surrender else open_k
@@ -1750,13 +1746,7 @@ class TableBatch:
         table differ from those before the round's bet by this)."""
         stakes = np.where(self._settled[idx], 0, self._stake[idx])
         if self.max_hands > 1:
-            n = self.num_tables
-            nh = self.nhands[idx]
-            for k in range(1, self.max_hands):
-                sel = (nh > k).nonzero()[0]
-                if not sel.size:
-                    break
-                fk = k * n + idx[sel]
+            for sel, fk in self._later_hands(idx):
                 stakes[sel] += np.where(self._settled[fk], 0, self._stake[fk])
         chips = self.round_net(idx) * self.bet - stakes
         return np.rint(chips * self.chip_den).astype(np.int64)
