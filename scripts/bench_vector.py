@@ -56,7 +56,7 @@ try:
         load_average,
         run_command,
     )
-    from blackjack_env.envs.vector import BlackjackVectorEnv
+    from blackjack_env.envs.vector import BlackjackVectorEnv, random_legal_actions
 except ImportError as err:
     print(f"error: blackjack_env is not installed ({err}): run pip install -e . in the "
           f"repository", file=sys.stderr)
@@ -103,13 +103,6 @@ def _load() -> str:
     return f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f} ({os.cpu_count()} cpus)"
 
 
-def random_legal(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
-    """One uniformly random legal action per row of an int8 / bool mask."""
-    counts = np.cumsum(mask, axis=1, dtype=np.int64)
-    pick = (rng.random(mask.shape[0]) * counts[:, -1]).astype(np.int64)
-    return (counts > pick[:, None]).argmax(axis=1)
-
-
 def bench_baseline(s: Settings) -> dict[str, float]:
     envs = gym.make_vec("Blackjack-v1", num_envs=s.baseline_envs, vectorization_mode="sync")
     envs.reset(seed=s.seed)
@@ -128,7 +121,7 @@ def bench_baseline(s: Settings) -> dict[str, float]:
 def bench_ours(s: Settings, rules: str, obs_mode: str, autoreset: str) -> dict[str, float]:
     env = BlackjackVectorEnv(s.tables, rules=rules, obs_mode=obs_mode, autoreset_mode=autoreset)
     _, info = env.reset(seed=s.seed)
-    env.step(random_legal(np.random.default_rng(s.seed), info["action_mask"]))  # warm-up
+    env.step(random_legal_actions(np.random.default_rng(s.seed), info["action_mask"]))  # warm-up
     return _time_batched(env, s)
 
 
@@ -139,7 +132,7 @@ def _time_batched(env: BlackjackVectorEnv, s: Settings) -> dict[str, float]:
     hands = steps = 0
     start, cpu = time.perf_counter(), time.process_time()
     while time.perf_counter() - start < s.seconds:
-        _, _, _, _, info = env.step(random_legal(rng, info["action_mask"]))
+        _, _, _, _, info = env.step(random_legal_actions(rng, info["action_mask"]))
         hands += int(np.count_nonzero(info["round_over"]))
         steps += 1
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu
@@ -156,7 +149,7 @@ def bench_id(env_id: str, num_envs: int, s: Settings, **kwargs: str) -> dict[str
     hands = steps = 0
     start, cpu = time.perf_counter(), time.process_time()
     while time.perf_counter() - start < s.seconds:
-        _, _, _, _, info = envs.step(random_legal(rng, info["action_mask"]))
+        _, _, _, _, info = envs.step(random_legal_actions(rng, info["action_mask"]))
         # a settled round: round_over (native), a settlement in a sub-env's info (sync)
         settled = info["round_over"] if native else info.get("_settlement")
         if settled is None:
@@ -189,7 +182,7 @@ def bench_seats_parallel(s: Settings, seats: int) -> dict[str, float]:
     while time.perf_counter() - start < s.seconds:
         if not env.agents:
             obs, _ = env.reset()
-        actions = {a: int(random_legal(rng, obs[a]["action_mask"][None, :])[0])
+        actions = {a: int(random_legal_actions(rng, obs[a]["action_mask"][None, :])[0])
                    for a in env.agents}
         obs, _, _, _, infos = env.step(actions)
         hands += sum("round_net" in i for i in infos.values())
@@ -246,7 +239,7 @@ def profile_ours(s: Settings, rules: str, obs_mode: str, autoreset: str) -> None
     profiler.enable()
     start = time.perf_counter()
     while time.perf_counter() - start < s.seconds:
-        _, _, _, _, info = env.step(random_legal(rng, info["action_mask"]))
+        _, _, _, _, info = env.step(random_legal_actions(rng, info["action_mask"]))
     profiler.disable()
     print(f"\nprofile: {rules} {obs_mode} {autoreset} (top {s.profile} by own time)")
     pstats.Stats(profiler).sort_stats("tottime").print_stats(s.profile)
