@@ -271,6 +271,13 @@ class TableBatch:
         self._outcome_table = play.outcome_table(rules)  # (player, dealer) categories
         self._by_hands = self._outcome_by_hands()  # the same, keyed by the hands (_compare)
         self._dealer_hits = play.dealer_draw_table(rules)  # entry 2 * hard + ace
+        # the dealer hand's key after one more card: entry 52 * (2 * hard + ace) + card id
+        # (a key where the dealer stands keeps it; drawing keys stay below 64: hard <= 16
+        # plus a card of at most 10)
+        keys = np.arange(64)
+        after = 2 * (keys[:, None] // 2 + self._value_of_id[None, :])
+        after |= (keys[:, None] % 2 == 1) | self._ace_of_id[None, :]
+        self._dealer_next = np.where(self._dealer_hits[:, None], after, keys[:, None]).reshape(-1)
         self._peek_by_rank = play.peek_by_rank(rules)  # by upcard rank index
         # legal decisions, one row per key (legal_mask): play_action_table's rows, then
         # the row of a round that is over (STAND only: the step reports the result),
@@ -362,6 +369,9 @@ class TableBatch:
         self._dealt_minus_pos = np.zeros(n, dtype=np.int64)
         self.undealt_hilo = np.zeros(n, dtype=np.int64)  # Hi-Lo sum of the undealt cards
         self._hilo_of_id = _HI_LO[self._rank_of_id]
+        # 64 per card plus its Hi-Lo tag: summed over a table's draws, the count of cards
+        # (sum + 32) >> 6 and the tags' sum together (at most 20 cards: |tags| < 32)
+        self._draw_tag = 64 + self._hilo_of_id
         self.shuffles = np.zeros(n, dtype=np.int64)
         self.mid_round_reshuffles = np.zeros(n, dtype=np.int64)
         self.reshuffled = np.zeros(n, dtype=bool)
@@ -1331,12 +1341,67 @@ class TableBatch:
         if self.infinite and not self._stacked_any and not self.track_cards and drawing.size:
             self._sample_dealer(drawing)
             return
+        if not (self.infinite or self._stacked_any or self.track_cards):
+            drawing = self._dealer_draws_shoe(drawing)
         hits = self._dealer_hits
         while drawing.size:
             need = hits.take(self.d_hard[drawing] * 2 + self.d_ace[drawing])
             drawing = drawing[need]
             if drawing.size:
                 self._dealer_add(drawing, self._draw(drawing))
+
+    def _dealer_draws_shoe(self, t: np.ndarray) -> np.ndarray:
+        """The dealer draws to the rules at tables ``t`` (rows holding the shoe) from
+        finite shoes with no stacked card pending and cards not tracked by rank: the
+        draws of :meth:`_draw` (the same uniforms, tables and cards, in the same order),
+        with the hand kept as its key ``2 * hard + ace`` and moved on by
+        :attr:`_dealer_next`, and the shoe's counters written once at the end. Returns
+        the tables that must go on card by card because a shoe may run dry (usually
+        none)."""
+        key = self.d_hard[t] * 2
+        key += self.d_ace[t]
+        sel = self._dealer_hits.take(key).nonzero()[0]
+        if not sel.size:
+            return sel
+        t, key = t[sel], key[sel]
+        size = self.shoe_size
+        pos = self.pos[t]
+        room = size - int(pos.max())  # draws every table can make from its undealt cards
+        first = t * size
+        first += pos  # flat index of each table's first undealt card
+        left = (size - pos).astype(np.float64)  # its undealt cards (exact as float64)
+        acc = np.zeros(t.size, dtype=np.int64)  # sum of _draw_tag over the cards drawn
+        act = np.arange(t.size)
+        flat, after, hits, tag = self._shoe_flat, self._dealer_next, self._dealer_hits, self._draw_tag
+        j = 0
+        while act.size and j < room:
+            # (every table still drawing has drawn j cards: its next card is at first + j)
+            u = self._uniforms(act.size)
+            fi = first.take(act)
+            fi += j
+            off = left.take(act)
+            off -= j
+            off *= u
+            fj = off.astype(np.int64)
+            fj += fi
+            cards = flat.take(fj)
+            flat[fj] = flat.take(fi)
+            flat[fi] = cards
+            k = key.take(act)
+            k *= 52
+            k += cards
+            k = after.take(k)
+            key[act] = k
+            acc[act] += tag.take(cards)
+            act = act[hits.take(k)]
+            j += 1
+        n = (acc + 32) >> 6  # cards drawn at each table
+        self.pos[t] = pos + n
+        self.undealt_hilo[t] -= acc - (n << 6)
+        self.d_hard[t] = key >> 1
+        self.d_ace[t] = (key & 1).astype(bool)
+        self.d_n[t] += n
+        return t[act]
 
     def _dealer_cdf(self) -> np.ndarray:
         """Infinite deck: ``cdf[2 * hard + ace, k]`` = P(the dealer ends on category <= k)
