@@ -138,6 +138,7 @@ _DEALER_FINAL = np.minimum(17 + np.arange(17), 22)
 
 #: 0.0, 1.0, ...: the j-th of consecutive draws from one shoe has j cards fewer to pick from.
 _STEPS = np.arange(16, dtype=np.float64)
+_STEPS_INT = np.arange(16, dtype=np.int64)
 
 #: Infinite-deck cards drawn per generator call.
 _POOL = 1 << 20
@@ -551,45 +552,41 @@ class TableBatch:
         return cards
 
     def _draw_many(self, idx: np.ndarray, k: int) -> np.ndarray:
-        """Deal ``k`` consecutive cards to each table in ``idx``: shape ``(len(idx), k)``."""
+        """Deal ``k`` consecutive cards to each table in ``idx``: shape ``(k, len(idx))``,
+        card-major (row ``j``: every table's ``j``-th card)."""
         if self.infinite:
             if self._stacked_any:
-                return np.stack([self._draw(idx) for _ in range(k)], axis=1)
-            return self._random_cards(idx.size * k).reshape(idx.size, k)
+                return np.stack([self._draw(idx) for _ in range(k)])
+            return self._random_cards(idx.size * k).reshape(idx.size, k).T
         size = self.shoe_size
         pos = self.pos[idx]
-        if self._stacked_any or (pos.size and pos.max() + k > size):
-            out = np.empty((idx.size, k), dtype=np.int8)
-            for j in range(k):
-                out[:, j] = self._draw(idx)
-            return out
-        # k steps of the incremental Fisher-Yates shuffle, bookkeeping done once; the
-        # cards are gathered card-major (k, m) and returned transposed
         out = np.empty((k, idx.size), dtype=np.int8)
+        if self._stacked_any or (pos.size and pos.max() + k > size):
+            for j in range(k):
+                out[j] = self._draw(idx)
+            return out
+        # k steps of the incremental Fisher-Yates shuffle, bookkeeping done once
         flat = self._shoe_flat
         fi = idx * size
         fi += pos
         left = size - pos
         u = self._uniforms(idx.size * k).reshape(k, idx.size)
-        # offset of the card taken at step j: floor(u * (cards left before step j))
-        # (cards left as float64: exact, and the product of two floats is the fast loop)
-        offsets = (u * (left.astype(np.float64) - _STEPS[:k, None])).astype(np.int64)
+        # step j takes the card at fi + j + floor(u * (cards left before step j)), swapped
+        # to fi + j (cards left as float64: exact, and the product of two floats is the
+        # fast loop)
+        slots = fi + _STEPS_INT[:k, None]  # (k, m): fi + j
+        picks = (u * (left.astype(np.float64) - _STEPS[:k, None])).astype(np.int64)
+        picks += slots
         for j in range(k):
-            fj = fi + offsets[j]
-            cards = flat[fj]
-            flat[fj] = flat[fi]
-            flat[fi] = cards
-            out[j] = cards
-            if self.track_cards:
-                self.counts[idx, self._rank_of_id.take(cards)] -= 1
-            fi += 1
-        tag = self._hilo_of_id.take(out)
-        tags = tag[0] + tag[1]
-        for j in range(2, k):
-            tags += tag[j]
-        out = out.T
+            fj, fs = picks[j], slots[j]
+            cards = flat.take(fj, out=out[j])
+            flat[fj] = flat.take(fs)
+            flat[fs] = cards
+        if self.track_cards:
+            for j in range(k):
+                self.counts[idx, self._rank_of_id.take(out[j])] -= 1
         self.pos[idx] = pos + k
-        self.undealt_hilo[idx] -= tags
+        self.undealt_hilo[idx] -= self._hilo_of_id.take(out).sum(axis=0)
         return out
 
     def _uniforms(self, m: int) -> np.ndarray:
@@ -781,10 +778,8 @@ class TableBatch:
         if self.seats > 1:
             ids = self._deal_seats(idx, k)
         else:
-            dealt = self._draw_many(idx, k)
-            # ranks and values of all the dealt cards in two gathers (card-major rows:
-            # player, up, player, hole)
-            ids = dealt.T.astype(np.intp, order="C")
+            # card-major rows: player, up, player, hole
+            ids = self._draw_many(idx, k)
         rk = self._rank_of_id.take(ids)
         vk = self._value_of_id.take(ids)
         ak = self._ace_of_id.take(ids)
@@ -1620,7 +1615,7 @@ class TableBatch:
                 f"with {s} seats per table a round starts at whole tables (rows t * {s} .. "
                 f"t * {s} + {s - 1})"
             )
-        dealt = self._draw_many(idx[::s], 2 * s + k - 2)  # (tables, cards)
+        dealt = self._draw_many(idx[::s], 2 * s + k - 2).T  # (tables, cards)
         seat = np.arange(s)
         cols = [seat, np.full(s, s), s + 1 + seat]
         if k == 4:
