@@ -27,6 +27,7 @@ from blackjack_env.envs.blackjack import BlackjackEnv
 from blackjack_env.envs.vector import BlackjackVectorEnv
 from tests.envs.vector_helpers import (
     assert_means_agree,
+    assert_step_matches,
     obs_row,
     random_legal_returns_single,
     random_legal_returns_vector,
@@ -104,23 +105,13 @@ def test_stacked_sessions_match_single_env(name: str) -> None:
         obs, reward, term, trunc, info = venv.step(actions)
         steps += 1
         for t in np.flatnonzero(active):
-            o, r, te, tr, i = singles[t].step(int(actions[t]))
-            where = (name, t, steps)
-            assert same_obs(obs_row(obs, t), o), (*where, obs_row(obs, t), o)
-            assert reward[t] == r, (*where, reward[t], r)
-            assert (term[t], trunc[t]) == (te, tr), where
-            assert np.array_equal(info["action_mask"][t], i["action_mask"]), where
-            assert info["illegal_action"][t] == i["illegal_action"], where
-            assert info["action_played"][t] == i["action_played"], where
-            assert info["phase"][t] == int(i["phase"]), where
-            assert info["round"][t] == i["round"], where
-            assert info["bankroll"][t] == i["bankroll"], (*where, info["bankroll"][t], i)
-            assert info["reshuffled"][t] == i["reshuffled"], where
-            remaining = i["shoe_remaining"]
-            assert info["shoe_remaining"][t] == (-1 if remaining is None else remaining)
+            single = singles[t].step(int(actions[t]))
+            assert_step_matches(
+                (name, t, steps), (obs, reward, term, trunc, info), t, single,
+                extra_info=("reshuffled",),
+            )
+            _, _, te, tr, i = single
             if "settlement" in i:
-                assert info["round_over"][t]
-                assert info["round_net"][t] == i["settlement"]["net"]
                 seen["bet_settled"] += int(phase_before[t]) == 2
             seen["illegal"] += bool(i["illegal_action"])
             limit = kwargs.get("rounds_per_episode")

@@ -25,6 +25,7 @@ from blackjack_env.envs.vector import BlackjackVectorEnv
 from tests.envs.vector_helpers import (
     Z99,
     assert_means_agree,
+    assert_step_matches,
     obs_row,
     random_legal_returns_single,
     random_legal_returns_vector,
@@ -95,21 +96,9 @@ def test_stacked_episodes_match_single_env(name: str) -> None:
         obs, reward, term, trunc, info = venv.step(actions)
         steps += 1
         for t in np.flatnonzero(active):
-            o, r, te, tr, i = singles[t].step(int(actions[t]))
-            assert same_obs(obs_row(obs, t), o), (name, t, obs_row(obs, t), o)
-            assert reward[t] == r, (name, t, reward[t], r)
-            assert (term[t], trunc[t]) == (te, tr), (name, t)
-            assert np.array_equal(info["action_mask"][t], i["action_mask"]), (name, t)
-            assert info["illegal_action"][t] == i["illegal_action"]
-            assert info["action_played"][t] == i["action_played"]
-            assert info["phase"][t] == int(i["phase"])
-            assert info["round"][t] == i["round"]
-            assert info["bankroll"][t] == i["bankroll"]
-            remaining = i["shoe_remaining"]
-            assert info["shoe_remaining"][t] == (-1 if remaining is None else remaining)
-            if "settlement" in i:
-                assert info["round_over"][t]
-                assert info["round_net"][t] == i["settlement"]["net"]
+            single = singles[t].step(int(actions[t]))
+            assert_step_matches((name, t), (obs, reward, term, trunc, info), t, single)
+            _, _, te, tr, _ = single
             if te or tr:
                 alive[t] = False
         assert steps < 200

@@ -17,6 +17,7 @@ __all__ = [
     "Z99",
     "CardIds",
     "assert_means_agree",
+    "assert_step_matches",
     "obs_row",
     "random_legal_returns_single",
     "random_legal_returns_vector",
@@ -112,6 +113,38 @@ def obs_row(obs: Any, t: int) -> Any:
     if isinstance(obs, tuple):
         return tuple(part[t] for part in obs)
     return obs[t]
+
+
+def assert_step_matches(
+    where: tuple[Any, ...],
+    batched: tuple[Any, ...],
+    t: int,
+    single: tuple[Any, ...],
+    extra_info: Sequence[str] = (),
+) -> None:
+    """Sub-env ``t`` of a batched ``step`` result equals a ``BlackjackEnv.step`` result:
+    observation, reward, terminated and truncated, the mask, the illegal-action flag and the
+    action played, the phase, round, bankroll, cards left in the shoe (-1: infinite), the
+    settled net at a round's end, and ``info[k]`` for each of ``extra_info``. ``where`` heads
+    every failure message."""
+    obs, reward, term, trunc, info = batched
+    o, r, te, tr, i = single
+    assert same_obs(obs_row(obs, t), o), (*where, obs_row(obs, t), o)
+    assert reward[t] == r, (*where, reward[t], r)
+    assert (term[t], trunc[t]) == (te, tr), where
+    assert np.array_equal(info["action_mask"][t], i["action_mask"]), where
+    assert info["illegal_action"][t] == i["illegal_action"], where
+    assert info["action_played"][t] == i["action_played"], where
+    assert info["phase"][t] == int(i["phase"]), where
+    assert info["round"][t] == i["round"], where
+    assert info["bankroll"][t] == i["bankroll"], (*where, info["bankroll"][t], i)
+    for key in extra_info:
+        assert info[key][t] == i[key], (*where, key)
+    remaining = i["shoe_remaining"]
+    assert info["shoe_remaining"][t] == (-1 if remaining is None else remaining), where
+    if "settlement" in i:
+        assert info["round_over"][t], where
+        assert info["round_net"][t] == i["settlement"]["net"], where
 
 
 # ------------------------------------------------------------------ random legal play
