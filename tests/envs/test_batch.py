@@ -14,6 +14,7 @@ import pytest
 
 from blackjack_env.engine import ALL_CARDS, Action, Phase, Rules, Table, preset
 from blackjack_env.envs.batch import OUTCOME_CODES, BatchPhase, TableBatch
+from tests.envs.vector_helpers import CardIds
 
 RULESETS: dict[str, Rules] = {
     "vegas-strip": preset("vegas-strip"),
@@ -65,21 +66,8 @@ BETS = {"terminal-21": 2}
 
 def _stack_ids(rules: Rules, rng: np.random.Generator, length: int) -> list[int]:
     """A card sequence with many pairs, aces and tens, valid for the rules' shoe."""
-    decks = rules.shoe_decks
-    seq = rng.integers(0, 52, size=length) if decks is None else rng.permutation(
-        np.tile(np.arange(52), decks)
-    )[:length]
-    seq = list(int(c) for c in seq)
-
-    def put(pos: int, rank: int) -> None:
-        if decks is None:
-            seq[pos] = int(rng.integers(4)) * 13 + rank
-            return
-        for j in range(pos + 1, len(seq)):
-            if seq[j] % 13 == rank:
-                seq[pos], seq[j] = seq[j], seq[pos]
-                return
-
+    cards = CardIds(rules, rng, length)
+    seq, put = cards.ids, cards.put
     roll = rng.random(4)
     if roll[0] < 0.4:  # a pair for the player
         put(2, seq[0] % 13)

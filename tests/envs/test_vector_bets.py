@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import gymnasium as gym
@@ -26,7 +25,15 @@ from blackjack_env import ENV_IDS
 from blackjack_env.engine import Rules, preset
 from blackjack_env.envs.blackjack import BlackjackEnv
 from blackjack_env.envs.vector import BlackjackVectorEnv
-from tests.envs.test_vector_parity import Z99, _row, _same_obs, _stack
+from tests.envs.vector_helpers import (
+    assert_means_agree,
+    assert_step_matches,
+    obs_row,
+    random_legal_returns_single,
+    random_legal_returns_vector,
+    same_obs,
+    stacked_cards,
+)
 
 COUNTING = "blackjack_env/BlackjackCounting-v0"
 STAND, HIT, DOUBLE, SPLIT, SURRENDER, INSURE = range(6)
@@ -73,11 +80,11 @@ def test_stacked_sessions_match_single_env(name: str) -> None:
     venv = BlackjackVectorEnv(n, autoreset_mode="Disabled", **kwargs)
     singles = [BlackjackEnv(**kwargs) for _ in range(n)]
     rules = singles[0].rules
-    stacks = [_stack(rules, rng, 150) for _ in range(n)]
+    stacks = [stacked_cards(rules, rng, 150) for _ in range(n)]
     obs, info = venv.reset(seed=5, options={"cards": stacks})
     for t, env in enumerate(singles):
         o, i = env.reset(seed=t, options={"cards": stacks[t]})
-        assert _same_obs(_row(obs, t), o), (name, t)
+        assert same_obs(obs_row(obs, t), o), (name, t)
         assert np.array_equal(info["action_mask"][t], i["action_mask"])
         assert info["bankroll"][t] == i["bankroll"]
     alive = np.ones(n, dtype=bool)
@@ -98,23 +105,13 @@ def test_stacked_sessions_match_single_env(name: str) -> None:
         obs, reward, term, trunc, info = venv.step(actions)
         steps += 1
         for t in np.flatnonzero(active):
-            o, r, te, tr, i = singles[t].step(int(actions[t]))
-            where = (name, t, steps)
-            assert _same_obs(_row(obs, t), o), (*where, _row(obs, t), o)
-            assert reward[t] == r, (*where, reward[t], r)
-            assert (term[t], trunc[t]) == (te, tr), where
-            assert np.array_equal(info["action_mask"][t], i["action_mask"]), where
-            assert info["illegal_action"][t] == i["illegal_action"], where
-            assert info["action_played"][t] == i["action_played"], where
-            assert info["phase"][t] == int(i["phase"]), where
-            assert info["round"][t] == i["round"], where
-            assert info["bankroll"][t] == i["bankroll"], (*where, info["bankroll"][t], i)
-            assert info["reshuffled"][t] == i["reshuffled"], where
-            remaining = i["shoe_remaining"]
-            assert info["shoe_remaining"][t] == (-1 if remaining is None else remaining)
+            single = singles[t].step(int(actions[t]))
+            assert_step_matches(
+                (name, t, steps), (obs, reward, term, trunc, info), t, single,
+                extra_info=("reshuffled",),
+            )
+            _, _, te, tr, i = single
             if "settlement" in i:
-                assert info["round_over"][t]
-                assert info["round_net"][t] == i["settlement"]["net"]
                 seen["bet_settled"] += int(phase_before[t]) == 2
             seen["illegal"] += bool(i["illegal_action"])
             limit = kwargs.get("rounds_per_episode")
@@ -304,46 +301,10 @@ def test_make_vec_counting_is_native_and_checked(mode: str) -> None:
     envs.close()
 
 
-def _returns_single(kwargs: dict[str, Any], episodes: int, seed: int) -> np.ndarray:
-    env = BlackjackEnv(**kwargs)
-    rng = np.random.default_rng(seed)
-    out = np.empty(episodes)
-    _, info = env.reset(seed=seed)
-    for e in range(episodes):
-        total = 0.0
-        while True:
-            _, r, te, tr, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
-            total += r
-            if te or tr:
-                break
-        out[e] = total
-        _, info = env.reset()
-    return out
-
-
-def _returns_vector(kwargs: dict[str, Any], episodes: int, seed: int) -> np.ndarray:
-    env = BlackjackVectorEnv(512, autoreset_mode="SameStep", **kwargs)
-    rng = np.random.default_rng(seed)
-    _, info = env.reset(seed=seed)
-    returns: list[np.ndarray] = []
-    running = np.zeros(env.num_envs)
-    while sum(x.size for x in returns) < episodes:
-        mask = info["action_mask"].astype(bool)
-        _, r, te, tr, info = env.step((rng.random(mask.shape) * mask).argmax(axis=1))
-        running += r
-        done = te | tr
-        if done.any():
-            returns.append(running[done].copy())
-            running[done] = 0.0
-    return np.concatenate(returns)[:episodes]
-
-
 def test_random_sessions_agree_with_single_env() -> None:
     """Random legal play over short bankroll sessions: the mean session return of the
     native env and of the single env agree within a 99% interval."""
     kwargs = {"bet_sizes": (1, 2, 4, 8), "bankroll": 12, "rounds_per_episode": 4}
-    single = _returns_single(kwargs, 1500, seed=3)
-    batched = _returns_vector(kwargs, 20000, seed=4)
-    diff = single.mean() - batched.mean()
-    se = math.sqrt(single.var(ddof=1) / single.size + batched.var(ddof=1) / batched.size)
-    assert abs(diff) <= Z99 * se, (diff, se)
+    single = random_legal_returns_single(kwargs, 1500, seed=3)
+    batched = random_legal_returns_vector(kwargs, 20000, seed=4)
+    assert_means_agree(single, batched)

@@ -19,11 +19,19 @@ from typing import Any
 import numpy as np
 import pytest
 
-from blackjack_env.engine import ALL_CARDS, Rules, preset
+from blackjack_env.engine import Rules, preset
 from blackjack_env.envs.blackjack import BlackjackEnv
 from blackjack_env.envs.vector import BlackjackVectorEnv
-
-Z99 = 2.5758293035489004  # two-sided 99% normal quantile
+from tests.envs.vector_helpers import (
+    Z99,
+    assert_means_agree,
+    assert_step_matches,
+    obs_row,
+    random_legal_returns_single,
+    random_legal_returns_vector,
+    same_obs,
+    stacked_cards,
+)
 
 CONFIGS: dict[str, dict[str, Any]] = {
     "default": {},
@@ -54,50 +62,6 @@ def _kwargs(name: str) -> dict[str, Any]:
     return dict(CONFIGS[name])
 
 
-def _stack(rules: Rules, rng: np.random.Generator, length: int) -> str:
-    """Card text with many pairs, aces and tens up front (valid for the shoe)."""
-    decks = rules.shoe_decks
-    ids = (
-        rng.integers(0, 52, size=length)
-        if decks is None
-        else rng.permutation(np.tile(np.arange(52), decks))[:length]
-    ).tolist()
-
-    def put(pos: int, rank: int) -> None:
-        if decks is None:
-            ids[pos] = int(rng.integers(4)) * 13 + rank
-            return
-        for j in range(pos + 1, len(ids)):
-            if ids[j] % 13 == rank:
-                ids[pos], ids[j] = ids[j], ids[pos]
-                return
-
-    if rng.random() < 0.4:
-        put(2, ids[0] % 13)
-    if rng.random() < 0.3:
-        put(1, 0)
-    if rng.random() < 0.15:
-        put(0, 0)
-        put(2, 0)
-    return " ".join(str(ALL_CARDS[c]) for c in ids)
-
-
-def _same_obs(a: Any, b: Any) -> bool:
-    if isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same_obs(a[k], b[k]) for k in b)
-    if isinstance(b, tuple):
-        return tuple(int(x) for x in a) == tuple(int(x) for x in b)
-    return np.array_equal(np.asarray(a), np.asarray(b))
-
-
-def _row(obs: Any, t: int) -> Any:
-    if isinstance(obs, dict):
-        return {k: v[t] for k, v in obs.items()}
-    if isinstance(obs, tuple):
-        return tuple(part[t] for part in obs)
-    return obs[t]
-
-
 @pytest.mark.parametrize("name", sorted(CONFIGS))
 def test_stacked_episodes_match_single_env(name: str) -> None:
     n = 150
@@ -107,11 +71,11 @@ def test_stacked_episodes_match_single_env(name: str) -> None:
     singles = [BlackjackEnv(**kwargs) for _ in range(n)]
     rules = singles[0].rules
     length = 52 if rules.shoe_decks == 1 else 100
-    stacks = [_stack(rules, rng, length) for _ in range(n)]
+    stacks = [stacked_cards(rules, rng, length) for _ in range(n)]
     obs, info = venv.reset(seed=5, options={"cards": stacks})
     expected = [env.reset(seed=t, options={"cards": stacks[t]}) for t, env in enumerate(singles)]
     for t, (o, i) in enumerate(expected):
-        assert _same_obs(_row(obs, t), o), (name, t)
+        assert same_obs(obs_row(obs, t), o), (name, t)
         assert np.array_equal(info["action_mask"][t], i["action_mask"])
         remaining = i["shoe_remaining"]
         assert info["shoe_remaining"][t] == (-1 if remaining is None else remaining)
@@ -132,63 +96,13 @@ def test_stacked_episodes_match_single_env(name: str) -> None:
         obs, reward, term, trunc, info = venv.step(actions)
         steps += 1
         for t in np.flatnonzero(active):
-            o, r, te, tr, i = singles[t].step(int(actions[t]))
-            assert _same_obs(_row(obs, t), o), (name, t, _row(obs, t), o)
-            assert reward[t] == r, (name, t, reward[t], r)
-            assert (term[t], trunc[t]) == (te, tr), (name, t)
-            assert np.array_equal(info["action_mask"][t], i["action_mask"]), (name, t)
-            assert info["illegal_action"][t] == i["illegal_action"]
-            assert info["action_played"][t] == i["action_played"]
-            assert info["phase"][t] == int(i["phase"])
-            assert info["round"][t] == i["round"]
-            assert info["bankroll"][t] == i["bankroll"]
-            remaining = i["shoe_remaining"]
-            assert info["shoe_remaining"][t] == (-1 if remaining is None else remaining)
-            if "settlement" in i:
-                assert info["round_over"][t]
-                assert info["round_net"][t] == i["settlement"]["net"]
+            single = singles[t].step(int(actions[t]))
+            assert_step_matches((name, t), (obs, reward, term, trunc, info), t, single)
+            _, _, te, tr, _ = single
             if te or tr:
                 alive[t] = False
         assert steps < 200
     assert steps > 2
-
-
-def _random_legal_returns_single(kwargs: dict[str, Any], episodes: int, seed: int) -> np.ndarray:
-    env = BlackjackEnv(**kwargs)
-    rng = np.random.default_rng(seed)
-    out = np.empty(episodes)
-    _, info = env.reset(seed=seed)
-    for e in range(episodes):
-        total = 0.0
-        while True:
-            a = int(rng.choice(np.flatnonzero(info["action_mask"])))
-            _, r, te, tr, info = env.step(a)
-            total += r
-            if te or tr:
-                break
-        out[e] = total
-        _, info = env.reset()
-    return out
-
-
-def _random_legal_returns_vector(kwargs: dict[str, Any], episodes: int, seed: int) -> np.ndarray:
-    env = BlackjackVectorEnv(512, autoreset_mode="SameStep", **kwargs)
-    rng = np.random.default_rng(seed)
-    _, info = env.reset(seed=seed)
-    returns: list[np.ndarray] = []
-    running = np.zeros(env.num_envs)
-    count = 0
-    while count < episodes:
-        mask = info["action_mask"].astype(bool)
-        a = (rng.random(mask.shape) * mask).argmax(axis=1)
-        _, r, te, tr, info = env.step(a)
-        running += r
-        done = te | tr
-        if done.any():
-            returns.append(running[done].copy())
-            running[done] = 0.0
-            count += int(done.sum())
-    return np.concatenate(returns)[:episodes]
 
 
 @pytest.mark.parametrize(
@@ -201,11 +115,9 @@ def _random_legal_returns_vector(kwargs: dict[str, Any], episodes: int, seed: in
     ids=["vegas-strip", "sutton-barto", "european-3-rounds"],
 )
 def test_random_play_returns_agree(kwargs: dict[str, Any]) -> None:
-    single = _random_legal_returns_single(kwargs, 6000, seed=3)
-    batched = _random_legal_returns_vector(kwargs, 60000, seed=4)
-    diff = single.mean() - batched.mean()
-    se = math.sqrt(single.var(ddof=1) / single.size + batched.var(ddof=1) / batched.size)
-    assert abs(diff) <= Z99 * se, (diff, se)
+    single = random_legal_returns_single(kwargs, 6000, seed=3)
+    batched = random_legal_returns_vector(kwargs, 60000, seed=4)
+    assert_means_agree(single, batched)
     # every return value that is not rare: proportions agree (99%, Bonferroni)
     values = np.union1d(np.unique(single), np.unique(batched))
     common = [v for v in values if (single == v).sum() >= 30]
@@ -247,8 +159,6 @@ def test_random_play_returns_agree_every_preset(name: str) -> None:
     """Every other single-seat preset: mean returns within a 99% CI, Bonferroni-corrected
     over the presets (so the family of tests errs with probability at most 1%)."""
     kwargs = {"rules": name}
-    single = _random_legal_returns_single(kwargs, 20000, seed=5)
-    batched = _random_legal_returns_vector(kwargs, 200000, seed=6)
-    diff = single.mean() - batched.mean()
-    se = math.sqrt(single.var(ddof=1) / single.size + batched.var(ddof=1) / batched.size)
-    assert abs(diff) <= _z_bonferroni(len(SLOW_PRESETS)) * se, (name, diff, se)
+    single = random_legal_returns_single(kwargs, 20000, seed=5)
+    batched = random_legal_returns_vector(kwargs, 200000, seed=6)
+    assert_means_agree(single, batched, _z_bonferroni(len(SLOW_PRESETS)), name)

@@ -13,12 +13,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from blackjack_env.engine.cards import ALL_CARDS
-from blackjack_env.engine.rules import Rules, preset
+from blackjack_env.engine.rules import preset
 from blackjack_env.envs.observations import Decision
 from blackjack_env.envs.parallel import BlackjackParallelEnv
 from blackjack_env.envs.vector import BlackjackVectorEnv
-from tests.envs.test_vector_parity import _row, _same_obs
+from tests.envs.vector_helpers import obs_row, record_random_legal, same_obs, stacked_cards
 
 CONFIGS: dict[str, dict[str, Any]] = {
     "vegas-strip": {},
@@ -36,35 +35,6 @@ CONFIGS: dict[str, dict[str, Any]] = {
     "how-to-play-2-rounds": {"rules": "how-to-play", "obs_mode": "vector", "rounds": 2},
     "highest-hand": {"rules": preset("terminal-21", bet_raising=False), "obs_mode": "vector"},
 }
-
-
-def _stack(rules: Rules, rng: np.random.Generator, length: int, seats: int) -> str:
-    """Card text with pairs, aces and tens up front, so splits, naturals and the
-    pre-peek question are frequent (valid for the shoe)."""
-    decks = rules.shoe_decks
-    ids = (
-        rng.integers(0, 52, size=length)
-        if decks is None
-        else rng.permutation(np.tile(np.arange(52), decks))[:length]
-    ).tolist()
-
-    def put(pos: int, rank: int) -> None:
-        if decks is None:
-            ids[pos] = int(rng.integers(4)) * 13 + rank
-            return
-        for j in range(pos + 1, len(ids)):
-            if ids[j] % 13 == rank:
-                ids[pos], ids[j] = ids[j], ids[pos]
-                return
-
-    for s in range(seats):  # seat s: cards s and seats + 1 + s; the upcard: card seats
-        if rng.random() < 0.35:
-            put(seats + 1 + s, ids[s] % 13)
-        if rng.random() < 0.1:
-            put(s, 0)
-    if rng.random() < 0.35:
-        put(seats, 0)
-    return " ".join(str(ALL_CARDS[c]) for c in ids)
 
 
 def _vector_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -87,7 +57,7 @@ def test_stacked_tables_match_the_multi_agent_table(name: str, seats: int) -> No
     refs = [BlackjackParallelEnv(num_seats=seats, **kwargs) for _ in range(tables)]
     rules = refs[0].aec_env.rules
     length = 52 if rules.shoe_decks == 1 else 90
-    stacks = [_stack(rules, rng, length, seats) for _ in range(tables)]
+    stacks = [stacked_cards(rules, rng, length, seats) for _ in range(tables)]
     cards: list[str | None] = [None] * (tables * seats)
     for t in range(tables):
         cards[t * seats] = stacks[t]
@@ -98,7 +68,7 @@ def test_stacked_tables_match_the_multi_agent_table(name: str, seats: int) -> No
         o, i = ref.reset(seed=t, options={"cards": stacks[t]})
         for s, agent in enumerate(agents):
             r = t * seats + s
-            assert _same_obs(_row(obs, r), o[agent]["observation"]), (name, r)
+            assert same_obs(obs_row(obs, r), o[agent]["observation"]), (name, r)
             assert np.array_equal(info["action_mask"][r], o[agent]["action_mask"]), (name, r)
             assert info["active"][r] == i[agent]["active"]
     assert np.array_equal(info["table"], np.arange(tables * seats) // seats)
@@ -119,8 +89,8 @@ def test_stacked_tables_match_the_multi_agent_table(name: str, seats: int) -> No
             o, rw, te, tr, i = refs[t].step(acts)
             for s, agent in enumerate(agents):
                 r = t * seats + s
-                assert _same_obs(_row(obs, r), o[agent]["observation"]), (
-                    name, steps, r, _row(obs, r), o[agent]["observation"])
+                assert same_obs(obs_row(obs, r), o[agent]["observation"]), (
+                    name, steps, r, obs_row(obs, r), o[agent]["observation"])
                 assert reward[r] == rw[agent], (name, steps, r, reward[r], rw[agent])
                 if "rounds" in kwargs:  # the batched env truncates after rounds_per_episode
                     # rounds (the single env's convention); the multi-agent table terminates
@@ -234,24 +204,21 @@ def test_cards_and_chips_are_conserved(rules: Any) -> None:
 @pytest.mark.parametrize("autoreset", ["NextStep", "SameStep"])
 @pytest.mark.parametrize("obs_mode", ["tuple", "dict"])
 def test_same_seed_same_actions_same_trajectory(autoreset: str, obs_mode: str) -> None:
+    def whole_tables(term: np.ndarray, trunc: np.ndarray) -> None:
+        for flags in (term, trunc):
+            assert (flags.reshape(-1, 4) == flags.reshape(-1, 4)[:, :1]).all()
+
     def run() -> list[Any]:
         env = BlackjackVectorEnv(12, seats_per_table=4, obs_mode=obs_mode,
                                  autoreset_mode=autoreset, rounds_per_episode=2,
                                  max_episode_steps=7)
-        obs, info = env.reset(seed=123)
-        rng = np.random.default_rng(5)
-        out = [obs]
-        for _ in range(60):
-            a = np.array([rng.choice(np.flatnonzero(m)) for m in info["action_mask"]])
-            obs, reward, term, trunc, info = env.step(a)
-            for flags in (term, trunc):
-                assert (flags.reshape(-1, 4) == flags.reshape(-1, 4)[:, :1]).all()
-            out += [obs, reward, term, trunc, info["round_net"], info["active"]]
+        out, _ = record_random_legal(env, seed=123, action_seed=5, steps=60,
+                                     info_keys=("round_net", "active"), check=whole_tables)
         return out
 
     first, second = run(), run()
     for x, y in zip(first, second, strict=True):
-        assert _same_obs(x, y) if not isinstance(x, tuple) else all(
+        assert same_obs(x, y) if not isinstance(x, tuple) else all(
             np.array_equal(p, q) for p, q in zip(x, y, strict=True))
 
 
@@ -275,13 +242,7 @@ def test_next_step_reset_step_ignores_actions_and_starts_afresh() -> None:
 def test_one_seat_per_table_is_the_default_env() -> None:
     def run(**extra: Any) -> list[Any]:
         env = BlackjackVectorEnv(16, obs_mode="vector", **extra)
-        obs, info = env.reset(seed=9)
-        rng = np.random.default_rng(9)
-        out = [obs]
-        for _ in range(50):
-            a = np.array([rng.choice(np.flatnonzero(m)) for m in info["action_mask"]])
-            obs, reward, term, trunc, info = env.step(a)
-            out += [obs, reward, term, trunc]
+        out, info = record_random_legal(env, seed=9, action_seed=9, steps=50)
         assert "active" not in info and "seat" not in info
         return out
 
