@@ -14,15 +14,9 @@ import blackjack_env
 from blackjack_env.engine import Rules
 from blackjack_env.envs.batch import BatchPhase
 from blackjack_env.envs.blackjack import BlackjackEnv
-from blackjack_env.envs.vector import BlackjackVectorEnv
+from blackjack_env.envs.vector import BlackjackVectorEnv, random_legal_actions
 
 gym.register_envs(blackjack_env)
-
-
-def _random_legal(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
-    counts = np.cumsum(mask, axis=1)
-    pick = (rng.random(mask.shape[0]) * counts[:, -1]).astype(np.int64)
-    return (counts > pick[:, None]).argmax(axis=1)
 
 
 def test_make_vec_builds_the_batched_env_with_the_single_env_spaces() -> None:
@@ -43,7 +37,7 @@ def _rollout(mode: str, seed: int, steps: int = 40, rules: str = "vegas-strip") 
     rng = np.random.default_rng(99)
     out = [obs.copy()]
     for _ in range(steps):
-        obs, r, te, tr, info = env.step(_random_legal(rng, info["action_mask"]))
+        obs, r, te, tr, info = env.step(random_legal_actions(rng, info["action_mask"]))
         out.extend([obs.copy(), r.copy(), te.copy(), tr.copy(), info["action_mask"].copy()])
     return out
 
@@ -107,7 +101,7 @@ def test_finite_shoes_reshuffle_at_the_cut_card_and_conserve_cards() -> None:
     reshuffles = 0
     for _ in range(300):
         core = env.batch
-        _, _, te, tr, info = env.step(_random_legal(rng, info["action_mask"]))
+        _, _, te, tr, info = env.step(random_legal_actions(rng, info["action_mask"]))
         # every row holds each of the 52 cards exactly once, whatever was dealt
         assert (np.sort(core.shoe, axis=1) == np.arange(52)).all()
         assert (info["shoe_remaining"] == 52 - core.pos).all()
@@ -138,7 +132,7 @@ def test_dict_observations_stay_in_their_space(mode: str) -> None:
     rng = np.random.default_rng(2)
     for _ in range(30):
         assert env.observation_space.contains(obs)
-        obs, _, _, _, info = env.step(_random_legal(rng, info["action_mask"]))
+        obs, _, _, _, info = env.step(random_legal_actions(rng, info["action_mask"]))
         if "final_obs" in info:
             assert env.observation_space.contains(info["final_obs"])
         assert np.array_equal(obs["action_mask"], info["action_mask"])
@@ -156,10 +150,10 @@ def test_copies_continue_identically() -> None:
     _, info = env.reset(seed=7)
     rng = np.random.default_rng(1)
     for _ in range(5):
-        _, _, _, _, info = env.step(_random_legal(rng, info["action_mask"]))
+        _, _, _, _, info = env.step(random_legal_actions(rng, info["action_mask"]))
     twins = [copy.deepcopy(env), pickle.loads(pickle.dumps(env))]
     for _ in range(20):
-        a = _random_legal(rng, info["action_mask"])
+        a = random_legal_actions(rng, info["action_mask"])
         ref = env.step(a)
         for twin in twins:
             got = twin.step(a)
