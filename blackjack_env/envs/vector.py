@@ -354,7 +354,7 @@ class BlackjackVectorEnv(VectorEnv):
         a = self._check_actions(actions)
         resetting = self._no_env  # (a read-only array of False)
         any_reset = False
-        if self._ended.any():
+        if np.count_nonzero(self._ended):
             if self.autoreset_mode is AutoresetMode.NEXT_STEP:
                 resetting = self._ended  # (replaced, never written, at the end of the step)
                 any_reset = True
@@ -368,7 +368,7 @@ class BlackjackVectorEnv(VectorEnv):
         legal = self._mask.reshape(-1).view(np.bool_).take(self._row_start + a)  # (0 / 1)
         illegal = ~(legal | resetting)
         played = a
-        if illegal.any():
+        if np.count_nonzero(illegal):
             if self.illegal_action is IllegalAction.RAISE:
                 t = int(illegal.nonzero()[0][0])
                 names = self.action_names
@@ -386,13 +386,13 @@ class BlackjackVectorEnv(VectorEnv):
         decisions = played
         if self._pre_peek_decisions:  # STAND answers the pre-peek question: decline
             ins = batch.phase == _BATCH_INSURE
-            if ins.any():
+            if np.count_nonzero(ins):
                 decisions = np.where(ins & (played == _STAND), _DECLINE, played)
         active = self._active(resetting) if any_reset or self._bets else None
         over, net = batch.step(decisions, active=active)
         if self._bets:
             played = self._bet_step(a, illegal, played, resetting, over, net)
-        penalize = self.illegal_action is IllegalAction.PENALIZE and illegal.any()
+        penalize = self.illegal_action is IllegalAction.PENALIZE and bool(np.count_nonzero(illegal))
         if penalize:
             pend = (illegal & ~over).nonzero()[0]
             batch.finish_rounds(pend)
@@ -446,7 +446,7 @@ class BlackjackVectorEnv(VectorEnv):
             "round_over": over,
             "round_net": round_net,
         }
-        if self.autoreset_mode is AutoresetMode.SAME_STEP and done.any():
+        if self.autoreset_mode is AutoresetMode.SAME_STEP and np.count_nonzero(done):
             # the ended sub-envs' last observation: a SETTLED phase, every action legal
             # (rows of the other sub-envs in final_obs are not meaningful)
             # (a SETTLED row shows no can-double/split/surrender: the mask is not read)
@@ -526,7 +526,7 @@ class BlackjackVectorEnv(VectorEnv):
                 check_action(value, self._n_actions, self.action_names, f"sub-env {t}: ")
         a = a.astype(np.int64, copy=False)
         bad = (a < 0) | (a >= self._n_actions)
-        if bad.any():
+        if np.count_nonzero(bad):
             t = int(bad.nonzero()[0][0])
             raise ValueError(
                 f"sub-env {t}: action {a[t]} is outside the action space "
@@ -632,7 +632,7 @@ class BlackjackVectorEnv(VectorEnv):
         unseen_hilo, remaining = batch.unseen_hilo()
         running = -unseen_hilo
         # running * 52 / remaining, 0 where nothing is unseen (no division there)
-        if remaining.all():  # (the common case: no masked divide needed)
+        if np.count_nonzero(remaining) == remaining.size:  # (the common case: no masked divide)
             return running * 52.0 / remaining
         tc = np.zeros(self.num_envs, dtype=np.float64)
         np.divide(running * 52.0, remaining, out=tc, where=remaining > 0)
@@ -658,11 +658,13 @@ class BlackjackVectorEnv(VectorEnv):
             return view.encode_tuple(total, up, soft.astype(np.int64))
         phase = self._phase
         mask = self._mask
-        ins = phase == _INSURANCE
+        # (the pre-peek question, phase INSURANCE, is asked only under _pre_peek_decisions)
+        ins = phase == _INSURANCE if self._pre_peek_decisions else None
         flags = mask.view(np.bool_)  # (the mask holds 0 / 1)
         can_double = play & flags[:, _DOUBLE] if self._n_play > 2 else np.zeros_like(play)
         can_split = play & flags[:, _SPLIT] if self._n_play > 2 else np.zeros_like(play)
-        can_surr = (play | ins) & flags[:, _SURRENDER] if self._n_play > 2 else np.zeros_like(play)
+        surr_phase = play if ins is None else play | ins
+        can_surr = surr_phase & flags[:, _SURRENDER] if self._n_play > 2 else np.zeros_like(play)
         tc = self._true_count()
         if mode is ObsMode.DICT:
             return self._observe_dict(h, fi, total, soft, up, tc)
@@ -671,7 +673,7 @@ class BlackjackVectorEnv(VectorEnv):
                 phase, total, up, soft, can_double, can_split, can_surr, h, tc
             )
         n_hands = self.rules.max_split_hands
-        can_insure = ins & (mask[:, _INSURE] > 0) if self._n_play == 6 else 0
+        can_insure = ins & (mask[:, _INSURE] > 0) if self._n_play == 6 and ins is not None else 0
         ncards = batch.ncards.reshape(-1)[fi]
         pair = (ncards == 2) & (batch.r0.reshape(-1)[fi] == batch.r1.reshape(-1)[fi])
         shoe_left = 1.0 if self._infinite else batch.remaining() / batch.shoe_size
@@ -708,7 +710,7 @@ class BlackjackVectorEnv(VectorEnv):
         else:
             unseen = batch.counts.copy()
             hidden = (batch.hole >= 0) & ~batch.hole_revealed
-            if hidden.any():
+            if np.count_nonzero(hidden):
                 t = hidden.nonzero()[0]
                 unseen[t, batch.rank_of_card[batch.hole[t]]] += 1
         stake = batch.stake.reshape(-1)[fi] / self.bet
@@ -800,7 +802,7 @@ class BlackjackVectorEnv(VectorEnv):
         if self._bets:
             assert self.batch is not None
             skip = resetting | self.batch.opened
-        return ~skip if skip.any() else None
+        return ~skip if np.count_nonzero(skip) else None
 
     def _bet_step(
         self,
@@ -826,7 +828,7 @@ class BlackjackVectorEnv(VectorEnv):
         want = a[rows] - n_play
         k = want
         bad = illegal[rows]
-        if bad.any():
+        if np.count_nonzero(bad):
             # a bet size not allowed bets the largest allowed size below it, else the
             # smallest allowed size; a playing action bets the smallest allowed size
             sizes = np.arange(allowed.shape[1])
