@@ -74,6 +74,36 @@ Round life cycle of a table (``phase``):
 step and the net result in units of the bet; a round that ends mid-step is
 reported on that step (no extra step), a round settled at the deal on the
 step after the deal.
+
+Where things are (one module per concept; :class:`TableBatch` combines their methods
+as mixins, and every module's docstring says what it holds):
+
+``table.py``
+    :class:`TableBatch` itself: ``__init__`` (every field, the rule constants as
+    lookup tables), the flat views of the hand arrays, pickling;
+``codes.py``
+    :class:`BatchPhase`, :data:`OUTCOME_CODES`, :data:`NUM_CORE_ACTIONS` and the
+    int codes the other modules share;
+``shoe.py``
+    the per-table shoes: lazy Fisher-Yates draws from pools of uniforms, the
+    infinite deck's pool of cards, stacking, reshuffles, mid-round refills, and
+    what a counter reads of them (``shoe_count``, ``undealt_counts``, ``unseen_hilo``);
+``round.py``
+    the round: ``start_rounds`` (deal, naturals, pre-peek question, peek),
+    ``step``, ``round_net``, ``finish_rounds``, the pre-peek answers;
+``hands.py``
+    a hand's decisions: legality (``legal_mask``, ``legal_keys``), hit, stand,
+    double, surrender, split, moving on to the next hand; ``current_totals``;
+``dealer.py``
+    the dealer's turn: drawing to the rules, or the infinite deck's one-step sample;
+    ``dealer_up_value``;
+``settlement.py``
+    each hand's outcome against the dealer and its net, written in one place;
+``seats.py``
+    several seats per table: who acts, the deal and the peek seat by seat, the
+    dealer once per table;
+``chips.py``
+    bet steps (``open_rounds``) and finite bankrolls (``chips``, ``set_chips``).
 """
 
 from blackjack_env.envs.batch.codes import NUM_CORE_ACTIONS, OUTCOME_CODES, BatchPhase

@@ -18,7 +18,7 @@ __all__ = ["NUM_CORE_ACTIONS", "OUTCOME_CODES", "BatchPhase"]
 
 
 class BatchPhase(IntEnum):
-    """Where a table's round stands (see the module docstring)."""
+    """Where a table's round stands (see the docstring of :mod:`blackjack_env.envs.batch`)."""
 
     DECIDE = 0
     INSURE = 1
@@ -49,6 +49,6 @@ _SURRENDER = int(Action.SURRENDER)
 _INSURE = int(Action.INSURE)
 _DECLINE = int(Action.DECLINE)
 
-
+#: Number of decision codes the batched tables understand (``Action`` 0..6).
 NUM_CORE_ACTIONS = 7
 

@@ -5,7 +5,8 @@ table whose hands are all done (:meth:`DealerMixin._flush_dealer`, once per call
 no-hole-card second card and the drawing to the rules (:meth:`DealerMixin._dealer_draws`),
 or, for an infinite deck with nothing stacked, the final hand sampled in one step from
 the exact distribution (:meth:`DealerMixin._sample_dealer`); then settlement
-(:mod:`.settlement`). With several seats the turn is played once per table
+(:mod:`.settlement`); and the upcard's value (:meth:`DealerMixin.dealer_up_value`).
+With several seats the turn is played once per table
 (:meth:`~.seats.SeatsMixin._dealer_turn_seats`).
 """
 

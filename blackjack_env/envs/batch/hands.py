@@ -4,8 +4,8 @@ Methods of :class:`~blackjack_env.envs.batch.TableBatch` (a mixin): legality
 (:meth:`HandsMixin.legal_mask`, :meth:`HandsMixin.legal_keys`: rows of the lookup
 tables :mod:`blackjack_env.engine.play` builds), the one place a hand's decision is
 played (:meth:`HandsMixin._act_play`: hit, stand, double, surrender, split), moving
-play on to the next hand or the dealer (:meth:`HandsMixin._advance`), and a hand's
-total and natural.
+play on to the next hand or the dealer (:meth:`HandsMixin._advance`), a hand's
+total and natural, and the current hand's totals (:meth:`HandsMixin.current_totals`).
 """
 
 from __future__ import annotations

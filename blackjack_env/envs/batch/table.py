@@ -56,8 +56,8 @@ class TableBatch(
         bankroll: every table's starting chips (:meth:`chips`, :meth:`set_chips`), or
             None for unlimited credit.
         seats: seats per table (``rules.seats`` must equal it); with more than one,
-            ``num_tables`` counts rows (seats), a multiple of ``seats``: see the module
-            docstring.
+            ``num_tables`` counts rows (seats), a multiple of ``seats``: see the package
+            docstring (:mod:`blackjack_env.envs.batch`).
 
     Public state (numpy arrays; ``H = rules.max_split_hands``, ``N = num_tables``;
     hand arrays are ``(H, N)``, hand ``h`` of table ``t`` at ``[h, t]``):
