@@ -49,6 +49,6 @@ _SURRENDER = int(Action.SURRENDER)
 _INSURE = int(Action.INSURE)
 _DECLINE = int(Action.DECLINE)
 
+
 #: Number of decision codes the batched tables understand (``Action`` 0..6).
 NUM_CORE_ACTIONS = 7
-

@@ -86,12 +86,68 @@ class DealerMixin:
         if self.infinite and not self._stacked_any and not self.track_cards and drawing.size:
             self._sample_dealer(drawing)
             return
+        if not (self.infinite or self._stacked_any or self.track_cards):
+            drawing = self._dealer_draws_shoe(drawing)
         hits = self._dealer_hits
         while drawing.size:
             need = hits.take(self.d_hard[drawing] * 2 + self.d_ace[drawing])
             drawing = drawing[need]
             if drawing.size:
                 self._dealer_add(drawing, self._draw(drawing))
+
+    def _dealer_draws_shoe(self, t: np.ndarray) -> np.ndarray:
+        """The dealer draws to the rules at tables ``t`` (rows holding the shoe) from
+        finite shoes with no stacked card pending and cards not tracked by rank: the
+        draws of :meth:`_draw` (the same uniforms, tables and cards, in the same order),
+        with the hand kept as its key ``2 * hard + ace`` and moved on by
+        :attr:`_dealer_next`, and the shoe's counters written once at the end. Returns
+        the tables that must go on card by card because a shoe may run dry (usually
+        none)."""
+        key = self.d_hard[t] * 2
+        key += self.d_ace[t]
+        sel = self._dealer_hits.take(key).nonzero()[0]
+        if not sel.size:
+            return sel
+        t, key = t[sel], key[sel]
+        size = self.shoe_size
+        pos = self.pos[t]
+        room = size - int(pos.max())  # draws every table can make from its undealt cards
+        first = t * size
+        first += pos  # flat index of each table's first undealt card
+        left = (size - pos).astype(np.float64)  # its undealt cards (exact as float64)
+        acc = np.zeros(t.size, dtype=np.int64)  # sum of _draw_tag over the cards drawn
+        act = np.arange(t.size)
+        flat, after = self._shoe_flat, self._dealer_next
+        hits, tag = self._dealer_hits, self._draw_tag
+        j = 0
+        while act.size and j < room:
+            # (every table still drawing has drawn j cards: its next card is at first + j)
+            u = self._uniforms(act.size)
+            fi = first.take(act)
+            fi += j
+            off = left.take(act)
+            off -= j
+            off *= u
+            fj = off.astype(np.int64)
+            fj += fi
+            cards = flat.take(fj)
+            flat[fj] = flat.take(fi)
+            flat[fi] = cards
+            k = key.take(act)
+            k *= 52
+            k += cards
+            k = after.take(k)
+            key[act] = k
+            acc[act] += tag.take(cards)
+            act = act[hits.take(k)]
+            j += 1
+        n = (acc + 32) >> 6  # cards drawn at each table
+        self.pos[t] = pos + n
+        self.undealt_hilo[t] -= acc - (n << 6)
+        self.d_hard[t] = key >> 1
+        self.d_ace[t] = (key & 1).astype(bool)
+        self.d_n[t] += n
+        return t[act]
 
     def _dealer_cdf(self) -> np.ndarray:
         """Infinite deck: ``cdf[2 * hard + ace, k]`` = P(the dealer ends on category <= k)

@@ -89,13 +89,8 @@ class RoundMixin:
         self.rounds[idx] += 1
 
         k = 3 if self._no_hole else 4
-        if self.seats > 1:
-            ids = self._deal_seats(idx, k)
-        else:
-            dealt = self._draw_many(idx, k)
-            # ranks and values of all the dealt cards in two gathers (card-major rows:
-            # player, up, player, hole)
-            ids = dealt.T.astype(np.intp, order="C")
+        # card-major rows: player, up, player, hole
+        ids = self._deal_seats(idx, k) if self.seats > 1 else self._draw_many(idx, k)
         rk = self._rank_of_id.take(ids)
         vk = self._value_of_id.take(ids)
         ak = self._ace_of_id.take(ids)

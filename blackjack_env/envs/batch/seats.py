@@ -73,7 +73,7 @@ class SeatsMixin:
                 f"with {s} seats per table a round starts at whole tables (rows t * {s} .. "
                 f"t * {s} + {s - 1})"
             )
-        dealt = self._draw_many(idx[::s], 2 * s + k - 2)  # (tables, cards)
+        dealt = self._draw_many(idx[::s], 2 * s + k - 2).T  # (tables, cards)
         seat = np.arange(s)
         cols = [seat, np.full(s, s), s + 1 + seat]
         if k == 4:

@@ -22,6 +22,7 @@ _HI_LO = np.array(play.HI_LO_TAGS, dtype=np.int64)
 
 #: 0.0, 1.0, ...: the j-th of consecutive draws from one shoe has j cards fewer to pick from.
 _STEPS = np.arange(16, dtype=np.float64)
+_STEPS_INT = np.arange(16, dtype=np.int64)
 
 #: Infinite-deck cards drawn per generator call.
 _POOL = 1 << 20
@@ -62,6 +63,9 @@ class ShoeMixin:
         self._dealt_minus_pos = np.zeros(n, dtype=np.int64)
         self.undealt_hilo = np.zeros(n, dtype=np.int64)  # Hi-Lo sum of the undealt cards
         self._hilo_of_id = _HI_LO[self._rank_of_id]
+        # 64 per card plus its Hi-Lo tag: summed over a table's draws, the count of cards
+        # (sum + 32) >> 6 and the tags' sum together (at most 20 cards: |tags| < 32)
+        self._draw_tag = 64 + self._hilo_of_id
         self.shuffles = np.zeros(n, dtype=np.int64)
         self.mid_round_reshuffles = np.zeros(n, dtype=np.int64)
         self.reshuffled = np.zeros(n, dtype=bool)
@@ -159,45 +163,41 @@ class ShoeMixin:
         return cards
 
     def _draw_many(self, idx: np.ndarray, k: int) -> np.ndarray:
-        """Deal ``k`` consecutive cards to each table in ``idx``: shape ``(len(idx), k)``."""
+        """Deal ``k`` consecutive cards to each table in ``idx``: shape ``(k, len(idx))``,
+        card-major (row ``j``: every table's ``j``-th card)."""
         if self.infinite:
             if self._stacked_any:
-                return np.stack([self._draw(idx) for _ in range(k)], axis=1)
-            return self._random_cards(idx.size * k).reshape(idx.size, k)
+                return np.stack([self._draw(idx) for _ in range(k)])
+            return self._random_cards(idx.size * k).reshape(idx.size, k).T
         size = self.shoe_size
         pos = self.pos[idx]
-        if self._stacked_any or (pos.size and pos.max() + k > size):
-            out = np.empty((idx.size, k), dtype=np.int8)
-            for j in range(k):
-                out[:, j] = self._draw(idx)
-            return out
-        # k steps of the incremental Fisher-Yates shuffle, bookkeeping done once; the
-        # cards are gathered card-major (k, m) and returned transposed
         out = np.empty((k, idx.size), dtype=np.int8)
+        if self._stacked_any or (pos.size and pos.max() + k > size):
+            for j in range(k):
+                out[j] = self._draw(idx)
+            return out
+        # k steps of the incremental Fisher-Yates shuffle, bookkeeping done once
         flat = self._shoe_flat
         fi = idx * size
         fi += pos
         left = size - pos
         u = self._uniforms(idx.size * k).reshape(k, idx.size)
-        # offset of the card taken at step j: floor(u * (cards left before step j))
-        # (cards left as float64: exact, and the product of two floats is the fast loop)
-        offsets = (u * (left.astype(np.float64) - _STEPS[:k, None])).astype(np.int64)
+        # step j takes the card at fi + j + floor(u * (cards left before step j)), swapped
+        # to fi + j (cards left as float64: exact, and the product of two floats is the
+        # fast loop)
+        slots = fi + _STEPS_INT[:k, None]  # (k, m): fi + j
+        picks = (u * (left.astype(np.float64) - _STEPS[:k, None])).astype(np.int64)
+        picks += slots
         for j in range(k):
-            fj = fi + offsets[j]
-            cards = flat[fj]
-            flat[fj] = flat[fi]
-            flat[fi] = cards
-            out[j] = cards
-            if self.track_cards:
-                self.counts[idx, self._rank_of_id.take(cards)] -= 1
-            fi += 1
-        tag = self._hilo_of_id.take(out)
-        tags = tag[0] + tag[1]
-        for j in range(2, k):
-            tags += tag[j]
-        out = out.T
+            fj, fs = picks[j], slots[j]
+            cards = flat.take(fj, out=out[j])
+            flat[fj] = flat.take(fs)
+            flat[fs] = cards
+        if self.track_cards:
+            for j in range(k):
+                self.counts[idx, self._rank_of_id.take(out[j])] -= 1
         self.pos[idx] = pos + k
-        self.undealt_hilo[idx] -= tags
+        self.undealt_hilo[idx] -= self._hilo_of_id.take(out).sum(axis=0)
         return out
 
     def _uniforms(self, m: int) -> np.ndarray:

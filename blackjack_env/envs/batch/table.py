@@ -161,6 +161,13 @@ class TableBatch(
         self._outcome_table = play.outcome_table(rules)  # (player, dealer) categories
         self._by_hands = self._outcome_by_hands()  # the same, keyed by the hands (_compare)
         self._dealer_hits = play.dealer_draw_table(rules)  # entry 2 * hard + ace
+        # the dealer hand's key after one more card: entry 52 * (2 * hard + ace) + card id
+        # (a key where the dealer stands keeps it; drawing keys stay below 64: hard <= 16
+        # plus a card of at most 10)
+        keys = np.arange(64)
+        after = 2 * (keys[:, None] // 2 + self._value_of_id[None, :])
+        after |= (keys[:, None] % 2 == 1) | self._ace_of_id[None, :]
+        self._dealer_next = np.where(self._dealer_hits[:, None], after, keys[:, None]).reshape(-1)
         self._peek_by_rank = play.peek_by_rank(rules)  # by upcard rank index
         # legal decisions, one row per key (legal_mask): play_action_table's rows, then
         # the row of a round that is over (STAND only: the step reports the result),
