@@ -1,10 +1,11 @@
 """The round at the batched tables: the deal, the peek, a step, the round's result.
 
-Methods of :class:`~blackjack_env.envs.batch.TableBatch` (a mixin): :meth:`RoundMixin.start_rounds`
-(clear, reshuffle where the cut card is out, deal, pay or end naturals, the pre-peek
-question or the peek), :meth:`RoundMixin.step` (one decision per table: the pre-peek
-answer, or a playing decision on the current hand, :mod:`.hands`), :meth:`RoundMixin.round_net`,
-and :meth:`RoundMixin.finish_rounds` (play a round out standing).
+Methods of :class:`~blackjack_env.envs.batch.TableBatch` (a mixin):
+:meth:`RoundMixin.start_rounds` (clear, reshuffle where the cut card is out, deal, pay or
+end naturals, the pre-peek question or the peek), :meth:`RoundMixin.step` (one decision
+per table: the pre-peek answer, or a playing decision on the current hand, played in
+:mod:`.hands`), :meth:`RoundMixin.round_net`, and :meth:`RoundMixin.finish_rounds` (play
+a round out standing).
 """
 
 from __future__ import annotations
