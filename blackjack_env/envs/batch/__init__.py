@@ -95,7 +95,8 @@ as mixins, and every module's docstring says what it holds):
     a hand's decisions: legality (``legal_mask``, ``legal_keys``), hit, stand,
     double, surrender, split, moving on to the next hand; ``current_totals``;
 ``dealer.py``
-    the dealer's turn: drawing to the rules, or the infinite deck's one-step sample;
+    the dealer's turn: drawing to the rules (from finite shoes in one fused loop,
+    ``_dealer_draws_shoe``), or the infinite deck's one-step sample;
     ``dealer_up_value``;
 ``settlement.py``
     each hand's outcome against the dealer and its net, written in one place;

@@ -8,7 +8,10 @@ Fisher-Yates shuffle from pools of pre-drawn uniforms (:meth:`ShoeMixin._draw`,
 ids; stacked cards (:meth:`ShoeMixin.stack`); reshuffles between rounds
 (:meth:`ShoeMixin._new_shoes`) and mid-round refills from the discard tray
 (:meth:`ShoeMixin._refill_mid_round`); and what a counter can know of the shoe
-(Hi-Lo sums, undealt cards by rank).
+(Hi-Lo sums, undealt cards by rank). One draw loop lives elsewhere: the dealer's
+drawing from finite shoes (:meth:`~.dealer.DealerMixin._dealer_draws_shoe`) takes the
+same uniforms and cards as :meth:`ShoeMixin._draw` in one fused loop, so a change to how
+a card is drawn here changes it there too.
 """
 
 from __future__ import annotations
