@@ -1,0 +1,206 @@
+"""The dealer's turn at the batched tables.
+
+Methods of :class:`~blackjack_env.envs.batch.TableBatch` (a mixin): the turn at every
+table whose hands are all done (:meth:`DealerMixin._flush_dealer`, once per call), the
+no-hole-card second card and the drawing to the rules (:meth:`DealerMixin._dealer_draws`),
+or, for an infinite deck with nothing stacked, the final hand sampled in one step from
+the exact distribution (:meth:`DealerMixin._sample_dealer`); then settlement
+(:mod:`.settlement`); and the upcard's value (:meth:`DealerMixin.dealer_up_value`).
+With several seats the turn is played once per table
+(:meth:`~.seats.SeatsMixin._dealer_turn_seats`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from blackjack_env.analysis.dealer import final_distribution
+from blackjack_env.engine import play
+from blackjack_env.engine.rules import Settlement
+from blackjack_env.envs.batch.codes import _OVER
+
+#: The dealer's final total (22: bust) by the category 0..5 of :meth:`TableBatch._dealer_cdf`
+#: (17, 18, 19, 20, 21, bust), for any count 0..16 of thresholds passed.
+_DEALER_FINAL = np.minimum(17 + np.arange(17), 22)
+
+
+class DealerMixin:
+    """The dealer methods of :class:`~blackjack_env.envs.batch.TableBatch`."""
+
+    def _flush_dealer(self) -> None:
+        """The dealer's turn at every table whose hands were all finished in this call."""
+        if self._to_dealer:
+            queue, self._to_dealer = self._to_dealer, []
+            idx = np.concatenate(queue) if len(queue) > 1 else queue[0]
+            if self.seats > 1:
+                self._seats_done(idx)
+            else:
+                self._dealer_turn(idx)
+
+    def _dealer_turn(self, idx: np.ndarray) -> None:
+        self.phase[idx] = _OVER
+        if self.max_hands > 1:  # (one hand: the cursor is always on hand 0)
+            nh = self.nhands[idx]
+            self.cur[idx] = nh - 1
+        # any_open: some hand is unsettled; plays: some unsettled hand was not surrendered
+        any_open = ~self._settled[idx]
+        surrender = self._surrenders
+        plays = any_open & ~self._surrendered[idx] if surrender else any_open
+        if self.max_hands > 1:
+            for sel, fk in self._later_hands(idx):
+                open_k = ~self._settled[fk]
+                any_open[sel] |= open_k
+                if surrender:
+                    plays[sel] |= open_k & ~self._surrendered[fk]
+        rules = self.rules
+        if not self._no_hole:  # (every table shows its hole card, played or not)
+            self.hole_revealed[idx] = True
+        if not any_open.all():
+            if self._no_hole:
+                self.hole_revealed[idx[~any_open]] = False
+            keep = any_open.nonzero()[0]
+            if not keep.size:
+                return
+            idx = idx[keep]
+            if surrender:
+                plays = plays[keep]
+        # (without surrender every open table plays)
+        self._dealer_draws(idx, idx[plays] if surrender else idx)
+        if rules.settlement is Settlement.HIGHEST_HAND:
+            self._settle_highest(idx)
+        elif self.max_hands == 1:  # (idx: exactly the tables whose hand 0 is open)
+            self._pay_outcomes(idx, self._compare(idx, idx))
+        else:
+            self._settle_by_compare(idx)
+
+    def _dealer_draws(self, open_: np.ndarray, drawing: np.ndarray) -> None:
+        """The dealer's turn at tables ``open_`` (some hand still open): without a hole
+        card its second card is dealt now; then it draws to the rules at the tables
+        ``drawing`` (a subset of ``open_``: some hand is neither settled nor surrendered).
+        An infinite deck with nothing stacked samples the final hand in one step."""
+        if self._no_hole:
+            card = self._draw(open_)
+            self._dealer_add(open_, card)
+            self.hole[open_] = card
+            self.hole_revealed[open_] = True
+        if self.infinite and not self._stacked_any and not self.track_cards and drawing.size:
+            self._sample_dealer(drawing)
+            return
+        if not (self.infinite or self._stacked_any or self.track_cards):
+            drawing = self._dealer_draws_shoe(drawing)
+        hits = self._dealer_hits
+        while drawing.size:
+            need = hits.take(self.d_hard[drawing] * 2 + self.d_ace[drawing])
+            drawing = drawing[need]
+            if drawing.size:
+                self._dealer_add(drawing, self._draw(drawing))
+
+    def _dealer_draws_shoe(self, t: np.ndarray) -> np.ndarray:
+        """The dealer draws to the rules at tables ``t`` (rows holding the shoe) from
+        finite shoes with no stacked card pending and cards not tracked by rank: the
+        draws of :meth:`_draw` (the same uniforms, tables and cards, in the same order),
+        with the hand kept as its key ``2 * hard + ace`` and moved on by
+        :attr:`_dealer_next`, and the shoe's counters written once at the end. Returns
+        the tables that must go on card by card because a shoe may run dry (usually
+        none)."""
+        key = self.d_hard[t] * 2
+        key += self.d_ace[t]
+        sel = self._dealer_hits.take(key).nonzero()[0]
+        if not sel.size:
+            return sel
+        t, key = t[sel], key[sel]
+        size = self.shoe_size
+        pos = self.pos[t]
+        room = size - int(pos.max())  # draws every table can make from its undealt cards
+        first = t * size
+        first += pos  # flat index of each table's first undealt card
+        left = (size - pos).astype(np.float64)  # its undealt cards (exact as float64)
+        acc = np.zeros(t.size, dtype=np.int64)  # sum of _draw_tag over the cards drawn
+        act = np.arange(t.size)
+        flat, after = self._shoe_flat, self._dealer_next
+        hits, tag = self._dealer_hits, self._draw_tag
+        j = 0
+        while act.size and j < room:
+            # (every table still drawing has drawn j cards: its next card is at first + j)
+            u = self._uniforms(act.size)
+            fi = first.take(act)
+            fi += j
+            off = left.take(act)
+            off -= j
+            off *= u
+            fj = off.astype(np.int64)
+            fj += fi
+            cards = flat.take(fj)
+            flat[fj] = flat.take(fi)
+            flat[fi] = cards
+            k = key.take(act)
+            k *= 52
+            k += cards
+            k = after.take(k)
+            key[act] = k
+            acc[act] += tag.take(cards)
+            act = act[hits.take(k)]
+            j += 1
+        n = (acc + 32) >> 6  # cards drawn at each table
+        self.pos[t] = pos + n
+        self.undealt_hilo[t] -= acc - (n << 6)
+        self.d_hard[t] = key >> 1
+        self.d_ace[t] = (key & 1).astype(bool)
+        self.d_n[t] += n
+        return t[act]
+
+    def _dealer_cdf(self) -> np.ndarray:
+        """Infinite deck: ``cdf[2 * hard + ace, k]`` = P(the dealer ends on category <= k)
+        from a hand of two or more cards (categories: 17, 18, 19, 20, 21, bust), from
+        the exact analysis (:func:`~blackjack_env.analysis.dealer.final_distribution`)."""
+        cdf = np.ones((32, 2, 6))
+        for hard in range(2, 32):
+            for ace in (False, True):
+                cdf[hard, int(ace)] = np.cumsum(final_distribution(self.rules, hard, ace)[:6])
+        cdf[..., -1] = 1.0  # exact top, whatever the rounding
+        # rows of 8 (2.0 after the top: never <= u), by key 2 * hard + ace
+        out = np.full((64, 8), 2.0)
+        out[:, :6] = cdf.reshape(64, 6)
+        return out
+
+    def _sample_dealer(self, idx: np.ndarray) -> None:
+        """Infinite deck, no stacked cards: the dealer's drawing at tables ``idx`` in one
+        step, sampled from the exact distribution of the final hand given the cards
+        showing. ``d_hard`` then holds the final total (22: bust), ``d_ace`` False and
+        ``d_n`` 3 (three or more cards: the drawn cards themselves are not kept)."""
+        if self._cdf is None:
+            self._cdf = self._dealer_cdf()
+        key = self.d_hard[idx] * 2
+        key += self.d_ace[idx]
+        sel = self._dealer_hits.take(key).nonzero()[0]
+        if not sel.size:
+            return
+        idx = idx[sel]
+        # row (hard, ace) of the CDF table, as one gather of whole rows; the category is
+        # the number of thresholds <= u, the number of True bytes in the row of 8
+        # comparisons read as one 8-byte word: each byte's weight, 256 ** j, is 1 modulo 17
+        rows = self._cdf.take(key[sel], axis=0)
+        u = self._random_uniform(idx.size)
+        words = (rows <= u[:, None]).view(np.uint64).reshape(-1)
+        self.d_hard[idx] = _DEALER_FINAL.take(words % 17)
+        self.d_ace[idx] = False
+        self.d_n[idx] = 3
+
+    def _random_uniform(self, m: int) -> np.ndarray:
+        """``m`` uniforms in [0, 1) for the infinite deck (from the one generator)."""
+        return self.rng.random(m)
+
+    def _dealer_add(self, idx: np.ndarray, cards: np.ndarray) -> None:
+        r = self._rank_of_id.take(cards)
+        if self.track_cards:
+            self.dealer_ranks[idx, r] += 1
+        self.d_hard[idx] += self._values.take(r)
+        self.d_ace[idx] |= r == 0
+        self.d_n[idx] += 1
+
+    def _dealer_bj(self, idx: np.ndarray) -> np.ndarray:
+        return play.array_natural(self.d_n[idx], self.d_hard[idx], self.d_ace[idx])
+
+    def dealer_up_value(self) -> np.ndarray:
+        """Point value of each dealer upcard (ace = 1)."""
+        return self._value_of_id.take(self.up)

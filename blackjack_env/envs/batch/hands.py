@@ -1,0 +1,305 @@
+"""A hand's decisions at the batched tables: which are legal, and playing them.
+
+Methods of :class:`~blackjack_env.envs.batch.TableBatch` (a mixin): legality
+(:meth:`HandsMixin.legal_mask`, :meth:`HandsMixin.legal_keys`: rows of the lookup
+tables :mod:`blackjack_env.engine.play` builds), the one place a hand's decision is
+played (:meth:`HandsMixin._act_play`: hit, stand, double, surrender, split), moving
+play on to the next hand or the dealer (:meth:`HandsMixin._advance`), a hand's
+total and natural, and the current hand's totals (:meth:`HandsMixin.current_totals`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from blackjack_env.engine import play
+from blackjack_env.engine.play import array_soft, array_total
+from blackjack_env.engine.rules import SplitBet
+from blackjack_env.envs.batch.codes import (
+    _BUST,
+    _DECIDE,
+    _DOUBLE,
+    _INSURE_PHASE,
+    _SPLIT,
+    _STAND,
+    _SURR,
+    _SURRENDER,
+    _TAKES_CARD,
+    NUM_CORE_ACTIONS,
+)
+
+
+class HandsMixin:
+    """The hand methods of :class:`~blackjack_env.envs.batch.TableBatch`."""
+
+    def _is_bj(self, f: np.ndarray, t: np.ndarray) -> np.ndarray:
+        """Natural on hands ``f`` (flat index) of tables ``t`` (split hands only if
+        blackjack_after_split)."""
+        bj = play.array_natural(self._ncards[f], self._hard[f], self._ace[f])
+        if self.max_hands > 1 and not self._split_naturals:
+            bj &= self.nhands[t] == 1
+        return bj
+
+    def _total(self, f: np.ndarray) -> np.ndarray:
+        return array_total(self._hard[f], self._ace[f])
+
+    def current_totals(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(total, soft, ncards)`` of each table's current hand (last hand once over)."""
+        h = np.minimum(self.cur, self.nhands - 1)
+        h = np.maximum(h, 0)
+        fi = (h, self._arange)
+        hard, ace = self.hard[fi], self.ace[fi]
+        return array_total(hard, ace), array_soft(hard, ace), self.ncards[fi]
+
+    # ---------------------------------------------------------- legality
+    def legal_mask(self) -> np.ndarray:
+        """``(N, 7)`` bool: the legal decisions at every table (``Action`` codes).
+
+        Rows of :func:`~blackjack_env.engine.play.play_action_table` (a hand in play)
+        and :func:`~blackjack_env.engine.play.pre_peek_action_table` (the pre-peek
+        question). A table in ``OVER`` has only ``STAND`` legal (its step just
+        reports the result). The rows of :attr:`legal_table` at :meth:`legal_keys`.
+        """
+        rows = self._legal_rows.take(self.legal_keys())
+        return rows.view(np.bool_).reshape(-1, 8)[:, :NUM_CORE_ACTIONS]
+
+    def legal_keys(self) -> np.ndarray:
+        """``(N,)`` int: the row of :attr:`legal_table` holding each table's legal
+        decisions now (:attr:`legal_table_phase` gives the phase the row belongs to).
+
+        A consumer that maps decisions to its own action rows can build its table once
+        from :attr:`legal_table` and then look each step up by these keys."""
+        phase = self.phase
+        decide = phase == _DECIDE
+        if self._stand_hit_only:  # every hand in play: STAND and HIT (play.stand_hit_only)
+            key = self._stand_hit_keys.take(phase)
+        else:
+            if self.max_hands == 1:
+                hard, ace, nc = self.hard[0], self.ace[0], self.ncards[0]
+                key = 2 * hard
+                key += ace
+            else:
+                nh = self.nhands
+                # (cur is a hand of the table in every phase between calls: its key is
+                # read only where deciding)
+                f = self.cur * self.num_tables + self._arange
+                hard, ace, nc = self._hard[f], self._ace[f], self._ncards[f]
+                r0 = self._r0[f]
+                key = 2 * hard
+                key += ace
+                split = (nh > 1).nonzero()[0]  # (few: the seat's hands all come from a split)
+                if split.size:
+                    key[split] += play.KEY_FROM_SPLIT + play.KEY_SPLIT_ACES * (r0[split] == 0)
+                if self._splits:  # pairs (few) that may be split
+                    maybe = self._pair.take(13 * r0 + self._r1[f])
+                    maybe &= nc == 2
+                    c = maybe.nonzero()[0]
+                    if c.size:  # (as _can_split, for these two-card pairs)
+                        nhc = nh[c]
+                        aces = (nhc > 1) & (r0[c] == 0)
+                        ok = self._split_ok.take(18 + 2 * nhc + aces)
+                        if self._split_stake_check and ok.any():  # stakes vary: per hand
+                            ok &= self._split_stakes_ok(f[c])
+                        key[c] += play.KEY_CAN_SPLIT * ok
+            # two cards: KEY_TWO_CARDS (a doubled hand never decides: its row is never read)
+            key += play.KEY_TWO_CARDS * (nc == 2)
+            key += self._up_key
+            if self.bankroll is not None:  # the rows without DOUBLE where it is not covered
+                key += self._poor_play_offset * self._short_of_double(decide)
+            if not decide.all():
+                np.putmask(key, ~decide, self._over_key)
+        if self._pre_peek and not decide.all():  # (the INSURE phase occurs only then)
+            ins = (phase == _INSURE_PHASE).nonzero()[0]
+            if ins.size:
+                up = self._up_key[ins] // play.KEY_UPCARD
+                key[ins] = self._pre_peek_key + 2 * up + self._is_bj(ins, ins)
+                if self.bankroll is not None:  # the rows without INSURE where not covered
+                    key[ins] += self._poor_pre_peek_offset * ~self._covers_insurance(ins)
+        return key
+
+    def _can_split(self, f: np.ndarray, nh: np.ndarray, split_aces: np.ndarray) -> np.ndarray:
+        """``engine.play.split_allowed`` (from its table) and ``split_stake_ok`` for hands
+        ``f`` (flat) of tables holding ``nh`` hands."""
+        if not self._splits:
+            return np.zeros(nh.shape, dtype=bool)
+        pair = self._pair.take(13 * self._r0[f] + self._r1[f])
+        pair &= self._ncards[f] == 2
+        key = 18 * pair
+        key += 2 * nh
+        key += split_aces
+        ok = self._split_ok.take(key)
+        if self._split_stake_check and ok.any():  # stakes vary: split_stake_ok per hand
+            ok &= self._split_stakes_ok(f)
+        return ok
+
+    # ---------------------------------------------------------- playing a hand
+    def _act_play(self, idx: np.ndarray, actions: np.ndarray, track: bool = True) -> None:
+        """Apply playing actions (``Action`` 0..4, legal) to the current hand of tables
+        ``idx`` (in the ``DECIDE`` phase, increasing); ``track``: record the hand as the
+        last one acted on. The one place a hand's decision is played: hit, stand, double
+        (a hit whose stake doubles where the rules double), surrender, split; a finished
+        hand moves play on (:meth:`_advance`)."""
+        if self.max_hands == 1:  # one hand, never split: hand 0 (last_hand stays 0)
+            h = idx  # (never read: no split)
+            f = idx
+        else:
+            h = self.cur[idx]
+            if track:
+                self.last_hand[idx] = h
+            f = h * self.num_tables + idx
+        hitting = _TAKES_CARD.take(actions).nonzero()[0]
+        if hitting.size:
+            dbl = (actions == _DOUBLE).nonzero()[0] if self._can_double_rule else hitting[:0]
+            if dbl.size:
+                fd = f[dbl]
+                self._stake[fd] *= 2
+                self._doubled[fd] = True
+                self._done[fd] = True
+            t = idx[hitting]
+            fh = t if self.max_hands == 1 else f[hitting]
+            if self._hit_block and not self._stacked_any and not self.track_cards:
+                cards = self._random_cards(self.num_tables).take(t)
+            else:
+                cards = self._draw(t)
+            self._add_card(fh, cards, hit=True)
+            hard = self._hard[fh]
+            bust = hard > 21
+            if bust.any():
+                self._pay(fh[bust], _BUST)
+            if self._auto21:
+                twenty_one = ~bust & (array_total(hard, self._ace[fh]) == play.AUTO_STAND_TOTAL)
+                self._done[fh[twenty_one]] = True
+        stand = (actions == _STAND).nonzero()[0]
+        if stand.size:
+            self._done[f[stand]] = True
+        surr = (actions == _SURRENDER).nonzero()[0] if self._surrenders else hitting[:0]
+        if surr.size:
+            fs = f[surr]
+            self._surrendered[fs] = True
+            self._done[fs] = True
+            if self._surrender_at_once:
+                self._pay(fs, _SURR)
+        split = (actions == _SPLIT).nonzero()[0] if self.max_hands > 1 else hitting[:0]
+        if split.size:
+            self._split(idx[split], h[split])
+        finished = self._done[f].nonzero()[0]
+        if finished.size:
+            if self.max_hands == 1:  # (as _advance: hand 0 is done, the dealer plays)
+                self._to_dealer.append(idx[finished])
+            else:
+                self._advance(idx[finished])
+
+    def _add_card(self, f: np.ndarray, cards: np.ndarray, hit: bool = False) -> None:
+        """Cards ``cards`` join hands ``f`` (flat); ``hit``: the hands hold two or more
+        cards already (a hand decides only then), so no card is a second one."""
+        self._hard[f] += self._value_of_id.take(cards)
+        self._ace[f] |= self._ace_of_id.take(cards)
+        n = self._ncards[f]
+        if not hit:
+            second = n == 1
+            if second.any():
+                self._r1[f[second]] = self._rank_of_id.take(cards[second])
+        n += 1
+        self._ncards[f] = n
+        if self.track_cards:
+            self._hand_ranks_f[f, self._rank_of_id.take(cards)] += 1
+
+    def _split(self, t: np.ndarray, h: np.ndarray) -> None:
+        """Split hand ``h`` of tables ``t``: the new hand goes right after it."""
+        n = self.num_tables
+        # shift hands after h one place right (they wait for their second card)
+        nh = self.nhands[t]
+        for k in range(self.max_hands - 1, 0, -1) if (nh > h + 1).any() else ():
+            move = (k > h + 1) & (k <= nh)
+            if move.any():
+                tt = t[move]
+                for arr in self._hand_fields:
+                    arr[k, tt] = arr[k - 1, tt]
+                if self.track_cards:
+                    self.hand_ranks[k, tt] = self.hand_ranks[k - 1, tt]
+        f = h * n + t
+        fn = f + n
+        r1 = self._r1[f]
+        v1 = self._values.take(r1)
+        # the new hand: every field written (those not set below start at 0)
+        for arr in (self._r1, self._doubled, self._surrendered, self._done, self._settled,
+                    self._net):
+            arr[fn] = 0
+        self._outcome[fn] = -1
+        self._hard[fn] = v1
+        self._ace[fn] = r1 == 0
+        self._ncards[fn] = 1
+        self._r0[fn] = r1
+        if self.track_cards:
+            self._hand_ranks_f[fn] = 0
+            self._hand_ranks_f[fn, r1] = 1
+            self._hand_ranks_f[f, r1] -= 1
+        if self.rules.split_bet is SplitBet.HALVE:
+            half = self._stake[f] // 2
+            self._stake[f] = half
+            self._stake[fn] = half
+        else:
+            self._stake[fn] = self._stake[f]
+        self._hard[f] -= v1
+        self._ace[f] = self._r0[f] == 0
+        self._ncards[f] = 1
+        self.nhands[t] += 1
+        self._add_card(f, self._draw(t))
+        self._check_two_card(f, t)
+
+    def _check_two_card(self, f: np.ndarray, t: np.ndarray) -> None:
+        """A split hand just got its second card: finish it if it has no decision."""
+        nh = self.nhands[t]
+        split_aces = self._r0[f] == 0  # (a split hand: the seat holds two hands or more)
+        key = 8 * split_aces
+        key += 4 * self._can_split(f, nh, split_aces)
+        if self._split_naturals:  # (else a split hand is never a natural: _is_bj)
+            key += 2 * self._is_bj(f, t)
+        key += self._total(f) == 21
+        finish = self._split_done.take(key)  # engine.play.split_hand_done
+        if finish.any():
+            self._done[f[finish]] = True
+
+    def _advance_fresh(self, idx: np.ndarray) -> None:
+        """:meth:`_advance` of tables ``idx`` whose only hand is hand 0 (right after the
+        deal, or any time under one-hand rules): a decision on it, or (done) the dealer."""
+        if not idx.size:
+            return
+        self.cur[idx] = 0
+        if self._auto21:
+            live = idx[~self._done[idx]]
+            hit21 = self._total(live) == play.AUTO_STAND_TOTAL
+            if hit21.any():
+                self._done[live[hit21]] = True
+        finished = idx[self._done[idx]]
+        if finished.size:
+            self._to_dealer.append(finished)
+
+    def _advance(self, idx: np.ndarray) -> None:
+        """Move tables ``idx`` on to their next hand needing a decision, or to the dealer."""
+        n = self.num_tables
+        if self.max_hands == 1 and idx.size:
+            self._advance_fresh(idx)
+            return
+        while idx.size:
+            cur = self.cur[idx] + 1
+            self.cur[idx] = cur
+            past = cur >= self.nhands[idx]
+            if past.any():  # every hand done: the dealer plays (once per call, at the end)
+                self._to_dealer.append(idx[past])
+                idx, cur = idx[~past], cur[~past]
+                if not idx.size:
+                    return
+            f = cur * n + idx
+            live = ~self._done[f]
+            one = live & (self._ncards[f] == 1)
+            if one.any():
+                t, fo = idx[one], f[one]
+                self._add_card(fo, self._draw(t))
+                self._check_two_card(fo, t)
+            if self._auto21:
+                two = live & ~one
+                hit21 = two & (self._total(f) == play.AUTO_STAND_TOTAL)
+                if hit21.any():
+                    self._done[f[hit21]] = True
+            idx = idx[self._done[f]]

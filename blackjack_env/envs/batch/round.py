@@ -1,0 +1,345 @@
+"""The round at the batched tables: the deal, the peek, a step, the round's result.
+
+Methods of :class:`~blackjack_env.envs.batch.TableBatch` (a mixin):
+:meth:`RoundMixin.start_rounds` (clear, reshuffle where the cut card is out, deal, pay or
+end naturals, the pre-peek question or the peek), :meth:`RoundMixin.step` (one decision
+per table: the pre-peek answer, or a playing decision on the current hand, played in
+:mod:`.hands`), :meth:`RoundMixin.round_net`, and :meth:`RoundMixin.finish_rounds` (play
+a round out standing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+from blackjack_env.engine import play
+from blackjack_env.engine.cards import Card
+from blackjack_env.envs.batch.codes import (
+    _BJ,
+    _DECIDE,
+    _DECLINE,
+    _EVEN,
+    _INSURE,
+    _INSURE_PHASE,
+    _OVER,
+    _STAND,
+    _SURR,
+    _SURRENDER,
+)
+
+_INSURANCE_PAYS = float(play.INSURANCE_PAYS)  # net per chip staked on insurance, 2:1
+
+
+class RoundMixin:
+    """The round's methods of :class:`~blackjack_env.envs.batch.TableBatch`."""
+
+    def start_rounds(
+        self,
+        idx: np.ndarray,
+        stacks: dict[int, str | list[Card]] | None = None,
+        bets: np.ndarray | None = None,
+    ) -> None:
+        """Clear tables ``idx``, reshuffle where the cut card is out, and deal a round.
+
+        ``stacks`` maps a table index to cards dealt first at that table. ``bets``: the
+        chips staked at each table of ``idx`` (default: ``bet``), already allowed by the
+        table limits and the bankroll (:meth:`chips`). A table opened by
+        :meth:`open_rounds` is not checked for a reshuffle again.
+        """
+        idx = np.asarray(idx, dtype=np.int64)
+        if idx.size == 0:
+            return
+        if self.bankroll is not None:  # the last round's result joins the bankroll
+            self.bankroll[idx] += self._on_table_units(idx)
+        # previous round's cards go to the discard tray
+        if not self.infinite:  # (an infinite deck is never reshuffled: reshuffled stays False)
+            pos = self.pos[idx]
+            self.round_start[idx] = pos
+            dealt = pos + self._dealt_minus_pos[idx]  # (as needs_shuffle)
+            shuffle = dealt > 0 if self._cut is None else dealt >= self._cut
+            self.reshuffled[idx] = shuffle
+            if shuffle.any():
+                self._new_shoes(idx[shuffle])
+        if self._opened_any:
+            self._close_openings(idx)
+        if stacks:
+            for t, cards in stacks.items():
+                if self.seats > 1 and int(t) % self.seats:
+                    raise ValueError(
+                        f"stacks: row {t} is not seat 0 of its table; with several seats "
+                        f"a table's cards are stacked at its seat-0 row"
+                    )
+                self.stack(int(t), cards)
+        # (no table can have stacked cards pending if stack() was never called)
+        self._stacked_any = self._ever_stacked and bool((self.stacked_end > self.pos).any())
+        # hand 0 starts afresh; hands 1.. are written when a split creates them
+        # (hand 0 of table t is element t of the flat hand arrays)
+        for arr in self._round_flags:
+            arr[idx] = 0
+        self._outcome[idx] = -1
+        if self.max_hands > 1:  # (one hand: these never change from 1, 0, 0)
+            self.nhands[idx] = 1
+            self.cur[idx] = 0
+            self.last_hand[idx] = 0
+        if self._pre_peek:  # (otherwise nobody ever insures: both stay 0)
+            self.insurance[idx] = 0.0
+            self.insurance_net[idx] = 0.0
+        self.hole_revealed[idx] = False
+        self.rounds[idx] += 1
+
+        k = 3 if self._no_hole else 4
+        # card-major rows: player, up, player, hole
+        ids = self._deal_seats(idx, k) if self.seats > 1 else self._draw_many(idx, k)
+        rk = self._rank_of_id.take(ids)
+        vk = self._value_of_id.take(ids)
+        ak = self._ace_of_id.take(ids)
+        r1, ru, r2 = rk[0], rk[1], rk[2]
+        up_value = vk[1]
+        up_ace = ak[1]  # (by rank: custom values may give another card the value 1)
+        self._r0[idx] = r1
+        self._r1[idx] = r2
+        hard = vk[0] + vk[2]
+        ace = ak[0] | ak[2]
+        self._hard[idx] = hard
+        self._ace[idx] = ace
+        self._ncards[idx] = 2
+        if bets is not None:
+            self._stake[idx] = bets
+        elif not self._stake_fixed:
+            self._stake[idx] = self.bet
+        if self.track_cards:
+            self._hand_ranks_f[idx] = 0
+            self._hand_ranks_f[idx, r1] += 1
+            self._hand_ranks_f[idx, r2] += 1
+            self.dealer_ranks[idx] = 0
+            self.dealer_ranks[idx, ru] += 1
+            if not self._no_hole:
+                self.dealer_ranks[idx, rk[3]] += 1
+        self.up[idx] = ids[1]
+        if self._pre_peek or not self._stand_hit_only:  # (read by legal_keys only then)
+            self._up_key[idx] = play.KEY_UPCARD * ru
+        if self._no_hole:
+            self.d_hard[idx] = up_value
+            self.d_ace[idx] = up_ace
+            self.d_n[idx] = 1
+            self.hole[idx] = -1
+        else:
+            self.hole[idx] = ids[3]
+            d_hard = up_value + vk[3]
+            d_ace = up_ace | ak[3]
+            self.d_hard[idx] = d_hard
+            self.d_ace[idx] = d_ace
+            self.d_n[idx] = 2
+
+        rules = self.rules
+        bj = play.array_natural(2, hard, ace)  # (two cards each)
+        dealt_to = idx
+        if bj.any():
+            if rules.natural_paid_at_deal:
+                self._pay(idx[bj], _BJ)
+            elif rules.natural_ends_hand:
+                self._done[idx[bj]] = True
+        # a blackjack needs an ace and a ten-value card: peek under either (the ace by
+        # rank, since custom values may give a non-ace the value 1)
+        self.phase[idx] = _DECIDE
+        if self._peek:  # (no peek: peek_possible stays False)
+            peek_possible = self._peek_by_rank.take(ru)
+            self.peek_possible[idx] = peek_possible
+            decide = peek_possible & ~self._settled[idx]
+            ask = decide & self._asks_pre_peek.take(2 * ru + bj)
+            if self.bankroll is not None:  # insurance only when affordable
+                ask &= self._asks_pre_peek_poor.take(2 * ru + bj) | self._covers_insurance(idx)
+            if ask.any():
+                if self.seats > 1:
+                    idx = self._ask_seats(idx, ask)
+                else:
+                    self.phase[idx[ask]] = _INSURE_PHASE
+                    idx = idx[~ask]
+                    self._do_peek(idx)
+                    idx = idx[self.phase[idx] != _OVER]
+            else:  # the naturals are known from the deal (a peek rule has a hole card)
+                natural = bj if rules.natural_ends_hand and not rules.natural_paid_at_deal else None
+                idx = self._do_peek(
+                    idx, peek_possible & play.array_natural(2, d_hard, d_ace), natural,
+                    at_deal=True,
+                )
+        # (as _advance_fresh: the cursor is on hand 0 since the top) hand 0 has two
+        # cards, so it is done exactly when it is a natural that is paid at the deal or
+        # ends the hand, or a 21 under auto_stand_21; those still to play (DECIDE: not a
+        # dealer blackjack, not asked the pre-peek question) go to the dealer
+        if rules.natural_paid_at_deal or rules.natural_ends_hand or self._auto21:
+            fin = dealt_to[bj]
+            if fin.size:
+                fin = fin[self.phase[fin] == _DECIDE]
+                self._done[fin] = True
+                if fin.size:
+                    self._to_dealer.append(fin)
+        self._flush_dealer()
+        if self.seats > 1:
+            self._sync_shoes()
+
+    def _do_peek(
+        self,
+        idx: np.ndarray,
+        dealer_bj: np.ndarray | None = None,
+        natural: np.ndarray | None = None,
+        at_deal: bool = False,
+    ) -> np.ndarray:
+        """The dealer checks the hole card at tables ``idx`` (only counts with an ace/ten up).
+
+        ``at_deal``: called right after the deal (nobody insured yet), with the dealer's
+        peeked blackjack per table in ``dealer_bj`` and, in ``natural``, the player's
+        natural that ended the hand (None: none did). Returns the tables whose round
+        goes on (no dealer blackjack)."""
+        if idx.size == 0:
+            return idx
+        if not at_deal:
+            ins = self.insurance[idx]
+            dealer_bj = self.peek_possible[idx] & self._dealer_bj(idx)
+            if (ins > 0).any():
+                self.insurance_net[idx] = np.where(dealer_bj, _INSURANCE_PAYS * ins, -ins)
+        assert dealer_bj is not None
+        if dealer_bj.any():
+            hit = idx[dealer_bj]
+            self.hole_revealed[hit] = True
+            self._settle_by_compare(hit)
+            self.phase[hit] = _OVER
+            keep = (~dealer_bj).nonzero()[0]
+            rest = idx[keep]
+            if natural is not None:
+                natural = natural[keep]
+        else:
+            rest = idx
+        # a natural now wins for sure, unless it only ties a dealer 21 of three or more
+        # cards, or under highest-hand settlement (it is compared at the end)
+        if rest.size and self._naturals_paid_at_peek:
+            if not at_deal:
+                done_bj = self._done[rest] & ~self._settled[rest] & self._is_bj(rest, rest)
+            elif natural is None:
+                return rest
+            else:  # (at the deal: done & unsettled & natural is exactly this)
+                done_bj = natural
+            if done_bj.any():
+                self._pay(rest[done_bj], _BJ)
+        return rest
+
+    def finish_rounds(self, idx: np.ndarray) -> None:
+        """Play out the rounds at tables ``idx`` with the player standing on (and
+        declining) every remaining decision (``last_hand`` is left as it is)."""
+        idx = np.asarray(idx, dtype=np.int64)
+        while True:
+            idx = idx[self.phase[idx] != _OVER]
+            if not idx.size:
+                if self.seats > 1:
+                    self._sync_shoes()
+                return
+            act = idx if self.seats == 1 else idx[self.acting().take(idx)]
+            if not act.size:
+                raise RuntimeError("finish_rounds: a table waits for no seat (not table-aligned?)")
+            ins = self.phase[act] == _INSURE_PHASE
+            if ins.any():
+                t = act[ins]
+                self._act_insurance(t, np.full(t.size, _DECLINE, dtype=np.int64))
+            t = act[~ins]
+            if t.size:
+                self._act_play(t, np.full(t.size, _STAND, dtype=np.int64), track=False)
+            self._flush_dealer()
+
+    # ================================================================ step
+    def step(
+        self, actions: np.ndarray, active: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Apply one decision per table (``Action`` codes, already legal).
+
+        ``active`` (bool per table, default all) limits the step to some tables;
+        the others are left as they are and report nothing.
+
+        Returns ``(round_over, reward)``: which tables' rounds ended on this
+        step and their net result in units of the bet (0 where still running).
+        Tables in ``OVER`` just report their result. Legality is not checked
+        here: map actions with :meth:`legal_mask` first.
+        """
+        actions = np.asarray(actions, dtype=np.int64)
+        if self.seats > 1:  # only the seat each table waits for acts
+            act = self.acting()
+            active = act if active is None else act & active
+        phase = self.phase
+        decide = phase == _DECIDE
+        if active is not None:
+            decide &= active
+        if self._pre_peek:
+            ins = phase == _INSURE_PHASE
+            if active is not None:
+                ins &= active
+            ins = ins.nonzero()[0]
+            if ins.size:
+                self._act_insurance(ins, actions[ins])
+        decide = decide.nonzero()[0]
+        if decide.size:
+            self._act_play(decide, actions[decide])
+        self._flush_dealer()
+        round_over = phase == _OVER
+        if active is not None:
+            round_over &= active
+        if self.seats > 1:  # a table's round ends for all its seats at once
+            round_over = round_over.reshape(-1, self.seats).any(axis=1).repeat(self.seats)
+            self._sync_shoes()
+        if self.max_hands == 1:  # whole width: hand 0 and insurance
+            if self._pre_peek or self._negative_zero:
+                net = self.net[0] + self.insurance_net  # (-0.0 + 0.0 is 0.0)
+            else:  # (nobody insures, and no hand's net is -0.0)
+                net = self.net[0]
+            if self.bet != 1:
+                net = net / self.bet
+            return round_over, np.where(round_over, net, 0.0)
+        reward = np.zeros(self.num_tables, dtype=np.float64)
+        ro = round_over.nonzero()[0]
+        if ro.size:
+            reward[ro] = self.round_net(ro)
+        return round_over, reward
+
+    def _later_hands(self, idx: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """For each hand ``k >= 1`` that some table of ``idx`` holds (split tables, few):
+        ``(sel, f)``, the positions in ``idx`` of those tables and the flat indices of
+        their hand ``k`` (hands past ``nhands`` hold stale values: never read them)."""
+        nh = self.nhands[idx]
+        for k in range(1, self.max_hands):
+            sel = (nh > k).nonzero()[0]
+            if not sel.size:
+                return
+            yield sel, k * self.num_tables + idx[sel]
+
+    def round_net(self, idx: np.ndarray) -> np.ndarray:
+        """Net result of the round so far at tables ``idx``, in units of the bet."""
+        hands = self._net[idx]
+        if self.max_hands > 1:  # add the split hands of split tables
+            for sel, f in self._later_hands(idx):
+                hands[sel] += self._net[f]
+        if self._pre_peek or self._negative_zero:  # (as step: -0.0 + 0.0 is 0.0)
+            hands = hands + self.insurance_net[idx]
+        return hands / self.bet if self.bet != 1 else hands
+
+    def _act_insurance(self, idx: np.ndarray, actions: np.ndarray) -> None:
+        insure = actions == _INSURE
+        if insure.any():
+            t = idx[insure]
+            bj = self._is_bj(t, t)
+            if bj.any():
+                self._pay(t[bj], _EVEN)
+            nb = t[~bj]
+            self.insurance[nb] = self._stake[nb] / 2.0
+        surr = actions == _SURRENDER
+        if surr.any():
+            t = idx[surr]
+            self._surrendered[t] = True
+            self._pay(t, _SURR)
+        if self.seats > 1:
+            self._peek_seats(idx)
+            return
+        self._do_peek(idx)
+        idx = idx[self.phase[idx] != _OVER]
+        self.phase[idx] = _DECIDE
+        self.cur[idx] = -1
+        self._advance(idx)

@@ -1,0 +1,136 @@
+"""Settlement at the batched tables: each hand's outcome and net, written in one place.
+
+Methods of :class:`~blackjack_env.envs.batch.TableBatch` (a mixin): the unsettled hands
+of some tables (:meth:`SettlementMixin._hand_grid`), their outcome against the dealer's
+final hand read from one lookup table built from :mod:`blackjack_env.engine.play`
+(:meth:`SettlementMixin._compare`), highest-hand settlement, and paying
+(:meth:`SettlementMixin._pay`, :meth:`SettlementMixin._pay_outcomes`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from blackjack_env.engine import play
+from blackjack_env.engine.play import array_total
+from blackjack_env.envs.batch.codes import _LOSS, _SURR
+
+
+class SettlementMixin:
+    """The settlement methods of :class:`~blackjack_env.envs.batch.TableBatch`."""
+
+    def _hand_grid(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Flat index and table of every unsettled existing hand at tables ``idx``."""
+        settled = self._settled
+        t = idx[~settled[idx]]
+        if self.max_hands == 1:
+            return t, t
+        # hand 0 of every table, then hand 1, 2, ... of the (few) split tables: the
+        # order of a row-major scan of the (hand, table) grid
+        nh = self.nhands[idx]
+        multi = nh > 1
+        if not multi.any():
+            return t, t
+        fs, ts = [t], [t]
+        tm, nm = idx[multi], nh[multi]
+        for k in range(1, self.max_hands):
+            tm = tm[nm > k]
+            if not tm.size:
+                break
+            nm = self.nhands[tm]
+            fk = k * self.num_tables + tm
+            open_ = ~settled[fk]
+            fs.append(fk[open_])
+            ts.append(tm[open_])
+        return np.concatenate(fs), np.concatenate(ts)
+
+    def _settle_by_compare(self, idx: np.ndarray) -> None:
+        f, t = self._hand_grid(idx)
+        if f.size:
+            self._pay_outcomes(f, self._compare(f, t))
+
+    def _hand_key_width(self) -> int:
+        """Keys of a hand for :meth:`_outcome_by_hands`: ``2 * hard + ace``, plus this
+        width when it holds two cards that may make a natural (``hard`` is at most 21
+        plus one card)."""
+        return 2 * (22 + int(self._values.max()))
+
+    def _outcome_by_hands(self) -> np.ndarray:
+        """Outcome codes of a standing hand against the dealer's final hand, at entry
+        ``2 * width * player key + dealer key`` (keys: :meth:`_hand_key_width`): the
+        categories of :func:`~blackjack_env.engine.play.array_category` looked up in
+        :func:`~blackjack_env.engine.play.outcome_table`, once per rule set."""
+        width = self._hand_key_width()
+        key = np.arange(2 * width)
+        hard, ace, two = (key % width) // 2, (key % 2) == 1, key >= width
+        natural = play.array_natural(np.where(two, 2, 3), hard, ace)
+        cat = play.array_category(array_total(hard, ace), natural)
+        return self._outcome_table.take(cat[:, None] * play.NUM_CATEGORIES + cat[None, :])
+
+    def _compare(self, f: np.ndarray, t: np.ndarray) -> np.ndarray:
+        """Outcome codes of standing hands against the dealer's final hand (as Table._compare).
+
+        Looked up by the two hands (total, natural) in :meth:`_outcome_by_hands`."""
+        by_hands = self._by_hands
+        width = by_hands.shape[1] // 2
+        two = self._ncards[f] == 2  # (a natural: two cards, an ace and a hard 11)
+        if self.max_hands > 1 and not self._split_naturals:
+            two &= self.nhands[t] == 1
+        key = self._hard[f] * 2
+        key += self._ace[f]
+        key += width * two
+        key *= 2 * width
+        key += self.d_hard[t] * 2
+        key += self.d_ace[t]
+        key += width * (self.d_n[t] == 2)
+        out = by_hands.reshape(-1).take(key)
+        surr = self._surrendered[f]
+        if surr.any():
+            dbj = self._dealer_bj(t)
+            out = np.where(surr, np.where(dbj, _LOSS, _SURR), out)
+        return out
+
+    def _settle_highest(self, idx: np.ndarray) -> None:
+        """``Settlement.HIGHEST_HAND`` for one seat's hands: only the best can win."""
+        f, t = self._hand_grid(idx)
+        if not f.size:
+            return
+        surr = self._surrendered[f]
+        if surr.any():
+            self._pay_outcomes(f[surr], self._compare(f[surr], t[surr]))
+            f, t = f[~surr], t[~surr]
+        hard = self._hard[f]
+        live = hard <= 21
+        f, t, hard = f[live], t[live], hard[live]
+        if not f.size:
+            return
+        total = array_total(hard, self._ace[f])
+        top = np.full(self.num_tables, -1, dtype=np.int64)
+        np.maximum.at(top, t, total)
+        # a hand holding the table's highest total (every live hand when the dealer
+        # busts) is judged as in the dealer game; every other live hand loses
+        judged = (self.d_hard[t] > 21) | (total == top[t])
+        out = np.full(f.size, _LOSS, dtype=np.int64)
+        if judged.any():
+            out[judged] = self._compare(f[judged], t[judged])
+        self._pay_outcomes(f, out)
+
+    def _pay(self, f: np.ndarray, code: int) -> None:
+        """Settle hands ``f`` with one outcome (as :meth:`_pay_outcomes`)."""
+        self._outcome[f] = code
+        if self._stake_fixed:
+            self._net[f] = self._bet_factor[code]
+        else:
+            self._net[f] = self._stake[f] * self._factor[code]
+        self._settled[f] = True
+        self._done[f] = True
+
+    def _pay_outcomes(self, f: np.ndarray, codes: np.ndarray) -> None:
+        """Settle hands (flat indices): the one place a hand's result is written."""
+        self._outcome[f] = codes
+        if self._stake_fixed:
+            self._net[f] = self._bet_factor.take(codes)
+        else:
+            self._net[f] = self._stake[f] * self._factor.take(codes)
+        self._settled[f] = True
+        self._done[f] = True

@@ -1,0 +1,314 @@
+"""The class :class:`TableBatch`: the batched tables' state and how it is built.
+
+:class:`TableBatch` combines the methods of the other modules of
+:mod:`blackjack_env.envs.batch` (mixins, one per concept; see the package docstring
+for the spec and the map) with the state they work on, all set in ``__init__`` here:
+the rule constants (lookup tables from :mod:`blackjack_env.engine.play`), the shoes
+(:meth:`~.shoe.ShoeMixin._init_shoe`), the hands, the dealer, and bet steps and
+bankrolls (:meth:`~.chips.ChipsMixin._init_chips`); plus the flat views of the hand
+arrays and pickling.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from blackjack_env.engine import play
+from blackjack_env.engine.cards import ALL_CARDS
+from blackjack_env.engine.rules import HoleCard, Rules, Settlement, Surrender
+from blackjack_env.envs.batch.chips import ChipsMixin
+from blackjack_env.envs.batch.codes import (
+    _DECIDE,
+    _INSURE_PHASE,
+    _OVER,
+    _STAND_ONLY,
+    NUM_CORE_ACTIONS,
+)
+from blackjack_env.envs.batch.dealer import DealerMixin
+from blackjack_env.envs.batch.hands import HandsMixin
+from blackjack_env.envs.batch.round import RoundMixin
+from blackjack_env.envs.batch.seats import SeatsMixin
+from blackjack_env.envs.batch.settlement import SettlementMixin
+from blackjack_env.envs.batch.shoe import ShoeMixin
+
+__all__ = ["TableBatch"]
+
+
+class TableBatch(
+    RoundMixin, HandsMixin, DealerMixin, SettlementMixin, SeatsMixin, ChipsMixin, ShoeMixin
+):
+    """``num_tables`` single-seat blackjack tables stepped together.
+
+    Args:
+        rules: the rule set (``rules.seats`` equal to ``seats``; ``bet_raising`` False).
+        num_tables: how many tables.
+        rng: the one generator every shuffle and infinite-deck draw comes from.
+        bet: the fixed bet per round in chips (rewards are in units of it).
+        ask_insurance: the player is asked about insurance / even money (an
+            ``INSURE`` decision); otherwise they are always declined and the
+            pre-peek decision only occurs under early surrender.
+        track_cards: also keep the cards by rank: ``hand_ranks`` ``(H, N, 13)``,
+            ``dealer_ranks`` ``(N, 13)`` and (finite shoes) ``counts``, the undealt
+            cards by rank ``(N, 13)`` (the env's ``"dict"`` observations need them;
+            the infinite-deck dealer sampling is then not used).
+        bet_sizes: the multiples of ``bet`` a table may stake (``start_rounds(bets=)``),
+            ``()`` for a fixed bet (split stakes are then checked per hand).
+        bankroll: every table's starting chips (:meth:`chips`, :meth:`set_chips`), or
+            None for unlimited credit.
+        seats: seats per table (``rules.seats`` must equal it); with more than one,
+            ``num_tables`` counts rows (seats), a multiple of ``seats``: see the package
+            docstring (:mod:`blackjack_env.envs.batch`).
+
+    Public state (numpy arrays; ``H = rules.max_split_hands``, ``N = num_tables``;
+    hand arrays are ``(H, N)``, hand ``h`` of table ``t`` at ``[h, t]``):
+    ``phase`` (``BatchPhase`` codes), ``nhands``, ``cur`` (hand to act),
+    ``hard`` (hand total with aces as 1), ``ace`` (holds an ace), ``ncards``,
+    ``r0``/``r1`` (rank index 0..12 of the first two cards), ``stake``
+    (chips on the hand), ``doubled``, ``surrendered``, ``settled``, ``outcome``
+    (index into :data:`OUTCOME_CODES`, -1 unsettled), ``net`` (chips won, + or -),
+    ``insurance`` (chips staked on insurance), ``d_hard``/``d_ace``/``d_n``
+    (dealer), ``up`` / ``hole`` (dealer card ids; ``hole`` -1 when there is
+    none yet), ``hole_revealed``, ``peek_possible``, ``counts`` (undealt cards
+    by rank, finite shoes), ``rounds`` (rounds dealt), ``reshuffled`` (the
+    shoe was reshuffled before the current round), ``opened`` (opened by
+    :meth:`open_rounds`, awaiting a bet), ``bankroll`` (chips before the current
+    round's bet in units of ``1 / chip_den``, or None). Hand ``h`` of table ``t`` is
+    element ``h * N + t`` of a hand array's flat view (``hard.reshape(-1)``).
+
+    Rule constants (read-only arrays): ``card_values`` (point value by rank index
+    0..12, 0 = ace), ``rank_of_card`` (rank index of each card id 0..51),
+    ``legal_table`` / ``legal_table_phase`` (the legal decisions by row key, see
+    :meth:`legal_keys`).
+    """
+
+    def __init__(
+        self,
+        rules: Rules,
+        num_tables: int,
+        rng: np.random.Generator,
+        bet: int = 1,
+        ask_insurance: bool = False,
+        track_cards: bool = False,
+        bet_sizes: tuple[int, ...] = (),
+        bankroll: int | None = None,
+        seats: int = 1,
+    ) -> None:
+        if not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a Rules, got {type(rules).__name__}")
+        if isinstance(seats, bool) or not isinstance(seats, (int, np.integer)) or not (
+            1 <= seats <= 7
+        ):
+            raise ValueError(f"seats={seats!r} must be an int from 1 to 7")
+        if rules.seats != seats:
+            raise ValueError(
+                f"rules.seats={rules.seats} must equal seats={seats} (the seats per table)"
+            )
+        if seats > 1 and (tuple(bet_sizes) or bankroll is not None):
+            raise ValueError(
+                f"seats={seats}: bet_sizes and a finite bankroll are not supported with "
+                f"several seats per table (fixed bet, unlimited credit only)"
+            )
+        if seats > 1 and (
+            isinstance(num_tables, (int, np.integer)) and num_tables % seats != 0
+        ):
+            raise ValueError(
+                f"num_tables={num_tables!r} (rows) must be a multiple of seats={seats}"
+            )
+        if rules.bet_raising:
+            raise ValueError(
+                "bet_raising=True (a bet decision after each card) is not supported by the "
+                "batched tables; use the single-seat env"
+            )
+        if isinstance(num_tables, bool) or not isinstance(num_tables, (int, np.integer)) or (
+            num_tables < 1
+        ):
+            raise ValueError(f"num_tables={num_tables!r} must be an int >= 1")
+        if isinstance(bet, bool) or not isinstance(bet, (int, np.integer)) or not (
+            rules.min_bet <= bet <= rules.max_bet
+        ):
+            raise ValueError(
+                f"bet={bet!r} must be an int within the table limits "
+                f"{rules.min_bet}..{rules.max_bet}"
+            )
+        self.rules = rules
+        self.rng = rng
+        self.bet = int(bet)
+        self.ask_insurance = bool(ask_insurance) and rules.insurance
+        n = self.num_tables = int(num_tables)
+        h = self.max_hands = rules.max_split_hands
+        self._arange = np.arange(n)
+        #: seats per table: row ``r`` is seat ``r % seats`` of table ``r // seats``
+        self.seats = int(seats)
+        #: per row, the row of seat 0 of its table (it holds the table's shoe and dealer)
+        self.lead_row = self._arange - self._arange % self.seats
+
+        # ----- rule constants
+        self._values = np.array(rules.card_values, dtype=np.int64)  # by rank index
+        self._rank_of_id = np.array([c.rank - 1 for c in ALL_CARDS], dtype=np.int64)
+        self._value_of_id = self._values.take(self._rank_of_id)
+        #: point value by rank index 0..12 (``rules.card_values``; read-only)
+        self.card_values = self._values.view()
+        #: rank index 0..12 (0 = ace) of each card id 0..51 (read-only)
+        self.rank_of_card = self._rank_of_id.view()
+        for public in (self.card_values, self.rank_of_card):
+            public.flags.writeable = False
+        # the rules of play, as lookup tables built from engine/play's functions
+        self._factor = play.payout_factors(rules)  # net per chip, by outcome code
+        # a hand's net can be -0.0 (a factor is -0.0)
+        self._negative_zero = bool((np.signbit(self._factor) & (self._factor == 0)).any())
+        # aces by rank (custom values may make another card worth 1)
+        self._ace_of_id = self._rank_of_id == 0
+        self._outcome_table = play.outcome_table(rules)  # (player, dealer) categories
+        self._by_hands = self._outcome_by_hands()  # the same, keyed by the hands (_compare)
+        self._dealer_hits = play.dealer_draw_table(rules)  # entry 2 * hard + ace
+        # the dealer hand's key after one more card: entry 52 * (2 * hard + ace) + card id
+        # (a key where the dealer stands keeps it; drawing keys stay below 64: hard <= 16
+        # plus a card of at most 10)
+        keys = np.arange(64)
+        after = 2 * (keys[:, None] // 2 + self._value_of_id[None, :])
+        after |= (keys[:, None] % 2 == 1) | self._ace_of_id[None, :]
+        self._dealer_next = np.where(self._dealer_hits[:, None], after, keys[:, None]).reshape(-1)
+        self._peek_by_rank = play.peek_by_rank(rules)  # by upcard rank index
+        # legal decisions, one row per key (legal_mask): play_action_table's rows, then
+        # the row of a round that is over (STAND only: the step reports the result),
+        # then pre_peek_action_table's rows; each row packed into one uint64 (8 bools)
+        pre_peek = play.pre_peek_action_table(rules, self.ask_insurance, NUM_CORE_ACTIONS)
+        rows = np.concatenate(
+            [play.play_action_table(rules, NUM_CORE_ACTIONS), _STAND_ONLY[None, :], pre_peek]
+        )
+        #: ``(K, 7)`` bool, read-only: the legal decisions of each row key (:meth:`legal_keys`)
+        self.legal_table = rows
+        rows.flags.writeable = False
+        packed = np.zeros((rows.shape[0], 8), dtype=bool)
+        packed[:, :NUM_CORE_ACTIONS] = rows
+        self._legal_rows = packed.view(np.uint64).reshape(-1)
+        self._over_key = 13 * play.KEY_UPCARD
+        #: ``(K,)`` the ``BatchPhase`` of a table whose key is the row's (read-only)
+        self.legal_table_phase = np.full(rows.shape[0], _DECIDE, dtype=np.int64)
+        self.legal_table_phase[self._over_key] = _OVER
+        self.legal_table_phase[self._over_key + 1 :] = _INSURE_PHASE
+        self.legal_table_phase.flags.writeable = False
+        # rules where every hand in play may stand or hit and nothing else: the row of
+        # a hand of more than two cards (key 0: hard 0, no ace, upcard ace) is every row
+        self._stand_hit_only = play.stand_hit_only(rules)
+        self._stand_hit_key = 0
+        # stand/hit-only rules: the key by phase code (DECIDE, INSURE (set apart), OVER)
+        self._stand_hit_keys = np.array([0, 0] + [self._over_key] * 3, dtype=np.int64)
+        self._pre_peek_key = self._over_key + 1  # + 2 * upcard rank index + natural
+        self._asks_pre_peek = pre_peek.sum(axis=1) > 1  # more than DECLINE
+        self._pair = play.pair_table(rules)  # is_pair at 13 * rank index + rank index
+        # split_allowed at 18 * pair + 2 * hands + split aces
+        self._split_ok = play.split_allowed_table(rules).reshape(-1)
+        # (the bet is fixed: a hand's stake at a split decision is the bet)
+        self._splits = play.split_stake_ok(rules, self.bet, True) and bool(
+            play.split_allowed_table(rules)[:, 1:].any()
+        )
+        self._split_done = play.split_done_table(rules)
+        self._surrender_at_once = play.surrender_settles_at_once(rules)
+        self._surrenders = rules.surrender is not Surrender.NONE
+        # one hand that is never doubled: its stake is always the bet (set once, below)
+        self._stake_fixed = h == 1 and not rules.can_double
+        self._bet_factor = self.bet * self._factor  # net of a hand staking the bet
+        self._peek = rules.hole_card is HoleCard.PEEK
+        self._no_hole = rules.hole_card is HoleCard.NONE
+        # a hand reaching play.AUTO_STAND_TOTAL stands by itself (play.auto_stands)
+        self._auto21 = play.auto_stands(rules, play.AUTO_STAND_TOTAL)
+        # a two-card 21 on a split hand is a natural (play.natural_counts)
+        self._split_naturals = play.natural_counts(rules, from_split=True)
+        self._naturals_paid_at_peek = (
+            rules.natural_beats_21 and rules.settlement is Settlement.DEALER
+        )
+
+        # ----- shoe (shoe.py), and what reads it
+        self._init_shoe(n)
+        self._cdf: np.ndarray | None = None  # infinite deck: dealer final-hand CDFs
+        self._to_dealer: list[np.ndarray] = []  # tables whose hands are all done (in a call)
+        self._can_double_rule = rules.can_double
+        # a pre-peek decision (the INSURE phase) can occur
+        self._pre_peek = self._peek and bool(
+            (self._asks_pre_peek.reshape(13, 2) & self._peek_by_rank[:, None]).any()
+        )
+        # one hand per round and no pre-peek decision, infinite deck: a step's hit cards
+        # are one whole-width block of the card stream (table t takes entry t)
+        self._hit_block = h == 1 and not self._pre_peek and self.infinite
+
+        # ----- seat / hands
+        self.phase = np.full(n, _OVER, dtype=np.int64)
+        self.nhands = np.ones(n, dtype=np.int64)
+        self.cur = np.zeros(n, dtype=np.int64)
+        self.last_hand = np.zeros(n, dtype=np.int64)  # hand of the last playing decision
+        self.hard = np.zeros((h, n), dtype=np.int64)
+        self.ace = np.zeros((h, n), dtype=bool)
+        self.ncards = np.zeros((h, n), dtype=np.int64)
+        self.r0 = np.zeros((h, n), dtype=np.int64)
+        self.r1 = np.zeros((h, n), dtype=np.int64)
+        self.stake = np.zeros((h, n), dtype=np.int64)
+        if self._stake_fixed:
+            self.stake[0] = self.bet
+        self.doubled = np.zeros((h, n), dtype=bool)
+        self.surrendered = np.zeros((h, n), dtype=bool)
+        self.done = np.zeros((h, n), dtype=bool)
+        self.settled = np.zeros((h, n), dtype=bool)
+        self.outcome = np.full((h, n), -1, dtype=np.int64)
+        self.net = np.zeros((h, n), dtype=np.float64)
+        self.insurance = np.zeros(n, dtype=np.float64)
+        self.insurance_net = np.zeros(n, dtype=np.float64)
+        self._hand_fields = (
+            self.hard, self.ace, self.ncards, self.r0, self.r1, self.stake, self.doubled,
+            self.surrendered, self.done, self.settled, self.outcome, self.net,
+        )  # fmt: skip
+        # ----- dealer
+        self.d_hard = np.zeros(n, dtype=np.int64)
+        self.d_ace = np.zeros(n, dtype=bool)
+        self.d_n = np.zeros(n, dtype=np.int64)
+        self.up = np.zeros(n, dtype=np.int64)
+        self._up_key = np.zeros(n, dtype=np.int64)  # KEY_UPCARD * upcard rank index
+        self.hole = np.full(n, -1, dtype=np.int64)
+        self.hole_revealed = np.zeros(n, dtype=bool)
+        self.peek_possible = np.zeros(n, dtype=bool)
+        self.rounds = np.zeros(n, dtype=np.int64)
+        self.track_cards = bool(track_cards)
+        self.hand_ranks = np.zeros((h, n, 13) if track_cards else (h, 0, 13), dtype=np.int64)
+        self.dealer_ranks = np.zeros((n, 13) if track_cards else (0, 13), dtype=np.int64)
+        self.counts = np.zeros((n, 13) if track_cards else (0, 13), dtype=np.int64)
+        self._bind_views()
+        self._new_shoes(self._arange)
+        self._init_chips(bet_sizes, bankroll)
+
+    @property
+    def _round_flags(self) -> tuple[np.ndarray, ...]:
+        """The flat hand arrays a new round clears on hand 0 (``doubled`` / ``surrendered``
+        only where the rules let them become true)."""
+        flags = [self._done, self._settled, self._net]
+        if self._can_double_rule:
+            flags.append(self._doubled)
+        if self._surrenders:
+            flags.append(self._surrendered)
+        return tuple(flags)
+
+    # ============================================================ plumbing
+    _VIEWS = (
+        "_shoe_flat", "_flat_fields", "_hard", "_ace", "_ncards", "_r0", "_r1", "_stake",
+        "_doubled", "_surrendered", "_done", "_settled", "_outcome", "_net", "_hand_ranks_f",
+    )  # fmt: skip
+
+    def _bind_views(self) -> None:
+        """Flat views of the hand arrays (rebuilt after unpickling: views do not survive it)."""
+        self._shoe_flat = self.shoe.reshape(-1)
+        self._flat_fields = tuple(arr.reshape(-1) for arr in self._hand_fields)
+        (
+            self._hard, self._ace, self._ncards, self._r0, self._r1, self._stake, self._doubled,
+            self._surrendered, self._done, self._settled, self._outcome, self._net,
+        ) = self._flat_fields  # fmt: skip
+        self._hand_ranks_f = self.hand_ranks.reshape(-1, 13)
+
+    def __getstate__(self) -> dict[str, object]:
+        state = self.__dict__.copy()
+        for name in self._VIEWS:
+            state.pop(name, None)
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self.__dict__.setdefault("_ever_stacked", True)
+        self._bind_views()
