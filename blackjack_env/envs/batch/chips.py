@@ -97,7 +97,7 @@ class ChipsMixin:
             self.round_start[idx] = self.pos[idx]
             shuffle = self.needs_shuffle(idx)
             self.reshuffled[idx] = shuffle
-            if shuffle.any():
+            if np.count_nonzero(shuffle):
                 self._new_shoes(idx[shuffle])
         self._open_reshuffled[idx] = self.reshuffled[idx]
 
@@ -108,7 +108,7 @@ class ChipsMixin:
         if was.size:
             self.reshuffled[was] = self._open_reshuffled[was]
             self.opened[was] = False
-            self._opened_any = bool(self.opened.any())
+            self._opened_any = bool(np.count_nonzero(self.opened))
 
     def _on_table_units(self, idx: np.ndarray) -> np.ndarray:
         """The current round at tables ``idx`` in units of ``1 / chip_den``: its net result

@@ -55,7 +55,7 @@ class DealerMixin:
         rules = self.rules
         if not self._no_hole:  # (every table shows its hole card, played or not)
             self.hole_revealed[idx] = True
-        if not any_open.all():
+        if np.count_nonzero(any_open) != any_open.size:
             if self._no_hole:
                 self.hole_revealed[idx[~any_open]] = False
             keep = any_open.nonzero()[0]

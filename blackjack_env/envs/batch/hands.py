@@ -98,7 +98,8 @@ class HandsMixin:
                         nhc = nh[c]
                         aces = (nhc > 1) & (r0[c] == 0)
                         ok = self._split_ok.take(18 + 2 * nhc + aces)
-                        if self._split_stake_check and ok.any():  # stakes vary: per hand
+                        # (stakes vary: split_stake_ok per hand)
+                        if self._split_stake_check and np.count_nonzero(ok):
                             ok &= self._split_stakes_ok(f[c])
                         key[c] += play.KEY_CAN_SPLIT * ok
             # two cards: KEY_TWO_CARDS (a doubled hand never decides: its row is never read)
@@ -106,9 +107,10 @@ class HandsMixin:
             key += self._up_key
             if self.bankroll is not None:  # the rows without DOUBLE where it is not covered
                 key += self._poor_play_offset * self._short_of_double(decide)
-            if not decide.all():
+            if np.count_nonzero(decide) != decide.size:
                 np.putmask(key, ~decide, self._over_key)
-        if self._pre_peek and not decide.all():  # (the INSURE phase occurs only then)
+        # (the INSURE phase occurs only under _pre_peek)
+        if self._pre_peek and np.count_nonzero(decide) != decide.size:
             ins = (phase == _INSURE_PHASE).nonzero()[0]
             if ins.size:
                 up = self._up_key[ins] // play.KEY_UPCARD
@@ -128,7 +130,7 @@ class HandsMixin:
         key += 2 * nh
         key += split_aces
         ok = self._split_ok.take(key)
-        if self._split_stake_check and ok.any():  # stakes vary: split_stake_ok per hand
+        if self._split_stake_check and np.count_nonzero(ok):  # stakes vary: split_stake_ok per hand
             ok &= self._split_stakes_ok(f)
         return ok
 
@@ -164,7 +166,7 @@ class HandsMixin:
             self._add_card(fh, cards, hit=True)
             hard = self._hard[fh]
             bust = hard > 21
-            if bust.any():
+            if np.count_nonzero(bust):
                 self._pay(fh[bust], _BUST)
             if self._auto21:
                 twenty_one = ~bust & (array_total(hard, self._ace[fh]) == play.AUTO_STAND_TOTAL)
@@ -197,7 +199,7 @@ class HandsMixin:
         n = self._ncards[f]
         if not hit:
             second = n == 1
-            if second.any():
+            if np.count_nonzero(second):
                 self._r1[f[second]] = self._rank_of_id.take(cards[second])
         n += 1
         self._ncards[f] = n
@@ -209,9 +211,9 @@ class HandsMixin:
         n = self.num_tables
         # shift hands after h one place right (they wait for their second card)
         nh = self.nhands[t]
-        for k in range(self.max_hands - 1, 0, -1) if (nh > h + 1).any() else ():
+        for k in range(self.max_hands - 1, 0, -1) if np.count_nonzero(nh > h + 1) else ():
             move = (k > h + 1) & (k <= nh)
-            if move.any():
+            if np.count_nonzero(move):
                 tt = t[move]
                 for arr in self._hand_fields:
                     arr[k, tt] = arr[k - 1, tt]
@@ -257,7 +259,7 @@ class HandsMixin:
             key += 2 * self._is_bj(f, t)
         key += self._total(f) == 21
         finish = self._split_done.take(key)  # engine.play.split_hand_done
-        if finish.any():
+        if np.count_nonzero(finish):
             self._done[f[finish]] = True
 
     def _advance_fresh(self, idx: np.ndarray) -> None:
@@ -269,7 +271,7 @@ class HandsMixin:
         if self._auto21:
             live = idx[~self._done[idx]]
             hit21 = self._total(live) == play.AUTO_STAND_TOTAL
-            if hit21.any():
+            if np.count_nonzero(hit21):
                 self._done[live[hit21]] = True
         finished = idx[self._done[idx]]
         if finished.size:
@@ -285,7 +287,8 @@ class HandsMixin:
             cur = self.cur[idx] + 1
             self.cur[idx] = cur
             past = cur >= self.nhands[idx]
-            if past.any():  # every hand done: the dealer plays (once per call, at the end)
+            # every hand done: the dealer plays (once per call, at the end)
+            if np.count_nonzero(past):
                 self._to_dealer.append(idx[past])
                 idx, cur = idx[~past], cur[~past]
                 if not idx.size:
@@ -293,13 +296,13 @@ class HandsMixin:
             f = cur * n + idx
             live = ~self._done[f]
             one = live & (self._ncards[f] == 1)
-            if one.any():
+            if np.count_nonzero(one):
                 t, fo = idx[one], f[one]
                 self._add_card(fo, self._draw(t))
                 self._check_two_card(fo, t)
             if self._auto21:
                 two = live & ~one
                 hit21 = two & (self._total(f) == play.AUTO_STAND_TOTAL)
-                if hit21.any():
+                if np.count_nonzero(hit21):
                     self._done[f[hit21]] = True
             idx = idx[self._done[f]]

@@ -60,7 +60,7 @@ class RoundMixin:
             dealt = pos + self._dealt_minus_pos[idx]  # (as needs_shuffle)
             shuffle = dealt > 0 if self._cut is None else dealt >= self._cut
             self.reshuffled[idx] = shuffle
-            if shuffle.any():
+            if np.count_nonzero(shuffle):
                 self._new_shoes(idx[shuffle])
         if self._opened_any:
             self._close_openings(idx)
@@ -73,7 +73,9 @@ class RoundMixin:
                     )
                 self.stack(int(t), cards)
         # (no table can have stacked cards pending if stack() was never called)
-        self._stacked_any = self._ever_stacked and bool((self.stacked_end > self.pos).any())
+        self._stacked_any = self._ever_stacked and bool(
+            np.count_nonzero(self.stacked_end > self.pos)
+        )
         # hand 0 starts afresh; hands 1.. are written when a split creates them
         # (hand 0 of table t is element t of the flat hand arrays)
         for arr in self._round_flags:
@@ -136,7 +138,7 @@ class RoundMixin:
         rules = self.rules
         bj = play.array_natural(2, hard, ace)  # (two cards each)
         dealt_to = idx
-        if bj.any():
+        if np.count_nonzero(bj):
             if rules.natural_paid_at_deal:
                 self._pay(idx[bj], _BJ)
             elif rules.natural_ends_hand:
@@ -151,7 +153,7 @@ class RoundMixin:
             ask = decide & self._asks_pre_peek.take(2 * ru + bj)
             if self.bankroll is not None:  # insurance only when affordable
                 ask &= self._asks_pre_peek_poor.take(2 * ru + bj) | self._covers_insurance(idx)
-            if ask.any():
+            if np.count_nonzero(ask):
                 if self.seats > 1:
                     idx = self._ask_seats(idx, ask)
                 else:
@@ -198,10 +200,10 @@ class RoundMixin:
         if not at_deal:
             ins = self.insurance[idx]
             dealer_bj = self.peek_possible[idx] & self._dealer_bj(idx)
-            if (ins > 0).any():
+            if np.count_nonzero(ins > 0):
                 self.insurance_net[idx] = np.where(dealer_bj, _INSURANCE_PAYS * ins, -ins)
         assert dealer_bj is not None
-        if dealer_bj.any():
+        if np.count_nonzero(dealer_bj):
             hit = idx[dealer_bj]
             self.hole_revealed[hit] = True
             self._settle_by_compare(hit)
@@ -221,7 +223,7 @@ class RoundMixin:
                 return rest
             else:  # (at the deal: done & unsettled & natural is exactly this)
                 done_bj = natural
-            if done_bj.any():
+            if np.count_nonzero(done_bj):
                 self._pay(rest[done_bj], _BJ)
         return rest
 
@@ -239,7 +241,7 @@ class RoundMixin:
             if not act.size:
                 raise RuntimeError("finish_rounds: a table waits for no seat (not table-aligned?)")
             ins = self.phase[act] == _INSURE_PHASE
-            if ins.any():
+            if np.count_nonzero(ins):
                 t = act[ins]
                 self._act_insurance(t, np.full(t.size, _DECLINE, dtype=np.int64))
             t = act[~ins]
@@ -323,15 +325,15 @@ class RoundMixin:
 
     def _act_insurance(self, idx: np.ndarray, actions: np.ndarray) -> None:
         insure = actions == _INSURE
-        if insure.any():
+        if np.count_nonzero(insure):
             t = idx[insure]
             bj = self._is_bj(t, t)
-            if bj.any():
+            if np.count_nonzero(bj):
                 self._pay(t[bj], _EVEN)
             nb = t[~bj]
             self.insurance[nb] = self._stake[nb] / 2.0
         surr = actions == _SURRENDER
-        if surr.any():
+        if np.count_nonzero(surr):
             t = idx[surr]
             self._surrendered[t] = True
             self._pay(t, _SURR)

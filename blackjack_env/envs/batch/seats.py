@@ -98,7 +98,7 @@ class SeatsMixin:
         self.phase[idx] = _PEEK_WAIT
         rows = self._table_rows(idx)
         ready = ~(self.phase[rows] == _INSURE_PHASE).any(axis=1)
-        if not ready.any():
+        if not np.count_nonzero(ready):
             return
         rows = rows[ready].reshape(-1)
         self._do_peek(rows)
@@ -115,7 +115,7 @@ class SeatsMixin:
             self.cur[idx] = self.nhands[idx] - 1
         rows = self._table_rows(idx)
         ready = (self.phase[rows] == _SEAT_DONE).all(axis=1)
-        if ready.any():
+        if np.count_nonzero(ready):
             self._dealer_turn_seats(rows[ready].reshape(-1))
 
     def _dealer_turn_seats(self, rows: np.ndarray) -> None:
@@ -139,7 +139,7 @@ class SeatsMixin:
         lead = rows[::s]
         if not self._no_hole:  # every table shows its hole card, played or not
             self.hole_revealed[rows] = True
-        elif not t_open.all():
+        elif np.count_nonzero(t_open) != t_open.size:
             self.hole_revealed[rows.reshape(-1, s)[~t_open].reshape(-1)] = False
         lead, t_plays = lead[t_open], t_plays[t_open]
         if not lead.size:

@@ -29,7 +29,7 @@ class SettlementMixin:
         # order of a row-major scan of the (hand, table) grid
         nh = self.nhands[idx]
         multi = nh > 1
-        if not multi.any():
+        if not np.count_nonzero(multi):
             return t, t
         fs, ts = [t], [t]
         tm, nm = idx[multi], nh[multi]
@@ -85,7 +85,7 @@ class SettlementMixin:
         key += width * (self.d_n[t] == 2)
         out = by_hands.reshape(-1).take(key)
         surr = self._surrendered[f]
-        if surr.any():
+        if np.count_nonzero(surr):
             dbj = self._dealer_bj(t)
             out = np.where(surr, np.where(dbj, _LOSS, _SURR), out)
         return out
@@ -96,7 +96,7 @@ class SettlementMixin:
         if not f.size:
             return
         surr = self._surrendered[f]
-        if surr.any():
+        if np.count_nonzero(surr):
             self._pay_outcomes(f[surr], self._compare(f[surr], t[surr]))
             f, t = f[~surr], t[~surr]
         hard = self._hard[f]
@@ -111,7 +111,7 @@ class SettlementMixin:
         # busts) is judged as in the dealer game; every other live hand loses
         judged = (self.d_hard[t] > 21) | (total == top[t])
         out = np.full(f.size, _LOSS, dtype=np.int64)
-        if judged.any():
+        if np.count_nonzero(judged):
             out[judged] = self._compare(f[judged], t[judged])
         self._pay_outcomes(f, out)
 

@@ -136,12 +136,12 @@ class ShoeMixin:
             if self._stacked_any:
                 pos = self.pos[idx]
                 sel = pos < self.stacked_end[idx]
-                if sel.any():
+                if np.count_nonzero(sel):
                     ts, ps = idx[sel], pos[sel]
                     cards[sel] = self._shoe_flat[ts * self.shoe_size + ps]
                     self.pos[ts] = ps + 1
                 else:
-                    self._stacked_any = bool((self.stacked_end > self.pos).any())
+                    self._stacked_any = bool(np.count_nonzero(self.stacked_end > self.pos))
             return cards
         size = self.shoe_size
         pos = self.pos[idx]

@@ -155,7 +155,7 @@ class TableBatch(
         # the rules of play, as lookup tables built from engine/play's functions
         self._factor = play.payout_factors(rules)  # net per chip, by outcome code
         # a hand's net can be -0.0 (a factor is -0.0)
-        self._negative_zero = bool((np.signbit(self._factor) & (self._factor == 0)).any())
+        self._negative_zero = bool(np.count_nonzero(np.signbit(self._factor) & (self._factor == 0)))
         # aces by rank (custom values may make another card worth 1)
         self._ace_of_id = self._rank_of_id == 0
         self._outcome_table = play.outcome_table(rules)  # (player, dealer) categories
@@ -226,7 +226,7 @@ class TableBatch(
         self._can_double_rule = rules.can_double
         # a pre-peek decision (the INSURE phase) can occur
         self._pre_peek = self._peek and bool(
-            (self._asks_pre_peek.reshape(13, 2) & self._peek_by_rank[:, None]).any()
+            np.count_nonzero(self._asks_pre_peek.reshape(13, 2) & self._peek_by_rank[:, None])
         )
         # one hand per round and no pre-peek decision, infinite deck: a step's hit cards
         # are one whole-width block of the card stream (table t takes entry t)
