@@ -40,12 +40,13 @@ class DealerMixin:
     def _dealer_turn(self, idx: np.ndarray) -> None:
         self.phase[idx] = _OVER
         if self.max_hands > 1:  # (one hand: the cursor is always on hand 0)
-            nh = self.nhands[idx]
-            self.cur[idx] = nh - 1
+            nh = self.nhands.take(idx)
+            nh -= 1
+            self.cur[idx] = nh
         # any_open: some hand is unsettled; plays: some unsettled hand was not surrendered
-        any_open = ~self._settled[idx]
+        any_open = ~self._settled.take(idx)
         surrender = self._surrenders
-        plays = any_open & ~self._surrendered[idx] if surrender else any_open
+        plays = any_open & ~self._surrendered.take(idx) if surrender else any_open
         if self.max_hands > 1:
             for sel, fk in self._later_hands(idx):
                 open_k = ~self._settled[fk]
@@ -61,11 +62,11 @@ class DealerMixin:
             keep = any_open.nonzero()[0]
             if not keep.size:
                 return
-            idx = idx[keep]
+            idx = idx.take(keep)
             if surrender:
-                plays = plays[keep]
+                plays = plays.take(keep)
         # (without surrender every open table plays)
-        self._dealer_draws(idx, idx[plays] if surrender else idx)
+        self._dealer_draws(idx, idx.compress(plays) if surrender else idx)
         if rules.settlement is Settlement.HIGHEST_HAND:
             self._settle_highest(idx)
         elif self.max_hands == 1:  # (idx: exactly the tables whose hand 0 is open)
@@ -103,12 +104,13 @@ class DealerMixin:
         :attr:`_dealer_next`, and the shoe's counters written once at the end. Returns
         the tables that must go on card by card because a shoe may run dry (usually
         none)."""
-        key = self.d_hard[t] * 2
-        key += self.d_ace[t]
+        key = self.d_hard.take(t)
+        key *= 2
+        key += self.d_ace.take(t)
         sel = self._dealer_hits.take(key).nonzero()[0]
         if not sel.size:
             return sel
-        t, key = t[sel], key[sel]
+        t, key = t.take(sel), key.take(sel)
         size = self.shoe_size
         pos = self.pos[t]
         room = size - int(pos.max())  # draws every table can make from its undealt cards

@@ -83,15 +83,15 @@ class HandsMixin:
                 # (cur is a hand of the table in every phase between calls: its key is
                 # read only where deciding)
                 f = self.cur * self.num_tables + self._arange
-                hard, ace, nc = self._hard[f], self._ace[f], self._ncards[f]
-                r0 = self._r0[f]
+                hard, ace, nc = self._hard.take(f), self._ace.take(f), self._ncards.take(f)
+                r0 = self._r0.take(f)
                 key = 2 * hard
                 key += ace
                 split = (nh > 1).nonzero()[0]  # (few: the seat's hands all come from a split)
                 if split.size:
                     key[split] += play.KEY_FROM_SPLIT + play.KEY_SPLIT_ACES * (r0[split] == 0)
                 if self._splits:  # pairs (few) that may be split
-                    maybe = self._pair.take(13 * r0 + self._r1[f])
+                    maybe = self._pair.take(13 * r0 + self._r1.take(f))
                     maybe &= nc == 2
                     c = maybe.nonzero()[0]
                     if c.size:  # (as _can_split, for these two-card pairs)
@@ -145,7 +145,7 @@ class HandsMixin:
             h = idx  # (never read: no split)
             f = idx
         else:
-            h = self.cur[idx]
+            h = self.cur.take(idx)
             if track:
                 self.last_hand[idx] = h
             f = h * self.num_tables + idx
@@ -157,23 +157,24 @@ class HandsMixin:
                 self._stake[fd] *= 2
                 self._doubled[fd] = True
                 self._done[fd] = True
-            t = idx[hitting]
-            fh = t if self.max_hands == 1 else f[hitting]
+            t = idx.take(hitting)
+            fh = t if self.max_hands == 1 else f.take(hitting)
             if self._hit_block and not self._stacked_any and not self.track_cards:
                 cards = self._random_cards(self.num_tables).take(t)
             else:
                 cards = self._draw(t)
             self._add_card(fh, cards, hit=True)
-            hard = self._hard[fh]
+            hard = self._hard.take(fh)
             bust = hard > 21
             if np.count_nonzero(bust):
-                self._pay(fh[bust], _BUST)
+                self._pay(fh.compress(bust), _BUST)
             if self._auto21:
-                twenty_one = ~bust & (array_total(hard, self._ace[fh]) == play.AUTO_STAND_TOTAL)
-                self._done[fh[twenty_one]] = True
+                twenty_one = array_total(hard, self._ace.take(fh)) == play.AUTO_STAND_TOTAL
+                twenty_one &= ~bust
+                self._done[fh.compress(twenty_one)] = True
         stand = (actions == _STAND).nonzero()[0]
         if stand.size:
-            self._done[f[stand]] = True
+            self._done[f.take(stand)] = True
         surr = (actions == _SURRENDER).nonzero()[0] if self._surrenders else hitting[:0]
         if surr.size:
             fs = f[surr]
@@ -184,19 +185,19 @@ class HandsMixin:
         split = (actions == _SPLIT).nonzero()[0] if self.max_hands > 1 else hitting[:0]
         if split.size:
             self._split(idx[split], h[split])
-        finished = self._done[f].nonzero()[0]
+        finished = self._done.take(f).nonzero()[0]
         if finished.size:
             if self.max_hands == 1:  # (as _advance: hand 0 is done, the dealer plays)
-                self._to_dealer.append(idx[finished])
+                self._to_dealer.append(idx.take(finished))
             else:
-                self._advance(idx[finished])
+                self._advance(idx.take(finished))
 
     def _add_card(self, f: np.ndarray, cards: np.ndarray, hit: bool = False) -> None:
         """Cards ``cards`` join hands ``f`` (flat); ``hit``: the hands hold two or more
         cards already (a hand decides only then), so no card is a second one."""
-        self._hard[f] += self._value_of_id.take(cards)
-        self._ace[f] |= self._ace_of_id.take(cards)
-        n = self._ncards[f]
+        self._hard[f] = self._hard.take(f) + self._value_of_id.take(cards)
+        self._ace[f] = self._ace.take(f) | self._ace_of_id.take(cards)
+        n = self._ncards.take(f)
         if not hit:
             second = n == 1
             if np.count_nonzero(second):
@@ -284,13 +285,15 @@ class HandsMixin:
             self._advance_fresh(idx)
             return
         while idx.size:
-            cur = self.cur[idx] + 1
+            cur = self.cur.take(idx)
+            cur += 1
             self.cur[idx] = cur
-            past = cur >= self.nhands[idx]
+            past = cur >= self.nhands.take(idx)
             # every hand done: the dealer plays (once per call, at the end)
             if np.count_nonzero(past):
-                self._to_dealer.append(idx[past])
-                idx, cur = idx[~past], cur[~past]
+                self._to_dealer.append(idx.compress(past))
+                more = ~past
+                idx, cur = idx.compress(more), cur.compress(more)
                 if not idx.size:
                     return
             f = cur * n + idx

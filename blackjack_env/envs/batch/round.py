@@ -55,13 +55,13 @@ class RoundMixin:
             self.bankroll[idx] += self._on_table_units(idx)
         # previous round's cards go to the discard tray
         if not self.infinite:  # (an infinite deck is never reshuffled: reshuffled stays False)
-            pos = self.pos[idx]
+            pos = self.pos.take(idx)
             self.round_start[idx] = pos
-            dealt = pos + self._dealt_minus_pos[idx]  # (as needs_shuffle)
+            dealt = pos + self._dealt_minus_pos.take(idx)  # (as needs_shuffle)
             shuffle = dealt > 0 if self._cut is None else dealt >= self._cut
             self.reshuffled[idx] = shuffle
             if np.count_nonzero(shuffle):
-                self._new_shoes(idx[shuffle])
+                self._new_shoes(idx.compress(shuffle))
         if self._opened_any:
             self._close_openings(idx)
         if stacks:
@@ -140,20 +140,24 @@ class RoundMixin:
         dealt_to = idx
         if np.count_nonzero(bj):
             if rules.natural_paid_at_deal:
-                self._pay(idx[bj], _BJ)
+                self._pay(idx.compress(bj), _BJ)
             elif rules.natural_ends_hand:
-                self._done[idx[bj]] = True
+                self._done[idx.compress(bj)] = True
         # a blackjack needs an ace and a ten-value card: peek under either (the ace by
         # rank, since custom values may give a non-ace the value 1)
         self.phase[idx] = _DECIDE
         if self._peek:  # (no peek: peek_possible stays False)
             peek_possible = self._peek_by_rank.take(ru)
             self.peek_possible[idx] = peek_possible
-            decide = peek_possible & ~self._settled[idx]
-            ask = decide & self._asks_pre_peek.take(2 * ru + bj)
-            if self.bankroll is not None:  # insurance only when affordable
-                ask &= self._asks_pre_peek_poor.take(2 * ru + bj) | self._covers_insurance(idx)
-            if np.count_nonzero(ask):
+            ask = None  # (nobody is asked the pre-peek question unless _pre_peek)
+            if self._pre_peek:
+                ask = peek_possible & ~self._settled.take(idx)
+                ask &= self._asks_pre_peek.take(2 * ru + bj)
+                if self.bankroll is not None:  # insurance only when affordable
+                    ask &= self._asks_pre_peek_poor.take(2 * ru + bj) | self._covers_insurance(
+                        idx
+                    )
+            if ask is not None and np.count_nonzero(ask):
                 if self.seats > 1:
                     idx = self._ask_seats(idx, ask)
                 else:
@@ -172,7 +176,7 @@ class RoundMixin:
         # ends the hand, or a 21 under auto_stand_21; those still to play (DECIDE: not a
         # dealer blackjack, not asked the pre-peek question) go to the dealer
         if rules.natural_paid_at_deal or rules.natural_ends_hand or self._auto21:
-            fin = dealt_to[bj]
+            fin = dealt_to.compress(bj)
             if fin.size:
                 fin = fin[self.phase[fin] == _DECIDE]
                 self._done[fin] = True
@@ -204,14 +208,14 @@ class RoundMixin:
                 self.insurance_net[idx] = np.where(dealer_bj, _INSURANCE_PAYS * ins, -ins)
         assert dealer_bj is not None
         if np.count_nonzero(dealer_bj):
-            hit = idx[dealer_bj]
+            hit = idx.compress(dealer_bj)
             self.hole_revealed[hit] = True
             self._settle_by_compare(hit)
             self.phase[hit] = _OVER
             keep = (~dealer_bj).nonzero()[0]
-            rest = idx[keep]
+            rest = idx.take(keep)
             if natural is not None:
-                natural = natural[keep]
+                natural = natural.take(keep)
         else:
             rest = idx
         # a natural now wins for sure, unless it only ties a dealer 21 of three or more
@@ -224,7 +228,7 @@ class RoundMixin:
             else:  # (at the deal: done & unsettled & natural is exactly this)
                 done_bj = natural
             if np.count_nonzero(done_bj):
-                self._pay(rest[done_bj], _BJ)
+                self._pay(rest.compress(done_bj), _BJ)
         return rest
 
     def finish_rounds(self, idx: np.ndarray) -> None:
@@ -280,7 +284,7 @@ class RoundMixin:
                 self._act_insurance(ins, actions[ins])
         decide = decide.nonzero()[0]
         if decide.size:
-            self._act_play(decide, actions[decide])
+            self._act_play(decide, actions.take(decide))
         self._flush_dealer()
         round_over = phase == _OVER
         if active is not None:
@@ -306,7 +310,7 @@ class RoundMixin:
         """For each hand ``k >= 1`` that some table of ``idx`` holds (split tables, few):
         ``(sel, f)``, the positions in ``idx`` of those tables and the flat indices of
         their hand ``k`` (hands past ``nhands`` hold stale values: never read them)."""
-        nh = self.nhands[idx]
+        nh = self.nhands.take(idx)
         for k in range(1, self.max_hands):
             sel = (nh > k).nonzero()[0]
             if not sel.size:
@@ -315,7 +319,7 @@ class RoundMixin:
 
     def round_net(self, idx: np.ndarray) -> np.ndarray:
         """Net result of the round so far at tables ``idx``, in units of the bet."""
-        hands = self._net[idx]
+        hands = self._net.take(idx)
         if self.max_hands > 1:  # add the split hands of split tables
             for sel, f in self._later_hands(idx):
                 hands[sel] += self._net[f]

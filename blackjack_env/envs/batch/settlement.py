@@ -22,12 +22,12 @@ class SettlementMixin:
     def _hand_grid(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Flat index and table of every unsettled existing hand at tables ``idx``."""
         settled = self._settled
-        t = idx[~settled[idx]]
+        t = idx.compress(~settled.take(idx))
         if self.max_hands == 1:
             return t, t
         # hand 0 of every table, then hand 1, 2, ... of the (few) split tables: the
         # order of a row-major scan of the (hand, table) grid
-        nh = self.nhands[idx]
+        nh = self.nhands.take(idx)
         multi = nh > 1
         if not np.count_nonzero(multi):
             return t, t
@@ -73,18 +73,19 @@ class SettlementMixin:
         Looked up by the two hands (total, natural) in :meth:`_outcome_by_hands`."""
         by_hands = self._by_hands
         width = by_hands.shape[1] // 2
-        two = self._ncards[f] == 2  # (a natural: two cards, an ace and a hard 11)
+        two = self._ncards.take(f) == 2  # (a natural: two cards, an ace and a hard 11)
         if self.max_hands > 1 and not self._split_naturals:
-            two &= self.nhands[t] == 1
-        key = self._hard[f] * 2
-        key += self._ace[f]
+            two &= self.nhands.take(t) == 1
+        key = self._hard.take(f)
+        key *= 2
+        key += self._ace.take(f)
         key += width * two
         key *= 2 * width
-        key += self.d_hard[t] * 2
-        key += self.d_ace[t]
-        key += width * (self.d_n[t] == 2)
+        key += self.d_hard.take(t) * 2
+        key += self.d_ace.take(t)
+        key += width * (self.d_n.take(t) == 2)
         out = by_hands.reshape(-1).take(key)
-        surr = self._surrendered[f]
+        surr = self._surrendered.take(f)
         if np.count_nonzero(surr):
             dbj = self._dealer_bj(t)
             out = np.where(surr, np.where(dbj, _LOSS, _SURR), out)

@@ -144,10 +144,11 @@ class ShoeMixin:
                     self._stacked_any = bool(np.count_nonzero(self.stacked_end > self.pos))
             return cards
         size = self.shoe_size
-        pos = self.pos[idx]
-        if pos.size and pos.max() >= size:
-            self._refill_mid_round(idx[pos >= size])
-            pos = self.pos[idx]
+        pos = self.pos.take(idx)
+        dry = pos >= size
+        if np.count_nonzero(dry):
+            self._refill_mid_round(idx[dry])
+            pos = self.pos.take(idx)
         fi = idx * size
         fi += pos
         # a uniformly random undealt card (stacked cards are dealt in order first)
@@ -156,11 +157,12 @@ class ShoeMixin:
             offset[pos < self.stacked_end[idx]] = 0
         fj = fi + offset
         flat = self._shoe_flat
-        cards = flat[fj]
-        flat[fj] = flat[fi]
+        cards = flat.take(fj)
+        flat[fj] = flat.take(fi)
         flat[fi] = cards
-        self.pos[idx] = pos + 1
-        self.undealt_hilo[idx] -= self._hilo_of_id.take(cards)
+        pos += 1
+        self.pos[idx] = pos
+        self.undealt_hilo[idx] = self.undealt_hilo.take(idx) - self._hilo_of_id.take(cards)
         if self.track_cards:
             self.counts[idx, self._rank_of_id.take(cards)] -= 1
         return cards
@@ -173,9 +175,9 @@ class ShoeMixin:
                 return np.stack([self._draw(idx) for _ in range(k)])
             return self._random_cards(idx.size * k).reshape(idx.size, k).T
         size = self.shoe_size
-        pos = self.pos[idx]
+        pos = self.pos.take(idx)
         out = np.empty((k, idx.size), dtype=np.int8)
-        if self._stacked_any or (pos.size and pos.max() + k > size):
+        if self._stacked_any or np.count_nonzero(pos > size - k):
             for j in range(k):
                 out[j] = self._draw(idx)
             return out
@@ -200,7 +202,8 @@ class ShoeMixin:
             for j in range(k):
                 self.counts[idx, self._rank_of_id.take(out[j])] -= 1
         self.pos[idx] = pos + k
-        self.undealt_hilo[idx] -= self._hilo_of_id.take(out).sum(axis=0)
+        tags = self._hilo_of_id.take(out).sum(axis=0)
+        self.undealt_hilo[idx] = self.undealt_hilo.take(idx) - tags
         return out
 
     def _uniforms(self, m: int) -> np.ndarray:
