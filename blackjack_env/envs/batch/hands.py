@@ -94,14 +94,10 @@ class HandsMixin:
                     maybe = self._pair.take(13 * r0 + self._r1.take(f))
                     maybe &= nc == 2
                     c = maybe.nonzero()[0]
-                    if c.size:  # (as _can_split, for these two-card pairs)
+                    if c.size:  # two-card pairs
                         nhc = nh[c]
                         aces = (nhc > 1) & (r0[c] == 0)
-                        ok = self._split_ok.take(18 + 2 * nhc + aces)
-                        # (stakes vary: split_stake_ok per hand)
-                        if self._split_stake_check and np.count_nonzero(ok):
-                            ok &= self._split_stakes_ok(f[c])
-                        key[c] += play.KEY_CAN_SPLIT * ok
+                        key[c] += play.KEY_CAN_SPLIT * self._split_allowed(1, nhc, aces, f[c])
             # two cards: KEY_TWO_CARDS (a doubled hand never decides: its row is never read)
             key += play.KEY_TWO_CARDS * (nc == 2)
             key += self._up_key
@@ -119,18 +115,15 @@ class HandsMixin:
                     key[ins] += self._poor_pre_peek_offset * ~self._covers_insurance(ins)
         return key
 
-    def _can_split(self, f: np.ndarray, nh: np.ndarray, split_aces: np.ndarray) -> np.ndarray:
-        """``engine.play.split_allowed`` (from its table) and ``split_stake_ok`` for hands
-        ``f`` (flat) of tables holding ``nh`` hands."""
-        if not self._splits:
-            return np.zeros(nh.shape, dtype=bool)
-        pair = self._pair.take(13 * self._r0[f] + self._r1[f])
-        pair &= self._ncards[f] == 2
-        key = 18 * pair
-        key += 2 * nh
-        key += split_aces
-        ok = self._split_ok.take(key)
-        if self._split_stake_check and np.count_nonzero(ok):  # stakes vary: split_stake_ok per hand
+    def _split_allowed(
+        self, pair: np.ndarray | int, nh: np.ndarray, split_aces: np.ndarray, f: np.ndarray
+    ) -> np.ndarray:
+        """``engine.play.split_allowed`` (from its table) and ``split_stake_ok`` for
+        two-card hands ``f`` (flat) of tables holding ``nh`` hands: ``pair`` (1 / 0, or
+        an array of them) whether each is a pair, ``split_aces`` whether it comes from
+        split aces."""
+        ok = self._split_ok.take(18 * pair + 2 * nh + split_aces)
+        if self._split_stake_check and np.count_nonzero(ok):  # stakes vary: per hand
             ok &= self._split_stakes_ok(f)
         return ok
 
@@ -163,7 +156,7 @@ class HandsMixin:
                 cards = self._random_cards(self.num_tables).take(t)
             else:
                 cards = self._draw(t)
-            self._add_card(fh, cards, hit=True)
+            self._add_card(fh, cards)
             hard = self._hard.take(fh)
             bust = hard > 21
             if np.count_nonzero(bust):
@@ -192,16 +185,12 @@ class HandsMixin:
             else:
                 self._advance(idx.take(finished))
 
-    def _add_card(self, f: np.ndarray, cards: np.ndarray, hit: bool = False) -> None:
-        """Cards ``cards`` join hands ``f`` (flat); ``hit``: the hands hold two or more
-        cards already (a hand decides only then), so no card is a second one."""
+    def _add_card(self, f: np.ndarray, cards: np.ndarray) -> None:
+        """Cards ``cards`` join hands ``f`` (flat) holding two or more cards (a hit; a
+        split hand's second card: :meth:`_second_card`)."""
         self._hard[f] = self._hard.take(f) + self._value_of_id.take(cards)
         self._ace[f] = self._ace.take(f) | self._ace_of_id.take(cards)
         n = self._ncards.take(f)
-        if not hit:
-            second = n == 1
-            if np.count_nonzero(second):
-                self._r1[f[second]] = self._rank_of_id.take(cards[second])
         n += 1
         self._ncards[f] = n
         if self.track_cards:
@@ -243,22 +232,43 @@ class HandsMixin:
             self._stake[fn] = half
         else:
             self._stake[fn] = self._stake[f]
-        self._hard[f] -= v1
-        self._ace[f] = self._r0[f] == 0
-        self._ncards[f] = 1
         self.nhands[t] += 1
-        self._add_card(f, self._draw(t))
-        self._check_two_card(f, t)
+        r0 = self._r0[f]  # (the hand keeps its first card: its hard total loses v1)
+        self._second_card(f, t, self._hard[f] - v1, r0 == 0, r0)
 
-    def _check_two_card(self, f: np.ndarray, t: np.ndarray) -> None:
-        """A split hand just got its second card: finish it if it has no decision."""
-        nh = self.nhands[t]
-        split_aces = self._r0[f] == 0  # (a split hand: the seat holds two hands or more)
+    def _second_card(
+        self,
+        f: np.ndarray,
+        t: np.ndarray,
+        hard: np.ndarray | None = None,
+        ace: np.ndarray | None = None,
+        r0: np.ndarray | None = None,
+    ) -> None:
+        """Split hands ``f`` (flat) of tables ``t``, holding one card each, get their
+        second card from the tables' shoes (``hard`` / ``ace`` / ``r0``: the hands' one
+        card, when the caller has them); a hand with no decision left is finished
+        (``engine.play.split_hand_done``: split aces that may not be hit, a natural that
+        counts, a 21, a pair that may be split again decides)."""
+        cards = self._draw(t)
+        if hard is None or ace is None or r0 is None:
+            hard, ace, r0 = self._hard[f], self._ace[f], self._r0[f]
+        r1 = self._rank_of_id.take(cards)
+        hard = hard + self._value_of_id.take(cards)
+        ace = ace | self._ace_of_id.take(cards)
+        self._hard[f] = hard
+        self._ace[f] = ace
+        self._ncards[f] = 2
+        self._r1[f] = r1
+        if self.track_cards:
+            self._hand_ranks_f[f, r1] += 1
+        split_aces = r0 == 0  # (a split hand: the seat holds two hands or more)
         key = 8 * split_aces
-        key += 4 * self._can_split(f, nh, split_aces)
+        if self._splits:
+            pair = self._pair.take(13 * r0 + r1)
+            key += 4 * self._split_allowed(pair, self.nhands[t], split_aces, f)
         if self._split_naturals:  # (else a split hand is never a natural: _is_bj)
-            key += 2 * self._is_bj(f, t)
-        key += self._total(f) == 21
+            key += 2 * play.array_natural(2, hard, ace)
+        key += array_total(hard, ace) == 21
         finish = self._split_done.take(key)  # engine.play.split_hand_done
         if np.count_nonzero(finish):
             self._done[f[finish]] = True
@@ -300,9 +310,7 @@ class HandsMixin:
             live = ~self._done[f]
             one = live & (self._ncards[f] == 1)
             if np.count_nonzero(one):
-                t, fo = idx[one], f[one]
-                self._add_card(fo, self._draw(t))
-                self._check_two_card(fo, t)
+                self._second_card(f[one], idx[one])
             if self._auto21:
                 two = live & ~one
                 hit21 = two & (self._total(f) == play.AUTO_STAND_TOTAL)
