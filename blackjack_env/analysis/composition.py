@@ -86,7 +86,7 @@ from functools import lru_cache
 import numpy as np
 
 from blackjack_env.analysis._model import BJ, CardModel, check_supported, settle_values
-from blackjack_env.analysis.dealer import upcard_rank
+from blackjack_env.analysis.dealer import dealer_rows, upcard_rank
 from blackjack_env.engine.cards import Card, Rank, parse_card, parse_cards
 from blackjack_env.engine.hand import score
 from blackjack_env.engine.play import (
@@ -94,7 +94,6 @@ from blackjack_env.engine.play import (
     NATURAL_CATEGORY,
     Outcome,
     auto_stands,
-    dealer_draws,
     is_natural,
     natural_counts,
     outcome,
@@ -230,62 +229,6 @@ def _classes(rules: Rules) -> _Classes:
     return got
 
 
-def _dealer_table(
-    pool: np.ndarray, rows: np.ndarray, cl: _Classes, up: int, rules: Rules
-) -> np.ndarray:
-    """Unconditioned dealer outcome probabilities (rows x 7), the dealer drawing its hole
-    card and hits from ``pool - row`` (the upcard is already out of ``pool``)."""
-    K = len(cl.values)
-    avail = pool[None, :] - rows
-    left0 = avail.sum(axis=1)
-    vals, aces = cl.values, cl.aces
-    up_v, up_a = vals[up], aces[up]
-    m = rows.shape[0]
-    memo: dict[Comp, np.ndarray] = {}
-    # where the dealer stops: outcome index for (hard, ace), None to draw on
-    stop_at: dict[tuple[int, bool], int | None] = {}
-
-    def stops(hard: int, ace: bool) -> int | None:
-        key = (hard, ace)
-        if key not in stop_at:
-            if hard > 21:
-                stop_at[key] = 5
-            else:
-                total, soft = score(hard, ace)
-                stop_at[key] = None if dealer_draws(rules, total, soft) else total - 17
-        return stop_at[key]
-
-    def node(drawn: list[int], hard: int, ace: bool, n: int) -> np.ndarray:
-        key = tuple(drawn)
-        got = memo.get(key)
-        if got is not None:
-            return got
-        out = np.zeros((m, 7))
-        left = left0 - n
-        with np.errstate(divide="ignore", invalid="ignore"):
-            inv = np.where(left > 0, 1.0 / left, 0.0)
-        for j in range(K):
-            cnt = avail[:, j] - drawn[j]
-            if cnt.max() <= 0:
-                continue  # no card of this class is left in any row
-            p = np.clip(cnt, 0.0, None) * inv
-            nh, na = hard + vals[j], ace or aces[j]
-            if n == 0 and nh == 11 and na and up_a != aces[j]:
-                out[:, BJ] += p
-                continue
-            stop = stops(nh, na)
-            if stop is not None:
-                out[:, stop] += p
-            else:
-                drawn[j] += 1
-                out += p[:, None] * node(drawn, nh, na, n + 1)
-                drawn[j] -= 1
-        memo[key] = out
-        return out
-
-    return node([0] * K, up_v, up_a, 0)
-
-
 # ---------------------------------------------------------------- the context
 class _Context:
     """One pool ``R`` (class counts, the upcard already out) and upcard class: dealer rows,
@@ -360,7 +303,7 @@ class _Context:
         if not new:
             return
         arr = np.array(new, float)
-        d = _dealer_table(self.R, arr, self.cl, self.up, self.rules)
+        d = dealer_rows(self.rules, self.R, self.up, arr)
         stand = (d @ self._pay).tolist()
         ace = self.cl.ace
         for r, st in zip(new, stand, strict=True):

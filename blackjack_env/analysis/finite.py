@@ -35,7 +35,7 @@ import numpy as np
 
 from blackjack_env.analysis._model import BJ, CardModel, check_supported, expected, settle_values
 from blackjack_env.analysis.chart import Chart, code_from_evs, pair_label
-from blackjack_env.analysis.dealer import _stands, upcard_rank
+from blackjack_env.analysis.dealer import dealer_rows, upcard_rank
 from blackjack_env.analysis.infinite import upcard_label
 from blackjack_env.analysis.state import DecisionState, Policy, as_policy
 from blackjack_env.engine.cards import Card, Rank, parse_cards
@@ -107,48 +107,6 @@ class _Shoe:
 
         gen(0, [], 0)
         return out
-
-
-def _dealer_table(
-    shoe: _Shoe, up: int, rows: np.ndarray, rules: Rules
-) -> np.ndarray:
-    """Unconditioned dealer outcome probabilities (m x 7) for each removed composition row."""
-    K = shoe.K
-    base = shoe.counts.copy()
-    base[up] -= 1
-    avail = base[None, :] - rows  # (m, K)
-    left0 = avail.sum(axis=1)
-    up_v, up_a = int(shoe.values[up]), shoe.aces[up]
-    vals = [int(v) for v in shoe.values]
-    memo: dict[Comp, np.ndarray] = {}
-    m = rows.shape[0]
-
-    def node(drawn: Comp, hard: int, ace: bool, ndrawn: int) -> np.ndarray:
-        got = memo.get(drawn)
-        if got is not None:
-            return got
-        out = np.zeros((m, 7))
-        left = left0 - ndrawn
-        with np.errstate(divide="ignore", invalid="ignore"):
-            inv = np.where(left > 0, 1.0 / left, 0.0)
-        for j in range(K):
-            cnt = avail[:, j] - drawn[j]
-            p = np.clip(cnt, 0, None) * inv
-            nh, na = hard + vals[j], ace or shoe.aces[j]
-            if ndrawn == 0 and nh == 11 and na and (up_a != shoe.aces[j]):
-                out[:, BJ] += p
-                continue
-            stop = _stands(nh, na, rules)
-            if stop is not None:
-                out[:, stop] += p
-            else:
-                nxt = list(drawn)
-                nxt[j] += 1
-                out += p[:, None] * node(tuple(nxt), nh, na, ndrawn + 1)
-        memo[drawn] = out
-        return out
-
-    return node(tuple([0] * K), up_v, up_a, 0)
 
 
 @dataclass(frozen=True)
@@ -498,8 +456,9 @@ def _rows_cached(rules: Rules, up: int) -> tuple[tuple[Comp, ...], dict[Comp, in
 
 @lru_cache(maxsize=64)
 def _dealer_cached(rules: Rules, up: int, rows: tuple[Comp, ...]) -> np.ndarray:
-    shoe = _Shoe(rules)
-    return _dealer_table(shoe, up, np.array(rows, float), rules)
+    pool = _Shoe(rules).counts.copy()
+    pool[up] -= 1
+    return dealer_rows(rules, pool, up, np.array(rows, float))
 
 
 def _evaluate(
