@@ -86,7 +86,7 @@ from functools import lru_cache
 import numpy as np
 
 from blackjack_env.analysis._model import BJ, CardModel, check_supported, settle_values
-from blackjack_env.analysis.dealer import dealer_rows, upcard_rank
+from blackjack_env.analysis.dealer import dealer_rows, natural_completer, upcard_rank
 from blackjack_env.engine.cards import Card, Rank, parse_card, parse_cards
 from blackjack_env.engine.hand import score
 from blackjack_env.engine.play import (
@@ -193,7 +193,6 @@ class _Classes:
     ranks: tuple[tuple[int, ...], ...]
     of_rank: tuple[int, ...]  # index rank - 1
     ace: int
-    ten: int | None
 
     @classmethod
     def of(cls, rules: Rules) -> _Classes:
@@ -208,7 +207,6 @@ class _Classes:
             ranks=tuple(rs for _, _, rs in classes),
             of_rank=tuple(of_rank),
             ace=next(j for j, (_, a, _) in enumerate(classes) if a),
-            ten=next((j for j, (v, a, _) in enumerate(classes) if v == 10 and not a), None),
         )
 
     def comp(self, counts: Sequence[int]) -> Comp:
@@ -255,7 +253,7 @@ class _Context:
         self.up_value, self.up_ace = int(up_v), bool(up_a)
         self.peek = CardModel(rules).peek_possible(up_v, up_a)
         self.no_peek_rules = rules.hole_card is not HoleCard.PEEK
-        self.completer = cl.ten if up_a else (cl.ace if up_v == 10 else None)
+        self.completer = natural_completer(rules, up)  # hole card class of a dealer natural
         # a natural paid (at the deal or against no dealer natural), and a natural against
         # the dealer's natural: the engine's outcome and payout
         self.payout = float(payout(rules, Outcome.BLACKJACK))

@@ -34,6 +34,7 @@ __all__ = [
     "dealer_rows",
     "dealer_vector",
     "final_distribution",
+    "natural_completer",
     "rank_counts",
     "upcard_rank",
 ]
@@ -118,6 +119,16 @@ def _class_keys(rules: Rules) -> tuple[tuple[int, ...], tuple[bool, ...]]:
     """Value and ace flag of each card class, in ``CardModel(rules).classes`` order."""
     classes = CardModel(rules).classes
     return tuple(v for v, _, _ in classes), tuple(a for _, a, _ in classes)
+
+
+def natural_completer(rules: Rules, up: int) -> int | None:
+    """The card class (index in ``CardModel(rules).classes``) whose card as the hole card
+    makes a dealer blackjack with an upcard of class ``up`` (the ten-value class under an
+    ace, the ace under a ten), or None when no hole card can (:func:`_natural`)."""
+    vals, aces = _class_keys(rules)
+    return next(
+        (j for j in range(len(vals)) if _natural(vals[up], aces[up], vals[j], aces[j])), None
+    )
 
 
 def dealer_rows(rules: Rules, pool: np.ndarray, up: int, rows: np.ndarray) -> np.ndarray:

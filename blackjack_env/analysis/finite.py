@@ -35,7 +35,7 @@ import numpy as np
 
 from blackjack_env.analysis._model import BJ, CardModel, check_supported, expected, settle_values
 from blackjack_env.analysis.chart import Chart, code_from_evs, pair_label
-from blackjack_env.analysis.dealer import dealer_rows, upcard_rank
+from blackjack_env.analysis.dealer import dealer_rows, natural_completer, upcard_rank
 from blackjack_env.analysis.infinite import upcard_label
 from blackjack_env.analysis.state import DecisionState, Policy, as_policy
 from blackjack_env.engine.cards import Card, Rank, parse_cards
@@ -85,7 +85,6 @@ class _Shoe:
         for j, (_, _, ranks) in enumerate(self.classes):
             for r in ranks:
                 self.class_of_rank[r] = j
-        self.ten = next((j for j, (v, a, _) in enumerate(self.classes) if v == 10 and not a), None)
         self.ace = next(j for j, (_, a, _) in enumerate(self.classes) if a)
 
     def hand_comps(self, limit: np.ndarray) -> list[Comp]:
@@ -153,13 +152,7 @@ class _UpcardEval:
             rules, up_value=self.up_value, up_ace=self.up_ace, natural=False, insurance=False
         )
         self.bet_factor = 0.5 if rules.split_bet is SplitBet.HALVE else 1.0
-        # completer class of a dealer blackjack
-        if self.up_ace:
-            self.completer = shoe.ten
-        elif self.up_value == 10:
-            self.completer = shoe.ace
-        else:
-            self.completer = None
+        self.completer = natural_completer(rules, up)  # hole card class of a dealer natural
         self.rows, self.row_index = _rows_cached(rules, up)
         self.dealer = _dealer_cached(rules, up, self.rows)
         self._hard_ace: dict[Comp, tuple[int, bool]] = {}
