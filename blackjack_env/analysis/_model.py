@@ -108,6 +108,20 @@ class CardModel:
             found.setdefault((self.values[rank], rank == 1), []).append(rank)
         return tuple((v, a, tuple(rs)) for (v, a), rs in sorted(found.items()))
 
+    @property
+    def class_of_rank(self) -> tuple[int, ...]:
+        """The index in :attr:`classes` of each rank's class (13 entries, ace to king)."""
+        out = [0] * 13
+        for j, (_, _, ranks) in enumerate(self.classes):
+            for rank in ranks:
+                out[rank - 1] = j
+        return tuple(out)
+
+    @property
+    def ace_class(self) -> int:
+        """The index in :attr:`classes` of the ace's class."""
+        return next(j for j, (_, ace, _) in enumerate(self.classes) if ace)
+
     def pair_class(self, rank: int) -> int:
         """The key under which two cards make a pair: the rank, or the value
         (``engine.play.pair_class``)."""

@@ -196,17 +196,14 @@ class _Classes:
 
     @classmethod
     def of(cls, rules: Rules) -> _Classes:
-        classes = CardModel(rules).classes
-        of_rank = [0] * 13
-        for j, (_, _, ranks) in enumerate(classes):
-            for r in ranks:
-                of_rank[r - 1] = j
+        model = CardModel(rules)
+        classes = model.classes
         return cls(
             values=tuple(v for v, _, _ in classes),
             aces=tuple(a for _, a, _ in classes),
             ranks=tuple(rs for _, _, rs in classes),
-            of_rank=tuple(of_rank),
-            ace=next(j for j, (_, a, _) in enumerate(classes) if a),
+            of_rank=model.class_of_rank,
+            ace=model.ace_class,
         )
 
     def comp(self, counts: Sequence[int]) -> Comp:

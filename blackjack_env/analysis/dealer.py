@@ -246,9 +246,10 @@ def _infinite(rules: Rules, up_rank: int) -> tuple[float, ...]:
 def _finite(rules: Rules, up_rank: int, counts: tuple[int, ...]) -> np.ndarray:
     """Unconditioned dealer outcome probabilities, drawing without replacement from
     ``counts`` (by rank, the upcard already out): :func:`dealer_rows` of one empty row."""
-    classes = CardModel(rules).classes
+    model = CardModel(rules)
+    classes = model.classes
     pool = np.array([sum(counts[r - 1] for r in ranks) for _, _, ranks in classes], float)
-    up = next(j for j, (_, _, ranks) in enumerate(classes) if up_rank in ranks)
+    up = model.class_of_rank[up_rank - 1]
     return dealer_rows(rules, pool, up, np.zeros((1, len(classes))))[0]
 
 

@@ -81,11 +81,8 @@ class _Shoe:
         self.aces = [a for _, a, _ in self.classes]
         self.counts = np.array([4 * decks * len(ranks) for _, _, ranks in self.classes], float)
         self.rank_count = 4 * decks
-        self.class_of_rank = {}
-        for j, (_, _, ranks) in enumerate(self.classes):
-            for r in ranks:
-                self.class_of_rank[r] = j
-        self.ace = next(j for j, (_, a, _) in enumerate(self.classes) if a)
+        self.class_of_rank = model.class_of_rank  # index rank - 1
+        self.ace = model.ace_class
 
     def hand_comps(self, limit: np.ndarray) -> list[Comp]:
         """Compositions of two or more cards with a hard total <= 21 within ``limit``."""
@@ -388,7 +385,7 @@ class _UpcardEval:
                 prob /= len(up_ranks)
                 if prob <= 0:
                     continue
-                j1, j2 = shoe.class_of_rank[r1], shoe.class_of_rank[r2]
+                j1, j2 = shoe.class_of_rank[r1 - 1], shoe.class_of_rank[r2 - 1]
                 comp = [0] * shoe.K
                 comp[j1] += 1
                 comp[j2] += 1
@@ -591,11 +588,11 @@ def hand_evs(
     policy = as_policy(strategy.action if isinstance(strategy, Chart) else strategy)
     shoe = _Shoe(rules)
     up_rank = upcard_rank(rules, upcard)
-    up = shoe.class_of_rank[up_rank]
+    up = shoe.class_of_rank[up_rank - 1]
     ev = _UpcardEval(rules, shoe, up, policy)
     comp = [0] * shoe.K
     for card in hand:
-        comp[shoe.class_of_rank[card.rank]] += 1
+        comp[shoe.class_of_rank[card.rank - 1]] += 1
     comp_t = tuple(comp)
     pc = shoe.model.pair_class
     pair = pc(hand[0].rank) == pc(hand[1].rank)
