@@ -908,10 +908,13 @@ def _symmetric_key(rules: Rules, rest: list[int], up: int) -> tuple:
     """A key equal for two upcards whose rounds are the same: same class, and the same
     multiset of rank counts within every class (ranks of a class differ only as pairs)."""
     cl = _classes(rules)
-    parts = []
-    for ranks in cl.ranks:
-        parts.append(tuple(sorted(rest[r - 1] for r in ranks)))
-    return (cl.of_rank[up - 1], tuple(parts))
+    return (cl.of_rank[up - 1], _class_multisets(cl, rest))
+
+
+def _class_multisets(cl: _Classes, counts: Sequence[int]) -> tuple[tuple[int, ...], ...]:
+    """The multiset of rank counts within each class: two pools equal in it differ only by
+    swapping ranks of one class, which gives the same returns."""
+    return tuple(tuple(sorted(counts[r - 1] for r in ranks)) for ranks in cl.ranks)
 
 
 def effects_of_removal(
@@ -956,8 +959,7 @@ def effects_of_removal(
             continue
         less = list(start)
         less[r - 1] -= 1
-        # ranks of one class are interchangeable: equal count multisets, equal returns
-        key = tuple(tuple(sorted(less[q - 1] for q in ranks)) for ranks in cl.ranks)
+        key = _class_multisets(cl, less)  # ranks of one class are interchangeable
         if key not in done:
             done[key] = composition_return(rules, less).expected_return - base
         out[Rank(r).letter] = done[key]
