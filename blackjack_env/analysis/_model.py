@@ -16,6 +16,7 @@ from blackjack_env.engine.play import (
     BUST_CATEGORY,
     NATURAL_CATEGORY,
     NUM_CATEGORIES,
+    auto_stands,
     dealer_peeks,
     outcome,
     pair_class,
@@ -23,7 +24,14 @@ from blackjack_env.engine.play import (
 )
 from blackjack_env.engine.rules import Rules, Settlement, SplitBy
 
-__all__ = ["OUTCOMES", "CardModel", "check_supported", "expected", "settle_values"]
+__all__ = [
+    "OUTCOMES",
+    "CardModel",
+    "check_supported",
+    "expected",
+    "natural_stands",
+    "settle_values",
+]
 
 #: Names of the dealer outcome slots, in the order used by every probability vector.
 OUTCOMES: tuple[str, ...] = ("17", "18", "19", "20", "21", "bust", "blackjack")
@@ -44,6 +52,13 @@ def settle_values(rules: Rules) -> np.ndarray:
             for p in range(NUM_CATEGORIES)
         ]
     )
+
+
+def natural_stands(rules: Rules) -> bool:
+    """A dealt natural (not paid at the deal) needs no decision: it ends the hand
+    (``natural_ends_hand``), or its 21 stands by itself (``engine.play.auto_stands``);
+    otherwise the player may hit it (Gymnasium's rules)."""
+    return rules.natural_ends_hand or auto_stands(rules, 21)
 
 
 def expected(values: np.ndarray, probs: np.ndarray) -> float:

@@ -85,7 +85,13 @@ from functools import lru_cache
 
 import numpy as np
 
-from blackjack_env.analysis._model import BJ, CardModel, check_supported, settle_values
+from blackjack_env.analysis._model import (
+    BJ,
+    CardModel,
+    check_supported,
+    natural_stands,
+    settle_values,
+)
 from blackjack_env.analysis.dealer import dealer_rows, natural_completer, upcard_rank
 from blackjack_env.engine.cards import Card, Rank, parse_card, parse_cards
 from blackjack_env.engine.hand import score
@@ -98,6 +104,7 @@ from blackjack_env.engine.play import (
     natural_counts,
     outcome,
     payout,
+    split_hand_done,
 )
 from blackjack_env.engine.rules import HoleCard, Rules, SplitBet, SplitBy, Surrender
 from blackjack_env.engine.shoe import Shoe
@@ -529,14 +536,15 @@ class _Context:
         return out
 
     def two_card_done(self, y: Comp, sa: bool, h: int, pair: bool, natural: bool) -> bool:
-        """``Table._check_two_card_hand``: the split hand has no decision to make."""
-        rules = self.rules
-        if sa and not rules.hit_split_aces:
-            return not split_allowed(rules, pair=pair, hands=h, split_aces=True)
-        if natural and rules.natural_ends_hand:
-            return True
+        """The split hand has no decision to make (the engine's ``split_hand_done``)."""
         hard, ace = self.hard_ace(y)
-        return auto_stands(self.rules, score(hard, ace)[0])
+        return split_hand_done(
+            self.rules,
+            split_aces=sa,
+            can_split=split_allowed(self.rules, pair=pair, hands=h, split_aces=sa),
+            natural=natural,
+            total=score(hard, ace)[0],
+        )
 
     def split_plan_action(self, y: Comp, c: int, h: int, k: int, pair: bool, same: int) -> Action:
         """The action the split approximation takes at a split hand ``y`` of pair class
@@ -825,7 +833,7 @@ def _round_given_upcard(rules: Rules, pool: Sequence[int], up_rank: int) -> floa
             if natural:
                 if rules_.natural_paid_at_deal:
                     ret = ctx.payout
-                elif rules_.natural_ends_hand or auto_stands(rules_, 21):
+                elif natural_stands(rules_):
                     ret = pbj * ctx.bjbj + ctx.stand(ctx.code(y), 21, True)
                 else:
                     ret = pbj * ctx.bjbj + ctx.best(y, None, False, False, 1, False, True)

@@ -33,7 +33,14 @@ from functools import lru_cache
 
 import numpy as np
 
-from blackjack_env.analysis._model import BJ, CardModel, check_supported, expected, settle_values
+from blackjack_env.analysis._model import (
+    BJ,
+    CardModel,
+    check_supported,
+    expected,
+    natural_stands,
+    settle_values,
+)
 from blackjack_env.analysis.chart import Chart, code_from_evs, pair_label
 from blackjack_env.analysis.dealer import dealer_rows, natural_completer, upcard_rank
 from blackjack_env.analysis.infinite import upcard_label
@@ -401,7 +408,7 @@ class _UpcardEval:
         if natural:
             if rules.natural_paid_at_deal:
                 return self.payout
-            if rules.natural_ends_hand or auto_stands(rules, 21):
+            if natural_stands(rules):
                 after = self.stand_joint(comp, 21, True)  # judged against the dealer
             else:
                 after = self.value(comp, None, 1, False, True)  # may be hit

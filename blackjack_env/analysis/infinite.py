@@ -42,7 +42,14 @@ from collections.abc import Callable
 
 import numpy as np
 
-from blackjack_env.analysis._model import BJ, CardModel, check_supported, expected, settle_values
+from blackjack_env.analysis._model import (
+    BJ,
+    CardModel,
+    check_supported,
+    expected,
+    natural_stands,
+    settle_values,
+)
 from blackjack_env.analysis.chart import card_label
 from blackjack_env.analysis.dealer import dealer_vector
 from blackjack_env.analysis.state import DecisionState
@@ -352,12 +359,10 @@ class RoundModel:
         if key[4]:  # natural
             if rules.natural_paid_at_deal:
                 return self.payout
-            if rules.natural_ends_hand or auto_stands(rules, 21):
-                # stood: paid at the peek when it beats any dealer 21, else compared with
-                # the dealer's final hand (same value either way)
-                after = self._stand_nat
-            else:
-                after = self.value(key)  # a decision (Gymnasium: the natural may be hit)
+            # stood: paid at the peek when it beats any dealer 21, else compared with the
+            # dealer's final hand (same value either way); else a decision (Gymnasium: the
+            # natural may be hit)
+            after = self._stand_nat if natural_stands(rules) else self.value(key)
             bjbj = self.settle[NATURAL_CATEGORY, BJ]  # a natural against the dealer's
             return pbj * bjbj + (1.0 - pbj) * after
         # a dealer natural found at the peek takes the original bet
