@@ -21,6 +21,8 @@ from blackjack_env.engine.play import (
     outcome,
     pair_class,
     payout,
+    split_allowed,
+    split_hand_done,
 )
 from blackjack_env.engine.rules import Rules, Settlement, SplitBy
 
@@ -31,6 +33,7 @@ __all__ = [
     "expected",
     "natural_stands",
     "settle_values",
+    "split_hand_settled",
 ]
 
 #: Names of the dealer outcome slots, in the order used by every probability vector.
@@ -59,6 +62,17 @@ def natural_stands(rules: Rules) -> bool:
     (``natural_ends_hand``), or its 21 stands by itself (``engine.play.auto_stands``);
     otherwise the player may hit it (Gymnasium's rules)."""
     return rules.natural_ends_hand or auto_stands(rules, 21)
+
+
+def split_hand_settled(
+    rules: Rules, *, split_aces: bool, pair: bool, hands: int, natural: bool, total: int
+) -> bool:
+    """A split hand that just received its second card needs no decision: the engine's
+    ``split_hand_done``, with whether it may split again from ``split_allowed``."""
+    can_split = split_allowed(rules, pair=pair, hands=hands, split_aces=split_aces)
+    return split_hand_done(
+        rules, split_aces=split_aces, can_split=can_split, natural=natural, total=total
+    )
 
 
 def expected(values: np.ndarray, probs: np.ndarray) -> float:

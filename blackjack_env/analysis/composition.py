@@ -91,6 +91,7 @@ from blackjack_env.analysis._model import (
     check_supported,
     natural_stands,
     settle_values,
+    split_hand_settled,
 )
 from blackjack_env.analysis.dealer import dealer_rows, natural_completer, upcard_rank
 from blackjack_env.engine.cards import Card, Rank, parse_card, parse_cards
@@ -104,7 +105,6 @@ from blackjack_env.engine.play import (
     natural_counts,
     outcome,
     payout,
-    split_hand_done,
 )
 from blackjack_env.engine.rules import HoleCard, Rules, SplitBet, SplitBy, Surrender
 from blackjack_env.engine.shoe import Shoe
@@ -536,14 +536,10 @@ class _Context:
         return out
 
     def two_card_done(self, y: Comp, sa: bool, h: int, pair: bool, natural: bool) -> bool:
-        """The split hand has no decision to make (the engine's ``split_hand_done``)."""
-        hard, ace = self.hard_ace(y)
-        return split_hand_done(
-            self.rules,
-            split_aces=sa,
-            can_split=split_allowed(self.rules, pair=pair, hands=h, split_aces=sa),
-            natural=natural,
-            total=score(hard, ace)[0],
+        """The split hand has no decision to make (:func:`split_hand_settled`)."""
+        total = score(*self.hard_ace(y))[0]
+        return split_hand_settled(
+            self.rules, split_aces=sa, pair=pair, hands=h, natural=natural, total=total
         )
 
     def split_plan_action(self, y: Comp, c: int, h: int, k: int, pair: bool, same: int) -> Action:

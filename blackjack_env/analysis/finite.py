@@ -40,6 +40,7 @@ from blackjack_env.analysis._model import (
     expected,
     natural_stands,
     settle_values,
+    split_hand_settled,
 )
 from blackjack_env.analysis.chart import Chart, code_from_evs, pair_label
 from blackjack_env.analysis.dealer import dealer_rows, natural_completer, upcard_rank
@@ -61,7 +62,6 @@ from blackjack_env.engine.play import (
     pre_peek_actions,
     score,
     split_allowed,
-    split_hand_done,
     surrender_outcome,
     surrender_settles_at_once,
 )
@@ -340,13 +340,9 @@ class _UpcardEval:
 
     def two_card_done(self, comp: Comp, split_c: int, h: int, pair: bool, natural: bool) -> bool:
         sa = self.shoe.aces[split_c]
-        hard, ace = self.hard_ace(comp)
-        return split_hand_done(
-            self.rules,
-            split_aces=sa,
-            can_split=split_allowed(self.rules, pair=pair, hands=h, split_aces=sa),
-            natural=natural,
-            total=score(hard, ace)[0],
+        total = score(*self.hard_ace(comp))[0]
+        return split_hand_settled(
+            self.rules, split_aces=sa, pair=pair, hands=h, natural=natural, total=total
         )
 
     def split_value(self, c: int, h: int, k: int) -> float:

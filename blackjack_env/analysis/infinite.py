@@ -49,6 +49,7 @@ from blackjack_env.analysis._model import (
     expected,
     natural_stands,
     settle_values,
+    split_hand_settled,
 )
 from blackjack_env.analysis.chart import card_label
 from blackjack_env.analysis.dealer import dealer_vector
@@ -67,7 +68,6 @@ from blackjack_env.engine.play import (
     pre_peek_actions,
     score,
     split_allowed,
-    split_hand_done,
     surrender_outcome,
     surrender_settles_at_once,
 )
@@ -294,10 +294,11 @@ class RoundModel:
 
     def two_card_done(self, key: Key) -> bool:
         """``Table._check_two_card_hand``: the split hand needs no decision."""
-        return split_hand_done(
+        return split_hand_settled(
             self.rules,
             split_aces=key[6],
-            can_split=self.can_split(key),
+            pair=key[3] is not None,
+            hands=key[7],
             natural=key[4],
             total=score(key[0], key[1])[0],
         )
