@@ -16,14 +16,25 @@ from blackjack_env.engine.play import (
     BUST_CATEGORY,
     NATURAL_CATEGORY,
     NUM_CATEGORIES,
+    auto_stands,
     dealer_peeks,
     outcome,
     pair_class,
     payout,
+    split_allowed,
+    split_hand_done,
 )
 from blackjack_env.engine.rules import Rules, Settlement, SplitBy
 
-__all__ = ["OUTCOMES", "CardModel", "check_supported", "expected", "settle_values"]
+__all__ = [
+    "OUTCOMES",
+    "CardModel",
+    "check_supported",
+    "expected",
+    "natural_stands",
+    "settle_values",
+    "split_hand_settled",
+]
 
 #: Names of the dealer outcome slots, in the order used by every probability vector.
 OUTCOMES: tuple[str, ...] = ("17", "18", "19", "20", "21", "bust", "blackjack")
@@ -43,6 +54,24 @@ def settle_values(rules: Rules) -> np.ndarray:
             [float(payout(rules, outcome(rules, p, d))) for d in DEALER_CATEGORIES]
             for p in range(NUM_CATEGORIES)
         ]
+    )
+
+
+def natural_stands(rules: Rules) -> bool:
+    """A dealt natural (not paid at the deal) needs no decision: it ends the hand
+    (``natural_ends_hand``), or its 21 stands by itself (``engine.play.auto_stands``);
+    otherwise the player may hit it (Gymnasium's rules)."""
+    return rules.natural_ends_hand or auto_stands(rules, 21)
+
+
+def split_hand_settled(
+    rules: Rules, *, split_aces: bool, pair: bool, hands: int, natural: bool, total: int
+) -> bool:
+    """A split hand that just received its second card needs no decision: the engine's
+    ``split_hand_done``, with whether it may split again from ``split_allowed``."""
+    can_split = split_allowed(rules, pair=pair, hands=hands, split_aces=split_aces)
+    return split_hand_done(
+        rules, split_aces=split_aces, can_split=can_split, natural=natural, total=total
     )
 
 
@@ -107,6 +136,20 @@ class CardModel:
         for rank in range(1, 14):
             found.setdefault((self.values[rank], rank == 1), []).append(rank)
         return tuple((v, a, tuple(rs)) for (v, a), rs in sorted(found.items()))
+
+    @property
+    def class_of_rank(self) -> tuple[int, ...]:
+        """The index in :attr:`classes` of each rank's class (13 entries, ace to king)."""
+        out = [0] * 13
+        for j, (_, _, ranks) in enumerate(self.classes):
+            for rank in ranks:
+                out[rank - 1] = j
+        return tuple(out)
+
+    @property
+    def ace_class(self) -> int:
+        """The index in :attr:`classes` of the ace's class."""
+        return next(j for j, (_, ace, _) in enumerate(self.classes) if ace)
 
     def pair_class(self, rank: int) -> int:
         """The key under which two cards make a pair: the rank, or the value

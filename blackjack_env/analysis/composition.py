@@ -85,8 +85,15 @@ from functools import lru_cache
 
 import numpy as np
 
-from blackjack_env.analysis._model import BJ, CardModel, check_supported, settle_values
-from blackjack_env.analysis.dealer import upcard_rank
+from blackjack_env.analysis._model import (
+    BJ,
+    CardModel,
+    check_supported,
+    natural_stands,
+    settle_values,
+    split_hand_settled,
+)
+from blackjack_env.analysis.dealer import dealer_rows, natural_completer, upcard_rank
 from blackjack_env.engine.cards import Card, Rank, parse_card, parse_cards
 from blackjack_env.engine.hand import score
 from blackjack_env.engine.play import (
@@ -94,7 +101,6 @@ from blackjack_env.engine.play import (
     NATURAL_CATEGORY,
     Outcome,
     auto_stands,
-    dealer_draws,
     is_natural,
     natural_counts,
     outcome,
@@ -194,22 +200,17 @@ class _Classes:
     ranks: tuple[tuple[int, ...], ...]
     of_rank: tuple[int, ...]  # index rank - 1
     ace: int
-    ten: int | None
 
     @classmethod
     def of(cls, rules: Rules) -> _Classes:
-        classes = CardModel(rules).classes
-        of_rank = [0] * 13
-        for j, (_, _, ranks) in enumerate(classes):
-            for r in ranks:
-                of_rank[r - 1] = j
+        model = CardModel(rules)
+        classes = model.classes
         return cls(
             values=tuple(v for v, _, _ in classes),
             aces=tuple(a for _, a, _ in classes),
             ranks=tuple(rs for _, _, rs in classes),
-            of_rank=tuple(of_rank),
-            ace=next(j for j, (_, a, _) in enumerate(classes) if a),
-            ten=next((j for j, (v, a, _) in enumerate(classes) if v == 10 and not a), None),
+            of_rank=model.class_of_rank,
+            ace=model.ace_class,
         )
 
     def comp(self, counts: Sequence[int]) -> Comp:
@@ -228,62 +229,6 @@ def _classes(rules: Rules) -> _Classes:
     if got is None:
         got = _CLASSES[rules.card_values] = _Classes.of(rules)
     return got
-
-
-def _dealer_table(
-    pool: np.ndarray, rows: np.ndarray, cl: _Classes, up: int, rules: Rules
-) -> np.ndarray:
-    """Unconditioned dealer outcome probabilities (rows x 7), the dealer drawing its hole
-    card and hits from ``pool - row`` (the upcard is already out of ``pool``)."""
-    K = len(cl.values)
-    avail = pool[None, :] - rows
-    left0 = avail.sum(axis=1)
-    vals, aces = cl.values, cl.aces
-    up_v, up_a = vals[up], aces[up]
-    m = rows.shape[0]
-    memo: dict[Comp, np.ndarray] = {}
-    # where the dealer stops: outcome index for (hard, ace), None to draw on
-    stop_at: dict[tuple[int, bool], int | None] = {}
-
-    def stops(hard: int, ace: bool) -> int | None:
-        key = (hard, ace)
-        if key not in stop_at:
-            if hard > 21:
-                stop_at[key] = 5
-            else:
-                total, soft = score(hard, ace)
-                stop_at[key] = None if dealer_draws(rules, total, soft) else total - 17
-        return stop_at[key]
-
-    def node(drawn: list[int], hard: int, ace: bool, n: int) -> np.ndarray:
-        key = tuple(drawn)
-        got = memo.get(key)
-        if got is not None:
-            return got
-        out = np.zeros((m, 7))
-        left = left0 - n
-        with np.errstate(divide="ignore", invalid="ignore"):
-            inv = np.where(left > 0, 1.0 / left, 0.0)
-        for j in range(K):
-            cnt = avail[:, j] - drawn[j]
-            if cnt.max() <= 0:
-                continue  # no card of this class is left in any row
-            p = np.clip(cnt, 0.0, None) * inv
-            nh, na = hard + vals[j], ace or aces[j]
-            if n == 0 and nh == 11 and na and up_a != aces[j]:
-                out[:, BJ] += p
-                continue
-            stop = stops(nh, na)
-            if stop is not None:
-                out[:, stop] += p
-            else:
-                drawn[j] += 1
-                out += p[:, None] * node(drawn, nh, na, n + 1)
-                drawn[j] -= 1
-        memo[key] = out
-        return out
-
-    return node([0] * K, up_v, up_a, 0)
 
 
 # ---------------------------------------------------------------- the context
@@ -312,7 +257,7 @@ class _Context:
         self.up_value, self.up_ace = int(up_v), bool(up_a)
         self.peek = CardModel(rules).peek_possible(up_v, up_a)
         self.no_peek_rules = rules.hole_card is not HoleCard.PEEK
-        self.completer = cl.ten if up_a else (cl.ace if up_v == 10 else None)
+        self.completer = natural_completer(rules, up)  # hole card class of a dealer natural
         # a natural paid (at the deal or against no dealer natural), and a natural against
         # the dealer's natural: the engine's outcome and payout
         self.payout = float(payout(rules, Outcome.BLACKJACK))
@@ -360,7 +305,7 @@ class _Context:
         if not new:
             return
         arr = np.array(new, float)
-        d = _dealer_table(self.R, arr, self.cl, self.up, self.rules)
+        d = dealer_rows(self.rules, self.R, self.up, arr)
         stand = (d @ self._pay).tolist()
         ace = self.cl.ace
         for r, st in zip(new, stand, strict=True):
@@ -591,14 +536,11 @@ class _Context:
         return out
 
     def two_card_done(self, y: Comp, sa: bool, h: int, pair: bool, natural: bool) -> bool:
-        """``Table._check_two_card_hand``: the split hand has no decision to make."""
-        rules = self.rules
-        if sa and not rules.hit_split_aces:
-            return not split_allowed(rules, pair=pair, hands=h, split_aces=True)
-        if natural and rules.natural_ends_hand:
-            return True
-        hard, ace = self.hard_ace(y)
-        return auto_stands(self.rules, score(hard, ace)[0])
+        """The split hand has no decision to make (:func:`split_hand_settled`)."""
+        total = score(*self.hard_ace(y))[0]
+        return split_hand_settled(
+            self.rules, split_aces=sa, pair=pair, hands=h, natural=natural, total=total
+        )
 
     def split_plan_action(self, y: Comp, c: int, h: int, k: int, pair: bool, same: int) -> Action:
         """The action the split approximation takes at a split hand ``y`` of pair class
@@ -887,7 +829,7 @@ def _round_given_upcard(rules: Rules, pool: Sequence[int], up_rank: int) -> floa
             if natural:
                 if rules_.natural_paid_at_deal:
                     ret = ctx.payout
-                elif rules_.natural_ends_hand or auto_stands(rules_, 21):
+                elif natural_stands(rules_):
                     ret = pbj * ctx.bjbj + ctx.stand(ctx.code(y), 21, True)
                 else:
                     ret = pbj * ctx.bjbj + ctx.best(y, None, False, False, 1, False, True)
@@ -970,10 +912,13 @@ def _symmetric_key(rules: Rules, rest: list[int], up: int) -> tuple:
     """A key equal for two upcards whose rounds are the same: same class, and the same
     multiset of rank counts within every class (ranks of a class differ only as pairs)."""
     cl = _classes(rules)
-    parts = []
-    for ranks in cl.ranks:
-        parts.append(tuple(sorted(rest[r - 1] for r in ranks)))
-    return (cl.of_rank[up - 1], tuple(parts))
+    return (cl.of_rank[up - 1], _class_multisets(cl, rest))
+
+
+def _class_multisets(cl: _Classes, counts: Sequence[int]) -> tuple[tuple[int, ...], ...]:
+    """The multiset of rank counts within each class: two pools equal in it differ only by
+    swapping ranks of one class, which gives the same returns."""
+    return tuple(tuple(sorted(counts[r - 1] for r in ranks)) for ranks in cl.ranks)
 
 
 def effects_of_removal(
@@ -1018,8 +963,7 @@ def effects_of_removal(
             continue
         less = list(start)
         less[r - 1] -= 1
-        # ranks of one class are interchangeable: equal count multisets, equal returns
-        key = tuple(tuple(sorted(less[q - 1] for q in ranks)) for ranks in cl.ranks)
+        key = _class_multisets(cl, less)  # ranks of one class are interchangeable
         if key not in done:
             done[key] = composition_return(rules, less).expected_return - base
         out[Rank(r).letter] = done[key]

@@ -23,16 +23,18 @@ from functools import lru_cache
 
 import numpy as np
 
-from blackjack_env.analysis._model import BJ, BUST, OUTCOMES
+from blackjack_env.analysis._model import BJ, BUST, OUTCOMES, CardModel
 from blackjack_env.engine.cards import Card, Rank, parse_cards
-from blackjack_env.engine.play import dealer_draws, dealer_peeks, score
+from blackjack_env.engine.play import dealer_draws, dealer_peeks, is_natural, score
 from blackjack_env.engine.rules import Rules
 
 __all__ = [
     "OUTCOMES",
     "dealer_probabilities",
+    "dealer_rows",
     "dealer_vector",
     "final_distribution",
+    "natural_completer",
     "rank_counts",
     "upcard_rank",
 ]
@@ -95,8 +97,9 @@ def rank_counts(rules: Rules, removed: Iterable[Card] | str | Sequence[int] | No
 
 
 def _stands(hard: int, ace: bool, rules: Rules) -> int | None:
-    """Outcome index when the dealer stops at (hard, ace) with >= 2 cards, else None
-    (the engine's drawing rule, ``engine.play.dealer_draws``)."""
+    """The one place the analysis decides where the dealer stops: the outcome index when
+    a dealer hand of two or more cards adding to ``hard`` (aces as 1, ``ace`` when it
+    holds one) stops, else None (it draws on, by the engine's ``engine.play.dealer_draws``)."""
     if hard > 21:
         return BUST
     total, soft = score(hard, ace)
@@ -105,15 +108,99 @@ def _stands(hard: int, ace: bool, rules: Rules) -> int | None:
     return total - 17
 
 
-@lru_cache(maxsize=256)
-def _after(rules: Rules) -> Callable[[int, bool], np.ndarray]:
-    """Infinite deck: ``after(hard, ace)``, the final-hand probabilities of a dealer
-    holding two or more cards (not a two-card blackjack), memoised."""
+def _natural(up_hard: int, up_ace: bool, value: int, ace: bool) -> bool:
+    """The upcard and the first card drawn (the hole card) make a dealer blackjack
+    (``engine.play.is_natural`` of the two-card hand)."""
+    return is_natural(2, up_hard + value, up_ace or ace)
+
+
+@lru_cache(maxsize=64)
+def _class_keys(rules: Rules) -> tuple[tuple[int, ...], tuple[bool, ...]]:
+    """Value and ace flag of each card class, in ``CardModel(rules).classes`` order."""
+    classes = CardModel(rules).classes
+    return tuple(v for v, _, _ in classes), tuple(a for _, a, _ in classes)
+
+
+def natural_completer(rules: Rules, up: int) -> int | None:
+    """The card class (index in ``CardModel(rules).classes``) whose card as the hole card
+    makes a dealer blackjack with an upcard of class ``up`` (the ten-value class under an
+    ace, the ace under a ten), or None when no hole card can (:func:`_natural`)."""
+    vals, aces = _class_keys(rules)
+    return next(
+        (j for j in range(len(vals)) if _natural(vals[up], aces[up], vals[j], aces[j])), None
+    )
+
+
+def dealer_rows(rules: Rules, pool: np.ndarray, up: int, rows: np.ndarray) -> np.ndarray:
+    """Finite shoe: the dealer's unconditioned outcome probabilities (``m x 7``, order
+    :data:`OUTCOMES`, the blackjack column included) for each of ``m`` removed
+    compositions at once, the dealer drawing its hole card and hits without replacement
+    from ``pool - row``.
+
+    Columns of ``pool`` (length ``K``) and ``rows`` (``m x K``, float) are card-class
+    counts in ``CardModel(rules).classes`` order; ``pool`` is the cards left with the
+    upcard already out, ``up`` the upcard's class index. A path that would need a card
+    no row has left is skipped (it has probability 0 in every row); one that only some
+    rows lack gets probability 0 in those rows. Used by the finite-shoe evaluation, the
+    composition-dependent analysis and :func:`dealer_vector` (one row of zeros).
+    """
+    vals, aces = _class_keys(rules)
+    K = len(vals)
+    avail = np.asarray(pool, float)[None, :] - rows
+    left0 = avail.sum(axis=1)
+    up_v, up_a = vals[up], aces[up]
+    m = rows.shape[0]
+    memo: dict[tuple[int, ...], np.ndarray] = {}
+    stop_at: dict[tuple[int, bool], int | None] = {}  # _stands, read once per (hard, ace)
+
+    def node(drawn: list[int], hard: int, ace: bool, n: int) -> np.ndarray:
+        key = tuple(drawn)
+        got = memo.get(key)
+        if got is not None:
+            return got
+        out = np.zeros((m, 7))
+        left = left0 - n
+        with np.errstate(divide="ignore", invalid="ignore"):
+            inv = np.where(left > 0, 1.0 / left, 0.0)
+        for j in range(K):
+            cnt = avail[:, j] - drawn[j]
+            if cnt.max() <= 0:
+                continue  # no card of this class is left in any row
+            p = np.clip(cnt, 0.0, None) * inv
+            if n == 0 and _natural(up_v, up_a, vals[j], aces[j]):
+                out[:, BJ] += p
+                continue
+            nh, na = hard + vals[j], ace or aces[j]
+            if (nh, na) not in stop_at:
+                stop_at[nh, na] = _stands(nh, na, rules)
+            stop = stop_at[nh, na]
+            if stop is not None:
+                out[:, stop] += p
+            else:
+                drawn[j] += 1
+                out += p[:, None] * node(drawn, nh, na, n + 1)
+                drawn[j] -= 1
+        memo[key] = out
+        return out
+
+    return node([0] * K, up_v, up_a, 0)
+
+
+def _draws(rules: Rules) -> dict[tuple[int, bool], float]:
+    """Infinite deck: the chance of each card class ``(value, is ace)`` on any draw."""
     values = rules.card_values
     draws: dict[tuple[int, bool], float] = {}
     for rank in range(1, 14):
         key = (values[rank - 1], rank == 1)
         draws[key] = draws.get(key, 0.0) + 1.0 / 13.0
+    return draws
+
+
+@lru_cache(maxsize=256)
+def _after(rules: Rules) -> Callable[[int, bool], np.ndarray]:
+    """Infinite deck: ``after(hard, ace)``, the final-hand probabilities of a dealer
+    holding two or more cards (not a two-card blackjack), memoised."""
+    draws = _draws(rules)
     memo: dict[tuple[int, bool], np.ndarray] = {}
 
     def after(hard: int, ace: bool) -> np.ndarray:
@@ -145,62 +232,25 @@ def _infinite(rules: Rules, up_rank: int) -> tuple[float, ...]:
     """Unconditioned dealer outcome probabilities for an infinite deck."""
     values = rules.card_values
     after = _after(rules)
-    draws: dict[tuple[int, bool], float] = {}
-    for rank in range(1, 14):
-        key = (values[rank - 1], rank == 1)
-        draws[key] = draws.get(key, 0.0) + 1.0 / 13.0
-
+    draws = _draws(rules)
     up_v, up_a = values[up_rank - 1], up_rank == 1
     total = np.zeros(7)
     for (v, a), p in draws.items():
-        hard, ace = up_v + v, up_a or a
-        if hard == 11 and ace and (up_a != a):  # exactly one ace and a ten-value card
+        if _natural(up_v, up_a, v, a):
             total[BJ] += p
         else:
-            total += p * after(hard, ace)
+            total += p * after(up_v + v, up_a or a)
     return tuple(float(x) for x in total)
 
 
 def _finite(rules: Rules, up_rank: int, counts: tuple[int, ...]) -> np.ndarray:
-    """Unconditioned dealer outcome probabilities, drawing without replacement."""
-    values = rules.card_values
-    left = list(counts)
-    classes: dict[tuple[int, bool], list[int]] = {}
-    for rank in range(1, 14):
-        classes.setdefault((values[rank - 1], rank == 1), []).append(rank)
-    keys = list(classes)
-    cls_left = [sum(left[r - 1] for r in classes[k]) for k in keys]
-    n_left = sum(cls_left)
-
-    def after(hard: int, ace: bool, remaining: int) -> np.ndarray:
-        out = np.zeros(7)
-        stop = _stands(hard, ace, rules)
-        if stop is not None:
-            out[stop] = 1.0
-            return out
-        for i, (v, a) in enumerate(keys):
-            c = cls_left[i]
-            if c == 0:
-                continue
-            cls_left[i] -= 1
-            out += (c / remaining) * after(hard + v, ace or a, remaining - 1)
-            cls_left[i] += 1
-        return out
-
-    up_v, up_a = values[up_rank - 1], up_rank == 1
-    out = np.zeros(7)
-    for i, (v, a) in enumerate(keys):
-        c = cls_left[i]
-        if c == 0:
-            continue
-        hard, ace = up_v + v, up_a or a
-        if hard == 11 and ace and (up_a != a):
-            out[BJ] += c / n_left
-            continue
-        cls_left[i] -= 1
-        out += (c / n_left) * after(hard, ace, n_left - 1)
-        cls_left[i] += 1
-    return out
+    """Unconditioned dealer outcome probabilities, drawing without replacement from
+    ``counts`` (by rank, the upcard already out): :func:`dealer_rows` of one empty row."""
+    model = CardModel(rules)
+    classes = model.classes
+    pool = np.array([sum(counts[r - 1] for r in ranks) for _, _, ranks in classes], float)
+    up = model.class_of_rank[up_rank - 1]
+    return dealer_rows(rules, pool, up, np.zeros((1, len(classes))))[0]
 
 
 def dealer_vector(

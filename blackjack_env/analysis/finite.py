@@ -33,9 +33,17 @@ from functools import lru_cache
 
 import numpy as np
 
-from blackjack_env.analysis._model import BJ, CardModel, check_supported, expected, settle_values
+from blackjack_env.analysis._model import (
+    BJ,
+    CardModel,
+    check_supported,
+    expected,
+    natural_stands,
+    settle_values,
+    split_hand_settled,
+)
 from blackjack_env.analysis.chart import Chart, code_from_evs, pair_label
-from blackjack_env.analysis.dealer import _stands, upcard_rank
+from blackjack_env.analysis.dealer import dealer_rows, natural_completer, upcard_rank
 from blackjack_env.analysis.infinite import upcard_label
 from blackjack_env.analysis.state import DecisionState, Policy, as_policy
 from blackjack_env.engine.cards import Card, Rank, parse_cards
@@ -54,7 +62,6 @@ from blackjack_env.engine.play import (
     pre_peek_actions,
     score,
     split_allowed,
-    split_hand_done,
     surrender_outcome,
     surrender_settles_at_once,
 )
@@ -81,12 +88,8 @@ class _Shoe:
         self.aces = [a for _, a, _ in self.classes]
         self.counts = np.array([4 * decks * len(ranks) for _, _, ranks in self.classes], float)
         self.rank_count = 4 * decks
-        self.class_of_rank = {}
-        for j, (_, _, ranks) in enumerate(self.classes):
-            for r in ranks:
-                self.class_of_rank[r] = j
-        self.ten = next((j for j, (v, a, _) in enumerate(self.classes) if v == 10 and not a), None)
-        self.ace = next(j for j, (_, a, _) in enumerate(self.classes) if a)
+        self.class_of_rank = model.class_of_rank  # index rank - 1
+        self.ace = model.ace_class
 
     def hand_comps(self, limit: np.ndarray) -> list[Comp]:
         """Compositions of two or more cards with a hard total <= 21 within ``limit``."""
@@ -107,48 +110,6 @@ class _Shoe:
 
         gen(0, [], 0)
         return out
-
-
-def _dealer_table(
-    shoe: _Shoe, up: int, rows: np.ndarray, rules: Rules
-) -> np.ndarray:
-    """Unconditioned dealer outcome probabilities (m x 7) for each removed composition row."""
-    K = shoe.K
-    base = shoe.counts.copy()
-    base[up] -= 1
-    avail = base[None, :] - rows  # (m, K)
-    left0 = avail.sum(axis=1)
-    up_v, up_a = int(shoe.values[up]), shoe.aces[up]
-    vals = [int(v) for v in shoe.values]
-    memo: dict[Comp, np.ndarray] = {}
-    m = rows.shape[0]
-
-    def node(drawn: Comp, hard: int, ace: bool, ndrawn: int) -> np.ndarray:
-        got = memo.get(drawn)
-        if got is not None:
-            return got
-        out = np.zeros((m, 7))
-        left = left0 - ndrawn
-        with np.errstate(divide="ignore", invalid="ignore"):
-            inv = np.where(left > 0, 1.0 / left, 0.0)
-        for j in range(K):
-            cnt = avail[:, j] - drawn[j]
-            p = np.clip(cnt, 0, None) * inv
-            nh, na = hard + vals[j], ace or shoe.aces[j]
-            if ndrawn == 0 and nh == 11 and na and (up_a != shoe.aces[j]):
-                out[:, BJ] += p
-                continue
-            stop = _stands(nh, na, rules)
-            if stop is not None:
-                out[:, stop] += p
-            else:
-                nxt = list(drawn)
-                nxt[j] += 1
-                out += p[:, None] * node(tuple(nxt), nh, na, ndrawn + 1)
-        memo[drawn] = out
-        return out
-
-    return node(tuple([0] * K), up_v, up_a, 0)
 
 
 @dataclass(frozen=True)
@@ -195,13 +156,7 @@ class _UpcardEval:
             rules, up_value=self.up_value, up_ace=self.up_ace, natural=False, insurance=False
         )
         self.bet_factor = 0.5 if rules.split_bet is SplitBet.HALVE else 1.0
-        # completer class of a dealer blackjack
-        if self.up_ace:
-            self.completer = shoe.ten
-        elif self.up_value == 10:
-            self.completer = shoe.ace
-        else:
-            self.completer = None
+        self.completer = natural_completer(rules, up)  # hole card class of a dealer natural
         self.rows, self.row_index = _rows_cached(rules, up)
         self.dealer = _dealer_cached(rules, up, self.rows)
         self._hard_ace: dict[Comp, tuple[int, bool]] = {}
@@ -385,13 +340,9 @@ class _UpcardEval:
 
     def two_card_done(self, comp: Comp, split_c: int, h: int, pair: bool, natural: bool) -> bool:
         sa = self.shoe.aces[split_c]
-        hard, ace = self.hard_ace(comp)
-        return split_hand_done(
-            self.rules,
-            split_aces=sa,
-            can_split=split_allowed(self.rules, pair=pair, hands=h, split_aces=sa),
-            natural=natural,
-            total=score(hard, ace)[0],
+        total = score(*self.hard_ace(comp))[0]
+        return split_hand_settled(
+            self.rules, split_aces=sa, pair=pair, hands=h, natural=natural, total=total
         )
 
     def split_value(self, c: int, h: int, k: int) -> float:
@@ -437,7 +388,7 @@ class _UpcardEval:
                 prob /= len(up_ranks)
                 if prob <= 0:
                     continue
-                j1, j2 = shoe.class_of_rank[r1], shoe.class_of_rank[r2]
+                j1, j2 = shoe.class_of_rank[r1 - 1], shoe.class_of_rank[r2 - 1]
                 comp = [0] * shoe.K
                 comp[j1] += 1
                 comp[j2] += 1
@@ -453,7 +404,7 @@ class _UpcardEval:
         if natural:
             if rules.natural_paid_at_deal:
                 return self.payout
-            if rules.natural_ends_hand or auto_stands(rules, 21):
+            if natural_stands(rules):
                 after = self.stand_joint(comp, 21, True)  # judged against the dealer
             else:
                 after = self.value(comp, None, 1, False, True)  # may be hit
@@ -498,8 +449,9 @@ def _rows_cached(rules: Rules, up: int) -> tuple[tuple[Comp, ...], dict[Comp, in
 
 @lru_cache(maxsize=64)
 def _dealer_cached(rules: Rules, up: int, rows: tuple[Comp, ...]) -> np.ndarray:
-    shoe = _Shoe(rules)
-    return _dealer_table(shoe, up, np.array(rows, float), rules)
+    pool = _Shoe(rules).counts.copy()
+    pool[up] -= 1
+    return dealer_rows(rules, pool, up, np.array(rows, float))
 
 
 def _evaluate(
@@ -639,11 +591,11 @@ def hand_evs(
     policy = as_policy(strategy.action if isinstance(strategy, Chart) else strategy)
     shoe = _Shoe(rules)
     up_rank = upcard_rank(rules, upcard)
-    up = shoe.class_of_rank[up_rank]
+    up = shoe.class_of_rank[up_rank - 1]
     ev = _UpcardEval(rules, shoe, up, policy)
     comp = [0] * shoe.K
     for card in hand:
-        comp[shoe.class_of_rank[card.rank]] += 1
+        comp[shoe.class_of_rank[card.rank - 1]] += 1
     comp_t = tuple(comp)
     pc = shoe.model.pair_class
     pair = pc(hand[0].rank) == pc(hand[1].rank)

@@ -42,7 +42,15 @@ from collections.abc import Callable
 
 import numpy as np
 
-from blackjack_env.analysis._model import BJ, CardModel, check_supported, expected, settle_values
+from blackjack_env.analysis._model import (
+    BJ,
+    CardModel,
+    check_supported,
+    expected,
+    natural_stands,
+    settle_values,
+    split_hand_settled,
+)
 from blackjack_env.analysis.chart import card_label
 from blackjack_env.analysis.dealer import dealer_vector
 from blackjack_env.analysis.state import DecisionState
@@ -60,7 +68,6 @@ from blackjack_env.engine.play import (
     pre_peek_actions,
     score,
     split_allowed,
-    split_hand_done,
     surrender_outcome,
     surrender_settles_at_once,
 )
@@ -287,10 +294,11 @@ class RoundModel:
 
     def two_card_done(self, key: Key) -> bool:
         """``Table._check_two_card_hand``: the split hand needs no decision."""
-        return split_hand_done(
+        return split_hand_settled(
             self.rules,
             split_aces=key[6],
-            can_split=self.can_split(key),
+            pair=key[3] is not None,
+            hands=key[7],
             natural=key[4],
             total=score(key[0], key[1])[0],
         )
@@ -352,12 +360,10 @@ class RoundModel:
         if key[4]:  # natural
             if rules.natural_paid_at_deal:
                 return self.payout
-            if rules.natural_ends_hand or auto_stands(rules, 21):
-                # stood: paid at the peek when it beats any dealer 21, else compared with
-                # the dealer's final hand (same value either way)
-                after = self._stand_nat
-            else:
-                after = self.value(key)  # a decision (Gymnasium: the natural may be hit)
+            # stood: paid at the peek when it beats any dealer 21, else compared with the
+            # dealer's final hand (same value either way); else a decision (Gymnasium: the
+            # natural may be hit)
+            after = self._stand_nat if natural_stands(rules) else self.value(key)
             bjbj = self.settle[NATURAL_CATEGORY, BJ]  # a natural against the dealer's
             return pbj * bjbj + (1.0 - pbj) * after
         # a dealer natural found at the peek takes the original bet

@@ -3,9 +3,12 @@ peek conditioning, finite-shoe card removal."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from blackjack_env.analysis import OUTCOMES, dealer_probabilities
+from blackjack_env.analysis._model import CardModel
+from blackjack_env.analysis.dealer import dealer_rows, natural_completer
 from blackjack_env.engine import ALL_CARDS, Hand, Rules, parse_cards
 
 INF = Rules(decks=None)
@@ -130,3 +133,55 @@ def test_bad_input_is_a_clear_error() -> None:
         dealer_probabilities(Rules(decks=1), "5", "AS AS AS AS AS")
     with pytest.raises(ValueError, match="finite"):
         dealer_probabilities(INF, "5", "AS")
+
+
+def _by_class(rules: Rules, counts: list[int]) -> list[int]:
+    return [sum(counts[r - 1] for r in ranks) for _, _, ranks in CardModel(rules).classes]
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [Rules(decks=1), Rules(decks=1, dealer_hits_soft_17=True, card_values={"J": 1, "K": 3})],
+    ids=["s17", "h17-custom-values"],
+)
+def test_dealer_rows_match_engine_brute_force_row_by_row(rules: Rules) -> None:
+    # a small pool (the upcard, a 6, already out) with no 2s at all, and rows that each
+    # take cards out: one takes every ace, one every ten-value card, one every 5, one none
+    pool = [2, 0, 1, 2, 2, 1, 2, 1, 1, 2, 1, 2, 1]
+    rows = [
+        [0] * 13,
+        [2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+        [0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 2, 1],
+        [0, 0, 0, 1, 2, 0, 1, 0, 0, 0, 0, 0, 0],
+        [1, 0, 1, 0, 0, 1, 0, 0, 1, 1, 0, 0, 0],
+    ]
+    up = next(j for j, (_, _, ranks) in enumerate(CardModel(rules).classes) if 6 in ranks)
+    got = dealer_rows(
+        rules,
+        np.array(_by_class(rules, pool), float),
+        up,
+        np.array([_by_class(rules, r) for r in rows], float),
+    )
+    assert got.shape == (len(rows), 7)
+    for row, probs in zip(rows, got, strict=True):
+        left = [p - r for p, r in zip(pool, row, strict=True)]
+        want = brute_force(rules, 6, left)
+        for name, p in zip(OUTCOMES, probs, strict=True):
+            assert p == pytest.approx(want[name], abs=1e-12), (row, name)
+
+
+def test_dealer_rows_blackjack_column_and_completer() -> None:
+    rules = Rules(decks=1)
+    classes = CardModel(rules).classes
+    ace = next(j for j, (_, a, _) in enumerate(classes) if a)
+    ten = next(j for j, (v, a, _) in enumerate(classes) if v == 10 and not a)
+    assert natural_completer(rules, ace) == ten and natural_completer(rules, ten) == ace
+    others = [j for j in range(len(classes)) if j not in (ace, ten)]
+    assert all(natural_completer(rules, j) is None for j in others)
+    pool = np.array(_by_class(rules, [3] + [4] * 12), float)  # one deck less an ace upcard
+    rows = np.zeros((2, len(classes)))
+    rows[1, ten] = 16  # every ten-value card gone: no blackjack possible
+    got = dealer_rows(rules, pool, ace, rows)
+    assert got[0, 6] == pytest.approx(16 / 51, abs=1e-15)
+    assert got[1, 6] == 0.0
+    assert got.sum(axis=1) == pytest.approx([1.0, 1.0], abs=1e-12)
