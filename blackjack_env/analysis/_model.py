@@ -16,8 +16,8 @@ from blackjack_env.engine.play import (
     BUST_CATEGORY,
     NATURAL_CATEGORY,
     NUM_CATEGORIES,
-    auto_stands,
     dealer_peeks,
+    natural_stands,
     outcome,
     pair_class,
     payout,
@@ -55,13 +55,6 @@ def settle_values(rules: Rules) -> np.ndarray:
             for p in range(NUM_CATEGORIES)
         ]
     )
-
-
-def natural_stands(rules: Rules) -> bool:
-    """A dealt natural (not paid at the deal) needs no decision: it ends the hand
-    (``natural_ends_hand``), or its 21 stands by itself (``engine.play.auto_stands``);
-    otherwise the player may hit it (Gymnasium's rules)."""
-    return rules.natural_ends_hand or auto_stands(rules, 21)
 
 
 def split_hand_settled(

@@ -87,6 +87,7 @@ __all__ = [
     "is_natural",
     "is_pair",
     "natural_counts",
+    "natural_stands",
     "outcome",
     "outcome_table",
     "pair_class",
@@ -241,6 +242,13 @@ def auto_stands(rules: Rules, total: int) -> bool:
     code: ``auto_stands(rules, AUTO_STAND_TOTAL)`` says whether any total does, then
     compares totals with :data:`AUTO_STAND_TOTAL`.)"""
     return rules.auto_stand_21 and total == AUTO_STAND_TOTAL
+
+
+def natural_stands(rules: Rules) -> bool:
+    """A dealt natural that is not paid at the deal needs no decision: it ends the hand
+    (``natural_ends_hand``), or its 21 stands by itself (:func:`auto_stands`); otherwise
+    the player may hit it (Gymnasium's rules)."""
+    return rules.natural_ends_hand or auto_stands(rules, AUTO_STAND_TOTAL)
 
 
 def pair_key(values: tuple[int, ...], rank: int, by_value: bool) -> int:

@@ -175,7 +175,7 @@ class RoundMixin:
         # cards, so it is done exactly when it is a natural that is paid at the deal or
         # ends the hand, or a 21 under auto_stand_21; those still to play (DECIDE: not a
         # dealer blackjack, not asked the pre-peek question) go to the dealer
-        if rules.natural_paid_at_deal or rules.natural_ends_hand or self._auto21:
+        if rules.natural_paid_at_deal or self._natural_stands:
             fin = dealt_to.compress(bj)
             if fin.size:
                 fin = fin[self.phase[fin] == _DECIDE]

@@ -213,6 +213,8 @@ class TableBatch(
         self._no_hole = rules.hole_card is HoleCard.NONE
         # a hand reaching play.AUTO_STAND_TOTAL stands by itself (play.auto_stands)
         self._auto21 = play.auto_stands(rules, play.AUTO_STAND_TOTAL)
+        # a dealt natural not paid at the deal needs no decision (play.natural_stands)
+        self._natural_stands = play.natural_stands(rules)
         # a two-card 21 on a split hand is a natural (play.natural_counts)
         self._split_naturals = play.natural_counts(rules, from_split=True)
         self._naturals_paid_at_peek = (
