@@ -18,6 +18,7 @@ from blackjack_env.analysis.dealer import final_distribution
 from blackjack_env.engine import play
 from blackjack_env.engine.rules import Settlement
 from blackjack_env.envs.batch.codes import _OVER
+from blackjack_env.envs.batch.shoe import deal_swap
 
 #: The dealer's final total (22: bust) by the category 0..5 of :meth:`TableBatch._dealer_cdf`
 #: (17, 18, 19, 20, 21, bust), for any count 0..16 of thresholds passed.
@@ -132,9 +133,7 @@ class DealerMixin:
             off *= u
             fj = off.astype(np.int64)
             fj += fi
-            cards = flat.take(fj)
-            flat[fj] = flat.take(fi)
-            flat[fi] = cards
+            cards = deal_swap(flat, fi, fj)
             k = key.take(act)
             k *= 52
             k += cards

@@ -232,29 +232,21 @@ class HandsMixin:
             self._stake[fn] = half
         else:
             self._stake[fn] = self._stake[f]
+        self._hard[f] -= v1  # (the hand keeps its first card)
+        self._ace[f] = self._r0[f] == 0
         self.nhands[t] += 1
-        r0 = self._r0[f]  # (the hand keeps its first card: its hard total loses v1)
-        self._second_card(f, t, self._hard[f] - v1, r0 == 0, r0)
+        self._second_card(f, t)
 
-    def _second_card(
-        self,
-        f: np.ndarray,
-        t: np.ndarray,
-        hard: np.ndarray | None = None,
-        ace: np.ndarray | None = None,
-        r0: np.ndarray | None = None,
-    ) -> None:
+    def _second_card(self, f: np.ndarray, t: np.ndarray) -> None:
         """Split hands ``f`` (flat) of tables ``t``, holding one card each, get their
-        second card from the tables' shoes (``hard`` / ``ace`` / ``r0``: the hands' one
-        card, when the caller has them); a hand with no decision left is finished
+        second card from the tables' shoes; a hand with no decision left is finished
         (``engine.play.split_hand_done``: split aces that may not be hit, a natural that
         counts, a 21, a pair that may be split again decides)."""
         cards = self._draw(t)
-        if hard is None or ace is None or r0 is None:
-            hard, ace, r0 = self._hard[f], self._ace[f], self._r0[f]
         r1 = self._rank_of_id.take(cards)
-        hard = hard + self._value_of_id.take(cards)
-        ace = ace | self._ace_of_id.take(cards)
+        hard = self._hard[f] + self._value_of_id.take(cards)
+        ace = self._ace[f] | self._ace_of_id.take(cards)
+        r0 = self._r0[f]
         self._hard[f] = hard
         self._ace[f] = ace
         self._ncards[f] = 2

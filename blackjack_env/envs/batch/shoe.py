@@ -31,6 +31,19 @@ _STEPS_INT = np.arange(16, dtype=np.int64)
 _POOL = 1 << 20
 
 
+def deal_swap(
+    flat: np.ndarray, slot: np.ndarray, pick: np.ndarray, out: np.ndarray | None = None
+) -> np.ndarray:
+    """One step of the lazy Fisher-Yates shuffle on the flat shoes: the cards at flat
+    indices ``pick`` (each a uniformly random undealt card of its row) are dealt and
+    swapped with the cards at ``slot`` (each row's first undealt place); returns the dealt
+    cards (into ``out`` when given)."""
+    cards = flat.take(pick, out=out)
+    flat[pick] = flat.take(slot)
+    flat[slot] = cards
+    return cards
+
+
 class ShoeMixin:
     """The shoe methods of :class:`~blackjack_env.envs.batch.TableBatch`."""
 
@@ -156,10 +169,7 @@ class ShoeMixin:
         if self._stacked_any:
             offset[pos < self.stacked_end[idx]] = 0
         fj = fi + offset
-        flat = self._shoe_flat
-        cards = flat.take(fj)
-        flat[fj] = flat.take(fi)
-        flat[fi] = cards
+        cards = deal_swap(self._shoe_flat, fi, fj)
         pos += 1
         self.pos[idx] = pos
         self.undealt_hilo[idx] = self.undealt_hilo.take(idx) - self._hilo_of_id.take(cards)
@@ -194,10 +204,7 @@ class ShoeMixin:
         picks = (u * (left.astype(np.float64) - _STEPS[:k, None])).astype(np.int64)
         picks += slots
         for j in range(k):
-            fj, fs = picks[j], slots[j]
-            cards = flat.take(fj, out=out[j])
-            flat[fj] = flat.take(fs)
-            flat[fs] = cards
+            deal_swap(flat, slots[j], picks[j], out=out[j])
         if self.track_cards:
             for j in range(k):
                 self.counts[idx, self._rank_of_id.take(out[j])] -= 1
