@@ -933,14 +933,11 @@ def _table_aligned(mask: np.ndarray, seats: int) -> bool:
 
 # The legal actions of a mask row of at most 8 actions, as the bits of one byte: the
 # number of legal actions by byte, and the j-th legal action (in increasing order) at
-# entry 8 * byte + j (0 where there is no j-th).
+# entry 8 * byte + j for j below that number (a stable sort puts the set bits first; for
+# byte 0 entry 0 is action 0).
 _BIT_OF = (np.arange(256)[:, None] >> np.arange(8)) & 1
 _LEGAL_COUNT = _BIT_OF.sum(axis=1).astype(np.float64)
-_NTH_LEGAL = np.zeros((256, 8), dtype=np.intp)
-for _byte in range(256):
-    _on = _BIT_OF[_byte].nonzero()[0]
-    _NTH_LEGAL[_byte, : _on.size] = _on
-_NTH_LEGAL = _NTH_LEGAL.reshape(-1)
+_NTH_LEGAL = np.argsort(1 - _BIT_OF, axis=1, kind="stable").astype(np.intp).reshape(-1)
 _BYTE_WEIGHTS = (1 << np.arange(8)).astype(np.uint8)
 
 
