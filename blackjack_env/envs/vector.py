@@ -274,6 +274,8 @@ class BlackjackVectorEnv(VectorEnv):
 
         self.batch: TableBatch | None = None
         self._mask_rows: np.ndarray | None = None  # action-mask row by batch key (_mask_table)
+        self._bucket_rows: np.ndarray | None = None  # count field by count (_count_buckets)
+        self._bucket_width = self._bucket_top = 0
         self._mask = np.zeros((n, self._n_actions), dtype=np.int8)
         self._phase = np.full(n, Decision.SETTLED, dtype=np.int64)
         self._rounds = np.zeros(n, dtype=np.int64)
@@ -450,7 +452,8 @@ class BlackjackVectorEnv(VectorEnv):
             # the ended sub-envs' last observation: a SETTLED phase, every action legal
             # (rows of the other sub-envs in final_obs are not meaningful)
             # (a SETTLED row shows no can-double/split/surrender: the mask is not read)
-            self._phase = np.where(done, _SETTLED, self._phase)
+            self._phase = self._phase.copy()  # (by index: faster than np.where)
+            self._phase[done.nonzero()[0]] = _SETTLED
             final_obs = self._observe()
             final_info = {
                 "round_net": info_extra["round_net"],
@@ -619,7 +622,9 @@ class BlackjackVectorEnv(VectorEnv):
             return np.zeros(self.num_envs, dtype=np.int64), play
         # (focus_index's clamp of the last hand to the hands held is a no-op here: the
         # batch's last_hand is a hand the round holds, 0 before any decision)
-        h = np.where(play, batch.cur, batch.last_hand)
+        h = batch.last_hand.copy()
+        p = play.nonzero()[0]  # (by index: faster than np.where on a random mask)
+        h[p] = batch.cur.take(p)
         return h, play
 
     def _true_count(self) -> np.ndarray:
@@ -627,16 +632,35 @@ class BlackjackVectorEnv(VectorEnv):
         assert batch is not None
         if self._infinite:
             return np.zeros(self.num_envs, dtype=np.float64)
-        # the full shoe's Hi-Lo sum is 0, so the running count of the seen cards is
-        # minus the Hi-Lo sum of the unseen ones
         unseen_hilo, remaining = batch.unseen_hilo()
-        running = -unseen_hilo
-        # running * 52 / remaining, 0 where nothing is unseen (no division there)
-        if np.count_nonzero(remaining) == remaining.size:  # (the common case: no masked divide)
-            return running * 52.0 / remaining
-        tc = np.zeros(self.num_envs, dtype=np.float64)
-        np.divide(running * 52.0, remaining, out=tc, where=remaining > 0)
-        return tc
+        return _true_counts(-unseen_hilo, remaining)
+
+    def _count_buckets(self) -> np.ndarray | None:
+        """The multidiscrete count field of each table, looked up by (running count,
+        unseen cards) in a table of :func:`view.count_bucket` of :func:`_true_counts`
+        built once (the same values, computed once per pair); None for an infinite deck.
+        """
+        batch = self.batch
+        assert batch is not None
+        if self._infinite:
+            return None
+        unseen_hilo, remaining = batch.unseen_hilo()
+        if self._bucket_rows is None:  # rows by running count, columns by unseen cards
+            width = batch.shoe_size + 1
+            # |running| is at most the cards of one tag in the shoe
+            tags = np.array(play.HI_LO_TAGS)
+            top = self._full_ranks * max(np.count_nonzero(tags > 0), np.count_nonzero(tags < 0))
+            running = np.arange(-top, top + 1)[:, None].repeat(width, axis=1)
+            unseen = np.arange(width)[None, :].repeat(running.shape[0], axis=0)
+            grid = view.count_bucket(_true_counts(running.reshape(-1), unseen.reshape(-1)))
+            self._bucket_rows = grid.astype(np.int8)
+            self._bucket_width = width
+            self._bucket_top = top
+        # row top - unseen_hilo (the running count, minus the unseen cards' tags)
+        key = unseen_hilo * -self._bucket_width
+        key += remaining
+        key += self._bucket_top * self._bucket_width
+        return self._bucket_rows.take(key)
 
     def _observe(self) -> Any:
         batch = self.batch
@@ -665,13 +689,15 @@ class BlackjackVectorEnv(VectorEnv):
         can_split = play & flags[:, _SPLIT] if self._n_play > 2 else np.zeros_like(play)
         surr_phase = play if ins is None else play | ins
         can_surr = surr_phase & flags[:, _SURRENDER] if self._n_play > 2 else np.zeros_like(play)
+        if mode is ObsMode.MULTIDISCRETE:
+            bucket = self._count_buckets()
+            return view.encode_multidiscrete(
+                phase, total, up, soft, can_double, can_split, can_surr, h,
+                self._true_count() if bucket is None else None, bucket,
+            )
         tc = self._true_count()
         if mode is ObsMode.DICT:
             return self._observe_dict(h, fi, total, soft, up, tc)
-        if mode is ObsMode.MULTIDISCRETE:
-            return view.encode_multidiscrete(
-                phase, total, up, soft, can_double, can_split, can_surr, h, tc
-            )
         n_hands = self.rules.max_split_hands
         can_insure = ins & (mask[:, _INSURE] > 0) if self._n_play == 6 and ins is not None else 0
         ncards = batch.ncards.reshape(-1)[fi]
@@ -900,8 +926,7 @@ class BlackjackVectorEnv(VectorEnv):
         zero = np.zeros(m, dtype=np.int64)
         phase = np.full(m, _BET, dtype=np.int64)
         hilo, remaining = batch.shoe_count(rows)
-        tc = np.zeros(m, dtype=np.float64)
-        np.divide(-hilo * 52.0, remaining, out=tc, where=remaining > 0)
+        tc = _true_counts(-hilo, remaining)
         mode = self.obs_mode
         if mode is ObsMode.MULTIDISCRETE:
             obs[rows] = view.encode_multidiscrete(
@@ -923,6 +948,16 @@ class BlackjackVectorEnv(VectorEnv):
             )  # fmt: skip
             for key, value in part.items():
                 obs[key][rows] = value
+
+
+def _true_counts(running: np.ndarray, remaining: np.ndarray) -> np.ndarray:
+    """Hi-Lo true counts, batched (as ``envs.core.hi_lo_true_count``): the running
+    count of the seen cards times 52 over the unseen cards, 0 where none is unseen."""
+    if np.count_nonzero(remaining) == remaining.size:  # (the common case: no masked divide)
+        return running * 52.0 / remaining
+    tc = np.zeros(remaining.shape, dtype=np.float64)
+    np.divide(running * 52.0, remaining, out=tc, where=remaining > 0)
+    return tc
 
 
 def _table_aligned(mask: np.ndarray, seats: int) -> bool:

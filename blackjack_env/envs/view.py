@@ -190,8 +190,12 @@ def encode_multidiscrete(
     can_surrender: Any,
     hand_index: Any,
     true_count: Any,
+    bucket: Any = None,
 ) -> np.ndarray:
-    """The ``"multidiscrete"`` observation, int64 ``(MD_SIZE,)`` or ``(N, MD_SIZE)``."""
+    """The ``"multidiscrete"`` observation, int64 ``(MD_SIZE,)`` or ``(N, MD_SIZE)``.
+
+    ``bucket``: the count field when the caller has it already (``count_bucket`` of
+    the true count, e.g. looked up in a table of them); ``true_count`` is then not read."""
     out = np.empty((*np.shape(total), MD_SIZE), dtype=np.int64)
     out[..., MD_PHASE] = phase
     out[..., MD_TOTAL] = total
@@ -201,7 +205,7 @@ def encode_multidiscrete(
     out[..., MD_CAN_SPLIT] = can_split
     out[..., MD_CAN_SURRENDER] = can_surrender
     out[..., MD_HAND_INDEX] = hand_index
-    out[..., MD_COUNT] = count_bucket(true_count)
+    out[..., MD_COUNT] = count_bucket(true_count) if bucket is None else bucket
     return out
 
 

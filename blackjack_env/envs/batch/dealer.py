@@ -42,14 +42,13 @@ class DealerMixin:
         self.phase[idx] = _OVER
         if self.max_hands > 1:  # (one hand: the cursor is always on hand 0)
             nh = self.nhands.take(idx)
-            nh -= 1
-            self.cur[idx] = nh
+            self.cur[idx] = nh - 1
         # any_open: some hand is unsettled; plays: some unsettled hand was not surrendered
         any_open = ~self._settled.take(idx)
         surrender = self._surrenders
         plays = any_open & ~self._surrendered.take(idx) if surrender else any_open
         if self.max_hands > 1:
-            for sel, fk in self._later_hands(idx):
+            for sel, fk in self._later_hands(idx, nh):
                 open_k = ~self._settled[fk]
                 any_open[sel] |= open_k
                 if surrender:
@@ -140,7 +139,7 @@ class DealerMixin:
             k = after.take(k)
             key[act] = k
             acc[act] += tag.take(cards)
-            act = act[hits.take(k)]
+            act = act.compress(hits.take(k))
             j += 1
         n = (acc + 32) >> 6  # cards drawn at each table
         self.pos[t] = pos + n

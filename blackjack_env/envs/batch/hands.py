@@ -76,6 +76,7 @@ class HandsMixin:
         else:
             if self.max_hands == 1:
                 hard, ace, nc = self.hard[0], self.ace[0], self.ncards[0]
+                two = nc == 2
                 key = 2 * hard
                 key += ace
             else:
@@ -84,6 +85,7 @@ class HandsMixin:
                 # read only where deciding)
                 f = self.cur * self.num_tables + self._arange
                 hard, ace, nc = self._hard.take(f), self._ace.take(f), self._ncards.take(f)
+                two = nc == 2
                 r0 = self._r0.take(f)
                 key = 2 * hard
                 key += ace
@@ -92,19 +94,21 @@ class HandsMixin:
                     key[split] += play.KEY_FROM_SPLIT + play.KEY_SPLIT_ACES * (r0[split] == 0)
                 if self._splits:  # pairs (few) that may be split
                     maybe = self._pair.take(13 * r0 + self._r1.take(f))
-                    maybe &= nc == 2
+                    maybe &= two
                     c = maybe.nonzero()[0]
                     if c.size:  # two-card pairs
                         nhc = nh[c]
                         aces = (nhc > 1) & (r0[c] == 0)
                         key[c] += play.KEY_CAN_SPLIT * self._split_allowed(1, nhc, aces, f[c])
             # two cards: KEY_TWO_CARDS (a doubled hand never decides: its row is never read)
-            key += play.KEY_TWO_CARDS * (nc == 2)
+            key += play.KEY_TWO_CARDS * two
             key += self._up_key
             if self.bankroll is not None:  # the rows without DOUBLE where it is not covered
                 key += self._poor_play_offset * self._short_of_double(decide)
             if np.count_nonzero(decide) != decide.size:
-                np.putmask(key, ~decide, self._over_key)
+                # (by index: a boolean mask as random as the tables' phases is slow to
+                # branch on, element by element, in putmask, where or mask indexing)
+                key[(~decide).nonzero()[0]] = self._over_key
         # (the INSURE phase occurs only under _pre_peek)
         if self._pre_peek and np.count_nonzero(decide) != decide.size:
             ins = (phase == _INSURE_PHASE).nonzero()[0]

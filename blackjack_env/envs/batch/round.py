@@ -82,6 +82,10 @@ class RoundMixin:
             arr[idx] = 0
         self._outcome[idx] = -1
         if self.max_hands > 1:  # (one hand: these never change from 1, 0, 0)
+            # hands past nhands hold a net of -0.0 (x + -0.0 is x): step sums all hands
+            split = idx.compress(self.nhands.take(idx) > 1)
+            if split.size:
+                self.net[1:, split] = -0.0
             self.nhands[idx] = 1
             self.cur[idx] = 0
             self.last_hand[idx] = 0
@@ -292,25 +296,27 @@ class RoundMixin:
         if self.seats > 1:  # a table's round ends for all its seats at once
             round_over = round_over.reshape(-1, self.seats).any(axis=1).repeat(self.seats)
             self._sync_shoes()
-        if self.max_hands == 1:  # whole width: hand 0 and insurance
-            if self._pre_peek or self._negative_zero:
-                net = self.net[0] + self.insurance_net  # (-0.0 + 0.0 is 0.0)
-            else:  # (nobody insures, and no hand's net is -0.0)
-                net = self.net[0]
-            if self.bet != 1:
-                net = net / self.bet
-            return round_over, np.where(round_over, net, 0.0)
+        # whole width: a table's hands in order (hands past nhands hold -0.0, which adds
+        # nothing), then insurance, as round_net
+        net = self.net[0] if self.max_hands == 1 else self.net.sum(axis=0)
+        if self._pre_peek or self._negative_zero:
+            net = net + self.insurance_net  # (-0.0 + 0.0 is 0.0)
+        if self.bet != 1:
+            net = net / self.bet
         reward = np.zeros(self.num_tables, dtype=np.float64)
-        ro = round_over.nonzero()[0]
-        if ro.size:
-            reward[ro] = self.round_net(ro)
+        ro = round_over.nonzero()[0]  # (by index: faster than np.where on a random mask)
+        reward[ro] = net.take(ro)
         return round_over, reward
 
-    def _later_hands(self, idx: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    def _later_hands(
+        self, idx: np.ndarray, nh: np.ndarray | None = None
+    ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """For each hand ``k >= 1`` that some table of ``idx`` holds (split tables, few):
         ``(sel, f)``, the positions in ``idx`` of those tables and the flat indices of
-        their hand ``k`` (hands past ``nhands`` hold stale values: never read them)."""
-        nh = self.nhands.take(idx)
+        their hand ``k`` (hands past ``nhands`` hold stale values: never read them).
+        ``nh``: ``nhands`` at ``idx`` when the caller has it."""
+        if nh is None:
+            nh = self.nhands.take(idx)
         for k in range(1, self.max_hands):
             sel = (nh > k).nonzero()[0]
             if not sel.size:

@@ -253,6 +253,7 @@ class TableBatch(
         self.settled = np.zeros((h, n), dtype=bool)
         self.outcome = np.full((h, n), -1, dtype=np.int64)
         self.net = np.zeros((h, n), dtype=np.float64)
+        self.net[1:] = -0.0  # (a hand past nhands: RoundMixin.step sums every hand)
         self.insurance = np.zeros(n, dtype=np.float64)
         self.insurance_net = np.zeros(n, dtype=np.float64)
         self._hand_fields = (
