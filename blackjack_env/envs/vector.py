@@ -513,8 +513,8 @@ class BlackjackVectorEnv(VectorEnv):
         if (  # the common case, checked fast
             a.dtype == np.int64
             and a.shape == (self.num_envs,)
-            and a.min() >= 0
-            and a.max() < self._n_actions
+            # (0 <= a < n_actions in one pass: a negative int64 read as uint64 is >= 2 ** 63)
+            and not np.count_nonzero(a.view(np.uint64) >= self._n_actions)
         ):
             return a
         if a.shape == () and self.num_envs == 1:

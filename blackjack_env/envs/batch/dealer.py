@@ -113,7 +113,7 @@ class DealerMixin:
         t, key = t.take(sel), key.take(sel)
         size = self.shoe_size
         pos = self.pos[t]
-        room = size - int(pos.max())  # draws every table can make from its undealt cards
+        room = size - int(np.maximum.reduce(pos))  # draws every table can make from its undealt cards
         first = t * size
         first += pos  # flat index of each table's first undealt card
         left = (size - pos).astype(np.float64)  # its undealt cards (exact as float64)

@@ -147,6 +147,8 @@ class HandsMixin:
                 self.last_hand[idx] = h
             f = h * self.num_tables + idx
         hitting = _TAKES_CARD.take(actions).nonzero()[0]
+        split = (actions == _SPLIT).nonzero()[0] if self.max_hands > 1 else hitting[:0]
+        split_cards = None
         if hitting.size:
             dbl = (actions == _DOUBLE).nonzero()[0] if self._can_double_rule else hitting[:0]
             if dbl.size:
@@ -158,6 +160,9 @@ class HandsMixin:
             fh = t if self.max_hands == 1 else f.take(hitting)
             if self._hit_block and not self._stacked_any and not self.track_cards:
                 cards = self._random_cards(self.num_tables).take(t)
+            elif split.size:  # the split hands' second cards, drawn next, in the same draw
+                cards = self._draw(np.concatenate((t, idx.take(split))))
+                cards, split_cards = cards[: t.size], cards[t.size :]
             else:
                 cards = self._draw(t)
             self._add_card(fh, cards)
@@ -179,9 +184,8 @@ class HandsMixin:
             self._done[fs] = True
             if self._surrender_at_once:
                 self._pay(fs, _SURR)
-        split = (actions == _SPLIT).nonzero()[0] if self.max_hands > 1 else hitting[:0]
         if split.size:
-            self._split(idx[split], h[split])
+            self._split(idx[split], h[split], split_cards)
         finished = self._done.take(f).nonzero()[0]
         if finished.size:
             if self.max_hands == 1:  # (as _advance: hand 0 is done, the dealer plays)
@@ -200,8 +204,9 @@ class HandsMixin:
         if self.track_cards:
             self._hand_ranks_f[f, self._rank_of_id.take(cards)] += 1
 
-    def _split(self, t: np.ndarray, h: np.ndarray) -> None:
-        """Split hand ``h`` of tables ``t``: the new hand goes right after it."""
+    def _split(self, t: np.ndarray, h: np.ndarray, cards: np.ndarray | None = None) -> None:
+        """Split hand ``h`` of tables ``t``: the new hand goes right after it; hand ``h``
+        gets its second card (``cards``, when already drawn from the tables' shoes)."""
         n = self.num_tables
         # shift hands after h one place right (they wait for their second card)
         nh = self.nhands[t]
@@ -239,14 +244,15 @@ class HandsMixin:
         self._hard[f] -= v1  # (the hand keeps its first card)
         self._ace[f] = self._r0[f] == 0
         self.nhands[t] += 1
-        self._second_card(f, t)
+        self._second_card(f, t, cards)
 
-    def _second_card(self, f: np.ndarray, t: np.ndarray) -> None:
+    def _second_card(self, f: np.ndarray, t: np.ndarray, cards: np.ndarray | None = None) -> None:
         """Split hands ``f`` (flat) of tables ``t``, holding one card each, get their
-        second card from the tables' shoes; a hand with no decision left is finished
-        (``engine.play.split_hand_done``: split aces that may not be hit, a natural that
-        counts, a 21, a pair that may be split again decides)."""
-        cards = self._draw(t)
+        second card from the tables' shoes (``cards``: already drawn); a hand with no
+        decision left is finished (``engine.play.split_hand_done``: split aces that may
+        not be hit, a natural that counts, a 21, a pair that may be split again decides)."""
+        if cards is None:
+            cards = self._draw(t)
         r1 = self._rank_of_id.take(cards)
         hard = self._hard[f] + self._value_of_id.take(cards)
         ace = self._ace[f] | self._ace_of_id.take(cards)

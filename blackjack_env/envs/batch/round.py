@@ -298,7 +298,7 @@ class RoundMixin:
             self._sync_shoes()
         # whole width: a table's hands in order (hands past nhands hold -0.0, which adds
         # nothing), then insurance, as round_net
-        net = self.net[0] if self.max_hands == 1 else self.net.sum(axis=0)
+        net = self.net[0] if self.max_hands == 1 else np.add.reduce(self.net, axis=0)
         if self._pre_peek or self._negative_zero:
             net = net + self.insurance_net  # (-0.0 + 0.0 is 0.0)
         if self.bet != 1:

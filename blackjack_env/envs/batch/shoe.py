@@ -209,7 +209,7 @@ class ShoeMixin:
             for j in range(k):
                 self.counts[idx, self._rank_of_id.take(out[j])] -= 1
         self.pos[idx] = pos + k
-        tags = self._hilo_of_id.take(out).sum(axis=0)
+        tags = np.add.reduce(self._hilo_of_id.take(out), axis=0)
         self.undealt_hilo[idx] = self.undealt_hilo.take(idx) - tags
         return out
 
