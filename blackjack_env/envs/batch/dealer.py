@@ -132,7 +132,7 @@ class DealerMixin:
             off *= u
             fj = off.astype(np.int64)
             fj += fi
-            cards = deal_swap(flat, fi, fj)
+            cards = deal_swap(flat, fi, fj).astype(np.intp)
             k = key.take(act)
             k *= 52
             k += cards

@@ -169,7 +169,8 @@ class ShoeMixin:
         if self._stacked_any:
             offset[pos < self.stacked_end[idx]] = 0
         fj = fi + offset
-        cards = deal_swap(self._shoe_flat, fi, fj)
+        # (as intp once: the card tables are read with it several times)
+        cards = deal_swap(self._shoe_flat, fi, fj).astype(np.intp)
         pos += 1
         self.pos[idx] = pos
         self.undealt_hilo[idx] = self.undealt_hilo.take(idx) - self._hilo_of_id.take(cards)
@@ -205,6 +206,7 @@ class ShoeMixin:
         picks += slots
         for j in range(k):
             deal_swap(flat, slots[j], picks[j], out=out[j])
+        out = out.astype(np.intp)  # (once: the card tables are read with it several times)
         if self.track_cards:
             for j in range(k):
                 self.counts[idx, self._rank_of_id.take(out[j])] -= 1
