@@ -253,24 +253,19 @@ class HandsMixin:
         not be hit, a natural that counts, a 21, a pair that may be split again decides)."""
         if cards is None:
             cards = self._draw(t)
-        r1 = self._rank_of_id.take(cards)
-        hard = self._hard[f] + self._value_of_id.take(cards)
-        ace = self._ace[f] | self._ace_of_id.take(cards)
         r0 = self._r0[f]
-        self._hard[f] = hard
-        self._ace[f] = ace
+        r1 = self._rank_of_id.take(cards)
+        ranks = 13 * r0 + r1  # (the hand's one card is its first: _two_hard and others)
+        self._hard[f] = self._two_hard.take(ranks)
+        self._ace[f] = self._two_ace.take(ranks)
         self._ncards[f] = 2
         self._r1[f] = r1
         if self.track_cards:
             self._hand_ranks_f[f, r1] += 1
-        split_aces = r0 == 0  # (a split hand: the seat holds two hands or more)
-        key = 8 * split_aces
-        if self._splits:
-            pair = self._pair.take(13 * r0 + r1)
-            key += 4 * self._split_allowed(pair, self.nhands[t], split_aces, f)
-        if self._split_naturals:  # (else a split hand is never a natural: _is_bj)
-            key += 2 * play.array_natural(2, hard, ace)
-        key += array_total(hard, ace) == 21
+        key = self._second_key.take(ranks)  # split aces, natural, 21
+        if self._splits:  # (split aces: the seat holds two hands or more)
+            ok = self._split_allowed(self._pair.take(ranks), self.nhands[t], r0 == 0, f)
+            key += 4 * ok
         finish = self._split_done.take(key)  # engine.play.split_hand_done
         if np.count_nonzero(finish):
             self._done[f[finish]] = True

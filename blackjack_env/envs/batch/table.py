@@ -217,6 +217,17 @@ class TableBatch(
         self._natural_stands = play.natural_stands(rules)
         # a two-card 21 on a split hand is a natural (play.natural_counts)
         self._split_naturals = play.natural_counts(rules, from_split=True)
+        # a split hand's two cards by 13 * first rank + second rank: its hard total, its
+        # ace, and what its cards decide of its split_done_table key (8: split aces,
+        # 2: a natural that counts, 1: a 21) (the first card alone: hard = its value)
+        r0, r1 = np.divmod(np.arange(169), 13)
+        self._two_hard = self._values.take(r0) + self._values.take(r1)
+        self._two_ace = (r0 == 0) | (r1 == 0)
+        self._second_key = 8 * (r0 == 0) + (
+            play.array_total(self._two_hard, self._two_ace) == 21
+        )
+        if self._split_naturals:  # (else a split hand is never a natural: _is_bj)
+            self._second_key += 2 * play.array_natural(2, self._two_hard, self._two_ace)
         self._naturals_paid_at_peek = (
             rules.natural_beats_21 and rules.settlement is Settlement.DEALER
         )
