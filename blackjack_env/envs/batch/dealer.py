@@ -126,7 +126,8 @@ class DealerMixin:
         t, key = t.take(sel), key.take(sel)
         size = self.shoe_size
         pos = self.pos[t]
-        room = size - int(np.maximum.reduce(pos))  # draws every table can make from its undealt cards
+        # draws every table can make from its undealt cards
+        room = size - int(np.maximum.reduce(pos))
         first = t * size
         first += pos  # flat index of each table's first undealt card
         left = (size - pos).astype(np.float64)  # its undealt cards (exact as float64)

@@ -223,9 +223,7 @@ class TableBatch(
         r0, r1 = np.divmod(np.arange(169), 13)
         self._two_hard = self._values.take(r0) + self._values.take(r1)
         self._two_ace = (r0 == 0) | (r1 == 0)
-        self._second_key = 8 * (r0 == 0) + (
-            play.array_total(self._two_hard, self._two_ace) == 21
-        )
+        self._second_key = 8 * (r0 == 0) + (play.array_total(self._two_hard, self._two_ace) == 21)
         if self._split_naturals:  # (else a split hand is never a natural: _is_bj)
             self._second_key += 2 * play.array_natural(2, self._two_hard, self._two_ace)
         self._naturals_paid_at_peek = (
