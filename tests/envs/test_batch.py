@@ -188,3 +188,28 @@ def test_stacked_rounds_match_engine(name: str) -> None:
 )
 def test_tracked_cards_match_engine(name: str) -> None:
     assert _play(name, RULESETS[name], rounds=200, seed=8, track=True) > 200
+
+
+def test_round_after_a_split_round_reports_its_own_net() -> None:
+    """A round's reward sums the hands it holds: after a round split into three hands
+    (each +1: the dealer busts), the next round at the same table (one hand, +1) reports
+    1, not the three hands' results again."""
+    batch = TableBatch(preset("vegas-strip"), 1, np.random.default_rng(0))
+    t = np.arange(1)
+    # 8 8 against 6 (hole 10): split, the second 8 is split again; 11, 18, 17; dealer 26
+    batch.start_rounds(t, {0: "8S 6D 8H TC 8D 3C TD 9C TH"})
+    played = []
+    while batch.phase[0] != BatchPhase.OVER:
+        total, _, ncards = batch.current_totals()
+        pair = ncards[0] == 2 and total[0] == 16
+        action = Action.SPLIT if pair else Action.STAND
+        played.append(action)
+        over, reward = batch.step(np.array([action]))
+    assert played == [Action.SPLIT, Action.SPLIT, Action.STAND, Action.STAND, Action.STAND]
+    assert int(batch.nhands[0]) == 3
+    assert over.tolist() == [True] and reward.tolist() == [3.0]
+    # 10 9 against 7 (hole 10): stand, 19 beats 17
+    batch.start_rounds(t, {0: "TS 7D 9S TC"})
+    over, reward = batch.step(np.array([Action.STAND]))
+    assert over.tolist() == [True] and reward.tolist() == [1.0]
+    assert batch.round_net(t).tolist() == [1.0]

@@ -199,3 +199,27 @@ def test_the_old_name_core_still_reads_the_batch_with_a_warning():
     env.reset(seed=0)
     with pytest.warns(DeprecationWarning, match=r"\.batch"):
         assert env.core is env.batch
+
+
+@pytest.mark.parametrize("decks", [1, 8])
+def test_multidiscrete_count_field_is_the_bucketed_true_count(decks: int) -> None:
+    """The batched multidiscrete count field (looked up by running count and unseen
+    cards) is ``view.count_bucket`` of the Hi-Lo true count of the cards the learner has
+    not seen, over whole shoes dealt to the last card: counts far from 0 and few cards
+    left, where the bucket clips, included."""
+    from blackjack_env.envs import view
+
+    env = BlackjackVectorEnv(
+        64, rules=Rules(decks=decks, penetration=1.0), obs_mode="multidiscrete"
+    )
+    obs, info = env.reset(seed=decks)
+    rng = np.random.default_rng(decks)
+    seen = set()
+    for _ in range(300 * decks):
+        hilo, unseen = env.batch.unseen_hilo()
+        running = -hilo.astype(np.float64)
+        tc = np.divide(running * 52.0, unseen, out=np.zeros(64), where=unseen > 0)
+        assert np.array_equal(obs[:, view.MD_COUNT], view.count_bucket(tc))
+        seen.update(obs[:, view.MD_COUNT].tolist())
+        obs, _, _, _, info = env.step(random_legal_actions(rng, info["action_mask"]))
+    assert seen == set(range(2 * view.BUCKET_CLIP + 1))  # every bucket, both clips
