@@ -952,7 +952,9 @@ class BlackjackVectorEnv(VectorEnv):
 
 def _true_counts(running: np.ndarray, remaining: np.ndarray) -> np.ndarray:
     """Hi-Lo true counts, batched (as ``envs.core.hi_lo_true_count``): the running
-    count of the seen cards times 52 over the unseen cards, 0 where none is unseen."""
+    count of the seen cards times 52 over the unseen cards, 0 where none is unseen.
+    (A full shoe's Hi-Lo sum is 0, so the running count of the seen cards is minus the
+    Hi-Lo sum of the unseen ones: what the callers pass.)"""
     if np.count_nonzero(remaining) == remaining.size:  # (the common case: no masked divide)
         return running * 52.0 / remaining
     tc = np.zeros(remaining.shape, dtype=np.float64)
