@@ -38,11 +38,22 @@ class DealerMixin:
             else:
                 self._dealer_turn(idx)
 
-    def _dealer_turn(self, idx: np.ndarray) -> None:
+    def _round_over(self, idx: np.ndarray) -> np.ndarray | None:
+        """One seat: the rounds at tables ``idx`` end (``OVER``, the cursor on the last
+        hand, the hole card shown where the dealer has one: without a hole card the
+        second card is dealt only if the dealer plays). Returns ``nhands`` at ``idx``
+        (None with one hand)."""
         self.phase[idx] = _OVER
+        nh = None
         if self.max_hands > 1:  # (one hand: the cursor is always on hand 0)
             nh = self.nhands.take(idx)
             self.cur[idx] = nh - 1
+        if not self._no_hole:  # (every table shows its hole card, played or not)
+            self.hole_revealed[idx] = True
+        return nh
+
+    def _dealer_turn(self, idx: np.ndarray) -> None:
+        nh = self._round_over(idx)
         # any_open: some hand is unsettled; plays: some unsettled hand was not surrendered
         any_open = ~self._settled.take(idx)
         surrender = self._surrenders
@@ -64,8 +75,6 @@ class DealerMixin:
                     fk = fk[open_k]
                     open_f.append(fk)
                     open_t.append(fk - k * self.num_tables)
-        if not self._no_hole:  # (every table shows its hole card, played or not)
-            self.hole_revealed[idx] = True
         if np.count_nonzero(any_open) != any_open.size:
             if self._no_hole:
                 self.hole_revealed[idx[~any_open]] = False

@@ -80,26 +80,39 @@ class HandsMixin:
                 key = 2 * hard
                 key += ace
             else:
+                # the hand to act is hand 0 but at the (few) split tables, whose rows are
+                # read again from their hand cur (a hand of the table in every phase
+                # between calls: its key is read only where deciding)
+                n = self.num_tables
                 nh = self.nhands
-                # (cur is a hand of the table in every phase between calls: its key is
-                # read only where deciding)
-                f = self.cur * self.num_tables + self._arange
-                hard, ace, nc = self._hard.take(f), self._ace.take(f), self._ncards.take(f)
-                two = nc == 2
-                r0 = self._r0.take(f)
+                hard, ace, two = self.hard[0], self.ace[0], self.ncards[0] == 2
+                r0, r1 = self.r0[0], self.r1[0]
                 key = 2 * hard
                 key += ace
-                split = (nh > 1).nonzero()[0]  # (few: the seat's hands all come from a split)
+                split = (nh > 1).nonzero()[0]
                 if split.size:
-                    key[split] += play.KEY_FROM_SPLIT + play.KEY_SPLIT_ACES * (r0[split] == 0)
+                    fs = self.cur.take(split)
+                    fs *= n
+                    fs += split
+                    r0s = self._r0.take(fs)
+                    key[split] = (
+                        2 * self._hard.take(fs) + self._ace.take(fs)
+                        + play.KEY_FROM_SPLIT + play.KEY_SPLIT_ACES * (r0s == 0)
+                    )
+                    two[split] = self._ncards.take(fs) == 2
                 if self._splits:  # pairs (few) that may be split
-                    maybe = self._pair.take(13 * r0 + self._r1.take(f))
+                    maybe = self._pair.take(13 * r0 + r1)
+                    if split.size:
+                        maybe[split] = self._pair.take(13 * r0s + self._r1.take(fs))
                     maybe &= two
                     c = maybe.nonzero()[0]
                     if c.size:  # two-card pairs
-                        nhc = nh[c]
-                        aces = (nhc > 1) & (r0[c] == 0)
-                        key[c] += play.KEY_CAN_SPLIT * self._split_allowed(1, nhc, aces, f[c])
+                        fc = self.cur.take(c)
+                        fc *= n
+                        fc += c
+                        nhc = nh.take(c)
+                        aces = (nhc > 1) & (self._r0.take(fc) == 0)
+                        key[c] += play.KEY_CAN_SPLIT * self._split_allowed(1, nhc, aces, fc)
             # two cards: KEY_TWO_CARDS (a doubled hand never decides: its row is never read)
             key += play.KEY_TWO_CARDS * two
             key += self._up_key

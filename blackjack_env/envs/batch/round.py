@@ -185,7 +185,12 @@ class RoundMixin:
                 fin = fin[self.phase[fin] == _DECIDE]
                 self._done[fin] = True
                 if fin.size:
-                    self._to_dealer.append(fin)
+                    # all paid (at the peek): the dealer's turn would only end the rounds
+                    paid = np.count_nonzero(self._settled.take(fin)) == fin.size
+                    if paid and self.seats == 1:
+                        self._round_over(fin)
+                    else:
+                        self._to_dealer.append(fin)
         self._flush_dealer()
         if self.seats > 1:
             self._sync_shoes()
