@@ -29,8 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from blackjack_env.engine import Action, Phase, Rules, Table
-from blackjack_env.engine.rules import SplitBy
+from blackjack_env.engine import Action, Rules, Table
 from blackjack_env.envs import view as V
 
 __all__ = [
@@ -178,29 +177,12 @@ def decision_policy(agent: Any, rules: Rules, obs_mode: str | None = None,
 
 
 def table_state(table: Table) -> Any:
-    """The analysis's ``DecisionState`` of the decision the table awaits (never ``INSURE``).
+    """The analysis's ``DecisionState`` of the decision the table awaits (never ``INSURE``):
+    :func:`blackjack_env.analysis.strategy.table_state`, the one definition (imported when
+    called: the analysis loads only for grading).
 
     Raises ``ValueError`` when no decision is awaited.
     """
-    from blackjack_env.analysis import DecisionState
+    from blackjack_env.analysis.strategy import table_state as analysis_table_state
 
-    who = table.to_act
-    if who is None:
-        raise ValueError(f"no decision is awaited (phase {table.phase.value})")
-    rules = table.rules
-    seat = table.seats[who[0]]
-    hand = table.current_hand
-    assert hand is not None
-    values = rules.card_values
-    pair = None
-    if len(hand.cards) == 2 and hand.is_pair(rules.split_by is SplitBy.VALUE):
-        pair = values[hand.cards[0].rank - 1]
-    up = table.upcard
-    assert up is not None
-    return DecisionState(
-        total=hand.total, soft=hand.soft, cards=len(hand.cards), pair=pair,
-        dealer=values[up.rank - 1], dealer_ace=up.rank == 1, natural=hand.is_blackjack,
-        split=hand.from_split, split_aces=hand.split_aces, hands=len(seat.hands),
-        pre_peek=table.phase is Phase.INSURANCE,
-        legal=tuple(a for a in table.legal_actions() if a is not Action.INSURE),
-    )
+    return analysis_table_state(table)
