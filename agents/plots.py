@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from blackjack_env.engine import Action, Rules
-from blackjack_env.engine.play import auto_stands
+from blackjack_env.engine.play import auto_stands, natural_stands
 
 __all__ = [
     "agent_chart",
@@ -144,8 +144,8 @@ def agent_chart(policy: Callable[[Any], Action], rules: Rules, like: Any, title:
         a 21 that stands by itself."""
         if kind == "pair" or row != 21:
             return True
-        if kind == "soft" and rules.natural_ends_hand:
-            return False
+        if kind == "soft":  # a two-card soft 21: a natural (engine.play.natural_stands)
+            return not natural_stands(rules)
         return not auto_stands(rules, row)
 
     def code(kind: str, row: Any, up: str) -> Any:
