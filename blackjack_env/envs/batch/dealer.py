@@ -58,23 +58,9 @@ class DealerMixin:
         any_open = ~self._settled.take(idx)
         surrender = self._surrenders
         plays = any_open & ~self._surrendered.take(idx) if surrender else any_open
-        rules = self.rules
-        # the unsettled hands, settled at the end (as _hand_grid: every hand 0, then
-        # hands 1, 2, ... of the split tables): flat indices and tables
-        grid = self.max_hands > 1 and rules.settlement is not Settlement.HIGHEST_HAND
-        if grid:
-            open_f = [idx.compress(any_open)]
-            open_t = open_f[:]
-        if self.max_hands > 1:
-            for k, (sel, fk) in enumerate(self._later_hands(idx, nh), 1):
-                open_k = ~self._settled[fk]
-                any_open[sel] |= open_k
-                if surrender:
-                    plays[sel] |= open_k & ~self._surrendered[fk]
-                if grid:
-                    fk = fk[open_k]
-                    open_f.append(fk)
-                    open_t.append(fk - k * self.num_tables)
+        # the unsettled hands, settled at the end (the dealer's turn settles none); the
+        # walk over them adds the split tables' later hands to any_open and plays
+        f, t = self._hand_grid(idx, nh, any_open, plays if surrender else None)
         if np.count_nonzero(any_open) != any_open.size:
             if self._no_hole:
                 self.hole_revealed[idx[~any_open]] = False
@@ -86,14 +72,9 @@ class DealerMixin:
                 plays = plays.take(keep)
         # (without surrender every open table plays)
         self._dealer_draws(idx, idx.compress(plays) if surrender else idx)
-        if rules.settlement is Settlement.HIGHEST_HAND:
-            self._settle_highest(idx)
-        elif self.max_hands == 1:  # (idx: exactly the tables whose hand 0 is open)
-            self._pay_outcomes(idx, self._compare(idx, idx))
-        else:  # (the dealer's turn settled no hand: the grid still holds)
-            f, t = open_f[0], open_t[0]
-            if len(open_f) > 1:
-                f, t = np.concatenate(open_f), np.concatenate(open_t)
+        if self.rules.settlement is Settlement.HIGHEST_HAND:
+            self._settle_highest(f, t)
+        else:
             self._pay_outcomes(f, self._compare(f, t))
 
     def _dealer_draws(self, open_: np.ndarray, drawing: np.ndarray) -> None:

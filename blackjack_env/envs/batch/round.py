@@ -301,13 +301,7 @@ class RoundMixin:
         if self.seats > 1:  # a table's round ends for all its seats at once
             round_over = round_over.reshape(-1, self.seats).any(axis=1).repeat(self.seats)
             self._sync_shoes()
-        # whole width: a table's hands in order (hands past nhands hold -0.0, which adds
-        # nothing), then insurance, as round_net
-        net = self.net[0] if self.max_hands == 1 else np.add.reduce(self.net, axis=0)
-        if self._pre_peek or self._negative_zero:
-            net = net + self.insurance_net  # (-0.0 + 0.0 is 0.0)
-        if self.bet != 1:
-            net = net / self.bet
+        net = self._round_nets(self.net, self.insurance_net)  # (whole width)
         reward = np.zeros(self.num_tables, dtype=np.float64)
         ro = round_over.nonzero()[0]  # (by index: faster than np.where on a random mask)
         reward[ro] = net.take(ro)
@@ -330,12 +324,15 @@ class RoundMixin:
 
     def round_net(self, idx: np.ndarray) -> np.ndarray:
         """Net result of the round so far at tables ``idx``, in units of the bet."""
-        hands = self._net.take(idx)
-        if self.max_hands > 1:  # add the split hands of split tables
-            for sel, f in self._later_hands(idx):
-                hands[sel] += self._net[f]
-        if self._pre_peek or self._negative_zero:  # (as step: -0.0 + 0.0 is 0.0)
-            hands = hands + self.insurance_net[idx]
+        return self._round_nets(self.net.take(idx, axis=1), self.insurance_net.take(idx))
+
+    def _round_nets(self, net: np.ndarray, insurance_net: np.ndarray) -> np.ndarray:
+        """Rounds' nets in units of the bet from their hands' nets ``(max_hands, m)``,
+        summed in hand order (hands past ``nhands`` hold -0.0, which adds nothing), and
+        their insurance nets ``(m,)``."""
+        hands = net[0] if self.max_hands == 1 else np.add.reduce(net, axis=0)
+        if self._pre_peek or self._negative_zero:
+            hands = hands + insurance_net  # (-0.0 + 0.0 is 0.0)
         return hands / self.bet if self.bet != 1 else hands
 
     def _act_insurance(self, idx: np.ndarray, actions: np.ndarray) -> None:

@@ -129,11 +129,12 @@ class SeatsMixin:
             self.cur[rows] = nh - 1
         any_open = ~self._settled[rows]
         surrender = self._surrenders
-        plays = any_open & ~self._surrendered[rows] if surrender else any_open.copy()
-        for sel, fk in self._later_hands(rows):
-            open_k = ~self._settled[fk]
-            any_open[sel] |= open_k
-            plays[sel] |= open_k & ~self._surrendered[fk] if surrender else open_k
+        plays = any_open & ~self._surrendered[rows] if surrender else None
+        # the unsettled hands, settled at the end (the rows of tables with none hold
+        # none); the walk adds the split hands to any_open and plays
+        f, t = self._hand_grid(rows, nh, any_open, plays)
+        if plays is None:  # (without surrender every open seat plays)
+            plays = any_open
         t_open = any_open.reshape(-1, s).any(axis=1)
         t_plays = plays.reshape(-1, s).any(axis=1)
         lead = rows[::s]
@@ -153,6 +154,6 @@ class SeatsMixin:
         if self.track_cards:
             self.dealer_ranks[open_rows] = self.dealer_ranks[src]
         if self.rules.settlement is Settlement.HIGHEST_HAND:
-            self._settle_highest(open_rows)
-        else:
-            self._settle_by_compare(open_rows)
+            self._settle_highest(f, t)
+        elif f.size:
+            self._pay_outcomes(f, self._compare(f, t))

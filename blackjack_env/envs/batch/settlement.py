@@ -19,29 +19,37 @@ from blackjack_env.envs.batch.codes import _LOSS, _SURR
 class SettlementMixin:
     """The settlement methods of :class:`~blackjack_env.envs.batch.TableBatch`."""
 
-    def _hand_grid(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Flat index and table of every unsettled existing hand at tables ``idx``."""
-        settled = self._settled
-        t = idx.compress(~settled.take(idx))
+    def _hand_grid(
+        self,
+        idx: np.ndarray,
+        nh: np.ndarray | None = None,
+        any_open: np.ndarray | None = None,
+        plays: np.ndarray | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Flat index and table of every unsettled existing hand at tables ``idx``: hand 0
+        of every table, then hands 1, 2, ... of the (few) split tables (the order of a
+        row-major scan of the (hand, table) grid).
+
+        ``nh``: ``nhands`` at ``idx``, when the caller has it. ``any_open``: whether each
+        table's hand 0 is unsettled, when the caller has it; it then gains, in place, the
+        tables with an unsettled later hand, and ``plays`` (if given) those with an
+        unsettled later hand that was not surrendered (the dealer's turn)."""
+        if any_open is None:
+            any_open = ~self._settled.take(idx)
+        t = idx.compress(any_open)
         if self.max_hands == 1:
             return t, t
-        # hand 0 of every table, then hand 1, 2, ... of the (few) split tables: the
-        # order of a row-major scan of the (hand, table) grid
-        nh = self.nhands.take(idx)
-        multi = nh > 1
-        if not np.count_nonzero(multi):
-            return t, t
         fs, ts = [t], [t]
-        tm, nm = idx[multi], nh[multi]
-        for k in range(1, self.max_hands):
-            tm = tm[nm > k]
-            if not tm.size:
-                break
-            nm = self.nhands[tm]
-            fk = k * self.num_tables + tm
-            open_ = ~settled[fk]
-            fs.append(fk[open_])
-            ts.append(tm[open_])
+        for k, (sel, fk) in enumerate(self._later_hands(idx, nh), 1):
+            open_k = ~self._settled[fk]
+            any_open[sel] |= open_k
+            if plays is not None:
+                plays[sel] |= open_k & ~self._surrendered[fk]
+            fk = fk[open_k]
+            fs.append(fk)
+            ts.append(fk - k * self.num_tables)
+        if len(fs) == 1:
+            return t, t
         return np.concatenate(fs), np.concatenate(ts)
 
     def _settle_by_compare(self, idx: np.ndarray) -> None:
@@ -91,9 +99,9 @@ class SettlementMixin:
             out = np.where(surr, np.where(dbj, _LOSS, _SURR), out)
         return out
 
-    def _settle_highest(self, idx: np.ndarray) -> None:
-        """``Settlement.HIGHEST_HAND`` for one seat's hands: only the best can win."""
-        f, t = self._hand_grid(idx)
+    def _settle_highest(self, f: np.ndarray, t: np.ndarray) -> None:
+        """``Settlement.HIGHEST_HAND`` for one seat's unsettled hands ``f`` (flat) at
+        tables ``t`` (:meth:`_hand_grid`): only the best can win."""
         if not f.size:
             return
         surr = self._surrendered[f]
