@@ -27,8 +27,16 @@ offer it; under rules with bet raising (``terminal-21``): ``+5`` or ``raise 5`` 
 5 chips to the hand's bet. ``q`` at a bet leaves the table; ``q`` at a decision
 stands that person's hands and leaves after the round. End of input (Ctrl-D) or
 Ctrl-C at a prompt closes the table cleanly: bets not yet dealt are returned, hands
-in play stand, and everyone's final bankroll is shown. Every rule (legal actions,
-limits, payouts) is the engine's; this module only asks and draws.
+in play stand (the table finishes the round as for a player who leaves, and says so),
+and everyone's final bankroll is shown; after Ctrl-C the command then exits with
+status 130 (``error: interrupted``), as every command does.
+
+The first lines say who sits where, the computer's seats included (under
+highest-hand settlement their hands compete for the table's highest hand), and the
+option that seats only the people (``--seats N`` for N people from seat 0).
+
+Every rule (legal actions, limits, payouts) is the engine's; this module only asks
+and draws.
 
 Usage::
 
@@ -90,6 +98,10 @@ class Settings:
     """cards dealt first, in deal order (e.g. 'AS KH 9D 7C'), to set up a round"""
     seed: int = 0
     """seed of the table's shuffles"""
+
+
+#: why the table closed when Ctrl-C was pressed at a prompt
+CTRL_C = "Ctrl-C"
 
 
 class EndOfInput(Exception):
@@ -344,7 +356,7 @@ class Session:
             text = self.read_line(prompt)
         except (EOFError, KeyboardInterrupt) as err:
             self.write("")
-            raise EndOfInput("end of input" if isinstance(err, EOFError) else "Ctrl-C") from None
+            raise EndOfInput("end of input" if isinstance(err, EOFError) else CTRL_C) from None
         if self.echo:
             self.write(text)
         text = text.strip().lower()
@@ -463,7 +475,12 @@ class Session:
                 return Action.DECLINE if t.phase is Phase.INSURANCE else Action.STAND
             except EndOfInput as why:
                 self.ended = str(why)
-                self.write("No more input: every hand still in play stands.")
+                if self.ended == CTRL_C:
+                    self.write("Ctrl-C: the round is finished as the table finishes it for a "
+                               "player who leaves: every hand still in play stands, the dealer "
+                               "plays, and the bets are settled.")
+                else:
+                    self.write("No more input: every hand still in play stands.")
                 return Action.DECLINE if t.phase is Phase.INSURANCE else Action.STAND
             if not text:
                 self.write(f"Please choose one of: {options}.")
@@ -663,8 +680,14 @@ class Session:
 
 def run(settings: Settings, read: Callable[[str], str] = input,
         write: Callable[[str], None] = print) -> dict[str, Any]:
-    """Check the options, then play (see the module docstring)."""
-    return Session(settings, read, write).run()
+    """Check the options, then play (see the module docstring). After Ctrl-C at a prompt
+    the table is closed as the module docstring says, then ``KeyboardInterrupt`` is raised
+    again so that the command exits with status 130, as every command does."""
+    session = Session(settings, read, write)
+    result = session.run()
+    if session.ended == CTRL_C:
+        raise KeyboardInterrupt
+    return result
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -114,3 +114,30 @@ def test_people_after_computer_seats_are_told_the_seat_option_too() -> None:
     assert ("At the table: seat 0 basic (computer), seat 1 You, seat 2 basic (computer); "
             "100 chips each. Type q to leave.") in term.lines
     assert "To seat only the people: --seat 0 --seats 1." in term.lines
+
+
+# ------------------------------------------------------------------ demo
+def test_demo_shows_a_natural_paid_3_to_2_and_the_dealers_hand_when_it_is_final(capsys):
+    """seed 0, two seats: round 2 deals seat 0 A♣ Q♣, paid 3:2 on a bet of 1 (+1.5, a
+    Fraction the demo could not print) before the dealer plays out to 21."""
+    from blackjack_env.agents.commands.demo import Settings, run
+
+    result = run(Settings(rounds=2, seats=2))
+    out = capsys.readouterr().out
+    assert "  seat 0 hand 1: A♣ Q♣ = blackjack, BLACKJACK +1.5" in out
+    assert result["bankrolls"][0] == 100.5
+    second = out.split("=== round 2 ===\n")[1].splitlines()
+    assert second.index("  dealer: 2♥ 9♦ J♣ = 21") == second.index("  dealer draws J♣") + 1
+    assert "  bankrolls: seat 0 100.5, seat 1 98" in second
+
+
+def test_demo_strategy_help_lists_every_strategy(capsys) -> None:
+    from blackjack_env.agents.commands import demo
+    from blackjack_env.strategies import strategy_names
+
+    with pytest.raises(SystemExit) as stop:
+        demo.main(["--help"])
+    assert stop.value.code in (0, None)
+    text = " ".join(capsys.readouterr().out.split())
+    for name in strategy_names():
+        assert name in text.split("--strategy", 1)[1].split("--bankroll")[0], name
