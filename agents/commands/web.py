@@ -112,11 +112,19 @@ def run(settings: Settings) -> dict[str, Any]:
     shown = f"[{settings.host}]" if ":" in settings.host else settings.host
     for name, path in names.items():
         print(f"agent {name}: {path}")
-    print(f"blackjack table at http://{shown}:{port}/  (Ctrl-C stops it)", flush=True)
+    address = f"http://{shown}:{port}/"
+
+    class Server(uvicorn.Server):  # type: ignore[misc]
+        """Says the address once it listens (and handles Ctrl-C)."""
+
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets=sockets)
+            if self.started:
+                print(f"blackjack table at {address}  (Ctrl-C stops it)", flush=True)
+
     # uvicorn.Server rather than uvicorn.run, which swallows the Ctrl-C it re-raises after
     # its graceful shutdown: the Ctrl-C reaches run_command (status 130, one line)
-    server = uvicorn.Server(uvicorn.Config(app, host=settings.host, port=port,
-                                           log_level="warning"))
+    server = Server(uvicorn.Config(app, host=settings.host, port=port, log_level="warning"))
     try:
         server.run()
     except SystemExit:  # uvicorn's exit when it cannot start (it has logged why)

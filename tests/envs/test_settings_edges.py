@@ -18,9 +18,9 @@ from blackjack_env.envs.vector import BlackjackVectorEnv
 
 pytest.importorskip("pettingzoo")
 
-from blackjack_env.envs.multiagent import env as aec_env  # noqa: E402
-from blackjack_env.envs.multiagent import raw_env  # noqa: E402
-from blackjack_env.envs.parallel import parallel_env  # noqa: E402
+from blackjack_env.envs.multiagent import env as aec_env
+from blackjack_env.envs.multiagent import raw_env
+from blackjack_env.envs.parallel import parallel_env
 
 ENV_ID = "blackjack_env/Blackjack-v0"
 

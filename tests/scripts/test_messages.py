@@ -141,3 +141,226 @@ def test_demo_strategy_help_lists_every_strategy(capsys) -> None:
     text = " ".join(capsys.readouterr().out.split())
     for name in strategy_names():
         assert name in text.split("--strategy", 1)[1].split("--bankroll")[0], name
+
+
+# ------------------------------------------------------------------ one error style
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
+
+#: (command module, arguments, the error line exactly, or its start)
+WRONG: list[tuple[str, list[str], str]] = [
+    ("train", ["--decks", "9"], "error: --decks 9: use a whole number from 1 to 8, or inf "
+     "for an infinite deck"),
+    ("train", ["--decks", "0"], "error: --decks 0: use a whole number from 1 to 8, or inf"),
+    ("train", ["--rules", "how-to-pley"], "error: --rules: unknown preset 'how-to-pley'"),
+    ("evaluate", ["basic", "--decks", "banana"], "error: --decks banana: use a whole number "
+     "from 1 to 8, or inf"),
+    ("evaluate", ["basic", "--rules", "how-to-pley"], "error: --rules: unknown preset"),
+    ("chart", ["basic", "--decks", "9"], "error: --decks 9: use a whole number from 1 to 8"),
+    ("chart", ["basic", "--rules", "nope"], "error: --rules: unknown preset 'nope'"),
+    ("main", ["--decks", "9"], "error: --decks 9: use a whole number from 1 to 8, or inf"),
+    ("analyze", ["--decks", "9"], "error: --decks 9: decks=9 is not allowed; use an int from "
+     "1 to 8, or inf for an infinite deck"),
+    ("analyze", ["--set", "decks=banana"], "error: --set decks=banana: decks='banana' is not "
+     "allowed; use an int from 1 to 8, or inf for an infinite deck"),
+    ("play", ["--set", "decks=0"], "error: --set decks=0: decks=0 is not allowed; use an int "
+     "from 1 to 8, or inf for an infinite deck"),
+]
+
+
+@pytest.mark.parametrize(("command", "args", "line"), WRONG,
+                         ids=[f"{c} {' '.join(a)}" for c, a, _ in WRONG])
+def test_every_message_names_the_spelling_its_command_takes(command, args, line, tmp_path,
+                                                             monkeypatch, capsys) -> None:
+    import importlib
+
+    monkeypatch.chdir(tmp_path)
+    module = importlib.import_module(f"blackjack_env.agents.commands.{command}")
+    assert module.main([*args]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(line), err
+    assert "None for an infinite deck" not in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_analyze_decks_inf_is_the_infinite_deck(capsys) -> None:
+    from blackjack_env.agents.commands import analyze
+
+    assert analyze.main(["--decks", "inf", "--quiet", "--no-composition"]) == 0
+    assert "infinite deck" in capsys.readouterr().out
+
+
+def test_a_write_that_fails_names_the_path_given_not_a_temporary_file(tmp_path,
+                                                                      monkeypatch) -> None:
+    import os
+
+    from blackjack_env import _cli
+
+    target = tmp_path / "out.json"
+
+    def refuse(src, dst):  # as a folder that takes no new file would
+        raise PermissionError(13, "Permission denied", str(src))
+
+    monkeypatch.setattr(os, "replace", refuse)
+    with pytest.raises(OSError) as err:
+        _cli.write_json(target, {"a": 1})
+    assert err.value.filename == str(target)
+    assert _cli._one_line(err.value) == f"{target}: cannot write here (Permission denied)"
+    assert list(tmp_path.iterdir()) == []  # the temporary file is gone too
+
+
+@pytest.mark.skipif(not __import__("os").path.isdir("/proc/self"), reason="needs /proc")
+def test_analyze_json_into_proc_names_the_path(capsys) -> None:
+    from blackjack_env.agents.commands import analyze
+
+    assert analyze.main(["--decks", "inf", "--quiet", "--json", "/proc/out.json"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: /proc/out.json: ") and ".tmp" not in err
+
+
+def test_missing_web_extra_is_one_lowercase_error_line(monkeypatch, capsys) -> None:
+    import sys
+
+    from blackjack_env.agents.commands import web
+
+    for name in ("starlette", "uvicorn", "blackjack_env.web.server"):
+        monkeypatch.setitem(sys.modules, name, None)
+    assert web.main([]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: the web table needs the web extra")
+    assert "pip install -e '.[web]'" in err
+
+
+def test_web_port_in_use_is_one_error_line(capsys) -> None:
+    import socket
+
+    pytest.importorskip("uvicorn")
+    pytest.importorskip("starlette")
+    from blackjack_env.agents.commands import web
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        assert web.main(["--port", str(port)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"error: --port {port}: cannot listen")
+
+
+# ------------------------------------------------------------------ Ctrl-C
+def _interrupt_at(monkeypatch, target: str, name: str, after: int = 0) -> None:
+    """``target.name`` raises KeyboardInterrupt on its call number ``after + 1``."""
+    import importlib
+
+    owner_path, _, attr = f"{target}.{name}".rpartition(".")
+    try:
+        owner = importlib.import_module(owner_path)
+    except ModuleNotFoundError:
+        module, _, cls = owner_path.rpartition(".")
+        owner = getattr(importlib.import_module(module), cls)
+    real = getattr(owner, attr)
+    calls = {"n": 0}
+
+    def interrupted(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] > after:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, attr, interrupted)
+
+
+class _Keyboard:
+    """``sys.stdin`` for ``input()``: these lines, then Ctrl-C."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = list(lines)
+
+    def readline(self) -> str:
+        if not self.lines:
+            raise KeyboardInterrupt
+        return self.lines.pop(0) + "\n"
+
+    def isatty(self) -> bool:
+        return False
+
+    def fileno(self) -> int:
+        raise OSError("not a real file")
+
+
+DEAL = ("blackjack_env.engine.table.Table", "deal")
+#: command, arguments, where the Ctrl-C comes (the work each command does)
+CTRL_C: list[tuple[str, list[str], tuple[str, str], int]] = [
+    ("play", [], ("stdin", ""), 0),  # at the first bet
+    ("play", ["--names", "Ann,Bob"], ("stdin", ""), 2),  # at a decision
+    ("train", ["--hands", "5000", "--no-progress", "--out", "{tmp}/run"], DEAL, 300),
+    ("evaluate", ["basic", "--hands", "5000"], DEAL, 100),
+    ("demo", ["--rounds", "50"], DEAL, 3),
+    ("main", ["--hands", "5000", "--no-progress", "--out", "{tmp}/main"], DEAL, 300),
+    ("analyze", ["--decks", "inf"], ("blackjack_env.agents.commands.analyze", "analyze"), 0),
+    ("chart", ["basic"], ("blackjack_env.agents.commands.chart", "run"), 0),
+    ("web", [], ("uvicorn.Server", "run"), 0),  # uvicorn re-raises Ctrl-C after its shutdown
+    ("simulate", ["--policy", "dealer", "--hands", "5000", "--tables", "64",
+                  "--rounds-per-table", "16"],
+     ("blackjack_env.simulate", "_run_chunk"), 1),
+]
+
+
+@pytest.mark.parametrize(("command", "args", "where", "after"), CTRL_C,
+                         ids=[f"{c} {' '.join(a[:2])}" for c, a, _, _ in CTRL_C])
+def test_ctrl_c_ends_every_command_with_status_130_and_one_line(
+    command, args, where, after, tmp_path, monkeypatch, capsys
+) -> None:
+    import importlib
+
+    if command == "web":
+        pytest.importorskip("uvicorn")
+        pytest.importorskip("starlette")
+    monkeypatch.chdir(tmp_path)
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    if command == "play":  # the people bet 10 each, then Ctrl-C at the next prompt
+        monkeypatch.setattr("sys.stdin", _Keyboard(["10"] * after))
+    else:
+        _interrupt_at(monkeypatch, *where, after=after)
+    module = importlib.import_module(
+        "blackjack_env.simulate" if command == "simulate"
+        else f"blackjack_env.agents.commands.{command}")
+    assert module.main(args) == 130
+    out, err = capsys.readouterr()
+    assert err == "error: interrupted\n", err
+    if command == "play" and after:
+        assert "Ctrl-C: the round is finished as the table finishes it for a player who " \
+               "leaves" in out
+        assert "Leaving the table (Ctrl-C)." in out and "Ann: final bankroll" in out
+
+
+def test_ctrl_c_at_a_decision_finishes_the_round_and_conserves_chips() -> None:
+    session, term = _session(["10", KeyboardInterrupt()], cards="TS 9H 6D TH")
+    session.run()
+    assert session.ended == play.CTRL_C
+    assert "Ctrl-C: the round is finished" in term.text
+    assert "You: LOSS (16 loses to the dealer's 19), -10" in term.lines  # stood on 16
+    _conserved(session, 100)
+    with pytest.raises(KeyboardInterrupt):  # then the command exits 130
+        play.run(play.Settings(cards="TS 9H 6D TH"), Terminal(["10", KeyboardInterrupt()]).read,
+                 lambda text: None)
+
+
+def test_ctrl_c_sent_to_a_running_web_server_exits_130(tmp_path) -> None:
+    """The real signal: uvicorn handles SIGINT itself (a graceful shutdown)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    pytest.importorskip("uvicorn")
+    pytest.importorskip("starlette")
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen([sys.executable, str(ROOT / "scripts" / "web.py")], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert "blackjack table at" in proc.stdout.readline()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130 and err == "error: interrupted\n", err
