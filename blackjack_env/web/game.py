@@ -200,14 +200,29 @@ class Game:
         self._record()
         self._run_bots()
 
-    def act(self, seat: int, action: Action) -> None:
-        """A person's decision for the hand to act, which must be at ``seat``."""
+    def check_frame(self, frame: int | None) -> None:
+        """Refuse (409) a request that answers an earlier state than the latest frame:
+        a double click, a repeated key, or a second tab must not act on the next hand."""
+        latest = self.frame_count - 1
+        if frame is not None and frame != latest:
+            raise Conflict(
+                f"this answers frame {frame}, but the table has moved on to frame {latest} "
+                f"(that decision was already made: a double click or a repeated key?); "
+                f"nothing was changed"
+            )
+
+    def act(self, seat: int, action: Action, frame: int | None = None) -> None:
+        """A person's decision for the hand to act, which must be at ``seat``; ``frame``:
+        the frame it answers (refused if the table has moved on since)."""
+        self.check_frame(frame)
         self._person_turn(seat)
         self._decide(action)
         self._run_bots()
 
-    def raise_bet(self, seat: int, amount: int) -> None:
-        """A person adds ``amount`` to the bet of the hand to act (``rules.bet_raising``)."""
+    def raise_bet(self, seat: int, amount: int, frame: int | None = None) -> None:
+        """A person adds ``amount`` to the bet of the hand to act (``rules.bet_raising``);
+        ``frame`` as in :meth:`act`."""
+        self.check_frame(frame)
         self._person_turn(seat)
         hand_i = self.table.to_act[1]  # type: ignore[index]
         try:

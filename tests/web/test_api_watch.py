@@ -90,17 +90,34 @@ def test_command_refuses_bad_options(capsys):
     assert main(["--max-sessions", "0"]) == 2
 
 
-@pytest.mark.parametrize("host", ["127.0.0.1", "0.0.0.0"])
-def test_command_serves_the_configured_hosts_only(host):
+@pytest.mark.parametrize(("host", "extra"), [("127.0.0.1", []), ("0.0.0.0", ["table.lan"]),
+                                             ("192.168.1.20", ["table.lan"])])
+def test_command_serves_the_configured_hosts_only(host, extra):
     from blackjack_env.agents.commands.web import Settings, build
 
-    app, _ = build(Settings(host=host))
+    app, _ = build(Settings(host=host, allow_host=extra))
     browser = client(app)
-    browser.base_url = "http://127.0.0.1:8000"
-    assert browser.get("/api/options").status_code == 200
-    browser.base_url = "http://attacker.example"
-    expected = 200 if host == "0.0.0.0" else 400
-    assert browser.get("/api/options").status_code == expected
+    served = ["127.0.0.1:8000", "localhost"] + [f"{n}:8000" for n in extra]
+    if host != "0.0.0.0":
+        served.append(host)
+    for name in served:
+        browser.base_url = f"http://{name}"
+        assert browser.get("/api/options").status_code == 200, name
+    for name in ("attacker.example", "table.lan.attacker.example", "0.0.0.0"):
+        browser.base_url = f"http://{name}"
+        resp = browser.get("/api/options")
+        assert resp.status_code == 400 and "not served" in resp.json()["error"], name
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.20", "::"])
+def test_a_non_loopback_host_needs_allow_host(host, capsys):
+    from blackjack_env.agents.commands.web import main
+
+    assert main(["--host", host]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "error: --host" in err and "--allow-host" in err
+    assert main(["--host", "127.0.0.1", "--allow-host", "*"]) == 2
+    assert "wildcards are not allowed" in capsys.readouterr().err
 
 
 def _supported(rules) -> bool:
