@@ -27,11 +27,62 @@ decision of a hand off a new composition costs about 10-70 ms of CPU (measured i
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from blackjack_env.engine import Action, Phase, Rules, Table
 
-__all__ = ["Values", "action_values", "analysis_rules"]
+__all__ = ["Values", "action_values", "analysis_rules", "once", "solution"]
+
+T = TypeVar("T")
+_ONCE_LOCK = threading.Lock()
+_ONCE: dict[Any, Future] = {}
+#: computations kept by :func:`once` (rule sets x kinds); the oldest is dropped beyond it
+_ONCE_KEEP = 64
+
+
+def once(key: Any, compute: Callable[[], T]) -> T:
+    """``compute()`` once per ``key`` for the whole server, shared: the first caller
+    computes (on its own worker thread, never the event loop), every concurrent caller
+    for the same key waits for that one result instead of computing it again, and later
+    callers get it at once. An error is not kept (the next caller tries again)."""
+    with _ONCE_LOCK:
+        future = _ONCE.get(key)
+        mine = future is None
+        if mine:
+            future = _ONCE[key] = Future()
+            while len(_ONCE) > _ONCE_KEEP:
+                del _ONCE[next(iter(_ONCE))]
+    assert future is not None
+    if mine:
+        try:
+            future.set_result(compute())
+        except BaseException as err:
+            with _ONCE_LOCK:
+                if _ONCE.get(key) is future:
+                    del _ONCE[key]
+            future.set_exception(err)
+    return future.result()
+
+
+def solution(rules: Rules) -> Any:
+    """The infinite-deck solution (:func:`~blackjack_env.analysis.solve`) of the rules as
+    the analysis reads them, computed once per rule set and shared (:func:`once`)."""
+    from blackjack_env.analysis import solve
+
+    key = analysis_rules(rules).replace(decks=None)
+    return once(("solve", key), lambda: solve(key))
+
+#: what the page says beside values of a table that settles on the highest hand
+DEALER_ALONE_NOTE = (
+    "these rules pay the highest hand at the table, not each hand against the dealer: "
+    "the values shown are those of the same hand against the dealer alone (ties as the "
+    "rules say, the other players' hands ignored), not the table's true values, which "
+    "the analysis does not compute"
+)
 
 #: what the page says beside a split valued off a finite shoe
 SPLIT_NOTE = (
@@ -47,7 +98,9 @@ class Values:
 
     ``evs``: action -> expected value per unit of the hand's bet; ``best``: the action
     with the highest value; ``source``: which analysis answered; ``note``: a caveat to
-    show beside the values; ``reason``: why no values are available.
+    show beside the values; ``reason``: why no values are available; ``alone``: the
+    values are those against the dealer alone (highest-hand settlement), shown but not
+    counted as value given up.
     """
 
     available: bool
@@ -56,6 +109,7 @@ class Values:
     source: str = ""
     note: str = ""
     reason: str = ""
+    alone: bool = False
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -65,6 +119,7 @@ class Values:
             "source": self.source,
             "note": self.note,
             "reason": self.reason,
+            "alone": self.alone,
         }
 
 
@@ -79,30 +134,39 @@ def action_values(table: Table) -> Values | None:
     from blackjack_env.analysis._model import check_supported
 
     rules = table.rules
+    alone = False
     try:
         check_supported(rules)
     except ValueError as err:
-        return Values(False, reason=f"no values for these rules: {err}")
+        try:  # highest-hand settlement / bet raising: against the dealer alone, labelled
+            dealer_only = rules.replace(settlement="dealer", bet_raising=False)
+            check_supported(dealer_only)
+        except ValueError:
+            return Values(False, reason=f"no values for these rules: {err}")
+        rules, alone = dealer_only, True
     legal = table.legal_actions()
     if table.phase is Phase.INSURANCE and Action.SURRENDER not in legal:
         return Values(
             False,
-            reason="insurance and even money are not valued by the analysis (it never "
-            "takes them); the playing decisions after the peek are",
+            reason="insurance and even money are not valued (the analysis never takes "
+            "them); values are shown for the playing decisions after the peek",
         )
     try:
         if rules.decks is None:
             evs = _infinite_values(rules, table_state(table))
             source, note = "exact, infinite deck", ""
         else:
-            evs, source, note = _finite_values(table)
+            evs, source, note = _finite_values(table, rules)
     except ValueError as err:
         return Values(False, reason=f"the analysis cannot value this decision: {err}")
+    if alone:
+        source = "against the dealer alone: " + source
+        note = (DEALER_ALONE_NOTE + ("; " + note if note else ""))
     evs = {a: float(v) for a, v in evs.items() if a in legal}
     if not evs:
         return Values(False, reason="the analysis gave no value for the legal actions")
     best = max(evs, key=lambda a: evs[a])
-    return Values(True, evs, best, source, note)
+    return Values(True, evs, best, source, note, alone=alone)
 
 
 def analysis_rules(rules: Rules) -> Rules:
@@ -114,20 +178,43 @@ def analysis_rules(rules: Rules) -> Rules:
 
 
 def _infinite_values(rules: Rules, state: object) -> dict[Action, float]:
-    from blackjack_env.analysis import solve
-
-    solution = solve(analysis_rules(rules).replace(decks=None))
-    return solution.action_values(state)  # type: ignore[arg-type]
+    return solution(rules).action_values(state)  # type: ignore[no-any-return]
 
 
-def _finite_values(table: Table) -> tuple[dict[Action, float], str, str]:
+def _finite_values(table: Table, rules: Rules) -> tuple[dict[Action, float], str, str]:
     """A finite shoe: the values given the cards the players have not seen, with
-    composition-dependent play afterwards (the analysis reads them off ``table``)."""
+    composition-dependent play afterwards (the analysis reads them off ``table``;
+    ``rules`` differ from the table's only for :data:`DEALER_ALONE_NOTE`)."""
     from blackjack_env.analysis.composition import table_action_values, table_pool
 
-    evs = table_action_values(table)
+    if rules is table.rules:
+        evs = table_action_values(table)
+    else:
+        evs = _values_under(table, rules)
     unseen = sum(table_pool(table))
     when = "before the peek, " if table.phase is Phase.INSURANCE else ""
     source = (f"exact, {when}given the {unseen} cards not yet seen "
               f"(composition-dependent, analysis.composition)")
     return evs, source, SPLIT_NOTE if Action.SPLIT in evs else ""
+
+
+def _values_under(table: Table, rules: Rules) -> dict[Action, float]:
+    """:func:`~blackjack_env.analysis.composition.table_action_values`, read under
+    ``rules`` (the table's, settled against the dealer) instead of the table's own."""
+    from blackjack_env.analysis.composition import action_values as cd_values
+    from blackjack_env.analysis.composition import table_pool
+
+    hand = table.current_hand
+    assert hand is not None and table.upcard is not None
+    legal = table.legal_actions()
+    if table.phase is Phase.INSURANCE:
+        from blackjack_env.analysis.composition import pre_peek_values
+
+        early = pre_peek_values(rules, table_pool(table), hand.cards, table.upcard)
+        return {a: v for a, v in early.items() if a in legal}
+    seat_i, _ = table.to_act  # type: ignore[misc]
+    hands = table.seats[seat_i].hands
+    values = cd_values(rules, table_pool(table), hand.cards, table.upcard, hands=len(hands),
+                       from_split=hand.from_split,
+                       waiting=sum(1 for other in hands if len(other.cards) == 1))
+    return {a: v for a, v in values.items() if a in legal}

@@ -65,16 +65,16 @@ def test_a_trained_agent_from_a_run_folder_plays_a_seat(tmp_path):
     check_conserved(game)
 
 
-def test_watch_mode_under_rules_the_analysis_cannot_value():
+def test_watch_mode_under_highest_hand_settlement():
     app = make_app()
     browser = client(app)
     sit(browser, mode="watch", preset="terminal-21", players=["dealer", "never-bust", "random"])
     seen = False
     for _ in range(40):
         state = post(browser, "/api/step", {})
-        if state["values"] is not None:
-            assert not state["values"]["available"]
-            assert "highest-hand" in state["values"]["reason"]
+        if state["values"] is not None:  # against the dealer alone, labelled so
+            assert state["values"]["available"] and state["values"]["alone"]
+            assert "highest hand" in state["values"]["note"]
             seen = True
     assert seen
     assert all(d["given_up"] is None for d in state["log"])
