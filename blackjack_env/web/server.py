@@ -15,6 +15,9 @@ Routes (every answer is JSON except the page and its two static files):
 ``POST /api/raise``       ``{seat, amount, frame}``: add to the bet (``bet_raising`` rules)
 ``POST /api/next``        ``{frame?}``: the next round (same shoe)
 ``POST /api/step``        ``{frame?}``: watch mode: one step
+``GET /api/chart``        the strategy chart of this table's rules (``?agent=NAME``:
+                          beside an agent's, with the differing cells and their cost)
+``GET /api/runs``         the run folders the server was given: curve and summary
 ========================  =====================================================
 
 Every change names the state it answers: ``frame`` is the number of the latest frame the
@@ -62,7 +65,7 @@ from starlette.routing import Route
 from blackjack_env.engine import PRESETS, Action, Rules, preset
 from blackjack_env.engine.rules import FIELD_NAMES
 from blackjack_env.web.game import BOT_NAMES, PERSON, Game, Invalid, WebError
-from blackjack_env.web.values import analysis_rules
+from blackjack_env.web.values import analysis_rules, chart_document, read_run
 
 __all__ = ["SessionStore", "WebConfig", "create_app", "fixed_bots"]
 
@@ -310,6 +313,7 @@ def create_app(config: WebConfig | None = None, *, clock: Callable[[], float] = 
         bots if bots is not None else fixed_bots())
     for name, strategy in config.agents.items():
         players[name] = lambda rules, seed, s=strategy: s
+    run_docs = [read_run(name, folder) for name, folder in config.runs.items()]
     package = resources.files("blackjack_env.web") / "static"
     static = {path: ((package / name).read_bytes(), ctype)
               for path, (name, ctype) in _STATIC.items()}
@@ -459,6 +463,34 @@ def create_app(config: WebConfig | None = None, *, clock: Callable[[], float] = 
         frame = _frame(await _body(request, {"frame": int}), required=False)
         return await on_table(game, checked(game, frame, game.step))
 
+    async def chart(request: Request) -> Response:
+        game = store.get(request.cookies.get(COOKIE))
+        name = request.query_params.get("preset")
+        if game is not None and name is None:
+            rules, label = game.rules, game.rules_name
+        else:
+            name = name or "vegas-strip"
+            if name not in PRESETS:
+                raise Invalid(f"unknown preset {name[:60]!r}; presets are {', '.join(PRESETS)}")
+            rules, label = preset(name), name
+        agent_name = request.query_params.get("agent")
+        agent = None
+        if agent_name:
+            if agent_name not in config.agents:
+                raise Invalid(f"no agent {agent_name[:60]!r}; the server was given "
+                              f"{', '.join(config.agents) or 'none (start it with --agent)'}")
+            agent = config.agents[agent_name]
+
+        def work() -> dict[str, Any]:
+            doc = chart_document(rules, agent, agent_name)
+            doc["preset"] = label
+            return doc
+
+        return JSONResponse(await run_in_threadpool(work))
+
+    async def runs(request: Request) -> Response:
+        return JSONResponse({"runs": run_docs})
+
     async def not_found(request: Request, exc: Exception) -> Response:
         code = getattr(exc, "status_code", 404)
         if code == 405:
@@ -477,6 +509,8 @@ def create_app(config: WebConfig | None = None, *, clock: Callable[[], float] = 
         Route("/api/raise", handler(raise_bet), methods=["POST"]),
         Route("/api/next", handler(next_round), methods=["POST"]),
         Route("/api/step", handler(step), methods=["POST"]),
+        Route("/api/chart", handler(chart), methods=["GET"]),
+        Route("/api/runs", handler(runs), methods=["GET"]),
     ]
     app = Starlette(routes=routes, middleware=[
         Middleware(_HostCheck, allowed=config.allowed_hosts),

@@ -35,7 +35,8 @@ from typing import Any, TypeVar
 
 from blackjack_env.engine import Action, Phase, Rules, Table
 
-__all__ = ["Values", "action_values", "analysis_rules", "once", "solution"]
+__all__ = ["Values", "action_values", "analysis_rules", "chart_document", "once", "read_run",
+           "solution"]
 
 T = TypeVar("T")
 _ONCE_LOCK = threading.Lock()
@@ -218,3 +219,101 @@ def _values_under(table: Table, rules: Rules) -> dict[Action, float]:
                        from_split=hand.from_split,
                        waiting=sum(1 for other in hands if len(other.cards) == 1))
     return {a: v for a, v in values.items() if a in legal}
+
+
+# ------------------------------------------------------------------ the chart view
+#: a chart code -> the action it takes at the cell's first decision
+_CODE_ACTION = {"H": Action.HIT, "S": Action.STAND, "D": Action.DOUBLE, "Ds": Action.DOUBLE,
+                "P": Action.SPLIT, "Rh": Action.SURRENDER, "Rs": Action.SURRENDER,
+                "Rp": Action.SURRENDER}
+
+
+def chart_document(rules: Rules, agent: Any = None, agent_name: str | None = None
+                   ) -> dict[str, Any]:
+    """The strategy chart view's data: the optimal chart of ``rules`` (as the analysis
+    reads them; a finite shoe: its infinite-deck optimum), each cell with its code, the
+    expected value of every action at the cell's first decision and the gap to the
+    second-best action; with ``agent``, the agent's chart over the same cells, each
+    differing cell marked with its exact cost (expected return given up at that cell,
+    per unit bet). The data of :mod:`blackjack_env.analysis.chart`
+    (:meth:`~blackjack_env.analysis.Chart.to_dict`), with the solution's cell values."""
+    from blackjack_env.analysis._model import check_supported
+
+    note = ""
+    try:
+        check_supported(rules)
+    except ValueError:
+        rules = rules.replace(settlement="dealer", bet_raising=False)
+        check_supported(rules)  # (a rule set that still fails: the caller's 400)
+        note = DEALER_ALONE_NOTE
+    sol = solution(rules)
+    chart = sol.chart
+    doc: dict[str, Any] = {
+        "title": chart.title, "summary": rules.summary(),
+        "finite": rules.shoe_decks is not None, "note": note,
+        "codes": {p.value: p.name.lower().replace("_", " ") for p in type(
+            next(iter(chart.hard.values()))[0])},
+        "chart": chart.to_dict(),
+    }
+    cells: dict[str, list[list[dict[str, Any]]]] = {}
+    for kind, table in (("hard", chart.hard), ("soft", chart.soft), ("pair", chart.pairs)):
+        cells[kind] = []
+        for row in table:
+            line = []
+            for up in chart.upcards:
+                evs = sol.action_evs[(kind, row, up)]
+                ranked = sorted(evs.values(), reverse=True)
+                line.append({"evs": {a.name.lower(): round(v, 6) for a, v in evs.items()},
+                             "gap": round(ranked[0] - ranked[1], 6) if len(ranked) > 1
+                             else None})
+            cells[kind].append(line)
+    doc["cells"] = cells
+    doc["optimal_return"] = round(sol.expected_return, 6) if hasattr(
+        sol, "expected_return") else None
+    if agent is not None:
+        from blackjack_env.agents.obs import decision_policy
+        from blackjack_env.agents.plots import agent_chart
+
+        inner = getattr(agent, "agent", agent)  # a seat's AgentStrategy holds the agent
+        policy = getattr(inner, "state_policy", None) or decision_policy(
+            inner, rules, getattr(inner, "obs_mode", None))
+        mine = agent_chart(policy, rules, chart, title=str(agent_name))
+        differ: list[dict[str, Any]] = []
+        for kind, ta, tb in (("hard", chart.hard, mine.hard), ("soft", chart.soft, mine.soft),
+                             ("pair", chart.pairs, mine.pairs)):
+            for row, plays in ta.items():
+                for j, play in enumerate(plays):
+                    theirs = tb[row][j]
+                    if theirs is play:
+                        continue
+                    evs = sol.action_evs[(kind, row, chart.upcards[j])]
+                    act = _CODE_ACTION[theirs.value]
+                    best = max(evs.values())
+                    cost = best - evs[act] if act in evs else None
+                    differ.append({"kind": kind, "row": str(row), "upcard": chart.upcards[j],
+                                   "optimal": play.value, "agent": theirs.value,
+                                   "cost": None if cost is None else round(cost, 6)})
+        doc["agent"] = {"name": agent_name, "chart": mine.to_dict(), "differ": differ}
+    return doc
+
+
+# ------------------------------------------------------------------ the run view
+def read_run(name: str, folder: Any) -> dict[str, Any]:
+    """A run folder of ``blackjack-train`` for the run view: its ``summary.json`` and
+    ``curve.json`` (read once, at server start; a missing or damaged file is said)."""
+    import json
+    from pathlib import Path
+
+    folder = Path(folder)
+    doc: dict[str, Any] = {"name": name, "summary": None, "curve": None, "problems": []}
+    for key in ("summary", "curve"):
+        path = folder / f"{key}.json"
+        try:
+            if path.stat().st_size > 4_000_000:
+                raise ValueError("larger than 4 MB")
+            doc[key] = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            doc["problems"].append(f"no {key}.json")
+        except (OSError, ValueError) as err:
+            doc["problems"].append(f"{key}.json unreadable: {err}")
+    return doc
