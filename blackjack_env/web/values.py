@@ -238,6 +238,7 @@ def chart_document(rules: Rules, agent: Any = None, agent_name: str | None = Non
     per unit bet). The data of :mod:`blackjack_env.analysis.chart`
     (:meth:`~blackjack_env.analysis.Chart.to_dict`), with the solution's cell values."""
     from blackjack_env.analysis._model import check_supported
+    from blackjack_env.analysis.chart import COLOURS
 
     note = ""
     try:
@@ -254,6 +255,7 @@ def chart_document(rules: Rules, agent: Any = None, agent_name: str | None = Non
         "codes": {p.value: p.name.lower().replace("_", " ") for p in type(
             next(iter(chart.hard.values()))[0])},
         "chart": chart.to_dict(),
+        "colours": {p.value: c for p, c in COLOURS.items()},
     }
     cells: dict[str, list[list[dict[str, Any]]]] = {}
     for kind, table in (("hard", chart.hard), ("soft", chart.soft), ("pair", chart.pairs)):
