@@ -11,6 +11,11 @@ let state = null;       // the frame on screen
 let live = null;        // the latest frame
 let timer = null;
 let busy = 0;           // requests in flight: the action buttons are disabled meanwhile
+// a decision that comes sooner than this after the table changed was meant for the state
+// before (a double press): it is ignored, as no one can read a new hand that fast
+const SETTLE_MS = 200;
+let drawnAt = 0;
+window.bjReady = () => busy === 0 && performance.now() - drawnAt >= SETTLE_MS;  // for tests
 let chartData = null;
 
 function el(tag, attrs = {}, ...children) {
@@ -233,6 +238,7 @@ function drawValues(st) {
 }
 
 function show(st, isLive) {
+  if (isLive && (!live || live.frame !== st.frame)) drawnAt = performance.now();
   if (isLive) live = st;
   state = st;
   $("#table").hidden = view !== "table";
@@ -300,7 +306,7 @@ function drawControls(st) {
 
 // ------------------------------------------------------------------ requests
 async function act(action) {
-  if (!live || busy || !live.legal.includes(action) || state !== live) return;
+  if (!live || !window.bjReady() || !live.legal.includes(action) || state !== live) return;
   // the frame this decision answers: a repeat of it is refused (409), never applied twice
   const data = await call("POST", "/api/act", { seat: live.to_act.seat, action, frame: live.frame });
   if (data) show(data, true);
