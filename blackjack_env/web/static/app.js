@@ -5,7 +5,7 @@
 
 const $ = (sel) => document.querySelector(sel);
 const KEYS = { h: "hit", s: "stand", d: "double", p: "split", r: "surrender", i: "insure", n: "decline" };
-const CASCADE = { left: 1.3, top: 0.3, every: 5 };  // seed 000's layout, in em
+const CASCADE = { left: 1.75, top: 0.3, every: 5 };  // in em: a "10" in the corner stays readable
 let options = null;
 let state = null;       // the frame on screen
 let live = null;        // the latest frame
