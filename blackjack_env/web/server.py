@@ -10,7 +10,7 @@ Routes (every answer is JSON except the page and its two static files):
                           players, bankroll, bot_bet, seed}``
 ``GET /api/session``      ``{state}``: this browser's table, or ``null`` (never 404)
 ``GET /api/state``        the table's state (``?frame=N``: an earlier frame)
-``POST /api/deal``        ``{bets: {seat: chips}, frame?}``: the people's bets, then the deal
+``POST /api/deal``        ``{bets: {seat: chips}, frame?}``: the people's bets, the deal
 ``POST /api/act``         ``{seat, action, frame}``: a person's decision
 ``POST /api/raise``       ``{seat, amount, frame}``: add to the bet (``bet_raising`` rules)
 ``POST /api/next``        ``{frame?}``: the next round (same shoe)
@@ -25,17 +25,18 @@ page drew (``state.frame``). A decision or a raise must carry it, and one that a
 an earlier frame (a double click, a held key, a second tab) is refused with 409 and
 changes nothing, so it can never act on the next hand.
 
-Safety: a session is named by a random cookie (``HttpOnly``, ``SameSite=Strict``) and can
-reach only its own table; sessions are bounded in number and expire when idle; when every slot is taken, a new table
-replaces the least recently used table that is not serving a request (so no one can lock
-the others out by opening tables). Every
-body is read with a size limit, must be a JSON object with known keys and typed values,
-and a refused request answers 4xx with ``{"error": message}`` and changes nothing. POST
-bodies must be ``application/json`` (a cross-site form cannot send them), and only the
+Safety: a session is named by a random cookie (``HttpOnly``, ``SameSite=Strict``) and
+can reach only its own table; sessions are bounded in number and expire when idle; when
+every slot is taken, a new table replaces the least recently used table that is not
+serving a request (so no one can lock the others out by opening tables). Every body is
+read with a size limit, must be a JSON object with known keys and typed values, and a
+refused request answers 4xx with ``{"error": message}`` and changes nothing. POST bodies
+must be ``application/json`` (a cross-site form cannot send them), and only the
 configured host names are served (no DNS rebinding; ``*`` is refused). Every answer of
-the API, a 404 or 405 included, is JSON. No request reads or writes a file,
-imports a module or evaluates text: the static files are read once, when the app is
-built, and bots are chosen from a fixed list of names and the agents given at start.
+the API, a 404 or 405 included, is JSON. No request reads or writes a file, imports a
+module or evaluates text: the static files are read once, when the app is built, and
+bots are chosen from a fixed list of names and the agents given at start; the run
+folders given at start are read once, then.
 
 Work on a table (a deal, a decision, the values of the next decision: a first-time
 strategy can take seconds) runs on a worker thread, one request at a time per table, so
@@ -103,7 +104,7 @@ class WebConfig:
     runs: dict[str, Any] = field(default_factory=dict)  # name -> run folder (the run view)
 
     def __post_init__(self) -> None:
-        if not 1 <= self.max_sessions:
+        if self.max_sessions < 1:
             raise ValueError(f"max_sessions={self.max_sessions}: hold at least 1 table")
         if not self.idle_seconds > 0:
             raise ValueError(f"idle_seconds={self.idle_seconds}: use a positive number")
@@ -237,8 +238,8 @@ class _HostCheck:
                 if key == b"host":
                     host = value.decode("latin-1").strip().lower()
                     break
-            name = host.rsplit(":", 1)[0] if host.count(":") == 1 or host.startswith(
-                "[") and "]:" in host else host
+            with_port = host.count(":") == 1 or (host.startswith("[") and "]:" in host)
+            name = host.rsplit(":", 1)[0] if with_port else host
             if name not in self.allowed:
                 response = _error(f"host {host[:80]!r} is not served here; the server was "
                                   f"started for {', '.join(sorted(self.allowed))}", 400)
@@ -398,7 +399,7 @@ def create_app(config: WebConfig | None = None, *, clock: Callable[[], float] = 
         if game is None:
             return JSONResponse({"state": None})
         response = await on_table(game)
-        return JSONResponse({"state": json.loads(response.body)})
+        return JSONResponse({"state": json.loads(bytes(response.body))})
 
     async def state(request: Request) -> Response:
         game = game_of(request)
@@ -482,7 +483,12 @@ def create_app(config: WebConfig | None = None, *, clock: Callable[[], float] = 
             agent = config.agents[agent_name]
 
         def work() -> dict[str, Any]:
-            doc = chart_document(rules, agent, agent_name)
+            try:
+                doc = chart_document(rules, agent, agent_name)
+            except ValueError as err:  # an agent that cannot answer under these rules
+                raise Invalid(f"{agent_name} cannot be charted under {label} "
+                              f"({rules.summary()}): {err}; it was trained on other "
+                              f"rules") from None
             doc["preset"] = label
             return doc
 

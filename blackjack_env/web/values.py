@@ -188,10 +188,7 @@ def _finite_values(table: Table, rules: Rules) -> tuple[dict[Action, float], str
     ``rules`` differ from the table's only for :data:`DEALER_ALONE_NOTE`)."""
     from blackjack_env.analysis.composition import table_action_values, table_pool
 
-    if rules is table.rules:
-        evs = table_action_values(table)
-    else:
-        evs = _values_under(table, rules)
+    evs = table_action_values(table) if rules is table.rules else _values_under(table, rules)
     unseen = sum(table_pool(table))
     when = "before the peek, " if table.phase is Phase.INSURANCE else ""
     source = (f"exact, {when}given the {unseen} cards not yet seen "

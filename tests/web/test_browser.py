@@ -314,7 +314,8 @@ def test_terminal_21_hot_seat_with_a_raised_bet(page, server):
     # highest-hand settlement: values against the dealer alone, said so; J Q K explained
     assert "dealer alone" in page.inner_text("#values-alone")
     assert page.is_visible("#values-table")
-    assert page.inner_text("#card-values").startswith("Card values at this table: J = 1, Q = 2, K = 3")
+    assert page.inner_text("#card-values").startswith(
+        "Card values at this table: J = 1, Q = 2, K = 3")
     assert page.locator("text=cut card out").count() == 0  # one deck shuffled every round
     assert page.is_visible("#every-round")
     assert page.is_visible("#raise-box") and page.is_enabled("#raise")
@@ -431,7 +432,6 @@ def test_phone_width_cards_stay_in_their_seats_and_the_header_is_short(page, ser
 
 
 def test_desktop_cards_are_large(page, server):
-    app, _ = server
     page.set_viewport_size({"width": 1280, "height": 900})
     setup_table(page, preset="vegas-strip", players=("person", "basic", "person"), seed=4)
     page.fill("#bet-0", "10")
@@ -459,8 +459,8 @@ def test_the_chart_view_shows_the_analysis(page, server, preset):
             f"#chart-optimal table[data-kind={kind}] tr", "rs => rs.slice(1).map(r => "
             "[...r.querySelectorAll('td')].map(td => td.textContent))")
         assert shown == [[p.value for p in plays] for plays in getattr(chart, key).values()]
-    title = page.get_attribute("#chart-optimal table[data-kind=hard] td[data-row='16'][data-up='T']",
-                               "title")
+    title = page.get_attribute(
+        "#chart-optimal table[data-kind=hard] td[data-row='16'][data-up='T']", "title")
     evs = solve(analysis_rules(make(preset)).replace(decks=None)).action_evs[("hard", 16, "T")]
     assert f"stand {evs[next(a for a in evs if a.name == 'STAND')]:+.4f}" in title
     shot(page, f"chart_{preset}.png")

@@ -474,7 +474,10 @@ function chartGrid(d, chart, kind, diffs, who) {
 
 async function loadChart() {
   const agent = $("#chart-agent").value;
-  const d = await call("GET", "/api/chart" + (agent ? `?agent=${encodeURIComponent(agent)}` : ""));
+  const q = new URLSearchParams();
+  if (!live) q.set("preset", $("#preset").value);  // no table yet: the rules chosen in setup
+  if (agent) q.set("agent", agent);
+  const d = await call("GET", "/api/chart" + (q.toString() ? `?${q}` : ""));
   if (!d) return;
   chartData = d;
   $("#chart-title").textContent = `Strategy chart: ${d.preset} (${d.finite ? "infinite-deck optimum" : "exact optimum"})`;
@@ -489,13 +492,19 @@ async function loadChart() {
   body.replaceChildren();
   const diffs = d.agent ? new Map(d.agent.differ.map((x) => [`${x.kind}|${x.row}|${x.upcard}`, x])) : null;
   const optimal = el("div", { class: "chart-col", id: "chart-optimal" }, el("h3", { text: "Optimal" }));
-  for (const kind of ["hard", "soft", "pair"]) optimal.append(chartGrid(d, d.chart, kind, null, "optimal"));
+  for (const kind of ["hard", "soft", "pair"]) {
+    const grid = chartGrid(d, d.chart, kind, null, "optimal");
+    if (grid) optimal.append(grid);  // (no pair rows where splitting is not allowed)
+  }
   body.append(optimal);
   if (d.agent) {
     const cost = d.agent.differ.reduce((s, x) => s + (x.cost || 0), 0);
     const mine = el("div", { class: "chart-col", id: "chart-agent-col" },
       el("h3", { text: `${d.agent.name}: ${d.agent.differ.length} cells differ (outlined)` }));
-    for (const kind of ["hard", "soft", "pair"]) mine.append(chartGrid(d, d.agent.chart, kind, diffs, "agent"));
+    for (const kind of ["hard", "soft", "pair"]) {
+      const grid = chartGrid(d, d.agent.chart, kind, diffs, "agent");
+      if (grid) mine.append(grid);
+    }
     const list = el("table", { id: "chart-diffs" }, el("tr", {}, el("th", { text: "hand" }),
       el("th", { text: "v" }), el("th", { text: "optimal" }), el("th", { text: "agent" }),
       el("th", { text: "cost per chip bet" })));
@@ -511,33 +520,29 @@ async function loadChart() {
 }
 
 function curveSvg(points, optimum) {
-  const W = 640, H = 260, P = 40;
+  // a canvas (nothing fetched): the curve, and the optimum as a dashed gold line
+  const W = 640, H = 260, P = 44;
+  const canvas = el("canvas", { class: "curve", width: String(W), height: String(H) });
+  const g = canvas.getContext("2d");
   const xs = points.map((p) => p[0]), ys = points.map((p) => p[1]);
   if (optimum != null) ys.push(optimum);
   const x0 = Math.min(...xs), x1 = Math.max(...xs), y0 = Math.min(...ys), y1 = Math.max(...ys);
   const sx = (x) => P + (W - 2 * P) * (x1 === x0 ? 0.5 : (x - x0) / (x1 - x0));
   const sy = (y) => H - P - (H - 2 * P) * (y1 === y0 ? 0.5 : (y - y0) / (y1 - y0));
-  const ns = "http://www.w3.org/2000/svg";
-  const svg = document.createElementNS(ns, "svg");
-  svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
-  svg.setAttribute("class", "curve");
-  const add = (tag, attrs, text) => {
-    const n = document.createElementNS(ns, tag);
-    for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, v);
-    if (text) n.textContent = text;
-    svg.append(n);
-  };
-  add("line", { x1: P, y1: H - P, x2: W - P, y2: H - P, stroke: "#9ab" });
-  add("line", { x1: P, y1: P, x2: P, y2: H - P, stroke: "#9ab" });
+  g.fillStyle = "#0a1a26"; g.fillRect(0, 0, W, H);
+  g.strokeStyle = "#9ab"; g.beginPath(); g.moveTo(P, P); g.lineTo(P, H - P); g.lineTo(W - P, H - P); g.stroke();
+  g.font = "12px sans-serif"; g.fillStyle = "#cde";
+  g.fillText(y1.toFixed(4), 4, P - 6); g.fillText(y0.toFixed(4), 4, H - P + 14);
+  g.textAlign = "right"; g.fillText(`${x1.toLocaleString()} hands / steps`, W - P, H - 8);
   if (optimum != null) {
-    add("line", { x1: P, y1: sy(optimum), x2: W - P, y2: sy(optimum), stroke: "#e8c15a", "stroke-dasharray": "6 4" });
-    add("text", { x: W - P, y: sy(optimum) - 4, "text-anchor": "end", fill: "#e8c15a", "font-size": 12 }, `optimum ${optimum.toFixed(4)}`);
+    g.strokeStyle = "#e8c15a"; g.setLineDash([6, 4]); g.beginPath();
+    g.moveTo(P, sy(optimum)); g.lineTo(W - P, sy(optimum)); g.stroke(); g.setLineDash([]);
+    g.fillStyle = "#e8c15a"; g.fillText(`optimum ${optimum.toFixed(4)}`, W - P, sy(optimum) - 5);
   }
-  add("polyline", { points: points.map((p) => `${sx(p[0])},${sy(p[1])}`).join(" "), fill: "none", stroke: "#7fd", "stroke-width": 2 });
-  add("text", { x: P, y: P - 8, fill: "#cde", "font-size": 12 }, `${y1.toFixed(4)}`);
-  add("text", { x: P, y: H - P + 14, fill: "#cde", "font-size": 12 }, `${y0.toFixed(4)}`);
-  add("text", { x: W - P, y: H - 6, "text-anchor": "end", fill: "#cde", "font-size": 12 }, `${x1.toLocaleString()} hands/steps`);
-  return svg;
+  g.strokeStyle = "#7fd"; g.lineWidth = 2; g.beginPath();
+  points.forEach((p, k) => (k ? g.lineTo(sx(p[0]), sy(p[1])) : g.moveTo(sx(p[0]), sy(p[1]))));
+  g.stroke();
+  return canvas;
 }
 
 function findOptimum(summary) {
