@@ -464,3 +464,22 @@ def test_the_chart_view_shows_the_analysis(page, server, preset):
     evs = solve(analysis_rules(make(preset)).replace(decks=None)).action_evs[("hard", 16, "T")]
     assert f"stand {evs[next(a for a in evs if a.name == 'STAND')]:+.4f}" in title
     shot(page, f"chart_{preset}.png")
+
+
+def test_the_controls_stay_put_and_the_bet_box_holds_six_digits(page, server):
+    app, _ = server
+    page.set_viewport_size({"width": 1280, "height": 900})
+    setup_table(page, preset="vegas-strip", players=("person", "basic"), seed=6)
+    game = the_game(app)
+    page.fill("#bet-0", "999999")
+    fits = page.eval_on_selector("#bet-0", "i => i.scrollWidth <= i.clientWidth")
+    assert fits  # six digits shown whole
+    page.fill("#bet-0", "10")
+    game.table.shoe.stack("TS 9C 6H 7D 8D TH")  # seat 1: T 7 stands; dealer 6 T draws 8
+    press(page, "#deal")
+    top = page.eval_on_selector("#controls", "c => c.getBoundingClientRect().top")
+    press(page, "s", key=True)
+    page.wait_for_selector("#next:not([disabled])")
+    assert page.inner_text("#seat-0 .seat-net").startswith("round ")
+    after = page.eval_on_selector("#controls", "c => c.getBoundingClientRect().top")
+    assert after == top  # the round's result line does not push the controls down

@@ -141,7 +141,8 @@ function cardsNode(cards) {
   cards.forEach((c, k) => box.append(cardNode(c, k)));
   const n = Math.max(cards.length, 2);
   box.style.width = `calc(${(n - 1) * CASCADE.left}em + var(--card-w))`;
-  box.style.height = `calc(${Math.min(n - 1, CASCADE.every - 1) * CASCADE.top}em + var(--card-h))`;
+  // the full cascade's height from the start, so a card drawn never moves what is below
+  box.style.height = `calc(${(CASCADE.every - 1) * CASCADE.top}em + var(--card-h))`;
   return box;
 }
 
