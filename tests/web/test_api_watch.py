@@ -197,3 +197,15 @@ def test_a_counter_bets_the_bots_unit_spread_by_the_count():
     assert game.strategies[0].base_bet == 20
     state = post(browser, "/api/step", {})  # a fresh shoe: true count 0, the unit bet
     assert state["seats"][0]["hands"][0]["bet"] == 20
+
+
+def test_command_runs_option(tmp_path, capsys):
+    from blackjack_env.agents.commands.web import Settings, build, main
+
+    assert main(["--runs", str(tmp_path / "none")]) == 2
+    assert "error: --runs" in capsys.readouterr().err
+    (tmp_path / "r").mkdir()
+    app, _ = build(Settings(runs=[str(tmp_path / "r")]))
+    browser = client(app)
+    browser.base_url = "http://127.0.0.1"
+    assert [r["name"] for r in browser.get("/api/runs").json()["runs"]] == ["r"]
