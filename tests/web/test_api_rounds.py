@@ -87,6 +87,8 @@ def test_insurance_lost_then_hand_won(app, browser):
     assert state["dealer"]["cards"][1] == {"down": True}
     assert '"7C"' not in resp.text and "7♣" not in resp.text  # the hole card is not sent
     assert not state["values"]["available"] and "insurance" in state["values"]["reason"]
+    # a whole sentence (it used to stop at "...the playing decisions after the peek are")
+    assert state["values"]["reason"].endswith("for the playing decisions after the peek")
     state = post(browser, "/api/act", {"seat": 0, "action": "insure"})
     assert state["phase"] == "player_turns"
     seat = state["seats"][0]
