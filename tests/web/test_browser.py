@@ -483,3 +483,13 @@ def test_the_controls_stay_put_and_the_bet_box_holds_six_digits(page, server):
     assert page.inner_text("#seat-0 .seat-net").startswith("round ")
     after = page.eval_on_selector("#controls", "c => c.getBoundingClientRect().top")
     assert after == top  # the round's result line does not push the controls down
+
+
+def test_a_seed_that_is_not_a_number_is_refused_not_replaced(page, server):
+    app, _ = server
+    before = len(list(app.state.store.games()))
+    page.fill("#seed", "abc")
+    page.click("#sit")
+    page.wait_for_selector("#message:not([hidden])")
+    assert 'seed "abc" is not a whole number' in page.inner_text("#message")
+    assert page.is_hidden("#table") and len(list(app.state.store.games())) == before
