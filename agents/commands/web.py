@@ -24,8 +24,9 @@ import socket
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
+from blackjack_env._cli import option
 from blackjack_env.agents.commands import fail, run_command
 
 __all__ = ["Settings", "build", "main", "run"]
@@ -36,12 +37,12 @@ _WILDCARD = ("0.0.0.0", "::", "")
 
 @dataclass
 class Settings:
-    host: str = "127.0.0.1"
+    host: Annotated[str, option("ADDRESS")] = "127.0.0.1"
     """address to listen on; anything but 127.0.0.1 / localhost lets other machines in"""
-    port: int = 0
-    """port to listen on (0: a free one)"""
-    agent: list[str] = field(default_factory=list)
-    """trained agents (run folders or .npz / .zip model files), one or more; only these can take a seat (the page never names a path)"""  # noqa: E501
+    port: Annotated[int, option("PORT", "a free one")] = 0
+    """port to listen on"""
+    agent: Annotated[list[str], option("PATH [PATH ...]", "none")] = field(default_factory=list)
+    """trained agents (run folders or .npz / .zip model files) that may take a seat; the page names them, never their path"""  # noqa: E501
     max_sessions: int = 16
     """tables held at once (one per browser session)"""
     idle_minutes: float = 30.0
