@@ -141,7 +141,7 @@ def envs_reference() -> None:
     for env_id, kwargs in blackjack_env.ENV_IDS.items():
         env = gym.make(env_id)
         fixed = ", ".join(f"{k}={v!r}" for k, v in kwargs.items()) or "(defaults)"
-        rows.append((code(env_id), fixed, code(env.action_space), code(env.observation_space),
+        rows.append((code(env_id), fixed, code(env.action_space), code(space_text(env.observation_space)),
                      "native numpy" if env_id in batched else "SyncVectorEnv"))
         env.close()
     write("env-ids.md", table(
@@ -344,7 +344,8 @@ def observation_reference() -> None:
                 sub = space.spaces[key]
                 rows.append((i, code(key), _space_range(sub), _space_dtype(sub)))
         text = table(("index", "field", "range", "dtype"), rows)
-        text += f"\nThe whole space (`Blackjack-v0` defaults, `vegas-strip`): `{cell(space)}`\n"
+        text += (f"\nThe whole space (`Blackjack-v0` defaults, `vegas-strip`): "
+                 f"`{cell(space_text(space))}`\n")
         write(f"obs-{mode.value}.md", text)
     del np, blackjack_env
 
@@ -378,6 +379,18 @@ def _space_range(space: Any) -> str:
     if isinstance(space, spaces.Box):
         low, high = float(space.low.min()), float(space.high.max())
         return f"[{low:g}, {high:g}], shape {space.shape}"
+    return str(space)
+
+
+def space_text(space: Any) -> str:
+    """A space in a few words: a Box by dtype, shape and bounds, not element by element."""
+    from gymnasium import spaces
+
+    if isinstance(space, spaces.Box):
+        return (f"Box({space.dtype}, {space.shape}, [{float(space.low.min()):g}, "
+                f"{float(space.high.max()):g}])")
+    if isinstance(space, spaces.Dict):
+        return f"Dict({len(space.spaces)} keys)"
     return str(space)
 
 

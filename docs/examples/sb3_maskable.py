@@ -1,5 +1,6 @@
 """MaskablePPO (sb3-contrib) on 64 batched tables, then graded exactly."""
 # requires: sb3_contrib
+# marker: integration
 
 from sb3_contrib import MaskablePPO
 
