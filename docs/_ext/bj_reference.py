@@ -113,10 +113,12 @@ class _Probe:
         return "<probe>"
 
 
-def allowed_by(validate: Callable[..., Any], name: str, fallback: str) -> str:
-    """What the validator allows for ``name``: its message for a value it must refuse."""
+def allowed_by(validate: Callable[..., Any], name: str, fallback: str,
+               context: dict[str, Any] | None = None) -> str:
+    """What the validator allows for ``name``: its message for a value it must refuse
+    (asked with the other arguments in ``context``, default: their defaults)."""
     try:
-        validate(**{name: _Probe()})
+        validate(**{**(context or {}), name: _Probe()})
     except ValueError as exc:
         message = str(exc)
     except Exception:  # not a ValueError: the check is missing; say what the type says
@@ -129,6 +131,9 @@ def allowed_by(validate: Callable[..., Any], name: str, fallback: str) -> str:
 
 
 # ---------------------------------------------------------------------------- envs
+#: Arguments whose range depends on another: asked with that one set (a 7-seat table).
+PROBE_CONTEXT: dict[str, dict[str, Any]] = {"seat": {"num_seats": 7}}
+
 def envs_reference() -> None:
     import gymnasium as gym
 
@@ -162,8 +167,11 @@ def envs_reference() -> None:
         annotation = param.annotation if isinstance(param.annotation, str) else (
             getattr(param.annotation, "__name__", str(param.annotation)))
         fallback = "True or False" if annotation == "bool" else "see the meaning"
-        rows.append((code(name), code(repr(param.default)),
-                     rst_to_md(allowed_by(EnvSettings.single, name, fallback)),
+        context = PROBE_CONTEXT.get(name)
+        allowed = allowed_by(EnvSettings.single, name, fallback, context)
+        if context:
+            allowed += " (with " + ", ".join(f"{k}={v!r}" for k, v in context.items()) + ")"
+        rows.append((code(name), code(repr(param.default)), rst_to_md(allowed),
                      rst_to_md(bullets[name])))
     if missing:
         raise BuildError(
