@@ -146,7 +146,8 @@ def envs_reference() -> None:
     for env_id, kwargs in blackjack_env.ENV_IDS.items():
         env = gym.make(env_id)
         fixed = ", ".join(f"{k}={v!r}" for k, v in kwargs.items()) or "(defaults)"
-        rows.append((code(env_id), fixed, code(env.action_space), code(space_text(env.observation_space)),
+        rows.append((code(env_id), fixed, code(env.action_space),
+                     code(space_text(env.observation_space)),
                      "native numpy" if env_id in batched else "SyncVectorEnv"))
         env.close()
     write("env-ids.md", table(
@@ -282,10 +283,10 @@ def info_reference() -> None:
     for cards_on in (True, False):
         env = gym.make("blackjack_env/Blackjack-v0", info_cards=cards_on)
         # 8-8 against a 6: split, then hit / stand: a reset, play steps and a settling step
-        obs, info = env.reset(seed=0, options={"cards": "8S 6H 8D TC 3C 9H"})
+        _obs, info = env.reset(seed=0, options={"cards": "8S 6H 8D TC 3C 9H"})
         seen = {k: ("reset", _kind(v)) for k, v in info.items()}
         for action in (3, 1, 0, 0, 0, 0):
-            obs, reward, term, trunc, info = env.step(action)
+            _obs, _reward, term, trunc, info = env.step(action)
             for key, value in info.items():
                 when = "settling step" if (
                     key in ("settlement", "round_net", "settled") and (term or trunc)
@@ -435,7 +436,8 @@ def rules_reference() -> None:
         if isinstance(kind, type) and issubclass(kind, enum.Enum):
             allowed = ", ".join(code(m.value) for m in kind)
         else:
-            allowed = code(getattr(kind, "__name__", None) or str(kind).replace("typing.", ""))
+            name = getattr(kind, "__name__", None) or str(kind).replace("typing.", "")
+            allowed = " or ".join(code(part.strip()) for part in str(name).split("|"))
         default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
         rows.append((code(f.name), code(_show(default)), allowed))
     write("rules-fields.md", table(("field", "default", "type or values"), rows))
@@ -528,7 +530,7 @@ def removal_figure() -> None:
     ax.set_title("Effects of removal (composition-dependent play; "
                  "blackjack_env.analysis.effects_of_removal)", fontsize=9)
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize=8, loc="lower left")
+    ax.legend(fontsize=8, loc="upper right")
     fig.tight_layout()
     fig.savefig(FIG / "effects-of-removal.png", dpi=100)
     plt.close(fig)

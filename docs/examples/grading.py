@@ -16,5 +16,6 @@ def dealer_like(state):
 mimic = evaluate_policy(rules, dealer_like)
 print(f"dealer-like play {mimic:+.5f}, regret {best.expected_return - mimic:.5f}")
 
-# a policy can also be a table keyed by Gymnasium's (total, upcard, usable ace)
+# the optimal play as a chart (rows: your hand; columns: the dealer's upcard)
 print(best.chart.to_text().splitlines()[0])
+print(best.chart.cell("hard", 16, "T").name, best.chart.cell("pair", "8", "6").name)
