@@ -309,8 +309,28 @@ def info_reference() -> None:
                 when, kind = got.split("|", 1)
                 row.append(f"from {when}: {kind}")
         rows.append(row)
-    write("info-keys.md", table(("key", "`info_cards=True` (default)", "`info_cards=False`"),
-                                rows))
+    text = table(("key", "`info_cards=True` (default)", "`info_cards=False`"), rows)
+    write("info-keys.md", text)
+
+    # the batched env's: arrays over the sub-envs (Gymnasium's "_key" masks left out)
+    import numpy as np
+
+    from blackjack_env.envs.vector import random_legal_actions
+
+    rows = []
+    for label, kwargs in (("one seat, SameStep", {"autoreset_mode": "SameStep"}),
+                          ("`seats_per_table=3`", {"seats_per_table": 3})):
+        envs = gym.make_vec("blackjack_env/Blackjack-v0", num_envs=6, **kwargs)
+        _obs, info = envs.reset(seed=0)
+        keys = dict.fromkeys(k for k in info if not k.startswith("_"))
+        rng = np.random.default_rng(0)
+        for _ in range(8):
+            _obs, _r, _t, _tr, step_info = envs.step(random_legal_actions(rng, info["action_mask"]))
+            info = step_info
+            keys.update(dict.fromkeys(k for k in step_info if not k.startswith("_")))
+        envs.close()
+        rows.append((label, ", ".join(code(k) for k in keys)))
+    write("vector-info-keys.md", table(("batched env", "info keys (reset and steps)"), rows))
 
 
 def observation_reference() -> None:
