@@ -33,9 +33,8 @@ def main(argv: list[str]) -> int:
         print(f"error: {exc.name} is missing: pip install -e '.[all]'")
         return 2
     sys.path.insert(0, str(ROOT))
-    from tests.web.test_browser import ARGS, _free_port, press, setup_table, the_game
-
     from blackjack_env.web.server import WebConfig, create_app
+    from tests.web.test_browser import ARGS, _free_port, press, setup_table, the_game
 
     app = create_app(WebConfig())
     port = _free_port()
