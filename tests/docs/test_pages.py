@@ -69,3 +69,11 @@ def test_argument_without_docstring_bullet_stops_the_build(monkeypatch) -> None:
     monkeypatch.setattr(bj_reference, "write", lambda name, text: None)
     with pytest.raises(bj_reference.BuildError, match="without a bullet"):
         bj_reference.envs_reference()
+
+
+def test_the_readme_example_runs(capsys) -> None:
+    readme = (DOCS.parent / "README.md").read_text()
+    blocks = re.findall(r"^```python\n(.*?)^```", readme, re.M | re.S)
+    assert len(blocks) == 1, "the README has one short example"
+    exec(compile(blocks[0], "README.md", "exec"), {"__name__": "__main__"})
+    assert capsys.readouterr().out.strip()
