@@ -45,6 +45,8 @@ html_show_sourcelink = False
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"
 autodoc_default_options: dict[str, object] = {}
+# the [docs] extra has no torch: the SB3 adapter's base class is mocked while documenting it
+autodoc_mock_imports = ["stable_baselines3", "sb3_contrib", "torch"]
 napoleon_google_docstring = True
 napoleon_numpy_docstring = False
 # the docstrings use Markdown-style "## Section" headings and tables inside reST: they
