@@ -138,7 +138,7 @@ def run_single(rec: Recorder, kwargs: dict[str, Any], seed: int, steps: int) -> 
     rec.add("single", repr(sorted(kwargs.items(), key=lambda kv: kv[0])))
     try:
         env = BlackjackEnv(**kwargs)
-    except Exception as exc:  # noqa: BLE001 - the type is what is recorded
+    except Exception as exc:
         rec.error(exc)
         return
     rng = np.random.default_rng(seed)
@@ -150,7 +150,7 @@ def run_single(rec: Recorder, kwargs: dict[str, Any], seed: int, steps: int) -> 
         a = _pick(rng, env.action_masks(), n)
         try:
             obs, r, term, trunc, info = env.step(a)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             rec.error(exc)
             continue
         rec.add(t, a, obs, r, term, trunc, info)
@@ -158,7 +158,7 @@ def run_single(rec: Recorder, kwargs: dict[str, Any], seed: int, steps: int) -> 
             if t % 7 == 3:  # a scripted deal now and then
                 try:
                     obs, info = env.reset(options={"cards": "8S 6H 8D TC"})
-                except Exception as exc:  # noqa: BLE001
+                except Exception as exc:
                     rec.error(exc)
                     obs, info = env.reset()
             else:
@@ -214,7 +214,7 @@ def run_vector(rec: Recorder, kwargs: dict[str, Any], seed: int, steps: int) -> 
     n_envs = kw.pop("num_envs", 6)
     try:
         env = BlackjackVectorEnv(n_envs, **kw)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         rec.error(exc)
         return
     rng = np.random.default_rng(seed)
@@ -231,7 +231,7 @@ def run_vector(rec: Recorder, kwargs: dict[str, Any], seed: int, steps: int) -> 
             acts[0] = n  # outside the space
         try:
             obs, r, term, trunc, info = env.step(acts)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             rec.error(exc)
             acts = np.array([int(rng.choice(np.flatnonzero(m))) for m in mask])
             obs, r, term, trunc, info = env.step(acts)
@@ -275,7 +275,7 @@ def run_table(rec: Recorder, kwargs: dict[str, Any], seed: int, steps: int) -> N
     rec.add("table", repr(sorted(kwargs.items(), key=lambda kv: kv[0])))
     try:
         env = BlackjackAECEnv(**kwargs)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         rec.error(exc)
         return
     rng = np.random.default_rng(seed)
@@ -290,7 +290,7 @@ def run_table(rec: Recorder, kwargs: dict[str, Any], seed: int, steps: int) -> N
                 action = _pick(rng, obs["action_mask"], int(env.action_space(agent).n))
             try:
                 env.step(action)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 rec.error(exc)
                 legal = np.flatnonzero(obs["action_mask"])
                 env.step(int(legal[0]) if legal.size else None)
@@ -328,13 +328,13 @@ def run_analysis(rec: Recorder) -> None:
                     r, lambda s: Action.HIT if s.total < 17 else Action.STAND
                 )
                 rec.add("eval", name, r12(stand), r12(hit16))
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 rec.error(exc)
         if rules.decks is not None and rules.decks <= 2:
             try:
                 rec.add("finite", name, r12(finite_shoe_return(rules).expected_return))
                 rec.add("handevs", name, r12(hand_evs(rules, "8S 8D", "6")))
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 rec.error(exc)
     rules = preset("vegas-strip", decks=1)
     try:
@@ -342,7 +342,7 @@ def run_analysis(rec: Recorder) -> None:
         rec.add("action_values", r12({str(k): v for k, v in av.items()}))
         av = action_values(rules, rules_pool(rules), "8S 8H", "6", hands=1)
         rec.add("action_values_pair", r12({str(k): v for k, v in av.items()}))
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         rec.error(exc)
     small = preset("vegas-strip", decks=1)
     try:
@@ -351,7 +351,7 @@ def run_analysis(rec: Recorder) -> None:
             pool[rank] = n
         res = composition_return(small, pool)
         rec.add("composition", r12(res.expected_return))
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         rec.error(exc)
 
 

@@ -36,6 +36,7 @@ from mypy_extensions import mypyc_attr
 from blackjack_env.engine import play
 from blackjack_env.engine.cards import Card
 from blackjack_env.engine.hand import Hand, score
+from blackjack_env.engine.play import play_out_action
 from blackjack_env.engine.shoe import read_stack
 from blackjack_env.engine.table import Action, HandResult, Phase, Table
 from blackjack_env.envs.view import (
@@ -633,7 +634,8 @@ class EnvCore:
             return
 
     def finish_round(self) -> None:
-        """Play out the current round with the learner standing / declining."""
+        """Play out the current round, the learner taking
+        :func:`~blackjack_env.engine.play.play_out_action` at each decision."""
         table = self.table
         assert table is not None
         if table.phase is _PHASE_BETTING:
@@ -645,7 +647,7 @@ class EnvCore:
             if who is None:
                 return
             if who[0] == seat:
-                table.act(_ACTION_DECLINE if table.phase is _PHASE_INSURANCE else _ACTION_STAND)
+                table.act(play_out_action(table.phase is _PHASE_INSURANCE))
 
     def start_round(self) -> None:
         """Open the next round: bets (or a BET step), deal, other seats up to the learner."""

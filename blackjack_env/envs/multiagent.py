@@ -12,6 +12,7 @@ from gymnasium.error import ResetNeeded
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
+from blackjack_env.engine.play import play_out_action
 from blackjack_env.engine.rules import Rules
 from blackjack_env.engine.table import Action, Phase, Table
 from blackjack_env.envs.observations import Decision, Layout, decision
@@ -353,13 +354,15 @@ class BlackjackAECEnv(AECEnv):
             return
 
     def _finish_round(self) -> None:
+        """Play out the current round, every agent taking
+        :func:`~blackjack_env.engine.play.play_out_action` at each decision."""
         table = self.table
         while table.phase is not Phase.SETTLED and table.phase is not Phase.BETTING:
             self._advance()
             who = table.to_act
             if who is None:
                 break
-            table.act(Action.DECLINE if table.phase is Phase.INSURANCE else Action.STAND)
+            table.act(play_out_action(table.phase is Phase.INSURANCE))
 
     def _settle_round(self) -> None:
         table = self.table
