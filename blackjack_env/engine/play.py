@@ -32,8 +32,8 @@ function and cannot disagree:
   splits, insurance; :func:`array_can_cover` for arrays), :func:`insurance_stake`,
   :func:`chip_denominator`;
 * card counting: :data:`HI_LO_TAGS`, :func:`hi_lo_tag`, :func:`unseen_by_rank`
-  (the cards a player has not seen, with :func:`hidden_hole_rank`) and
-  :func:`hi_lo_running_count`.
+  (the cards a player has not seen, with :func:`hidden_hole_rank`),
+  :func:`hi_lo_running_count` and :func:`hi_lo_true_count` (:func:`array_hi_lo_true_count`).
 
 Batched code does not re-derive these: it reads lookup tables *built from these
 functions* when it starts (:func:`play_action_table`, :func:`pre_peek_action_table`,
@@ -79,6 +79,7 @@ __all__ = [
     "Outcome",
     "array_can_cover",
     "array_category",
+    "array_hi_lo_true_count",
     "array_highest_hand_judged",
     "array_natural",
     "array_soft",
@@ -97,6 +98,7 @@ __all__ = [
     "double_allowed",
     "hi_lo_running_count",
     "hi_lo_tag",
+    "hi_lo_true_count",
     "hidden_hole_rank",
     "highest_hand_judged",
     "highest_hand_outcomes",
@@ -730,6 +732,24 @@ def hi_lo_running_count(unseen: list[int]) -> int:
     for i in _TAG_PLUS:
         total -= unseen[i]
     return total
+
+
+def hi_lo_true_count(running: int, unseen: int) -> float:
+    """The Hi-Lo true count: the running count per deck not yet seen, ``running * 52 /
+    unseen`` (``unseen``: cards not seen), 0.0 when no card is unseen (the
+    shoe is spent: the count says nothing of a next card)."""
+    if unseen == 0:
+        return 0.0
+    return running * 52.0 / unseen
+
+
+def array_hi_lo_true_count(running: np.ndarray, unseen: np.ndarray) -> np.ndarray:
+    """:func:`hi_lo_true_count` element-wise (float64; the same arithmetic)."""
+    if np.count_nonzero(unseen) == unseen.size:  # (the common case: no masked divide)
+        return running * 52.0 / unseen
+    tc = np.zeros(unseen.shape, dtype=np.float64)
+    np.divide(running * 52.0, unseen, out=tc, where=unseen > 0)
+    return tc
 
 
 # HI_LO_TAGS as the rank indices tagged +1 and -1 (Hi-Lo tags are -1, 0 or +1): adding

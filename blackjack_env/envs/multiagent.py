@@ -15,8 +15,15 @@ from pettingzoo import AECEnv
 from blackjack_env.engine.play import play_out_action
 from blackjack_env.engine.rules import Rules
 from blackjack_env.engine.table import Action, Phase, Table
-from blackjack_env.envs.observations import Decision, Layout, decision
+from blackjack_env.envs.observations import Layout
 from blackjack_env.envs.settings import EnvSettings, IllegalAction, check_action, check_stack
+from blackjack_env.envs.step import (
+    Decision,
+    illegal_message,
+    learner_decision,
+    map_illegal,
+    table_action,
+)
 from blackjack_env.strategies import Strategy, make_strategy
 
 __all__ = ["BlackjackAECEnv", "env", "raw_env"]
@@ -262,9 +269,8 @@ class BlackjackAECEnv(AECEnv):
         if not self._ack:
             phase, legal = self._decision(seat)
             if a not in legal and self.illegal_action is IllegalAction.RAISE:
-                names = self.layout.action_names()
                 raise ValueError(
-                    f"{agent}: action {a} ({names[a]}) is not legal now; legal: {list(legal)}"
+                    illegal_message(a, self.layout.action_names(), phase.name, legal, f"{agent}: ")
                 )
         self._cumulative_rewards[agent] = 0.0
         for other in self.agents:
@@ -278,15 +284,10 @@ class BlackjackAECEnv(AECEnv):
             phase, legal = self._decision(seat)
             illegal = a not in legal
             if illegal:  # (refused above under "raise")
-                if phase is Decision.PLAY and a in (Action.DOUBLE, Action.SPLIT, Action.SURRENDER):
-                    a = int(Action.HIT) if Action.HIT in legal else int(Action.STAND)
-                else:
-                    a = int(Action.STAND)
+                a = map_illegal(a, phase, legal, self.layout.n_play)
             if phase is Decision.PLAY:
                 self._last_hand[seat] = table.to_act[1]  # type: ignore[index]
-                table.act(Action(a))
-            else:
-                table.act(Action.DECLINE if a == Action.STAND else Action(a))
+            table.act(table_action(phase, a))
             self.infos[agent] = {"illegal_action": illegal, "action_played": a}
             self._advance()
             if table.phase is Phase.SETTLED:
@@ -318,7 +319,7 @@ class BlackjackAECEnv(AECEnv):
     # ============================================================ internals
     def _decision(self, seat: int) -> tuple[Decision, tuple[int, ...]]:
         table = self.table
-        phase = Decision.SETTLED if self._ack else decision(table, seat)
+        phase = Decision.SETTLED if self._ack else learner_decision(table, seat)
         return phase, self.layout.legal(table, seat, phase)
 
     def _start_round(self) -> None:

@@ -416,3 +416,14 @@ def test_play_out_action() -> None:
     assert play.play_out_action(pre_peek=True) is A.DECLINE
     assert play.play_out_action(pre_peek=False) is A.STAND
     assert play.play_out_codes().tolist() == [int(A.STAND), int(A.DECLINE)]
+
+
+def test_hi_lo_true_count_one_definition() -> None:
+    # running count per unseen deck; nothing unseen: 0 (the env, the batched env and
+    # agents.counting.HiLoCounter all read this)
+    assert play.hi_lo_true_count(2, 104) == 1.0
+    assert play.hi_lo_true_count(-3, 26) == -6.0
+    assert play.hi_lo_true_count(5, 0) == 0.0
+    running = np.array([2, -3, 5])
+    unseen = np.array([104, 26, 0])
+    assert play.array_hi_lo_true_count(running, unseen).tolist() == [1.0, -6.0, 0.0]
