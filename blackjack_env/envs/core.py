@@ -40,6 +40,7 @@ from blackjack_env.engine.shoe import read_stack
 from blackjack_env.engine.table import Action, HandResult, Phase, Table
 from blackjack_env.envs.step import (
     Decision,
+    IllegalAction,
     illegal_message,
     learner_decision,
     map_illegal,
@@ -378,8 +379,6 @@ class EnvCore:
         self.bet = bet
         self.bankroll = bankroll
         self.rounds_per_episode = rounds_per_episode
-        from blackjack_env.envs.settings import IllegalAction  # (settings imports this module)
-
         self.raise_illegal = illegal_action is IllegalAction.RAISE
         self.penalize_illegal = illegal_action is IllegalAction.PENALIZE
         self.illegal_penalty = illegal_penalty

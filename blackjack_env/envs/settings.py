@@ -35,6 +35,7 @@ from blackjack_env.engine.cards import Card
 from blackjack_env.engine.rules import PRESETS, Rules, Surrender, preset
 from blackjack_env.engine.shoe import read_stack
 from blackjack_env.envs.observations import ObsMode
+from blackjack_env.envs.step import IllegalAction
 from blackjack_env.strategies import make_strategy
 
 __all__ = [
@@ -50,20 +51,6 @@ __all__ = [
 #: render modes of the single env (the batched env does not render; the table: text, printed or not)
 SINGLE_RENDER_MODES = ("ansi", "rgb_array", "human")
 TABLE_RENDER_MODES = ("ansi", "human")
-
-
-class IllegalAction(str, Enum):
-    """What an env does with an action that is in the action space but not legal now.
-
-    * ``MAP``: play a documented legal action instead; ``info["illegal_action"]`` says so.
-    * ``RAISE``: ``ValueError`` naming the action and the legal ones; nothing changes.
-    * ``PENALIZE``: the round ends with the learner standing, minus ``illegal_penalty``
-      (single and batched env).
-    """
-
-    MAP = "map"
-    RAISE = "raise"
-    PENALIZE = "penalize"
 
 
 def _choices(enum: type[Enum]) -> str:

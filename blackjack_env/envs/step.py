@@ -29,7 +29,7 @@ branch that calls it in each env's step.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from enum import IntEnum
+from enum import Enum, IntEnum
 from typing import Any, Final
 
 import numpy as np
@@ -41,6 +41,7 @@ __all__ = [
     "DECISION_BY_BATCH_PHASE",
     "PENALTY_ACTION",
     "Decision",
+    "IllegalAction",
     "array_map_illegal",
     "array_map_illegal_bet",
     "array_table_actions",
@@ -50,6 +51,23 @@ __all__ = [
     "map_illegal_bet",
     "table_action",
 ]
+
+
+class IllegalAction(str, Enum):
+    """What an env does with an action that is in the action space but not legal now
+    (the env's ``illegal_action`` setting; this module's functions carry it out).
+
+    * ``MAP``: play a documented legal action instead (:func:`map_illegal`);
+      ``info["illegal_action"]`` says so.
+    * ``RAISE``: ``ValueError`` naming the action and the legal ones
+      (:func:`illegal_message`); nothing changes.
+    * ``PENALIZE``: the round ends with the learner standing (:data:`PENALTY_ACTION`),
+      minus ``illegal_penalty`` (single and batched env).
+    """
+
+    MAP = "map"
+    RAISE = "raise"
+    PENALIZE = "penalize"
 
 
 class Decision(IntEnum):
