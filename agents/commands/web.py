@@ -66,7 +66,7 @@ def build(settings: Settings) -> tuple[Any, dict[str, str]]:
                 name, k = f"agent:{base}-{k}", k + 1
             agents[name] = AgentStrategy(load_agent(model))
             names[name] = str(model)
-    hosts = ("127.0.0.1", "localhost", "[::1]")
+    hosts: tuple[str, ...] = ("127.0.0.1", "localhost", "[::1]")
     if settings.host not in _LOCAL:
         hosts = ("*",)
     config = WebConfig(max_sessions=settings.max_sessions,

@@ -82,6 +82,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import cast
 
 import numpy as np
 
@@ -151,7 +152,7 @@ def pool_from(rules: Rules, remaining: Shoe | Sequence[int] | Iterable[Card] | s
     items = list(remaining)
     if items and all(isinstance(c, Card) for c in items):
         counts = [0] * 13
-        for card in items:
+        for card in cast("list[Card]", items):
             counts[card.rank - 1] += 1
         return counts
     if len(items) != 13 or not all(
@@ -161,7 +162,7 @@ def pool_from(rules: Rules, remaining: Shoe | Sequence[int] | Iterable[Card] | s
             f"remaining must be a Shoe, cards, or 13 non-negative int counts by rank "
             f"(ace to king), got {remaining!r}"
         )
-    return [int(n) for n in items]
+    return [int(cast("int", n)) for n in items]
 
 
 def table_pool(table: Table) -> list[int]:

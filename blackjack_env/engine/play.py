@@ -251,7 +251,7 @@ def is_natural(n_cards: int, hard: int, has_ace: bool, counts: bool = True) -> b
     return n_cards == 2 and has_ace and hard == 11 and counts
 
 
-def array_natural(n_cards: np.ndarray, hard: np.ndarray, ace: np.ndarray) -> np.ndarray:
+def array_natural(n_cards: np.ndarray | int, hard: np.ndarray, ace: np.ndarray) -> np.ndarray:
     """:func:`is_natural` (where a natural counts) for arrays of card counts, hard totals
     and ace flags (bool array)."""
     return (n_cards == 2) & ace & (hard == 11)
@@ -657,7 +657,7 @@ def can_cover(bankroll: int | Fraction | None, amount: int | Fraction) -> bool:
     return bankroll is None or bankroll >= amount
 
 
-def array_can_cover(bankroll: np.ndarray, amount: np.ndarray) -> np.ndarray:
+def array_can_cover(bankroll: np.ndarray, amount: np.ndarray | int) -> np.ndarray:
     """:func:`can_cover` element-wise for finite bankrolls (arrays of chips; exact when
     both hold multiples of ``1 / chip_denominator(rules)`` correctly rounded)."""
     return bankroll >= amount

@@ -243,7 +243,7 @@ class BlackjackAECEnv(AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._session = [0.0] * self.rules.seats
         self._round = 0
         self._ack = False  # a round settled at the deal in the last episode is gone

@@ -242,7 +242,7 @@ class Layout:
             self.rules.max_split_hands, len(table.seats[seat].hands),
             0 if hand is None else len(hand.cards),
             float(hand is not None and hand.is_pair(False)), hi_lo_true_count(table),
-            1.0 if decks is None else table.shoe.remaining / (52 * decks),
+            1.0 if decks is None else (table.shoe.remaining or 0) / (52 * decks),
         )
 
     def _dict(

@@ -27,7 +27,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -228,7 +228,8 @@ class EnvSettings:
         # ---- other seats: one spec each, in seat order
         n_others = rules.seats - 1
         if isinstance(others, (str, bytes)) or callable(others):
-            make_strategy(others, rules, 0)  # checked even when no other seat uses it
+            # checked even when no other seat uses it (bytes: refused there, by name)
+            make_strategy(cast(Any, others), rules, 0)
             specs: list[Any] = [others] * n_others
         elif isinstance(others, Sequence):
             specs = list(others)

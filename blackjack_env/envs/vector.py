@@ -245,7 +245,8 @@ class BlackjackVectorEnv(VectorEnv):
         self.action_names = self.layout.action_names()
         self.max_episode_steps = max_episode_steps
         self.autoreset_mode = mode
-        self.metadata = {**self.metadata, "autoreset_mode": mode}
+        # per instance: this env's autoreset mode (Gymnasium reads it there)
+        self.metadata = {**self.metadata, "autoreset_mode": mode}  # type: ignore[misc]
         self.render_mode = None
 
         n = self.num_envs = int(num_envs)
@@ -274,7 +275,8 @@ class BlackjackVectorEnv(VectorEnv):
         self._no_env = np.zeros(n, dtype=bool)  # (internal: never handed out)
         self._no_env.flags.writeable = False
         self._infinite = rules.shoe_decks is None
-        self._full_ranks = None if self._infinite else 4 * rules.shoe_decks
+        decks = rules.shoe_decks
+        self._full_ranks = None if decks is None else 4 * decks
 
         self.batch: TableBatch | None = None
         self._mask_rows: np.ndarray | None = None  # action-mask row by batch key (_mask_table)
@@ -646,13 +648,14 @@ class BlackjackVectorEnv(VectorEnv):
             width = batch.shoe_size + 1
             # |running| is at most the cards of one tag in the shoe
             tags = np.array(play.HI_LO_TAGS)
+            assert self._full_ranks is not None  # (a finite shoe: counted)
             top = self._full_ranks * max(np.count_nonzero(tags > 0), np.count_nonzero(tags < 0))
             running = np.arange(-top, top + 1)[:, None].repeat(width, axis=1)
             unseen = np.arange(width)[None, :].repeat(running.shape[0], axis=0)
             grid = view.count_bucket(_true_counts(running.reshape(-1), unseen.reshape(-1)))
             self._bucket_rows = grid.astype(np.int8)
             self._bucket_width = width
-            self._bucket_top = top
+            self._bucket_top = int(top)
         # row top - unseen_hilo (the running count, minus the unseen cards' tags)
         key = unseen_hilo * -self._bucket_width
         key += remaining
@@ -809,8 +812,9 @@ class BlackjackVectorEnv(VectorEnv):
         bet). ``episode``: a new session, which starts with ``bankroll`` chips."""
         batch = self.batch
         assert batch is not None
-        if episode and batch.bankroll is not None:
-            batch.set_chips(idx, self.settings.bankroll)
+        bankroll = self.settings.bankroll
+        if episode and batch.bankroll is not None and bankroll is not None:
+            batch.set_chips(idx, bankroll)
         if not self._bets:
             batch.start_rounds(idx, stacks)
             return

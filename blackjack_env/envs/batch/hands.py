@@ -26,9 +26,10 @@ from blackjack_env.envs.batch.codes import (
     _TAKES_CARD,
     NUM_CORE_ACTIONS,
 )
+from blackjack_env.envs.batch.state import BatchState
 
 
-class HandsMixin:
+class HandsMixin(BatchState):
     """The hand methods of :class:`~blackjack_env.envs.batch.TableBatch`."""
 
     def _is_bj(self, f: np.ndarray, t: np.ndarray) -> np.ndarray:

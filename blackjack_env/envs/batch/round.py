@@ -10,7 +10,7 @@ a round out standing).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 import numpy as np
 
@@ -27,19 +27,20 @@ from blackjack_env.envs.batch.codes import (
     _SURR,
     _SURRENDER,
 )
+from blackjack_env.envs.batch.state import BatchState
 
 _INSURANCE_PAYS = float(play.INSURANCE_PAYS)  # net per chip staked on insurance, 2:1
 #: the Action codes of play.play_out_action at [pre_peek] (finish_rounds)
 _PLAY_OUT = tuple(int(a) for a in play.play_out_codes())
 
 
-class RoundMixin:
+class RoundMixin(BatchState):
     """The round's methods of :class:`~blackjack_env.envs.batch.TableBatch`."""
 
     def start_rounds(
         self,
         idx: np.ndarray,
-        stacks: dict[int, str | list[Card]] | None = None,
+        stacks: Mapping[int, str | list[Card]] | None = None,
         bets: np.ndarray | None = None,
     ) -> None:
         """Clear tables ``idx``, reshuffle where the cut card is out, and deal a round.

@@ -17,9 +17,10 @@ from blackjack_env.envs.batch.codes import (
     _PEEK_WAIT,
     _SEAT_DONE,
 )
+from blackjack_env.envs.batch.state import BatchState
 
 
-class SeatsMixin:
+class SeatsMixin(BatchState):
     """The several-seats methods of :class:`~blackjack_env.envs.batch.TableBatch`."""
 
     def acting(self) -> np.ndarray:

@@ -14,9 +14,10 @@ import numpy as np
 from blackjack_env.engine import play
 from blackjack_env.engine.play import array_total
 from blackjack_env.envs.batch.codes import _LOSS
+from blackjack_env.envs.batch.state import BatchState
 
 
-class SettlementMixin:
+class SettlementMixin(BatchState):
     """The settlement methods of :class:`~blackjack_env.envs.batch.TableBatch`."""
 
     def _hand_grid(
