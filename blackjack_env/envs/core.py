@@ -347,42 +347,31 @@ class EnvCore:
     is specified in its docstring.
 
     Args:
-        layout: the env's ``Layout`` (observes the ``"vector"`` and ``"dict"`` modes).
-        view: ``layout``'s :class:`LearnerView`.
-        action_names: the name of every action index (for error messages).
-        seat, bet, bankroll, rounds_per_episode, illegal_penalty: as the env's arguments.
-        illegal_action: an :class:`~blackjack_env.envs.settings.IllegalAction`.
-        min_cost: the smallest bet of a round in chips.
-        info_cards: the info carries the cards (``hands``, ``dealer``, ``settlement``);
-            False: numeric, fixed-shape entries only (see :meth:`info`).
+        layout: the env's ``Layout`` (observes the ``"vector"`` and ``"dict"`` modes;
+            its :class:`LearnerView` and action names are read from it).
+        settings: the env's validated
+            :class:`~blackjack_env.envs.settings.EnvSettings`, read whole (``seat``,
+            ``bet``, ``bankroll``, ``rounds_per_episode``, ``illegal_action``,
+            ``illegal_penalty``, ``min_cost``; ``info_cards``: the info carries the cards
+            (``hands``, ``dealer``, ``settlement``), else numeric, fixed-shape entries
+            only, see :meth:`info`). Typed ``Any``: settings.py imports this module.
     """
 
-    def __init__(
-        self,
-        layout: Any,
-        view: LearnerView,
-        action_names: list[str],
-        seat: int,
-        bet: int,
-        bankroll: int | None,
-        rounds_per_episode: int | None,
-        illegal_action: Any,
-        illegal_penalty: float,
-        min_cost: int,
-        info_cards: bool = True,
-    ) -> None:
+    def __init__(self, layout: Any, settings: Any) -> None:
+        view: LearnerView = layout.view
+        illegal_action = settings.illegal_action
         self.layout = layout
-        self.info_cards = info_cards
+        self.info_cards: bool = bool(settings.info_cards)
         self.view = view
-        self.action_names = action_names
-        self.seat = seat
-        self.bet = bet
-        self.bankroll = bankroll
-        self.rounds_per_episode = rounds_per_episode
+        self.action_names: list[str] = layout.action_names()
+        self.seat: int = settings.seat
+        self.bet: int = settings.bet
+        self.bankroll: int | None = settings.bankroll
+        self.rounds_per_episode: int | None = settings.rounds_per_episode
         self.raise_illegal = illegal_action is IllegalAction.RAISE
         self.penalize_illegal = illegal_action is IllegalAction.PENALIZE
-        self.illegal_penalty = illegal_penalty
-        self.min_cost = min_cost
+        self.illegal_penalty: float = settings.illegal_penalty
+        self.min_cost: int = settings.min_cost
         self.mode = view.obs_mode
         self.fast_obs = self.mode == TUPLE or self.mode == MULTIDISCRETE
         self.table: Table | None = None

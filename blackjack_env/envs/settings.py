@@ -282,8 +282,7 @@ class EnvSettings:
                 f"the batched env seats one learner per table; got {rules.seats} seats "
                 f"(num_seats / rules.seats): use the single env or the multi-agent env"
             )
-        if rules.bet_raising:
-            raise ValueError("rules with bet_raising=True are not supported by the batched env")
+        _check_batched_rules(rules)
         return settings
 
     @classmethod
@@ -301,9 +300,11 @@ class EnvSettings:
                 f"seats_per_table={seats}: every seat is a learner; 'others' and 'seat' do "
                 f"not apply"
             )
-        # (the rules' own seats are replaced by seats_per_table, as num_seats does)
+        # (the rules' own seats are replaced by seats_per_table, as num_seats does): the
+        # settings of one seat, checked once, then seated seats_per_table times
         rules_1 = read_rules(kwargs.get("rules", "vegas-strip")).replace(seats=1)
-        settings = cls.batched(**{**kwargs, "rules": rules_1})
+        settings = cls.single(**{**kwargs, "rules": rules_1})
+        _check_batched_rules(settings.rules)
         if settings.illegal_action is IllegalAction.PENALIZE:
             raise ValueError(
                 f"illegal_action='penalize' is not supported with seats_per_table={seats}; "
@@ -373,6 +374,12 @@ class EnvSettings:
 
 
 # ------------------------------------------------------------------ field checks
+def _check_batched_rules(rules: Rules) -> None:
+    """What the batched tables cannot play (their one check of the rules)."""
+    if rules.bet_raising:
+        raise ValueError("rules with bet_raising=True are not supported by the batched env")
+
+
 def _obs_mode(value: Any, allowed: tuple[ObsMode, ...]) -> ObsMode:
     try:
         mode = ObsMode(value)
