@@ -41,8 +41,8 @@ from blackjack_env.engine.table import Action, HandResult, Phase, Table
 from blackjack_env.envs.step import (
     Decision,
     IllegalAction,
+    decision_of_phase,
     illegal_message,
-    learner_decision,
     map_illegal,
     table_action,
 )
@@ -670,7 +670,8 @@ class EnvCore:
         the learner or for no one)."""
         table = self.table
         assert table is not None
-        phase = learner_decision(table, self.seat)
+        # (the table waits for the learner or for no one: the phase alone decides)
+        phase = decision_of_phase(table.phase)
         self.phase = phase
         self.legal = self.view.legal(table, self.seat, phase)
 

@@ -7,8 +7,8 @@ The single env (:class:`~blackjack_env.envs.core.EnvCore`), the batched env
 their API:
 
 * :class:`Decision`, what the learner is asked at a step, and where it comes from:
-  :func:`learner_decision` (a table's phase, for a seat) and :data:`DECISION_BY_BATCH_PHASE`
-  (a batched table's phase code, an array lookup);
+  :func:`decision_of_phase` and :func:`learner_decision` (a table's phase, for a seat)
+  and :data:`DECISION_BY_BATCH_PHASE` (a batched table's phase code, an array lookup);
 * the illegal-action policy (:class:`~blackjack_env.envs.settings.IllegalAction`):
   :func:`illegal_message` (``RAISE``: the one message), :func:`map_illegal` and its
   array form :func:`array_map_illegal` (``MAP``: the documented legal action),
@@ -45,6 +45,7 @@ __all__ = [
     "array_map_illegal",
     "array_map_illegal_bet",
     "array_table_actions",
+    "decision_of_phase",
     "illegal_message",
     "learner_decision",
     "map_illegal",
@@ -95,28 +96,44 @@ _SPLIT: Final = int(Action.SPLIT)
 _SURRENDER: Final = int(Action.SURRENDER)
 _DECLINE: Final = int(Action.DECLINE)
 _ACTIONS: Final = tuple(Action)
+_D_PLAY: Final = Decision.PLAY
+_D_INSURANCE: Final = Decision.INSURANCE
+_D_BET: Final = Decision.BET
+_D_SETTLED: Final = Decision.SETTLED
+_PLAYER_TURNS: Final = Phase.PLAYER_TURNS
+_INSURANCE_PHASE: Final = Phase.INSURANCE
+_BETTING: Final = Phase.BETTING
 _PLAY: Final = int(Decision.PLAY)
 _INSURANCE: Final = int(Decision.INSURANCE)
 #: the playing actions an illegal action falls back to HIT from (when HIT is legal)
 _TO_HIT: Final = (_DOUBLE, _SPLIT, _SURRENDER)
 
 
+def decision_of_phase(phase: Phase) -> Decision:
+    """The decision a table's phase asks of the seat it waits for: ``PLAYER_TURNS`` ->
+    ``PLAY``, ``INSURANCE`` -> ``INSURANCE``, ``BETTING`` -> ``BET`` (an env with a
+    fixed bet never leaves the table there at a step), anything else -> ``SETTLED``.
+    (The single env's step, whose table waits for the learner or for no one, reads
+    this; :func:`learner_decision` adds the seat.)"""
+    if phase is _PLAYER_TURNS:
+        return _D_PLAY
+    if phase is _INSURANCE_PHASE:
+        return _D_INSURANCE
+    if phase is _BETTING:
+        return _D_BET
+    return _D_SETTLED
+
+
 def learner_decision(table: Any, seat: int) -> Decision:
     """The learner's decision in the table's current state (a
-    :class:`~blackjack_env.engine.table.Table`).
-
-    ``BETTING`` is reported as ``BET`` (an env with a fixed bet never leaves the
-    table there at a step); a decision awaited from another seat cannot occur
-    between env steps and is reported as ``SETTLED``.
+    :class:`~blackjack_env.engine.table.Table`): :func:`decision_of_phase`, where a
+    decision awaited from another seat (which cannot occur between env steps) is
+    reported as ``SETTLED``.
     """
-    phase = table.phase
-    if phase is Phase.PLAYER_TURNS:
-        return Decision.PLAY if table.to_act[0] == seat else Decision.SETTLED
-    if phase is Phase.INSURANCE:
-        return Decision.INSURANCE if table.to_act[0] == seat else Decision.SETTLED
-    if phase is Phase.BETTING:
-        return Decision.BET
-    return Decision.SETTLED
+    decision = decision_of_phase(table.phase)
+    if (decision is _D_PLAY or decision is _D_INSURANCE) and table.to_act[0] != seat:
+        return _D_SETTLED
+    return decision
 
 
 #: A batched table's phase code (``envs.batch.BatchPhase``: DECIDE, INSURE, OVER,

@@ -59,6 +59,12 @@ def test_table_action_and_decisions() -> None:
     assert step.DECISION_BY_BATCH_PHASE[int(BatchPhase.DECIDE)] == D.PLAY
     assert step.DECISION_BY_BATCH_PHASE[int(BatchPhase.INSURE)] == D.INSURANCE
     assert step.DECISION_BY_BATCH_PHASE[int(BatchPhase.OVER)] == D.SETTLED
+    from blackjack_env.engine.events import Phase
+
+    assert [step.decision_of_phase(p) for p in Phase] == [
+        {"BETTING": D.BET, "INSURANCE": D.INSURANCE, "PLAYER_TURNS": D.PLAY}.get(p.name, D.SETTLED)
+        for p in Phase
+    ]
     table = Table(preset("vegas-strip", seats=2), seed=0)
     assert step.learner_decision(table, 0) is D.BET
     table.bet(0, 1)
