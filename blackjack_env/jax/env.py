@@ -179,32 +179,50 @@ class BlackjackJax:
         return core.observe_vector(st, p, self.config, core.legal_mask(st, p, self.config))
 
     # ------------------------------------------------------------------ scripted cards
-    def stack(self, state: core.State, cards: str | list[Card], table: int | None = None) -> core.State:
+    def stack(
+        self, state: core.State, cards: str | list[Card] | list[Any], table: int | None = None
+    ) -> core.State:
         """A copy of ``state`` whose next cards are ``cards`` (text like ``"AS KH 9D"``),
-        dealt in order (host-side, outside ``jit``; ``table``: the row of a batched state).
+        dealt in order (host-side, outside ``jit``).
 
-        A finite shoe moves each card from the undealt cards (or the discards) to the
-        front, so it still holds every card once (as the numpy shoe's ``stack``); an
-        infinite deck queues them in its stacked-card buffer."""
-        ids = [c.index for c in (parse_cards(cards) if isinstance(cards, str) else cards)]
+        ``state`` is one table's, or a batch of them (leading axis): then ``cards`` is one
+        entry (text, a list of cards, or None) per table, or ``table`` names the one row
+        to stack. A finite shoe moves each card from the undealt cards (or the discards)
+        to the front, so it still holds every card once (as the numpy shoe's ``stack``);
+        an infinite deck queues them in its stacked-card buffer."""
         arrays = {k: np.array(v) for k, v in state._asdict().items()}
-        row = (lambda a: a) if table is None else (lambda a: a[table])
-        cfg = self.config
-        shoe = row(arrays["shoe"]).astype(np.int64)
-        pos, stacked = int(row(arrays["pos"])), int(row(arrays["stacked"]))
-        n = cfg.shoe_size
-        if cfg.infinite:
-            pending = [int(shoe[(pos + k) % n]) for k in range(stacked)]
-            both = ids + pending
-            if len(both) > n:
-                raise ValueError(f"cannot stack {len(both)} cards: at most {n} at a time")
-            shoe[: len(both)] = both
-            new = {"shoe": shoe.astype(np.int8), "pos": 0, "stacked": len(both)}
+        if arrays["pos"].ndim == 0:
+            rows: dict[int | None, Any] = {None: cards}
+        elif table is not None:
+            rows = {int(table): cards}
         else:
-            left = int(row(arrays["left"]))
-            start = int(row(arrays["round_start"]))
-            pending = [int(shoe[(pos + k) % n]) for k in range(stacked)]
-            ids = ids + pending
+            if len(cards) != arrays["pos"].shape[0]:
+                raise ValueError(
+                    f"cards: one entry per table ({arrays['pos'].shape[0]}), got {len(cards)}"
+                )
+            rows = {t: c for t, c in enumerate(cards) if c}
+        for t, c in rows.items():
+            self._stack_row(arrays, t, c)
+        return core.State(**{k: jnp.asarray(v) for k, v in arrays.items()})
+
+    def _stack_row(self, arrays: dict[str, np.ndarray], t: int | None, cards: Any) -> None:
+        ids = [c.index for c in (parse_cards(cards) if isinstance(cards, str) else cards)]
+        get = (lambda name: arrays[name]) if t is None else (lambda name: arrays[name][t])
+        cfg = self.config
+        shoe = get("shoe").astype(np.int64)
+        pos, stacked = int(get("pos")), int(get("stacked"))
+        n = cfg.shoe_size
+        pending = [int(shoe[(pos + k) % n]) for k in range(stacked)]
+        ids = ids + pending
+        new: dict[str, Any]
+        if cfg.infinite:
+            if len(ids) > n:
+                raise ValueError(f"cannot stack {len(ids)} cards: at most {n} at a time")
+            shoe[: len(ids)] = ids
+            new = {"shoe": shoe, "pos": 0, "stacked": len(ids)}
+        else:
+            left = int(get("left"))
+            start = int(get("round_start"))
             if len(ids) > left:
                 raise ValueError(f"cannot stack {len(ids)} cards: the shoe has {left} left")
             undealt = [(pos + k) % n for k in range(left)]
@@ -216,33 +234,38 @@ class BlackjackJax:
                     src = next((q for q in discards if shoe[q] == cid), None)
                 if src is None:
                     raise ValueError(
-                        f"cannot stack {ALL_CARDS[cid]}: "
-                        f"every copy of it is on the table or already stacked"
+                        f"cannot stack {ALL_CARDS[cid]}: every copy of it is on the table "
+                        f"or already stacked"
                     )
                 shoe[j], shoe[src] = shoe[src], shoe[j]
             hilo = np.asarray(self._params.hilo_of_id)
             new = {
-                "shoe": shoe.astype(np.int8),
+                "shoe": shoe,
                 "stacked": len(ids),
                 "undealt_hilo": int(hilo[shoe[undealt]].sum()) if undealt else 0,
             }
         for name, value in new.items():
-            if table is None:
+            if t is None:
                 arrays[name] = np.asarray(value, dtype=arrays[name].dtype)
             else:
-                arrays[name][table] = value
-        return core.State(**{k: jnp.asarray(v) for k, v in arrays.items()})
+                arrays[name][t] = value
 
     def start_round(self, key: Any, state: core.State, params: Params | None = None) -> tuple[Any, core.State]:
         """Deal the next round at ``state``'s table (its last round must be over); for
         scripted rounds: :meth:`stack` first."""
         p = self._params if params is None else params
+        if jnp.ndim(state.phase):
+            st = _start_rounds_jit(self, key, state, p)
+            return jax.vmap(lambda s: self._obs(s, p))(st), st
         st = _start_round_jit(self, key, state, p)
         return self._obs(st, p), st
 
-    def new_state(self) -> core.State:
-        """A table before its first round (a full shoe)."""
-        return core.new_state(self.config)
+    def new_state(self, num_tables: int | None = None) -> core.State:
+        """A table before its first round (a full shoe), or ``num_tables`` of them."""
+        one = core.new_state(self.config)
+        if num_tables is None:
+            return one
+        return jax.tree.map(lambda a: jnp.broadcast_to(a, (num_tables, *a.shape)), one)
 
     # ------------------------------------------------------------------ adapters
     def gymnax_v1(self) -> GymnaxV1:
@@ -254,6 +277,12 @@ class BlackjackJax:
 @partial(jax.jit, static_argnums=0)
 def _start_round_jit(env: BlackjackJax, key: Any, state: core.State, p: Params) -> core.State:
     return core.start_round(key, state, p, env.config)
+
+
+@partial(jax.jit, static_argnums=0)
+def _start_rounds_jit(env: BlackjackJax, key: Any, state: core.State, p: Params) -> core.State:
+    keys = jax.random.split(key, state.phase.shape[0])
+    return jax.vmap(lambda k, s: core.start_round(k, s, p, env.config))(keys, state)
 
 
 class GymnaxV1:
