@@ -14,7 +14,7 @@ from blackjack_env.engine.rules import Rules
 from blackjack_env.envs import view
 from blackjack_env.envs.settings import read_rules
 from blackjack_env.jax import core
-from blackjack_env.jax.spaces import Box, Discrete
+from blackjack_env.jax.spaces import box, discrete
 from blackjack_env.jax.tables import Config, Params, build
 
 __all__ = ["BlackjackJax", "GymnaxV1"]
@@ -129,10 +129,10 @@ class BlackjackJax:
     def observation_space(self, params: Params | None = None) -> Any:
         low = np.zeros(view.VECTOR_SIZE, np.float32)
         low[view.VEC_TRUE_COUNT] = -1.0
-        return Box(low, np.ones(view.VECTOR_SIZE, np.float32), (view.VECTOR_SIZE,), jnp.float32)
+        return box(low, np.ones(view.VECTOR_SIZE, np.float32), (view.VECTOR_SIZE,), jnp.float32)
 
     def action_space(self, params: Params | None = None) -> Any:
-        return Discrete(self.config.n_actions)
+        return discrete(self.config.n_actions)
 
     @partial(jax.jit, static_argnums=0)
     def reset(self, key: Any, params: Params | None = None) -> tuple[Any, core.State]:
