@@ -144,13 +144,34 @@ def _sel(on: Any, new: State, old: State) -> State:
 
 
 class _Rng(NamedTuple):
-    key: Any
+    """The random numbers of one call: a 32-bit seed drawn from the call's key (one
+    threefry evaluation) and a counter; draw ``i`` is a hash of ``seed + i * golden``."""
+
+    seed: Any
     i: Any
 
 
+def _rng(key: Any) -> _Rng:
+    return _Rng(jax.random.bits(key, (), jnp.uint32), jnp.zeros((), jnp.uint32))
+
+
+_GOLDEN = 0x9E3779B9
+
+
 def _uniform(rk: _Rng) -> tuple[Any, _Rng]:
-    u = jax.random.uniform(jax.random.fold_in(rk.key, rk.i))
-    return u, _Rng(rk.key, rk.i + 1)
+    """A uniform float32 in [0, 1) (24 bits) and the next state: the 32-bit finaliser of
+    MurmurHash3 of a Weyl sequence (as SplitMix). Measured (2026-11-30, bench_jax.py,
+    4096 tables, CPU, loaded, ratios in one run): with a threefry key per card the JAX
+    table ran at 0.31x (vegas-strip) / 0.69x (sutton-barto) of the numpy batched env,
+    with this hash 0.82x / 1.16x."""
+    x = rk.seed + rk.i * jnp.uint32(_GOLDEN)
+    x = x ^ (x >> 16)
+    x = x * jnp.uint32(0x85EBCA6B)
+    x = x ^ (x >> 13)
+    x = x * jnp.uint32(0xC2B2AE35)
+    x = x ^ (x >> 16)
+    u = (x >> 8).astype(F32) * F32(1.0 / (1 << 24))
+    return u, _Rng(rk.seed, rk.i + jnp.uint32(1))
 
 
 def _draw(st: State, p: Params, cfg: Config, rk: _Rng, do: Any) -> tuple[State, Any, _Rng]:
@@ -492,7 +513,7 @@ def start_round(
     the cut card is out, and a round is dealt (naturals, the pre-peek question or the
     peek; a round with no decision left is played out and ``OVER``)."""
     on = jnp.asarray(on, bool)
-    rk = _Rng(key, jnp.zeros((), I32))
+    rk = _rng(key)
     old = st
     h = cfg.hands
     if not cfg.infinite:
@@ -618,7 +639,7 @@ def step(
     played = jnp.where(legal, action, mapped)
     decision = played
     phase = st.phase
-    rk = _Rng(key, jnp.zeros((), I32))
+    rk = _rng(key)
     if cfg.pre_peek:
         ins = phase == _INSURE_PHASE
         decision = jnp.where(ins & (played == _STAND), _DECLINE, played)

@@ -164,7 +164,7 @@ def test_shuffle_is_uniform_chi_square() -> None:
     def deal(keys: Any) -> Any:
         def one(key: Any) -> Any:
             st = core.new_state(cfg)
-            rk = core._Rng(key, jnp.zeros((), jnp.int32))
+            rk = core._rng(key)
             cards = []
             for _ in range(k):
                 st, c, rk = core._draw(st, p, cfg, rk, True)
