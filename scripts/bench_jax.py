@@ -108,17 +108,28 @@ def bench_numpy(rules: str, n: int, seconds: float) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--tables", type=int, nargs="+", default=[4096, 16384, 65536],
-                    help="table counts N to time")
-    ap.add_argument("--rules", nargs="+", default=["sutton-barto", "vegas-strip"],
-                    help="rule presets (vegas-strip: 6 decks, finite shoe)")
-    ap.add_argument("--steps", type=int, default=0,
-                    help="steps per timed call (0: about 2**22 / N, 20..400)")
+    ap.add_argument(
+        "--tables", type=int, nargs="+", default=[4096, 16384, 65536], help="table counts N to time"
+    )
+    ap.add_argument(
+        "--rules",
+        nargs="+",
+        default=["sutton-barto", "vegas-strip"],
+        help="rule presets (vegas-strip: 6 decks, finite shoe)",
+    )
+    ap.add_argument(
+        "--steps", type=int, default=0, help="steps per timed call (0: about 2**22 / N, 20..400)"
+    )
     ap.add_argument("--repeats", type=int, default=3, help="timed calls (best is printed)")
-    ap.add_argument("--numpy", action=argparse.BooleanOptionalAction, default=None,
-                    help="also time the numpy batched env (default: on a CPU backend)")
-    ap.add_argument("--numpy-seconds", type=float, default=3.0,
-                    help="seconds of numpy play per measurement")
+    ap.add_argument(
+        "--numpy",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="also time the numpy batched env (default: on a CPU backend)",
+    )
+    ap.add_argument(
+        "--numpy-seconds", type=float, default=3.0, help="seconds of numpy play per measurement"
+    )
     ap.add_argument("--json", default=None, help="write the results as JSON here")
     args = ap.parse_args(argv)
     if any(n < 1 for n in args.tables) or args.repeats < 1 or args.steps < 0:
@@ -135,15 +146,19 @@ def main(argv: list[str] | None = None) -> int:
             steps = args.steps or max(20, min(400, 2**22 // n))
             row = bench_jax(rules, n, steps, args.repeats)
             rows.append(row)
-            line = (f"{rules:13s} N={n:>8d} jax   {row['hands_per_s']:>14,.0f} hands/s "
-                    f"(T={steps}, compile {row['compile_s']:.1f}s, "
-                    f"mean return {row['mean_return']:+.4f})")
+            line = (
+                f"{rules:13s} N={n:>8d} jax   {row['hands_per_s']:>14,.0f} hands/s "
+                f"(T={steps}, compile {row['compile_s']:.1f}s, "
+                f"mean return {row['mean_return']:+.4f})"
+            )
             if with_numpy:
                 ref = bench_numpy(rules, n, args.numpy_seconds)
                 rows.append(ref)
-                line += (f"\n{'':13s} {'':10s} numpy {ref['hands_per_s']:>14,.0f} hands/s "
-                         f"(mean return {ref['mean_return']:+.4f}); jax/numpy "
-                         f"{row['hands_per_s'] / ref['hands_per_s']:.2f}x")
+                line += (
+                    f"\n{'':13s} {'':10s} numpy {ref['hands_per_s']:>14,.0f} hands/s "
+                    f"(mean return {ref['mean_return']:+.4f}); jax/numpy "
+                    f"{row['hands_per_s'] / ref['hands_per_s']:.2f}x"
+                )
             print(line, flush=True)
     print(f"load average after: {os.getloadavg()}")
     if args.json:

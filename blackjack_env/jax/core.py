@@ -34,13 +34,12 @@ import jax
 import jax.numpy as jnp
 
 from blackjack_env.engine import play
-from blackjack_env.engine.play import array_natural, array_soft, array_total
+from blackjack_env.engine.play import NaturalEffect, array_natural, array_soft, array_total
 from blackjack_env.envs import view
 from blackjack_env.envs.batch.codes import (
     _BJ,
     _BUST,
     _DECIDE,
-    _DECLINE,
     _DOUBLE,
     _EVEN,
     _HIT,
@@ -244,7 +243,7 @@ def _compare(st: State, p: Params, cfg: Config) -> Any:
     key = key + 2 * st.d_hard + st.d_ace + w * (st.d_n == 2)
     out = p.by_hands[key]
     if cfg.surrenders:
-        out = jnp.where(st.surrendered, jnp.where(_dealer_bj(st), _LOSS, _SURR), out)
+        out = jnp.where(st.surrendered, p.surrender_outcome[_dealer_bj(st).astype(I32)], out)
     return out
 
 
@@ -266,7 +265,7 @@ def _settle_highest(st: State, p: Params, cfg: Config, on: Any) -> State:
     rest = open_ & ~st.surrendered & (st.hard <= 21)
     total = array_total(st.hard, st.ace)
     top = jnp.max(jnp.where(rest, total, -1))
-    judged = (st.d_hard > 21) | (total == top)
+    judged = play.array_highest_hand_judged(total, top, st.d_hard > 21)
     return _pay(st, p, rest, jnp.where(judged, out, _LOSS))
 
 
@@ -385,9 +384,7 @@ def _split(st: State, p: Params, cfg: Config, h: Any, on: Any) -> State:
     new_at = k == h + 1
     r1 = st.r1[h]
     v1 = p.values[r1]
-    stake_h = st.stake[h]
-    half = stake_h // 2
-    new_stake = half if cfg.halve else stake_h
+    new_stake = play.array_split_stake(cfg.rules, st.stake[h])  # both hands stake it
 
     def shifted(a: Any, fresh: Any) -> Any:
         a2 = jnp.where(move, a[prev], a)
@@ -408,7 +405,7 @@ def _split(st: State, p: Params, cfg: Config, h: Any, on: Any) -> State:
     new = new._replace(
         hard=jnp.where(at, p.values[r0h], new.hard),
         ace=jnp.where(at, r0h == 0, new.ace),
-        stake=jnp.where(at, half, new.stake) if cfg.halve else new.stake,
+        stake=jnp.where(at, new_stake, new.stake),
     )
     return _sel(on, new, st)
 
@@ -458,9 +455,7 @@ def _act_play(
 
 
 # ====================================================================== the peek
-def _peek(
-    st: State, p: Params, cfg: Config, on: Any, dealer_bj: Any, natural: Any
-) -> State:
+def _peek(st: State, p: Params, cfg: Config, on: Any, dealer_bj: Any, natural: Any) -> State:
     """The dealer checks the hole card where ``on``: a blackjack settles every hand and
     ends the round; otherwise a natural that ``natural`` marks (done, unsettled) is paid
     where naturals are paid at the peek (numpy ``_do_peek``)."""
@@ -499,16 +494,12 @@ def _act_insurance(
     natural = st.done[0] & ~st.settled[0] & _is_bj(st, cfg)[0]
     st = _peek(st, p, cfg, on, dealer_bj, natural)
     cont = on & (st.phase != _OVER)
-    st = st._replace(
-        phase=jnp.where(cont, _DECIDE, st.phase), cur=jnp.where(cont, -1, st.cur)
-    )
+    st = st._replace(phase=jnp.where(cont, _DECIDE, st.phase), cur=jnp.where(cont, -1, st.cur))
     return _advance(st, p, cfg, rk, cont)
 
 
 # ====================================================================== a round
-def start_round(
-    key: Any, st: State, p: Params, cfg: Config, on: Any = True
-) -> State:
+def start_round(key: Any, st: State, p: Params, cfg: Config, on: Any = True) -> State:
     """Where ``on``: the last round's cards go to the discards, the shoe is reshuffled if
     the cut card is out, and a round is dealt (naturals, the pre-peek question or the
     peek; a round with no decision left is played out and ``OVER``)."""
@@ -560,9 +551,10 @@ def start_round(
     )  # fmt: skip
     st = _sel(on, new, st)
     bj = on & array_natural(2, hard0, ace0)
-    if cfg.natural_paid_at_deal:
+    effect = cfg.natural_effect  # play.dealt_natural_effect
+    if effect is NaturalEffect.PAY:
         st = _pay(st, p, h0 & bj, jnp.full(h, _BJ, I32))
-    elif cfg.natural_ends_hand:
+    elif effect is NaturalEffect.END:
         st = st._replace(done=st.done | (h0 & bj))
     if cfg.peek:
         pp = p.peek_by_rank[ru]
@@ -571,10 +563,10 @@ def start_round(
         if cfg.pre_peek:
             ask = on & pp & ~st.settled[0] & p.asks_pre_peek[2 * ru + bj.astype(I32)]
             st = st._replace(phase=jnp.where(ask, _INSURE_PHASE, st.phase))
-        natural = bj if cfg.natural_ends_hand and not cfg.natural_paid_at_deal else False
+        natural = bj if effect is NaturalEffect.END else False
         st = _peek(st, p, cfg, on & ~ask, pp & _dealer_bj(st), natural)
     fin = jnp.zeros((), bool)
-    if cfg.natural_paid_at_deal or cfg.natural_stands:
+    if effect is NaturalEffect.PAY or cfg.natural_stands:
         fin = bj & (st.phase == _DECIDE)
         st = st._replace(done=st.done | (h0 & fin))
     st, rk = _dealer_turn(st, p, cfg, rk, fin)
@@ -601,8 +593,9 @@ def legal_key(st: State, p: Params, cfg: Config) -> Any:
     if cfg.splits:
         maybe = p.pair[13 * r0 + r1] & two
         aces = split & (r0 == 0)
-        key = key + play.KEY_CAN_SPLIT * (maybe & _split_allowed(p, jnp.ones((), I32),
-                                                                st.nhands, aces))
+        key = key + play.KEY_CAN_SPLIT * (
+            maybe & _split_allowed(p, jnp.ones((), I32), st.nhands, aces)
+        )
     key = key + play.KEY_TWO_CARDS * two + play.KEY_UPCARD * p.rank_of_id[st.up]
     key = jnp.where(st.phase == _DECIDE, key, cfg.over_key)
     if cfg.pre_peek:
@@ -630,19 +623,18 @@ def step(
     its net in base bets) and is not restarted: :func:`start_round` does that."""
     action = jnp.asarray(action, I32)
     mask = legal_mask(st, p, cfg)
-    legal = mask[jnp.clip(action, 0, cfg.n_actions - 1)] & (action >= 0) & (
-        action < cfg.n_actions
-    )
+    legal = mask[jnp.clip(action, 0, cfg.n_actions - 1)] & (action >= 0) & (action < cfg.n_actions)
     obs_phase = p.decision_of_phase[st.phase]
-    takes = (action == _DOUBLE) | (action == _SPLIT) | (action == _SURRENDER)
-    mapped = jnp.where((obs_phase == _PLAY) & mask[_HIT] & takes, _HIT, _STAND)
+    a = jnp.clip(action, 0, cfg.n_actions - 1)
+    # envs.step.array_map_illegal, tabulated
+    mapped = p.mapped_action[obs_phase, mask[_HIT].astype(I32), a]
     played = jnp.where(legal, action, mapped)
     decision = played
     phase = st.phase
     rk = _rng(key)
     if cfg.pre_peek:
         ins = phase == _INSURE_PHASE
-        decision = jnp.where(ins & (played == _STAND), _DECLINE, played)
+        decision = p.table_action[ins.astype(I32), played]  # envs.step.array_table_actions
         st, rk = _act_insurance(st, p, cfg, rk, decision, ins)
     st, rk = _act_play(st, p, cfg, rk, decision, phase == _DECIDE)
     over = st.phase == _OVER

@@ -250,7 +250,9 @@ class BlackjackJax:
             else:
                 arrays[name][t] = value
 
-    def start_round(self, key: Any, state: core.State, params: Params | None = None) -> tuple[Any, core.State]:
+    def start_round(
+        self, key: Any, state: core.State, params: Params | None = None
+    ) -> tuple[Any, core.State]:
         """Deal the next round at ``state``'s table (its last round must be over); for
         scripted rounds: :meth:`stack` first."""
         p = self._params if params is None else params

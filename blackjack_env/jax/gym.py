@@ -58,8 +58,10 @@ class BlackjackJaxVectorEnv(VectorEnv):
     }
 
     def __init__(self, num_envs: int = 1, **kwargs: Any) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or (
-            num_envs < 1
+        if (
+            isinstance(num_envs, bool)
+            or not isinstance(num_envs, (int, np.integer))
+            or (num_envs < 1)
         ):
             raise ValueError(f"num_envs={num_envs!r} must be an int >= 1")
         self.table = BlackjackJax(**kwargs)
@@ -104,13 +106,14 @@ class BlackjackJaxVectorEnv(VectorEnv):
         a = np.asarray(actions)
         if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
             raise ValueError(
-                f"actions must be an int array of shape ({self.num_envs},), got "
-                f"{a.dtype} {a.shape}"
+                f"actions must be an int array of shape ({self.num_envs},), got {a.dtype} {a.shape}"
             )
         if ((a < 0) | (a >= self.table.num_actions)).any():
             raise ValueError(f"actions must lie in 0..{self.table.num_actions - 1}")
         self._key, sub = jax.random.split(self._key)
-        obs, self._state, reward, done, info = self._step(sub, self._state, jnp.asarray(a, jnp.int32))
+        obs, self._state, reward, done, info = self._step(
+            sub, self._state, jnp.asarray(a, jnp.int32)
+        )
         done = np.asarray(done)
         all_ = np.ones(self.num_envs, bool)
         out = {
@@ -179,9 +182,7 @@ class BlackjackJaxEnv(gym.Env[np.ndarray, np.int64]):
             or not isinstance(action, (int, np.integer))
             or not self.action_space.contains(np.int64(action))
         ):
-            raise ValueError(
-                f"action {action!r} must be an int in 0..{self.table.num_actions - 1}"
-            )
+            raise ValueError(f"action {action!r} must be an int in 0..{self.table.num_actions - 1}")
         self._key, sub = jax.random.split(self._key)
         obs, self._state, reward, done, info = self._step(sub, self._state, jnp.int32(action))
         self._obs = obs  # (the next round's first observation: returned by reset())

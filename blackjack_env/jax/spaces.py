@@ -32,16 +32,18 @@ class Discrete:
 class Box:
     """A box ``low <= x <= high`` (gymnax's ``Box`` interface)."""
 
-    def __init__(self, low: Any, high: Any, shape: tuple[int, ...], dtype: Any = jnp.float32) -> None:
+    def __init__(
+        self, low: Any, high: Any, shape: tuple[int, ...], dtype: Any = jnp.float32
+    ) -> None:
         self.low = low
         self.high = high
         self.shape = shape
         self.dtype = dtype
 
     def sample(self, rng: Any) -> Any:
-        return jax.random.uniform(
-            rng, shape=self.shape, minval=self.low, maxval=self.high
-        ).astype(self.dtype)
+        return jax.random.uniform(rng, shape=self.shape, minval=self.low, maxval=self.high).astype(
+            self.dtype
+        )
 
     def contains(self, x: Any) -> Any:
         return jnp.logical_and(jnp.all(x >= self.low), jnp.all(x <= self.high))

@@ -3,7 +3,7 @@ same stacked cards and the same actions, step by step."""
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -21,19 +21,23 @@ from tests.envs.vector_helpers import stacked_cards  # noqa: E402
 OBS_ATOL = 1e-6
 
 
-@lru_cache(maxsize=None)
+@cache
 def jax_env(key: str, **kwargs: Any) -> BlackjackJax:
     """One env per configuration name (its jitted functions compile once per test run)."""
     return BlackjackJax(**kwargs)
 
 
-@lru_cache(maxsize=None)
+@cache
 def batched_step(env: BlackjackJax) -> Any:
     return jax.jit(jax.vmap(env.step, in_axes=(0, 0, 0, None)))
 
 
 def run_parity(
-    env: BlackjackJax, kwargs: dict[str, Any], n: int, seed: int, length: int = 40,
+    env: BlackjackJax,
+    kwargs: dict[str, Any],
+    n: int,
+    seed: int,
+    length: int = 40,
     max_steps: int = 30,
 ) -> dict[str, int]:
     """``n`` tables of the numpy vector env (SameStep) and of the JAX table, reset with the
@@ -80,9 +84,7 @@ def run_parity(
             np.asarray(info_jx["illegal_action"])[live], info_np["illegal_action"][live]
         )
         if ended.any():
-            np.testing.assert_allclose(
-                final[ended], info_np["final_obs"][ended], atol=OBS_ATOL
-            )
+            np.testing.assert_allclose(final[ended], info_np["final_obs"][ended], atol=OBS_ATOL)
         seen["steps"] += int(live.sum())
         seen["ended"] += int(ended.sum())
         seen["illegal"] += int((live & info_np["illegal_action"]).sum())

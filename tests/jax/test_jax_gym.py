@@ -10,9 +10,9 @@ import pytest
 
 pytest.importorskip("jax")
 
-from gymnasium.utils.env_checker import check_env  # noqa: E402
+from gymnasium.utils.env_checker import check_env
 
-from blackjack_env.envs.vector import BlackjackVectorEnv  # noqa: E402
+from blackjack_env.envs.vector import BlackjackVectorEnv
 
 ID = "blackjack_env.jax:blackjack_env/BlackjackJax-v0"
 
@@ -30,7 +30,7 @@ def test_make_vec_gives_numpy_arrays_and_the_numpy_spaces() -> None:
     for _ in range(30):
         mask = info["action_mask"].astype(bool)
         a = (rng.random(mask.shape) * mask).argmax(axis=1)
-        obs, r, te, tr, info = env.step(a)
+        obs, r, te, _tr, info = env.step(a)
         assert isinstance(r, np.ndarray) and r.dtype == np.float64
         assert obs in env.observation_space
         ended += int(te.sum())
@@ -56,7 +56,7 @@ def test_single_table_passes_check_env() -> None:
     assert obs.shape == (17,)
     total = 0
     for _ in range(50):
-        obs, r, te, tr, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        obs, _r, te, _tr, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
         total += te
         if te:
             obs, info = env.reset()

@@ -11,16 +11,17 @@ import pytest
 
 pytest.importorskip("jax")
 
-from blackjack_env.engine import Rules, preset  # noqa: E402
-from tests.jax.jax_helpers import jax_env, run_parity  # noqa: E402
+from blackjack_env.engine import Rules, preset
+from tests.jax.jax_helpers import jax_env, run_parity
 
 #: name -> (BlackjackJax / numpy env keyword arguments)
 FAST: dict[str, dict[str, Any]] = {
     "vegas-strip": {"rules": "vegas-strip", "obs_mode": "vector"},
     "vegas-infinite-insurance": {
-        "rules": preset("vegas-strip", decks=None), "obs_mode": "vector",
+        "rules": preset("vegas-strip", decks=None),
+        "obs_mode": "vector",
         "insurance_decisions": True,
-    },  # fmt: skip
+    },
     "early-surrender-rsa": {
         "rules": Rules(decks=2, surrender="early", resplit_aces=True, max_split_hands=3),
         "obs_mode": "vector",
@@ -35,7 +36,10 @@ SLOW: dict[str, dict[str, Any]] = {
     )
 }  # fmt: skip
 # the seed games seat several players; one learner seat here (the numpy batched env's)
-SLOW["terminal-21-one-seat"] = {"rules": preset("terminal-21", seats=1, bet_raising=False), "obs_mode": "vector"}
+SLOW["terminal-21-one-seat"] = {
+    "rules": preset("terminal-21", seats=1, bet_raising=False),
+    "obs_mode": "vector",
+}
 SLOW["ood-book-one-seat"] = {"rules": preset("ood-book", seats=1), "obs_mode": "vector"}
 SLOW["hit-split-aces-halve-value"] = {
     "rules": Rules(

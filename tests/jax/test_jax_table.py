@@ -45,8 +45,9 @@ def _invariants(env: BlackjackJax, st: core.State, p: Any) -> Any:
     settled = live & st.settled
     net = st.stake.astype(jnp.float32) * p.factor[jnp.maximum(st.outcome, 0)]
     out["net"] = jnp.any(settled & (jnp.abs(net - st.net) > 1e-5))
-    out["stake"] = jnp.any(live & (st.stake != cfg.bet) & (st.stake != 2 * cfg.bet)
-                           & (st.stake != cfg.bet // 2))
+    out["stake"] = jnp.any(
+        live & (st.stake != cfg.bet) & (st.stake != 2 * cfg.bet) & (st.stake != cfg.bet // 2)
+    )
     # a round that is over has every hand settled
     out["over_unsettled"] = (st.phase == 2) & jnp.any(live & ~st.settled)
     return {k: v.astype(jnp.int32) for k, v in out.items()}
@@ -83,9 +84,7 @@ def _play(env: BlackjackJax, n: int, steps: int, seed: int) -> dict[str, int]:
 
         def body(carry: Any, k: Any) -> Any:
             st, mask, tot, rounds, shuffles, refills = carry
-            st, mask, bad, over, sh, rf = jax.vmap(table_step)(
-                jax.random.split(k, n), st, mask
-            )
+            st, mask, bad, over, sh, rf = jax.vmap(table_step)(jax.random.split(k, n), st, mask)
             tot = {key_: tot[key_] + bad[key_].sum() for key_ in tot}
             out = (st, mask, tot, rounds + over.sum(), shuffles + sh.sum(), refills + rf.sum())
             return out, None
@@ -107,10 +106,12 @@ CONSERVE = {
     "vegas-strip": {"rules": "vegas-strip", "obs_mode": "vector"},
     # one deck dealt to the end: rounds run the shoe dry and take the discards back
     "one-deck-dry": {
-        "rules": Rules(decks=1, penetration=None, max_split_hands=4, resplit_aces=True,
-                       surrender="early"),
-        "obs_mode": "vector", "insurance_decisions": True,
-    },  # fmt: skip
+        "rules": Rules(
+            decks=1, penetration=None, max_split_hands=4, resplit_aces=True, surrender="early"
+        ),
+        "obs_mode": "vector",
+        "insurance_decisions": True,
+    },
 }
 
 
@@ -203,7 +204,7 @@ def test_same_key_same_trajectory() -> None:
     @jax.jit
     def rollout(key: Any) -> Any:
         k0, k1 = jax.random.split(key)
-        obs, st = jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(k0, n), params)
+        _obs, st = jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(k0, n), params)
         mask = env.action_mask(st, params)
 
         def body(carry: Any, k: Any) -> Any:
@@ -264,7 +265,8 @@ def _jax_random_returns(env: BlackjackJax, episodes: int, seed: int) -> np.ndarr
     [
         ("vegas-strip", {"rules": "vegas-strip", "obs_mode": "vector"}),
         pytest.param(
-            "sutton-barto", {"rules": "sutton-barto", "obs_mode": "vector"},
+            "sutton-barto",
+            {"rules": "sutton-barto", "obs_mode": "vector"},
             marks=pytest.mark.slow,
         ),
     ],
@@ -299,7 +301,7 @@ def test_gymnax_wrappers_drive_the_env() -> None:
     key = jax.random.PRNGKey(1)
     for _ in range(20):
         key, k = jax.random.split(key)
-        obs, st, r, te, tr, info = step(jax.random.split(k, n), st, jnp.ones(n, jnp.int32), params)
+        obs, st, r, te, _tr, info = step(jax.random.split(k, n), st, jnp.ones(n, jnp.int32), params)
         done = np.asarray(te)
         ended += int(done.sum())
         np.testing.assert_allclose(
