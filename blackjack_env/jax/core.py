@@ -59,6 +59,7 @@ __all__ = [
     "State",
     "legal_mask",
     "new_state",
+    "observe_multidiscrete",
     "observe_vector",
     "round_net",
     "start_round",
@@ -654,10 +655,9 @@ def true_count(st: State, p: Params, cfg: Config) -> Any:
     return jnp.where(remaining > 0, tc, 0.0)
 
 
-def observe_vector(st: State, p: Params, cfg: Config, mask: Any, settled: Any = False) -> Any:
-    """The ``"vector"`` observation, float32 ``(view.VECTOR_SIZE,)``: the fields and
-    scales of :mod:`blackjack_env.envs.view` (``encode_vector``), read from the state.
-    ``settled``: show the round as SETTLED (the last observation of an episode)."""
+def _fields(st: State, p: Params, cfg: Config, mask: Any, settled: Any) -> dict[str, Any]:
+    """The learner's view of the table, field by field (as the numpy vector env's
+    ``_observe``): the focus hand (the hand to act, else the last one acted on)."""
     phase = jnp.where(settled, _SETTLED, p.decision_of_phase[st.phase])
     play_ = phase == _PLAY
     if cfg.hands > 1:
@@ -665,9 +665,6 @@ def observe_vector(st: State, p: Params, cfg: Config, mask: Any, settled: Any = 
     else:
         h = jnp.zeros((), I32)
     hard, ace, nc = st.hard[h], st.ace[h], st.ncards[h]
-    soft = array_soft(hard, ace)
-    total = array_total(hard, ace)
-    up = p.value_of_id[st.up]
     if cfg.n_play > 2:
         ins_phase = (phase == _INSURANCE) if cfg.pre_peek_decisions else jnp.zeros((), bool)
         can_double = play_ & mask[_DOUBLE]
@@ -676,27 +673,82 @@ def observe_vector(st: State, p: Params, cfg: Config, mask: Any, settled: Any = 
         can_insure = ins_phase & mask[_INSURE] if cfg.n_play == 6 else jnp.zeros((), bool)
     else:
         can_double = can_split = can_surr = can_insure = jnp.zeros((), bool)
-    pair = (nc == 2) & (st.r0[h] == st.r1[h])
+    return {
+        "phase": phase, "h": h, "hard": hard, "ace": ace, "ncards": nc,
+        "soft": array_soft(hard, ace), "total": array_total(hard, ace),
+        "up": p.value_of_id[st.up], "can_double": can_double, "can_split": can_split,
+        "can_surrender": can_surr, "can_insure": can_insure,
+        "pair": (nc == 2) & (st.r0[h] == st.r1[h]),
+    }  # fmt: skip
+
+
+def observe_vector(st: State, p: Params, cfg: Config, mask: Any, settled: Any = False) -> Any:
+    """The ``"vector"`` observation, float32 ``(view.VECTOR_SIZE,)``: the fields and
+    scales of :mod:`blackjack_env.envs.view` (``encode_vector``), read from the state.
+    ``settled``: show the round as SETTLED (the last observation of an episode)."""
+    f = _fields(st, p, cfg, mask, settled)
     tc = true_count(st, p, cfg)
     shoe_left = 1.0 if cfg.infinite else st.left.astype(F32) / cfg.shoe_size
     mh = cfg.hands
     out = jnp.zeros(view.VECTOR_SIZE, F32)
-    out = out.at[view.VEC_PHASE + phase].set(1.0)
+    out = out.at[view.VEC_PHASE + f["phase"]].set(1.0)
     fields = {
-        view.VEC_TOTAL: total / view.MAX_TOTAL,
-        view.VEC_SOFT: soft,
-        view.VEC_UPCARD: up / float(view.UPCARD_HIGH),
-        view.VEC_CAN_DOUBLE: can_double,
-        view.VEC_CAN_SPLIT: can_split,
-        view.VEC_CAN_SURRENDER: can_surr,
-        view.VEC_CAN_INSURE: can_insure,
-        view.VEC_HAND_INDEX: h / (mh - 1 if mh > 1 else 1),
+        view.VEC_TOTAL: f["total"] / view.MAX_TOTAL,
+        view.VEC_SOFT: f["soft"],
+        view.VEC_UPCARD: f["up"] / float(view.UPCARD_HIGH),
+        view.VEC_CAN_DOUBLE: f["can_double"],
+        view.VEC_CAN_SPLIT: f["can_split"],
+        view.VEC_CAN_SURRENDER: f["can_surrender"],
+        view.VEC_CAN_INSURE: f["can_insure"],
+        view.VEC_HAND_INDEX: f["h"] / (mh - 1 if mh > 1 else 1),
         view.VEC_NUM_HANDS: st.nhands / mh,
-        view.VEC_CARDS: jnp.minimum(nc / view.VEC_CARDS_SCALE, 1.0),
-        view.VEC_PAIR: pair,
+        view.VEC_CARDS: jnp.minimum(f["ncards"] / view.VEC_CARDS_SCALE, 1.0),
+        view.VEC_PAIR: f["pair"],
         view.VEC_TRUE_COUNT: jnp.clip(tc / view.VEC_COUNT_SCALE, -1.0, 1.0),
         view.VEC_SHOE: shoe_left,
     }
     for index, value in fields.items():
         out = out.at[index].set(jnp.asarray(value, F32))
     return out
+
+
+def count_bucket(st: State, p: Params, cfg: Config) -> Any:
+    """:func:`blackjack_env.envs.view.count_bucket` of the true count, exactly: the Hi-Lo
+    running count times 52 over the unseen cards, rounded half to even in integers (the
+    numpy env rounds the float64 quotient, which is never within rounding error of a
+    half unless it is one), clipped to ``-BUCKET_CLIP..BUCKET_CLIP``, plus ``BUCKET_CLIP``."""
+    clip = view.BUCKET_CLIP
+    if cfg.infinite:
+        return jnp.asarray(clip, I32)
+    hidden = (st.hole >= 0) & ~st.hole_revealed
+    running = -(st.undealt_hilo + p.hilo_of_id[jnp.maximum(st.hole, 0)] * hidden)
+    d = jnp.maximum(st.left + hidden, 1)
+    q = running * 52
+    k = jnp.floor_divide(q, d)
+    r2 = 2 * (q - k * d)
+    k = k + ((r2 > d) | ((r2 == d) & (k % 2 == 1)))
+    k = jnp.where(st.left + hidden > 0, k, 0)
+    return jnp.clip(k, -clip, clip) + clip
+
+
+def observe_multidiscrete(
+    st: State, p: Params, cfg: Config, mask: Any, settled: Any = False
+) -> Any:
+    """The ``"multidiscrete"`` observation, int32 ``(view.MD_SIZE,)``: the positions of
+    :mod:`blackjack_env.envs.view` (``encode_multidiscrete``)."""
+    f = _fields(st, p, cfg, mask, settled)
+    values = {
+        view.MD_PHASE: f["phase"],
+        view.MD_TOTAL: f["total"],
+        view.MD_UPCARD: f["up"],
+        view.MD_SOFT: f["soft"],
+        view.MD_CAN_DOUBLE: f["can_double"],
+        view.MD_CAN_SPLIT: f["can_split"],
+        view.MD_CAN_SURRENDER: f["can_surrender"],
+        view.MD_HAND_INDEX: f["h"],
+        view.MD_COUNT: count_bucket(st, p, cfg),
+    }
+    return jnp.stack([jnp.asarray(values[i], I32) for i in range(view.MD_SIZE)])
+
+
+OBSERVERS = {"vector": observe_vector, "multidiscrete": observe_multidiscrete}

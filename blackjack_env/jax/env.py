@@ -52,8 +52,10 @@ class BlackjackJax:
 
     ## Observation Space
 
-    ``"vector"``: the numpy env's float32 ``(17,)`` layout (fields of
-    :mod:`blackjack_env.envs.view`).
+    ``"vector"``: the numpy env's float32 ``(17,)`` layout; ``"multidiscrete"``: its
+    9 fields as int32 (a ``Box`` of integers ``0..nvec - 1``; the Gymnasium adapter gives
+    the numpy env's int64 ``MultiDiscrete``). Fields, positions and scales are those of
+    :mod:`blackjack_env.envs.view`.
 
     ## Rewards, Episode End
 
@@ -69,12 +71,12 @@ class BlackjackJax:
 
     ``rules`` (a :class:`~blackjack_env.engine.rules.Rules`, a preset name or a
     ``Rules.to_dict`` dict), ``decks`` (override the rules' decks; ``None`` is the
-    infinite deck), ``obs_mode`` (``"vector"``), ``bet`` (chips per base bet),
-    ``insurance_decisions``: as the numpy env's, validated by its settings.
+    infinite deck), ``obs_mode`` (``"vector"`` or ``"multidiscrete"``), ``bet`` (chips
+    per base bet), ``insurance_decisions``: as the numpy env's, validated by its settings.
 
     Not covered (``ValueError``): several seats, bet steps and bankrolls,
     ``rounds_per_episode`` other than 1, ``illegal_action`` other than ``"map"``, and
-    the ``"tuple"``, ``"multidiscrete"`` and ``"dict"`` observation modes.
+    the ``"tuple"`` and ``"dict"`` observation modes.
     """
 
     def __init__(
@@ -94,9 +96,10 @@ class BlackjackJax:
         resolved = read_rules(rules)
         if decks is not _KEEP:
             resolved = resolved.replace(decks=decks)
-        if obs_mode != "vector":
+        if obs_mode not in core.OBSERVERS:
             raise ValueError(
-                f"obs_mode={obs_mode!r} is not supported by the JAX table yet; use 'vector'"
+                f"obs_mode={obs_mode!r} is not supported by the JAX table yet; use "
+                f"{' or '.join(repr(m) for m in core.OBSERVERS)}"
             )
         kwargs: dict[str, Any] = {
             "rules": resolved, "obs_mode": obs_mode, "insurance_decisions": insurance_decisions,
@@ -106,6 +109,7 @@ class BlackjackJax:
         cfg, params, ref = build(kwargs)
         self.rules: Rules = ref.rules
         self.obs_mode = obs_mode
+        self._observe = core.OBSERVERS[obs_mode]
         self.config: Config = cfg
         self._params = params
         self.action_names: list[str] = list(ref.action_names)
@@ -127,6 +131,10 @@ class BlackjackJax:
         return "BlackjackJax"
 
     def observation_space(self, params: Params | None = None) -> Any:
+        if self.obs_mode == "multidiscrete":
+            nvec = view.multidiscrete_nvec(self.config.hands)
+            return box(np.zeros(view.MD_SIZE, np.int32), (nvec - 1).astype(np.int32),
+                       (view.MD_SIZE,), jnp.int32)  # fmt: skip
         low = np.zeros(view.VECTOR_SIZE, np.float32)
         low[view.VEC_TRUE_COUNT] = -1.0
         return box(low, np.ones(view.VECTOR_SIZE, np.float32), (view.VECTOR_SIZE,), jnp.float32)
@@ -150,7 +158,7 @@ class BlackjackJax:
         k_play, k_next = jax.random.split(key)
         st, reward, done, played, illegal = core.step(k_play, state, action, p, self.config)
         mask_end = core.legal_mask(st, p, self.config)
-        final = core.observe_vector(st, p, self.config, mask_end, settled=True)
+        final = self._observe(st, p, self.config, mask_end, settled=True)
         st = core.start_round(k_next, st, p, self.config, done)
         obs = self._obs(st, p)
         info = {
@@ -176,7 +184,7 @@ class BlackjackJax:
         return self._obs(state, p)
 
     def _obs(self, st: core.State, p: Params) -> Any:
-        return core.observe_vector(st, p, self.config, core.legal_mask(st, p, self.config))
+        return self._observe(st, p, self.config, core.legal_mask(st, p, self.config))
 
     # ------------------------------------------------------------------ scripted cards
     def stack(

@@ -96,7 +96,11 @@ class BlackjackJaxVectorEnv(VectorEnv):
         self._key, sub = jax.random.split(self._key)
         obs, self._state = self._reset(sub)
         mask = np.asarray(self._mask(self._state)).astype(np.int8)
-        return np.asarray(obs), {"action_mask": mask, "_action_mask": np.ones(self.num_envs, bool)}
+        ok = np.ones(self.num_envs, bool)
+        return self._np_obs(obs), {"action_mask": mask, "_action_mask": ok}
+
+    def _np_obs(self, obs: Any) -> np.ndarray:
+        return np.asarray(obs, dtype=self.single_observation_space.dtype)
 
     def step(
         self, actions: Any
@@ -121,13 +125,13 @@ class BlackjackJaxVectorEnv(VectorEnv):
             "round_net": np.asarray(info["round_net"], np.float64),
             "illegal_action": np.asarray(info["illegal_action"]),
             "action_played": np.asarray(info["action_played"], np.int64),
-            "final_obs": np.asarray(info["final_observation"]),
+            "final_obs": self._np_obs(info["final_observation"]),
             "_final_obs": done,
         }
         for k in ("action_mask", "round_net", "illegal_action", "action_played"):
             out["_" + k] = all_
         return (
-            np.asarray(obs), np.asarray(reward, np.float64), done,
+            self._np_obs(obs), np.asarray(reward, np.float64), done,
             np.zeros(self.num_envs, bool), out,
         )  # fmt: skip
 
@@ -169,7 +173,10 @@ class BlackjackJaxEnv(gym.Env[np.ndarray, np.int64]):
             while not self._done:
                 self.step(0)
         self._done = False
-        return np.asarray(self._obs), {"action_mask": self._mask()}
+        return self._np_obs(self._obs), {"action_mask": self._mask()}
+
+    def _np_obs(self, obs: Any) -> np.ndarray:
+        return np.asarray(obs, dtype=self.observation_space.dtype)
 
     def _mask(self) -> np.ndarray:
         return np.asarray(self.table.action_mask(self._state)).astype(np.int8)
@@ -189,7 +196,7 @@ class BlackjackJaxEnv(gym.Env[np.ndarray, np.int64]):
         self._done = bool(done)
         shown = info["final_observation"] if self._done else obs
         return (
-            np.asarray(shown), float(reward), self._done, False,
+            self._np_obs(shown), float(reward), self._done, False,
             {"action_mask": self._mask(), "round_net": float(info["round_net"]),
              "illegal_action": bool(info["illegal_action"])},
         )  # fmt: skip

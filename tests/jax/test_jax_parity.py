@@ -22,9 +22,9 @@ FAST: dict[str, dict[str, Any]] = {
         "obs_mode": "vector",
         "insurance_decisions": True,
     },
-    "early-surrender-rsa": {
+    "early-surrender-rsa-multidiscrete": {
         "rules": Rules(decks=2, surrender="early", resplit_aces=True, max_split_hands=3),
-        "obs_mode": "vector",
+        "obs_mode": "multidiscrete",
     },
 }
 SLOW: dict[str, dict[str, Any]] = {
@@ -48,6 +48,10 @@ SLOW["hit-split-aces-halve-value"] = {
         dealer_hits_soft_17=True, ties="dealer-wins",
     ),
     "obs_mode": "vector", "bet": 2,
+}  # fmt: skip
+SLOW["vegas-strip-multidiscrete-insurance"] = {
+    "rules": Rules(decks=1, penetration=0.9),
+    "obs_mode": "multidiscrete", "insurance_decisions": True,
 }  # fmt: skip
 SLOW["halved-split-bets"] = {
     "rules": Rules(decks=1, split_bet="halve", max_split_hands=2, surrender="late"),
