@@ -160,10 +160,12 @@ def main(argv: list[str] | None = None) -> int:
                     f"{row['hands_per_s'] / ref['hands_per_s']:.2f}x"
                 )
             print(line, flush=True)
+            if args.json:  # after every row: a run cut short keeps what it measured
+                with open(args.json, "w") as fh:
+                    json.dump(
+                        {"backend": backend, "load": os.getloadavg(), "rows": rows}, fh, indent=1
+                    )
     print(f"load average after: {os.getloadavg()}")
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump({"backend": backend, "load": os.getloadavg(), "rows": rows}, fh, indent=1)
     return 0
 
 

@@ -36,7 +36,7 @@ fi
 
 OUT=${OUT:-gpu_out}
 mkdir -p "$OUT"
-export BLACKJACK_ENV_PURE=1 PYTHONUNBUFFERED=1
+export BLACKJACK_ENV_PURE=1 PYTHONUNBUFFERED=1 XLA_PYTHON_CLIENT_PREALLOCATE=false
 export PYTHONPATH=".:.gpu_site${PYTHONPATH:+:$PYTHONPATH}"
 PY=${PYTHON:-python3}
 log="$OUT/gpu_check.log"
@@ -46,16 +46,16 @@ log="$OUT/gpu_check.log"
     "$PY" -c "import gymnasium; print('gymnasium', gymnasium.__version__)" || echo "gymnasium missing: run --pack here and carry .gpu_site"
 
     echo "== parity and invariants on the GPU"
-    timeout 150 "$PY" -m pytest -p no:cacheprovider -q -x tests/jax/test_jax_parity.py \
-        tests/jax/test_jax_table.py -k "parity_fast or conserved or same_key" 2>&1 | tail -15
+    timeout 120 "$PY" -m pytest -p no:cacheprovider -q -x -n 0 tests/jax/test_jax_parity.py \
+        tests/jax/test_jax_table.py -k "parity_fast or conserved or same_key or gymnax" 2>&1 | tail -15
 
     echo "== benchmark"
-    timeout 200 "$PY" scripts/bench_jax.py --tables ${GPU_CHECK_TABLES:-4096 65536 1048576 4194304} --no-numpy \
+    timeout 180 "$PY" scripts/bench_jax.py --tables ${GPU_CHECK_TABLES:-4096 65536 1048576 4194304} --no-numpy \
         --repeats 2 --json "$OUT/bench_gpu.json" 2>&1
 
     if [ -f scripts/jax_ppo_check.sh ]; then
         echo "== JAX PPO (issue 23)"
-        timeout 60 bash scripts/jax_ppo_check.sh 2>&1 | tail -20
+        timeout 50 bash scripts/jax_ppo_check.sh 2>&1 | tail -20
     fi
     date -u
 } 2>&1 | tee "$log"

@@ -49,11 +49,14 @@ def test_make_vec_gives_numpy_arrays_and_the_numpy_spaces() -> None:
         env.step(np.full(16, 9))
 
 
-def test_single_table_passes_check_env() -> None:
-    env = gym.make(ID, rules="vegas-strip", disable_env_checker=True)
+@pytest.mark.parametrize(
+    "obs_mode", ["vector", pytest.param("multidiscrete", marks=pytest.mark.slow)]
+)
+def test_single_table_passes_check_env(obs_mode: str) -> None:
+    env = gym.make(ID, rules="vegas-strip", obs_mode=obs_mode, disable_env_checker=True)
     check_env(env.unwrapped, skip_render_check=True)
     obs, info = env.reset(seed=1)
-    assert obs.shape == (17,)
+    assert obs in env.observation_space
     total = 0
     for _ in range(50):
         obs, _r, te, _tr, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
