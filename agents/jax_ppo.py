@@ -213,14 +213,22 @@ class Transition(NamedTuple):
     done: jax.Array
 
 
-def make_env(config: JaxPPOConfig) -> tuple[Any, Any]:
-    """The JAX table for the config's rules: ``(env, env_params)``."""
+def make_env(config: JaxPPOConfig, seat: int = 0, others: str = "dealer") -> tuple[Any, Any]:
+    """The JAX table for the config's rules: ``(env, env_params)``.
+
+    ``seat`` and ``others``: the learner's seat and the other seats' strategy, as the
+    numpy env takes them (the JAX table must support them; it raises when not)."""
     from blackjack_env.jax import BlackjackJax
 
+    kwargs: dict[str, Any] = {"obs_mode": config.obs_mode}
+    if seat != 0:
+        kwargs["seat"] = seat
+    if others != "dealer":
+        kwargs["others"] = others
     if isinstance(config.rules, str):
-        env = BlackjackJax(rules=config.rules, decks=config.decks, obs_mode=config.obs_mode)
+        env = BlackjackJax(rules=config.rules, decks=config.decks, **kwargs)
     else:
-        env = BlackjackJax(rules=config.rules, obs_mode=config.obs_mode)
+        env = BlackjackJax(rules=config.rules, **kwargs)
     return env, env.default_params
 
 

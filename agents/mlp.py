@@ -166,8 +166,9 @@ def exact_grades(agents: Sequence[MLPAgent], rules: Any, obs_mode: str = "vector
     grows, the new rows are computed for every agent, and the pass is repeated. A grade is
     kept only from a pass that met no new state, so it is the exact return of the agent's
     own greedy policy. Split hands are encoded with hand index 1, as ``exact_grade``
-    does; ``split_states_depending_on_hand_index`` counts the split states where the
-    agent's choice would differ for another hand index (0: the grade is exact).
+    does; ``split_states_depending_on_hand_index`` counts, as ``exact_grade`` does (once
+    per question of the analysis), the split states where the agent's choice would differ
+    for another hand index (0: the grade is exact).
     """
     from blackjack_env.agents.grading import analysis_reason, optimal_return
     from blackjack_env.agents.obs import encode_state, state_mask
@@ -210,15 +211,19 @@ def exact_grades(agents: Sequence[MLPAgent], rules: Any, obs_mode: str = "vector
             acts = actions[k]
             missed = False
             split_rows: dict[int, list[int]] = {}
+            split_calls: list[int] = []
 
             def policy(state: Any, acts: np.ndarray = acts,
-                       split_rows: dict[int, list[int]] = split_rows) -> Action:
+                       split_rows: dict[int, list[int]] = split_rows,
+                       split_calls: list[int] = split_calls) -> Action:
                 nonlocal missed
                 i = row(state, 1)
-                if state.split and hands_max > 1 and i not in split_rows:
-                    split_rows[i] = [row(state, h) for h in range(hands_max)]
-                    if max(split_rows[i]) >= acts.size:
-                        missed = True
+                if state.split and hands_max > 1:
+                    split_calls.append(i)
+                    if i not in split_rows:
+                        split_rows[i] = [row(state, h) for h in range(hands_max)]
+                        if max(split_rows[i]) >= acts.size:
+                            missed = True
                 if i < acts.size:
                     action = Action(int(acts[i]))
                 else:
@@ -231,8 +236,8 @@ def exact_grades(agents: Sequence[MLPAgent], rules: Any, obs_mode: str = "vector
             value = float(evaluate_policy(rules, policy))
             if missed:
                 break  # the table grew: compute the new rows for every agent, then go on
-            ambiguous = sum(len({int(acts[j]) for j in rows}) > 1
-                            for rows in split_rows.values())
+            ambiguous = sum(len({int(acts[j]) for j in split_rows[i]}) > 1
+                            for i in split_calls)
             grades[k] = {"exact_return": value, "optimal_return": best, "regret": best - value,
                          "split_states_depending_on_hand_index": ambiguous}
             pending.remove(k)
