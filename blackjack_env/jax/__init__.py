@@ -1,0 +1,24 @@
+"""The blackjack table as a pure function in JAX (needs the ``[jax]`` extra).
+
+:class:`BlackjackJax` is the gymnax-style environment object (``reset(key, params)``,
+``step(key, state, action, params)`` with auto-reset, ``default_params``, spaces); the
+round itself is :mod:`blackjack_env.jax.core` (pure functions of one table's
+:class:`~blackjack_env.jax.core.State`; ``jax.vmap`` makes many tables), and its rule
+tables are built on the host from :mod:`blackjack_env.engine.play` by
+:mod:`blackjack_env.jax.tables`.
+"""
+
+from __future__ import annotations
+
+try:
+    import jax  # noqa: F401
+except ImportError as exc:  # pragma: no cover - depends on the install
+    raise ImportError(
+        "blackjack_env.jax needs JAX: pip install 'blackjack_env[jax]' (jax, optax, flax)"
+    ) from exc
+
+from blackjack_env.jax.core import State
+from blackjack_env.jax.env import BlackjackJax, GymnaxV1
+from blackjack_env.jax.tables import Config, Params
+
+__all__ = ["BlackjackJax", "Config", "GymnaxV1", "Params", "State"]

@@ -1,0 +1,689 @@
+"""The round of one blackjack table as pure functions of a fixed-shape state (JAX).
+
+One table, one learner seat: :class:`State` is a ``NamedTuple`` of arrays whose shapes
+depend only on the :class:`~blackjack_env.jax.tables.Config` (hands per seat, shoe size);
+:func:`new_state`, :func:`start_round`, :func:`step`, :func:`legal_mask` and
+:func:`observe_vector` are pure: state in, state out, randomness only from the key they
+are given, every branch a ``where`` or a bounded ``lax`` loop, so ``jax.vmap`` makes N
+tables and ``jax.jit`` compiles them unchanged.
+
+The flow is the numpy batched round's (:mod:`blackjack_env.envs.batch`, whose package
+docstring is the specification: deal order, the pre-peek question, the peek, naturals,
+double, split and the split hand's second card when play reaches it, surrender, the
+dealer's turn, settlement), written again with masks in place of index sets; every rule
+it asks is a lookup in :class:`~blackjack_env.jax.tables.Params`, built from
+:mod:`blackjack_env.engine.play`. Parity tests replay stacked cards through both.
+
+The shoe (finite): a row of ``shoe_size`` card ids used as a ring. The undealt cards
+are the ``left`` places from ``pos`` on; behind them (from ``round_start`` to ``pos``)
+the current round's cards; the rest are the discard tray. A draw takes a uniformly
+random undealt card and swaps it to ``pos`` (an incremental Fisher-Yates shuffle, as
+the numpy shoe), so a reshuffle only sets ``left`` back to the shoe's size, and a shoe
+that runs dry mid-round takes the discards as its undealt cards by setting ``left`` to
+their number (the places from ``pos`` to ``round_start``): both O(1), no array copy.
+Stacked cards (``stacked`` > 0) are the next undealt places, dealt in order. An
+infinite deck draws card ids uniformly (with replacement); its row is a buffer of
+stacked cards, dealt first.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from blackjack_env.engine import play
+from blackjack_env.engine.play import array_natural, array_soft, array_total
+from blackjack_env.envs import view
+from blackjack_env.envs.batch.codes import (
+    _BJ,
+    _BUST,
+    _DECIDE,
+    _DECLINE,
+    _DOUBLE,
+    _EVEN,
+    _HIT,
+    _INSURE,
+    _INSURE_PHASE,
+    _LOSS,
+    _OVER,
+    _SPLIT,
+    _STAND,
+    _SURR,
+    _SURRENDER,
+)
+from blackjack_env.envs.observations import Decision
+from blackjack_env.jax.tables import Config, Params
+
+__all__ = [
+    "State",
+    "legal_mask",
+    "new_state",
+    "observe_vector",
+    "round_net",
+    "start_round",
+    "step",
+]
+
+I32 = jnp.int32
+F32 = jnp.float32
+_PLAY, _INSURANCE, _SETTLED = int(Decision.PLAY), int(Decision.INSURANCE), int(Decision.SETTLED)
+_INSURANCE_PAYS = float(play.INSURANCE_PAYS)
+
+
+class State(NamedTuple):
+    """One table (``H`` = ``Config.hands``, ``S`` = ``Config.shoe_size``). Hand arrays are
+    ``(H,)``: hand ``h`` at ``[h]``; fields as the numpy batched tables' of the same name."""
+
+    shoe: Any  # int8 (S,) card ids (ring; infinite deck: stacked-card buffer)
+    pos: Any  # first undealt place
+    left: Any  # undealt cards (finite)
+    dealt: Any  # cards dealt since the last shuffle (finite)
+    round_start: Any  # place of the current round's first card (finite)
+    stacked: Any  # stacked cards still to deal (dealt in order from pos)
+    undealt_hilo: Any  # Hi-Lo sum of the undealt cards
+    round_hilo: Any  # Hi-Lo sum of the current round's cards
+    reshuffled: Any  # the shoe was reshuffled before this round
+    rounds: Any  # rounds dealt
+    phase: Any  # BatchPhase code
+    nhands: Any
+    cur: Any  # hand to act
+    last_hand: Any  # hand of the last playing decision
+    hard: Any  # (H,) total with aces as 1
+    ace: Any  # (H,) holds an ace
+    ncards: Any  # (H,)
+    r0: Any  # (H,) rank index of the first card
+    r1: Any  # (H,) rank index of the second card
+    stake: Any  # (H,) chips on the hand
+    doubled: Any  # (H,)
+    surrendered: Any  # (H,)
+    done: Any  # (H,)
+    settled: Any  # (H,)
+    outcome: Any  # (H,) outcome code, -1 unsettled
+    net: Any  # (H,) chips won (+) or lost (-), float32
+    insurance: Any  # chips staked on insurance
+    insurance_net: Any
+    d_hard: Any
+    d_ace: Any
+    d_n: Any
+    up: Any  # upcard id
+    hole: Any  # hole card id, -1 none
+    hole_revealed: Any
+    peek_possible: Any
+
+
+def new_state(cfg: Config) -> State:
+    """A table before its first round: a full, freshly gathered shoe (the shuffle is
+    lazy: each draw picks a random undealt card)."""
+    h, s = cfg.hands, cfg.shoe_size
+    z, f = jnp.zeros((), I32), jnp.zeros((), bool)
+    shoe = jnp.zeros(s, jnp.int8) if cfg.infinite else (jnp.arange(s) % 52).astype(jnp.int8)
+    zh = jnp.zeros(h, I32)
+    fh = jnp.zeros(h, bool)
+    return State(
+        shoe=shoe, pos=z, left=jnp.asarray(0 if cfg.infinite else s, I32), dealt=z,
+        round_start=z, stacked=z, undealt_hilo=z, round_hilo=z, reshuffled=f, rounds=z,
+        phase=jnp.asarray(_OVER, I32), nhands=jnp.ones((), I32), cur=z, last_hand=z,
+        hard=zh, ace=fh, ncards=zh, r0=zh, r1=zh, stake=zh, doubled=fh, surrendered=fh,
+        done=fh, settled=fh, outcome=jnp.full(h, -1, I32), net=jnp.zeros(h, F32),
+        insurance=jnp.zeros((), F32), insurance_net=jnp.zeros((), F32), d_hard=z, d_ace=f,
+        d_n=z, up=z, hole=jnp.asarray(-1, I32), hole_revealed=f, peek_possible=f,
+    )  # fmt: skip
+
+
+# ====================================================================== helpers
+def _sel(on: Any, new: State, old: State) -> State:
+    """``new`` where ``on``, else ``old``, field by field (the shoe excepted: it is only
+    changed by draws, which are no-ops where they are off)."""
+    out = [
+        n if name == "shoe" else jnp.where(on, n, o)
+        for name, n, o in zip(State._fields, new, old, strict=True)
+    ]
+    return State(*out)
+
+
+class _Rng(NamedTuple):
+    key: Any
+    i: Any
+
+
+def _uniform(rk: _Rng) -> tuple[Any, _Rng]:
+    u = jax.random.uniform(jax.random.fold_in(rk.key, rk.i))
+    return u, _Rng(rk.key, rk.i + 1)
+
+
+def _draw(st: State, p: Params, cfg: Config, rk: _Rng, do: Any) -> tuple[State, Any, _Rng]:
+    """Deal one card where ``do`` (a no-op elsewhere): ``(state, card id, rng)``."""
+    u, rk = _uniform(rk)
+    do = jnp.asarray(do, bool)
+    stacked = st.stacked > 0
+    if cfg.infinite:
+        rand = jnp.minimum((u * 52).astype(I32), 51)
+        card = jnp.where(stacked, st.shoe[st.pos % cfg.shoe_size].astype(I32), rand)
+        take = do & stacked
+        st = st._replace(pos=st.pos + take, stacked=st.stacked - take)
+        return st, card, rk
+    n = cfg.shoe_size
+    dry = do & (st.left == 0)  # the discards become the undealt cards
+    left = jnp.where(dry, (st.round_start - st.pos) % n, st.left)
+    undealt_hilo = jnp.where(dry, -st.round_hilo, st.undealt_hilo)
+    off = jnp.minimum((u * left).astype(I32), jnp.maximum(left - 1, 0))
+    off = jnp.where(stacked, 0, off)
+    i = st.pos
+    j = (i + off) % n
+    ci = st.shoe[i]
+    cj = st.shoe[j]
+    shoe = st.shoe.at[i].set(jnp.where(do, cj, ci)).at[j].set(jnp.where(do, ci, cj))
+    card = cj.astype(I32)
+    tag = p.hilo_of_id[card] * do
+    d = do.astype(I32)
+    st = st._replace(
+        shoe=shoe, pos=jnp.where(do, (i + 1) % n, i), left=left - d, dealt=st.dealt + d,
+        stacked=st.stacked - (d * stacked), undealt_hilo=undealt_hilo - tag,
+        round_hilo=st.round_hilo + tag,
+    )  # fmt: skip
+    return st, card, rk
+
+
+def _onehot(h: Any, cfg: Config) -> Any:
+    return jnp.arange(cfg.hands) == h
+
+
+def _is_bj(st: State, cfg: Config) -> Any:
+    """Natural on each hand (split hands only under ``blackjack_after_split``)."""
+    bj = array_natural(st.ncards, st.hard, st.ace)
+    if cfg.hands > 1 and not cfg.split_naturals:
+        bj = bj & (st.nhands == 1)
+    return bj
+
+
+def _pay(st: State, p: Params, which: Any, code: Any) -> State:
+    """Settle hands ``which`` (bool (H,)) with outcome codes ``code``."""
+    net = st.stake.astype(F32) * p.factor[code]
+    return st._replace(
+        outcome=jnp.where(which, code, st.outcome),
+        net=jnp.where(which, net, st.net),
+        settled=st.settled | which,
+        done=st.done | which,
+    )
+
+
+def _dealer_bj(st: State) -> Any:
+    return array_natural(st.d_n, st.d_hard, st.d_ace)
+
+
+def _compare(st: State, p: Params, cfg: Config) -> Any:
+    """Outcome code of every hand against the dealer's final hand (numpy ``_compare``)."""
+    w = cfg.key_width
+    two = st.ncards == 2
+    if cfg.hands > 1 and not cfg.split_naturals:
+        two = two & (st.nhands == 1)
+    key = (2 * st.hard + st.ace + w * two) * (2 * w)
+    key = key + 2 * st.d_hard + st.d_ace + w * (st.d_n == 2)
+    out = p.by_hands[key]
+    if cfg.surrenders:
+        out = jnp.where(st.surrendered, jnp.where(_dealer_bj(st), _LOSS, _SURR), out)
+    return out
+
+
+def _live(st: State, cfg: Config) -> Any:
+    return jnp.arange(cfg.hands) < st.nhands
+
+
+def _settle_by_compare(st: State, p: Params, cfg: Config, on: Any) -> State:
+    which = on & _live(st, cfg) & ~st.settled
+    return _pay(st, p, which, _compare(st, p, cfg))
+
+
+def _settle_highest(st: State, p: Params, cfg: Config, on: Any) -> State:
+    """``Settlement.HIGHEST_HAND`` (numpy ``_settle_highest``): only the best can win."""
+    open_ = on & _live(st, cfg) & ~st.settled
+    out = _compare(st, p, cfg)
+    surr = open_ & st.surrendered
+    st = _pay(st, p, surr, out)
+    rest = open_ & ~st.surrendered & (st.hard <= 21)
+    total = array_total(st.hard, st.ace)
+    top = jnp.max(jnp.where(rest, total, -1))
+    judged = (st.d_hard > 21) | (total == top)
+    return _pay(st, p, rest, jnp.where(judged, out, _LOSS))
+
+
+# ====================================================================== the dealer
+def _dealer_turn(st: State, p: Params, cfg: Config, rk: _Rng, on: Any) -> tuple[State, _Rng]:
+    """The dealer's turn where ``on`` (every hand done): the round ends (``OVER``), the
+    dealer draws to the rules if some hand is still open and not surrendered, and the
+    open hands are settled."""
+    live = _live(st, cfg)
+    new = st._replace(phase=jnp.asarray(_OVER, I32), cur=st.nhands - 1)
+    if not cfg.no_hole:
+        new = new._replace(hole_revealed=jnp.asarray(True))
+    st = _sel(on, new, st)
+    any_open = jnp.any(live & ~st.settled)
+    plays = jnp.any(live & ~st.settled & ~st.surrendered) if cfg.surrenders else any_open
+    open_ = on & any_open
+    if cfg.no_hole:
+        st = st._replace(hole_revealed=jnp.where(on & ~any_open, False, st.hole_revealed))
+        st, card, rk = _draw(st, p, cfg, rk, open_)
+        st = _dealer_add(st, p, card, open_)
+        st = st._replace(
+            hole=jnp.where(open_, card, st.hole),
+            hole_revealed=jnp.where(open_, True, st.hole_revealed),
+        )
+    drawing = open_ & plays
+
+    def need(carry: tuple[State, _Rng, Any]) -> Any:
+        s, _, k = carry
+        return drawing & p.dealer_hits[2 * s.d_hard + s.d_ace] & (k < 32)
+
+    def body(carry: tuple[State, _Rng, Any]) -> tuple[State, _Rng, Any]:
+        s, r, k = carry
+        go = need(carry)
+        s, card, r = _draw(s, p, cfg, r, go)
+        return _dealer_add(s, p, card, go), r, k + 1
+
+    st, rk, _ = jax.lax.while_loop(need, body, (st, rk, jnp.zeros((), I32)))
+    if cfg.highest:
+        st = _settle_highest(st, p, cfg, open_)
+    else:
+        st = _settle_by_compare(st, p, cfg, open_)
+    return st, rk
+
+
+def _dealer_add(st: State, p: Params, card: Any, on: Any) -> State:
+    r = p.rank_of_id[card]
+    return st._replace(
+        d_hard=jnp.where(on, st.d_hard + p.values[r], st.d_hard),
+        d_ace=jnp.where(on, st.d_ace | (r == 0), st.d_ace),
+        d_n=jnp.where(on, st.d_n + 1, st.d_n),
+    )
+
+
+# ====================================================================== hands
+def _split_allowed(p: Params, pair: Any, nh: Any, aces: Any) -> Any:
+    return p.split_ok[18 * pair.astype(I32) + 2 * nh + aces.astype(I32)]
+
+
+def _second_card(
+    st: State, p: Params, cfg: Config, rk: _Rng, h: Any, on: Any
+) -> tuple[State, _Rng]:
+    """Hand ``h`` (one card, from a split) gets its second card where ``on``; a hand with
+    no decision left is finished (``play.split_hand_done``)."""
+    st, card, rk = _draw(st, p, cfg, rk, on)
+    at = _onehot(h, cfg) & on
+    r0 = st.r0[h]
+    r1 = p.rank_of_id[card]
+    ranks = 13 * r0 + r1
+    key = p.second_key[ranks]
+    if cfg.splits:
+        key = key + 4 * _split_allowed(p, p.pair[ranks], st.nhands, r0 == 0)
+    finish = p.split_done[key]
+    st = st._replace(
+        hard=jnp.where(at, p.two_hard[ranks], st.hard),
+        ace=jnp.where(at, p.two_ace[ranks], st.ace),
+        ncards=jnp.where(at, 2, st.ncards),
+        r1=jnp.where(at, r1, st.r1),
+        done=st.done | (at & finish),
+    )
+    return st, rk
+
+
+def _advance(st: State, p: Params, cfg: Config, rk: _Rng, on: Any) -> tuple[State, _Rng]:
+    """Move on to the next hand needing a decision (its second card dealt if it comes
+    from a split), or to the dealer (numpy ``_advance``)."""
+
+    def body(_: int, carry: tuple[State, _Rng, Any, Any]) -> tuple[State, _Rng, Any, Any]:
+        s, r, going, to_dealer = carry
+        cur = s.cur + going
+        s = s._replace(cur=cur)
+        past = going & (cur >= s.nhands)
+        to_dealer = to_dealer | past
+        going = going & ~past
+        f = jnp.clip(cur, 0, cfg.hands - 1)
+        live = going & ~s.done[f]
+        one = live & (s.ncards[f] == 1)
+        s, r = _second_card(s, p, cfg, r, f, one)
+        if cfg.auto21:
+            hit21 = live & ~one & (array_total(s.hard[f], s.ace[f]) == play.AUTO_STAND_TOTAL)
+            s = s._replace(done=s.done | (_onehot(f, cfg) & hit21))
+        going = going & s.done[f]
+        return s, r, going, to_dealer
+
+    st, rk, _, to_dealer = jax.lax.fori_loop(
+        0, cfg.hands + 1, body, (st, rk, jnp.asarray(on, bool), jnp.zeros((), bool))
+    )
+    return _dealer_turn(st, p, cfg, rk, to_dealer)
+
+
+def _split(st: State, p: Params, cfg: Config, h: Any, on: Any) -> State:
+    """Split hand ``h`` where ``on``: the new hand goes right after it (later hands move
+    one place right) holding the second card; hand ``h`` keeps its first card."""
+    k = jnp.arange(cfg.hands)
+    move = (k > h + 1) & (k <= st.nhands)
+    prev = jnp.maximum(k - 1, 0)
+    new_at = k == h + 1
+    r1 = st.r1[h]
+    v1 = p.values[r1]
+    stake_h = st.stake[h]
+    half = stake_h // 2
+    new_stake = half if cfg.halve else stake_h
+
+    def shifted(a: Any, fresh: Any) -> Any:
+        a2 = jnp.where(move, a[prev], a)
+        return jnp.where(new_at, fresh, a2)
+
+    z = jnp.zeros((), I32)
+    f = jnp.zeros((), bool)
+    new = st._replace(
+        hard=shifted(st.hard, v1), ace=shifted(st.ace, r1 == 0), ncards=shifted(st.ncards, 1),
+        r0=shifted(st.r0, r1), r1=shifted(st.r1, z), stake=shifted(st.stake, new_stake),
+        doubled=shifted(st.doubled, f), surrendered=shifted(st.surrendered, f),
+        done=shifted(st.done, f), settled=shifted(st.settled, f),
+        outcome=shifted(st.outcome, jnp.asarray(-1, I32)),
+        net=shifted(st.net, jnp.zeros((), F32)), nhands=st.nhands + 1,
+    )  # fmt: skip
+    at = _onehot(h, cfg)
+    r0h = st.r0[h]
+    new = new._replace(
+        hard=jnp.where(at, p.values[r0h], new.hard),
+        ace=jnp.where(at, r0h == 0, new.ace),
+        stake=jnp.where(at, half, new.stake) if cfg.halve else new.stake,
+    )
+    return _sel(on, new, st)
+
+
+def _act_play(
+    st: State, p: Params, cfg: Config, rk: _Rng, action: Any, on: Any
+) -> tuple[State, _Rng]:
+    """A playing decision (``Action`` 0..4, legal) on the current hand where ``on``: the
+    one place a hand's decision is played (numpy ``_act_play``)."""
+    h = jnp.clip(st.cur, 0, cfg.hands - 1)
+    at = _onehot(h, cfg)
+    if cfg.hands > 1:
+        st = st._replace(last_hand=jnp.where(on, h, st.last_hand))
+    takes = on & ((action == _HIT) | (action == _DOUBLE))
+    if cfg.can_double:
+        dbl = at & on & (action == _DOUBLE)
+        st = st._replace(
+            stake=jnp.where(dbl, 2 * st.stake, st.stake),
+            doubled=st.doubled | dbl,
+            done=st.done | dbl,
+        )
+    split = on & (action == _SPLIT) if cfg.hands > 1 else jnp.zeros((), bool)
+    if cfg.hands > 1:
+        st = _split(st, p, cfg, h, split)
+        st, rk = _second_card(st, p, cfg, rk, h, split)
+    st, card, rk = _draw(st, p, cfg, rk, takes)
+    r = p.rank_of_id[card]
+    hit = at & takes
+    st = st._replace(
+        hard=jnp.where(hit, st.hard + p.values[r], st.hard),
+        ace=jnp.where(hit, st.ace | (r == 0), st.ace),
+        ncards=jnp.where(hit, st.ncards + 1, st.ncards),
+    )
+    bust = hit & (st.hard > 21)
+    st = _pay(st, p, bust, jnp.full(cfg.hands, _BUST, I32))
+    if cfg.auto21:
+        t21 = hit & ~bust & (array_total(st.hard, st.ace) == play.AUTO_STAND_TOTAL)
+        st = st._replace(done=st.done | t21)
+    st = st._replace(done=st.done | (at & on & (action == _STAND)))
+    if cfg.surrenders:
+        surr = at & on & (action == _SURRENDER)
+        st = st._replace(surrendered=st.surrendered | surr, done=st.done | surr)
+        if cfg.surrender_at_once:
+            st = _pay(st, p, surr, jnp.full(cfg.hands, _SURR, I32))
+    finished = on & st.done[h]
+    return _advance(st, p, cfg, rk, finished)
+
+
+# ====================================================================== the peek
+def _peek(
+    st: State, p: Params, cfg: Config, on: Any, dealer_bj: Any, natural: Any
+) -> State:
+    """The dealer checks the hole card where ``on``: a blackjack settles every hand and
+    ends the round; otherwise a natural that ``natural`` marks (done, unsettled) is paid
+    where naturals are paid at the peek (numpy ``_do_peek``)."""
+    hit = on & dealer_bj
+    st = _sel(hit, st._replace(hole_revealed=jnp.asarray(True)), st)
+    st = _settle_by_compare(st, p, cfg, hit)
+    st = st._replace(phase=jnp.where(hit, _OVER, st.phase))
+    if cfg.naturals_paid_at_peek:
+        pay0 = _onehot(0, cfg) & (on & ~dealer_bj & natural)
+        st = _pay(st, p, pay0, jnp.full(cfg.hands, _BJ, I32))
+    return st
+
+
+def _act_insurance(
+    st: State, p: Params, cfg: Config, rk: _Rng, action: Any, on: Any
+) -> tuple[State, _Rng]:
+    """The pre-peek answer where ``on`` (``INSURE``, ``DECLINE`` or ``SURRENDER``), then
+    the peek, then play starts (numpy ``_act_insurance``)."""
+    h0 = _onehot(0, cfg)
+    bj0 = _is_bj(st, cfg)[0]
+    insure = on & (action == _INSURE)
+    st = _pay(st, p, h0 & insure & bj0, jnp.full(cfg.hands, _EVEN, I32))
+    st = st._replace(
+        insurance=jnp.where(insure & ~bj0, st.stake[0].astype(F32) / 2.0, st.insurance)
+    )
+    surr = on & (action == _SURRENDER)
+    st = st._replace(surrendered=st.surrendered | (h0 & surr))
+    st = _pay(st, p, h0 & surr, jnp.full(cfg.hands, _SURR, I32))
+    dealer_bj = st.peek_possible & _dealer_bj(st)
+    ins = st.insurance
+    st = st._replace(
+        insurance_net=jnp.where(
+            on & (ins > 0), jnp.where(dealer_bj, _INSURANCE_PAYS * ins, -ins), st.insurance_net
+        )
+    )
+    natural = st.done[0] & ~st.settled[0] & _is_bj(st, cfg)[0]
+    st = _peek(st, p, cfg, on, dealer_bj, natural)
+    cont = on & (st.phase != _OVER)
+    st = st._replace(
+        phase=jnp.where(cont, _DECIDE, st.phase), cur=jnp.where(cont, -1, st.cur)
+    )
+    return _advance(st, p, cfg, rk, cont)
+
+
+# ====================================================================== a round
+def start_round(
+    key: Any, st: State, p: Params, cfg: Config, on: Any = True
+) -> State:
+    """Where ``on``: the last round's cards go to the discards, the shoe is reshuffled if
+    the cut card is out, and a round is dealt (naturals, the pre-peek question or the
+    peek; a round with no decision left is played out and ``OVER``)."""
+    on = jnp.asarray(on, bool)
+    rk = _Rng(key, jnp.zeros((), I32))
+    old = st
+    h = cfg.hands
+    if not cfg.infinite:
+        dealt = st.dealt
+        shuffle = dealt > 0 if cfg.cut is None else dealt >= cfg.cut
+        st = st._replace(
+            round_start=st.pos, round_hilo=jnp.zeros((), I32), reshuffled=shuffle,
+            left=jnp.where(shuffle, cfg.shoe_size, st.left),
+            dealt=jnp.where(shuffle, 0, st.dealt),
+            undealt_hilo=jnp.where(shuffle, 0, st.undealt_hilo),
+        )  # fmt: skip
+        st = _sel(on, st, old)
+    zh = jnp.zeros(h, I32)
+    fh = jnp.zeros(h, bool)
+    cards = []
+    for _ in range(3 if cfg.no_hole else 4):
+        st, c, rk = _draw(st, p, cfg, rk, on)
+        cards.append(c)
+    rank = p.rank_of_id
+    val = p.value_of_id
+    r1, ru, r2 = rank[cards[0]], rank[cards[1]], rank[cards[2]]
+    hard0 = val[cards[0]] + val[cards[2]]
+    ace0 = (r1 == 0) | (r2 == 0)
+    h0 = _onehot(0, cfg)
+    up_value = val[cards[1]]
+    up_ace = ru == 0
+    if cfg.no_hole:
+        d_hard, d_ace, d_n, hole = up_value, up_ace, 1, -1
+    else:
+        d_hard = up_value + val[cards[3]]
+        d_ace = up_ace | (rank[cards[3]] == 0)
+        d_n, hole = 2, cards[3]
+    new = st._replace(
+        rounds=st.rounds + 1, phase=jnp.asarray(_DECIDE, I32), nhands=jnp.ones((), I32),
+        cur=jnp.zeros((), I32), last_hand=jnp.zeros((), I32),
+        hard=jnp.where(h0, hard0, zh), ace=h0 & ace0, ncards=jnp.where(h0, 2, zh),
+        r0=jnp.where(h0, r1, zh), r1=jnp.where(h0, r2, zh),
+        stake=jnp.where(h0, cfg.bet, zh), doubled=fh, surrendered=fh, done=fh, settled=fh,
+        outcome=jnp.full(h, -1, I32), net=jnp.zeros(h, F32),
+        insurance=jnp.zeros((), F32), insurance_net=jnp.zeros((), F32),
+        d_hard=jnp.asarray(d_hard, I32), d_ace=jnp.asarray(d_ace), d_n=jnp.asarray(d_n, I32),
+        up=cards[1], hole=jnp.asarray(hole, I32), hole_revealed=jnp.zeros((), bool),
+        peek_possible=jnp.zeros((), bool),
+    )  # fmt: skip
+    st = _sel(on, new, st)
+    bj = on & array_natural(2, hard0, ace0)
+    if cfg.natural_paid_at_deal:
+        st = _pay(st, p, h0 & bj, jnp.full(h, _BJ, I32))
+    elif cfg.natural_ends_hand:
+        st = st._replace(done=st.done | (h0 & bj))
+    if cfg.peek:
+        pp = p.peek_by_rank[ru]
+        st = st._replace(peek_possible=jnp.where(on, pp, st.peek_possible))
+        ask = jnp.zeros((), bool)
+        if cfg.pre_peek:
+            ask = on & pp & ~st.settled[0] & p.asks_pre_peek[2 * ru + bj.astype(I32)]
+            st = st._replace(phase=jnp.where(ask, _INSURE_PHASE, st.phase))
+        natural = bj if cfg.natural_ends_hand and not cfg.natural_paid_at_deal else False
+        st = _peek(st, p, cfg, on & ~ask, pp & _dealer_bj(st), natural)
+    fin = jnp.zeros((), bool)
+    if cfg.natural_paid_at_deal or cfg.natural_stands:
+        fin = bj & (st.phase == _DECIDE)
+        st = st._replace(done=st.done | (h0 & fin))
+    st, rk = _dealer_turn(st, p, cfg, rk, fin)
+    return st
+
+
+def round_net(st: State, cfg: Config) -> Any:
+    """The round's net so far in base bets (every hand, plus insurance)."""
+    hands = jnp.sum(jnp.where(jnp.arange(cfg.hands) < st.nhands, st.net, 0.0))
+    return (hands + st.insurance_net) / cfg.bet
+
+
+# ====================================================================== legality
+def legal_key(st: State, p: Params, cfg: Config) -> Any:
+    """The row of the legal table (and of ``Params.mask_rows``) of the table's state
+    (numpy ``legal_keys``)."""
+    h = jnp.clip(st.cur, 0, cfg.hands - 1)
+    hard, ace, nc = st.hard[h], st.ace[h], st.ncards[h]
+    r0, r1 = st.r0[h], st.r1[h]
+    two = nc == 2
+    key = 2 * hard + ace
+    split = st.nhands > 1
+    key = key + jnp.where(split, play.KEY_FROM_SPLIT + play.KEY_SPLIT_ACES * (r0 == 0), 0)
+    if cfg.splits:
+        maybe = p.pair[13 * r0 + r1] & two
+        aces = split & (r0 == 0)
+        key = key + play.KEY_CAN_SPLIT * (maybe & _split_allowed(p, jnp.ones((), I32),
+                                                                st.nhands, aces))
+    key = key + play.KEY_TWO_CARDS * two + play.KEY_UPCARD * p.rank_of_id[st.up]
+    key = jnp.where(st.phase == _DECIDE, key, cfg.over_key)
+    if cfg.pre_peek:
+        up = p.rank_of_id[st.up]
+        ins_key = cfg.pre_peek_key + 2 * up + _is_bj(st, cfg)[0]
+        key = jnp.where(st.phase == _INSURE_PHASE, ins_key, key)
+    return key
+
+
+def legal_mask(st: State, p: Params, cfg: Config) -> Any:
+    """bool ``(n_actions,)``: the env's action mask (the numpy env's; a settled round:
+    every action)."""
+    return p.mask_rows[legal_key(st, p, cfg)]
+
+
+# ====================================================================== a step
+def step(
+    key: Any, st: State, action: Any, p: Params, cfg: Config
+) -> tuple[State, Any, Any, Any, Any]:
+    """One decision at the table: ``(state, reward, round_over, played, illegal)``.
+
+    An illegal action is mapped as the numpy env maps it (``illegal_action="map"``:
+    DOUBLE / SPLIT / SURRENDER play HIT where it is legal, else STAND; anything else
+    STAND; a pre-peek STAND declines). A round that ends is reported here (``reward``:
+    its net in base bets) and is not restarted: :func:`start_round` does that."""
+    action = jnp.asarray(action, I32)
+    mask = legal_mask(st, p, cfg)
+    legal = mask[jnp.clip(action, 0, cfg.n_actions - 1)] & (action >= 0) & (
+        action < cfg.n_actions
+    )
+    obs_phase = p.decision_of_phase[st.phase]
+    takes = (action == _DOUBLE) | (action == _SPLIT) | (action == _SURRENDER)
+    mapped = jnp.where((obs_phase == _PLAY) & mask[_HIT] & takes, _HIT, _STAND)
+    played = jnp.where(legal, action, mapped)
+    decision = played
+    phase = st.phase
+    rk = _Rng(key, jnp.zeros((), I32))
+    if cfg.pre_peek:
+        ins = phase == _INSURE_PHASE
+        decision = jnp.where(ins & (played == _STAND), _DECLINE, played)
+        st, rk = _act_insurance(st, p, cfg, rk, decision, ins)
+    st, rk = _act_play(st, p, cfg, rk, decision, phase == _DECIDE)
+    over = st.phase == _OVER
+    reward = jnp.where(over, round_net(st, cfg), 0.0)
+    return st, reward, over, played, ~legal
+
+
+# ====================================================================== the view
+def true_count(st: State, p: Params, cfg: Config) -> Any:
+    """Hi-Lo true count of the cards the learner has seen (0 for an infinite deck)."""
+    if cfg.infinite:
+        return jnp.zeros((), F32)
+    hidden = (st.hole >= 0) & ~st.hole_revealed
+    unseen_hilo = st.undealt_hilo + p.hilo_of_id[jnp.maximum(st.hole, 0)] * hidden
+    remaining = st.left + hidden
+    tc = -unseen_hilo.astype(F32) * 52.0 / jnp.maximum(remaining, 1).astype(F32)
+    return jnp.where(remaining > 0, tc, 0.0)
+
+
+def observe_vector(st: State, p: Params, cfg: Config, mask: Any, settled: Any = False) -> Any:
+    """The ``"vector"`` observation, float32 ``(view.VECTOR_SIZE,)``: the fields and
+    scales of :mod:`blackjack_env.envs.view` (``encode_vector``), read from the state.
+    ``settled``: show the round as SETTLED (the last observation of an episode)."""
+    phase = jnp.where(settled, _SETTLED, p.decision_of_phase[st.phase])
+    play_ = phase == _PLAY
+    if cfg.hands > 1:
+        h = jnp.where(play_, jnp.clip(st.cur, 0, cfg.hands - 1), st.last_hand)
+    else:
+        h = jnp.zeros((), I32)
+    hard, ace, nc = st.hard[h], st.ace[h], st.ncards[h]
+    soft = array_soft(hard, ace)
+    total = array_total(hard, ace)
+    up = p.value_of_id[st.up]
+    if cfg.n_play > 2:
+        ins_phase = (phase == _INSURANCE) if cfg.pre_peek_decisions else jnp.zeros((), bool)
+        can_double = play_ & mask[_DOUBLE]
+        can_split = play_ & mask[_SPLIT]
+        can_surr = (play_ | ins_phase) & mask[_SURRENDER]
+        can_insure = ins_phase & mask[_INSURE] if cfg.n_play == 6 else jnp.zeros((), bool)
+    else:
+        can_double = can_split = can_surr = can_insure = jnp.zeros((), bool)
+    pair = (nc == 2) & (st.r0[h] == st.r1[h])
+    tc = true_count(st, p, cfg)
+    shoe_left = 1.0 if cfg.infinite else st.left.astype(F32) / cfg.shoe_size
+    mh = cfg.hands
+    out = jnp.zeros(view.VECTOR_SIZE, F32)
+    out = out.at[view.VEC_PHASE + phase].set(1.0)
+    fields = {
+        view.VEC_TOTAL: total / view.MAX_TOTAL,
+        view.VEC_SOFT: soft,
+        view.VEC_UPCARD: up / float(view.UPCARD_HIGH),
+        view.VEC_CAN_DOUBLE: can_double,
+        view.VEC_CAN_SPLIT: can_split,
+        view.VEC_CAN_SURRENDER: can_surr,
+        view.VEC_CAN_INSURE: can_insure,
+        view.VEC_HAND_INDEX: h / (mh - 1 if mh > 1 else 1),
+        view.VEC_NUM_HANDS: st.nhands / mh,
+        view.VEC_CARDS: jnp.minimum(nc / view.VEC_CARDS_SCALE, 1.0),
+        view.VEC_PAIR: pair,
+        view.VEC_TRUE_COUNT: jnp.clip(tc / view.VEC_COUNT_SCALE, -1.0, 1.0),
+        view.VEC_SHOE: shoe_left,
+    }
+    for index, value in fields.items():
+        out = out.at[index].set(jnp.asarray(value, F32))
+    return out

@@ -1,0 +1,276 @@
+"""The gymnax-style environment object over the JAX table (:mod:`blackjack_env.jax.core`)."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from blackjack_env.engine.cards import ALL_CARDS, Card, parse_cards
+from blackjack_env.engine.rules import Rules
+from blackjack_env.envs import view
+from blackjack_env.envs.settings import read_rules
+from blackjack_env.jax import core
+from blackjack_env.jax.spaces import Box, Discrete
+from blackjack_env.jax.tables import Config, Params, build
+
+__all__ = ["BlackjackJax", "GymnaxV1"]
+
+_KEEP: Any = object()  # decks: keep the rules' own
+
+
+class BlackjackJax:
+    """One learner seat at a casino blackjack table, as pure JAX functions (gymnax style).
+
+    ## Description
+
+    The game of :class:`~blackjack_env.envs.vector.BlackjackVectorEnv` (one table, one
+    learner seat, a dealer, a shoe that persists across rounds and episodes, reshuffled
+    between rounds once the cut card is out, or an infinite deck), written as a pure
+    function of a fixed-shape state (:class:`~blackjack_env.jax.core.State`) so that it
+    runs inside ``jax.jit``; ``jax.vmap`` over keys and states makes many tables::
+
+        env = BlackjackJax(rules="vegas-strip", decks=None, obs_mode="vector")
+        params = env.default_params
+        obs, state = env.reset(key, params)
+        obs, state, reward, done, info = env.step(key, state, action, params)
+
+    Rules come from ``engine/play.py``'s lookup tables (built on the host into
+    ``params``); the round's flow is the numpy batched tables', and parity tests replay
+    stacked cards through both.
+
+    ## Action Space
+
+    ``Discrete(n)``: the numpy env's playing actions (0 STAND, 1 HIT, 2 DOUBLE, 3 SPLIT,
+    4 SURRENDER; 5 INSURE with ``insurance_decisions``; 2 actions under stand/hit-only
+    rules such as ``sutton-barto``). ``info["action_mask"]`` (bool) is the mask of the
+    returned state, also ``env.action_mask(state, params)``. Illegal actions are mapped
+    as the numpy env's default ``illegal_action="map"`` (``info["illegal_action"]``).
+
+    ## Observation Space
+
+    ``"vector"``: the numpy env's float32 ``(17,)`` layout (fields of
+    :mod:`blackjack_env.envs.view`).
+
+    ## Rewards, Episode End
+
+    An episode is one round (the numpy env's ``rounds_per_episode=1``): ``done`` on the
+    step that settles it, with its net chips in base bets as the reward (0 on other
+    steps). A round with no decision (a natural, a dealer blackjack found by the peek)
+    shows ``phase = SETTLED`` and the next step, whatever its action, returns its reward.
+    ``step`` resets by itself (gymnax convention): the step that ends an episode returns
+    the first observation of the next round, dealt from the same shoe;
+    ``info["final_observation"]`` is the ended round's last observation (SETTLED).
+
+    ## Arguments
+
+    ``rules`` (a :class:`~blackjack_env.engine.rules.Rules`, a preset name or a
+    ``Rules.to_dict`` dict), ``decks`` (override the rules' decks; ``None`` is the
+    infinite deck), ``obs_mode`` (``"vector"``), ``bet`` (chips per base bet),
+    ``insurance_decisions``: as the numpy env's, validated by its settings.
+
+    Not covered (``ValueError``): several seats, bet steps and bankrolls,
+    ``rounds_per_episode`` other than 1, ``illegal_action`` other than ``"map"``, and
+    the ``"tuple"``, ``"multidiscrete"`` and ``"dict"`` observation modes.
+    """
+
+    def __init__(
+        self,
+        rules: Rules | str | dict[str, Any] = "vegas-strip",
+        decks: int | None = _KEEP,
+        obs_mode: str = "vector",
+        bet: int | None = None,
+        insurance_decisions: bool = False,
+        **unknown: Any,
+    ) -> None:
+        if unknown:
+            raise ValueError(
+                f"unknown or unsupported argument(s) {', '.join(sorted(unknown))} for "
+                f"BlackjackJax: allowed are rules, decks, obs_mode, bet, insurance_decisions"
+            )
+        resolved = read_rules(rules)
+        if decks is not _KEEP:
+            resolved = resolved.replace(decks=decks)
+        if obs_mode != "vector":
+            raise ValueError(
+                f"obs_mode={obs_mode!r} is not supported by the JAX table yet; use 'vector'"
+            )
+        kwargs: dict[str, Any] = {
+            "rules": resolved, "obs_mode": obs_mode, "insurance_decisions": insurance_decisions,
+        }  # fmt: skip
+        if bet is not None:
+            kwargs["bet"] = bet
+        cfg, params, ref = build(kwargs)
+        self.rules: Rules = ref.rules
+        self.obs_mode = obs_mode
+        self.config: Config = cfg
+        self._params = params
+        self.action_names: list[str] = list(ref.action_names)
+        #: the numpy env's single-table spaces (Gymnasium), for adapters
+        self.gymnasium_observation_space = ref.single_observation_space
+        self.gymnasium_action_space = ref.single_action_space
+
+    # ------------------------------------------------------------------ gymnax API
+    @property
+    def default_params(self) -> Params:
+        return self._params
+
+    @property
+    def num_actions(self) -> int:
+        return self.config.n_actions
+
+    @property
+    def name(self) -> str:
+        return "BlackjackJax"
+
+    def observation_space(self, params: Params | None = None) -> Any:
+        low = np.zeros(view.VECTOR_SIZE, np.float32)
+        low[view.VEC_TRUE_COUNT] = -1.0
+        return Box(low, np.ones(view.VECTOR_SIZE, np.float32), (view.VECTOR_SIZE,), jnp.float32)
+
+    def action_space(self, params: Params | None = None) -> Any:
+        return Discrete(self.config.n_actions)
+
+    @partial(jax.jit, static_argnums=0)
+    def reset(self, key: Any, params: Params | None = None) -> tuple[Any, core.State]:
+        """A fresh table (a new shoe) with its first round dealt."""
+        p = self._params if params is None else params
+        st = core.start_round(key, core.new_state(self.config), p, self.config)
+        return self._obs(st, p), st
+
+    @partial(jax.jit, static_argnums=0)
+    def step(
+        self, key: Any, state: core.State, action: Any, params: Params | None = None
+    ) -> tuple[Any, core.State, Any, Any, dict[str, Any]]:
+        """One decision; the step that ends the round deals the next one (same shoe)."""
+        p = self._params if params is None else params
+        k_play, k_next = jax.random.split(key)
+        st, reward, done, played, illegal = core.step(k_play, state, action, p, self.config)
+        mask_end = core.legal_mask(st, p, self.config)
+        final = core.observe_vector(st, p, self.config, mask_end, settled=True)
+        st = core.start_round(k_next, st, p, self.config, done)
+        obs = self._obs(st, p)
+        info = {
+            "action_mask": core.legal_mask(st, p, self.config),
+            "final_observation": final,
+            "round_net": reward,
+            "illegal_action": illegal,
+            "action_played": played,
+            "terminated": done,
+            "truncated": jnp.zeros((), bool),
+            "discount": jnp.where(done, 0.0, 1.0),
+        }
+        return obs, st, reward.astype(jnp.float32), done, info
+
+    def action_mask(self, state: core.State, params: Params | None = None) -> Any:
+        """bool ``(num_actions,)`` (or batched): the legal actions of ``state``."""
+        p = self._params if params is None else params
+        fn = partial(core.legal_mask, p=p, cfg=self.config)
+        return jax.vmap(fn)(state) if jnp.ndim(state.phase) else fn(state)
+
+    def get_obs(self, state: core.State, params: Params | None = None) -> Any:
+        p = self._params if params is None else params
+        return self._obs(state, p)
+
+    def _obs(self, st: core.State, p: Params) -> Any:
+        return core.observe_vector(st, p, self.config, core.legal_mask(st, p, self.config))
+
+    # ------------------------------------------------------------------ scripted cards
+    def stack(self, state: core.State, cards: str | list[Card], table: int | None = None) -> core.State:
+        """A copy of ``state`` whose next cards are ``cards`` (text like ``"AS KH 9D"``),
+        dealt in order (host-side, outside ``jit``; ``table``: the row of a batched state).
+
+        A finite shoe moves each card from the undealt cards (or the discards) to the
+        front, so it still holds every card once (as the numpy shoe's ``stack``); an
+        infinite deck queues them in its stacked-card buffer."""
+        ids = [c.index for c in (parse_cards(cards) if isinstance(cards, str) else cards)]
+        arrays = {k: np.array(v) for k, v in state._asdict().items()}
+        row = (lambda a: a) if table is None else (lambda a: a[table])
+        cfg = self.config
+        shoe = row(arrays["shoe"]).astype(np.int64)
+        pos, stacked = int(row(arrays["pos"])), int(row(arrays["stacked"]))
+        n = cfg.shoe_size
+        if cfg.infinite:
+            pending = [int(shoe[(pos + k) % n]) for k in range(stacked)]
+            both = ids + pending
+            if len(both) > n:
+                raise ValueError(f"cannot stack {len(both)} cards: at most {n} at a time")
+            shoe[: len(both)] = both
+            new = {"shoe": shoe.astype(np.int8), "pos": 0, "stacked": len(both)}
+        else:
+            left = int(row(arrays["left"]))
+            start = int(row(arrays["round_start"]))
+            pending = [int(shoe[(pos + k) % n]) for k in range(stacked)]
+            ids = ids + pending
+            if len(ids) > left:
+                raise ValueError(f"cannot stack {len(ids)} cards: the shoe has {left} left")
+            undealt = [(pos + k) % n for k in range(left)]
+            discards = [(pos + left + k) % n for k in range((start - pos - left) % n)]
+            for k, cid in enumerate(ids):
+                j = undealt[k]
+                src = next((q for q in undealt[k:] if shoe[q] == cid), None)
+                if src is None:
+                    src = next((q for q in discards if shoe[q] == cid), None)
+                if src is None:
+                    raise ValueError(
+                        f"cannot stack {ALL_CARDS[cid]}: "
+                        f"every copy of it is on the table or already stacked"
+                    )
+                shoe[j], shoe[src] = shoe[src], shoe[j]
+            hilo = np.asarray(self._params.hilo_of_id)
+            new = {
+                "shoe": shoe.astype(np.int8),
+                "stacked": len(ids),
+                "undealt_hilo": int(hilo[shoe[undealt]].sum()) if undealt else 0,
+            }
+        for name, value in new.items():
+            if table is None:
+                arrays[name] = np.asarray(value, dtype=arrays[name].dtype)
+            else:
+                arrays[name][table] = value
+        return core.State(**{k: jnp.asarray(v) for k, v in arrays.items()})
+
+    def start_round(self, key: Any, state: core.State, params: Params | None = None) -> tuple[Any, core.State]:
+        """Deal the next round at ``state``'s table (its last round must be over); for
+        scripted rounds: :meth:`stack` first."""
+        p = self._params if params is None else params
+        st = _start_round_jit(self, key, state, p)
+        return self._obs(st, p), st
+
+    def new_state(self) -> core.State:
+        """A table before its first round (a full shoe)."""
+        return core.new_state(self.config)
+
+    # ------------------------------------------------------------------ adapters
+    def gymnax_v1(self) -> GymnaxV1:
+        """This env with gymnax 1.0's step signature (``obs, state, reward, terminated,
+        truncated, info``), for gymnax's own wrappers."""
+        return GymnaxV1(self)
+
+
+@partial(jax.jit, static_argnums=0)
+def _start_round_jit(env: BlackjackJax, key: Any, state: core.State, p: Params) -> core.State:
+    return core.start_round(key, state, p, env.config)
+
+
+class GymnaxV1:
+    """:class:`BlackjackJax` with gymnax 1.0's ``step`` (six values): what
+    ``gymnax.wrappers`` (``LogWrapper``, ``FlattenObservationWrapper``) call."""
+
+    def __init__(self, env: BlackjackJax) -> None:
+        self._env = env
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._env, name)
+
+    def reset(self, key: Any, params: Params | None = None) -> tuple[Any, core.State]:
+        return self._env.reset(key, params)
+
+    def step(
+        self, key: Any, state: core.State, action: Any, params: Params | None = None
+    ) -> tuple[Any, core.State, Any, Any, Any, dict[str, Any]]:
+        obs, st, reward, done, info = self._env.step(key, state, action, params)
+        return obs, st, reward, done, info["truncated"], info
