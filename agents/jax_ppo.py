@@ -52,7 +52,13 @@ import optax
 from flax import linen as nn
 from flax.linen.initializers import constant, orthogonal
 
-from blackjack_env.agents.mlp import MASKED_LOGIT, MLPAgent, exact_grades
+from blackjack_env.agents.mlp import (
+    MASKED_LOGIT,
+    VECTOR_FEATURES,
+    MLPAgent,
+    exact_grades,
+    expand_features,
+)
 
 __all__ = [
     "ActorCritic",
@@ -113,6 +119,9 @@ class JaxPPOConfig:
     """gradient clipping by global norm"""
     hidden: tuple[int, ...] = (64, 64)
     """hidden layer widths of actor and critic"""
+    one_hot: bool = True
+    """append one-hot columns of the total, upcard and cards to the input
+    (:data:`~blackjack_env.agents.mlp.VECTOR_FEATURES`)"""
     curve_points: int = 10
     """exact grades along the run (after each of this many equal stretches)"""
 
@@ -180,9 +189,11 @@ class ActorCritic(nn.Module):
 
     num_actions: int
     hidden: tuple[int, ...] = (64, 64)
+    features: tuple[tuple[int, float, int], ...] = ()
 
     @nn.compact
     def __call__(self, x: jax.Array) -> tuple[jax.Array, jax.Array]:
+        x = expand_features(x, self.features, jnp)
         a = x
         for i, width in enumerate(self.hidden):
             a = nn.tanh(nn.Dense(width, kernel_init=orthogonal(math.sqrt(2)),
@@ -256,7 +267,8 @@ def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None
     elif env_params is None:
         env_params = env.default_params
     n_actions = int(env.num_actions)
-    network = ActorCritic(n_actions, tuple(int(h) for h in config.hidden))
+    network = ActorCritic(n_actions, tuple(int(h) for h in config.hidden),
+                          VECTOR_FEATURES if config.one_hot else ())
     n_envs, n_steps = config.num_envs, config.num_steps
     minibatch = config.batch_size // config.num_minibatches
     total_updates = config.num_updates
@@ -386,14 +398,14 @@ def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None
     return train
 
 
-def actor_agent(actor: dict[str, Any], hidden_layers: int, info: dict[str, Any] | None = None
-                ) -> MLPAgent:
+def actor_agent(actor: dict[str, Any], hidden_layers: int, info: dict[str, Any] | None = None,
+                features: Any = ()) -> MLPAgent:
     """The numpy :class:`MLPAgent` of one actor's parameters (a dict ``actor_0 ..
     actor_out`` of ``{"kernel", "bias"}``, as :func:`make_train` returns them per seed and
     point)."""
     names = [f"actor_{i}" for i in range(hidden_layers)] + ["actor_out"]
     layers = [(np.asarray(actor[n]["kernel"]), np.asarray(actor[n]["bias"])) for n in names]
-    return MLPAgent(layers, obs_mode="vector", algo="jax-ppo", info=info)
+    return MLPAgent(layers, obs_mode="vector", algo="jax-ppo", features=features, info=info)
 
 
 @dataclass
@@ -481,7 +493,8 @@ def train_seeds(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
     timesteps = [p * config.updates_per_point * config.batch_size for p in range(points)]
     layers = len(config.hidden)
     agents = [[actor_agent(jax.tree_util.tree_map(lambda x, k=k, p=p: x[k, p], actor), layers,
-                           {"seed_index": k, "timesteps": timesteps[p]})
+                           {"seed_index": k, "timesteps": timesteps[p]},
+                           VECTOR_FEATURES if config.one_hot else ())
                for p in range(points)] for k in range(config.seeds)]
     grades = None
     t1 = time.perf_counter()

@@ -8,7 +8,9 @@ negative number, exactly as the training policy masks them, and the argmax is ta
 env, ``blackjack-evaluate``, the engine's seats (:class:`~blackjack_env.agents.seats.AgentStrategy`)
 and the web table's watch mode with the core install only.
 
-The network: ``h = tanh(x @ W_i + b_i)`` for each hidden layer ``i``, then
+The network: ``x`` is the observation with the one-hot columns of ``features`` appended
+(:func:`expand_features`, :data:`VECTOR_FEATURES`), ``h = tanh(x @ W_i + b_i)`` for each
+hidden layer ``i``, then
 ``logits = h @ W_out + b_out`` (the layout of ``flax.linen.Dense``: ``W`` is
 ``[inputs, outputs]``). :meth:`MLPAgent.logits_batch` runs it on a batch, which is how
 the exact grading asks every decision state of the analysis at once.
@@ -16,7 +18,8 @@ the exact grading asks every decision state of the analysis at once.
 File format (:meth:`MLPAgent.save`): one NumPy ``.npz`` archive, no pickling, with the
 arrays ``w0, b0, w1, b1, ...`` (the last pair is the output layer) and ``meta`` (a string
 holding JSON: ``format`` ``"blackjack_env.agents.mlp/1"``, ``algo``, ``obs_mode``,
-``n_actions``, ``obs_size``, ``activation`` and free-form ``info`` about the training).
+``n_actions``, ``obs_size``, ``activation``, ``features`` and free-form ``info`` about the
+training).
 """
 
 from __future__ import annotations
@@ -30,13 +33,38 @@ from typing import Any
 import numpy as np
 
 from blackjack_env.agents.base import Agent, legal_actions
+from blackjack_env.envs import view as V
 
-__all__ = ["FORMAT", "MASKED_LOGIT", "MLPAgent", "is_mlp_model"]
+__all__ = ["FORMAT", "MASKED_LOGIT", "VECTOR_FEATURES", "MLPAgent", "exact_grades",
+           "expand_features", "is_mlp_model"]
 
 #: The ``format`` entry of a saved model's meta.
 FORMAT = "blackjack_env.agents.mlp/1"
 #: The logit given to an illegal action (training and play alike).
 MASKED_LOGIT = -1e9
+
+#: One-hot features added to the ``"vector"`` observation before the first layer:
+#: ``(field, scale, size)`` = the field times ``scale``, rounded, one-hot over ``size``
+#: values (clipped). The vector shows the hand total, the upcard and the number of cards as
+#: single scaled numbers; a tanh MLP has to carve every threshold of the chart out of
+#: such a number, and learns the chart much sooner from the one-hot columns (measured on
+#: vegas-strip: see agents/jax_ppo.py).
+VECTOR_FEATURES: tuple[tuple[int, float, int], ...] = (
+    (V.VEC_TOTAL, float(V.MAX_TOTAL), V.MAX_TOTAL + 1),
+    (V.VEC_UPCARD, float(V.UPCARD_HIGH), V.UPCARD_HIGH + 1),
+    (V.VEC_CARDS, V.VEC_CARDS_SCALE, int(V.VEC_CARDS_SCALE) + 1),
+)
+
+
+def expand_features(obs: Any, features: Sequence[Sequence[float]], xp: Any = np) -> Any:
+    """``obs`` (``[..., n]``) with the one-hot columns of ``features`` appended (see
+    :data:`VECTOR_FEATURES`); ``xp``: the array namespace (``numpy`` or ``jax.numpy``),
+    so training and play compute the same input."""
+    parts = [obs]
+    for field, scale, size in features:
+        value = xp.clip(xp.round(obs[..., int(field)] * scale), 0, int(size) - 1)
+        parts.append((value[..., None] == xp.arange(int(size))).astype(obs.dtype))
+    return xp.concatenate(parts, axis=-1)
 
 
 class MLPAgent(Agent):
@@ -51,6 +79,7 @@ class MLPAgent(Agent):
 
     def __init__(self, layers: Sequence[tuple[np.ndarray, np.ndarray]], *,
                  obs_mode: str = "vector", algo: str = "jax-ppo",
+                 features: Sequence[Sequence[float]] = (),
                  info: dict[str, Any] | None = None) -> None:
         if not layers:
             raise ValueError("layers is empty: an MLP needs at least its output layer")
@@ -64,16 +93,21 @@ class MLPAgent(Agent):
                 raise ValueError(f"layer {i} takes {w.shape[0]} inputs; layer {i - 1} gives "
                                  f"{arrays[i - 1][0].shape[1]}")
         self.layers = arrays
+        self.features = tuple((int(f), float(c), int(n)) for f, c, n in features)
         self.obs_mode = obs_mode
         self.algo = algo
         self.name = algo
         self.info = dict(info or {})
-        self.obs_size = int(arrays[0][0].shape[0])
+        self.obs_size = int(arrays[0][0].shape[0]) - sum(n for _, _, n in self.features)
+        if self.obs_size < 1 or any(not 0 <= f < self.obs_size for f, _, _ in self.features):
+            raise ValueError(f"features {self.features} do not fit a first layer of "
+                             f"{arrays[0][0].shape[0]} inputs")
         self.n_actions = int(arrays[-1][0].shape[1])
 
     def logits_batch(self, obs: np.ndarray) -> np.ndarray:
         """Unmasked logits, ``[N, n_actions]``, of observations ``[N, obs_size]``."""
-        h = np.asarray(obs, dtype=np.float32).reshape(-1, self.obs_size)
+        h = expand_features(np.asarray(obs, dtype=np.float32).reshape(-1, self.obs_size),
+                            self.features)
         for w, b in self.layers[:-1]:
             h = np.tanh(h @ w + b)
         w, b = self.layers[-1]
@@ -106,7 +140,8 @@ class MLPAgent(Agent):
             arrays[f"w{i}"], arrays[f"b{i}"] = w, b
         meta = {"format": FORMAT, "algo": self.algo, "obs_mode": self.obs_mode,
                 "n_actions": self.n_actions, "obs_size": self.obs_size,
-                "activation": "tanh", "layers": len(self.layers), "info": self.info}
+                "activation": "tanh", "layers": len(self.layers),
+                "features": [list(f) for f in self.features], "info": self.info}
         with atomic_path(path) as tmp, open(tmp, "wb") as f:
             np.savez(f, meta=np.array(json.dumps(meta)), **arrays)
         return path
@@ -132,7 +167,8 @@ class MLPAgent(Agent):
             raise ValueError(f"{path}: activation {meta.get('activation')!r}; this reader "
                              f"knows 'tanh'")
         agent = cls(layers, obs_mode=str(meta.get("obs_mode", "vector")),
-                    algo=str(meta.get("algo", "jax-ppo")), info=meta.get("info") or {})
+                    algo=str(meta.get("algo", "jax-ppo")), features=meta.get("features", ()),
+                    info=meta.get("info") or {})
         if agent.n_actions != meta.get("n_actions") or agent.obs_size != meta.get("obs_size"):
             raise ValueError(f"{path}: a damaged MLP policy (its arrays give {agent.obs_size} "
                              f"inputs and {agent.n_actions} actions, its meta says "
