@@ -8,9 +8,11 @@ clipped objective, and the optax optimiser state in the scan's carry), so
 ``jax.jit(jax.vmap(train))(keys)`` trains one independent agent per key in one program.
 :func:`train_seeds` does exactly that and grades every seed's greedy policy exactly.
 
-**The policy.** Separate actor and critic MLPs (tanh, orthogonal initialisation, as
-PureJaxRL) over the env's ``"vector"`` observation. Illegal actions are masked in the
-policy: their logits are set to :data:`~blackjack_env.agents.mlp.MASKED_LOGIT` (-1e9)
+**The policy.** Separate actor and critic MLPs (tanh, as PureJaxRL; a He-style
+initialisation instead of its orthogonal one, see :class:`ActorCritic`) over the env's
+``"vector"`` observation (with one-hot columns added, and the split hand's index left out:
+:data:`~blackjack_env.agents.mlp.VECTOR_FEATURES`, ``VECTOR_IGNORED``). Illegal actions are
+masked in the policy: their logits are set to :data:`~blackjack_env.agents.mlp.MASKED_LOGIT` (-1e9)
 before sampling, the log-probabilities and the entropy (so an illegal action has
 probability 0, to float32 precision exactly, and never enters the loss); the env's
 ``info["action_mask"]`` of the state each action is taken in is stored with the
@@ -39,7 +41,6 @@ surface can be given to :func:`make_train`.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
@@ -50,11 +51,12 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 from flax import linen as nn
-from flax.linen.initializers import constant, orthogonal
+from flax.linen.initializers import constant, variance_scaling
 
 from blackjack_env.agents.mlp import (
     MASKED_LOGIT,
     VECTOR_FEATURES,
+    VECTOR_IGNORED,
     MLPAgent,
     exact_grades,
     expand_features,
@@ -75,8 +77,8 @@ __all__ = [
 class JaxPPOConfig:
     """Settings of a JAX PPO run (per seed; ``seeds`` agents train side by side).
 
-    Defaults: measured on vegas-strip (infinite deck); see the module doc of
-    ``tests/agents/test_agents_jax_ppo.py`` and the run notes for the figures.
+    The defaults are sized for a CPU (4 seeds, 3M steps each: vegas-strip, infinite deck,
+    median exact regret about 0.003); ``scripts/gpu_train_check.py`` has the GPU run's.
     """
 
     rules: Any = "vegas-strip"
@@ -86,11 +88,11 @@ class JaxPPOConfig:
     ``Rules`` object the rules' own decks are used"""
     obs_mode: str = "vector"
     """the observation the network reads (the env's ``"vector"``)"""
-    seeds: int = 16
+    seeds: int = 4
     """independent agents trained at once (``jax.vmap`` over their keys)"""
     seed: int = 1
     """seed of the run; agent k trains with the k-th key split from it"""
-    total_timesteps: int = 10_000_000
+    total_timesteps: int = 3_000_000
     """env steps per seed (rounded down to whole updates, and to a whole number per curve
     point)"""
     num_envs: int = 256
@@ -111,7 +113,7 @@ class JaxPPOConfig:
     """GAE lambda"""
     clip_eps: float = 0.2
     """PPO clip range (policy ratio and value change)"""
-    ent_coef: float = 0.01
+    ent_coef: float = 0.03
     """entropy bonus weight"""
     vf_coef: float = 0.5
     """value loss weight"""
@@ -122,6 +124,9 @@ class JaxPPOConfig:
     one_hot: bool = True
     """append one-hot columns of the total, upcard and cards to the input
     (:data:`~blackjack_env.agents.mlp.VECTOR_FEATURES`)"""
+    ignore_hand_index: bool = True
+    """the network does not read the split hand's index, which the exact analysis does not
+    carry (:data:`~blackjack_env.agents.mlp.VECTOR_IGNORED`): the grade is then exact"""
     curve_points: int = 10
     """exact grades along the run (after each of this many equal stretches)"""
 
@@ -184,27 +189,41 @@ class JaxPPOConfig:
         return out
 
 
+def _init(scale: float) -> Any:
+    """He-style initialisation scaled by ``scale`` (variance ``scale / fan_in``).
+
+    Not PureJaxRL's orthogonal one: under ``vmap`` over seeds that is a batched QR
+    decomposition, and jaxlib's CPU kernel for it (``lapack_sorgqr_ffi``'s
+    ``ParallelBatchMap``) deadlocked here every time with 4 seeds on 2 cores (every
+    thread of the pool waiting on the others; gdb stacks in the issue note)."""
+    return variance_scaling(scale, "fan_in", "truncated_normal")
+
+
 class ActorCritic(nn.Module):
-    """Separate actor and critic MLPs: ``(logits [.., A], value [..])``, logits unmasked."""
+    """Separate actor and critic MLPs: ``(logits [.., A], value [..])``, logits unmasked.
+
+    Initialisation (:func:`_init`): hidden layers variance 2 / fan_in, the actor's output
+    1e-4 / fan_in (near-uniform first policy), the critic's output 1 / fan_in."""
 
     num_actions: int
     hidden: tuple[int, ...] = (64, 64)
     features: tuple[tuple[int, float, int], ...] = ()
+    ignored: tuple[int, ...] = ()
 
     @nn.compact
     def __call__(self, x: jax.Array) -> tuple[jax.Array, jax.Array]:
-        x = expand_features(x, self.features, jnp)
+        x = expand_features(x, self.features, jnp, self.ignored)
         a = x
         for i, width in enumerate(self.hidden):
-            a = nn.tanh(nn.Dense(width, kernel_init=orthogonal(math.sqrt(2)),
+            a = nn.tanh(nn.Dense(width, kernel_init=_init(2.0),
                                  bias_init=constant(0.0), name=f"actor_{i}")(a))
-        logits = nn.Dense(self.num_actions, kernel_init=orthogonal(0.01),
+        logits = nn.Dense(self.num_actions, kernel_init=_init(1e-4),
                           bias_init=constant(0.0), name="actor_out")(a)
         c = x
         for i, width in enumerate(self.hidden):
-            c = nn.tanh(nn.Dense(width, kernel_init=orthogonal(math.sqrt(2)),
+            c = nn.tanh(nn.Dense(width, kernel_init=_init(2.0),
                                  bias_init=constant(0.0), name=f"critic_{i}")(c))
-        value = nn.Dense(1, kernel_init=orthogonal(1.0), bias_init=constant(0.0),
+        value = nn.Dense(1, kernel_init=_init(1.0), bias_init=constant(0.0),
                          name="critic_out")(c)
         return logits, jnp.squeeze(value, axis=-1)
 
@@ -252,7 +271,8 @@ def _step_out(out: tuple[Any, ...]) -> tuple[Any, Any, Any, Any, dict[str, Any]]
     return out  # type: ignore[return-value]
 
 
-def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None
+def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
+               progress: Callable[[Any], Any] | None = None
                ) -> Callable[[jax.Array], dict[str, Any]]:
     """``train(key) -> {"actor": params [curve_points + 1, ...], "metrics": {...},
     "env_state": the tables' state at the end}``.
@@ -261,6 +281,10 @@ def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None
     stacked. ``metrics``: per update, ``episode_return`` (mean return per finished round
     in the rollout), ``episodes``, ``illegal_actions``, ``entropy``, ``value_loss``,
     ``policy_loss``; arrays of shape ``[num_updates]``. Pure: ``jit`` and ``vmap`` apply.
+
+    ``progress``: called on the host (``jax.debug.callback``) with the number of curve
+    stretches done after each one (under ``vmap``, once per seed); it sees no value the
+    training depends on.
     """
     if env is None:
         env, env_params = make_env(config)
@@ -268,7 +292,7 @@ def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None
         env_params = env.default_params
     n_actions = int(env.num_actions)
     network = ActorCritic(n_actions, tuple(int(h) for h in config.hidden),
-                          VECTOR_FEATURES if config.one_hot else ())
+                          *_inputs(config))
     n_envs, n_steps = config.num_envs, config.num_steps
     minibatch = config.batch_size // config.num_minibatches
     total_updates = config.num_updates
@@ -382,13 +406,16 @@ def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None
             }
             return (params, opt_state, env_state, obs, mask, key), metrics
 
-        def stretch(carry: tuple[Any, ...], _: None) -> tuple[tuple[Any, ...], Any]:
+        def stretch(carry: tuple[Any, ...], index: jax.Array) -> tuple[tuple[Any, ...], Any]:
             carry, metrics = jax.lax.scan(update, carry, None, config.updates_per_point)
+            if progress is not None:
+                jax.debug.callback(progress, index + 1)
             return carry, (carry[0]["params"], metrics)
 
         first = params["params"]
         final, (actors, metrics) = jax.lax.scan(
-            stretch, (params, opt_state, env_state, obs, mask, key), None, config.curve_points)
+            stretch, (params, opt_state, env_state, obs, mask, key),
+            jnp.arange(config.curve_points))
         actors = jax.tree_util.tree_map(lambda a, b: jnp.concatenate([a[None], b]),
                                         first, actors)
         actors = {k: v for k, v in actors.items() if k.startswith("actor_")}
@@ -398,14 +425,21 @@ def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None
     return train
 
 
+def _inputs(config: JaxPPOConfig) -> tuple[Any, Any]:
+    """``(features, ignored)`` of the network's input for the config."""
+    return (VECTOR_FEATURES if config.one_hot else (),
+            VECTOR_IGNORED if config.ignore_hand_index else ())
+
+
 def actor_agent(actor: dict[str, Any], hidden_layers: int, info: dict[str, Any] | None = None,
-                features: Any = ()) -> MLPAgent:
+                features: Any = (), ignored: Any = ()) -> MLPAgent:
     """The numpy :class:`MLPAgent` of one actor's parameters (a dict ``actor_0 ..
     actor_out`` of ``{"kernel", "bias"}``, as :func:`make_train` returns them per seed and
     point)."""
     names = [f"actor_{i}" for i in range(hidden_layers)] + ["actor_out"]
     layers = [(np.asarray(actor[n]["kernel"]), np.asarray(actor[n]["bias"])) for n in names]
-    return MLPAgent(layers, obs_mode="vector", algo="jax-ppo", features=features, info=info)
+    return MLPAgent(layers, obs_mode="vector", algo="jax-ppo", features=features,
+                    ignored=ignored, info=info)
 
 
 @dataclass
@@ -477,7 +511,18 @@ def train_seeds(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
     a finite shoe: no grades). ``rules``: the rules the env plays (for the grade), by
     default those of the config."""
     rules = rules if rules is not None else rules_of(config)
-    train = make_train(config, env, env_params)
+    calls = [0]
+    started = [0.0]
+
+    def progress(done: Any) -> None:
+        calls[0] += 1
+        if say is not None and calls[0] % config.seeds == 0:
+            point = calls[0] // config.seeds
+            say(f"  curve point {point}/{config.curve_points}: "
+                f"{point * config.updates_per_point * config.batch_size:,} steps per seed, "
+                f"{time.perf_counter() - started[0]:.1f} s")
+
+    train = make_train(config, env, env_params, progress if say is not None else None)
     keys = jax.random.split(jax.random.PRNGKey(config.seed), config.seeds)
     t0 = time.perf_counter()
     compiled = jax.jit(jax.vmap(train)).lower(keys).compile()
@@ -485,6 +530,7 @@ def train_seeds(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
     if say:
         say(f"compiled in {compile_seconds:.1f} s; training {config.seeds} seeds x "
             f"{config.timesteps:,} steps")
+    started[0] = time.perf_counter()
     out = jax.block_until_ready(compiled(keys))
     train_seconds = time.perf_counter() - t0
     actor = jax.tree_util.tree_map(np.asarray, out["actor"])
@@ -494,7 +540,7 @@ def train_seeds(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
     layers = len(config.hidden)
     agents = [[actor_agent(jax.tree_util.tree_map(lambda x, k=k, p=p: x[k, p], actor), layers,
                            {"seed_index": k, "timesteps": timesteps[p]},
-                           VECTOR_FEATURES if config.one_hot else ())
+                           *_inputs(config))
                for p in range(points)] for k in range(config.seeds)]
     grades = None
     t1 = time.perf_counter()

@@ -8,8 +8,9 @@ negative number, exactly as the training policy masks them, and the argmax is ta
 env, ``blackjack-evaluate``, the engine's seats (:class:`~blackjack_env.agents.seats.AgentStrategy`)
 and the web table's watch mode with the core install only.
 
-The network: ``x`` is the observation with the one-hot columns of ``features`` appended
-(:func:`expand_features`, :data:`VECTOR_FEATURES`), ``h = tanh(x @ W_i + b_i)`` for each
+The network: ``x`` is the observation with the fields ``ignored`` set to 0 and the one-hot
+columns of ``features`` appended (:func:`expand_features`, :data:`VECTOR_FEATURES`,
+:data:`VECTOR_IGNORED`), ``h = tanh(x @ W_i + b_i)`` for each
 hidden layer ``i``, then
 ``logits = h @ W_out + b_out`` (the layout of ``flax.linen.Dense``: ``W`` is
 ``[inputs, outputs]``). :meth:`MLPAgent.logits_batch` runs it on a batch, which is how
@@ -18,8 +19,8 @@ the exact grading asks every decision state of the analysis at once.
 File format (:meth:`MLPAgent.save`): one NumPy ``.npz`` archive, no pickling, with the
 arrays ``w0, b0, w1, b1, ...`` (the last pair is the output layer) and ``meta`` (a string
 holding JSON: ``format`` ``"blackjack_env.agents.mlp/1"``, ``algo``, ``obs_mode``,
-``n_actions``, ``obs_size``, ``activation``, ``features`` and free-form ``info`` about the
-training).
+``n_actions``, ``obs_size``, ``activation``, ``features``, ``ignored`` and free-form
+``info`` about the training).
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ import numpy as np
 from blackjack_env.agents.base import Agent, legal_actions
 from blackjack_env.envs import view as V
 
-__all__ = ["FORMAT", "MASKED_LOGIT", "VECTOR_FEATURES", "MLPAgent", "exact_grades",
+__all__ = ["FORMAT", "MASKED_LOGIT", "VECTOR_FEATURES", "VECTOR_IGNORED", "MLPAgent",
+           "exact_grades",
            "expand_features", "is_mlp_model"]
 
 #: The ``format`` entry of a saved model's meta.
@@ -56,10 +58,22 @@ VECTOR_FEATURES: tuple[tuple[int, float, int], ...] = (
 )
 
 
-def expand_features(obs: Any, features: Sequence[Sequence[float]], xp: Any = np) -> Any:
-    """``obs`` (``[..., n]``) with the one-hot columns of ``features`` appended (see
-    :data:`VECTOR_FEATURES`); ``xp``: the array namespace (``numpy`` or ``jax.numpy``),
-    so training and play compute the same input."""
+#: Fields of the ``"vector"`` observation the network does not read (set to 0): the split
+#: hand's index, which the exact analysis's states do not carry (it treats the hands of a
+#: split alike), so a policy blind to it is graded exactly (see
+#: :func:`blackjack_env.agents.obs.encode_state`).
+VECTOR_IGNORED: tuple[int, ...] = (V.VEC_HAND_INDEX,)
+
+
+def expand_features(obs: Any, features: Sequence[Sequence[float]], xp: Any = np,
+                    ignored: Sequence[int] = ()) -> Any:
+    """``obs`` (``[..., n]``) with the fields ``ignored`` set to 0 and the one-hot columns
+    of ``features`` appended (see :data:`VECTOR_FEATURES`); ``xp``: the array namespace
+    (``numpy`` or ``jax.numpy``), so training and play compute the same input."""
+    if ignored:
+        keep = np.ones(obs.shape[-1], dtype=np.float32)
+        keep[list(ignored)] = 0.0
+        obs = obs * xp.asarray(keep)
     parts = [obs]
     for field, scale, size in features:
         value = xp.clip(xp.round(obs[..., int(field)] * scale), 0, int(size) - 1)
@@ -79,7 +93,7 @@ class MLPAgent(Agent):
 
     def __init__(self, layers: Sequence[tuple[np.ndarray, np.ndarray]], *,
                  obs_mode: str = "vector", algo: str = "jax-ppo",
-                 features: Sequence[Sequence[float]] = (),
+                 features: Sequence[Sequence[float]] = (), ignored: Sequence[int] = (),
                  info: dict[str, Any] | None = None) -> None:
         if not layers:
             raise ValueError("layers is empty: an MLP needs at least its output layer")
@@ -94,20 +108,22 @@ class MLPAgent(Agent):
                                  f"{arrays[i - 1][0].shape[1]}")
         self.layers = arrays
         self.features = tuple((int(f), float(c), int(n)) for f, c, n in features)
+        self.ignored = tuple(int(f) for f in ignored)
         self.obs_mode = obs_mode
         self.algo = algo
         self.name = algo
         self.info = dict(info or {})
         self.obs_size = int(arrays[0][0].shape[0]) - sum(n for _, _, n in self.features)
-        if self.obs_size < 1 or any(not 0 <= f < self.obs_size for f, _, _ in self.features):
-            raise ValueError(f"features {self.features} do not fit a first layer of "
-                             f"{arrays[0][0].shape[0]} inputs")
+        if self.obs_size < 1 or any(not 0 <= f < self.obs_size for f, _, _ in self.features) \
+                or any(not 0 <= f < self.obs_size for f in self.ignored):
+            raise ValueError(f"features {self.features} and ignored fields {self.ignored} do "
+                             f"not fit a first layer of {arrays[0][0].shape[0]} inputs")
         self.n_actions = int(arrays[-1][0].shape[1])
 
     def logits_batch(self, obs: np.ndarray) -> np.ndarray:
         """Unmasked logits, ``[N, n_actions]``, of observations ``[N, obs_size]``."""
         h = expand_features(np.asarray(obs, dtype=np.float32).reshape(-1, self.obs_size),
-                            self.features)
+                            self.features, np, self.ignored)
         for w, b in self.layers[:-1]:
             h = np.tanh(h @ w + b)
         w, b = self.layers[-1]
@@ -141,7 +157,8 @@ class MLPAgent(Agent):
         meta = {"format": FORMAT, "algo": self.algo, "obs_mode": self.obs_mode,
                 "n_actions": self.n_actions, "obs_size": self.obs_size,
                 "activation": "tanh", "layers": len(self.layers),
-                "features": [list(f) for f in self.features], "info": self.info}
+                "features": [list(f) for f in self.features], "ignored": list(self.ignored),
+                "info": self.info}
         with atomic_path(path) as tmp, open(tmp, "wb") as f:
             np.savez(f, meta=np.array(json.dumps(meta)), **arrays)
         return path
@@ -168,6 +185,7 @@ class MLPAgent(Agent):
                              f"knows 'tanh'")
         agent = cls(layers, obs_mode=str(meta.get("obs_mode", "vector")),
                     algo=str(meta.get("algo", "jax-ppo")), features=meta.get("features", ()),
+                    ignored=meta.get("ignored", ()),
                     info=meta.get("info") or {})
         if agent.n_actions != meta.get("n_actions") or agent.obs_size != meta.get("obs_size"):
             raise ValueError(f"{path}: a damaged MLP policy (its arrays give {agent.obs_size} "

@@ -70,10 +70,10 @@ class Settings:
     """observation mode: tuple | multidiscrete | vector | dict"""
     hands: Annotated[int | None, _default("1,000,000", "INT")] = None
     """tabular: rounds to train for, in all"""
-    timesteps: Annotated[int | None, _default("1,000,000; jax-ppo: 10,000,000", "INT")] = None
+    timesteps: Annotated[int | None, _default("1,000,000; jax-ppo: 3,000,000", "INT")] = None
     """stable-baselines3: environment steps to train for, in all (whole rollouts); jax-ppo:
     per seed"""
-    seeds: Annotated[int | None, _default("16", "INT")] = None
+    seeds: Annotated[int | None, _default("4", "INT")] = None
     """jax-ppo: independent agents trained at once (vmap over seeds)"""
     seed: Annotated[int | None, _default("1", "INT")] = None
     """seed of the run: env resets, the agent's exploration, network init"""
@@ -116,7 +116,7 @@ DEFAULTS: dict[str, Any] = {
     "others": "dealer", "obs_mode": None, "hands": 1_000_000, "timesteps": 1_000_000,
     "seed": 1, "epsilon_start": 1.0, "epsilon_end": 0.05, "explore_fraction": 0.5,
     "lr": None, "curve_points": 10, "n_envs": 4, "eval_freq": 50_000,
-    "eval_episodes": 2_000, "n_steps": None, "checkpoint_freq": 200_000, "seeds": 16,
+    "eval_episodes": 2_000, "n_steps": None, "checkpoint_freq": 200_000, "seeds": 4,
 }
 
 #: The JSON types a settings.json may hold for each option.

@@ -38,7 +38,13 @@ from blackjack_env.agents.jax_ppo import (  # noqa: E402
     make_train,
     train_seeds,
 )
-from blackjack_env.agents.mlp import MLPAgent, exact_grades, is_mlp_model  # noqa: E402
+from blackjack_env.agents.mlp import (  # noqa: E402
+    VECTOR_FEATURES,
+    MLPAgent,
+    exact_grades,
+    expand_features,
+    is_mlp_model,
+)
 from blackjack_env.analysis import evaluate_policy, solve  # noqa: E402
 from blackjack_env.engine import Action, preset  # noqa: E402
 
@@ -147,13 +153,14 @@ def test_curve_points_and_timesteps(short_run):
 
 # ------------------------------------------------------------------ the numpy policy
 def test_numpy_policy_matches_the_flax_network():
-    net = ActorCritic(5, (24, 16))
+    net = ActorCritic(5, (24, 16), VECTOR_FEATURES)
     params = net.init(jax.random.PRNGKey(0), np.zeros(17, dtype=np.float32))
     # move the output layer off its tiny initial scale so the comparison means something
     params = jax.tree_util.tree_map(lambda x: x * 50.0, params)
     obs = np.random.default_rng(1).random((64, 17), dtype=np.float32)
     logits, _ = net.apply(params, obs)
-    agent = actor_agent(params["params"], 2)
+    agent = actor_agent(params["params"], 2, features=VECTOR_FEATURES)
+    assert agent.obs_size == 17
     np.testing.assert_allclose(agent.logits_batch(obs), np.asarray(logits), rtol=1e-4,
                                atol=1e-4)
     masks = (np.random.default_rng(2).random((64, 5)) < 0.5).astype(np.int8)
@@ -161,6 +168,19 @@ def test_numpy_policy_matches_the_flax_network():
     chosen = agent.greedy_batch(obs, masks)
     for row, m, a in zip(obs, masks, chosen, strict=True):
         assert agent.act(row, m) == a and m[a] == 1
+
+
+def test_one_hot_features_read_the_fields_of_the_vector():
+    from blackjack_env.envs import view as V
+
+    obs = V.encode_vector(0, 16, 0.0, 10, 1, 0, 1, 0, 0, 4, 1, 3, 0.0, 0.0, 1.0)
+    x = expand_features(obs[None], VECTOR_FEATURES)[0]
+    assert x.shape == (17 + sum(n for _, _, n in VECTOR_FEATURES),)
+    np.testing.assert_array_equal(x[:17], obs)
+    total, upcard, cards = np.split(x[17:], np.cumsum([n for _, _, n in VECTOR_FEATURES])[:-1])
+    assert total.argmax() == 16 and total.sum() == 1
+    assert upcard.argmax() == 10 and upcard.sum() == 1
+    assert cards.argmax() == 3 and cards.sum() == 1
 
 
 def test_save_load_round_trip_and_registry(tmp_path, short_run):
@@ -247,3 +267,81 @@ def test_config_refuses_bad_values_naming_the_field():
         JaxPPOConfig(total_timesteps=100)
     with pytest.raises(ValueError, match="lr"):
         JaxPPOConfig(lr=0.0)
+
+
+# ------------------------------------------------------------------ blackjack-train, on the JAX table
+@pytest.fixture(scope="module")
+def cli_run(tmp_path_factory):
+    """A tiny ``blackjack-train --algo jax-ppo`` run on the JAX table (sutton-barto)."""
+    pytest.importorskip("blackjack_env.jax")
+    from blackjack_env.agents.commands import train
+
+    out = tmp_path_factory.mktemp("jaxrun") / "run"
+    status = train.main(["--algo", "jax-ppo", "--rules", "sutton-barto", "--seeds", "2",
+                         "--timesteps", str(32 * 8 * 4), "--n-envs", "32", "--n-steps", "8",
+                         "--curve-points", "2", "--out", str(out), "--no-progress"])
+    assert status == 0
+    return out
+
+
+def test_train_command_writes_a_run_the_other_commands_read(cli_run, capsys):
+    from blackjack_env.agents.commands import evaluate
+    from blackjack_env.agents.registry import load_agent, table_for
+
+    names = {p.name for p in cli_run.iterdir()}
+    assert {"settings.json", "model.npz", "curve.json", "summary.json", "learning_curve.png",
+            "seeds"} <= names
+    assert sorted(p.name for p in (cli_run / "seeds").iterdir()) == ["seed-0.npz",
+                                                                      "seed-1.npz"]
+    summary = json.loads((cli_run / "summary.json").read_text())
+    assert summary["algo"] == "jax-ppo" and summary["seeds"] == 2
+    assert len(summary["regrets"]) == 2
+    assert summary["regret_median"] == pytest.approx(np.median(summary["regrets"]))
+    assert summary["illegal_actions"] == 0
+    assert summary["exact"]["regret"] in summary["regrets"]
+    curve = json.loads((cli_run / "curve.json").read_text())
+    assert len(curve["grades"]) == 3 and len(curve["regret_by_seed"]) == 2
+    settings = json.loads((cli_run / "settings.json").read_text())
+    assert settings["obs_mode"] == "vector" and settings["hyperparameters"]["seeds"] == 2
+    agent = load_agent(cli_run)
+    assert isinstance(agent, MLPAgent)
+    # the saved model's exact grade is the one the run reported for it
+    rules = table_for(str(cli_run))["rules"]
+    assert exact_grade(agent, rules, "vector")["regret"] == pytest.approx(
+        summary["exact"]["regret"], abs=1e-12)
+    capsys.readouterr()
+    assert evaluate.main([str(cli_run), "--hands", "300"]) == 0
+    assert "jax-ppo" in capsys.readouterr().out
+
+
+def test_web_table_watch_mode_loads_the_run(cli_run):
+    pytest.importorskip("starlette")
+    from blackjack_env.agents.commands import web
+
+    _, names = web.build(web.Settings(agent=[str(cli_run)]))
+    assert list(names.values()) == [str(cli_run / "model.npz")]
+
+
+JAX_BAD = [
+    (["--resume"], ["--resume", "cannot be resumed"]),
+    (["--obs-mode", "tuple"], ["--obs-mode tuple", "vector"]),
+    (["--timesteps", "100"], ["--timesteps", "less than one update"]),
+    (["--seeds", "0"], ["--seeds 0"]),
+    (["--seats", "3", "--rules", "vegas-strip"], ["JAX table", "seat"]),
+]
+
+
+@pytest.mark.parametrize(("args", "words"), JAX_BAD, ids=[" ".join(a) for a, _ in JAX_BAD])
+def test_train_command_refuses_bad_jax_options_in_one_line(tmp_path, capsys, args, words):
+    pytest.importorskip("blackjack_env.jax")
+    from blackjack_env.agents.commands import train
+
+    out = tmp_path / "run"
+    status = train.main(["--algo", "jax-ppo", "--out", str(out), "--no-progress", *args])
+    err = capsys.readouterr().err
+    assert status == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    for word in words:
+        assert word in lines[0], (word, lines[0])
+    assert not out.exists()
