@@ -7,10 +7,12 @@ beside the optimum when the rules have an infinite deck) and ``summary.json``.
 
 ``--algo jax-ppo`` trains ``--seeds`` agents at once inside one jitted JAX program on the
 JAX table (:mod:`blackjack_env.agents.jax_ppo`; the ``[jax]`` extra): ``model.npz`` is
-the greedy policy of the seed with the median final regret (an
+the greedy policy of the seed with the median final regret (the better middle one of
+an even number of seeds; an
 :class:`~blackjack_env.agents.mlp.MLPAgent`, played with numpy alone),
 ``seeds/seed-<k>.npz`` every seed's, and the curve and summary give the exact regret of
-every seed (median, worst). Such a run is one program: it cannot be resumed.
+every seed (median, worst). Such a run is one program: Ctrl-C stops it with nothing
+saved, and it cannot be resumed.
 
 Every option is checked before any work, and nothing is written when one is wrong.
 Ctrl-C saves the state reached (``checkpoint.npz`` / ``interrupted.zip``); ``--resume``
