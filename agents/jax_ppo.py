@@ -511,13 +511,14 @@ def train_seeds(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
     a finite shoe: no grades). ``rules``: the rules the env plays (for the grade), by
     default those of the config."""
     rules = rules if rules is not None else rules_of(config)
-    calls = [0]
+    shown = [0]
     started = [0.0]
 
     def progress(done: Any) -> None:
-        calls[0] += 1
-        if say is not None and calls[0] % config.seeds == 0:
-            point = calls[0] // config.seeds
+        # under vmap the callback may come once with every seed's value or once per seed
+        point = int(np.max(np.asarray(done)))
+        if say is not None and point > shown[0]:
+            shown[0] = point
             say(f"  curve point {point}/{config.curve_points}: "
                 f"{point * config.updates_per_point * config.batch_size:,} steps per seed, "
                 f"{time.perf_counter() - started[0]:.1f} s")
