@@ -282,9 +282,9 @@ def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
     in the rollout), ``episodes``, ``illegal_actions``, ``entropy``, ``value_loss``,
     ``policy_loss``; arrays of shape ``[num_updates]``. Pure: ``jit`` and ``vmap`` apply.
 
-    ``progress``: called on the host (``jax.debug.callback``) with the number of curve
-    stretches done after each one (under ``vmap``, once per seed); it sees no value the
-    training depends on.
+    ``progress``: called on the host (``jax.debug.callback``) after each curve stretch
+    with the number of stretches done and the rounds the stretch finished (under ``vmap``,
+    once with every seed's values); nothing the training computes depends on it.
     """
     if env is None:
         env, env_params = make_env(config)
@@ -408,8 +408,8 @@ def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
 
         def stretch(carry: tuple[Any, ...], index: jax.Array) -> tuple[tuple[Any, ...], Any]:
             carry, metrics = jax.lax.scan(update, carry, None, config.updates_per_point)
-            if progress is not None:
-                jax.debug.callback(progress, index + 1)
+            if progress is not None:  # handed the stretch's results, so it runs after them
+                jax.debug.callback(progress, index + 1, metrics["episodes"].sum())
             return carry, (carry[0]["params"], metrics)
 
         first = params["params"]
@@ -514,7 +514,7 @@ def train_seeds(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
     shown = [0]
     started = [0.0]
 
-    def progress(done: Any) -> None:
+    def progress(done: Any, _episodes: Any) -> None:
         # under vmap the callback may come once with every seed's value or once per seed
         point = int(np.max(np.asarray(done)))
         if say is not None and point > shown[0]:
