@@ -99,14 +99,17 @@ from blackjack_env.engine.hand import score
 from blackjack_env.engine.play import (
     AUTO_STAND_TOTAL,
     NATURAL_CATEGORY,
+    NaturalEffect,
     Outcome,
     auto_stands,
+    dealt_natural_effect,
     is_natural,
     natural_counts,
     outcome,
     payout,
+    split_stake_share,
 )
-from blackjack_env.engine.rules import HoleCard, Rules, SplitBet, SplitBy, Surrender
+from blackjack_env.engine.rules import HoleCard, Rules, SplitBy, Surrender
 from blackjack_env.engine.shoe import Shoe
 from blackjack_env.engine.table import Action, Phase, Table, play_actions, split_allowed
 
@@ -262,7 +265,7 @@ class _Context:
         # the dealer's natural: the engine's outcome and payout
         self.payout = float(payout(rules, Outcome.BLACKJACK))
         self.bjbj = float(payout(rules, outcome(rules, NATURAL_CATEGORY, NATURAL_CATEGORY)))
-        self.bet_factor = 0.5 if rules.split_bet is SplitBet.HALVE else 1.0
+        self.bet_factor = float(split_stake_share(rules))
         self.auto21 = auto_stands(rules, AUTO_STAND_TOTAL)  # (the rule, read once)
         self.late_no_peek = rules.surrender is Surrender.LATE and self.no_peek_rules
         self._pay = self._payoffs()
@@ -827,7 +830,7 @@ def _round_given_upcard(rules: Rules, pool: Sequence[int], up_rank: int) -> floa
             natural = is_natural(2, hard, ace)
             pbj = ctx.p_bj(y) if ctx.peek else 0.0
             if natural:
-                if rules_.natural_paid_at_deal:
+                if dealt_natural_effect(rules_) is NaturalEffect.PAY:
                     ret = ctx.payout
                 elif natural_stands(rules_):
                     ret = pbj * ctx.bjbj + ctx.stand(ctx.code(y), 21, True)

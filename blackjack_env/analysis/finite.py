@@ -52,9 +52,11 @@ from blackjack_env.engine.play import (
     BUST_CATEGORY,
     NATURAL_CATEGORY,
     Action,
+    NaturalEffect,
     Outcome,
     auto_stands,
     category,
+    dealt_natural_effect,
     is_natural,
     natural_counts,
     payout,
@@ -62,10 +64,11 @@ from blackjack_env.engine.play import (
     pre_peek_actions,
     score,
     split_allowed,
+    split_stake_share,
     surrender_outcome,
     surrender_settles_at_once,
 )
-from blackjack_env.engine.rules import Rules, SplitBet, SplitBy
+from blackjack_env.engine.rules import Rules, SplitBy
 
 __all__ = ["FiniteResult", "finite_chart", "finite_shoe_return", "hand_evs"]
 
@@ -155,7 +158,7 @@ class _UpcardEval:
         self.pre_peek_surrender = self.peek_possible and Action.SURRENDER in pre_peek_actions(
             rules, up_value=self.up_value, up_ace=self.up_ace, natural=False, insurance=False
         )
-        self.bet_factor = 0.5 if rules.split_bet is SplitBet.HALVE else 1.0
+        self.bet_factor = float(split_stake_share(rules))
         self.completer = natural_completer(rules, up)  # hole card class of a dealer natural
         self.rows, self.row_index = _rows_cached(rules, up)
         self.dealer = _dealer_cached(rules, up, self.rows)
@@ -402,7 +405,7 @@ class _UpcardEval:
         natural = is_natural(sum(comp), hard, ace)
         pbj = self.p_bj(comp) if self.peek_possible else 0.0
         if natural:
-            if rules.natural_paid_at_deal:
+            if dealt_natural_effect(rules) is NaturalEffect.PAY:
                 return self.payout
             if natural_stands(rules):
                 after = self.stand_joint(comp, 21, True)  # judged against the dealer

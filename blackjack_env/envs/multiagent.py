@@ -12,10 +12,18 @@ from gymnasium.error import ResetNeeded
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
+from blackjack_env.engine.play import play_out_action
 from blackjack_env.engine.rules import Rules
 from blackjack_env.engine.table import Action, Phase, Table
-from blackjack_env.envs.observations import Decision, Layout, decision
+from blackjack_env.envs.observations import Layout, check_reset_options
 from blackjack_env.envs.settings import EnvSettings, IllegalAction, check_action, check_stack
+from blackjack_env.envs.step import (
+    Decision,
+    illegal_message,
+    learner_decision,
+    map_illegal,
+    table_action,
+)
 from blackjack_env.strategies import Strategy, make_strategy
 
 __all__ = ["BlackjackAECEnv", "env", "raw_env"]
@@ -79,6 +87,19 @@ class BlackjackAECEnv(AECEnv):
     ## Episode End
 
     After ``rounds`` settled rounds every agent is terminated.
+
+    ## State
+
+    :meth:`state` is the whole table as one flat ``float32`` vector (every agent's
+    observation flattened and joined in agent order), ``state_space`` its ``Box``; the
+    parallel env's ``state`` is the same vector.
+
+    ## Reset options
+
+    ``reset(options={"cards": "AS KH 9D ..."})`` deals these cards first (as the single
+    env). Anything else is refused with ``ValueError``: a non-dict, an unknown key. The
+    one exception is ``{"options": 1}``, the probe PettingZoo's API tests pass to check
+    reset's signature: ignored, with a warning.
 
     ## Arguments
 
@@ -157,6 +178,15 @@ class BlackjackAECEnv(AECEnv):
             for a in self.possible_agents
         }
         self.action_spaces = {a: spaces.Discrete(n) for a in self.possible_agents}
+        self._inner = inner
+        flat = spaces.flatten_space(inner)
+        k = len(self.possible_agents)
+        #: the space of :meth:`state` (every agent's flattened observation, joined)
+        self.state_space = spaces.Box(
+            np.tile(np.asarray(flat.low, dtype=np.float32), k),
+            np.tile(np.asarray(flat.high, dtype=np.float32), k),
+            dtype=np.float32,
+        )
         self._np_random: np.random.Generator | None = None
         self._table: Table | None = None
         self._fixed: dict[int, Strategy] = {}
@@ -182,15 +212,8 @@ class BlackjackAECEnv(AECEnv):
 
     # ================================================================ API
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        if options:
-            unknown = sorted(set(options) - {"cards"})
-            if unknown:
-                # PettingZoo's api_test passes an arbitrary option, so this cannot be an
-                # error; it is not silent either
-                warnings.warn(
-                    f"reset ignores unknown option(s) {unknown}; the only option is 'cards'",
-                    stacklevel=2,
-                )
+        if options is not None:
+            options = _reset_options(options)
         # The cards are read and checked before anything changes: a refused reset leaves
         # the running episode as it was. Until this reset succeeds no agent is live.
         cards = (options or {}).get("cards")
@@ -229,6 +252,19 @@ class BlackjackAECEnv(AECEnv):
         if self.render_mode == "human":
             self.render()
 
+    def state(self) -> np.ndarray:
+        """The whole table as one flat ``float32`` vector in :attr:`state_space`: every
+        agent's observation (from its own seat) flattened with ``gymnasium.spaces.flatten``
+        and joined in agent order: what the players see (not the hole card), from every
+        seat at once, the input for a centralised critic."""
+        if self._table is None:
+            raise ResetNeeded("call reset() before reading the state")
+        return np.concatenate([
+            np.asarray(spaces.flatten(self._inner, self.observe(a)["observation"]),
+                       dtype=np.float32)
+            for a in self.possible_agents
+        ])
+
     @property
     def session_nets(self) -> tuple[float, ...]:
         """Each seat's net result in chips since the last reset (index = seat)."""
@@ -261,9 +297,8 @@ class BlackjackAECEnv(AECEnv):
         if not self._ack:
             phase, legal = self._decision(seat)
             if a not in legal and self.illegal_action is IllegalAction.RAISE:
-                names = self.layout.action_names()
                 raise ValueError(
-                    f"{agent}: action {a} ({names[a]}) is not legal now; legal: {list(legal)}"
+                    illegal_message(a, self.layout.action_names(), phase.name, legal, f"{agent}: ")
                 )
         self._cumulative_rewards[agent] = 0.0
         for other in self.agents:
@@ -277,15 +312,10 @@ class BlackjackAECEnv(AECEnv):
             phase, legal = self._decision(seat)
             illegal = a not in legal
             if illegal:  # (refused above under "raise")
-                if phase is Decision.PLAY and a in (Action.DOUBLE, Action.SPLIT, Action.SURRENDER):
-                    a = int(Action.HIT) if Action.HIT in legal else int(Action.STAND)
-                else:
-                    a = int(Action.STAND)
+                a = map_illegal(a, phase, legal, self.layout.n_play)
             if phase is Decision.PLAY:
                 self._last_hand[seat] = table.to_act[1]  # type: ignore[index]
-                table.act(Action(a))
-            else:
-                table.act(Action.DECLINE if a == Action.STAND else Action(a))
+            table.act(table_action(phase, a))
             self.infos[agent] = {"illegal_action": illegal, "action_played": a}
             self._advance()
             if table.phase is Phase.SETTLED:
@@ -317,7 +347,7 @@ class BlackjackAECEnv(AECEnv):
     # ============================================================ internals
     def _decision(self, seat: int) -> tuple[Decision, tuple[int, ...]]:
         table = self.table
-        phase = Decision.SETTLED if self._ack else decision(table, seat)
+        phase = Decision.SETTLED if self._ack else learner_decision(table, seat)
         return phase, self.layout.legal(table, seat, phase)
 
     def _start_round(self) -> None:
@@ -353,13 +383,15 @@ class BlackjackAECEnv(AECEnv):
             return
 
     def _finish_round(self) -> None:
+        """Play out the current round, every agent taking
+        :func:`~blackjack_env.engine.play.play_out_action` at each decision."""
         table = self.table
         while table.phase is not Phase.SETTLED and table.phase is not Phase.BETTING:
             self._advance()
             who = table.to_act
             if who is None:
                 break
-            table.act(Action.DECLINE if table.phase is Phase.INSURANCE else Action.STAND)
+            table.act(play_out_action(table.phase is Phase.INSURANCE))
 
     def _settle_round(self) -> None:
         table = self.table
@@ -387,6 +419,25 @@ class BlackjackAECEnv(AECEnv):
         who = self.table.to_act
         assert who is not None
         self.agent_selection = self._agent_of[who[0]]
+
+
+#: the reset options of the multi-agent table
+_KNOWN_OPTIONS = ("cards",)
+
+
+def _reset_options(options: Any) -> dict[str, Any]:
+    """``reset(options=...)`` checked as the single env checks it (``ValueError`` for a
+    non-dict or an unknown key), with one exception: PettingZoo's ``api_test`` and
+    ``parallel_api_test`` call ``reset(options={"options": 1})`` to check reset's
+    signature, so that one key alone is ignored with a warning."""
+    if isinstance(options, dict) and set(options) == {"options"}:
+        warnings.warn(
+            "reset ignores options={'options': ...} (PettingZoo's API test probe); the "
+            "only option is 'cards'",
+            stacklevel=3,
+        )
+        return {}
+    return check_reset_options(options, _KNOWN_OPTIONS)
 
 
 def raw_env(**kwargs: Any) -> BlackjackAECEnv:

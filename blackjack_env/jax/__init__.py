@@ -19,6 +19,18 @@ except ImportError as exc:  # pragma: no cover - depends on the install
 
 from blackjack_env.jax.core import State
 from blackjack_env.jax.env import BlackjackJax, GymnaxV1
+from blackjack_env.jax.gym import ENV_ID, BlackjackJaxEnv, BlackjackJaxVectorEnv, register
 from blackjack_env.jax.tables import Config, Params
 
-__all__ = ["BlackjackJax", "Config", "GymnaxV1", "Params", "State"]
+register()  # gymnasium.make_vec("blackjack_env.jax:blackjack_env/BlackjackJax-v0", num_envs=N)
+
+__all__ = [
+    "ENV_ID",
+    "BlackjackJax",
+    "BlackjackJaxEnv",
+    "BlackjackJaxVectorEnv",
+    "Config",
+    "GymnaxV1",
+    "Params",
+    "State",
+]

@@ -14,7 +14,7 @@ from blackjack_env.engine.rules import Rules
 from blackjack_env.envs import view
 from blackjack_env.envs.settings import read_rules
 from blackjack_env.jax import core
-from blackjack_env.jax.spaces import Box, Discrete
+from blackjack_env.jax.spaces import box, discrete
 from blackjack_env.jax.tables import Config, Params, build
 
 __all__ = ["BlackjackJax", "GymnaxV1"]
@@ -52,8 +52,10 @@ class BlackjackJax:
 
     ## Observation Space
 
-    ``"vector"``: the numpy env's float32 ``(17,)`` layout (fields of
-    :mod:`blackjack_env.envs.view`).
+    ``"vector"``: the numpy env's float32 ``(17,)`` layout; ``"multidiscrete"``: its
+    9 fields as int32 (a ``Box`` of integers ``0..nvec - 1``; the Gymnasium adapter gives
+    the numpy env's int64 ``MultiDiscrete``). Fields, positions and scales are those of
+    :mod:`blackjack_env.envs.view`.
 
     ## Rewards, Episode End
 
@@ -69,12 +71,12 @@ class BlackjackJax:
 
     ``rules`` (a :class:`~blackjack_env.engine.rules.Rules`, a preset name or a
     ``Rules.to_dict`` dict), ``decks`` (override the rules' decks; ``None`` is the
-    infinite deck), ``obs_mode`` (``"vector"``), ``bet`` (chips per base bet),
-    ``insurance_decisions``: as the numpy env's, validated by its settings.
+    infinite deck), ``obs_mode`` (``"vector"`` or ``"multidiscrete"``), ``bet`` (chips
+    per base bet), ``insurance_decisions``: as the numpy env's, validated by its settings.
 
     Not covered (``ValueError``): several seats, bet steps and bankrolls,
     ``rounds_per_episode`` other than 1, ``illegal_action`` other than ``"map"``, and
-    the ``"tuple"``, ``"multidiscrete"`` and ``"dict"`` observation modes.
+    the ``"tuple"`` and ``"dict"`` observation modes.
     """
 
     def __init__(
@@ -94,9 +96,10 @@ class BlackjackJax:
         resolved = read_rules(rules)
         if decks is not _KEEP:
             resolved = resolved.replace(decks=decks)
-        if obs_mode != "vector":
+        if obs_mode not in core.OBSERVERS:
             raise ValueError(
-                f"obs_mode={obs_mode!r} is not supported by the JAX table yet; use 'vector'"
+                f"obs_mode={obs_mode!r} is not supported by the JAX table yet; use "
+                f"{' or '.join(repr(m) for m in core.OBSERVERS)}"
             )
         kwargs: dict[str, Any] = {
             "rules": resolved, "obs_mode": obs_mode, "insurance_decisions": insurance_decisions,
@@ -106,6 +109,7 @@ class BlackjackJax:
         cfg, params, ref = build(kwargs)
         self.rules: Rules = ref.rules
         self.obs_mode = obs_mode
+        self._observe = core.OBSERVERS[obs_mode]
         self.config: Config = cfg
         self._params = params
         self.action_names: list[str] = list(ref.action_names)
@@ -127,12 +131,16 @@ class BlackjackJax:
         return "BlackjackJax"
 
     def observation_space(self, params: Params | None = None) -> Any:
+        if self.obs_mode == "multidiscrete":
+            nvec = view.multidiscrete_nvec(self.config.hands)
+            return box(np.zeros(view.MD_SIZE, np.int32), (nvec - 1).astype(np.int32),
+                       (view.MD_SIZE,), jnp.int32)  # fmt: skip
         low = np.zeros(view.VECTOR_SIZE, np.float32)
         low[view.VEC_TRUE_COUNT] = -1.0
-        return Box(low, np.ones(view.VECTOR_SIZE, np.float32), (view.VECTOR_SIZE,), jnp.float32)
+        return box(low, np.ones(view.VECTOR_SIZE, np.float32), (view.VECTOR_SIZE,), jnp.float32)
 
     def action_space(self, params: Params | None = None) -> Any:
-        return Discrete(self.config.n_actions)
+        return discrete(self.config.n_actions)
 
     @partial(jax.jit, static_argnums=0)
     def reset(self, key: Any, params: Params | None = None) -> tuple[Any, core.State]:
@@ -150,7 +158,7 @@ class BlackjackJax:
         k_play, k_next = jax.random.split(key)
         st, reward, done, played, illegal = core.step(k_play, state, action, p, self.config)
         mask_end = core.legal_mask(st, p, self.config)
-        final = core.observe_vector(st, p, self.config, mask_end, settled=True)
+        final = self._observe(st, p, self.config, mask_end, settled=True)
         st = core.start_round(k_next, st, p, self.config, done)
         obs = self._obs(st, p)
         info = {
@@ -176,35 +184,53 @@ class BlackjackJax:
         return self._obs(state, p)
 
     def _obs(self, st: core.State, p: Params) -> Any:
-        return core.observe_vector(st, p, self.config, core.legal_mask(st, p, self.config))
+        return self._observe(st, p, self.config, core.legal_mask(st, p, self.config))
 
     # ------------------------------------------------------------------ scripted cards
-    def stack(self, state: core.State, cards: str | list[Card], table: int | None = None) -> core.State:
+    def stack(
+        self, state: core.State, cards: str | list[Card] | list[Any], table: int | None = None
+    ) -> core.State:
         """A copy of ``state`` whose next cards are ``cards`` (text like ``"AS KH 9D"``),
-        dealt in order (host-side, outside ``jit``; ``table``: the row of a batched state).
+        dealt in order (host-side, outside ``jit``).
 
-        A finite shoe moves each card from the undealt cards (or the discards) to the
-        front, so it still holds every card once (as the numpy shoe's ``stack``); an
-        infinite deck queues them in its stacked-card buffer."""
-        ids = [c.index for c in (parse_cards(cards) if isinstance(cards, str) else cards)]
+        ``state`` is one table's, or a batch of them (leading axis): then ``cards`` is one
+        entry (text, a list of cards, or None) per table, or ``table`` names the one row
+        to stack. A finite shoe moves each card from the undealt cards (or the discards)
+        to the front, so it still holds every card once (as the numpy shoe's ``stack``);
+        an infinite deck queues them in its stacked-card buffer."""
         arrays = {k: np.array(v) for k, v in state._asdict().items()}
-        row = (lambda a: a) if table is None else (lambda a: a[table])
-        cfg = self.config
-        shoe = row(arrays["shoe"]).astype(np.int64)
-        pos, stacked = int(row(arrays["pos"])), int(row(arrays["stacked"]))
-        n = cfg.shoe_size
-        if cfg.infinite:
-            pending = [int(shoe[(pos + k) % n]) for k in range(stacked)]
-            both = ids + pending
-            if len(both) > n:
-                raise ValueError(f"cannot stack {len(both)} cards: at most {n} at a time")
-            shoe[: len(both)] = both
-            new = {"shoe": shoe.astype(np.int8), "pos": 0, "stacked": len(both)}
+        if arrays["pos"].ndim == 0:
+            rows: dict[int | None, Any] = {None: cards}
+        elif table is not None:
+            rows = {int(table): cards}
         else:
-            left = int(row(arrays["left"]))
-            start = int(row(arrays["round_start"]))
-            pending = [int(shoe[(pos + k) % n]) for k in range(stacked)]
-            ids = ids + pending
+            if len(cards) != arrays["pos"].shape[0]:
+                raise ValueError(
+                    f"cards: one entry per table ({arrays['pos'].shape[0]}), got {len(cards)}"
+                )
+            rows = {t: c for t, c in enumerate(cards) if c}
+        for t, c in rows.items():
+            self._stack_row(arrays, t, c)
+        return core.State(**{k: jnp.asarray(v) for k, v in arrays.items()})
+
+    def _stack_row(self, arrays: dict[str, np.ndarray], t: int | None, cards: Any) -> None:
+        ids = [c.index for c in (parse_cards(cards) if isinstance(cards, str) else cards)]
+        get = (lambda name: arrays[name]) if t is None else (lambda name: arrays[name][t])
+        cfg = self.config
+        shoe = get("shoe").astype(np.int64)
+        pos, stacked = int(get("pos")), int(get("stacked"))
+        n = cfg.shoe_size
+        pending = [int(shoe[(pos + k) % n]) for k in range(stacked)]
+        ids = ids + pending
+        new: dict[str, Any]
+        if cfg.infinite:
+            if len(ids) > n:
+                raise ValueError(f"cannot stack {len(ids)} cards: at most {n} at a time")
+            shoe[: len(ids)] = ids
+            new = {"shoe": shoe, "pos": 0, "stacked": len(ids)}
+        else:
+            left = int(get("left"))
+            start = int(get("round_start"))
             if len(ids) > left:
                 raise ValueError(f"cannot stack {len(ids)} cards: the shoe has {left} left")
             undealt = [(pos + k) % n for k in range(left)]
@@ -216,33 +242,40 @@ class BlackjackJax:
                     src = next((q for q in discards if shoe[q] == cid), None)
                 if src is None:
                     raise ValueError(
-                        f"cannot stack {ALL_CARDS[cid]}: "
-                        f"every copy of it is on the table or already stacked"
+                        f"cannot stack {ALL_CARDS[cid]}: every copy of it is on the table "
+                        f"or already stacked"
                     )
                 shoe[j], shoe[src] = shoe[src], shoe[j]
             hilo = np.asarray(self._params.hilo_of_id)
             new = {
-                "shoe": shoe.astype(np.int8),
+                "shoe": shoe,
                 "stacked": len(ids),
                 "undealt_hilo": int(hilo[shoe[undealt]].sum()) if undealt else 0,
             }
         for name, value in new.items():
-            if table is None:
+            if t is None:
                 arrays[name] = np.asarray(value, dtype=arrays[name].dtype)
             else:
-                arrays[name][table] = value
-        return core.State(**{k: jnp.asarray(v) for k, v in arrays.items()})
+                arrays[name][t] = value
 
-    def start_round(self, key: Any, state: core.State, params: Params | None = None) -> tuple[Any, core.State]:
+    def start_round(
+        self, key: Any, state: core.State, params: Params | None = None
+    ) -> tuple[Any, core.State]:
         """Deal the next round at ``state``'s table (its last round must be over); for
         scripted rounds: :meth:`stack` first."""
         p = self._params if params is None else params
+        if jnp.ndim(state.phase):
+            st = _start_rounds_jit(self, key, state, p)
+            return jax.vmap(lambda s: self._obs(s, p))(st), st
         st = _start_round_jit(self, key, state, p)
         return self._obs(st, p), st
 
-    def new_state(self) -> core.State:
-        """A table before its first round (a full shoe)."""
-        return core.new_state(self.config)
+    def new_state(self, num_tables: int | None = None) -> core.State:
+        """A table before its first round (a full shoe), or ``num_tables`` of them."""
+        one = core.new_state(self.config)
+        if num_tables is None:
+            return one
+        return jax.tree.map(lambda a: jnp.broadcast_to(a, (num_tables, *a.shape)), one)
 
     # ------------------------------------------------------------------ adapters
     def gymnax_v1(self) -> GymnaxV1:
@@ -254,6 +287,12 @@ class BlackjackJax:
 @partial(jax.jit, static_argnums=0)
 def _start_round_jit(env: BlackjackJax, key: Any, state: core.State, p: Params) -> core.State:
     return core.start_round(key, state, p, env.config)
+
+
+@partial(jax.jit, static_argnums=0)
+def _start_rounds_jit(env: BlackjackJax, key: Any, state: core.State, p: Params) -> core.State:
+    keys = jax.random.split(key, state.phase.shape[0])
+    return jax.vmap(lambda k, s: core.start_round(k, s, p, env.config))(keys, state)
 
 
 class GymnaxV1:

@@ -17,7 +17,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from blackjack_env.engine import play
-from blackjack_env.engine.rules import HoleCard, Rules, Settlement, SplitBet, Surrender
+from blackjack_env.engine.play import NaturalEffect
+from blackjack_env.engine.rules import HoleCard, Rules, Surrender
+from blackjack_env.envs import step as env_step
 from blackjack_env.envs.batch import BatchPhase, TableBatch
 from blackjack_env.envs.observations import Decision
 
@@ -40,6 +42,7 @@ class Config:
     tables read them).
     """
 
+    rules: Rules
     hands: int
     shoe_size: int
     infinite: bool
@@ -51,8 +54,7 @@ class Config:
     no_hole: bool
     pre_peek: bool
     pre_peek_decisions: bool
-    natural_paid_at_deal: bool
-    natural_ends_hand: bool
+    natural_effect: NaturalEffect
     natural_stands: bool
     naturals_paid_at_peek: bool
     auto21: bool
@@ -61,7 +63,6 @@ class Config:
     surrenders: bool
     can_double: bool
     splits: bool
-    halve: bool
     highest: bool
     key_width: int
     over_key: int
@@ -90,6 +91,9 @@ class Params(NamedTuple):
     two_hard: Any  # (169,) hard total of two ranks
     two_ace: Any  # (169,) two ranks hold an ace
     decision_of_phase: Any  # (5,) BatchPhase -> observation phase (Decision)
+    surrender_outcome: Any  # (2,) outcome code of a surrendered hand by dealer natural
+    mapped_action: Any  # (4, 2, n) an illegal action's replacement by (Decision, HIT legal, a)
+    table_action: Any  # (2, n) the table's Action code of action a by (pre-peek, a)
 
 
 def _mask_rows(env: Any, batch: TableBatch) -> np.ndarray:
@@ -118,6 +122,7 @@ def build(settings_kwargs: dict[str, Any]) -> tuple[Config, Params, Any]:
     splits = bool(batch._splits)
     width = batch._hand_key_width()
     cfg = Config(
+        rules=rules,
         hands=h,
         shoe_size=size,
         infinite=infinite,
@@ -129,28 +134,36 @@ def build(settings_kwargs: dict[str, Any]) -> tuple[Config, Params, Any]:
         no_hole=rules.hole_card is HoleCard.NONE,
         pre_peek=bool(batch._pre_peek),
         pre_peek_decisions=bool(ref._pre_peek_decisions),
-        natural_paid_at_deal=rules.natural_paid_at_deal,
-        natural_ends_hand=rules.natural_ends_hand,
+        natural_effect=play.dealt_natural_effect(rules),
         natural_stands=play.natural_stands(rules),
-        naturals_paid_at_peek=bool(batch._naturals_paid_at_peek),
+        naturals_paid_at_peek=play.natural_paid_at_peek(rules),
         auto21=play.auto_stands(rules, play.AUTO_STAND_TOTAL),
         split_naturals=play.natural_counts(rules, from_split=True),
         surrender_at_once=play.surrender_settles_at_once(rules),
         surrenders=rules.surrender is not Surrender.NONE,
         can_double=rules.can_double,
         splits=splits,
-        halve=rules.split_bet is SplitBet.HALVE,
-        highest=rules.settlement is Settlement.HIGHEST_HAND,
+        highest=play.settles_by_highest_hand(rules),
         key_width=int(width),
         over_key=int(batch._over_key),
         pre_peek_key=int(batch._pre_peek_key),
     )
     i32 = jnp.int32
-    decision = np.array(
-        [Decision.PLAY, Decision.INSURANCE, Decision.SETTLED, Decision.SETTLED,
-         Decision.SETTLED], dtype=np.int32,
-    )  # fmt: skip
+    decision = np.asarray(env_step.DECISION_BY_BATCH_PHASE, dtype=np.int32)
     assert [int(p) for p in BatchPhase] == list(range(5))
+    # the env's illegal-action mapping and pre-peek reading, tabulated over every input
+    na = cfg.n_actions
+    a = np.arange(na)
+    mapped = np.stack([
+        np.stack([
+            env_step.array_map_illegal(a, np.ones(na, bool), np.full(na, d), np.full(na, hit))
+            for hit in (False, True)
+        ])
+        for d in range(len(Decision))
+    ])  # fmt: skip
+    table_action = np.stack(
+        [env_step.array_table_actions(a, np.full(na, pre)) for pre in (False, True)]
+    )
     params = Params(
         value_of_id=jnp.asarray(batch._value_of_id, i32),
         rank_of_id=jnp.asarray(batch._rank_of_id, i32),
@@ -170,5 +183,8 @@ def build(settings_kwargs: dict[str, Any]) -> tuple[Config, Params, Any]:
         two_hard=jnp.asarray(batch._two_hard, i32),
         two_ace=jnp.asarray(batch._two_ace),
         decision_of_phase=jnp.asarray(decision),
+        surrender_outcome=jnp.asarray(play.array_surrender_outcome(np.array([False, True])), i32),
+        mapped_action=jnp.asarray(mapped, i32),
+        table_action=jnp.asarray(table_action, i32),
     )
     return cfg, params, ref

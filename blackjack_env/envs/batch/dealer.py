@@ -16,7 +16,6 @@ import numpy as np
 
 from blackjack_env.analysis.dealer import final_distribution
 from blackjack_env.engine import play
-from blackjack_env.engine.rules import Settlement
 from blackjack_env.envs.batch.codes import _OVER
 from blackjack_env.envs.batch.shoe import deal_swap
 
@@ -72,7 +71,7 @@ class DealerMixin:
                 plays = plays.take(keep)
         # (without surrender every open table plays)
         self._dealer_draws(idx, idx.compress(plays) if surrender else idx)
-        if self.rules.settlement is Settlement.HIGHEST_HAND:
+        if self._highest:
             self._settle_highest(f, t)
         else:
             self._pay_outcomes(f, self._compare(f, t))

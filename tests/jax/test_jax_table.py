@@ -1,0 +1,326 @@
+"""The JAX table's invariants and statistics: cards and chips conserved over random legal
+play (finite shoes through cut-card reshuffles and mid-round refills), a uniform shuffle
+(chi-square per position), determinism, the mean return of random legal play against the
+numpy batched env's (99% interval), the gymnax wrappers, and clear errors."""
+
+from __future__ import annotations
+
+import math
+from functools import partial
+from typing import Any
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+import jax.numpy as jnp  # noqa: E402
+
+from blackjack_env.engine import Rules  # noqa: E402
+from blackjack_env.jax import BlackjackJax, core  # noqa: E402
+from tests.envs.vector_helpers import assert_means_agree, random_legal_returns_vector  # noqa: E402
+from tests.jax.jax_helpers import jax_env  # noqa: E402
+
+
+# ----------------------------------------------------------------- conservation
+def _invariants(env: BlackjackJax, st: core.State, p: Any) -> Any:
+    """Violations of the card and chip invariants of one table (an int per check)."""
+    cfg = env.config
+    n = cfg.shoe_size
+    live = jnp.arange(cfg.hands) < st.nhands
+    on_table = jnp.sum(jnp.where(live, st.ncards, 0)) + st.d_n
+    out = {}
+    if not cfg.infinite:
+        # every card once: the row is a permutation of the shoe's cards
+        counts = jnp.bincount(st.shoe.astype(jnp.int32), length=52)
+        out["shoe_multiset"] = jnp.any(counts != n // 52)
+        # the round's cards are exactly those behind pos since round_start
+        out["round_cards"] = (st.pos - st.round_start) % n != on_table
+        out["left"] = (st.left < 0) | (st.left + on_table > n)
+        # the running Hi-Lo sum of the undealt cards
+        idx = (st.pos + jnp.arange(n)) % n
+        undealt = jnp.arange(n) < st.left
+        tags = p.hilo_of_id[st.shoe[idx].astype(jnp.int32)]
+        out["undealt_hilo"] = jnp.sum(jnp.where(undealt, tags, 0)) != st.undealt_hilo
+    # chips: a settled hand's net is its stake times the payout of its outcome
+    settled = live & st.settled
+    net = st.stake.astype(jnp.float32) * p.factor[jnp.maximum(st.outcome, 0)]
+    out["net"] = jnp.any(settled & (jnp.abs(net - st.net) > 1e-5))
+    out["stake"] = jnp.any(
+        live & (st.stake != cfg.bet) & (st.stake != 2 * cfg.bet) & (st.stake != cfg.bet // 2)
+    )
+    # a round that is over has every hand settled
+    out["over_unsettled"] = (st.phase == 2) & jnp.any(live & ~st.settled)
+    return {k: v.astype(jnp.int32) for k, v in out.items()}
+
+
+def _play(env: BlackjackJax, n: int, steps: int, seed: int) -> dict[str, int]:
+    """``n`` tables, ``steps`` random legal steps through ``core.step`` and
+    ``core.start_round``; counts invariant violations after each, and checks that the
+    reward is the round's net from the hands and the insurance."""
+    cfg, p = env.config, env.default_params
+
+    def table_step(key: Any, st: core.State, mask: Any) -> Any:
+        k_a, k_s, k_r = jax.random.split(key, 3)
+        a = jnp.argmax(jnp.where(mask, jax.random.uniform(k_a, mask.shape), -1.0))
+        left = st.left
+        st, reward, over, _, _ = core.step(k_s, st, a, p, cfg)
+        refill = st.left > left  # the shoe ran dry mid-round: the discards came back
+        bad = _invariants(env, st, p)
+        live = jnp.arange(cfg.hands) < st.nhands
+        net = (jnp.sum(jnp.where(live, st.net, 0.0)) + st.insurance_net) / cfg.bet
+        bad["reward"] = (over & (jnp.abs(net - reward) > 1e-5)).astype(jnp.int32)
+        st = core.start_round(k_r, st, p, cfg, over)
+        after = _invariants(env, st, p)
+        bad = {k: v + after.get(k, 0) for k, v in bad.items()}
+        return st, core.legal_mask(st, p, cfg), bad, over, st.reshuffled & over, refill
+
+    @jax.jit
+    def run(key: Any) -> Any:
+        k0, k1 = jax.random.split(key)
+        st0 = jax.vmap(lambda k: core.start_round(k, core.new_state(cfg), p, cfg))(
+            jax.random.split(k0, n)
+        )
+        mask0 = jax.vmap(lambda s: core.legal_mask(s, p, cfg))(st0)
+
+        def body(carry: Any, k: Any) -> Any:
+            st, mask, tot, rounds, shuffles, refills = carry
+            st, mask, bad, over, sh, rf = jax.vmap(table_step)(jax.random.split(k, n), st, mask)
+            tot = {key_: tot[key_] + bad[key_].sum() for key_ in tot}
+            out = (st, mask, tot, rounds + over.sum(), shuffles + sh.sum(), refills + rf.sum())
+            return out, None
+
+        zero = {k: jnp.zeros((), jnp.int32) for k in _invariants(env, core.new_state(cfg), p)}
+        zero["reward"] = jnp.zeros((), jnp.int32)
+        z = jnp.zeros((), jnp.int32)
+        carry = (st0, mask0, zero, z, z, z)
+        carry, _ = jax.lax.scan(body, carry, jax.random.split(k1, steps))
+        return carry[2:]
+
+    bad, rounds, shuffles, refills = run(jax.random.PRNGKey(seed))
+    out = {k: int(v) for k, v in bad.items()}
+    out["_rounds"], out["_shuffles"], out["_refills"] = int(rounds), int(shuffles), int(refills)
+    return out
+
+
+CONSERVE = {
+    "vegas-strip": {"rules": "vegas-strip", "obs_mode": "vector"},
+    # one deck dealt to the end: rounds run the shoe dry and take the discards back
+    "one-deck-dry": {
+        "rules": Rules(
+            decks=1, penetration=None, max_split_hands=4, resplit_aces=True, surrender="early"
+        ),
+        "obs_mode": "vector",
+        "insurance_decisions": True,
+    },
+}
+
+
+@pytest.mark.parametrize("name", list(CONSERVE))
+def test_cards_and_chips_conserved(name: str) -> None:
+    kwargs = dict(CONSERVE[name])
+    if name == "one-deck-dry":  # the cut card never comes out: a reshuffle only when dry
+        kwargs["rules"] = kwargs["rules"].replace(penetration=0.98)
+    env = jax_env("conserve-" + name, **kwargs)
+    seen = _play(env, n=128, steps=300, seed=3)
+    assert seen["_rounds"] > 8_000
+    assert seen["_shuffles"] > 0
+    if name == "one-deck-dry":
+        assert seen["_refills"] > 0
+    assert {k: v for k, v in seen.items() if not k.startswith("_")} == dict.fromkeys(
+        [k for k in seen if not k.startswith("_")], 0
+    ), seen
+
+
+@pytest.mark.slow
+def test_conserved_over_a_million_steps() -> None:
+    env = jax_env("vegas-strip", rules="vegas-strip", obs_mode="vector")
+    seen = _play(env, n=4096, steps=300, seed=5)  # 1.2M table-steps
+    assert all(v == 0 for k, v in seen.items() if not k.startswith("_")), seen
+
+
+@pytest.mark.slow
+def test_mid_round_refill_keeps_every_card() -> None:
+    """A one-deck shoe whose cut card never comes out runs dry mid-round: the discards
+    come back (no card duplicated or lost, by the invariants above), and play goes on."""
+    rules = Rules(decks=1, penetration=0.98)
+    env = BlackjackJax(rules=rules, obs_mode="vector")
+    cfg, p = env.config, env.default_params
+    st = core.start_round(jax.random.PRNGKey(0), core.new_state(cfg), p, cfg)
+    refills = 0
+    step = jax.jit(lambda k, s: core.step(k, s, 1, p, cfg))  # always hit
+    start = jax.jit(lambda k, s, on: core.start_round(k, s, p, cfg, on))
+    key = jax.random.PRNGKey(1)
+    for _ in range(120):
+        key, k1, k2 = jax.random.split(key, 3)
+        before = int(st.left)
+        st, _, over, _, _ = step(k1, st)
+        refills += int(st.left) > before
+        bad = _invariants(env, st, p)
+        assert all(int(v) == 0 for v in bad.values()), bad
+        st = start(k2, st, over)
+    assert refills > 0
+
+
+# ----------------------------------------------------------------- the shuffle
+def test_shuffle_is_uniform_chi_square() -> None:
+    """The first 8 cards dealt from fresh one-deck shoes: each position's rank counts
+    against 4/52 per rank (chi-square, 12 degrees of freedom, each position at the
+    0.9999 quantile, so the 8 tests together fail a fair shoe with probability < 0.1%)."""
+    env = BlackjackJax(rules=Rules(decks=1), obs_mode="vector")
+    cfg, p = env.config, env.default_params
+    n, k = 20_000, 8
+
+    @jax.jit
+    def deal(keys: Any) -> Any:
+        def one(key: Any) -> Any:
+            st = core.new_state(cfg)
+            rk = core._rng(key)
+            cards = []
+            for _ in range(k):
+                st, c, rk = core._draw(st, p, cfg, rk, True)
+                cards.append(c)
+            return jnp.stack(cards)
+
+        return jax.vmap(one)(keys)
+
+    cards = np.asarray(deal(jax.random.split(jax.random.PRNGKey(42), n)))
+    ranks = np.asarray(p.rank_of_id)[cards]
+    # the 8 cards of a shoe are distinct cards (no card dealt twice)
+    assert all(len(set(row)) == k for row in cards[:1000].tolist())
+    critical = 42.58  # chi-square(12) 0.9999 quantile
+    expected = n / 13
+    for j in range(k):
+        counts = np.bincount(ranks[:, j], minlength=13)
+        chi2 = float(((counts - expected) ** 2 / expected).sum())
+        assert chi2 < critical, (j, chi2, counts)
+
+
+# ----------------------------------------------------------------- determinism
+def test_same_key_same_trajectory() -> None:
+    env = jax_env("vegas-strip", rules="vegas-strip", obs_mode="vector")
+    params = env.default_params
+    n, steps = 64, 40
+
+    @jax.jit
+    def rollout(key: Any) -> Any:
+        k0, k1 = jax.random.split(key)
+        _obs, st = jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(k0, n), params)
+        mask = env.action_mask(st, params)
+
+        def body(carry: Any, k: Any) -> Any:
+            st, mask = carry
+            ka, ks = jax.random.split(k)
+            a = jnp.argmax(jnp.where(mask, jax.random.uniform(ka, mask.shape), -1.0), axis=1)
+            obs, st, r, d, info = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
+                jax.random.split(ks, n), st, a, params
+            )
+            return (st, info["action_mask"]), (obs, r, d)
+
+        _, out = jax.lax.scan(body, (st, mask), jax.random.split(k1, steps))
+        return out
+
+    a = rollout(jax.random.PRNGKey(9))
+    b = rollout(jax.random.PRNGKey(9))
+    c = rollout(jax.random.PRNGKey(10))
+    for x, y in zip(a, b, strict=True):
+        np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+    assert not np.array_equal(np.asarray(a[0]), np.asarray(c[0]))
+    # the same trajectory on the CPU when the default backend is an accelerator (the
+    # draws are integer hashes and float32 products: no backend-dependent arithmetic)
+    if jax.default_backend() != "cpu":
+        with jax.default_device(jax.devices("cpu")[0]):
+            d = jax.jit(rollout.__wrapped__)(jax.random.PRNGKey(9))
+        for x, y in zip(a, d, strict=True):
+            np.testing.assert_allclose(np.asarray(x), np.asarray(y), atol=1e-6)
+
+
+# ----------------------------------------------------------------- statistics
+def _jax_random_returns(env: BlackjackJax, episodes: int, seed: int) -> np.ndarray:
+    """Returns of ended episodes under uniformly random legal play (argmax of uniform
+    noise times the mask, as the numpy helper), from 1024 JAX tables."""
+    params = env.default_params
+    n = 1024
+    steps = max(8, 3 * episodes // n)
+
+    @partial(jax.jit, static_argnums=1)
+    def rollout(key: Any, steps: int) -> Any:
+        k0, k1 = jax.random.split(key)
+        _, st = jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(k0, n), params)
+        mask = env.action_mask(st, params)
+
+        def body(carry: Any, k: Any) -> Any:
+            st, mask = carry
+            ka, ks = jax.random.split(k)
+            a = jnp.argmax(jax.random.uniform(ka, mask.shape) * mask, axis=1)
+            _, st, r, d, info = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
+                jax.random.split(ks, n), st, a, params
+            )
+            return (st, info["action_mask"]), (r, d)
+
+        _, (r, d) = jax.lax.scan(body, (st, mask), jax.random.split(k1, steps))
+        return r, d
+
+    r, d = (np.asarray(x) for x in rollout(jax.random.PRNGKey(seed), steps))
+    # an episode's return is its last step's reward (every other step gives 0)
+    returns = r[d]
+    assert returns.size >= episodes
+    return returns[:episodes]
+
+
+@pytest.mark.parametrize(
+    "name, kwargs",
+    [
+        ("vegas-strip", {"rules": "vegas-strip", "obs_mode": "vector"}),
+        pytest.param(
+            "sutton-barto",
+            {"rules": "sutton-barto", "obs_mode": "vector"},
+            marks=pytest.mark.slow,
+        ),
+    ],
+)
+def test_random_play_mean_return_matches_numpy(name: str, kwargs: dict[str, Any]) -> None:
+    """Random legal play: the JAX table's mean return and the numpy batched env's agree
+    within the 99% interval of their difference (40,000 episodes each)."""
+    env = jax_env(name, **kwargs)
+    jx = _jax_random_returns(env, 40_000, seed=1)
+    ref = random_legal_returns_vector(kwargs, 40_000, seed=2)
+    assert_means_agree(jx, ref, what=name)
+    assert math.isfinite(float(jx.mean()))
+
+
+# ----------------------------------------------------------------- gymnax
+def test_gymnax_wrappers_drive_the_env() -> None:
+    """gymnax's own LogWrapper over FlattenObservationWrapper (gymnax 1.0's six-value
+    step, through ``env.gymnax_v1()``), vmapped and jitted: episode returns are logged."""
+    wrappers = pytest.importorskip("gymnax.wrappers")
+    env = jax_env("vegas-strip", rules="vegas-strip", obs_mode="vector")
+    wrapped = wrappers.LogWrapper(wrappers.FlattenObservationWrapper(env.gymnax_v1()))
+    params = env.default_params
+    assert wrapped.observation_space(params).shape == (17,)
+    assert wrapped.action_space(params).n == env.num_actions == 5
+    n = 32
+    obs, st = jax.vmap(wrapped.reset, in_axes=(0, None))(
+        jax.random.split(jax.random.PRNGKey(0), n), params
+    )
+    assert obs.shape == (n, 17)
+    step = jax.jit(jax.vmap(wrapped.step, in_axes=(0, 0, 0, None)))
+    ended = 0
+    key = jax.random.PRNGKey(1)
+    for _ in range(20):
+        key, k = jax.random.split(key)
+        obs, st, r, te, _tr, info = step(jax.random.split(k, n), st, jnp.ones(n, jnp.int32), params)
+        done = np.asarray(te)
+        ended += int(done.sum())
+        np.testing.assert_allclose(
+            np.asarray(info["returned_episode_returns"])[done], np.asarray(r)[done]
+        )
+    assert ended > n
+
+
+def test_bad_arguments_raise_one_clear_error() -> None:
+    with pytest.raises(ValueError, match="obs_mode='tuple' is not supported"):
+        BlackjackJax(obs_mode="tuple")
+    with pytest.raises(ValueError, match="unknown or unsupported argument"):
+        BlackjackJax(seats=3)
+    with pytest.raises(ValueError, match="preset"):
+        BlackjackJax(rules="no-such-rules")
