@@ -61,9 +61,13 @@ def run_settings(path: str | Path) -> dict[str, Any]:
 
 
 def load_agent(path: str | Path) -> Agent:
-    """Reload a saved agent (tabular ``.npz`` or SB3 ``.zip``, or a run folder)."""
+    """Reload a saved agent (tabular or MLP-policy ``.npz``, SB3 ``.zip``, or a run folder)."""
     model = find_model(path)
     if model.suffix == ".npz":
+        from blackjack_env.agents.mlp import MLPAgent, is_mlp_model
+
+        if is_mlp_model(model):
+            return MLPAgent.load(model)
         from blackjack_env.agents.tabular import TabularAgent
 
         return TabularAgent.load(model)
@@ -168,6 +172,10 @@ def check_fits(agent: Any, env: Any, spec: str, trained_on: str | None = None) -
         n_agent = int(model.action_space.n)
         if model.observation_space != space:
             problem = f"observations {model.observation_space}, here {space}"
+    elif getattr(agent, "obs_size", None) is not None:  # an MLP policy
+        here = int(np.prod(space.shape)) if space.shape else 0
+        if agent.obs_size != here:
+            problem = f"observations of {agent.obs_size} numbers, here {here}"
     elif n_agent is not None and getattr(agent, "q", None):
         width = len(next(iter(agent.q)))
         if isinstance(space, gym.spaces.Tuple):

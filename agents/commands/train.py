@@ -5,6 +5,15 @@ The output folder holds ``model.npz`` (tabular) or ``model.zip`` (stable-baselin
 ``learning_curve.png`` (the training reward, and the exact return of the greedy policy
 beside the optimum when the rules have an infinite deck) and ``summary.json``.
 
+``--algo jax-ppo`` trains ``--seeds`` agents at once inside one jitted JAX program on the
+JAX table (:mod:`blackjack_env.agents.jax_ppo`; the ``[jax]`` extra): ``model.npz`` is
+the greedy policy of the seed with the median final regret (the better middle one of
+an even number of seeds; an
+:class:`~blackjack_env.agents.mlp.MLPAgent`, played with numpy alone),
+``seeds/seed-<k>.npz`` every seed's, and the curve and summary give the exact regret of
+every seed (median, worst). Such a run is one program: Ctrl-C stops it with nothing
+saved, and it cannot be resumed.
+
 Every option is checked before any work, and nothing is written when one is wrong.
 Ctrl-C saves the state reached (``checkpoint.npz`` / ``interrupted.zip``), prints the
 summary and exits with status 130 (``error: interrupted``), as every command; ``--resume``
@@ -33,6 +42,7 @@ __all__ = ["DEFAULTS", "Settings", "main", "run"]
 
 TABULAR = ("q-learning", "mc")
 SB3 = ("ppo", "dqn", "a2c", "maskable-ppo")
+JAX = ("jax-ppo",)
 OBS_MODES = ("tuple", "multidiscrete", "vector", "dict")
 
 
@@ -43,11 +53,11 @@ def _default(text: str, metavar: str) -> Any:
 
 @dataclass
 class Settings:
-    """Train an agent on a blackjack table (tabular Q-learning / Monte Carlo, or
-    stable-baselines3 PPO, DQN, A2C, MaskablePPO)."""
+    """Train an agent on a blackjack table (tabular Q-learning / Monte Carlo,
+    stable-baselines3 PPO, DQN, A2C, MaskablePPO, or masked PPO in JAX over many seeds)."""
 
     algo: Annotated[str | None, _default("q-learning", "NAME")] = None
-    """learning algorithm: q-learning | mc | ppo | dqn | a2c | maskable-ppo"""
+    """learning algorithm: q-learning | mc | ppo | dqn | a2c | maskable-ppo | jax-ppo"""
     rules: Annotated[str | None, _default("sutton-barto", "PRESET")] = None
     """preset name of the table rules (blackjack_env.list_presets())"""
     decks: Annotated[str | None, _default("the preset's", "N|inf")] = None
@@ -63,8 +73,11 @@ class Settings:
     """observation mode: tuple | multidiscrete | vector | dict"""
     hands: Annotated[int | None, _default("1,000,000", "INT")] = None
     """tabular: rounds to train for, in all"""
-    timesteps: Annotated[int | None, _default("1,000,000", "INT")] = None
-    """stable-baselines3: environment steps to train for, in all (whole rollouts)"""
+    timesteps: Annotated[int | None, _default("1,000,000; jax-ppo: 3,000,000", "INT")] = None
+    """stable-baselines3: environment steps to train for, in all (whole rollouts); jax-ppo:
+    per seed"""
+    seeds: Annotated[int | None, _default("4", "INT")] = None
+    """jax-ppo: independent agents trained at once (vmap over seeds)"""
     seed: Annotated[int | None, _default("1", "INT")] = None
     """seed of the run: env resets, the agent's exploration, network init"""
     out: Annotated[str, tyro.conf.arg(metavar="FOLDER",
@@ -80,11 +93,11 @@ class Settings:
     """tabular: fraction of the hands over which epsilon decays linearly"""
     lr: Annotated[float | None, _default("1/N(s,a)^p, p=0.6 for mc, 0.8 for q-learning",
                                          "FLOAT")] = None
-    """tabular: constant step size in (0, 1]"""
+    """tabular: constant step size in (0, 1]; jax-ppo: Adam's step size (default 0.001)"""
     curve_points: Annotated[int | None, _default("10", "INT")] = None
     """exact grades of the greedy policy along the run (infinite deck)"""
-    n_envs: Annotated[int | None, _default("4", "INT")] = None
-    """stable-baselines3: parallel training envs"""
+    n_envs: Annotated[int | None, _default("4; jax-ppo: 256", "INT")] = None
+    """stable-baselines3: parallel training envs; jax-ppo: tables per seed"""
     subproc: bool = False
     """stable-baselines3: run the training envs in subprocesses (SubprocVecEnv)"""
     eval_freq: Annotated[int | None, _default("50,000", "INT")] = None
@@ -92,7 +105,7 @@ class Settings:
     eval_episodes: Annotated[int | None, _default("2,000", "INT")] = None
     """stable-baselines3: episodes per evaluation on the separate env"""
     n_steps: Annotated[int | None, _default("the algorithm's, within the budget", "INT")] = None
-    """stable-baselines3 PPO / A2C: rollout steps per env per update"""
+    """stable-baselines3 PPO / A2C, jax-ppo: rollout steps per env per update"""
     checkpoint_freq: Annotated[int | None, _default("200,000", "INT")] = None
     """stable-baselines3: timesteps between periodic checkpoints"""
     tensorboard: bool = False
@@ -107,7 +120,7 @@ DEFAULTS: dict[str, Any] = {
     "others": "dealer", "obs_mode": None, "hands": 1_000_000, "timesteps": 1_000_000,
     "seed": 1, "epsilon_start": 1.0, "epsilon_end": 0.05, "explore_fraction": 0.5,
     "lr": None, "curve_points": 10, "n_envs": 4, "eval_freq": 50_000,
-    "eval_episodes": 2_000, "n_steps": None, "checkpoint_freq": 200_000,
+    "eval_episodes": 2_000, "n_steps": None, "checkpoint_freq": 200_000, "seeds": 4,
 }
 
 #: The JSON types a settings.json may hold for each option.
@@ -127,7 +140,7 @@ IDENTITY = ("algo", "obs_mode", "seat", "others", "epsilon_start", "epsilon_end"
 RUN_FILES = ("model.npz", "model.zip", "model.json", "checkpoint.npz", "interrupted.zip",
              "interrupted.json", "curve.json", "summary.json", "learning_curve.png",
              "sb3_config.json", "settings.json")
-RUN_FOLDERS = ("monitor", "eval", "checkpoints")
+RUN_FOLDERS = ("monitor", "eval", "checkpoints", "seeds")
 
 
 @dataclass
@@ -171,8 +184,12 @@ def _saved_value(saved: dict[str, Any], name: str) -> Any:
 
 
 def _check_values(v: dict[str, Any]) -> None:
-    if v["algo"] not in TABULAR + SB3:
-        raise UsageError(f"--algo {v['algo']!r}: choose one of {', '.join(TABULAR + SB3)}")
+    if v["algo"] not in TABULAR + SB3 + JAX:
+        raise UsageError(f"--algo {v['algo']!r}: choose one of "
+                         f"{', '.join(TABULAR + SB3 + JAX)}")
+    if v["algo"] in JAX and v["obs_mode"] not in (None, "vector"):
+        raise UsageError(f"--obs-mode {v['obs_mode']}: jax-ppo's network reads the vector "
+                         f"observation; leave --obs-mode out")
     if v["obs_mode"] is not None and v["obs_mode"] not in OBS_MODES:
         raise UsageError(f"--obs-mode {v['obs_mode']!r}: choose one of {', '.join(OBS_MODES)}")
     if v["algo"] in SB3 and v["obs_mode"] == "tuple":
@@ -182,7 +199,7 @@ def _check_values(v: dict[str, Any]) -> None:
         raise UsageError(f"--obs-mode {v['obs_mode']}: tabular agents need a discrete "
                          f"observation; use tuple or multidiscrete")
     for name in ("hands", "timesteps", "curve_points", "n_envs", "eval_freq", "eval_episodes",
-                 "checkpoint_freq"):
+                 "checkpoint_freq", "seeds"):
         if v[name] < 1:
             raise UsageError(f"--{name.replace('_', '-')} {v[name]}: must be at least 1")
     if v["n_steps"] is not None and v["n_steps"] < 2:
@@ -204,6 +221,8 @@ def pick_obs_mode(algo: str, obs_mode: str | None, rules: Any) -> str:
     """The observation mode asked for, or the default one for the algorithm and rules."""
     if obs_mode:
         return obs_mode
+    if algo in JAX:
+        return "vector"
     if algo in TABULAR:
         from blackjack_env.engine.rules import Surrender
         from blackjack_env.envs.observations import Layout, ObsMode
@@ -230,6 +249,8 @@ def prepare(settings: Settings) -> Plan:
 
     out = check_output_dir(out_dir(settings), "--out")
     given = {f.name: getattr(settings, f.name) for f in fields(settings)}
+    if given["algo"] in JAX:
+        return _prepare_jax(settings, out, given)
     saved: dict[str, Any] = {}
     if settings.resume:
         if not (out / "settings.json").exists():
@@ -362,6 +383,8 @@ def run(settings: Settings, say: Any = print) -> dict[str, Any]:
                 shutil.rmtree(out / name)
     out.mkdir(parents=True, exist_ok=True)
     say(f"seed {plan.values['seed']}")
+    if plan.values["algo"] in JAX:
+        return _train_jax(plan, say)
     if plan.values["algo"] in TABULAR:
         return _train_tabular(plan, say)
     return _train_sb3(plan, say)
@@ -371,6 +394,7 @@ def run(settings: Settings, say: Any = print) -> dict[str, Any]:
 TABULAR_ONLY = ("hands", "epsilon_start", "epsilon_end", "explore_fraction", "lr")
 SB3_ONLY = ("timesteps", "n_envs", "subproc", "eval_freq", "eval_episodes", "n_steps",
             "checkpoint_freq", "tensorboard")
+JAX_ONLY = ("seeds",)
 
 
 def _record(plan: Plan, extra: dict[str, Any]) -> dict[str, Any]:
@@ -378,6 +402,11 @@ def _record(plan: Plan, extra: dict[str, Any]) -> dict[str, Any]:
     without the options the algorithm does not read."""
     rules = plan.rules
     unread = SB3_ONLY if plan.values["algo"] in TABULAR else TABULAR_ONLY
+    if plan.values["algo"] in JAX:
+        unread = ("hands", "epsilon_start", "epsilon_end", "explore_fraction", "subproc",
+                  "eval_freq", "eval_episodes", "checkpoint_freq", "tensorboard")
+    else:
+        unread = (*unread, *JAX_ONLY)
     values = {k: v for k, v in plan.values.items() if k not in unread and k != "progress"}
     return {**values, "decks": "inf" if rules.decks is None else rules.shoe_decks,
             "seats": rules.seats, "out": str(plan.out), **extra,
@@ -549,6 +578,110 @@ def _train_sb3(plan: Plan, say: Any) -> dict[str, Any]:
     return summary
 
 
+def _prepare_jax(settings: Settings, out: Path, given: dict[str, Any]) -> Plan:
+    """``prepare`` for jax-ppo: its defaults, and the JAX table built once to check the
+    rules it is asked for; write nothing."""
+    if settings.resume:
+        raise UsageError("--resume: a jax-ppo run is one jitted program and cannot be "
+                         "resumed; train again with a larger --timesteps")
+    from dataclasses import fields as dc_fields
+
+    try:
+        from blackjack_env.agents.jax_ppo import JaxPPOConfig
+    except ImportError as err:
+        raise UsageError(f"--algo jax-ppo needs JAX, flax and optax: pip install -e "
+                         f'".[jax]" ({err})') from None
+    jax_defaults = {f.name: f.default for f in dc_fields(JaxPPOConfig)}
+    own = {"timesteps": jax_defaults["total_timesteps"], "n_envs": jax_defaults["num_envs"],
+           "n_steps": jax_defaults["num_steps"], "lr": jax_defaults["lr"],
+           "curve_points": jax_defaults["curve_points"], "seeds": jax_defaults["seeds"]}
+    values = {name: (given[name] if given[name] is not None else own.get(name, default))
+              for name, default in DEFAULTS.items()}
+    _check_values(values)
+    if values["n_steps"] < 2:
+        raise UsageError(f"--n-steps {values['n_steps']}: must be at least 2")
+    values.update(subproc=settings.subproc, tensorboard=settings.tensorboard,
+                  progress=settings.progress, obs_mode="vector")
+    rules = build_rules(values["rules"], values["decks"], values["seats"])
+    env_kwargs = {"rules": rules, "seat": values["seat"], "others": values["others"],
+                  "obs_mode": "vector"}
+    _check_env(env_kwargs)
+    batch = values["n_envs"] * values["n_steps"]
+    minibatches = next(m for m in (8, 4, 2, 1) if batch % m == 0)
+    try:
+        config = JaxPPOConfig(
+            rules=rules, seeds=values["seeds"], seed=values["seed"],
+            total_timesteps=values["timesteps"], num_envs=values["n_envs"],
+            num_steps=values["n_steps"], num_minibatches=minibatches, lr=values["lr"],
+            curve_points=values["curve_points"])
+    except ValueError as err:
+        raise UsageError(str(err).replace("JaxPPOConfig.total_timesteps", "--timesteps")
+                         ) from None
+    try:
+        from blackjack_env.agents.jax_ppo import make_env
+
+        make_env(config, seat=values["seat"], others=values["others"])
+    except ImportError as err:
+        raise UsageError(f"--algo jax-ppo needs the JAX table: pip install -e \".[jax]\" "
+                         f"({err})") from None
+    except (ValueError, TypeError, NotImplementedError) as err:
+        raise UsageError(f"--algo jax-ppo: the JAX table cannot play these rules "
+                         f"({rules.summary()}): {err}") from None
+    return Plan(values, rules, "vector", out, None, 0, env_kwargs, {"config": config})
+
+
+def _train_jax(plan: Plan, say: Any) -> dict[str, Any]:
+    import numpy as np
+
+    from blackjack_env._cli import write_json
+    from blackjack_env.agents.jax_ppo import make_env, train_seeds
+    from blackjack_env.agents.plots import learning_curve
+
+    v, out, rules = plan.values, plan.out, plan.rules
+    config = plan.hyper["config"]
+    write_json(out / "settings.json", _record(plan, {"hyperparameters": config.to_dict()}))
+    env, env_params = make_env(config, seat=v["seat"], others=v["others"])
+    say(f"jax-ppo: {config.seeds} seeds x {config.timesteps:,} steps, {config.num_envs} tables "
+        f"each, on {v['rules']} ({rules.summary()})")
+    result = train_seeds(config, env, env_params, rules=rules, say=say)
+    summary_seeds = result.summary()
+    finals = result.final_regrets()
+    best_seed = int(summary_seeds.get("median_seed", 0))
+    for k, row in enumerate(result.agents):
+        row[-1].save(out / "seeds" / f"seed-{k}.npz")
+    result.agents[best_seed][-1].save(out / "model.npz")
+    per_update = config.batch_size
+    returns = np.median(result.metrics["episode_return"], axis=0)
+    blocks = [[(i + 1) * per_update, float(r)] for i, r in enumerate(returns)]
+    grades: list[list[float]] = []
+    exact = None
+    curve: dict[str, Any] = {"blocks": blocks, "timesteps": result.timesteps}
+    if result.grades is not None and finals is not None:
+        by_point = np.array([[g["exact_return"] for g in row] for row in result.grades])
+        regrets = np.array([[g["regret"] for g in row] for row in result.grades])
+        grades = [[t, float(np.median(by_point[:, p]))] for p, t in enumerate(result.timesteps)]
+        curve.update(grades=grades, optimal_return=summary_seeds["optimal_return"],
+                     regret_median=[float(x) for x in np.median(regrets, axis=0)],
+                     regret_worst=[float(x) for x in regrets.max(axis=0)],
+                     regret_by_seed=regrets.tolist())
+        exact = dict(result.grades[best_seed][-1])
+    else:
+        curve["grades"] = []
+    write_json(out / "curve.json", curve)
+    learning_curve(out / "learning_curve.png",
+                   _title(plan) + f", {config.seeds} seeds (median)", blocks, grades,
+                   exact["optimal_return"] if exact else None, xlabel="timesteps per seed",
+                   block_label="mean return per round (training, sampling; median of seeds)")
+    summary = {
+        "algo": v["algo"], "rules": v["rules"], "rules_summary": rules.summary(),
+        "obs_mode": "vector", "timesteps": config.timesteps, "budget_timesteps": v["timesteps"],
+        "seconds": summary_seeds["train_seconds"], "finished": True, "exact": exact,
+        "model": str(out / "model.npz"), "model_seed": best_seed, **summary_seeds,
+    }
+    write_json(out / "summary.json", summary)
+    return summary
+
+
 def print_summary(summary: dict[str, Any]) -> None:
     budget = (f"{summary['hands']:,} hands" if "hands" in summary
               else f"{summary['timesteps']:,} timesteps")
@@ -556,6 +689,11 @@ def print_summary(summary: dict[str, Any]) -> None:
     print(f"  trained {budget} in {summary['seconds']:.1f} s "
           f"({'finished' if summary['finished'] else 'interrupted'}); model: {summary['model']}")
     exact = summary.get("exact")
+    if "regret_median" in summary:
+        print(f"  {summary['seeds']} seeds (compile {summary['compile_seconds']:.1f} s of it); "
+              f"exact regret of the greedy policies: median {summary['regret_median']:.5f}, "
+              f"worst {summary['regret_worst']:.5f}, best {summary['regret_best']:.5f}; "
+              f"model: seed {summary['model_seed']} (the median)")
     if exact:
         print(f"  exact return of the greedy policy {exact['exact_return']:+.5f}, optimal "
               f"{exact['optimal_return']:+.5f}, regret {exact['regret']:.5f}")
@@ -574,7 +712,8 @@ def _job(settings: Settings) -> None:
         if not summary["finished"]:  # Ctrl-C: the state is saved; exit 130 as every command
             raise KeyboardInterrupt
     except ImportError as err:
-        extra = "train" if (settings.algo or "") in SB3 else "main"
+        extra = "train" if (settings.algo or "") in SB3 else \
+            "jax" if (settings.algo or "") in JAX else "main"
         raise UsageError(missing_package(err, extra)) from None
 
 
