@@ -141,7 +141,7 @@ def test_progress_bar_closed_and_printed_lines_above_it_even_after_ctrl_c(tmp_pa
     config = SB3Config(env_kwargs={"rules": RULES}, timesteps=2_048, n_envs=2,
                        eval_freq=10_000, eval_episodes=2, checkpoint_freq=10_000,
                        hyperparameters={"n_steps": 128, "batch_size": 128, "n_epochs": 1})
-    agent, finished = train_sb3(config, tmp_path, progress=True, callback=SayThenStop())
+    _, finished = train_sb3(config, tmp_path, progress=True, callback=SayThenStop())
     assert not finished and (tmp_path / "interrupted.zip").exists()
     assert not getattr(tqdm, "_instances", ())  # no bar left open to redraw itself
     said = capsys.readouterr()
