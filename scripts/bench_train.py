@@ -14,8 +14,9 @@ by this script and ended by it when the busy runs are done (each also stops by i
 after a bound, should this script be killed). A run that takes longer than ``--limit``
 seconds is stopped and reported as ``> limit``. The figures: seconds of each case, the
 slowdown beside the busy processes (busy / quiet) and, within each column, torch's own
-thread count against one thread. ``--bar`` adds a quiet run of the one-thread case
-with the progress bar on (written to a pipe): its cost against the bar off.
+thread count against one thread (a bound, ``> limit / seconds``, where a run was stopped).
+``--bar`` adds a quiet run of the one-thread case with the progress bar on (written to a
+pipe): its cost against the bar off.
 
 Usage::
 
@@ -139,8 +140,11 @@ def _s(seconds: float | None, limit: float) -> str:
     return f"> {limit:.0f} s" if seconds is None else f"{seconds:.1f} s"
 
 
-def _ratio(a: float | None, b: float | None) -> str:
-    return "n/a" if a is None or b is None else f"{a / b:.2f}x"
+def _ratio(a: float | None, b: float | None, limit: float) -> str:
+    """``a / b``; a run stopped at the limit (None) gives a bound, ``> limit / b``."""
+    if b is None:
+        return "n/a"
+    return f"> {limit / b:.2f}x" if a is None else f"{a / b:.2f}x"
 
 
 def _div(a: float | None, b: float | None) -> float | None:
@@ -185,13 +189,13 @@ def run(settings: Settings) -> dict[str, Any]:
         b = busy.get(label, (None, None))[0]
         name = f"{label} ({used})" if used else label
         print(f"{name:<22}{_s(q, limit):>10}{_s(b, limit) if settings.busy else '':>18}"
-              f"{_ratio(b, q) if settings.busy else '':>14}")
+              f"{_ratio(b, q, limit) if settings.busy else '':>14}")
         rows.append({"case": label, "torch_threads_option": n, "torch_threads_used": used,
                      "quiet_seconds": q, "busy_seconds": b if settings.busy else None,
                      "busy_over_quiet": _div(b, q)})
     one, own = CASES[0][0], CASES[1][0]
-    print(f"torch's own / 1 thread: quiet {_ratio(quiet[own][0], quiet[one][0])}"
-          + (f", beside {settings.busy} busy {_ratio(busy[own][0], busy[one][0])}"
+    print(f"torch's own / 1 thread: quiet {_ratio(quiet[own][0], quiet[one][0], limit)}"
+          + (f", beside {settings.busy} busy {_ratio(busy[own][0], busy[one][0], limit)}"
              if settings.busy else ""))
     results: dict[str, Any] = {"timesteps": t, "cases": rows, "load_average_start": load,
                                "own_over_one_quiet": _div(quiet[own][0], quiet[one][0]),
@@ -199,7 +203,7 @@ def run(settings: Settings) -> dict[str, Any]:
                                                          busy.get(one, (None,))[0])}
     if bar is not None:
         print(f"progress bar on (1 thread, quiet): {_s(bar[0], limit)} = "
-              f"{_ratio(bar[0], quiet[one][0])} of the bar off")
+              f"{_ratio(bar[0], quiet[one][0], limit)} of the bar off")
         results["bar_quiet_seconds"] = bar[0]
         results["bar_over_no_bar"] = _div(bar[0], quiet[one][0])
     finish_benchmark(results, settings, settings.json)

@@ -500,7 +500,6 @@ def _train_sb3(plan: Plan, say: Any) -> dict[str, Any]:
 
     v, out, rules, obs_mode = plan.values, plan.out, plan.rules, plan.obs_mode
     warnings.filterwarnings("ignore", message="Training and eval env are not of the same type")
-    warnings.filterwarnings("ignore", message="rich is experimental")  # SB3's progress bar
     config = SB3Config(
         algo=v["algo"], env_kwargs=plan.env_kwargs, timesteps=v["timesteps"], seed=v["seed"],
         n_envs=v["n_envs"], subproc=v["subproc"], eval_freq=v["eval_freq"],
