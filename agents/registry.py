@@ -100,9 +100,13 @@ def parse_decks(text: str | int | None) -> dict[str, Any]:
     if text in ("inf", "infinite", "none"):
         return {"decks": None}
     try:
-        return {"decks": int(text)}
+        decks = int(text)
     except ValueError:
-        raise ValueError(f"--decks {text!r}: use 1..8 or 'inf'") from None
+        decks = 0
+    if not 1 <= decks <= 8:
+        raise ValueError(f"--decks {text}: use a whole number from 1 to 8, or inf for an "
+                         f"infinite deck")
+    return {"decks": decks}
 
 
 def _run_rules(run: dict[str, Any]) -> Any:
@@ -124,8 +128,8 @@ def table_for(spec: str, rules: str = "", decks: str = "", seats: int = 0, seat:
     ``obs_mode`` (the run's, or None when unknown) and ``run`` (its settings, {} for a
     fixed agent).
     """
+    from blackjack_env._cli import preset_option
     from blackjack_env.agents.fixed import FIXED_AGENTS
-    from blackjack_env.engine import preset
 
     run: dict[str, Any] = {} if spec in FIXED_AGENTS else run_settings(spec)
     trained = None if rules else _run_rules(run)
@@ -134,7 +138,7 @@ def table_for(spec: str, rules: str = "", decks: str = "", seats: int = 0, seat:
         table_rules = trained.replace(**parse_decks(decks)) if decks else trained
     else:
         run_decks = run.get("decks", "") if not rules else ""
-        table_rules = preset(name, **parse_decks(decks or run_decks))
+        table_rules = preset_option(name).replace(**parse_decks(decks or run_decks))
     n = seats or (0 if rules else int(run.get("seats") or 0))
     if n and n != table_rules.seats:
         table_rules = table_rules.replace(seats=n)

@@ -30,7 +30,10 @@ __version__ = "0.1.0"
 
 #: Every registered id, with the keyword arguments it fixes.
 ENV_IDS: dict[str, dict[str, object]] = {
-    # The full casino game: Vegas Strip rules, one seat, multidiscrete observations.
+    # The full casino game: Vegas Strip rules, one seat, multidiscrete observations
+    # (ints: a tool that feeds them to a network unchanged, such as CleanRL's dqn.py,
+    # fails with a Long-versus-Float error; it wants BlackjackVector-v0. Tianshou wants
+    # info_cards=False).
     "blackjack_env/Blackjack-v0": {},
     # The same game with the flat float32 ``Box`` observation ("vector"): for tools that
     # take only an id (CleanRL's --env-id, RL Zoo) and for networks that want floats.

@@ -223,6 +223,11 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     try:
         yield tmp
         os.replace(tmp, target)
+    except OSError as err:
+        if err.filename is not None and Path(err.filename) == tmp:
+            # the temporary file is ours, not the user's: name the path they gave
+            raise OSError(err.errno, f"cannot write here ({err.strerror})", str(path)) from None
+        raise
     finally:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
@@ -365,7 +370,7 @@ def apply_rule_changes(base: Any, changes: dict[str, Any], origin: dict[str, str
             try:
                 base.replace(**{name: value})
             except ValueError as alone:
-                raise ValueError(f"{origin[name]}: {alone}") from None
+                raise ValueError(f"{origin[name]}: {_command_spelling(alone)}") from None
             except TypeError as alone:  # a value of the wrong kind altogether
                 raise ValueError(
                     f"{origin[name]}: {name} does not take {value!r} ({alone}); the Rules "
@@ -375,6 +380,12 @@ def apply_rule_changes(base: Any, changes: dict[str, Any], origin: dict[str, str
         if isinstance(err, TypeError):
             raise ValueError(f"these rule options do not go together: {err}") from None
         raise
+
+
+def _command_spelling(err: BaseException) -> str:
+    """A library message in the spelling the command line takes: ``Rules`` says ``None``
+    for an infinite deck, the options say ``inf`` (:func:`rule_value`)."""
+    return str(err).replace("or None for an infinite deck", "or inf for an infinite deck")
 
 
 def check_writable(name: str, path: str | os.PathLike[str] | None) -> None:

@@ -144,6 +144,8 @@ class basic_policy:
         pair_value = values[r0]
         up = np.where(batch.rank_of_card[batch.up] == 0, 1, np.minimum(up, 10))
         legal = mask > 0
+        if legal.shape[1] < 5:  # stand/hit-only rules (Discrete(2)): the rest is never legal
+            legal = np.pad(legal, ((0, 0), (0, 5 - legal.shape[1])))
         pre_peek = phase == 1
         total_code = np.where(soft, self.soft[total, up], self.hard[total, up])
         pair_code = self.pairs[pair_value, up]

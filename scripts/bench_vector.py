@@ -48,6 +48,7 @@ try:
     import gymnasium as gym
     import numpy as np
 
+    from blackjack_env import ENV_IDS
     from blackjack_env._cli import (
         check_at_least,
         check_positive,
@@ -256,6 +257,12 @@ def run(s: Settings) -> dict[str, object]:
     for seats in s.seats:
         if not 2 <= seats <= 7:
             raise ValueError(f"--seats {seats} is not allowed: seats per table from 2 to 7")
+    for env_id in s.id:  # checked before any timing: a bad id would end a long run
+        if env_id not in ENV_IDS:
+            raise ValueError(
+                f"--id {env_id}: not one of this package's registered ids; choose from "
+                f"{', '.join(ENV_IDS)}"
+            )
     check_writable("json", s.json)
     print(f"load before: {_load()}")
     before = bench_baseline(s)

@@ -33,7 +33,7 @@ Install: ``ray[rllib]`` pins another Gymnasium version than this project's, so
 it goes in its own virtual environment (the README's Ray section)::
 
     python -m venv .venv-ray && . .venv-ray/bin/activate
-    pip install "ray[rllib]" -e ".[test]"
+    pip install torch==2.13.0 && pip install "ray[rllib]" -e ".[all]"
 
 Without Ray the script ends with one line saying so, before any work.
 """
@@ -67,7 +67,7 @@ except KeyboardInterrupt:
 RAY_INSTALL = (
     "Ray RLlib is not installed: it pins another Gymnasium, so give it its own virtual "
     "environment (see the README): python -m venv .venv-ray && . .venv-ray/bin/activate "
-    "&& pip install 'ray[rllib]' -e '.[test]'"
+    "&& pip install torch==2.13.0 && pip install \"ray[rllib]\" -e \".[all]\""
 )
 
 ENV_NAME = "blackjack_env"

@@ -76,3 +76,16 @@ def test_the_reported_interval_is_95_percent() -> None:
     result = simulate("dealer", "sutton-barto", hands=2048, tables=64, rounds_per_table=32)
     half = NormalDist().inv_cdf(0.975) * result.std / result.hands**0.5
     assert result.ci95 == pytest.approx((result.mean - half, result.mean + half))
+
+
+def test_basic_policy_plays_stand_hit_only_rules() -> None:
+    """sutton-barto has Discrete(2) actions: the batched basic policy read columns 3-4 of a
+    two-column mask (an IndexError, so ``blackjack-evaluate basic --workers 2`` failed).
+    Its return must match the exact optimum -0.04311 (``blackjack-evaluate basic --decks
+    inf`` prints it) within 4 standard errors (about 1 in 16,000 to fail by chance)."""
+    import math
+
+    from blackjack_env.simulate import simulate
+
+    result = simulate("basic", "sutton-barto", hands=16_384, tables=256, rounds_per_table=64)
+    assert abs(result.mean - (-0.04311)) < 4 * result.std / math.sqrt(result.hands)

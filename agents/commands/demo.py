@@ -17,6 +17,7 @@ from typing import Any
 from blackjack_env._cli import check_at_least, preset_option
 from blackjack_env.agents.commands import UsageError, run_command
 from blackjack_env.engine import Event, EventKind, Table
+from blackjack_env.render import _OUTCOME_TEXT, hand_text
 
 __all__ = ["Settings", "describe", "main", "run"]
 
@@ -32,7 +33,7 @@ class Settings:
     rounds: int = 5
     """rounds to play (>= 1)"""
     strategy: str = "never-bust"
-    """strategy of every seat: dealer, never-bust, random, stand or basic"""
+    """strategy of every seat: basic, composition, dealer, never-bust, random or stand"""
     bankroll: int = 100
     """chips each seat starts with"""
     cards: str | None = None
@@ -41,11 +42,26 @@ class Settings:
     """seed of the table's generator"""
 
 
-def describe(event: Event) -> str | None:
-    """One line for an event of the round (None for those not worth a line)."""
+#: the events of the dealer's own cards
+_DEALER_EVENTS = (EventKind.UPCARD, EventKind.HOLE_CARD, EventKind.REVEAL, EventKind.DEALER_DRAW,
+                  EventKind.PEEK)
+
+
+def _signed(value: Any) -> str:
+    """Chips with a sign: ``+1``, ``+1.5`` (a 3:2 payout), ``-2``, ``±0``."""
+    text = f"{float(value):g}"
+    return f"+{text}" if value > 0 else ("±0" if value == 0 else text)
+
+
+def describe(event: Event, table: Table | None = None) -> str | None:
+    """One line for an event of the round (None for those not worth a line). Hands are
+    numbered from 1, as ``blackjack-play`` numbers them; cards are written as the table
+    draws them (``10♠``). With the settled ``table``, a settlement line shows the hand's
+    cards and total."""
     kind = event.kind
+    hand = f"seat {event.seat} hand {(event.hand or 0) + 1}"
     if kind is EventKind.DEAL:
-        return f"  seat {event.seat} hand {event.hand} <- {event.card.pretty}"
+        return f"  {hand} <- {event.card.pretty}"
     if kind is EventKind.UPCARD:
         return f"  dealer shows {event.card.pretty}"
     if kind is EventKind.HOLE_CARD:
@@ -55,11 +71,14 @@ def describe(event: Event) -> str | None:
     if kind is EventKind.DEALER_DRAW:
         return f"  dealer draws {event.card.pretty}"
     if kind is EventKind.ACTION:
-        return f"  seat {event.seat} hand {event.hand}: {event.action.name}"
+        return f"  {hand}: {event.action.name}"
     if kind is EventKind.RAISE:
-        return f"  seat {event.seat} hand {event.hand}: raises by {event.amount}"
+        return f"  {hand}: raises by {event.amount}"
     if kind is EventKind.SETTLE:
-        return f"  seat {event.seat} hand {event.hand}: {event.outcome.value} {event.amount:+}"
+        cards = ""
+        if table is not None:
+            cards = f" {hand_text(table.seats[event.seat].hands[event.hand])},"
+        return f"  {hand}:{cards} {_OUTCOME_TEXT[event.outcome]} {_signed(event.amount)}"
     if kind is EventKind.SHUFFLE:
         return "  (shoe reshuffled)"
     if kind is EventKind.PEEK:
@@ -90,6 +109,8 @@ def run(settings: Settings) -> dict[str, Any]:
         table.shoe.stack(settings.cards)
     strategies = dict.fromkeys(range(rules.seats), strategy)
     print(f"{settings.rules}: {rules.summary()}")
+    print(f"{rules.seats} seat(s), every one played by {settings.strategy}, "
+          f"{settings.bankroll} chips each; a bet of {rules.min_bet} a round.")
     played = 0
     for _ in range(settings.rounds):
         for seat in table.seats:
@@ -100,12 +121,24 @@ def run(settings: Settings) -> dict[str, Any]:
             break
         table.deal()
         play_until(table, strategies)
-        print(f"round {table.round}: dealer {table.dealer}")
-        for event in table.events:
-            line = describe(event)
+        print(f"=== round {table.round} ===")
+        events = list(table.events)
+        # the dealer's final hand is shown once its last card is out, before the
+        # settlements that follow (a natural paid at the deal comes before it)
+        dealer_done = max((k for k, e in enumerate(events) if e.kind in _DEALER_EVENTS),
+                          default=-1)
+        dealer_said = False
+        for k, event in enumerate(events):
+            if event.kind is EventKind.SETTLE and k > dealer_done and not dealer_said:
+                print(f"  dealer: {hand_text(table.dealer)}")
+                dealer_said = True
+            line = describe(event, table)
             if line:
                 print(line)
-        print("  bankrolls:", ", ".join(str(seat.bankroll) for seat in table.seats))
+        if not dealer_said:
+            print(f"  dealer: {hand_text(table.dealer)}")
+        print("  bankrolls:", ", ".join(f"seat {seat.index} {float(seat.bankroll):g}"
+                                        for seat in table.seats))
         played += 1
         table.new_round()
     return {"rounds": played, "bankrolls": [seat.bankroll for seat in table.seats]}

@@ -27,8 +27,16 @@ offer it; under rules with bet raising (``terminal-21``): ``+5`` or ``raise 5`` 
 5 chips to the hand's bet. ``q`` at a bet leaves the table; ``q`` at a decision
 stands that person's hands and leaves after the round. End of input (Ctrl-D) or
 Ctrl-C at a prompt closes the table cleanly: bets not yet dealt are returned, hands
-in play stand, and everyone's final bankroll is shown. Every rule (legal actions,
-limits, payouts) is the engine's; this module only asks and draws.
+in play stand (the table finishes the round as for a player who leaves, and says so),
+and everyone's final bankroll is shown; after Ctrl-C the command then exits with
+status 130 (``error: interrupted``), as every command does.
+
+The first lines say who sits where, the computer's seats included (under
+highest-hand settlement their hands compete for the table's highest hand), and the
+option that seats only the people (``--seats N`` for N people from seat 0).
+
+Every rule (legal actions, limits, payouts) is the engine's; this module only asks
+and draws.
 
 Usage::
 
@@ -54,6 +62,7 @@ import tyro
 from blackjack_env._cli import apply_rule_changes, preset_option, set_options
 from blackjack_env.agents.commands import UsageError, run_command
 from blackjack_env.engine import Action, EventKind, Outcome, Phase, Table
+from blackjack_env.engine.rules import Settlement, TieRule
 from blackjack_env.engine.table import TableError
 from blackjack_env.render import hand_text, render_ansi
 
@@ -89,6 +98,10 @@ class Settings:
     """cards dealt first, in deal order (e.g. 'AS KH 9D 7C'), to set up a round"""
     seed: int = 0
     """seed of the table's shuffles"""
+
+
+#: why the table closed when Ctrl-C was pressed at a prompt
+CTRL_C = "Ctrl-C"
 
 
 class EndOfInput(Exception):
@@ -343,7 +356,7 @@ class Session:
             text = self.read_line(prompt)
         except (EOFError, KeyboardInterrupt) as err:
             self.write("")
-            raise EndOfInput("end of input" if isinstance(err, EOFError) else "Ctrl-C") from None
+            raise EndOfInput("end of input" if isinstance(err, EOFError) else CTRL_C) from None
         if self.echo:
             self.write(text)
         text = text.strip().lower()
@@ -462,7 +475,12 @@ class Session:
                 return Action.DECLINE if t.phase is Phase.INSURANCE else Action.STAND
             except EndOfInput as why:
                 self.ended = str(why)
-                self.write("No more input: every hand still in play stands.")
+                if self.ended == CTRL_C:
+                    self.write("Ctrl-C: the round is finished as the table finishes it for a "
+                               "player who leaves: every hand still in play stands, the dealer "
+                               "plays, and the bets are settled.")
+                else:
+                    self.write("No more input: every hand still in play stands.")
                 return Action.DECLINE if t.phase is Phase.INSURANCE else Action.STAND
             if not text:
                 self.write(f"Please choose one of: {options}.")
@@ -513,14 +531,12 @@ class Session:
             elif o is Outcome.WIN:
                 why = ("the dealer busted" if dealer.bust
                        else f"{hand.total} beats the dealer's {d_text}")
+                if not dealer.bust and self._highest() is not None:
+                    why += ", and it is the table's highest hand"
             elif o is Outcome.PUSH:
                 why = f"{hand.total} ties the dealer's {d_text}: bet returned"
-            elif dealer.is_blackjack and not hand.is_blackjack:
-                why = "the dealer has blackjack"
-            elif hand.surrendered:
-                why = "surrendered, but the dealer had blackjack"
             else:
-                why = f"{hand.total} does not win against the dealer's {d_text}"
+                why = self._loss_reason(hand, d_text)
             self.write(f"{label}: {o.value.replace('_', ' ').upper()} ({why}), {_signed(res.net)}")
         for event in t.events:
             if event.kind is EventKind.INSURANCE_SETTLED and event.seat == person.seat:
@@ -528,6 +544,50 @@ class Session:
                 self.write(f"{person.name}: insurance {'won' if won else 'lost'} "
                            f"({'the dealer had' if won else 'no dealer'} blackjack)")
         self.write(f"{person.name}: round {_signed(seat.net)}, bankroll {_chips(seat.bankroll)}")
+
+    def _highest(self) -> tuple[int, list[str]] | None:
+        """Under highest-hand settlement, the table's highest standing total and who holds
+        it (the hands the table compares: not busted, not surrendered); None otherwise."""
+        t = self.table
+        if t.rules.settlement is not Settlement.HIGHEST_HAND:
+            return None
+        live = [(seat.index, j, hand) for seat in t.seats for j, hand in enumerate(seat.hands)
+                if not hand.bust and not hand.surrendered]
+        if not live:
+            return None
+        top = max(hand.total for _, _, hand in live)
+        holders = []
+        for i, j, hand in live:
+            if hand.total == top:
+                who = self.names[i] if i in self.people else f"seat {i} ({self.names[i]})"
+                holders.append(f"{who}'s hand {j + 1}" if len(t.seats[i].hands) > 1 else who)
+        return top, holders
+
+    def _loss_reason(self, hand: Any, d_text: str) -> str:
+        """Why a standing hand lost, as the table judged it (``Table._settle_highest`` and
+        :func:`~blackjack_env.engine.play.outcome`)."""
+        t = self.table
+        dealer = t.dealer
+        if hand.surrendered:
+            return "surrendered, but the dealer had blackjack"
+        highest = self._highest()
+        if highest is not None and not dealer.bust and hand.total < highest[0]:
+            top, holders = highest
+            return (f"{hand.total} is not the table's highest hand: {' and '.join(holders)} "
+                    f"{'holds' if len(holders) == 1 else 'hold'} {top}, and only the highest "
+                    f"hand can win unless the dealer busts")
+        h_text = "blackjack" if hand.is_blackjack else f"{hand.total}"
+        d_total = 21 if dealer.is_blackjack else dealer.total
+        if dealer.is_blackjack and not hand.is_blackjack and (
+            t.rules.dealer_natural_beats_21 or hand.total < 21
+        ):
+            return "the dealer has blackjack"
+        if hand.total < d_total:
+            return f"{h_text} loses to the dealer's {d_text}"
+        # equal totals (a natural that does not beat a 21 included)
+        rule = ("the dealer wins ties" if t.rules.ties is TieRule.DEALER_WINS
+                else "equal totals lose")
+        return f"{h_text} ties the dealer's {d_text}, and {rule}"
 
     # ---------------------------------------------------------------- round
     def play_round(self) -> bool:
@@ -561,6 +621,33 @@ class Session:
             self.explain(person)
         return True
 
+    def seating(self) -> list[str]:
+        """Who sits where, the computer's seats included, and how to seat only people."""
+        s = self.settings
+        seats = [
+            f"seat {i} {self.names[i]}" if i in self.people
+            else f"seat {i} {self.names[i]} (computer)"
+            for i in range(self.rules.seats)
+        ]
+        lines = [f"At the table: {', '.join(seats)}; {s.bankroll} chips each. "
+                 f"Type q to leave."]
+        bots = sorted(self.players)
+        if bots:
+            only = f"--seats {len(self.people)}"
+            if s.seat:
+                only = f"--seat 0 {only}"
+            which = (f"seat {bots[0]}" if len(bots) == 1
+                     else f"seats {', '.join(map(str, bots[:-1]))} and {bots[-1]}")
+            if self.rules.settlement is Settlement.HIGHEST_HAND:
+                lines.append(
+                    f"The computer plays {which} every round, and under highest-hand "
+                    f"settlement its hands compete for the table's highest hand too. To "
+                    f"seat only the people: {only}."
+                )
+            else:
+                lines.append(f"To seat only the people: {only}.")
+        return lines
+
     def run(self) -> dict[str, Any]:
         """Play until everyone leaves or runs out of chips, the input ends, or the round
         limit; returns each person's bankroll and the rounds played."""
@@ -568,8 +655,8 @@ class Session:
         self.write(f"{s.rules}: {self.rules.summary()}")
         for note in self.notes:
             self.write(f"note: {note}")
-        seats = ", ".join(f"{p.name} at seat {p.seat}" for p in self.people.values())
-        self.write(f"{seats}; {s.bankroll} chips each. Type q to leave.")
+        for line in self.seating():
+            self.write(line)
         while self.seated and not self.ended:
             if s.rounds and self.played >= s.rounds:
                 break
@@ -593,8 +680,14 @@ class Session:
 
 def run(settings: Settings, read: Callable[[str], str] = input,
         write: Callable[[str], None] = print) -> dict[str, Any]:
-    """Check the options, then play (see the module docstring)."""
-    return Session(settings, read, write).run()
+    """Check the options, then play (see the module docstring). After Ctrl-C at a prompt
+    the table is closed as the module docstring says, then ``KeyboardInterrupt`` is raised
+    again so that the command exits with status 130, as every command does."""
+    session = Session(settings, read, write)
+    result = session.run()
+    if session.ended == CTRL_C:
+        raise KeyboardInterrupt
+    return result
 
 
 def main(argv: Sequence[str] | None = None) -> int:

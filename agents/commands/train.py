@@ -6,7 +6,8 @@ The output folder holds ``model.npz`` (tabular) or ``model.zip`` (stable-baselin
 beside the optimum when the rules have an infinite deck) and ``summary.json``.
 
 Every option is checked before any work, and nothing is written when one is wrong.
-Ctrl-C saves the state reached (``checkpoint.npz`` / ``interrupted.zip``); ``--resume``
+Ctrl-C saves the state reached (``checkpoint.npz`` / ``interrupted.zip``), prints the
+summary and exits with status 130 (``error: interrupted``), as every command; ``--resume``
 continues the newest saved state of the folder (by step count: Ctrl-C's state, the
 finished model, or an SB3 periodic checkpoint), keeps the earlier learning curve, and
 refuses options that contradict the saved run (other rules, algorithm, observation
@@ -151,10 +152,10 @@ def out_dir(settings: Settings) -> Path:
 
 def build_rules(name: str, decks: Any, seats: int | None) -> Any:
     """The Rules of a preset with the decks and seats overrides."""
+    from blackjack_env._cli import preset_option
     from blackjack_env.agents.registry import parse_decks
-    from blackjack_env.engine import preset
 
-    rules = preset(name, **parse_decks(decks))
+    rules = preset_option(name).replace(**parse_decks(decks))
     if seats and seats != rules.seats:
         rules = rules.replace(seats=seats)
     return rules
@@ -602,6 +603,8 @@ def _job(settings: Settings) -> None:
     try:
         summary = run(settings)
         print_summary(summary)
+        if not summary["finished"]:  # Ctrl-C: the state is saved; exit 130 as every command
+            raise KeyboardInterrupt
     except ImportError as err:
         extra = "train" if (settings.algo or "") in SB3 else "main"
         raise UsageError(missing_package(err, extra)) from None

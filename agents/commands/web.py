@@ -82,6 +82,18 @@ def _free_port(host: str) -> int:
         return int(sock.getsockname()[1])
 
 
+def _check_port(host: str, port: int) -> None:
+    """``--port`` is free on ``host`` (one error line, before the server starts)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            sock.bind((host, port))
+        except OSError as err:
+            raise fail(f"--port {port}: cannot listen on {host} ({err.strerror}); try "
+                       f"--port 0 for a free port") from None
+
+
 def run(settings: Settings) -> dict[str, Any]:
     """Start the server and serve until Ctrl-C."""
     if not 0 <= settings.port <= 65535:
@@ -92,14 +104,34 @@ def run(settings: Settings) -> dict[str, Any]:
     except ImportError as err:
         raise fail(f"the web table needs the web extra: pip install -e '.[web]' ({err})") from None
     port = settings.port or _free_port(settings.host)
+    if settings.port:
+        _check_port(settings.host, port)
     if settings.host not in _LOCAL:
         print(f"warning: listening on {settings.host}: other machines can open this table "
               f"(no password); use --host 127.0.0.1 to keep it local", file=sys.stderr)
     shown = f"[{settings.host}]" if ":" in settings.host else settings.host
     for name, path in names.items():
         print(f"agent {name}: {path}")
-    print(f"blackjack table at http://{shown}:{port}/  (Ctrl-C stops it)", flush=True)
-    uvicorn.run(app, host=settings.host, port=port, log_level="warning")
+    address = f"http://{shown}:{port}/"
+
+    class Server(uvicorn.Server):  # type: ignore[misc]
+        """Says the address once it listens (and handles Ctrl-C)."""
+
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets=sockets)
+            if self.started:
+                print(f"blackjack table at {address}  (Ctrl-C stops it)", flush=True)
+
+    # uvicorn.Server rather than uvicorn.run, which swallows the Ctrl-C it re-raises after
+    # its graceful shutdown: the Ctrl-C reaches run_command (status 130, one line)
+    server = Server(uvicorn.Config(app, host=settings.host, port=port, log_level="warning"))
+    try:
+        server.run()
+    except SystemExit:  # uvicorn's exit when it cannot start (it has logged why)
+        server.started = False
+    if not server.started:
+        raise fail(f"--port {port}: the server could not start on {settings.host} (the "
+                   f"reason is above); try --port 0 for a free port")
     return {"host": settings.host, "port": port}
 
 

@@ -22,6 +22,19 @@ __all__ = ["BlackjackEnv", "IllegalAction"]  # (IllegalAction lives in envs.sett
 _KNOWN_OPTIONS = ("cards",)
 
 
+class _RenderModes(list):  # type: ignore[type-arg]
+    """The render modes: a list that also "contains" any value that is not a string.
+
+    ``gymnasium.make`` calls ``render_mode.endswith("_list")`` on a mode outside the
+    list, an ``AttributeError`` for ``render_mode=1``; through this list such a value
+    reaches the env, whose settings refuse it with a ``ValueError`` naming
+    ``render_mode`` and the allowed modes.
+    """
+
+    def __contains__(self, value: object) -> bool:
+        return not isinstance(value, str) or super().__contains__(value)
+
+
 class BlackjackEnv(gym.Env[Any, np.int64]):
     """One learner seat at a multi-seat casino blackjack table.
 
@@ -194,6 +207,16 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
     settled on this step) and ``settled`` (bool) in place of ``settlement``. The cards
     stay readable through ``env.unwrapped.table``.
 
+    ## With other RL libraries
+
+    ``blackjack_env/Blackjack-v0``'s observation (``obs_mode="multidiscrete"``) is a
+    vector of ints, and stays so within v0. A tool that feeds it to a network unchanged
+    meets integer tensors: CleanRL's ``dqn.py`` on ``Blackjack-v0`` stops in torch with
+    a Long-versus-Float dtype error. For such tools use the id
+    ``blackjack_env/BlackjackVector-v0`` (``obs_mode="vector"``, ``float32``). Tianshou
+    stacks the infos of its envs and fails on the default info's card tuples: make the
+    env with ``info_cards=False``.
+
     ## Reset options
 
     ``reset(options={"cards": "AS KH 9D 7C ..."})`` deals these cards first,
@@ -249,7 +272,7 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
     """
 
     metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi", "rgb_array", "human"],
+        "render_modes": _RenderModes(["ansi", "rgb_array", "human"]),
         "render_fps": 2,
     }
 

@@ -14,7 +14,7 @@ from pettingzoo import AECEnv
 
 from blackjack_env.engine.rules import Rules
 from blackjack_env.engine.table import Action, Phase, Table
-from blackjack_env.envs.observations import Decision, Layout, decision
+from blackjack_env.envs.observations import Decision, Layout, check_reset_options, decision
 from blackjack_env.envs.settings import EnvSettings, IllegalAction, check_action, check_stack
 from blackjack_env.strategies import Strategy, make_strategy
 
@@ -79,6 +79,19 @@ class BlackjackAECEnv(AECEnv):
     ## Episode End
 
     After ``rounds`` settled rounds every agent is terminated.
+
+    ## State
+
+    :meth:`state` is the whole table as one flat ``float32`` vector (every agent's
+    observation flattened and joined in agent order), ``state_space`` its ``Box``; the
+    parallel env's ``state`` is the same vector.
+
+    ## Reset options
+
+    ``reset(options={"cards": "AS KH 9D ..."})`` deals these cards first (as the single
+    env). Anything else is refused with ``ValueError``: a non-dict, an unknown key. The
+    one exception is ``{"options": 1}``, the probe PettingZoo's API tests pass to check
+    reset's signature: ignored, with a warning.
 
     ## Arguments
 
@@ -157,6 +170,15 @@ class BlackjackAECEnv(AECEnv):
             for a in self.possible_agents
         }
         self.action_spaces = {a: spaces.Discrete(n) for a in self.possible_agents}
+        self._inner = inner
+        flat = spaces.flatten_space(inner)
+        k = len(self.possible_agents)
+        #: the space of :meth:`state` (every agent's flattened observation, joined)
+        self.state_space = spaces.Box(
+            np.tile(np.asarray(flat.low, dtype=np.float32), k),
+            np.tile(np.asarray(flat.high, dtype=np.float32), k),
+            dtype=np.float32,
+        )
         self._np_random: np.random.Generator | None = None
         self._table: Table | None = None
         self._fixed: dict[int, Strategy] = {}
@@ -182,15 +204,8 @@ class BlackjackAECEnv(AECEnv):
 
     # ================================================================ API
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        if options:
-            unknown = sorted(set(options) - {"cards"})
-            if unknown:
-                # PettingZoo's api_test passes an arbitrary option, so this cannot be an
-                # error; it is not silent either
-                warnings.warn(
-                    f"reset ignores unknown option(s) {unknown}; the only option is 'cards'",
-                    stacklevel=2,
-                )
+        if options is not None:
+            options = _reset_options(options)
         # The cards are read and checked before anything changes: a refused reset leaves
         # the running episode as it was. Until this reset succeeds no agent is live.
         cards = (options or {}).get("cards")
@@ -228,6 +243,19 @@ class BlackjackAECEnv(AECEnv):
         self._select()
         if self.render_mode == "human":
             self.render()
+
+    def state(self) -> np.ndarray:
+        """The whole table as one flat ``float32`` vector in :attr:`state_space`: every
+        agent's observation (from its own seat) flattened with ``gymnasium.spaces.flatten``
+        and joined in agent order: what the players see (not the hole card), from every
+        seat at once, the input for a centralised critic."""
+        if self._table is None:
+            raise ResetNeeded("call reset() before reading the state")
+        return np.concatenate([
+            np.asarray(spaces.flatten(self._inner, self.observe(a)["observation"]),
+                       dtype=np.float32)
+            for a in self.possible_agents
+        ])
 
     @property
     def session_nets(self) -> tuple[float, ...]:
@@ -387,6 +415,25 @@ class BlackjackAECEnv(AECEnv):
         who = self.table.to_act
         assert who is not None
         self.agent_selection = self._agent_of[who[0]]
+
+
+#: the reset options of the multi-agent table
+_KNOWN_OPTIONS = ("cards",)
+
+
+def _reset_options(options: Any) -> dict[str, Any]:
+    """``reset(options=...)`` checked as the single env checks it (``ValueError`` for a
+    non-dict or an unknown key), with one exception: PettingZoo's ``api_test`` and
+    ``parallel_api_test`` call ``reset(options={"options": 1})`` to check reset's
+    signature, so that one key alone is ignored with a warning."""
+    if isinstance(options, dict) and set(options) == {"options"}:
+        warnings.warn(
+            "reset ignores options={'options': ...} (PettingZoo's API test probe); the "
+            "only option is 'cards'",
+            stacklevel=3,
+        )
+        return {}
+    return check_reset_options(options, _KNOWN_OPTIONS)
 
 
 def raw_env(**kwargs: Any) -> BlackjackAECEnv:

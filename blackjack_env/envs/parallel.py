@@ -77,10 +77,7 @@ class BlackjackParallelEnv(ParallelEnv):
         self.observation_spaces = {a: self.aec_env.observation_space(a)
                                    for a in self.possible_agents}
         self.action_spaces = {a: self.aec_env.action_space(a) for a in self.possible_agents}
-        self._inner = {a: self.observation_spaces[a]["observation"] for a in self.possible_agents}
-        low = np.concatenate([_flat_bound(s, "low") for s in self._inner.values()])
-        high = np.concatenate([_flat_bound(s, "high") for s in self._inner.values()])
-        self.state_space = spaces.Box(low, high, dtype=np.float32)
+        self.state_space = self.aec_env.state_space
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -138,22 +135,13 @@ class BlackjackParallelEnv(ParallelEnv):
         """The whole table as one flat vector (see the module docstring)."""
         if not self.aec_env.agents:
             raise ResetNeeded("call reset() first")
-        return np.concatenate([
-            np.asarray(spaces.flatten(self._inner[a], self.aec_env.observe(a)["observation"]),
-                       dtype=np.float32)
-            for a in self.possible_agents
-        ])
+        return self.aec_env.state()
 
     def render(self) -> str | None:
         return self.aec_env.render()
 
     def close(self) -> None:
         self.aec_env.close()
-
-
-def _flat_bound(space: spaces.Space, which: str) -> np.ndarray:
-    """The lower or upper bound of ``space`` once flattened (``spaces.flatten_space``)."""
-    return np.asarray(getattr(spaces.flatten_space(space), which), dtype=np.float32)
 
 
 def parallel_env(**kwargs: Any) -> BlackjackParallelEnv:

@@ -83,6 +83,42 @@ def _int_or_none(name: str, value: Any, low: int, high: int | None, allowed: str
     return int(value)
 
 
+def _flag(name: str, value: Any) -> bool:
+    """``value`` as a bool: only ``True`` / ``False`` (numpy's too); a string such as
+    ``'no'``, a number or None would otherwise be read by its truth value."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name}={value!r} must be True or False")
+    return bool(value)
+
+
+def _num_seats(value: Any, rules: Rules) -> int:
+    """The ``num_seats`` argument checked against ``rules.max_seats``, naming ``num_seats``
+    (not the rules' own ``seats`` field it replaces)."""
+    top = rules.max_seats
+    if not _is_int(value):
+        raise ValueError(f"num_seats={value!r} must be an int from 1 to {top}")
+    if not 1 <= value <= top:
+        more = (
+            f" (for more, give rules with max_seats raised, e.g. "
+            f"preset(name, max_seats={int(value)}))"
+            if top < value <= 7
+            else ""
+        )
+        raise ValueError(
+            f"num_seats={value!r} is not allowed; these rules seat 1 to {top} players{more}"
+        )
+    return int(value)
+
+
+def _render_mode(value: Any, allowed: tuple[str, ...]) -> str | None:
+    if value is not None and (not isinstance(value, str) or value not in allowed):
+        raise ValueError(
+            f"render_mode={value!r} is not allowed; choose None or one of "
+            f"{', '.join(repr(m) for m in allowed)}"
+        )
+    return value
+
+
 def read_rules(rules: Any) -> Rules:
     """A :class:`Rules` from a ``Rules``, a preset name or a :meth:`Rules.to_dict` dict."""
     if isinstance(rules, Rules):
@@ -174,11 +210,7 @@ class EnvSettings:
             )
         rules = read_rules(rules)
         if num_seats is not None:
-            if not _is_int(num_seats):
-                raise ValueError(
-                    f"num_seats={num_seats!r} must be an int from 1 to {rules.max_seats}"
-                )
-            rules = rules.replace(seats=int(num_seats))  # ValueError names the allowed range
+            rules = rules.replace(seats=_num_seats(num_seats, rules))
         last = rules.seats - 1
         seat_i = _int_or_none("seat", seat, 0, last, f"an int from 0 to {last}")
         if seat_i is None:
@@ -191,6 +223,7 @@ class EnvSettings:
             "bankroll", bankroll, min_cost, None,
             f"None (unlimited credit) or an int >= {min_cost} (the smallest bet)",
         )
+        insurance_decisions = _flag("insurance_decisions", insurance_decisions)
         early = rules.surrender is Surrender.EARLY
         if mode is ObsMode.TUPLE and (sizes or insurance_decisions or early):
             raise ValueError(
@@ -203,13 +236,8 @@ class EnvSettings:
         )
         illegal = _illegal_action(illegal_action, tuple(IllegalAction))
         penalty = _penalty(illegal_penalty)
-        if not isinstance(info_cards, (bool, np.bool_)):
-            raise ValueError(f"info_cards={info_cards!r} must be True or False")
-        if render_mode is not None and render_mode not in SINGLE_RENDER_MODES:
-            raise ValueError(
-                f"render_mode={render_mode!r} is not allowed; choose None or one of "
-                f"{', '.join(SINGLE_RENDER_MODES)}"
-            )
+        info_cards = _flag("info_cards", info_cards)
+        render_mode = _render_mode(render_mode, SINGLE_RENDER_MODES)
         # ---- other seats: one spec each, in seat order
         n_others = rules.seats - 1
         if isinstance(others, (str, bytes)) or callable(others):
@@ -319,22 +347,14 @@ class EnvSettings:
         """The settings of the multi-agent table (``BlackjackAECEnv``'s arguments):
         ``num_seats`` seats, ``others`` the seats the env plays, every other seat an agent."""
         rules = read_rules(rules)
-        if not _is_int(num_seats):
-            raise ValueError(f"num_seats={num_seats!r} must be an int from 1 to {rules.max_seats}")
-        if num_seats > rules.max_seats:
-            raise ValueError(
-                f"num_seats={num_seats!r} is not allowed; these rules seat 1 to "
-                f"{rules.max_seats} players (for more, give rules with max_seats raised, "
-                f"e.g. preset(name, max_seats={min(7, int(num_seats))}))"
-            )
-        rules = rules.replace(seats=int(num_seats))  # ValueError names the allowed range
+        rules = rules.replace(seats=_num_seats(num_seats, rules))
         n = rules.seats
         mode = _obs_mode(obs_mode, (ObsMode.MULTIDISCRETE, ObsMode.VECTOR, ObsMode.DICT))
         rounds_i = _int_or_none("rounds", rounds, 1, None, "an int >= 1")
         bet_i = _bet(bet, rules)
         illegal = _illegal_action(illegal_action, (IllegalAction.MAP, IllegalAction.RAISE))
-        if render_mode is not None and render_mode not in TABLE_RENDER_MODES:
-            raise ValueError(f"render_mode={render_mode!r} must be None, 'ansi' or 'human'")
+        insurance = _flag("insurance_decisions", insurance_decisions)
+        render_mode = _render_mode(render_mode, TABLE_RENDER_MODES)
         if others is not None and not isinstance(others, Mapping):
             raise ValueError(
                 f"others={others!r} must be a mapping seat index -> strategy name or "
@@ -357,7 +377,7 @@ class EnvSettings:
             bankroll=None,
             bet=bet_i,
             bet_sizes=(),
-            insurance_decisions=bool(insurance_decisions),
+            insurance_decisions=insurance,
             illegal_action=illegal,
             illegal_penalty=0.0,
             render_mode=render_mode,

@@ -84,6 +84,7 @@ BAD_INPUTS: list[tuple[str, list[str], str]] = [
     ("bench_vector.py", ["--seats", "1"], "--seats 1"),
     ("bench_vector.py", ["--seats", "8"], "--seats 8"),
     ("bench_vector.py", ["--json", MISSING], MISSING),
+    ("bench_vector.py", ["--id", "bogus/Nope-v0"], "--id bogus/Nope-v0"),
     ("rllib_example.py", ["--iterations", "0"], "--iterations 0"),
     ("rllib_example.py", ["--minibatch", "1024"], "--minibatch 1024"),
     ("rllib_example.py", ["--obs-mode", "pixels"], "'pixels'"),
@@ -156,7 +157,9 @@ def test_rllib_example_without_ray_says_how_to_install_it(tmp_path, monkeypatch,
     code = _run("rllib_example.py", ["--json", "out.json"], monkeypatch)
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and err.startswith("error: Ray RLlib")
-    assert "pip install 'ray[rllib]'" in err and "virtual environment" in err
+    # the README's install line, word for word
+    assert 'pip install torch==2.13.0 && pip install "ray[rllib]" -e ".[all]"' in err
+    assert "virtual environment" in err
     assert not (tmp_path / "out.json").exists()
 
 
@@ -549,10 +552,17 @@ def test_demo_plays_the_rounds_asked_for(capsys) -> None:
 
     result = run(Settings(rounds=2, seats=2, cards="8S 5H TD 8C 6D 9S"))
     out = capsys.readouterr().out
-    assert result["rounds"] == 2 and out.count("round ") >= 2
-    assert "seat 0 hand 0 <- 8♠" in out and "dealer shows 10♦" in out
+    assert result["rounds"] == 2 and out.count("=== round ") == 2
+    assert "seat 0 hand 1 <- 8♠" in out and "dealer shows 10♦" in out
     # never-bust: seat 0 stands on hard 16, seat 1 hits 11
-    assert "seat 0 hand 0: STAND" in out and "seat 1 hand 0: HIT" in out
+    assert "seat 0 hand 1: STAND" in out and "seat 1 hand 1: HIT" in out
+    # the header tells nothing of the round to come; totals come with the results
+    first = out.split("=== round 1 ===\n")[1].splitlines()
+    assert first[0] == "  seat 0 hand 1 <- 8♠"
+    assert "  seat 0 hand 1: 8♠ 8♣ = 16, " in out
+    lines = out.splitlines()
+    dealer = next(k for k, line in enumerate(lines) if line.startswith("  dealer: "))
+    assert lines[dealer - 1].startswith(("  dealer turns over", "  dealer draws"))
 
 
 def test_console_commands_are_declared() -> None:

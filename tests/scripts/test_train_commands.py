@@ -205,7 +205,8 @@ def test_tabular_resume_twice_after_ctrl_c_never_loses_work(tmp_path, monkeypatc
 
     monkeypatch.setattr(QLearningAgent, "train_episode", interrupted)
     args = ["--out", str(out), "--no-progress", "--curve-points", "4"]
-    assert train.main([*args, "--hands", "3000"]) == 0
+    assert train.main([*args, "--hands", "3000"]) == 130  # Ctrl-C: saved, then status 130
+    assert capsys.readouterr().err == "error: interrupted\n"
     monkeypatch.setattr(QLearningAgent, "train_episode", real)
     first = json.loads((out / "summary.json").read_text())
     assert first["hands"] == 1500 and not first["finished"]
