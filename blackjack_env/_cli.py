@@ -47,6 +47,7 @@ __all__ = [
     "finish_benchmark",
     "load_average",
     "missing_package",
+    "option",
     "preset_option",
     "read_json_object",
     "rule_value",
@@ -61,6 +62,21 @@ S = TypeVar("S")
 
 class UsageError(ValueError):
     """A user's mistake: its message is printed as one ``error: ...`` line."""
+
+
+def option(metavar: str | None = None, default: str | None = None) -> Any:
+    """How an option reads in ``--help``, for ``Annotated[type, option(...)]``: its
+    ``metavar`` (``FILE``, ``N|inf``: rather than tyro's ``{None}|STR``) and its default in
+    words (``default="not written"`` gives ``(default: not written)``; ``""`` shows none),
+    for an option whose Python default (None, ``''``, 0) stands for something."""
+    import tyro
+
+    kwargs: dict[str, Any] = {}
+    if metavar is not None:
+        kwargs["metavar"] = metavar
+    if default is not None:
+        kwargs["help_behavior_hint"] = f"(default: {default})" if default else ""
+    return tyro.conf.arg(**kwargs)
 
 
 def fail(message: str) -> UsageError:

@@ -41,10 +41,11 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from statistics import NormalDist
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
 
+from blackjack_env._cli import option
 from blackjack_env.engine.play import pair_table
 from blackjack_env.engine.rules import Rules, preset
 from blackjack_env.envs.vector import BlackjackVectorEnv
@@ -306,7 +307,7 @@ class Settings:
     """tables per chunk"""
     rounds_per_table: int = 64
     """rounds each table counts per chunk"""
-    json: str | None = None
+    json: Annotated[str | None, option("FILE", "not written")] = None
     """write the result as JSON to this file"""
 
 

@@ -36,11 +36,18 @@ try:
     import time
     from collections.abc import Sequence
     from dataclasses import dataclass
+    from typing import Annotated
 
     import gymnasium as gym
 
     import blackjack_env
-    from blackjack_env._cli import check_at_least, check_writable, finish_benchmark, run_command
+    from blackjack_env._cli import (
+        check_at_least,
+        check_writable,
+        finish_benchmark,
+        option,
+        run_command,
+    )
     from blackjack_env.engine import Action, Phase, Table, preset
 except ImportError as err:
     print(f"error: blackjack_env is not installed ({err}): run pip install -e . in the "
@@ -65,7 +72,7 @@ class Settings:
     """seed of every env and table"""
     profile: bool = False
     """print a cProfile breakdown of each case by layer"""
-    json: str | None = None
+    json: Annotated[str | None, option("FILE", "not written")] = None
     """write the figures as JSON to this path"""
 
 

@@ -43,7 +43,7 @@ try:
     import time
     from collections.abc import Sequence
     from dataclasses import dataclass, field
-    from typing import Literal
+    from typing import Annotated, Literal
 
     import gymnasium as gym
     import numpy as np
@@ -55,6 +55,7 @@ try:
         check_writable,
         finish_benchmark,
         load_average,
+        option,
         run_command,
     )
     from blackjack_env.envs.vector import BlackjackVectorEnv, random_legal_actions
@@ -83,15 +84,14 @@ class Settings:
         default_factory=lambda: ["SameStep", "NextStep"]
     )
     """autoreset modes of our env to measure"""
-    json: str | None = None
+    json: Annotated[str | None, option("FILE", "not written")] = None
     """write the results here as JSON"""
     profile: int = 0
     """afterwards, print the top N functions of a cProfile run of each case (0: no profiling)"""
-    id: list[str] = field(default_factory=list)
+    id: Annotated[list[str], option("ID [ID ...]", "none")] = field(default_factory=list)
     """registered ids to time natively against SyncVectorEnv of the same single env"""
-    seats: list[int] = field(default_factory=list)
-    """seats per table (2..7) to time: the batched env with --tables // S tables of S learner
-    seats against a Python loop over the multi-agent table (BlackjackParallelEnv)"""
+    seats: Annotated[list[int], option("S [S ...]", "none")] = field(default_factory=list)
+    """seats per table (2..7) to time: --tables // S tables of S learner seats against a Python loop over the multi-agent table"""  # noqa: E501
 
 
 CASES = (("sutton-barto", "tuple", 200.0), ("vegas-strip", "multidiscrete", 100.0))

@@ -45,12 +45,13 @@ import sys
 try:
     from collections.abc import Sequence
     from dataclasses import asdict, dataclass
-    from typing import Any
+    from typing import Annotated, Any
 
     from blackjack_env._cli import (
         UsageError,
         check_at_least,
         check_writable,
+        option,
         preset_option,
         run_command,
         write_json,
@@ -98,8 +99,7 @@ class Settings:
     obs_mode: str = "vector"
     """observation mode of the env (all but vector are flattened by RLlib's connector)"""
     seats: int = 0
-    """0: the single-seat env; 1-7: the multi-agent table with this many seats (one
-    shared policy)"""
+    """0: the single-seat env; 1-7: the multi-agent table with this many seats (one policy)"""
     env_runners: int = 0
     """remote EnvRunner actors (0: sample in the driver process)"""
     envs_per_runner: int = 4
@@ -112,7 +112,7 @@ class Settings:
     """SGD epochs per iteration"""
     seed: int = 0
     """seed of RLlib (workers, envs, model)"""
-    json: str | None = None
+    json: Annotated[str | None, option("FILE", "not written")] = None
     """write the per-iteration results here"""
 
 

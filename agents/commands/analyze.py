@@ -38,6 +38,7 @@ import tyro
 from blackjack_env._cli import (
     apply_rule_changes,
     check_writable,
+    option,
     preset_option,
     rule_value,
     set_options,
@@ -55,44 +56,45 @@ _Flag = tyro.conf.FlagCreatePairsOff
 class Settings:
     """House edge and basic-strategy chart of a blackjack rule set (exact analysis)."""
 
-    rules: str = "vegas-strip"
+    rules: Annotated[str, option("PRESET")] = "vegas-strip"
     """rule preset (see blackjack_env.list_presets())"""
-    decks: str | None = None
-    """number of decks 1..8, or 'inf' for an infinite deck"""
-    h17: Annotated[bool, _Flag] = False
-    """dealer hits soft 17"""
-    s17: Annotated[bool, _Flag] = False
-    """dealer stands on soft 17"""
-    surrender: str | None = None
-    """surrender rule: none, late or early"""
-    payout: str | None = None
+    decks: Annotated[str, option("N|inf", "the preset's")] = ""
+    """number of decks 1..8, or inf for an infinite deck"""
+    h17: Annotated[bool, _Flag, option(default="the preset's")] = False
+    """the dealer hits soft 17"""
+    s17: Annotated[bool, _Flag, option(default="the preset's")] = False
+    """the dealer stands on soft 17"""
+    surrender: Annotated[str | None, option("none|late|early", "the preset's")] = None
+    """surrender rule"""
+    payout: Annotated[str | None, option("RATIO", "the preset's")] = None
     """blackjack payout, e.g. 3:2, 6:5, 1:1"""
-    hole_card: str | None = None
-    """hole-card rule: peek, no-peek or none"""
-    double: str | None = None
-    """double rule: any, 9-11, 10-11 or never"""
-    das: Annotated[bool, _Flag] = False
+    hole_card: Annotated[str | None, option("peek|no-peek|none", "the preset's")] = None
+    """hole-card rule"""
+    double: Annotated[str | None, option("any|9-11|10-11|never", "the preset's")] = None
+    """which two-card hands may double"""
+    das: Annotated[bool, _Flag, option(default="the preset's")] = False
     """double after split allowed"""
-    no_das: Annotated[bool, _Flag] = False
+    no_das: Annotated[bool, _Flag, option(default="the preset's")] = False
     """no double after split"""
-    split_hands: int | None = None
+    split_hands: Annotated[int | None, option("N", "the preset's")] = None
     """maximum hands by splitting (1 = no split)"""
-    rsa: Annotated[bool, _Flag] = False
+    rsa: Annotated[bool, _Flag, option(default="the preset's")] = False
     """resplit aces allowed"""
-    hsa: Annotated[bool, _Flag] = False
+    hsa: Annotated[bool, _Flag, option(default="the preset's")] = False
     """hit split aces allowed"""
-    ties: str | None = None
-    """tie rule: push, dealer-wins or player-loses"""
-    set: Annotated[list[str], tyro.conf.UseAppendAction] = field(default_factory=list)
-    """any Rules field as FIELD=VALUE (repeatable), e.g. ties=push or 'card_values={"J": 1}'"""
-    json: str | None = None
+    ties: Annotated[str | None, option("push|dealer-wins|player-loses", "the preset's")] = None
+    """tie rule"""
+    set: Annotated[list[str], tyro.conf.UseAppendAction, option("FIELD=VALUE", "")] = field(
+        default_factory=list)
+    """any Rules field, repeatable, e.g. ties=push or 'card_values={"J": 1}'"""
+    json: Annotated[str | None, option("FILE", "not written")] = None
     """write the results as JSON to this file"""
-    chart: str | None = None
+    chart: Annotated[str | None, option("FILE", "not drawn")] = None
     """draw the colour-coded chart (PNG) to this file (needs matplotlib)"""
     quiet: Annotated[bool, _Flag] = False
     """print only the house edge lines and the effects of removal, not the chart"""
-    composition: Annotated[bool, tyro.conf.FlagCreatePairsOff] = True
-    """finite shoe: the composition-dependent return and the effects of removal (~8-12 s)"""
+    composition: Annotated[bool, tyro.conf.FlagCreatePairsOff, option(default="")] = True
+    """skip the finite shoe's composition-dependent return and effects of removal (~8-12 s)"""
 
 
 def _overrides(s: Settings) -> tuple[dict[str, Any], dict[str, str]]:
@@ -108,7 +110,7 @@ def _overrides(s: Settings) -> tuple[dict[str, Any], dict[str, str]]:
         raise UsageError("--h17 and --s17 contradict each other: give one of them")
     if s.das and s.no_das:
         raise UsageError("--das and --no-das contradict each other: give one of them")
-    if s.decks is not None:
+    if s.decks:
         decks = rule_value(s.decks)
         put("decks", decks, f"--decks {s.decks}")
         if decks is None:

@@ -24,6 +24,7 @@ from typing import Annotated, Any
 
 import tyro
 
+from blackjack_env._cli import option
 from blackjack_env.agents.commands import UsageError, run_command
 
 __all__ = ["Settings", "differences_text", "main", "run"]
@@ -42,10 +43,10 @@ class Settings:
 
     agent: Annotated[tyro.conf.Positional[str], tyro.conf.arg(metavar="AGENT")] = "basic"
     """a saved model (.npz / .zip), a run folder, or a fixed agent: basic, dealer, stand"""
-    rules: str = ""
-    """preset name ('' = the run's rules, or sutton-barto)"""
-    decks: str = ""
-    """decks in the shoe: 1..8 or inf ('' = the run's / the preset's)"""
+    rules: Annotated[str, option("PRESET", "the run's rules, or sutton-barto")] = ""
+    """preset name of the table rules (see blackjack_env.list_presets())"""
+    decks: Annotated[str, option("N|inf", "the run's, or the preset's")] = ""
+    """decks in the shoe: 1..8, or inf for an infinite deck"""
     png: str = ""
     """output picture ('' = <out>/chart.png, or <out>/chart-<agent>-<rules>.png)"""
     out: str = ""

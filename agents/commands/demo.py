@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
-from blackjack_env._cli import check_at_least, preset_option
+from blackjack_env._cli import check_at_least, option, preset_option
 from blackjack_env.agents.commands import UsageError, run_command
 from blackjack_env.engine import Event, EventKind, Table
 from blackjack_env.render import _OUTCOME_TEXT, hand_text
@@ -26,17 +26,17 @@ __all__ = ["Settings", "describe", "main", "run"]
 class Settings:
     """A few rounds at an engine table played by fixed strategies, told event by event."""
 
-    rules: str = "vegas-strip"
+    rules: Annotated[str, option("PRESET")] = "vegas-strip"
     """preset name (see blackjack_env.list_presets())"""
     seats: int = 3
     """seats at the table (1 to the preset's maximum, at most 7)"""
     rounds: int = 5
     """rounds to play (>= 1)"""
-    strategy: str = "never-bust"
+    strategy: Annotated[str, option("NAME")] = "never-bust"
     """strategy of every seat: basic, composition, dealer, never-bust, random or stand"""
     bankroll: int = 100
     """chips each seat starts with"""
-    cards: str | None = None
+    cards: Annotated[str, option("CARDS", "a shuffled shoe")] = ""
     """cards dealt first, in deal order, e.g. 'AS KH 9D'"""
     seed: int = 0
     """seed of the table's generator"""

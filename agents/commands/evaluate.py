@@ -38,6 +38,7 @@ from typing import Annotated, Any
 
 import tyro
 
+from blackjack_env._cli import option
 from blackjack_env.agents.commands import UsageError, run_command
 
 __all__ = ["Settings", "main", "run"]
@@ -48,31 +49,30 @@ class Settings:
     """Evaluate an agent: simulated return with a 95% CI, outcome rates, and the exact grade."""
 
     agent: Annotated[tyro.conf.Positional[str], tyro.conf.arg(metavar="AGENT")] = "basic"
-    """a saved model (.npz / .zip), a run folder, or a fixed agent: basic, composition, dealer,
-    never-bust, random, stand, counter"""
-    rules: str = ""
-    """preset name ('' = the run's rules, or sutton-barto)"""
-    decks: str = ""
-    """decks in the shoe: 1..8 or inf ('' = the run's / the preset's)"""
-    seats: int = 0
-    """seats at the table (0 = the run's / the preset's)"""
-    seat: int = -1
-    """the agent's seat (-1 = the run's, or 0)"""
-    others: str = ""
-    """strategy of the other seats ('' = the run's, or dealer)"""
+    """a saved model (.npz / .zip), a run folder, or a fixed agent: basic, composition, dealer, never-bust, random, stand, counter"""  # noqa: E501
+    rules: Annotated[str, option("PRESET", "the run's rules, or sutton-barto")] = ""
+    """preset name of the table rules (see blackjack_env.list_presets())"""
+    decks: Annotated[str, option("N|inf", "the run's, or the preset's")] = ""
+    """decks in the shoe: 1..8, or inf for an infinite deck"""
+    seats: Annotated[int, option("N", "the run's, or the preset's")] = 0
+    """seats at the table"""
+    seat: Annotated[int, option("INDEX", "the run's, or 0")] = -1
+    """the agent's seat (0 acts first)"""
+    others: Annotated[str, option("NAME", "the run's, or dealer")] = ""
+    """strategy of the other seats"""
     hands: int = 100_000
     """rounds to simulate"""
-    bet_sizes: str = ""
+    bet_sizes: Annotated[str, option("SIZES", "a fixed bet")] = ""
     """bet sizes offered before each round, e.g. 1,2,4,8 (the counter bets by its count)"""
     session: int = 1
     """rounds per episode (a session at one shoe; e.g. 100 with --bet-sizes)"""
     seed: int = 12345
     """seed of the evaluation env (different from training seeds)"""
-    workers: int = 0
+    workers: Annotated[int, option("N", "0, the agent on one env in this process")] = 0
     """N >= 1: a fixed policy on the batched tables in N processes (same figures for any N)"""
     json: bool = False
     """print the results as JSON instead of the table"""
-    out: str = ""
+    out: Annotated[str, option("FILE", "not written")] = ""
     """also write the JSON results to this file"""
     progress: bool = False
     """show a progress bar"""

@@ -20,8 +20,9 @@ from __future__ import annotations
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
+from blackjack_env._cli import option
 from blackjack_env.agents.commands import UsageError, run_command
 
 __all__ = ["Settings", "main", "run"]
@@ -33,19 +34,19 @@ ALGOS = ("q-learning", "mc")
 class Settings:
     """The main job: train a tabular agent, grade it exactly against the optimum, chart it."""
 
-    algo: str = "q-learning"
-    """tabular algorithm: q-learning | mc"""
-    rules: str = "sutton-barto"
+    algo: Annotated[str, option("q-learning|mc")] = "q-learning"
+    """tabular algorithm: Q-learning or Monte Carlo"""
+    rules: Annotated[str, option("PRESET")] = "sutton-barto"
     """an infinite-deck preset (sutton-barto, gymnasium, ...) or any preset with --decks inf"""
-    decks: str = ""
-    """inf: play the preset with an infinite deck ('' = the preset's own shoe)"""
+    decks: Annotated[str, option("inf", "the preset's own shoe")] = ""
+    """inf: play the preset with an infinite deck"""
     hands: int = 1_000_000
     """training rounds (the default finishes in about 1-2 minutes on two cores)"""
     eval_hands: int = 100_000
     """rounds simulated for the agent and for basic strategy"""
     seed: int = 1
     """seed of training (evaluation uses seed + 1000)"""
-    out: str = "runs/main"
+    out: Annotated[str, option("FOLDER")] = "runs/main"
     """output folder"""
     progress: bool = True
     """show progress bars"""

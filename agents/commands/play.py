@@ -59,7 +59,7 @@ from typing import Annotated, Any
 
 import tyro
 
-from blackjack_env._cli import apply_rule_changes, preset_option, set_options
+from blackjack_env._cli import apply_rule_changes, option, preset_option, set_options
 from blackjack_env.agents.commands import UsageError, run_command
 from blackjack_env.engine import Action, EventKind, Outcome, Phase, Table
 from blackjack_env.engine.rules import Settlement, TieRule
@@ -73,28 +73,28 @@ __all__ = ["Person", "Session", "Settings", "main", "run"]
 class Settings:
     """Sit at a blackjack table in the terminal; several people may take turns (hot seat)."""
 
-    rules: str = "vegas-strip"
+    rules: Annotated[str, option("PRESET")] = "vegas-strip"
     """preset name of the table rules (see blackjack_env.list_presets())"""
-    seats: int = 0
-    """seats at the table (1..7); 0: the preset's seat count, or more if the people need more"""
-    seat: int = 0
+    seats: Annotated[int, option("N", "the preset's, or as many as the people need")] = 0
+    """seats at the table, 1..7 (as many as the people: only people sit)"""
+    seat: Annotated[int, option("INDEX")] = 0
     """seat of the first person (0 acts first); several people sit at consecutive seats"""
-    people: int = 0
-    """people taking turns at this keyboard (hot seat), 1..7; 0: one per name in --names, or 1"""
-    names: str = ""
-    """the people's names, comma-separated in seat order (empty: You, or Player 1, Player 2...)"""
-    others: str = "basic"
-    """other seats, last repeats: basic, composition, dealer, never-bust, random, stand,
-    counter, PATH"""
+    people: Annotated[int, option("N", "one per name in --names, or 1")] = 0
+    """people taking turns at this keyboard (hot seat), 1..7"""
+    names: Annotated[str, option("NAMES", "You, or Player 1, Player 2, ...")] = ""
+    """the people's names, comma-separated in seat order, e.g. Ann,Bob"""
+    others: Annotated[str, option("NAMES")] = "basic"
+    """the other seats' players, comma-separated, the last repeats: basic, composition, dealer, never-bust, random, stand, counter, or the PATH of a saved agent"""  # noqa: E501
     bankroll: int = 100
     """chips every seat starts with"""
-    rounds: int = 0
-    """stop after this many rounds (0: until everyone leaves or runs out of chips)"""
-    set: Annotated[list[str], tyro.conf.UseAppendAction] = field(default_factory=list)
-    """change a rule of the preset, FIELD=VALUE (repeatable), e.g. surrender=early, decks=2"""
+    rounds: Annotated[int, option("N", "until everyone leaves or runs out of chips")] = 0
+    """stop after this many rounds"""
+    set: Annotated[list[str], tyro.conf.UseAppendAction, option("FIELD=VALUE", "")] = field(
+        default_factory=list)
+    """change a rule of the preset, repeatable, e.g. surrender=early or decks=inf"""
     hint: bool = False
     """show every legal action's expected value and the best (finite shoe: given the cards left)"""
-    cards: str = ""
+    cards: Annotated[str, option("CARDS", "a shuffled shoe")] = ""
     """cards dealt first, in deal order (e.g. 'AS KH 9D 7C'), to set up a round"""
     seed: int = 0
     """seed of the table's shuffles"""

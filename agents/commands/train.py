@@ -66,8 +66,9 @@ class Settings:
     """stable-baselines3: environment steps to train for, in all (whole rollouts)"""
     seed: Annotated[int | None, _default("1", "INT")] = None
     """seed of the run: env resets, the agent's exploration, network init"""
-    out: str = ""
-    """output folder ('' = runs/<algo>-<rules>)"""
+    out: Annotated[str, tyro.conf.arg(metavar="FOLDER",
+                                      help_behavior_hint="(default: runs/<algo>-<rules>)")] = ""
+    """output folder"""
     resume: bool = False
     """continue the newest saved state in --out up to the budget"""
     epsilon_start: Annotated[float | None, _default("1.0", "FLOAT")] = None

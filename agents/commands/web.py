@@ -4,12 +4,18 @@ Usage::
 
     blackjack-web                                  # http://127.0.0.1:<free port>/
     blackjack-web --port 8000 --agent runs/q runs/ppo  # trained agents can take a seat
-    blackjack-web --host 0.0.0.0                    # other machines too (warned)
+    blackjack-web --host 0.0.0.0 --allow-host table.lan  # other machines too (warned)
 
 Open the printed address, choose the rules, the seats and who plays them (people in
 turn at one screen, or bots: basic, dealer, never-bust, random, stand, counter, or an
 agent given with ``--agent``), then play, or watch the bots play step by step with the
 value of every decision. Needs the ``web`` extra: ``pip install -e ".[web]"``.
+
+Only requests whose ``Host`` names this machine are served (no DNS rebinding): the
+loopback names, the ``--host`` address itself (unless it is a wildcard such as
+``0.0.0.0``), and the names given with ``--allow-host``. Listening on an address other
+than loopback needs ``--allow-host`` (the names other machines will type), so the check
+is never turned off. ``--runs`` names run folders the page's run view may show.
 """
 
 from __future__ import annotations
@@ -18,27 +24,33 @@ import socket
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
+from blackjack_env._cli import option
 from blackjack_env.agents.commands import fail, run_command
 
 __all__ = ["Settings", "build", "main", "run"]
 
 _LOCAL = ("127.0.0.1", "localhost", "::1")
+_WILDCARD = ("0.0.0.0", "::", "")
 
 
 @dataclass
 class Settings:
-    host: str = "127.0.0.1"
+    host: Annotated[str, option("ADDRESS")] = "127.0.0.1"
     """address to listen on; anything but 127.0.0.1 / localhost lets other machines in"""
-    port: int = 0
-    """port to listen on (0: a free one)"""
-    agent: list[str] = field(default_factory=list)
-    """trained agents (run folders or .npz / .zip model files), one or more; only these can take a seat (the page never names a path)"""  # noqa: E501
+    port: Annotated[int, option("PORT", "a free one")] = 0
+    """port to listen on"""
+    agent: Annotated[list[str], option("PATH [PATH ...]", "none")] = field(default_factory=list)
+    """trained agents (run folders or .npz / .zip model files) that may take a seat; the page names them, never their path"""  # noqa: E501
     max_sessions: int = 16
     """tables held at once (one per browser session)"""
     idle_minutes: float = 30.0
-    """a table unused this long is dropped"""
+    """a table unused this long is dropped (when all --max-sessions are taken, a new table replaces the least recently used idle one)"""  # noqa: E501
+    allow_host: list[str] = field(default_factory=list)
+    """host names the page may be reached by besides loopback (needed with a --host other than loopback, e.g. --allow-host table.lan 192.168.1.20)"""  # noqa: E501
+    runs: list[str] = field(default_factory=list)
+    """run folders (of blackjack-train) the run view shows: learning curve and summary"""
 
 
 def build(settings: Settings) -> tuple[Any, dict[str, str]]:
@@ -66,13 +78,44 @@ def build(settings: Settings) -> tuple[Any, dict[str, str]]:
                 name, k = f"agent:{base}-{k}", k + 1
             agents[name] = AgentStrategy(load_agent(model))
             names[name] = str(model)
-    hosts = ("127.0.0.1", "localhost", "[::1]")
-    if settings.host not in _LOCAL:
-        hosts = ("*",)
+    hosts = allowed_hosts(settings)
+    runs: dict[str, Any] = {}
+    for path in settings.runs:
+        folder = Path(path)
+        if not folder.is_dir():
+            raise fail(f"--runs {path}: no such folder (give run folders written by "
+                       f"blackjack-train)")
+        name = folder.resolve().name or "run"
+        k = 2
+        while name in runs:
+            name, k = f"{folder.resolve().name}-{k}", k + 1
+        runs[name] = folder.resolve()
     config = WebConfig(max_sessions=settings.max_sessions,
                        idle_seconds=settings.idle_minutes * 60.0,
-                       allowed_hosts=hosts, agents=agents)
+                       allowed_hosts=hosts, agents=agents, runs=runs)
     return create_app(config), names
+
+
+def allowed_hosts(settings: Settings) -> tuple[str, ...]:
+    """The ``Host`` names served: loopback, the ``--host`` address (not a wildcard) and
+    ``--allow-host``; a non-loopback ``--host`` without ``--allow-host`` is refused."""
+    names = []
+    for name in settings.allow_host:
+        name = name.strip().lower()
+        if not name or any(c in name for c in "*/ @?#") or len(name) > 253:
+            raise fail(f"--allow-host {name!r}: give a host name or address as a browser "
+                       f"sends it (e.g. table.lan or 192.168.1.20); wildcards are not allowed")
+        names.append(name)
+    host = settings.host.strip().lower()
+    if host not in _LOCAL and not host.startswith("127.") and not names:
+        raise fail(f"--host {settings.host} lets other machines in, so name the host names "
+                   f"they will use with --allow-host NAME (e.g. --allow-host "
+                   f"{'table.lan' if host in _WILDCARD else host}); the Host check stays on")
+    hosts = ["127.0.0.1", "localhost", "[::1]"]
+    if host not in _WILDCARD:
+        hosts.append(f"[{host}]" if ":" in host else host)
+    hosts += [f"[{n}]" if ":" in n and not n.startswith("[") else n for n in names]
+    return tuple(dict.fromkeys(hosts))
 
 
 def _free_port(host: str) -> int:

@@ -92,6 +92,18 @@ def _card(card: Card) -> dict[str, Any]:
     return {"rank": rank, "suit": card.suit.symbol, "red": card.suit.red, "text": str(card)}
 
 
+_STANDARD_VALUES = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10)
+
+
+def _card_values(rules: Rules) -> dict[str, int]:
+    """The cards whose value differs from the usual (rank letter -> value), for the page
+    to say on the table (terminal-21: J, Q, K count 1, 2, 3); empty for standard rules."""
+    from blackjack_env.engine import Rank
+
+    return {Rank(r).letter: v for r, v in enumerate(rules.card_values, start=1)
+            if v != _STANDARD_VALUES[r - 1]}
+
+
 class Game:
     """A table for one browser session.
 
@@ -200,14 +212,29 @@ class Game:
         self._record()
         self._run_bots()
 
-    def act(self, seat: int, action: Action) -> None:
-        """A person's decision for the hand to act, which must be at ``seat``."""
+    def check_frame(self, frame: int | None) -> None:
+        """Refuse (409) a request that answers an earlier state than the latest frame:
+        a double click, a repeated key, or a second tab must not act on the next hand."""
+        latest = self.frame_count - 1
+        if frame is not None and frame != latest:
+            raise Conflict(
+                f"this answers frame {frame}, but the table has moved on to frame {latest} "
+                f"(that decision was already made: a double click or a repeated key?); "
+                f"nothing was changed"
+            )
+
+    def act(self, seat: int, action: Action, frame: int | None = None) -> None:
+        """A person's decision for the hand to act, which must be at ``seat``; ``frame``:
+        the frame it answers (refused if the table has moved on since)."""
+        self.check_frame(frame)
         self._person_turn(seat)
         self._decide(action)
         self._run_bots()
 
-    def raise_bet(self, seat: int, amount: int) -> None:
-        """A person adds ``amount`` to the bet of the hand to act (``rules.bet_raising``)."""
+    def raise_bet(self, seat: int, amount: int, frame: int | None = None) -> None:
+        """A person adds ``amount`` to the bet of the hand to act (``rules.bet_raising``);
+        ``frame`` as in :meth:`act`."""
+        self.check_frame(frame)
         self._person_turn(seat)
         hand_i = self.table.to_act[1]  # type: ignore[index]
         try:
@@ -312,7 +339,8 @@ class Game:
             "player": self.players[seat_i],
         }
         self.decisions[seat_i] += 1
-        if values is not None and values.available and Action(action) in values.evs:
+        if (values is not None and values.available and not values.alone
+                and Action(action) in values.evs):
             lost = values.evs[values.best] - values.evs[Action(action)]  # type: ignore[index]
             chips = lost * float(stake)
             self.given_up[seat_i] += chips
@@ -363,7 +391,8 @@ class Game:
             "phase": phase.value,
             "rules": {"preset": self.rules_name, "summary": rules.summary(),
                       "min_bet": rules.min_bet, "max_bet": rules.max_bet,
-                      "bet_raising": rules.bet_raising},
+                      "bet_raising": rules.bet_raising,
+                      "card_values": _card_values(rules)},
             "dealer": self._dealer_json(),
             "seats": seats,
             "to_act": None if who is None else {"seat": who[0], "hand": who[1]},
@@ -380,7 +409,9 @@ class Game:
                 "remaining": shoe.remaining,
                 "total": shoe.total_cards,
                 "discards": len(shoe.discards),
-                "cut_card_out": shoe.needs_shuffle,
+                # no cut card (penetration None): reshuffled before every round, said once
+                "every_round": shoe.decks is not None and rules.penetration is None,
+                "cut_card_out": shoe.needs_shuffle and rules.penetration is not None,
                 "reshuffled": table.reshuffled,
                 "shuffles": shoe.shuffles,
             },

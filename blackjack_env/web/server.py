@@ -8,22 +8,35 @@ Routes (every answer is JSON except the page and its two static files):
 ``GET /api/options``      presets, rule fields, players, limits (for the setup form)
 ``POST /api/session``     a new table for this browser: ``{mode, preset, overrides,
                           players, bankroll, bot_bet, seed}``
+``GET /api/session``      ``{state}``: this browser's table, or ``null`` (never 404)
 ``GET /api/state``        the table's state (``?frame=N``: an earlier frame)
-``POST /api/deal``        ``{bets: {seat: chips}}``: the people's bets, then the deal
-``POST /api/act``         ``{seat, action}``: a person's decision
-``POST /api/raise``       ``{seat, amount}``: add to the bet (``bet_raising`` rules)
-``POST /api/next``        the next round (same shoe)
-``POST /api/step``        watch mode: one step
+``POST /api/deal``        ``{bets: {seat: chips}, frame?}``: the people's bets, the deal
+``POST /api/act``         ``{seat, action, frame}``: a person's decision
+``POST /api/raise``       ``{seat, amount, frame}``: add to the bet (``bet_raising`` rules)
+``POST /api/next``        ``{frame?}``: the next round (same shoe)
+``POST /api/step``        ``{frame?}``: watch mode: one step
+``GET /api/chart``        the strategy chart of this table's rules (``?agent=NAME``:
+                          beside an agent's, with the differing cells and their cost)
+``GET /api/runs``         the run folders the server was given: curve and summary
 ========================  =====================================================
 
-Safety: a session is named by a random cookie (``HttpOnly``, ``SameSite=Strict``) and can
-reach only its own table; sessions are bounded in number and expire when idle. Every
-body is read with a size limit, must be a JSON object with known keys and typed values,
-and a refused request answers 4xx with ``{"error": message}`` and changes nothing. POST
-bodies must be ``application/json`` (a cross-site form cannot send them), and only the
-configured host names are served (no DNS rebinding). No request reads or writes a file,
-imports a module or evaluates text: the static files are read once, when the app is
-built, and bots are chosen from a fixed list of names and the agents given at start.
+Every change names the state it answers: ``frame`` is the number of the latest frame the
+page drew (``state.frame``). A decision or a raise must carry it, and one that answers
+an earlier frame (a double click, a held key, a second tab) is refused with 409 and
+changes nothing, so it can never act on the next hand.
+
+Safety: a session is named by a random cookie (``HttpOnly``, ``SameSite=Strict``) and
+can reach only its own table; sessions are bounded in number and expire when idle; when
+every slot is taken, a new table replaces the least recently used table that is not
+serving a request (so no one can lock the others out by opening tables). Every body is
+read with a size limit, must be a JSON object with known keys and typed values, and a
+refused request answers 4xx with ``{"error": message}`` and changes nothing. POST bodies
+must be ``application/json`` (a cross-site form cannot send them), and only the
+configured host names are served (no DNS rebinding; ``*`` is refused). Every answer of
+the API, a 404 or 405 included, is JSON. No request reads or writes a file, imports a
+module or evaluates text: the static files are read once, when the app is built, and
+bots are chosen from a fixed list of names and the agents given at start; the run
+folders given at start are read once, then.
 
 Work on a table (a deal, a decision, the values of the next decision: a first-time
 strategy can take seconds) runs on a worker thread, one request at a time per table, so
@@ -44,8 +57,8 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -53,7 +66,7 @@ from starlette.routing import Route
 from blackjack_env.engine import PRESETS, Action, Rules, preset
 from blackjack_env.engine.rules import FIELD_NAMES
 from blackjack_env.web.game import BOT_NAMES, PERSON, Game, Invalid, WebError
-from blackjack_env.web.values import analysis_rules
+from blackjack_env.web.values import analysis_rules, chart_document, read_run
 
 __all__ = ["SessionStore", "WebConfig", "create_app", "fixed_bots"]
 
@@ -88,6 +101,19 @@ class WebConfig:
     allowed_hosts: tuple[str, ...] = ("127.0.0.1", "localhost", "[::1]")
     agents: dict[str, Any] = field(default_factory=dict)  # name -> loaded agent strategy
     max_bankroll: int = 10**9
+    runs: dict[str, Any] = field(default_factory=dict)  # name -> run folder (the run view)
+
+    def __post_init__(self) -> None:
+        if self.max_sessions < 1:
+            raise ValueError(f"max_sessions={self.max_sessions}: hold at least 1 table")
+        if not self.idle_seconds > 0:
+            raise ValueError(f"idle_seconds={self.idle_seconds}: use a positive number")
+        hosts = tuple(h.strip().lower() for h in self.allowed_hosts)
+        bad = [h for h in hosts if not h or "*" in h or "/" in h or " " in h]
+        if bad or not hosts:
+            raise ValueError(f"allowed_hosts {bad or hosts!r}: name each host (a wildcard "
+                             f"would turn the Host check off)")
+        self.allowed_hosts = hosts
 
 
 class _Full(WebError):
@@ -103,12 +129,19 @@ class _NoSession(WebError):
 
 
 class SessionStore:
-    """Games by session id: at most ``limit``, each dropped after ``idle`` seconds unused."""
+    """Games by session id: at most ``limit``, each dropped after ``idle`` seconds unused.
 
-    def __init__(self, limit: int, idle: float, clock: Callable[[], float] = time.monotonic):
+    When all ``limit`` slots are taken, :meth:`put` drops the least recently used table
+    for which ``busy(game)`` is false (a table serving a request is never dropped); only
+    if every table is busy is the new one refused (429)."""
+
+    def __init__(self, limit: int, idle: float, clock: Callable[[], float] = time.monotonic,
+                 busy: Callable[[Game], bool] = lambda game: False):
         self.limit = limit
         self.idle = idle
         self.clock = clock
+        self.busy = busy
+        self.evicted = 0  # tables dropped to make room (not counting expired ones)
         self._games: dict[str, tuple[Game, float]] = {}
 
     def __len__(self) -> int:
@@ -130,10 +163,14 @@ class SessionStore:
     def put(self, key: str, game: Game) -> None:
         self.expire()
         if key not in self._games and len(self._games) >= self.limit:
-            raise _Full(
-                f"the server holds its maximum of {self.limit} tables; try again when one "
-                f"has been idle for {self.idle:g} s"
-            )
+            idle = [(t, k) for k, (g, t) in self._games.items() if not self.busy(g)]
+            if not idle:
+                raise _Full(
+                    f"the server holds its maximum of {self.limit} tables and every one is "
+                    f"serving a request; try again in a moment"
+                )
+            del self._games[min(idle)[1]]
+            self.evicted += 1
         self._games[key] = (game, self.clock())
 
     def games(self) -> Iterable[Game]:
@@ -175,6 +212,40 @@ async def _body(request: Request, allowed: Mapping[str, type | tuple[type, ...]]
                 kinds if isinstance(kinds, tuple) else (kinds,))):
             raise Invalid(f"field {key!r} has the wrong type ({type(value).__name__})")
     return data
+
+
+def _frame(data: dict, required: bool) -> int | None:
+    if "frame" not in data and not required:
+        return None
+    if "frame" not in data:
+        raise Invalid("field 'frame' is required: the number of the frame this decision "
+                      "answers (state.frame), so that a repeated request cannot act twice")
+    return _int(data, "frame", 0, 2**53)
+
+
+class _HostCheck:
+    """Serve only requests whose ``Host`` names one of ``allowed`` (no DNS rebinding);
+    any other gets 400 with a JSON error."""
+
+    def __init__(self, app: Any, allowed: Iterable[str]) -> None:
+        self.app = app
+        self.allowed = frozenset(h.lower() for h in allowed)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] in ("http", "websocket"):
+            host = ""
+            for key, value in scope.get("headers", ()):
+                if key == b"host":
+                    host = value.decode("latin-1").strip().lower()
+                    break
+            with_port = host.count(":") == 1 or (host.startswith("[") and "]:" in host)
+            name = host.rsplit(":", 1)[0] if with_port else host
+            if name not in self.allowed:
+                response = _error(f"host {host[:80]!r} is not served here; the server was "
+                                  f"started for {', '.join(sorted(self.allowed))}", 400)
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 def _int(data: dict, key: str, low: int, high: int, default: int | None = None) -> int:
@@ -239,11 +310,11 @@ def create_app(config: WebConfig | None = None, *, clock: Callable[[], float] = 
     import blackjack_env.analysis
     import blackjack_env.envs.observations  # noqa: F401  (the agents' observations)
 
-    store = SessionStore(config.max_sessions, config.idle_seconds, clock)
     players: dict[str, Callable[[Rules, int | None], Any]] = dict(
         bots if bots is not None else fixed_bots())
     for name, strategy in config.agents.items():
         players[name] = lambda rules, seed, s=strategy: s
+    run_docs = [read_run(name, folder) for name, folder in config.runs.items()]
     package = resources.files("blackjack_env.web") / "static"
     static = {path: ((package / name).read_bytes(), ctype)
               for path, (name, ctype) in _STATIC.items()}
@@ -255,13 +326,16 @@ def create_app(config: WebConfig | None = None, *, clock: Callable[[], float] = 
             "Content-Security-Policy": "default-src 'self'; style-src 'self' 'unsafe-inline'",
         })
 
+    locks: weakref.WeakKeyDictionary[Game, asyncio.Lock] = weakref.WeakKeyDictionary()
+    store = SessionStore(config.max_sessions, config.idle_seconds, clock,
+                         busy=lambda game: game in locks and locks[game].locked())
+
     def game_of(request: Request) -> Game:
         game = store.get(request.cookies.get(COOKIE))
         if game is None:
-            raise _NoSession("no table for this browser (new, or expired): set one up first")
+            raise _NoSession("no table for this browser (new, expired, or given to a newer "
+                             "table when the server was full): set one up first")
         return game
-
-    locks: weakref.WeakKeyDictionary[Game, asyncio.Lock] = weakref.WeakKeyDictionary()
 
     async def on_table(game: Game, work: Callable[[], Any] | None = None,
                        frame: int | None = None) -> JSONResponse:
@@ -319,6 +393,14 @@ def create_app(config: WebConfig | None = None, *, clock: Callable[[], float] = 
         response.set_cookie(COOKIE, key, httponly=True, samesite="strict")
         return response
 
+    async def current(request: Request) -> Response:
+        """This browser's table, or null: the page's first question (never an error)."""
+        game = store.get(request.cookies.get(COOKIE))
+        if game is None:
+            return JSONResponse({"state": None})
+        response = await on_table(game)
+        return JSONResponse({"state": json.loads(bytes(response.body))})
+
     async def state(request: Request) -> Response:
         game = game_of(request)
         frame = request.query_params.get("frame")
@@ -330,7 +412,8 @@ def create_app(config: WebConfig | None = None, *, clock: Callable[[], float] = 
 
     async def deal(request: Request) -> Response:
         game = game_of(request)
-        data = await _body(request, {"bets": dict})
+        data = await _body(request, {"bets": dict, "frame": int})
+        frame = _frame(data, required=False)
         bets: dict[int, int] = {}
         for key, value in data.get("bets", {}).items():
             if not (key.isascii() and key.isdigit() and len(key) == 1):
@@ -338,52 +421,106 @@ def create_app(config: WebConfig | None = None, *, clock: Callable[[], float] = 
             if isinstance(value, bool) or not isinstance(value, int):
                 raise Invalid(f"the bet of seat {key} must be a whole number of chips")
             bets[int(key)] = value
-        return await on_table(game, lambda: game.deal(bets))
+        def work() -> None:
+            game.check_frame(frame)
+            game.deal(bets)
+
+        return await on_table(game, work)
 
     def seat_field(data: dict, game: Game) -> int:
         return _int(data, "seat", 0, len(game.table.seats) - 1)
 
     async def act(request: Request) -> Response:
         game = game_of(request)
-        data = await _body(request, {"seat": int, "action": str})
+        data = await _body(request, {"seat": int, "action": str, "frame": int})
         seat = seat_field(data, game)
         name = data.get("action")
         if name not in _ACTIONS:
             raise Invalid(f"action {str(name)[:30]!r} is unknown; actions: {', '.join(_ACTIONS)}")
-        return await on_table(game, lambda: game.act(seat, _ACTIONS[name]))
+        frame = _frame(data, required=True)
+        return await on_table(game, lambda: game.act(seat, _ACTIONS[name], frame))
 
     async def raise_bet(request: Request) -> Response:
         game = game_of(request)
-        data = await _body(request, {"seat": int, "amount": int})
+        data = await _body(request, {"seat": int, "amount": int, "frame": int})
         seat = seat_field(data, game)
         amount = _int(data, "amount", 1, config.max_bankroll)
-        return await on_table(game, lambda: game.raise_bet(seat, amount))
+        frame = _frame(data, required=True)
+        return await on_table(game, lambda: game.raise_bet(seat, amount, frame))
+
+    def checked(game: Game, frame: int | None, work: Callable[[], None]) -> Callable[[], None]:
+        def run() -> None:
+            game.check_frame(frame)
+            work()
+        return run
 
     async def next_round(request: Request) -> Response:
         game = game_of(request)
-        await _body(request, {})
-        return await on_table(game, game.next_round)
+        frame = _frame(await _body(request, {"frame": int}), required=False)
+        return await on_table(game, checked(game, frame, game.next_round))
 
     async def step(request: Request) -> Response:
         game = game_of(request)
-        await _body(request, {})
-        return await on_table(game, game.step)
+        frame = _frame(await _body(request, {"frame": int}), required=False)
+        return await on_table(game, checked(game, frame, game.step))
+
+    async def chart(request: Request) -> Response:
+        game = store.get(request.cookies.get(COOKIE))
+        name = request.query_params.get("preset")
+        if game is not None and name is None:
+            rules, label = game.rules, game.rules_name
+        else:
+            name = name or "vegas-strip"
+            if name not in PRESETS:
+                raise Invalid(f"unknown preset {name[:60]!r}; presets are {', '.join(PRESETS)}")
+            rules, label = preset(name), name
+        agent_name = request.query_params.get("agent")
+        agent = None
+        if agent_name:
+            if agent_name not in config.agents:
+                raise Invalid(f"no agent {agent_name[:60]!r}; the server was given "
+                              f"{', '.join(config.agents) or 'none (start it with --agent)'}")
+            agent = config.agents[agent_name]
+
+        def work() -> dict[str, Any]:
+            try:
+                doc = chart_document(rules, agent, agent_name)
+            except ValueError as err:  # an agent that cannot answer under these rules
+                raise Invalid(f"{agent_name} cannot be charted under {label} "
+                              f"({rules.summary()}): {err}; it was trained on other "
+                              f"rules") from None
+            doc["preset"] = label
+            return doc
+
+        return JSONResponse(await run_in_threadpool(work))
+
+    async def runs(request: Request) -> Response:
+        return JSONResponse({"runs": run_docs})
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        code = getattr(exc, "status_code", 404)
+        if code == 405:
+            return _error(f"{request.method} is not allowed on {request.url.path[:80]}", 405)
+        return _error(f"no such page or route: {request.url.path[:80]}", code)
 
     routes = [Route(path, page, methods=["GET"]) for path in _STATIC]
     routes.append(Route("/favicon.ico", lambda request: Response(status_code=204)))
     routes += [
         Route("/api/options", handler(options), methods=["GET"]),
         Route("/api/session", handler(new_session), methods=["POST"]),
+        Route("/api/session", handler(current), methods=["GET"]),
         Route("/api/state", handler(state), methods=["GET"]),
         Route("/api/deal", handler(deal), methods=["POST"]),
         Route("/api/act", handler(act), methods=["POST"]),
         Route("/api/raise", handler(raise_bet), methods=["POST"]),
         Route("/api/next", handler(next_round), methods=["POST"]),
         Route("/api/step", handler(step), methods=["POST"]),
+        Route("/api/chart", handler(chart), methods=["GET"]),
+        Route("/api/runs", handler(runs), methods=["GET"]),
     ]
     app = Starlette(routes=routes, middleware=[
-        Middleware(TrustedHostMiddleware, allowed_hosts=list(config.allowed_hosts)),
-    ])
+        Middleware(_HostCheck, allowed=config.allowed_hosts),
+    ], exception_handlers={HTTPException: not_found})
     app.state.store = store
     app.state.config = config
     return app

@@ -27,11 +27,63 @@ decision of a hand off a new composition costs about 10-70 ms of CPU (measured i
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from blackjack_env.engine import Action, Phase, Rules, Table
 
-__all__ = ["Values", "action_values", "analysis_rules"]
+__all__ = ["Values", "action_values", "analysis_rules", "chart_document", "once", "read_run",
+           "solution"]
+
+T = TypeVar("T")
+_ONCE_LOCK = threading.Lock()
+_ONCE: dict[Any, Future] = {}
+#: computations kept by :func:`once` (rule sets x kinds); the oldest is dropped beyond it
+_ONCE_KEEP = 64
+
+
+def once(key: Any, compute: Callable[[], T]) -> T:
+    """``compute()`` once per ``key`` for the whole server, shared: the first caller
+    computes (on its own worker thread, never the event loop), every concurrent caller
+    for the same key waits for that one result instead of computing it again, and later
+    callers get it at once. An error is not kept (the next caller tries again)."""
+    with _ONCE_LOCK:
+        future = _ONCE.get(key)
+        mine = future is None
+        if mine:
+            future = _ONCE[key] = Future()
+            while len(_ONCE) > _ONCE_KEEP:
+                del _ONCE[next(iter(_ONCE))]
+    assert future is not None
+    if mine:
+        try:
+            future.set_result(compute())
+        except BaseException as err:
+            with _ONCE_LOCK:
+                if _ONCE.get(key) is future:
+                    del _ONCE[key]
+            future.set_exception(err)
+    return future.result()
+
+
+def solution(rules: Rules) -> Any:
+    """The infinite-deck solution (:func:`~blackjack_env.analysis.solve`) of the rules as
+    the analysis reads them, computed once per rule set and shared (:func:`once`)."""
+    from blackjack_env.analysis import solve
+
+    key = analysis_rules(rules).replace(decks=None)
+    return once(("solve", key), lambda: solve(key))
+
+#: what the page says beside values of a table that settles on the highest hand
+DEALER_ALONE_NOTE = (
+    "these rules pay the highest hand at the table, not each hand against the dealer: "
+    "the values shown are those of the same hand against the dealer alone (ties as the "
+    "rules say, the other players' hands ignored), not the table's true values, which "
+    "the analysis does not compute"
+)
 
 #: what the page says beside a split valued off a finite shoe
 SPLIT_NOTE = (
@@ -47,7 +99,9 @@ class Values:
 
     ``evs``: action -> expected value per unit of the hand's bet; ``best``: the action
     with the highest value; ``source``: which analysis answered; ``note``: a caveat to
-    show beside the values; ``reason``: why no values are available.
+    show beside the values; ``reason``: why no values are available; ``alone``: the
+    values are those against the dealer alone (highest-hand settlement), shown but not
+    counted as value given up.
     """
 
     available: bool
@@ -56,6 +110,7 @@ class Values:
     source: str = ""
     note: str = ""
     reason: str = ""
+    alone: bool = False
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -65,6 +120,7 @@ class Values:
             "source": self.source,
             "note": self.note,
             "reason": self.reason,
+            "alone": self.alone,
         }
 
 
@@ -79,30 +135,39 @@ def action_values(table: Table) -> Values | None:
     from blackjack_env.analysis._model import check_supported
 
     rules = table.rules
+    alone = False
     try:
         check_supported(rules)
     except ValueError as err:
-        return Values(False, reason=f"no values for these rules: {err}")
+        try:  # highest-hand settlement / bet raising: against the dealer alone, labelled
+            dealer_only = rules.replace(settlement="dealer", bet_raising=False)
+            check_supported(dealer_only)
+        except ValueError:
+            return Values(False, reason=f"no values for these rules: {err}")
+        rules, alone = dealer_only, True
     legal = table.legal_actions()
     if table.phase is Phase.INSURANCE and Action.SURRENDER not in legal:
         return Values(
             False,
-            reason="insurance and even money are not valued by the analysis (it never "
-            "takes them); the playing decisions after the peek are",
+            reason="insurance and even money are not valued (the analysis never takes "
+            "them); values are shown for the playing decisions after the peek",
         )
     try:
         if rules.decks is None:
             evs = _infinite_values(rules, table_state(table))
             source, note = "exact, infinite deck", ""
         else:
-            evs, source, note = _finite_values(table)
+            evs, source, note = _finite_values(table, rules)
     except ValueError as err:
         return Values(False, reason=f"the analysis cannot value this decision: {err}")
+    if alone:
+        source = "against the dealer alone: " + source
+        note = (DEALER_ALONE_NOTE + ("; " + note if note else ""))
     evs = {a: float(v) for a, v in evs.items() if a in legal}
     if not evs:
         return Values(False, reason="the analysis gave no value for the legal actions")
     best = max(evs, key=lambda a: evs[a])
-    return Values(True, evs, best, source, note)
+    return Values(True, evs, best, source, note, alone=alone)
 
 
 def analysis_rules(rules: Rules) -> Rules:
@@ -114,20 +179,140 @@ def analysis_rules(rules: Rules) -> Rules:
 
 
 def _infinite_values(rules: Rules, state: object) -> dict[Action, float]:
-    from blackjack_env.analysis import solve
-
-    solution = solve(analysis_rules(rules).replace(decks=None))
-    return solution.action_values(state)  # type: ignore[arg-type]
+    return solution(rules).action_values(state)  # type: ignore[no-any-return]
 
 
-def _finite_values(table: Table) -> tuple[dict[Action, float], str, str]:
+def _finite_values(table: Table, rules: Rules) -> tuple[dict[Action, float], str, str]:
     """A finite shoe: the values given the cards the players have not seen, with
-    composition-dependent play afterwards (the analysis reads them off ``table``)."""
+    composition-dependent play afterwards (the analysis reads them off ``table``;
+    ``rules`` differ from the table's only for :data:`DEALER_ALONE_NOTE`)."""
     from blackjack_env.analysis.composition import table_action_values, table_pool
 
-    evs = table_action_values(table)
+    evs = table_action_values(table) if rules is table.rules else _values_under(table, rules)
     unseen = sum(table_pool(table))
     when = "before the peek, " if table.phase is Phase.INSURANCE else ""
     source = (f"exact, {when}given the {unseen} cards not yet seen "
               f"(composition-dependent, analysis.composition)")
     return evs, source, SPLIT_NOTE if Action.SPLIT in evs else ""
+
+
+def _values_under(table: Table, rules: Rules) -> dict[Action, float]:
+    """:func:`~blackjack_env.analysis.composition.table_action_values`, read under
+    ``rules`` (the table's, settled against the dealer) instead of the table's own."""
+    from blackjack_env.analysis.composition import action_values as cd_values
+    from blackjack_env.analysis.composition import table_pool
+
+    hand = table.current_hand
+    assert hand is not None and table.upcard is not None
+    legal = table.legal_actions()
+    if table.phase is Phase.INSURANCE:
+        from blackjack_env.analysis.composition import pre_peek_values
+
+        early = pre_peek_values(rules, table_pool(table), hand.cards, table.upcard)
+        return {a: v for a, v in early.items() if a in legal}
+    seat_i, _ = table.to_act  # type: ignore[misc]
+    hands = table.seats[seat_i].hands
+    values = cd_values(rules, table_pool(table), hand.cards, table.upcard, hands=len(hands),
+                       from_split=hand.from_split,
+                       waiting=sum(1 for other in hands if len(other.cards) == 1))
+    return {a: v for a, v in values.items() if a in legal}
+
+
+# ------------------------------------------------------------------ the chart view
+#: a chart code -> the action it takes at the cell's first decision
+_CODE_ACTION = {"H": Action.HIT, "S": Action.STAND, "D": Action.DOUBLE, "Ds": Action.DOUBLE,
+                "P": Action.SPLIT, "Rh": Action.SURRENDER, "Rs": Action.SURRENDER,
+                "Rp": Action.SURRENDER}
+
+
+def chart_document(rules: Rules, agent: Any = None, agent_name: str | None = None
+                   ) -> dict[str, Any]:
+    """The strategy chart view's data: the optimal chart of ``rules`` (as the analysis
+    reads them; a finite shoe: its infinite-deck optimum), each cell with its code, the
+    expected value of every action at the cell's first decision and the gap to the
+    second-best action; with ``agent``, the agent's chart over the same cells, each
+    differing cell marked with its exact cost (expected return given up at that cell,
+    per unit bet). The data of :mod:`blackjack_env.analysis.chart`
+    (:meth:`~blackjack_env.analysis.Chart.to_dict`), with the solution's cell values."""
+    from blackjack_env.analysis._model import check_supported
+    from blackjack_env.analysis.chart import COLOURS
+
+    note = ""
+    try:
+        check_supported(rules)
+    except ValueError:
+        rules = rules.replace(settlement="dealer", bet_raising=False)
+        check_supported(rules)  # (a rule set that still fails: the caller's 400)
+        note = DEALER_ALONE_NOTE
+    sol = solution(rules)
+    chart = sol.chart
+    doc: dict[str, Any] = {
+        "title": chart.title, "summary": rules.summary(),
+        "finite": rules.shoe_decks is not None, "note": note,
+        "codes": {p.value: p.name.lower().replace("_", " ") for p in type(
+            next(iter(chart.hard.values()))[0])},
+        "chart": chart.to_dict(),
+        "colours": {p.value: c for p, c in COLOURS.items()},
+    }
+    cells: dict[str, list[list[dict[str, Any]]]] = {}
+    for kind, table in (("hard", chart.hard), ("soft", chart.soft), ("pair", chart.pairs)):
+        cells[kind] = []
+        for row in table:
+            line = []
+            for up in chart.upcards:
+                evs = sol.action_evs[(kind, row, up)]
+                ranked = sorted(evs.values(), reverse=True)
+                line.append({"evs": {a.name.lower(): round(v, 6) for a, v in evs.items()},
+                             "gap": round(ranked[0] - ranked[1], 6) if len(ranked) > 1
+                             else None})
+            cells[kind].append(line)
+    doc["cells"] = cells
+    doc["optimal_return"] = round(sol.expected_return, 6) if hasattr(
+        sol, "expected_return") else None
+    if agent is not None:
+        from blackjack_env.agents.obs import decision_policy
+        from blackjack_env.agents.plots import agent_chart
+
+        inner = getattr(agent, "agent", agent)  # a seat's AgentStrategy holds the agent
+        policy = getattr(inner, "state_policy", None) or decision_policy(
+            inner, rules, getattr(inner, "obs_mode", None))
+        mine = agent_chart(policy, rules, chart, title=str(agent_name))
+        differ: list[dict[str, Any]] = []
+        for kind, ta, tb in (("hard", chart.hard, mine.hard), ("soft", chart.soft, mine.soft),
+                             ("pair", chart.pairs, mine.pairs)):
+            for row, plays in ta.items():
+                for j, play in enumerate(plays):
+                    theirs = tb[row][j]
+                    if theirs is play:
+                        continue
+                    evs = sol.action_evs[(kind, row, chart.upcards[j])]
+                    act = _CODE_ACTION[theirs.value]
+                    best = max(evs.values())
+                    cost = best - evs[act] if act in evs else None
+                    differ.append({"kind": kind, "row": str(row), "upcard": chart.upcards[j],
+                                   "optimal": play.value, "agent": theirs.value,
+                                   "cost": None if cost is None else round(cost, 6)})
+        doc["agent"] = {"name": agent_name, "chart": mine.to_dict(), "differ": differ}
+    return doc
+
+
+# ------------------------------------------------------------------ the run view
+def read_run(name: str, folder: Any) -> dict[str, Any]:
+    """A run folder of ``blackjack-train`` for the run view: its ``summary.json`` and
+    ``curve.json`` (read once, at server start; a missing or damaged file is said)."""
+    import json
+    from pathlib import Path
+
+    folder = Path(folder)
+    doc: dict[str, Any] = {"name": name, "summary": None, "curve": None, "problems": []}
+    for key in ("summary", "curve"):
+        path = folder / f"{key}.json"
+        try:
+            if path.stat().st_size > 4_000_000:
+                raise ValueError("larger than 4 MB")
+            doc[key] = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            doc["problems"].append(f"no {key}.json")
+        except (OSError, ValueError) as err:
+            doc["problems"].append(f"{key}.json unreadable: {err}")
+    return doc

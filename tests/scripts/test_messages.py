@@ -364,3 +364,53 @@ def test_ctrl_c_sent_to_a_running_web_server_exits_130(tmp_path) -> None:
     finally:
         proc.kill()
     assert proc.returncode == 130 and err == "error: interrupted\n", err
+
+
+# ------------------------------------------------------------------ --help
+HELPS = [("blackjack_env.agents.commands." + c, []) for c in
+         ("play", "train", "evaluate", "main", "demo", "web", "analyze")] + [
+    ("blackjack_env.simulate", []),
+    *[(f"scripts/{s}.py", []) for s in ("bench_engine", "bench_env", "bench_vector",
+                                        "rllib_example")],
+]
+
+
+def _help(target: str, monkeypatch, capsys) -> str:
+    import importlib
+    import runpy
+    import sys
+
+    if target.startswith("scripts/"):
+        monkeypatch.setattr(sys, "argv", [target, "--help"])
+        with pytest.raises(SystemExit) as stop:
+            runpy.run_path(str(ROOT / target), run_name="__main__")
+    else:
+        with pytest.raises(SystemExit) as stop:
+            importlib.import_module(target).main(["--help"])
+    assert stop.value.code in (0, None)
+    return capsys.readouterr().out
+
+
+def _words(text: str) -> str:
+    """The help's words in one line: without tyro's box and its line breaks."""
+    return " ".join(text.translate({ord(c): " " for c in "│╭╮╰╯─"}).split())
+
+
+@pytest.mark.parametrize("target", [t for t, _ in HELPS])
+def test_help_reads_as_a_person_wrote_it(target, monkeypatch, capsys) -> None:
+    text = _help(target, monkeypatch, capsys)
+    # Python's spellings of a default that stands for something are not for a person
+    for bad in ("{None}", "(default: None)", "(default: '')", "(default: )",
+                "(repeatable) (repeatable)"):
+        assert bad not in text, (bad, text)
+
+
+def test_analyze_help_says_what_each_default_is(monkeypatch, capsys) -> None:
+    text = _words(_help("blackjack_env.agents.commands.analyze", monkeypatch, capsys))
+    assert ("--decks N|inf number of decks 1..8, or inf for an infinite deck (default: the "
+            "preset's)") in text
+    for flag in ("--h17", "--s17", "--das", "--no-das"):
+        after = text.split(flag + " ", 1)[1][:60]
+        assert "(default: the preset's)" in after, (flag, after)
+    composition = text.split("--no-composition", 1)[1][:200]
+    assert "skip" in composition and "default: True" not in composition

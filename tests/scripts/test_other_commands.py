@@ -107,7 +107,7 @@ def _run(script: str, args: list[str], monkeypatch, stdin: str = "") -> int:
         module = script[3:]
         monkeypatch.setattr(sys, "argv", [module, *args])
         monkeypatch.delitem(sys.modules, module, raising=False)  # run it fresh, as python -m
-        runner = lambda: runpy.run_module(module, run_name="__main__", alter_sys=False)  # noqa: E731
+        runner = lambda: runpy.run_module(module, run_name="__main__", alter_sys=True)  # noqa: E731
     else:
         path = str(SCRIPTS / script)
         monkeypatch.setattr(sys, "argv", [path, *args])

@@ -49,6 +49,11 @@ def sit(browser: TestClient, *, cards: str = "", app: Any = None, **body: Any) -
 
 
 def post(browser: TestClient, path: str, body: Any, status: int = 200) -> dict:
+    """POST ``body``; a decision or a raise names the latest frame (as the page does)
+    unless ``body`` gives one."""
+    if path in ("/api/act", "/api/raise") and isinstance(body, dict) and "frame" not in body:
+        latest = browser.get("/api/session").json()["state"]
+        body = {**body, "frame": 0 if latest is None else latest["frame"]}
     resp = browser.post(path, json=body)
     assert resp.status_code == status, resp.text
     return resp.json()

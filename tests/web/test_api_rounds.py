@@ -87,6 +87,8 @@ def test_insurance_lost_then_hand_won(app, browser):
     assert state["dealer"]["cards"][1] == {"down": True}
     assert '"7C"' not in resp.text and "7♣" not in resp.text  # the hole card is not sent
     assert not state["values"]["available"] and "insurance" in state["values"]["reason"]
+    # a whole sentence (it used to stop at "...the playing decisions after the peek are")
+    assert state["values"]["reason"].endswith("for the playing decisions after the peek")
     state = post(browser, "/api/act", {"seat": 0, "action": "insure"})
     assert state["phase"] == "player_turns"
     seat = state["seats"][0]
@@ -146,8 +148,23 @@ def test_terminal_21_three_people_and_a_raised_bet(app, browser):
     assert [s["person"] for s in state["seats"]] == [True, True, True]
     state = post(browser, "/api/deal", {"bets": {"0": 10, "1": 10, "2": 10}})
     assert state["to_act"] == {"seat": 0, "hand": 0} and state["can_raise"]
-    assert not state["values"]["available"]
-    assert "highest-hand" in state["values"]["reason"]
+    # highest-hand settlement: the values against the dealer alone, labelled so, worked
+    # out here off the 45 cards not seen (one deck less 9 T 7 9 5 8 6), not counted
+    from blackjack_env.analysis.composition import action_values as cd_values
+
+    values = state["values"]
+    assert values["available"] and values["alone"]
+    assert state["rules"]["card_values"] == {"J": 1, "Q": 2, "K": 3}  # said on the table
+    # one deck, reshuffled every round: no "cut card out" notice after the first deal
+    assert state["shoe"]["every_round"] and not state["shoe"]["cut_card_out"]
+    assert values["source"].startswith("against the dealer alone")
+    assert "not the table's true values" in values["note"]
+    pool = [4] * 13
+    for rank in (9, 10, 7, 9, 5, 8, 6):
+        pool[rank - 1] -= 1
+    rules = game_of(app, browser).rules.replace(settlement="dealer", bet_raising=False)
+    exact = cd_values(rules, pool, "9S 5H", "9")
+    assert values["evs"] == {a.name.lower(): v for a, v in exact.items()}
     # out of turn: seat 2 may not act or raise while seat 1 decides; nothing changes
     game = game_of(app, browser)
     before = game.state()
@@ -159,6 +176,7 @@ def test_terminal_21_three_people_and_a_raised_bet(app, browser):
     assert state["log"][-1]["action"] == "raise 5"
     state = post(browser, "/api/act", {"seat": 0, "action": "hit"})
     assert hand(state, 0)["total"] == 20
+    assert state["log"][-1]["given_up"] is None  # dealer-alone values are not counted
     state = post(browser, "/api/act", {"seat": 0, "action": "stand"})
     assert state["to_act"] == {"seat": 1, "hand": 0}
     state = post(browser, "/api/act", {"seat": 1, "action": "stand"})

@@ -51,15 +51,90 @@ def test_sessions_are_bounded_and_expire():
     app = make_app(max_sessions=2, idle_seconds=60, clock=clock)
     first, second, third = client(app), client(app), client(app)
     sit(first, players=["person"])
+    clock.now = 10
     sit(second, players=["person"])
-    resp = third.post("/api/session", json={"players": ["person"]})
-    assert resp.status_code == 429 and "maximum of 2" in resp.json()["error"]
     clock.now = 30
     assert first.get("/api/state").status_code == 200  # used: stays
-    clock.now = 80  # the second has been idle 80 s > 60 s
+    clock.now = 80  # the second has been idle 70 s > 60 s
     assert second.get("/api/state").status_code == 404
     sit(third, players=["person"])
-    assert len(app.state.store) == 2
+    assert len(app.state.store) == 2 and app.state.store.evicted == 0
+
+
+def test_a_full_server_evicts_the_least_recently_used_table_instead_of_refusing():
+    """Twelve cookieless POST /api/session calls cannot lock anyone out: each new table
+    replaces the least recently used one, and a table serving a request is never dropped."""
+    clock = Clock()
+    app = make_app(max_sessions=3, clock=clock)
+    alice = client(app)
+    sit(alice, players=["person"])
+    post(alice, "/api/deal", {"bets": {"0": 10}})
+    for k in range(12):  # a flood of fresh browsers (no cookie each time)
+        clock.now += 1
+        if k % 2 == 0:
+            assert alice.get("/api/state").status_code == 200  # alice keeps playing
+            clock.now += 0.5
+        flood = client(app)
+        assert flood.post("/api/session", json={"players": ["person"]}).status_code == 200
+    assert len(app.state.store) == 3 and app.state.store.evicted == 10
+    assert alice.get("/api/state").status_code == 200  # recently used: kept
+    # a newcomer still gets a table; alice, idle since, is the one replaced
+    clock.now += 5
+    late = client(app)
+    sit(late, players=["person"])
+    clock.now += 1
+    sit(client(app), players=["person"])
+    sit(client(app), players=["person"])
+    resp = alice.get("/api/state")
+    assert resp.status_code == 404 and "newer table" in resp.json()["error"]
+    # a table serving a request is never the one dropped: with every table busy, 429
+    store = app.state.store
+    store.busy = lambda game: True
+    resp = client(app).post("/api/session", json={"players": ["person"]})
+    assert resp.status_code == 429 and "serving a request" in resp.json()["error"]
+    assert len(store) == 3
+
+
+def test_the_limits_are_options():
+    from blackjack_env.agents.commands.web import Settings, build
+
+    app, _ = build(Settings(max_sessions=5, idle_minutes=2.5))
+    assert app.state.store.limit == 5 and app.state.store.idle == 150.0
+    with pytest.raises(ValueError, match="max_sessions=0"):
+        make_app(max_sessions=0)
+
+
+def test_a_stale_decision_is_refused_and_changes_nothing():
+    """vegas-strip, seed 3, bet 10, deal, split, then Stand twice on one frame (a double
+    click): the second answers a frame the table has left, gets 409, and hand 2 is not
+    stood unseen."""
+    app = make_app()
+    browser = client(app)
+    sit(browser, players=["person"], preset="vegas-strip",
+        cards="8S 6H 8D TC 3C KH 2D 5C 9S", app=app)
+    state = post(browser, "/api/deal", {"bets": {"0": 10}})
+    state = post(browser, "/api/act", {"seat": 0, "action": "split", "frame": state["frame"]})
+    seen = state["frame"]
+    state = post(browser, "/api/act", {"seat": 0, "action": "stand", "frame": seen})
+    game = game_of(app, browser)
+    before = game.state()
+    assert before["to_act"] == {"seat": 0, "hand": 1}
+    resp = browser.post("/api/act", json={"seat": 0, "action": "stand", "frame": seen})
+    assert resp.status_code == 409 and "moved on" in resp.json()["error"]
+    assert game.state() == before and not game.table.seats[0].hands[1].done
+    # no frame at all: refused too (400), so a decision always names its state
+    resp = browser.post("/api/act", json={"seat": 0, "action": "stand"})
+    assert resp.status_code == 400 and "frame" in resp.json()["error"]
+    # a raise and the optional frames of deal / next / step work the same way
+    assert browser.post("/api/raise", json={"seat": 0, "amount": 1, "frame": seen}
+                        ).status_code == 409
+    state = post(browser, "/api/act", {"seat": 0, "action": "stand", "frame": state["frame"]})
+    assert state["phase"] == "settled"
+    assert browser.post("/api/next", json={"frame": seen}).status_code == 409
+    state = post(browser, "/api/next", {"frame": state["frame"]})
+    assert browser.post("/api/deal", json={"bets": {"0": 10}, "frame": seen}).status_code == 409
+    assert game.table.phase is Phase.BETTING
+    check_conserved(game)
 
 
 @pytest.mark.parametrize(
@@ -138,10 +213,33 @@ def test_bets_and_actions_outside_the_rules_change_nothing():
 
 
 def test_only_the_configured_hosts_are_served():
-    app = make_app(allowed_hosts=("127.0.0.1",))
+    app = make_app(allowed_hosts=("127.0.0.1", "table.example"))
     browser = client(app)
-    resp = browser.get("/api/options", headers={"host": "evil.example"})
-    assert resp.status_code == 400
+    for host in ("evil.example", "evil.example:80", "127.0.0.1.evil.example", "",
+                 "table.example.evil", "[::1]"):
+        resp = browser.get("/api/options", headers={"host": host})
+        assert resp.status_code == 400 and "not served" in resp.json()["error"], host
+    for host in ("127.0.0.1", "127.0.0.1:8000", "TABLE.example:8000"):
+        assert browser.get("/api/options", headers={"host": host}).status_code == 200, host
+    with pytest.raises(ValueError, match="wildcard"):
+        make_app(allowed_hosts=("*",))
+
+
+def test_not_found_and_wrong_method_answer_json():
+    app = make_app()
+    browser = client(app)
+    for method, path, status in [("get", "/api/nothing", 404), ("get", "/nothing", 404),
+                                 ("post", "/api/options", 405), ("delete", "/api/state", 405),
+                                 ("put", "/api/act", 405)]:
+        resp = browser.request(method.upper(), path)
+        assert resp.status_code == status, (method, path)
+        assert resp.headers["content-type"].startswith("application/json")
+        assert resp.json()["error"]
+    # the page's first question is never an error: no table yet -> {"state": null}
+    resp = browser.get("/api/session")
+    assert resp.status_code == 200 and resp.json() == {"state": None}
+    sit(browser, players=["person"])
+    assert browser.get("/api/session").json()["state"]["phase"] == "betting"
 
 
 def test_the_page_and_its_files_need_no_network():
@@ -174,19 +272,27 @@ def _invalid_requests(rng: random.Random, game, state: dict) -> list[tuple[str, 
     out: list[tuple[str, str, object]] = []
     out.append(("raw", rng.choice(["/api/deal", "/api/act", "/api/raise", "/api/next",
                                    "/api/step", "/api/session"]), rng.choice(raw)))
-    out.append(("post", "/api/act", {"seat": rng.choice(wrong_seats or [seats]),
+    now = state["frame"]
+    out.append(("post", "/api/act", {"seat": rng.choice(wrong_seats or [seats]), "frame": now,
                                      "action": rng.choice([a.name.lower() for a in Action])}))
-    out.append(("post", "/api/act", {"seat": rng.randrange(-3, 10) + 100, "action": "stand"}))
-    out.append(("post", "/api/act", {"seat": 0, "action": rng.choice(
+    out.append(("post", "/api/act", {"seat": rng.randrange(-3, 10) + 100, "action": "stand",
+                                     "frame": now}))
+    out.append(("post", "/api/act", {"seat": 0, "frame": now, "action": rng.choice(
         ["fold", "HIT", "", "eval('1')", "__import__('os')", "stand "])}))
     if who is not None and illegal:
-        out.append(("post", "/api/act", {"seat": who[0], "action": rng.choice(illegal)}))
-    out.append(("post", "/api/raise", {"seat": 0, "amount": rng.choice([0, -1, 10**12])}))
+        out.append(("post", "/api/act", {"seat": who[0], "action": rng.choice(illegal),
+                                         "frame": now}))
+    if who is not None and legal:  # a legal decision, but stale (or missing) frame
+        out.append(("post", "/api/act", {"seat": who[0], "action": rng.choice(
+            [a.name.lower() for a in legal]), **rng.choice(
+                [{"frame": now - 1}, {"frame": now + 1}, {}, {"frame": -1}, {"frame": "x"}])}))
+    out.append(("post", "/api/raise", {"seat": 0, "amount": rng.choice([0, -1, 10**12]),
+                                       "frame": now}))
     if table.phase is not Phase.BETTING:
         out.append(("post", "/api/deal", {"bets": {"0": 10}}))
     else:
         out.append(("post", "/api/deal", {"bets": {"0": rng.choice([10**6, -1, 1001])}}))
-        out.append(("post", "/api/act", {"seat": 0, "action": "stand"}))
+        out.append(("post", "/api/act", {"seat": 0, "action": "stand", "frame": now}))
     if table.phase is not Phase.SETTLED:
         out.append(("post", "/api/next", {}))
     out.append(("post", "/api/step", {}))  # play mode: refused

@@ -65,16 +65,16 @@ def test_a_trained_agent_from_a_run_folder_plays_a_seat(tmp_path):
     check_conserved(game)
 
 
-def test_watch_mode_under_rules_the_analysis_cannot_value():
+def test_watch_mode_under_highest_hand_settlement():
     app = make_app()
     browser = client(app)
     sit(browser, mode="watch", preset="terminal-21", players=["dealer", "never-bust", "random"])
     seen = False
     for _ in range(40):
         state = post(browser, "/api/step", {})
-        if state["values"] is not None:
-            assert not state["values"]["available"]
-            assert "highest-hand" in state["values"]["reason"]
+        if state["values"] is not None:  # against the dealer alone, labelled so
+            assert state["values"]["available"] and state["values"]["alone"]
+            assert "highest hand" in state["values"]["note"]
             seen = True
     assert seen
     assert all(d["given_up"] is None for d in state["log"])
@@ -90,17 +90,34 @@ def test_command_refuses_bad_options(capsys):
     assert main(["--max-sessions", "0"]) == 2
 
 
-@pytest.mark.parametrize("host", ["127.0.0.1", "0.0.0.0"])
-def test_command_serves_the_configured_hosts_only(host):
+@pytest.mark.parametrize(("host", "extra"), [("127.0.0.1", []), ("0.0.0.0", ["table.lan"]),
+                                             ("192.168.1.20", ["table.lan"])])
+def test_command_serves_the_configured_hosts_only(host, extra):
     from blackjack_env.agents.commands.web import Settings, build
 
-    app, _ = build(Settings(host=host))
+    app, _ = build(Settings(host=host, allow_host=extra))
     browser = client(app)
-    browser.base_url = "http://127.0.0.1:8000"
-    assert browser.get("/api/options").status_code == 200
-    browser.base_url = "http://attacker.example"
-    expected = 200 if host == "0.0.0.0" else 400
-    assert browser.get("/api/options").status_code == expected
+    served = ["127.0.0.1:8000", "localhost"] + [f"{n}:8000" for n in extra]
+    if host != "0.0.0.0":
+        served.append(host)
+    for name in served:
+        browser.base_url = f"http://{name}"
+        assert browser.get("/api/options").status_code == 200, name
+    for name in ("attacker.example", "table.lan.attacker.example", "0.0.0.0"):
+        browser.base_url = f"http://{name}"
+        resp = browser.get("/api/options")
+        assert resp.status_code == 400 and "not served" in resp.json()["error"], name
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.20", "::"])
+def test_a_non_loopback_host_needs_allow_host(host, capsys):
+    from blackjack_env.agents.commands.web import main
+
+    assert main(["--host", host]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "error: --host" in err and "--allow-host" in err
+    assert main(["--host", "127.0.0.1", "--allow-host", "*"]) == 2
+    assert "wildcards are not allowed" in capsys.readouterr().err
 
 
 def _supported(rules) -> bool:
@@ -180,3 +197,15 @@ def test_a_counter_bets_the_bots_unit_spread_by_the_count():
     assert game.strategies[0].base_bet == 20
     state = post(browser, "/api/step", {})  # a fresh shoe: true count 0, the unit bet
     assert state["seats"][0]["hands"][0]["bet"] == 20
+
+
+def test_command_runs_option(tmp_path, capsys):
+    from blackjack_env.agents.commands.web import Settings, build, main
+
+    assert main(["--runs", str(tmp_path / "none")]) == 2
+    assert "error: --runs" in capsys.readouterr().err
+    (tmp_path / "r").mkdir()
+    app, _ = build(Settings(runs=[str(tmp_path / "r")]))
+    browser = client(app)
+    browser.base_url = "http://127.0.0.1"
+    assert [r["name"] for r in browser.get("/api/runs").json()["runs"]] == ["r"]

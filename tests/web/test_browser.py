@@ -128,7 +128,9 @@ def press(page, what: str, key: bool = False) -> None:
             page.keyboard.press(what)
         else:
             page.click(what)
-    page.wait_for_timeout(30)
+    # the page ignores a decision sooner than 200 ms after the table changed (a double
+    # press): wait until it takes the next one, as a person would
+    page.wait_for_function("() => window.bjReady && window.bjReady()")
 
 
 def enabled_actions(page) -> set[str]:
@@ -309,7 +311,13 @@ def test_terminal_21_hot_seat_with_a_raised_bet(page, server):
     for seat in range(3):
         page.fill(f"#bet-{seat}", "10")
     press(page, "#deal")
-    assert "highest-hand" in page.inner_text("#values-reason")
+    # highest-hand settlement: values against the dealer alone, said so; J Q K explained
+    assert "dealer alone" in page.inner_text("#values-alone")
+    assert page.is_visible("#values-table")
+    assert page.inner_text("#card-values").startswith(
+        "Card values at this table: J = 1, Q = 2, K = 3")
+    assert page.locator("text=cut card out").count() == 0  # one deck shuffled every round
+    assert page.is_visible("#every-round")
     assert page.is_visible("#raise-box") and page.is_enabled("#raise")
     page.fill("#raise-amount", "5")
     press(page, "#raise")
@@ -325,3 +333,163 @@ def test_terminal_21_hot_seat_with_a_raised_bet(page, server):
     assert [r.net for s in game.table.seats for r in s.results] == [15, -10, -10]
     check_conserved(game)
     shot(page, "terminal21_hot_seat.png")
+
+
+def test_a_double_click_or_a_held_key_acts_once(page, server):
+    """Issue 24's case: split 8 8, then double-click Stand on hand 1: hand 2 must still
+    wait for its own decision. Then two quick H presses and a held H hit once each."""
+    app, _ = server
+    setup_table(page, preset="vegas-strip", seed=3)
+    game = the_game(app)
+    # 8 8 v 6 (hole T); hand 1: 8 3; hand 2: 8 K (then 2 5 9 ... for the hits)
+    game.table.shoe.stack("8S 6H 8D TC 3C KH 2D 5C 9S 2C 3D 4H")
+    page.fill("#bet-0", "10")
+    press(page, "#deal")
+    press(page, "#play-controls [data-action=split]")
+    with page.expect_response("**/api/act"):
+        page.dblclick("#play-controls [data-action=stand]")
+    page.wait_for_timeout(400)  # a second request, had one been sent, is answered by now
+    assert game.table.to_act == (0, 1) and not game.table.seats[0].hands[1].done
+    assert [d["action"] for d in game.state()["log"]] == ["split", "stand"]
+    page.wait_for_selector("#seat-0-hand-1.acting")
+    # hand 2 (8 K = 18): two quick h presses -> one hit (8 K 2 = 20)
+    with page.expect_response("**/api/act"):
+        page.keyboard.press("h")
+        page.keyboard.press("h")
+    page.wait_for_timeout(400)
+    assert len(game.table.seats[0].hands[1].cards) == 3
+    page.wait_for_selector("#play-controls [data-action=hit]:not([disabled])")
+    # a held key: the repeats (keydown with repeat=true) do nothing
+    with page.expect_response("**/api/act"):
+        for _ in range(6):
+            page.keyboard.down("h")
+    page.keyboard.up("h")
+    page.wait_for_timeout(400)
+    hand2 = game.table.seats[0].hands[1]
+    assert len(hand2.cards) == 4 and hand2.bust  # 8 K 2 5: one hit more, busting
+    assert [d["action"] for d in game.state()["log"]] == ["split", "stand", "hit", "hit"]
+    check_conserved(game)
+
+
+def test_a_normal_visit_logs_no_console_error(browser_context, server):
+    """First visit (no table yet), a round, the chart view and back: not one console error
+    (the page no longer probes /api/state for a table it may not have)."""
+    app, url = server
+    browser_context.clear_cookies()
+    page = browser_context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    page.goto(url)
+    page.wait_for_selector("#preset option[value='terminal-21']", state="attached")
+    setup_table(page, preset="vegas-strip", seed=5)
+    game = the_game(app)
+    game.table.shoe.stack("TS 6H 9D 7C")
+    page.fill("#bet-0", "10")
+    press(page, "#deal")
+    press(page, "s", key=True)
+    page.wait_for_selector("#next:not([disabled])")
+    page.click("#view-chart")
+    page.wait_for_selector("#chart-optimal table.chart")
+    page.click("#view-table")
+    page.reload()  # a returning visit finds its table
+    page.wait_for_selector("#table:not([hidden])")
+    page.close()
+    assert errors == []
+
+
+def test_phone_width_cards_stay_in_their_seats_and_the_header_is_short(page, server):
+    app, _ = server
+    page.set_viewport_size({"width": 390, "height": 844})
+    setup_table(page, preset="vegas-strip", players=("person",) * 5, seed=2)
+    game = the_game(app)
+    # seat 1: 8 8 splits twice (three hands); the others 9 7 and stand; dealer 6 (hole T)
+    game.table.shoe.stack("8C 9C 9D 9H 9S 6H 8D 7C 7D 7H 7S TC 8S 3D 2C 4C 5C 9S")
+    for seat in range(5):
+        page.fill(f"#bet-{seat}", "10")
+    press(page, "#deal")
+    press(page, "p", key=True)
+    press(page, "p", key=True)
+    assert page.locator("#seat-0 .hand-box").count() == 3
+    header = page.eval_on_selector("header", "h => h.getBoundingClientRect().height")
+    assert header <= 100, header  # the rules line is collapsed to one line
+    spill = page.eval_on_selector_all(".seat", """ss => ss.flatMap(s => {
+        const b = s.getBoundingClientRect();
+        return [...s.querySelectorAll('.card')].map(c => c.getBoundingClientRect())
+          .filter(r => r.left < b.left - 0.5 || r.right > b.right + 0.5 || r.top < b.top - 0.5
+                       || r.bottom > b.bottom + 0.5).map(r => [r.left, r.right]); })""")
+    assert spill == []
+    # only the legal actions are shown, large, and within the screen
+    shown = page.eval_on_selector_all(
+        "#play-controls button", "bs => bs.filter(b => b.offsetParent !== null)"
+        ".map(b => b.dataset.action || b.id)")
+    assert set(shown) - {"raise"} == set(game.state()["legal"])
+    boxes = page.eval_on_selector_all(
+        "#play-controls button[data-action]", "bs => bs.filter(b => b.offsetParent !== null)"
+        ".map(b => b.getBoundingClientRect()).map(r => [r.height, r.bottom])")
+    assert all(h >= 40 and bottom <= 844 for h, bottom in boxes), boxes
+    shot(page, "phone_390_five_seats.png")
+
+
+def test_desktop_cards_are_large(page, server):
+    page.set_viewport_size({"width": 1280, "height": 900})
+    setup_table(page, preset="vegas-strip", players=("person", "basic", "person"), seed=4)
+    page.fill("#bet-0", "10")
+    page.fill("#bet-2", "10")
+    press(page, "#deal")
+    size = page.eval_on_selector("#seat-0 .card", "c => [c.offsetWidth, c.offsetHeight]")
+    assert size[0] >= 60 and size[1] >= 85, size  # was 34 x 48
+    bottom = page.eval_on_selector("#values", "v => v.getBoundingClientRect().top")
+    assert bottom >= 600  # the table fills the screen's upper part
+    shot(page, "desktop_1280_three_seats.png")
+
+
+@pytest.mark.parametrize("preset", ["vegas-strip", "downtown-h17"])
+def test_the_chart_view_shows_the_analysis(page, server, preset):
+    from blackjack_env.analysis import solve
+    from blackjack_env.engine import preset as make
+    from blackjack_env.web.values import analysis_rules
+
+    setup_table(page, preset=preset, seed=1)
+    page.click("#view-chart")
+    page.wait_for_selector("#chart-optimal table.chart")
+    chart = solve(analysis_rules(make(preset)).replace(decks=None)).chart
+    for kind, key in (("hard", "hard"), ("soft", "soft"), ("pair", "pairs")):
+        shown = page.eval_on_selector_all(
+            f"#chart-optimal table[data-kind={kind}] tr", "rs => rs.slice(1).map(r => "
+            "[...r.querySelectorAll('td')].map(td => td.textContent))")
+        assert shown == [[p.value for p in plays] for plays in getattr(chart, key).values()]
+    title = page.get_attribute(
+        "#chart-optimal table[data-kind=hard] td[data-row='16'][data-up='T']", "title")
+    evs = solve(analysis_rules(make(preset)).replace(decks=None)).action_evs[("hard", 16, "T")]
+    assert f"stand {evs[next(a for a in evs if a.name == 'STAND')]:+.4f}" in title
+    shot(page, f"chart_{preset}.png")
+
+
+def test_the_controls_stay_put_and_the_bet_box_holds_six_digits(page, server):
+    app, _ = server
+    page.set_viewport_size({"width": 1280, "height": 900})
+    setup_table(page, preset="vegas-strip", players=("person", "basic"), seed=6)
+    game = the_game(app)
+    page.fill("#bet-0", "999999")
+    fits = page.eval_on_selector("#bet-0", "i => i.scrollWidth <= i.clientWidth")
+    assert fits  # six digits shown whole
+    page.fill("#bet-0", "10")
+    game.table.shoe.stack("TS 9C 6H 7D 8D TH")  # seat 1: T 7 stands; dealer 6 T draws 8
+    press(page, "#deal")
+    top = page.eval_on_selector("#controls", "c => c.getBoundingClientRect().top")
+    press(page, "s", key=True)
+    page.wait_for_selector("#next:not([disabled])")
+    assert page.inner_text("#seat-0 .seat-net").startswith("round ")
+    after = page.eval_on_selector("#controls", "c => c.getBoundingClientRect().top")
+    assert after == top  # the round's result line does not push the controls down
+
+
+def test_a_seed_that_is_not_a_number_is_refused_not_replaced(page, server):
+    app, _ = server
+    before = len(list(app.state.store.games()))
+    page.fill("#seed", "abc")
+    page.click("#sit")
+    page.wait_for_selector("#message:not([hidden])")
+    assert 'seed "abc" is not a whole number' in page.inner_text("#message")
+    assert page.is_hidden("#table") and len(list(app.state.store.games())) == before

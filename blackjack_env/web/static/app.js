@@ -5,11 +5,18 @@
 
 const $ = (sel) => document.querySelector(sel);
 const KEYS = { h: "hit", s: "stand", d: "double", p: "split", r: "surrender", i: "insure", n: "decline" };
-const CASCADE = { left: 1.3, top: 0.3, every: 5 };  // seed 000's layout, in em
+const CASCADE = { left: 1.75, top: 0.3, every: 5 };  // in em: a "10" in the corner stays readable
 let options = null;
 let state = null;       // the frame on screen
 let live = null;        // the latest frame
 let timer = null;
+let busy = 0;           // requests in flight: the action buttons are disabled meanwhile
+// a decision that comes sooner than this after the table changed was meant for the state
+// before (a double press): it is ignored, as no one can read a new hand that fast
+const SETTLE_MS = 200;
+let drawnAt = 0;
+window.bjReady = () => busy === 0 && performance.now() - drawnAt >= SETTLE_MS;  // for tests
+let chartData = null;
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -26,15 +33,45 @@ function showError(text) {
   if (text) { box.textContent = text; box.hidden = false; } else { box.hidden = true; box.textContent = ""; }
 }
 
+function setBusy(delta) {
+  busy += delta;
+  if (live) drawControls(state || live);
+}
+
 async function call(method, path, body) {
   const init = { method, headers: {} };
   if (body !== undefined) { init.headers["Content-Type"] = "application/json"; init.body = JSON.stringify(body); }
-  const resp = await fetch(path, init);
+  setBusy(1);
+  // a request that takes a while (the first values of a rule set): say so, keep the page
+  const slow = setTimeout(() => { $("#working").hidden = false; }, 400);
+  let resp;
   let data = null;
-  try { data = await resp.json(); } catch (e) { data = { error: `HTTP ${resp.status}` }; }
-  if (!resp.ok) { showError(data.error || `HTTP ${resp.status}`); return null; }
+  try {
+    resp = await fetch(path, init);
+    try { data = await resp.json(); } catch (e) { data = { error: `HTTP ${resp.status}` }; }
+  } catch (e) {
+    data = { error: `the server did not answer (${e.message})` };
+  } finally {
+    clearTimeout(slow);
+    $("#working").hidden = true;
+    setBusy(-1);
+  }
+  if (!resp || !resp.ok) {
+    showError(data.error || `HTTP ${resp.status}`);
+    // a stale decision (409: the table moved on) or a lost table: draw what is there now
+    if (resp && (resp.status === 409 || resp.status === 404) && path !== "/api/session") refresh();
+    return null;
+  }
   showError("");
   return data;
+}
+
+async function refresh() {
+  const resp = await fetch("/api/session");
+  if (!resp.ok) return;
+  const doc = await resp.json();
+  if (doc.state) show(doc.state, true);
+  else { live = null; state = null; $("#table").hidden = true; $("#setup").hidden = false; }
 }
 
 // ------------------------------------------------------------------ setup form
@@ -72,6 +109,11 @@ async function sitDown(ev) {
   }
   const players = [...document.querySelectorAll("#players select")].map((s) => s.value);
   const seedText = $("#seed").value.trim();
+  if (seedText !== "" && !(/^[0-9]{1,16}$/.test(seedText) && Number.isSafeInteger(Number(seedText)))) {
+    showError(`seed "${seedText.slice(0, 30)}" is not a whole number: give 0 to ` +
+      `${Number.MAX_SAFE_INTEGER}, or leave it empty for a random seed`);
+    return;
+  }
   const body = {
     mode: $("#mode").value, preset: $("#preset").value, overrides, players,
     bankroll: parseInt($("#bankroll").value, 10), bot_bet: parseInt($("#bot-bet").value, 10),
@@ -79,7 +121,7 @@ async function sitDown(ev) {
   };
   stopPlaying();
   const data = await call("POST", "/api/session", body);
-  if (data) { $("#setup").hidden = true; show(data, true); }
+  if (data) { $("#setup").hidden = true; show(data, true); showView("table"); }
 }
 
 // ------------------------------------------------------------------ drawing
@@ -99,7 +141,8 @@ function cardsNode(cards) {
   cards.forEach((c, k) => box.append(cardNode(c, k)));
   const n = Math.max(cards.length, 2);
   box.style.width = `calc(${(n - 1) * CASCADE.left}em + var(--card-w))`;
-  box.style.height = `calc(${Math.min(n - 1, CASCADE.every - 1) * CASCADE.top}em + var(--card-h))`;
+  // the full cascade's height from the start, so a card drawn never moves what is below
+  box.style.height = `calc(${(CASCADE.every - 1) * CASCADE.top}em + var(--card-h))`;
   return box;
 }
 
@@ -143,9 +186,9 @@ function seatNode(seat, st) {
     node.append(el("div", { class: "flags insurance", text: `insured ${chips(seat.insurance)}` +
       (back == null ? "" : back > 0 ? `, paid ${chips(back)}` : ", lost") }));
   }
-  if (seat.net != null && seat.hands.length) {
-    node.append(el("div", { class: "seat-net", text: `round ${signed(seat.net)}` }));
-  }
+  // always there (blank until the round is settled), so nothing below it moves
+  node.append(el("div", { class: "seat-net", text: seat.net != null && seat.hands.length ?
+    `round ${signed(seat.net)}` : "\u00a0" }));
   if (st.phase === "betting" && seat.person && st === live) {
     const input = el("input", { class: "bet-input", type: "number", id: `bet-${seat.index}`,
       min: "0", value: String(seat.bet || seat.next_bet || st.rules.min_bet) });
@@ -180,6 +223,8 @@ function drawValues(st) {
       t.append(el("tr", { class: a === v.best ? "best" : "", "data-action": a },
         el("td", { text: a + (a === v.best ? " (best)" : "") }), el("td", { text: ev.toFixed(4) })));
     }
+    if (v.alone) body.append(el("p", { class: "note", id: "values-alone",
+      text: "Against the dealer alone: this table pays the highest hand, so these are not its true values." }));
     body.append(t, el("p", { class: "small", id: "values-source", text: `source: ${v.source}` }));
     if (v.note) body.append(el("p", { class: "note", id: "values-note", text: v.note }));
   }
@@ -194,10 +239,15 @@ function drawValues(st) {
 }
 
 function show(st, isLive) {
+  if (isLive && (!live || live.frame !== st.frame)) drawnAt = performance.now();
   if (isLive) live = st;
   state = st;
-  $("#table").hidden = false;
+  $("#table").hidden = view !== "table";
   $("#rules-summary").textContent = `${st.rules.preset}: ${st.rules.summary} · round ${st.round} · ${st.phase}`;
+  const special = Object.entries(st.rules.card_values || {});
+  $("#card-values").hidden = special.length === 0;
+  $("#card-values").textContent = special.length ? "Card values at this table: " +
+    special.map(([r, v]) => `${r} = ${v}`).join(", ") + " (other cards as usual; A = 1 or 11)" : "";
   const d = st.dealer;
   $("#dealer-cards").replaceWith(Object.assign(cardsNode(d.cards), { id: "dealer-cards" }));
   $("#dealer-total").textContent = d.total == null ? "" :
@@ -209,6 +259,7 @@ function show(st, isLive) {
       `shoe: ${shoe.remaining} of ${shoe.total} cards left · ${shoe.discards} in the discard tray` }),
     shoe.reshuffled ? el("div", { class: "reshuffle", id: "reshuffled", text: "reshuffled before this round" }) : null,
     shoe.cut_card_out ? el("div", { class: "reshuffle", text: "cut card out: reshuffle after this round" }) : null,
+    shoe.every_round ? el("div", { class: "small", id: "every-round", text: "shuffled before every round" }) : null,
   ].filter(Boolean));
   const seats = $("#seats");
   seats.style.setProperty("--n", String(st.seats.length));
@@ -223,13 +274,18 @@ function drawControls(st) {
   $("#play-controls").hidden = watch;
   $("#watch-controls").hidden = !watch;
   const atLive = st === live;
+  const ready = atLive && busy === 0;  // no second request while one is in flight
   for (const b of document.querySelectorAll("#play-controls [data-action]")) {
-    b.disabled = !atLive || !st.legal.includes(b.dataset.action);
+    const legal = atLive && st.legal.includes(b.dataset.action);
+    b.classList.toggle("legal", legal);
+    b.disabled = !ready || !legal;
   }
   $("#raise-box").hidden = !st.rules.bet_raising;
-  $("#raise").disabled = !atLive || !st.can_raise;
-  $("#deal").disabled = !atLive || st.phase !== "betting";
-  $("#next").disabled = !atLive || st.phase !== "settled";
+  $("#raise").disabled = !ready || !st.can_raise;
+  $("#deal").disabled = !ready || st.phase !== "betting";
+  $("#next").disabled = !ready || st.phase !== "settled";
+  $("#deal").classList.toggle("legal", atLive && st.phase === "betting");
+  $("#next").classList.toggle("legal", atLive && st.phase === "settled");
   const f = live.frames;
   const slider = $("#frame-slider");
   slider.min = f.first; slider.max = f.last; slider.value = st.frame;
@@ -251,12 +307,14 @@ function drawControls(st) {
 
 // ------------------------------------------------------------------ requests
 async function act(action) {
-  if (!live || !live.legal.includes(action) || state !== live) return;
-  const data = await call("POST", "/api/act", { seat: live.to_act.seat, action });
+  if (!live || !window.bjReady() || !live.legal.includes(action) || state !== live) return;
+  // the frame this decision answers: a repeat of it is refused (409), never applied twice
+  const data = await call("POST", "/api/act", { seat: live.to_act.seat, action, frame: live.frame });
   if (data) show(data, true);
 }
 
 async function deal() {
+  if (!live || busy) return;
   const bets = {};
   for (const s of live.seats) {
     if (!s.person) continue;
@@ -264,21 +322,27 @@ async function deal() {
     const v = input ? Number(input.value) : 0;
     bets[String(s.index)] = Number.isFinite(v) ? v : 0;
   }
-  const data = await call("POST", "/api/deal", { bets });
+  const data = await call("POST", "/api/deal", { bets, frame: live.frame });
   if (data) show(data, true);
 }
 
-async function nextRound() { const d = await call("POST", "/api/next", {}); if (d) show(d, true); }
+async function nextRound() {
+  if (!live || busy) return;
+  const d = await call("POST", "/api/next", { frame: live.frame });
+  if (d) show(d, true);
+}
 
 async function raiseBet() {
+  if (!live || busy) return;
   const amount = Number($("#raise-amount").value);
-  const d = await call("POST", "/api/raise", { seat: live.to_act.seat, amount });
+  const d = await call("POST", "/api/raise", { seat: live.to_act.seat, amount, frame: live.frame });
   if (d) show(d, true);
 }
 
 async function step() {
   if (state !== live) return gotoFrame(state.frame + 1);
-  const d = await call("POST", "/api/step", {});
+  if (busy) return;
+  const d = await call("POST", "/api/step", { frame: live.frame });
   if (d) show(d, true); else stopPlaying();
 }
 
@@ -297,6 +361,7 @@ function togglePlay() {
 }
 
 function onKey(ev) {
+  if (ev.repeat) { if (KEYS[ev.key.toLowerCase()] || ev.key === "Enter") ev.preventDefault(); return; }  // a held key acts once
   if (ev.target.tagName === "INPUT" && ev.key !== "Enter") return;
   if (ev.target.tagName === "SELECT" || !live) return;
   const key = ev.key.toLowerCase();
@@ -325,6 +390,13 @@ async function init() {
   $("#mode").addEventListener("change", modeChanged);
   $("#setup").addEventListener("submit", sitDown);
   $("#show-setup").addEventListener("click", () => { $("#setup").hidden = !$("#setup").hidden; });
+  $("#rules-summary").addEventListener("click", () => {
+    const open = $("#rules-summary").classList.toggle("open");
+    $("#rules-summary").setAttribute("aria-expanded", String(open));
+  });
+  for (const b of document.querySelectorAll("nav .view")) b.addEventListener("click", () => showView(b.dataset.view));
+  for (const a of options.agents) $("#chart-agent").append(el("option", { value: a, text: a }));
+  $("#chart-agent").addEventListener("change", loadChart);
   for (const b of document.querySelectorAll("#play-controls [data-action]")) {
     b.addEventListener("click", () => act(b.dataset.action));
   }
@@ -338,8 +410,173 @@ async function init() {
   $("#live").addEventListener("click", () => gotoFrame(live.frames.last));
   $("#frame-slider").addEventListener("change", (e) => gotoFrame(Number(e.target.value)));
   document.addEventListener("keydown", onKey);
-  const resp = await fetch("/api/state");  // a table this browser already has
-  if (resp.ok) { show(await resp.json(), true); $("#setup").hidden = true; }
+  const resp = await fetch("/api/session");  // a table this browser already has (or null)
+  if (resp.ok) {
+    const doc = await resp.json();
+    if (doc.state) { show(doc.state, true); $("#setup").hidden = true; }
+  }
+}
+
+// ------------------------------------------------------------------ chart and run views
+let view = "table";
+function showView(name) {
+  view = name;
+  for (const b of document.querySelectorAll("nav .view")) b.classList.toggle("on", b.dataset.view === name);
+  $("#table").hidden = name !== "table" || !live;
+  $("#chart-view").hidden = name !== "chart";
+  $("#runs-view").hidden = name !== "runs";
+  if (name === "table") $("#setup").hidden = !!live; else $("#setup").hidden = true;
+  if (name === "chart") loadChart();
+  if (name === "runs") loadRuns();
+}
+
+const KIND_NAMES = { hard: "Hard totals", soft: "Soft totals", pair: "Pairs" };
+const CHART_KEY = { hard: "hard", soft: "soft", pair: "pairs" };
+
+function rowName(kind, row) {
+  if (kind === "soft") return Number(row) > 12 ? `A,${Number(row) - 11}` : "A,A";
+  if (kind === "pair") { const c = row === "T" ? "10" : row; return `${c},${c}`; }
+  return row;
+}
+
+function cellText(evs, gap) {
+  const parts = Object.entries(evs).sort((a, b) => b[1] - a[1])
+    .map(([a, v]) => `${a} ${v >= 0 ? "+" : ""}${v.toFixed(4)}`);
+  return parts.join(" · ") + (gap == null ? "" : ` — best by ${gap.toFixed(4)}`);
+}
+
+function chartGrid(d, chart, kind, diffs, who) {
+  const key = CHART_KEY[kind];
+  const rows = Object.keys(chart[key]);
+  if (!rows.length) return null;
+  const t = el("table", { class: "chart", "data-kind": kind, "data-who": who });
+  const head = el("tr", {}, el("th", { text: kind === "pair" ? "pair" : "hand" }));
+  for (const u of chart.upcards) head.append(el("th", { text: u === "T" ? "10" : u }));
+  t.append(head);
+  rows.forEach((row, i) => {
+    const tr = el("tr", {}, el("th", { text: rowName(kind, row) }));
+    chart[key][row].forEach((code, j) => {
+      const cell = d.cells[kind][i][j];
+      const up = chart.upcards[j];
+      const diff = diffs && diffs.get(`${kind}|${row}|${up}`);
+      let title = `${rowName(kind, row)} v ${up === "T" ? "10" : up}: ${d.codes[code] || code}. ` + cellText(cell.evs, cell.gap);
+      if (diff) title += ` — the agent plays ${diff.agent} here` + (diff.cost == null ? "" : `, giving up ${diff.cost.toFixed(4)} per chip bet`);
+      const td = el("td", { text: code, title, "data-row": row, "data-up": up,
+        class: diff ? "differs" : "" });
+      td.style.background = d.colours[code] || "#ddd";
+      td.addEventListener("mouseenter", () => { $("#chart-cell").textContent = title; });
+      td.addEventListener("click", () => { $("#chart-cell").textContent = title; });
+      tr.append(td);
+    });
+    t.append(tr);
+  });
+  return el("div", { class: "chart-block" }, el("h3", { text: KIND_NAMES[kind] }), t);
+}
+
+async function loadChart() {
+  const agent = $("#chart-agent").value;
+  const q = new URLSearchParams();
+  if (!live) q.set("preset", $("#preset").value);  // no table yet: the rules chosen in setup
+  if (agent) q.set("agent", agent);
+  const d = await call("GET", "/api/chart" + (q.toString() ? `?${q}` : ""));
+  if (!d) return;
+  chartData = d;
+  $("#chart-title").textContent = `Strategy chart: ${d.preset} (${d.finite ? "infinite-deck optimum" : "exact optimum"})`;
+  $("#chart-note").hidden = !d.note;
+  $("#chart-note").textContent = d.note;
+  $("#chart-legend").replaceChildren(...Object.entries(d.codes).map(([code, name]) => {
+    const sw = el("span", { class: "swatch", text: code });
+    sw.style.background = d.colours[code] || "#ddd";
+    return el("span", { class: "legend" }, sw, ` ${name}`);
+  }));
+  const body = $("#chart-body");
+  body.replaceChildren();
+  const diffs = d.agent ? new Map(d.agent.differ.map((x) => [`${x.kind}|${x.row}|${x.upcard}`, x])) : null;
+  const optimal = el("div", { class: "chart-col", id: "chart-optimal" }, el("h3", { text: "Optimal" }));
+  for (const kind of ["hard", "soft", "pair"]) {
+    const grid = chartGrid(d, d.chart, kind, null, "optimal");
+    if (grid) optimal.append(grid);  // (no pair rows where splitting is not allowed)
+  }
+  body.append(optimal);
+  if (d.agent) {
+    const cost = d.agent.differ.reduce((s, x) => s + (x.cost || 0), 0);
+    const mine = el("div", { class: "chart-col", id: "chart-agent-col" },
+      el("h3", { text: `${d.agent.name}: ${d.agent.differ.length} cells differ (outlined)` }));
+    for (const kind of ["hard", "soft", "pair"]) {
+      const grid = chartGrid(d, d.agent.chart, kind, diffs, "agent");
+      if (grid) mine.append(grid);
+    }
+    const list = el("table", { id: "chart-diffs" }, el("tr", {}, el("th", { text: "hand" }),
+      el("th", { text: "v" }), el("th", { text: "optimal" }), el("th", { text: "agent" }),
+      el("th", { text: "cost per chip bet" })));
+    for (const x of [...d.agent.differ].sort((a, b) => (b.cost || 0) - (a.cost || 0))) {
+      list.append(el("tr", {}, el("td", { text: rowName(x.kind, x.row) }), el("td", { text: x.upcard }),
+        el("td", { text: x.optimal }), el("td", { text: x.agent }),
+        el("td", { text: x.cost == null ? "–" : x.cost.toFixed(4) })));
+    }
+    mine.append(el("p", { class: "small", text: `Summed over the differing cells: ${cost.toFixed(4)} ` +
+      "per chip bet (each cell's cost when that hand is dealt; not weighted by how often it is)." }), list);
+    body.append(mine);
+  }
+}
+
+function curveSvg(points, optimum) {
+  // a canvas (nothing fetched): the curve, and the optimum as a dashed gold line
+  const W = 640, H = 260, P = 44;
+  const canvas = el("canvas", { class: "curve", width: String(W), height: String(H) });
+  const g = canvas.getContext("2d");
+  const xs = points.map((p) => p[0]), ys = points.map((p) => p[1]);
+  if (optimum != null) ys.push(optimum);
+  const x0 = Math.min(...xs), x1 = Math.max(...xs), y0 = Math.min(...ys), y1 = Math.max(...ys);
+  const sx = (x) => P + (W - 2 * P) * (x1 === x0 ? 0.5 : (x - x0) / (x1 - x0));
+  const sy = (y) => H - P - (H - 2 * P) * (y1 === y0 ? 0.5 : (y - y0) / (y1 - y0));
+  g.fillStyle = "#0a1a26"; g.fillRect(0, 0, W, H);
+  g.strokeStyle = "#9ab"; g.beginPath(); g.moveTo(P, P); g.lineTo(P, H - P); g.lineTo(W - P, H - P); g.stroke();
+  g.font = "12px sans-serif"; g.fillStyle = "#cde";
+  g.fillText(y1.toFixed(4), 4, P - 6); g.fillText(y0.toFixed(4), 4, H - P + 14);
+  g.textAlign = "right"; g.fillText(`${x1.toLocaleString()} hands / steps`, W - P, H - 8);
+  if (optimum != null) {
+    g.strokeStyle = "#e8c15a"; g.setLineDash([6, 4]); g.beginPath();
+    g.moveTo(P, sy(optimum)); g.lineTo(W - P, sy(optimum)); g.stroke(); g.setLineDash([]);
+    g.fillStyle = "#e8c15a"; g.fillText(`optimum ${optimum.toFixed(4)}`, W - P, sy(optimum) - 5);
+  }
+  g.strokeStyle = "#7fd"; g.lineWidth = 2; g.beginPath();
+  points.forEach((p, k) => (k ? g.lineTo(sx(p[0]), sy(p[1])) : g.moveTo(sx(p[0]), sy(p[1]))));
+  g.stroke();
+  return canvas;
+}
+
+function findOptimum(summary) {
+  if (!summary) return null;
+  const ex = summary.exact;
+  if (ex && typeof ex === "object") for (const k of ["optimal_return", "optimum", "optimal"]) if (typeof ex[k] === "number") return ex[k];
+  for (const k of ["optimal_return", "optimum"]) if (typeof summary[k] === "number") return summary[k];
+  return null;
+}
+
+async function loadRuns() {
+  const d = await call("GET", "/api/runs");
+  if (!d) return;
+  const body = $("#runs-body");
+  body.replaceChildren();
+  if (!d.runs.length) body.append(el("p", { text: "No runs: start the server with --runs FOLDER (a folder written by blackjack-train)." }));
+  for (const run of d.runs) {
+    const box = el("div", { class: "run", "data-run": run.name }, el("h3", { text: run.name }));
+    const grades = run.curve && Array.isArray(run.curve.grades) ? run.curve.grades : [];
+    const blocks = run.curve && Array.isArray(run.curve.blocks) ? run.curve.blocks : [];
+    if (grades.length) box.append(el("p", { class: "small", text: "exact return of the greedy policy" }), curveSvg(grades, findOptimum(run.summary)));
+    else if (blocks.length) box.append(el("p", { class: "small", text: "training reward per hand (no exact grade for these rules)" }), curveSvg(blocks, null));
+    for (const p of run.problems) box.append(el("p", { class: "note", text: p }));
+    if (run.summary) {
+      const t = el("table", { class: "run-summary" });
+      for (const [k, v] of Object.entries(run.summary)) {
+        const text = v !== null && typeof v === "object" ? JSON.stringify(v) : String(v);
+        t.append(el("tr", {}, el("th", { text: k }), el("td", { text: text.length > 160 ? text.slice(0, 157) + "…" : text })));
+      }
+      box.append(t);
+    }
+    body.append(box);
+  }
 }
 
 document.addEventListener("DOMContentLoaded", init);
