@@ -37,7 +37,7 @@ try:
     from collections.abc import Sequence
     from dataclasses import dataclass
     from pathlib import Path
-    from typing import Any
+    from typing import Annotated, Any
 
     from blackjack_env._cli import (
         UsageError,
@@ -47,6 +47,7 @@ try:
         finish_benchmark,
         load_average,
         missing_package,
+        option,
         run_command,
     )
 except ImportError as err:
@@ -73,7 +74,7 @@ class Settings:
     """runs per case; the fastest is reported"""
     bar: bool = False
     """also time the one-thread case quiet with the progress bar on"""
-    json: str | None = None
+    json: Annotated[str | None, option("FILE", "not written")] = None
     """write the figures as JSON to this path"""
 
 

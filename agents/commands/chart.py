@@ -47,10 +47,10 @@ class Settings:
     """preset name of the table rules (see blackjack_env.list_presets())"""
     decks: Annotated[str, option("N|inf", "the run's, or the preset's")] = ""
     """decks in the shoe: 1..8, or inf for an infinite deck"""
-    png: str = ""
-    """output picture ('' = <out>/chart.png, or <out>/chart-<agent>-<rules>.png)"""
-    out: str = ""
-    """folder for the picture ('' = the model's run folder, or runs/charts for a fixed agent)"""
+    png: Annotated[str, option("FILE", "chart.png in --out, or chart-<agent>-<rules>.png")] = ""
+    """the picture's file"""
+    out: Annotated[str, option("FOLDER", "the model's run folder, or runs/charts")] = ""
+    """the folder the picture goes in"""
     json: bool = False
     """print both charts and the differing cells as JSON"""
 
