@@ -16,10 +16,11 @@ env is cheaper than the inter-process traffic, as a blackjack round is).
 
 Threads: training runs with ``config.torch_threads`` torch intra-op threads (default 1;
 see :func:`torch_threads`). The networks here are small (two layers of 64), so a second
-thread gains little on a quiet machine, and on a shared one torch's OpenMP threads spin
-while they wait for a core: 8,192 MaskablePPO steps took 3.4 s quiet and 32-55 s beside
-three busy processes with torch's default (one thread per core, 2 here), 8 s with one
-thread (``scripts/bench_train.py`` measures it).
+thread gains nothing, and on a shared machine torch's OpenMP threads spin while they
+wait for a core. ``scripts/bench_train.py`` (8,192 MaskablePPO steps, 2 cores, load
+average 9 from other work): one thread 6.7 s, beside 3 more busy processes 29 s; torch's
+own count (2) 74 s and 143 s, 11x and 4.9x slower. Issue 20 measured 3.4 s quiet and
+32-55 s busy with 2 threads, 8.0 s busy with one.
 
 Progress: a ``tqdm`` bar (``progress=True``), updated once per rollout's worth of steps and
 closed before :func:`train_sb3` returns, whatever ends the training; while it is shown,
