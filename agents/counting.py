@@ -105,8 +105,10 @@ class HiLoCounter:
 
     @property
     def true_count(self) -> float:
-        """Running count per undealt deck."""
-        return self.running_count / self.decks_left
+        """Running count per undealt deck: the engine's
+        :func:`~blackjack_env.engine.play.hi_lo_true_count` (what the env's observations
+        show), 0.0 once no card is left."""
+        return play.hi_lo_true_count(self.running_count, self.cards_left)
 
     def observe_table(self, table: Table) -> None:
         """Count the face-up cards of the table's current round not counted yet.

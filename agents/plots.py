@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from blackjack_env.engine import Action, Rules
 from blackjack_env.engine.play import auto_stands, natural_stands
@@ -156,7 +156,10 @@ def cell_state(rules: Rules, kind: str, row: int | str, dealer: int | str, *,
         if not 1 <= dealer <= 10:
             raise ValueError(f"dealer={dealer}; use a value 1..10 (1 = ace) or a column label")
         dealer = card_label(dealer, dealer == 1)
-    return model_cell(rules, kind, row, dealer, double=double, surrender=surrender, split=split)
+    # (a bool dealer is refused there, by its label)
+    return model_cell(
+        rules, kind, row, cast(Any, dealer), double=double, surrender=surrender, split=split
+    )
 
 
 def agent_chart(policy: Callable[[Any], Action], rules: Rules, like: Any, title: str = "") -> Any:

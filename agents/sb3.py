@@ -71,7 +71,7 @@ __all__ = [
 SB3_ALGOS: tuple[str, ...] = ("ppo", "dqn", "a2c", "maskable-ppo")
 
 
-def algo_class(algo: str) -> type:
+def algo_class(algo: str) -> Any:
     """The stable-baselines3 / sb3-contrib class for a command-line name."""
     if algo == "ppo":
         from stable_baselines3 import PPO

@@ -214,15 +214,17 @@ class TabularAgent(Agent):
             raise ValueError(f"{path}: not a tabular model saved by this project (a damaged or "
                              f"truncated .npz: {err or type(err).__name__})") from None
         except ValueError as err:
-            if "pickled" in str(err):
-                err = "it is not a NumPy .npz archive"  # np.load's guess for arbitrary bytes
-            raise ValueError(f"{path}: not a tabular model saved by this project ({err})") from None
+            reason = "it is not a NumPy .npz archive" if "pickled" in str(err) else str(err)
+            # (np.load's "pickled" guess for arbitrary bytes)
+            raise ValueError(
+                f"{path}: not a tabular model saved by this project ({reason})"
+            ) from None
         if not isinstance(meta, dict) or not str(meta.get("format", "")).startswith(
                 "blackjack_env.agents.tabular/"):
             raise ValueError(f"{path}: not a tabular model saved by this project (its meta "
                              f"lacks the format 'blackjack_env.agents.tabular/1')")
         algo = meta.get("algo")
-        klass = _ALGOS.get(algo)
+        klass = _ALGOS.get(algo) if isinstance(algo, str) else None
         if klass is None:
             raise ValueError(f"{path}: unknown tabular algo {algo!r}; known: {', '.join(_ALGOS)}")
         try:

@@ -60,25 +60,28 @@ def describe(event: Event, table: Table | None = None) -> str | None:
     cards and total."""
     kind = event.kind
     hand = f"seat {event.seat} hand {(event.hand or 0) + 1}"
+    # (events of the kinds below always carry their card / action / outcome)
+    card = "?" if event.card is None else event.card.pretty
     if kind is EventKind.DEAL:
-        return f"  {hand} <- {event.card.pretty}"
+        return f"  {hand} <- {card}"
     if kind is EventKind.UPCARD:
-        return f"  dealer shows {event.card.pretty}"
+        return f"  dealer shows {card}"
     if kind is EventKind.HOLE_CARD:
         return "  dealer takes a hole card"
     if kind is EventKind.REVEAL:
-        return f"  dealer turns over {event.card.pretty}"
+        return f"  dealer turns over {card}"
     if kind is EventKind.DEALER_DRAW:
-        return f"  dealer draws {event.card.pretty}"
+        return f"  dealer draws {card}"
     if kind is EventKind.ACTION:
-        return f"  {hand}: {event.action.name}"
+        return f"  {hand}: {'?' if event.action is None else event.action.name}"
     if kind is EventKind.RAISE:
         return f"  {hand}: raises by {event.amount}"
     if kind is EventKind.SETTLE:
         cards = ""
-        if table is not None:
+        if table is not None and event.seat is not None and event.hand is not None:
             cards = f" {hand_text(table.seats[event.seat].hands[event.hand])},"
-        return f"  {hand}:{cards} {_OUTCOME_TEXT[event.outcome]} {_signed(event.amount)}"
+        result = "?" if event.outcome is None else _OUTCOME_TEXT[event.outcome]
+        return f"  {hand}:{cards} {result} {_signed(event.amount)}"
     if kind is EventKind.SHUFFLE:
         return "  (shoe reshuffled)"
     if kind is EventKind.PEEK:
@@ -137,8 +140,11 @@ def run(settings: Settings) -> dict[str, Any]:
                 print(line)
         if not dealer_said:
             print(f"  dealer: {hand_text(table.dealer)}")
-        print("  bankrolls:", ", ".join(f"seat {seat.index} {float(seat.bankroll):g}"
-                                        for seat in table.seats))
+        print("  bankrolls:", ", ".join(
+            f"seat {seat.index} "
+            + ("unlimited" if seat.bankroll is None else f"{float(seat.bankroll):g}")
+            for seat in table.seats
+        ))
         played += 1
         table.new_round()
     return {"rounds": played, "bankrolls": [seat.bankroll for seat in table.seats]}

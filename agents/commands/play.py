@@ -377,6 +377,7 @@ class Session:
     def ask_bet(self, person: Person) -> int:
         rules = self.rules
         bankroll = self.table.seats[person.seat].bankroll
+        assert bankroll is not None  # (the terminal game seats every player with chips)
         top = min(rules.max_bet, int(bankroll))
         while True:
             text = self.read(
@@ -441,6 +442,8 @@ class Session:
         if person.left or self.ended:  # leaving: hands stand, insurance declined
             return Action.DECLINE if t.phase is Phase.INSURANCE else Action.STAND
         hand = t.current_hand
+        who = t.to_act
+        assert hand is not None and who is not None  # (the table waits on this hand)
         up = t.upcard.pretty if t.upcard is not None else "?"
         raising = self.rules.bet_raising and t.phase is Phase.PLAYER_TURNS
         if t.phase is Phase.INSURANCE:
@@ -454,7 +457,7 @@ class Session:
                         f"You hold {hand_text(hand)}. Do you {' or '.join(offers)}?")
         else:
             n = len(t.seats[person.seat].hands)
-            which = f" hand {t.to_act[1] + 1}" if n > 1 else ""
+            which = f" hand {who[1] + 1}" if n > 1 else ""
             question = (f"{person.name}, your{which} {hand_text(hand)} (bet {_chips(hand.bet)}) "
                         f"against the dealer's {up}.")
         options = ", ".join(_KEY[a] for a in legal) + (", +N raises the bet" if raising else "")
@@ -496,7 +499,7 @@ class Session:
                     self.write(f"Cannot raise: {err}.")
                     continue
                 self.write(f"{person.name}: raised by {amount}, the bet is now "
-                           f"{_chips(t.current_hand.bet)}.")
+                           f"{_chips(hand.bet)}.")
                 continue
             action = _WORDS.get(text)
             if action is None:
@@ -670,7 +673,9 @@ class Session:
         result: dict[str, Any] = {"rounds": self.played, "people": {}}
         for person in self.people.values():
             bankroll = self.table.seats[person.seat].bankroll
-            change = bankroll - self.start[person.seat]
+            start = self.start[person.seat]
+            assert bankroll is not None and start is not None  # (every player has chips)
+            change = bankroll - start
             self.write(f"{person.name}: final bankroll {_chips(bankroll)} ({_signed(change)}) "
                        f"after {person.rounds} round(s).")
             result["people"][person.name] = {"seat": person.seat, "bankroll": bankroll,

@@ -38,7 +38,7 @@ _WILDCARD = ("0.0.0.0", "::", "")
 @dataclass
 class Settings:
     host: Annotated[str, option("ADDRESS")] = "127.0.0.1"
-    """address to listen on; anything but 127.0.0.1 / localhost lets other machines in"""
+    """address to listen on; anything but 127.0.0.1 / localhost lets other machines in (and needs --allow-host)"""  # noqa: E501
     port: Annotated[int, option("PORT", "a free one")] = 0
     """port to listen on"""
     agent: Annotated[list[str], option("PATH [PATH ...]", "none")] = field(default_factory=list)
@@ -47,9 +47,13 @@ class Settings:
     """tables held at once (one per browser session)"""
     idle_minutes: float = 30.0
     """a table unused this long is dropped (when all --max-sessions are taken, a new table replaces the least recently used idle one)"""  # noqa: E501
-    allow_host: list[str] = field(default_factory=list)
+    allow_host: Annotated[list[str], option("NAME [NAME ...]", "loopback only")] = field(
+        default_factory=list
+    )
     """host names the page may be reached by besides loopback (needed with a --host other than loopback, e.g. --allow-host table.lan 192.168.1.20)"""  # noqa: E501
-    runs: list[str] = field(default_factory=list)
+    runs: Annotated[list[str], option("FOLDER [FOLDER ...]", "none")] = field(
+        default_factory=list
+    )
     """run folders (of blackjack-train) the run view shows: learning curve and summary"""
 
 

@@ -202,7 +202,10 @@ class Chart:
         "T", "2".."9", and "1" where custom values make a non-ace card worth 1), or the
         usual aliases: a value (1 or 11 = ace, 10 = ten), "10", and "J" / "Q" / "K" for
         the ten-value column. A label the chart has is always read as that label."""
-        table = {"hard": self.hard, "soft": self.soft, "pair": self.pairs}.get(kind)
+        tables: dict[str, dict[Any, tuple[Play, ...]]] = {
+            "hard": self.hard, "soft": self.soft, "pair": self.pairs
+        }
+        table = tables.get(kind)
         if table is None:
             raise ValueError(f"kind={kind!r}; use 'hard', 'soft' or 'pair'")
         label = _chart_label(upcard, self.upcards, faces=True)

@@ -82,6 +82,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import cast
 
 import numpy as np
 
@@ -99,14 +100,17 @@ from blackjack_env.engine.hand import score
 from blackjack_env.engine.play import (
     AUTO_STAND_TOTAL,
     NATURAL_CATEGORY,
+    NaturalEffect,
     Outcome,
     auto_stands,
+    dealt_natural_effect,
     is_natural,
     natural_counts,
     outcome,
     payout,
+    split_stake_share,
 )
-from blackjack_env.engine.rules import HoleCard, Rules, SplitBet, SplitBy, Surrender
+from blackjack_env.engine.rules import HoleCard, Rules, SplitBy, Surrender
 from blackjack_env.engine.shoe import Shoe
 from blackjack_env.engine.table import Action, Phase, Table, play_actions, split_allowed
 
@@ -148,7 +152,7 @@ def pool_from(rules: Rules, remaining: Shoe | Sequence[int] | Iterable[Card] | s
     items = list(remaining)
     if items and all(isinstance(c, Card) for c in items):
         counts = [0] * 13
-        for card in items:
+        for card in cast("list[Card]", items):
             counts[card.rank - 1] += 1
         return counts
     if len(items) != 13 or not all(
@@ -158,7 +162,7 @@ def pool_from(rules: Rules, remaining: Shoe | Sequence[int] | Iterable[Card] | s
             f"remaining must be a Shoe, cards, or 13 non-negative int counts by rank "
             f"(ace to king), got {remaining!r}"
         )
-    return [int(n) for n in items]
+    return [int(cast("int", n)) for n in items]
 
 
 def table_pool(table: Table) -> list[int]:
@@ -262,7 +266,7 @@ class _Context:
         # the dealer's natural: the engine's outcome and payout
         self.payout = float(payout(rules, Outcome.BLACKJACK))
         self.bjbj = float(payout(rules, outcome(rules, NATURAL_CATEGORY, NATURAL_CATEGORY)))
-        self.bet_factor = 0.5 if rules.split_bet is SplitBet.HALVE else 1.0
+        self.bet_factor = float(split_stake_share(rules))
         self.auto21 = auto_stands(rules, AUTO_STAND_TOTAL)  # (the rule, read once)
         self.late_no_peek = rules.surrender is Surrender.LATE and self.no_peek_rules
         self._pay = self._payoffs()
@@ -827,7 +831,7 @@ def _round_given_upcard(rules: Rules, pool: Sequence[int], up_rank: int) -> floa
             natural = is_natural(2, hard, ace)
             pbj = ctx.p_bj(y) if ctx.peek else 0.0
             if natural:
-                if rules_.natural_paid_at_deal:
+                if dealt_natural_effect(rules_) is NaturalEffect.PAY:
                     ret = ctx.payout
                 elif natural_stands(rules_):
                     ret = pbj * ctx.bjbj + ctx.stand(ctx.code(y), 21, True)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
+from typing import cast
 
 import numpy as np
 
@@ -81,14 +82,14 @@ def rank_counts(rules: Rules, removed: Iterable[Card] | str | Sequence[int] | No
         removed = parse_cards(removed)
     items = list(removed)
     if items and all(isinstance(c, Card) for c in items):
-        for card in items:
+        for card in cast("list[Card]", items):
             left[card.rank - 1] -= 1
     else:
         if len(items) != 13 or not all(isinstance(n, (int, np.integer)) for n in items):
             raise ValueError(
                 "removed must be cards ('AS 5H' or Card objects) or 13 counts by rank, ace to king"
             )
-        left = [a - int(b) for a, b in zip(left, items, strict=True)]
+        left = [a - int(cast("int", b)) for a, b in zip(left, items, strict=True)]
     if min(left) < 0:
         raise ValueError(
             f"removed takes more cards of some rank than {decks} deck(s) hold: left {left}"

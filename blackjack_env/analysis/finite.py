@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -42,7 +43,7 @@ from blackjack_env.analysis._model import (
     settle_values,
     split_hand_settled,
 )
-from blackjack_env.analysis.chart import Chart, code_from_evs, pair_label
+from blackjack_env.analysis.chart import Chart, Play, code_from_evs, pair_label
 from blackjack_env.analysis.dealer import dealer_rows, natural_completer, upcard_rank
 from blackjack_env.analysis.infinite import upcard_label
 from blackjack_env.analysis.state import DecisionState, Policy, as_policy
@@ -52,9 +53,11 @@ from blackjack_env.engine.play import (
     BUST_CATEGORY,
     NATURAL_CATEGORY,
     Action,
+    NaturalEffect,
     Outcome,
     auto_stands,
     category,
+    dealt_natural_effect,
     is_natural,
     natural_counts,
     payout,
@@ -62,10 +65,11 @@ from blackjack_env.engine.play import (
     pre_peek_actions,
     score,
     split_allowed,
+    split_stake_share,
     surrender_outcome,
     surrender_settles_at_once,
 )
-from blackjack_env.engine.rules import Rules, SplitBet, SplitBy
+from blackjack_env.engine.rules import Rules, SplitBy
 
 __all__ = ["FiniteResult", "finite_chart", "finite_shoe_return", "hand_evs"]
 
@@ -155,7 +159,7 @@ class _UpcardEval:
         self.pre_peek_surrender = self.peek_possible and Action.SURRENDER in pre_peek_actions(
             rules, up_value=self.up_value, up_ace=self.up_ace, natural=False, insurance=False
         )
-        self.bet_factor = 0.5 if rules.split_bet is SplitBet.HALVE else 1.0
+        self.bet_factor = float(split_stake_share(rules))
         self.completer = natural_completer(rules, up)  # hole card class of a dealer natural
         self.rows, self.row_index = _rows_cached(rules, up)
         self.dealer = _dealer_cached(rules, up, self.rows)
@@ -221,7 +225,7 @@ class _UpcardEval:
         """The engine's legal actions (``play_actions``) for this hand, bankroll unlimited."""
         rules = self.rules
         fs = split_c is not None
-        sa = fs and self.shoe.aces[split_c]
+        sa = split_c is not None and self.shoe.aces[split_c]
         hard, ace = self.hard_ace(comp)
         total, soft = score(hard, ace)
         return play_actions(
@@ -402,7 +406,7 @@ class _UpcardEval:
         natural = is_natural(sum(comp), hard, ace)
         pbj = self.p_bj(comp) if self.peek_possible else 0.0
         if natural:
-            if rules.natural_paid_at_deal:
+            if dealt_natural_effect(rules) is NaturalEffect.PAY:
                 return self.payout
             if natural_stands(rules):
                 after = self.stand_joint(comp, 21, True)  # judged against the dealer
@@ -475,6 +479,7 @@ def _evaluate(
                 t, soft = score(hard, ace)
                 if is_natural(2, hard, ace):
                     continue
+                key: tuple[str, int | str, str]
                 if pair and rules.max_split_hands > 1:
                     key = ("pair", pair_label(shoe.model.values[r1], r1 == 1), label)
                 else:
@@ -549,7 +554,9 @@ def finite_chart(rules: Rules, max_rounds: int = 4) -> Chart:
 def _chart_from_cells(
     chart: Chart, cells: dict[tuple[str, int | str, str], dict[Action, float]], rules: Rules
 ) -> Chart:
-    tables = {"hard": dict(chart.hard), "soft": dict(chart.soft), "pair": dict(chart.pairs)}
+    tables: dict[str, dict[Any, tuple[Play, ...]]] = {
+        "hard": dict(chart.hard), "soft": dict(chart.soft), "pair": dict(chart.pairs)
+    }
     rows = {name: {k: list(v) for k, v in t.items()} for name, t in tables.items()}
     for (kind, row, label), evs in cells.items():
         if row not in rows[kind] or label not in chart.upcards:

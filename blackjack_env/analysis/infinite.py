@@ -58,9 +58,11 @@ from blackjack_env.engine.play import (
     BUST_CATEGORY,
     NATURAL_CATEGORY,
     Action,
+    NaturalEffect,
     Outcome,
     auto_stands,
     category,
+    dealt_natural_effect,
     is_natural,
     natural_counts,
     payout,
@@ -68,10 +70,11 @@ from blackjack_env.engine.play import (
     pre_peek_actions,
     score,
     split_allowed,
+    split_stake_share,
     surrender_outcome,
     surrender_settles_at_once,
 )
-from blackjack_env.engine.rules import Rules, SplitBet, SplitBy
+from blackjack_env.engine.rules import Rules, SplitBy
 
 __all__ = ["RoundModel", "upcard_label"]
 
@@ -119,7 +122,7 @@ class RoundModel:
         )
         self.settle = settle_values(rules)  # (player category, dealer slot) -> net
         self.payout = float(payout(rules, Outcome.BLACKJACK))
-        self.bet_factor = 0.5 if rules.split_bet is SplitBet.HALVE else 1.0
+        self.bet_factor = float(split_stake_share(rules))
         # hit draws by (value, ace) class; split draws by rank
         draws: dict[tuple[int, bool], float] = {}
         for rank in range(1, 14):
@@ -358,7 +361,7 @@ class RoundModel:
         rules = self.rules
         pbj = self.p_bj if self.peek_possible else 0.0
         if key[4]:  # natural
-            if rules.natural_paid_at_deal:
+            if dealt_natural_effect(rules) is NaturalEffect.PAY:
                 return self.payout
             # stood: paid at the peek when it beats any dealer 21, else compared with the
             # dealer's final hand (same value either way); else a decision (Gymnasium: the

@@ -94,7 +94,7 @@ class Solution:
                 Action.SURRENDER: (-0.5 + p) / (1.0 - p),
                 Action.DECLINE: model.value(key),
             }
-        out = {}
+        out: dict[Action, float] = {}
         for action in state.legal:
             if action is Action.SPLIT and state.hands > 1:
                 c = key[3]
@@ -192,7 +192,9 @@ def _solve_cached(rules: Rules) -> Solution:
     hard: dict[int, list[Play]] = {t: [] for t in hard_rows}
     soft: dict[int, list[Play]] = {t: [] for t in soft_rows}
     pairs: dict[str, list[Play]] = {lab: [] for lab in pair_rows}
-    cells = [("hard", t, hard[t]) for t in hard_rows] + [("soft", t, soft[t]) for t in soft_rows]
+    cells: list[tuple[str, int | str, list[Play]]] = []
+    cells += [("hard", t, hard[t]) for t in hard_rows]
+    cells += [("soft", t, soft[t]) for t in soft_rows]
     cells += [("pair", lab, pairs[lab]) for lab in pair_rows]
     for label, _rank, _p in classes:
         model = models[label]

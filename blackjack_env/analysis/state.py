@@ -90,6 +90,7 @@ Policy = Callable[[DecisionState], Any] | Mapping[Any, Any]
 def as_policy(policy: Policy) -> Callable[[DecisionState], Action]:
     """Normalise a callable or an observation table into ``state -> Action``, checking
     that every answer is legal (``ValueError`` naming the state and the legal actions)."""
+    raw: Callable[[DecisionState], Any]
     if isinstance(policy, Mapping):
         table = policy
 

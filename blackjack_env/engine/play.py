@@ -14,16 +14,26 @@ function and cannot disagree:
   :func:`surrender_allowed`), :func:`pre_peek_actions` for the question asked
   before the peek, :func:`split_hand_done` for a split hand that just got its
   second card;
+* what a dealt natural does: :func:`dealt_natural_effect` (a :class:`NaturalEffect`:
+  paid at the deal, ends the hand, or plays on);
+* a split hand's stake: :func:`split_stake` (whole chips; :func:`array_split_stake`),
+  :func:`split_stake_share` (per unit bet, for the analysis);
 * the result of a hand: :func:`category` of each hand, :func:`outcome` of a
-  (player, dealer) pair of categories, :func:`surrender_outcome`,
-  :func:`surrender_settles_at_once`, and :func:`payout` (net chips per chip
-  staked for each :class:`Outcome`);
+  (player, dealer) pair of categories, :func:`surrender_outcome` (and
+  :func:`array_surrender_outcome`), :func:`surrender_settles_at_once`,
+  :func:`natural_paid_at_peek`, highest-hand settlement (:func:`settles_by_highest_hand`,
+  :func:`highest_hand_outcomes`, :func:`highest_hand_judged` and
+  :func:`array_highest_hand_judged`), and :func:`payout` (net chips per chip staked for
+  each :class:`Outcome`; :func:`outcome_code` is an outcome's code in batched code);
+* playing out an unfinished round (an episode that ends mid-round): every decision
+  still owed by a learner is :func:`play_out_action` (:func:`play_out_codes` for
+  arrays);
 * chips: :func:`can_cover` (whether a bankroll covers a stake: bets, doubles, matched
   splits, insurance; :func:`array_can_cover` for arrays), :func:`insurance_stake`,
   :func:`chip_denominator`;
 * card counting: :data:`HI_LO_TAGS`, :func:`hi_lo_tag`, :func:`unseen_by_rank`
-  (the cards a player has not seen, with :func:`hidden_hole_rank`) and
-  :func:`hi_lo_running_count`.
+  (the cards a player has not seen, with :func:`hidden_hole_rank`),
+  :func:`hi_lo_running_count` and :func:`hi_lo_true_count` (:func:`array_hi_lo_true_count`).
 
 Batched code does not re-derive these: it reads lookup tables *built from these
 functions* when it starts (:func:`play_action_table`, :func:`pre_peek_action_table`,
@@ -50,6 +60,7 @@ from blackjack_env.engine.rules import (
     DoubleRule,
     HoleCard,
     Rules,
+    Settlement,
     SplitBet,
     SplitBy,
     Surrender,
@@ -64,11 +75,16 @@ __all__ = [
     "NATURAL_CATEGORY",
     "NUM_CATEGORIES",
     "Action",
+    "NaturalEffect",
     "Outcome",
     "array_can_cover",
     "array_category",
+    "array_hi_lo_true_count",
+    "array_highest_hand_judged",
     "array_natural",
     "array_soft",
+    "array_split_stake",
+    "array_surrender_outcome",
     "array_total",
     "auto_stands",
     "can_cover",
@@ -78,17 +94,23 @@ __all__ = [
     "dealer_draw_table",
     "dealer_draws",
     "dealer_peeks",
+    "dealt_natural_effect",
     "double_allowed",
     "hi_lo_running_count",
     "hi_lo_tag",
+    "hi_lo_true_count",
     "hidden_hole_rank",
+    "highest_hand_judged",
+    "highest_hand_outcomes",
     "hit_allowed",
     "insurance_stake",
     "is_natural",
     "is_pair",
     "natural_counts",
+    "natural_paid_at_peek",
     "natural_stands",
     "outcome",
+    "outcome_code",
     "outcome_table",
     "pair_class",
     "pair_key",
@@ -98,14 +120,19 @@ __all__ = [
     "peek_by_rank",
     "play_action_table",
     "play_actions",
+    "play_out_action",
+    "play_out_codes",
     "pre_peek_action_table",
     "pre_peek_actions",
     "score",
+    "settles_by_highest_hand",
     "split_allowed",
     "split_allowed_table",
     "split_done_table",
     "split_hand_done",
+    "split_stake",
     "split_stake_ok",
+    "split_stake_share",
     "stand_hit_only",
     "surrender_allowed",
     "surrender_outcome",
@@ -171,10 +198,14 @@ _SURRENDER_NONE: Final = Surrender.NONE
 _SURRENDER_EARLY: Final = Surrender.EARLY
 _HOLE_CARD_PEEK: Final = HoleCard.PEEK
 _SPLIT_BET_HALVE: Final = SplitBet.HALVE
+_SETTLEMENT_HIGHEST_HAND: Final = Settlement.HIGHEST_HAND
 _SPLIT_BY_VALUE: Final = SplitBy.VALUE
 _TIE_RULE_PUSH: Final = TieRule.PUSH
 _TIE_RULE_DEALER_WINS: Final = TieRule.DEALER_WINS
 _MINUS_HALF: Final = Fraction(-1, 2)
+_HALF: Final = Fraction(1, 2)
+_ONE: Final = Fraction(1)
+_OUTCOME_CODE: Final[dict[Outcome, int]] = {o: i for i, o in enumerate(Outcome)}
 
 
 # ==================================================================== totals
@@ -220,7 +251,7 @@ def is_natural(n_cards: int, hard: int, has_ace: bool, counts: bool = True) -> b
     return n_cards == 2 and has_ace and hard == 11 and counts
 
 
-def array_natural(n_cards: np.ndarray, hard: np.ndarray, ace: np.ndarray) -> np.ndarray:
+def array_natural(n_cards: np.ndarray | int, hard: np.ndarray, ace: np.ndarray) -> np.ndarray:
     """:func:`is_natural` (where a natural counts) for arrays of card counts, hard totals
     and ace flags (bool array)."""
     return (n_cards == 2) & ace & (hard == 11)
@@ -249,6 +280,34 @@ def natural_stands(rules: Rules) -> bool:
     (``natural_ends_hand``), or its 21 stands by itself (:func:`auto_stands`); otherwise
     the player may hit it (Gymnasium's rules)."""
     return rules.natural_ends_hand or auto_stands(rules, AUTO_STAND_TOTAL)
+
+
+class NaturalEffect(IntEnum):
+    """What a natural dealt to a seat does (:func:`dealt_natural_effect`); the code is
+    the member's value, for batched and JAX code."""
+
+    #: paid at the deal (``natural_paid_at_deal``), before any peek: the hand is settled
+    PAY = 0
+    #: the hand is done (``natural_ends_hand``): settled at the peek or with the dealer
+    END = 1
+    #: the hand plays on: the player may hit it (Gymnasium's rules), unless its 21 stands
+    #: by itself (:func:`auto_stands`; :func:`natural_stands` covers both)
+    PLAY = 2
+
+
+_NATURAL_PAY: Final = NaturalEffect.PAY
+_NATURAL_END: Final = NaturalEffect.END
+_NATURAL_PLAY: Final = NaturalEffect.PLAY
+
+
+def dealt_natural_effect(rules: Rules) -> NaturalEffect:
+    """What a natural in a seat's dealt hand does under ``rules``: the one place the
+    deal reads ``natural_paid_at_deal`` and ``natural_ends_hand``."""
+    if rules.natural_paid_at_deal:
+        return _NATURAL_PAY
+    if rules.natural_ends_hand:
+        return _NATURAL_END
+    return _NATURAL_PLAY
 
 
 def pair_key(values: tuple[int, ...], rank: int, by_value: bool) -> int:
@@ -296,6 +355,30 @@ def split_allowed(rules: Rules, *, pair: bool, hands: int, split_aces: bool) -> 
     return (
         pair and hands < rules.max_split_hands and not (split_aces and not rules.resplit_aces)
     )
+
+
+def split_stake_share(rules: Rules) -> Fraction:
+    """The share of a hand's bet that each of the two hands of a split stakes, per unit
+    bet (the analysis's figure): 1 when the bet is matched, 1/2 when it is halved
+    (``SplitBet.HALVE``; exact for an even bet, :func:`split_stake` rounds down)."""
+    return _HALF if rules.split_bet is _SPLIT_BET_HALVE else _ONE
+
+
+def split_stake(rules: Rules, bet: int | Fraction) -> int | Fraction:
+    """The stake, in whole chips, of each of the two hands a hand betting ``bet`` splits
+    into: the bet again (``SplitBet.MATCH``: the seat puts up ``bet`` more chips) or half
+    of it rounded down (``SplitBet.HALVE``: an odd chip goes back to the seat). The seat
+    pays ``2 * split_stake(rules, bet) - bet`` (negative: it gets chips back)."""
+    if rules.split_bet is _SPLIT_BET_HALVE:
+        return bet // 2
+    return bet
+
+
+def array_split_stake(rules: Rules, bet: np.ndarray) -> np.ndarray:
+    """:func:`split_stake` for an int array of bets (a new array)."""
+    if rules.split_bet is _SPLIT_BET_HALVE:
+        return bet // 2
+    return bet.copy()
 
 
 def split_stake_ok(rules: Rules, bet: int | Fraction, bankroll_covers: bool) -> bool:
@@ -457,11 +540,95 @@ def surrender_outcome(dealer_natural: bool) -> Outcome:
     return _OUTCOME_LOSS if dealer_natural else _OUTCOME_SURRENDER
 
 
+def array_surrender_outcome(dealer_natural: np.ndarray) -> np.ndarray:
+    """:func:`surrender_outcome` as outcome codes (:func:`outcome_code`) for a bool array
+    of dealer naturals."""
+    return _SURRENDER_CODES.take(dealer_natural.astype(np.intp))
+
+
+def settles_by_highest_hand(rules: Rules) -> bool:
+    """The table's hands are compared with each other at the end
+    (``Settlement.HIGHEST_HAND``: :func:`highest_hand_outcomes`) rather than each with
+    the dealer alone."""
+    return rules.settlement is _SETTLEMENT_HIGHEST_HAND
+
+
+def natural_paid_at_peek(rules: Rules) -> bool:
+    """A player's natural that ended its hand is paid as soon as the dealer is known to
+    have no natural (after the peek): it can no longer lose or tie, unless a dealer 21
+    of three or more cards ties it (``natural_beats_21=False``) or the table's hands are
+    compared at the end (:func:`settles_by_highest_hand`); then it waits for the
+    dealer's hand."""
+    return rules.natural_beats_21 and not settles_by_highest_hand(rules)
+
+
+def highest_hand_judged(total: int, top: int, dealer_bust: bool) -> bool:
+    """Under ``Settlement.HIGHEST_HAND``, whether a live hand (neither bust nor
+    surrendered) of ``total`` is judged against the dealer exactly as in the dealer game
+    (:func:`outcome`: ties, naturals and their payout included): it holds the table's
+    highest live total ``top`` (a natural counts 21), or the dealer busted. Every other
+    live hand loses (``Outcome.LOSS``). See :func:`highest_hand_outcomes`."""
+    return dealer_bust or total == top
+
+
+def array_highest_hand_judged(
+    total: np.ndarray, top: np.ndarray, dealer_bust: np.ndarray
+) -> np.ndarray:
+    """:func:`highest_hand_judged` element-wise (bool arrays)."""
+    return dealer_bust | (total == top)
+
+
+def highest_hand_outcomes(
+    rules: Rules, players: list[int], surrendered: list[bool], dealer: int
+) -> list[Outcome | None]:
+    """``Settlement.HIGHEST_HAND``: the outcomes of a table's unsettled hands, of
+    categories ``players`` (:func:`category`), against the dealer's final hand of
+    category ``dealer``: only the best hands at the table can win.
+
+    A surrendered hand gets :func:`surrender_outcome`; a live hand (not bust) is
+    judged by :func:`outcome` when :func:`highest_hand_judged`, else it loses; a bust
+    hand gets None (it was settled when it busted)."""
+    dealer_natural = dealer == NATURAL_CATEGORY
+    dealer_bust = dealer == BUST_CATEGORY
+    top = -1
+    for cat, surr in zip(players, surrendered, strict=True):
+        if not surr and cat != BUST_CATEGORY:
+            top = max(top, 21 if cat == NATURAL_CATEGORY else cat)
+    out: list[Outcome | None] = []
+    for cat, surr in zip(players, surrendered, strict=True):
+        if surr:
+            out.append(surrender_outcome(dealer_natural))
+        elif cat == BUST_CATEGORY:
+            out.append(None)
+        elif highest_hand_judged(21 if cat == NATURAL_CATEGORY else cat, top, dealer_bust):
+            out.append(outcome(rules, cat, dealer))
+        else:
+            out.append(_OUTCOME_LOSS)
+    return out
+
+
+def play_out_action(pre_peek: bool) -> Action:
+    """The action a seat is given when its unfinished round is played out for it (the
+    episode ends mid-round, a reset, a truncation): it declines the pre-peek question
+    (``pre_peek``: insurance / even money / early surrender) and stands in play."""
+    return _ACTION_DECLINE if pre_peek else _ACTION_STAND
+
+
+def play_out_codes() -> np.ndarray:
+    """:func:`play_out_action` as ``Action`` codes at ``[pre_peek]`` (int64, 2 entries)."""
+    return np.array([int(play_out_action(False)), int(play_out_action(True))], dtype=np.int64)
+
+
 def surrender_settles_at_once(rules: Rules) -> bool:
     """A surrender is paid when made (early surrender, or after a peek) rather than
     judged with the dealer's hand (late surrender without a peek)."""
     return rules.surrender is _SURRENDER_EARLY or rules.hole_card is _HOLE_CARD_PEEK
 
+
+_SURRENDER_CODES: Final = np.array(
+    [_OUTCOME_CODE[surrender_outcome(False)], _OUTCOME_CODE[surrender_outcome(True)]],
+    dtype=np.int64,
+)
 
 #: Net chips won per chip staked on insurance when the dealer has a natural (2:1; the
 #: stake is lost otherwise).
@@ -490,7 +657,7 @@ def can_cover(bankroll: int | Fraction | None, amount: int | Fraction) -> bool:
     return bankroll is None or bankroll >= amount
 
 
-def array_can_cover(bankroll: np.ndarray, amount: np.ndarray) -> np.ndarray:
+def array_can_cover(bankroll: np.ndarray, amount: np.ndarray | int) -> np.ndarray:
     """:func:`can_cover` element-wise for finite bankrolls (arrays of chips; exact when
     both hold multiples of ``1 / chip_denominator(rules)`` correctly rounded)."""
     return bankroll >= amount
@@ -565,6 +732,24 @@ def hi_lo_running_count(unseen: list[int]) -> int:
     for i in _TAG_PLUS:
         total -= unseen[i]
     return total
+
+
+def hi_lo_true_count(running: int, unseen: int) -> float:
+    """The Hi-Lo true count: the running count per deck not yet seen, ``running * 52 /
+    unseen`` (``unseen``: cards not seen), 0.0 when no card is unseen (the
+    shoe is spent: the count says nothing of a next card)."""
+    if unseen == 0:
+        return 0.0
+    return running * 52.0 / unseen
+
+
+def array_hi_lo_true_count(running: np.ndarray, unseen: np.ndarray) -> np.ndarray:
+    """:func:`hi_lo_true_count` element-wise (float64; the same arithmetic)."""
+    if np.count_nonzero(unseen) == unseen.size:  # (the common case: no masked divide)
+        return running * 52.0 / unseen
+    tc = np.zeros(unseen.shape, dtype=np.float64)
+    np.divide(running * 52.0, unseen, out=tc, where=unseen > 0)
+    return tc
 
 
 # HI_LO_TAGS as the rank indices tagged +1 and -1 (Hi-Lo tags are -1, 0 or +1): adding
@@ -706,15 +891,20 @@ def split_done_table(rules: Rules) -> np.ndarray:
 def outcome_table(rules: Rules) -> np.ndarray:
     """:func:`outcome` as codes (an :class:`Outcome`'s position in the enum) at entry
     ``NUM_CATEGORIES * player + dealer`` (int64, flat ``24 * 24``)."""
-    codes = {o: i for i, o in enumerate(Outcome)}
     return np.array(
         [
-            codes[outcome(rules, p, d)]
+            outcome_code(outcome(rules, p, d))
             for p in range(NUM_CATEGORIES)
             for d in range(NUM_CATEGORIES)
         ],
         dtype=np.int64,
     )
+
+
+def outcome_code(result: Outcome) -> int:
+    """An outcome's code in batched code: its position in :class:`Outcome` (``WIN`` = 0
+    ... ``EVEN_MONEY`` = 6), as :func:`outcome_table` and :func:`payout_factors` use."""
+    return _OUTCOME_CODE[result]
 
 
 def payout_factors(rules: Rules) -> np.ndarray:

@@ -616,14 +616,14 @@ _PRESET_LIST: list[Preset] = [
         "5.1): infinite deck, dealer stands on 17 with a hole card but no peek, only "
         "hit and stick, a natural may be hit; a natural that is stood on beats any "
         "non-natural dealer hand (+1), a dealer natural only ties a player's 21.",
-        Rules(**_GYM_COMMON, blackjack_payout=1, natural_beats_21=True),
+        Rules(**_GYM_COMMON, blackjack_payout=Fraction(1), natural_beats_21=True),
     ),
     Preset(
         "gymnasium",
         "Gymnasium Blackjack-v1(natural=False, sab=False): naturals not special",
         "Reproduces gymnasium.make('Blackjack-v1', natural=False, sab=False): as "
         "sutton-barto, but a natural is an ordinary 21 (ties any dealer 21, pays 1:1).",
-        Rules(**_GYM_COMMON, blackjack_payout=1, natural_beats_21=False),
+        Rules(**_GYM_COMMON, blackjack_payout=Fraction(1), natural_beats_21=False),
     ),
     Preset(
         "gymnasium-natural",
@@ -645,7 +645,7 @@ _PRESET_LIST: list[Preset] = [
             decks=1,
             penetration=None,
             hole_card=HoleCard.NO_PEEK,
-            blackjack_payout=1,
+            blackjack_payout=Fraction(1),
             natural_beats_21=False,
             dealer_natural_beats_21=False,
             natural_ends_hand=False,
@@ -710,7 +710,7 @@ _PRESET_LIST: list[Preset] = [
             seats_per_deck=3,
             penetration=None,
             hole_card=HoleCard.NO_PEEK,
-            blackjack_payout=1,
+            blackjack_payout=Fraction(1),
             natural_beats_21=False,
             dealer_natural_beats_21=False,
             ties=TieRule.DEALER_WINS,
@@ -722,7 +722,7 @@ _PRESET_LIST: list[Preset] = [
             insurance=False,
             bet_raising=True,
             seats=3,
-            card_values={"J": 1, "Q": 2, "K": 3},
+            card_values=_card_values({"J": 1, "Q": 2, "K": 3}),
         ),
     ),
 ]

@@ -77,21 +77,27 @@ from blackjack_env.engine.hand import Hand, score
 from blackjack_env.engine.play import (
     INSURANCE_PAYS,
     Action,
+    NaturalEffect,
     Outcome,
     auto_stands,
     category,
     covers_insurance,
     dealer_draws,
     dealer_peeks,
+    dealt_natural_effect,
     double_allowed,
+    highest_hand_outcomes,
     hit_allowed,
     insurance_stake,
+    natural_paid_at_peek,
     outcome,
     payout,
     play_actions,
     pre_peek_actions,
+    settles_by_highest_hand,
     split_allowed,
     split_hand_done,
+    split_stake,
     split_stake_ok,
     stand_hit_only,
     surrender_outcome,
@@ -100,8 +106,6 @@ from blackjack_env.engine.play import (
 from blackjack_env.engine.rules import (
     HoleCard,
     Rules,
-    Settlement,
-    SplitBet,
     SplitBy,
 )
 from blackjack_env.engine.seat import Seat, as_chips, check_bankroll
@@ -154,6 +158,8 @@ _EVENT_BET: Final = EventKind.BET
 _OUTCOME_BLACKJACK: Final = Outcome.BLACKJACK
 _OUTCOME_BUST: Final = Outcome.BUST
 _OUTCOME_SURRENDER: Final = Outcome.SURRENDER
+_NATURAL_PAY: Final = NaturalEffect.PAY
+_NATURAL_PLAY: Final = NaturalEffect.PLAY
 # Hot paths build Event / HandResult records with every field given, through
 # tuple.__new__: the same records, without the NamedTuple's Python-level __new__.
 # Measured as above: calling Event(...) / HandResult(...) instead makes the env 19% /
@@ -246,7 +252,9 @@ class Table:
         self._peek_rule = rules.hole_card is HoleCard.PEEK
         self._auto21 = rules.auto_stand_21  # play.auto_stands can hold (a shortcut)
         self._split_by_value = rules.split_by is SplitBy.VALUE
-        self._highest = rules.settlement is Settlement.HIGHEST_HAND
+        self._highest = settles_by_highest_hand(rules)
+        self._natural_effect = dealt_natural_effect(rules)
+        self._natural_paid_at_peek = natural_paid_at_peek(rules)
 
     # =============================================================== queries
     @property
@@ -419,12 +427,14 @@ class Table:
                 _record(Event, (_EVENT_HOLE_CARD, None, None, card, None, None, None))
             )
 
-        for seat, hand in active:
-            if hand.is_blackjack:
-                if rules.natural_paid_at_deal:
-                    self._pay(seat, 0, _OUTCOME_BLACKJACK)
-                elif rules.natural_ends_hand:
-                    hand.done = True
+        effect = self._natural_effect
+        if effect is not _NATURAL_PLAY:
+            for seat, hand in active:
+                if hand.is_blackjack:
+                    if effect is _NATURAL_PAY:
+                        self._pay(seat, 0, _OUTCOME_BLACKJACK)
+                    else:
+                        hand.done = True
 
         if self._peek_rule:
             # a blackjack needs an ace and a ten-value card: peek under either (by rank
@@ -547,11 +557,10 @@ class Table:
                         self._pay(seat, i, self._compare(hand))
             self.phase = _PHASE_SETTLED
             return
-        # No dealer blackjack: a player's natural now wins for sure, unless it only ties
-        # a dealer 21 of three or more cards (then it waits for the dealer's hand), or
-        # under highest-hand settlement (it is compared with the other hands at the end).
-        if not self.rules.natural_beats_21 or self._highest:
-            return  # (highest-hand: a natural is one of the table's hands to compare)
+        # No dealer blackjack: a player's natural that ended its hand is paid now
+        # (play.natural_paid_at_peek), or it waits for the dealer's hand.
+        if not self._natural_paid_at_peek:
+            return
         for seat in self.seats:
             for i, hand in enumerate(seat.hands):
                 if hand.done and not hand.settled and hand.is_blackjack:
@@ -629,14 +638,10 @@ class Table:
         rules = self.rules
         hand = seat.hands[hand_i]
         new = Hand(self._values)
-        if rules.split_bet is SplitBet.HALVE:
-            half = hand.bet // 2
-            seat._give(hand.bet - 2 * half)
-            hand.bet = half
-            new.bet = half
-        else:
-            seat._take(hand.bet)
-            new.bet = hand.bet
+        stake = split_stake(rules, hand.bet)
+        seat._take(2 * stake - hand.bet)  # (halved: an odd chip goes back to the seat)
+        hand.bet = stake
+        new.bet = stake
         new.add(hand.pop())
         for h in (hand, new):
             h.from_split = True
@@ -772,23 +777,20 @@ class Table:
         )
 
     def _settle_highest(self, unsettled: list[tuple[Seat, int, Hand]]) -> None:
-        """``Settlement.HIGHEST_HAND``: only the best hands at the table can win."""
+        """``Settlement.HIGHEST_HAND``: only the best hands at the table can win
+        (:func:`~blackjack_env.engine.play.highest_hand_outcomes`)."""
         dealer = self.dealer
-        live = [(s, i, h) for s, i, h in unsettled if not h.surrendered and h._hard <= 21]
-        for seat, i, hand in unsettled:
-            if hand.surrendered:
-                self._pay(seat, i, self._compare(hand))
-        if not live:
-            return
-        # A hand holding the table's highest total (every live hand, when the dealer
-        # busts) is judged against the dealer exactly as in the dealer game (ties,
-        # naturals and their payout included); every other live hand loses.
-        top = max(h.total for _, _, h in live)
-        for seat, i, hand in live:
-            if dealer.bust or hand.total == top:
-                self._pay(seat, i, self._compare(hand))
-            else:
-                self._pay(seat, i, Outcome.LOSS)
+        results = highest_hand_outcomes(
+            self.rules,
+            [category(h.total, h.is_blackjack) for _, _, h in unsettled],
+            [h.surrendered for _, _, h in unsettled],
+            category(dealer.total, dealer.is_blackjack),
+        )
+        # surrendered hands first, then the live ones, each in table order (as paid before)
+        for surr in (True, False):
+            for (seat, i, hand), result in zip(unsettled, results, strict=True):
+                if result is not None and hand.surrendered is surr:
+                    self._pay(seat, i, result)
 
     def _pay(self, seat: Seat, hand_i: int, result: Outcome) -> None:
         """Settle one hand: the one place chips move at the end of a hand."""

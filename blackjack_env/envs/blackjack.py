@@ -334,19 +334,7 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
         self.obs_mode = mode
 
         # ---- state and per-step work (compiled; see blackjack_env.envs.core)
-        self._core = EnvCore(
-            self.layout,
-            self.layout.view,
-            self.action_names,
-            seat,
-            bet,
-            bankroll,
-            rounds_per_episode,
-            self._illegal_action,
-            self._illegal_penalty,
-            self._min_cost,
-            settings.info_cards,
-        )
+        self._core = EnvCore(self.layout, settings)  # the settings, whole
         self._renderer: Any = None
 
     # ================================================================ API

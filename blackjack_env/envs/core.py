@@ -5,13 +5,13 @@ it also runs as plain Python, with the same behaviour. It holds what every env
 step does, so that it runs as C:
 
 * the learner's view of a table, shared by every env through
-  :class:`~blackjack_env.envs.observations.Layout`: :class:`Decision`,
-  :func:`focus_index`, :func:`unseen_by_rank`, :func:`hi_lo_true_count`, and
-  :class:`LearnerView` (legal actions, masks, the ``"tuple"`` and
-  ``"multidiscrete"`` observations);
+  :class:`~blackjack_env.envs.observations.Layout`: :func:`focus_index`,
+  :func:`unseen_by_rank`, :func:`hi_lo_true_count`, and :class:`LearnerView` (legal
+  actions, masks, the ``"tuple"`` and ``"multidiscrete"`` observations);
 * :class:`EnvCore`, the single-learner env's state and step / reset logic, to which
   :class:`~blackjack_env.envs.blackjack.BlackjackEnv` (a thin ``gymnasium.Env``)
-  delegates.
+  delegates; its step policy (the learner's :class:`~blackjack_env.envs.step.Decision`,
+  what an illegal action does) is :mod:`blackjack_env.envs.step`'s, as every env's.
 
 The spaces, the observation fields and the env's behaviour are specified in the
 docstring of :class:`~blackjack_env.envs.blackjack.BlackjackEnv`. Rules are not
@@ -25,7 +25,6 @@ constants, which compiled code reads as C statics.
 
 from __future__ import annotations
 
-from enum import IntEnum
 from fractions import Fraction
 from typing import Any, Final
 
@@ -36,8 +35,17 @@ from mypy_extensions import mypyc_attr
 from blackjack_env.engine import play
 from blackjack_env.engine.cards import Card
 from blackjack_env.engine.hand import Hand, score
+from blackjack_env.engine.play import play_out_action
 from blackjack_env.engine.shoe import read_stack
 from blackjack_env.engine.table import Action, HandResult, Phase, Table
+from blackjack_env.envs.step import (
+    Decision,
+    IllegalAction,
+    decision_of_phase,
+    illegal_message,
+    map_illegal,
+    table_action,
+)
 from blackjack_env.envs.view import (
     BUCKET_CLIP,
     MAX_TOTAL,
@@ -57,24 +65,6 @@ __all__ = [
 ]
 
 
-class Decision(IntEnum):
-    """What the learner is asked at a step (the ``phase`` field of the observations).
-
-    * ``PLAY``: stand / hit / double / split / surrender for the hand to act.
-    * ``INSURANCE``: the pre-peek decision against an ace (insurance or even money,
-      when the env asks for it) or an ace/ten (early surrender): decline, insure,
-      surrender.
-    * ``BET``: choose the bet for the coming round (``bet_sizes`` only).
-    * ``SETTLED``: the round is over (settled at the deal, or the episode's last
-      observation): any action continues.
-    """
-
-    PLAY = 0
-    INSURANCE = 1
-    BET = 2
-    SETTLED = 3
-
-
 # Enum members read on every step, named _<ENUM>_<MEMBER> (C globals in the compiled
 # module). Measured (compiled, 2026-11-30, CPU time, builds alternated): reading them
 # through their enums instead makes the env 12% / 9% slower (sutton-barto tuple /
@@ -87,7 +77,6 @@ _PHASE_PLAYER_TURNS: Final = Phase.PLAYER_TURNS
 _PHASE_INSURANCE: Final = Phase.INSURANCE
 _PHASE_BETTING: Final = Phase.BETTING
 _PHASE_SETTLED: Final = Phase.SETTLED
-_ACTION_STAND: Final = Action.STAND
 _ACTION_DECLINE: Final = Action.DECLINE
 _ACTION_INSURE: Final = Action.INSURE
 _ACTION_SURRENDER: Final = Action.SURRENDER
@@ -96,7 +85,6 @@ _INT64: Final = np.int64
 _INT8: Final = np.int8
 # action indices and decision codes as plain ints (compiled code compares them natively)
 _STAND_I: Final = int(Action.STAND)
-_HIT_I: Final = int(Action.HIT)
 _DOUBLE_I: Final = int(Action.DOUBLE)
 _SPLIT_I: Final = int(Action.SPLIT)
 _SURRENDER_I: Final = int(Action.SURRENDER)
@@ -152,9 +140,7 @@ def hi_lo_true_count(table: Table) -> float:
     remaining = 0
     for n in u:
         remaining += n
-    if remaining == 0:
-        return 0.0
-    return play.hi_lo_running_count(u) * 52.0 / remaining
+    return play.hi_lo_true_count(play.hi_lo_running_count(u), remaining)
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
@@ -361,44 +347,31 @@ class EnvCore:
     is specified in its docstring.
 
     Args:
-        layout: the env's ``Layout`` (observes the ``"vector"`` and ``"dict"`` modes).
-        view: ``layout``'s :class:`LearnerView`.
-        action_names: the name of every action index (for error messages).
-        seat, bet, bankroll, rounds_per_episode, illegal_penalty: as the env's arguments.
-        illegal_action: an :class:`~blackjack_env.envs.settings.IllegalAction`.
-        min_cost: the smallest bet of a round in chips.
-        info_cards: the info carries the cards (``hands``, ``dealer``, ``settlement``);
-            False: numeric, fixed-shape entries only (see :meth:`info`).
+        layout: the env's ``Layout`` (observes the ``"vector"`` and ``"dict"`` modes;
+            its :class:`LearnerView` and action names are read from it).
+        settings: the env's validated
+            :class:`~blackjack_env.envs.settings.EnvSettings`, read whole (``seat``,
+            ``bet``, ``bankroll``, ``rounds_per_episode``, ``illegal_action``,
+            ``illegal_penalty``, ``min_cost``; ``info_cards``: the info carries the cards
+            (``hands``, ``dealer``, ``settlement``), else numeric, fixed-shape entries
+            only, see :meth:`info`). Typed ``Any``: settings.py imports this module.
     """
 
-    def __init__(
-        self,
-        layout: Any,
-        view: LearnerView,
-        action_names: list[str],
-        seat: int,
-        bet: int,
-        bankroll: int | None,
-        rounds_per_episode: int | None,
-        illegal_action: Any,
-        illegal_penalty: float,
-        min_cost: int,
-        info_cards: bool = True,
-    ) -> None:
+    def __init__(self, layout: Any, settings: Any) -> None:
+        view: LearnerView = layout.view
+        illegal_action = settings.illegal_action
         self.layout = layout
-        self.info_cards = info_cards
+        self.info_cards: bool = bool(settings.info_cards)
         self.view = view
-        self.action_names = action_names
-        self.seat = seat
-        self.bet = bet
-        self.bankroll = bankroll
-        self.rounds_per_episode = rounds_per_episode
-        from blackjack_env.envs.settings import IllegalAction  # (settings imports this module)
-
+        self.action_names: list[str] = layout.action_names()
+        self.seat: int = settings.seat
+        self.bet: int = settings.bet
+        self.bankroll: int | None = settings.bankroll
+        self.rounds_per_episode: int | None = settings.rounds_per_episode
         self.raise_illegal = illegal_action is IllegalAction.RAISE
         self.penalize_illegal = illegal_action is IllegalAction.PENALIZE
-        self.illegal_penalty = illegal_penalty
-        self.min_cost = min_cost
+        self.illegal_penalty: float = settings.illegal_penalty
+        self.min_cost: int = settings.min_cost
         self.mode = view.obs_mode
         self.fast_obs = self.mode == TUPLE or self.mode == MULTIDISCRETE
         self.table: Table | None = None
@@ -462,11 +435,7 @@ class EnvCore:
         penalty = 0.0
         if illegal:
             if self.raise_illegal:
-                names = self.action_names
-                raise ValueError(
-                    f"action {a} ({names[a]}) is not legal now (phase {phase.name}); legal "
-                    f"actions: {', '.join([f'{i} ({names[i]})' for i in legal])}"
-                )
+                raise ValueError(illegal_message(a, self.action_names, phase.name, legal))
             a = self.map_illegal(a, phase, legal)
             if self.penalize_illegal:
                 penalty = self.illegal_penalty
@@ -478,7 +447,7 @@ class EnvCore:
             self.last_hand = who[1]
             table.act(_ACTIONS[a])
         elif phase is _DECISION_INSURANCE:
-            table.act(_ACTION_DECLINE if a == _STAND_I else _ACTIONS[a])
+            table.act(table_action(phase, a))
         elif phase is _DECISION_BET:
             view = self.view
             self.deal(view.bet_sizes[a - view.n_play] * self.bet)
@@ -597,19 +566,8 @@ class EnvCore:
         return a
 
     def map_illegal(self, a: int, phase: Decision, legal: tuple[int, ...]) -> int:
-        """The legal action an illegal ``a`` plays as (the env docstring's mapping)."""
-        if phase is _DECISION_PLAY:
-            if a in (_DOUBLE_I, _SPLIT_I, _SURRENDER_I):
-                return _HIT_I if _HIT_I in legal else _STAND_I
-            return _STAND_I
-        if phase is _DECISION_INSURANCE:
-            return _STAND_I
-        # BET
-        if a >= self.view.n_play:
-            below = [i for i in legal if i <= a]
-            if below:
-                return max(below)
-        return min(legal)
+        """The legal action an illegal ``a`` plays as (:func:`.step.map_illegal`)."""
+        return map_illegal(a, phase, legal, self.view.n_play)
 
     def advance(self) -> None:
         """Let the other seats act (and decline insurance the learner is not asked
@@ -633,7 +591,8 @@ class EnvCore:
             return
 
     def finish_round(self) -> None:
-        """Play out the current round with the learner standing / declining."""
+        """Play out the current round, the learner taking
+        :func:`~blackjack_env.engine.play.play_out_action` at each decision."""
         table = self.table
         assert table is not None
         if table.phase is _PHASE_BETTING:
@@ -645,7 +604,7 @@ class EnvCore:
             if who is None:
                 return
             if who[0] == seat:
-                table.act(_ACTION_DECLINE if table.phase is _PHASE_INSURANCE else _ACTION_STAND)
+                table.act(play_out_action(table.phase is _PHASE_INSURANCE))
 
     def start_round(self) -> None:
         """Open the next round: bets (or a BET step), deal, other seats up to the learner."""
@@ -711,15 +670,8 @@ class EnvCore:
         the learner or for no one)."""
         table = self.table
         assert table is not None
-        table_phase = table.phase
-        if table_phase is _PHASE_PLAYER_TURNS:
-            phase = _DECISION_PLAY
-        elif table_phase is _PHASE_INSURANCE:
-            phase = _DECISION_INSURANCE
-        elif table_phase is _PHASE_BETTING:
-            phase = _DECISION_BET
-        else:
-            phase = _DECISION_SETTLED
+        # (the table waits for the learner or for no one: the phase alone decides)
+        phase = decision_of_phase(table.phase)
         self.phase = phase
         self.legal = self.view.legal(table, self.seat, phase)
 

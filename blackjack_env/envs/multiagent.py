@@ -12,10 +12,18 @@ from gymnasium.error import ResetNeeded
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
+from blackjack_env.engine.play import play_out_action
 from blackjack_env.engine.rules import Rules
 from blackjack_env.engine.table import Action, Phase, Table
-from blackjack_env.envs.observations import Decision, Layout, check_reset_options, decision
+from blackjack_env.envs.observations import Layout, check_reset_options
 from blackjack_env.envs.settings import EnvSettings, IllegalAction, check_action, check_stack
+from blackjack_env.envs.step import (
+    Decision,
+    illegal_message,
+    learner_decision,
+    map_illegal,
+    table_action,
+)
 from blackjack_env.strategies import Strategy, make_strategy
 
 __all__ = ["BlackjackAECEnv", "env", "raw_env"]
@@ -235,7 +243,7 @@ class BlackjackAECEnv(AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._session = [0.0] * self.rules.seats
         self._round = 0
         self._ack = False  # a round settled at the deal in the last episode is gone
@@ -289,9 +297,8 @@ class BlackjackAECEnv(AECEnv):
         if not self._ack:
             phase, legal = self._decision(seat)
             if a not in legal and self.illegal_action is IllegalAction.RAISE:
-                names = self.layout.action_names()
                 raise ValueError(
-                    f"{agent}: action {a} ({names[a]}) is not legal now; legal: {list(legal)}"
+                    illegal_message(a, self.layout.action_names(), phase.name, legal, f"{agent}: ")
                 )
         self._cumulative_rewards[agent] = 0.0
         for other in self.agents:
@@ -305,15 +312,10 @@ class BlackjackAECEnv(AECEnv):
             phase, legal = self._decision(seat)
             illegal = a not in legal
             if illegal:  # (refused above under "raise")
-                if phase is Decision.PLAY and a in (Action.DOUBLE, Action.SPLIT, Action.SURRENDER):
-                    a = int(Action.HIT) if Action.HIT in legal else int(Action.STAND)
-                else:
-                    a = int(Action.STAND)
+                a = map_illegal(a, phase, legal, self.layout.n_play)
             if phase is Decision.PLAY:
                 self._last_hand[seat] = table.to_act[1]  # type: ignore[index]
-                table.act(Action(a))
-            else:
-                table.act(Action.DECLINE if a == Action.STAND else Action(a))
+            table.act(table_action(phase, a))
             self.infos[agent] = {"illegal_action": illegal, "action_played": a}
             self._advance()
             if table.phase is Phase.SETTLED:
@@ -345,7 +347,7 @@ class BlackjackAECEnv(AECEnv):
     # ============================================================ internals
     def _decision(self, seat: int) -> tuple[Decision, tuple[int, ...]]:
         table = self.table
-        phase = Decision.SETTLED if self._ack else decision(table, seat)
+        phase = Decision.SETTLED if self._ack else learner_decision(table, seat)
         return phase, self.layout.legal(table, seat, phase)
 
     def _start_round(self) -> None:
@@ -381,13 +383,15 @@ class BlackjackAECEnv(AECEnv):
             return
 
     def _finish_round(self) -> None:
+        """Play out the current round, every agent taking
+        :func:`~blackjack_env.engine.play.play_out_action` at each decision."""
         table = self.table
         while table.phase is not Phase.SETTLED and table.phase is not Phase.BETTING:
             self._advance()
             who = table.to_act
             if who is None:
                 break
-            table.act(Action.DECLINE if table.phase is Phase.INSURANCE else Action.STAND)
+            table.act(play_out_action(table.phase is Phase.INSURANCE))
 
     def _settle_round(self) -> None:
         table = self.table

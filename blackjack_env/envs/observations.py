@@ -12,9 +12,10 @@ and encoders are defined once in :mod:`blackjack_env.envs.view`, which :class:`L
 and the batched env both call (the single env's ``"multidiscrete"`` observations are
 ``view.encode_multidiscrete``'s, cached by the compiled ``LearnerView.observe``).
 
-The per-step part, run on every env step, lives in the compiled module
-:mod:`blackjack_env.envs.core` and is re-exported here: :class:`Decision`,
-:func:`focus_index`, :func:`unseen_by_rank`, :func:`hi_lo_true_count`, and the
+:class:`Decision` and :func:`decision` (what the learner is asked) are
+:mod:`blackjack_env.envs.step`'s, re-exported here. The per-step part, run on every env
+step, lives in the compiled module :mod:`blackjack_env.envs.core` and is re-exported
+here: :func:`focus_index`, :func:`unseen_by_rank`, :func:`hi_lo_true_count`, and the
 :class:`~blackjack_env.envs.core.LearnerView` each :class:`Layout` delegates its
 legal actions, masks and ``"tuple"`` / ``"multidiscrete"`` observations to.
 """
@@ -33,16 +34,16 @@ from blackjack_env.engine.cards import Rank
 from blackjack_env.engine.hand import Hand
 from blackjack_env.engine.play import HI_LO_TAGS, stand_hit_only
 from blackjack_env.engine.rules import Rules
-from blackjack_env.engine.table import Action, Phase, Table
+from blackjack_env.engine.table import Action, Table
 from blackjack_env.envs import view as fields
 from blackjack_env.envs.core import (
-    Decision,
     LearnerView,
     focus_index,
     hi_lo_true_count,
     read_cards,
     unseen_by_rank,
 )
+from blackjack_env.envs.step import Decision, learner_decision
 from blackjack_env.envs.view import CHIP_BOUND, COUNT_CLIP, COUNT_HIGH, MAX_TOTAL
 
 # (CHIP_BOUND, COUNT_CLIP, COUNT_HIGH and MAX_TOTAL are defined in envs/view.py: re-exported)
@@ -78,21 +79,9 @@ class ObsMode(str, Enum):
     DICT = "dict"
 
 
-def decision(table: Table, seat: int) -> Decision:
-    """The learner's decision in the table's current state.
-
-    ``BETTING`` is reported as ``BET`` (an env with a fixed bet never leaves the
-    table there at a step); a decision awaited from another seat cannot occur
-    between env steps and is reported as ``SETTLED``.
-    """
-    phase = table.phase
-    if phase is Phase.PLAYER_TURNS:
-        return Decision.PLAY if table.to_act[0] == seat else Decision.SETTLED  # type: ignore[index]
-    if phase is Phase.INSURANCE:
-        return Decision.INSURANCE if table.to_act[0] == seat else Decision.SETTLED  # type: ignore[index]
-    if phase is Phase.BETTING:
-        return Decision.BET
-    return Decision.SETTLED
+#: The learner's decision in a table's state (:func:`.step.learner_decision`, the one
+#: mapping of a table's phase to a :class:`Decision`).
+decision = learner_decision
 
 
 def focus_hand(table: Table, seat: int, last_hand: int) -> Hand | None:
@@ -253,7 +242,7 @@ class Layout:
             self.rules.max_split_hands, len(table.seats[seat].hands),
             0 if hand is None else len(hand.cards),
             float(hand is not None and hand.is_pair(False)), hi_lo_true_count(table),
-            1.0 if decks is None else table.shoe.remaining / (52 * decks),
+            1.0 if decks is None else (table.shoe.remaining or 0) / (52 * decks),
         )
 
     def _dict(

@@ -100,7 +100,7 @@ class SB3VecEnv(VecEnv):
         self._reset_seeds()
         self._reset_options()
         self._masks = info["action_mask"].astype(bool)
-        self.reset_infos = [{} for _ in range(self.num_envs)]
+        self.reset_infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         self._episode_return[:] = 0.0
         self._episode_length[:] = 0
         return obs

@@ -27,7 +27,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -35,6 +35,7 @@ from blackjack_env.engine.cards import Card
 from blackjack_env.engine.rules import PRESETS, Rules, Surrender, preset
 from blackjack_env.engine.shoe import read_stack
 from blackjack_env.envs.observations import ObsMode
+from blackjack_env.envs.step import IllegalAction
 from blackjack_env.strategies import make_strategy
 
 __all__ = [
@@ -50,20 +51,6 @@ __all__ = [
 #: render modes of the single env (the batched env does not render; the table: text, printed or not)
 SINGLE_RENDER_MODES = ("ansi", "rgb_array", "human")
 TABLE_RENDER_MODES = ("ansi", "human")
-
-
-class IllegalAction(str, Enum):
-    """What an env does with an action that is in the action space but not legal now.
-
-    * ``MAP``: play a documented legal action instead; ``info["illegal_action"]`` says so.
-    * ``RAISE``: ``ValueError`` naming the action and the legal ones; nothing changes.
-    * ``PENALIZE``: the round ends with the learner standing, minus ``illegal_penalty``
-      (single and batched env).
-    """
-
-    MAP = "map"
-    RAISE = "raise"
-    PENALIZE = "penalize"
 
 
 def _choices(enum: type[Enum]) -> str:
@@ -241,7 +228,8 @@ class EnvSettings:
         # ---- other seats: one spec each, in seat order
         n_others = rules.seats - 1
         if isinstance(others, (str, bytes)) or callable(others):
-            make_strategy(others, rules, 0)  # checked even when no other seat uses it
+            # checked even when no other seat uses it (bytes: refused there, by name)
+            make_strategy(cast(Any, others), rules, 0)
             specs: list[Any] = [others] * n_others
         elif isinstance(others, Sequence):
             specs = list(others)
@@ -294,8 +282,7 @@ class EnvSettings:
                 f"the batched env seats one learner per table; got {rules.seats} seats "
                 f"(num_seats / rules.seats): use the single env or the multi-agent env"
             )
-        if rules.bet_raising:
-            raise ValueError("rules with bet_raising=True are not supported by the batched env")
+        _check_batched_rules(rules)
         return settings
 
     @classmethod
@@ -313,9 +300,11 @@ class EnvSettings:
                 f"seats_per_table={seats}: every seat is a learner; 'others' and 'seat' do "
                 f"not apply"
             )
-        # (the rules' own seats are replaced by seats_per_table, as num_seats does)
+        # (the rules' own seats are replaced by seats_per_table, as num_seats does): the
+        # settings of one seat, checked once, then seated seats_per_table times
         rules_1 = read_rules(kwargs.get("rules", "vegas-strip")).replace(seats=1)
-        settings = cls.batched(**{**kwargs, "rules": rules_1})
+        settings = cls.single(**{**kwargs, "rules": rules_1})
+        _check_batched_rules(settings.rules)
         if settings.illegal_action is IllegalAction.PENALIZE:
             raise ValueError(
                 f"illegal_action='penalize' is not supported with seats_per_table={seats}; "
@@ -385,6 +374,12 @@ class EnvSettings:
 
 
 # ------------------------------------------------------------------ field checks
+def _check_batched_rules(rules: Rules) -> None:
+    """What the batched tables cannot play (their one check of the rules)."""
+    if rules.bet_raising:
+        raise ValueError("rules with bet_raising=True are not supported by the batched env")
+
+
 def _obs_mode(value: Any, allowed: tuple[ObsMode, ...]) -> ObsMode:
     try:
         mode = ObsMode(value)

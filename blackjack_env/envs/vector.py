@@ -13,7 +13,7 @@ from gymnasium.vector.utils import batch_space
 
 from blackjack_env.engine import play
 from blackjack_env.engine.cards import Card
-from blackjack_env.engine.play import array_soft
+from blackjack_env.engine.play import Action, array_hi_lo_true_count, array_soft
 from blackjack_env.engine.rules import HoleCard, Rules, Surrender
 from blackjack_env.envs import view
 from blackjack_env.envs.batch import BatchPhase, TableBatch
@@ -30,17 +30,21 @@ from blackjack_env.envs.settings import (
     check_stack,
     json_ready_spec,
 )
+from blackjack_env.envs.step import (
+    DECISION_BY_BATCH_PHASE,
+    PENALTY_ACTION,
+    array_map_illegal,
+    array_map_illegal_bet,
+    array_table_actions,
+    illegal_message,
+)
 
 __all__ = ["BlackjackVectorEnv", "random_legal_actions"]
 
-_STAND, _HIT, _DOUBLE, _SPLIT, _SURRENDER, _INSURE, _DECLINE = range(7)
+# Action codes as plain ints, derived from the enum (mask columns)
+_STAND, _HIT, _DOUBLE, _SPLIT, _SURRENDER, _INSURE = (int(a) for a in Action if a < Action.DECLINE)
 _BATCH_INSURE = int(BatchPhase.INSURE)
-# batch phase -> observation phase (Decision)
-# (PEEK_WAIT, DONE: a seat waiting for the others, several seats per table)
-_DECISION = np.array(
-    [Decision.PLAY, Decision.INSURANCE, Decision.SETTLED, Decision.SETTLED, Decision.SETTLED],
-    dtype=np.int64,
-)
+_DECISION = DECISION_BY_BATCH_PHASE  # batch phase -> the learner's Decision (envs.step)
 _KNOWN_OPTIONS = ("cards", "reset_mask")
 _PLAY, _INSURANCE, _SETTLED = int(Decision.PLAY), int(Decision.INSURANCE), int(Decision.SETTLED)
 _BET = int(Decision.BET)
@@ -241,7 +245,8 @@ class BlackjackVectorEnv(VectorEnv):
         self.action_names = self.layout.action_names()
         self.max_episode_steps = max_episode_steps
         self.autoreset_mode = mode
-        self.metadata = {**self.metadata, "autoreset_mode": mode}
+        # per instance: this env's autoreset mode (Gymnasium reads it there)
+        self.metadata = {**self.metadata, "autoreset_mode": mode}  # type: ignore[misc]
         self.render_mode = None
 
         n = self.num_envs = int(num_envs)
@@ -270,7 +275,8 @@ class BlackjackVectorEnv(VectorEnv):
         self._no_env = np.zeros(n, dtype=bool)  # (internal: never handed out)
         self._no_env.flags.writeable = False
         self._infinite = rules.shoe_decks is None
-        self._full_ranks = None if self._infinite else 4 * rules.shoe_decks
+        decks = rules.shoe_decks
+        self._full_ranks = None if decks is None else 4 * decks
 
         self.batch: TableBatch | None = None
         self._mask_rows: np.ndarray | None = None  # action-mask row by batch key (_mask_table)
@@ -373,23 +379,20 @@ class BlackjackVectorEnv(VectorEnv):
         if np.count_nonzero(illegal):
             if self.illegal_action is IllegalAction.RAISE:
                 t = int(illegal.nonzero()[0][0])
-                names = self.action_names
-                ok = self._mask[t].nonzero()[0]
-                raise ValueError(
-                    f"sub-env {t}: action {a[t]} ({names[a[t]]}) is not legal now (phase "
-                    f"{Decision(self._phase[t]).name}); legal actions: "
-                    f"{', '.join(f'{i} ({names[i]})' for i in ok)}"
-                )
+                raise ValueError(illegal_message(
+                    int(a[t]), self.action_names, Decision(self._phase[t]).name,
+                    self._mask[t].nonzero()[0].tolist(), f"sub-env {t}: ",
+                ))  # fmt: skip
             if self.illegal_action is IllegalAction.PENALIZE:
-                # the round ends: stand / decline from here on
-                played = np.where(illegal, _STAND, a)
+                # the round ends (played out after the step)
+                played = np.where(illegal, PENALTY_ACTION, a)
             else:
                 played = self._map_illegal(a, illegal)
         decisions = played
         if self._pre_peek_decisions:  # STAND answers the pre-peek question: decline
             ins = batch.phase == _BATCH_INSURE
             if np.count_nonzero(ins):
-                decisions = np.where(ins & (played == _STAND), _DECLINE, played)
+                decisions = array_table_actions(played, ins)
         active = self._active(resetting) if any_reset or self._bets else None
         over, net = batch.step(decisions, active=active)
         if self._bets:
@@ -539,13 +542,9 @@ class BlackjackVectorEnv(VectorEnv):
         return a
 
     def _map_illegal(self, a: np.ndarray, illegal: np.ndarray) -> np.ndarray:
-        """The single env's mapping: DOUBLE / SPLIT / SURRENDER -> HIT if legal else
-        STAND; anything else (HIT, INSURE) -> STAND; pre-peek: STAND (decline)."""
-        hit_ok = self._mask[:, _HIT].astype(bool)
-        play = self._phase == _PLAY
-        to_hit = play & hit_ok & ((a == _DOUBLE) | (a == _SPLIT) | (a == _SURRENDER))
-        mapped = np.where(to_hit, _HIT, _STAND)
-        return np.where(illegal, mapped, a)
+        """The single env's mapping (:func:`.step.array_map_illegal`; bet steps are
+        mapped by :meth:`_bet_step`)."""
+        return array_map_illegal(a, illegal, self._phase, self._mask[:, _HIT].astype(bool))
 
     def _stacks(self, cards: Any) -> dict[int, list[Card]] | None:
         """``options["cards"]`` as cards per table, read and checked (``ValueError``)."""
@@ -649,13 +648,14 @@ class BlackjackVectorEnv(VectorEnv):
             width = batch.shoe_size + 1
             # |running| is at most the cards of one tag in the shoe
             tags = np.array(play.HI_LO_TAGS)
+            assert self._full_ranks is not None  # (a finite shoe: counted)
             top = self._full_ranks * max(np.count_nonzero(tags > 0), np.count_nonzero(tags < 0))
             running = np.arange(-top, top + 1)[:, None].repeat(width, axis=1)
             unseen = np.arange(width)[None, :].repeat(running.shape[0], axis=0)
             grid = view.count_bucket(_true_counts(running.reshape(-1), unseen.reshape(-1)))
             self._bucket_rows = grid.astype(np.int8)
             self._bucket_width = width
-            self._bucket_top = top
+            self._bucket_top = int(top)
         # row top - unseen_hilo (the running count, minus the unseen cards' tags)
         key = unseen_hilo * -self._bucket_width
         key += remaining
@@ -812,8 +812,9 @@ class BlackjackVectorEnv(VectorEnv):
         bet). ``episode``: a new session, which starts with ``bankroll`` chips."""
         batch = self.batch
         assert batch is not None
-        if episode and batch.bankroll is not None:
-            batch.set_chips(idx, self.settings.bankroll)
+        bankroll = self.settings.bankroll
+        if episode and batch.bankroll is not None and bankroll is not None:
+            batch.set_chips(idx, bankroll)
         if not self._bets:
             batch.start_rounds(idx, stacks)
             return
@@ -855,13 +856,7 @@ class BlackjackVectorEnv(VectorEnv):
         k = want
         bad = illegal[rows]
         if np.count_nonzero(bad):
-            # a bet size not allowed bets the largest allowed size below it, else the
-            # smallest allowed size; a playing action bets the smallest allowed size
-            sizes = np.arange(allowed.shape[1])
-            below = allowed & (sizes[None, :] <= want[:, None])
-            largest = allowed.shape[1] - 1 - below[:, ::-1].argmax(axis=1)
-            mapped = np.where(below.any(axis=1), largest, allowed.argmax(axis=1))
-            k = np.where(bad, mapped, want)
+            k = np.where(bad, array_map_illegal_bet(want, allowed), want)
         played[rows] = n_play + k
         batch.start_rounds(rows, bets=self._bet_chips[k])
         settled = rows[batch.phase[rows] == _BATCH_OVER]
@@ -950,16 +945,9 @@ class BlackjackVectorEnv(VectorEnv):
                 obs[key][rows] = value
 
 
-def _true_counts(running: np.ndarray, remaining: np.ndarray) -> np.ndarray:
-    """Hi-Lo true counts, batched (as ``envs.core.hi_lo_true_count``): the running
-    count of the seen cards times 52 over the unseen cards, 0 where none is unseen.
-    (A full shoe's Hi-Lo sum is 0, so the running count of the seen cards is minus the
-    Hi-Lo sum of the unseen ones: what the callers pass.)"""
-    if np.count_nonzero(remaining) == remaining.size:  # (the common case: no masked divide)
-        return running * 52.0 / remaining
-    tc = np.zeros(remaining.shape, dtype=np.float64)
-    np.divide(running * 52.0, remaining, out=tc, where=remaining > 0)
-    return tc
+#: Hi-Lo true counts, batched (``engine.play.array_hi_lo_true_count``; the callers pass
+#: minus the Hi-Lo sum of the unseen cards: a full shoe's sum is 0)
+_true_counts = array_hi_lo_true_count
 
 
 def _table_aligned(mask: np.ndarray, seats: int) -> bool:

@@ -313,7 +313,11 @@ def create_app(config: WebConfig | None = None, *, clock: Callable[[], float] = 
     players: dict[str, Callable[[Rules, int | None], Any]] = dict(
         bots if bots is not None else fixed_bots())
     for name, strategy in config.agents.items():
-        players[name] = lambda rules, seed, s=strategy: s
+
+        def player(rules: Rules, seed: int | None, s: Any = strategy) -> Any:
+            return s
+
+        players[name] = player
     run_docs = [read_run(name, folder) for name, folder in config.runs.items()]
     package = resources.files("blackjack_env.web") / "static"
     static = {path: ((package / name).read_bytes(), ctype)

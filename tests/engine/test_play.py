@@ -12,6 +12,7 @@ from blackjack_env.engine import Rules, Table, parse_cards, play, preset
 from blackjack_env.engine.hand import Hand
 from blackjack_env.engine.play import Action as A
 from blackjack_env.engine.play import Outcome as O
+from tests.engine.helpers import scripted
 
 US = Rules()  # 6 decks, S17, peek, 3:2, DAS, split to 4, no surrender, insurance
 NAT = play.NATURAL_CATEGORY
@@ -332,3 +333,97 @@ def test_pairs_by_rank_and_by_value() -> None:
     # the hand asks the same function: a jack and a king pair only by value
     hand = Hand(by_value.card_values, parse_cards("JS KH"))
     assert hand.is_pair(by_value=True) and not hand.is_pair(by_value=False)
+
+
+# ------------------------------------------------- decisions moved here from their users
+def test_dealt_natural_effect() -> None:
+    E = play.NaturalEffect
+    assert play.dealt_natural_effect(Rules()) is E.END
+    assert play.dealt_natural_effect(Rules(natural_paid_at_deal=True)) is E.PAY
+    assert play.dealt_natural_effect(preset("gymnasium")) is E.PLAY
+    assert [int(e) for e in E] == [0, 1, 2]  # the codes batched and JAX code read
+
+
+def test_split_stake_matched_or_halved() -> None:
+    match = Rules()
+    halve = Rules(split_bet="halve", max_split_hands=2)
+    # matched: each hand stakes the bet, the seat puts up one more bet
+    assert play.split_stake(match, 5) == 5 and 2 * 5 - 5 == 5
+    # halved: each hand stakes half, rounded down; an odd chip goes back (2 * 2 - 5 = -1)
+    assert play.split_stake(halve, 5) == 2 and play.split_stake(halve, 8) == 4
+    assert play.split_stake_share(match) == 1 and play.split_stake_share(halve) == Fraction(1, 2)
+    bets = np.array([1, 2, 5, 8, 9])
+    for rules in (match, halve):
+        assert play.array_split_stake(rules, bets).tolist() == [
+            play.split_stake(rules, int(b)) for b in bets
+        ]
+    assert bets.tolist() == [1, 2, 5, 8, 9]  # not modified in place
+
+
+def test_split_stakes_on_the_table() -> None:
+    # a pair of 8s against a 6, split under a halved bet of 5: two hands of 2, the odd chip
+    # goes back to the seat (the table reads play.split_stake)
+    rules = Rules(split_bet="halve", max_split_hands=2)
+    table = scripted(rules, "8S 6H 8D TC 3S 4D", bets=5, bankroll=100)
+    assert A.SPLIT in table.legal_actions()
+    table.act(A.SPLIT)
+    assert [h.bet for h in table.seats[0].hands] == [2, 2]
+    assert table.seats[0].bankroll == 100 - 5 + 1
+    matched = scripted(Rules(), "8S 6H 8D TC 3S 4D", bets=5, bankroll=100)
+    matched.act(A.SPLIT)
+    assert [h.bet for h in matched.seats[0].hands] == [5, 5]
+    assert matched.seats[0].bankroll == 100 - 10
+
+
+def test_surrender_outcome_array_form() -> None:
+    dealer_natural = np.array([True, False])
+    codes = play.array_surrender_outcome(dealer_natural)
+    assert codes.tolist() == [
+        play.outcome_code(play.surrender_outcome(bool(d))) for d in dealer_natural
+    ]
+    assert [play.outcome_code(o) for o in O] == list(range(len(O)))
+
+
+def test_highest_hand_outcomes() -> None:
+    rules = preset("terminal-21")
+    # dealer 19: the table's best live total (20) is judged against the dealer; 18 loses
+    # even though it beats nothing; the bust hand was settled when it busted (None); the
+    # surrendered hand keeps half its bet
+    got = play.highest_hand_outcomes(rules, [20, 18, BUST, 17], [False, False, False, True], 19)
+    assert got == [O.WIN, O.LOSS, None, O.SURRENDER]
+    # the dealer busts: every live hand is judged (and wins)
+    got = play.highest_hand_outcomes(rules, [20, 18, BUST], [False, False, False], BUST)
+    assert got == [O.WIN, O.WIN, None]
+    # a natural counts 21 for the top: a 20 then loses
+    got = play.highest_hand_outcomes(rules, [NAT, 20], [False, False], 18)
+    assert got[1] is O.LOSS and got[0] is play.outcome(rules, NAT, 18)
+    # the top hand that only ties the dealer is judged by the tie rule
+    assert play.highest_hand_outcomes(rules, [19], [False], 19) == [play.outcome(rules, 19, 19)]
+    total = np.array([20, 18, 18])
+    top = np.array([20, 20, 20])
+    bust = np.array([False, False, True])
+    scalar = [
+        play.highest_hand_judged(int(a), int(b), bool(c))
+        for a, b, c in zip(total, top, bust, strict=True)
+    ]
+    assert play.array_highest_hand_judged(total, top, bust).tolist() == scalar
+    assert scalar == [True, False, True]
+    assert play.settles_by_highest_hand(rules) and not play.settles_by_highest_hand(Rules())
+    assert not play.natural_paid_at_peek(rules) and play.natural_paid_at_peek(Rules())
+
+
+def test_play_out_action() -> None:
+    assert play.play_out_action(pre_peek=True) is A.DECLINE
+    assert play.play_out_action(pre_peek=False) is A.STAND
+    assert play.play_out_codes().tolist() == [int(A.STAND), int(A.DECLINE)]
+
+
+def test_hi_lo_true_count_one_definition() -> None:
+    # running count per unseen deck; nothing unseen: 0 (the env, the batched env and
+    # agents.counting.HiLoCounter all read this)
+    assert play.hi_lo_true_count(2, 104) == 1.0
+    assert play.hi_lo_true_count(-3, 26) == -6.0
+    assert play.hi_lo_true_count(5, 0) == 0.0
+    running = np.array([2, -3, 5])
+    unseen = np.array([104, 26, 0])
+    assert play.array_hi_lo_true_count(running, unseen).tolist() == [1.0, -6.0, 0.0]

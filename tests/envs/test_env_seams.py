@@ -283,7 +283,7 @@ def test_settings_are_one_frozen_object_for_all_three_envs() -> None:
     # the multi-agent table refuses more seats than the rules allow, as the single env does
     with pytest.raises(ValueError, match="num_seats=3 is not allowed; these rules seat 1 to 1"):
         raw_env(rules="sutton-barto", num_seats=3)
-    with pytest.raises(ValueError, match="^num_seats=3 is not allowed; these rules seat 1 to 1"):
+    with pytest.raises(ValueError, match=r"^num_seats=3 is not allowed; these rules seat 1 to 1"):
         gym.make(ENV_ID, rules="sutton-barto", num_seats=3)
     raw_env(rules=preset("how-to-play", max_seats=6), num_seats=6).reset(seed=0)
     with pytest.raises(ValueError, match="illegal_action='penalize' is not allowed"):

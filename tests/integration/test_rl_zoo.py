@@ -2,7 +2,7 @@
 
 Installs nothing: skipped without rl_zoo3. Run with ``python -m pytest -m integration
 tests/integration`` (``.ci/run`` installs rl_zoo3 and runs them). The commands are the
-ones the README's "Using it with ..." section gives.
+ones docs/training.md ("RL Zoo") gives.
 """
 
 from __future__ import annotations

@@ -13,9 +13,10 @@ import numpy as np
 
 from blackjack_env.engine import play
 from blackjack_env.envs.batch.codes import _DECIDE, _INSURE_PHASE, NUM_CORE_ACTIONS
+from blackjack_env.envs.batch.state import BatchState
 
 
-class ChipsMixin:
+class ChipsMixin(BatchState):
     """The chips methods of :class:`~blackjack_env.envs.batch.TableBatch`."""
 
     def _init_chips(self, bet_sizes: tuple[int, ...], bankroll: int | None) -> None:

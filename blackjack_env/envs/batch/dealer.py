@@ -16,16 +16,16 @@ import numpy as np
 
 from blackjack_env.analysis.dealer import final_distribution
 from blackjack_env.engine import play
-from blackjack_env.engine.rules import Settlement
 from blackjack_env.envs.batch.codes import _OVER
 from blackjack_env.envs.batch.shoe import deal_swap
+from blackjack_env.envs.batch.state import BatchState
 
 #: The dealer's final total (22: bust) by the category 0..5 of :meth:`TableBatch._dealer_cdf`
 #: (17, 18, 19, 20, 21, bust), for any count 0..16 of thresholds passed.
 _DEALER_FINAL = np.minimum(17 + np.arange(17), 22)
 
 
-class DealerMixin:
+class DealerMixin(BatchState):
     """The dealer methods of :class:`~blackjack_env.envs.batch.TableBatch`."""
 
     def _flush_dealer(self) -> None:
@@ -72,7 +72,7 @@ class DealerMixin:
                 plays = plays.take(keep)
         # (without surrender every open table plays)
         self._dealer_draws(idx, idx.compress(plays) if surrender else idx)
-        if self.rules.settlement is Settlement.HIGHEST_HAND:
+        if self._highest:
             self._settle_highest(f, t)
         else:
             self._pay_outcomes(f, self._compare(f, t))

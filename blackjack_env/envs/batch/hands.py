@@ -14,7 +14,6 @@ import numpy as np
 
 from blackjack_env.engine import play
 from blackjack_env.engine.play import array_soft, array_total
-from blackjack_env.engine.rules import SplitBet
 from blackjack_env.envs.batch.codes import (
     _BUST,
     _DECIDE,
@@ -27,9 +26,10 @@ from blackjack_env.envs.batch.codes import (
     _TAKES_CARD,
     NUM_CORE_ACTIONS,
 )
+from blackjack_env.envs.batch.state import BatchState
 
 
-class HandsMixin:
+class HandsMixin(BatchState):
     """The hand methods of :class:`~blackjack_env.envs.batch.TableBatch`."""
 
     def _is_bj(self, f: np.ndarray, t: np.ndarray) -> np.ndarray:
@@ -248,12 +248,9 @@ class HandsMixin:
             self._hand_ranks_f[fn] = 0
             self._hand_ranks_f[fn, r1] = 1
             self._hand_ranks_f[f, r1] -= 1
-        if self.rules.split_bet is SplitBet.HALVE:
-            half = self._stake[f] // 2
-            self._stake[f] = half
-            self._stake[fn] = half
-        else:
-            self._stake[fn] = self._stake[f]
+        stake = play.array_split_stake(self.rules, self._stake[f])
+        self._stake[f] = stake
+        self._stake[fn] = stake
         self._hard[f] -= v1  # (the hand keeps its first card)
         self._ace[f] = self._r0[f] == 0
         self.nhands[t] += 1

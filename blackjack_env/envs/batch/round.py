@@ -10,35 +10,37 @@ a round out standing).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 import numpy as np
 
 from blackjack_env.engine import play
 from blackjack_env.engine.cards import Card
+from blackjack_env.engine.play import NaturalEffect
 from blackjack_env.envs.batch.codes import (
     _BJ,
     _DECIDE,
-    _DECLINE,
     _EVEN,
     _INSURE,
     _INSURE_PHASE,
     _OVER,
-    _STAND,
     _SURR,
     _SURRENDER,
 )
+from blackjack_env.envs.batch.state import BatchState
 
 _INSURANCE_PAYS = float(play.INSURANCE_PAYS)  # net per chip staked on insurance, 2:1
+#: the Action codes of play.play_out_action at [pre_peek] (finish_rounds)
+_PLAY_OUT = tuple(int(a) for a in play.play_out_codes())
 
 
-class RoundMixin:
+class RoundMixin(BatchState):
     """The round's methods of :class:`~blackjack_env.envs.batch.TableBatch`."""
 
     def start_rounds(
         self,
         idx: np.ndarray,
-        stacks: dict[int, str | list[Card]] | None = None,
+        stacks: Mapping[int, str | list[Card]] | None = None,
         bets: np.ndarray | None = None,
     ) -> None:
         """Clear tables ``idx``, reshuffle where the cut card is out, and deal a round.
@@ -139,13 +141,13 @@ class RoundMixin:
             self.d_ace[idx] = d_ace
             self.d_n[idx] = 2
 
-        rules = self.rules
         bj = play.array_natural(2, hard, ace)  # (two cards each)
         dealt_to = idx
-        if np.count_nonzero(bj):
-            if rules.natural_paid_at_deal:
+        effect = self._natural_effect  # (play.dealt_natural_effect)
+        if effect is not NaturalEffect.PLAY and np.count_nonzero(bj):
+            if effect is NaturalEffect.PAY:
                 self._pay(idx.compress(bj), _BJ)
-            elif rules.natural_ends_hand:
+            else:
                 self._done[idx.compress(bj)] = True
         # a blackjack needs an ace and a ten-value card: peek under either (the ace by
         # rank, since custom values may give a non-ace the value 1)
@@ -170,7 +172,7 @@ class RoundMixin:
                     self._do_peek(idx)
                     idx = idx[self.phase[idx] != _OVER]
             else:  # the naturals are known from the deal (a peek rule has a hole card)
-                natural = bj if rules.natural_ends_hand and not rules.natural_paid_at_deal else None
+                natural = bj if effect is NaturalEffect.END else None
                 idx = self._do_peek(
                     idx, peek_possible & play.array_natural(2, d_hard, d_ace), natural,
                     at_deal=True,
@@ -179,7 +181,7 @@ class RoundMixin:
         # cards, so it is done exactly when it is a natural that is paid at the deal or
         # ends the hand, or a 21 under auto_stand_21; those still to play (DECIDE: not a
         # dealer blackjack, not asked the pre-peek question) go to the dealer
-        if rules.natural_paid_at_deal or self._natural_stands:
+        if effect is NaturalEffect.PAY or self._natural_stands:
             fin = dealt_to.compress(bj)
             if fin.size:
                 fin = fin[self.phase[fin] == _DECIDE]
@@ -241,8 +243,9 @@ class RoundMixin:
         return rest
 
     def finish_rounds(self, idx: np.ndarray) -> None:
-        """Play out the rounds at tables ``idx`` with the player standing on (and
-        declining) every remaining decision (``last_hand`` is left as it is)."""
+        """Play out the rounds at tables ``idx``, the player taking
+        :func:`~blackjack_env.engine.play.play_out_action` at every remaining decision
+        (``last_hand`` is left as it is)."""
         idx = np.asarray(idx, dtype=np.int64)
         while True:
             idx = idx[self.phase[idx] != _OVER]
@@ -256,10 +259,10 @@ class RoundMixin:
             ins = self.phase[act] == _INSURE_PHASE
             if np.count_nonzero(ins):
                 t = act[ins]
-                self._act_insurance(t, np.full(t.size, _DECLINE, dtype=np.int64))
+                self._act_insurance(t, np.full(t.size, _PLAY_OUT[1], dtype=np.int64))
             t = act[~ins]
             if t.size:
-                self._act_play(t, np.full(t.size, _STAND, dtype=np.int64), track=False)
+                self._act_play(t, np.full(t.size, _PLAY_OUT[0], dtype=np.int64), track=False)
             self._flush_dealer()
 
     # ================================================================ step

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from blackjack_env.engine.rules import Settlement
 from blackjack_env.envs.batch.codes import (
     _DECIDE,
     _INSURE_PHASE,
@@ -18,9 +17,10 @@ from blackjack_env.envs.batch.codes import (
     _PEEK_WAIT,
     _SEAT_DONE,
 )
+from blackjack_env.envs.batch.state import BatchState
 
 
-class SeatsMixin:
+class SeatsMixin(BatchState):
     """The several-seats methods of :class:`~blackjack_env.envs.batch.TableBatch`."""
 
     def acting(self) -> np.ndarray:
@@ -153,7 +153,7 @@ class SeatsMixin:
             arr[open_rows] = arr[src]
         if self.track_cards:
             self.dealer_ranks[open_rows] = self.dealer_ranks[src]
-        if self.rules.settlement is Settlement.HIGHEST_HAND:
+        if self._highest:
             self._settle_highest(f, t)
         elif f.size:
             self._pay_outcomes(f, self._compare(f, t))

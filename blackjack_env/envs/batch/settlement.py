@@ -13,10 +13,11 @@ import numpy as np
 
 from blackjack_env.engine import play
 from blackjack_env.engine.play import array_total
-from blackjack_env.envs.batch.codes import _LOSS, _SURR
+from blackjack_env.envs.batch.codes import _LOSS
+from blackjack_env.envs.batch.state import BatchState
 
 
-class SettlementMixin:
+class SettlementMixin(BatchState):
     """The settlement methods of :class:`~blackjack_env.envs.batch.TableBatch`."""
 
     def _hand_grid(
@@ -95,13 +96,15 @@ class SettlementMixin:
         out = by_hands.reshape(-1).take(key)
         surr = self._surrendered.take(f)
         if np.count_nonzero(surr):
-            dbj = self._dealer_bj(t)
-            out = np.where(surr, np.where(dbj, _LOSS, _SURR), out)
+            out = np.where(surr, play.array_surrender_outcome(self._dealer_bj(t)), out)
         return out
 
     def _settle_highest(self, f: np.ndarray, t: np.ndarray) -> None:
         """``Settlement.HIGHEST_HAND`` for one seat's unsettled hands ``f`` (flat) at
-        tables ``t`` (:meth:`_hand_grid`): only the best can win."""
+        tables ``t`` (:meth:`_hand_grid`): only the best can win, as
+        :func:`~blackjack_env.engine.play.highest_hand_outcomes` decides (surrendered
+        hands as :meth:`_compare`; live hands judged where
+        :func:`~blackjack_env.engine.play.array_highest_hand_judged`, else lost)."""
         if not f.size:
             return
         surr = self._surrendered[f]
@@ -116,10 +119,8 @@ class SettlementMixin:
         total = array_total(hard, self._ace[f])
         top = np.full(self.num_tables, -1, dtype=np.int64)
         np.maximum.at(top, t, total)
-        # a hand holding the table's highest total (every live hand when the dealer
-        # busts) is judged as in the dealer game; every other live hand loses
-        judged = (self.d_hard[t] > 21) | (total == top[t])
-        out = np.full(f.size, _LOSS, dtype=np.int64)
+        judged = play.array_highest_hand_judged(total, top[t], self.d_hard[t] > 21)
+        out = np.full(f.size, _LOSS, dtype=np.int64)  # (play.highest_hand_outcomes)
         if np.count_nonzero(judged):
             out[judged] = self._compare(f[judged], t[judged])
         self._pay_outcomes(f, out)

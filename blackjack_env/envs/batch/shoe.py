@@ -20,6 +20,7 @@ import numpy as np
 
 from blackjack_env.engine import play
 from blackjack_env.engine.cards import ALL_CARDS, Card, parse_cards
+from blackjack_env.envs.batch.state import BatchState
 
 _HI_LO = np.array(play.HI_LO_TAGS, dtype=np.int64)
 
@@ -44,7 +45,7 @@ def deal_swap(
     return cards
 
 
-class ShoeMixin:
+class ShoeMixin(BatchState):
     """The shoe methods of :class:`~blackjack_env.envs.batch.TableBatch`."""
 
     def _init_shoe(self, n: int) -> None:
@@ -57,20 +58,21 @@ class ShoeMixin:
         # pre-drawn random numbers: card ids (infinite deck) or uniforms (finite shoes)
         self._pool: np.ndarray = np.zeros(0)
         self._pool_pos = 0
-        if self.infinite:
+        decks = self.decks
+        if decks is None:  # (self.infinite)
             self.shoe_size = 416  # the stacked-card buffer
         else:
-            self.shoe_size = 52 * self.decks
+            self.shoe_size = 52 * decks
             self._cut = (
                 None if rules.penetration is None else rules.penetration * self.shoe_size
             )
             self._full_counts = np.bincount(
-                np.tile(self._rank_of_id, self.decks), minlength=13
+                np.tile(self._rank_of_id, decks), minlength=13
             ).astype(np.int64)
         s = self.shoe_size
         self.shoe = np.zeros((n, s), dtype=np.int8)
-        if not self.infinite:
-            self.shoe[:] = np.tile(np.arange(52, dtype=np.int8), self.decks)
+        if decks is not None:
+            self.shoe[:] = np.tile(np.arange(52, dtype=np.int8), decks)
         self.pos = np.zeros(n, dtype=np.int64)
         self.stacked_end = np.zeros(n, dtype=np.int64)  # stacked cards lie in [pos, stacked_end)
         self.round_start = np.zeros(n, dtype=np.int64)

@@ -15,7 +15,7 @@ import numpy as np
 
 from blackjack_env.engine import play
 from blackjack_env.engine.cards import ALL_CARDS
-from blackjack_env.engine.rules import HoleCard, Rules, Settlement, Surrender
+from blackjack_env.engine.rules import HoleCard, Rules, Surrender
 from blackjack_env.envs.batch.chips import ChipsMixin
 from blackjack_env.envs.batch.codes import (
     _DECIDE,
@@ -226,9 +226,10 @@ class TableBatch(
         self._second_key = 8 * (r0 == 0) + (play.array_total(self._two_hard, self._two_ace) == 21)
         if self._split_naturals:  # (else a split hand is never a natural: _is_bj)
             self._second_key += 2 * play.array_natural(2, self._two_hard, self._two_ace)
-        self._naturals_paid_at_peek = (
-            rules.natural_beats_21 and rules.settlement is Settlement.DEALER
-        )
+        self._naturals_paid_at_peek = play.natural_paid_at_peek(rules)
+        # what a dealt natural does (play.dealt_natural_effect) and how hands settle
+        self._natural_effect = play.dealt_natural_effect(rules)
+        self._highest = play.settles_by_highest_hand(rules)
 
         # ----- shoe (shoe.py), and what reads it
         self._init_shoe(n)

@@ -1,0 +1,67 @@
+"""Sphinx configuration of the blackjack_env site (MyST pages, furo theme).
+
+Build (README): ``python -m sphinx -W --keep-going -b html docs docs/_build/html``.
+The references and pictures are generated from the code at build time by the local
+extension ``_ext/bj_reference.py``; the code examples are files under ``examples/``,
+included in the pages and run by ``tests/docs/test_examples.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE / "_ext"))
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")  # pygame draws the rgb_array frame off-screen
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+import blackjack_env  # noqa: E402
+
+project = "blackjack_env"
+author = "the blackjack_env developers"
+copyright = "2026, the blackjack_env developers"
+release = version = blackjack_env.__version__
+
+extensions = [
+    "myst_parser",
+    "sphinx.ext.autodoc",
+    "sphinx.ext.napoleon",
+    "bj_reference",
+]
+source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
+root_doc = "index"
+exclude_patterns = ["_build", "_generated/*.md", "examples", "data", "README.md"]
+myst_enable_extensions = ["colon_fence", "deflist"]
+myst_heading_anchors = 3
+
+html_theme = "furo"
+html_title = f"blackjack_env {release}"
+html_static_path: list[str] = []
+html_show_sourcelink = False
+
+# ---- autodoc: the API reference from the docstrings
+autodoc_member_order = "bysource"
+autodoc_typehints = "description"
+autodoc_default_options: dict[str, object] = {}
+# the [docs] extra has no torch: the SB3 adapter's base class is mocked while documenting it
+autodoc_mock_imports = ["stable_baselines3", "sb3_contrib", "torch"]
+napoleon_google_docstring = True
+napoleon_numpy_docstring = False
+# the docstrings use Markdown-style "## Section" headings and tables inside reST: they
+# read well as text; Sphinx would warn about them as reST, so they are kept literal
+suppress_warnings = ["autodoc.import_object"]
+
+# ---- nitpicky (-n): every cross-reference must resolve, except to outside projects
+# (the build is offline: no intersphinx) and to private helpers the docstrings name
+nitpick_ignore_regex = [
+    (r"py:.*", r"(np|numpy|gym|gymnasium|torch|pettingzoo|stable_baselines3|sb3_contrib|"
+               r"jax|collections|typing|pathlib|fractions|enum|dataclasses)\..*"),
+    (r"py:.*", r"(Any|Callable|Sequence|Mapping|Iterable|Iterator|Path|Fraction|Final|"
+               r"ndarray|optional|Generator|Protocol|ClassVar|TypeVar|Self)"),
+    (r"py:.*", r".*\._[a-z].*"),  # private names
+]
+
+# ---- linkcheck: internal links only (the CI machines reach no web site)
+linkcheck_ignore = [r"https?://.*"]
