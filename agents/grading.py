@@ -54,14 +54,21 @@ __all__ = [
 REFERENCE_NAME = "composition-dependent optimum of a freshly shuffled shoe"
 
 def analysis_reason(rules: Rules) -> str | None:
-    """Why the exact analysis cannot grade under ``rules`` (None when it can)."""
+    """Why the exact analysis cannot grade under ``rules`` (None when it can): rules it does
+    not serve with any shoe (e.g. highest-hand settlement), or a finite shoe (then
+    ``--decks inf`` grades the same rules on an infinite deck)."""
+    try:
+        from blackjack_env.analysis import solve  # noqa: F401
+        from blackjack_env.analysis._model import check_supported
+    except ImportError as err:  # pragma: no cover - analysis missing
+        return f"the analysis module is not available ({err})"
+    try:
+        check_supported(rules)
+    except ValueError as err:
+        return f"the exact analysis does not serve these rules with any shoe ({err})"
     if rules.decks is not None:
         return (f"the exact grade needs an infinite deck (these rules use {rules.shoe_decks} "
                 f"deck(s)); use --decks inf for the same rules with an infinite deck")
-    try:
-        from blackjack_env.analysis import solve  # noqa: F401
-    except ImportError as err:  # pragma: no cover - analysis missing
-        return f"the analysis module is not available ({err})"
     return None
 
 
@@ -173,23 +180,25 @@ def simulate(
     obs, info = env.reset(seed=seed)
     i = 0
     total = 0.0
-    while i < hands:
-        mask = info.get("action_mask")
-        obs, reward, terminated, truncated, info = env.step(agent.act(obs, mask))
-        total += float(reward)
-        settlement = info.get("settlement")
-        if settlement is not None:
-            for outcome in settlement.get("outcomes", ()):
-                outcomes[getattr(outcome, "value", str(outcome))] += 1
-            returns[i] = total
-            total = 0.0
-            i += 1
-            if bar is not None and i % 1000 == 0:
-                bar.update(1000)
-        if terminated or truncated:
-            obs, info = env.reset()
-    if bar is not None:
-        bar.close()
+    try:  # the bar is closed however the loop ends (Ctrl-C): never redrawn after the output
+        while i < hands:
+            mask = info.get("action_mask")
+            obs, reward, terminated, truncated, info = env.step(agent.act(obs, mask))
+            total += float(reward)
+            settlement = info.get("settlement")
+            if settlement is not None:
+                for outcome in settlement.get("outcomes", ()):
+                    outcomes[getattr(outcome, "value", str(outcome))] += 1
+                returns[i] = total
+                total = 0.0
+                i += 1
+                if bar is not None and i % 1000 == 0:
+                    bar.update(1000)
+            if terminated or truncated:
+                obs, info = env.reset()
+    finally:
+        if bar is not None:
+            bar.close()
     n_hands = sum(outcomes.values())
     mean = float(returns.mean())
     sd = float(returns.std(ddof=1)) if hands > 1 else 0.0

@@ -29,9 +29,13 @@ __all__ = [
     "card_label",
     "cell_state",
     "chart_differences",
+    "chart_figure",
+    "draw_chart",
     "draw_comparison",
     "learning_curve",
+    "learning_curve_figure",
     "row_label",
+    "save_figure",
 ]
 
 
@@ -51,7 +55,7 @@ def _plain_steps(ax: Any) -> None:
     ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:,.0f}"))
 
 
-def _save(fig: Any, path: Path, dpi: int = 110) -> Path:
+def save_figure(fig: Any, path: Path, dpi: int = 110) -> Path:
     """Save a figure as PNG, whole or not at all (a failed write keeps the old picture)."""
     from blackjack_env._cli import atomic_path
 
@@ -74,29 +78,46 @@ def learning_curve(
     xlabel: str = "rounds played",
     block_label: str = "mean reward per round (training, exploring)",
 ) -> Path:
-    """The learning curve as a PNG: the training reward per block (top panel) and, when
+    """The learning curve as a PNG (:func:`learning_curve_figure`), written whole."""
+    fig = learning_curve_figure(title, blocks, grades, optimal, xlabel, block_label)
+    return save_figure(fig, path)
+
+
+def learning_curve_figure(
+    title: str,
+    blocks: Sequence[tuple[int, float]],
+    grades: Sequence[tuple[int, float]] = (),
+    optimal: float | None = None,
+    xlabel: str = "rounds played",
+    block_label: str = "mean reward per round (training, exploring)",
+) -> Any:
+    """The learning curve's figure: the training reward per block (top panel) and, when
     given, the exact return of the greedy policy with the optimum (bottom panel, on its
-    own scale: the exploring reward does not set its range). Both share the x-axis."""
+    own scale: the exploring reward does not set its range). Both share the x-axis.
+
+    Each panel's legend sits above the panel, outside the plotting area, so it hides no
+    point whatever the data (a short run's single graded point included); the title is
+    the figure's."""
     import textwrap
 
     plt = _mpl()
     graded = bool(grades) or optimal is not None
     if graded:
-        fig, (top, bottom) = plt.subplots(2, 1, sharex=True, figsize=(7.5, 6.0),
+        fig, (top, bottom) = plt.subplots(2, 1, sharex=True, figsize=(7.5, 6.4),
                                           gridspec_kw={"height_ratios": (1, 1.3)})
     else:
-        fig, top = plt.subplots(figsize=(7.5, 4.2))
+        fig, top = plt.subplots(figsize=(7.5, 4.4))
         bottom = None
     if blocks:
         xs, ys = zip(*blocks, strict=True)
         top.plot(xs, ys, color="#7d8a9c", lw=0.9, label=block_label)
-        top.legend(fontsize=8, loc="lower right")
+        _legend_above(top)
     else:
         top.text(0.5, 0.5, "no training episodes recorded", ha="center", va="center",
                  transform=top.transAxes, fontsize=8, color="#777")
     top.set_ylabel("reward per round")
     top.grid(alpha=0.3)
-    top.set_title("\n".join(textwrap.wrap(title, 90)), fontsize=9)
+    fig.suptitle("\n".join(textwrap.wrap(title, 90)), fontsize=9)
     last = top
     if bottom is not None:
         if grades:
@@ -108,12 +129,18 @@ def learning_curve(
                            label=f"optimal {optimal:+.4f}")
         bottom.set_ylabel("expected return per unit bet")
         bottom.grid(alpha=0.3)
-        bottom.legend(fontsize=8, loc="lower right")
+        _legend_above(bottom)
         last = bottom
     last.set_xlabel(xlabel)
     _plain_steps(last)
     fig.tight_layout()
-    return _save(fig, path)
+    return fig
+
+
+def _legend_above(ax: Any) -> None:
+    """The axes' legend in one row just above its plotting area (outside it)."""
+    ax.legend(fontsize=8, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=2, frameon=False,
+              borderaxespad=0.2, handlelength=2.0)
 
 
 def cell_state(rules: Rules, kind: str, row: int | str, dealer: int | str, *,
@@ -199,26 +226,56 @@ def row_label(kind: str, row: Any) -> str:
 
 
 def draw_comparison(agent: Any, optimal: Any, path: Path, title: str = "") -> Path:
-    """Agent chart (left) beside the optimal chart (right); differing cells outlined in red.
+    """Agent chart (left) beside the optimal chart (right); differing cells outlined in red
+    (:func:`chart_figure`), written whole to ``path``."""
+    diffs = set(chart_differences(agent, optimal))
+    fig = chart_figure([agent, optimal], diffs, title=f"{title}  ({len(diffs)} cell(s) differ)")
+    return save_figure(fig, path)
 
-    Columns are the dealer's upcard, rows the player's hand (hard totals, soft totals,
-    pairs); the legend names every code that appears in either chart.
-    """
+
+def draw_chart(chart: Any, path: Path, title: str | None = None) -> Path:
+    """One chart (``blackjack-analyze --chart``), drawn as :func:`draw_comparison` draws
+    each of its two (:func:`chart_figure`), written whole to ``path``. ``title``: the
+    figure's title (default: the chart's own)."""
+    return save_figure(chart_figure([chart], title=chart.title if title is None else title),
+                       path)
+
+
+#: What each chart code means, as the legend says it.
+MEANING = {
+    "H": "hit", "S": "stand", "D": "double, else hit", "Ds": "double, else stand",
+    "P": "split", "Rh": "surrender, else hit", "Rs": "surrender, else stand",
+    "Rp": "surrender, else split",
+}
+
+
+def chart_figure(charts: Sequence[Any], differing: Any = frozenset(), title: str = "") -> Any:
+    """The one drawing of strategy charts: one column per chart (each titled by the chart's
+    ``title`` when there are several), one row per block (hard totals, soft totals, pairs;
+    those the first chart has). Columns are the dealer's upcard, rows the player's hand,
+    both axes titled; each cell shows its code on the code's colour. Cells listed in
+    ``differing`` (``(kind, row, upcard)``, see :func:`chart_differences`) are outlined in
+    red. The legend names, with its meaning, every code that appears in the charts, and
+    the red outline when one is drawn."""
+    import textwrap
+
     from matplotlib.patches import Patch, Rectangle
 
-    from blackjack_env.analysis.chart import COLOURS, Play
+    from blackjack_env.analysis.chart import COLOURS
 
     plt = _mpl()
-    diffs = set(chart_differences(agent, optimal))
+    first = charts[0]
     blocks = [(n, k) for n, k in (("hard totals", "hard"), ("soft totals", "soft"),
                                   ("pairs", "pair"))
-              if getattr(optimal, "pairs" if k == "pair" else k)]
-    rows_max = max(len(getattr(optimal, "pairs" if k == "pair" else k)) for _, k in blocks)
-    fig, axes = plt.subplots(len(blocks), 2, squeeze=False,
-                             figsize=(10, 0.3 * rows_max * len(blocks) + 2.0 * len(blocks)))
+              if getattr(first, "pairs" if k == "pair" else k)]
+    counts = [len(getattr(first, "pairs" if k == "pair" else k)) for _, k in blocks]
+    width = 5.2 * len(charts) if len(charts) > 1 else 5.6
+    fig, axes = plt.subplots(len(blocks), len(charts), squeeze=False,
+                             figsize=(width, 0.24 * sum(counts) + 1.1 * len(blocks) + 1.2),
+                             gridspec_kw={"height_ratios": counts})  # cells of one size
     seen: set[Any] = set()
-    for col, (chart, label) in enumerate(((agent, agent.title or "agent"),
-                                          (optimal, optimal.title or "optimal"))):
+    for col, chart in enumerate(charts):
+        label = chart.title if len(charts) > 1 else ""
         for r, (name, kind) in enumerate(blocks):
             ax = axes[r][col]
             table = getattr(chart, "pairs" if kind == "pair" else kind)
@@ -226,7 +283,7 @@ def draw_comparison(agent: Any, optimal: Any, path: Path, title: str = "") -> Pa
             for i, row in enumerate(rows):
                 for j, play in enumerate(table[row]):
                     seen.add(play)
-                    differs = (kind, row, chart.upcards[j]) in diffs
+                    differs = (kind, row, chart.upcards[j]) in differing
                     ax.add_patch(Rectangle((j, -i - 1), 1, 1, facecolor=COLOURS[play],
                                            edgecolor="#d00000" if differs else "#666",
                                            lw=2.2 if differs else 0.5, zorder=3 if differs else 2))
@@ -245,20 +302,21 @@ def draw_comparison(agent: Any, optimal: Any, path: Path, title: str = "") -> Pa
             ax.tick_params(length=0)
             for spine in ax.spines.values():
                 spine.set_visible(False)
-            ax.set_title(f"{label}: {name}", fontsize=8, pad=4)
-    meaning = {
-        Play.HIT: "hit", Play.STAND: "stand", Play.DOUBLE_HIT: "double, else hit",
-        Play.DOUBLE_STAND: "double, else stand", Play.SPLIT: "split",
-        Play.SURRENDER_HIT: "surrender, else hit", Play.SURRENDER_STAND: "surrender, else stand",
-        Play.SURRENDER_SPLIT: "surrender, else split",
-    }
-    handles = [Patch(facecolor=c, edgecolor="#555", label=f"{p.value} {meaning.get(p, '')}")
+            ax.set_title(f"{label}: {name}" if label else name, fontsize=8, pad=4)
+    handles = [Patch(facecolor=c, edgecolor="#555",
+                     label=f"{p.value} {MEANING.get(p.value, '')}".rstrip())
                for p, c in COLOURS.items() if p in seen]
-    if diffs:
+    if differing:
         handles.append(Patch(facecolor="white", edgecolor="#d00000", lw=2,
                              label="differs from optimal"))
-    fig.legend(handles=handles, loc="lower center", ncol=min(len(handles), 5), fontsize=7,
-               frameon=False)
-    fig.suptitle(title + f"  ({len(diffs)} cell(s) differ)", fontsize=9)
-    fig.tight_layout(rect=(0, 0.06, 1, 0.97))
-    return _save(fig, path)
+    legend = fig.legend(handles=handles, loc="lower center", fontsize=7, frameon=False,
+                        ncol=min(len(handles), 5 if len(charts) > 1 else 3))
+    heading = fig.suptitle("\n".join(textwrap.wrap(title, int(width * 14))), fontsize=9) \
+        if title else None
+    fig.canvas.draw()  # the sizes of the legend and title are known once drawn
+    to_fig = fig.transFigure.inverted()
+    low = legend.get_window_extent().transformed(to_fig).height + 0.01
+    high = 1.0 - (heading.get_window_extent().transformed(to_fig).height + 0.015
+                  if heading is not None else 0.0)
+    fig.tight_layout(rect=(0, low, 1, high))
+    return fig

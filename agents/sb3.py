@@ -14,6 +14,18 @@ Vectorisation: ``n_envs`` copies in a ``SubprocVecEnv`` (one process per
 copy, for several cores) or a ``DummyVecEnv`` (same process; faster when the
 env is cheaper than the inter-process traffic, as a blackjack round is).
 
+Threads: training runs with ``config.torch_threads`` torch intra-op threads (default 1;
+see :func:`torch_threads`). The networks here are small (two layers of 64), so a second
+thread gains nothing, and on a shared machine torch's OpenMP threads spin while they
+wait for a core. ``scripts/bench_train.py`` (8,192 MaskablePPO steps, 2 cores, load
+average 9 from other work): one thread 6.7 s, beside 3 more busy processes 29 s; torch's
+own count (2) 74 s and 143 s, 11x and 4.9x slower. Issue 20 measured 3.4 s quiet and
+32-55 s busy with 2 threads, 8.0 s busy with one.
+
+Progress: a ``tqdm`` bar (``progress=True``), updated once per rollout's worth of steps and
+closed before :func:`train_sb3` returns, whatever ends the training; while it is shown,
+the lines printed by callbacks go above it.
+
 MaskablePPO reads the env's ``action_masks()`` (also through
 ``SubprocVecEnv``) when training and evaluating. The plain algorithms train
 without masks: the env replaces an illegal action by its documented legal
@@ -25,8 +37,10 @@ or highest-valued (DQN) *legal* action.
 from __future__ import annotations
 
 import contextlib
+import io
 import json
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,6 +63,7 @@ __all__ = [
     "rollout_steps",
     "saved_timesteps",
     "steps_for_budget",
+    "torch_threads",
     "train_sb3",
 ]
 
@@ -107,10 +122,17 @@ class SB3Config:
     tensorboard: bool = False
     hyperparameters: dict[str, Any] = field(default_factory=dict)
     net_arch: tuple[int, ...] = (64, 64)
+    #: torch intra-op threads while training; 0 leaves torch's own setting (by default one
+    #: per core). See :func:`torch_threads`.
+    torch_threads: int = 1
 
     def __post_init__(self) -> None:
         if self.algo not in SB3_ALGOS:
             raise ValueError(f"algo={self.algo!r}; choose one of {', '.join(SB3_ALGOS)}")
+        threads = self.torch_threads
+        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
+            raise ValueError(f"torch_threads={threads!r} must be an int >= 1, or 0 for torch's "
+                             f"own setting")
         for name in ("timesteps", "n_envs", "eval_freq", "eval_episodes", "checkpoint_freq"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 1:
@@ -195,6 +217,86 @@ def fit_rollout(algo: str, hyper: dict[str, Any], n_envs: int, budget: int) -> d
     if "batch_size" in out:
         out["batch_size"] = max(2, min(out["batch_size"], out["n_steps"] * n_envs))
     return out
+
+
+@contextlib.contextmanager
+def torch_threads(threads: int) -> Iterator[int]:
+    """Run a block with ``threads`` torch intra-op threads (``torch.set_num_threads``), then
+    put back the number there was; yields the number in force. ``threads=0`` changes
+    nothing (torch's own setting: by default one thread per core).
+
+    The inter-op pool (``torch.set_num_interop_threads``) can be sized only once in a
+    process, before torch first uses it: it is set to ``threads`` where torch still allows
+    it and left as it is otherwise (eager training of these networks does not use it)."""
+    import torch
+
+    before = torch.get_num_threads()
+    if threads:
+        torch.set_num_threads(threads)
+        with contextlib.suppress(RuntimeError):  # already set, or already in use
+            torch.set_num_interop_threads(threads)
+    try:
+        yield torch.get_num_threads()
+    finally:
+        torch.set_num_threads(before)
+
+
+class _AboveBar(io.TextIOBase):
+    """A text stream that writes whole lines above a tqdm bar (the bar is cleared, the
+    lines written, the bar drawn again), so lines printed while it is shown do not run
+    into it."""
+
+    def __init__(self, bar: Any, stream: Any) -> None:
+        super().__init__()
+        self._bar = bar
+        self._stream = stream
+        self._pending = ""
+
+    def write(self, text: str) -> int:
+        self._pending += text
+        *lines, self._pending = self._pending.split("\n")
+        if lines:
+            self._out("".join(f"{line}\n" for line in lines))
+        return len(text)
+
+    def flush(self) -> None:
+        if self._pending:
+            self._out(self._pending + "\n")
+            self._pending = ""
+        self._stream.flush()
+
+    def _out(self, text: str) -> None:
+        self._bar.clear()
+        self._stream.write(text)
+        self._stream.flush()
+        self._bar.refresh()
+
+
+def _progress_callback(bar: Any) -> Any:
+    """An SB3 callback that moves ``bar`` to the run's timestep count at the end of each
+    rollout and every 256 env steps (DQN has no rollouts), so most steps cost one test."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class Progress(BaseCallback):
+        """The bar's position is ``num_timesteps``; redrawn at most every half second."""
+
+        def _on_rollout_end(self) -> None:
+            self._move()
+
+        def _on_step(self) -> bool:
+            if self.n_calls % 256 == 0:
+                self._move()
+            return True
+
+        def _on_training_end(self) -> None:
+            self._move()
+
+        def _move(self) -> None:
+            n = int(self.num_timesteps)
+            if n > bar.n:
+                bar.update(n - bar.n)
+
+    return Progress()
 
 
 def exact_curve_callback(
@@ -330,7 +432,19 @@ def train_sb3(
     ``<out>/model.zip`` and an
     ``interrupted.zip`` left by an earlier Ctrl-C is deleted; after Ctrl-C the model is
     saved as ``<out>/interrupted.zip`` and ``(agent, False)`` is returned.
+
+    Torch runs with ``config.torch_threads`` intra-op threads from the model's creation to
+    the end of training (:func:`torch_threads`; the number before is put back after), and
+    the number in force is recorded as ``torch_threads_used`` in ``sb3_config.json``.
+    ``progress``: a tqdm bar on stderr, closed before this function returns or raises.
     """
+    with torch_threads(config.torch_threads) as used:
+        return _train(config, out, used, resume=resume, progress=progress, callback=callback,
+                      say=say)
+
+
+def _train(config: SB3Config, out: Path, threads: int, *, resume: Path | None,
+           progress: bool, callback: Any, say: Callable[[str], None]) -> tuple[SB3Agent, bool]:
     import shutil
 
     from stable_baselines3.common.callbacks import CallbackList, CheckpointCallback, EvalCallback
@@ -338,7 +452,8 @@ def train_sb3(
     from blackjack_env._cli import write_json
 
     out.mkdir(parents=True, exist_ok=True)
-    write_json(out / "sb3_config.json", json.loads(json.dumps(asdict(config), default=_jsonable)))
+    record = json.loads(json.dumps(asdict(config), default=_jsonable))
+    write_json(out / "sb3_config.json", {**record, "torch_threads_used": threads})
     masked = config.algo == "maskable-ppo"
     klass = algo_class(config.algo)
     start = saved_timesteps(resume) if resume is not None else 0
@@ -408,14 +523,24 @@ def train_sb3(
     finished = True
     agent = SB3Agent(model, config.algo, obs_mode)
     try:
-        if remaining > 0:
-            model.learn(
-                total_timesteps=remaining,
-                callback=CallbackList(callbacks),
-                progress_bar=progress,
-                reset_num_timesteps=resume is None,
-                tb_log_name=config.algo,
-            )
+        with contextlib.ExitStack() as shown:
+            if progress and remaining > 0:
+                from tqdm.auto import tqdm
+
+                bar = tqdm(total=end, initial=start, unit="step", desc=config.algo,
+                           mininterval=0.5, smoothing=0.1)
+                shown.callback(bar.close)  # closed last: after the lines above it are out
+                callbacks.append(_progress_callback(bar))
+                above = _AboveBar(bar, sys.stdout)
+                shown.callback(above.flush)
+                shown.enter_context(contextlib.redirect_stdout(above))
+            if remaining > 0:
+                model.learn(
+                    total_timesteps=remaining,
+                    callback=CallbackList(callbacks),
+                    reset_num_timesteps=resume is None,
+                    tb_log_name=config.algo,
+                )
     except KeyboardInterrupt:
         finished = False
     finally:

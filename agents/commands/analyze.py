@@ -277,7 +277,12 @@ def run(s: Settings) -> dict[str, Any]:
         write_json(s.json, result)
         print(f"wrote {s.json}")
     if s.chart:
-        chart.plot(s.chart)
+        from blackjack_env.agents.plots import draw_chart
+
+        what = ("optimal strategy" if rules.decks is None else
+                f"total-dependent basic strategy ({rules.shoe_decks}-deck shoe)")
+        draw_chart(chart, s.chart, title=f"{s.rules}: {what}, house edge "
+                   f"{result['house_edge_percent']:+.3f}%; {result['summary']}")
         print(f"wrote {s.chart}")
     return result
 

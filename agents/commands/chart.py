@@ -8,6 +8,10 @@ analysis of the same rules with an infinite deck (for a finite shoe it is the
 infinite-deck chart of those rules, and the agent is asked with a true count of 0).
 Differing cells are outlined in red and listed.
 
+The picture goes to ``--png`` if given, else into the folder ``--out``: ``chart.png``
+for a saved model (default folder: the model's run folder), ``chart-<agent>-<rules>.png``
+for a fixed agent (default folder: ``runs/charts``), never the working directory unasked.
+
 Every option is checked before any work; the picture is written whole at the end.
 """
 
@@ -43,21 +47,37 @@ class Settings:
     """preset name of the table rules (see blackjack_env.list_presets())"""
     decks: Annotated[str, option("N|inf", "the run's, or the preset's")] = ""
     """decks in the shoe: 1..8, or inf for an infinite deck"""
-    png: str = ""
-    """output picture ('' = <run folder>/chart.png, or chart-<agent>.png)"""
+    png: Annotated[str, option("FILE", "chart.png in --out, or chart-<agent>-<rules>.png")] = ""
+    """the picture's file"""
+    out: Annotated[str, option("FOLDER", "the model's run folder, or runs/charts")] = ""
+    """the folder the picture goes in"""
     json: bool = False
     """print both charts and the differing cells as JSON"""
 
 
-def _png_path(settings: Settings) -> Path:
+#: The folder of a fixed agent's chart when no --out is given.
+CHARTS_DIR = Path("runs") / "charts"
+
+
+def _png_path(settings: Settings, rules_name: str) -> Path:
+    """The picture's path, checked (nothing is created)."""
+    from blackjack_env._cli import check_output_dir, check_output_file
     from blackjack_env.agents.fixed import FIXED_AGENTS
     from blackjack_env.agents.registry import find_model
 
+    if settings.png and settings.out:
+        raise UsageError(f"--png {settings.png} and --out {settings.out}: give one of them "
+                         f"(--png names the picture, --out the folder it goes in)")
     if settings.png:
-        return Path(settings.png)
-    if settings.agent in FIXED_AGENTS:
-        return Path(f"chart-{settings.agent}.png")
-    return find_model(settings.agent).parent / "chart.png"
+        return check_output_file(settings.png, "--png")
+    fixed = settings.agent in FIXED_AGENTS
+    if settings.out:
+        folder = Path(settings.out)
+    else:
+        folder = CHARTS_DIR if fixed else find_model(settings.agent).parent
+    check_output_dir(folder, "--out")
+    name = f"chart-{settings.agent}-{rules_name}.png" if fixed else "chart.png"
+    return check_output_file(folder / name, "--out")
 
 
 def run(settings: Settings) -> dict[str, Any]:
@@ -65,7 +85,6 @@ def run(settings: Settings) -> dict[str, Any]:
     import gymnasium as gym
 
     import blackjack_env  # noqa: F401  (registers the env ids)
-    from blackjack_env._cli import check_output_file
     from blackjack_env.agents.fixed import FIXED_AGENTS
     from blackjack_env.agents.grading import exact_grade
     from blackjack_env.agents.obs import decision_policy
@@ -79,8 +98,8 @@ def run(settings: Settings) -> dict[str, Any]:
                }.get(settings.agent, "this fixed agent has no policy over the chart's hands")
         raise UsageError(f"{settings.agent}: {why}; chart {', '.join(CHARTABLE)} or a saved "
                          f"model")
-    png = check_output_file(_png_path(settings), "--png")
     t = table_for(settings.agent, settings.rules, settings.decks)
+    png = _png_path(settings, t["name"])
     rules = t["rules"]
     from blackjack_env.analysis.strategy import nearest_supported_rules
 

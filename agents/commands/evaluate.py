@@ -11,6 +11,13 @@ composition-dependent optimum of a freshly shuffled shoe
 (:func:`blackjack_env.agents.grading.composition_reference`), with the simulated
 return minus it and that difference's 95% interval.
 
+Basic strategy on a finite shoe (the agents ``basic`` and ``counter``, and ``--others
+basic`` seats) plays the total-dependent chart of that shoe, derived by the exact
+combinatorial analysis before the first round (once per rule set and process): about
+1-2 s with the standard card values, 10-60 s with custom ones (terminal-21). A line on
+stderr says so before the work starts, and the seconds it took are reported apart from
+the simulation's.
+
 ``composition`` is the fixed agent that plays the best action for the hand's cards and
 the cards that remain in the shoe (the ``composition`` seat strategy); it costs a few
 ms per round (about 150-250 rounds/s), so give it ``--hands`` in the ten thousands.
@@ -23,6 +30,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -162,6 +170,36 @@ def _check_batched(settings: Settings, rules: Any) -> None:
             "--bet-sizes and --session, or use --workers 0")
 
 
+def finite_chart_rules(settings: Settings, plan: Plan) -> Any:
+    """The rules whose finite-shoe basic-strategy chart this evaluation will derive before
+    its first round (the nearest rules the analysis serves), or None when it derives none
+    (an infinite deck, no basic strategy at the table, or rules only its infinite-deck
+    chart can serve)."""
+    from blackjack_env.analysis.strategy import nearest_supported_rules
+
+    rules = plan.rules
+    basic_seats = plan.where["others"] == "basic" and rules.seats > 1
+    if rules.decks is None or not (settings.agent in ("basic", "counter") or basic_seats):
+        return None
+    try:
+        return nearest_supported_rules(rules)[0]
+    except ValueError:  # basic then plays the infinite-deck chart (agents.fixed)
+        return None
+
+
+def chart_notice(rules: Any, name: str) -> str:
+    """The line said before a finite-shoe chart is derived: what is slow, why, how long."""
+    from blackjack_env.engine.rules import STANDARD_VALUES
+
+    custom = tuple(rules.card_values) != tuple(STANDARD_VALUES)
+    decks = rules.shoe_decks
+    how_long = ("10-60 s with custom card values such as these" if custom else
+                "about 1-2 s")
+    return (f"note: basic strategy for {name}'s {decks}-deck shoe is derived first by exact "
+            f"combinatorial analysis of that shoe ({how_long}, once); --decks inf plays the "
+            f"infinite-deck chart at once, on an infinite deck")
+
+
 def run(settings: Settings) -> dict[str, Any]:
     """Run the evaluation; return the results as a JSON-ready dict (``--out`` written)."""
     from blackjack_env._cli import write_json
@@ -173,6 +211,15 @@ def run(settings: Settings) -> dict[str, Any]:
     )
 
     plan = prepare(settings)
+    chart_seconds = None
+    chart_rules = finite_chart_rules(settings, plan)
+    if chart_rules is not None:
+        from blackjack_env.analysis import basic_strategy_chart
+
+        print(chart_notice(chart_rules, plan.where["rules"]), file=sys.stderr, flush=True)
+        t0 = time.perf_counter()
+        basic_strategy_chart(chart_rules)  # cached: the table's strategies read it from there
+        chart_seconds = round(time.perf_counter() - t0, 2)
     t0 = time.perf_counter()
     if settings.workers:
         sim = simulate_batched(settings, plan.rules)
@@ -199,6 +246,7 @@ def run(settings: Settings) -> dict[str, Any]:
         "agent": settings.agent, "agent_name": getattr(plan.agent, "name", "agent"),
         **plan.where, "rules_summary": plan.rules.summary(), "obs_mode": plan.obs_mode,
         "seed": settings.seed, "simulation": sim, "simulation_seconds": round(seconds, 2),
+        "chart_seconds": chart_seconds,
         "exact": exact, "exact_unavailable": reason if exact is None else None,
         "reference": reference, "settings": asdict(settings),
     }
@@ -252,6 +300,9 @@ def print_table(result: dict[str, Any]) -> None:
     print(f"rules {result['rules']}: {result['rules_summary']}")
     print(f"simulated {sim['rounds']:,} rounds ({sim['hands']:,} hands), seed {result['seed']}, "
           f"{result['simulation_seconds']} s")
+    if result.get("chart_seconds") is not None:
+        print(f"  (basic strategy's chart of this shoe: derived in {result['chart_seconds']} s "
+              f"before the first round)")
     asked = sim.get("rounds_asked")
     if asked is not None and asked != sim["rounds"]:
         print(f"  (asked for {asked:,}: the batched tables play {sim['chunks']} chunk(s) of "
@@ -283,6 +334,8 @@ def print_table(result: dict[str, Any]) -> None:
             print(f"  reference: {ref['name']} {ref['expected_return']:+.5f} per unit bet")
             print(f"  simulated - reference  {ref['simulated_minus_reference']:+.4f}  "
                   f"({CI_NAME} {lo:+.4f} .. {hi:+.4f})")
+    if not exact and (not ref or ref["expected_return"] is None):
+        print("  the simulated return is the grade here: more --hands narrow its interval")
 
 
 def _job(settings: Settings) -> None:

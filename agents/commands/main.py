@@ -69,6 +69,11 @@ def check(settings: Settings) -> Any:
     if settings.seed < 0:
         raise UsageError(f"--seed {settings.seed}: must be 0 or more")
     rules = build_rules(settings.rules, settings.decks or None, None)
+    reason = analysis_reason(rules.replace(decks=None, seats_per_deck=None))
+    if reason is not None:  # not served with any shoe: --decks inf would not help
+        raise UsageError(f"--rules {settings.rules}: the main job grades exactly, and {reason}; "
+                         f"use a preset it serves (sutton-barto, gymnasium, vegas-strip "
+                         f"--decks inf, ...)")
     if analysis_reason(rules) is not None:
         raise UsageError(
             f"--rules {settings.rules}: the main job grades exactly, which needs an infinite "
@@ -91,7 +96,8 @@ def run(settings: Settings) -> dict[str, Any]:
           f"(seed {settings.seed})")
     summary = train.run(train.Settings(
         algo=settings.algo, rules=settings.rules, decks=settings.decks or None,
-        hands=settings.hands, seed=settings.seed, out=str(out), progress=settings.progress))
+        hands=settings.hands, seed=settings.seed, out=str(out), progress=settings.progress),
+        announce=False)  # the line above says what is trained, with its seed
     if not summary["finished"]:
         # Ctrl-C during training: the state is saved (train said where); stop here
         raise KeyboardInterrupt

@@ -25,7 +25,6 @@ mode, ...) before writing anything. Options left out on a resume are the run's o
 
 from __future__ import annotations
 
-import json
 import math
 import shutil
 import time
@@ -110,6 +109,8 @@ class Settings:
     """stable-baselines3: timesteps between periodic checkpoints"""
     tensorboard: bool = False
     """stable-baselines3: write TensorBoard logs to <out>/tb"""
+    torch_threads: Annotated[int | None, _default("1", "INT")] = None
+    """stable-baselines3: torch threads for the network (0 = torch's own: one per core)"""
     progress: bool = True
     """show a progress bar"""
 
@@ -121,6 +122,7 @@ DEFAULTS: dict[str, Any] = {
     "seed": 1, "epsilon_start": 1.0, "epsilon_end": 0.05, "explore_fraction": 0.5,
     "lr": None, "curve_points": 10, "n_envs": 4, "eval_freq": 50_000,
     "eval_episodes": 2_000, "n_steps": None, "checkpoint_freq": 200_000, "seeds": 4,
+    "torch_threads": 1,
 }
 
 #: The JSON types a settings.json may hold for each option.
@@ -206,6 +208,9 @@ def _check_values(v: dict[str, Any]) -> None:
         raise UsageError(f"--n-steps {v['n_steps']}: must be at least 2")
     if v["seed"] < 0:
         raise UsageError(f"--seed {v['seed']}: must be 0 or more")
+    if v["torch_threads"] < 0:
+        raise UsageError(f"--torch-threads {v['torch_threads']}: must be 1 or more, or 0 for "
+                         f"torch's own setting (one thread per core)")
     if v["seat"] < 0:
         raise UsageError(f"--seat {v['seat']}: must be 0 or more")
     if v["seats"] is not None and v["seats"] < 1:
@@ -368,8 +373,11 @@ def newest_state(out: Path, tabular: bool) -> tuple[Path, int]:
     return path, steps
 
 
-def run(settings: Settings, say: Any = print) -> dict[str, Any]:
-    """Train as the settings say; return the summary (also written to ``summary.json``)."""
+def run(settings: Settings, say: Any = print, *, announce: bool = True) -> dict[str, Any]:
+    """Train as the settings say; return the summary (also written to ``summary.json``).
+
+    ``announce``: first say what is trained, for how long, with which seed and where (the
+    main job, which says it in its own words, turns it off)."""
     plan = prepare(settings)
     out = plan.out
     if plan.resume_from is None and out.exists() and any((out / n).exists()
@@ -382,7 +390,11 @@ def run(settings: Settings, say: Any = print) -> dict[str, Any]:
             if (out / name).is_dir():
                 shutil.rmtree(out / name)
     out.mkdir(parents=True, exist_ok=True)
-    say(f"seed {plan.values['seed']}")
+    if announce:
+        v = plan.values
+        budget = (f"{v['hands']:,} hands" if v["algo"] in TABULAR
+                  else f"{v['timesteps']:,} timesteps")
+        say(f"training {v['algo']} on {v['rules']} for {budget}, seed {v['seed']}, into {out}")
     if plan.values["algo"] in JAX:
         return _train_jax(plan, say)
     if plan.values["algo"] in TABULAR:
@@ -393,7 +405,7 @@ def run(settings: Settings, say: Any = print) -> dict[str, Any]:
 #: Options that only one kind of learner reads (left out of the other's settings.json).
 TABULAR_ONLY = ("hands", "epsilon_start", "epsilon_end", "explore_fraction", "lr")
 SB3_ONLY = ("timesteps", "n_envs", "subproc", "eval_freq", "eval_episodes", "n_steps",
-            "checkpoint_freq", "tensorboard")
+            "checkpoint_freq", "tensorboard", "torch_threads")
 JAX_ONLY = ("seeds",)
 
 
@@ -404,7 +416,7 @@ def _record(plan: Plan, extra: dict[str, Any]) -> dict[str, Any]:
     unread = SB3_ONLY if plan.values["algo"] in TABULAR else TABULAR_ONLY
     if plan.values["algo"] in JAX:
         unread = ("hands", "epsilon_start", "epsilon_end", "explore_fraction", "subproc",
-                  "eval_freq", "eval_episodes", "checkpoint_freq", "tensorboard")
+                  "eval_freq", "eval_episodes", "checkpoint_freq", "tensorboard", "torch_threads")
     else:
         unread = (*unread, *JAX_ONLY)
     values = {k: v for k, v in plan.values.items() if k not in unread and k != "progress"}
@@ -456,7 +468,8 @@ def _train_tabular(plan: Plan, say: Any) -> dict[str, Any]:
     write_json(out / "settings.json", _record(plan, {
         "lr_power": hyper["lr_power"],
         "step_size": f"{hyper['lr']}" if hyper["lr"] else f"1/N(s,a)^{hyper['lr_power']}"}))
-    exact = analysis_reason(rules) is None
+    unavailable = analysis_reason(rules)
+    exact = unavailable is None
 
     def grade(a: Any) -> float:
         return exact_grade(a, rules, obs_mode)["exact_return"]
@@ -486,7 +499,7 @@ def _train_tabular(plan: Plan, say: Any) -> dict[str, Any]:
         "algo": v["algo"], "rules": v["rules"], "rules_summary": rules.summary(),
         "obs_mode": obs_mode, "hands": agent.episodes_done, "budget_hands": hands,
         "seconds": round(log.seconds, 2), "finished": not log.interrupted,
-        "states": len(agent.q), "exact": result,
+        "states": len(agent.q), "exact": result, "exact_unavailable": unavailable,
         "model": str(checkpoint if log.interrupted else out / "model.npz"),
     }
     write_json(out / "summary.json", summary)
@@ -506,7 +519,7 @@ def _previous_seconds(out: Path) -> float:
 def _train_sb3(plan: Plan, say: Any) -> dict[str, Any]:
     import numpy as np
 
-    from blackjack_env._cli import write_json
+    from blackjack_env._cli import read_json_object, write_json
     from blackjack_env.agents.grading import analysis_reason, exact_grade
     from blackjack_env.agents.plots import learning_curve
     from blackjack_env.agents.sb3 import (
@@ -519,15 +532,18 @@ def _train_sb3(plan: Plan, say: Any) -> dict[str, Any]:
 
     v, out, rules, obs_mode = plan.values, plan.out, plan.rules, plan.obs_mode
     warnings.filterwarnings("ignore", message="Training and eval env are not of the same type")
-    warnings.filterwarnings("ignore", message="rich is experimental")  # SB3's progress bar
     config = SB3Config(
         algo=v["algo"], env_kwargs=plan.env_kwargs, timesteps=v["timesteps"], seed=v["seed"],
         n_envs=v["n_envs"], subproc=v["subproc"], eval_freq=v["eval_freq"],
         eval_episodes=v["eval_episodes"], checkpoint_freq=v["checkpoint_freq"],
         tensorboard=v["tensorboard"], hyperparameters=plan.hyper,
+        torch_threads=v["torch_threads"],
     )
     write_json(out / "settings.json", _record(plan, {"hyperparameters": plan.hyper}))
-    exact = analysis_reason(rules) is None and obs_mode != "dict"
+    unavailable = analysis_reason(rules) or (
+        "the agent reads the dict observation, which the analysis cannot encode"
+        if obs_mode == "dict" else None)
+    exact = unavailable is None
     previous = _previous_curve(out, plan.done) if plan.resume_from is not None else \
         {"grades": []}
     grades: list[tuple[int, float]] = [(int(n), float(g)) for n, g in previous["grades"]]
@@ -548,6 +564,7 @@ def _train_sb3(plan: Plan, say: Any) -> dict[str, Any]:
     agent, finished = train_sb3(config, out, resume=plan.resume_from, progress=v["progress"],
                                 callback=callback, say=say)
     seconds = time.perf_counter() - t0
+    threads = read_json_object(out / "sb3_config.json").get("torch_threads_used")
     steps = int(agent.model.num_timesteps)
     if not finished:
         say(f"\ninterrupted at {steps:,} timesteps: saved {out / 'interrupted.zip'}; "
@@ -571,7 +588,8 @@ def _train_sb3(plan: Plan, say: Any) -> dict[str, Any]:
         "algo": v["algo"], "rules": v["rules"], "rules_summary": rules.summary(),
         "obs_mode": obs_mode, "timesteps": steps, "budget_timesteps": v["timesteps"],
         "seconds": round(seconds, 2), "finished": finished, "exact": result,
-        "eval_mean_return": evals[-1][1] if evals else None,
+        "exact_unavailable": unavailable,
+        "eval_mean_return": evals[-1][1] if evals else None, "torch_threads": threads,
         "model": str(out / ("model.zip" if finished else "interrupted.zip")),
     }
     write_json(out / "summary.json", summary)
@@ -682,24 +700,42 @@ def _train_jax(plan: Plan, say: Any) -> dict[str, Any]:
     return summary
 
 
-def print_summary(summary: dict[str, Any]) -> None:
-    budget = (f"{summary['hands']:,} hands" if "hands" in summary
-              else f"{summary['timesteps']:,} timesteps")
-    print(f"{summary['algo']} on {summary['rules']} ({summary['rules_summary']})")
-    print(f"  trained {budget} in {summary['seconds']:.1f} s "
-          f"({'finished' if summary['finished'] else 'interrupted'}); model: {summary['model']}")
+def summary_text(summary: dict[str, Any]) -> list[str]:
+    """The summary as the lines a person reads (the same figures are in ``summary.json``)."""
+    steps = (f"{summary['hands']:,} hands" if "hands" in summary
+             else f"{summary['timesteps']:,} timesteps")
+    state = "finished" if summary["finished"] else "interrupted"
+    threads = summary.get("torch_threads")
+    how = f", {threads} torch thread{'s' if threads != 1 else ''}" if threads else ""
+    lines = [f"{summary['algo']} on {summary['rules']} ({summary['rules_summary']})",
+             f"  trained {steps} in {summary['seconds']:.1f} s ({state}{how})"]
+    if "states" in summary:
+        lines.append(f"  states visited      {summary['states']:,}")
     exact = summary.get("exact")
     if "regret_median" in summary:
-        print(f"  {summary['seeds']} seeds (compile {summary['compile_seconds']:.1f} s of it); "
-              f"exact regret of the greedy policies: median {summary['regret_median']:.5f}, "
-              f"worst {summary['regret_worst']:.5f}, best {summary['regret_best']:.5f}; "
-              f"model: seed {summary['model_seed']} (the median)")
+        lines += [f"  {summary['seeds']} seeds, compiled in {summary['compile_seconds']:.1f} s "
+                  f"of it; exact regret of their greedy policies:",
+                  f"  median {summary['regret_median']:.5f}, worst {summary['regret_worst']:.5f}, "
+                  f"best {summary['regret_best']:.5f}; the model is seed {summary['model_seed']} "
+                  f"(the median)"]
     if exact:
-        print(f"  exact return of the greedy policy {exact['exact_return']:+.5f}, optimal "
-              f"{exact['optimal_return']:+.5f}, regret {exact['regret']:.5f}")
+        lines += [f"  exact return of the greedy policy {exact['exact_return']:+.5f} per unit bet",
+                  f"  optimal return                    {exact['optimal_return']:+.5f}",
+                  f"  regret                            {exact['regret']:.5f}"]
     else:
-        print("  exact grade: not available (a finite shoe, or the dict observation the analysis "
-              "cannot encode); blackjack-evaluate simulates it")
+        why = summary.get("exact_unavailable") or "the analysis cannot grade this run"
+        lines.append(f"  exact grade: n/a ({why}); blackjack-evaluate simulates the agent")
+    if summary.get("eval_mean_return") is not None:
+        lines.append(f"  mean return of the last evaluation (separate env) "
+                     f"{summary['eval_mean_return']:+.4f}")
+    model = Path(summary["model"])
+    lines.append(f"  model {model}; summary.json, settings.json and learning_curve.png "
+                 f"beside it")
+    return lines
+
+
+def print_summary(summary: dict[str, Any]) -> None:
+    print("\n".join(summary_text(summary)))
 
 
 def _job(settings: Settings) -> None:
@@ -708,7 +744,6 @@ def _job(settings: Settings) -> None:
     try:
         summary = run(settings)
         print_summary(summary)
-        print(json.dumps(summary))
         if not summary["finished"]:  # Ctrl-C: the state is saved; exit 130 as every command
             raise KeyboardInterrupt
     except ImportError as err:

@@ -296,55 +296,14 @@ class Chart:
         }
 
     def plot(self, path: str | None = None) -> Any:
-        """Draw the chart colour-coded with matplotlib (imported here); save to ``path``
-        if given. Returns the figure."""
-        import matplotlib
+        """Draw the chart colour-coded with matplotlib; save to ``path`` if given. Returns
+        the figure. The drawing is the one of every chart picture (``chart.png``,
+        ``blackjack-analyze --chart``): :func:`blackjack_env.agents.plots.chart_figure`."""
+        from blackjack_env.agents.plots import chart_figure, save_figure
 
+        fig = chart_figure([self], title=self.title)
         if path is not None:
-            matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        from matplotlib.patches import Patch
-
-        blocks: list[tuple[str, dict[Any, tuple[Play, ...]]]] = [
-            ("Hard", self.hard), ("Soft", self.soft), ("Pairs", self.pairs)
-        ]
-        blocks = [(n, t) for n, t in blocks if t]
-        heights = [len(t) for _, t in blocks]
-        fig, axes = plt.subplots(
-            1, len(blocks), figsize=(4.2 * len(blocks), 0.32 * max(heights) + 1.6), squeeze=False
-        )
-        for ax, (name, table) in zip(axes[0], blocks, strict=True):
-            rows = list(table)
-            for i, row in enumerate(rows):
-                for j, play in enumerate(table[row]):
-                    ax.add_patch(
-                        plt.Rectangle((j, -i - 1), 1, 1, facecolor=COLOURS[play], edgecolor="#555")
-                    )
-                    ax.text(j + 0.5, -i - 0.5, play.value, ha="center", va="center", fontsize=8)
-            ax.set_xlim(0, len(self.upcards))
-            ax.set_ylim(-len(rows), 0)
-            ax.set_xticks([j + 0.5 for j in range(len(self.upcards))], list(self.upcards))
-            ax.xaxis.tick_top()
-            labels = [
-                (f"A,{r - 11}" if r > 12 else "A,A") if name == "Soft" else
-                (f"{r},{r}" if name == "Pairs" else str(r))
-                for r in rows
-            ]
-            ax.set_yticks([-i - 0.5 for i in range(len(rows))], labels)
-            ax.set_title(name, pad=22)
-            ax.tick_params(length=0)
-            for spine in ax.spines.values():
-                spine.set_visible(False)
-        handles = [Patch(facecolor=c, edgecolor="#555", label=p.value) for p, c in COLOURS.items()]
-        fig.legend(
-            handles=handles, loc="lower center", ncol=len(handles), fontsize=8, frameon=False
-        )
-        if self.title:
-            fig.suptitle(self.title, fontsize=9)
-        fig.tight_layout(rect=(0, 0.06, 1, 0.95))
-        if path is not None:
-            fig.savefig(path, dpi=120)
-            plt.close(fig)
+            save_figure(fig, path)
         return fig
 
 

@@ -198,3 +198,69 @@ def test_a_difference_only_against_a_jack_up_shows_in_the_jack_column_alone():
             want.append(("pair", "1", up))
     assert want  # splitting two jacks (a hard 2) is best against some upcard
     assert chart_differences(agent_chart(keeps_jacks, T21, optimal), optimal) == want
+
+
+def _display_box(artist, fig):
+    fig.canvas.draw()
+    return artist.get_window_extent(fig.canvas.get_renderer())
+
+
+def test_learning_curve_legends_hide_no_point():
+    """A short run's one graded point (at the right end, where a lower-right legend used to
+    sit over it), the optimum line and the training curve: no legend covers a plotted
+    point, and no legend reaches into a plotting area at all."""
+    from blackjack_env.agents.plots import learning_curve_figure
+
+    blocks = [(n, -0.3 + n / 80_000) for n in range(256, 8193, 256)]
+    fig = learning_curve_figure("maskable-ppo on vegas-strip", blocks, [(8192, -0.16)],
+                                -0.0043, xlabel="timesteps")
+    try:
+        axes = fig.get_axes()
+        assert len(axes) == 2 and all(ax.get_legend() is not None for ax in axes)
+        for ax in axes:
+            box = _display_box(ax.get_legend(), fig)
+            area = ax.get_window_extent()
+            assert box.y0 >= area.y1 - 1 or box.x0 >= area.x1 - 1  # outside the plot
+            for line in ax.get_lines():
+                points = ax.transData.transform(line.get_xydata())
+                assert not any(box.contains(x, y) for x, y in points), line.get_label()
+            for other in axes:  # nor over the other panel
+                if other is not ax:
+                    assert not box.overlaps(other.get_window_extent())
+    finally:
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+
+
+def test_one_chart_drawing_names_its_codes_and_axes():
+    """analyze --chart, Chart.plot and chart.png are one drawing: axis titles on every
+    panel, and a legend that names (with its meaning) each code that appears, and no
+    other."""
+    import matplotlib.pyplot as plt
+
+    from blackjack_env.agents.plots import chart_figure
+    from blackjack_env.analysis import Chart, Play
+
+    ups = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "A")
+    hard = {r: tuple(Play.HIT if r < 17 else Play.STAND for _ in ups) for r in range(5, 22)}
+    soft = {r: tuple(Play.STAND for _ in ups) for r in range(13, 22)}
+    pairs = {str(r): tuple(Play.SPLIT if r == 8 else Play.HIT for _ in ups)
+             for r in (2, 3, 4, 5, 6, 7, 8, 9)}
+    chart = Chart(ups, hard, soft, pairs, title="hit to 16")
+    for fig in (chart_figure([chart], title="one chart"), chart.plot()):
+        try:
+            labels = sorted(t.get_text() for t in fig.legends[0].get_texts())
+            assert labels == ["H hit", "P split", "S stand"]
+            for ax in fig.get_axes():
+                assert ax.get_xlabel() == "dealer upcard"
+                assert ax.get_ylabel().startswith("player hand (")
+        finally:
+            plt.close(fig)
+    optimal = solve(T21).chart
+    fig = chart_figure([optimal, optimal], {("hard", 16, optimal.upcards[0])}, title="x")
+    try:
+        assert len(fig.get_axes()) == 6
+        assert "differs from optimal" in [t.get_text() for t in fig.legends[0].get_texts()]
+    finally:
+        plt.close(fig)

@@ -82,3 +82,68 @@ def test_config_is_validated():
         SB3Config(algo="sac")
     with pytest.raises(ValueError, match="timesteps"):
         SB3Config(timesteps=0)
+    with pytest.raises(ValueError, match="torch_threads"):
+        SB3Config(torch_threads=-1)
+    with pytest.raises(ValueError, match="torch_threads"):
+        SB3Config(torch_threads=True)
+
+
+def _thread_probe(seen: list[int]):
+    """An SB3 callback that records torch's intra-op thread count at every step."""
+    import torch
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class Probe(BaseCallback):
+        def _on_step(self) -> bool:
+            seen.append(torch.get_num_threads())
+            return True
+
+    return Probe()
+
+
+@pytest.mark.parametrize("threads", [1, 0])
+def test_torch_threads_apply_while_training_and_are_recorded(tmp_path, threads):
+    """Training runs with ``torch_threads`` threads (0: torch's setting as it was), the number
+    in force is recorded in sb3_config.json, and the number before is put back after."""
+    import json
+
+    import torch
+
+    torch.set_num_threads(2)  # as torch's default on these 2-core machines (fixture restores)
+    seen: list[int] = []
+    config = SB3Config(env_kwargs={"rules": RULES}, timesteps=256, n_envs=2, eval_freq=10_000,
+                       eval_episodes=2, checkpoint_freq=10_000, torch_threads=threads,
+                       hyperparameters={"n_steps": 128, "batch_size": 128, "n_epochs": 1})
+    train_sb3(config, tmp_path, progress=False, callback=_thread_probe(seen))
+    expected = threads or 2
+    assert seen and set(seen) == {expected}
+    saved = json.loads((tmp_path / "sb3_config.json").read_text())
+    assert saved["torch_threads"] == threads and saved["torch_threads_used"] == expected
+    assert torch.get_num_threads() == 2
+
+
+def test_progress_bar_closed_and_printed_lines_above_it_even_after_ctrl_c(tmp_path, capsys):
+    """The bar is closed when train_sb3 returns, after Ctrl-C too (it is never drawn again
+    after what the caller prints next), and a line printed while it is shown comes out
+    whole on its own line."""
+    from stable_baselines3.common.callbacks import BaseCallback
+    from tqdm import tqdm
+
+    class SayThenStop(BaseCallback):
+        def _on_rollout_start(self) -> None:
+            if self.num_timesteps >= 256:
+                print("a line said during training")
+                raise KeyboardInterrupt
+
+        def _on_step(self) -> bool:
+            return True
+
+    config = SB3Config(env_kwargs={"rules": RULES}, timesteps=2_048, n_envs=2,
+                       eval_freq=10_000, eval_episodes=2, checkpoint_freq=10_000,
+                       hyperparameters={"n_steps": 128, "batch_size": 128, "n_epochs": 1})
+    _, finished = train_sb3(config, tmp_path, progress=True, callback=SayThenStop())
+    assert not finished and (tmp_path / "interrupted.zip").exists()
+    assert not getattr(tqdm, "_instances", ())  # no bar left open to redraw itself
+    said = capsys.readouterr()
+    assert "a line said during training\n" in said.out.splitlines(keepends=True)
+    assert "256/2048" in said.err  # the bar was shown, on stderr

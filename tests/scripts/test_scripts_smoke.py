@@ -33,6 +33,12 @@ def test_train_evaluate_chart_tabular(tmp_path):
     r = run("train.py", "--algo", "q-learning", "--hands", "4000", "--out", str(out),
             "--no-progress", "--curve-points", "2")
     assert r.returncode == 0, r.stderr
+    # the summary is printed for a person: labelled lines, no JSON (that is summary.json)
+    lines = r.stdout.splitlines()
+    assert lines[0] == f"training q-learning on sutton-barto for 4,000 hands, seed 1, into {out}"
+    assert not any(line.lstrip().startswith(("{", "[")) for line in lines)
+    assert "  trained 4,000 hands in " in r.stdout and "  regret  " in r.stdout
+    assert f"model {out / 'model.npz'}; summary.json" in r.stdout
     for name in ("model.npz", "settings.json", "summary.json", "curve.json"):
         assert (out / name).exists(), name
     assert is_png(out / "learning_curve.png")
@@ -114,6 +120,10 @@ def test_main_with_a_tiny_budget(tmp_path):
             "--no-progress")
     assert r.returncode == 0, r.stderr
     assert "regret" in r.stdout and "basic strategy" in r.stdout
+    # the seed is said once, in the job's own first line (train's own line used to repeat
+    # it as a bare "seed 1")
+    lines = r.stdout.splitlines()
+    assert "(seed 1)" in lines[0] and sum("seed" in line for line in lines) == 1
     result = json.loads((out / "main.json").read_text())
     assert result["basic"]["exact"]["regret"] == pytest.approx(0.0, abs=1e-12)
     assert result["agent"]["exact"]["regret"] > 0

@@ -69,6 +69,8 @@ BAD = [
     ("train", ["--rules", "nope", "--out", "{lab}/new"], ["nope"]),
     ("train", ["--decks", "two", "--out", "{lab}/new"], ["--decks"]),
     ("train", ["--seed", "-1", "--out", "{lab}/new"], ["--seed -1"]),
+    ("train", ["--algo", "ppo", "--torch-threads", "-1", "--out", "{lab}/new"],
+     ["--torch-threads -1"]),
     ("train", ["--lr", "2", "--out", "{lab}/new"], ["--lr 2"]),
     ("train", ["--obs-mode", "vector", "--out", "{lab}/new"], ["vector"]),
     ("train", ["--algo", "ppo", "--obs-mode", "tuple", "--out", "{lab}/new"], ["tuple"]),
@@ -124,8 +126,14 @@ BAD = [
     ("chart", ["basic", "--png", "{lab}/notes.txt/c.png"], ["--png", "notes.txt"]),
     ("chart", ["basic", "--png", "{lab}/run"], ["--png", "is a folder"]),
     ("chart", ["basic", "--rules", "nope"], ["nope"]),
+    ("chart", ["basic", "--out", "{lab}/notes.txt"], ["--out", "not a folder"]),
+    ("chart", ["basic", "--out", "{lab}/notes.txt/charts"], ["--out", "notes.txt"]),
+    ("chart", ["basic", "--out", "{lab}/c", "--png", "{lab}/c.png"], ["--png", "--out"]),
     ("main", ["--rules", "vegas-strip", "--out", "{lab}/run"], ["vegas-strip", "infinite deck"]),
     ("main", ["--rules", "vegas-strip", "--out", "{lab}/new"], ["--decks inf"]),
+    ("main", ["--rules", "terminal-21", "--out", "{lab}/new"], ["highest-hand"]),
+    ("main", ["--rules", "terminal-21", "--decks", "inf", "--out", "{lab}/new"],
+     ["highest-hand"]),
     ("main", ["--hands", "0", "--out", "{lab}/run"], ["--hands 0"]),
     ("main", ["--hands", "-10", "--out", "{lab}/new"], ["--hands -10"]),
     ("main", ["--eval-hands", "1", "--out", "{lab}/new"], ["--eval-hands 1"]),
@@ -139,7 +147,7 @@ BAD = [
                          ids=[f"{c}:{' '.join(a)}" for c, a, _ in BAD])
 def test_a_bad_input_is_one_line_and_changes_nothing(lab, tmp_path, monkeypatch, capsys,
                                                      command, args, words):
-    monkeypatch.chdir(tmp_path)  # default outputs (chart-basic.png, runs/...) would land here
+    monkeypatch.chdir(tmp_path)  # default outputs (runs/...) would land here
     argv = [a.replace("{lab}", str(lab)) for a in args]
     before = snapshot(lab, tmp_path)
     status = COMMANDS[command].main(argv)
@@ -296,7 +304,7 @@ def test_sb3_resume_after_a_crash_takes_the_newest_checkpoint(tmp_path, monkeypa
 
 
 def test_sb3_default_progress_bar_and_the_budget_is_the_budget(tmp_path, capsys):
-    """The default (progress bar on, through rich) trains; 2,048 timesteps are 2,048 with the
+    """The default (progress bar on) trains; 2,048 timesteps are 2,048 with the
     default rollout (which would be 8,192), graded a few times, not once per step."""
     pytest.importorskip("sb3_contrib")
     pytest.importorskip("rich")
@@ -321,6 +329,11 @@ def test_sb3_default_progress_bar_and_the_budget_is_the_budget(tmp_path, capsys)
     steps = json.loads((out2 / "summary.json").read_text())["timesteps"]
     assert steps == 2048  # one rollout of 512 x 2 envs = 1,024: 1,500 rounds up to 2,048
     assert "whole rollouts of 1,024 timesteps" in said and "ends at 2,048" in said
+    # one torch thread by default: used, recorded in the settings and the summary, said
+    assert json.loads((out2 / "settings.json").read_text())["torch_threads"] == 1
+    assert json.loads((out2 / "summary.json").read_text())["torch_threads"] == 1
+    assert "(finished, 1 torch thread)" in said and not any(
+        line.startswith("{") for line in said.splitlines())
 
 
 def test_settings_json_records_what_was_used(lab):
@@ -424,3 +437,73 @@ def test_a_fixed_agent_that_reads_the_live_table_is_not_graded_with_nonsense(cap
     assert evaluate.main(["dealer", "--rules", "vegas-strip", "--decks", "inf", "--hands", "200",
                           "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["exact"]["regret"] > 0
+
+
+def test_chart_writes_into_its_out_folder_never_the_working_directory(lab, tmp_path,
+                                                                      monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert chart.main(["basic"]) == 0
+    default = Path("runs") / "charts" / "chart-basic-sutton-barto.png"
+    assert default.exists() and f"picture: {default}" in capsys.readouterr().out
+    assert [p.name for p in tmp_path.iterdir()] == ["runs"]
+    folder = tmp_path / "pictures"
+    assert chart.main(["basic", "--rules", "vegas-strip", "--out", str(folder)]) == 0
+    assert [p.name for p in folder.iterdir()] == ["chart-basic-vegas-strip.png"]
+    assert chart.main([str(lab / "run"), "--out", str(folder)]) == 0  # a model: chart.png
+    assert (folder / "chart.png").exists() and not (lab / "run" / "chart.png").exists()
+
+
+def test_evaluate_says_what_is_slow_before_doing_it(monkeypatch, capsys):
+    """Basic strategy on a finite shoe: one line on stderr before its chart is derived (what,
+    why, the fast option), and the seconds it took reported apart from the simulation's."""
+    import blackjack_env.analysis as analysis
+
+    real = analysis.basic_strategy_chart
+    said_before: list[str] = []
+
+    def derive(rules):
+        said_before.append(capsys.readouterr().err)
+        return real(rules)
+
+    monkeypatch.setattr(analysis, "basic_strategy_chart", derive)
+    assert evaluate.main(["basic", "--rules", "vegas-strip", "--decks", "2", "--hands",
+                          "200"]) == 0
+    note = said_before[0].strip().splitlines()
+    assert len(note) == 1 and note[0].startswith(
+        "note: basic strategy for vegas-strip's 2-deck shoe is derived first by exact "
+        "combinatorial analysis") and "--decks inf" in note[0]
+    said = capsys.readouterr()
+    assert "chart of this shoe: derived in" in said.out and "note:" not in said.err
+    # an infinite deck derives nothing: no note
+    assert evaluate.main(["basic", "--rules", "vegas-strip", "--decks", "inf", "--hands",
+                          "200"]) == 0
+    assert "note:" not in capsys.readouterr().err
+
+
+def test_evaluate_notice_and_reason_under_terminal_21(capsys):
+    """terminal-21's 1-deck chart is the slow one (custom card values): the note says so;
+    its exact grade is n/a for its settlement, on any shoe, so no --decks inf advice."""
+    settings = evaluate.Settings(agent="basic", rules="terminal-21", hands=10)
+    chart_rules = evaluate.finite_chart_rules(settings, evaluate.prepare(settings))
+    assert chart_rules.settlement.value == "dealer"  # the nearest rules the analysis serves
+    note = evaluate.chart_notice(chart_rules, "terminal-21")
+    assert "terminal-21's 1-deck shoe" in note and "custom card values" in note
+    capsys.readouterr()
+    assert evaluate.main(["basic", "--rules", "terminal-21", "--decks", "inf", "--hands",
+                          "300", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert "highest-hand" in result["exact_unavailable"]
+    assert "--decks inf" not in result["exact_unavailable"]
+    assert evaluate.main(["basic", "--rules", "terminal-21", "--decks", "inf", "--hands",
+                          "300"]) == 0
+    assert "the simulated return is the grade here" in capsys.readouterr().out
+
+
+def test_train_on_rules_the_analysis_never_serves_trains_and_says_why_not_graded(tmp_path,
+                                                                                capsys):
+    out = tmp_path / "t21"
+    assert train.main(["--rules", "terminal-21", "--decks", "inf", "--hands", "1000", "--out",
+                       str(out), "--no-progress"]) == 0
+    said = capsys.readouterr().out
+    assert "exact grade: n/a (the exact analysis does not serve these rules" in said
+    assert json.loads((out / "summary.json").read_text())["exact"] is None
