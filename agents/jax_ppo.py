@@ -44,7 +44,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import jax
 import jax.numpy as jnp
@@ -271,8 +271,14 @@ def _step_out(out: tuple[Any, ...]) -> tuple[Any, Any, Any, Any, dict[str, Any]]
     return out  # type: ignore[return-value]
 
 
+def _apply(network: Any, params: Any, obs: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """The actor-critic's ``(logits, value)`` (flax types ``apply``'s result as a union of
+    its possible outputs; this network returns the pair)."""
+    return cast("tuple[jax.Array, jax.Array]", network.apply(params, obs))
+
+
 def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
-               progress: Callable[[Any], Any] | None = None
+               progress: Callable[..., Any] | None = None
                ) -> Callable[[jax.Array], dict[str, Any]]:
     """``train(key) -> {"actor": params [curve_points + 1, ...], "metrics": {...},
     "env_state": the tables' state at the end}``.
@@ -312,7 +318,7 @@ def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
 
     def loss_fn(params: Any, batch: Transition, advantages: jax.Array, targets: jax.Array
                 ) -> tuple[jax.Array, tuple[jax.Array, ...]]:
-        logits, value = network.apply(params, batch.obs)
+        logits, value = _apply(network, params, batch.obs)
         log_probs = masked_log_probs(logits, batch.mask)
         log_prob = jnp.take_along_axis(log_probs, batch.action[:, None], axis=-1)[:, 0]
         value_clipped = batch.value + jnp.clip(value - batch.value, -config.clip_eps,
@@ -339,7 +345,7 @@ def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
         def env_step(carry: tuple[Any, ...], _: None) -> tuple[tuple[Any, ...], Transition]:
             params, env_state, obs, mask, key = carry
             key, k_act, k_env = jax.random.split(key, 3)
-            logits, value = network.apply(params, obs)
+            logits, value = _apply(network, params, obs)
             masked = jnp.where(mask, logits, MASKED_LOGIT)
             action = jax.random.categorical(k_act, masked, axis=-1)
             log_prob = jnp.take_along_axis(jax.nn.log_softmax(masked, axis=-1),
@@ -368,7 +374,7 @@ def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
             params, opt_state, env_state, obs, mask, key = carry
             (params, env_state, obs, mask, key), traj = jax.lax.scan(
                 env_step, (params, env_state, obs, mask, key), None, n_steps)
-            _, last_value = network.apply(params, obs)
+            _logits, last_value = _apply(network, params, obs)
             advantages, targets = gae(traj, last_value)
 
             def epoch(carry: tuple[Any, ...], _: None) -> tuple[tuple[Any, ...], Any]:

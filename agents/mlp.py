@@ -160,7 +160,8 @@ class MLPAgent(Agent):
                 "features": [list(f) for f in self.features], "ignored": list(self.ignored),
                 "info": self.info}
         with atomic_path(path) as tmp, open(tmp, "wb") as f:
-            np.savez(f, meta=np.array(json.dumps(meta)), **arrays)
+            payload: dict[str, Any] = {"meta": np.array(json.dumps(meta)), **arrays}
+            np.savez(f, **payload)
         return path
 
     @classmethod

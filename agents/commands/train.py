@@ -413,7 +413,7 @@ def _record(plan: Plan, extra: dict[str, Any]) -> dict[str, Any]:
     """settings.json: the values used (the shoe's decks and the seats the rules have),
     without the options the algorithm does not read."""
     rules = plan.rules
-    unread = SB3_ONLY if plan.values["algo"] in TABULAR else TABULAR_ONLY
+    unread: tuple[str, ...] = SB3_ONLY if plan.values["algo"] in TABULAR else TABULAR_ONLY
     if plan.values["algo"] in JAX:
         unread = ("hands", "epsilon_start", "epsilon_end", "explore_fraction", "subproc",
                   "eval_freq", "eval_episodes", "checkpoint_freq", "tensorboard", "torch_threads")

@@ -266,7 +266,8 @@ def _settle_highest(st: State, p: Params, cfg: Config, on: Any) -> State:
     rest = open_ & ~st.surrendered & (st.hard <= 21)
     total = array_total(st.hard, st.ace)
     top = jnp.max(jnp.where(rest, total, -1))
-    judged = play.array_highest_hand_judged(total, top, st.d_hard > 21)
+    # the rule is written with array operators only: it serves jax arrays as numpy's
+    judged = play.array_highest_hand_judged(total, top, st.d_hard > 21)  # type: ignore[arg-type]
     return _pay(st, p, rest, jnp.where(judged, out, _LOSS))
 
 

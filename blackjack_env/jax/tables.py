@@ -117,7 +117,7 @@ def build(settings_kwargs: dict[str, Any]) -> tuple[Config, Params, Any]:
     h = rules.max_split_hands
     decks = rules.shoe_decks
     infinite = decks is None
-    size = INFINITE_STACK if infinite else 52 * decks
+    size = INFINITE_STACK if decks is None else 52 * decks
     cut = None if infinite or rules.penetration is None else rules.penetration * size
     splits = bool(batch._splits)
     width = batch._hand_key_width()
