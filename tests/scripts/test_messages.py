@@ -288,14 +288,18 @@ class _Keyboard:
 
 
 DEAL = ("blackjack_env.engine.table.Table", "deal")
+#: The single env's step: never compiled, so patching it interrupts the commands that
+#: drive the env (the compiled build's env core calls ``Table.deal`` directly, past a
+#: patch on the class).
+STEP = ("blackjack_env.envs.blackjack.BlackjackEnv", "step")
 #: command, arguments, where the Ctrl-C comes (the work each command does)
 CTRL_C: list[tuple[str, list[str], tuple[str, str], int]] = [
     ("play", [], ("stdin", ""), 0),  # at the first bet
     ("play", ["--names", "Ann,Bob"], ("stdin", ""), 2),  # at a decision
-    ("train", ["--hands", "5000", "--no-progress", "--out", "{tmp}/run"], DEAL, 300),
-    ("evaluate", ["basic", "--hands", "5000"], DEAL, 100),
+    ("train", ["--hands", "5000", "--no-progress", "--out", "{tmp}/run"], STEP, 300),
+    ("evaluate", ["basic", "--hands", "5000"], STEP, 100),
     ("demo", ["--rounds", "50"], DEAL, 3),
-    ("main", ["--hands", "5000", "--no-progress", "--out", "{tmp}/main"], DEAL, 300),
+    ("main", ["--hands", "5000", "--no-progress", "--out", "{tmp}/main"], STEP, 300),
     ("analyze", ["--decks", "inf"], ("blackjack_env.agents.commands.analyze", "analyze"), 0),
     ("chart", ["basic"], ("blackjack_env.agents.commands.chart", "run"), 0),
     ("web", [], ("uvicorn.Server", "run"), 0),  # uvicorn re-raises Ctrl-C after its shutdown
