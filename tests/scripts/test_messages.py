@@ -319,6 +319,11 @@ def test_ctrl_c_ends_every_command_with_status_130_and_one_line(
     if command == "web":
         pytest.importorskip("uvicorn")
         pytest.importorskip("starlette")
+        # uvicorn.Config configures logging with dictConfig, which closes every handler
+        # already installed, pytest's own among them (the next test then meets a closed
+        # file): in process, keep the logging as it is; the real server's Ctrl-C is
+        # test_ctrl_c_sent_to_a_running_web_server_exits_130.
+        monkeypatch.setattr("uvicorn.Config.configure_logging", lambda self: None)
     monkeypatch.chdir(tmp_path)
     args = [a.replace("{tmp}", str(tmp_path)) for a in args]
     if command == "play":  # the people bet 10 each, then Ctrl-C at the next prompt
