@@ -296,14 +296,14 @@ class Chart:
         }
 
     def plot(self, path: str | None = None) -> Any:
-        """Draw the chart colour-coded with matplotlib; save to ``path`` if given. Returns
-        the figure. The drawing is the one of every chart picture (``chart.png``,
-        ``blackjack-analyze --chart``): :func:`blackjack_env.agents.plots.chart_figure`."""
-        from blackjack_env.agents.plots import chart_figure, save_figure
+        """Draw the chart colour-coded with matplotlib; save to ``path`` (PNG) if given.
+        Returns the figure. The drawing is the one of every chart picture (``chart.png``,
+        ``blackjack-analyze --chart``): :func:`blackjack_env.analysis.chart_draw.chart_figure`."""
+        from blackjack_env.analysis.chart_draw import chart_figure
 
         fig = chart_figure([self], title=self.title)
         if path is not None:
-            save_figure(fig, path)
+            fig.savefig(path, dpi=110, format="png")
         return fig
 
 
