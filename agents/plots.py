@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, cast
 
-from blackjack_env.analysis.chart_draw import card_label, chart_figure, row_label
+from blackjack_env.analysis.chart_draw import card_label, chart_figure, pyplot, row_label
 from blackjack_env.engine import Action, Rules
 from blackjack_env.engine.play import auto_stands, natural_stands
 
@@ -40,15 +40,6 @@ __all__ = [
 ]
 
 
-def _mpl():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def _plain_steps(ax: Any) -> None:
     """Whole numbers with thousands separators on the x-axis (no "1e6" offset)."""
     from matplotlib.ticker import FuncFormatter
@@ -60,7 +51,7 @@ def save_figure(fig: Any, path: Path, dpi: int = 110) -> Path:
     """Save a figure as PNG, whole or not at all (a failed write keeps the old picture)."""
     from blackjack_env._cli import atomic_path
 
-    plt = _mpl()
+    plt = pyplot()
     path = Path(path)
     try:
         with atomic_path(path) as tmp:
@@ -101,7 +92,7 @@ def learning_curve_figure(
     the figure's."""
     import textwrap
 
-    plt = _mpl()
+    plt = pyplot()
     graded = bool(grades) or optimal is not None
     if graded:
         fig, (top, bottom) = plt.subplots(2, 1, sharex=True, figsize=(7.5, 6.4),

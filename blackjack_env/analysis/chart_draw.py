@@ -9,7 +9,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["MEANING", "card_label", "chart_figure", "row_label"]
+__all__ = ["MEANING", "card_label", "chart_figure", "pyplot", "row_label"]
+
+
+def pyplot() -> Any:
+    """``matplotlib.pyplot`` on the file backend (Agg): every picture is drawn to a file."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
 
 
 def card_label(label: Any) -> str:
@@ -47,14 +57,11 @@ def chart_figure(charts: Sequence[Any], differing: Any = frozenset(), title: str
     the red outline when one is drawn."""
     import textwrap
 
-    import matplotlib
     from matplotlib.patches import Patch, Rectangle
 
     from blackjack_env.analysis.chart import COLOURS
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     first = charts[0]
     blocks = [(n, k) for n, k in (("hard totals", "hard"), ("soft totals", "soft"),
                                   ("pairs", "pair"))
