@@ -25,6 +25,7 @@ import math
 import os
 import platform
 import sys
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict
 from pathlib import Path
@@ -125,7 +126,10 @@ def run_command(
             print(f"error: {_parse_error(said.getvalue())}", file=sys.stderr)
             return 2
         sys.stderr.write(said.getvalue())
-        job(settings)
+        with warnings.catch_warnings():
+            if not debug:
+                warnings.showwarning = _show_note
+            job(settings)
     except KeyboardInterrupt:
         if debug:
             raise
@@ -144,6 +148,21 @@ def run_command(
         print(f"error: {missing_package(err)}", file=sys.stderr)
         return 2
     return 0
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+_SHOW_WARNING = warnings.showwarning
+
+
+def _show_note(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+               file: Any = None, line: str | None = None) -> None:
+    """A command shows the library's own ``UserWarning`` (a chart played for the nearest
+    rules served, ...) as one ``note:`` line; other warnings as Python shows them."""
+    ours = os.path.abspath(filename).startswith(_PACKAGE_DIR + os.sep)
+    if ours and issubclass(category, UserWarning):
+        print(f"note: {' '.join(str(message).split())}", file=sys.stderr)
+    else:
+        _SHOW_WARNING(message, category, filename, lineno, file, line)
 
 
 _BOX = "│╭╮╰╯"

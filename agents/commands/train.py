@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import tyro
+from tyro.constructors import PrimitiveConstructorSpec
 
 from blackjack_env.agents.commands import UsageError, run_command
 
@@ -43,6 +44,14 @@ TABULAR = ("q-learning", "mc")
 SB3 = ("ppo", "dqn", "a2c", "maskable-ppo")
 JAX = ("jax-ppo",)
 OBS_MODES = ("tuple", "multidiscrete", "vector", "dict")
+
+
+#: ``--decks`` read as text, so that ``--decks None`` reaches parse_decks (an infinite
+#: deck, as in the other commands) instead of tyro's None (option left out).
+_DECKS_TEXT = PrimitiveConstructorSpec(
+    nargs=1, metavar="N|inf", instance_from_str=lambda args: args[0],
+    is_instance=lambda value: value is None or isinstance(value, str),
+    str_from_instance=lambda value: [str(value)])
 
 
 def _default(text: str, metavar: str) -> Any:
@@ -59,7 +68,7 @@ class Settings:
     """learning algorithm: q-learning | mc | ppo | dqn | a2c | maskable-ppo | jax-ppo"""
     rules: Annotated[str | None, _default("sutton-barto", "PRESET")] = None
     """preset name of the table rules (blackjack_env.list_presets())"""
-    decks: Annotated[str | None, _default("the preset's", "N|inf")] = None
+    decks: Annotated[str | None, _DECKS_TEXT, _default("the preset's", "N|inf")] = None
     """decks in the shoe: 1..8, or inf for an infinite deck"""
     seats: Annotated[int | None, _default("the preset's", "INT")] = None
     """seats at the table"""

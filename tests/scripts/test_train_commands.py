@@ -496,7 +496,11 @@ def test_evaluate_notice_and_reason_under_terminal_21(capsys):
     assert "--decks inf" not in result["exact_unavailable"]
     assert evaluate.main(["basic", "--rules", "terminal-21", "--decks", "inf", "--hands",
                           "300"]) == 0
-    assert "the simulated return is the grade here" in capsys.readouterr().out
+    said = capsys.readouterr()
+    assert "the simulated return is the grade here" in said.out
+    # the chart played for the nearest rules served: one note line, not Python's warning
+    assert "note: basic strategy: the exact analysis does not serve these rules" in said.err
+    assert "UserWarning" not in said.err and "return BasicStrategy" not in said.err
 
 
 def test_train_on_rules_the_analysis_never_serves_trains_and_says_why_not_graded(tmp_path,
@@ -507,3 +511,14 @@ def test_train_on_rules_the_analysis_never_serves_trains_and_says_why_not_graded
     said = capsys.readouterr().out
     assert "exact grade: n/a (the exact analysis does not serve these rules" in said
     assert json.loads((out / "summary.json").read_text())["exact"] is None
+
+
+def test_train_decks_none_is_the_infinite_deck_as_in_every_command(tmp_path, capsys):
+    """tyro reads a bare ``None`` as the option left out; ``--decks`` keeps it as text, so
+    ``--decks None`` means what it means to evaluate and analyze (an infinite deck), not
+    the preset's six decks."""
+    out = tmp_path / "run"
+    assert train.main(["--rules", "vegas-strip", "--decks", "None", "--hands", "500",
+                       "--no-progress", "--out", str(out)]) == 0
+    settings = json.loads((out / "settings.json").read_text())
+    assert settings["decks"] == "inf" and settings["rules_fields"]["decks"] is None
