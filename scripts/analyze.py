@@ -12,17 +12,7 @@ The same command is installed as ``blackjack-analyze`` (``--chart`` needs matplo
 ``pip install -e ".[charts]"``). The work is done by ``blackjack_env.agents.commands.analyze``.
 """
 
-import sys
-
-try:
-    from blackjack_env.agents.commands.analyze import main
-except ImportError as err:
-    print(f"error: blackjack_env is not installed ({err}): run pip install -e . in the "
-          f"repository", file=sys.stderr)
-    sys.exit(2)
-except KeyboardInterrupt:
-    print("error: interrupted", file=sys.stderr)
-    sys.exit(130)
+from _launch import launch
 
 if __name__ == "__main__":
-    sys.exit(main())
+    launch("analyze")

@@ -11,17 +11,7 @@ The same command is installed as ``blackjack-demo``. The work is done by
 ``blackjack_env.agents.commands.demo``.
 """
 
-import sys
-
-try:
-    from blackjack_env.agents.commands.demo import main
-except ImportError as err:
-    print(f"error: blackjack_env is not installed ({err}): run pip install -e . in the "
-          f"repository", file=sys.stderr)
-    sys.exit(2)
-except KeyboardInterrupt:
-    print("error: interrupted", file=sys.stderr)
-    sys.exit(130)
+from _launch import launch
 
 if __name__ == "__main__":
-    sys.exit(main())
+    launch("demo")

@@ -10,17 +10,7 @@ Needs only the ``[main]`` extra (``pip install -e ".[main]"``); installed, the s
 command is ``blackjack-main``. The work is done by ``blackjack_env.agents.commands.main``.
 """
 
-import sys
+from _launch import launch
 
 if __name__ == "__main__":
-    try:
-        from blackjack_env.agents.commands.main import main
-    except KeyboardInterrupt:
-        print("error: interrupted", file=sys.stderr)
-        sys.exit(130)
-    except ImportError as err:
-        what = "blackjack_env is" if (err.name or "").startswith("blackjack_env") else \
-            f"{err.name or 'a package it needs'} is"
-        print(f'error: {what} not installed: run pip install -e ".[main]"', file=sys.stderr)
-        sys.exit(2)
-    sys.exit(main())
+    launch("main")

@@ -12,17 +12,7 @@ The same command is installed as ``blackjack-play``. The game itself lives in
 ``blackjack_env.agents.commands.play`` (its docstring lists the answers to type).
 """
 
-import sys
-
-try:
-    from blackjack_env.agents.commands.play import main
-except ImportError as err:
-    print(f"error: blackjack_env is not installed ({err}): run pip install -e . in the "
-          f"repository", file=sys.stderr)
-    sys.exit(2)
-except KeyboardInterrupt:
-    print("error: interrupted", file=sys.stderr)
-    sys.exit(130)
+from _launch import launch
 
 if __name__ == "__main__":
-    sys.exit(main())
+    launch("play")

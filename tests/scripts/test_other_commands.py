@@ -111,6 +111,7 @@ def _run(script: str, args: list[str], monkeypatch, stdin: str = "") -> int:
     else:
         path = str(SCRIPTS / script)
         monkeypatch.setattr(sys, "argv", [path, *args])
+        monkeypatch.syspath_prepend(str(SCRIPTS))  # as `python scripts/NAME.py` puts it first
         runner = lambda: runpy.run_path(path, run_name="__main__")  # noqa: E731
     with pytest.raises(SystemExit) as exit_:
         runner()
