@@ -105,9 +105,9 @@ class HiLoCounter:
 
     @property
     def true_count(self) -> float:
-        """Running count per undealt deck: the engine's
-        :func:`~blackjack_env.engine.play.hi_lo_true_count` (what the env's observations
-        show), 0.0 once no card is left."""
+        """The running count per undealt deck, as the engine's
+        :func:`~blackjack_env.engine.play.hi_lo_true_count` gives it (what the env's
+        observations show); 0.0 once no card is left."""
         return play.hi_lo_true_count(self.running_count, self.cards_left)
 
     def observe_table(self, table: Table) -> None:

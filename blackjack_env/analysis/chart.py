@@ -14,7 +14,7 @@ for totals are used for hands of any number of cards (the chart is total
 dependent).
 
 The cell model (one definition, used by the optimal chart of
-:func:`~blackjack_env.analysis.solve` and by every chart read off an agent): a
+:func:`.solve` and by every chart read off an agent): a
 column is an upcard class and a pair row a pair class, each named by
 :func:`card_label` (``"A"`` the ace, ``"T"`` a ten-value card, ``"2"``..``"9"``;
 under custom card values that make a non-ace card worth 1, ``"1"`` is that card,
@@ -150,7 +150,7 @@ def cell_state(
     ``split`` False leave that option out (how a chart asks what a "D" or an "R" falls
     back to). A surrender cell also covers an early surrender asked before the peek, so
     SURRENDER is listed where the rules ask it there. Legal actions are the engine's
-    (:func:`~blackjack_env.engine.play.play_actions`)."""
+    (:func:`.play_actions`)."""
     up_value, up_ace = label_card(upcard)
     if kind == "pair":
         value, ace = label_card(str(row))

@@ -1,13 +1,13 @@
 """Exact analysis off the cards that remain: composition-dependent (CDZ-) play.
 
 Everything here is computed for a *given* pool of unseen cards (13 counts by
-rank, ace to king, in :class:`~blackjack_env.engine.cards.Rank` order): the
+rank, ace to king, in :class:`.Rank` order): the
 cards still in the shoe plus the dealer's hole card, i.e. every card the player
 has not seen. Each decision may depend on the exact cards of the hand and on
 that pool (*composition-dependent*); the rules are read from the engine
-(:func:`~blackjack_env.engine.hand.score`,
-:func:`~blackjack_env.engine.table.play_actions`,
-:func:`~blackjack_env.engine.table.split_allowed`, :class:`Rules`), with the
+(:func:`.score`,
+:func:`.play_actions`,
+:func:`.split_allowed`, :class:`Rules`), with the
 round's semantics those of :mod:`blackjack_env.analysis.infinite`.
 
 Public functions:
@@ -23,7 +23,7 @@ Public functions:
 * :func:`effects_of_removal` - the change in that return when one card of each
   rank is removed from a full shoe (or from any pool).
 * :func:`pre_peek_values` - early surrender against playing on, before the peek.
-* :func:`pool_from`, :func:`table_pool` - the 13 counts from a :class:`Shoe`, a
+* :func:`pool_from`, :func:`table_pool` - the 13 counts from a :class:`.Shoe`, a
   card list, counts, or what a table's players have not seen.
 
 Method. Cards are grouped into classes (value, is-ace) as the rules' card
@@ -136,10 +136,10 @@ _NATURAL = 6
 def pool_from(rules: Rules, remaining: Shoe | Sequence[int] | Iterable[Card] | str) -> list[int]:
     """The unseen cards as 13 counts by rank (ace to king).
 
-    ``remaining`` is a finite :class:`Shoe` (its undealt cards,
+    ``remaining`` is a finite :class:`.Shoe` (its undealt cards,
     :meth:`Shoe.remaining_by_rank`; a dealt hole card is *not* in the shoe, use
     :func:`table_pool` for a table), 13 non-negative counts by rank, or the
-    cards themselves (a card string such as ``"AS 5H"`` or :class:`Card` objects).
+    cards themselves (a card string such as ``"AS 5H"`` or :class:`.Card` objects).
     """
     if isinstance(remaining, Shoe):
         if remaining.decks is None:
@@ -659,14 +659,14 @@ def action_values(
     unseen cards ``remaining``, with optimal composition-dependent play afterwards.
 
     Args:
-        rules: the table's rules (the analysis covers what :func:`check_supported`
+        rules: the table's rules (the analysis covers what ``check_supported``
             accepts; ``decks`` plays no part: the pool is given).
         remaining: the cards the player has not seen: 13 counts by rank (ace to
-            king), a card string or :class:`Card` list, or a :class:`Shoe` (its
+            king), a card string or :class:`.Card` list, or a :class:`.Shoe` (its
             undealt cards). Not the hand's cards, not the upcard; the dealer's hole
             card *is* unseen (see :func:`table_pool`, or use
             :func:`table_action_values` at a table).
-        hand: the hand's cards, two or more (``"TS 6H"`` or :class:`Card` objects).
+        hand: the hand's cards, two or more (``"TS 6H"`` or :class:`.Card` objects).
         upcard: the dealer's upcard (a Card, Rank, rank letter, or value 1..10).
         hands: hands the seat holds (1 before any split).
         from_split: the hand came from a split (``hand[0]`` is the split card).
@@ -677,7 +677,7 @@ def action_values(
 
     Returns:
         ``{action: EV}`` per unit of the hand's bet for each action
-        :func:`~blackjack_env.engine.table.play_actions` allows (bankroll
+        :func:`.play_actions` allows (bankroll
         aside), conditioned on no dealer blackjack when the dealer has peeked (ace or
         ten up under ``hole_card='peek'``), as published tables are. ``STAND``,
         ``HIT``, ``DOUBLE`` and ``SURRENDER`` are exact (``HIT``: after each card the
@@ -878,7 +878,7 @@ def composition_return(
 
     The same rules, 1 to 8 decks: +0.1808, -0.1803, -0.2933, -0.3485, -0.3816,
     -0.4036, -0.4194, -0.4312 (percent), each 0.002 to 0.04 points above the
-    total-dependent :func:`~blackjack_env.analysis.finite_shoe_return`.
+    total-dependent :func:`.finite_shoe_return`.
     Time: 1.1 to 1.6 s of CPU for any of 1 to 8 decks (one core).
     """
     check_supported(rules)

@@ -2,7 +2,7 @@
 
 Outcomes are ``17, 18, 19, 20, 21`` (a 21 of three or more cards), ``bust``
 and ``blackjack`` (a two-card 21), in the order of :data:`OUTCOMES`. The dealer
-draws by the engine's rule (:func:`~blackjack_env.engine.play.dealer_draws`, which
+draws by the engine's rule (:func:`.dealer_draws`, which
 ``Table`` plays by too): while the total is below 17, or is a soft 17 under H17.
 
 Under ``hole_card='peek'`` with an ace or ten-value upcard, the probabilities
@@ -42,7 +42,7 @@ __all__ = [
 
 
 def upcard_rank(rules: Rules, upcard: Rank | str | int) -> int:
-    """A rank number 1..13 from a :class:`Rank`, a rank letter ("A", "T", "K"), or a
+    """A rank number 1..13 from a :class:`.Rank`, a rank letter ("A", "T", "K"), or a
     point value 1..10 (1 = the ace; otherwise the lowest rank with that value)."""
     if isinstance(upcard, Rank):
         return int(upcard)
@@ -292,7 +292,7 @@ def dealer_probabilities(
 
     Args:
         rules: the rule set (S17/H17, card values, hole card, decks).
-        upcard: a :class:`Rank`, a rank letter, or a value (1 = ace).
+        upcard: a :class:`.Rank`, a rank letter, or a value (1 = ace).
         removed: for a finite shoe, cards known to be out besides the upcard
             (the player's cards...): a card string, Card list or 13 rank counts.
         finite: use the finite shoe of ``rules.shoe_decks`` decks (default:

@@ -10,7 +10,7 @@ the peek) and "no blackjack": play values are computed as expectations
 *jointly* with the event "no dealer blackjack" (the hole card is just another
 unseen card), so the player's draws are correctly affected by the peek.
 
-The strategy is a :class:`~blackjack_env.analysis.chart.Chart` (or any
+The strategy is a :class:`.Chart` (or any
 ``DecisionState -> Action`` policy): it sees totals, not compositions, so this
 is the return of a *total-dependent* strategy.
 
@@ -497,8 +497,8 @@ def finite_shoe_return(rules: Rules, strategy: Chart | Policy | None = None) -> 
 
     Args:
         rules: rules with ``decks`` 1..8 (``shoe_decks`` decks are used).
-        strategy: a :class:`Chart`, or a ``DecisionState -> Action`` policy;
-            default: :func:`finite_chart` for these rules (the total-dependent
+        strategy: a :class:`.Chart`, or a ``DecisionState -> Action`` policy;
+            default: :func:`.finite_chart` for these rules (the total-dependent
             basic strategy derived for this shoe).
 
     The player's and dealer's hands are followed card by card without
@@ -585,7 +585,7 @@ def hand_evs(
     Under a peek with an ace or ten up the values are conditioned on no dealer
     blackjack (as published tables are). ``STAND``, ``DOUBLE`` and ``SURRENDER``
     need no strategy; ``HIT`` and ``SPLIT`` follow ``strategy`` for the later
-    decisions (default: :func:`finite_chart` of the rules).
+    decisions (default: :func:`.finite_chart` of the rules).
 
     Example: ``hand_evs(Rules(decks=1), "6S 5H", "A")[Action.DOUBLE]`` is 0.240259.
     """

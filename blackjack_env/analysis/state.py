@@ -1,9 +1,9 @@
 """What a policy sees: :class:`DecisionState`, and how policies are given.
 
-A *policy* for :func:`~blackjack_env.analysis.evaluate_policy` is either
+A *policy* for :func:`.evaluate_policy` is either
 
 * a callable ``policy(state: DecisionState) -> Action`` (an ``int`` 0..6 is
-  accepted and read as :class:`~blackjack_env.engine.Action`); or
+  accepted and read as :class:`.Action`); or
 * a mapping from Gymnasium-style observations ``(total, dealer, usable_ace)``
   (``usable_ace`` 0/1 or a bool) to an action. The mapping is read with
   :attr:`DecisionState.observation`; in the pre-peek (early surrender)
@@ -27,7 +27,7 @@ __all__ = ["DecisionState", "Policy", "as_policy"]
 class DecisionState:
     """Everything visible at one decision of one hand (infinite deck).
 
-    Fields:
+    Attributes:
         total: the hand's best total (one ace counted 11 when that does not bust).
         soft: an ace is counted 11 (Gymnasium's "usable ace").
         cards: number of cards in the hand.
@@ -49,7 +49,7 @@ class DecisionState:
             list them for this hand (``INSURE`` is never offered here: the
             evaluated policies never take insurance or even money).
 
-    :attr:`observation` gives Gymnasium ``Blackjack-v1``'s observation
+    :attr:`DecisionState.observation` gives Gymnasium ``Blackjack-v1``'s observation
     ``(player_sum, dealer_card, usable_ace)``.
     """
 

@@ -109,7 +109,7 @@ class Card:
 
 _SUIT_ORDER = {suit: i for i, suit in enumerate(Suit)}
 
-#: The 52 distinct cards, suit-major: clubs A..K, diamonds A..K, hearts, spades.
+#: The 52 distinct cards in suit-major order (clubs A..K, diamonds A..K, hearts, spades).
 ALL_CARDS: tuple[Card, ...] = tuple(Card(rank, suit) for suit in Suit for rank in Rank)
 
 _BY_TEXT = {str(card): card for card in ALL_CARDS}

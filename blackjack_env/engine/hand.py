@@ -91,7 +91,7 @@ class Hand:
 
     @property
     def total(self) -> int:
-        """Best total: one ace counts 11 when that does not bust the hand."""
+        """The best total, where one ace counts 11 when that does not bust the hand."""
         return score(self._hard, self._aces > 0)[0]
 
     @property
@@ -109,7 +109,8 @@ class Hand:
 
     @property
     def is_blackjack(self) -> bool:
-        """A natural: two cards totalling 21, not on a split hand unless allowed."""
+        """Whether this is a natural (two cards totalling 21; on a split hand only if
+        the rules allow)."""
         return is_natural(len(self.cards), self._hard, self._aces > 0, self.blackjack_counts)
 
     def is_pair(self, by_value: bool = False) -> bool:

@@ -72,6 +72,11 @@ __all__ = [
     "BUST_CATEGORY",
     "HI_LO_TAGS",
     "INSURANCE_PAYS",
+    "KEY_CAN_SPLIT",
+    "KEY_FROM_SPLIT",
+    "KEY_SPLIT_ACES",
+    "KEY_TWO_CARDS",
+    "KEY_UPCARD",
     "NATURAL_CATEGORY",
     "NUM_CATEGORIES",
     "Action",
@@ -290,8 +295,8 @@ class NaturalEffect(IntEnum):
     PAY = 0
     #: the hand is done (``natural_ends_hand``): settled at the peek or with the dealer
     END = 1
-    #: the hand plays on: the player may hit it (Gymnasium's rules), unless its 21 stands
-    #: by itself (:func:`auto_stands`; :func:`natural_stands` covers both)
+    #: the hand plays on, and the player may hit it (Gymnasium's rules), unless its 21
+    #: stands by itself (:func:`auto_stands`; :func:`natural_stands` covers both)
     PLAY = 2
 
 
@@ -487,8 +492,10 @@ _PRE_PEEK_ACTIONS: tuple[tuple[Action, ...], ...] = tuple(
 
 
 # ================================================================ settlement
-#: Hand categories for :func:`outcome`: a total 0..21, a bust, or a natural.
+# Hand categories for :func:`outcome`: a total 0..21, a bust, or a natural.
+#: The category of a bust hand (:func:`category`; totals 0..21 are their own).
 BUST_CATEGORY: Final = 22
+#: The category of a natural (:func:`category`).
 NATURAL_CATEGORY: Final = 23
 NUM_CATEGORIES: Final = 24
 
@@ -630,8 +637,8 @@ _SURRENDER_CODES: Final = np.array(
     dtype=np.int64,
 )
 
-#: Net chips won per chip staked on insurance when the dealer has a natural (2:1; the
-#: stake is lost otherwise).
+#: The net chips won per chip staked on insurance when the dealer has a natural (it
+#: pays 2 to 1; the stake is lost otherwise).
 INSURANCE_PAYS: Final = 2
 
 
@@ -691,8 +698,8 @@ def chip_denominator(rules: Rules) -> int:
 
 
 # ============================================================ card counting
-#: Hi-Lo tag of each rank, ace to king: 2-6 count +1, 7-9 count 0, tens, faces and
-#: aces -1 (by rank, whatever the rules' card values).
+#: The Hi-Lo tag of each rank from ace to king (2-6 count +1, 7-9 count 0, tens, faces
+#: and aces -1), by rank, whatever the rules' card values.
 HI_LO_TAGS: Final[tuple[int, ...]] = (-1, 1, 1, 1, 1, 1, 0, 0, 0, -1, -1, -1, -1)
 
 
@@ -777,13 +784,18 @@ def peek_by_rank(rules: Rules) -> np.ndarray:
     return np.array([dealer_peeks(rules, values[r], r == 0) for r in range(13)], dtype=bool)
 
 
-#: Bits of a :func:`play_action_table` key above ``2 * hard + ace`` (0..63: the hand's
-#: hard total 0..31 with aces as 1, and whether it holds an ace); the upcard's rank
-#: index (0..12) times :data:`KEY_UPCARD` is added to them.
+# Bits of a :func:`play_action_table` key above ``2 * hard + ace`` (0..63 holds the
+# hand's hard total 0..31 with aces as 1, and whether it holds an ace); the upcard's
+# rank index (0..12) times KEY_UPCARD is added to them.
+#: Key bit of a :func:`play_action_table` key for a hand of two cards.
 KEY_TWO_CARDS: Final = 64
+#: Key bit for a hand split from aces.
 KEY_SPLIT_ACES: Final = 128
+#: Key bit for a pair that may still be split.
 KEY_CAN_SPLIT: Final = 256
+#: Key bit for a hand that came from a split.
 KEY_FROM_SPLIT: Final = 512
+#: The upcard's rank index (0..12) times this is added to a key.
 KEY_UPCARD: Final = 1024
 
 

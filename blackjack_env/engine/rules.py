@@ -286,7 +286,7 @@ class Rules:
         effect on an infinite deck.
     Dealer
         ``dealer_hits_soft_17`` (H17) or stands (S17). ``hole_card``: see
-        :class:`HoleCard`.
+        :class:`.HoleCard`.
     Naturals (a two-card 21 of an ace and a ten-value card)
         ``blackjack_payout``: what a winning natural pays per unit bet (3:2, 6:5,
         1:1 or any positive ratio). ``natural_beats_21``: a player's natural beats
@@ -298,13 +298,13 @@ class Rules:
         the dealer's hand is known, even against a dealer natural (seed 002).
         ``blackjack_after_split``: a two-card 21 on a split hand counts as a natural.
     Ties
-        ``ties``: see :class:`TieRule`. ``settlement``: see :class:`Settlement`.
+        ``ties``: see :class:`.TieRule`. ``settlement``: see :class:`.Settlement`.
     Player options
-        ``double``: see :class:`DoubleRule`; ``double_after_split`` (DAS).
+        ``double``: see :class:`.DoubleRule`; ``double_after_split`` (DAS).
         ``max_split_hands``: 1 (no splitting) to 8 hands per seat;
         ``resplit_aces``; ``hit_split_aces`` (otherwise split aces get one card
-        each); ``split_by``: see :class:`SplitBy`; ``split_bet``: see
-        :class:`SplitBet`. ``surrender``: see :class:`Surrender`.
+        each); ``split_by``: see :class:`.SplitBy`; ``split_bet``: see
+        :class:`.SplitBet`. ``surrender``: see :class:`.Surrender`.
         ``insurance``: insurance (and even money on a natural) offered against
         an ace, paying 2:1; needs ``hole_card=PEEK``. ``auto_stand_21``: a hand
         reaching 21 stands by itself (False: the player may still hit, as in

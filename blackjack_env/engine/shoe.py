@@ -8,7 +8,7 @@ once the cut card is reached (``penetration``), and only mid-round if it runs
 dry, in which case the discard tray is shuffled back in, as casinos do. When
 every card is on the table (:attr:`Shoe.can_draw` is False) there is nothing to
 draw; the table then deals no more cards in that round (see
-:class:`~blackjack_env.engine.table.Table`).
+:class:`.Table`).
 
 Stacking: :meth:`Shoe.stack` puts named cards on top, to be dealt first in the
 given order; in a finite shoe they are taken out of the undealt cards, so the
@@ -33,7 +33,7 @@ _BUFFER: Final = 2048
 
 def read_stack(cards: object, decks: object = None, name: str = "cards") -> list[Card]:
     """Cards to stack, read and checked: text such as ``"AS KH 9D"``, or a list or tuple
-    of :class:`Card` objects and card texts (``"AS"``). With ``decks`` (a finite shoe of
+    of :class:`.Card` objects and card texts (``"AS"``). With ``decks`` (a finite shoe of
     that many decks) no card may be named more often than the shoe holds it.
     ``ValueError`` names a bad item; nothing is changed anywhere.
     """
@@ -212,7 +212,7 @@ class Shoe:
 
     def stack(self, cards: object) -> None:
         """Deal these cards next, in the given order: text like ``"AS KH 9D"``, or a list
-        of :class:`Card` objects and card texts (see :func:`read_stack`).
+        of :class:`.Card` objects and card texts (see :func:`read_stack`).
 
         In a finite shoe each card is taken out of the undealt cards (or, if
         every copy has been dealt, out of the discard tray); a card with no copy
