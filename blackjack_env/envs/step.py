@@ -23,7 +23,8 @@ The Hi-Lo true count the observations show is the engine's
 
 A new illegal-action policy is a member of ``IllegalAction`` (with its line in
 ``EnvSettings``' checks) and its function here, in scalar and array form, plus the
-branch that calls it in each env's step.
+branch that calls it in the single and the multi-agent env's step (the batched env
+calls :func:`array_play_illegal`, whose branch it is there).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ __all__ = [
     "IllegalAction",
     "array_map_illegal",
     "array_map_illegal_bet",
+    "array_play_illegal",
     "array_table_actions",
     "decision_of_phase",
     "illegal_message",
@@ -199,6 +201,30 @@ def array_map_illegal(
     to_hit = (decision == _PLAY) & hit_legal & ((a == _DOUBLE) | (a == _SPLIT) | (a == _SURRENDER))
     mapped = np.where(to_hit, _HIT, _STAND)
     return np.where(illegal, mapped, a)
+
+
+def array_play_illegal(
+    policy: IllegalAction,
+    a: np.ndarray,
+    illegal: np.ndarray,
+    decision: np.ndarray,
+    mask: np.ndarray,
+    names: Sequence[str],
+) -> np.ndarray:
+    """The actions many envs play for actions ``a`` of which ``illegal`` are not legal, by
+    ``policy``: ``RAISE`` raises ``ValueError`` (:func:`illegal_message`, for the first
+    illegal sub-env); ``PENALIZE`` plays :data:`PENALTY_ACTION`; ``MAP`` plays
+    :func:`array_map_illegal`'s action (``decision``: :class:`Decision` codes; ``mask``:
+    ``(N, n)`` the legal actions; bet steps are mapped by :func:`array_map_illegal_bet`)."""
+    if policy is IllegalAction.RAISE:
+        t = int(illegal.nonzero()[0][0])
+        raise ValueError(illegal_message(
+            int(a[t]), names, Decision(decision[t]).name, mask[t].nonzero()[0].tolist(),
+            f"sub-env {t}: ",
+        ))  # fmt: skip
+    if policy is IllegalAction.PENALIZE:
+        return np.where(illegal, PENALTY_ACTION, a)
+    return array_map_illegal(a, illegal, decision, mask[:, _HIT].astype(bool))
 
 
 def array_map_illegal_bet(want: np.ndarray, allowed: np.ndarray) -> np.ndarray:
