@@ -5,7 +5,10 @@
 * :class:`~blackjack_env.envs.vector.BlackjackVectorEnv` (``gymnasium.make_vec``) and
   the multi-agent :class:`~blackjack_env.envs.multiagent.BlackjackAECEnv`.
 * :class:`EnvSettings` (:mod:`blackjack_env.envs.settings`): the settings every env is
-  built from, validated once; :class:`IllegalAction`: what an illegal action does.
+  built from, validated once, from the arguments as given (:class:`EnvArgs` for the
+  single and batched env, :class:`TableArgs` for the multi-agent table: the envs'
+  signatures, each argument with its help line); :class:`IllegalAction`: what an
+  illegal action does.
 * :mod:`blackjack_env.envs.observations`: the pure encoding of the learner's view
   (spaces, masks, observations) shared by every env.
 
@@ -28,6 +31,15 @@ from __future__ import annotations
 
 from blackjack_env.envs.blackjack import BlackjackEnv
 from blackjack_env.envs.observations import Decision, Layout, ObsMode
-from blackjack_env.envs.settings import EnvSettings, IllegalAction
+from blackjack_env.envs.settings import EnvArgs, EnvSettings, IllegalAction, TableArgs
 
-__all__ = ["BlackjackEnv", "Decision", "EnvSettings", "IllegalAction", "Layout", "ObsMode"]
+__all__ = [
+    "BlackjackEnv",
+    "Decision",
+    "EnvArgs",
+    "EnvSettings",
+    "IllegalAction",
+    "Layout",
+    "ObsMode",
+    "TableArgs",
+]

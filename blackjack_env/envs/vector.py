@@ -193,7 +193,7 @@ class BlackjackVectorEnv(VectorEnv, ObserveMixin, InfoMixin):
         self.render_mode = None
 
         n = self.num_envs = num_envs
-        self.seats = settings.seats_per_table
+        self.seats = rules.seats
         if n % self.seats:
             raise ValueError(
                 f"num_envs={n} must be a multiple of seats_per_table={self.seats} (one "
@@ -254,16 +254,8 @@ class BlackjackVectorEnv(VectorEnv, ObserveMixin, InfoMixin):
         super().reset(seed=seed)
         idx = mask.nonzero()[0]
         if seed is not None or self.batch is None:
-            self.batch = TableBatch(
-                self.rules,
-                n,
-                self.np_random,
-                bet=self.bet,
-                ask_insurance=self.layout.insurance_decisions,
-                track_cards=self.obs_mode is ObsMode.DICT,
-                bet_sizes=self.settings.bet_sizes,
-                bankroll=self.settings.bankroll,
-                seats=self.seats,
+            self.batch = TableBatch.from_settings(
+                self.settings, n, self.np_random, track_cards=self.obs_mode is ObsMode.DICT
             )
             idx = self._arange
         else:

@@ -23,18 +23,7 @@ class ChipsMixin(BatchState):
         """State for bet steps (:meth:`open_rounds`) and finite bankrolls (:meth:`chips`)."""
         rules = self.rules
         n = self.num_tables
-        sizes = tuple(bet_sizes)
-        if any(isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1 for k in sizes):
-            raise ValueError(f"bet_sizes={bet_sizes!r} must be ints >= 1 (multiples of the bet)")
-        if bankroll is not None and (
-            isinstance(bankroll, bool)
-            or not isinstance(bankroll, (int, np.integer))
-            or bankroll < 0
-        ):
-            raise ValueError(
-                f"bankroll={bankroll!r} must be None (unlimited credit) or an int >= 0"
-            )
-        self.bet_sizes = tuple(int(k) for k in sizes)
+        self.bet_sizes = tuple(bet_sizes)
         if self.bet_sizes:  # each round stakes the size bet on it: the stake is not fixed
             self._stake_fixed = False
         #: tables between rounds, opened by :meth:`open_rounds` (awaiting a bet)

@@ -11,6 +11,8 @@ arrays and pickling.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from blackjack_env.engine import play
@@ -93,6 +95,35 @@ class TableBatch(
         bankroll: int | None = None,
         seats: int = 1,
     ) -> None:
+        self._check_args(rules, num_tables, bet, bet_sizes, bankroll, seats)
+        self._build(
+            rules, int(num_tables), rng, int(bet), ask_insurance, track_cards,
+            tuple(int(k) for k in bet_sizes), None if bankroll is None else int(bankroll),
+            int(seats),
+        )  # fmt: skip
+
+    @classmethod
+    def from_settings(
+        cls, settings: Any, num_tables: int, rng: np.random.Generator, track_cards: bool = False
+    ) -> TableBatch:
+        """The tables of the batched env, from its validated
+        :class:`~blackjack_env.envs.settings.EnvSettings` (``rules``, ``bet``,
+        ``insurance_decisions``, ``bet_sizes``, ``bankroll``; ``rules.seats`` seats), whole:
+        what the settings checked is not checked again (``num_tables`` is the env's
+        ``num_envs``, checked there)."""
+        batch = cls.__new__(cls)
+        batch._build(
+            settings.rules, num_tables, rng, settings.bet, settings.insurance_decisions,
+            track_cards, settings.bet_sizes, settings.bankroll, settings.rules.seats,
+        )  # fmt: skip
+        return batch
+
+    @staticmethod
+    def _check_args(
+        rules: Any, num_tables: Any, bet: Any, bet_sizes: Any, bankroll: Any, seats: Any
+    ) -> None:
+        """The constructor's arguments checked (``ValueError`` naming the argument), for
+        direct use; :meth:`from_settings` skips them (the env's settings checked them)."""
         if not isinstance(rules, Rules):
             raise TypeError(f"rules must be a Rules, got {type(rules).__name__}")
         if isinstance(seats, bool) or not isinstance(seats, (int, np.integer)) or not (
@@ -130,6 +161,31 @@ class TableBatch(
                 f"bet={bet!r} must be an int within the table limits "
                 f"{rules.min_bet}..{rules.max_bet}"
             )
+        sizes = tuple(bet_sizes)
+        if any(isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1 for k in sizes):
+            raise ValueError(f"bet_sizes={bet_sizes!r} must be ints >= 1 (multiples of the bet)")
+        if bankroll is not None and (
+            isinstance(bankroll, bool)
+            or not isinstance(bankroll, (int, np.integer))
+            or bankroll < 0
+        ):
+            raise ValueError(
+                f"bankroll={bankroll!r} must be None (unlimited credit) or an int >= 0"
+            )
+
+    def _build(
+        self,
+        rules: Rules,
+        num_tables: int,
+        rng: np.random.Generator,
+        bet: int,
+        ask_insurance: bool,
+        track_cards: bool,
+        bet_sizes: tuple[int, ...],
+        bankroll: int | None,
+        seats: int,
+    ) -> None:
+        """Set every attribute (:class:`~.state.BatchState`) from checked arguments."""
         self.rules = rules
         self.rng = rng
         self.bet = int(bet)
