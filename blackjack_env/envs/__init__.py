@@ -9,8 +9,8 @@
   single and batched env, :class:`TableArgs` for the multi-agent table: the envs'
   signatures, each argument with its help line); :class:`IllegalAction`: what an
   illegal action does.
-* :mod:`blackjack_env.envs.observations`: the pure encoding of the learner's view
-  (spaces, masks, observations) shared by every env.
+* :mod:`blackjack_env.envs.view`: the learner's view (fields and encoders, spaces,
+  masks, observations), one module family shared by every env.
 
 Example (sb3-contrib reads the legal actions through ``env.action_masks()``)::
 
@@ -30,8 +30,8 @@ Example (sb3-contrib reads the legal actions through ``env.action_masks()``)::
 from __future__ import annotations
 
 from blackjack_env.envs.blackjack import BlackjackEnv
-from blackjack_env.envs.observations import Decision, Layout, ObsMode
 from blackjack_env.envs.settings import EnvArgs, EnvSettings, IllegalAction, TableArgs
+from blackjack_env.envs.view.layout import Decision, Layout, ObsMode
 
 __all__ = [
     "BlackjackEnv",

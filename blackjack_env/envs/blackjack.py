@@ -11,14 +11,15 @@ from gymnasium.error import ResetNeeded
 
 from blackjack_env.engine.table import Action, Table
 from blackjack_env.envs.core import EnvCore
-from blackjack_env.envs.observations import Decision, Layout, check_reset_options
 from blackjack_env.envs.settings import (
     EnvArgs,
     EnvSettings,
     IllegalAction,
+    check_reset_options,
     check_stack,
     json_ready_spec,
 )
+from blackjack_env.envs.view.layout import Decision, Layout
 from blackjack_env.strategies import Strategy, make_strategy
 
 __all__ = ["BlackjackEnv", "IllegalAction"]  # (IllegalAction lives in envs.settings)
@@ -121,7 +122,7 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
     :mod:`blackjack_env.envs.view`; a field added there is described here.)
 
     Fields describe the learner's *focus hand*: the hand to act, or else the hand
-    it last acted on. ``phase`` is a :class:`~blackjack_env.envs.observations.Decision`:
+    it last acted on. ``phase`` is a :class:`~blackjack_env.envs.step.Decision`:
     0 PLAY, 1 INSURANCE (pre-peek decision), 2 BET, 3 SETTLED (round over; any
     action continues). Totals are the best total (an ace counts 11 unless that
     busts), ``0..31``; the dealer upcard is its point value 1 (ace) .. 10, 0
@@ -391,7 +392,7 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
 
     def action_masks(self) -> np.ndarray:
         """Legal actions as booleans (sb3-contrib MaskablePPO convention)."""
-        return self.layout.view.bool_mask(self._core.legal)
+        return self.layout.per_step.bool_mask(self._core.legal)
 
     def render(self) -> Any:
         if self.render_mode is None:

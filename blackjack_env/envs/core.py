@@ -5,7 +5,7 @@ it also runs as plain Python, with the same behaviour. It holds what every env
 step does, so that it runs as C:
 
 * the learner's view of a table, shared by every env through
-  :class:`~blackjack_env.envs.observations.Layout`: :func:`focus_index`,
+  :class:`~blackjack_env.envs.view.layout.Layout`: :func:`focus_index`,
   :func:`unseen_by_rank`, :func:`hi_lo_true_count`, and :class:`LearnerView` (legal
   actions, masks, the ``"tuple"`` and ``"multidiscrete"`` observations);
 * :class:`EnvCore`, the single-learner env's state and step / reset logic, to which
@@ -46,7 +46,7 @@ from blackjack_env.envs.step import (
     map_illegal,
     table_action,
 )
-from blackjack_env.envs.view import (
+from blackjack_env.envs.view.fields import (
     BUCKET_CLIP,
     MAX_TOTAL,
     MD_COUNT,
@@ -145,7 +145,7 @@ def hi_lo_true_count(table: Table) -> float:
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class LearnerView:
-    """The per-step half of a :class:`~blackjack_env.envs.observations.Layout`.
+    """The per-step half of a :class:`~blackjack_env.envs.view.layout.Layout`.
 
     Legal actions, action masks and the ``"tuple"`` / ``"multidiscrete"``
     observations for one configuration; a ``Layout`` builds one and delegates to it.
@@ -316,7 +316,7 @@ class LearnerView:
         )
         # one int per observation without the count (the fields' ranges as mixed
         # radix) keys the cache; the count is written into the copy. Every field but
-        # the count must be in the key; the layout itself is envs/view.py's.
+        # the count must be in the key; the layout itself is envs/view/fields.py's.
         key = phase * (MAX_TOTAL + 1) + total
         key = ((key * (UPCARD_HIGH + 1) + up) * 2 + soft) * 2 + can_double
         key = ((key * 2 + can_split) * 2 + can_surrender) * self.max_hands + index
@@ -358,11 +358,11 @@ class EnvCore:
     """
 
     def __init__(self, layout: Any, settings: Any) -> None:
-        view: LearnerView = layout.view
+        view: LearnerView = layout.per_step
         illegal_action = settings.illegal_action
         self.layout = layout
         self.info_cards: bool = bool(settings.info_cards)
-        self.view = view
+        self.per_step = view
         self.action_names: list[str] = layout.action_names()
         self.seat: int = settings.seat
         self.bet: int = settings.bet
@@ -449,7 +449,7 @@ class EnvCore:
         elif phase is _DECISION_INSURANCE:
             table.act(table_action(phase, a))
         elif phase is _DECISION_BET:
-            view = self.view
+            view = self.per_step
             self.deal(view.bet_sizes[a - view.n_play] * self.bet)
         self.advance()
         if illegal and self.penalize_illegal:
@@ -478,7 +478,7 @@ class EnvCore:
         table = self.table
         assert table is not None
         if self.fast_obs:
-            return self.view.observe(table, self.seat, self.phase, self.last_hand, self.legal)
+            return self.per_step.observe(table, self.seat, self.phase, self.last_hand, self.legal)
         return self.layout.observe(
             table,
             self.seat,
@@ -506,7 +506,7 @@ class EnvCore:
         table = self.table
         assert table is not None
         info: dict[str, Any] = {
-            "action_mask": self.view.mask(self.legal),
+            "action_mask": self.per_step.mask(self.legal),
             "phase": self.phase,
             "round": self.rounds,
             "bankroll": self.bankroll_chips(),
@@ -543,7 +543,7 @@ class EnvCore:
     # ============================================================ internals
     def check_action(self, action: Any) -> int:
         """``action`` as an index of the action space, or ``ValueError``."""
-        n = self.view.n_actions
+        n = self.per_step.n_actions
         kind = type(action)
         if kind is int or kind is _INT64:
             a: int = int(action)
@@ -567,7 +567,7 @@ class EnvCore:
 
     def map_illegal(self, a: int, phase: Decision, legal: tuple[int, ...]) -> int:
         """The legal action an illegal ``a`` plays as (:func:`.step.map_illegal`)."""
-        return map_illegal(a, phase, legal, self.view.n_play)
+        return map_illegal(a, phase, legal, self.per_step.n_play)
 
     def advance(self) -> None:
         """Let the other seats act (and decline insurance the learner is not asked
@@ -584,7 +584,7 @@ class EnvCore:
             if (
                 who is not None
                 and table.phase is _PHASE_INSURANCE
-                and not self.view.asks_pre_peek(table.legal_actions())
+                and not self.per_step.asks_pre_peek(table.legal_actions())
             ):
                 table.act(_ACTION_DECLINE)
                 continue
@@ -613,7 +613,7 @@ class EnvCore:
         if table.phase is _PHASE_SETTLED:
             table.new_round()
         self.rounds += 1
-        if self.view.bet_sizes:
+        if self.per_step.bet_sizes:
             for i in self.strategies:
                 table.bet(i, self.bet)
             return  # the learner's BET step comes first
@@ -623,7 +623,7 @@ class EnvCore:
         """The learner bets ``chips`` (the others their bet, without a BET step); deal."""
         table = self.table
         assert table is not None
-        if not self.view.bet_sizes:
+        if not self.per_step.bet_sizes:
             for i in self.strategies:
                 table.bet(i, self.bet)
         table.bet(self.seat, chips)
@@ -673,7 +673,7 @@ class EnvCore:
         # (the table waits for the learner or for no one: the phase alone decides)
         phase = decision_of_phase(table.phase)
         self.phase = phase
-        self.legal = self.view.legal(table, self.seat, phase)
+        self.legal = self.per_step.legal(table, self.seat, phase)
 
 
 def read_cards(cards: Any) -> list[Card]:

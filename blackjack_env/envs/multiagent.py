@@ -14,12 +14,12 @@ from pettingzoo import AECEnv
 
 from blackjack_env.engine.play import play_out_action
 from blackjack_env.engine.table import Action, Phase, Table
-from blackjack_env.envs.observations import Layout, check_reset_options
 from blackjack_env.envs.settings import (
     EnvSettings,
     IllegalAction,
     TableArgs,
     check_action,
+    check_reset_options,
     check_stack,
 )
 from blackjack_env.envs.step import (
@@ -29,6 +29,7 @@ from blackjack_env.envs.step import (
     map_illegal,
     table_action,
 )
+from blackjack_env.envs.view.layout import Layout
 from blackjack_env.strategies import Strategy, make_strategy
 
 __all__ = ["BlackjackAECEnv", "env", "raw_env"]

@@ -35,8 +35,8 @@ import numpy as np
 from blackjack_env.engine.cards import Card
 from blackjack_env.engine.rules import PRESETS, Rules, Surrender, preset
 from blackjack_env.engine.shoe import read_stack
-from blackjack_env.envs.observations import ObsMode
 from blackjack_env.envs.step import IllegalAction
+from blackjack_env.envs.view.layout import ObsMode
 from blackjack_env.strategies import make_strategy
 
 __all__ = [
@@ -46,6 +46,7 @@ __all__ = [
     "TableArgs",
     "action_error",
     "check_action",
+    "check_reset_options",
     "check_stack",
     "json_ready_spec",
     "read_rules",
@@ -627,6 +628,22 @@ def check_action(action: Any, n: int, names: Sequence[str], where: str = "") -> 
     if message is not None:
         raise ValueError(message)
     return int(action)
+
+
+def check_reset_options(options: object, known: tuple[str, ...]) -> dict[str, Any]:
+    """``reset(options=...)`` validated: a dict whose keys are all in ``known``.
+
+    Raises ``ValueError`` naming the wrong type or the unknown keys and the allowed ones.
+    """
+    if not isinstance(options, dict):
+        raise ValueError(f"options must be a dict, got {type(options).__name__}")
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise ValueError(
+            f"unknown reset option(s) {', '.join(map(repr, unknown))}; options are "
+            f"{', '.join(map(repr, known))}"
+        )
+    return options
 
 
 def check_stack(cards: Any, decks: int | None) -> list[Card]:

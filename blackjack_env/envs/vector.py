@@ -12,15 +12,14 @@ from gymnasium.vector.utils import batch_space
 
 from blackjack_env.engine.rules import HoleCard, Rules, Surrender
 from blackjack_env.envs.batch import BatchPhase, TableBatch
-from blackjack_env.envs.observations import (
-    Decision,
-    Layout,
-    ObsMode,
-    check_reset_options,
-)
 from blackjack_env.envs.random_legal import random_legal_actions
-from blackjack_env.envs.settings import EnvSettings, IllegalAction, json_ready_spec
-from blackjack_env.envs.step import array_play_illegal, array_table_actions
+from blackjack_env.envs.settings import (
+    EnvSettings,
+    IllegalAction,
+    check_reset_options,
+    json_ready_spec,
+)
+from blackjack_env.envs.step import Decision, array_play_illegal, array_table_actions
 from blackjack_env.envs.vector_checks import (
     check_actions,
     check_autoreset_mode,
@@ -31,7 +30,8 @@ from blackjack_env.envs.vector_checks import (
     read_stacks,
 )
 from blackjack_env.envs.vector_info import InfoMixin
-from blackjack_env.envs.vector_observe import ObserveMixin
+from blackjack_env.envs.view.batched import ObserveMixin
+from blackjack_env.envs.view.layout import Layout, ObsMode
 
 __all__ = ["BlackjackVectorEnv", "random_legal_actions"]
 
@@ -49,7 +49,7 @@ class BlackjackVectorEnv(VectorEnv, ObserveMixin, InfoMixin):
     The batched form of :class:`~blackjack_env.envs.blackjack.BlackjackEnv`, whose
     docstring is the specification: rules, spaces (``single_action_space`` /
     ``single_observation_space`` are built by the same
-    :class:`~blackjack_env.envs.observations.Layout`), action meanings, masks, bet steps,
+    :class:`~blackjack_env.envs.view.layout.Layout`), action meanings, masks, bet steps,
     bankrolls, illegal-action handling, rewards and episode ends are the single env's with
     the same arguments; the parity tests replay stacked shoes through both and compare
     every observation, mask and reward. ``gymnasium.make_vec(id, num_envs=N)`` builds it
@@ -139,7 +139,7 @@ class BlackjackVectorEnv(VectorEnv, ObserveMixin, InfoMixin):
     :mod:`~blackjack_env.envs.vector_checks` (argument checks),
     :mod:`~blackjack_env.envs.step` (the illegal-action policy, shared with the other
     envs), :mod:`~blackjack_env.envs.vector_bets` (bet steps and bankrolls),
-    :mod:`~blackjack_env.envs.vector_observe` (decisions, masks, observations),
+    :mod:`~blackjack_env.envs.view.batched` (decisions, masks, observations),
     :mod:`~blackjack_env.envs.vector_info` (the info dict); their state is declared in
     :mod:`~blackjack_env.envs.vector_state`.
 

@@ -16,8 +16,7 @@ import numpy as np
 from blackjack_env.engine import play
 from blackjack_env.engine.cards import Card
 from blackjack_env.envs.batch import BatchPhase
-from blackjack_env.envs.observations import Decision
-from blackjack_env.envs.step import array_map_illegal_bet
+from blackjack_env.envs.step import Decision, array_map_illegal_bet
 from blackjack_env.envs.vector_state import VectorState
 
 __all__ = ["BetsMixin"]
@@ -33,7 +32,7 @@ class BetsMixin(VectorState):
     def _init_bets(self) -> None:
         """Constants of the bet step (``bet_sizes``) and of a finite ``bankroll``."""
         settings = self.settings
-        view_ = self.layout.view
+        view_ = self.layout.per_step
         #: a BET step opens every round (``bet_sizes``)
         self._bets = bool(settings.bet_sizes)
         self._bet_chips = np.array(settings.bet_sizes, dtype=np.int64) * self.bet

@@ -2,7 +2,7 @@
 :class:`~blackjack_env.envs.vector.BlackjackVectorEnv` holds.
 
 ``BlackjackVectorEnv.__init__`` sets these; the modules that each do one of its jobs
-(:mod:`~blackjack_env.envs.vector_observe` the observations, phases and masks,
+(:mod:`~blackjack_env.envs.view.batched` the observations, phases and masks,
 :mod:`~blackjack_env.envs.vector_bets` the bet steps and bankrolls,
 :mod:`~blackjack_env.envs.vector_info` the info dict) are mixins that derive from
 :class:`VectorState`, so a reader and a type checker see every field in one place.
@@ -16,9 +16,9 @@ from gymnasium.vector import AutoresetMode
 
 from blackjack_env.engine.rules import Rules
 from blackjack_env.envs.batch import TableBatch
-from blackjack_env.envs.observations import Layout, ObsMode
 from blackjack_env.envs.settings import EnvSettings
 from blackjack_env.envs.step import IllegalAction
+from blackjack_env.envs.view.layout import Layout, ObsMode
 
 __all__ = ["VectorState"]
 

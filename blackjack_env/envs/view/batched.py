@@ -2,8 +2,8 @@
 every sub-env, built from the tables' arrays (a mixin of
 :class:`~blackjack_env.envs.vector.BlackjackVectorEnv`).
 
-The fields and their encoders are :mod:`blackjack_env.envs.view`'s, the same functions
-the single env's :class:`~blackjack_env.envs.observations.Layout` calls, so the batched
+The fields and their encoders are :mod:`blackjack_env.envs.view.fields`', the same functions
+the single env's :class:`~blackjack_env.envs.view.layout.Layout` calls, so the batched
 and single observations are equal for the same table state (the parity tests compare
 them). :meth:`ObserveMixin._refresh` reads the decision (``envs.step``'s
 ``DECISION_BY_BATCH_PHASE``) and the mask row of every table;
@@ -19,11 +19,11 @@ import numpy as np
 
 from blackjack_env.engine import play
 from blackjack_env.engine.play import Action, array_hi_lo_true_count, array_soft
-from blackjack_env.envs import view
 from blackjack_env.envs.batch import TableBatch
-from blackjack_env.envs.observations import Decision, ObsMode
-from blackjack_env.envs.step import DECISION_BY_BATCH_PHASE
+from blackjack_env.envs.step import DECISION_BY_BATCH_PHASE, Decision
 from blackjack_env.envs.vector_bets import BetsMixin
+from blackjack_env.envs.view import fields as view
+from blackjack_env.envs.view.layout import ObsMode
 
 __all__ = ["ObserveMixin"]
 
