@@ -84,14 +84,14 @@ _ACTIONS: Final = tuple(Action)  # index -> Action, without the enum call
 _INT64: Final = np.int64
 _INT8: Final = np.int8
 # action indices and decision codes as plain ints (compiled code compares them natively)
-_STAND_I: Final = int(Action.STAND)
-_DOUBLE_I: Final = int(Action.DOUBLE)
-_SPLIT_I: Final = int(Action.SPLIT)
-_SURRENDER_I: Final = int(Action.SURRENDER)
-_INSURE_I: Final = int(Action.INSURE)
-_PLAY_I: Final = int(Decision.PLAY)
-_INSURANCE_I: Final = int(Decision.INSURANCE)
-_BET_I: Final = int(Decision.BET)
+_STAND: Final = int(Action.STAND)
+_DOUBLE: Final = int(Action.DOUBLE)
+_SPLIT: Final = int(Action.SPLIT)
+_SURRENDER: Final = int(Action.SURRENDER)
+_INSURE: Final = int(Action.INSURE)
+_PLAY: Final = int(Decision.PLAY)
+_INSURANCE: Final = int(Decision.INSURANCE)
+_BET: Final = int(Decision.BET)
 #: Observation modes :class:`LearnerView` encodes itself (the ObsMode values).
 TUPLE: Final = "tuple"
 MULTIDISCRETE: Final = "multidiscrete"
@@ -209,7 +209,7 @@ class LearnerView:
     # ------------------------------------------------------------- actions
     def legal(self, table: Table, seat: int, phase: int) -> tuple[int, ...]:
         """Legal action indices for the learner in ``phase`` (a Decision), ascending."""
-        if phase == _PLAY_I:
+        if phase == _PLAY:
             engine = table.legal_actions()
             legal = self._play_legal.get(engine)
             if legal is None:
@@ -217,15 +217,15 @@ class LearnerView:
                 legal = tuple([int(a) for a in engine if a < n])
                 self._play_legal[engine] = legal
             return legal
-        if phase == _INSURANCE_I:  # STAND declines
-            out = [_STAND_I]
+        if phase == _INSURANCE:  # STAND declines
+            out = [_STAND]
             engine = table.legal_actions()
             if self.insurance_decisions and _ACTION_INSURE in engine:
-                out.append(_INSURE_I)
+                out.append(_INSURE)
             if _ACTION_SURRENDER in engine:
-                out.append(_SURRENDER_I)
+                out.append(_SURRENDER)
             return tuple(sorted(out))
-        if phase == _BET_I:
+        if phase == _BET:
             n_play = self.n_play
             return tuple([n_play + k for k in self.legal_bet_indices(table, seat)])
         return self._all_legal
@@ -276,12 +276,12 @@ class LearnerView:
     @staticmethod
     def can(legal: tuple[int, ...], phase: int) -> tuple[int, int, int]:
         """(can double, can split, can surrender); surrender also at the pre-peek step."""
-        if phase != _PLAY_I:
-            return 0, 0, 1 if phase == _INSURANCE_I and _SURRENDER_I in legal else 0
+        if phase != _PLAY:
+            return 0, 0, 1 if phase == _INSURANCE and _SURRENDER in legal else 0
         return (
-            1 if _DOUBLE_I in legal else 0,
-            1 if _SPLIT_I in legal else 0,
-            1 if _SURRENDER_I in legal else 0,
+            1 if _DOUBLE in legal else 0,
+            1 if _SPLIT in legal else 0,
+            1 if _SURRENDER in legal else 0,
         )
 
     # -------------------------------------------------------- observations
@@ -306,7 +306,7 @@ class LearnerView:
         """The ``"tuple"`` or ``"multidiscrete"`` observation (see the env's docstring)."""
         index, _, total, soft, up = self.summary(table, seat, last_hand)
         if self.obs_mode == TUPLE:
-            return (total, up, soft)  # (view.encode_tuple, inline: the hot path)
+            return (total, up, soft)  # fields.encode_tuple, inline: the hot path
         can_double, can_split, can_surrender = self.can(legal, phase)
         # Python's round: halves go to the even integer
         count = round(hi_lo_true_count(table))
@@ -358,11 +358,11 @@ class EnvCore:
     """
 
     def __init__(self, layout: Any, settings: Any) -> None:
-        view: LearnerView = layout.per_step
+        per_step: LearnerView = layout.per_step
         illegal_action = settings.illegal_action
         self.layout = layout
         self.info_cards: bool = bool(settings.info_cards)
-        self.per_step = view
+        self.per_step = per_step
         self.action_names: list[str] = layout.action_names()
         self.seat: int = settings.seat
         self.bet: int = settings.bet
@@ -372,7 +372,7 @@ class EnvCore:
         self.penalize_illegal = illegal_action is IllegalAction.PENALIZE
         self.illegal_penalty: float = settings.illegal_penalty
         self.min_cost: int = settings.min_cost
-        self.mode = view.obs_mode
+        self.mode = per_step.obs_mode
         self.fast_obs = self.mode == TUPLE or self.mode == MULTIDISCRETE
         self.table: Table | None = None
         self.strategies: dict[int, Any] = {}
@@ -440,7 +440,7 @@ class EnvCore:
             if self.penalize_illegal:
                 penalty = self.illegal_penalty
                 if phase is not _DECISION_BET:
-                    a = _STAND_I  # the round ends: stand / decline from here on
+                    a = _STAND  # the round ends: stand / decline from here on
         if phase is _DECISION_PLAY:
             who = table.to_act
             assert who is not None  # a PLAY step waits for the learner's hand
@@ -449,8 +449,8 @@ class EnvCore:
         elif phase is _DECISION_INSURANCE:
             table.act(table_action(phase, a))
         elif phase is _DECISION_BET:
-            view = self.per_step
-            self.deal(view.bet_sizes[a - view.n_play] * self.bet)
+            per_step = self.per_step
+            self.deal(per_step.bet_sizes[a - per_step.n_play] * self.bet)
         self.advance()
         if illegal and self.penalize_illegal:
             self.finish_round()  # the round ends, even when the penalty is 0

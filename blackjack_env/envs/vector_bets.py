@@ -32,13 +32,13 @@ class BetsMixin(VectorState):
     def _init_bets(self) -> None:
         """Constants of the bet step (``bet_sizes``) and of a finite ``bankroll``."""
         settings = self.settings
-        view_ = self.layout.per_step
+        per_step = self.layout.per_step
         #: a BET step opens every round (``bet_sizes``)
         self._bets = bool(settings.bet_sizes)
         self._bet_chips = np.array(settings.bet_sizes, dtype=np.int64) * self.bet
         # the bet sizes the table limits allow (the bankroll's cover is checked per step)
         self._bet_within = np.array(
-            [view_.bet_allowed(k, None) for k in range(len(settings.bet_sizes))], dtype=bool
+            [per_step.bet_allowed(k, None) for k in range(len(settings.bet_sizes))], dtype=bool
         )
         # with varying stakes, a payout such as 6:5 times a stake is not exact in floats:
         # rewards are then taken from the exact chips (the single env's float(Fraction))
@@ -97,7 +97,7 @@ class BetsMixin(VectorState):
         batch = self.batch
         assert batch is not None
         rows = (batch.opened & ~resetting).nonzero()[0]
-        played = played.copy()  # (it may be the caller's array)
+        played = played.copy()  # it may be the caller's array
         if not rows.size:
             return played
         n_play = self._n_play

@@ -19,10 +19,12 @@ class InfoMixin(BetsMixin):
     """The info method of :class:`~blackjack_env.envs.vector.BlackjackVectorEnv`."""
 
     def _info(self, extra: dict[str, np.ndarray] | None = None) -> dict[str, Any]:
+        """The info dict: the env's state as copies (writing to them changes nothing
+        here), with ``extra`` (the step's keys) added, each key with its ``_key`` mask."""
         batch = self.batch
         assert batch is not None
         t = self._all_true
-        info: dict[str, Any] = {  # (copies: writing to them changes nothing here)
+        info: dict[str, Any] = {
             "action_mask": self._mask.copy(),
             "_action_mask": t,
             "phase": self._phase.copy(),
@@ -41,7 +43,7 @@ class InfoMixin(BetsMixin):
             info["_table"] = t
             info["seat"] = self._seat
             info["_seat"] = t
-            info["active"] = self._acting & ~self._ended  # (an ended episode: nobody)
+            info["active"] = self._acting & ~self._ended  # an ended episode: nobody
             info["_active"] = t
         if extra:
             for key, value in extra.items():

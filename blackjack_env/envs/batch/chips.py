@@ -57,7 +57,7 @@ class ChipsMixin(BatchState):
             base = self._legal_rows.size
             poor_rows = packed.view(np.uint64).reshape(-1)
             self._legal_rows = np.concatenate([self._legal_rows, poor_rows])
-            # (the public table and its phases gain the same rows, at the same keys)
+            # the public table and its phases gain the same rows, at the same keys
             self.legal_table = np.concatenate([self.legal_table, rows])
             self.legal_table.flags.writeable = False
             self.legal_table_phase = np.concatenate([

@@ -218,8 +218,8 @@ class TableBatch(
         self._by_hands = self._outcome_by_hands()  # the same, keyed by the hands (_compare)
         self._dealer_hits = play.dealer_draw_table(rules)  # entry 2 * hard + ace
         # the dealer hand's key after one more card: entry 52 * (2 * hard + ace) + card id
-        # (a key where the dealer stands keeps it; drawing keys stay below 64: hard <= 16
-        # plus a card of at most 10)
+        # a key where the dealer stands keeps it; drawing keys stay below 64: hard <= 16
+        # plus a card of at most 10
         keys = np.arange(64)
         after = 2 * (keys[:, None] // 2 + self._value_of_id[None, :])
         after |= (keys[:, None] % 2 == 1) | self._ace_of_id[None, :]
@@ -255,7 +255,7 @@ class TableBatch(
         self._pair = play.pair_table(rules)  # is_pair at 13 * rank index + rank index
         # split_allowed at 18 * pair + 2 * hands + split aces
         self._split_ok = play.split_allowed_table(rules).reshape(-1)
-        # (the bet is fixed: a hand's stake at a split decision is the bet)
+        # the bet is fixed: a hand's stake at a split decision is the bet
         self._splits = play.split_stake_ok(rules, self.bet, True) and bool(
             play.split_allowed_table(rules)[:, 1:].any()
         )
@@ -280,7 +280,7 @@ class TableBatch(
         self._two_hard = self._values.take(r0) + self._values.take(r1)
         self._two_ace = (r0 == 0) | (r1 == 0)
         self._second_key = 8 * (r0 == 0) + (play.array_total(self._two_hard, self._two_ace) == 21)
-        if self._split_naturals:  # (else a split hand is never a natural: _is_bj)
+        if self._split_naturals:  # else a split hand is never a natural: _is_bj
             self._second_key += 2 * play.array_natural(2, self._two_hard, self._two_ace)
         self._naturals_paid_at_peek = play.natural_paid_at_peek(rules)
         # what a dealt natural does (play.dealt_natural_effect) and how hands settle
@@ -319,7 +319,7 @@ class TableBatch(
         self.settled = np.zeros((h, n), dtype=bool)
         self.outcome = np.full((h, n), -1, dtype=np.int64)
         self.net = np.zeros((h, n), dtype=np.float64)
-        self.net[1:] = -0.0  # (a hand past nhands: RoundMixin.step sums every hand)
+        self.net[1:] = -0.0  # a hand past nhands: RoundMixin.step sums every hand
         self.insurance = np.zeros(n, dtype=np.float64)
         self.insurance_net = np.zeros(n, dtype=np.float64)
         self._hand_fields = (

@@ -2,7 +2,7 @@
 every sub-env, built from the tables' arrays (a mixin of
 :class:`~blackjack_env.envs.vector.BlackjackVectorEnv`).
 
-The fields and their encoders are :mod:`blackjack_env.envs.view.fields`', the same functions
+The fields and their encoders are :mod:`blackjack_env.envs.view.fields`, the same functions
 the single env's :class:`~blackjack_env.envs.view.layout.Layout` calls, so the batched
 and single observations are equal for the same table state (the parity tests compare
 them). :meth:`ObserveMixin._refresh` reads the decision (``envs.step``'s
@@ -22,7 +22,7 @@ from blackjack_env.engine.play import Action, array_hi_lo_true_count, array_soft
 from blackjack_env.envs.batch import TableBatch
 from blackjack_env.envs.step import DECISION_BY_BATCH_PHASE, Decision
 from blackjack_env.envs.vector_bets import BetsMixin
-from blackjack_env.envs.view import fields as view
+from blackjack_env.envs.view import fields
 from blackjack_env.envs.view.layout import ObsMode
 
 __all__ = ["ObserveMixin"]
@@ -72,7 +72,7 @@ class ObserveMixin(BetsMixin):
         if n_play == 6:
             mask[:, _INSURE] = False
         ins = phase == _INSURANCE
-        if n_play > _SURRENDER:  # (with fewer actions no pre-peek question is asked)
+        if n_play > _SURRENDER:  # with fewer actions no pre-peek question is asked
             mask[ins, _STAND] = 1
             if n_play == 6:
                 mask[ins, _INSURE] = cm[ins, _INSURE]
@@ -85,15 +85,16 @@ class ObserveMixin(BetsMixin):
         return mask
 
     def _focus(self) -> tuple[np.ndarray, np.ndarray]:
+        """The hand each sub-env's observation describes (``focus_index``: the hand to act
+        in play, else the hand last acted on; the batch's ``last_hand`` is always a hand
+        the round holds, so no clamp is needed) and where the learner is in play."""
         batch = self.batch
         assert batch is not None
         play = self._phase == _PLAY
         if batch.max_hands == 1:
             return np.zeros(self.num_envs, dtype=np.int64), play
-        # (focus_index's clamp of the last hand to the hands held is a no-op here: the
-        # batch's last_hand is a hand the round holds, 0 before any decision)
         h = batch.last_hand.copy()
-        p = play.nonzero()[0]  # (by index: faster than np.where on a random mask)
+        p = play.nonzero()[0]  # by index: faster than np.where on a random mask
         h[p] = batch.cur.take(p)
         return h, play
 
@@ -107,7 +108,7 @@ class ObserveMixin(BetsMixin):
 
     def _count_buckets(self) -> np.ndarray | None:
         """The multidiscrete count field of each table, looked up by (running count,
-        unseen cards) in a table of :func:`view.count_bucket` of :func:`_true_counts`
+        unseen cards) in a table of :func:`fields.count_bucket` of :func:`_true_counts`
         built once (the same values, computed once per pair); None for an infinite deck.
         """
         batch = self.batch
@@ -119,11 +120,11 @@ class ObserveMixin(BetsMixin):
             width = batch.shoe_size + 1
             # |running| is at most the cards of one tag in the shoe
             tags = np.array(play.HI_LO_TAGS)
-            assert self._full_ranks is not None  # (a finite shoe: counted)
+            assert self._full_ranks is not None
             top = self._full_ranks * max(np.count_nonzero(tags > 0), np.count_nonzero(tags < 0))
             running = np.arange(-top, top + 1)[:, None].repeat(width, axis=1)
             unseen = np.arange(width)[None, :].repeat(running.shape[0], axis=0)
-            grid = view.count_bucket(_true_counts(running.reshape(-1), unseen.reshape(-1)))
+            grid = fields.count_bucket(_true_counts(running.reshape(-1), unseen.reshape(-1)))
             self._bucket_rows = grid.astype(np.int8)
             self._bucket_width = width
             self._bucket_top = int(top)
@@ -134,6 +135,10 @@ class ObserveMixin(BetsMixin):
         return self._bucket_rows.take(key)
 
     def _observe(self) -> Any:
+        """The observation of every sub-env in the env's mode (BET steps: see
+        :meth:`_observation`). Hand ``h`` of table ``t`` is element ``h * N + t`` of the
+        flat hand arrays; the pre-peek question (phase ``INSURANCE``) is asked only under
+        ``_pre_peek_decisions``."""
         batch = self.batch
         assert batch is not None
         mode = self.obs_mode
@@ -141,28 +146,27 @@ class ObserveMixin(BetsMixin):
             h, play = self._focus()
         if batch.max_hands > 1:
             fi = h * self.num_envs + self._arange
-            hard = batch.hard.reshape(-1)[fi]  # (hand h of table t: flat element h * N + t)
+            hard = batch.hard.reshape(-1)[fi]
             soft = array_soft(hard, batch.ace.reshape(-1)[fi])
-        else:  # (hand 0)
+        else:
             fi = self._arange
             hard = batch.hard[0]
             soft = array_soft(hard, batch.ace[0])
         total = hard + 10 * soft
         up = batch.dealer_up_value()
         if mode is ObsMode.TUPLE:
-            return view.encode_tuple(total, up, soft.astype(np.int64))
+            return fields.encode_tuple(total, up, soft.astype(np.int64))
         phase = self._phase
         mask = self._mask
-        # (the pre-peek question, phase INSURANCE, is asked only under _pre_peek_decisions)
         ins = phase == _INSURANCE if self._pre_peek_decisions else None
-        flags = mask.view(np.bool_)  # (the mask holds 0 / 1)
+        flags = mask.view(np.bool_)  # the mask holds 0 / 1
         can_double = play & flags[:, _DOUBLE] if self._n_play > 2 else np.zeros_like(play)
         can_split = play & flags[:, _SPLIT] if self._n_play > 2 else np.zeros_like(play)
         surr_phase = play if ins is None else play | ins
         can_surr = surr_phase & flags[:, _SURRENDER] if self._n_play > 2 else np.zeros_like(play)
         if mode is ObsMode.MULTIDISCRETE:
             bucket = self._count_buckets()
-            return view.encode_multidiscrete(
+            return fields.encode_multidiscrete(
                 phase, total, up, soft, can_double, can_split, can_surr, h,
                 self._true_count() if bucket is None else None, bucket,
             )
@@ -174,7 +178,7 @@ class ObserveMixin(BetsMixin):
         ncards = batch.ncards.reshape(-1)[fi]
         pair = (ncards == 2) & (batch.r0.reshape(-1)[fi] == batch.r1.reshape(-1)[fi])
         shoe_left = 1.0 if self._infinite else batch.remaining() / batch.shoe_size
-        return view.encode_vector(
+        return fields.encode_vector(
             phase, total, soft, up, can_double, can_split, can_surr, can_insure, h, n_hands,
             batch.nhands, ncards, pair, tc, shoe_left,
         )
@@ -212,7 +216,7 @@ class ObserveMixin(BetsMixin):
                 unseen[t, batch.rank_of_card[batch.hole[t]]] += 1
         stake = batch.stake.reshape(-1)[fi] / self.bet
         bankroll = self._bankroll_chips() / self.bet
-        return view.encode_dict(
+        return fields.encode_dict(
             self._phase.copy(), total, soft.astype(np.int64), up, h.astype(np.int64),
             batch.nhands.copy(), hand_cards, dealer_cards, seat_cards, unseen, tc, stake,
             bankroll, self._mask.copy(),
@@ -241,12 +245,12 @@ class ObserveMixin(BetsMixin):
         tc = _true_counts(-hilo, remaining)
         mode = self.obs_mode
         if mode is ObsMode.MULTIDISCRETE:
-            obs[rows] = view.encode_multidiscrete(
+            obs[rows] = fields.encode_multidiscrete(
                 phase, zero, zero, zero, zero, zero, zero, zero, tc
             )
         elif mode is ObsMode.VECTOR:
             shoe_left = 1.0 if self._infinite else remaining / batch.shoe_size
-            obs[rows] = view.encode_vector(
+            obs[rows] = fields.encode_vector(
                 phase, zero, zero, zero, zero, zero, zero, zero, zero,
                 self.rules.max_split_hands, zero, zero, zero, tc, shoe_left,
             )  # fmt: skip
@@ -254,7 +258,7 @@ class ObserveMixin(BetsMixin):
             none = np.zeros((m, 13), dtype=np.int64)
             unseen = np.full((m, 13), 4, dtype=np.int64) if self._infinite else batch.counts[rows]
             seats = np.zeros((m, 13 * self.rules.seats), dtype=np.int64)
-            part = view.encode_dict(
+            part = fields.encode_dict(
                 phase, zero, zero, zero, zero, zero, none, none, seats, unseen, tc,
                 np.zeros(m), self._bankroll_chips()[rows] / self.bet, self._mask[rows],
             )  # fmt: skip
