@@ -5,9 +5,12 @@
 * :class:`~blackjack_env.envs.vector.BlackjackVectorEnv` (``gymnasium.make_vec``) and
   the multi-agent :class:`~blackjack_env.envs.multiagent.BlackjackAECEnv`.
 * :class:`EnvSettings` (:mod:`blackjack_env.envs.settings`): the settings every env is
-  built from, validated once; :class:`IllegalAction`: what an illegal action does.
-* :mod:`blackjack_env.envs.observations`: the pure encoding of the learner's view
-  (spaces, masks, observations) shared by every env.
+  built from, validated once, from the arguments as given (:class:`EnvArgs` for the
+  single and batched env, :class:`TableArgs` for the multi-agent table: the envs'
+  signatures, each argument with its help line); :class:`IllegalAction`: what an
+  illegal action does.
+* :mod:`blackjack_env.envs.view`: the learner's view (fields and encoders, spaces,
+  masks, observations), one module family shared by every env.
 
 Example (sb3-contrib reads the legal actions through ``env.action_masks()``)::
 
@@ -27,7 +30,16 @@ Example (sb3-contrib reads the legal actions through ``env.action_masks()``)::
 from __future__ import annotations
 
 from blackjack_env.envs.blackjack import BlackjackEnv
-from blackjack_env.envs.observations import Decision, Layout, ObsMode
-from blackjack_env.envs.settings import EnvSettings, IllegalAction
+from blackjack_env.envs.settings import EnvArgs, EnvSettings, IllegalAction, TableArgs
+from blackjack_env.envs.view.layout import Decision, Layout, ObsMode
 
-__all__ = ["BlackjackEnv", "Decision", "EnvSettings", "IllegalAction", "Layout", "ObsMode"]
+__all__ = [
+    "BlackjackEnv",
+    "Decision",
+    "EnvArgs",
+    "EnvSettings",
+    "IllegalAction",
+    "Layout",
+    "ObsMode",
+    "TableArgs",
+]

@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import inspect
 from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
 from gymnasium.error import ResetNeeded
 
-from blackjack_env.engine.rules import Rules
 from blackjack_env.engine.table import Action, Table
 from blackjack_env.envs.core import EnvCore
-from blackjack_env.envs.observations import Decision, Layout, check_reset_options
-from blackjack_env.envs.settings import EnvSettings, IllegalAction, check_stack, json_ready_spec
+from blackjack_env.envs.settings import (
+    EnvArgs,
+    EnvSettings,
+    IllegalAction,
+    check_reset_options,
+    check_stack,
+    json_ready_spec,
+)
+from blackjack_env.envs.view.layout import Decision, Layout
 from blackjack_env.strategies import Strategy, make_strategy
 
 __all__ = ["BlackjackEnv", "IllegalAction"]  # (IllegalAction lives in envs.settings)
@@ -116,7 +122,7 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
     :mod:`blackjack_env.envs.view`; a field added there is described here.)
 
     Fields describe the learner's *focus hand*: the hand to act, or else the hand
-    it last acted on. ``phase`` is a :class:`~blackjack_env.envs.observations.Decision`:
+    it last acted on. ``phase`` is a :class:`~blackjack_env.envs.step.Decision`:
     0 PLAY, 1 INSURANCE (pre-peek decision), 2 BET, 3 SETTLED (round over; any
     action continues). Totals are the best total (an ace counts 11 unless that
     busts), ``0..31``; the dealer upcard is its point value 1 (ace) .. 10, 0
@@ -276,51 +282,20 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
         "render_fps": 2,
     }
 
-    def __init__(
-        self,
-        rules: Rules | str | dict[str, Any] = "vegas-strip",
-        num_seats: int | None = None,
-        seat: int = 0,
-        others: str | Strategy | Sequence[str | Strategy] = "dealer",
-        obs_mode: str = "multidiscrete",
-        rounds_per_episode: int | None = 1,
-        bankroll: int | None = None,
-        bet: int | None = None,
-        bet_sizes: Sequence[int] | None = None,
-        insurance_decisions: bool = False,
-        illegal_action: str = "map",
-        illegal_penalty: float = 1.0,
-        render_mode: str | None = None,
-        info_cards: bool = True,
-        **unknown: Any,
-    ) -> None:
-        settings = EnvSettings.single(
-            rules=rules,
-            num_seats=num_seats,
-            seat=seat,
-            others=others,
-            obs_mode=obs_mode,
-            rounds_per_episode=rounds_per_episode,
-            bankroll=bankroll,
-            bet=bet,
-            bet_sizes=bet_sizes,
-            insurance_decisions=insurance_decisions,
-            illegal_action=illegal_action,
-            illegal_penalty=illegal_penalty,
-            render_mode=render_mode,
-            info_cards=info_cards,
-            **unknown,
-        )  # every argument checked there, with one ValueError naming it
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # the signature is EnvArgs' (set below the class); every argument is checked
+        # there, with one ValueError naming it
+        settings = EnvSettings.single(*args, **kwargs)
         #: the validated settings (frozen)
         self.settings = settings
         rules = self.rules = settings.rules
-        seat = self._seat = settings.seat
+        self._seat = settings.seat
         bet = self._bet = settings.bet
-        bankroll = self._bankroll = settings.bankroll
+        self._bankroll = settings.bankroll
         sizes = settings.bet_sizes
         mode = settings.obs_mode
         self._min_cost = settings.min_cost
-        self._rounds_per_episode = rounds_per_episode = settings.rounds_per_episode
+        self._rounds_per_episode = settings.rounds_per_episode
         self._illegal_action = settings.illegal_action
         self._illegal_penalty = settings.illegal_penalty
         self.render_mode = settings.render_mode
@@ -417,7 +392,7 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
 
     def action_masks(self) -> np.ndarray:
         """Legal actions as booleans (sb3-contrib MaskablePPO convention)."""
-        return self.layout.view.bool_mask(self._core.legal)
+        return self.layout.per_step.bool_mask(self._core.legal)
 
     def render(self) -> Any:
         if self.render_mode is None:
@@ -480,3 +455,12 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
         if s is not None:
             parts.append(f"last round {s['net']:+g}")
         return " | ".join(parts)
+
+
+# The arguments are EnvArgs' fields (their defaults and help lines): inspect, help() and
+# the docs show them as BlackjackEnv's signature.
+BlackjackEnv.__init__.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+    [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+     *EnvArgs.signature().parameters.values()],
+    return_annotation=None,
+)

@@ -5,7 +5,7 @@ it also runs as plain Python, with the same behaviour. It holds what every env
 step does, so that it runs as C:
 
 * the learner's view of a table, shared by every env through
-  :class:`~blackjack_env.envs.observations.Layout`: :func:`focus_index`,
+  :class:`~blackjack_env.envs.view.layout.Layout`: :func:`focus_index`,
   :func:`unseen_by_rank`, :func:`hi_lo_true_count`, and :class:`LearnerView` (legal
   actions, masks, the ``"tuple"`` and ``"multidiscrete"`` observations);
 * :class:`EnvCore`, the single-learner env's state and step / reset logic, to which
@@ -46,7 +46,7 @@ from blackjack_env.envs.step import (
     map_illegal,
     table_action,
 )
-from blackjack_env.envs.view import (
+from blackjack_env.envs.view.fields import (
     BUCKET_CLIP,
     MAX_TOTAL,
     MD_COUNT,
@@ -84,14 +84,14 @@ _ACTIONS: Final = tuple(Action)  # index -> Action, without the enum call
 _INT64: Final = np.int64
 _INT8: Final = np.int8
 # action indices and decision codes as plain ints (compiled code compares them natively)
-_STAND_I: Final = int(Action.STAND)
-_DOUBLE_I: Final = int(Action.DOUBLE)
-_SPLIT_I: Final = int(Action.SPLIT)
-_SURRENDER_I: Final = int(Action.SURRENDER)
-_INSURE_I: Final = int(Action.INSURE)
-_PLAY_I: Final = int(Decision.PLAY)
-_INSURANCE_I: Final = int(Decision.INSURANCE)
-_BET_I: Final = int(Decision.BET)
+_STAND: Final = int(Action.STAND)
+_DOUBLE: Final = int(Action.DOUBLE)
+_SPLIT: Final = int(Action.SPLIT)
+_SURRENDER: Final = int(Action.SURRENDER)
+_INSURE: Final = int(Action.INSURE)
+_PLAY: Final = int(Decision.PLAY)
+_INSURANCE: Final = int(Decision.INSURANCE)
+_BET: Final = int(Decision.BET)
 #: Observation modes :class:`LearnerView` encodes itself (the ObsMode values).
 TUPLE: Final = "tuple"
 MULTIDISCRETE: Final = "multidiscrete"
@@ -145,7 +145,7 @@ def hi_lo_true_count(table: Table) -> float:
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class LearnerView:
-    """The per-step half of a :class:`~blackjack_env.envs.observations.Layout`.
+    """The per-step half of a :class:`~blackjack_env.envs.view.layout.Layout`.
 
     Legal actions, action masks and the ``"tuple"`` / ``"multidiscrete"``
     observations for one configuration; a ``Layout`` builds one and delegates to it.
@@ -209,7 +209,7 @@ class LearnerView:
     # ------------------------------------------------------------- actions
     def legal(self, table: Table, seat: int, phase: int) -> tuple[int, ...]:
         """Legal action indices for the learner in ``phase`` (a Decision), ascending."""
-        if phase == _PLAY_I:
+        if phase == _PLAY:
             engine = table.legal_actions()
             legal = self._play_legal.get(engine)
             if legal is None:
@@ -217,15 +217,15 @@ class LearnerView:
                 legal = tuple([int(a) for a in engine if a < n])
                 self._play_legal[engine] = legal
             return legal
-        if phase == _INSURANCE_I:  # STAND declines
-            out = [_STAND_I]
+        if phase == _INSURANCE:  # STAND declines
+            out = [_STAND]
             engine = table.legal_actions()
             if self.insurance_decisions and _ACTION_INSURE in engine:
-                out.append(_INSURE_I)
+                out.append(_INSURE)
             if _ACTION_SURRENDER in engine:
-                out.append(_SURRENDER_I)
+                out.append(_SURRENDER)
             return tuple(sorted(out))
-        if phase == _BET_I:
+        if phase == _BET:
             n_play = self.n_play
             return tuple([n_play + k for k in self.legal_bet_indices(table, seat)])
         return self._all_legal
@@ -276,12 +276,12 @@ class LearnerView:
     @staticmethod
     def can(legal: tuple[int, ...], phase: int) -> tuple[int, int, int]:
         """(can double, can split, can surrender); surrender also at the pre-peek step."""
-        if phase != _PLAY_I:
-            return 0, 0, 1 if phase == _INSURANCE_I and _SURRENDER_I in legal else 0
+        if phase != _PLAY:
+            return 0, 0, 1 if phase == _INSURANCE and _SURRENDER in legal else 0
         return (
-            1 if _DOUBLE_I in legal else 0,
-            1 if _SPLIT_I in legal else 0,
-            1 if _SURRENDER_I in legal else 0,
+            1 if _DOUBLE in legal else 0,
+            1 if _SPLIT in legal else 0,
+            1 if _SURRENDER in legal else 0,
         )
 
     # -------------------------------------------------------- observations
@@ -306,7 +306,7 @@ class LearnerView:
         """The ``"tuple"`` or ``"multidiscrete"`` observation (see the env's docstring)."""
         index, _, total, soft, up = self.summary(table, seat, last_hand)
         if self.obs_mode == TUPLE:
-            return (total, up, soft)  # (view.encode_tuple, inline: the hot path)
+            return (total, up, soft)  # fields.encode_tuple, inline: the hot path
         can_double, can_split, can_surrender = self.can(legal, phase)
         # Python's round: halves go to the even integer
         count = round(hi_lo_true_count(table))
@@ -316,7 +316,7 @@ class LearnerView:
         )
         # one int per observation without the count (the fields' ranges as mixed
         # radix) keys the cache; the count is written into the copy. Every field but
-        # the count must be in the key; the layout itself is envs/view.py's.
+        # the count must be in the key; the layout itself is envs/view/fields.py's.
         key = phase * (MAX_TOTAL + 1) + total
         key = ((key * (UPCARD_HIGH + 1) + up) * 2 + soft) * 2 + can_double
         key = ((key * 2 + can_split) * 2 + can_surrender) * self.max_hands + index
@@ -358,11 +358,11 @@ class EnvCore:
     """
 
     def __init__(self, layout: Any, settings: Any) -> None:
-        view: LearnerView = layout.view
+        per_step: LearnerView = layout.per_step
         illegal_action = settings.illegal_action
         self.layout = layout
         self.info_cards: bool = bool(settings.info_cards)
-        self.view = view
+        self.per_step = per_step
         self.action_names: list[str] = layout.action_names()
         self.seat: int = settings.seat
         self.bet: int = settings.bet
@@ -372,7 +372,7 @@ class EnvCore:
         self.penalize_illegal = illegal_action is IllegalAction.PENALIZE
         self.illegal_penalty: float = settings.illegal_penalty
         self.min_cost: int = settings.min_cost
-        self.mode = view.obs_mode
+        self.mode = per_step.obs_mode
         self.fast_obs = self.mode == TUPLE or self.mode == MULTIDISCRETE
         self.table: Table | None = None
         self.strategies: dict[int, Any] = {}
@@ -440,7 +440,7 @@ class EnvCore:
             if self.penalize_illegal:
                 penalty = self.illegal_penalty
                 if phase is not _DECISION_BET:
-                    a = _STAND_I  # the round ends: stand / decline from here on
+                    a = _STAND  # the round ends: stand / decline from here on
         if phase is _DECISION_PLAY:
             who = table.to_act
             assert who is not None  # a PLAY step waits for the learner's hand
@@ -449,8 +449,8 @@ class EnvCore:
         elif phase is _DECISION_INSURANCE:
             table.act(table_action(phase, a))
         elif phase is _DECISION_BET:
-            view = self.view
-            self.deal(view.bet_sizes[a - view.n_play] * self.bet)
+            per_step = self.per_step
+            self.deal(per_step.bet_sizes[a - per_step.n_play] * self.bet)
         self.advance()
         if illegal and self.penalize_illegal:
             self.finish_round()  # the round ends, even when the penalty is 0
@@ -478,7 +478,7 @@ class EnvCore:
         table = self.table
         assert table is not None
         if self.fast_obs:
-            return self.view.observe(table, self.seat, self.phase, self.last_hand, self.legal)
+            return self.per_step.observe(table, self.seat, self.phase, self.last_hand, self.legal)
         return self.layout.observe(
             table,
             self.seat,
@@ -506,7 +506,7 @@ class EnvCore:
         table = self.table
         assert table is not None
         info: dict[str, Any] = {
-            "action_mask": self.view.mask(self.legal),
+            "action_mask": self.per_step.mask(self.legal),
             "phase": self.phase,
             "round": self.rounds,
             "bankroll": self.bankroll_chips(),
@@ -543,7 +543,7 @@ class EnvCore:
     # ============================================================ internals
     def check_action(self, action: Any) -> int:
         """``action`` as an index of the action space, or ``ValueError``."""
-        n = self.view.n_actions
+        n = self.per_step.n_actions
         kind = type(action)
         if kind is int or kind is _INT64:
             a: int = int(action)
@@ -567,7 +567,7 @@ class EnvCore:
 
     def map_illegal(self, a: int, phase: Decision, legal: tuple[int, ...]) -> int:
         """The legal action an illegal ``a`` plays as (:func:`.step.map_illegal`)."""
-        return map_illegal(a, phase, legal, self.view.n_play)
+        return map_illegal(a, phase, legal, self.per_step.n_play)
 
     def advance(self) -> None:
         """Let the other seats act (and decline insurance the learner is not asked
@@ -584,7 +584,7 @@ class EnvCore:
             if (
                 who is not None
                 and table.phase is _PHASE_INSURANCE
-                and not self.view.asks_pre_peek(table.legal_actions())
+                and not self.per_step.asks_pre_peek(table.legal_actions())
             ):
                 table.act(_ACTION_DECLINE)
                 continue
@@ -613,7 +613,7 @@ class EnvCore:
         if table.phase is _PHASE_SETTLED:
             table.new_round()
         self.rounds += 1
-        if self.view.bet_sizes:
+        if self.per_step.bet_sizes:
             for i in self.strategies:
                 table.bet(i, self.bet)
             return  # the learner's BET step comes first
@@ -623,7 +623,7 @@ class EnvCore:
         """The learner bets ``chips`` (the others their bet, without a BET step); deal."""
         table = self.table
         assert table is not None
-        if not self.view.bet_sizes:
+        if not self.per_step.bet_sizes:
             for i in self.strategies:
                 table.bet(i, self.bet)
         table.bet(self.seat, chips)
@@ -673,7 +673,7 @@ class EnvCore:
         # (the table waits for the learner or for no one: the phase alone decides)
         phase = decision_of_phase(table.phase)
         self.phase = phase
-        self.legal = self.view.legal(table, self.seat, phase)
+        self.legal = self.per_step.legal(table, self.seat, phase)
 
 
 def read_cards(cards: Any) -> list[Card]:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
 import warnings
-from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -13,10 +13,15 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
 from blackjack_env.engine.play import play_out_action
-from blackjack_env.engine.rules import Rules
 from blackjack_env.engine.table import Action, Phase, Table
-from blackjack_env.envs.observations import Layout, check_reset_options
-from blackjack_env.envs.settings import EnvSettings, IllegalAction, check_action, check_stack
+from blackjack_env.envs.settings import (
+    EnvSettings,
+    IllegalAction,
+    TableArgs,
+    check_action,
+    check_reset_options,
+    check_stack,
+)
 from blackjack_env.envs.step import (
     Decision,
     illegal_message,
@@ -24,6 +29,7 @@ from blackjack_env.envs.step import (
     map_illegal,
     table_action,
 )
+from blackjack_env.envs.view.layout import Layout
 from blackjack_env.strategies import Strategy, make_strategy
 
 __all__ = ["BlackjackAECEnv", "env", "raw_env"]
@@ -127,30 +133,11 @@ class BlackjackAECEnv(AECEnv):
         "is_parallelizable": False,
     }
 
-    def __init__(
-        self,
-        rules: Rules | str = "vegas-strip",
-        num_seats: int = 3,
-        others: Mapping[int, str | Strategy] | None = None,
-        obs_mode: str = "multidiscrete",
-        rounds: int = 1,
-        bet: int | None = None,
-        insurance_decisions: bool = False,
-        illegal_action: str = "map",
-        render_mode: str | None = None,
-    ) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__()
-        settings = EnvSettings.table(
-            rules=rules,
-            num_seats=num_seats,
-            others=others,
-            obs_mode=obs_mode,
-            rounds=rounds,
-            bet=bet,
-            insurance_decisions=insurance_decisions,
-            illegal_action=illegal_action,
-            render_mode=render_mode,
-        )  # every argument checked there, with one ValueError naming it
+        # the signature is TableArgs' (set below the class); every argument is checked
+        # there, with one ValueError naming it
+        settings = EnvSettings.table(*args, **kwargs)
         #: the validated settings (frozen)
         self.settings = settings
         rules = self.rules = settings.rules
@@ -423,6 +410,15 @@ class BlackjackAECEnv(AECEnv):
 
 #: the reset options of the multi-agent table
 _KNOWN_OPTIONS = ("cards",)
+
+
+# The arguments are TableArgs' fields (their defaults and help lines): inspect, help() and
+# the docs show them as BlackjackAECEnv's signature.
+BlackjackAECEnv.__init__.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+    [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+     *TableArgs.signature().parameters.values()],
+    return_annotation=None,
+)
 
 
 def _reset_options(options: Any) -> dict[str, Any]:

@@ -1,52 +1,30 @@
-"""Pure encoding of the learner's view of a table: decisions, action masks, observations.
-
-Everything here is a function of a :class:`~blackjack_env.engine.table.Table`, the
-learner's seat and a frozen :class:`Layout` (the env's configuration of spaces), so
-any environment (the single-seat :class:`~blackjack_env.envs.blackjack.BlackjackEnv`,
-a batched vector env) produces bit-identical observations and masks for the same
-table state. Nothing here mutates the table or draws a card.
-
-The fields of every observation mode are specified in the docstring of
-:class:`~blackjack_env.envs.blackjack.BlackjackEnv`; their positions, bounds, spaces
-and encoders are defined once in :mod:`blackjack_env.envs.view`, which :class:`Layout`
-and the batched env both call (the single env's ``"multidiscrete"`` observations are
-``view.encode_multidiscrete``'s, cached by the compiled ``LearnerView.observe``).
-
-:class:`Decision` and :func:`decision` (what the learner is asked) are
-:mod:`blackjack_env.envs.step`'s, re-exported here. The per-step part, run on every env
-step, lives in the compiled module :mod:`blackjack_env.envs.core` and is re-exported
-here: :func:`focus_index`, :func:`unseen_by_rank`, :func:`hi_lo_true_count`, and the
-:class:`~blackjack_env.envs.core.LearnerView` each :class:`Layout` delegates its
-legal actions, masks and ``"tuple"`` / ``"multidiscrete"`` observations to.
+"""Deprecated module path, kept working: the learner's view of a table is the module family
+:mod:`blackjack_env.envs.view`; :class:`Layout` and :class:`ObsMode` are in
+:mod:`blackjack_env.envs.view.layout`, :func:`check_reset_options` in
+:mod:`blackjack_env.envs.settings`, :class:`Decision` in :mod:`blackjack_env.envs.step`.
+Every name this module had is re-exported here.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from enum import Enum
-from functools import cached_property
-from typing import Any
-
-import numpy as np
-from gymnasium import spaces
-
-from blackjack_env.engine.cards import Rank
-from blackjack_env.engine.hand import Hand
-from blackjack_env.engine.play import HI_LO_TAGS, stand_hit_only
-from blackjack_env.engine.rules import Rules
-from blackjack_env.engine.table import Action, Table
-from blackjack_env.envs import view as fields
-from blackjack_env.envs.core import (
-    LearnerView,
+from blackjack_env.envs.settings import check_reset_options
+from blackjack_env.envs.view.layout import (
+    CHIP_BOUND,
+    COUNT_CLIP,
+    COUNT_HIGH,
+    HI_LO,
+    MAX_TOTAL,
+    RANK_ORDER,
+    Decision,
+    Layout,
+    ObsMode,
+    decision,
+    focus_hand,
     focus_index,
     hi_lo_true_count,
     read_cards,
     unseen_by_rank,
 )
-from blackjack_env.envs.step import Decision, learner_decision
-from blackjack_env.envs.view import CHIP_BOUND, COUNT_CLIP, COUNT_HIGH, MAX_TOTAL
-
-# (CHIP_BOUND, COUNT_CLIP, COUNT_HIGH and MAX_TOTAL are defined in envs/view.py: re-exported)
 
 __all__ = [
     "CHIP_BOUND",
@@ -54,6 +32,7 @@ __all__ = [
     "COUNT_HIGH",
     "HI_LO",
     "MAX_TOTAL",
+    "RANK_ORDER",
     "Decision",
     "Layout",
     "ObsMode",
@@ -65,237 +44,3 @@ __all__ = [
     "read_cards",
     "unseen_by_rank",
 ]
-
-#: Hi-Lo tags by rank, ace to king (``engine.play.HI_LO_TAGS``).
-HI_LO: tuple[int, ...] = HI_LO_TAGS
-
-
-class ObsMode(str, Enum):
-    """The observation encodings (see :class:`~blackjack_env.envs.blackjack.BlackjackEnv`)."""
-
-    TUPLE = "tuple"
-    MULTIDISCRETE = "multidiscrete"
-    VECTOR = "vector"
-    DICT = "dict"
-
-
-#: The learner's decision in a table's state (:func:`.step.learner_decision`, the one
-#: mapping of a table's phase to a :class:`Decision`).
-decision = learner_decision
-
-
-def focus_hand(table: Table, seat: int, last_hand: int) -> Hand | None:
-    """The learner's hand the observation describes (see :func:`focus_index`), or
-    None before the deal."""
-    hands = table.seats[seat].hands
-    return hands[focus_index(table, seat, last_hand)] if hands else None
-
-
-@dataclass(frozen=True)
-class Layout:
-    """The env's spaces for one configuration (rules, observation mode, bets).
-
-    Its per-step methods (``legal``, ``mask``, the ``"tuple"`` / ``"multidiscrete"``
-    observations) forward to :attr:`view`, a compiled
-    :class:`~blackjack_env.envs.core.LearnerView`, which the single env's step calls
-    directly: this class holds what is not per step (spaces, names, the vector and
-    dict encodings) and stays plain Python (a dataclass with cached properties and
-    gymnasium spaces). Measured (2026-11-30): the compiled view and env core make the
-    env 1.7-1.8x faster (41% / 44% slower from source), so the split is kept.
-
-    Args:
-        rules: the table rules (``rules.seats`` seats).
-        obs_mode: one of :class:`ObsMode`.
-        bet_unit: the base bet in chips (rewards are chips divided by it).
-        bet_sizes: bet multiples offered at a bet step, or ``()`` for a fixed bet.
-        insurance_decisions: the learner decides insurance / even money (an
-            ``INSURE`` action exists); otherwise it is always declined.
-    """
-
-    rules: Rules
-    obs_mode: ObsMode
-    bet_unit: int = 1
-    bet_sizes: tuple[int, ...] = ()
-    insurance_decisions: bool = False
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.insurance_decisions, bool):
-            raise ValueError(
-                f"insurance_decisions={self.insurance_decisions!r} must be True or False"
-            )
-        if self.insurance_decisions and not self.rules.insurance:
-            raise ValueError(
-                "insurance_decisions=True needs rules that offer insurance (rules.insurance=True)"
-            )
-
-    # ------------------------------------------------------------- actions
-    @cached_property
-    def n_play(self) -> int:
-        """Play actions: 2 (stand, hit) when the rules allow nothing else, 5 with
-        double / split / surrender, 6 when ``INSURE`` is asked."""
-        if self.insurance_decisions:
-            return 6
-        if stand_hit_only(self.rules):
-            return 2
-        return 5
-
-    @cached_property
-    def n_actions(self) -> int:
-        return self.n_play + len(self.bet_sizes)
-
-    def action_names(self) -> list[str]:
-        """Name of every action index, e.g. ``["STAND", "HIT", ..., "BET_1", "BET_2"]``."""
-        names = [Action(i).name for i in range(self.n_play)]
-        names += [f"BET_{size}" for size in self.bet_sizes]
-        return names
-
-    @cached_property
-    def view(self) -> LearnerView:
-        """The compiled per-step half of this layout (legal actions, masks, the
-        ``"tuple"`` and ``"multidiscrete"`` observations), with its caches."""
-        rules = self.rules
-        return LearnerView(
-            self.n_play,
-            self.bet_sizes,
-            self.bet_unit,
-            rules.min_bet,
-            rules.max_bet,
-            self.insurance_decisions,
-            self.obs_mode.value,
-            rules.max_split_hands,
-        )
-
-    def legal(self, table: Table, seat: int, phase: Decision) -> tuple[int, ...]:
-        """Legal action indices for the learner in ``phase``, ascending."""
-        return self.view.legal(table, int(seat), int(phase))
-
-    def asks_pre_peek(self, engine_legal: tuple[Action, ...]) -> bool:
-        """Whether the learner gets a step at the pre-peek decision whose engine legal
-        actions are ``engine_legal``: when it may surrender early, or insure and the
-        env asks insurance decisions. Otherwise the env declines for it."""
-        return self.view.asks_pre_peek(engine_legal)
-
-    def legal_bet_indices(self, table: Table, seat: int) -> list[int]:
-        """Indices into ``bet_sizes`` the table limits and the seat's bankroll allow."""
-        return self.view.legal_bet_indices(table, int(seat))
-
-    def mask(self, legal: tuple[int, ...]) -> np.ndarray:
-        """``int8`` mask of the action space from legal indices (a new array)."""
-        return self.view.mask(tuple(legal))
-
-    def action_space(self) -> spaces.Discrete:
-        return spaces.Discrete(self.n_actions)
-
-    # -------------------------------------------------------- observations
-    @property
-    def vector_size(self) -> int:
-        return fields.VECTOR_SIZE
-
-    def observation_space(self) -> spaces.Space[Any]:
-        return fields.observation_space(
-            self.obs_mode.value, self.rules.max_split_hands, self.rules.seats, self.n_actions
-        )
-
-    def observe(
-        self,
-        table: Table,
-        seat: int,
-        phase: Decision,
-        last_hand: int,
-        legal: tuple[int, ...],
-        bankroll: float,
-    ) -> Any:
-        """The observation of ``table`` for the learner at ``seat``.
-
-        ``last_hand``: the hand the learner last acted on (see :func:`focus_hand`);
-        ``legal``: :meth:`legal` for this state; ``bankroll``: the learner's
-        bankroll in base bets (the dict mode's ``bankroll``).
-        """
-        mode = self.obs_mode
-        # the compiled view takes exact types (numpy ints, lists of indices are accepted here)
-        seat, last_hand, legal = int(seat), int(last_hand), tuple(legal)
-        if mode is ObsMode.TUPLE or mode is ObsMode.MULTIDISCRETE:
-            return self.view.observe(table, seat, int(phase), last_hand, legal)
-        index, hand, total, soft, up = LearnerView.summary(table, seat, last_hand)
-        if mode is ObsMode.VECTOR:
-            return self._vector(table, seat, phase, index, legal, hand, total, soft, up)
-        return self._dict(table, seat, phase, index, legal, hand, total, soft, up, bankroll)
-
-    # ------------------------------------------------------------- helpers
-    def _vector(
-        self,
-        table: Table,
-        seat: int,
-        phase: Decision,
-        index: int,
-        legal: tuple[int, ...],
-        hand: Hand | None,
-        total: int,
-        soft: int,
-        up: int,
-    ) -> np.ndarray:
-        can_double, can_split, can_surrender = LearnerView.can(legal, int(phase))
-        decks = table.shoe.decks
-        return fields.encode_vector(
-            int(phase), total, soft, up, can_double, can_split, can_surrender,
-            float(phase is Decision.INSURANCE and Action.INSURE in legal), index,
-            self.rules.max_split_hands, len(table.seats[seat].hands),
-            0 if hand is None else len(hand.cards),
-            float(hand is not None and hand.is_pair(False)), hi_lo_true_count(table),
-            1.0 if decks is None else (table.shoe.remaining or 0) / (52 * decks),
-        )
-
-    def _dict(
-        self,
-        table: Table,
-        seat: int,
-        phase: Decision,
-        index: int,
-        legal: tuple[int, ...],
-        hand: Hand | None,
-        total: int,
-        soft: int,
-        up: int,
-        bankroll: float,
-    ) -> dict[str, Any]:
-        rules = self.rules
-        hand_cards = np.zeros(13, dtype=np.int64)
-        if hand is not None:
-            for card in hand.cards:
-                hand_cards[card.rank - 1] += 1
-        dealer_cards = np.zeros(13, dtype=np.int64)
-        shown = table.dealer.cards if table.hole_revealed else table.dealer.cards[:1]
-        for card in shown:
-            dealer_cards[card.rank - 1] += 1
-        seat_cards = np.zeros((rules.seats, 13), dtype=np.int64)
-        for s in table.seats:
-            for h in s.hands:
-                for card in h.cards:
-                    seat_cards[s.index, card.rank - 1] += 1
-        unseen = np.array(unseen_by_rank(table), dtype=np.int64)
-        stake = 0.0 if hand is None else float(hand.bet) / self.bet_unit
-        return fields.encode_dict(
-            int(phase), total, soft, up, index, len(table.seats[seat].hands), hand_cards,
-            dealer_cards, seat_cards.reshape(-1), unseen, hi_lo_true_count(table), stake,
-            bankroll, self.mask(legal),
-        )
-
-
-# The ranks' order in every by-rank field (ace..king), for documentation and tests.
-RANK_ORDER: tuple[Rank, ...] = tuple(Rank)
-
-
-def check_reset_options(options: object, known: tuple[str, ...]) -> dict[str, Any]:
-    """``reset(options=...)`` validated: a dict whose keys are all in ``known``.
-
-    Raises ``ValueError`` naming the wrong type or the unknown keys and the allowed ones.
-    """
-    if not isinstance(options, dict):
-        raise ValueError(f"options must be a dict, got {type(options).__name__}")
-    unknown = sorted(set(options) - set(known))
-    if unknown:
-        raise ValueError(
-            f"unknown reset option(s) {', '.join(map(repr, unknown))}; options are "
-            f"{', '.join(map(repr, known))}"
-        )
-    return options

@@ -40,8 +40,8 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env import VecEnv
 
-from blackjack_env.envs.observations import ObsMode
 from blackjack_env.envs.vector import BlackjackVectorEnv
+from blackjack_env.envs.view.layout import ObsMode
 
 __all__ = ["SB3VecEnv"]
 

@@ -24,25 +24,29 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import math
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
 from blackjack_env.engine.cards import Card
 from blackjack_env.engine.rules import PRESETS, Rules, Surrender, preset
 from blackjack_env.engine.shoe import read_stack
-from blackjack_env.envs.observations import ObsMode
 from blackjack_env.envs.step import IllegalAction
+from blackjack_env.envs.view.layout import ObsMode
 from blackjack_env.strategies import make_strategy
 
 __all__ = [
+    "EnvArgs",
     "EnvSettings",
     "IllegalAction",
+    "TableArgs",
     "action_error",
     "check_action",
+    "check_reset_options",
     "check_stack",
     "json_ready_spec",
     "read_rules",
@@ -121,6 +125,135 @@ def read_rules(rules: Any) -> Rules:
 
 
 @dataclass(frozen=True)
+class EnvArgs:
+    """The arguments of :class:`~blackjack_env.envs.blackjack.BlackjackEnv` as given: the
+    one signature of the single env (its ``__init__`` shows these fields) and, with
+    ``seats_per_table``, of the batched env. Each field has its default and its help line
+    (CleanRL's ``Args``); :meth:`EnvSettings.from_args` checks them all, once, into
+    :class:`EnvSettings`. ``BlackjackEnv(EnvArgs(num_seats=3))`` passes them whole."""
+
+    rules: Rules | str | Mapping[str, Any] = "vegas-strip"
+    """the rules: a ``Rules``, a preset name or a ``Rules.to_dict()`` dict"""
+    num_seats: int | None = None
+    """seats at the table (None: ``rules.seats``); replaces ``rules.seats``"""
+    seat: int = 0
+    """the learner's seat index"""
+    others: str | Callable[..., Any] | Sequence[Any] = "dealer"
+    """the other seats' strategy: a name, a callable ``(table) -> Action``, or one per seat"""
+    obs_mode: str = "multidiscrete"
+    """``"multidiscrete"``, ``"tuple"``, ``"vector"`` or ``"dict"``"""
+    rounds_per_episode: int | None = 1
+    """rounds per episode, or None (no limit)"""
+    bankroll: int | None = None
+    """the learner's starting chips per episode, or None (unlimited credit)"""
+    bet: int | None = None
+    """the base bet in chips (None: the table minimum); rewards are in base bets"""
+    bet_sizes: Sequence[int] | None = None
+    """bet multiples offered at a BET step before each round, or None (a fixed bet)"""
+    insurance_decisions: bool = False
+    """ask the learner for insurance / even money (else always declined)"""
+    illegal_action: str = "map"
+    """what an illegal action does: ``"map"``, ``"raise"`` or ``"penalize"``"""
+    illegal_penalty: float = 1.0
+    """the penalty of ``illegal_action="penalize"``"""
+    render_mode: str | None = None
+    """None, ``"ansi"``, ``"rgb_array"`` or ``"human"``"""
+    info_cards: bool = True
+    """the info carries the cards (False: numeric, fixed-shape entries only)"""
+
+    @classmethod
+    def bind(cls, args: tuple[Any, ...], kwargs: dict[str, Any]) -> EnvArgs:
+        """``BlackjackEnv(*args, **kwargs)``'s arguments as an :class:`EnvArgs` (or one
+        ``EnvArgs`` given whole); an unknown name raises ``ValueError`` naming the
+        arguments there are."""
+        return _bind(cls, "BlackjackEnv", args, kwargs)
+
+    @classmethod
+    def signature(cls) -> inspect.Signature:
+        """The fields as a call signature (with their defaults and types): the single
+        env's ``__init__`` shows it."""
+        return _signature(cls)
+
+
+@dataclass(frozen=True)
+class TableArgs:
+    """The arguments of the multi-agent table
+    (:class:`~blackjack_env.envs.multiagent.BlackjackAECEnv`, and the parallel env) as
+    given, with defaults and help lines; :meth:`EnvSettings.table` checks them."""
+
+    rules: Rules | str | Mapping[str, Any] = "vegas-strip"
+    """the rules: a ``Rules``, a preset name or a ``Rules.to_dict()`` dict"""
+    num_seats: int = 3
+    """seats at the table; replaces ``rules.seats``"""
+    others: Mapping[int, Any] | None = None
+    """seat index -> strategy (name or callable) of the seats the env plays; the rest are agents"""
+    obs_mode: str = "multidiscrete"
+    """``"multidiscrete"``, ``"vector"`` or ``"dict"``"""
+    rounds: int = 1
+    """rounds per episode"""
+    bet: int | None = None
+    """the base bet in chips (None: the table minimum)"""
+    insurance_decisions: bool = False
+    """ask the agents for insurance / even money (else always declined)"""
+    illegal_action: str = "map"
+    """what an illegal action does: ``"map"`` or ``"raise"``"""
+    render_mode: str | None = None
+    """None, ``"ansi"`` or ``"human"``"""
+
+    @classmethod
+    def bind(cls, args: tuple[Any, ...], kwargs: dict[str, Any]) -> TableArgs:
+        """``BlackjackAECEnv(*args, **kwargs)``'s arguments as a :class:`TableArgs` (or
+        one given whole); an unknown name raises ``TypeError`` as a Python call does."""
+        return _bind(cls, "BlackjackAECEnv", args, kwargs)
+
+    @classmethod
+    def signature(cls) -> inspect.Signature:
+        """The fields as a call signature: the multi-agent table's ``__init__`` shows it."""
+        return _signature(cls)
+
+
+_ArgsT = TypeVar("_ArgsT", EnvArgs, TableArgs)
+
+
+def _bind(cls: type[_ArgsT], owner: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> _ArgsT:
+    """``owner(*args, **kwargs)``'s arguments as ``cls`` (an args dataclass)."""
+    if len(args) == 1 and not kwargs and isinstance(args[0], cls):
+        return args[0]
+    names = [f.name for f in dataclasses.fields(cls)]
+    if len(args) > len(names):
+        raise TypeError(
+            f"{owner}.__init__() takes at most {len(names)} positional arguments "
+            f"({len(args)} given)"
+        )
+    given = dict(zip(names, args, strict=False))
+    twice = sorted(set(given) & set(kwargs))
+    if twice:
+        raise TypeError(f"{owner}.__init__() got multiple values for argument {twice[0]!r}")
+    unknown = sorted(set(kwargs) - set(names))
+    if unknown and cls is EnvArgs:
+        raise ValueError(
+            f"unknown argument(s) {', '.join(unknown)}; {owner} takes "
+            f"{', '.join(names)} (rule fields go in rules=preset(name, field=...) "
+            f"or a Rules)"
+        )
+    if unknown:
+        first = next(k for k in kwargs if k not in names)
+        raise TypeError(f"{owner}.__init__() got an unexpected keyword argument {first!r}")
+    return cls(**given, **kwargs)
+
+
+def _signature(cls: type[Any]) -> inspect.Signature:
+    """An args dataclass's fields as a call signature (keyword or positional)."""
+    return inspect.Signature([
+        inspect.Parameter(
+            f.name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=f.default,
+            annotation=f.type,
+        )
+        for f in dataclasses.fields(cls)
+    ])  # fmt: skip
+
+
+@dataclass(frozen=True)
 class EnvSettings:
     """A validated env configuration (build it with :meth:`single`, :meth:`batched` or
     :meth:`table`; the meaning of each field is in the env's docstring).
@@ -132,8 +265,11 @@ class EnvSettings:
         obs_mode, rounds_per_episode, bankroll, bet, bet_sizes, insurance_decisions,
         illegal_action, illegal_penalty, render_mode, info_cards: as the env arguments
         (``bet`` resolved to chips, ``bet_sizes`` a tuple, ``()`` for a fixed bet).
-        seats_per_table: the batched env's learner seats per table (1 elsewhere); with
-            more than one, ``rules.seats`` is this number.
+
+    The number of seats at a table has one name, ``seats``: ``rules.seats`` here (set by
+    the ``num_seats`` argument of the single env and the multi-agent table, and by the
+    batched env's ``seats_per_table``, whose tables seat only learners), ``seats`` of the
+    batched env and of its :class:`~blackjack_env.envs.batch.TableBatch`.
     """
 
     rules: Rules
@@ -149,7 +285,15 @@ class EnvSettings:
     illegal_penalty: float
     render_mode: str | None
     info_cards: bool = True
-    seats_per_table: int = 1
+
+    @property
+    def seats_per_table(self) -> int:
+        """Deprecated: the batched env's seats per table are ``rules.seats``."""
+        warnings.warn(
+            "EnvSettings.seats_per_table is deprecated; use settings.rules.seats (the "
+            "batched env's seats per table)", DeprecationWarning, stacklevel=2,
+        )
+        return 1 if self.others or self.seat else self.rules.seats
 
     @property
     def min_cost(self) -> int:
@@ -169,39 +313,36 @@ class EnvSettings:
 
     # ------------------------------------------------------------- builders
     @classmethod
-    def single(
-        cls,
-        rules: Rules | str | Mapping[str, Any] = "vegas-strip",
-        num_seats: int | None = None,
-        seat: int = 0,
-        others: str | Callable[..., Any] | Sequence[Any] = "dealer",
-        obs_mode: str = "multidiscrete",
-        rounds_per_episode: int | None = 1,
-        bankroll: int | None = None,
-        bet: int | None = None,
-        bet_sizes: Sequence[int] | None = None,
-        insurance_decisions: bool = False,
-        illegal_action: str = "map",
-        illegal_penalty: float = 1.0,
-        render_mode: str | None = None,
-        info_cards: bool = True,
-        **unknown: Any,
-    ) -> EnvSettings:
-        """The settings of one learner seat (``BlackjackEnv``'s arguments)."""
-        if unknown:
-            names = [p for p in inspect.signature(cls.single).parameters if p != "unknown"]
-            raise ValueError(
-                f"unknown argument(s) {', '.join(sorted(unknown))}; BlackjackEnv takes "
-                f"{', '.join(names)} (rule fields go in rules=preset(name, field=...) "
-                f"or a Rules)"
-            )
+    def single(cls, *args: Any, **kwargs: Any) -> EnvSettings:
+        """The settings of one learner seat: ``BlackjackEnv``'s arguments
+        (:class:`EnvArgs`, or one ``EnvArgs`` whole), checked by :meth:`from_args`."""
+        return cls.from_args(EnvArgs.bind(args, kwargs))
+
+    @classmethod
+    def from_args(cls, args: EnvArgs, seats_per_table: int = 1) -> EnvSettings:
+        """:class:`EnvArgs` checked, once, into settings: one learner seat, or (the batched
+        env's ``seats_per_table`` > 1, checked by :meth:`batched`) that many learner seats
+        at each table, every seat a learner."""
+        rules, num_seats, seat, others = args.rules, args.num_seats, args.seat, args.others
+        obs_mode, rounds_per_episode, bankroll = (
+            args.obs_mode, args.rounds_per_episode, args.bankroll
+        )
+        bet, bet_sizes, insurance_decisions = args.bet, args.bet_sizes, args.insurance_decisions
+        illegal_action, illegal_penalty = args.illegal_action, args.illegal_penalty
+        render_mode, info_cards = args.render_mode, args.info_cards
         rules = read_rules(rules)
-        if num_seats is not None:
+        # with several learner seats (batched), every seat is a learner: no seat, no
+        # others (refused by batched), and the seats are set after every other check
+        learners = seats_per_table > 1
+        if num_seats is not None and not learners:
             rules = rules.replace(seats=_num_seats(num_seats, rules))
-        last = rules.seats - 1
-        seat_i = _int_or_none("seat", seat, 0, last, f"an int from 0 to {last}")
-        if seat_i is None:
-            raise ValueError(f"seat=None must be an int from 0 to {rules.seats - 1}")
+        seat_i = 0
+        if not learners:
+            last = rules.seats - 1
+            checked = _int_or_none("seat", seat, 0, last, f"an int from 0 to {last}")
+            if checked is None:
+                raise ValueError(f"seat=None must be an int from 0 to {rules.seats - 1}")
+            seat_i = checked
         mode = _obs_mode(obs_mode, tuple(ObsMode))
         bet_i = _bet(bet, rules)
         sizes = _bet_sizes(bet_sizes, bet_i, rules)
@@ -225,30 +366,27 @@ class EnvSettings:
         penalty = _penalty(illegal_penalty)
         info_cards = _flag("info_cards", info_cards)
         render_mode = _render_mode(render_mode, SINGLE_RENDER_MODES)
-        # ---- other seats: one spec each, in seat order
-        n_others = rules.seats - 1
-        if isinstance(others, (str, bytes)) or callable(others):
-            # checked even when no other seat uses it (bytes: refused there, by name)
-            make_strategy(cast(Any, others), rules, 0)
-            specs: list[Any] = [others] * n_others
-        elif isinstance(others, Sequence):
-            specs = list(others)
-            if len(specs) != n_others:
+        others_by_seat: tuple[tuple[int, Any], ...] = (
+            () if learners else _others(others, rules, seat_i)
+        )
+        if learners:
+            _check_batched_rules(rules)
+            if illegal is IllegalAction.PENALIZE:
                 raise ValueError(
-                    f"others has {len(specs)} entries; the table has {n_others} other seat(s)"
+                    f"illegal_action='penalize' is not supported with "
+                    f"seats_per_table={seats_per_table}; use 'map' or 'raise' (as the "
+                    f"multi-agent table)"
                 )
-        else:
-            raise ValueError(
-                f"others={others!r} must be a strategy name, a callable(table) -> Action, "
-                f"or a sequence of those (one per other seat)"
-            )
-        for spec in specs:
-            make_strategy(spec, rules, 0)  # ValueError names the known strategies
-        other_seats = [s for s in range(rules.seats) if s != seat_i]
+            if seats_per_table > rules.max_seats:
+                raise ValueError(
+                    f"seats_per_table={seats_per_table} is not allowed; these rules seat 1 "
+                    f"to {rules.max_seats} players (give rules with max_seats raised)"
+                )
+            rules = rules.replace(seats=seats_per_table)
         return cls(
             rules=rules,
             seat=seat_i,
-            others=tuple(zip(other_seats, specs, strict=True)),
+            others=others_by_seat,
             obs_mode=mode,
             rounds_per_episode=rounds,
             bankroll=bankroll_i,
@@ -269,7 +407,9 @@ class EnvSettings:
         if not _is_int(seats_per_table) or not 1 <= seats_per_table <= 7:
             raise ValueError(f"seats_per_table={seats_per_table!r} must be an int from 1 to 7")
         if seats_per_table > 1:
-            return cls._batched_seats(int(seats_per_table), kwargs)
+            seats = int(seats_per_table)
+            cls._refuse_for_seats(seats, kwargs)
+            return cls.from_args(EnvArgs.bind((), kwargs), seats)
         if kwargs.get("render_mode") is not None:
             raise ValueError(
                 f"render_mode={kwargs['render_mode']!r}: the batched env does not render; "
@@ -285,9 +425,9 @@ class EnvSettings:
         _check_batched_rules(rules)
         return settings
 
-    @classmethod
-    def _batched_seats(cls, seats: int, kwargs: dict[str, Any]) -> EnvSettings:
-        """:meth:`batched` with ``seats`` learner seats per table."""
+    @staticmethod
+    def _refuse_for_seats(seats: int, kwargs: dict[str, Any]) -> None:
+        """The arguments that do not apply with ``seats`` learner seats per table."""
         for name, allowed in (("num_seats", None), ("bet_sizes", None), ("bankroll", None),
                               ("render_mode", None)):
             if kwargs.get(name, allowed) is not allowed:
@@ -300,41 +440,19 @@ class EnvSettings:
                 f"seats_per_table={seats}: every seat is a learner; 'others' and 'seat' do "
                 f"not apply"
             )
-        # (the rules' own seats are replaced by seats_per_table, as num_seats does): the
-        # settings of one seat, checked once, then seated seats_per_table times
-        rules_1 = read_rules(kwargs.get("rules", "vegas-strip")).replace(seats=1)
-        settings = cls.single(**{**kwargs, "rules": rules_1})
-        _check_batched_rules(settings.rules)
-        if settings.illegal_action is IllegalAction.PENALIZE:
-            raise ValueError(
-                f"illegal_action='penalize' is not supported with seats_per_table={seats}; "
-                f"use 'map' or 'raise' (as the multi-agent table)"
-            )
-        rules = settings.rules
-        if seats > rules.max_seats:
-            raise ValueError(
-                f"seats_per_table={seats} is not allowed; these rules seat 1 to "
-                f"{rules.max_seats} players (give rules with max_seats raised)"
-            )
-        return dataclasses.replace(
-            settings, rules=rules.replace(seats=seats), seats_per_table=seats
-        )
 
     @classmethod
-    def table(
-        cls,
-        rules: Rules | str | Mapping[str, Any] = "vegas-strip",
-        num_seats: int = 3,
-        others: Mapping[int, Any] | None = None,
-        obs_mode: str = "multidiscrete",
-        rounds: int = 1,
-        bet: int | None = None,
-        insurance_decisions: bool = False,
-        illegal_action: str = "map",
-        render_mode: str | None = None,
-    ) -> EnvSettings:
+    def table(cls, *args: Any, **kwargs: Any) -> EnvSettings:
         """The settings of the multi-agent table (``BlackjackAECEnv``'s arguments):
-        ``num_seats`` seats, ``others`` the seats the env plays, every other seat an agent."""
+        ``num_seats`` seats, ``others`` the seats the env plays, every other seat an agent
+        (:class:`TableArgs`, or one ``TableArgs`` whole)."""
+        a = TableArgs.bind(args, kwargs)
+        rules, num_seats, others, obs_mode, rounds, bet = (
+            a.rules, a.num_seats, a.others, a.obs_mode, a.rounds, a.bet
+        )
+        insurance_decisions, illegal_action, render_mode = (
+            a.insurance_decisions, a.illegal_action, a.render_mode
+        )
         rules = read_rules(rules)
         rules = rules.replace(seats=_num_seats(num_seats, rules))
         n = rules.seats
@@ -374,6 +492,31 @@ class EnvSettings:
 
 
 # ------------------------------------------------------------------ field checks
+def _others(others: Any, rules: Rules, seat: int) -> tuple[tuple[int, Any], ...]:
+    """The single env's ``others`` checked: ``(seat, strategy spec)`` for every seat but
+    the learner's ``seat``, in seat order (one spec for all, or one per other seat)."""
+    n_others = rules.seats - 1
+    if isinstance(others, (str, bytes)) or callable(others):
+        # checked even when no other seat uses it (bytes: refused there, by name)
+        make_strategy(cast(Any, others), rules, 0)
+        specs: list[Any] = [others] * n_others
+    elif isinstance(others, Sequence):
+        specs = list(others)
+        if len(specs) != n_others:
+            raise ValueError(
+                f"others has {len(specs)} entries; the table has {n_others} other seat(s)"
+            )
+    else:
+        raise ValueError(
+            f"others={others!r} must be a strategy name, a callable(table) -> Action, "
+            f"or a sequence of those (one per other seat)"
+        )
+    for spec in specs:
+        make_strategy(spec, rules, 0)  # ValueError names the known strategies
+    other_seats = [s for s in range(rules.seats) if s != seat]
+    return tuple(zip(other_seats, specs, strict=True))
+
+
 def _check_batched_rules(rules: Rules) -> None:
     """What the batched tables cannot play (their one check of the rules)."""
     if rules.bet_raising:
@@ -485,6 +628,22 @@ def check_action(action: Any, n: int, names: Sequence[str], where: str = "") -> 
     if message is not None:
         raise ValueError(message)
     return int(action)
+
+
+def check_reset_options(options: object, known: tuple[str, ...]) -> dict[str, Any]:
+    """``reset(options=...)`` validated: a dict whose keys are all in ``known``.
+
+    Raises ``ValueError`` naming the wrong type or the unknown keys and the allowed ones.
+    """
+    if not isinstance(options, dict):
+        raise ValueError(f"options must be a dict, got {type(options).__name__}")
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise ValueError(
+            f"unknown reset option(s) {', '.join(map(repr, unknown))}; options are "
+            f"{', '.join(map(repr, known))}"
+        )
+    return options
 
 
 def check_stack(cards: Any, decks: int | None) -> list[Card]:

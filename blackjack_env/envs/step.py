@@ -23,7 +23,8 @@ The Hi-Lo true count the observations show is the engine's
 
 A new illegal-action policy is a member of ``IllegalAction`` (with its line in
 ``EnvSettings``' checks) and its function here, in scalar and array form, plus the
-branch that calls it in each env's step.
+branch that calls it in the single and the multi-agent env's step (the batched env
+calls :func:`array_play_illegal`, whose branch it is there).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ __all__ = [
     "IllegalAction",
     "array_map_illegal",
     "array_map_illegal_bet",
+    "array_play_illegal",
     "array_table_actions",
     "decision_of_phase",
     "illegal_message",
@@ -89,6 +91,8 @@ class Decision(IntEnum):
     SETTLED = 3
 
 
+# One alias scheme (as envs.core and envs.batch.codes): an enum member is
+# ``_<ENUM>_<MEMBER>``, its int code ``_<MEMBER>``; both derived from the enums.
 _STAND: Final = int(Action.STAND)
 _HIT: Final = int(Action.HIT)
 _DOUBLE: Final = int(Action.DOUBLE)
@@ -96,13 +100,13 @@ _SPLIT: Final = int(Action.SPLIT)
 _SURRENDER: Final = int(Action.SURRENDER)
 _DECLINE: Final = int(Action.DECLINE)
 _ACTIONS: Final = tuple(Action)
-_D_PLAY: Final = Decision.PLAY
-_D_INSURANCE: Final = Decision.INSURANCE
-_D_BET: Final = Decision.BET
-_D_SETTLED: Final = Decision.SETTLED
-_PLAYER_TURNS: Final = Phase.PLAYER_TURNS
-_INSURANCE_PHASE: Final = Phase.INSURANCE
-_BETTING: Final = Phase.BETTING
+_DECISION_PLAY: Final = Decision.PLAY
+_DECISION_INSURANCE: Final = Decision.INSURANCE
+_DECISION_BET: Final = Decision.BET
+_DECISION_SETTLED: Final = Decision.SETTLED
+_PHASE_PLAYER_TURNS: Final = Phase.PLAYER_TURNS
+_PHASE_INSURANCE: Final = Phase.INSURANCE
+_PHASE_BETTING: Final = Phase.BETTING
 _PLAY: Final = int(Decision.PLAY)
 _INSURANCE: Final = int(Decision.INSURANCE)
 #: the playing actions an illegal action falls back to HIT from (when HIT is legal)
@@ -115,13 +119,13 @@ def decision_of_phase(phase: Phase) -> Decision:
     fixed bet never leaves the table there at a step), anything else -> ``SETTLED``.
     (The single env's step, whose table waits for the learner or for no one, reads
     this; :func:`learner_decision` adds the seat.)"""
-    if phase is _PLAYER_TURNS:
-        return _D_PLAY
-    if phase is _INSURANCE_PHASE:
-        return _D_INSURANCE
-    if phase is _BETTING:
-        return _D_BET
-    return _D_SETTLED
+    if phase is _PHASE_PLAYER_TURNS:
+        return _DECISION_PLAY
+    if phase is _PHASE_INSURANCE:
+        return _DECISION_INSURANCE
+    if phase is _PHASE_BETTING:
+        return _DECISION_BET
+    return _DECISION_SETTLED
 
 
 def learner_decision(table: Any, seat: int) -> Decision:
@@ -131,8 +135,8 @@ def learner_decision(table: Any, seat: int) -> Decision:
     reported as ``SETTLED``.
     """
     decision = decision_of_phase(table.phase)
-    if (decision is _D_PLAY or decision is _D_INSURANCE) and table.to_act[0] != seat:
-        return _D_SETTLED
+    if (decision is _DECISION_PLAY or decision is _DECISION_INSURANCE) and table.to_act[0] != seat:
+        return _DECISION_SETTLED
     return decision
 
 
@@ -199,6 +203,30 @@ def array_map_illegal(
     to_hit = (decision == _PLAY) & hit_legal & ((a == _DOUBLE) | (a == _SPLIT) | (a == _SURRENDER))
     mapped = np.where(to_hit, _HIT, _STAND)
     return np.where(illegal, mapped, a)
+
+
+def array_play_illegal(
+    policy: IllegalAction,
+    a: np.ndarray,
+    illegal: np.ndarray,
+    decision: np.ndarray,
+    mask: np.ndarray,
+    names: Sequence[str],
+) -> np.ndarray:
+    """The actions many envs play for actions ``a`` of which ``illegal`` are not legal, by
+    ``policy``: ``RAISE`` raises ``ValueError`` (:func:`illegal_message`, for the first
+    illegal sub-env); ``PENALIZE`` plays :data:`PENALTY_ACTION`; ``MAP`` plays
+    :func:`array_map_illegal`'s action (``decision``: :class:`Decision` codes; ``mask``:
+    ``(N, n)`` the legal actions; bet steps are mapped by :func:`array_map_illegal_bet`)."""
+    if policy is IllegalAction.RAISE:
+        t = int(illegal.nonzero()[0][0])
+        raise ValueError(illegal_message(
+            int(a[t]), names, Decision(decision[t]).name, mask[t].nonzero()[0].tolist(),
+            f"sub-env {t}: ",
+        ))  # fmt: skip
+    if policy is IllegalAction.PENALIZE:
+        return np.where(illegal, PENALTY_ACTION, a)
+    return array_map_illegal(a, illegal, decision, mask[:, _HIT].astype(bool))
 
 
 def array_map_illegal_bet(want: np.ndarray, allowed: np.ndarray) -> np.ndarray:

@@ -23,18 +23,7 @@ class ChipsMixin(BatchState):
         """State for bet steps (:meth:`open_rounds`) and finite bankrolls (:meth:`chips`)."""
         rules = self.rules
         n = self.num_tables
-        sizes = tuple(bet_sizes)
-        if any(isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1 for k in sizes):
-            raise ValueError(f"bet_sizes={bet_sizes!r} must be ints >= 1 (multiples of the bet)")
-        if bankroll is not None and (
-            isinstance(bankroll, bool)
-            or not isinstance(bankroll, (int, np.integer))
-            or bankroll < 0
-        ):
-            raise ValueError(
-                f"bankroll={bankroll!r} must be None (unlimited credit) or an int >= 0"
-            )
-        self.bet_sizes = tuple(int(k) for k in sizes)
+        self.bet_sizes = tuple(bet_sizes)
         if self.bet_sizes:  # each round stakes the size bet on it: the stake is not fixed
             self._stake_fixed = False
         #: tables between rounds, opened by :meth:`open_rounds` (awaiting a bet)
@@ -68,7 +57,7 @@ class ChipsMixin(BatchState):
             base = self._legal_rows.size
             poor_rows = packed.view(np.uint64).reshape(-1)
             self._legal_rows = np.concatenate([self._legal_rows, poor_rows])
-            # (the public table and its phases gain the same rows, at the same keys)
+            # the public table and its phases gain the same rows, at the same keys
             self.legal_table = np.concatenate([self.legal_table, rows])
             self.legal_table.flags.writeable = False
             self.legal_table_phase = np.concatenate([

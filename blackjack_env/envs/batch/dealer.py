@@ -45,10 +45,10 @@ class DealerMixin(BatchState):
         (None with one hand)."""
         self.phase[idx] = _OVER
         nh = None
-        if self.max_hands > 1:  # (one hand: the cursor is always on hand 0)
+        if self.max_hands > 1:  # one hand: the cursor is always on hand 0
             nh = self.nhands.take(idx)
             self.cur[idx] = nh - 1
-        if not self._no_hole:  # (every table shows its hole card, played or not)
+        if not self._no_hole:  # every table shows its hole card, played or not
             self.hole_revealed[idx] = True
         return nh
 
@@ -70,7 +70,7 @@ class DealerMixin(BatchState):
             idx = idx.take(keep)
             if surrender:
                 plays = plays.take(keep)
-        # (without surrender every open table plays)
+        # without surrender every open table plays
         self._dealer_draws(idx, idx.compress(plays) if surrender else idx)
         if self._highest:
             self._settle_highest(f, t)
@@ -127,7 +127,7 @@ class DealerMixin(BatchState):
         hits, tag = self._dealer_hits, self._draw_tag
         j = 0
         while act.size and j < room:
-            # (every table still drawing has drawn j cards: its next card is at first + j)
+            # every table still drawing has drawn j cards: its next card is at first + j
             u = self._uniforms(act.size)
             fi = first.take(act)
             fi += j

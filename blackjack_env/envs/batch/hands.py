@@ -119,10 +119,10 @@ class HandsMixin(BatchState):
             if self.bankroll is not None:  # the rows without DOUBLE where it is not covered
                 key += self._poor_play_offset * self._short_of_double(decide)
             if np.count_nonzero(decide) != decide.size:
-                # (by index: a boolean mask as random as the tables' phases is slow to
-                # branch on, element by element, in putmask, where or mask indexing)
+                # by index: a boolean mask as random as the tables' phases is slow to
+                # branch on, element by element, in putmask, where or mask indexing
                 key[(~decide).nonzero()[0]] = self._over_key
-        # (the INSURE phase occurs only under _pre_peek)
+        # the INSURE phase occurs only under _pre_peek
         if self._pre_peek and np.count_nonzero(decide) != decide.size:
             ins = (phase == _INSURE_PHASE).nonzero()[0]
             if ins.size:
@@ -152,7 +152,7 @@ class HandsMixin(BatchState):
         (a hit whose stake doubles where the rules double), surrender, split; a finished
         hand moves play on (:meth:`_advance`)."""
         if self.max_hands == 1:  # one hand, never split: hand 0 (last_hand stays 0)
-            h = idx  # (never read: no split)
+            h = idx  # never read: no split
             f = idx
         else:
             h = self.cur.take(idx)
@@ -201,7 +201,7 @@ class HandsMixin(BatchState):
             self._split(idx[split], h[split], split_cards)
         finished = self._done.take(f).nonzero()[0]
         if finished.size:
-            if self.max_hands == 1:  # (as _advance: hand 0 is done, the dealer plays)
+            if self.max_hands == 1:  # as _advance: hand 0 is done, the dealer plays
                 self._to_dealer.append(idx.take(finished))
             else:
                 self._advance(idx.take(finished))
@@ -251,7 +251,7 @@ class HandsMixin(BatchState):
         stake = play.array_split_stake(self.rules, self._stake[f])
         self._stake[f] = stake
         self._stake[fn] = stake
-        self._hard[f] -= v1  # (the hand keeps its first card)
+        self._hard[f] -= v1  # the hand keeps its first card
         self._ace[f] = self._r0[f] == 0
         self.nhands[t] += 1
         self._second_card(f, t, cards)
@@ -265,7 +265,7 @@ class HandsMixin(BatchState):
             cards = self._draw(t)
         r0 = self._r0[f]
         r1 = self._rank_of_id.take(cards)
-        ranks = 13 * r0 + r1  # (the hand's one card is its first: _two_hard and others)
+        ranks = 13 * r0 + r1  # the hand's one card is its first: _two_hard and others
         self._hard[f] = self._two_hard.take(ranks)
         self._ace[f] = self._two_ace.take(ranks)
         self._ncards[f] = 2
@@ -273,7 +273,7 @@ class HandsMixin(BatchState):
         if self.track_cards:
             self._hand_ranks_f[f, r1] += 1
         key = self._second_key.take(ranks)  # split aces, natural, 21
-        if self._splits:  # (split aces: the seat holds two hands or more)
+        if self._splits:  # split aces: the seat holds two hands or more
             ok = self._split_allowed(self._pair.take(ranks), self.nhands[t], r0 == 0, f)
             key += 4 * ok
         finish = self._split_done.take(key)  # engine.play.split_hand_done

@@ -56,10 +56,10 @@ class RoundMixin(BatchState):
         if self.bankroll is not None:  # the last round's result joins the bankroll
             self.bankroll[idx] += self._on_table_units(idx)
         # previous round's cards go to the discard tray
-        if not self.infinite:  # (an infinite deck is never reshuffled: reshuffled stays False)
+        if not self.infinite:  # an infinite deck is never reshuffled: reshuffled stays False
             pos = self.pos.take(idx)
             self.round_start[idx] = pos
-            dealt = pos + self._dealt_minus_pos.take(idx)  # (as needs_shuffle)
+            dealt = pos + self._dealt_minus_pos.take(idx)  # as needs_shuffle
             shuffle = dealt > 0 if self._cut is None else dealt >= self._cut
             self.reshuffled[idx] = shuffle
             if np.count_nonzero(shuffle):
@@ -74,16 +74,15 @@ class RoundMixin(BatchState):
                         f"a table's cards are stacked at its seat-0 row"
                     )
                 self.stack(int(t), cards)
-        # (no table can have stacked cards pending if stack() was never called)
+        # no table can have stacked cards pending if stack() was never called
         self._stacked_any = self._ever_stacked and bool(
             np.count_nonzero(self.stacked_end > self.pos)
         )
         # hand 0 starts afresh; hands 1.. are written when a split creates them
-        # (hand 0 of table t is element t of the flat hand arrays)
         for arr in self._round_flags:
             arr[idx] = 0
         self._outcome[idx] = -1
-        if self.max_hands > 1:  # (one hand: these never change from 1, 0, 0)
+        if self.max_hands > 1:  # one hand: these never change from 1, 0, 0
             # hands past nhands hold a net of -0.0 (x + -0.0 is x): step sums all hands
             split = idx.compress(self.nhands.take(idx) > 1)
             if split.size:
@@ -91,7 +90,7 @@ class RoundMixin(BatchState):
             self.nhands[idx] = 1
             self.cur[idx] = 0
             self.last_hand[idx] = 0
-        if self._pre_peek:  # (otherwise nobody ever insures: both stay 0)
+        if self._pre_peek:  # otherwise nobody ever insures: both stay 0
             self.insurance[idx] = 0.0
             self.insurance_net[idx] = 0.0
         self.hole_revealed[idx] = False
@@ -105,7 +104,7 @@ class RoundMixin(BatchState):
         ak = self._ace_of_id.take(ids)
         r1, ru, r2 = rk[0], rk[1], rk[2]
         up_value = vk[1]
-        up_ace = ak[1]  # (by rank: custom values may give another card the value 1)
+        up_ace = ak[1]  # by rank: custom values may give another card the value 1
         self._r0[idx] = r1
         self._r1[idx] = r2
         hard = vk[0] + vk[2]
@@ -126,7 +125,7 @@ class RoundMixin(BatchState):
             if not self._no_hole:
                 self.dealer_ranks[idx, rk[3]] += 1
         self.up[idx] = ids[1]
-        if self._pre_peek or not self._stand_hit_only:  # (read by legal_keys only then)
+        if self._pre_peek or not self._stand_hit_only:  # read by legal_keys only then
             self._up_key[idx] = play.KEY_UPCARD * ru
         if self._no_hole:
             self.d_hard[idx] = up_value
@@ -141,9 +140,9 @@ class RoundMixin(BatchState):
             self.d_ace[idx] = d_ace
             self.d_n[idx] = 2
 
-        bj = play.array_natural(2, hard, ace)  # (two cards each)
+        bj = play.array_natural(2, hard, ace)  # two cards each
         dealt_to = idx
-        effect = self._natural_effect  # (play.dealt_natural_effect)
+        effect = self._natural_effect  # play.dealt_natural_effect
         if effect is not NaturalEffect.PLAY and np.count_nonzero(bj):
             if effect is NaturalEffect.PAY:
                 self._pay(idx.compress(bj), _BJ)
@@ -152,10 +151,10 @@ class RoundMixin(BatchState):
         # a blackjack needs an ace and a ten-value card: peek under either (the ace by
         # rank, since custom values may give a non-ace the value 1)
         self.phase[idx] = _DECIDE
-        if self._peek:  # (no peek: peek_possible stays False)
+        if self._peek:  # no peek: peek_possible stays False
             peek_possible = self._peek_by_rank.take(ru)
             self.peek_possible[idx] = peek_possible
-            ask = None  # (nobody is asked the pre-peek question unless _pre_peek)
+            ask = None  # nobody is asked the pre-peek question unless _pre_peek
             if self._pre_peek:
                 ask = peek_possible & ~self._settled.take(idx)
                 ask &= self._asks_pre_peek.take(2 * ru + bj)
@@ -177,10 +176,10 @@ class RoundMixin(BatchState):
                     idx, peek_possible & play.array_natural(2, d_hard, d_ace), natural,
                     at_deal=True,
                 )
-        # (as _advance_fresh: the cursor is on hand 0 since the top) hand 0 has two
-        # cards, so it is done exactly when it is a natural that is paid at the deal or
-        # ends the hand, or a 21 under auto_stand_21; those still to play (DECIDE: not a
-        # dealer blackjack, not asked the pre-peek question) go to the dealer
+        # the cursor is on hand 0 (as in _advance_fresh); hand 0 has two cards, so it is
+        # done exactly when it is a natural that is paid at the deal or ends the hand, or a
+        # 21 under auto_stand_21; those still to play (DECIDE: not a dealer blackjack, not
+        # asked the pre-peek question) go to the dealer
         if effect is NaturalEffect.PAY or self._natural_stands:
             fin = dealt_to.compress(bj)
             if fin.size:
@@ -236,7 +235,7 @@ class RoundMixin(BatchState):
                 done_bj = self._done[rest] & ~self._settled[rest] & self._is_bj(rest, rest)
             elif natural is None:
                 return rest
-            else:  # (at the deal: done & unsettled & natural is exactly this)
+            else:  # at the deal: done & unsettled & natural is exactly this
                 done_bj = natural
             if np.count_nonzero(done_bj):
                 self._pay(rest.compress(done_bj), _BJ)
@@ -304,9 +303,9 @@ class RoundMixin(BatchState):
         if self.seats > 1:  # a table's round ends for all its seats at once
             round_over = round_over.reshape(-1, self.seats).any(axis=1).repeat(self.seats)
             self._sync_shoes()
-        net = self._round_nets(self.net, self.insurance_net)  # (whole width)
+        net = self._round_nets(self.net, self.insurance_net)  # whole width
         reward = np.zeros(self.num_tables, dtype=np.float64)
-        ro = round_over.nonzero()[0]  # (by index: faster than np.where on a random mask)
+        ro = round_over.nonzero()[0]  # by index: faster than np.where on a random mask
         reward[ro] = net.take(ro)
         return round_over, reward
 
@@ -335,7 +334,7 @@ class RoundMixin(BatchState):
         their insurance nets ``(m,)``."""
         hands = net[0] if self.max_hands == 1 else np.add.reduce(net, axis=0)
         if self._pre_peek or self._negative_zero:
-            hands = hands + insurance_net  # (-0.0 + 0.0 is 0.0)
+            hands = hands + insurance_net  # -0.0 + 0.0 is 0.0
         return hands / self.bet if self.bet != 1 else hands
 
     def _act_insurance(self, idx: np.ndarray, actions: np.ndarray) -> None:

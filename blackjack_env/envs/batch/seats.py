@@ -44,7 +44,7 @@ class SeatsMixin(BatchState):
         """``(T', S)``: every row of the tables of ``rows`` (each table once, ascending)."""
         s = self.seats
         tables = np.zeros(self.num_tables // s, dtype=bool)
-        tables[rows // s] = True  # (a mark per table: cheaper than np.unique)
+        tables[rows // s] = True  # a mark per table: cheaper than np.unique
         return tables.nonzero()[0][:, None] * s + np.arange(s)
 
     def _sync_shoes(self) -> None:
@@ -73,12 +73,12 @@ class SeatsMixin(BatchState):
                 f"with {s} seats per table a round starts at whole tables (rows t * {s} .. "
                 f"t * {s} + {s - 1})"
             )
-        dealt = self._draw_many(idx[::s], 2 * s + k - 2).T  # (tables, cards)
+        dealt = self._draw_many(idx[::s], 2 * s + k - 2).T  # shape (tables, cards)
         seat = np.arange(s)
         cols = [seat, np.full(s, s), s + 1 + seat]
         if k == 4:
             cols.append(np.full(s, 2 * s + 1))
-        ids = dealt[:, np.stack(cols)]  # (tables, k, seats)
+        ids = dealt[:, np.stack(cols)]  # shape (tables, k, seats)
         return ids.transpose(1, 0, 2).reshape(k, -1).astype(np.intp)
 
     def _ask_seats(self, idx: np.ndarray, ask: np.ndarray) -> np.ndarray:
@@ -111,7 +111,7 @@ class SeatsMixin(BatchState):
         """Several seats: the hands of rows ``idx`` are all done; the dealer plays at the
         tables whose seats are all done."""
         self.phase[idx] = _SEAT_DONE
-        if self.max_hands > 1:  # (the cursor stays on a hand the seat holds)
+        if self.max_hands > 1:  # the cursor stays on a hand the seat holds
             self.cur[idx] = self.nhands[idx] - 1
         rows = self._table_rows(idx)
         ready = (self.phase[rows] == _SEAT_DONE).all(axis=1)
@@ -133,7 +133,7 @@ class SeatsMixin(BatchState):
         # the unsettled hands, settled at the end (the rows of tables with none hold
         # none); the walk adds the split hands to any_open and plays
         f, t = self._hand_grid(rows, nh, any_open, plays)
-        if plays is None:  # (without surrender every open seat plays)
+        if plays is None:  # without surrender every open seat plays
             plays = any_open
         t_open = any_open.reshape(-1, s).any(axis=1)
         t_plays = plays.reshape(-1, s).any(axis=1)

@@ -82,7 +82,7 @@ class SettlementMixin(BatchState):
         Looked up by the two hands (total, natural) in :meth:`_outcome_by_hands`."""
         by_hands = self._by_hands
         width = by_hands.shape[1] // 2
-        two = self._ncards.take(f) == 2  # (a natural: two cards, an ace and a hard 11)
+        two = self._ncards.take(f) == 2  # a natural: two cards, an ace and a hard 11
         if self.max_hands > 1 and not self._split_naturals:
             two &= self.nhands.take(t) == 1
         key = self._hard.take(f)
@@ -120,7 +120,7 @@ class SettlementMixin(BatchState):
         top = np.full(self.num_tables, -1, dtype=np.int64)
         np.maximum.at(top, t, total)
         judged = play.array_highest_hand_judged(total, top[t], self.d_hard[t] > 21)
-        out = np.full(f.size, _LOSS, dtype=np.int64)  # (play.highest_hand_outcomes)
+        out = np.full(f.size, _LOSS, dtype=np.int64)  # play.highest_hand_outcomes
         if np.count_nonzero(judged):
             out[judged] = self._compare(f[judged], t[judged])
         self._pay_outcomes(f, out)

@@ -59,7 +59,7 @@ class ShoeMixin(BatchState):
         self._pool: np.ndarray = np.zeros(0)
         self._pool_pos = 0
         decks = self.decks
-        if decks is None:  # (self.infinite)
+        if decks is None:
             self.shoe_size = 416  # the stacked-card buffer
         else:
             self.shoe_size = 52 * decks
@@ -171,7 +171,7 @@ class ShoeMixin(BatchState):
         if self._stacked_any:
             offset[pos < self.stacked_end[idx]] = 0
         fj = fi + offset
-        # (as intp once: the card tables are read with it several times)
+        # as intp once: the card tables are read with it several times
         cards = deal_swap(self._shoe_flat, fi, fj).astype(np.intp)
         pos += 1
         self.pos[idx] = pos
@@ -208,7 +208,7 @@ class ShoeMixin(BatchState):
         picks += slots
         for j in range(k):
             deal_swap(flat, slots[j], picks[j], out=out[j])
-        out = out.astype(np.intp)  # (once: the card tables are read with it several times)
+        out = out.astype(np.intp)  # once: the card tables are read with it several times
         if self.track_cards:
             for j in range(k):
                 self.counts[idx, self._rank_of_id.take(out[j])] -= 1
@@ -266,7 +266,7 @@ class ShoeMixin(BatchState):
         """
         wanted = parse_cards(cards) if isinstance(cards, str) else list(cards)
         ids = [c.index for c in wanted]
-        if self.seats > 1:  # (a row: its table's shoe, held by the row of seat 0)
+        if self.seats > 1:  # a row: its table's shoe, held by the row of seat 0
             t = int(self.lead_row[t])
         pos = int(self.pos[t])
         row = self.shoe[t]
@@ -354,5 +354,5 @@ class ShoeMixin(BatchState):
         hilo = self.undealt_hilo
         left = self.shoe_size - self.pos
         hidden = (self.hole >= 0) & ~self.hole_revealed
-        # (hole -1, no hole card: take reads the last entry, times hidden False)
+        # hole -1, no hole card: take reads the last entry, times hidden False
         return hilo + self._hilo_of_id.take(self.hole) * hidden, left + hidden

@@ -11,6 +11,8 @@ arrays and pickling.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from blackjack_env.engine import play
@@ -93,6 +95,35 @@ class TableBatch(
         bankroll: int | None = None,
         seats: int = 1,
     ) -> None:
+        self._check_args(rules, num_tables, bet, bet_sizes, bankroll, seats)
+        self._build(
+            rules, int(num_tables), rng, int(bet), ask_insurance, track_cards,
+            tuple(int(k) for k in bet_sizes), None if bankroll is None else int(bankroll),
+            int(seats),
+        )  # fmt: skip
+
+    @classmethod
+    def from_settings(
+        cls, settings: Any, num_tables: int, rng: np.random.Generator, track_cards: bool = False
+    ) -> TableBatch:
+        """The tables of the batched env, from its validated
+        :class:`~blackjack_env.envs.settings.EnvSettings` (``rules``, ``bet``,
+        ``insurance_decisions``, ``bet_sizes``, ``bankroll``; ``rules.seats`` seats), whole:
+        what the settings checked is not checked again (``num_tables`` is the env's
+        ``num_envs``, checked there)."""
+        batch = cls.__new__(cls)
+        batch._build(
+            settings.rules, num_tables, rng, settings.bet, settings.insurance_decisions,
+            track_cards, settings.bet_sizes, settings.bankroll, settings.rules.seats,
+        )  # fmt: skip
+        return batch
+
+    @staticmethod
+    def _check_args(
+        rules: Any, num_tables: Any, bet: Any, bet_sizes: Any, bankroll: Any, seats: Any
+    ) -> None:
+        """The constructor's arguments checked (``ValueError`` naming the argument), for
+        direct use; :meth:`from_settings` skips them (the env's settings checked them)."""
         if not isinstance(rules, Rules):
             raise TypeError(f"rules must be a Rules, got {type(rules).__name__}")
         if isinstance(seats, bool) or not isinstance(seats, (int, np.integer)) or not (
@@ -130,6 +161,31 @@ class TableBatch(
                 f"bet={bet!r} must be an int within the table limits "
                 f"{rules.min_bet}..{rules.max_bet}"
             )
+        sizes = tuple(bet_sizes)
+        if any(isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1 for k in sizes):
+            raise ValueError(f"bet_sizes={bet_sizes!r} must be ints >= 1 (multiples of the bet)")
+        if bankroll is not None and (
+            isinstance(bankroll, bool)
+            or not isinstance(bankroll, (int, np.integer))
+            or bankroll < 0
+        ):
+            raise ValueError(
+                f"bankroll={bankroll!r} must be None (unlimited credit) or an int >= 0"
+            )
+
+    def _build(
+        self,
+        rules: Rules,
+        num_tables: int,
+        rng: np.random.Generator,
+        bet: int,
+        ask_insurance: bool,
+        track_cards: bool,
+        bet_sizes: tuple[int, ...],
+        bankroll: int | None,
+        seats: int,
+    ) -> None:
+        """Set every attribute (:class:`~.state.BatchState`) from checked arguments."""
         self.rules = rules
         self.rng = rng
         self.bet = int(bet)
@@ -162,8 +218,8 @@ class TableBatch(
         self._by_hands = self._outcome_by_hands()  # the same, keyed by the hands (_compare)
         self._dealer_hits = play.dealer_draw_table(rules)  # entry 2 * hard + ace
         # the dealer hand's key after one more card: entry 52 * (2 * hard + ace) + card id
-        # (a key where the dealer stands keeps it; drawing keys stay below 64: hard <= 16
-        # plus a card of at most 10)
+        # a key where the dealer stands keeps it; drawing keys stay below 64: hard <= 16
+        # plus a card of at most 10
         keys = np.arange(64)
         after = 2 * (keys[:, None] // 2 + self._value_of_id[None, :])
         after |= (keys[:, None] % 2 == 1) | self._ace_of_id[None, :]
@@ -199,7 +255,7 @@ class TableBatch(
         self._pair = play.pair_table(rules)  # is_pair at 13 * rank index + rank index
         # split_allowed at 18 * pair + 2 * hands + split aces
         self._split_ok = play.split_allowed_table(rules).reshape(-1)
-        # (the bet is fixed: a hand's stake at a split decision is the bet)
+        # the bet is fixed: a hand's stake at a split decision is the bet
         self._splits = play.split_stake_ok(rules, self.bet, True) and bool(
             play.split_allowed_table(rules)[:, 1:].any()
         )
@@ -224,7 +280,7 @@ class TableBatch(
         self._two_hard = self._values.take(r0) + self._values.take(r1)
         self._two_ace = (r0 == 0) | (r1 == 0)
         self._second_key = 8 * (r0 == 0) + (play.array_total(self._two_hard, self._two_ace) == 21)
-        if self._split_naturals:  # (else a split hand is never a natural: _is_bj)
+        if self._split_naturals:  # else a split hand is never a natural: _is_bj
             self._second_key += 2 * play.array_natural(2, self._two_hard, self._two_ace)
         self._naturals_paid_at_peek = play.natural_paid_at_peek(rules)
         # what a dealt natural does (play.dealt_natural_effect) and how hands settle
@@ -263,7 +319,7 @@ class TableBatch(
         self.settled = np.zeros((h, n), dtype=bool)
         self.outcome = np.full((h, n), -1, dtype=np.int64)
         self.net = np.zeros((h, n), dtype=np.float64)
-        self.net[1:] = -0.0  # (a hand past nhands: RoundMixin.step sums every hand)
+        self.net[1:] = -0.0  # a hand past nhands: RoundMixin.step sums every hand
         self.insurance = np.zeros(n, dtype=np.float64)
         self.insurance_net = np.zeros(n, dtype=np.float64)
         self._hand_fields = (

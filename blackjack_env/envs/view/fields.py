@@ -1,7 +1,7 @@
 """The learner's view, defined once: every observation mode's fields and its encoders.
 
 Each mode's fields (their positions, ranges and dtypes) are named here and nowhere
-else; the single env (:mod:`~blackjack_env.envs.observations` and the compiled
+else; the single env (:mod:`~blackjack_env.envs.view.layout` and the compiled
 :mod:`~blackjack_env.envs.core`), the batched env (:mod:`~blackjack_env.envs.vector`),
 the multi-agent env (through the single env's layout), ``blackjack_env.agents.obs``
 (decoding, and encoding the analysis's states for exact grading) and the simulator
@@ -36,6 +36,58 @@ from typing import Any, Final
 
 import numpy as np
 from gymnasium import spaces
+
+__all__ = [
+    "BUCKET_CLIP",
+    "CHIP_BOUND",
+    "COUNT_CLIP",
+    "COUNT_HIGH",
+    "DICT_KEYS",
+    "MAX_TOTAL",
+    "MD_CAN_DOUBLE",
+    "MD_CAN_SPLIT",
+    "MD_CAN_SURRENDER",
+    "MD_COUNT",
+    "MD_HAND_INDEX",
+    "MD_PHASE",
+    "MD_SIZE",
+    "MD_SOFT",
+    "MD_TOTAL",
+    "MD_UPCARD",
+    "N_PHASES",
+    "TUPLE_SOFT",
+    "TUPLE_TOTAL",
+    "TUPLE_UPCARD",
+    "UPCARD_HIGH",
+    "VECTOR_SIZE",
+    "VEC_CAN_DOUBLE",
+    "VEC_CAN_INSURE",
+    "VEC_CAN_SPLIT",
+    "VEC_CAN_SURRENDER",
+    "VEC_CARDS",
+    "VEC_CARDS_SCALE",
+    "VEC_COUNT_SCALE",
+    "VEC_HAND_INDEX",
+    "VEC_NUM_HANDS",
+    "VEC_PAIR",
+    "VEC_PHASE",
+    "VEC_SHOE",
+    "VEC_SOFT",
+    "VEC_TOTAL",
+    "VEC_TRUE_COUNT",
+    "VEC_UPCARD",
+    "count_bucket",
+    "dict_space",
+    "encode_dict",
+    "encode_multidiscrete",
+    "encode_tuple",
+    "encode_vector",
+    "multidiscrete_nvec",
+    "observation_space",
+    "tuple_space",
+    "vector_space",
+]
+
 
 # ------------------------------------------------------------------ shared bounds
 #: Largest hand total an observation can show (hard 21 hit with a 10 gives 31).

@@ -1,0 +1,268 @@
+"""The batched env's learner view: the decision, the action mask and the observation of
+every sub-env, built from the tables' arrays (a mixin of
+:class:`~blackjack_env.envs.vector.BlackjackVectorEnv`).
+
+The fields and their encoders are :mod:`blackjack_env.envs.view.fields`, the same functions
+the single env's :class:`~blackjack_env.envs.view.layout.Layout` calls, so the batched
+and single observations are equal for the same table state (the parity tests compare
+them). :meth:`ObserveMixin._refresh` reads the decision (``envs.step``'s
+``DECISION_BY_BATCH_PHASE``) and the mask row of every table;
+:meth:`ObserveMixin._observation` encodes the observation in the env's mode, with the
+BET step's observation at the tables that await a bet.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from blackjack_env.engine import play
+from blackjack_env.engine.play import Action, array_hi_lo_true_count, array_soft
+from blackjack_env.envs.batch import TableBatch
+from blackjack_env.envs.step import DECISION_BY_BATCH_PHASE, Decision
+from blackjack_env.envs.vector_bets import BetsMixin
+from blackjack_env.envs.view import fields
+from blackjack_env.envs.view.layout import ObsMode
+
+__all__ = ["ObserveMixin"]
+
+_STAND, _HIT, _DOUBLE, _SPLIT, _SURRENDER, _INSURE = (int(a) for a in Action if a < Action.DECLINE)
+_DECISION = DECISION_BY_BATCH_PHASE
+_PLAY, _INSURANCE, _SETTLED = int(Decision.PLAY), int(Decision.INSURANCE), int(Decision.SETTLED)
+_BET = int(Decision.BET)
+
+#: Hi-Lo true counts, batched (``engine.play.array_hi_lo_true_count``; the callers pass
+#: minus the Hi-Lo sum of the unseen cards: a full shoe's sum is 0)
+_true_counts = array_hi_lo_true_count
+
+
+class ObserveMixin(BetsMixin):
+    """The observation, phase and mask methods of
+    :class:`~blackjack_env.envs.vector.BlackjackVectorEnv`."""
+
+    def _refresh(self) -> None:
+        """Recompute the observation phase and the action masks from the batch."""
+        batch = self.batch
+        assert batch is not None
+        if self._mask_rows is None:
+            self._mask_rows = self._mask_table(batch)
+        self._phase = _DECISION.take(batch.phase)
+        self._mask = self._mask_rows.take(batch.legal_keys(), axis=0)
+        if self._bets:
+            self._refresh_bets()
+        if self.seats > 1:  # a seat the table does not wait for: SETTLED, every action
+            self._acting = batch.acting()
+            waiting = ~self._acting
+            self._phase[waiting] = _SETTLED
+            self._mask[waiting] = 1
+
+    def _mask_table(self, batch: TableBatch) -> np.ndarray:
+        """``(K, n)`` int8: the action-mask row of a table by its batch key
+        (:meth:`TableBatch.legal_keys`), built once from the batch's ``legal_table``.
+
+        A hand in play: its legal playing actions (never INSURE); the pre-peek question:
+        STAND (decline), and INSURE / SURRENDER where the batch allows them; a settled
+        round: every action (any action continues)."""
+        cm = batch.legal_table
+        phase = _DECISION.take(batch.legal_table_phase)
+        n_play = self._n_play
+        mask = np.zeros((cm.shape[0], self._n_actions), dtype=np.int8)
+        mask[:, :n_play] = cm[:, :n_play]
+        if n_play == 6:
+            mask[:, _INSURE] = False
+        ins = phase == _INSURANCE
+        if n_play > _SURRENDER:  # with fewer actions no pre-peek question is asked
+            mask[ins, _STAND] = 1
+            if n_play == 6:
+                mask[ins, _INSURE] = cm[ins, _INSURE]
+            mask[ins, _SURRENDER] = cm[ins, _SURRENDER]
+            mask[ins, _HIT] = 0
+            mask[ins, _DOUBLE] = 0
+            mask[ins, _SPLIT] = 0
+        mask[phase == _SETTLED] = 1  # a settled round: any action continues
+        mask.flags.writeable = False
+        return mask
+
+    def _focus(self) -> tuple[np.ndarray, np.ndarray]:
+        """The hand each sub-env's observation describes (``focus_index``: the hand to act
+        in play, else the hand last acted on; the batch's ``last_hand`` is always a hand
+        the round holds, so no clamp is needed) and where the learner is in play."""
+        batch = self.batch
+        assert batch is not None
+        play = self._phase == _PLAY
+        if batch.max_hands == 1:
+            return np.zeros(self.num_envs, dtype=np.int64), play
+        h = batch.last_hand.copy()
+        p = play.nonzero()[0]  # by index: faster than np.where on a random mask
+        h[p] = batch.cur.take(p)
+        return h, play
+
+    def _true_count(self) -> np.ndarray:
+        batch = self.batch
+        assert batch is not None
+        if self._infinite:
+            return np.zeros(self.num_envs, dtype=np.float64)
+        unseen_hilo, remaining = batch.unseen_hilo()
+        return _true_counts(-unseen_hilo, remaining)
+
+    def _count_buckets(self) -> np.ndarray | None:
+        """The multidiscrete count field of each table, looked up by (running count,
+        unseen cards) in a table of :func:`fields.count_bucket` of :func:`_true_counts`
+        built once (the same values, computed once per pair); None for an infinite deck.
+        """
+        batch = self.batch
+        assert batch is not None
+        if self._infinite:
+            return None
+        unseen_hilo, remaining = batch.unseen_hilo()
+        if self._bucket_rows is None:  # rows by running count, columns by unseen cards
+            width = batch.shoe_size + 1
+            # |running| is at most the cards of one tag in the shoe
+            tags = np.array(play.HI_LO_TAGS)
+            assert self._full_ranks is not None
+            top = self._full_ranks * max(np.count_nonzero(tags > 0), np.count_nonzero(tags < 0))
+            running = np.arange(-top, top + 1)[:, None].repeat(width, axis=1)
+            unseen = np.arange(width)[None, :].repeat(running.shape[0], axis=0)
+            grid = fields.count_bucket(_true_counts(running.reshape(-1), unseen.reshape(-1)))
+            self._bucket_rows = grid.astype(np.int8)
+            self._bucket_width = width
+            self._bucket_top = int(top)
+        # row top - unseen_hilo (the running count, minus the unseen cards' tags)
+        key = unseen_hilo * -self._bucket_width
+        key += remaining
+        key += self._bucket_top * self._bucket_width
+        return self._bucket_rows.take(key)
+
+    def _observe(self) -> Any:
+        """The observation of every sub-env in the env's mode (BET steps: see
+        :meth:`_observation`). Hand ``h`` of table ``t`` is element ``h * N + t`` of the
+        flat hand arrays; the pre-peek question (phase ``INSURANCE``) is asked only under
+        ``_pre_peek_decisions``."""
+        batch = self.batch
+        assert batch is not None
+        mode = self.obs_mode
+        if batch.max_hands > 1 or mode is not ObsMode.TUPLE:
+            h, play = self._focus()
+        if batch.max_hands > 1:
+            fi = h * self.num_envs + self._arange
+            hard = batch.hard.reshape(-1)[fi]
+            soft = array_soft(hard, batch.ace.reshape(-1)[fi])
+        else:
+            fi = self._arange
+            hard = batch.hard[0]
+            soft = array_soft(hard, batch.ace[0])
+        total = hard + 10 * soft
+        up = batch.dealer_up_value()
+        if mode is ObsMode.TUPLE:
+            return fields.encode_tuple(total, up, soft.astype(np.int64))
+        phase = self._phase
+        mask = self._mask
+        ins = phase == _INSURANCE if self._pre_peek_decisions else None
+        flags = mask.view(np.bool_)  # the mask holds 0 / 1
+        can_double = play & flags[:, _DOUBLE] if self._n_play > 2 else np.zeros_like(play)
+        can_split = play & flags[:, _SPLIT] if self._n_play > 2 else np.zeros_like(play)
+        surr_phase = play if ins is None else play | ins
+        can_surr = surr_phase & flags[:, _SURRENDER] if self._n_play > 2 else np.zeros_like(play)
+        if mode is ObsMode.MULTIDISCRETE:
+            bucket = self._count_buckets()
+            return fields.encode_multidiscrete(
+                phase, total, up, soft, can_double, can_split, can_surr, h,
+                self._true_count() if bucket is None else None, bucket,
+            )
+        tc = self._true_count()
+        if mode is ObsMode.DICT:
+            return self._observe_dict(h, fi, total, soft, up, tc)
+        n_hands = self.rules.max_split_hands
+        can_insure = ins & (mask[:, _INSURE] > 0) if self._n_play == 6 and ins is not None else 0
+        ncards = batch.ncards.reshape(-1)[fi]
+        pair = (ncards == 2) & (batch.r0.reshape(-1)[fi] == batch.r1.reshape(-1)[fi])
+        shoe_left = 1.0 if self._infinite else batch.remaining() / batch.shoe_size
+        return fields.encode_vector(
+            phase, total, soft, up, can_double, can_split, can_surr, can_insure, h, n_hands,
+            batch.nhands, ncards, pair, tc, shoe_left,
+        )
+
+    def _observe_dict(
+        self,
+        h: np.ndarray,
+        fi: np.ndarray,
+        total: np.ndarray,
+        soft: np.ndarray,
+        up: np.ndarray,
+        tc: np.ndarray,
+    ) -> dict[str, np.ndarray]:
+        """The ``"dict"`` observation (fields as ``Layout.observe``), batched."""
+        batch = self.batch
+        assert batch is not None
+        n = self.num_envs
+        hand_cards = batch.hand_ranks.reshape(-1, 13)[fi]
+        up_rank = batch.rank_of_card[batch.up]
+        dealer_cards = np.zeros((n, 13), dtype=np.int64)
+        dealer_cards[self._arange, up_rank] = 1
+        shown = batch.hole_revealed
+        dealer_cards[shown] = batch.dealer_ranks[shown]
+        exists = np.arange(batch.max_hands)[:, None] < batch.nhands[None, :]
+        seat_cards = (batch.hand_ranks * exists[:, :, None]).sum(axis=0)  # one seat: (N, 13)
+        if self.seats > 1:  # every seat of the table, in seat order, seen from each seat
+            seat_cards = np.repeat(seat_cards.reshape(-1, 13 * self.seats), self.seats, axis=0)
+        if self._infinite:
+            unseen = np.full((n, 13), 4, dtype=np.int64)
+        else:
+            unseen = batch.counts.copy()
+            hidden = (batch.hole >= 0) & ~batch.hole_revealed
+            if np.count_nonzero(hidden):
+                t = hidden.nonzero()[0]
+                unseen[t, batch.rank_of_card[batch.hole[t]]] += 1
+        stake = batch.stake.reshape(-1)[fi] / self.bet
+        bankroll = self._bankroll_chips() / self.bet
+        return fields.encode_dict(
+            self._phase.copy(), total, soft.astype(np.int64), up, h.astype(np.int64),
+            batch.nhands.copy(), hand_cards, dealer_cards, seat_cards, unseen, tc, stake,
+            bankroll, self._mask.copy(),
+        )
+
+
+    def _observation(self) -> Any:
+        """:meth:`_observe`, with the BET step's observation at tables awaiting a bet."""
+        obs = self._observe()
+        if self._bets:
+            assert self.batch is not None
+            rows = self.batch.opened.nonzero()[0]
+            if rows.size:
+                self._observe_bets(obs, rows)
+        return obs
+
+    def _observe_bets(self, obs: Any, rows: np.ndarray) -> None:
+        """Write the BET step's observation of tables ``rows`` into ``obs``: no cards on
+        the table (totals, upcard, hands 0), the count of the cards not dealt."""
+        batch = self.batch
+        assert batch is not None
+        m = rows.size
+        zero = np.zeros(m, dtype=np.int64)
+        phase = np.full(m, _BET, dtype=np.int64)
+        hilo, remaining = batch.shoe_count(rows)
+        tc = _true_counts(-hilo, remaining)
+        mode = self.obs_mode
+        if mode is ObsMode.MULTIDISCRETE:
+            obs[rows] = fields.encode_multidiscrete(
+                phase, zero, zero, zero, zero, zero, zero, zero, tc
+            )
+        elif mode is ObsMode.VECTOR:
+            shoe_left = 1.0 if self._infinite else remaining / batch.shoe_size
+            obs[rows] = fields.encode_vector(
+                phase, zero, zero, zero, zero, zero, zero, zero, zero,
+                self.rules.max_split_hands, zero, zero, zero, tc, shoe_left,
+            )  # fmt: skip
+        elif mode is ObsMode.DICT:
+            none = np.zeros((m, 13), dtype=np.int64)
+            unseen = np.full((m, 13), 4, dtype=np.int64) if self._infinite else batch.counts[rows]
+            seats = np.zeros((m, 13 * self.rules.seats), dtype=np.int64)
+            part = fields.encode_dict(
+                phase, zero, zero, zero, zero, zero, none, none, seats, unseen, tc,
+                np.zeros(m), self._bankroll_chips()[rows] / self.bet, self._mask[rows],
+            )  # fmt: skip
+            for key, value in part.items():
+                obs[key][rows] = value
+
+
