@@ -57,7 +57,7 @@ suppress_warnings = ["autodoc.import_object"]
 # (the build is offline: no intersphinx) and to private helpers the docstrings name
 nitpick_ignore_regex = [
     (r"py:.*", r"(np|numpy|gym|gymnasium|torch|pettingzoo|stable_baselines3|sb3_contrib|"
-               r"jax|collections|typing|pathlib|fractions|enum|dataclasses)\..*"),
+               r"jax|collections|typing|pathlib|fractions|enum|dataclasses|inspect)\..*"),
     (r"py:.*", r"(Any|Callable|Sequence|Mapping|Iterable|Iterator|Path|Fraction|Final|"
                r"ndarray|optional|Generator|Protocol|ClassVar|TypeVar|Self)"),
     (r"py:.*", r".*\._[a-z].*"),  # private names

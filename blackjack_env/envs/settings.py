@@ -133,13 +133,13 @@ class EnvArgs:
     :class:`EnvSettings`. ``BlackjackEnv(EnvArgs(num_seats=3))`` passes them whole."""
 
     rules: Rules | str | Mapping[str, Any] = "vegas-strip"
-    """the rules: a ``Rules``, a preset name or a ``Rules.to_dict()`` dict"""
+    """the rules, as a ``Rules``, a preset name or a ``Rules.to_dict()`` dict"""
     num_seats: int | None = None
-    """seats at the table (None: ``rules.seats``); replaces ``rules.seats``"""
+    """seats at the table, replacing ``rules.seats`` (None keeps them)"""
     seat: int = 0
     """the learner's seat index"""
     others: str | Callable[..., Any] | Sequence[Any] = "dealer"
-    """the other seats' strategy: a name, a callable ``(table) -> Action``, or one per seat"""
+    """the other seats' strategy, as a name, a callable ``(table) -> Action``, or one per seat"""
     obs_mode: str = "multidiscrete"
     """``"multidiscrete"``, ``"tuple"``, ``"vector"`` or ``"dict"``"""
     rounds_per_episode: int | None = 1
@@ -147,19 +147,19 @@ class EnvArgs:
     bankroll: int | None = None
     """the learner's starting chips per episode, or None (unlimited credit)"""
     bet: int | None = None
-    """the base bet in chips (None: the table minimum); rewards are in base bets"""
+    """the base bet in chips (None is the table minimum); rewards are in base bets"""
     bet_sizes: Sequence[int] | None = None
     """bet multiples offered at a BET step before each round, or None (a fixed bet)"""
     insurance_decisions: bool = False
     """ask the learner for insurance / even money (else always declined)"""
     illegal_action: str = "map"
-    """what an illegal action does: ``"map"``, ``"raise"`` or ``"penalize"``"""
+    """what an illegal action does, ``"map"``, ``"raise"`` or ``"penalize"``"""
     illegal_penalty: float = 1.0
     """the penalty of ``illegal_action="penalize"``"""
     render_mode: str | None = None
     """None, ``"ansi"``, ``"rgb_array"`` or ``"human"``"""
     info_cards: bool = True
-    """the info carries the cards (False: numeric, fixed-shape entries only)"""
+    """the info carries the cards (with False, numeric fixed-shape entries only)"""
 
     @classmethod
     def bind(cls, args: tuple[Any, ...], kwargs: dict[str, Any]) -> EnvArgs:
@@ -182,9 +182,9 @@ class TableArgs:
     given, with defaults and help lines; :meth:`EnvSettings.table` checks them."""
 
     rules: Rules | str | Mapping[str, Any] = "vegas-strip"
-    """the rules: a ``Rules``, a preset name or a ``Rules.to_dict()`` dict"""
+    """the rules, as a ``Rules``, a preset name or a ``Rules.to_dict()`` dict"""
     num_seats: int = 3
-    """seats at the table; replaces ``rules.seats``"""
+    """seats at the table, replacing ``rules.seats``"""
     others: Mapping[int, Any] | None = None
     """seat index -> strategy (name or callable) of the seats the env plays; the rest are agents"""
     obs_mode: str = "multidiscrete"
@@ -192,11 +192,11 @@ class TableArgs:
     rounds: int = 1
     """rounds per episode"""
     bet: int | None = None
-    """the base bet in chips (None: the table minimum)"""
+    """the base bet in chips (None is the table minimum)"""
     insurance_decisions: bool = False
     """ask the agents for insurance / even money (else always declined)"""
     illegal_action: str = "map"
-    """what an illegal action does: ``"map"`` or ``"raise"``"""
+    """what an illegal action does, ``"map"`` or ``"raise"``"""
     render_mode: str | None = None
     """None, ``"ansi"`` or ``"human"``"""
 
@@ -262,9 +262,11 @@ class EnvSettings:
         rules: the rules, with ``seats`` set to the table's seats.
         seat: the learner's seat (single and batched env; 0 for the multi-agent table).
         others: ``(seat, strategy spec)`` for every seat the env plays itself, by seat.
-        obs_mode, rounds_per_episode, bankroll, bet, bet_sizes, insurance_decisions,
-        illegal_action, illegal_penalty, render_mode, info_cards: as the env arguments
-        (``bet`` resolved to chips, ``bet_sizes`` a tuple, ``()`` for a fixed bet).
+
+    The other fields (``obs_mode``, ``rounds_per_episode``, ``bankroll``, ``bet``,
+    ``bet_sizes``, ``insurance_decisions``, ``illegal_action``, ``illegal_penalty``,
+    ``render_mode``, ``info_cards``) are the env arguments of those names, with ``bet``
+    resolved to chips and ``bet_sizes`` a tuple (empty for a fixed bet).
 
     The number of seats at a table has one name, ``seats``: ``rules.seats`` here (set by
     the ``num_seats`` argument of the single env and the multi-agent table, and by the
