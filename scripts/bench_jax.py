@@ -191,9 +191,9 @@ def main(argv: list[str] | None = None) -> int:
         head += f" {'numpy hands/s':>14s} {'jax/numpy':>9s}"
     print(head + "  mean return (jax / numpy)", flush=True)
     rows = []
-    for rules in args.rules:
-        for policy in args.policy:
-            for n in args.tables:
+    for n in args.tables:  # (each size for every rule set first: a run cut short has both)
+        for rules in args.rules:
+            for policy in args.policy:
                 steps = args.steps or max(20, min(400, 2**22 // n))
                 row = bench_jax(rules, n, steps, args.repeats, policy)
                 rows.append(row)
