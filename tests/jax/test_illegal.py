@@ -11,14 +11,15 @@ import numpy as np
 import pytest
 
 jax = pytest.importorskip("jax")
+import jax.numpy as jnp  # noqa: E402
 
 from blackjack_env.engine import Rules  # noqa: E402
-from blackjack_env.envs.step import illegal_message  # noqa: E402
 from blackjack_env.envs.vector import BlackjackVectorEnv  # noqa: E402
 from blackjack_env.jax import BlackjackJax  # noqa: E402
 from blackjack_env.jax.gym import BlackjackJaxEnv, BlackjackJaxVectorEnv  # noqa: E402
-from tests.jax.jax_helpers import jax_env, run_parity  # noqa: E402
+from tests.jax.jax_helpers import batched_step, jax_env, run_parity  # noqa: E402
 
+N_PARITY = 384
 PENALIZE: dict[str, dict[str, Any]] = {
     # finite shoe, splits to 3 hands, early surrender at the pre-peek question and
     # insurance decisions: a penalised round is played out from every kind of decision
@@ -36,25 +37,28 @@ PENALIZE: dict[str, dict[str, Any]] = {
 def test_penalize_parity(name: str) -> None:
     kwargs = PENALIZE[name]
     env = jax_env("penalize-" + name, **kwargs)
-    seen = run_parity(env, kwargs, n=384, seed=5)
-    assert seen["ended"] == 384
+    seen = run_parity(env, kwargs, n=N_PARITY, seed=5)
+    assert seen["ended"] == N_PARITY
     assert seen["illegal"] > 20 and seen["split"] > 0 and seen["nonzero"] > 0
 
 
 def test_penalize_reward_is_round_net_minus_penalty() -> None:
-    """An illegal first action ends the round: reward = the round's net - penalty."""
-    env = jax_env(
-        "penalize-" + "early-surrender-insurance", **PENALIZE["early-surrender-insurance"]
-    )
+    """An illegal first action ends the round: reward = the round's net - penalty (the
+    parity test's batch size, so nothing compiles again)."""
+    kwargs = PENALIZE["early-surrender-insurance"]
+    env = jax_env("penalize-early-surrender-insurance", **kwargs)
     p = env.default_params
     # 10 + 6 against a dealer 9 (hole 7): SPLIT is illegal; stand on 16, dealer 16 draws 5
-    st = env.stack(env.new_state(), "TS 9H 6D 7C 5S")
+    st = env.stack(env.new_state(N_PARITY), "TS 9H 6D 7C 5S", table=0)
     _, st = env.start_round(jax.random.PRNGKey(0), st, p)
-    assert not bool(env.action_mask(st)[3])
-    _, _, reward, done, info = env.step(jax.random.PRNGKey(1), st, 3, p)
-    assert bool(done) and bool(info["illegal_action"]) and int(info["action_played"]) == 0
-    assert float(info["round_net"]) == -1.0  # 16 stands, dealer 9 7 5 = 21
-    assert float(reward) == pytest.approx(-1.5)
+    assert not bool(env.action_mask(st)[0, 3])
+    action = jnp.zeros(N_PARITY, jnp.int32).at[0].set(3)
+    keys = jax.random.split(jax.random.PRNGKey(1), N_PARITY)
+    _, _, reward, done, info = batched_step(env)(keys, st, action, p)
+    assert bool(done[0]) and bool(info["illegal_action"][0])
+    assert int(info["action_played"][0]) == 0
+    assert float(info["round_net"][0]) == -1.0  # 16 stands, dealer 9 7 5 = 21
+    assert float(reward[0]) == pytest.approx(-1.5)
 
 
 def test_raise_refused_by_pure_object() -> None:
@@ -74,46 +78,31 @@ def test_bad_policy_arguments(kwargs: dict[str, Any], match: str) -> None:
         BlackjackJax(rules="sutton-barto", **kwargs)
 
 
-def _illegal_pick(mask: np.ndarray) -> tuple[int, int]:
-    t = int((~mask).any(axis=1).nonzero()[0][0])
-    return t, int((~mask[t]).nonzero()[0][0])
-
-
 def test_vector_adapter_raises_on_host_state_unchanged() -> None:
-    kw = {"rules": "vegas-strip", "illegal_action": "raise"}
-    env = BlackjackJaxVectorEnv(8, **kw)
-    twin = BlackjackJaxVectorEnv(8, **kw)
-    _, info = env.reset(seed=3)
-    twin.reset(seed=3)
-    mask = info["action_mask"].astype(bool)
-    t, bad = _illegal_pick(mask)
-    actions = np.zeros(8, np.int64)
-    actions[t] = bad
-    ref_names = BlackjackVectorEnv(1, rules="vegas-strip").action_names
-    want = illegal_message(bad, ref_names, "PLAY", mask[t].nonzero()[0].tolist(), f"sub-env {t}: ")
-    with pytest.raises(ValueError) as err:
-        env.step(actions)
-    assert str(err.value) == want
-    # nothing changed: the same legal step gives what the twin (never refused) gives
-    a = np.zeros(8, np.int64)
-    out, twin_out = env.step(a), twin.step(a)
-    np.testing.assert_array_equal(out[0], twin_out[0])
-    np.testing.assert_array_equal(out[1], twin_out[1])
-
-
-def test_numpy_vector_env_message_is_the_same() -> None:
-    """The numpy vector env raises the same words for the same decision (hard 16 v 9)."""
+    """The numpy vector env's words for the same decision (hard 16 v 9, SPLIT), and the
+    state and key left as they were."""
     ref = BlackjackVectorEnv(1, rules="vegas-strip", illegal_action="raise")
     ref.reset(seed=0, options={"cards": ["TS 9H 6D 7C 5S"]})
     with pytest.raises(ValueError) as np_err:
         ref.step(np.array([3]))
-    env = BlackjackJaxVectorEnv(1, rules="vegas-strip", illegal_action="raise")
-    env.reset(seed=0)
-    env._state = env.table.stack(env.table.new_state(1), ["TS 9H 6D 7C 5S"])
+    env = BlackjackJaxVectorEnv(8, rules="vegas-strip", illegal_action="raise")
+    env.reset(seed=3)
+    state = env.table.stack(env._state, "TS 9H 6D 7C 5S", table=0)
+    env._state = state._replace(phase=state.phase.at[0].set(2))  # (round 0 over: redeal it)
     _, env._state = env.table.start_round(jax.random.PRNGKey(0), env._state)
+    before = (jax.tree.map(np.asarray, env._state), np.asarray(env._key))
+    actions = np.zeros(8, np.int64)
+    actions[0] = 3
     with pytest.raises(ValueError) as jx_err:
-        env.step(np.array([3]))
+        env.step(actions)
     assert str(jx_err.value) == str(np_err.value)
+    assert str(np_err.value).startswith("sub-env 0: action 3 (SPLIT) is not legal now")
+    after = (jax.tree.map(np.asarray, env._state), np.asarray(env._key))
+    for x, y in zip(jax.tree.leaves(before), jax.tree.leaves(after), strict=True):
+        np.testing.assert_array_equal(x, y)
+    # a legal step goes on
+    _, _, _, _, info = env.step(np.zeros(8, np.int64))
+    assert not info["illegal_action"].any()
 
 
 def test_single_adapter_raises() -> None:
