@@ -99,6 +99,24 @@ def simulate(choose: Any, hands: int, seed: int) -> dict[str, float]:
     return {"mean": mean, "ci95": 1.96 * se, "hands": n}
 
 
+def switch_points(play: dict[str, Any]) -> list[int | None]:
+    """Per seed, the true count from which the deviation is always taken (``">="`` plays:
+    the lowest such count with every higher one deviating too; ``"<"`` plays: the highest
+    count with every lower one deviating); None: never on the probed counts."""
+    counts, dev = play["counts"], play["deviation"]
+    up = play["published_index"].startswith(">")
+    order = list(range(len(counts)))[::-1] if up else list(range(len(counts)))
+    out: list[int | None] = []
+    for row in play["actions_by_seed"]:
+        point = None
+        for i in order:
+            if row[i] != dev:
+                break
+            point = counts[i]
+        out.append(point)
+    return out
+
+
 def _letter(action: str) -> str:
     return "R" if action == "SURRENDER" else action[0]
 
@@ -168,6 +186,17 @@ def main(argv: list[str] | None = None) -> int:
         for k, row in enumerate(rows):
             label = f"{name:22s} {index:>6s}" if k == 0 else " " * 29
             print(f"{label}  " + " ".join(f"{_letter(a):>3s}" for a in row), flush=True)
+    print("\nlearned index (median over the seeds that deviate; published; per seed)")
+    for play in plays:
+        points = switch_points(play)
+        play["learned_switch"] = points
+        got = [q for q in points if q is not None]
+        median = f"{float(np.median(got)):+.1f}" if got else "never"
+        print(
+            f"  {play['decision']:22s} {play['deviation']:9s} learned {median:>6s} "
+            f"({len(got)}/{len(points)} seeds), published {play['published_index']:>5s}: "
+            + ", ".join("never" if q is None else f"{q:+d}" for q in points)
+        )
     figures["index_plays"] = plays
     os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
     with open(args.out, "w") as fh:
