@@ -48,6 +48,7 @@ def test_bench_jax_bad_input(capsys: Any) -> None:
     assert capsys.readouterr().err.startswith("error: ")
 
 
+@pytest.mark.slow  # (tests/jax/test_jax_table.py holds same key, same trajectory by default)
 def test_determinism_script(tmp_path: Path) -> None:
     out = tmp_path / "d.json"
     assert _main("jax_determinism.py")(["--tables", "32", "--steps", "4", "--out", str(out)]) == 0
