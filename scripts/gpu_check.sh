@@ -131,8 +131,8 @@ part bench_chart "${GPU_CHECK_T_CHART:-40}" "$PY" scripts/bench_jax.py --tables 
 # shellcheck disable=SC2086
 part determinism "${GPU_CHECK_T_DET:-35}" "$PY" scripts/jax_determinism.py $DET_ARGS \
     --out "$OUT/determinism.json"
-part parity "${GPU_CHECK_T_PARITY:-75}" "$PY" -m pytest -p no:cacheprovider -q -n 0 \
-    -o addopts="" tests/jax/test_jax_parity.py tests/jax/test_illegal.py tests/jax/test_jax_table.py \
+part parity "${GPU_CHECK_T_PARITY:-75}" "$PY" -m pytest -p no:cacheprovider -q \
+    -o addopts="-m 'not slow'" tests/jax/test_jax_parity.py tests/jax/test_illegal.py tests/jax/test_jax_table.py \
     -k "parity_fast or penalize_parity or same_key"
 
 say ""
