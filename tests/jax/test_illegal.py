@@ -13,7 +13,7 @@ import pytest
 jax = pytest.importorskip("jax")
 import jax.numpy as jnp  # noqa: E402
 
-from blackjack_env.engine import Rules  # noqa: E402
+from blackjack_env.engine import Rules, preset  # noqa: E402
 from blackjack_env.envs.vector import BlackjackVectorEnv  # noqa: E402
 from blackjack_env.jax import BlackjackJax  # noqa: E402
 from blackjack_env.jax.gym import BlackjackJaxEnv, BlackjackJaxVectorEnv  # noqa: E402
@@ -31,6 +31,30 @@ PENALIZE: dict[str, dict[str, Any]] = {
         "illegal_penalty": 0.5,
     },
 }
+
+
+PENALIZE_SLOW: dict[str, dict[str, Any]] = {
+    "vegas-infinite-insurance": {
+        "rules": preset("vegas-strip", decks=None), "obs_mode": "vector",
+        "insurance_decisions": True, "illegal_action": "penalize",
+    },
+    "european-no-hole-multidiscrete": {
+        "rules": preset("european-no-hole-card", decks=2), "obs_mode": "multidiscrete",
+        "illegal_action": "penalize", "illegal_penalty": 2.0,
+    },
+    "halved-splits-one-deck": {
+        "rules": Rules(decks=1, split_bet="halve", max_split_hands=2, surrender="late"),
+        "obs_mode": "vector", "bet": 4, "illegal_action": "penalize", "illegal_penalty": 0.25,
+    },
+}  # fmt: skip
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(PENALIZE_SLOW))
+def test_penalize_parity_more_rules(name: str) -> None:
+    kwargs = PENALIZE_SLOW[name]
+    seen = run_parity(jax_env("penalize-" + name, **kwargs), kwargs, n=512, seed=9)
+    assert seen["ended"] == 512 and seen["illegal"] > 0
 
 
 @pytest.mark.parametrize("name", list(PENALIZE))
