@@ -1,16 +1,19 @@
-"""Benchmark: hands per second of the JAX table (random legal actions inside one jit).
+"""Benchmark: hands per second of the JAX table (random legal actions or a chart, in one jit).
 
 For each rule set and each table count N, ``N`` tables (``jax.vmap`` of
 :class:`~blackjack_env.jax.BlackjackJax`'s ``step``, auto-reset inside) are stepped
 ``T`` times inside one ``jax.jit`` (``lax.scan``); each step every table plays a
-uniformly random legal action chosen inside the loop from the mask of its state. Hands
+uniformly random legal action chosen inside the loop from the mask of its state
+(``--policy random``), or basic strategy's chart looked up from its state inside the loop
+(``--policy chart``, :mod:`blackjack_env.jax.chart`; the numpy env plays the same lookup
+in numpy). Hands
 are settled rounds (episodes). The first call compiles and is not timed; the best of
 ``--repeats`` timed calls is printed. On CPU the numpy batched env
 (:class:`~blackjack_env.envs.vector.BlackjackVectorEnv`, SameStep autoreset, random
 legal actions chosen in numpy) is timed in the same run at the same N (``--numpy``), and
 the ratio is printed; the machine's load average is printed too.
 
-    python scripts/bench_jax.py                               # CPU: 4096 16384 65536
+    python scripts/bench_jax.py                               # CPU: 4096 and 65536 tables
     python scripts/bench_jax.py --tables 4096 65536 1048576 4194304 --no-numpy  # a GPU
     python scripts/bench_jax.py --json out.json
 
@@ -30,19 +33,25 @@ from typing import Any
 import numpy as np
 
 
-def _jax_run(env: Any, n: int, steps: int) -> Any:
+def _jax_run(env: Any, n: int, steps: int, policy: str = "random") -> Any:
     import jax
     import jax.numpy as jnp
+
+    from blackjack_env.jax.chart import chart_policy
 
     params = env.default_params
     step_v = jax.vmap(env.step, in_axes=(0, 0, 0, None))
     reset_v = jax.vmap(env.reset, in_axes=(0, None))
+    chart = jax.vmap(chart_policy(env), in_axes=(0, None)) if policy == "chart" else None
 
     def body(carry: Any, key: Any) -> Any:
         state, mask, hands, ret = carry
         k_a, k_s = jax.random.split(key)
-        u = jax.random.uniform(k_a, mask.shape)
-        action = jnp.argmax(jnp.where(mask, u, -1.0), axis=1)
+        if chart is not None:  # basic strategy looked up from the state inside the loop
+            action = chart(state, params)
+        else:
+            u = jax.random.uniform(k_a, mask.shape)
+            action = jnp.argmax(jnp.where(mask, u, -1.0), axis=1)
         _, state, reward, done, info = step_v(jax.random.split(k_s, n), state, action, params)
         return (state, info["action_mask"], hands + done.sum(), ret + reward.sum()), None
 
@@ -57,13 +66,15 @@ def _jax_run(env: Any, n: int, steps: int) -> Any:
     return jax.jit(run)
 
 
-def bench_jax(rules: str, n: int, steps: int, repeats: int) -> dict[str, Any]:
+def bench_jax(
+    rules: str, n: int, steps: int, repeats: int, policy: str = "random"
+) -> dict[str, Any]:
     import jax
 
     from blackjack_env.jax import BlackjackJax
 
     env = BlackjackJax(rules=rules, obs_mode="vector")
-    run = _jax_run(env, n, steps)
+    run = _jax_run(env, n, steps, policy)
     t0 = time.perf_counter()
     hands, ret = run(jax.random.PRNGKey(0))
     hands.block_until_ready()
@@ -79,29 +90,57 @@ def bench_jax(rules: str, n: int, steps: int, repeats: int) -> dict[str, Any]:
         total_h += int(hands)
         total_r += float(ret)
     return {
-        "impl": "jax", "rules": rules, "tables": n, "steps": steps,
+        "impl": "jax", "rules": rules, "policy": policy, "tables": n, "steps": steps,
         "hands_per_s": best, "compile_s": compile_s,
         "mean_return": total_r / max(total_h, 1), "hands": total_h,
         "backend": jax.default_backend(),
     }  # fmt: skip
 
 
-def bench_numpy(rules: str, n: int, seconds: float) -> dict[str, Any]:
+def numpy_chart(env: Any) -> Any:
+    """Basic strategy for the numpy batched env: the same lookup as the JAX loop's
+    (:func:`blackjack_env.jax.chart.chart_actions` in numpy, on the batch's state arrays)."""
+    from blackjack_env.envs.step import DECISION_BY_BATCH_PHASE
+    from blackjack_env.jax.chart import chart_actions, chart_table
+
+    table = chart_table(env.rules)
+    cols = np.arange(env.num_envs)
+
+    def act(mask: np.ndarray) -> np.ndarray:
+        b = env.batch
+        h = np.clip(b.cur, 0, b.max_hands - 1)
+        r0, r1 = b.r0[h, cols], b.r1[h, cols]
+        pair = b._pair[13 * r0 + r1] & (b.ncards[h, cols] == 2)
+        return chart_actions(
+            table, DECISION_BY_BATCH_PHASE[b.phase], b.hard[h, cols], b.ace[h, cols], pair,
+            r0, b._rank_of_id[b.up], mask.astype(bool), np,
+        )  # fmt: skip
+
+    return act
+
+
+def bench_numpy(rules: str, n: int, seconds: float, policy: str = "random") -> dict[str, Any]:
     from blackjack_env.envs.vector import BlackjackVectorEnv, random_legal_actions
 
     env = BlackjackVectorEnv(n, rules=rules, obs_mode="vector", autoreset_mode="SameStep")
     rng = np.random.default_rng(0)
+    if policy == "chart":
+        chart = numpy_chart(env)
+        choose = lambda mask: chart(mask)  # noqa: E731
+    else:
+        choose = lambda mask: random_legal_actions(rng, mask)  # noqa: E731
     _, info = env.reset(seed=0)
     for _ in range(5):  # warm up
-        _, _, te, tr, info = env.step(random_legal_actions(rng, info["action_mask"]))
+        _, _, te, tr, info = env.step(choose(info["action_mask"]))
     hands, ret, t0 = 0, 0.0, time.perf_counter()
     while time.perf_counter() - t0 < seconds:
-        _, r, te, tr, info = env.step(random_legal_actions(rng, info["action_mask"]))
+        _, r, te, tr, info = env.step(choose(info["action_mask"]))
         hands += int(np.count_nonzero(te | tr))
         ret += float(r.sum())
     dt = time.perf_counter() - t0
     return {
-        "impl": "numpy", "rules": rules, "tables": n, "hands_per_s": hands / dt,
+        "impl": "numpy", "rules": rules, "policy": policy, "tables": n,
+        "hands_per_s": hands / dt,
         "mean_return": ret / max(hands, 1), "hands": hands,
     }  # fmt: skip
 
@@ -109,7 +148,7 @@ def bench_numpy(rules: str, n: int, seconds: float) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
-        "--tables", type=int, nargs="+", default=[4096, 16384, 65536], help="table counts N to time"
+        "--tables", type=int, nargs="+", default=[4096, 65536], help="table counts N to time"
     )
     ap.add_argument(
         "--rules",
@@ -118,9 +157,16 @@ def main(argv: list[str] | None = None) -> int:
         help="rule presets (vegas-strip: 6 decks, finite shoe)",
     )
     ap.add_argument(
+        "--policy",
+        nargs="+",
+        default=["random", "chart"],
+        choices=["random", "chart"],
+        help="random legal actions, and/or basic strategy's chart looked up in the loop",
+    )
+    ap.add_argument(
         "--steps", type=int, default=0, help="steps per timed call (0: about 2**22 / N, 20..400)"
     )
-    ap.add_argument("--repeats", type=int, default=3, help="timed calls (best is printed)")
+    ap.add_argument("--repeats", type=int, default=2, help="timed calls (best is printed)")
     ap.add_argument(
         "--numpy",
         action=argparse.BooleanOptionalAction,
@@ -140,31 +186,36 @@ def main(argv: list[str] | None = None) -> int:
     backend = jax.default_backend()
     with_numpy = backend == "cpu" if args.numpy is None else args.numpy
     print(f"backend: {backend} {jax.devices()[0]}; load average {os.getloadavg()}")
+    head = f"{'rules':13s} {'policy':6s} {'N':>8s} {'jax hands/s':>14s} {'compile':>8s}"
+    if with_numpy:
+        head += f" {'numpy hands/s':>14s} {'jax/numpy':>9s}"
+    print(head + "  mean return (jax / numpy)", flush=True)
     rows = []
-    for rules in args.rules:
-        for n in args.tables:
-            steps = args.steps or max(20, min(400, 2**22 // n))
-            row = bench_jax(rules, n, steps, args.repeats)
-            rows.append(row)
-            line = (
-                f"{rules:13s} N={n:>8d} jax   {row['hands_per_s']:>14,.0f} hands/s "
-                f"(T={steps}, compile {row['compile_s']:.1f}s, "
-                f"mean return {row['mean_return']:+.4f})"
-            )
-            if with_numpy:
-                ref = bench_numpy(rules, n, args.numpy_seconds)
-                rows.append(ref)
-                line += (
-                    f"\n{'':13s} {'':10s} numpy {ref['hands_per_s']:>14,.0f} hands/s "
-                    f"(mean return {ref['mean_return']:+.4f}); jax/numpy "
-                    f"{row['hands_per_s'] / ref['hands_per_s']:.2f}x"
+    for n in args.tables:  # (each size for every rule set first: a run cut short has both)
+        for rules in args.rules:
+            for policy in args.policy:
+                steps = args.steps or max(20, min(400, 2**22 // n))
+                row = bench_jax(rules, n, steps, args.repeats, policy)
+                rows.append(row)
+                line = (
+                    f"{rules:13s} {policy:6s} {n:>8d} {row['hands_per_s']:>14,.0f} "
+                    f"{row['compile_s']:>7.1f}s"
                 )
-            print(line, flush=True)
-            if args.json:  # after every row: a run cut short keeps what it measured
-                with open(args.json, "w") as fh:
-                    json.dump(
-                        {"backend": backend, "load": os.getloadavg(), "rows": rows}, fh, indent=1
-                    )
+                means = f"{row['mean_return']:+.4f}"
+                if with_numpy:
+                    ref = bench_numpy(rules, n, args.numpy_seconds, policy)
+                    rows.append(ref)
+                    row["numpy_ratio"] = row["hands_per_s"] / ref["hands_per_s"]
+                    line += f" {ref['hands_per_s']:>14,.0f} {row['numpy_ratio']:>8.2f}x"
+                    means += f" / {ref['mean_return']:+.4f}"
+                print(f"{line}  {means}", flush=True)
+                if args.json:  # after every row: a run cut short keeps what it measured
+                    with open(args.json, "w") as fh:
+                        json.dump(
+                            {"backend": backend, "load": os.getloadavg(), "rows": rows},
+                            fh,
+                            indent=1,
+                        )
     print(f"load average after: {os.getloadavg()}")
     return 0
 

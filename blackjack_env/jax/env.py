@@ -13,7 +13,8 @@ from blackjack_env.engine.cards import ALL_CARDS, Card, parse_cards
 from blackjack_env.engine.rules import Rules
 from blackjack_env.envs import view
 from blackjack_env.envs.settings import read_rules
-from blackjack_env.jax import core
+from blackjack_env.envs.step import IllegalAction
+from blackjack_env.jax import core, illegal
 from blackjack_env.jax.spaces import box, discrete
 from blackjack_env.jax.tables import Config, Params, build
 
@@ -47,8 +48,11 @@ class BlackjackJax:
     ``Discrete(n)``: the numpy env's playing actions (0 STAND, 1 HIT, 2 DOUBLE, 3 SPLIT,
     4 SURRENDER; 5 INSURE with ``insurance_decisions``; 2 actions under stand/hit-only
     rules such as ``sutton-barto``). ``info["action_mask"]`` (bool) is the mask of the
-    returned state, also ``env.action_mask(state, params)``. Illegal actions are mapped
-    as the numpy env's default ``illegal_action="map"`` (``info["illegal_action"]``).
+    returned state, also ``env.action_mask(state, params)``. An illegal action is
+    mapped to a legal one (``illegal_action="map"``, the default) or ends the round, minus
+    ``illegal_penalty`` (``"penalize"``), as in the numpy env (``info["illegal_action"]``
+    says so; :mod:`blackjack_env.jax.illegal`). ``"raise"`` is refused here (``jit``
+    cannot raise); the Gymnasium adapters serve it.
 
     ## Observation Space
 
@@ -72,10 +76,11 @@ class BlackjackJax:
     ``rules`` (a :class:`~blackjack_env.engine.rules.Rules`, a preset name or a
     ``Rules.to_dict`` dict), ``decks`` (override the rules' decks; ``None`` is the
     infinite deck), ``obs_mode`` (``"vector"`` or ``"multidiscrete"``), ``bet`` (chips
-    per base bet), ``insurance_decisions``: as the numpy env's, validated by its settings.
+    per base bet), ``insurance_decisions``, ``illegal_action`` (``"map"`` or
+    ``"penalize"``), ``illegal_penalty``: as the numpy env's, validated by its settings.
 
     Not covered (``ValueError``): several seats, bet steps and bankrolls,
-    ``rounds_per_episode`` other than 1, ``illegal_action`` other than ``"map"``, and
+    ``rounds_per_episode`` other than 1, ``illegal_action="raise"`` (see above), and
     the ``"tuple"`` and ``"dict"`` observation modes.
     """
 
@@ -86,12 +91,15 @@ class BlackjackJax:
         obs_mode: str = "vector",
         bet: int | None = None,
         insurance_decisions: bool = False,
+        illegal_action: str = "map",
+        illegal_penalty: float = 1.0,
         **unknown: Any,
     ) -> None:
         if unknown:
             raise ValueError(
                 f"unknown or unsupported argument(s) {', '.join(sorted(unknown))} for "
-                f"BlackjackJax: allowed are rules, decks, obs_mode, bet, insurance_decisions"
+                f"BlackjackJax: allowed are rules, decks, obs_mode, bet, insurance_decisions, "
+                f"illegal_action, illegal_penalty"
             )
         resolved = read_rules(rules)
         if decks is not _KEEP:
@@ -103,10 +111,15 @@ class BlackjackJax:
             )
         kwargs: dict[str, Any] = {
             "rules": resolved, "obs_mode": obs_mode, "insurance_decisions": insurance_decisions,
+            "illegal_action": illegal_action, "illegal_penalty": illegal_penalty,
         }  # fmt: skip
         if bet is not None:
             kwargs["bet"] = bet
         cfg, params, ref = build(kwargs)
+        illegal.refuse_raise(ref.illegal_action)
+        #: ``envs.step.IllegalAction`` and its penalty, validated by the numpy env's settings
+        self.illegal_action = ref.illegal_action
+        self.illegal_penalty = float(ref.illegal_penalty)
         self.rules: Rules = ref.rules
         self.obs_mode = obs_mode
         self._observe = core.OBSERVERS[obs_mode]
@@ -156,7 +169,12 @@ class BlackjackJax:
         """One decision; the step that ends the round deals the next one (same shoe)."""
         p = self._params if params is None else params
         k_play, k_next = jax.random.split(key)
-        st, reward, done, played, illegal = core.step(k_play, state, action, p, self.config)
+        if self.illegal_action is IllegalAction.PENALIZE:
+            st, reward, done, played, bad = illegal.penalized_step(
+                k_play, state, action, p, self.config, self.illegal_penalty
+            )
+        else:
+            st, reward, done, played, bad = core.step(k_play, state, action, p, self.config)
         mask_end = core.legal_mask(st, p, self.config)
         final = self._observe(st, p, self.config, mask_end, settled=True)
         st = core.start_round(k_next, st, p, self.config, done)
@@ -164,8 +182,10 @@ class BlackjackJax:
         info = {
             "action_mask": core.legal_mask(st, p, self.config),
             "final_observation": final,
-            "round_net": reward,
-            "illegal_action": illegal,
+            "round_net": reward + jnp.where(bad, self.illegal_penalty, 0.0)
+            if self.illegal_action is IllegalAction.PENALIZE
+            else reward,
+            "illegal_action": bad,
             "action_played": played,
             "terminated": done,
             "truncated": jnp.zeros((), bool),

@@ -6,7 +6,10 @@ package, which registers the id); ``gymnasium.make`` of the same id builds the s
 :class:`BlackjackJaxEnv` (which ``gymnasium.utils.env_checker.check_env`` passes). Both take
 :class:`~blackjack_env.jax.BlackjackJax`'s arguments and step the jitted JAX table; the
 game, the spaces and the rewards are the numpy envs' (``BlackjackEnv`` /
-``BlackjackVectorEnv`` with the same arguments and ``obs_mode="vector"``).
+``BlackjackVectorEnv`` with the same arguments and ``obs_mode="vector"``). Besides the
+table's ``illegal_action`` policies (``"map"``, ``"penalize"``), the adapters take
+``"raise"``: numpy actions are checked against the mask on the host before the step, and an
+illegal one raises the numpy envs' ``ValueError`` with the state unchanged.
 
 Gymnasium's own ``FunctionalJaxVectorEnv`` (``gymnasium.envs.functional_jax_env``) is not
 used: it resets sub-envs with ``state.at[...]``, which needs the state to be one array,
@@ -25,6 +28,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from blackjack_env.envs.step import Decision, IllegalAction, illegal_message
 from blackjack_env.jax.env import BlackjackJax
 
 __all__ = ["ENV_ID", "BlackjackJaxEnv", "BlackjackJaxVectorEnv", "register"]
@@ -38,6 +42,33 @@ def _seed_key(seed: int | None, rng: np.random.Generator) -> Any:
         raise ValueError(f"seed={seed!r} must be an int or None")
     value = int(seed) if seed is not None else int(rng.integers(0, 2**31 - 1))
     return jax.random.PRNGKey(value)
+
+
+def _table(kwargs: dict[str, Any]) -> tuple[BlackjackJax, bool]:
+    """The JAX table of the adapters' arguments, and whether illegal actions raise:
+    ``illegal_action="raise"`` is checked on the host (:func:`_check_legal`), the table
+    underneath then mapping (it never sees an illegal action)."""
+    strict = kwargs.get("illegal_action") in ("raise", IllegalAction.RAISE)
+    if strict:
+        kwargs = {**kwargs, "illegal_action": "map"}
+    return BlackjackJax(**kwargs), strict
+
+
+def _check_legal(table: BlackjackJax, state: Any, actions: np.ndarray, batched: bool) -> None:
+    """``illegal_action="raise"``: ``ValueError`` (``envs.step.illegal_message``, the
+    numpy envs' words) for the first action not legal now; nothing has changed."""
+    mask = np.asarray(table.action_mask(state)).reshape(actions.size, -1)
+    a = actions.reshape(-1)
+    bad = ~mask[np.arange(a.size), a]
+    if bad.any():
+        t = int(bad.nonzero()[0][0])
+        phase = np.asarray(table.default_params.decision_of_phase)[
+            np.asarray(state.phase).reshape(-1)[t]
+        ]
+        raise ValueError(illegal_message(
+            int(a[t]), table.action_names, Decision(int(phase)).name,
+            mask[t].nonzero()[0].tolist(), f"sub-env {t}: " if batched else "",
+        ))  # fmt: skip
 
 
 class BlackjackJaxVectorEnv(VectorEnv):
@@ -64,7 +95,7 @@ class BlackjackJaxVectorEnv(VectorEnv):
             or (num_envs < 1)
         ):
             raise ValueError(f"num_envs={num_envs!r} must be an int >= 1")
-        self.table = BlackjackJax(**kwargs)
+        self.table, self._strict = _table(kwargs)
         self.num_envs = n = int(num_envs)
         self.single_observation_space = self.table.gymnasium_observation_space
         self.single_action_space = self.table.gymnasium_action_space
@@ -114,6 +145,8 @@ class BlackjackJaxVectorEnv(VectorEnv):
             )
         if ((a < 0) | (a >= self.table.num_actions)).any():
             raise ValueError(f"actions must lie in 0..{self.table.num_actions - 1}")
+        if self._strict:
+            _check_legal(self.table, self._state, a, batched=True)
         self._key, sub = jax.random.split(self._key)
         obs, self._state, reward, done, info = self._step(
             sub, self._state, jnp.asarray(a, jnp.int32)
@@ -149,7 +182,7 @@ class BlackjackJaxEnv(gym.Env[np.ndarray, np.int64]):
     metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
 
     def __init__(self, **kwargs: Any) -> None:
-        self.table = BlackjackJax(**kwargs)
+        self.table, self._strict = _table(kwargs)
         self.observation_space = self.table.gymnasium_observation_space
         self.action_space = self.table.gymnasium_action_space
         self._key: Any = None
@@ -190,6 +223,8 @@ class BlackjackJaxEnv(gym.Env[np.ndarray, np.int64]):
             or not self.action_space.contains(np.int64(action))
         ):
             raise ValueError(f"action {action!r} must be an int in 0..{self.table.num_actions - 1}")
+        if self._strict:
+            _check_legal(self.table, self._state, np.array([action]), batched=False)
         self._key, sub = jax.random.split(self._key)
         obs, self._state, reward, done, info = self._step(sub, self._state, jnp.int32(action))
         self._obs = obs  # (the next round's first observation: returned by reset())

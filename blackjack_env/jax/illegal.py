@@ -1,0 +1,89 @@
+"""The illegal-action policies of the JAX table (the env's ``illegal_action`` setting), as
+:mod:`blackjack_env.envs.step` defines them for the numpy envs.
+
+* ``"map"``: :func:`blackjack_env.jax.core.step` (``envs.step.array_map_illegal``,
+  tabulated in ``Params.mapped_action``).
+* ``"penalize"``: :func:`penalized_step`: an illegal action plays
+  ``envs.step.PENALTY_ACTION``, the round is then played out with
+  ``engine.play.play_out_action`` at every remaining decision (:func:`finish_round`, the
+  numpy ``TableBatch.finish_rounds``) and ``illegal_penalty`` is taken from its reward.
+* ``"raise"``: an exception cannot be raised from inside ``jax.jit`` for a traced value,
+  so the pure object refuses it at construction (:func:`refuse_raise`); the Gymnasium
+  adapters (:mod:`blackjack_env.jax.gym`), whose actions are numpy arrays, check the mask
+  on the host before stepping and raise ``envs.step.illegal_message``'s ``ValueError``,
+  the state unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+from blackjack_env.engine import play
+from blackjack_env.envs.batch.codes import _DECIDE, _INSURE_PHASE, _OVER
+from blackjack_env.envs.step import PENALTY_ACTION, IllegalAction
+from blackjack_env.jax import core
+from blackjack_env.jax.core import State
+from blackjack_env.jax.tables import Config, Params
+
+__all__ = ["finish_round", "penalized_step", "refuse_raise"]
+
+#: engine.play.play_out_action as Action codes at [pre_peek]
+_PLAY_OUT = tuple(int(a) for a in play.play_out_codes())
+
+
+def refuse_raise(illegal_action: IllegalAction) -> None:
+    """The pure (gymnax-style) object's answer to ``illegal_action="raise"``: one clear
+    ``ValueError`` saying what is allowed and where raising is served."""
+    if illegal_action is IllegalAction.RAISE:
+        raise ValueError(
+            "illegal_action='raise' cannot be carried out inside jax.jit (a traced action "
+            "cannot raise); BlackjackJax allows 'map' or 'penalize', and the Gymnasium "
+            "adapters (gymnasium.make / make_vec of 'blackjack_env/BlackjackJax-v0') "
+            "allow 'raise': they check each action on the host"
+        )
+
+
+def finish_round(key: Any, st: State, p: Params, cfg: Config, on: Any) -> State:
+    """Play out the round where ``on``: the learner takes
+    :func:`~blackjack_env.engine.play.play_out_action` at every remaining decision (it
+    declines the pre-peek question and stands on every hand left), then the dealer plays
+    and the round settles (numpy ``TableBatch.finish_rounds``; ``last_hand``, the hand
+    the observation shows, stays the last one the learner acted on). At most one pre-peek
+    answer and one stand per hand: a bounded loop."""
+    rk = core._rng(key)
+
+    def body(_: int, carry: tuple[State, Any]) -> tuple[State, Any]:
+        s, r = carry
+        live = on & (s.phase != _OVER)
+        play_on = live & (s.phase == _DECIDE)
+        if cfg.pre_peek:
+            ins = live & (s.phase == _INSURE_PHASE)
+            s, r = core._act_insurance(s, p, cfg, r, jnp.int32(_PLAY_OUT[1]), ins)
+        s, r = core._act_play(s, p, cfg, r, jnp.int32(_PLAY_OUT[0]), play_on)
+        return s, r
+
+    last = st.last_hand  # (numpy: the play-out does not track the hand acted on)
+    st, _ = jax.lax.fori_loop(0, cfg.hands + 1, body, (st, rk))
+    return st._replace(last_hand=last)
+
+
+def penalized_step(
+    key: Any, st: State, action: Any, p: Params, cfg: Config, penalty: float
+) -> tuple[State, Any, Any, Any, Any]:
+    """:func:`blackjack_env.jax.core.step` under ``illegal_action="penalize"`` (same
+    returns): an illegal action plays ``PENALTY_ACTION`` and ends the round
+    (:func:`finish_round`); its reward is the round's net minus ``penalty``."""
+    action = jnp.asarray(action, core.I32)
+    mask = core.legal_mask(st, p, cfg)
+    inside = (action >= 0) & (action < cfg.n_actions)
+    legal = mask[jnp.clip(action, 0, cfg.n_actions - 1)] & inside
+    played = jnp.where(legal, action, jnp.int32(PENALTY_ACTION))
+    k_step, k_out = jax.random.split(key)
+    st, _, _, _, _ = core.step(k_step, st, played, p, cfg)
+    st = finish_round(k_out, st, p, cfg, ~legal)
+    over = st.phase == _OVER
+    reward = jnp.where(over, core.round_net(st, cfg), 0.0) - jnp.where(legal, 0.0, penalty)
+    return st, reward, over, played, ~legal

@@ -1,0 +1,144 @@
+"""The JAX table's illegal-action policies: ``"penalize"`` step by step against the numpy
+batched env (same stacked cards, same actions, illegal ones included), ``"raise"`` refused
+by the pure object and served on the host by the Gymnasium adapters with the numpy envs'
+message and the state unchanged."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+import jax.numpy as jnp  # noqa: E402
+
+from blackjack_env.engine import Rules, preset  # noqa: E402
+from blackjack_env.envs.vector import BlackjackVectorEnv  # noqa: E402
+from blackjack_env.jax import BlackjackJax  # noqa: E402
+from blackjack_env.jax.gym import BlackjackJaxEnv, BlackjackJaxVectorEnv  # noqa: E402
+from tests.jax.jax_helpers import batched_step, jax_env, run_parity  # noqa: E402
+
+N_PARITY = 384
+PENALIZE: dict[str, dict[str, Any]] = {
+    # finite shoe, splits to 3 hands, early surrender at the pre-peek question and
+    # insurance decisions: a penalised round is played out from every kind of decision
+    "early-surrender-insurance": {
+        "rules": Rules(decks=2, surrender="early", max_split_hands=3),
+        "obs_mode": "vector",
+        "insurance_decisions": True,
+        "illegal_action": "penalize",
+        "illegal_penalty": 0.5,
+    },
+}
+
+
+PENALIZE_SLOW: dict[str, dict[str, Any]] = {
+    "vegas-infinite-insurance": {
+        "rules": preset("vegas-strip", decks=None), "obs_mode": "vector",
+        "insurance_decisions": True, "illegal_action": "penalize",
+    },
+    "european-no-hole-multidiscrete": {
+        "rules": preset("european-no-hole-card", decks=2), "obs_mode": "multidiscrete",
+        "illegal_action": "penalize", "illegal_penalty": 2.0,
+    },
+    "halved-splits-one-deck": {
+        "rules": Rules(decks=1, split_bet="halve", max_split_hands=2, surrender="late"),
+        "obs_mode": "vector", "bet": 4, "illegal_action": "penalize", "illegal_penalty": 0.25,
+    },
+}  # fmt: skip
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(PENALIZE_SLOW))
+def test_penalize_parity_more_rules(name: str) -> None:
+    kwargs = PENALIZE_SLOW[name]
+    seen = run_parity(jax_env("penalize-" + name, **kwargs), kwargs, n=512, seed=9)
+    assert seen["ended"] == 512 and seen["illegal"] > 0
+
+
+@pytest.mark.parametrize("name", list(PENALIZE))
+def test_penalize_parity(name: str) -> None:
+    kwargs = PENALIZE[name]
+    env = jax_env("penalize-" + name, **kwargs)
+    seen = run_parity(env, kwargs, n=N_PARITY, seed=5)
+    assert seen["ended"] == N_PARITY
+    assert seen["illegal"] > 20 and seen["split"] > 0 and seen["nonzero"] > 0
+
+
+def test_penalize_reward_is_round_net_minus_penalty() -> None:
+    """An illegal first action ends the round: reward = the round's net - penalty (the
+    parity test's batch size, so nothing compiles again)."""
+    kwargs = PENALIZE["early-surrender-insurance"]
+    env = jax_env("penalize-early-surrender-insurance", **kwargs)
+    p = env.default_params
+    # 10 + 6 against a dealer 9 (hole 7): SPLIT is illegal; stand on 16, dealer 16 draws 5
+    st = env.stack(env.new_state(N_PARITY), "TS 9H 6D 7C 5S", table=0)
+    _, st = env.start_round(jax.random.PRNGKey(0), st, p)
+    assert not bool(env.action_mask(st)[0, 3])
+    action = jnp.zeros(N_PARITY, jnp.int32).at[0].set(3)
+    keys = jax.random.split(jax.random.PRNGKey(1), N_PARITY)
+    _, _, reward, done, info = batched_step(env)(keys, st, action, p)
+    assert bool(done[0]) and bool(info["illegal_action"][0])
+    assert int(info["action_played"][0]) == 0
+    assert float(info["round_net"][0]) == -1.0  # 16 stands, dealer 9 7 5 = 21
+    assert float(reward[0]) == pytest.approx(-1.5)
+
+
+def test_raise_refused_by_pure_object() -> None:
+    with pytest.raises(ValueError, match=r"illegal_action='raise' cannot .*'map' or 'penalize'"):
+        BlackjackJax(rules="sutton-barto", illegal_action="raise")
+
+
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"illegal_action": "ignore"}, "illegal_action"),
+        ({"illegal_penalty": -1.0}, "illegal_penalty"),
+    ],
+)
+def test_bad_policy_arguments(kwargs: dict[str, Any], match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        BlackjackJax(rules="sutton-barto", **kwargs)
+
+
+def test_vector_adapter_raises_on_host_state_unchanged() -> None:
+    """The numpy vector env's words for the same decision (hard 16 v 9, SPLIT), and the
+    state and key left as they were."""
+    ref = BlackjackVectorEnv(1, rules="vegas-strip", illegal_action="raise")
+    ref.reset(seed=0, options={"cards": ["TS 9H 6D 7C 5S"]})
+    with pytest.raises(ValueError) as np_err:
+        ref.step(np.array([3]))
+    env = BlackjackJaxVectorEnv(8, rules="vegas-strip", illegal_action="raise")
+    env.reset(seed=3)
+    state = env.table.stack(env._state, "TS 9H 6D 7C 5S", table=0)
+    env._state = state._replace(phase=state.phase.at[0].set(2))  # (round 0 over: redeal it)
+    _, env._state = env.table.start_round(jax.random.PRNGKey(0), env._state)
+    before = (jax.tree.map(np.asarray, env._state), np.asarray(env._key))
+    actions = np.zeros(8, np.int64)
+    actions[0] = 3
+    with pytest.raises(ValueError) as jx_err:
+        env.step(actions)
+    assert str(jx_err.value) == str(np_err.value)
+    assert str(np_err.value).startswith("sub-env 0: action 3 (SPLIT) is not legal now")
+    after = (jax.tree.map(np.asarray, env._state), np.asarray(env._key))
+    for x, y in zip(jax.tree.leaves(before), jax.tree.leaves(after), strict=True):
+        np.testing.assert_array_equal(x, y)
+    # a legal step goes on
+    _, _, _, _, info = env.step(np.zeros(8, np.int64))
+    assert not info["illegal_action"].any()
+
+
+def test_single_adapter_raises() -> None:
+    env = BlackjackJaxEnv(rules="vegas-strip", illegal_action="raise")
+    _, info = env.reset(seed=1)
+    for _ in range(50):
+        mask = info["action_mask"].astype(bool)
+        if not mask.all():
+            break
+        _, _, done, _, info = env.step(0)
+        if done:
+            _, info = env.reset()
+    bad = int((~mask).nonzero()[0][0])
+    with pytest.raises(ValueError, match=rf"^action {bad} \(\w+\) is not legal now"):
+        env.step(bad)

@@ -1,0 +1,78 @@
+"""Smoke tests of the JAX benchmark and GPU-check scripts with tiny budgets (they run on
+CPU here; the GPU run is scripts/gpu_check.sh, whose CPU rehearsal is the slow test)."""
+
+from __future__ import annotations
+
+import json
+import os
+import runpy
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("jax")
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _main(name: str) -> Any:
+    return runpy.run_path(str(ROOT / "scripts" / name), run_name=name)["main"]
+
+
+def test_bench_jax_chart_and_random_with_numpy(tmp_path: Path, capsys: Any) -> None:
+    out = tmp_path / "b.json"
+    rc = _main("bench_jax.py")([
+        "--tables", "64", "--rules", "sutton-barto", "--steps", "8", "--repeats", "1",
+        "--numpy-seconds", "0.05", "--json", str(out),
+    ])  # fmt: skip
+    assert rc == 0
+    rows = json.loads(out.read_text())["rows"]
+    assert {(r["impl"], r["policy"]) for r in rows} == {
+        ("jax", "random"),
+        ("jax", "chart"),
+        ("numpy", "random"),
+        ("numpy", "chart"),
+    }
+    text = capsys.readouterr().out
+    assert "jax/numpy" in text and "chart" in text
+    # basic strategy loses far less than random play (sutton-barto: about -0.04 vs -0.39)
+    jx = {r["policy"]: r["mean_return"] for r in rows if r["impl"] == "jax"}
+    assert jx["chart"] > jx["random"] + 0.2
+
+
+def test_bench_jax_bad_input(capsys: Any) -> None:
+    assert _main("bench_jax.py")(["--tables", "0"]) == 2
+    assert capsys.readouterr().err.startswith("error: ")
+
+
+@pytest.mark.slow  # (tests/jax/test_jax_table.py holds same key, same trajectory by default)
+def test_determinism_script(tmp_path: Path) -> None:
+    out = tmp_path / "d.json"
+    assert _main("jax_determinism.py")(["--tables", "32", "--steps", "4", "--out", str(out)]) == 0
+    figures = json.loads(out.read_text())
+    assert figures["vegas-strip"]["same_device_identical"]
+    assert figures["sutton-barto"]["run_1"]["hands"] != "0"
+
+
+@pytest.mark.slow
+def test_gpu_check_rehearsal_degrades_gracefully(tmp_path: Path) -> None:
+    """The prepared GPU run, small, on CPU: every part recorded, one forced to time out."""
+    env = {
+        **os.environ, "GPU_CHECK_SMALL": "1", "OUT": str(tmp_path), "PYTHON": sys.executable,
+        "GPU_CHECK_T_CHART": "2", "GPU_CHECK_PARTS": "device bench bench_chart determinism",
+        # (generous limits for the others: this machine is shared and loaded)
+        "GPU_CHECK_T_DEVICE": "300", "GPU_CHECK_T_BENCH": "300", "GPU_CHECK_T_DET": "300",
+    }  # fmt: skip
+    proc = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "gpu_check.sh")], env=env, capture_output=True,
+        text=True, timeout=600,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    rows = [line.split("\t") for line in (tmp_path / "summary.tsv").read_text().splitlines()]
+    status = {r[0]: r[1] for r in rows[1:]}
+    assert status == {"device": "ok", "bench": "ok", "bench_chart": "timeout", "determinism": "ok"}
+    assert (tmp_path / "bench_random.json").exists() and (tmp_path / "determinism.json").exists()
+    assert "== summary" in (tmp_path / "gpu_check.log").read_text()
