@@ -47,6 +47,8 @@ from blackjack_env.envs.batch.codes import (
     _INSURE_PHASE,
     _LOSS,
     _OVER,
+    _PEEK_WAIT,
+    _SEAT_DONE,
     _SPLIT,
     _STAND,
     _SURR,
@@ -74,7 +76,9 @@ _INSURANCE_PAYS = float(play.INSURANCE_PAYS)
 
 class State(NamedTuple):
     """One table (``H`` = ``Config.hands``, ``S`` = ``Config.shoe_size``). Hand arrays are
-    ``(H,)``: hand ``h`` at ``[h]``; fields as the numpy batched tables' of the same name."""
+    ``(H,)``: hand ``h`` at ``[h]``; fields as the numpy batched tables' of the same name.
+    With several seats (``Config.seats`` > 1) the fields of :data:`SEAT_FIELDS` gain a
+    leading seat axis (seat ``s`` at ``[s]``); the shoe and the dealer are the table's."""
 
     shoe: Any  # int8 (S,) card ids (ring; infinite deck: stacked-card buffer)
     pos: Any  # first undealt place
@@ -121,7 +125,7 @@ def new_state(cfg: Config) -> State:
     shoe = jnp.zeros(s, jnp.int8) if cfg.infinite else (jnp.arange(s) % 52).astype(jnp.int8)
     zh = jnp.zeros(h, I32)
     fh = jnp.zeros(h, bool)
-    return State(
+    one = State(
         shoe=shoe, pos=z, left=jnp.asarray(0 if cfg.infinite else s, I32), dealt=z,
         round_start=z, stacked=z, undealt_hilo=z, round_hilo=z, reshuffled=f, rounds=z,
         phase=jnp.asarray(_OVER, I32), nhands=jnp.ones((), I32), cur=z, last_hand=z,
@@ -130,6 +134,25 @@ def new_state(cfg: Config) -> State:
         insurance=jnp.zeros((), F32), insurance_net=jnp.zeros((), F32), d_hard=z, d_ace=f,
         d_n=z, up=z, hole=jnp.asarray(-1, I32), hole_revealed=f, peek_possible=f,
     )  # fmt: skip
+    if cfg.seats == 1:
+        return one
+    seat = {k: jnp.broadcast_to(getattr(one, k), (cfg.seats, *getattr(one, k).shape))
+            for k in SEAT_FIELDS}  # fmt: skip
+    return one._replace(**seat)
+
+
+#: The fields each seat holds (a leading seat axis with several seats).
+SEAT_FIELDS = (
+    "phase", "nhands", "cur", "last_hand", "hard", "ace", "ncards", "r0", "r1", "stake",
+    "doubled", "surrendered", "done", "settled", "outcome", "net", "insurance",
+    "insurance_net",
+)  # fmt: skip
+
+
+def seat_axes(cfg: Config) -> State:
+    """``jax.vmap``'s ``in_axes`` over the seats of one table's state: 0 for the seats'
+    fields, None for the table's (shoe, dealer)."""
+    return State(*[0 if f in SEAT_FIELDS else None for f in State._fields])
 
 
 # ====================================================================== helpers
@@ -211,11 +234,17 @@ def _onehot(h: Any, cfg: Config) -> Any:
     return jnp.arange(cfg.hands) == h
 
 
+def _hands_axis(x: Any) -> Any:
+    """A per-seat value (a scalar, or ``(S,)``) against the hand arrays (``(H,)`` or
+    ``(S, H)``): a trailing axis of 1."""
+    return jnp.expand_dims(jnp.asarray(x), -1)
+
+
 def _is_bj(st: State, cfg: Config) -> Any:
     """Natural on each hand (split hands only under ``blackjack_after_split``)."""
     bj = array_natural(st.ncards, st.hard, st.ace)
     if cfg.hands > 1 and not cfg.split_naturals:
-        bj = bj & (st.nhands == 1)
+        bj = bj & (_hands_axis(st.nhands) == 1)
     return bj
 
 
@@ -239,7 +268,7 @@ def _compare(st: State, p: Params, cfg: Config) -> Any:
     w = cfg.key_width
     two = st.ncards == 2
     if cfg.hands > 1 and not cfg.split_naturals:
-        two = two & (st.nhands == 1)
+        two = two & (_hands_axis(st.nhands) == 1)
     key = (2 * st.hard + st.ace + w * two) * (2 * w)
     key = key + 2 * st.d_hard + st.d_ace + w * (st.d_n == 2)
     out = p.by_hands[key]
@@ -249,7 +278,7 @@ def _compare(st: State, p: Params, cfg: Config) -> Any:
 
 
 def _live(st: State, cfg: Config) -> Any:
-    return jnp.arange(cfg.hands) < st.nhands
+    return jnp.arange(cfg.hands) < _hands_axis(st.nhands)
 
 
 def _settle_by_compare(st: State, p: Params, cfg: Config, on: Any) -> State:
@@ -265,7 +294,7 @@ def _settle_highest(st: State, p: Params, cfg: Config, on: Any) -> State:
     st = _pay(st, p, surr, out)
     rest = open_ & ~st.surrendered & (st.hard <= 21)
     total = array_total(st.hard, st.ace)
-    top = jnp.max(jnp.where(rest, total, -1))
+    top = jnp.max(jnp.where(rest, total, -1), axis=-1, keepdims=True)  # per seat
     # the rule is written with array operators only: it serves jax arrays as numpy's
     judged = play.array_highest_hand_judged(total, top, st.d_hard > 21)  # type: ignore[arg-type]
     return _pay(st, p, rest, jnp.where(judged, out, _LOSS))
@@ -374,7 +403,22 @@ def _advance(st: State, p: Params, cfg: Config, rk: _Rng, on: Any) -> tuple[Stat
     st, rk, _, to_dealer = jax.lax.fori_loop(
         0, cfg.hands + 1, body, (st, rk, jnp.asarray(on, bool), jnp.zeros((), bool))
     )
-    return _dealer_turn(st, p, cfg, rk, to_dealer)
+    return _hands_done(st, p, cfg, rk, to_dealer)
+
+
+def _hands_done(st: State, p: Params, cfg: Config, rk: _Rng, on: Any) -> tuple[State, _Rng]:
+    """The seat's hands are all done where ``on``: with one seat the dealer plays; with
+    several the seat waits (``DONE``, the cursor on its last hand) for the others (numpy
+    ``_flush_dealer`` / ``_seats_done``)."""
+    if cfg.seats == 1:
+        return _dealer_turn(st, p, cfg, rk, on)
+    return _seat_done(st, on), rk
+
+
+def _seat_done(st: State, on: Any) -> State:
+    return st._replace(
+        phase=jnp.where(on, _SEAT_DONE, st.phase), cur=jnp.where(on, st.nhands - 1, st.cur)
+    )
 
 
 def _split(st: State, p: Params, cfg: Config, h: Any, on: Any) -> State:
@@ -466,7 +510,7 @@ def _peek(st: State, p: Params, cfg: Config, on: Any, dealer_bj: Any, natural: A
     st = _settle_by_compare(st, p, cfg, hit)
     st = st._replace(phase=jnp.where(hit, _OVER, st.phase))
     if cfg.naturals_paid_at_peek:
-        pay0 = _onehot(0, cfg) & (on & ~dealer_bj & natural)
+        pay0 = _onehot(0, cfg) & _hands_axis(on & ~dealer_bj & natural)
         st = _pay(st, p, pay0, jnp.full(cfg.hands, _BJ, I32))
     return st
 
@@ -519,6 +563,8 @@ def start_round(key: Any, st: State, p: Params, cfg: Config, on: Any = True) -> 
             undealt_hilo=jnp.where(shuffle, 0, st.undealt_hilo),
         )  # fmt: skip
         st = _sel(on, st, old)
+    if cfg.seats > 1:
+        return _deal_seats(st, p, cfg, rk, on)
     zh = jnp.zeros(h, I32)
     fh = jnp.zeros(h, bool)
     cards = []
@@ -577,7 +623,7 @@ def start_round(key: Any, st: State, p: Params, cfg: Config, on: Any = True) -> 
 
 def round_net(st: State, cfg: Config) -> Any:
     """The round's net so far in base bets (every hand, plus insurance)."""
-    hands = jnp.sum(jnp.where(jnp.arange(cfg.hands) < st.nhands, st.net, 0.0))
+    hands = jnp.sum(jnp.where(_live(st, cfg), st.net, 0.0), axis=-1)  # (per seat)
     return (hands + st.insurance_net) / cfg.bet
 
 
@@ -623,6 +669,8 @@ def step(
     DOUBLE / SPLIT / SURRENDER play HIT where it is legal, else STAND; anything else
     STAND; a pre-peek STAND declines). A round that ends is reported here (``reward``:
     its net in base bets) and is not restarted: :func:`start_round` does that."""
+    if cfg.seats > 1:
+        return _step_seats(key, st, action, p, cfg)
     action = jnp.asarray(action, I32)
     mask = legal_mask(st, p, cfg)
     legal = mask[jnp.clip(action, 0, cfg.n_actions - 1)] & (action >= 0) & (action < cfg.n_actions)
@@ -642,6 +690,178 @@ def step(
     over = st.phase == _OVER
     reward = jnp.where(over, round_net(st, cfg), 0.0)
     return st, reward, over, played, ~legal
+
+
+# ====================================================================== several seats
+# (the numpy batched tables' seats.py: casino deal order, the pre-peek questions seat by
+# seat before one peek, seat 0 plays all its hands, then seat 1, ..., the dealer once)
+def _view(st: State, s: Any) -> State:
+    """Seat ``s`` of a several-seat table as a one-seat state (the table's shoe and
+    dealer)."""
+    return st._replace(**{f: getattr(st, f)[s] for f in SEAT_FIELDS})
+
+
+def _merge(st: State, v: State, s: Any) -> State:
+    """``st`` with seat ``s`` (and the shoe and dealer) taken from the view ``v``."""
+    return v._replace(**{f: getattr(st, f).at[s].set(getattr(v, f)) for f in SEAT_FIELDS})
+
+
+def acting(st: State, cfg: Config) -> Any:
+    """The seat the table waits for (numpy ``TableBatch.acting``): the first seat still to
+    answer the pre-peek question, else the first with a hand to play, else seat 0."""
+    if cfg.seats == 1:
+        return jnp.zeros((), I32)
+    ins = st.phase == _INSURE_PHASE
+    dec = st.phase == _DECIDE
+    return jnp.where(jnp.any(ins), jnp.argmax(ins), jnp.argmax(dec)).astype(I32)
+
+
+def _deal_seats(st: State, p: Params, cfg: Config, rk: _Rng, on: Any) -> State:
+    """:func:`start_round`'s deal at a table of several seats (numpy ``_deal_seats``, then
+    ``start_rounds``): a card to each seat, the upcard, a second card to each seat, the
+    hole card; naturals; the pre-peek questions (the seats not asked wait, ``PEEK_WAIT``)
+    or the peek; a seat whose hand is done waits (``DONE``); all done: the dealer."""
+    n_s, h = cfg.seats, cfg.hands
+    cards = []
+    for _ in range(2 * n_s + (1 if cfg.no_hole else 2)):
+        st, c, rk = _draw(st, p, cfg, rk, on)
+        cards.append(c)
+    rank, val = p.rank_of_id, p.value_of_id
+    first, second = jnp.stack(cards[:n_s]), jnp.stack(cards[n_s + 1 : 2 * n_s + 1])
+    r1, ru, r2 = rank[first], rank[cards[n_s]], rank[second]
+    hard0 = val[first] + val[second]
+    ace0 = (r1 == 0) | (r2 == 0)
+    up_value, up_ace = val[cards[n_s]], ru == 0
+    if cfg.no_hole:
+        d_hard, d_ace, d_n, hole = up_value, up_ace, 1, -1
+    else:
+        hole = cards[-1]
+        d_hard, d_ace, d_n = up_value + val[hole], up_ace | (rank[hole] == 0), 2
+    ax = _hands_axis
+    h0 = jnp.broadcast_to(_onehot(0, cfg), (n_s, h))
+    zs, zsh, fsh = jnp.zeros(n_s, I32), jnp.zeros((n_s, h), I32), jnp.zeros((n_s, h), bool)
+    new = st._replace(
+        rounds=st.rounds + 1, phase=jnp.full(n_s, _DECIDE, I32), nhands=jnp.ones(n_s, I32),
+        cur=zs, last_hand=zs, hard=jnp.where(h0, ax(hard0), zsh), ace=h0 & ax(ace0),
+        ncards=jnp.where(h0, 2, zsh), r0=jnp.where(h0, ax(r1), zsh),
+        r1=jnp.where(h0, ax(r2), zsh), stake=jnp.where(h0, cfg.bet, zsh), doubled=fsh,
+        surrendered=fsh, done=fsh, settled=fsh, outcome=jnp.full((n_s, h), -1, I32),
+        net=jnp.zeros((n_s, h), F32), insurance=jnp.zeros(n_s, F32),
+        insurance_net=jnp.zeros(n_s, F32), d_hard=jnp.asarray(d_hard, I32),
+        d_ace=jnp.asarray(d_ace), d_n=jnp.asarray(d_n, I32), up=cards[n_s],
+        hole=jnp.asarray(hole, I32), hole_revealed=jnp.zeros((), bool),
+        peek_possible=jnp.zeros((), bool),
+    )  # fmt: skip
+    st = _sel(on, new, st)
+    bj = on & array_natural(2, hard0, ace0)
+    effect = cfg.natural_effect  # play.dealt_natural_effect
+    if effect is NaturalEffect.PAY:
+        st = _pay(st, p, h0 & ax(bj), jnp.full((n_s, h), _BJ, I32))
+    elif effect is NaturalEffect.END:
+        st = st._replace(done=st.done | (h0 & ax(bj)))
+    if cfg.peek:
+        pp = p.peek_by_rank[ru]
+        st = st._replace(peek_possible=jnp.where(on, pp, st.peek_possible))
+        table_ask = jnp.zeros((), bool)
+        if cfg.pre_peek:
+            ask = on & pp & ~st.settled[:, 0] & p.asks_pre_peek[2 * ru + bj.astype(I32)]
+            table_ask = jnp.any(ask)
+            phase = jnp.where(table_ask, _PEEK_WAIT, st.phase)
+            st = st._replace(phase=jnp.where(ask, _INSURE_PHASE, phase))
+        natural = bj if effect is NaturalEffect.END else jnp.zeros(n_s, bool)
+        st = _peek(st, p, cfg, on & ~table_ask, pp & _dealer_bj(st), natural)
+    if effect is NaturalEffect.PAY or cfg.natural_stands:
+        fin = bj & (st.phase == _DECIDE)
+        st = _seat_done(st._replace(done=st.done | (h0 & ax(fin))), fin)
+    st, rk = _dealer_turn(st, p, cfg, rk, on & jnp.all(st.phase == _SEAT_DONE))
+    return st
+
+
+def _act_insurance_seats(
+    st: State, p: Params, cfg: Config, rk: _Rng, s: Any, action: Any, on: Any
+) -> tuple[State, _Rng]:
+    """Seat ``s`` answers the pre-peek question where ``on`` and waits; once every seat
+    has answered, the dealer peeks and play starts at seat 0 (numpy ``_act_insurance``,
+    ``_peek_seats``)."""
+    v = _view(st, s)
+    h0 = _onehot(0, cfg)
+    bj0 = _is_bj(v, cfg)[0]
+    insure = on & (action == _INSURE)
+    v = _pay(v, p, h0 & insure & bj0, jnp.full(cfg.hands, _EVEN, I32))
+    v = v._replace(insurance=jnp.where(insure & ~bj0, v.stake[0].astype(F32) / 2.0, v.insurance))
+    surr = on & (action == _SURRENDER)
+    v = v._replace(surrendered=v.surrendered | (h0 & surr))
+    v = _pay(v, p, h0 & surr, jnp.full(cfg.hands, _SURR, I32))
+    v = v._replace(phase=jnp.where(on, _PEEK_WAIT, v.phase))
+    st = _merge(st, v, s)
+    ready = on & ~jnp.any(st.phase == _INSURE_PHASE)
+    dealer_bj = st.peek_possible & _dealer_bj(st)
+    ins = st.insurance
+    st = st._replace(
+        insurance_net=jnp.where(
+            ready & (ins > 0), jnp.where(dealer_bj, _INSURANCE_PAYS * ins, -ins),
+            st.insurance_net,
+        )
+    )  # fmt: skip
+    natural = st.done[:, 0] & ~st.settled[:, 0] & _is_bj(st, cfg)[:, 0]
+    st = _peek(st, p, cfg, ready, dealer_bj, natural)
+    cont = ready & (st.phase[0] != _OVER)
+    # play starts: every seat's hand 0 (none is split yet; numpy _advance from cur -1)
+    st = st._replace(phase=jnp.where(cont, _DECIDE, st.phase), cur=jnp.where(cont, 0, st.cur))
+    if cfg.auto21:
+        t0 = array_total(st.hard[:, 0], st.ace[:, 0]) == play.AUTO_STAND_TOTAL
+        st = st._replace(done=st.done.at[:, 0].set(st.done[:, 0] | (cont & t0)))
+    st = _seat_done(st, cont & st.done[:, 0])
+    return _dealer_turn(st, p, cfg, rk, cont & jnp.all(st.phase == _SEAT_DONE))
+
+
+def _step_seats(
+    key: Any, st: State, action: Any, p: Params, cfg: Config
+) -> tuple[State, Any, Any, Any, Any]:
+    """:func:`step` at a table of several seats: ``action`` ``(S,)``, of which only the
+    acting seat's is played (the others' masks allow every action; their actions are
+    ignored, reported as played and legal). The reward ``(S,)`` is every seat's round
+    net on the step that ends the round."""
+    action = jnp.asarray(action, I32)
+    s = acting(st, cfg)
+    v = _view(st, s)
+    a_s = action[s]
+    mask = legal_mask(v, p, cfg)
+    a = jnp.clip(a_s, 0, cfg.n_actions - 1)
+    legal = mask[a] & (a_s >= 0) & (a_s < cfg.n_actions)
+    mapped = p.mapped_action[p.decision_of_phase[v.phase], mask[_HIT].astype(I32), a]
+    played_s = jnp.where(legal, a_s, mapped)
+    phase = v.phase
+    rk = _rng(key)
+    decision = played_s
+    if cfg.pre_peek:
+        ins = phase == _INSURE_PHASE
+        decision = p.table_action[ins.astype(I32), played_s]
+        st, rk = _act_insurance_seats(st, p, cfg, rk, s, decision, ins)
+        v = _view(st, s)
+    decide = phase == _DECIDE
+    v, rk = _act_play(v, p, cfg, rk, decision, decide)
+    st = _merge(st, v, s)
+    st, rk = _dealer_turn(st, p, cfg, rk, decide & jnp.all(st.phase == _SEAT_DONE))
+    over = st.phase[0] == _OVER
+    reward = jnp.where(over, round_net(st, cfg), 0.0)
+    me = jnp.arange(cfg.seats) == s
+    return st, reward, over, jnp.where(me, played_s, action), me & ~legal
+
+
+def masks(st: State, p: Params, cfg: Config) -> Any:
+    """The env's action mask of every seat: ``(n_actions,)`` with one seat, ``(S,
+    n_actions)`` with several (a seat the table does not wait for: every action)."""
+    if cfg.seats == 1:
+        return legal_mask(st, p, cfg)
+    m = jax.vmap(lambda v: legal_mask(v, p, cfg), in_axes=(seat_axes(cfg),))(st)
+    me = jnp.arange(cfg.seats) == acting(st, cfg)
+    return jnp.where(me[:, None], m, True)
+
+
+def active(st: State, cfg: Config) -> Any:
+    """bool ``(S,)``: the seat whose action the next step plays (one seat: ``True``)."""
+    return jnp.arange(cfg.seats) == acting(st, cfg) if cfg.seats > 1 else jnp.ones((), bool)
 
 
 # ====================================================================== the view
@@ -753,3 +973,17 @@ def observe_multidiscrete(
 
 
 OBSERVERS = {"vector": observe_vector, "multidiscrete": observe_multidiscrete}
+
+
+def observe(st: State, p: Params, cfg: Config, mode: str, settled: Any = False) -> Any:
+    """The observation of every seat in mode ``mode`` (one seat: as the observer; several:
+    a leading seat axis, a seat the table does not wait for shown ``SETTLED``, as the
+    numpy vector env shows it)."""
+    fn = OBSERVERS[mode]
+    mask = masks(st, p, cfg)
+    if cfg.seats == 1:
+        return fn(st, p, cfg, mask, settled)
+    shown = jnp.asarray(settled) | (jnp.arange(cfg.seats) != acting(st, cfg))
+    return jax.vmap(lambda v, m, sd: fn(v, p, cfg, m, sd), in_axes=(seat_axes(cfg), 0, 0))(
+        st, mask, shown
+    )

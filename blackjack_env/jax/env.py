@@ -42,6 +42,19 @@ class BlackjackJax:
     ``params``); the round's flow is the numpy batched tables', and parity tests replay
     stacked cards through both.
 
+    ## Several learner seats
+
+    ``seats_per_table=S`` (2..7) seats S learners at each table, as the numpy vector env's
+    ``seats_per_table`` (its docstring is the specification): the seats share the shoe and
+    the dealer, the cards are dealt in casino order, the pre-peek questions go seat by
+    seat before the peek, seat 0 plays all its hands, then seat 1, ..., and the dealer
+    plays once after the last seat. Everything per seat gains a leading seat axis: the
+    action is ``(S,)`` (only the seat the table waits for is played; ``info["active"]``
+    marks it for the next step), the observation ``(S, ...)`` (a seat that is not to act
+    shows phase ``SETTLED`` and an all-ones mask), the reward, ``done`` and the
+    ``info`` entries ``(S,)``. Row ``s`` of table ``t`` is the numpy env's sub-env
+    ``t * S + s``: ``x.reshape(-1, ...)`` of a batch of tables gives its layout.
+
     ## Action Space
 
     ``Discrete(n)``: the numpy env's playing actions (0 STAND, 1 HIT, 2 DOUBLE, 3 SPLIT,
@@ -72,9 +85,10 @@ class BlackjackJax:
     ``rules`` (a :class:`~blackjack_env.engine.rules.Rules`, a preset name or a
     ``Rules.to_dict`` dict), ``decks`` (override the rules' decks; ``None`` is the
     infinite deck), ``obs_mode`` (``"vector"`` or ``"multidiscrete"``), ``bet`` (chips
-    per base bet), ``insurance_decisions``: as the numpy env's, validated by its settings.
+    per base bet), ``insurance_decisions``, ``seats_per_table``: as the numpy env's,
+    validated by its settings.
 
-    Not covered (``ValueError``): several seats, bet steps and bankrolls,
+    Not covered (``ValueError``): bet steps and bankrolls,
     ``rounds_per_episode`` other than 1, ``illegal_action`` other than ``"map"``, and
     the ``"tuple"`` and ``"dict"`` observation modes.
     """
@@ -86,12 +100,14 @@ class BlackjackJax:
         obs_mode: str = "vector",
         bet: int | None = None,
         insurance_decisions: bool = False,
+        seats_per_table: int = 1,
         **unknown: Any,
     ) -> None:
         if unknown:
             raise ValueError(
                 f"unknown or unsupported argument(s) {', '.join(sorted(unknown))} for "
-                f"BlackjackJax: allowed are rules, decks, obs_mode, bet, insurance_decisions"
+                f"BlackjackJax: allowed are rules, decks, obs_mode, bet, insurance_decisions, "
+                f"seats_per_table"
             )
         resolved = read_rules(rules)
         if decks is not _KEEP:
@@ -106,10 +122,13 @@ class BlackjackJax:
         }  # fmt: skip
         if bet is not None:
             kwargs["bet"] = bet
+        if seats_per_table != 1:
+            kwargs["seats_per_table"] = seats_per_table
         cfg, params, ref = build(kwargs)
+        #: learner seats at each table (``seats_per_table``)
+        self.seats = cfg.seats
         self.rules: Rules = ref.rules
         self.obs_mode = obs_mode
-        self._observe = core.OBSERVERS[obs_mode]
         self.config: Config = cfg
         self._params = params
         self.action_names: list[str] = list(ref.action_names)
@@ -131,13 +150,16 @@ class BlackjackJax:
         return "BlackjackJax"
 
     def observation_space(self, params: Params | None = None) -> Any:
+        """One table's observation: one seat's, or ``(seats, ...)`` with several."""
+        lead = (self.seats,) if self.seats > 1 else ()
         if self.obs_mode == "multidiscrete":
             nvec = view.multidiscrete_nvec(self.config.hands)
-            return box(np.zeros(view.MD_SIZE, np.int32), (nvec - 1).astype(np.int32),
-                       (view.MD_SIZE,), jnp.int32)  # fmt: skip
+            high = np.broadcast_to((nvec - 1).astype(np.int32), (*lead, view.MD_SIZE))
+            return box(np.zeros_like(high), high, high.shape, jnp.int32)
         low = np.zeros(view.VECTOR_SIZE, np.float32)
         low[view.VEC_TRUE_COUNT] = -1.0
-        return box(low, np.ones(view.VECTOR_SIZE, np.float32), (view.VECTOR_SIZE,), jnp.float32)
+        low = np.broadcast_to(low, (*lead, view.VECTOR_SIZE))
+        return box(low, np.ones_like(low), low.shape, jnp.float32)
 
     def action_space(self, params: Params | None = None) -> Any:
         return discrete(self.config.n_actions)
@@ -156,35 +178,45 @@ class BlackjackJax:
         """One decision; the step that ends the round deals the next one (same shoe)."""
         p = self._params if params is None else params
         k_play, k_next = jax.random.split(key)
-        st, reward, done, played, illegal = core.step(k_play, state, action, p, self.config)
-        mask_end = core.legal_mask(st, p, self.config)
-        final = self._observe(st, p, self.config, mask_end, settled=True)
-        st = core.start_round(k_next, st, p, self.config, done)
+        cfg = self.config
+        st, reward, over, played, illegal = core.step(k_play, state, action, p, cfg)
+        final = core.observe(st, p, cfg, self.obs_mode, settled=True)
+        st = core.start_round(k_next, st, p, cfg, over)
         obs = self._obs(st, p)
+        done = jnp.broadcast_to(over, jnp.shape(reward))
         info = {
-            "action_mask": core.legal_mask(st, p, self.config),
+            "action_mask": core.masks(st, p, cfg),
             "final_observation": final,
             "round_net": reward,
             "illegal_action": illegal,
             "action_played": played,
             "terminated": done,
-            "truncated": jnp.zeros((), bool),
+            "truncated": jnp.zeros_like(done),
             "discount": jnp.where(done, 0.0, 1.0),
         }
+        if self.seats > 1:
+            info["active"] = core.active(st, cfg)
         return obs, st, reward.astype(jnp.float32), done, info
 
     def action_mask(self, state: core.State, params: Params | None = None) -> Any:
-        """bool ``(num_actions,)`` (or batched): the legal actions of ``state``."""
+        """bool ``(num_actions,)`` (``(seats, num_actions)`` with several seats; or
+        batched over tables): the legal actions of ``state``."""
         p = self._params if params is None else params
-        fn = partial(core.legal_mask, p=p, cfg=self.config)
-        return jax.vmap(fn)(state) if jnp.ndim(state.phase) else fn(state)
+        fn = partial(core.masks, p=p, cfg=self.config)
+        return jax.vmap(fn)(state) if jnp.ndim(state.pos) else fn(state)
+
+    def active(self, state: core.State, params: Params | None = None) -> Any:
+        """bool ``(seats,)`` (or batched over tables): the seat whose action the next step
+        plays (the numpy vector env's ``info["active"]``)."""
+        fn = partial(core.active, cfg=self.config)
+        return jax.vmap(fn)(state) if jnp.ndim(state.pos) else fn(state)
 
     def get_obs(self, state: core.State, params: Params | None = None) -> Any:
         p = self._params if params is None else params
         return self._obs(state, p)
 
     def _obs(self, st: core.State, p: Params) -> Any:
-        return self._observe(st, p, self.config, core.legal_mask(st, p, self.config))
+        return core.observe(st, p, self.config, self.obs_mode)
 
     # ------------------------------------------------------------------ scripted cards
     def stack(
@@ -264,7 +296,7 @@ class BlackjackJax:
         """Deal the next round at ``state``'s table (its last round must be over); for
         scripted rounds: :meth:`stack` first."""
         p = self._params if params is None else params
-        if jnp.ndim(state.phase):
+        if jnp.ndim(state.pos):
             st = _start_rounds_jit(self, key, state, p)
             return jax.vmap(lambda s: self._obs(s, p))(st), st
         st = _start_round_jit(self, key, state, p)
@@ -291,7 +323,7 @@ def _start_round_jit(env: BlackjackJax, key: Any, state: core.State, p: Params) 
 
 @partial(jax.jit, static_argnums=0)
 def _start_rounds_jit(env: BlackjackJax, key: Any, state: core.State, p: Params) -> core.State:
-    keys = jax.random.split(key, state.phase.shape[0])
+    keys = jax.random.split(key, state.pos.shape[0])
     return jax.vmap(lambda k, s: core.start_round(k, s, p, env.config))(keys, state)
 
 

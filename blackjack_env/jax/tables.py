@@ -25,15 +25,18 @@ from blackjack_env.envs.observations import Decision
 
 __all__ = ["Config", "Params", "build"]
 
-#: Stacked-card buffer of an infinite deck (cards dealt first, in order), per table.
+#: Stacked-card buffer of an infinite deck (cards dealt first, in order), per table of
+#: one seat; each further seat adds :data:`INFINITE_STACK_SEAT`.
 INFINITE_STACK = 64
+INFINITE_STACK_SEAT = 32
 
 
 @dataclass(frozen=True)
 class Config:
     """Constants of one rule set and env configuration (hashable: a static argument).
 
-    ``hands``: hands a seat may hold (``rules.max_split_hands``); ``shoe_size``: cards in
+    ``hands``: hands a seat may hold (``rules.max_split_hands``); ``seats``: learner
+    seats at the table (the numpy env's ``seats_per_table``); ``shoe_size``: cards in
     a finite shoe, or the stacked-card buffer of an infinite deck; ``cut``: a finite shoe
     is reshuffled between rounds once this many cards were dealt (``None``: after every
     round that dealt a card); ``bet``: chips per base bet; ``n_actions``: the action
@@ -44,6 +47,7 @@ class Config:
 
     rules: Rules
     hands: int
+    seats: int
     shoe_size: int
     infinite: bool
     cut: float | None
@@ -104,12 +108,13 @@ def _mask_rows(env: Any, batch: TableBatch) -> np.ndarray:
 def build(settings_kwargs: dict[str, Any]) -> tuple[Config, Params, Any]:
     """``(config, params, reference)`` for a batched env's keyword arguments (validated by
     the numpy vector env, whose ``EnvSettings.batched`` is the one check); ``reference``
-    is that numpy env (one table), kept for its spaces and names."""
+    is that numpy env (one table, ``seats_per_table`` sub-envs), kept for its spaces and names."""
     import jax.numpy as jnp
 
     from blackjack_env.envs.vector import BlackjackVectorEnv
 
-    ref = BlackjackVectorEnv(num_envs=1, autoreset_mode="SameStep", **settings_kwargs)
+    seats = int(settings_kwargs.get("seats_per_table", 1))
+    ref = BlackjackVectorEnv(num_envs=seats, autoreset_mode="SameStep", **settings_kwargs)
     ref.reset(seed=0)
     batch = ref.batch
     assert batch is not None
@@ -117,13 +122,15 @@ def build(settings_kwargs: dict[str, Any]) -> tuple[Config, Params, Any]:
     h = rules.max_split_hands
     decks = rules.shoe_decks
     infinite = decks is None
-    size = INFINITE_STACK if decks is None else 52 * decks
+    stack = INFINITE_STACK + INFINITE_STACK_SEAT * (seats - 1)
+    size = stack if decks is None else 52 * decks
     cut = None if infinite or rules.penetration is None else rules.penetration * size
     splits = bool(batch._splits)
     width = batch._hand_key_width()
     cfg = Config(
         rules=rules,
         hands=h,
+        seats=int(ref.seats),
         shoe_size=size,
         infinite=infinite,
         cut=cut,
