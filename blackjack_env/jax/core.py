@@ -71,6 +71,7 @@ __all__ = [
 I32 = jnp.int32
 F32 = jnp.float32
 _PLAY, _INSURANCE, _SETTLED = int(Decision.PLAY), int(Decision.INSURANCE), int(Decision.SETTLED)
+_BET = int(Decision.BET)
 _INSURANCE_PAYS = float(play.INSURANCE_PAYS)
 
 
@@ -115,6 +116,10 @@ class State(NamedTuple):
     hole: Any  # hole card id, -1 none
     hole_revealed: Any
     peek_possible: Any
+    opened: Any  # the next round is opened and awaits its bet (bet steps)
+    ep_rounds: Any  # rounds started in the episode
+    session: Any  # the episode's net chips, in units of 1 / Config.chip_den
+    bank: Any  # finite bankroll: chips before this round's bet, units of 1 / chip_den
 
 
 def new_state(cfg: Config) -> State:
@@ -133,6 +138,7 @@ def new_state(cfg: Config) -> State:
         done=fh, settled=fh, outcome=jnp.full(h, -1, I32), net=jnp.zeros(h, F32),
         insurance=jnp.zeros((), F32), insurance_net=jnp.zeros((), F32), d_hard=z, d_ace=f,
         d_n=z, up=z, hole=jnp.asarray(-1, I32), hole_revealed=f, peek_possible=f,
+        opened=f, ep_rounds=z, session=z, bank=z,
     )  # fmt: skip
     if cfg.seats == 1:
         return one
@@ -145,7 +151,7 @@ def new_state(cfg: Config) -> State:
 SEAT_FIELDS = (
     "phase", "nhands", "cur", "last_hand", "hard", "ace", "ncards", "r0", "r1", "stake",
     "doubled", "surrendered", "done", "settled", "outcome", "net", "insurance",
-    "insurance_net",
+    "insurance_net", "session", "bank",
 )  # fmt: skip
 
 
@@ -545,24 +551,47 @@ def _act_insurance(
 
 
 # ====================================================================== a round
-def start_round(key: Any, st: State, p: Params, cfg: Config, on: Any = True) -> State:
+def _open_shoe(st: State, cfg: Config, on: Any) -> State:
+    """Where ``on``: the last round's cards go to the discards and the shoe is reshuffled
+    if the cut card is out (numpy ``start_rounds`` / ``open_rounds``)."""
+    if cfg.infinite:
+        return st
+    dealt = st.dealt
+    shuffle = dealt > 0 if cfg.cut is None else dealt >= cfg.cut
+    new = st._replace(
+        round_start=st.pos, round_hilo=jnp.zeros((), I32), reshuffled=shuffle,
+        left=jnp.where(shuffle, cfg.shoe_size, st.left),
+        dealt=jnp.where(shuffle, 0, st.dealt),
+        undealt_hilo=jnp.where(shuffle, 0, st.undealt_hilo),
+    )  # fmt: skip
+    return _sel(on, new, st)
+
+
+def open_round(st: State, cfg: Config, on: Any = True) -> State:
+    """Bet steps: open the next round where ``on`` (numpy ``open_rounds``): the cards go
+    to the discards, the shoe is reshuffled if the cut card is out, and the table awaits
+    the bet (``opened``); :func:`start_round` then deals without a second check."""
+    on = jnp.asarray(on, bool)
+    st = _open_shoe(st, cfg, on & ~st.opened)
+    return st._replace(opened=st.opened | on)
+
+
+def start_round(
+    key: Any, st: State, p: Params, cfg: Config, on: Any = True, stake: Any = None
+) -> State:
     """Where ``on``: the last round's cards go to the discards, the shoe is reshuffled if
-    the cut card is out, and a round is dealt (naturals, the pre-peek question or the
-    peek; a round with no decision left is played out and ``OVER``)."""
+    the cut card is out (unless :func:`open_round` did), and a round is dealt (naturals,
+    the pre-peek question or the peek; a round with no decision left is played out and
+    ``OVER``). ``stake``: the chips bet (default ``Config.bet``)."""
     on = jnp.asarray(on, bool)
     rk = _rng(key)
-    old = st
     h = cfg.hands
-    if not cfg.infinite:
-        dealt = st.dealt
-        shuffle = dealt > 0 if cfg.cut is None else dealt >= cfg.cut
-        st = st._replace(
-            round_start=st.pos, round_hilo=jnp.zeros((), I32), reshuffled=shuffle,
-            left=jnp.where(shuffle, cfg.shoe_size, st.left),
-            dealt=jnp.where(shuffle, 0, st.dealt),
-            undealt_hilo=jnp.where(shuffle, 0, st.undealt_hilo),
-        )  # fmt: skip
-        st = _sel(on, st, old)
+    bet = cfg.bet if stake is None else stake
+    if cfg.bets:
+        st = _open_shoe(st, cfg, on & ~st.opened)
+        st = st._replace(opened=jnp.where(on, False, st.opened))
+    else:
+        st = _open_shoe(st, cfg, on)
     if cfg.seats > 1:
         return _deal_seats(st, p, cfg, rk, on)
     zh = jnp.zeros(h, I32)
@@ -590,7 +619,7 @@ def start_round(key: Any, st: State, p: Params, cfg: Config, on: Any = True) -> 
         cur=jnp.zeros((), I32), last_hand=jnp.zeros((), I32),
         hard=jnp.where(h0, hard0, zh), ace=h0 & ace0, ncards=jnp.where(h0, 2, zh),
         r0=jnp.where(h0, r1, zh), r1=jnp.where(h0, r2, zh),
-        stake=jnp.where(h0, cfg.bet, zh), doubled=fh, surrendered=fh, done=fh, settled=fh,
+        stake=jnp.where(h0, bet, zh), doubled=fh, surrendered=fh, done=fh, settled=fh,
         outcome=jnp.full(h, -1, I32), net=jnp.zeros(h, F32),
         insurance=jnp.zeros((), F32), insurance_net=jnp.zeros((), F32),
         d_hard=jnp.asarray(d_hard, I32), d_ace=jnp.asarray(d_ace), d_n=jnp.asarray(d_n, I32),
@@ -655,8 +684,17 @@ def legal_key(st: State, p: Params, cfg: Config) -> Any:
 
 def legal_mask(st: State, p: Params, cfg: Config) -> Any:
     """bool ``(n_actions,)``: the env's action mask (the numpy env's; a settled round:
-    every action)."""
-    return p.mask_rows[legal_key(st, p, cfg)]
+    every action; a table awaiting its bet: the bet sizes allowed)."""
+    mask = p.mask_rows[legal_key(st, p, cfg)]
+    if cfg.bets:
+        mask = jnp.where(st.opened, bet_mask(st, p, cfg), mask)
+    return mask
+
+
+def bet_mask(st: State, p: Params, cfg: Config) -> Any:
+    """The BET step's mask (numpy ``_refresh_bets``): the bet actions ``n_play + k`` of
+    the sizes the table limits allow."""
+    return jnp.concatenate([jnp.zeros(cfg.n_play, bool), p.bet_within])
 
 
 # ====================================================================== a step
@@ -678,9 +716,14 @@ def step(
     a = jnp.clip(action, 0, cfg.n_actions - 1)
     # envs.step.array_map_illegal, tabulated
     mapped = p.mapped_action[obs_phase, mask[_HIT].astype(I32), a]
+    if cfg.bets:  # envs.step.array_map_illegal_bet, tabulated by the allowed sizes' bits
+        bits = jnp.sum(mask[cfg.n_play :].astype(I32) << jnp.arange(cfg.n_bets, dtype=I32))
+        mapped = jnp.where(st.opened, p.bet_mapped[bits, a], mapped)
+        key, k_bet = jax.random.split(key)
     played = jnp.where(legal, action, mapped)
     decision = played
     phase = st.phase
+    opened = st.opened
     rk = _rng(key)
     if cfg.pre_peek:
         ins = phase == _INSURE_PHASE
@@ -688,8 +731,47 @@ def step(
         st, rk = _act_insurance(st, p, cfg, rk, decision, ins)
     st, rk = _act_play(st, p, cfg, rk, decision, phase == _DECIDE)
     over = st.phase == _OVER
+    if cfg.bets:  # the bet step: the round is dealt; one settled at the deal ends here
+        k = jnp.clip(played - cfg.n_play, 0, cfg.n_bets - 1)
+        st = start_round(k_bet, st, p, cfg, opened, p.bet_chips[k])
+        over = jnp.where(opened, st.phase == _OVER, over)
     reward = jnp.where(over, round_net(st, cfg), 0.0)
     return st, reward, over, played, ~legal
+
+
+# ====================================================================== the episode
+def _chip_units(x: Any, cfg: Config) -> Any:
+    """Chips (float) as whole units of ``1 / Config.chip_den`` (exact amounts, rounded)."""
+    return jnp.round(x * cfg.chip_den).astype(I32)
+
+
+def end_round(st: State, reward: Any, over: Any, cfg: Config) -> tuple[State, Any, Any]:
+    """The episode after a step (numpy ``BlackjackVectorEnv.step``): the ended round's
+    chips join the session; ``(state, terminated, truncated)``: with
+    ``rounds_per_episode`` 1 a round is an episode; otherwise the episode is truncated
+    after that many rounds (never with ``None``)."""
+    st = st._replace(session=st.session + jnp.where(over, _chip_units(reward * cfg.bet, cfg), 0))
+    if cfg.rounds == 1:
+        return st, over, jnp.zeros((), bool)
+    more = over if cfg.rounds is None else over & (st.ep_rounds < cfg.rounds)
+    return st, jnp.zeros((), bool), over & ~more
+
+
+def next_round(key: Any, st: State, p: Params, cfg: Config, over: Any, done: Any) -> State:
+    """Where ``over``: the next round begins (dealt, or opened for its bet with bet
+    steps); where ``done`` too, as the first of a new episode."""
+    st = st._replace(
+        session=jnp.where(done, 0, st.session), ep_rounds=jnp.where(done, 0, st.ep_rounds)
+    )
+    st = open_round(st, cfg, over) if cfg.bets else start_round(key, st, p, cfg, over)
+    return st._replace(ep_rounds=st.ep_rounds + over)
+
+
+def first_round(key: Any, st: State, p: Params, cfg: Config) -> State:
+    """The first round of an episode at a table between rounds (a new one: a full
+    shoe)."""
+    on = jnp.ones((), bool)
+    return next_round(key, st, p, cfg, on, on)
 
 
 # ====================================================================== several seats
@@ -865,11 +947,18 @@ def active(st: State, cfg: Config) -> Any:
 
 
 # ====================================================================== the view
+def _hole_hidden(st: State, cfg: Config) -> Any:
+    """The dealer's hole card is dealt and not shown (a table awaiting its bet has none:
+    the last round's cards are in the discards)."""
+    hidden = (st.hole >= 0) & ~st.hole_revealed
+    return hidden & ~st.opened if cfg.bets else hidden
+
+
 def true_count(st: State, p: Params, cfg: Config) -> Any:
     """Hi-Lo true count of the cards the learner has seen (0 for an infinite deck)."""
     if cfg.infinite:
         return jnp.zeros((), F32)
-    hidden = (st.hole >= 0) & ~st.hole_revealed
+    hidden = _hole_hidden(st, cfg)
     unseen_hilo = st.undealt_hilo + p.hilo_of_id[jnp.maximum(st.hole, 0)] * hidden
     remaining = st.left + hidden
     tc = -unseen_hilo.astype(F32) * 52.0 / jnp.maximum(remaining, 1).astype(F32)
@@ -894,13 +983,18 @@ def _fields(st: State, p: Params, cfg: Config, mask: Any, settled: Any) -> dict[
         can_insure = ins_phase & mask[_INSURE] if cfg.n_play == 6 else jnp.zeros((), bool)
     else:
         can_double = can_split = can_surr = can_insure = jnp.zeros((), bool)
-    return {
+    out = {
         "phase": phase, "h": h, "hard": hard, "ace": ace, "ncards": nc,
         "soft": array_soft(hard, ace), "total": array_total(hard, ace),
         "up": p.value_of_id[st.up], "can_double": can_double, "can_split": can_split,
         "can_surrender": can_surr, "can_insure": can_insure,
-        "pair": (nc == 2) & (st.r0[h] == st.r1[h]),
+        "pair": (nc == 2) & (st.r0[h] == st.r1[h]), "nhands": st.nhands,
     }  # fmt: skip
+    if cfg.bets:  # the BET step (numpy _observe_bets): no cards on the table
+        bet = st.opened & ~jnp.asarray(settled)
+        out = {k: jnp.where(bet, jnp.zeros_like(v), v) for k, v in out.items()}
+        out["phase"] = jnp.where(bet, _BET, phase)
+    return out
 
 
 def observe_vector(st: State, p: Params, cfg: Config, mask: Any, settled: Any = False) -> Any:
@@ -922,7 +1016,7 @@ def observe_vector(st: State, p: Params, cfg: Config, mask: Any, settled: Any = 
         view.VEC_CAN_SURRENDER: f["can_surrender"],
         view.VEC_CAN_INSURE: f["can_insure"],
         view.VEC_HAND_INDEX: f["h"] / (mh - 1 if mh > 1 else 1),
-        view.VEC_NUM_HANDS: st.nhands / mh,
+        view.VEC_NUM_HANDS: f["nhands"] / mh,
         view.VEC_CARDS: jnp.minimum(f["ncards"] / view.VEC_CARDS_SCALE, 1.0),
         view.VEC_PAIR: f["pair"],
         view.VEC_TRUE_COUNT: jnp.clip(tc / view.VEC_COUNT_SCALE, -1.0, 1.0),
@@ -941,7 +1035,7 @@ def count_bucket(st: State, p: Params, cfg: Config) -> Any:
     clip = view.BUCKET_CLIP
     if cfg.infinite:
         return jnp.asarray(clip, I32)
-    hidden = (st.hole >= 0) & ~st.hole_revealed
+    hidden = _hole_hidden(st, cfg)
     running = -(st.undealt_hilo + p.hilo_of_id[jnp.maximum(st.hole, 0)] * hidden)
     d = jnp.maximum(st.left + hidden, 1)
     q = running * 52

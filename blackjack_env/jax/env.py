@@ -70,11 +70,21 @@ class BlackjackJax:
     the numpy env's int64 ``MultiDiscrete``). Fields, positions and scales are those of
     :mod:`blackjack_env.envs.view`.
 
+    ## Bets
+
+    With ``bet_sizes`` every round opens with a BET step (as the numpy env's): the
+    actions ``n_play + k`` bet ``bet_sizes[k]`` base bets (only those are legal; an
+    illegal action bets what the numpy env's mapping chooses), the observation shows
+    phase ``BET``, no cards, and the count of the cards not dealt; the round is dealt on
+    that step, and one settled at the deal ends there with its reward.
+
     ## Rewards, Episode End
 
-    An episode is one round (the numpy env's ``rounds_per_episode=1``): ``done`` on the
-    step that settles it, with its net chips in base bets as the reward (0 on other
-    steps). A round with no decision (a natural, a dealer blackjack found by the peek)
+    The reward is a round's net chips in base bets on the step that settles it (0 on
+    other steps). An episode is ``rounds_per_episode`` rounds (default 1; ``None``: no
+    end), truncated after the last (``info["truncated"]``, as the numpy env), one round
+    terminating it when that is 1; ``done`` is their or, ``info["round_over"]`` says a
+    round ended. A round with no decision (a natural, a dealer blackjack found by the peek)
     shows ``phase = SETTLED`` and the next step, whatever its action, returns its reward.
     ``step`` resets by itself (gymnax convention): the step that ends an episode returns
     the first observation of the next round, dealt from the same shoe;
@@ -85,11 +95,11 @@ class BlackjackJax:
     ``rules`` (a :class:`~blackjack_env.engine.rules.Rules`, a preset name or a
     ``Rules.to_dict`` dict), ``decks`` (override the rules' decks; ``None`` is the
     infinite deck), ``obs_mode`` (``"vector"`` or ``"multidiscrete"``), ``bet`` (chips
-    per base bet), ``insurance_decisions``, ``seats_per_table``: as the numpy env's,
-    validated by its settings.
+    per base bet), ``insurance_decisions``, ``seats_per_table``, ``bet_sizes``,
+    ``rounds_per_episode``: as the numpy env's, validated by its settings.
 
-    Not covered (``ValueError``): bet steps and bankrolls,
-    ``rounds_per_episode`` other than 1, ``illegal_action`` other than ``"map"``, and
+    Not covered (``ValueError``): a finite ``bankroll``, ``illegal_action`` other than
+    ``"map"``, and
     the ``"tuple"`` and ``"dict"`` observation modes.
     """
 
@@ -101,13 +111,15 @@ class BlackjackJax:
         bet: int | None = None,
         insurance_decisions: bool = False,
         seats_per_table: int = 1,
+        bet_sizes: Any = None,
+        rounds_per_episode: int | None = 1,
         **unknown: Any,
     ) -> None:
         if unknown:
             raise ValueError(
                 f"unknown or unsupported argument(s) {', '.join(sorted(unknown))} for "
                 f"BlackjackJax: allowed are rules, decks, obs_mode, bet, insurance_decisions, "
-                f"seats_per_table"
+                f"seats_per_table, bet_sizes, rounds_per_episode"
             )
         resolved = read_rules(rules)
         if decks is not _KEEP:
@@ -124,6 +136,10 @@ class BlackjackJax:
             kwargs["bet"] = bet
         if seats_per_table != 1:
             kwargs["seats_per_table"] = seats_per_table
+        if bet_sizes is not None:
+            kwargs["bet_sizes"] = bet_sizes
+        if rounds_per_episode != 1:
+            kwargs["rounds_per_episode"] = rounds_per_episode
         cfg, params, ref = build(kwargs)
         #: learner seats at each table (``seats_per_table``)
         self.seats = cfg.seats
@@ -166,33 +182,38 @@ class BlackjackJax:
 
     @partial(jax.jit, static_argnums=0)
     def reset(self, key: Any, params: Params | None = None) -> tuple[Any, core.State]:
-        """A fresh table (a new shoe) with its first round dealt."""
+        """A fresh table (a new shoe) with its first round dealt (or opened for its bet)."""
         p = self._params if params is None else params
-        st = core.start_round(key, core.new_state(self.config), p, self.config)
+        st = core.first_round(key, core.new_state(self.config), p, self.config)
         return self._obs(st, p), st
 
     @partial(jax.jit, static_argnums=0)
     def step(
         self, key: Any, state: core.State, action: Any, params: Params | None = None
     ) -> tuple[Any, core.State, Any, Any, dict[str, Any]]:
-        """One decision; the step that ends the round deals the next one (same shoe)."""
+        """One decision; the step that ends the round deals the next one (same shoe), or
+        opens it for its bet; the step that ends the episode starts the next one."""
         p = self._params if params is None else params
         k_play, k_next = jax.random.split(key)
         cfg = self.config
         st, reward, over, played, illegal = core.step(k_play, state, action, p, cfg)
+        st, term, trunc = core.end_round(st, reward, over, cfg)
+        ended = term | trunc
         final = core.observe(st, p, cfg, self.obs_mode, settled=True)
-        st = core.start_round(k_next, st, p, cfg, over)
+        st = core.next_round(k_next, st, p, cfg, over, ended)
         obs = self._obs(st, p)
-        done = jnp.broadcast_to(over, jnp.shape(reward))
+        shape = jnp.shape(reward)
+        done = jnp.broadcast_to(ended, shape)
         info = {
             "action_mask": core.masks(st, p, cfg),
             "final_observation": final,
             "round_net": reward,
+            "round_over": jnp.broadcast_to(over, shape),
             "illegal_action": illegal,
             "action_played": played,
-            "terminated": done,
-            "truncated": jnp.zeros_like(done),
-            "discount": jnp.where(done, 0.0, 1.0),
+            "terminated": jnp.broadcast_to(term, shape),
+            "truncated": jnp.broadcast_to(trunc, shape),
+            "discount": jnp.where(term, 0.0, 1.0) * jnp.ones(shape),
         }
         if self.seats > 1:
             info["active"] = core.active(st, cfg)
@@ -293,8 +314,9 @@ class BlackjackJax:
     def start_round(
         self, key: Any, state: core.State, params: Params | None = None
     ) -> tuple[Any, core.State]:
-        """Deal the next round at ``state``'s table (its last round must be over); for
-        scripted rounds: :meth:`stack` first."""
+        """Start an episode at ``state``'s table (its last round must be over): its first
+        round dealt, or opened for its bet (bet steps); for scripted rounds :meth:`stack`
+        first."""
         p = self._params if params is None else params
         if jnp.ndim(state.pos):
             st = _start_rounds_jit(self, key, state, p)
@@ -318,13 +340,13 @@ class BlackjackJax:
 
 @partial(jax.jit, static_argnums=0)
 def _start_round_jit(env: BlackjackJax, key: Any, state: core.State, p: Params) -> core.State:
-    return core.start_round(key, state, p, env.config)
+    return core.first_round(key, state, p, env.config)
 
 
 @partial(jax.jit, static_argnums=0)
 def _start_rounds_jit(env: BlackjackJax, key: Any, state: core.State, p: Params) -> core.State:
     keys = jax.random.split(key, state.pos.shape[0])
-    return jax.vmap(lambda k, s: core.start_round(k, s, p, env.config))(keys, state)
+    return jax.vmap(lambda k, s: core.first_round(k, s, p, env.config))(keys, state)
 
 
 class GymnaxV1:

@@ -40,6 +40,15 @@ def _seed_key(seed: int | None, rng: np.random.Generator) -> Any:
     return jax.random.PRNGKey(value)
 
 
+def _one_seat(kwargs: dict[str, Any]) -> None:
+    if kwargs.get("seats_per_table", 1) != 1:
+        raise ValueError(
+            f"seats_per_table={kwargs['seats_per_table']!r}: the Gymnasium adapters of the "
+            f"JAX table seat one learner per table; use BlackjackJax (seat axis) or the numpy "
+            f"BlackjackVectorEnv for several"
+        )
+
+
 class BlackjackJaxVectorEnv(VectorEnv):
     """``num_envs`` JAX tables as a Gymnasium ``VectorEnv`` (numpy arrays in and out).
 
@@ -64,6 +73,7 @@ class BlackjackJaxVectorEnv(VectorEnv):
             or (num_envs < 1)
         ):
             raise ValueError(f"num_envs={num_envs!r} must be an int >= 1")
+        _one_seat(kwargs)
         self.table = BlackjackJax(**kwargs)
         self.num_envs = n = int(num_envs)
         self.single_observation_space = self.table.gymnasium_observation_space
@@ -149,6 +159,7 @@ class BlackjackJaxEnv(gym.Env[np.ndarray, np.int64]):
     metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
 
     def __init__(self, **kwargs: Any) -> None:
+        _one_seat(kwargs)
         self.table = BlackjackJax(**kwargs)
         self.observation_space = self.table.gymnasium_observation_space
         self.action_space = self.table.gymnasium_action_space

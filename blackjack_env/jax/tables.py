@@ -71,6 +71,10 @@ class Config:
     key_width: int
     over_key: int
     pre_peek_key: int
+    bets: bool = False
+    n_bets: int = 0
+    rounds: int | None = 1
+    chip_den: int = 1
 
 
 class Params(NamedTuple):
@@ -98,6 +102,9 @@ class Params(NamedTuple):
     surrender_outcome: Any  # (2,) outcome code of a surrendered hand by dealer natural
     mapped_action: Any  # (4, 2, n) an illegal action's replacement by (Decision, HIT legal, a)
     table_action: Any  # (2, n) the table's Action code of action a by (pre-peek, a)
+    bet_chips: Any  # (K,) chips of bet size k (bet steps)
+    bet_within: Any  # (K,) bet size k is within the table limits
+    bet_mapped: Any  # (2**K, n) a BET step's illegal action replaced, by allowed-size bits
 
 
 def _mask_rows(env: Any, batch: TableBatch) -> np.ndarray:
@@ -154,6 +161,10 @@ def build(settings_kwargs: dict[str, Any]) -> tuple[Config, Params, Any]:
         key_width=int(width),
         over_key=int(batch._over_key),
         pre_peek_key=int(batch._pre_peek_key),
+        bets=bool(ref._bets),
+        n_bets=len(ref.settings.bet_sizes),
+        rounds=ref.rounds_per_episode,
+        chip_den=int(play.chip_denominator(rules)),
     )
     i32 = jnp.int32
     decision = np.asarray(env_step.DECISION_BY_BATCH_PHASE, dtype=np.int32)
@@ -171,6 +182,18 @@ def build(settings_kwargs: dict[str, Any]) -> tuple[Config, Params, Any]:
     table_action = np.stack(
         [env_step.array_table_actions(a, np.full(na, pre)) for pre in (False, True)]
     )
+    # the BET step: sizes, limits and the mapping of an illegal bet action, by every
+    # pattern of allowed sizes (envs.step.array_map_illegal_bet)
+    k = cfg.n_bets
+    if k > 12:
+        raise ValueError(f"bet_sizes: the JAX table takes at most 12 bet sizes, got {k}")
+    bits = np.arange(max(1, 2**k))
+    allowed = ((bits[:, None] >> np.arange(k)) & 1).astype(bool)
+    bet_mapped = np.zeros((bits.size, na), dtype=np.int32)
+    if k:
+        for j in range(na):
+            want = np.full(bits.size, j - cfg.n_play)
+            bet_mapped[:, j] = cfg.n_play + env_step.array_map_illegal_bet(want, allowed)
     params = Params(
         value_of_id=jnp.asarray(batch._value_of_id, i32),
         rank_of_id=jnp.asarray(batch._rank_of_id, i32),
@@ -193,5 +216,8 @@ def build(settings_kwargs: dict[str, Any]) -> tuple[Config, Params, Any]:
         surrender_outcome=jnp.asarray(play.array_surrender_outcome(np.array([False, True])), i32),
         mapped_action=jnp.asarray(mapped, i32),
         table_action=jnp.asarray(table_action, i32),
+        bet_chips=jnp.asarray(np.asarray(ref._bet_chips, dtype=np.int64).reshape(-1), i32),
+        bet_within=jnp.asarray(np.asarray(ref._bet_within, dtype=bool).reshape(-1)),
+        bet_mapped=jnp.asarray(bet_mapped),
     )
     return cfg, params, ref

@@ -72,6 +72,8 @@ def run_table_parity(
     until its table's first episode ends (and ``final_obs`` on that step). Returns counts
     of what was compared."""
     s = env.seats
+    if env.config.infinite:  # (the stacked-card buffer's size)
+        length = min(length, env.config.shoe_size)
     rng = np.random.default_rng(seed)
     cards = [stacked_cards(env.rules, rng, length, s if s > 1 else None) for _ in range(n)]
     ref = BlackjackVectorEnv(n * s, autoreset_mode="SameStep", **kwargs)

@@ -1,0 +1,112 @@
+"""Bet steps and several rounds per episode at the JAX table, against the numpy vector
+env (``bet_sizes``, ``rounds_per_episode``; that env is tied to the single env by
+``tests/envs/test_vector_bets.py``): the same stacked cards and actions give identical
+observations (the BET step's included), masks, rewards, played actions (an illegal bet
+is mapped as the numpy env maps it), terminations and truncations; the chips of a session
+add up; ``rounds_per_episode=None`` never ends an episode."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+import jax.numpy as jnp  # noqa: E402
+
+from blackjack_env.engine import Rules, preset  # noqa: E402
+from tests.jax.table_helpers import run_table_parity, table_env  # noqa: E402
+
+FAST: dict[str, dict[str, Any]] = {
+    # BlackjackCounting-v0's bets (episodes shortened to 4 rounds, so that the stacked
+    # cards last); a 6:5 payout (exact chips)
+    "counting-bets": {
+        "rules": Rules(decks=2, blackjack_payout="6:5", max_bet=40, surrender="late"),
+        "obs_mode": "vector", "bet": 5, "bet_sizes": (1, 2, 4, 8), "rounds_per_episode": 4,
+        "insurance_decisions": True,
+    },
+}  # fmt: skip
+SLOW: dict[str, dict[str, Any]] = {
+    "bets-multidiscrete": {
+        "rules": "vegas-strip", "obs_mode": "multidiscrete", "bet_sizes": (1, 3),
+    },
+    "bets-infinite-rounds": {
+        "rules": preset("vegas-strip", decks=None), "obs_mode": "vector",
+        "bet_sizes": (2, 4), "rounds_per_episode": 3,
+    },
+    "rounds-3-seats-3": {
+        "rules": "atlantic-city", "obs_mode": "vector", "rounds_per_episode": 3,
+        "seats_per_table": 3,
+    },
+    "rounds-no-bets-european": {
+        "rules": "european-no-hole-card", "obs_mode": "multidiscrete", "rounds_per_episode": 5,
+    },
+}  # fmt: skip
+
+
+def _check(name: str, kwargs: dict[str, Any], n: int, seed: int) -> dict[str, int]:
+    env = table_env(name, **kwargs)
+    seen = run_table_parity(env, kwargs, n=n, seed=seed, max_steps=120)
+    assert seen["ended"] == n * env.seats
+    if kwargs.get("rounds_per_episode", 1) > 1:
+        assert seen["truncated"] == seen["ended"]
+    return seen
+
+
+def test_bets_parity_fast() -> None:
+    seen = _check("counting-bets", FAST["counting-bets"], n=128, seed=3)
+    assert seen["illegal"] > 0 and seen["nonzero"] > 0 and seen["split"] > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(SLOW))
+def test_bets_and_rounds_parity(name: str) -> None:
+    _check(name, SLOW[name], n=128, seed=17)
+
+
+def test_bet_step_and_session_chips() -> None:
+    """A BET step opens every round: only bet actions allowed by the table limits are
+    legal, the reward of a round is its stake times its outcome, and the session's
+    chips (``session``, in units of 1 / chip_den) are the sum of its rounds' rewards."""
+    env = table_env("counting-bets", **FAST["counting-bets"])
+    p = env.default_params
+    n = 256
+    _, st = jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(jax.random.PRNGKey(1), n), p)
+    mask = np.asarray(env.action_mask(st, p))
+    # 6 playing actions (insurance decisions), then the 4 sizes (5 .. 40 chips), within
+    # the table limits (the settings refuse sizes outside them)
+    assert mask.shape == (n, 10)
+    assert not mask[:, :6].any() and mask[:, 6:].all()
+    step = jax.jit(jax.vmap(env.step, in_axes=(0, 0, 0, None)))
+    total = np.zeros(n)
+    key = jax.random.PRNGKey(2)
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(60):
+        key, sub = jax.random.split(key)
+        a = (rng.random(mask.shape) * mask).argmax(axis=1)
+        _obs, st, r, d, info = step(jax.random.split(sub, n), st, jnp.asarray(a, jnp.int32), p)
+        r, d = np.asarray(r), np.asarray(d)
+        total += r
+        # the session's chips in units of 1 / chip_den (10 for 6:5 and insurance halves),
+        # a bet of 5 chips per base bet; a new episode starts at 0
+        assert env.config.chip_den == 10
+        np.testing.assert_array_equal(np.asarray(st.session), np.where(d, 0, np.rint(total * 50)))
+        total[d] = 0
+        ended += int(d.sum())
+        mask = np.asarray(info["action_mask"])
+    assert ended > n // 2
+
+
+def test_unlimited_rounds_never_end_an_episode() -> None:
+    env = table_env("endless", rules="sutton-barto", obs_mode="vector", rounds_per_episode=None)
+    p = env.default_params
+    _, st = env.reset(jax.random.PRNGKey(0), p)
+    step = jax.jit(env.step)
+    over = 0
+    for k in range(40):
+        _, st, _, done, info = step(jax.random.PRNGKey(k), st, jnp.int32(0), p)
+        assert not bool(done)
+        over += int(info["round_over"])
+    assert over > 10 and int(st.ep_rounds) == over + 1
