@@ -28,6 +28,7 @@ stacked cards, dealt first.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, NamedTuple
 
 import jax
@@ -120,6 +121,8 @@ class State(NamedTuple):
     ep_rounds: Any  # rounds started in the episode
     session: Any  # the episode's net chips, in units of 1 / Config.chip_den
     bank: Any  # finite bankroll: chips before this round's bet, units of 1 / chip_den
+    hand_ranks: Any  # (H, 13) each hand's cards by rank ("dict" mode; else (H, 0))
+    dealer_ranks: Any  # (13,) the dealer's cards by rank, the hole card's included
 
 
 def new_state(cfg: Config) -> State:
@@ -139,6 +142,7 @@ def new_state(cfg: Config) -> State:
         insurance=jnp.zeros((), F32), insurance_net=jnp.zeros((), F32), d_hard=z, d_ace=f,
         d_n=z, up=z, hole=jnp.asarray(-1, I32), hole_revealed=f, peek_possible=f,
         opened=f, ep_rounds=z, session=z, bank=z,
+        hand_ranks=jnp.zeros((h, _ranks(cfg)), I32), dealer_ranks=jnp.zeros(_ranks(cfg), I32),
     )  # fmt: skip
     if cfg.seats == 1:
         return one
@@ -151,8 +155,19 @@ def new_state(cfg: Config) -> State:
 SEAT_FIELDS = (
     "phase", "nhands", "cur", "last_hand", "hard", "ace", "ncards", "r0", "r1", "stake",
     "doubled", "surrendered", "done", "settled", "outcome", "net", "insurance",
-    "insurance_net", "session", "bank",
+    "insurance_net", "session", "bank", "hand_ranks",
 )  # fmt: skip
+
+
+def _ranks(cfg: Config) -> int:
+    """Width of the by-rank card counts: 13 where tracked (``Config.track``), else 0."""
+    return 13 if cfg.track else 0
+
+
+def _count_rank(counts: Any, r: Any, on: Any) -> Any:
+    """``counts`` (``(..., 13)``) with one more card of rank ``r`` where ``on`` (bool of
+    ``counts``' leading shape)."""
+    return counts + (jnp.arange(13) == _hands_axis(r)) * _hands_axis(on).astype(I32)
 
 
 def seat_axes(cfg: Config) -> State:
@@ -353,6 +368,10 @@ def _dealer_add(st: State, p: Params, card: Any, on: Any) -> State:
         d_hard=jnp.where(on, st.d_hard + p.values[r], st.d_hard),
         d_ace=jnp.where(on, st.d_ace | (r == 0), st.d_ace),
         d_n=jnp.where(on, st.d_n + 1, st.d_n),
+        # (tracked: a static shape)
+        dealer_ranks=_count_rank(st.dealer_ranks, r, on)
+        if st.dealer_ranks.shape[-1]
+        else st.dealer_ranks,
     )
 
 
@@ -382,6 +401,8 @@ def _second_card(
         r1=jnp.where(at, r1, st.r1),
         done=st.done | (at & finish),
     )
+    if cfg.track:
+        st = st._replace(hand_ranks=_count_rank(st.hand_ranks, r1, at))
     return st, rk
 
 
@@ -459,6 +480,11 @@ def _split(st: State, p: Params, cfg: Config, h: Any, on: Any) -> State:
         ace=jnp.where(at, r0h == 0, new.ace),
         stake=jnp.where(at, new_stake, new.stake),
     )
+    if cfg.track:  # the new hand holds the second card, taken from hand h
+        hr = jnp.where(move[:, None], st.hand_ranks[prev], st.hand_ranks)
+        one = (jnp.arange(13) == r1).astype(I32)
+        hr = jnp.where(new_at[:, None], one, hr)
+        new = new._replace(hand_ranks=jnp.where(at[:, None], hr - one, hr))
     return _sel(on, new, st)
 
 
@@ -491,6 +517,8 @@ def _act_play(
         ace=jnp.where(hit, st.ace | (r == 0), st.ace),
         ncards=jnp.where(hit, st.ncards + 1, st.ncards),
     )
+    if cfg.track:
+        st = st._replace(hand_ranks=_count_rank(st.hand_ranks, r, hit))
     bust = hit & (st.hard > 21)
     st = _pay(st, p, bust, jnp.full(cfg.hands, _BUST, I32))
     if cfg.auto21:
@@ -626,6 +654,13 @@ def start_round(
         up=cards[1], hole=jnp.asarray(hole, I32), hole_revealed=jnp.zeros((), bool),
         peek_possible=jnp.zeros((), bool),
     )  # fmt: skip
+    if cfg.track:
+        one = jnp.zeros((h, 13), I32)
+        one = _count_rank(_count_rank(one, r1, h0), r2, h0)
+        dealer = _count_rank(jnp.zeros(13, I32), ru, True)
+        if not cfg.no_hole:
+            dealer = _count_rank(dealer, rank[cards[3]], True)
+        new = new._replace(hand_ranks=one, dealer_ranks=dealer)
     st = _sel(on, new, st)
     bj = on & array_natural(2, hard0, ace0)
     effect = cfg.natural_effect  # play.dealt_natural_effect
@@ -834,6 +869,13 @@ def _deal_seats(st: State, p: Params, cfg: Config, rk: _Rng, on: Any) -> State:
         hole=jnp.asarray(hole, I32), hole_revealed=jnp.zeros((), bool),
         peek_possible=jnp.zeros((), bool),
     )  # fmt: skip
+    if cfg.track:
+        one = jnp.zeros((n_s, h, 13), I32)
+        one = _count_rank(_count_rank(one, ax(r1), h0), ax(r2), h0)
+        dealer = _count_rank(jnp.zeros(13, I32), ru, True)
+        if not cfg.no_hole:
+            dealer = _count_rank(dealer, rank[hole], True)
+        new = new._replace(hand_ranks=one, dealer_ranks=dealer)
     st = _sel(on, new, st)
     bj = on & array_natural(2, hard0, ace0)
     effect = cfg.natural_effect  # play.dealt_natural_effect
@@ -1066,18 +1108,103 @@ def observe_multidiscrete(
     return jnp.stack([jnp.asarray(values[i], I32) for i in range(view.MD_SIZE)])
 
 
-OBSERVERS = {"vector": observe_vector, "multidiscrete": observe_multidiscrete}
+def observe_tuple(
+    st: State, p: Params, cfg: Config, mask: Any, settled: Any = False
+) -> tuple[Any, Any, Any]:
+    """The ``"tuple"`` observation (``view.TUPLE_*`` order, ``encode_tuple``): the focus
+    hand's total, the upcard's value, a usable ace; int32 scalars."""
+    f = _fields(st, p, cfg, mask, settled)
+    return (jnp.asarray(f["total"], I32), jnp.asarray(f["up"], I32), jnp.asarray(f["soft"], I32))
 
 
-def observe(st: State, p: Params, cfg: Config, mode: str, settled: Any = False) -> Any:
+def unseen_ranks(st: State, p: Params, cfg: Config) -> Any:
+    """int32 ``(13,)``: the cards the learner has not seen, by rank (the undealt cards and
+    a hidden hole card; an infinite deck: 4 of each)."""
+    if cfg.infinite:
+        return jnp.full(13, 4, I32)
+    n = cfg.shoe_size
+    undealt = jnp.arange(n) < st.left
+    ranks = p.rank_of_id[st.shoe[(st.pos + jnp.arange(n)) % n].astype(I32)]
+    counts = jnp.zeros(13, I32).at[ranks].add(undealt.astype(I32))
+    return _count_rank(counts, p.rank_of_id[jnp.maximum(st.hole, 0)], _hole_hidden(st, cfg))
+
+
+def seat_ranks(st: State, cfg: Config) -> Any:
+    """int32 ``(13,)`` (``(S, 13)``): the cards of each seat's hands, by rank."""
+    live = _live(st, cfg)
+    return jnp.sum(jnp.where(live[..., None], st.hand_ranks, 0), axis=-2)
+
+
+def observe_dict(
+    st: State, p: Params, cfg: Config, mask: Any, settled: Any = False, table_cards: Any = None
+) -> dict[str, Any]:
+    """The ``"dict"`` observation (keys ``view.DICT_KEYS``, the bounds of
+    :mod:`blackjack_env.envs.view`'s ``encode_dict`` and ``dict_space``), read from the
+    state as the numpy vector env's ``_observe_dict`` (``_observe_bets`` at a BET step).
+    ``table_cards``: every seat's cards in seat order (several seats); default this
+    seat's."""
+    f = _fields(st, p, cfg, mask, settled)
+    bet = (st.opened & ~jnp.asarray(settled)) if cfg.bets else jnp.zeros((), bool)
+    high = view.COUNT_HIGH
+    hand = st.hand_ranks[f["h"]]
+    dealer = (jnp.arange(13) == p.rank_of_id[st.up]).astype(I32)
+    dealer = jnp.where(st.hole_revealed, st.dealer_ranks, dealer)
+    seats = seat_ranks(st, cfg) if table_cards is None else table_cards
+    stake = st.stake[f["h"]].astype(F32) / cfg.bet
+    none = jnp.zeros(13, I32)
+    out = {
+        "phase": f["phase"],
+        "player_total": f["total"],
+        "soft": f["soft"],
+        "dealer_upcard": f["up"],
+        "hand_index": f["h"],
+        "num_hands": f["nhands"],
+        "hand_cards": jnp.minimum(jnp.where(bet, none, hand), high),
+        "dealer_cards": jnp.where(bet, none, dealer),
+        "seat_cards": jnp.minimum(jnp.where(bet, jnp.zeros_like(seats), seats), high),
+        "unseen_cards": jnp.minimum(unseen_ranks(st, p, cfg), high),
+        "true_count": jnp.clip(true_count(st, p, cfg), -view.COUNT_CLIP, view.COUNT_CLIP)[None],
+        "bet": jnp.minimum(jnp.where(bet, 0.0, stake), view.CHIP_BOUND)[None],
+        "bankroll": jnp.clip(bankroll(st, cfg) / cfg.bet, -view.CHIP_BOUND, view.CHIP_BOUND)[None],
+        "action_mask": mask.astype(jnp.int8),
+    }
+    assert tuple(out) == view.DICT_KEYS
+    return {k: jnp.asarray(v, I32) if k in _DICT_INTS else v for k, v in out.items()}
+
+
+_DICT_INTS = ("phase", "player_total", "soft", "dealer_upcard", "hand_index", "num_hands")
+
+
+def bankroll(st: State, cfg: Config) -> Any:
+    """The learner's chips (float32): the session's net chips with unlimited credit (the
+    numpy env's ``info["bankroll"]``)."""
+    return st.session.astype(F32) / cfg.chip_den
+
+
+OBSERVERS = {
+    "vector": observe_vector,
+    "multidiscrete": observe_multidiscrete,
+    "tuple": observe_tuple,
+    "dict": observe_dict,
+}
+
+
+def observe(
+    st: State, p: Params, cfg: Config, mode: str, settled: Any = False, mask: Any = None
+) -> Any:
     """The observation of every seat in mode ``mode`` (one seat: as the observer; several:
     a leading seat axis, a seat the table does not wait for shown ``SETTLED``, as the
-    numpy vector env shows it)."""
+    numpy vector env shows it). ``mask``: the masks to show (default: the state's; the
+    numpy env's last observation of an episode shows those of the decision before)."""
     fn = OBSERVERS[mode]
-    mask = masks(st, p, cfg)
+    if mask is None:
+        mask = masks(st, p, cfg)
     if cfg.seats == 1:
         return fn(st, p, cfg, mask, settled)
     shown = jnp.asarray(settled) | (jnp.arange(cfg.seats) != acting(st, cfg))
+    if mode == "dict":  # every seat's cards, in seat order, seen from each seat
+        cards = seat_ranks(st, cfg).reshape(-1)
+        fn = partial(observe_dict, table_cards=cards)
     return jax.vmap(lambda v, m, sd: fn(v, p, cfg, m, sd), in_axes=(seat_axes(cfg), 0, 0))(
         st, mask, shown
     )

@@ -14,7 +14,7 @@ from blackjack_env.engine.rules import Rules
 from blackjack_env.envs import view
 from blackjack_env.envs.settings import read_rules
 from blackjack_env.jax import core
-from blackjack_env.jax.spaces import box, discrete
+from blackjack_env.jax.spaces import box, dict_space, discrete, tuple_space
 from blackjack_env.jax.tables import Config, Params, build
 
 __all__ = ["BlackjackJax", "GymnaxV1"]
@@ -41,6 +41,41 @@ class BlackjackJax:
     Rules come from ``engine/play.py``'s lookup tables (built on the host into
     ``params``); the round's flow is the numpy batched tables', and parity tests replay
     stacked cards through both.
+
+    ## Several learner seats
+
+    ``seats_per_table=S`` (2..7) seats S learners at each table, as the numpy vector env's
+    ``seats_per_table`` (its docstring is the specification): the seats share the shoe and
+    the dealer, the cards are dealt in casino order, the pre-peek questions go seat by
+    seat before the peek, seat 0 plays all its hands, then seat 1, ..., and the dealer
+    plays once after the last seat. Everything per seat gains a leading seat axis: the
+    action is ``(S,)`` (only the seat the table waits for is played; ``info["active"]``
+    marks it for the next step), the observation ``(S, ...)`` (a seat that is not to act
+    shows phase ``SETTLED`` and an all-ones mask), the reward, ``done`` and the
+    ``info`` entries ``(S,)``. Row ``s`` of table ``t`` is the numpy env's sub-env
+    ``t * S + s``: ``x.reshape(-1, ...)`` of a batch of tables gives its layout.
+
+    ## Action Space
+
+    ``Discrete(n)``: the numpy env's playing actions (0 STAND, 1 HIT, 2 DOUBLE, 3 SPLIT,
+    4 SURRENDER; 5 INSURE with ``insurance_decisions``; 2 actions under stand/hit-only
+    rules such as ``sutton-barto``). ``info["action_mask"]`` (bool) is the mask of the
+    returned state, also ``env.action_mask(state, params)``. Illegal actions are mapped
+    as the numpy env's default ``illegal_action="map"`` (``info["illegal_action"]``).
+
+    ## Observation Space
+
+    The numpy env's modes, fields, positions and scales (those of
+    :mod:`blackjack_env.envs.view`), read from the state: ``"vector"``, float32
+    ``(17,)``; ``"multidiscrete"``, its 9 fields as int32 (a ``Box`` of integers
+    ``0..nvec - 1``; the Gymnasium adapter gives the numpy env's int64
+    ``MultiDiscrete``); ``"dict"``, a dict of arrays (a pytree: the keys of
+    ``view.DICT_KEYS``, with each hand's, the dealer's and every seat's cards by rank, the
+    unseen cards, the true count, the bet and the learner's chips; the last observation of
+    an episode shows, as the numpy env's, the mask of the decision before);
+    ``"tuple"``, a tuple of three int32 scalars (total, upcard, usable ace).
+    ``BlackjackCounting-v0``'s counting fields are the vector's true count and shoe
+    fraction, the dict's unseen cards and true count.
 
     ## Several learner seats
 
@@ -94,13 +129,13 @@ class BlackjackJax:
 
     ``rules`` (a :class:`~blackjack_env.engine.rules.Rules`, a preset name or a
     ``Rules.to_dict`` dict), ``decks`` (override the rules' decks; ``None`` is the
-    infinite deck), ``obs_mode`` (``"vector"`` or ``"multidiscrete"``), ``bet`` (chips
-    per base bet), ``insurance_decisions``, ``seats_per_table``, ``bet_sizes``,
-    ``rounds_per_episode``: as the numpy env's, validated by its settings.
+    infinite deck), ``obs_mode`` (``"vector"``, ``"multidiscrete"``, ``"dict"``,
+    ``"tuple"``), ``bet`` (chips per base bet), ``insurance_decisions``,
+    ``seats_per_table``, ``bet_sizes``, ``rounds_per_episode``: as the numpy env's,
+    validated by its settings.
 
     Not covered (``ValueError``): a finite ``bankroll``, ``illegal_action`` other than
-    ``"map"``, and
-    the ``"tuple"`` and ``"dict"`` observation modes.
+    ``"map"``.
     """
 
     def __init__(
@@ -124,11 +159,6 @@ class BlackjackJax:
         resolved = read_rules(rules)
         if decks is not _KEEP:
             resolved = resolved.replace(decks=decks)
-        if obs_mode not in core.OBSERVERS:
-            raise ValueError(
-                f"obs_mode={obs_mode!r} is not supported by the JAX table yet; use "
-                f"{' or '.join(repr(m) for m in core.OBSERVERS)}"
-            )
         kwargs: dict[str, Any] = {
             "rules": resolved, "obs_mode": obs_mode, "insurance_decisions": insurance_decisions,
         }  # fmt: skip
@@ -168,6 +198,8 @@ class BlackjackJax:
     def observation_space(self, params: Params | None = None) -> Any:
         """One table's observation: one seat's, or ``(seats, ...)`` with several."""
         lead = (self.seats,) if self.seats > 1 else ()
+        if self.obs_mode in ("dict", "tuple"):  # the numpy env's space, field by field
+            return _from_gymnasium(self.gymnasium_observation_space, lead)
         if self.obs_mode == "multidiscrete":
             nvec = view.multidiscrete_nvec(self.config.hands)
             high = np.broadcast_to((nvec - 1).astype(np.int32), (*lead, view.MD_SIZE))
@@ -196,10 +228,13 @@ class BlackjackJax:
         p = self._params if params is None else params
         k_play, k_next = jax.random.split(key)
         cfg = self.config
+        # (the dict mode's last observation of an episode shows the mask of the decision
+        # before, as the numpy vector env's final_obs)
+        before = core.masks(state, p, cfg) if self.obs_mode == "dict" else None
         st, reward, over, played, illegal = core.step(k_play, state, action, p, cfg)
         st, term, trunc = core.end_round(st, reward, over, cfg)
         ended = term | trunc
-        final = core.observe(st, p, cfg, self.obs_mode, settled=True)
+        final = core.observe(st, p, cfg, self.obs_mode, settled=True, mask=before)
         st = core.next_round(k_next, st, p, cfg, over, ended)
         obs = self._obs(st, p)
         shape = jnp.shape(reward)
@@ -336,6 +371,29 @@ class BlackjackJax:
         """This env with gymnax 1.0's step signature (``obs, state, reward, terminated,
         truncated, info``), for gymnax's own wrappers."""
         return GymnaxV1(self)
+
+
+def _from_gymnasium(space: Any, lead: tuple[int, ...]) -> Any:
+    """A Gymnasium space (Dict, Tuple, Discrete, MultiBinary, Box) as the JAX table's,
+    with the leading axes ``lead`` (the seats) on every field."""
+    import gymnasium.spaces as gs
+
+    if isinstance(space, gs.Dict):
+        return dict_space({k: _from_gymnasium(v, lead) for k, v in space.spaces.items()})
+    if isinstance(space, gs.Tuple):
+        return tuple_space([_from_gymnasium(v, lead) for v in space.spaces])
+    if isinstance(space, gs.Discrete) and not lead:
+        return discrete(int(space.n))
+    if isinstance(space, gs.Discrete):
+        high = np.full(lead, int(space.n) - 1, np.int32)
+        return box(np.zeros_like(high), high, high.shape, jnp.int32)
+    if isinstance(space, gs.MultiBinary):
+        high = np.ones((*lead, *space.shape), np.int8)
+        return box(np.zeros_like(high), high, high.shape, jnp.int8)
+    low = np.broadcast_to(space.low, (*lead, *space.shape))
+    high = np.broadcast_to(space.high, (*lead, *space.shape))
+    dtype = jnp.int32 if np.issubdtype(space.dtype, np.integer) else jnp.float32
+    return box(low, high, low.shape, dtype)
 
 
 @partial(jax.jit, static_argnums=0)

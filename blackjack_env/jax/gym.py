@@ -40,6 +40,17 @@ def _seed_key(seed: int | None, rng: np.random.Generator) -> Any:
     return jax.random.PRNGKey(value)
 
 
+def _to_numpy(obs: Any, space: gym.Space[Any]) -> Any:
+    """A JAX observation as numpy arrays of the numpy env's dtypes (dict and tuple modes:
+    field by field)."""
+    if isinstance(space, gym.spaces.Dict):
+        return {k: _to_numpy(obs[k], sub) for k, sub in space.spaces.items()}
+    if isinstance(space, gym.spaces.Tuple):
+        return tuple(_to_numpy(v, sub) for v, sub in zip(obs, space.spaces, strict=True))
+    out = np.asarray(obs, dtype=space.dtype)
+    return out[()] if isinstance(space, gym.spaces.Discrete) and out.ndim == 0 else out
+
+
 def _one_seat(kwargs: dict[str, Any]) -> None:
     if kwargs.get("seats_per_table", 1) != 1:
         raise ValueError(
@@ -109,8 +120,8 @@ class BlackjackJaxVectorEnv(VectorEnv):
         ok = np.ones(self.num_envs, bool)
         return self._np_obs(obs), {"action_mask": mask, "_action_mask": ok}
 
-    def _np_obs(self, obs: Any) -> np.ndarray:
-        return np.asarray(obs, dtype=self.single_observation_space.dtype)
+    def _np_obs(self, obs: Any) -> Any:
+        return _to_numpy(obs, self.single_observation_space)
 
     def step(
         self, actions: Any
@@ -186,8 +197,8 @@ class BlackjackJaxEnv(gym.Env[np.ndarray, np.int64]):
         self._done = False
         return self._np_obs(self._obs), {"action_mask": self._mask()}
 
-    def _np_obs(self, obs: Any) -> np.ndarray:
-        return np.asarray(obs, dtype=self.observation_space.dtype)
+    def _np_obs(self, obs: Any) -> Any:
+        return _to_numpy(obs, self.observation_space)
 
     def _mask(self) -> np.ndarray:
         return np.asarray(self.table.action_mask(self._state)).astype(np.int8)

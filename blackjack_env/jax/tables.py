@@ -72,6 +72,7 @@ class Config:
     over_key: int
     pre_peek_key: int
     bets: bool = False
+    track: bool = False
     n_bets: int = 0
     rounds: int | None = 1
     chip_den: int = 1
@@ -162,6 +163,7 @@ def build(settings_kwargs: dict[str, Any]) -> tuple[Config, Params, Any]:
         over_key=int(batch._over_key),
         pre_peek_key=int(batch._pre_peek_key),
         bets=bool(ref._bets),
+        track=ref.obs_mode.value == "dict",
         n_bets=len(ref.settings.bet_sizes),
         rounds=ref.rounds_per_episode,
         chip_den=int(play.chip_denominator(rules)),

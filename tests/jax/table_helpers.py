@@ -53,7 +53,7 @@ def assert_obs_equal(jx: Any, ref: Any, rows: np.ndarray, what: str = "") -> Non
             assert_obs_equal(a, b, rows, f"{what} [{i}]")
         return
     np.testing.assert_allclose(
-        np.asarray(jx)[rows], np.asarray(ref)[rows], atol=OBS_ATOL, err_msg=what
+        np.asarray(jx)[rows], np.asarray(ref)[rows], rtol=1e-6, atol=OBS_ATOL, err_msg=what
     )
 
 
