@@ -74,6 +74,7 @@ F32 = jnp.float32
 _PLAY, _INSURANCE, _SETTLED = int(Decision.PLAY), int(Decision.INSURANCE), int(Decision.SETTLED)
 _BET = int(Decision.BET)
 _INSURANCE_PAYS = float(play.INSURANCE_PAYS)
+_INSURANCE_SHARE = float(play.insurance_stake(1))  # insurance stakes this share of the bet
 
 
 class State(NamedTuple):
@@ -380,6 +381,40 @@ def _split_allowed(p: Params, pair: Any, nh: Any, aces: Any) -> Any:
     return p.split_ok[18 * pair.astype(I32) + 2 * nh + aces.astype(I32)]
 
 
+def _split_stake_ok(st: State, p: Params, cfg: Config, h: Any) -> Any:
+    """``play.split_stake_ok`` of hand ``h`` (tabulated by stake and cover), where stakes
+    vary (bet steps) or a bankroll limits them (numpy ``_split_stakes_ok``); else True."""
+    if not cfg.stake_check:
+        return jnp.ones((), bool)
+    stake = st.stake[h]
+    covers = covers_chips(st, cfg, stake) if cfg.bankroll is not None else jnp.ones((), bool)
+    return p.stake_ok[covers.astype(I32), jnp.clip(stake, 0, p.stake_ok.shape[1] - 1)]
+
+
+def chip_units(st: State, cfg: Config) -> Any:
+    """Finite bankroll: the learner's chips off the table now, in units of ``1 /
+    Config.chip_den`` (numpy ``TableBatch.chips``): the chips before the round's bet, plus
+    the round's result so far, less the stakes of its unsettled hands."""
+    live = _live(st, cfg)
+    open_ = jnp.sum(jnp.where(live & ~st.settled, st.stake, 0), axis=-1).astype(F32)
+    net = jnp.sum(jnp.where(live, st.net, 0.0), axis=-1) + st.insurance_net
+    return st.bank + _chip_units(net - open_, cfg)
+
+
+def covers_chips(st: State, cfg: Config, amount: Any) -> Any:
+    """``play.can_cover`` of ``amount`` chips by the learner's chips off the table (exact,
+    in units of ``1 / chip_den``); unlimited credit: True."""
+    if cfg.bankroll is None:
+        return jnp.ones(jnp.shape(amount), bool)
+    return chip_units(st, cfg) >= _chip_units(jnp.asarray(amount, F32), cfg)
+
+
+def _covers_insurance(st: State, p: Params, cfg: Config) -> Any:
+    """Insurance (or even money, on a natural) is affordable (numpy ``_covers_insurance``)."""
+    stake = st.stake[0].astype(F32) * _INSURANCE_SHARE
+    return _is_bj(st, cfg)[0] | covers_chips(st, cfg, stake)
+
+
 def _second_card(
     st: State, p: Params, cfg: Config, rk: _Rng, h: Any, on: Any
 ) -> tuple[State, _Rng]:
@@ -392,7 +427,8 @@ def _second_card(
     ranks = 13 * r0 + r1
     key = p.second_key[ranks]
     if cfg.splits:
-        key = key + 4 * _split_allowed(p, p.pair[ranks], st.nhands, r0 == 0)
+        ok = _split_allowed(p, p.pair[ranks], st.nhands, r0 == 0)
+        key = key + 4 * (ok & _split_stake_ok(st, p, cfg, h))
     finish = p.split_done[key]
     st = st._replace(
         hard=jnp.where(at, p.two_hard[ranks], st.hard),
@@ -615,6 +651,8 @@ def start_round(
     rk = _rng(key)
     h = cfg.hands
     bet = cfg.bet if stake is None else stake
+    if cfg.bankroll is not None:  # the last round's result joins the bankroll
+        st = st._replace(bank=jnp.where(on, chip_units(st, cfg), st.bank))
     if cfg.bets:
         st = _open_shoe(st, cfg, on & ~st.opened)
         st = st._replace(opened=jnp.where(on, False, st.opened))
@@ -674,6 +712,9 @@ def start_round(
         ask = jnp.zeros((), bool)
         if cfg.pre_peek:
             ask = on & pp & ~st.settled[0] & p.asks_pre_peek[2 * ru + bj.astype(I32)]
+            if cfg.bankroll is not None:  # insurance only when affordable
+                poor = p.asks_pre_peek_poor[2 * ru + bj.astype(I32)]
+                ask = ask & (poor | _covers_insurance(st, p, cfg))
             st = st._replace(phase=jnp.where(ask, _INSURE_PHASE, st.phase))
         natural = bj if effect is NaturalEffect.END else False
         st = _peek(st, p, cfg, on & ~ask, pp & _dealer_bj(st), natural)
@@ -705,14 +746,17 @@ def legal_key(st: State, p: Params, cfg: Config) -> Any:
     if cfg.splits:
         maybe = p.pair[13 * r0 + r1] & two
         aces = split & (r0 == 0)
-        key = key + play.KEY_CAN_SPLIT * (
-            maybe & _split_allowed(p, jnp.ones((), I32), st.nhands, aces)
-        )
+        allowed = _split_allowed(p, jnp.ones((), I32), st.nhands, aces)
+        key = key + play.KEY_CAN_SPLIT * (maybe & allowed & _split_stake_ok(st, p, cfg, h))
     key = key + play.KEY_TWO_CARDS * two + play.KEY_UPCARD * p.rank_of_id[st.up]
+    if cfg.bankroll is not None:  # the rows without DOUBLE where it is not covered
+        key = key + cfg.poor_play_offset * ~covers_chips(st, cfg, st.stake[h])
     key = jnp.where(st.phase == _DECIDE, key, cfg.over_key)
     if cfg.pre_peek:
         up = p.rank_of_id[st.up]
         ins_key = cfg.pre_peek_key + 2 * up + _is_bj(st, cfg)[0]
+        if cfg.bankroll is not None:  # the rows without INSURE where it is not covered
+            ins_key = ins_key + cfg.poor_pre_peek_offset * ~_covers_insurance(st, p, cfg)
         key = jnp.where(st.phase == _INSURE_PHASE, ins_key, key)
     return key
 
@@ -729,7 +773,8 @@ def legal_mask(st: State, p: Params, cfg: Config) -> Any:
 def bet_mask(st: State, p: Params, cfg: Config) -> Any:
     """The BET step's mask (numpy ``_refresh_bets``): the bet actions ``n_play + k`` of
     the sizes the table limits allow."""
-    return jnp.concatenate([jnp.zeros(cfg.n_play, bool), p.bet_within])
+    allowed = p.bet_within & covers_chips(st, cfg, p.bet_chips)
+    return jnp.concatenate([jnp.zeros(cfg.n_play, bool), allowed])
 
 
 # ====================================================================== a step
@@ -789,7 +834,12 @@ def end_round(st: State, reward: Any, over: Any, cfg: Config) -> tuple[State, An
     if cfg.rounds == 1:
         return st, over, jnp.zeros((), bool)
     more = over if cfg.rounds is None else over & (st.ep_rounds < cfg.rounds)
-    return st, jnp.zeros((), bool), over & ~more
+    truncated = over & ~more
+    if cfg.bankroll is None:
+        return st, jnp.zeros((), bool), truncated
+    # the learner cannot cover the smallest bet: the session terminates
+    broke = more & ~covers_chips(st, cfg, jnp.asarray(cfg.min_cost, F32))
+    return st, broke, truncated
 
 
 def next_round(key: Any, st: State, p: Params, cfg: Config, over: Any, done: Any) -> State:
@@ -798,6 +848,9 @@ def next_round(key: Any, st: State, p: Params, cfg: Config, over: Any, done: Any
     st = st._replace(
         session=jnp.where(done, 0, st.session), ep_rounds=jnp.where(done, 0, st.ep_rounds)
     )
+    if cfg.bankroll is not None:  # a new session starts with `bankroll` chips
+        units = cfg.bankroll * cfg.chip_den
+        st = st._replace(bank=jnp.where(done, units - (chip_units(st, cfg) - st.bank), st.bank))
     st = open_round(st, cfg, over) if cfg.bets else start_round(key, st, p, cfg, over)
     return st._replace(ep_rounds=st.ep_rounds + over)
 
@@ -1176,9 +1229,10 @@ _DICT_INTS = ("phase", "player_total", "soft", "dealer_upcard", "hand_index", "n
 
 
 def bankroll(st: State, cfg: Config) -> Any:
-    """The learner's chips (float32): the session's net chips with unlimited credit (the
-    numpy env's ``info["bankroll"]``)."""
-    return st.session.astype(F32) / cfg.chip_den
+    """The learner's chips (float32, the numpy env's ``info["bankroll"]``): those off the
+    table with a finite bankroll, the session's net chips with unlimited credit."""
+    units = st.session if cfg.bankroll is None else chip_units(st, cfg)
+    return units.astype(F32) / cfg.chip_den
 
 
 OBSERVERS = {

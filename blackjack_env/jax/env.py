@@ -111,7 +111,10 @@ class BlackjackJax:
     actions ``n_play + k`` bet ``bet_sizes[k]`` base bets (only those are legal; an
     illegal action bets what the numpy env's mapping chooses), the observation shows
     phase ``BET``, no cards, and the count of the cards not dealt; the round is dealt on
-    that step, and one settled at the deal ends there with its reward.
+    that step, and one settled at the deal ends there with its reward. With a finite
+    ``bankroll`` the learner holds chips (exact, in units of ``1 / chip_den``): bets,
+    doubles, matched splits and insurance are legal only when the chips off the table
+    cover them, and the episode terminates when they cannot cover the smallest bet.
 
     ## Rewards, Episode End
 
@@ -131,11 +134,10 @@ class BlackjackJax:
     ``Rules.to_dict`` dict), ``decks`` (override the rules' decks; ``None`` is the
     infinite deck), ``obs_mode`` (``"vector"``, ``"multidiscrete"``, ``"dict"``,
     ``"tuple"``), ``bet`` (chips per base bet), ``insurance_decisions``,
-    ``seats_per_table``, ``bet_sizes``, ``rounds_per_episode``: as the numpy env's,
-    validated by its settings.
+    ``seats_per_table``, ``bet_sizes``, ``rounds_per_episode``, ``bankroll``: as the
+    numpy env's, validated by its settings.
 
-    Not covered (``ValueError``): a finite ``bankroll``, ``illegal_action`` other than
-    ``"map"``.
+    Not covered (``ValueError``): ``illegal_action`` other than ``"map"``.
     """
 
     def __init__(
@@ -148,13 +150,14 @@ class BlackjackJax:
         seats_per_table: int = 1,
         bet_sizes: Any = None,
         rounds_per_episode: int | None = 1,
+        bankroll: int | None = None,
         **unknown: Any,
     ) -> None:
         if unknown:
             raise ValueError(
                 f"unknown or unsupported argument(s) {', '.join(sorted(unknown))} for "
                 f"BlackjackJax: allowed are rules, decks, obs_mode, bet, insurance_decisions, "
-                f"seats_per_table, bet_sizes, rounds_per_episode"
+                f"seats_per_table, bet_sizes, rounds_per_episode, bankroll"
             )
         resolved = read_rules(rules)
         if decks is not _KEEP:
@@ -170,6 +173,8 @@ class BlackjackJax:
             kwargs["bet_sizes"] = bet_sizes
         if rounds_per_episode != 1:
             kwargs["rounds_per_episode"] = rounds_per_episode
+        if bankroll is not None:
+            kwargs["bankroll"] = bankroll
         cfg, params, ref = build(kwargs)
         #: learner seats at each table (``seats_per_table``)
         self.seats = cfg.seats

@@ -76,6 +76,11 @@ class Config:
     n_bets: int = 0
     rounds: int | None = 1
     chip_den: int = 1
+    bankroll: int | None = None
+    min_cost: int = 1
+    stake_check: bool = False
+    poor_play_offset: int = 0
+    poor_pre_peek_offset: int = 0
 
 
 class Params(NamedTuple):
@@ -106,6 +111,8 @@ class Params(NamedTuple):
     bet_chips: Any  # (K,) chips of bet size k (bet steps)
     bet_within: Any  # (K,) bet size k is within the table limits
     bet_mapped: Any  # (2**K, n) a BET step's illegal action replaced, by allowed-size bits
+    asks_pre_peek_poor: Any  # (26,) the pre-peek question without insurance asks more
+    stake_ok: Any  # (2, M + 1) play.split_stake_ok by (bankroll covers, stake in chips)
 
 
 def _mask_rows(env: Any, batch: TableBatch) -> np.ndarray:
@@ -167,6 +174,11 @@ def build(settings_kwargs: dict[str, Any]) -> tuple[Config, Params, Any]:
         n_bets=len(ref.settings.bet_sizes),
         rounds=ref.rounds_per_episode,
         chip_den=int(play.chip_denominator(rules)),
+        bankroll=ref.settings.bankroll,
+        min_cost=int(ref.settings.min_cost),
+        stake_check=bool(batch._split_stake_check),
+        poor_play_offset=int(getattr(batch, "_poor_play_offset", 0)),
+        poor_pre_peek_offset=int(getattr(batch, "_poor_pre_peek_offset", 0)),
     )
     i32 = jnp.int32
     decision = np.asarray(env_step.DECISION_BY_BATCH_PHASE, dtype=np.int32)
@@ -196,6 +208,12 @@ def build(settings_kwargs: dict[str, Any]) -> tuple[Config, Params, Any]:
         for j in range(na):
             want = np.full(bits.size, j - cfg.n_play)
             bet_mapped[:, j] = cfg.n_play + env_step.array_map_illegal_bet(want, allowed)
+    # play.split_stake_ok over every stake a hand can hold (a split halves, never raises)
+    top = int(max([cfg.bet, *np.asarray(ref._bet_chips).reshape(-1).tolist()]))
+    stake_ok = np.array(
+        [[play.split_stake_ok(rules, m, covers) for m in range(top + 1)] for covers in (0, 1)],
+        dtype=bool,
+    )
     params = Params(
         value_of_id=jnp.asarray(batch._value_of_id, i32),
         rank_of_id=jnp.asarray(batch._rank_of_id, i32),
@@ -221,5 +239,9 @@ def build(settings_kwargs: dict[str, Any]) -> tuple[Config, Params, Any]:
         bet_chips=jnp.asarray(np.asarray(ref._bet_chips, dtype=np.int64).reshape(-1), i32),
         bet_within=jnp.asarray(np.asarray(ref._bet_within, dtype=bool).reshape(-1)),
         bet_mapped=jnp.asarray(bet_mapped),
+        asks_pre_peek_poor=jnp.asarray(
+            getattr(batch, "_asks_pre_peek_poor", np.zeros(26, dtype=bool)), bool
+        ),
+        stake_ok=jnp.asarray(stake_ok),
     )
     return cfg, params, ref

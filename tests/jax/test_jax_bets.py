@@ -19,6 +19,11 @@ from blackjack_env.engine import Rules, preset  # noqa: E402
 from tests.jax.table_helpers import run_table_parity, table_env  # noqa: E402
 
 FAST: dict[str, dict[str, Any]] = {
+    # a bankroll of 8 base bets over 5 rounds: chips run short often
+    "bankroll": {
+        "rules": Rules(decks=2, max_split_hands=3), "obs_mode": "vector", "bet_sizes": (1, 2),
+        "rounds_per_episode": 5, "bankroll": 8, "insurance_decisions": True,
+    },
     # BlackjackCounting-v0's bets (episodes shortened to 4 rounds, so that the stacked
     # cards last); a 6:5 payout (exact chips)
     "counting-bets": {
@@ -28,6 +33,19 @@ FAST: dict[str, dict[str, Any]] = {
     },
 }  # fmt: skip
 SLOW: dict[str, dict[str, Any]] = {
+    # a small bankroll: doubles, splits, insurance and bets refused when not covered, and
+    # sessions that end broke
+    "bankroll-bets": {
+        "rules": Rules(decks=2, surrender="early"), "obs_mode": "dict", "bet": 2,
+        "bet_sizes": (1, 2, 4), "rounds_per_episode": 6, "bankroll": 10,
+        "insurance_decisions": True,
+    },
+    "bankroll-halved-splits": {
+        "rules": Rules(decks=1, penetration=0.9, split_bet="halve", max_split_hands=2,
+                       blackjack_payout="6:5"),
+        "obs_mode": "vector", "bet": 3, "bet_sizes": (1, 2), "rounds_per_episode": 5,
+        "bankroll": 12,
+    },
     "bets-multidiscrete": {
         "rules": "vegas-strip", "obs_mode": "multidiscrete", "bet_sizes": (1, 3),
     },
@@ -49,14 +67,17 @@ def _check(name: str, kwargs: dict[str, Any], n: int, seed: int) -> dict[str, in
     env = table_env(name, **kwargs)
     seen = run_table_parity(env, kwargs, n=n, seed=seed, max_steps=120)
     assert seen["ended"] == n * env.seats
-    if kwargs.get("rounds_per_episode", 1) > 1:
+    if kwargs.get("rounds_per_episode", 1) > 1 and "bankroll" not in kwargs:
         assert seen["truncated"] == seen["ended"]
     return seen
 
 
-def test_bets_parity_fast() -> None:
-    seen = _check("counting-bets", FAST["counting-bets"], n=128, seed=3)
+@pytest.mark.parametrize("name", list(FAST))
+def test_bets_parity_fast(name: str) -> None:
+    seen = _check(name, FAST[name], n=128, seed=3)
     assert seen["illegal"] > 0 and seen["nonzero"] > 0 and seen["split"] > 0
+    if "bankroll" in FAST[name]:  # some sessions ended broke, some ran their rounds
+        assert 0 < seen["truncated"] < seen["ended"]
 
 
 @pytest.mark.slow
