@@ -131,3 +131,55 @@ def test_unlimited_rounds_never_end_an_episode() -> None:
         assert not bool(done)
         over += int(info["round_over"])
     assert over > 10 and int(st.ep_rounds) == over + 1
+
+
+def test_bankroll_chips_and_cards_conserved() -> None:
+    """Random legal play with a bankroll and bet steps (1,000s of rounds): cards conserved
+    (every card once in the shoe's row, the round's cards behind ``pos``), the chips off
+    the table never negative, and at every round's end the chips equal the session's
+    starting bankroll plus its rewards times the bet."""
+    from blackjack_env.jax import core
+    from tests.jax.test_jax_seats import seat_invariants
+
+    env = table_env("bankroll", **FAST["bankroll"])
+    cfg, p = env.config, env.default_params
+    n, steps, units = 128, 300, 8 * cfg.chip_den
+
+    def table_step(key: Any, st: Any, mask: Any) -> Any:
+        k_a, k_s, k_r = jax.random.split(key, 3)
+        a = jnp.argmax(jnp.where(mask, jax.random.uniform(k_a, mask.shape), -1.0))
+        st, reward, over, _, _ = core.step(k_s, st, a, p, cfg)
+        bad = seat_invariants(env, st, p)
+        chips = core.chip_units(st, cfg)
+        bad["negative"] = (chips < 0).astype(jnp.int32)
+        st, term, trunc = core.end_round(st, reward, over, cfg)
+        # the session's chips: the bankroll plus the rewards so far (exact units)
+        bad["session"] = (over & (chips != units + st.session)).astype(jnp.int32)
+        st = core.next_round(k_r, st, p, cfg, over, term | trunc)
+        after = seat_invariants(env, st, p)
+        bad = {k: v + after.get(k, 0) for k, v in bad.items()}
+        return st, core.masks(st, p, cfg), bad, over, term
+
+    @jax.jit
+    def run(key: Any) -> Any:
+        k0, k1 = jax.random.split(key)
+        st0 = jax.vmap(lambda k: core.first_round(k, core.new_state(cfg), p, cfg))(
+            jax.random.split(k0, n)
+        )
+        mask0 = jax.vmap(lambda s: core.masks(s, p, cfg))(st0)
+
+        def body(carry: Any, k: Any) -> Any:
+            st, mask, tot, rounds, broke = carry
+            st, mask, bad, over, term = jax.vmap(table_step)(jax.random.split(k, n), st, mask)
+            tot = {key_: tot[key_] + bad[key_].sum() for key_ in tot}
+            return (st, mask, tot, rounds + over.sum(), broke + term.sum()), None
+
+        names = [*seat_invariants(env, core.new_state(cfg), p), "negative", "session"]
+        z = jnp.zeros((), jnp.int32)
+        carry = (st0, mask0, dict.fromkeys(names, z), z, z)
+        carry, _ = jax.lax.scan(body, carry, jax.random.split(k1, steps))
+        return carry[2:]
+
+    bad, rounds, broke = run(jax.random.PRNGKey(7))
+    assert int(rounds) > 5_000 and int(broke) > 50, (int(rounds), int(broke))
+    assert all(int(v) == 0 for v in bad.values()), {k: int(v) for k, v in bad.items()}

@@ -82,11 +82,13 @@ def seat_invariants(env: Any, st: core.State, p: Any) -> dict[str, Any]:
     """Violations of the card and chip invariants of one table of one or several seats
     (hand arrays ``(H,)`` or ``(S, H)``): every card once in the shoe's row, the round's
     cards exactly those behind ``pos``, the undealt Hi-Lo sum, each settled hand's net its
-    stake times its outcome's payout, a round over has every hand settled."""
+    stake times its outcome's payout, a round over has every hand settled (a table
+    awaiting its bet has no cards on it)."""
     cfg = env.config
     n = cfg.shoe_size
     live = jnp.arange(cfg.hands) < jnp.expand_dims(st.nhands, -1)
     on_table = jnp.sum(jnp.where(live, st.ncards, 0)) + st.d_n
+    on_table = jnp.where(st.opened, 0, on_table)  # (awaiting a bet: the cards are discarded)
     out = {}
     if not cfg.infinite:
         counts = jnp.bincount(st.shoe.astype(jnp.int32), length=52)
