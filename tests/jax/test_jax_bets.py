@@ -72,7 +72,9 @@ def _check(name: str, kwargs: dict[str, Any], n: int, seed: int) -> dict[str, in
     return seen
 
 
-@pytest.mark.parametrize("name", list(FAST))
+@pytest.mark.parametrize(
+    "name", [pytest.param(k, marks=[pytest.mark.slow] if k != "bankroll" else []) for k in FAST]
+)
 def test_bets_parity_fast(name: str) -> None:
     seen = _check(name, FAST[name], n=128, seed=3)
     assert seen["illegal"] > 0 and seen["nonzero"] > 0 and seen["split"] > 0
@@ -86,6 +88,7 @@ def test_bets_and_rounds_parity(name: str) -> None:
     _check(name, SLOW[name], n=128, seed=17)
 
 
+@pytest.mark.slow
 def test_bet_step_and_session_chips() -> None:
     """A BET step opens every round: only bet actions allowed by the table limits are
     legal, the reward of a round is its stake times its outcome, and the session's

@@ -39,7 +39,10 @@ SLOW: dict[str, dict[str, Any]] = {
 }  # fmt: skip
 
 
-@pytest.mark.parametrize("name", list(FAST))
+@pytest.mark.parametrize(
+    "name",
+    [pytest.param(k, marks=[pytest.mark.slow] if k != "dict-counting" else []) for k in FAST],
+)
 def test_obs_modes_parity_fast(name: str) -> None:
     env = table_env(name, **FAST[name])
     seen = run_table_parity(env, FAST[name], n=96, seed=21, max_steps=120)
