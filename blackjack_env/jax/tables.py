@@ -211,9 +211,10 @@ def build(settings_kwargs: dict[str, Any]) -> tuple[Config, Params, Any]:
     # play.split_stake_ok over every stake a hand can hold (a split halves, never raises)
     top = int(max([cfg.bet, *np.asarray(ref._bet_chips).reshape(-1).tolist()]))
     stake_ok = np.array(
-        [[play.split_stake_ok(rules, m, covers) for m in range(top + 1)] for covers in (0, 1)],
-        dtype=bool,
-    )
+        [[play.split_stake_ok(rules, m, covers) for m in range(top + 1)]
+         for covers in (False, True)],
+        dtype=np.bool_,
+    )  # fmt: skip
     params = Params(
         value_of_id=jnp.asarray(batch._value_of_id, i32),
         rank_of_id=jnp.asarray(batch._rank_of_id, i32),
