@@ -1,11 +1,16 @@
 """The round of one blackjack table as pure functions of a fixed-shape state (JAX).
 
-One table, one learner seat: :class:`State` is a ``NamedTuple`` of arrays whose shapes
-depend only on the :class:`~blackjack_env.jax.tables.Config` (hands per seat, shoe size);
-:func:`new_state`, :func:`start_round`, :func:`step`, :func:`legal_mask` and
-:func:`observe_vector` are pure: state in, state out, randomness only from the key they
-are given, every branch a ``where`` or a bounded ``lax`` loop, so ``jax.vmap`` makes N
-tables and ``jax.jit`` compiles them unchanged.
+One table of one or several learner seats: :class:`State` is a ``NamedTuple`` of arrays
+whose shapes depend only on the :class:`~blackjack_env.jax.tables.Config` (seats, hands
+per seat, shoe size; with several seats the per-seat fields, :data:`SEAT_FIELDS`, gain a
+leading seat axis, and a seat's decisions are played on a one-seat view of it);
+:func:`new_state`, :func:`start_round`, :func:`open_round`, :func:`step`,
+:func:`end_round`, :func:`next_round`, :func:`masks` and :func:`observe` are pure: state
+in, state out, randomness only from the key they are given, every branch a ``where`` or
+a bounded ``lax`` loop, so ``jax.vmap`` makes N tables and ``jax.jit`` compiles them
+unchanged. The episode (bet steps, several rounds, a bankroll) is kept in the state too
+(``opened``, ``ep_rounds``, ``session``, ``bank``); chips are exact integers in units of
+``1 / Config.chip_den`` where they accumulate.
 
 The flow is the numpy batched round's (:mod:`blackjack_env.envs.batch`, whose package
 docstring is the specification: deal order, the pre-peek question, the peek, naturals,
