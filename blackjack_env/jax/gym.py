@@ -152,8 +152,8 @@ class BlackjackJaxVectorEnv(VectorEnv):
         for k in ("action_mask", "round_net", "illegal_action", "action_played"):
             out["_" + k] = all_
         return (
-            self._np_obs(obs), np.asarray(reward, np.float64), done,
-            np.zeros(self.num_envs, bool), out,
+            self._np_obs(obs), np.asarray(reward, np.float64),
+            np.asarray(info["terminated"]), np.asarray(info["truncated"]), out,
         )  # fmt: skip
 
     def action_masks(self) -> np.ndarray:
@@ -218,7 +218,8 @@ class BlackjackJaxEnv(gym.Env[np.ndarray, np.int64]):
         self._done = bool(done)
         shown = info["final_observation"] if self._done else obs
         return (
-            self._np_obs(shown), float(reward), self._done, False,
+            self._np_obs(shown), float(reward), bool(info["terminated"]),
+            bool(info["truncated"]),
             {"action_mask": self._mask(), "round_net": float(info["round_net"]),
              "illegal_action": bool(info["illegal_action"])},
         )  # fmt: skip

@@ -186,3 +186,21 @@ def test_bankroll_chips_and_cards_conserved() -> None:
     bad, rounds, broke = run(jax.random.PRNGKey(7))
     assert int(rounds) > 5_000 and int(broke) > 50, (int(rounds), int(broke))
     assert all(int(v) == 0 for v in bad.values()), {k: int(v) for k, v in bad.items()}
+
+
+@pytest.mark.slow
+def test_gymnasium_vector_adapter_reports_truncation() -> None:
+    """``rounds_per_episode`` through ``gym.make_vec``: the episode ends truncated after
+    its rounds (never terminated), and ``final_obs`` is given on that step."""
+    import gymnasium as gym
+
+    env = gym.make_vec("blackjack_env.jax:blackjack_env/BlackjackJax-v0", num_envs=8,
+                       rules="sutton-barto", rounds_per_episode=2)  # fmt: skip
+    env.reset(seed=1)
+    truncated = 0
+    for _ in range(12):
+        _obs, _r, te, tr, info = env.step(np.zeros(8, np.int64))
+        assert not te.any()
+        truncated += int(tr.sum())
+        assert np.array_equal(info["_final_obs"], tr)
+    assert truncated >= 8
