@@ -102,12 +102,11 @@ def box(low: Any, high: Any, shape: tuple[int, ...], dtype: Any = jnp.float32) -
 
 
 def dict_space(spaces: dict[str, Any]) -> Any:
-    """A ``Dict`` of spaces: gymnax's class if gymnax is loaded, else :class:`Dict`."""
-    g = _gymnax_spaces()
-    return Dict(spaces) if g is None else g.Dict(spaces)
+    """A :class:`Dict` of spaces (always this one: gymnax's ``Dict.contains`` reads the
+    fields as attributes, and the observation is a ``dict``)."""
+    return Dict(spaces)
 
 
 def tuple_space(spaces: Any) -> Any:
-    """A ``Tuple`` of spaces: gymnax's class if gymnax is loaded, else :class:`Tuple`."""
-    g = _gymnax_spaces()
-    return Tuple(spaces) if g is None else g.Tuple(spaces)
+    """A :class:`Tuple` of spaces (as :func:`dict_space`, for the tuple mode)."""
+    return Tuple(spaces)

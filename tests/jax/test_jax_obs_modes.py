@@ -66,6 +66,7 @@ def test_dict_fields_and_space() -> None:
     seen = np.asarray(obs["hand_cards"]) + np.asarray(obs["dealer_cards"])
     assert int(np.asarray(obs["unseen_cards"]).sum()) == 52 - int(seen.sum())
     np.testing.assert_array_equal(np.asarray(obs["unseen_cards"]) + seen, np.full(13, 4))
+    pytest.importorskip("gymnax")  # (loaded: the other spaces are gymnax's own)
     space = env.observation_space(env.default_params)
     assert bool(space.contains(obs))
     assert env.gymnasium_observation_space.contains(
