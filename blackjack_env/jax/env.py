@@ -15,7 +15,7 @@ from blackjack_env.envs import view
 from blackjack_env.envs.settings import read_rules
 from blackjack_env.envs.step import IllegalAction
 from blackjack_env.jax import core, illegal
-from blackjack_env.jax.spaces import box, discrete
+from blackjack_env.jax.spaces import box, dict_space, discrete, tuple_space
 from blackjack_env.jax.tables import Config, Params, build
 
 __all__ = ["BlackjackJax", "GymnaxV1"]
@@ -43,6 +43,54 @@ class BlackjackJax:
     ``params``); the round's flow is the numpy batched tables', and parity tests replay
     stacked cards through both.
 
+    ## Several learner seats
+
+    ``seats_per_table=S`` (2..7) seats S learners at each table, as the numpy vector env's
+    ``seats_per_table`` (its docstring is the specification): the seats share the shoe and
+    the dealer, the cards are dealt in casino order, the pre-peek questions go seat by
+    seat before the peek, seat 0 plays all its hands, then seat 1, ..., and the dealer
+    plays once after the last seat. Everything per seat gains a leading seat axis: the
+    action is ``(S,)`` (only the seat the table waits for is played; ``info["active"]``
+    marks it for the next step), the observation ``(S, ...)`` (a seat that is not to act
+    shows phase ``SETTLED`` and an all-ones mask), the reward, ``done`` and the
+    ``info`` entries ``(S,)``. Row ``s`` of table ``t`` is the numpy env's sub-env
+    ``t * S + s``: ``x.reshape(-1, ...)`` of a batch of tables gives its layout.
+
+    ## Action Space
+
+    ``Discrete(n)``: the numpy env's playing actions (0 STAND, 1 HIT, 2 DOUBLE, 3 SPLIT,
+    4 SURRENDER; 5 INSURE with ``insurance_decisions``; 2 actions under stand/hit-only
+    rules such as ``sutton-barto``). ``info["action_mask"]`` (bool) is the mask of the
+    returned state, also ``env.action_mask(state, params)``. Illegal actions are mapped
+    as the numpy env's default ``illegal_action="map"`` (``info["illegal_action"]``).
+
+    ## Observation Space
+
+    The numpy env's modes, fields, positions and scales (those of
+    :mod:`blackjack_env.envs.view`), read from the state: ``"vector"``, float32
+    ``(17,)``; ``"multidiscrete"``, its 9 fields as int32 (a ``Box`` of integers
+    ``0..nvec - 1``; the Gymnasium adapter gives the numpy env's int64
+    ``MultiDiscrete``); ``"dict"``, a dict of arrays (a pytree: the keys of
+    ``view.DICT_KEYS``, with each hand's, the dealer's and every seat's cards by rank, the
+    unseen cards, the true count, the bet and the learner's chips; the last observation of
+    an episode shows, as the numpy env's, the mask of the decision before);
+    ``"tuple"``, a tuple of three int32 scalars (total, upcard, usable ace).
+    ``BlackjackCounting-v0``'s counting fields are the vector's true count and shoe
+    fraction, the dict's unseen cards and true count.
+
+    ## Several learner seats
+
+    ``seats_per_table=S`` (2..7) seats S learners at each table, as the numpy vector env's
+    ``seats_per_table`` (its docstring is the specification): the seats share the shoe and
+    the dealer, the cards are dealt in casino order, the pre-peek questions go seat by
+    seat before the peek, seat 0 plays all its hands, then seat 1, ..., and the dealer
+    plays once after the last seat. Everything per seat gains a leading seat axis: the
+    action is ``(S,)`` (only the seat the table waits for is played; ``info["active"]``
+    marks it for the next step), the observation ``(S, ...)`` (a seat that is not to act
+    shows phase ``SETTLED`` and an all-ones mask), the reward, ``done`` and the
+    ``info`` entries ``(S,)``. Row ``s`` of table ``t`` is the numpy env's sub-env
+    ``t * S + s``: ``x.reshape(-1, ...)`` of a batch of tables gives its layout.
+
     ## Action Space
 
     ``Discrete(n)``: the numpy env's playing actions (0 STAND, 1 HIT, 2 DOUBLE, 3 SPLIT,
@@ -61,11 +109,24 @@ class BlackjackJax:
     the numpy env's int64 ``MultiDiscrete``). Fields, positions and scales are those of
     :mod:`blackjack_env.envs.view`.
 
+    ## Bets
+
+    With ``bet_sizes`` every round opens with a BET step (as the numpy env's): the
+    actions ``n_play + k`` bet ``bet_sizes[k]`` base bets (only those are legal; an
+    illegal action bets what the numpy env's mapping chooses), the observation shows
+    phase ``BET``, no cards, and the count of the cards not dealt; the round is dealt on
+    that step, and one settled at the deal ends there with its reward. With a finite
+    ``bankroll`` the learner holds chips (exact, in units of ``1 / chip_den``): bets,
+    doubles, matched splits and insurance are legal only when the chips off the table
+    cover them, and the episode terminates when they cannot cover the smallest bet.
+
     ## Rewards, Episode End
 
-    An episode is one round (the numpy env's ``rounds_per_episode=1``): ``done`` on the
-    step that settles it, with its net chips in base bets as the reward (0 on other
-    steps). A round with no decision (a natural, a dealer blackjack found by the peek)
+    The reward is a round's net chips in base bets on the step that settles it (0 on
+    other steps). An episode is ``rounds_per_episode`` rounds (default 1; ``None``: no
+    end), truncated after the last (``info["truncated"]``, as the numpy env), one round
+    terminating it when that is 1; ``done`` is their or, ``info["round_over"]`` says a
+    round ended. A round with no decision (a natural, a dealer blackjack found by the peek)
     shows ``phase = SETTLED`` and the next step, whatever its action, returns its reward.
     ``step`` resets by itself (gymnax convention): the step that ends an episode returns
     the first observation of the next round, dealt from the same shoe;
@@ -75,13 +136,14 @@ class BlackjackJax:
 
     ``rules`` (a :class:`~blackjack_env.engine.rules.Rules`, a preset name or a
     ``Rules.to_dict`` dict), ``decks`` (override the rules' decks; ``None`` is the
-    infinite deck), ``obs_mode`` (``"vector"`` or ``"multidiscrete"``), ``bet`` (chips
-    per base bet), ``insurance_decisions``, ``illegal_action`` (``"map"`` or
-    ``"penalize"``), ``illegal_penalty``: as the numpy env's, validated by its settings.
+    infinite deck), ``obs_mode`` (``"vector"``, ``"multidiscrete"``, ``"dict"``,
+    ``"tuple"``), ``bet`` (chips per base bet), ``insurance_decisions``,
+    ``seats_per_table``, ``bet_sizes``, ``rounds_per_episode``, ``bankroll``,
+    ``illegal_action`` (``"map"`` or ``"penalize"``), ``illegal_penalty``: as the numpy
+    env's, validated by its settings.
 
-    Not covered (``ValueError``): several seats, bet steps and bankrolls,
-    ``rounds_per_episode`` other than 1, ``illegal_action="raise"`` (see above), and
-    the ``"tuple"`` and ``"dict"`` observation modes.
+    Not covered (``ValueError``): ``illegal_action="raise"`` (see above; the Gymnasium
+    adapters check it on the host).
     """
 
     def __init__(
@@ -93,36 +155,45 @@ class BlackjackJax:
         insurance_decisions: bool = False,
         illegal_action: str = "map",
         illegal_penalty: float = 1.0,
+        seats_per_table: int = 1,
+        bet_sizes: Any = None,
+        rounds_per_episode: int | None = 1,
+        bankroll: int | None = None,
         **unknown: Any,
     ) -> None:
         if unknown:
             raise ValueError(
                 f"unknown or unsupported argument(s) {', '.join(sorted(unknown))} for "
                 f"BlackjackJax: allowed are rules, decks, obs_mode, bet, insurance_decisions, "
-                f"illegal_action, illegal_penalty"
+                f"illegal_action, illegal_penalty, seats_per_table, bet_sizes, "
+                f"rounds_per_episode, bankroll"
             )
         resolved = read_rules(rules)
         if decks is not _KEEP:
             resolved = resolved.replace(decks=decks)
-        if obs_mode not in core.OBSERVERS:
-            raise ValueError(
-                f"obs_mode={obs_mode!r} is not supported by the JAX table yet; use "
-                f"{' or '.join(repr(m) for m in core.OBSERVERS)}"
-            )
         kwargs: dict[str, Any] = {
             "rules": resolved, "obs_mode": obs_mode, "insurance_decisions": insurance_decisions,
             "illegal_action": illegal_action, "illegal_penalty": illegal_penalty,
         }  # fmt: skip
         if bet is not None:
             kwargs["bet"] = bet
+        if seats_per_table != 1:
+            kwargs["seats_per_table"] = seats_per_table
+        if bet_sizes is not None:
+            kwargs["bet_sizes"] = bet_sizes
+        if rounds_per_episode != 1:
+            kwargs["rounds_per_episode"] = rounds_per_episode
+        if bankroll is not None:
+            kwargs["bankroll"] = bankroll
         cfg, params, ref = build(kwargs)
         illegal.refuse_raise(ref.illegal_action)
         #: ``envs.step.IllegalAction`` and its penalty, validated by the numpy env's settings
         self.illegal_action = ref.illegal_action
         self.illegal_penalty = float(ref.illegal_penalty)
+        #: learner seats at each table (``seats_per_table``)
+        self.seats = cfg.seats
         self.rules: Rules = ref.rules
         self.obs_mode = obs_mode
-        self._observe = core.OBSERVERS[obs_mode]
         self.config: Config = cfg
         self._params = params
         self.action_names: list[str] = list(ref.action_names)
@@ -144,67 +215,90 @@ class BlackjackJax:
         return "BlackjackJax"
 
     def observation_space(self, params: Params | None = None) -> Any:
+        """One table's observation: one seat's, or ``(seats, ...)`` with several."""
+        lead = (self.seats,) if self.seats > 1 else ()
+        if self.obs_mode in ("dict", "tuple"):  # the numpy env's space, field by field
+            return _from_gymnasium(self.gymnasium_observation_space, lead)
         if self.obs_mode == "multidiscrete":
             nvec = view.multidiscrete_nvec(self.config.hands)
-            return box(np.zeros(view.MD_SIZE, np.int32), (nvec - 1).astype(np.int32),
-                       (view.MD_SIZE,), jnp.int32)  # fmt: skip
+            high = np.broadcast_to((nvec - 1).astype(np.int32), (*lead, view.MD_SIZE))
+            return box(np.zeros_like(high), high, high.shape, jnp.int32)
         low = np.zeros(view.VECTOR_SIZE, np.float32)
         low[view.VEC_TRUE_COUNT] = -1.0
-        return box(low, np.ones(view.VECTOR_SIZE, np.float32), (view.VECTOR_SIZE,), jnp.float32)
+        low = np.broadcast_to(low, (*lead, view.VECTOR_SIZE))
+        return box(low, np.ones_like(low), low.shape, jnp.float32)
 
     def action_space(self, params: Params | None = None) -> Any:
         return discrete(self.config.n_actions)
 
     @partial(jax.jit, static_argnums=0)
     def reset(self, key: Any, params: Params | None = None) -> tuple[Any, core.State]:
-        """A fresh table (a new shoe) with its first round dealt."""
+        """A fresh table (a new shoe) with its first round dealt (or opened for its bet)."""
         p = self._params if params is None else params
-        st = core.start_round(key, core.new_state(self.config), p, self.config)
+        st = core.first_round(key, core.new_state(self.config), p, self.config)
         return self._obs(st, p), st
 
     @partial(jax.jit, static_argnums=0)
     def step(
         self, key: Any, state: core.State, action: Any, params: Params | None = None
     ) -> tuple[Any, core.State, Any, Any, dict[str, Any]]:
-        """One decision; the step that ends the round deals the next one (same shoe)."""
+        """One decision; the step that ends the round deals the next one (same shoe), or
+        opens it for its bet; the step that ends the episode starts the next one."""
         p = self._params if params is None else params
         k_play, k_next = jax.random.split(key)
+        cfg = self.config
+        # (the dict mode's last observation of an episode shows the mask of the decision
+        # before, as the numpy vector env's final_obs)
+        before = core.masks(state, p, cfg) if self.obs_mode == "dict" else None
         if self.illegal_action is IllegalAction.PENALIZE:
-            st, reward, done, played, bad = illegal.penalized_step(
-                k_play, state, action, p, self.config, self.illegal_penalty
+            st, reward, over, played, bad = illegal.penalized_step(
+                k_play, state, action, p, cfg, self.illegal_penalty
             )
         else:
-            st, reward, done, played, bad = core.step(k_play, state, action, p, self.config)
-        mask_end = core.legal_mask(st, p, self.config)
-        final = self._observe(st, p, self.config, mask_end, settled=True)
-        st = core.start_round(k_next, st, p, self.config, done)
+            st, reward, over, played, bad = core.step(k_play, state, action, p, cfg)
+        st, term, trunc = core.end_round(st, reward, over, cfg)
+        ended = term | trunc
+        final = core.observe(st, p, cfg, self.obs_mode, settled=True, mask=before)
+        st = core.next_round(k_next, st, p, cfg, over, ended)
         obs = self._obs(st, p)
+        shape = jnp.shape(reward)
+        done = jnp.broadcast_to(ended, shape)
         info = {
-            "action_mask": core.legal_mask(st, p, self.config),
+            "action_mask": core.masks(st, p, cfg),
             "final_observation": final,
             "round_net": reward + jnp.where(bad, self.illegal_penalty, 0.0)
             if self.illegal_action is IllegalAction.PENALIZE
             else reward,
+            "round_over": jnp.broadcast_to(over, shape),
             "illegal_action": bad,
             "action_played": played,
-            "terminated": done,
-            "truncated": jnp.zeros((), bool),
-            "discount": jnp.where(done, 0.0, 1.0),
+            "terminated": jnp.broadcast_to(term, shape),
+            "truncated": jnp.broadcast_to(trunc, shape),
+            "discount": jnp.where(term, 0.0, 1.0) * jnp.ones(shape),
         }
+        if self.seats > 1:
+            info["active"] = core.active(st, cfg)
         return obs, st, reward.astype(jnp.float32), done, info
 
     def action_mask(self, state: core.State, params: Params | None = None) -> Any:
-        """bool ``(num_actions,)`` (or batched): the legal actions of ``state``."""
+        """bool ``(num_actions,)`` (``(seats, num_actions)`` with several seats; or
+        batched over tables): the legal actions of ``state``."""
         p = self._params if params is None else params
-        fn = partial(core.legal_mask, p=p, cfg=self.config)
-        return jax.vmap(fn)(state) if jnp.ndim(state.phase) else fn(state)
+        fn = partial(core.masks, p=p, cfg=self.config)
+        return jax.vmap(fn)(state) if jnp.ndim(state.pos) else fn(state)
+
+    def active(self, state: core.State, params: Params | None = None) -> Any:
+        """bool ``(seats,)`` (or batched over tables): the seat whose action the next step
+        plays (the numpy vector env's ``info["active"]``)."""
+        fn = partial(core.active, cfg=self.config)
+        return jax.vmap(fn)(state) if jnp.ndim(state.pos) else fn(state)
 
     def get_obs(self, state: core.State, params: Params | None = None) -> Any:
         p = self._params if params is None else params
         return self._obs(state, p)
 
     def _obs(self, st: core.State, p: Params) -> Any:
-        return self._observe(st, p, self.config, core.legal_mask(st, p, self.config))
+        return core.observe(st, p, self.config, self.obs_mode)
 
     # ------------------------------------------------------------------ scripted cards
     def stack(
@@ -281,10 +375,11 @@ class BlackjackJax:
     def start_round(
         self, key: Any, state: core.State, params: Params | None = None
     ) -> tuple[Any, core.State]:
-        """Deal the next round at ``state``'s table (its last round must be over); for
-        scripted rounds: :meth:`stack` first."""
+        """Start an episode at ``state``'s table (its last round must be over): its first
+        round dealt, or opened for its bet (bet steps); for scripted rounds :meth:`stack`
+        first."""
         p = self._params if params is None else params
-        if jnp.ndim(state.phase):
+        if jnp.ndim(state.pos):
             st = _start_rounds_jit(self, key, state, p)
             return jax.vmap(lambda s: self._obs(s, p))(st), st
         st = _start_round_jit(self, key, state, p)
@@ -304,15 +399,38 @@ class BlackjackJax:
         return GymnaxV1(self)
 
 
+def _from_gymnasium(space: Any, lead: tuple[int, ...]) -> Any:
+    """A Gymnasium space (Dict, Tuple, Discrete, MultiBinary, Box) as the JAX table's,
+    with the leading axes ``lead`` (the seats) on every field."""
+    import gymnasium.spaces as gs
+
+    if isinstance(space, gs.Dict):
+        return dict_space({k: _from_gymnasium(v, lead) for k, v in space.spaces.items()})
+    if isinstance(space, gs.Tuple):
+        return tuple_space([_from_gymnasium(v, lead) for v in space.spaces])
+    if isinstance(space, gs.Discrete) and not lead:
+        return discrete(int(space.n))
+    if isinstance(space, gs.Discrete):
+        high = np.full(lead, int(space.n) - 1, np.int32)
+        return box(np.zeros_like(high), high, high.shape, jnp.int32)
+    if isinstance(space, gs.MultiBinary):
+        high = np.ones((*lead, *space.shape), np.int8)
+        return box(np.zeros_like(high), high, high.shape, jnp.int8)
+    low = np.broadcast_to(space.low, (*lead, *space.shape))
+    high = np.broadcast_to(space.high, (*lead, *space.shape))
+    dtype = jnp.int32 if np.issubdtype(space.dtype, np.integer) else jnp.float32
+    return box(low, high, low.shape, dtype)
+
+
 @partial(jax.jit, static_argnums=0)
 def _start_round_jit(env: BlackjackJax, key: Any, state: core.State, p: Params) -> core.State:
-    return core.start_round(key, state, p, env.config)
+    return core.first_round(key, state, p, env.config)
 
 
 @partial(jax.jit, static_argnums=0)
 def _start_rounds_jit(env: BlackjackJax, key: Any, state: core.State, p: Params) -> core.State:
-    keys = jax.random.split(key, state.phase.shape[0])
-    return jax.vmap(lambda k, s: core.start_round(k, s, p, env.config))(keys, state)
+    keys = jax.random.split(key, state.pos.shape[0])
+    return jax.vmap(lambda k, s: core.first_round(k, s, p, env.config))(keys, state)
 
 
 class GymnaxV1:

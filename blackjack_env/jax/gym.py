@@ -71,6 +71,26 @@ def _check_legal(table: BlackjackJax, state: Any, actions: np.ndarray, batched: 
         ))  # fmt: skip
 
 
+def _to_numpy(obs: Any, space: gym.Space[Any]) -> Any:
+    """A JAX observation as numpy arrays of the numpy env's dtypes (dict and tuple modes:
+    field by field)."""
+    if isinstance(space, gym.spaces.Dict):
+        return {k: _to_numpy(obs[k], sub) for k, sub in space.spaces.items()}
+    if isinstance(space, gym.spaces.Tuple):
+        return tuple(_to_numpy(v, sub) for v, sub in zip(obs, space.spaces, strict=True))
+    out = np.asarray(obs, dtype=space.dtype)
+    return out[()] if isinstance(space, gym.spaces.Discrete) and out.ndim == 0 else out
+
+
+def _one_seat(kwargs: dict[str, Any]) -> None:
+    if kwargs.get("seats_per_table", 1) != 1:
+        raise ValueError(
+            f"seats_per_table={kwargs['seats_per_table']!r}: the Gymnasium adapters of the "
+            f"JAX table seat one learner per table; use BlackjackJax (seat axis) or the numpy "
+            f"BlackjackVectorEnv for several"
+        )
+
+
 class BlackjackJaxVectorEnv(VectorEnv):
     """``num_envs`` JAX tables as a Gymnasium ``VectorEnv`` (numpy arrays in and out).
 
@@ -95,6 +115,7 @@ class BlackjackJaxVectorEnv(VectorEnv):
             or (num_envs < 1)
         ):
             raise ValueError(f"num_envs={num_envs!r} must be an int >= 1")
+        _one_seat(kwargs)
         self.table, self._strict = _table(kwargs)
         self.num_envs = n = int(num_envs)
         self.single_observation_space = self.table.gymnasium_observation_space
@@ -130,8 +151,8 @@ class BlackjackJaxVectorEnv(VectorEnv):
         ok = np.ones(self.num_envs, bool)
         return self._np_obs(obs), {"action_mask": mask, "_action_mask": ok}
 
-    def _np_obs(self, obs: Any) -> np.ndarray:
-        return np.asarray(obs, dtype=self.single_observation_space.dtype)
+    def _np_obs(self, obs: Any) -> Any:
+        return _to_numpy(obs, self.single_observation_space)
 
     def step(
         self, actions: Any
@@ -164,8 +185,8 @@ class BlackjackJaxVectorEnv(VectorEnv):
         for k in ("action_mask", "round_net", "illegal_action", "action_played"):
             out["_" + k] = all_
         return (
-            self._np_obs(obs), np.asarray(reward, np.float64), done,
-            np.zeros(self.num_envs, bool), out,
+            self._np_obs(obs), np.asarray(reward, np.float64),
+            np.asarray(info["terminated"]), np.asarray(info["truncated"]), out,
         )  # fmt: skip
 
     def action_masks(self) -> np.ndarray:
@@ -182,6 +203,7 @@ class BlackjackJaxEnv(gym.Env[np.ndarray, np.int64]):
     metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
 
     def __init__(self, **kwargs: Any) -> None:
+        _one_seat(kwargs)
         self.table, self._strict = _table(kwargs)
         self.observation_space = self.table.gymnasium_observation_space
         self.action_space = self.table.gymnasium_action_space
@@ -208,8 +230,8 @@ class BlackjackJaxEnv(gym.Env[np.ndarray, np.int64]):
         self._done = False
         return self._np_obs(self._obs), {"action_mask": self._mask()}
 
-    def _np_obs(self, obs: Any) -> np.ndarray:
-        return np.asarray(obs, dtype=self.observation_space.dtype)
+    def _np_obs(self, obs: Any) -> Any:
+        return _to_numpy(obs, self.observation_space)
 
     def _mask(self) -> np.ndarray:
         return np.asarray(self.table.action_mask(self._state)).astype(np.int8)
@@ -231,7 +253,8 @@ class BlackjackJaxEnv(gym.Env[np.ndarray, np.int64]):
         self._done = bool(done)
         shown = info["final_observation"] if self._done else obs
         return (
-            self._np_obs(shown), float(reward), self._done, False,
+            self._np_obs(shown), float(reward), bool(info["terminated"]),
+            bool(info["truncated"]),
             {"action_mask": self._mask(), "round_net": float(info["round_net"]),
              "illegal_action": bool(info["illegal_action"])},
         )  # fmt: skip

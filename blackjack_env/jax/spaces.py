@@ -11,7 +11,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-__all__ = ["box", "discrete"]
+__all__ = ["box", "dict_space", "discrete", "tuple_space"]
 
 
 class Discrete:
@@ -49,6 +49,38 @@ class Box:
         return jnp.logical_and(jnp.all(x >= self.low), jnp.all(x <= self.high))
 
 
+class Dict:
+    """A dict of spaces (gymnax's ``Dict`` interface)."""
+
+    def __init__(self, spaces: dict[str, Any]) -> None:
+        self.spaces = spaces
+        self.num_spaces = len(spaces)
+
+    def sample(self, rng: Any) -> dict[str, Any]:
+        keys = jax.random.split(rng, self.num_spaces)
+        return {k: s.sample(r) for (k, s), r in zip(self.spaces.items(), keys, strict=True)}
+
+    def contains(self, x: Any) -> Any:
+        return jnp.all(jnp.stack([jnp.all(s.contains(x[k])) for k, s in self.spaces.items()]))
+
+
+class Tuple:
+    """A tuple of spaces (gymnax's ``Tuple`` interface)."""
+
+    def __init__(self, spaces: Any) -> None:
+        self.spaces = tuple(spaces)
+        self.num_spaces = len(self.spaces)
+
+    def sample(self, rng: Any) -> tuple[Any, ...]:
+        keys = jax.random.split(rng, self.num_spaces)
+        return tuple(s.sample(r) for s, r in zip(self.spaces, keys, strict=True))
+
+    def contains(self, x: Any) -> Any:
+        return jnp.all(
+            jnp.stack([jnp.all(s.contains(v)) for s, v in zip(self.spaces, x, strict=True)])
+        )
+
+
 def _gymnax_spaces() -> Any:
     if "gymnax" not in sys.modules:
         return None
@@ -67,3 +99,14 @@ def box(low: Any, high: Any, shape: tuple[int, ...], dtype: Any = jnp.float32) -
     """A ``Box``: gymnax's class if gymnax is loaded, else :class:`Box`."""
     spaces = _gymnax_spaces()
     return Box(low, high, shape, dtype) if spaces is None else spaces.Box(low, high, shape, dtype)
+
+
+def dict_space(spaces: dict[str, Any]) -> Any:
+    """A :class:`Dict` of spaces (always this one: gymnax's ``Dict.contains`` reads the
+    fields as attributes, and the observation is a ``dict``)."""
+    return Dict(spaces)
+
+
+def tuple_space(spaces: Any) -> Any:
+    """A :class:`Tuple` of spaces (as :func:`dict_space`, for the tuple mode)."""
+    return Tuple(spaces)

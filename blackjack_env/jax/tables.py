@@ -25,15 +25,18 @@ from blackjack_env.envs.observations import Decision
 
 __all__ = ["Config", "Params", "build"]
 
-#: Stacked-card buffer of an infinite deck (cards dealt first, in order), per table.
+#: Stacked-card buffer of an infinite deck (cards dealt first, in order), per table of
+#: one seat; each further seat adds :data:`INFINITE_STACK_SEAT`.
 INFINITE_STACK = 64
+INFINITE_STACK_SEAT = 32
 
 
 @dataclass(frozen=True)
 class Config:
     """Constants of one rule set and env configuration (hashable: a static argument).
 
-    ``hands``: hands a seat may hold (``rules.max_split_hands``); ``shoe_size``: cards in
+    ``hands``: hands a seat may hold (``rules.max_split_hands``); ``seats``: learner
+    seats at the table (the numpy env's ``seats_per_table``); ``shoe_size``: cards in
     a finite shoe, or the stacked-card buffer of an infinite deck; ``cut``: a finite shoe
     is reshuffled between rounds once this many cards were dealt (``None``: after every
     round that dealt a card); ``bet``: chips per base bet; ``n_actions``: the action
@@ -44,6 +47,7 @@ class Config:
 
     rules: Rules
     hands: int
+    seats: int
     shoe_size: int
     infinite: bool
     cut: float | None
@@ -67,6 +71,16 @@ class Config:
     key_width: int
     over_key: int
     pre_peek_key: int
+    bets: bool = False
+    track: bool = False
+    n_bets: int = 0
+    rounds: int | None = 1
+    chip_den: int = 1
+    bankroll: int | None = None
+    min_cost: int = 1
+    stake_check: bool = False
+    poor_play_offset: int = 0
+    poor_pre_peek_offset: int = 0
 
 
 class Params(NamedTuple):
@@ -94,6 +108,11 @@ class Params(NamedTuple):
     surrender_outcome: Any  # (2,) outcome code of a surrendered hand by dealer natural
     mapped_action: Any  # (4, 2, n) an illegal action's replacement by (Decision, HIT legal, a)
     table_action: Any  # (2, n) the table's Action code of action a by (pre-peek, a)
+    bet_chips: Any  # (K,) chips of bet size k (bet steps)
+    bet_within: Any  # (K,) bet size k is within the table limits
+    bet_mapped: Any  # (2**K, n) a BET step's illegal action replaced, by allowed-size bits
+    asks_pre_peek_poor: Any  # (26,) the pre-peek question without insurance asks more
+    stake_ok: Any  # (2, M + 1) play.split_stake_ok by (bankroll covers, stake in chips)
 
 
 def _mask_rows(env: Any, batch: TableBatch) -> np.ndarray:
@@ -104,12 +123,13 @@ def _mask_rows(env: Any, batch: TableBatch) -> np.ndarray:
 def build(settings_kwargs: dict[str, Any]) -> tuple[Config, Params, Any]:
     """``(config, params, reference)`` for a batched env's keyword arguments (validated by
     the numpy vector env, whose ``EnvSettings.batched`` is the one check); ``reference``
-    is that numpy env (one table), kept for its spaces and names."""
+    is that numpy env (one table, ``seats_per_table`` sub-envs), kept for its spaces and names."""
     import jax.numpy as jnp
 
     from blackjack_env.envs.vector import BlackjackVectorEnv
 
-    ref = BlackjackVectorEnv(num_envs=1, autoreset_mode="SameStep", **settings_kwargs)
+    seats = int(settings_kwargs.get("seats_per_table", 1))
+    ref = BlackjackVectorEnv(num_envs=seats, autoreset_mode="SameStep", **settings_kwargs)
     ref.reset(seed=0)
     batch = ref.batch
     assert batch is not None
@@ -117,13 +137,15 @@ def build(settings_kwargs: dict[str, Any]) -> tuple[Config, Params, Any]:
     h = rules.max_split_hands
     decks = rules.shoe_decks
     infinite = decks is None
-    size = INFINITE_STACK if decks is None else 52 * decks
+    stack = INFINITE_STACK + INFINITE_STACK_SEAT * (seats - 1)
+    size = stack if decks is None else 52 * decks
     cut = None if infinite or rules.penetration is None else rules.penetration * size
     splits = bool(batch._splits)
     width = batch._hand_key_width()
     cfg = Config(
         rules=rules,
         hands=h,
+        seats=int(ref.seats),
         shoe_size=size,
         infinite=infinite,
         cut=cut,
@@ -147,6 +169,16 @@ def build(settings_kwargs: dict[str, Any]) -> tuple[Config, Params, Any]:
         key_width=int(width),
         over_key=int(batch._over_key),
         pre_peek_key=int(batch._pre_peek_key),
+        bets=bool(ref._bets),
+        track=ref.obs_mode.value == "dict",
+        n_bets=len(ref.settings.bet_sizes),
+        rounds=ref.rounds_per_episode,
+        chip_den=int(play.chip_denominator(rules)),
+        bankroll=ref.settings.bankroll,
+        min_cost=int(ref.settings.min_cost),
+        stake_check=bool(batch._split_stake_check),
+        poor_play_offset=int(getattr(batch, "_poor_play_offset", 0)),
+        poor_pre_peek_offset=int(getattr(batch, "_poor_pre_peek_offset", 0)),
     )
     i32 = jnp.int32
     decision = np.asarray(env_step.DECISION_BY_BATCH_PHASE, dtype=np.int32)
@@ -164,6 +196,25 @@ def build(settings_kwargs: dict[str, Any]) -> tuple[Config, Params, Any]:
     table_action = np.stack(
         [env_step.array_table_actions(a, np.full(na, pre)) for pre in (False, True)]
     )
+    # the BET step: sizes, limits and the mapping of an illegal bet action, by every
+    # pattern of allowed sizes (envs.step.array_map_illegal_bet)
+    k = cfg.n_bets
+    if k > 12:
+        raise ValueError(f"bet_sizes: the JAX table takes at most 12 bet sizes, got {k}")
+    bits = np.arange(max(1, 2**k))
+    allowed = ((bits[:, None] >> np.arange(k)) & 1).astype(bool)
+    bet_mapped = np.zeros((bits.size, na), dtype=np.int32)
+    if k:
+        for j in range(na):
+            want = np.full(bits.size, j - cfg.n_play)
+            bet_mapped[:, j] = cfg.n_play + env_step.array_map_illegal_bet(want, allowed)
+    # play.split_stake_ok over every stake a hand can hold (a split halves, never raises)
+    top = int(max([cfg.bet, *np.asarray(ref._bet_chips).reshape(-1).tolist()]))
+    stake_ok = np.array(
+        [[play.split_stake_ok(rules, m, covers) for m in range(top + 1)]
+         for covers in (False, True)],
+        dtype=np.bool_,
+    )  # fmt: skip
     params = Params(
         value_of_id=jnp.asarray(batch._value_of_id, i32),
         rank_of_id=jnp.asarray(batch._rank_of_id, i32),
@@ -186,5 +237,12 @@ def build(settings_kwargs: dict[str, Any]) -> tuple[Config, Params, Any]:
         surrender_outcome=jnp.asarray(play.array_surrender_outcome(np.array([False, True])), i32),
         mapped_action=jnp.asarray(mapped, i32),
         table_action=jnp.asarray(table_action, i32),
+        bet_chips=jnp.asarray(np.asarray(ref._bet_chips, dtype=np.int64).reshape(-1), i32),
+        bet_within=jnp.asarray(np.asarray(ref._bet_within, dtype=bool).reshape(-1)),
+        bet_mapped=jnp.asarray(bet_mapped),
+        asks_pre_peek_poor=jnp.asarray(
+            getattr(batch, "_asks_pre_peek_poor", np.zeros(26, dtype=bool)), bool
+        ),
+        stake_ok=jnp.asarray(stake_ok),
     )
     return cfg, params, ref

@@ -318,8 +318,8 @@ def test_gymnax_wrappers_drive_the_env() -> None:
 
 
 def test_bad_arguments_raise_one_clear_error() -> None:
-    with pytest.raises(ValueError, match="obs_mode='tuple' is not supported"):
-        BlackjackJax(obs_mode="tuple")
+    with pytest.raises(ValueError, match="obs_mode='bogus' is not allowed"):
+        BlackjackJax(obs_mode="bogus")
     with pytest.raises(ValueError, match="unknown or unsupported argument"):
         BlackjackJax(seats=3)
     with pytest.raises(ValueError, match="preset"):

@@ -1,0 +1,93 @@
+"""The ``"dict"`` and ``"tuple"`` observation modes of the JAX table (the fields of
+:mod:`blackjack_env.envs.view`), against the numpy vector env's: the same stacked cards
+and actions give identical observations field by field (the cards by rank of the focus
+hand, the dealer and every seat, the unseen cards, the true count, the bet and the
+session's chips), with bet steps, several rounds and several seats."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+
+from blackjack_env.engine import Rules, preset  # noqa: E402
+from blackjack_env.envs import view  # noqa: E402
+from tests.jax.table_helpers import run_table_parity, table_env  # noqa: E402
+
+FAST: dict[str, dict[str, Any]] = {
+    # BlackjackCounting-v0's game in the dict mode (episodes of 3 rounds: stacked cards)
+    "dict-counting": {
+        "rules": Rules(decks=2, surrender="early", resplit_aces=True),
+        "obs_mode": "dict", "bet_sizes": (1, 2, 4, 8), "rounds_per_episode": 3,
+        "insurance_decisions": True,
+    },
+    "tuple-vegas": {"rules": "vegas-strip", "obs_mode": "tuple"},
+}  # fmt: skip
+SLOW: dict[str, dict[str, Any]] = {
+    "dict-3-seats": {
+        "rules": Rules(decks=1, penetration=0.9), "obs_mode": "dict", "seats_per_table": 3,
+        "rounds_per_episode": 2,
+    },
+    "dict-infinite-no-hole": {
+        "rules": preset("european-no-hole-card", decks=None), "obs_mode": "dict",
+    },
+    "tuple-sutton-barto": {"rules": "sutton-barto", "obs_mode": "tuple"},
+    "tuple-2-seats": {"rules": "atlantic-city", "obs_mode": "tuple", "seats_per_table": 2},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "name",
+    [pytest.param(k, marks=[pytest.mark.slow] if k != "dict-counting" else []) for k in FAST],
+)
+def test_obs_modes_parity_fast(name: str) -> None:
+    env = table_env(name, **FAST[name])
+    seen = run_table_parity(env, FAST[name], n=96, seed=21, max_steps=120)
+    assert seen["ended"] == 96 and seen["nonzero"] > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(SLOW))
+def test_obs_modes_parity(name: str) -> None:
+    env = table_env(name, **SLOW[name])
+    seen = run_table_parity(env, SLOW[name], n=96, seed=23, max_steps=120)
+    assert seen["ended"] == 96 * env.seats
+
+
+def test_dict_fields_and_space() -> None:
+    """The dict observation has the view's keys; a fresh one-deck shoe's unseen cards
+    are the deck less the cards the learner sees; every field lies in its space."""
+    env = table_env("dict-one-deck", rules=Rules(decks=1), obs_mode="dict")
+    obs, _st = env.reset(jax.random.PRNGKey(4), env.default_params)
+    assert sorted(obs) == sorted(view.DICT_KEYS)  # (jit returns a dict sorted by key)
+    seen = np.asarray(obs["hand_cards"]) + np.asarray(obs["dealer_cards"])
+    assert int(np.asarray(obs["unseen_cards"]).sum()) == 52 - int(seen.sum())
+    np.testing.assert_array_equal(np.asarray(obs["unseen_cards"]) + seen, np.full(13, 4))
+    pytest.importorskip("gymnax")  # (loaded: the other spaces are gymnax's own)
+    space = env.observation_space(env.default_params)
+    assert bool(space.contains(obs))
+    assert env.gymnasium_observation_space.contains(
+        {k: np.asarray(v, dtype=env.gymnasium_observation_space[k].dtype) for k, v in obs.items()}
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("obs_mode", ["dict", "tuple"])
+def test_gymnasium_adapters_give_the_numpy_spaces(obs_mode: str) -> None:
+    import gymnasium as gym
+    from gymnasium.utils.env_checker import check_env
+
+    env = gym.make("blackjack_env.jax:blackjack_env/BlackjackJax-v0", rules="vegas-strip",
+                   obs_mode=obs_mode, disable_env_checker=True)  # fmt: skip
+    check_env(env.unwrapped, skip_render_check=True)
+    venv = gym.make_vec("blackjack_env.jax:blackjack_env/BlackjackJax-v0", num_envs=8,
+                        rules="vegas-strip", obs_mode=obs_mode)  # fmt: skip
+    obs, info = venv.reset(seed=0)
+    assert obs in venv.observation_space
+    for _ in range(10):
+        a = np.argmax(info["action_mask"], axis=1)
+        obs, _r, _te, _tr, info = venv.step(a)
+        assert obs in venv.observation_space

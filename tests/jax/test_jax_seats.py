@@ -1,0 +1,173 @@
+"""Several learner seats per JAX table (``seats_per_table``), against the numpy vector
+env's seats (sub-env ``t * S + s`` is seat ``s`` of table ``t``; that env is tied to the
+multi-agent table by ``tests/envs/test_vector_seats.py``): the same stacked cards and
+actions give identical observations, masks, active seats, rewards, played actions and
+episode ends, sub-env by sub-env; and chips and cards are conserved over random play."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+import jax.numpy as jnp  # noqa: E402
+
+from blackjack_env.engine import Rules, preset  # noqa: E402
+from blackjack_env.jax import core  # noqa: E402
+from tests.jax.table_helpers import run_table_parity, table_env  # noqa: E402
+
+FAST: dict[str, dict[str, Any]] = {
+    # every action, a finite shoe, splits to 4 hands, the pre-peek question seat by seat
+    "vegas-3-insurance": {
+        "rules": Rules(decks=2, surrender="early", resplit_aces=True),
+        "obs_mode": "vector", "insurance_decisions": True, "seats_per_table": 3,
+    },
+}  # fmt: skip
+SLOW: dict[str, dict[str, Any]] = {
+    "vegas-strip-2": {"rules": "vegas-strip", "obs_mode": "vector", "seats_per_table": 2},
+    "infinite-7-multidiscrete": {
+        "rules": preset("vegas-strip", decks=None), "obs_mode": "multidiscrete",
+        "seats_per_table": 7,
+    },
+    "european-no-hole-3": {
+        "rules": "european-no-hole-card", "obs_mode": "vector", "seats_per_table": 3,
+    },
+    "sutton-barto-4": {
+        "rules": preset("sutton-barto").replace(max_seats=4), "obs_mode": "vector",
+        "seats_per_table": 4,
+    },
+    "paid-at-deal-late-surrender-3": {
+        "rules": Rules(decks=1, penetration=0.9, hole_card="no-peek", surrender="late",
+                       natural_paid_at_deal=True, insurance=False),
+        "obs_mode": "vector", "seats_per_table": 3,
+    },
+    "highest-hand-ood-book-3": {
+        "rules": preset("ood-book", seats=3), "obs_mode": "vector", "seats_per_table": 3,
+    },
+    "terminal-21-5": {
+        "rules": preset("terminal-21", seats=5, bet_raising=False), "obs_mode": "vector",
+        "seats_per_table": 5,
+    },
+    "insurance-multidiscrete-2": {
+        "rules": Rules(decks=1, penetration=0.9, max_split_hands=3), "obs_mode": "multidiscrete",
+        "insurance_decisions": True, "seats_per_table": 2,
+    },
+}  # fmt: skip
+
+
+def _check(name: str, kwargs: dict[str, Any], n: int, seed: int) -> dict[str, int]:
+    env = table_env(name, **kwargs)
+    seats = kwargs["seats_per_table"]
+    seen = run_table_parity(env, kwargs, n=n, seed=seed)
+    assert seen["ended"] == n * seats
+    return seen
+
+
+@pytest.mark.parametrize("name", list(FAST))
+def test_seats_parity_fast(name: str) -> None:
+    seen = _check(name, FAST[name], n=64, seed=5)
+    assert seen["split"] > 0 and seen["illegal"] > 0 and seen["nonzero"] > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(SLOW))
+def test_seats_parity_presets(name: str) -> None:
+    _check(name, SLOW[name], n=192, seed=13)
+
+
+# ----------------------------------------------------------------- conservation
+def seat_invariants(env: Any, st: core.State, p: Any) -> dict[str, Any]:
+    """Violations of the card and chip invariants of one table of one or several seats
+    (hand arrays ``(H,)`` or ``(S, H)``): every card once in the shoe's row, the round's
+    cards exactly those behind ``pos``, the undealt Hi-Lo sum, each settled hand's net its
+    stake times its outcome's payout, a round over has every hand settled (a table
+    awaiting its bet has no cards on it)."""
+    cfg = env.config
+    n = cfg.shoe_size
+    live = jnp.arange(cfg.hands) < jnp.expand_dims(st.nhands, -1)
+    on_table = jnp.sum(jnp.where(live, st.ncards, 0)) + st.d_n
+    on_table = jnp.where(st.opened, 0, on_table)  # (awaiting a bet: the cards are discarded)
+    out = {}
+    if not cfg.infinite:
+        counts = jnp.bincount(st.shoe.astype(jnp.int32), length=52)
+        out["shoe_multiset"] = jnp.any(counts != n // 52)
+        out["round_cards"] = (st.pos - st.round_start) % n != on_table
+        out["left"] = (st.left < 0) | (st.left + on_table > n)
+        idx = (st.pos + jnp.arange(n)) % n
+        tags = p.hilo_of_id[st.shoe[idx].astype(jnp.int32)]
+        out["undealt_hilo"] = (
+            jnp.sum(jnp.where(jnp.arange(n) < st.left, tags, 0)) != st.undealt_hilo
+        )
+    net = st.stake.astype(jnp.float32) * p.factor[jnp.maximum(st.outcome, 0)]
+    out["net"] = jnp.any(live & st.settled & (jnp.abs(net - st.net) > 1e-5))
+    out["over_unsettled"] = jnp.any((jnp.expand_dims(st.phase, -1) == 2) & live & ~st.settled)
+    out["one_phase_over"] = jnp.any(st.phase == 2) & ~jnp.all(st.phase == 2)
+    return {k: v.astype(jnp.int32) for k, v in out.items()}
+
+
+def play_random(env: Any, n: int, steps: int, seed: int) -> dict[str, int]:
+    """``n`` tables, ``steps`` random legal steps through ``env.step`` (auto-reset):
+    invariant violations after each (the state before the next round is dealt is checked
+    by ``core.step``'s output), the rounds played, and the chips: the rewards summed over
+    every seat equal the hands' and insurance nets of the ended rounds."""
+    cfg, p = env.config, env.default_params
+
+    def table_step(key: Any, st: core.State, mask: Any) -> Any:
+        k_a, k_s, k_r = jax.random.split(key, 3)
+        a = jnp.argmax(jnp.where(mask, jax.random.uniform(k_a, mask.shape), -1.0), axis=-1)
+        st, reward, over, _, _ = core.step(k_s, st, a, p, cfg)
+        bad = seat_invariants(env, st, p)
+        live = jnp.arange(cfg.hands) < jnp.expand_dims(st.nhands, -1)
+        net = (jnp.sum(jnp.where(live, st.net, 0.0), axis=-1) + st.insurance_net) / cfg.bet
+        bad["reward"] = (over & jnp.any(jnp.abs(net - reward) > 1e-5)).astype(jnp.int32)
+        st = core.start_round(k_r, st, p, cfg, over)
+        after = seat_invariants(env, st, p)
+        bad = {k: v + after.get(k, 0) for k, v in bad.items()}
+        return st, core.masks(st, p, cfg), bad, over
+
+    @jax.jit
+    def run(key: Any) -> Any:
+        k0, k1 = jax.random.split(key)
+        st0 = jax.vmap(lambda k: core.start_round(k, core.new_state(cfg), p, cfg))(
+            jax.random.split(k0, n)
+        )
+        mask0 = jax.vmap(lambda s: core.masks(s, p, cfg))(st0)
+
+        def body(carry: Any, k: Any) -> Any:
+            st, mask, tot, rounds = carry
+            st, mask, bad, over = jax.vmap(table_step)(jax.random.split(k, n), st, mask)
+            tot = {key_: tot[key_] + bad[key_].sum() for key_ in tot}
+            return (st, mask, tot, rounds + over.sum()), None
+
+        zero = {k: jnp.zeros((), jnp.int32) for k in seat_invariants(env, core.new_state(cfg), p)}
+        zero["reward"] = jnp.zeros((), jnp.int32)
+        carry = (st0, mask0, zero, jnp.zeros((), jnp.int32))
+        carry, _ = jax.lax.scan(body, carry, jax.random.split(k1, steps))
+        return carry[2:]
+
+    bad, rounds = run(jax.random.PRNGKey(seed))
+    out = {k: int(v) for k, v in bad.items()}
+    out["_rounds"] = int(rounds)
+    return out
+
+
+def test_seats_conserve_cards_and_chips() -> None:
+    env = table_env("vegas-3-insurance", **FAST["vegas-3-insurance"])
+    seen = play_random(env, n=64, steps=200, seed=2)
+    assert seen["_rounds"] > 1000, seen
+    assert all(v == 0 for k, v in seen.items() if not k.startswith("_")), seen
+
+
+def test_one_seat_state_has_no_seat_axis_and_seats_do() -> None:
+    one = table_env("one", rules="vegas-strip", obs_mode="vector")
+    three = table_env("vegas-3-insurance", **FAST["vegas-3-insurance"])
+    assert one.new_state().hard.shape == (4,) and one.new_state().phase.shape == ()
+    st = three.new_state()
+    assert st.hard.shape == (3, 4) and st.phase.shape == (3,) and st.shoe.shape == (104,)
+    obs, st = three.reset(jax.random.PRNGKey(0), three.default_params)
+    assert obs.shape == (3, 17) and three.observation_space().shape == (3, 17)
+    assert int(np.asarray(three.active(st)).sum()) == 1
+    with pytest.raises(ValueError, match="seats_per_table=9 must be an int from 1 to 7"):
+        table_env("bad-seats", seats_per_table=9)
