@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -13,11 +12,12 @@ SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "analyze.py"
 
 @pytest.fixture(scope="module")
 def analyze():
-    spec = importlib.util.spec_from_file_location("analyze_script", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    assert spec.loader is not None
-    spec.loader.exec_module(module)
-    return module
+    """The command scripts/analyze.py starts (through scripts/_launch.py, whose start-up is
+    tested with every script in tests/scripts)."""
+    from blackjack_env.agents.commands import analyze as command
+
+    assert 'launch("analyze")' in SCRIPT.read_text()
+    return command
 
 
 def test_prints_edge_and_chart_and_writes_json_and_png(analyze, tmp_path, capsys) -> None:
