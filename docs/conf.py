@@ -16,6 +16,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "_ext"))
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")  # pygame draws the rgb_array frame off-screen
 os.environ.setdefault("MPLBACKEND", "Agg")
+# the docs document the source: functions of the compiled (mypyc) modules carry no
+# signature or module for autodoc, so their pages and links are built from pure Python
+os.environ["BLACKJACK_ENV_PURE"] = "1"
 
 import blackjack_env  # noqa: E402
 
