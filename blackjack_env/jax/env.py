@@ -61,8 +61,11 @@ class BlackjackJax:
     ``Discrete(n)``: the numpy env's playing actions (0 STAND, 1 HIT, 2 DOUBLE, 3 SPLIT,
     4 SURRENDER; 5 INSURE with ``insurance_decisions``; 2 actions under stand/hit-only
     rules such as ``sutton-barto``). ``info["action_mask"]`` (bool) is the mask of the
-    returned state, also ``env.action_mask(state, params)``. Illegal actions are mapped
-    as the numpy env's default ``illegal_action="map"`` (``info["illegal_action"]``).
+    returned state, also ``env.action_mask(state, params)``. An illegal action is
+    mapped to a legal one (``illegal_action="map"``, the default) or ends the round, minus
+    ``illegal_penalty`` (``"penalize"``), as in the numpy env (``info["illegal_action"]``
+    says so; :mod:`blackjack_env.jax.illegal`). ``"raise"`` is refused here (``jit``
+    cannot raise); the Gymnasium adapters serve it.
 
     ## Observation Space
 
@@ -77,37 +80,6 @@ class BlackjackJax:
     ``"tuple"``, a tuple of three int32 scalars (total, upcard, usable ace).
     ``BlackjackCounting-v0``'s counting fields are the vector's true count and shoe
     fraction, the dict's unseen cards and true count.
-
-    ## Several learner seats
-
-    ``seats_per_table=S`` (2..7) seats S learners at each table, as the numpy vector env's
-    ``seats_per_table`` (its docstring is the specification): the seats share the shoe and
-    the dealer, the cards are dealt in casino order, the pre-peek questions go seat by
-    seat before the peek, seat 0 plays all its hands, then seat 1, ..., and the dealer
-    plays once after the last seat. Everything per seat gains a leading seat axis: the
-    action is ``(S,)`` (only the seat the table waits for is played; ``info["active"]``
-    marks it for the next step), the observation ``(S, ...)`` (a seat that is not to act
-    shows phase ``SETTLED`` and an all-ones mask), the reward, ``done`` and the
-    ``info`` entries ``(S,)``. Row ``s`` of table ``t`` is the numpy env's sub-env
-    ``t * S + s``: ``x.reshape(-1, ...)`` of a batch of tables gives its layout.
-
-    ## Action Space
-
-    ``Discrete(n)``: the numpy env's playing actions (0 STAND, 1 HIT, 2 DOUBLE, 3 SPLIT,
-    4 SURRENDER; 5 INSURE with ``insurance_decisions``; 2 actions under stand/hit-only
-    rules such as ``sutton-barto``). ``info["action_mask"]`` (bool) is the mask of the
-    returned state, also ``env.action_mask(state, params)``. An illegal action is
-    mapped to a legal one (``illegal_action="map"``, the default) or ends the round, minus
-    ``illegal_penalty`` (``"penalize"``), as in the numpy env (``info["illegal_action"]``
-    says so; :mod:`blackjack_env.jax.illegal`). ``"raise"`` is refused here (``jit``
-    cannot raise); the Gymnasium adapters serve it.
-
-    ## Observation Space
-
-    ``"vector"``: the numpy env's float32 ``(17,)`` layout; ``"multidiscrete"``: its
-    9 fields as int32 (a ``Box`` of integers ``0..nvec - 1``; the Gymnasium adapter gives
-    the numpy env's int64 ``MultiDiscrete``). Fields, positions and scales are those of
-    :mod:`blackjack_env.envs.view`.
 
     ## Bets
 
