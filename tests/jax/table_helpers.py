@@ -5,7 +5,6 @@ the same stacked cards and the same actions, compared sub-env by sub-env at ever
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
 import numpy as np
@@ -16,18 +15,7 @@ import jax.numpy as jnp  # noqa: E402
 from blackjack_env.envs.vector import BlackjackVectorEnv  # noqa: E402
 from blackjack_env.jax import BlackjackJax  # noqa: E402
 from tests.envs.vector_helpers import stacked_cards  # noqa: E402
-from tests.jax.jax_helpers import OBS_ATOL  # noqa: E402
-
-
-@cache
-def table_env(key: str, **kwargs: Any) -> BlackjackJax:
-    """One env per configuration name (its jitted functions compile once per run)."""
-    return BlackjackJax(**kwargs)
-
-
-@cache
-def batched_step(env: BlackjackJax) -> Any:
-    return jax.jit(jax.vmap(env.step, in_axes=(0, 0, 0, None)))
+from tests.jax.jax_helpers import OBS_ATOL, batched_step  # noqa: E402
 
 
 def flat(x: Any, seats: int) -> Any:

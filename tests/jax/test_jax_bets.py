@@ -16,7 +16,8 @@ jax = pytest.importorskip("jax")
 import jax.numpy as jnp  # noqa: E402
 
 from blackjack_env.engine import Rules, preset  # noqa: E402
-from tests.jax.table_helpers import run_table_parity, table_env  # noqa: E402
+from tests.jax.jax_helpers import jax_env  # noqa: E402
+from tests.jax.table_helpers import run_table_parity  # noqa: E402
 
 FAST: dict[str, dict[str, Any]] = {
     # a bankroll of 8 base bets over 5 rounds: chips run short often
@@ -64,7 +65,7 @@ SLOW: dict[str, dict[str, Any]] = {
 
 
 def _check(name: str, kwargs: dict[str, Any], n: int, seed: int) -> dict[str, int]:
-    env = table_env(name, **kwargs)
+    env = jax_env(name, **kwargs)
     seen = run_table_parity(env, kwargs, n=n, seed=seed, max_steps=120)
     assert seen["ended"] == n * env.seats
     if kwargs.get("rounds_per_episode", 1) > 1 and "bankroll" not in kwargs:
@@ -93,7 +94,7 @@ def test_bet_step_and_session_chips() -> None:
     """A BET step opens every round: only bet actions allowed by the table limits are
     legal, the reward of a round is its stake times its outcome, and the session's
     chips (``session``, in units of 1 / chip_den) are the sum of its rounds' rewards."""
-    env = table_env("counting-bets", **FAST["counting-bets"])
+    env = jax_env("counting-bets", **FAST["counting-bets"])
     p = env.default_params
     n = 256
     _, st = jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(jax.random.PRNGKey(1), n), p)
@@ -124,7 +125,7 @@ def test_bet_step_and_session_chips() -> None:
 
 
 def test_unlimited_rounds_never_end_an_episode() -> None:
-    env = table_env("endless", rules="sutton-barto", obs_mode="vector", rounds_per_episode=None)
+    env = jax_env("endless", rules="sutton-barto", obs_mode="vector", rounds_per_episode=None)
     p = env.default_params
     _, st = env.reset(jax.random.PRNGKey(0), p)
     step = jax.jit(env.step)
@@ -144,7 +145,7 @@ def test_bankroll_chips_and_cards_conserved() -> None:
     from blackjack_env.jax import core
     from tests.jax.test_jax_seats import seat_invariants
 
-    env = table_env("bankroll", **FAST["bankroll"])
+    env = jax_env("bankroll", **FAST["bankroll"])
     cfg, p = env.config, env.default_params
     n, steps, units = 128, 300, 8 * cfg.chip_den
 

@@ -15,7 +15,8 @@ jax = pytest.importorskip("jax")
 
 from blackjack_env.engine import Rules, preset  # noqa: E402
 from blackjack_env.envs import view  # noqa: E402
-from tests.jax.table_helpers import run_table_parity, table_env  # noqa: E402
+from tests.jax.jax_helpers import jax_env  # noqa: E402
+from tests.jax.table_helpers import run_table_parity  # noqa: E402
 
 FAST: dict[str, dict[str, Any]] = {
     # BlackjackCounting-v0's game in the dict mode (episodes of 3 rounds: stacked cards)
@@ -44,7 +45,7 @@ SLOW: dict[str, dict[str, Any]] = {
     [pytest.param(k, marks=[pytest.mark.slow] if k != "dict-counting" else []) for k in FAST],
 )
 def test_obs_modes_parity_fast(name: str) -> None:
-    env = table_env(name, **FAST[name])
+    env = jax_env(name, **FAST[name])
     seen = run_table_parity(env, FAST[name], n=96, seed=21, max_steps=120)
     assert seen["ended"] == 96 and seen["nonzero"] > 0
 
@@ -52,7 +53,7 @@ def test_obs_modes_parity_fast(name: str) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(SLOW))
 def test_obs_modes_parity(name: str) -> None:
-    env = table_env(name, **SLOW[name])
+    env = jax_env(name, **SLOW[name])
     seen = run_table_parity(env, SLOW[name], n=96, seed=23, max_steps=120)
     assert seen["ended"] == 96 * env.seats
 
@@ -60,7 +61,7 @@ def test_obs_modes_parity(name: str) -> None:
 def test_dict_fields_and_space() -> None:
     """The dict observation has the view's keys; a fresh one-deck shoe's unseen cards
     are the deck less the cards the learner sees; every field lies in its space."""
-    env = table_env("dict-one-deck", rules=Rules(decks=1), obs_mode="dict")
+    env = jax_env("dict-one-deck", rules=Rules(decks=1), obs_mode="dict")
     obs, _st = env.reset(jax.random.PRNGKey(4), env.default_params)
     assert sorted(obs) == sorted(view.DICT_KEYS)  # (jit returns a dict sorted by key)
     seen = np.asarray(obs["hand_cards"]) + np.asarray(obs["dealer_cards"])

@@ -16,7 +16,8 @@ import jax.numpy as jnp  # noqa: E402
 
 from blackjack_env.engine import Rules, preset  # noqa: E402
 from blackjack_env.jax import core  # noqa: E402
-from tests.jax.table_helpers import run_table_parity, table_env  # noqa: E402
+from tests.jax.jax_helpers import jax_env  # noqa: E402
+from tests.jax.table_helpers import run_table_parity  # noqa: E402
 
 FAST: dict[str, dict[str, Any]] = {
     # every action, a finite shoe, splits to 4 hands, the pre-peek question seat by seat
@@ -58,7 +59,7 @@ SLOW: dict[str, dict[str, Any]] = {
 
 
 def _check(name: str, kwargs: dict[str, Any], n: int, seed: int) -> dict[str, int]:
-    env = table_env(name, **kwargs)
+    env = jax_env(name, **kwargs)
     seats = kwargs["seats_per_table"]
     seen = run_table_parity(env, kwargs, n=n, seed=seed)
     assert seen["ended"] == n * seats
@@ -154,15 +155,15 @@ def play_random(env: Any, n: int, steps: int, seed: int) -> dict[str, int]:
 
 
 def test_seats_conserve_cards_and_chips() -> None:
-    env = table_env("vegas-3-insurance", **FAST["vegas-3-insurance"])
+    env = jax_env("vegas-3-insurance", **FAST["vegas-3-insurance"])
     seen = play_random(env, n=64, steps=200, seed=2)
     assert seen["_rounds"] > 1000, seen
     assert all(v == 0 for k, v in seen.items() if not k.startswith("_")), seen
 
 
 def test_one_seat_state_has_no_seat_axis_and_seats_do() -> None:
-    one = table_env("one", rules="vegas-strip", obs_mode="vector")
-    three = table_env("vegas-3-insurance", **FAST["vegas-3-insurance"])
+    one = jax_env("one", rules="vegas-strip", obs_mode="vector")
+    three = jax_env("vegas-3-insurance", **FAST["vegas-3-insurance"])
     assert one.new_state().hard.shape == (4,) and one.new_state().phase.shape == ()
     st = three.new_state()
     assert st.hard.shape == (3, 4) and st.phase.shape == (3,) and st.shoe.shape == (104,)
@@ -170,4 +171,4 @@ def test_one_seat_state_has_no_seat_axis_and_seats_do() -> None:
     assert obs.shape == (3, 17) and three.observation_space().shape == (3, 17)
     assert int(np.asarray(three.active(st)).sum()) == 1
     with pytest.raises(ValueError, match="seats_per_table=9 must be an int from 1 to 7"):
-        table_env("bad-seats", seats_per_table=9)
+        jax_env("bad-seats", seats_per_table=9)
