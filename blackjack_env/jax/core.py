@@ -489,7 +489,10 @@ def _advance(st: State, p: Params, cfg: Config, rk: _Rng, on: Any) -> tuple[Stat
     """Move on to the next hand needing a decision (its second card dealt if it comes
     from a split), or to the dealer (numpy ``_advance``)."""
 
-    def body(_: int, carry: tuple[State, _Rng, Any, Any]) -> tuple[State, _Rng, Any, Any]:
+    def going(carry: tuple[State, _Rng, Any, Any], p: Params) -> Any:
+        return carry[2]
+
+    def body(carry: tuple[State, _Rng, Any, Any], p: Params) -> tuple[State, _Rng, Any, Any]:
         s, r, going, to_dealer = carry
         cur = s.cur + going
         s = s._replace(cur=cur)
@@ -506,9 +509,12 @@ def _advance(st: State, p: Params, cfg: Config, rk: _Rng, on: Any) -> tuple[Stat
         going = going & s.done[f]
         return s, r, going, to_dealer
 
-    st, rk, _, to_dealer = jax.lax.fori_loop(
-        0, cfg.hands + 1, body, (st, rk, jnp.asarray(on, bool), jnp.zeros((), bool))
-    )
+    # (guarded: a table stops once it found its hand; the counter then moves on as if
+    # every table had turned hands + 1 times, the bound of the search)
+    i0 = rk.i
+    carry = (st, rk, jnp.asarray(on, bool), jnp.zeros((), bool))
+    st, rk, _, to_dealer = _guarded_while(going, body, carry, p)
+    rk = _Rng(rk.seed, i0 + jnp.uint32(cfg.hands + 1))
     return _hands_done(st, p, cfg, rk, to_dealer)
 
 
