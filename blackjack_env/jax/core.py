@@ -393,12 +393,10 @@ def _dealer_turn(st: State, p: Params, cfg: Config, rk: _Rng, on: Any) -> tuple[
         s, _, k = carry
         return drawing & p.dealer_hits[2 * s.d_hard + s.d_ace] & (k < 32)
 
-    def body(
-        carry: tuple[State, _Rng, Any], p: Params, drawing: Any
-    ) -> tuple[State, _Rng, Any]:
+    def body(carry: tuple[State, _Rng, Any], p: Params, drawing: Any) -> tuple[State, _Rng, Any]:
         s, r, k = carry
         go = need(carry, p, drawing)
-        s, card, r2 = _draw(s, p, cfg, r, go)
+        s, card, _ = _draw(s, p, cfg, r, go)
         # guarded: a table that stopped keeps its counter (a while_loop's value)
         r = _Rng(r.seed, r.i + go.astype(jnp.uint32))
         return _dealer_add(s, p, card, go), r, k + go
