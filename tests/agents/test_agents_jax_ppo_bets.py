@@ -1,0 +1,227 @@
+"""The JAX PPO with bet steps (``JaxPPOConfig.bet_sizes``, agents/jax_ppo.py).
+
+Fast tests drive the PPO with :class:`CountBetJax`, a two-step round with the JAX table's
+surface and its bet layout: a BET step that shows a count, then one playing decision
+whose expected result per unit bet is ``0.1 * count + 0.1`` (hit) or ``0.1 * count - 0.1``
+(stand), paid times the bet. The best bet is therefore known for every count: the smallest
+for a count of -2 and below, the largest for 0 and above. A policy that ignores the count
+bets one size everywhere and fails the learning test, whichever size it is. The slow test
+trains on the real JAX table (infinite deck) with rigged rules whose best bet is known: a
+natural paid 4:1 makes the game favourable (bet the most), plain vegas-strip unfavourable
+(bet the least), and checks the exact grade with bets.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, NamedTuple
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+pytest.importorskip("flax")
+pytest.importorskip("optax")
+import jax.numpy as jnp  # noqa: E402
+
+from blackjack_env.agents.jax_ppo import (  # noqa: E402
+    JaxPPOConfig,
+    actor_agent,
+    bet_observations,
+    bets_by_count,
+    make_train,
+    play_agent,
+)
+from blackjack_env.envs import view as V  # noqa: E402
+
+SIZES = (1, 2, 4, 8)
+N_PLAY = 2
+
+
+class _Space(NamedTuple):
+    shape: tuple[int, ...]
+
+
+class CountBetState(NamedTuple):
+    bet_phase: jax.Array  # True: the BET step is next
+    count: jax.Array
+    bet: jax.Array
+    out_of_phase: jax.Array  # actions the mask forbade, taken so far
+
+
+class CountBetJax:
+    """A BET step (count -5..+5 shown as the vector's true count), then hit or stand."""
+
+    num_actions = N_PLAY + len(SIZES)
+    default_params = None
+
+    def observation_space(self, params: Any) -> _Space:
+        return _Space((V.VECTOR_SIZE,))
+
+    def _obs(self, s: CountBetState) -> jax.Array:
+        o = jnp.zeros(V.VECTOR_SIZE, jnp.float32)
+        o = o.at[V.VEC_PHASE + jnp.where(s.bet_phase, 2, 0)].set(1.0)
+        o = o.at[V.VEC_TRUE_COUNT].set(s.count / V.VEC_COUNT_SCALE)
+        return o.at[V.VEC_SHOE].set(0.5)
+
+    def action_mask(self, s: CountBetState, params: Any) -> jax.Array:
+        is_bet = jnp.arange(self.num_actions) >= N_PLAY
+        return jnp.where(s.bet_phase, is_bet, ~is_bet)
+
+    def reset(self, key: jax.Array, params: Any) -> tuple[jax.Array, CountBetState]:
+        count = jax.random.randint(key, (), -5, 6).astype(jnp.float32)
+        s = CountBetState(jnp.bool_(True), count, jnp.float32(1.0), jnp.int32(0))
+        return self._obs(s), s
+
+    def step(self, key: jax.Array, s: CountBetState, action: jax.Array, params: Any) -> Any:
+        k_win, k_reset = jax.random.split(key)
+        legal = self.action_mask(s, params)[action]
+        sizes = jnp.asarray(SIZES, jnp.float32)
+        bet = jnp.where(s.bet_phase, sizes[jnp.clip(action - N_PLAY, 0, len(SIZES) - 1)], s.bet)
+        hit = action == 1
+        edge = 0.1 * s.count + jnp.where(hit, 0.1, -0.1)
+        win = jax.random.uniform(k_win) < 0.5 + edge / 2.0
+        done = ~s.bet_phase
+        reward = jnp.where(done, bet * jnp.where(win, 1.0, -1.0), 0.0)
+        played = CountBetState(jnp.bool_(False), s.count, bet,
+                               s.out_of_phase + (~legal).astype(jnp.int32))
+        _, fresh = self.reset(k_reset, params)
+        fresh = fresh._replace(out_of_phase=played.out_of_phase)
+        state = jax.tree_util.tree_map(lambda a, b: jnp.where(done, a, b), fresh, played)
+        return (self._obs(state), state, reward, done,
+                {"action_mask": self.action_mask(state, params)})
+
+
+CONFIG = JaxPPOConfig(rules="sutton-barto", seeds=2, seed=11, total_timesteps=64 * 16 * 120,
+                      num_envs=64, num_steps=16, num_minibatches=4, hidden=(32,),
+                      curve_points=2, lr=3e-3, ent_coef=0.01, one_hot=False,
+                      ignore_hand_index=False, bet_sizes=SIZES)
+
+
+@pytest.fixture(scope="module")
+def bet_program():
+    """The double's train function, jitted and vmapped once, and its output for key 3."""
+    program = jax.jit(jax.vmap(make_train(CONFIG, CountBetJax(), None)))
+    keys = jax.random.split(jax.random.PRNGKey(3), CONFIG.seeds)
+    return program, jax.block_until_ready(program(keys))
+
+
+def _final_agent(out: dict[str, Any], k: int):
+    actor = jax.tree_util.tree_map(lambda x: np.asarray(x)[k, -1], out["actor"])
+    return actor_agent(actor, len(CONFIG.hidden), {"bet_sizes": list(SIZES)})
+
+
+def test_bets_only_at_the_bet_step(bet_program):
+    _, out = bet_program
+    m = out["metrics"]
+    assert int(m["illegal_actions"].sum()) == 0
+    assert int(m["bet_out_of_phase"].sum()) == 0
+    assert int(np.asarray(out["env_state"].out_of_phase).sum()) == 0  # the env's own books
+    # every round opens with one bet: half the steps are bets
+    assert int(m["bets"].sum()) == CONFIG.seeds * CONFIG.timesteps // 2
+    assert np.all((m["bet_mean"] >= 1.0) & (m["bet_mean"] <= 8.0))
+
+
+def test_greedy_bet_follows_the_count(bet_program):
+    _, out = bet_program
+    counts = list(range(-5, 6))
+    for k in range(CONFIG.seeds):
+        table = bets_by_count(_final_agent(out, k), SIZES, counts)
+        greedy = dict(zip(counts, table["greedy_bet"], strict=True))
+        mean = dict(zip(counts, table["mean_bet"], strict=True))
+        # the best bet is known: the least at -2 and below, the most at 0 and above
+        assert all(greedy[c] == 1 for c in (-5, -4, -3, -2)), table
+        assert all(greedy[c] == 8 for c in (0, 1, 2, 3, 4, 5)), table
+        assert mean[5] > mean[-5] + 3.0, table
+    # the untrained policy bets evenly (near-uniform logits): the learning made the difference
+    actor0 = jax.tree_util.tree_map(lambda x: np.asarray(x)[0, 0], out["actor"])
+    first = bets_by_count(actor_agent(actor0, len(CONFIG.hidden)), SIZES, counts)
+    assert max(first["mean_bet"]) - min(first["mean_bet"]) < 0.1, first
+
+
+def test_play_agent_plays_as_the_whole_policy(bet_program):
+    _, out = bet_program
+    agent = _final_agent(out, 0)
+    play = play_agent(agent, N_PLAY)
+    assert play.n_actions == N_PLAY and agent.n_actions == N_PLAY + len(SIZES)
+    rng = np.random.default_rng(0)
+    obs = rng.random((200, V.VECTOR_SIZE), dtype=np.float32)
+    full_mask = np.zeros((200, agent.n_actions), np.int8)
+    full_mask[:, :N_PLAY] = 1
+    np.testing.assert_array_equal(play.greedy_batch(obs, full_mask[:, :N_PLAY]),
+                                  agent.greedy_batch(obs, full_mask))
+    # it hits (the better play at every count), as the whole policy does
+    hit = bet_observations(range(-5, 6))
+    hit[:, V.VEC_PHASE:V.VEC_PHASE + 4] = 0.0
+    hit[:, V.VEC_PHASE] = 1.0
+    assert (play.greedy_batch(hit, np.ones((11, N_PLAY), np.int8)) == 1).mean() >= 0.8
+
+
+def test_same_key_same_result(bet_program):
+    program, first = bet_program
+    again = program(jax.random.split(jax.random.PRNGKey(3), CONFIG.seeds))
+    for a, b in zip(jax.tree_util.tree_leaves(first), jax.tree_util.tree_leaves(again),
+                    strict=True):
+        assert np.array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_bet_observations_are_the_numpy_envs_bet_steps():
+    """The probe of a BET step at a count is what the numpy env shows at one."""
+    from blackjack_env.envs.vector import BlackjackVectorEnv
+
+    env = BlackjackVectorEnv(64, rules="vegas-strip", obs_mode="vector", bet_sizes=SIZES,
+                             autoreset_mode="SameStep")
+    obs, info = env.reset(seed=1)
+    rng = np.random.default_rng(1)
+    seen = 0
+    for _ in range(150):
+        mask = info["action_mask"].astype(bool)
+        at_bet = mask[:, 5:].any(axis=1)
+        if at_bet.any():
+            rows = obs[at_bet]
+            tc = rows[:, V.VEC_TRUE_COUNT] * V.VEC_COUNT_SCALE
+            for row, t in zip(rows, tc, strict=True):
+                probe = bet_observations([t], float(row[V.VEC_SHOE]))[0]
+                np.testing.assert_allclose(probe, row, atol=1e-6)
+            seen += int(at_bet.sum())
+        obs, _, _, _, info = env.step((rng.random(mask.shape) * mask).argmax(axis=1))
+    assert seen > 500
+    assert np.abs(obs[:, V.VEC_TRUE_COUNT]).max() > 0  # counts away from 0 were probed
+
+
+def test_config_refuses_bad_bet_sizes():
+    for bad in ((), (2, 1), (1, 1, 2), (0, 1), "1,2", (1.5, 2)):
+        with pytest.raises(ValueError, match="JaxPPOConfig.bet_sizes"):
+            JaxPPOConfig(bet_sizes=bad)
+    assert JaxPPOConfig(bet_sizes=[1, 2]).bet_sizes == (1, 2)
+    assert JaxPPOConfig(bet_sizes=(1, 4)).to_dict()["bet_sizes"] == [1, 4]
+
+
+# ---------------------------------------------------------------- the real JAX table
+@pytest.mark.slow  # two PPO programs over the JAX table: about a minute on 2 loaded cores
+@pytest.mark.parametrize(("payout", "best"), [(Fraction(4), 8), (Fraction(3, 2), 1)],
+                         ids=["natural-4-to-1-bet-most", "vegas-strip-bet-least"])
+def test_on_the_jax_table_the_policy_learns_the_known_best_bet(payout, best):
+    pytest.importorskip("blackjack_env.jax")
+    from blackjack_env.agents.jax_ppo import train_seeds
+    from blackjack_env.engine import preset
+
+    rules = preset("vegas-strip", decks=None).replace(blackjack_payout=payout)
+    config = JaxPPOConfig(rules=rules, seeds=2, seed=2, total_timesteps=400_000,
+                          num_envs=64, num_steps=16, hidden=(32, 32), curve_points=2,
+                          lr=3e-3, bet_sizes=(1, 8))
+    result = train_seeds(config)
+    assert result.metrics["illegal_actions"].sum() == 0
+    assert result.metrics["bet_out_of_phase"].sum() == 0
+    summary = result.summary()
+    bets = summary["bets"]
+    assert bets["greedy_bet"] == [best, best], bets
+    for row in result.grades:
+        g = row[-1]
+        assert g["exact_return_per_round"] == pytest.approx(g["bet"] * g["exact_return"])
+        assert g["optimal_return_per_round"] == pytest.approx(best * g["optimal_return"])
+        assert g["regret_per_round"] == pytest.approx(
+            g["optimal_return_per_round"] - g["exact_return_per_round"])
+    # the play is graded on its own: the play model has the playing actions only
+    plays = result.play_agents()
+    assert all(p.n_actions == 5 for p in plays)
