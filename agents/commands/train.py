@@ -151,9 +151,9 @@ IDENTITY = ("algo", "obs_mode", "seat", "others", "epsilon_start", "epsilon_end"
             "explore_fraction", "lr", "n_envs", "n_steps", "eval_episodes")
 
 #: Files and folders of a run, replaced when a fresh run starts in the same folder.
-RUN_FILES = ("model.npz", "model-bets.npz", "model.zip", "model.json", "checkpoint.npz", "interrupted.zip",
-             "interrupted.json", "curve.json", "summary.json", "learning_curve.png",
-             "sb3_config.json", "settings.json")
+RUN_FILES = ("model.npz", "model-bets.npz", "model.zip", "model.json", "checkpoint.npz",
+             "interrupted.zip", "interrupted.json", "curve.json", "summary.json",
+             "learning_curve.png", "sb3_config.json", "settings.json")
 RUN_FOLDERS = ("monitor", "eval", "checkpoints", "seeds")
 
 
