@@ -225,3 +225,78 @@ def test_on_the_jax_table_the_policy_learns_the_known_best_bet(payout, best):
     # the play is graded on its own: the play model has the playing actions only
     plays = result.play_agents()
     assert all(p.n_actions == 5 for p in plays)
+
+
+# ---------------------------------------------------------------- blackjack-train --bet-sizes
+BAD_BETS = [
+    (["--algo", "jax-ppo", "--bet-sizes", "2,1"], ["--bet-sizes 2,1", "increasing"]),
+    (["--algo", "jax-ppo", "--bet-sizes", "one"], ["--bet-sizes 'one'", "e.g. 1,2,4,8"]),
+    (["--algo", "jax-ppo", "--bet-sizes", "1,5000"], ["--bet-sizes 1,5000", "table limits"]),
+    (["--algo", "q-learning", "--bet-sizes", "1,2"], ["--bet-sizes 1,2", "jax-ppo"]),
+]
+
+
+@pytest.mark.parametrize(("args", "words"), BAD_BETS, ids=[" ".join(a) for a, _ in BAD_BETS])
+def test_train_command_refuses_bad_bet_sizes_in_one_line(tmp_path, capsys, args, words):
+    pytest.importorskip("blackjack_env.jax")
+    from blackjack_env.agents.commands import train
+
+    out = tmp_path / "run"
+    status = train.main([*args, "--rules", "vegas-strip", "--out", str(out), "--no-progress"])
+    err = capsys.readouterr().err
+    assert status == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    for word in words:
+        assert word in lines[0], (word, lines[0])
+    assert not out.exists()
+
+
+@pytest.mark.slow  # compiles the JAX table inside the PPO program: 15-30 s
+def test_train_command_with_bets_writes_both_models(tmp_path, capsys):
+    pytest.importorskip("blackjack_env.jax")
+    import json
+
+    from blackjack_env.agents.commands import evaluate, train
+    from blackjack_env.agents.mlp import MLPAgent
+    from blackjack_env.envs.vector import BlackjackVectorEnv
+
+    out = tmp_path / "run"
+    status = train.main(["--algo", "jax-ppo", "--rules", "vegas-strip", "--seeds", "2",
+                         "--timesteps", str(32 * 8 * 4), "--n-envs", "32", "--n-steps", "8",
+                         "--curve-points", "2", "--bet-sizes", "1,2,4,8", "--out", str(out),
+                         "--no-progress"])
+    assert status == 0
+    text = capsys.readouterr().out
+    assert "blackjack-evaluate cannot play a bet-deciding model" in text
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["bets"]["bet_sizes"] == [1, 2, 4, 8]
+    assert summary["bets"]["bet_out_of_phase"] == 0 and summary["illegal_actions"] == 0
+    assert "finite shoe" in summary["bets"]["grade"] and summary["exact"] is None
+    assert len(summary["bets"]["by_count_half_shoe"]) == 2
+    settings = json.loads((out / "settings.json").read_text())
+    assert settings["bet_sizes"] == "1,2,4,8"
+    assert settings["hyperparameters"]["bet_sizes"] == [1, 2, 4, 8]
+    play, whole = MLPAgent.load(out / "model.npz"), MLPAgent.load(out / "model-bets.npz")
+    assert (play.n_actions, whole.n_actions) == (5, 9)
+    assert whole.info["bet_sizes"] == [1, 2, 4, 8]
+    assert {p.name for p in (out / "seeds").iterdir()} == {
+        "seed-0.npz", "seed-1.npz", "seed-0-bets.npz", "seed-1-bets.npz"}
+    # the numpy env with the same bet sizes plays the whole policy: bets at BET steps only
+    env = BlackjackVectorEnv(16, rules="vegas-strip", obs_mode="vector", bet_sizes=(1, 2, 4, 8),
+                             autoreset_mode="SameStep")
+    obs, info = env.reset(seed=0)
+    bets = 0
+    for _ in range(40):
+        mask = info["action_mask"]
+        a = whole.greedy_batch(obs, mask)
+        assert np.all((a >= 5) == mask[:, 5:].any(axis=1))
+        bets += int((a >= 5).sum())
+        obs, _, _, _, info = env.step(a)
+        assert not info["illegal_action"].any()
+    assert bets >= 16
+    # blackjack-evaluate plays the run's model.npz (the play) and refuses the whole policy
+    assert evaluate.main([str(out), "--hands", "200"]) == 0
+    capsys.readouterr()
+    assert evaluate.main([str(out / "model-bets.npz"), "--hands", "200"]) == 2
+    assert "9 actions" in capsys.readouterr().err
