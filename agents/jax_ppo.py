@@ -281,6 +281,46 @@ class Transition(NamedTuple):
     value: jax.Array
     reward: jax.Array
     done: jax.Array
+    valid: jax.Array  # 1.0: the decision was played (seat streams: the acting seat's)
+
+
+def seat_gae(traj: Transition, last_value: jax.Array, last_valid: jax.Array, gamma: float,
+             lam: float) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """GAE over per-seat decision streams: ``(advantages, targets, usable)``, each shaped
+    as ``traj.reward`` (``[steps, ..., seats]``).
+
+    A seat's stream is its own decisions (``traj.valid``); the steps between two of them
+    (other seats acting) are skipped: the rewards they bring (a round is settled, and every
+    seat paid, on some seat's step) are added to the seat's decision before them, and an
+    episode end among them ends that decision's return. Rewards that come after an episode
+    end and before the seat's next decision belong to a round it had no decision in (a
+    natural, a dealer blackjack) and are credited to no decision. ``last_value``,
+    ``last_valid``: each seat's value at the observation after the rollout and whether it
+    is that seat's decision there; a seat's last decisions whose round is still open at the
+    end of the rollout, with another seat to act, have no value to bootstrap from
+    (``usable`` 0.0: left out of the loss, and so are the seat's decisions before them in
+    the same episode, whose advantages would carry theirs); every other played decision is
+    usable. With every step valid and ``last_valid`` true it is plain GAE."""
+
+    def back(carry: tuple[jax.Array, ...], t: Transition) -> tuple[tuple[jax.Array, ...], Any]:
+        adv_next, value_next, r_acc, done_acc, known = carry
+        r_acc = jnp.where(t.done > 0, 0.0, r_acc) + t.reward
+        done_acc = jnp.maximum(done_acc, t.done)
+        live = 1.0 - done_acc
+        delta = r_acc + gamma * value_next * live - t.value
+        adv = delta + gamma * lam * live * adv_next
+        usable = jnp.maximum(known, done_acc)
+        played = t.valid > 0
+        carry = (jnp.where(played, adv, adv_next), jnp.where(played, t.value, value_next),
+                 jnp.where(played, 0.0, r_acc), jnp.where(played, 0.0, done_acc),
+                 jnp.where(played, usable, known))
+        return carry, (jnp.where(played, adv, 0.0), usable * t.valid)
+
+    zeros = jnp.zeros_like(last_value)
+    _, (advantages, usable) = jax.lax.scan(
+        back, (zeros, last_value, zeros, zeros, last_valid.astype(last_value.dtype)), traj,
+        reverse=True)
+    return advantages, advantages + traj.value, usable
 
 
 def make_env(config: JaxPPOConfig, seat: int = 0, others: str = "dealer") -> tuple[Any, Any]:
@@ -320,7 +360,7 @@ def _apply(network: Any, params: Any, obs: jax.Array) -> tuple[jax.Array, jax.Ar
 
 
 def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
-               progress: Callable[..., Any] | None = None
+               progress: Callable[..., Any] | None = None, seat_streams: bool | None = None
                ) -> Callable[[jax.Array], dict[str, Any]]:
     """``train(key) -> {"actor": params [curve_points + 1, ...], "metrics": {...},
     "env_state": the tables' state at the end}``.
@@ -336,12 +376,27 @@ def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
     ``progress``: called on the host (``jax.debug.callback``) after each curve stretch
     with the number of stretches done and the rounds the stretch finished (under ``vmap``,
     once with every seed's values); nothing the training computes depends on it.
+
+    ``seat_streams`` (default: the env has several seats and an ``active(state, params)``
+    method, as a :class:`~blackjack_env.jax.BlackjackJax` of ``seats_per_table > 1``): the
+    env's observations, masks, rewards and ends carry a seat axis, the shared policy is
+    asked for every seat each step (the table plays the acting seat's action), and each
+    seat learns from its own stream: its own decisions (``env.active``; the others' rows
+    are masked out of the loss) credited with its own round net (:func:`seat_gae`).
+    ``episode_return`` is then per seat and round, ``episodes`` counts seat-rounds.
     """
     if env is None:
         env, env_params = make_env(config)
     elif env_params is None:
         env_params = env.default_params
     n_actions = int(env.num_actions)
+    seats = int(getattr(env, "seats", 1))
+    if seat_streams is None:
+        seat_streams = seats > 1 and callable(getattr(env, "active", None))
+    if seat_streams and seats < 2:
+        raise ValueError("seat_streams: the env has one seat; give a table of several "
+                         "(seats_per_table)")
+    width = seats if seat_streams else 1  # decision rows per table and step
     sizes = config.bet_sizes or ()
     n_play = n_actions - len(sizes)
     if sizes and n_play < 1:
@@ -366,23 +421,39 @@ def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
     reset = jax.vmap(env.reset, in_axes=(0, None))
     step = jax.vmap(env.step, in_axes=(0, 0, 0, None))
     action_mask = jax.vmap(env.action_mask, in_axes=(0, None))
+    minibatch *= width
 
-    def loss_fn(params: Any, batch: Transition, advantages: jax.Array, targets: jax.Array
-                ) -> tuple[jax.Array, tuple[jax.Array, ...]]:
+    def loss_fn(params: Any, batch: Transition, advantages: jax.Array, targets: jax.Array,
+                weight: jax.Array) -> tuple[jax.Array, tuple[jax.Array, ...]]:
         logits, value = _apply(network, params, batch.obs)
         log_probs = masked_log_probs(logits, batch.mask)
         log_prob = jnp.take_along_axis(log_probs, batch.action[:, None], axis=-1)[:, 0]
         value_clipped = batch.value + jnp.clip(value - batch.value, -config.clip_eps,
                                                config.clip_eps)
-        value_loss = 0.5 * jnp.maximum(jnp.square(value - targets),
-                                       jnp.square(value_clipped - targets)).mean()
+        value_err = jnp.maximum(jnp.square(value - targets), jnp.square(value_clipped - targets))
         ratio = jnp.exp(log_prob - batch.log_prob)
-        adv = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
-        policy_loss = -jnp.minimum(
-            ratio * adv, jnp.clip(ratio, 1.0 - config.clip_eps, 1.0 + config.clip_eps) * adv
-        ).mean()
         probs = jnp.exp(log_probs)
-        entropy = -jnp.where(batch.mask, probs * log_probs, 0.0).sum(axis=-1).mean()
+        entropies = -jnp.where(batch.mask, probs * log_probs, 0.0).sum(axis=-1)
+        if not seat_streams:
+            value_loss = 0.5 * value_err.mean()
+            adv = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+            policy_loss = -jnp.minimum(
+                ratio * adv,
+                jnp.clip(ratio, 1.0 - config.clip_eps, 1.0 + config.clip_eps) * adv).mean()
+            entropy = entropies.mean()
+        else:  # only the seats' played, usable decisions count (weight 1, others 0)
+            n = jnp.maximum(weight.sum(), 1.0)
+
+            def mean(x: jax.Array) -> jax.Array:
+                return (weight * x).sum() / n
+
+            value_loss = 0.5 * mean(value_err)
+            centred = advantages - mean(advantages)
+            adv = centred / (jnp.sqrt(mean(jnp.square(centred))) + 1e-8)
+            policy_loss = -mean(jnp.minimum(
+                ratio * adv,
+                jnp.clip(ratio, 1.0 - config.clip_eps, 1.0 + config.clip_eps) * adv))
+            entropy = mean(entropies)
         total = policy_loss + config.vf_coef * value_loss - config.ent_coef * entropy
         return total, (value_loss, policy_loss, entropy)
 
@@ -392,21 +463,27 @@ def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
         params = network.init(k_init, jnp.zeros(obs.shape[1:], dtype=jnp.float32))
         opt_state = tx.init(params)
         mask = action_mask(env_state, env_params).astype(bool)
+        if seat_streams:  # (the network's parameters do not depend on the seat axis)
+            valid = jax.vmap(env.active, in_axes=(0, None))(env_state, env_params)
+        else:
+            valid = jnp.ones(n_envs, bool)
+        look = (mask, valid.astype(jnp.float32))
 
         def env_step(carry: tuple[Any, ...], _: None) -> tuple[tuple[Any, ...], Transition]:
-            params, env_state, obs, mask, key = carry
+            params, env_state, obs, (mask, valid), key = carry
             key, k_act, k_env = jax.random.split(key, 3)
             logits, value = _apply(network, params, obs)
             masked = jnp.where(mask, logits, MASKED_LOGIT)
             action = jax.random.categorical(k_act, masked, axis=-1)
             log_prob = jnp.take_along_axis(jax.nn.log_softmax(masked, axis=-1),
-                                           action[:, None], axis=-1)[:, 0]
+                                           action[..., None], axis=-1)[..., 0]
             next_obs, env_state, reward, done, info = _step_out(
                 step(jax.random.split(k_env, n_envs), env_state, action, env_params))
             t = Transition(obs, mask, action, log_prob, value,
-                           reward.astype(jnp.float32), done.astype(jnp.float32))
-            next_mask = info["action_mask"].astype(bool)
-            return (params, env_state, next_obs, next_mask, key), t
+                           reward.astype(jnp.float32), done.astype(jnp.float32), valid)
+            next_valid = info["active"].astype(jnp.float32) if seat_streams else valid
+            next_look = (info["action_mask"].astype(bool), next_valid)
+            return (params, env_state, next_obs, next_look, key), t
 
         def gae(traj: Transition, last_value: jax.Array) -> tuple[jax.Array, jax.Array]:
             def back(carry: tuple[jax.Array, jax.Array], t: Transition
@@ -422,22 +499,28 @@ def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
             return advantages, advantages + traj.value
 
         def update(carry: tuple[Any, ...], _: None) -> tuple[tuple[Any, ...], dict[str, Any]]:
-            params, opt_state, env_state, obs, mask, key = carry
-            (params, env_state, obs, mask, key), traj = jax.lax.scan(
-                env_step, (params, env_state, obs, mask, key), None, n_steps)
+            params, opt_state, env_state, obs, look, key = carry
+            (params, env_state, obs, look, key), traj = jax.lax.scan(
+                env_step, (params, env_state, obs, look, key), None, n_steps)
             _logits, last_value = _apply(network, params, obs)
-            advantages, targets = gae(traj, last_value)
+            if seat_streams:
+                advantages, targets, weight = seat_gae(traj, last_value, look[1], config.gamma,
+                                                       config.gae_lambda)
+            else:
+                advantages, targets = gae(traj, last_value)
+                weight = traj.valid
+            rows = config.batch_size * width
 
             def epoch(carry: tuple[Any, ...], _: None) -> tuple[tuple[Any, ...], Any]:
                 params, opt_state, key = carry
                 key, k_perm = jax.random.split(key)
-                order = jax.random.permutation(k_perm, config.batch_size)
+                order = jax.random.permutation(k_perm, rows)
 
                 def shuffle(x: jax.Array) -> jax.Array:
-                    x = x.reshape((config.batch_size, *x.shape[2:]))[order]
+                    x = x.reshape((rows, *x.shape[2 + (width > 1):]))[order]
                     return x.reshape((config.num_minibatches, minibatch, *x.shape[1:]))
 
-                batches = jax.tree_util.tree_map(shuffle, (traj, advantages, targets))
+                batches = jax.tree_util.tree_map(shuffle, (traj, advantages, targets, weight))
 
                 def minibatch_step(carry: tuple[Any, Any], batch: Any
                                    ) -> tuple[tuple[Any, Any], Any]:
@@ -454,24 +537,24 @@ def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
                 epoch, (params, opt_state, key), None, config.update_epochs)
             value_loss, policy_loss, entropy = (x.mean() for x in aux)
             episodes = traj.done.sum()
-            legal_taken = jnp.take_along_axis(traj.mask, traj.action[..., None], axis=-1)
+            legal_taken = jnp.take_along_axis(traj.mask, traj.action[..., None], axis=-1)[..., 0]
             metrics = {
                 "episode_return": (traj.reward.sum() / jnp.maximum(episodes, 1.0)),
                 "episodes": episodes,
-                "illegal_actions": jnp.logical_not(legal_taken).sum(),
+                "illegal_actions": (jnp.logical_not(legal_taken) & (traj.valid > 0)).sum(),
                 "entropy": entropy, "value_loss": value_loss, "policy_loss": policy_loss,
             }
             if sizes:  # the bets sampled in the rollout (base bets)
-                is_bet = traj.action >= n_play
+                is_bet = (traj.action >= n_play) & (traj.valid > 0)
                 size = jnp.asarray(sizes, jnp.float32)[
                     jnp.clip(traj.action - n_play, 0, len(sizes) - 1)]
                 bets = is_bet.sum()
                 metrics["bets"] = bets
                 metrics["bet_mean"] = jnp.where(is_bet, size, 0.0).sum() / jnp.maximum(bets, 1)
                 # a bet taken where the mask allowed no bet, or a play where it allowed one
-                bet_phase = traj.mask[..., n_play:].any(axis=-1)
+                bet_phase = traj.mask[..., n_play:].any(axis=-1) & (traj.valid > 0)
                 metrics["bet_out_of_phase"] = (is_bet != bet_phase).sum()
-            return (params, opt_state, env_state, obs, mask, key), metrics
+            return (params, opt_state, env_state, obs, look, key), metrics
 
         def stretch(carry: tuple[Any, ...], index: jax.Array) -> tuple[tuple[Any, ...], Any]:
             carry, metrics = jax.lax.scan(update, carry, None, config.updates_per_point)
@@ -481,7 +564,7 @@ def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
 
         first = params["params"]
         final, (actors, metrics) = jax.lax.scan(
-            stretch, (params, opt_state, env_state, obs, mask, key),
+            stretch, (params, opt_state, env_state, obs, look, key),
             jnp.arange(config.curve_points))
         actors = jax.tree_util.tree_map(lambda a, b: jnp.concatenate([a[None], b]),
                                         first, actors)

@@ -300,3 +300,86 @@ def test_train_command_with_bets_writes_both_models(tmp_path, capsys):
     capsys.readouterr()
     assert evaluate.main([str(out / "model-bets.npz"), "--hands", "200"]) == 2
     assert "9 actions" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- per-seat streams (seat_gae)
+def _seat_gae_reference(r, done, valid, value, last_value, last_valid, gamma, lam):
+    """Each seat's decisions one by one, in plain Python: a decision's reward is the sum of
+    the rewards from its step to the seat's next decision, cut after the first episode
+    end; it bootstraps from the seat's next decision (or the value after the rollout
+    when the seat acts there)."""
+    T, N, S = r.shape
+    adv = np.zeros((T, N, S))
+    usable = np.zeros((T, N, S))
+    for n in range(N):
+        for s in range(S):
+            ts = [t for t in range(T) if valid[t, n, s]]
+            nxt_adv, nxt_usable = 0.0, bool(last_valid[n, s])
+            for i in range(len(ts) - 1, -1, -1):
+                t = ts[i]
+                nxt = ts[i + 1] if i + 1 < len(ts) else T
+                total, term = 0.0, False
+                for u in range(t, nxt):
+                    total += r[u, n, s]
+                    if done[u, n, s]:
+                        term = True
+                        break
+                if term:
+                    boot, chain, ok = 0.0, 0.0, True
+                else:
+                    boot = value[nxt, n, s] if nxt < T else last_value[n, s]
+                    chain, ok = (nxt_adv if nxt < T else 0.0), nxt_usable
+                a = total + gamma * boot - value[t, n, s] + gamma * lam * chain
+                adv[t, n, s], usable[t, n, s] = a, float(ok)
+                nxt_adv, nxt_usable = a, ok
+    return adv, usable
+
+
+def test_seat_gae_credits_each_seat_with_its_own_stream():
+    from blackjack_env.agents.jax_ppo import Transition, seat_gae
+
+    rng = np.random.default_rng(5)
+    T, N, S = 14, 4, 3
+    acting = rng.integers(0, S, (T, N))
+    valid = (np.arange(S) == acting[..., None]).astype(np.float32)
+    done = np.repeat((rng.random((T, N)) < 0.25)[..., None], S, axis=2).astype(np.float32)
+    r = (rng.normal(size=(T, N, S)) * (rng.random((T, N, 1)) < 0.4)).astype(np.float32)
+    value = rng.normal(size=(T, N, S)).astype(np.float32)
+    last_value = rng.normal(size=(N, S)).astype(np.float32)
+    last_valid = np.arange(S) == rng.integers(0, S, N)[:, None]
+    traj = Transition(*(jnp.zeros((T, N, S)) for _ in range(5)), jnp.asarray(r),
+                      jnp.asarray(done), jnp.asarray(valid))
+    traj = traj._replace(value=jnp.asarray(value))
+    adv, targets, usable = seat_gae(traj, jnp.asarray(last_value), jnp.asarray(last_valid),
+                                    1.0, 0.9)
+    ref_adv, ref_usable = _seat_gae_reference(r, done, valid, value, last_value, last_valid,
+                                              1.0, 0.9)
+    played = valid > 0
+    np.testing.assert_allclose(np.asarray(adv)[played], ref_adv[played], rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(np.asarray(usable), ref_usable * valid)
+    np.testing.assert_allclose(np.asarray(targets)[played], (ref_adv + value)[played],
+                               rtol=1e-5, atol=1e-5)
+    assert 0 < ref_usable[played].sum() < played.sum()  # both cases were met
+
+
+def test_seat_gae_is_plain_gae_for_one_stream():
+    from blackjack_env.agents.jax_ppo import Transition, seat_gae
+
+    rng = np.random.default_rng(6)
+    T, N = 10, 5
+    r = rng.normal(size=(T, N)).astype(np.float32)
+    done = (rng.random((T, N)) < 0.3).astype(np.float32)
+    value = rng.normal(size=(T, N)).astype(np.float32)
+    last = rng.normal(size=N).astype(np.float32)
+    traj = Transition(*(jnp.zeros((T, N)) for _ in range(4)), jnp.asarray(value),
+                      jnp.asarray(r), jnp.asarray(done), jnp.ones((T, N)))
+    adv, _, usable = seat_gae(traj, jnp.asarray(last), jnp.ones(N, bool), 0.99, 0.95)
+    expect = np.zeros((T, N))
+    nxt_adv, nxt_v = np.zeros(N), last
+    for t in range(T - 1, -1, -1):
+        live = 1.0 - done[t]
+        delta = r[t] + 0.99 * nxt_v * live - value[t]
+        nxt_adv = delta + 0.99 * 0.95 * live * nxt_adv
+        expect[t], nxt_v = nxt_adv, value[t]
+    np.testing.assert_allclose(np.asarray(adv), expect, rtol=1e-5, atol=1e-5)
+    assert np.all(np.asarray(usable) == 1.0)
