@@ -93,6 +93,7 @@ __all__ = [
     "make_env",
     "make_train",
     "play_agent",
+    "seat_gae",
     "train_seeds",
 ]
 
