@@ -44,7 +44,8 @@ the play's exact return, against the best size times the optimum). On a finite s
 no exact grade (neither of the play nor of the bets): :func:`bets_by_count` tells the
 greedy and sampled bet by true count, and ``scripts/jax_ppo_counting.py`` simulates the
 policy, bets included, in the numpy env. The numpy env made with the same ``bet_sizes``
-plays the whole policy (an :class:`MLPAgent` of ``n_play + len(bet_sizes)`` actions);
+plays the whole policy (an :class:`~blackjack_env.agents.mlp.MLPAgent` of
+``n_play + len(bet_sizes)`` actions);
 ``blackjack-evaluate`` and the web table play saved models at a fixed bet only, so a
 training run saves :func:`play_agent`'s model for them beside the whole one.
 
@@ -303,7 +304,9 @@ def seat_gae(traj: Transition, last_value: jax.Array, last_valid: jax.Array, gam
     the same episode, whose advantages would carry theirs); every other played decision is
     usable. With every step valid and ``last_valid`` true it is plain GAE."""
 
-    def back(carry: tuple[jax.Array, ...], t: Transition) -> tuple[tuple[jax.Array, ...], Any]:
+    Carry = tuple[jax.Array, jax.Array, jax.Array, jax.Array, jax.Array]
+
+    def back(carry: Carry, t: Transition) -> tuple[Carry, Any]:
         adv_next, value_next, r_acc, done_acc, known = carry
         r_acc = jnp.where(t.done > 0, 0.0, r_acc) + t.reward
         done_acc = jnp.maximum(done_acc, t.done)
@@ -312,10 +315,10 @@ def seat_gae(traj: Transition, last_value: jax.Array, last_valid: jax.Array, gam
         adv = delta + gamma * lam * live * adv_next
         usable = jnp.maximum(known, done_acc)
         played = t.valid > 0
-        carry = (jnp.where(played, adv, adv_next), jnp.where(played, t.value, value_next),
-                 jnp.where(played, 0.0, r_acc), jnp.where(played, 0.0, done_acc),
-                 jnp.where(played, usable, known))
-        return carry, (jnp.where(played, adv, 0.0), usable * t.valid)
+        out = (jnp.where(played, adv, adv_next), jnp.where(played, t.value, value_next),
+               jnp.where(played, 0.0, r_acc), jnp.where(played, 0.0, done_acc),
+               jnp.where(played, usable, known))
+        return out, (jnp.where(played, adv, 0.0), usable * t.valid)
 
     zeros = jnp.zeros_like(last_value)
     _, (advantages, usable) = jax.lax.scan(

@@ -191,7 +191,7 @@ def test_bet_observations_are_the_numpy_envs_bet_steps():
 
 def test_config_refuses_bad_bet_sizes():
     for bad in ((), (2, 1), (1, 1, 2), (0, 1), "1,2", (1.5, 2)):
-        with pytest.raises(ValueError, match="JaxPPOConfig.bet_sizes"):
+        with pytest.raises(ValueError, match=r"JaxPPOConfig\.bet_sizes"):
             JaxPPOConfig(bet_sizes=bad)
     assert JaxPPOConfig(bet_sizes=[1, 2]).bet_sizes == (1, 2)
     assert JaxPPOConfig(bet_sizes=(1, 4)).to_dict()["bet_sizes"] == [1, 4]
