@@ -385,8 +385,10 @@ def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
     method, as a :class:`~blackjack_env.jax.BlackjackJax` of ``seats_per_table > 1``): the
     env's observations, masks, rewards and ends carry a seat axis, the shared policy is
     asked for every seat each step (the table plays the acting seat's action), and each
-    seat learns from its own stream: its own decisions (``env.active``; the others' rows
-    are masked out of the loss) credited with its own round net (:func:`seat_gae`).
+    seat learns from its own stream: its own decisions (``env.active``) credited with its
+    own round net (:func:`seat_gae`); after the advantages, only the acting seat's row of
+    each table step goes to the update (the others are never in the loss), and decisions
+    :func:`seat_gae` finds unusable are weighted 0.
     ``episode_return`` is then per seat and round, ``episodes`` counts seat-rounds.
     """
     if env is None:
@@ -400,7 +402,6 @@ def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
     if seat_streams and seats < 2:
         raise ValueError("seat_streams: the env has one seat; give a table of several "
                          "(seats_per_table)")
-    width = seats if seat_streams else 1  # decision rows per table and step
     sizes = config.bet_sizes or ()
     n_play = n_actions - len(sizes)
     if sizes and n_play < 1:
@@ -425,7 +426,6 @@ def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
     reset = jax.vmap(env.reset, in_axes=(0, None))
     step = jax.vmap(env.step, in_axes=(0, 0, 0, None))
     action_mask = jax.vmap(env.action_mask, in_axes=(0, None))
-    minibatch *= width
 
     def loss_fn(params: Any, batch: Transition, advantages: jax.Array, targets: jax.Array,
                 weight: jax.Array) -> tuple[jax.Array, tuple[jax.Array, ...]]:
@@ -507,13 +507,24 @@ def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
             (params, env_state, obs, look, key), traj = jax.lax.scan(
                 env_step, (params, env_state, obs, look, key), None, n_steps)
             _logits, last_value = _apply(network, params, obs)
+            full = traj  # (the metrics count every seat's rounds)
             if seat_streams:
                 advantages, targets, weight = seat_gae(traj, last_value, look[1], config.gamma,
                                                        config.gae_lambda)
+                # one seat acts per table step: keep its row (the others are never in the
+                # loss), so an update costs what a one-stream update of these steps costs
+                pick = jnp.argmax(traj.valid, axis=-1)
+
+                def acting_row(x: jax.Array) -> jax.Array:
+                    index = pick.reshape(pick.shape + (1,) * (x.ndim - 2))
+                    return jnp.take_along_axis(x, index, axis=2)[:, :, 0]
+
+                traj, advantages, targets, weight = jax.tree_util.tree_map(
+                    acting_row, (traj, advantages, targets, weight))
             else:
                 advantages, targets = gae(traj, last_value)
                 weight = traj.valid
-            rows = config.batch_size * width
+            rows = config.batch_size
 
             def epoch(carry: tuple[Any, ...], _: None) -> tuple[tuple[Any, ...], Any]:
                 params, opt_state, key = carry
@@ -521,7 +532,7 @@ def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
                 order = jax.random.permutation(k_perm, rows)
 
                 def shuffle(x: jax.Array) -> jax.Array:
-                    x = x.reshape((rows, *x.shape[2 + (width > 1):]))[order]
+                    x = x.reshape((rows, *x.shape[2:]))[order]
                     return x.reshape((config.num_minibatches, minibatch, *x.shape[1:]))
 
                 batches = jax.tree_util.tree_map(shuffle, (traj, advantages, targets, weight))
@@ -540,6 +551,7 @@ def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
             (params, opt_state, key), aux = jax.lax.scan(
                 epoch, (params, opt_state, key), None, config.update_epochs)
             value_loss, policy_loss, entropy = (x.mean() for x in aux)
+            traj = full
             episodes = traj.done.sum()
             legal_taken = jnp.take_along_axis(traj.mask, traj.action[..., None], axis=-1)[..., 0]
             metrics = {
