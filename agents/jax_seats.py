@@ -2,12 +2,17 @@
 (issue 23's 3-seat run): one shared policy plays every seat, learning from one of two
 streams (``train_table(streams=...)``, ``--streams``):
 
-* ``"seat"``: each seat's own stream. The table itself (a
+* ``"seat"`` (the default): each seat's own stream. The table itself (a
   :class:`~blackjack_env.jax.BlackjackJax` of ``seats_per_table`` seats) goes to
   :func:`~blackjack_env.agents.jax_ppo.make_train`, which asks the policy for every seat,
   keeps in the loss only the decisions the table played (``active``), and credits each
   with its own seat's round net (:func:`~blackjack_env.agents.jax_ppo.seat_gae`).
 * ``"table"``: one stream per table, :class:`ActingSeatEnv` below.
+
+Measured (2026-12-01, 2 shared cores at load 9-11, vegas-strip, infinite deck, 3 seats,
+4 seeds of 1.97M table steps each, the same seeds): per-seat streams reach a median exact
+regret of 0.0028 (worst 0.0040) in 339 s wall (75 s compiling, 122 s training); the
+table's stream 0.0052 (worst 0.0061) in 293 s (58 s compiling, 107 s training).
 
 :class:`ActingSeatEnv` shows a :class:`~blackjack_env.jax.BlackjackJax` table of ``S``
 learner seats to the PPO loop as one decision stream per table: each step the seat the
@@ -19,7 +24,7 @@ of the others'). The greedy policy is graded exactly as the one-seat run's (infi
 deck: the seats do not change a seat's expected return), so the regret is the same for
 every seat.
 
-    python -m blackjack_env.agents.jax_seats --seats 3 --total-timesteps 2000000 --streams seat
+    python -m blackjack_env.agents.jax_seats --seats 3 --total-timesteps 2000000
 """
 
 from __future__ import annotations
@@ -85,7 +90,7 @@ STREAMS = ("seat", "table")
 
 
 def train_table(config: JaxPPOConfig, seats: int = 3, say: Any = None,
-                streams: str = "table") -> dict[str, Any]:
+                streams: str = "seat") -> dict[str, Any]:
     """Train ``config.seeds`` shared policies at tables of ``seats`` learner seats, each
     learning from per-seat streams (``streams="seat"``) or the table's (``"table"``, see
     the module docstring); the exact regret of each seed's greedy policy along the curve
@@ -112,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", type=int, default=4, help="independent agents (vmap)")
     ap.add_argument("--total-timesteps", type=int, default=2_000_000, help="steps per seed")
     ap.add_argument("--rules", default="vegas-strip", help="rule preset (infinite deck)")
-    ap.add_argument("--streams", default="table", choices=STREAMS,
+    ap.add_argument("--streams", default="seat", choices=STREAMS,
                     help="learn from each seat's stream or the table's summed one")
     ap.add_argument("--json", default=None, help="write the results here")
     args = ap.parse_args(argv)
