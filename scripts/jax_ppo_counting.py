@@ -309,8 +309,8 @@ def main(argv: list[str] | None = None) -> int:
     print(head + "  ".join(f"seed {k}: greedy/mean/placed" for k in range(len(agents))))
     fb = flat["by_count"]
     for i, c in enumerate(COUNTS):
-        edge = "" if fb["per_hand"][i] is None else \
-            f"{fb['per_hand'][i]:+.4f}+-{fb['per_hand_ci95'][i]:.4f}"
+        edge = "" if fb["per_hand"][i] is None else f"{fb['per_hand'][i]:+.4f}" + (
+            "" if fb["per_hand_ci95"][i] is None else f"+-{fb['per_hand_ci95'][i]:.4f}")
         cells = []
         for k, p in enumerate(probes):
             placed = figures["seeds"][k]["by_count"]["mean_bet"][i]
