@@ -29,6 +29,26 @@ for infinite-deck rules. A trained actor becomes an
 :class:`~blackjack_env.agents.mlp.MLPAgent` (numpy only), which is what is saved and what
 plays in the numpy env, ``blackjack-evaluate`` and the web table.
 
+**Bets.** With ``JaxPPOConfig.bet_sizes`` (e.g. ``(1, 2, 4, 8)``) the table opens every
+round with a BET step (:class:`~blackjack_env.jax.BlackjackJax`'s ``bet_sizes``): the
+policy's actions are the playing actions then one per size, and the table's mask allows
+only the bets at a BET step and only playing actions after it, so the same masking keeps
+the two apart (``metrics["bet_out_of_phase"]`` counts a breach; a test holds it at 0). The
+rewards stay in base bets: a round bet at 8 and won pays +8, so the return the PPO
+maximises is the expected net per round in base bets, the bet's scale included (it is no
+longer a return per unit bet), and its variance grows with the spread. On an infinite deck
+the BET observation is always the same, so a policy bets one size there: the exact grade is
+then the play's (its regret per unit bet, as without bets, from :func:`play_agent`: the
+network's play alone) plus the per-round figures of :func:`grade_bets` (the greedy bet times
+the play's exact return, against the best size times the optimum). On a finite shoe there is
+no exact grade (neither of the play nor of the bets): :func:`bets_by_count` tells the
+greedy and sampled bet by true count, and ``scripts/jax_ppo_counting.py`` simulates the
+policy, bets included, in the numpy env. The numpy env made with the same ``bet_sizes``
+plays the whole policy (an :class:`~blackjack_env.agents.mlp.MLPAgent` of
+``n_play + len(bet_sizes)`` actions);
+``blackjack-evaluate`` and the web table play saved models at a fixed bet only, so a
+training run saves :func:`play_agent`'s model for them beside the whole one.
+
 **Determinism.** Every random draw comes from the key given to ``train``; the same key
 (and settings, and JAX build/device) gives the same parameters bit for bit.
 
@@ -67,8 +87,14 @@ __all__ = [
     "JaxPPOConfig",
     "SeedsResult",
     "actor_agent",
+    "bet_observations",
+    "bets_by_count",
+    "grade_bets",
+    "greedy_bets",
     "make_env",
     "make_train",
+    "play_agent",
+    "seat_gae",
     "train_seeds",
 ]
 
@@ -129,6 +155,11 @@ class JaxPPOConfig:
     carry (:data:`~blackjack_env.agents.mlp.VECTOR_IGNORED`): the grade is then exact"""
     curve_points: int = 10
     """exact grades along the run (after each of this many equal stretches)"""
+    bet_sizes: tuple[int, ...] | None = None
+    """None: a fixed bet of one base bet. Increasing whole numbers such as ``(1, 2, 4, 8)``:
+    every round opens with a BET step at which the agent bets ``bet_sizes[k]`` base bets
+    (action ``n_play + k``; the table's ``bet_sizes``); the rewards stay in base bets, so a
+    seed's return is its net per round in base bets, the bet's scale included"""
 
     def __post_init__(self) -> None:
         positive = ("seeds", "total_timesteps", "num_envs", "num_steps", "update_epochs",
@@ -157,6 +188,16 @@ class JaxPPOConfig:
         if not self.hidden or any(int(h) < 1 for h in self.hidden):
             raise ValueError(f"JaxPPOConfig.hidden={self.hidden!r}: give one or more widths "
                              f">= 1")
+        if self.bet_sizes is not None:
+            sizes = self.bet_sizes
+            if (isinstance(sizes, (str, bytes)) or not isinstance(sizes, (tuple, list))
+                    or not sizes
+                    or any(not isinstance(b, (int, np.integer)) or isinstance(b, bool) or b < 1
+                           for b in sizes)
+                    or list(sizes) != sorted(set(sizes))):
+                raise ValueError(f"JaxPPOConfig.bet_sizes={sizes!r}: give None (a fixed bet) "
+                                 f"or strictly increasing whole numbers >= 1, e.g. (1, 2, 4, 8)")
+            object.__setattr__(self, "bet_sizes", tuple(int(b) for b in sizes))
         if self.total_timesteps < self.batch_size * self.curve_points:
             raise ValueError(
                 f"JaxPPOConfig.total_timesteps={self.total_timesteps:,}: less than one update "
@@ -186,6 +227,7 @@ class JaxPPOConfig:
         rules = self.rules
         out["rules"] = rules if isinstance(rules, str) else rules.to_dict()
         out["hidden"] = list(self.hidden)
+        out["bet_sizes"] = None if self.bet_sizes is None else list(self.bet_sizes)
         return out
 
 
@@ -241,6 +283,48 @@ class Transition(NamedTuple):
     value: jax.Array
     reward: jax.Array
     done: jax.Array
+    valid: jax.Array  # 1.0: the decision was played (seat streams: the acting seat's)
+
+
+def seat_gae(traj: Transition, last_value: jax.Array, last_valid: jax.Array, gamma: float,
+             lam: float) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """GAE over per-seat decision streams: ``(advantages, targets, usable)``, each shaped
+    as ``traj.reward`` (``[steps, ..., seats]``).
+
+    A seat's stream is its own decisions (``traj.valid``); the steps between two of them
+    (other seats acting) are skipped: the rewards they bring (a round is settled, and every
+    seat paid, on some seat's step) are added to the seat's decision before them, and an
+    episode end among them ends that decision's return. Rewards that come after an episode
+    end and before the seat's next decision belong to a round it had no decision in (a
+    natural, a dealer blackjack) and are credited to no decision. ``last_value``,
+    ``last_valid``: each seat's value at the observation after the rollout and whether it
+    is that seat's decision there; a seat's last decisions whose round is still open at the
+    end of the rollout, with another seat to act, have no value to bootstrap from
+    (``usable`` 0.0: left out of the loss, and so are the seat's decisions before them in
+    the same episode, whose advantages would carry theirs); every other played decision is
+    usable. With every step valid and ``last_valid`` true it is plain GAE."""
+
+    Carry = tuple[jax.Array, jax.Array, jax.Array, jax.Array, jax.Array]
+
+    def back(carry: Carry, t: Transition) -> tuple[Carry, Any]:
+        adv_next, value_next, r_acc, done_acc, known = carry
+        r_acc = jnp.where(t.done > 0, 0.0, r_acc) + t.reward
+        done_acc = jnp.maximum(done_acc, t.done)
+        live = 1.0 - done_acc
+        delta = r_acc + gamma * value_next * live - t.value
+        adv = delta + gamma * lam * live * adv_next
+        usable = jnp.maximum(known, done_acc)
+        played = t.valid > 0
+        out = (jnp.where(played, adv, adv_next), jnp.where(played, t.value, value_next),
+               jnp.where(played, 0.0, r_acc), jnp.where(played, 0.0, done_acc),
+               jnp.where(played, usable, known))
+        return out, (jnp.where(played, adv, 0.0), usable * t.valid)
+
+    zeros = jnp.zeros_like(last_value)
+    _, (advantages, usable) = jax.lax.scan(
+        back, (zeros, last_value, zeros, zeros, last_valid.astype(last_value.dtype)), traj,
+        reverse=True)
+    return advantages, advantages + traj.value, usable
 
 
 def make_env(config: JaxPPOConfig, seat: int = 0, others: str = "dealer") -> tuple[Any, Any]:
@@ -251,6 +335,8 @@ def make_env(config: JaxPPOConfig, seat: int = 0, others: str = "dealer") -> tup
     from blackjack_env.jax import BlackjackJax
 
     kwargs: dict[str, Any] = {"obs_mode": config.obs_mode}
+    if config.bet_sizes is not None:
+        kwargs["bet_sizes"] = config.bet_sizes
     if seat != 0:
         kwargs["seat"] = seat
     if others != "dealer":
@@ -278,25 +364,50 @@ def _apply(network: Any, params: Any, obs: jax.Array) -> tuple[jax.Array, jax.Ar
 
 
 def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
-               progress: Callable[..., Any] | None = None
+               progress: Callable[..., Any] | None = None, seat_streams: bool | None = None
                ) -> Callable[[jax.Array], dict[str, Any]]:
     """``train(key) -> {"actor": params [curve_points + 1, ...], "metrics": {...},
     "env_state": the tables' state at the end}``.
 
     ``actor``: the actor's parameters before training and after each curve stretch,
     stacked. ``metrics``: per update, ``episode_return`` (mean return per finished round
-    in the rollout), ``episodes``, ``illegal_actions``, ``entropy``, ``value_loss``,
-    ``policy_loss``; arrays of shape ``[num_updates]``. Pure: ``jit`` and ``vmap`` apply.
+    in the rollout, in base bets), ``episodes``, ``illegal_actions``, ``entropy``,
+    ``value_loss``, ``policy_loss``; with ``bet_sizes`` also ``bets`` (bet steps in the
+    rollout), ``bet_mean`` (their mean bet, base bets) and ``bet_out_of_phase`` (bets
+    sampled where the mask allowed none, or play actions where it allowed only bets:
+    always 0); arrays of shape ``[num_updates]``. Pure: ``jit`` and ``vmap`` apply.
 
     ``progress``: called on the host (``jax.debug.callback``) after each curve stretch
     with the number of stretches done and the rounds the stretch finished (under ``vmap``,
     once with every seed's values); nothing the training computes depends on it.
+
+    ``seat_streams`` (default: the env has several seats and an ``active(state, params)``
+    method, as a :class:`~blackjack_env.jax.BlackjackJax` of ``seats_per_table > 1``): the
+    env's observations, masks, rewards and ends carry a seat axis, the shared policy is
+    asked for every seat each step (the table plays the acting seat's action), and each
+    seat learns from its own stream: its own decisions (``env.active``) credited with its
+    own round net (:func:`seat_gae`); after the advantages, only the acting seat's row of
+    each table step goes to the update (the others are never in the loss), and decisions
+    :func:`seat_gae` finds unusable are weighted 0.
+    ``episode_return`` is then per seat and round, ``episodes`` counts seat-rounds.
     """
     if env is None:
         env, env_params = make_env(config)
     elif env_params is None:
         env_params = env.default_params
     n_actions = int(env.num_actions)
+    seats = int(getattr(env, "seats", 1))
+    if seat_streams is None:
+        seat_streams = seats > 1 and callable(getattr(env, "active", None))
+    if seat_streams and seats < 2:
+        raise ValueError("seat_streams: the env has one seat; give a table of several "
+                         "(seats_per_table)")
+    sizes = config.bet_sizes or ()
+    n_play = n_actions - len(sizes)
+    if sizes and n_play < 1:
+        raise ValueError(f"JaxPPOConfig.bet_sizes={config.bet_sizes}: the env has "
+                         f"{n_actions} actions, too few for {len(sizes)} bet sizes after the "
+                         f"playing actions")
     network = ActorCritic(n_actions, tuple(int(h) for h in config.hidden),
                           *_inputs(config))
     n_envs, n_steps = config.num_envs, config.num_steps
@@ -316,22 +427,37 @@ def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
     step = jax.vmap(env.step, in_axes=(0, 0, 0, None))
     action_mask = jax.vmap(env.action_mask, in_axes=(0, None))
 
-    def loss_fn(params: Any, batch: Transition, advantages: jax.Array, targets: jax.Array
-                ) -> tuple[jax.Array, tuple[jax.Array, ...]]:
+    def loss_fn(params: Any, batch: Transition, advantages: jax.Array, targets: jax.Array,
+                weight: jax.Array) -> tuple[jax.Array, tuple[jax.Array, ...]]:
         logits, value = _apply(network, params, batch.obs)
         log_probs = masked_log_probs(logits, batch.mask)
         log_prob = jnp.take_along_axis(log_probs, batch.action[:, None], axis=-1)[:, 0]
         value_clipped = batch.value + jnp.clip(value - batch.value, -config.clip_eps,
                                                config.clip_eps)
-        value_loss = 0.5 * jnp.maximum(jnp.square(value - targets),
-                                       jnp.square(value_clipped - targets)).mean()
+        value_err = jnp.maximum(jnp.square(value - targets), jnp.square(value_clipped - targets))
         ratio = jnp.exp(log_prob - batch.log_prob)
-        adv = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
-        policy_loss = -jnp.minimum(
-            ratio * adv, jnp.clip(ratio, 1.0 - config.clip_eps, 1.0 + config.clip_eps) * adv
-        ).mean()
         probs = jnp.exp(log_probs)
-        entropy = -jnp.where(batch.mask, probs * log_probs, 0.0).sum(axis=-1).mean()
+        entropies = -jnp.where(batch.mask, probs * log_probs, 0.0).sum(axis=-1)
+        if not seat_streams:
+            value_loss = 0.5 * value_err.mean()
+            adv = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+            policy_loss = -jnp.minimum(
+                ratio * adv,
+                jnp.clip(ratio, 1.0 - config.clip_eps, 1.0 + config.clip_eps) * adv).mean()
+            entropy = entropies.mean()
+        else:  # only the seats' played, usable decisions count (weight 1, others 0)
+            n = jnp.maximum(weight.sum(), 1.0)
+
+            def mean(x: jax.Array) -> jax.Array:
+                return (weight * x).sum() / n
+
+            value_loss = 0.5 * mean(value_err)
+            centred = advantages - mean(advantages)
+            adv = centred / (jnp.sqrt(mean(jnp.square(centred))) + 1e-8)
+            policy_loss = -mean(jnp.minimum(
+                ratio * adv,
+                jnp.clip(ratio, 1.0 - config.clip_eps, 1.0 + config.clip_eps) * adv))
+            entropy = mean(entropies)
         total = policy_loss + config.vf_coef * value_loss - config.ent_coef * entropy
         return total, (value_loss, policy_loss, entropy)
 
@@ -341,21 +467,27 @@ def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
         params = network.init(k_init, jnp.zeros(obs.shape[1:], dtype=jnp.float32))
         opt_state = tx.init(params)
         mask = action_mask(env_state, env_params).astype(bool)
+        if seat_streams:  # (the network's parameters do not depend on the seat axis)
+            valid = jax.vmap(env.active, in_axes=(0, None))(env_state, env_params)
+        else:
+            valid = jnp.ones(n_envs, bool)
+        look = (mask, valid.astype(jnp.float32))
 
         def env_step(carry: tuple[Any, ...], _: None) -> tuple[tuple[Any, ...], Transition]:
-            params, env_state, obs, mask, key = carry
+            params, env_state, obs, (mask, valid), key = carry
             key, k_act, k_env = jax.random.split(key, 3)
             logits, value = _apply(network, params, obs)
             masked = jnp.where(mask, logits, MASKED_LOGIT)
             action = jax.random.categorical(k_act, masked, axis=-1)
             log_prob = jnp.take_along_axis(jax.nn.log_softmax(masked, axis=-1),
-                                           action[:, None], axis=-1)[:, 0]
+                                           action[..., None], axis=-1)[..., 0]
             next_obs, env_state, reward, done, info = _step_out(
                 step(jax.random.split(k_env, n_envs), env_state, action, env_params))
             t = Transition(obs, mask, action, log_prob, value,
-                           reward.astype(jnp.float32), done.astype(jnp.float32))
-            next_mask = info["action_mask"].astype(bool)
-            return (params, env_state, next_obs, next_mask, key), t
+                           reward.astype(jnp.float32), done.astype(jnp.float32), valid)
+            next_valid = info["active"].astype(jnp.float32) if seat_streams else valid
+            next_look = (info["action_mask"].astype(bool), next_valid)
+            return (params, env_state, next_obs, next_look, key), t
 
         def gae(traj: Transition, last_value: jax.Array) -> tuple[jax.Array, jax.Array]:
             def back(carry: tuple[jax.Array, jax.Array], t: Transition
@@ -371,22 +503,39 @@ def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
             return advantages, advantages + traj.value
 
         def update(carry: tuple[Any, ...], _: None) -> tuple[tuple[Any, ...], dict[str, Any]]:
-            params, opt_state, env_state, obs, mask, key = carry
-            (params, env_state, obs, mask, key), traj = jax.lax.scan(
-                env_step, (params, env_state, obs, mask, key), None, n_steps)
+            params, opt_state, env_state, obs, look, key = carry
+            (params, env_state, obs, look, key), traj = jax.lax.scan(
+                env_step, (params, env_state, obs, look, key), None, n_steps)
             _logits, last_value = _apply(network, params, obs)
-            advantages, targets = gae(traj, last_value)
+            full = traj  # (the metrics count every seat's rounds)
+            if seat_streams:
+                advantages, targets, weight = seat_gae(traj, last_value, look[1], config.gamma,
+                                                       config.gae_lambda)
+                # one seat acts per table step: keep its row (the others are never in the
+                # loss), so an update costs what a one-stream update of these steps costs
+                pick = jnp.argmax(traj.valid, axis=-1)
+
+                def acting_row(x: jax.Array) -> jax.Array:
+                    index = pick.reshape(pick.shape + (1,) * (x.ndim - 2))
+                    return jnp.take_along_axis(x, index, axis=2)[:, :, 0]
+
+                traj, advantages, targets, weight = jax.tree_util.tree_map(
+                    acting_row, (traj, advantages, targets, weight))
+            else:
+                advantages, targets = gae(traj, last_value)
+                weight = traj.valid
+            rows = config.batch_size
 
             def epoch(carry: tuple[Any, ...], _: None) -> tuple[tuple[Any, ...], Any]:
                 params, opt_state, key = carry
                 key, k_perm = jax.random.split(key)
-                order = jax.random.permutation(k_perm, config.batch_size)
+                order = jax.random.permutation(k_perm, rows)
 
                 def shuffle(x: jax.Array) -> jax.Array:
-                    x = x.reshape((config.batch_size, *x.shape[2:]))[order]
+                    x = x.reshape((rows, *x.shape[2:]))[order]
                     return x.reshape((config.num_minibatches, minibatch, *x.shape[1:]))
 
-                batches = jax.tree_util.tree_map(shuffle, (traj, advantages, targets))
+                batches = jax.tree_util.tree_map(shuffle, (traj, advantages, targets, weight))
 
                 def minibatch_step(carry: tuple[Any, Any], batch: Any
                                    ) -> tuple[tuple[Any, Any], Any]:
@@ -402,15 +551,26 @@ def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
             (params, opt_state, key), aux = jax.lax.scan(
                 epoch, (params, opt_state, key), None, config.update_epochs)
             value_loss, policy_loss, entropy = (x.mean() for x in aux)
+            traj = full
             episodes = traj.done.sum()
-            legal_taken = jnp.take_along_axis(traj.mask, traj.action[..., None], axis=-1)
+            legal_taken = jnp.take_along_axis(traj.mask, traj.action[..., None], axis=-1)[..., 0]
             metrics = {
                 "episode_return": (traj.reward.sum() / jnp.maximum(episodes, 1.0)),
                 "episodes": episodes,
-                "illegal_actions": jnp.logical_not(legal_taken).sum(),
+                "illegal_actions": (jnp.logical_not(legal_taken) & (traj.valid > 0)).sum(),
                 "entropy": entropy, "value_loss": value_loss, "policy_loss": policy_loss,
             }
-            return (params, opt_state, env_state, obs, mask, key), metrics
+            if sizes:  # the bets sampled in the rollout (base bets)
+                is_bet = (traj.action >= n_play) & (traj.valid > 0)
+                size = jnp.asarray(sizes, jnp.float32)[
+                    jnp.clip(traj.action - n_play, 0, len(sizes) - 1)]
+                bets = is_bet.sum()
+                metrics["bets"] = bets
+                metrics["bet_mean"] = jnp.where(is_bet, size, 0.0).sum() / jnp.maximum(bets, 1)
+                # a bet taken where the mask allowed no bet, or a play where it allowed one
+                bet_phase = traj.mask[..., n_play:].any(axis=-1) & (traj.valid > 0)
+                metrics["bet_out_of_phase"] = (is_bet != bet_phase).sum()
+            return (params, opt_state, env_state, obs, look, key), metrics
 
         def stretch(carry: tuple[Any, ...], index: jax.Array) -> tuple[tuple[Any, ...], Any]:
             carry, metrics = jax.lax.scan(update, carry, None, config.updates_per_point)
@@ -420,7 +580,7 @@ def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
 
         first = params["params"]
         final, (actors, metrics) = jax.lax.scan(
-            stretch, (params, opt_state, env_state, obs, mask, key),
+            stretch, (params, opt_state, env_state, obs, look, key),
             jnp.arange(config.curve_points))
         actors = jax.tree_util.tree_map(lambda a, b: jnp.concatenate([a[None], b]),
                                         first, actors)
@@ -448,13 +608,103 @@ def actor_agent(actor: dict[str, Any], hidden_layers: int, info: dict[str, Any] 
                     ignored=ignored, info=info)
 
 
+def play_agent(agent: MLPAgent, n_play: int) -> MLPAgent:
+    """The playing decisions of a bet-deciding policy alone: the same network with its
+    output layer cut to the first ``n_play`` actions.
+
+    The ``"vector"`` observation of a playing decision does not show the bet, and the bet
+    actions are masked out at every playing decision, so this agent plays every hand
+    exactly as the whole policy does; at a fixed bet (``blackjack-evaluate``, the web
+    table, the exact grade) it is the policy's play."""
+    *hidden, (w, b) = agent.layers
+    info = {**agent.info, "play_of_bet_policy": True}
+    info.pop("bet_sizes", None)
+    return MLPAgent([*hidden, (w[:, :n_play], b[:n_play])], obs_mode=agent.obs_mode,
+                    algo=agent.algo, features=agent.features, ignored=agent.ignored,
+                    info=info)
+
+
+#: True counts at which :func:`bets_by_count` asks a policy for its bet.
+BET_COUNTS: tuple[int, ...] = tuple(range(-6, 9))
+
+
+def bet_observations(true_counts: Any, shoe_left: float = 0.5) -> np.ndarray:
+    """``[len(true_counts), VECTOR_SIZE]``: the ``"vector"`` observation of a BET step at
+    each true count with ``shoe_left`` of the shoe undealt (what the table shows there:
+    phase BET, no cards, the true count and the shoe fraction; ``envs.view``'s fields)."""
+    from blackjack_env.envs import view
+
+    tc = np.asarray(true_counts, dtype=np.float32)
+    obs = np.zeros((tc.size, view.VECTOR_SIZE), np.float32)
+    obs[:, view.VEC_PHASE + 2] = 1.0  # BET
+    obs[:, view.VEC_TRUE_COUNT] = np.clip(tc / view.VEC_COUNT_SCALE, -1.0, 1.0)
+    obs[:, view.VEC_SHOE] = shoe_left
+    return obs
+
+
+def greedy_bets(agent: MLPAgent, bet_sizes: Any, obs: np.ndarray) -> np.ndarray:
+    """The bet (base bets) the greedy policy of a bet-deciding ``agent`` places at each BET
+    observation ``obs`` (every size allowed, as with unlimited credit)."""
+    sizes = np.asarray(bet_sizes)
+    n_play = agent.n_actions - sizes.size
+    mask = np.zeros((len(obs), agent.n_actions), np.int8)
+    mask[:, n_play:] = 1
+    return sizes[agent.greedy_batch(obs, mask) - n_play]
+
+
+def bets_by_count(agent: MLPAgent, bet_sizes: Any, true_counts: Any = BET_COUNTS,
+                  shoe_left: float = 0.5) -> dict[str, Any]:
+    """The greedy bet and the sampling policy's mean bet (both in base bets) at each true
+    count, with ``shoe_left`` of the shoe undealt (:func:`bet_observations`)."""
+    sizes = np.asarray(bet_sizes, dtype=np.float64)
+    obs = bet_observations(true_counts, shoe_left)
+    logits = agent.logits_batch(obs)[:, agent.n_actions - sizes.size:]
+    p = np.exp(logits - logits.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    return {"true_counts": [float(c) for c in np.asarray(true_counts)],
+            "greedy_bet": [int(b) for b in greedy_bets(agent, bet_sizes, obs)],
+            "mean_bet": [round(float(m), 3) for m in p @ sizes]}
+
+
+def infinite_deck_bet_step(rules: Any, bet_sizes: Any) -> np.ndarray:
+    """The observation of the BET step on an infinite deck, taken from the numpy env: it
+    is always the same (no count, a shoe that never runs down), so a policy bets one size
+    there whatever happened before."""
+    from blackjack_env.envs.vector import BlackjackVectorEnv
+
+    env = BlackjackVectorEnv(1, rules=rules, obs_mode="vector", bet_sizes=tuple(bet_sizes))
+    obs, _ = env.reset(seed=0)
+    return np.asarray(obs, np.float32)
+
+
+def grade_bets(grades: list[dict[str, Any]], agents: list[MLPAgent], bet_sizes: Any,
+               bet_obs: np.ndarray) -> None:
+    """Add the exact per-round figures of bet-deciding ``agents`` to their exact play
+    grades (infinite deck, in place): the greedy bet ``bet`` at the one BET observation
+    ``bet_obs``; ``exact_return_per_round = bet * exact_return`` (the return is linear in
+    the stake, and the play does not see it); ``optimal_return_per_round``: the best size
+    times the optimal return (the smallest size when the optimum loses, the largest when it
+    wins); ``regret_per_round`` their difference."""
+    sizes = np.asarray(bet_sizes)
+    for grade, agent in zip(grades, agents, strict=True):
+        bet = int(greedy_bets(agent, sizes, bet_obs.reshape(1, -1))[0])
+        best = grade["optimal_return"]
+        best_round = float(max(sizes.min() * best, sizes.max() * best))
+        grade.update(bet=bet, exact_return_per_round=bet * grade["exact_return"],
+                     optimal_return_per_round=best_round,
+                     regret_per_round=best_round - bet * grade["exact_return"])
+
+
 @dataclass
 class SeedsResult:
     """What :func:`train_seeds` gives back.
 
     ``agents[k][p]``: seed k's greedy policy at curve point p (p = 0 untrained, the last
-    one after the whole run). ``grades[k][p]``: its exact grade (None when the rules
-    have a finite shoe). ``timesteps[p]``: env steps per seed at point p.
+    one after the whole run); with ``bet_sizes`` it decides the bets too
+    (:func:`play_agent` gives its play alone). ``grades[k][p]``: its exact grade (None when
+    the rules have a finite shoe): the play's, per unit bet (``regret`` is the play's
+    regret), and with ``bet_sizes`` the per-round figures of :func:`grade_bets` beside it.
+    ``timesteps[p]``: env steps per seed at point p.
     ``metrics``: numpy arrays ``[seeds, num_updates]``. ``train_seconds``: wall time of
     the jitted program, compilation included; ``compile_seconds``: of that, the compile.
     """
@@ -467,6 +717,16 @@ class SeedsResult:
     train_seconds: float
     compile_seconds: float
     grade_seconds: float
+
+    @property
+    def n_play(self) -> int:
+        """The playing actions (the agents' actions before the bet actions)."""
+        return self.agents[0][0].n_actions - len(self.config.bet_sizes or ())
+
+    def play_agents(self, point: int = -1) -> list[MLPAgent]:
+        """Each seed's play at curve point ``point`` (the whole policy without bets)."""
+        row = [agents[point] for agents in self.agents]
+        return [play_agent(a, self.n_play) for a in row] if self.config.bet_sizes else row
 
     def final_regrets(self) -> np.ndarray | None:
         if self.grades is None:
@@ -497,6 +757,29 @@ class SeedsResult:
                 "split_states_depending_on_hand_index": [
                     g[-1]["split_states_depending_on_hand_index"] for g in self.grades],
             })
+        sizes = self.config.bet_sizes
+        if sizes:
+            bets: dict[str, Any] = {
+                "bet_sizes": list(sizes),
+                "grade": "regret is the play's per unit bet; the per-round figures grade the "
+                         "bet too" if self.grades is not None else
+                         "a finite shoe: no exact grade; simulate the policy with the bets "
+                         "(scripts/jax_ppo_counting.py)",
+                "sampled_bet_mean_last_update": [
+                    round(float(x), 3) for x in self.metrics["bet_mean"][:, -1]],
+                "bet_out_of_phase": int(self.metrics["bet_out_of_phase"].sum()),
+            }
+            if self.grades is not None:
+                per_round = np.array([g[-1]["regret_per_round"] for g in self.grades])
+                bets.update(greedy_bet=[g[-1]["bet"] for g in self.grades],
+                            optimal_return_per_round=self.grades[0][-1][
+                                "optimal_return_per_round"],
+                            regret_per_round=[float(r) for r in per_round],
+                            regret_per_round_median=float(np.median(per_round)))
+            else:
+                bets["by_count_half_shoe"] = [
+                    bets_by_count(row[-1], sizes) for row in self.agents]
+            out["bets"] = bets
         return out
 
 
@@ -514,8 +797,9 @@ def train_seeds(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
                 ) -> SeedsResult:
     """Train ``config.seeds`` agents in one ``jit(vmap(train))`` program and grade each
     seed's greedy policy exactly at every curve point (infinite deck; ``grade=False`` or
-    a finite shoe: no grades). ``rules``: the rules the env plays (for the grade), by
-    default those of the config."""
+    a finite shoe: no grades; with ``bet_sizes``, the play's grade and the bet's per-round
+    figures, see the module docstring). ``rules``: the rules the env plays (for the grade),
+    by default those of the config."""
     rules = rules if rules is not None else rules_of(config)
     shown = [0]
     started = [0.0]
@@ -545,8 +829,11 @@ def train_seeds(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
     points = config.curve_points + 1
     timesteps = [p * config.updates_per_point * config.batch_size for p in range(points)]
     layers = len(config.hidden)
+    about: dict[str, Any] = {}
+    if config.bet_sizes:
+        about = {"bet_sizes": list(config.bet_sizes)}
     agents = [[actor_agent(jax.tree_util.tree_map(lambda x, k=k, p=p: x[k, p], actor), layers,
-                           {"seed_index": k, "timesteps": timesteps[p]},
+                           {"seed_index": k, "timesteps": timesteps[p], **about},
                            *_inputs(config))
                for p in range(points)] for k in range(config.seeds)]
     grades = None
@@ -554,7 +841,13 @@ def train_seeds(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
     from blackjack_env.agents.grading import analysis_reason
 
     if grade and analysis_reason(rules) is None:
-        flat = exact_grades([a for row in agents for a in row], rules, config.obs_mode)
+        every = [a for row in agents for a in row]
+        n_play = every[0].n_actions - len(config.bet_sizes or ())
+        plays = [play_agent(a, n_play) for a in every] if config.bet_sizes else every
+        flat = exact_grades(plays, rules, config.obs_mode)
+        if config.bet_sizes:
+            grade_bets(flat, every, config.bet_sizes,
+                       infinite_deck_bet_step(rules, config.bet_sizes))
         grades = [flat[k * points:(k + 1) * points] for k in range(config.seeds)]
     grade_seconds = time.perf_counter() - t1
     return SeedsResult(config, agents, grades, timesteps, metrics, train_seconds,

@@ -1,24 +1,35 @@
-"""JAX PPO on a finite shoe with the count in its observation: what does it learn about the count?
+"""JAX PPO on a 6-deck shoe with the count in its observation and a bet to choose: what it learns.
 
 Trains ``--seeds`` agents (masked PPO, :mod:`blackjack_env.agents.jax_ppo`) on the JAX table
 with a 6-deck shoe (vegas-strip rules; the ``"vector"`` observation carries the Hi-Lo true
-count and the fraction of the shoe left), then:
+count and the fraction of the shoe left) and a bet decision: every round opens with a BET
+step offering ``--bet-sizes`` base bets (default 1,2,4,8: a 1-8 spread, the usual advice
+for a 6-deck shoe and the spread of the project's Hi-Lo counter,
+:class:`~blackjack_env.agents.counting.BetSpread`, so the learned bets meet a textbook ramp
+of the same spread). Rewards are in base bets, so each agent maximises its net per round,
+the bet's scale included. Then:
 
-* **score**: each seed's greedy policy and basic strategy (the 6-deck chart) play the numpy
-  batched env (1,024 tables, the same shoe rules) for ``--hands`` hands each: mean return
-  per hand with a 95% interval. The exact analysis does not grade a finite shoe with a
-  count-dependent policy (``analysis_reason``), so simulation is the grade here.
-* **the count**: the greedy action of every seed at the classic Hi-Lo index plays (the
+* **the bets** (a): each seed's greedy bet and its sampling policy's mean bet at every true
+  count -6 .. +8 (the BET observation with half the shoe left), and the mean bet the
+  greedy policy actually placed at each true count in the simulation below, beside the
+  textbook Hi-Lo ramp (1 unit below +2, 2 from +2, 4 from +3, 8 from +4) and the flat
+  basic-strategy player's simulated return per hand at each count (where the edge is).
+* **the score** (b): each seed's greedy policy (bets and play), basic strategy at a flat
+  bet of 1, and basic strategy with the textbook Hi-Lo ramp (the same sizes) play the
+  numpy batched env (``BlackjackVectorEnv(bet_sizes=...)``: 1,024 tables, the same shoe
+  rules, the same seed) for ``--hands`` rounds each: the mean return per round (in base
+  bets) and per unit wagered (the net over the initial bets, doubles and splits not
+  counted as wagered), each with a 95% interval (normal approximation; the per-unit one by
+  the delta method). Basic strategy is the 6-deck chart. The exact analysis does not grade
+  a finite shoe, so simulation is the grade here.
+* **the play** (c): the greedy action of every seed at the classic Hi-Lo index plays (the
   "Illustrious 18" and "Fab 4" decisions: a hand total against an upcard), with the true
   count set to -6 .. +8 in the observation and every other field that of the hand (mid
   shoe). Each line gives the count from which each seed's action changes, beside the
   published index (Schlesinger's, 6 decks S17 DAS; hard hands of 3 cards where only stand
   / hit are asked).
 
-The bet is fixed: the JAX table has no bet decision yet (issue 22), so this measures play
-deviations only.
-
-    python scripts/jax_ppo_counting.py --seeds 6 --timesteps 2000000 --out runs/count.json
+    python scripts/jax_ppo_counting.py --seeds 4 --timesteps 8000000 --out runs/count.json
 """
 
 from __future__ import annotations
@@ -56,6 +67,8 @@ PLAYS: list[tuple[str, int, int, int, tuple[int, ...], int, int, str]] = [
 ]
 COUNTS = list(range(-6, 9))
 NAMES = ["STAND", "HIT", "DOUBLE", "SPLIT", "SURRENDER"]
+N_PLAY = 5  # vegas-strip's playing actions (the bet actions follow them)
+RULES = "vegas-strip"
 
 
 def probe(total: int, up: int, cards: int, extra: tuple[int, ...], tc: float, hands: int) -> Any:
@@ -73,30 +86,91 @@ def probe(total: int, up: int, cards: int, extra: tuple[int, ...], tc: float, ha
     obs[view.VEC_CARDS] = min(cards / view.VEC_CARDS_SCALE, 1.0)
     obs[view.VEC_TRUE_COUNT] = np.clip(tc / view.VEC_COUNT_SCALE, -1.0, 1.0)
     obs[view.VEC_SHOE] = 0.5
-    mask = np.zeros(5, np.int8)
+    mask = np.zeros(N_PLAY, np.int8)
     mask[[0, 1, *extra]] = 1
     return obs, mask
 
 
-def simulate(choose: Any, hands: int, seed: int) -> dict[str, float]:
-    """Mean return per hand of ``choose(env, obs, mask)`` in the numpy batched env
-    (vegas-strip, 6 decks), with its 95% interval."""
+def count_bin(tc: np.ndarray) -> np.ndarray:
+    """The true-count bin of each round: ``c`` holds counts in ``[c, c + 1)``, the ends
+    ``COUNTS[0]`` and ``COUNTS[-1]`` everything below and above."""
+    return np.clip(np.floor(tc + 1e-6), COUNTS[0], COUNTS[-1]).astype(np.int64)
+
+
+class Tally:
+    """Sums over finished rounds: return ``r`` and initial bet ``b`` (base bets), in all
+    and by true-count bin (at the round's BET step)."""
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.sums = np.zeros(5)  # r, r^2, b, b^2, r*b
+        k = len(COUNTS)
+        self.bin_n = np.zeros(k, np.int64)
+        self.bin_r = np.zeros(k)
+        self.bin_r2 = np.zeros(k)
+        self.bin_b = np.zeros(k)
+
+    def add(self, r: np.ndarray, b: np.ndarray, tc: np.ndarray) -> None:
+        self.n += r.size
+        self.sums += [r.sum(), (r * r).sum(), b.sum(), (b * b).sum(), (r * b).sum()]
+        i = count_bin(tc) - COUNTS[0]
+        np.add.at(self.bin_n, i, 1)
+        np.add.at(self.bin_r, i, r)
+        np.add.at(self.bin_r2, i, r * r)
+        np.add.at(self.bin_b, i, b)
+
+    def figures(self) -> dict[str, Any]:
+        n = self.n
+        er, er2, eb, eb2, erb = self.sums / n
+        se = float(np.sqrt(max(er2 - er * er, 0.0) / (n - 1)))
+        unit = er / eb  # net per unit initially wagered; delta method for its interval
+        var_unit = max(er2 - 2 * unit * erb + unit * unit * eb2, 0.0) / (eb * eb)
+        se_unit = float(np.sqrt(var_unit / (n - 1)))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean_r = self.bin_r / self.bin_n
+            var = self.bin_r2 / self.bin_n - mean_r**2
+            ci = 1.96 * np.sqrt(var / np.maximum(self.bin_n - 1, 1))
+            mean_b = self.bin_b / self.bin_n
+        return {
+            "rounds": n, "per_hand": float(er), "per_hand_ci95": 1.96 * se,
+            "per_unit_wagered": float(unit), "per_unit_wagered_ci95": 1.96 * se_unit,
+            "mean_bet": float(eb),
+            "by_count": {
+                "counts": COUNTS, "rounds": self.bin_n.tolist(),
+                "mean_bet": [None if not c else round(float(m), 3)
+                             for c, m in zip(self.bin_n, mean_b, strict=True)],
+                "per_hand": [None if not c else round(float(m), 5)
+                             for c, m in zip(self.bin_n, mean_r, strict=True)],
+                "per_hand_ci95": [None if c < 2 else round(float(h), 5)
+                                  for c, h in zip(self.bin_n, ci, strict=True)],
+            },
+        }  # fmt: skip
+
+
+def simulate(choose: Any, sizes: tuple[int, ...], hands: int, seed: int,
+             tables: int = 1024) -> dict[str, Any]:
+    """``hands`` rounds of ``choose(env, obs, mask) -> actions`` in the numpy batched env
+    (vegas-strip, 6 decks, BET steps of ``sizes``): :meth:`Tally.figures`."""
+    from blackjack_env.envs import view
     from blackjack_env.envs.vector import BlackjackVectorEnv
 
-    env = BlackjackVectorEnv(1024, rules="vegas-strip", obs_mode="vector",
+    env = BlackjackVectorEnv(tables, rules=RULES, obs_mode="vector", bet_sizes=sizes,
                              autoreset_mode="SameStep")  # fmt: skip
     obs, info = env.reset(seed=seed)
-    n, s, q = 0, 0.0, 0.0
-    while n < hands:
-        a = choose(env, obs, info["action_mask"])
+    size = np.asarray(sizes, np.float64)
+    bet = np.zeros(tables)
+    tc = np.zeros(tables)
+    tally = Tally()
+    while tally.n < hands:
+        mask = info["action_mask"]
+        a = np.asarray(choose(env, obs, mask))
+        at_bet = mask[:, N_PLAY:].any(axis=1)
+        bet[at_bet] = size[a[at_bet] - N_PLAY]
+        tc[at_bet] = obs[at_bet, view.VEC_TRUE_COUNT] * view.VEC_COUNT_SCALE
         obs, r, te, tr, info = env.step(a)
-        d = te | tr
-        n += int(d.sum())
-        s += float(r[d].sum())
-        q += float((r[d] ** 2).sum())
-    mean = s / n
-    se = float(np.sqrt((q / n - mean**2) / (n - 1)))
-    return {"mean": mean, "ci95": 1.96 * se, "hands": n}
+        done = te | tr
+        tally.add(r[done].astype(np.float64), bet[done], tc[done])
+    return tally.figures()
 
 
 def switch_points(play: dict[str, Any]) -> list[int | None]:
@@ -121,62 +195,143 @@ def _letter(action: str) -> str:
     return "R" if action == "SURRENDER" else action[0]
 
 
+def _sizes(text: str) -> tuple[int, ...]:
+    try:
+        sizes = tuple(int(x) for x in text.split(","))
+    except ValueError:
+        sizes = ()
+    if not sizes or any(s < 1 for s in sizes) or list(sizes) != sorted(set(sizes)):
+        raise SystemExit(f"error: --bet-sizes {text!r}: give strictly increasing whole numbers "
+                         f">= 1 separated by commas, e.g. 1,2,4,8")
+    return sizes
+
+
+def textbook_ramp(sizes: tuple[int, ...]) -> Any:
+    """The Hi-Lo ramp of the same sizes: ``sizes[k]`` from a true count of ``k + 1``
+    (k >= 1), the smallest below +2 (:class:`BetSpread`'s default for 1,2,4,8)."""
+    from blackjack_env.agents.counting import BetSpread
+
+    return BetSpread(units=sizes, thresholds=tuple(float(k + 1) for k in range(1, len(sizes))))
+
+
+def _fmt(res: dict[str, Any]) -> str:
+    return (f"{res['per_hand']:+.4f} +- {res['per_hand_ci95']:.4f} per hand, "
+            f"{res['per_unit_wagered']:+.4f} +- {res['per_unit_wagered_ci95']:.4f} per unit "
+            f"wagered (mean bet {res['mean_bet']:.2f})")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seeds", type=int, default=6, help="agents trained at once")
-    ap.add_argument("--timesteps", type=int, default=2_000_000, help="env steps per seed")
+    ap.add_argument("--seeds", type=int, default=4, help="agents trained at once")
+    ap.add_argument("--timesteps", type=int, default=8_000_000, help="env steps per seed")
     ap.add_argument("--num-envs", type=int, default=256, help="tables per seed")
-    ap.add_argument("--hands", type=int, default=400_000, help="hands simulated per policy")
+    ap.add_argument("--bet-sizes", default="1,2,4,8", help="bet sizes in base bets")
+    ap.add_argument("--ent-coef", type=float, default=None,
+                    help="entropy bonus (default: JaxPPOConfig's)")
+    ap.add_argument("--hands", type=int, default=2_000_000, help="rounds simulated per policy")
     ap.add_argument("--seed", type=int, default=1, help="seed of the run")
     ap.add_argument("--out", default="runs/jax_ppo_counting.json", help="JSON figures")
     args = ap.parse_args(argv)
-    from blackjack_env.agents.jax_ppo import JaxPPOConfig, train_seeds
+    sizes = _sizes(args.bet_sizes)
+    from blackjack_env.agents.jax_ppo import JaxPPOConfig, bets_by_count, play_agent, train_seeds
     from scripts.bench_jax import numpy_chart
 
-    config = JaxPPOConfig(rules="vegas-strip", decks=6, seeds=args.seeds, seed=args.seed,
+    extra = {} if args.ent_coef is None else {"ent_coef": args.ent_coef}
+    config = JaxPPOConfig(rules=RULES, decks=6, seeds=args.seeds, seed=args.seed,
                           total_timesteps=args.timesteps, num_envs=args.num_envs,
-                          curve_points=2)  # fmt: skip
+                          curve_points=4, bet_sizes=sizes, **extra)  # fmt: skip
     print(f"load average {os.getloadavg()}; {config.seeds} seeds x {config.timesteps:,} steps, "
-          f"vegas-strip 6 decks", flush=True)  # fmt: skip
+          f"{RULES} 6 decks, bets {sizes}", flush=True)  # fmt: skip
     t0 = time.perf_counter()
     result = train_seeds(config, grade=False, say=lambda line: print(line, flush=True))
     wall = time.perf_counter() - t0
     agents = [row[-1] for row in result.agents]
+    bet_mean = result.metrics["bet_mean"]
     figures: dict[str, Any] = {
         "config": config.to_dict(), "train_seconds": round(result.train_seconds, 1),
         "compile_seconds": round(result.compile_seconds, 1), "wall_seconds": round(wall, 1),
         "illegal_actions": int(result.metrics["illegal_actions"].sum()),
+        "bet_out_of_phase": int(result.metrics["bet_out_of_phase"].sum()),
+        "sampled_bet_mean_by_update": [[round(float(x), 3) for x in row[:: max(1, len(row) // 20)]]
+                                       for row in bet_mean],
         "load_after_train": os.getloadavg(),
+        "simulator": "numpy batched env BlackjackVectorEnv(1024, rules='vegas-strip', "
+                     f"obs_mode='vector', bet_sizes={sizes}, autoreset_mode='SameStep')",
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
     }  # fmt: skip
-    print(f"trained in {wall:.0f} s (compile {result.compile_seconds:.0f} s)", flush=True)
+    print(f"trained in {wall:.0f} s (compile {result.compile_seconds:.0f} s); sampled mean bet "
+          f"in the last update by seed: {[round(float(x), 2) for x in bet_mean[:, -1]]}",
+          flush=True)  # fmt: skip
+
+    # (b) the score, and the bets actually placed by count
+    from blackjack_env.envs import view
+
     chooser: list[Any] = []
+    ramp = textbook_ramp(sizes)
+    unit_index = {s: k for k, s in enumerate(sizes)}
 
-    def basic_choose(env: Any, obs: Any, mask: Any) -> Any:
-        if not chooser:
-            chooser.append(numpy_chart(env))  # (the 6-deck chart, derived once)
-        return chooser[0](mask)
+    def basic_choose(env: Any, obs: Any, mask: Any, counting: bool) -> Any:
+        if not chooser or chooser[0][0] is not env:
+            chooser[:] = [(env, numpy_chart(env))]  # (the 6-deck chart, derived once)
+        a = chooser[0][1](mask)
+        at_bet = mask[:, N_PLAY:].any(axis=1)
+        if counting:
+            tc = obs[:, view.VEC_TRUE_COUNT] * view.VEC_COUNT_SCALE
+            bets = np.array([unit_index[ramp.units_for(float(t))] for t in tc])
+        else:
+            bets = np.zeros(len(a), np.int64)
+        return np.where(at_bet, N_PLAY + bets, a)
 
-    basic = simulate(basic_choose, args.hands, seed=100)
-    figures["basic_strategy"] = basic
-    print(f"basic strategy (6-deck chart): {basic['mean']:+.4f} +- {basic['ci95']:.4f}")
+    t1 = time.perf_counter()
+    flat = simulate(lambda e, o, m: basic_choose(e, o, m, False), sizes, args.hands, seed=100)
+    print(f"basic strategy, flat bet {sizes[0]}:     {_fmt(flat)}", flush=True)
+    hilo = simulate(lambda e, o, m: basic_choose(e, o, m, True), sizes, args.hands, seed=100)
+    print(f"basic strategy, Hi-Lo ramp:    {_fmt(hilo)}", flush=True)
+    figures["basic_flat"] = flat
+    figures["basic_hilo_ramp"] = hilo
+    figures["hilo_ramp"] = {"units": list(ramp.units), "thresholds": list(ramp.thresholds),
+                            "bet_by_count": [ramp.units_for(float(c)) for c in COUNTS]}
     figures["seeds"] = []
     for k, agent in enumerate(agents):
-        res = simulate(lambda env, o, m, a=agent: a.greedy_batch(o, m), args.hands, seed=100)
+        res = simulate(lambda env, o, m, a=agent: a.greedy_batch(o, m), sizes, args.hands,
+                       seed=100)  # fmt: skip
         figures["seeds"].append(res)
-        print(f"seed {k}: {res['mean']:+.4f} +- {res['ci95']:.4f}", flush=True)
-    # the count
+        print(f"seed {k}:                        {_fmt(res)}", flush=True)
+    figures["simulation_seconds"] = round(time.perf_counter() - t1, 1)
+
+    # (a) the bets by count
+    probes = [bets_by_count(agent, sizes, COUNTS, shoe_left=0.5) for agent in agents]
+    figures["bets_by_count_half_shoe"] = probes
+    print("\nbets by true count (bin c: counts in [c, c+1); ends open): greedy bet at the "
+          "count with half the shoe left / the sampling policy's mean bet there / the mean "
+          "bet the greedy policy placed in the simulation")
+    head = f"{'count':>5s} {'ramp':>4s} {'flat BS per hand':>17s} {'rounds':>8s}  "
+    print(head + "  ".join(f"seed {k}: greedy/mean/placed" for k in range(len(agents))))
+    fb = flat["by_count"]
+    for i, c in enumerate(COUNTS):
+        edge = "" if fb["per_hand"][i] is None else f"{fb['per_hand'][i]:+.4f}" + (
+            "" if fb["per_hand_ci95"][i] is None else f"+-{fb['per_hand_ci95'][i]:.4f}")
+        cells = []
+        for k, p in enumerate(probes):
+            placed = figures["seeds"][k]["by_count"]["mean_bet"][i]
+            cells.append(f"{p['greedy_bet'][i]:>2d} / {p['mean_bet'][i]:4.2f} / "
+                         + ("  -  " if placed is None else f"{placed:4.2f}"))
+        print(f"{c:+5d} {ramp.units_for(float(c)):>4d} {edge:>17s} {fb['rounds'][i]:>8d}  "
+              + "     ".join(f"{x:>22s}" for x in cells), flush=True)
+
+    # (c) the play
     from blackjack_env.jax import BlackjackJax
 
-    hands = BlackjackJax(rules="vegas-strip").config.hands
+    hands = BlackjackJax(rules=RULES).config.hands
+    plays_agents = [play_agent(a, N_PLAY) for a in agents]
     plays = []
     print(f"\n{'decision':22s} {'index':>6s}  " + " ".join(f"{c:+d}".rjust(3) for c in COUNTS)
           + "   (action per seed; letters: S stand H hit D double R surrender)")  # fmt: skip
-    for name, total, up, cards, extra, base, dev, index in PLAYS:
+    for name, total, up, cards, extra_actions, base, dev, index in PLAYS:
         rows = []
-        for agent in agents:
-            obs, masks = zip(*(probe(total, up, cards, extra, tc, hands) for tc in COUNTS),
-                             strict=True)  # fmt: skip
+        for agent in plays_agents:
+            obs, masks = zip(*(probe(total, up, cards, extra_actions, tc, hands)
+                               for tc in COUNTS), strict=True)  # fmt: skip
             acts = agent.greedy_batch(np.stack(obs), np.stack(masks))
             rows.append([NAMES[a] for a in acts])
         plays.append({
@@ -193,11 +348,13 @@ def main(argv: list[str] | None = None) -> int:
         got = [q for q in points if q is not None]
         median = f"{float(np.median(got)):+.1f}" if got else "never"
         print(
-            f"  {play['decision']:22s} {play['deviation']:9s} learned {median:>6s} "
+            f"  {play['deviation']:9s} {play['decision']:22s} learned {median:>6s} "
             f"({len(got)}/{len(points)} seeds), published {play['published_index']:>5s}: "
             + ", ".join("never" if q is None else f"{q:+d}" for q in points)
         )
     figures["index_plays"] = plays
+    figures["total_wall_seconds"] = round(time.perf_counter() - t0, 1)
+    figures["load_at_end"] = os.getloadavg()
     os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
     with open(args.out, "w") as fh:
         json.dump(figures, fh, indent=1)

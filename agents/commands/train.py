@@ -86,6 +86,9 @@ class Settings:
     per seed"""
     seeds: Annotated[int | None, _default("4", "INT")] = None
     """jax-ppo: independent agents trained at once (vmap over seeds)"""
+    bet_sizes: Annotated[str | None, _default("a fixed bet", "SIZES")] = None
+    """jax-ppo: bet sizes in base bets offered at a BET step before each round, e.g. 1,2,4,8
+    (the agent learns the bet; rewards stay in base bets)"""
     seed: Annotated[int | None, _default("1", "INT")] = None
     """seed of the run: env resets, the agent's exploration, network init"""
     out: Annotated[str, tyro.conf.arg(metavar="FOLDER",
@@ -131,12 +134,12 @@ DEFAULTS: dict[str, Any] = {
     "seed": 1, "epsilon_start": 1.0, "epsilon_end": 0.05, "explore_fraction": 0.5,
     "lr": None, "curve_points": 10, "n_envs": 4, "eval_freq": 50_000,
     "eval_episodes": 2_000, "n_steps": None, "checkpoint_freq": 200_000, "seeds": 4,
-    "torch_threads": 1,
+    "torch_threads": 1, "bet_sizes": None,
 }
 
 #: The JSON types a settings.json may hold for each option.
 _TYPES: dict[str, tuple[type, ...]] = {
-    name: (str,) if name in ("algo", "rules", "others", "obs_mode") else
+    name: (str,) if name in ("algo", "rules", "others", "obs_mode", "bet_sizes") else
     (str, int) if name == "decks" else
     (float, int) if name in ("epsilon_start", "epsilon_end", "explore_fraction", "lr") else
     (int,)
@@ -148,9 +151,9 @@ IDENTITY = ("algo", "obs_mode", "seat", "others", "epsilon_start", "epsilon_end"
             "explore_fraction", "lr", "n_envs", "n_steps", "eval_episodes")
 
 #: Files and folders of a run, replaced when a fresh run starts in the same folder.
-RUN_FILES = ("model.npz", "model.zip", "model.json", "checkpoint.npz", "interrupted.zip",
-             "interrupted.json", "curve.json", "summary.json", "learning_curve.png",
-             "sb3_config.json", "settings.json")
+RUN_FILES = ("model.npz", "model-bets.npz", "model.zip", "model.json", "checkpoint.npz",
+             "interrupted.zip", "interrupted.json", "curve.json", "summary.json",
+             "learning_curve.png", "sb3_config.json", "settings.json")
 RUN_FOLDERS = ("monitor", "eval", "checkpoints", "seeds")
 
 
@@ -198,6 +201,9 @@ def _check_values(v: dict[str, Any]) -> None:
     if v["algo"] not in TABULAR + SB3 + JAX:
         raise UsageError(f"--algo {v['algo']!r}: choose one of "
                          f"{', '.join(TABULAR + SB3 + JAX)}")
+    if v["bet_sizes"] is not None and v["algo"] not in JAX:
+        raise UsageError(f"--bet-sizes {v['bet_sizes']}: only --algo jax-ppo learns a bet "
+                         f"decision; leave it out for {v['algo']}")
     if v["algo"] in JAX and v["obs_mode"] not in (None, "vector"):
         raise UsageError(f"--obs-mode {v['obs_mode']}: jax-ppo's network reads the vector "
                          f"observation; leave --obs-mode out")
@@ -415,7 +421,7 @@ def run(settings: Settings, say: Any = print, *, announce: bool = True) -> dict[
 TABULAR_ONLY = ("hands", "epsilon_start", "epsilon_end", "explore_fraction", "lr")
 SB3_ONLY = ("timesteps", "n_envs", "subproc", "eval_freq", "eval_episodes", "n_steps",
             "checkpoint_freq", "tensorboard", "torch_threads")
-JAX_ONLY = ("seeds",)
+JAX_ONLY = ("seeds", "bet_sizes")
 
 
 def _record(plan: Plan, extra: dict[str, Any]) -> dict[str, Any]:
@@ -635,15 +641,19 @@ def _prepare_jax(settings: Settings, out: Path, given: dict[str, Any]) -> Plan:
     _check_env(env_kwargs)
     batch = values["n_envs"] * values["n_steps"]
     minibatches = next(m for m in (8, 4, 2, 1) if batch % m == 0)
+    sizes = _parse_bet_sizes(values["bet_sizes"])
     try:
         config = JaxPPOConfig(
             rules=rules, seeds=values["seeds"], seed=values["seed"],
             total_timesteps=values["timesteps"], num_envs=values["n_envs"],
             num_steps=values["n_steps"], num_minibatches=minibatches, lr=values["lr"],
-            curve_points=values["curve_points"])
+            curve_points=values["curve_points"], bet_sizes=sizes)
     except ValueError as err:
-        raise UsageError(str(err).replace("JaxPPOConfig.total_timesteps", "--timesteps")
-                         ) from None
+        text = str(err).replace("JaxPPOConfig.total_timesteps", "--timesteps")
+        if "JaxPPOConfig.bet_sizes" in text:
+            text = (f"--bet-sizes {values['bet_sizes']}: give strictly increasing whole "
+                    f"numbers >= 1 separated by commas, e.g. 1,2,4,8")
+        raise UsageError(text) from None
     try:
         from blackjack_env.agents.jax_ppo import make_env
 
@@ -652,9 +662,30 @@ def _prepare_jax(settings: Settings, out: Path, given: dict[str, Any]) -> Plan:
         raise UsageError(f"--algo jax-ppo needs the JAX table: pip install -e \".[jax]\" "
                          f"({err})") from None
     except (ValueError, TypeError, NotImplementedError) as err:
+        bets = f" with --bet-sizes {values['bet_sizes']}" if sizes else ""
         raise UsageError(f"--algo jax-ppo: the JAX table cannot play these rules "
-                         f"({rules.summary()}): {err}") from None
+                         f"({rules.summary()}){bets}: {err}") from None
     return Plan(values, rules, "vector", out, None, 0, env_kwargs, {"config": config})
+
+
+def _parse_bet_sizes(text: str | None) -> tuple[int, ...] | None:
+    """``--bet-sizes`` text (``1,2,4,8``) as sizes; the config checks their order."""
+    if text is None:
+        return None
+    try:
+        return tuple(int(x) for x in str(text).split(","))
+    except ValueError:
+        raise UsageError(f"--bet-sizes {text!r}: give strictly increasing whole numbers >= 1 "
+                         f"separated by commas, e.g. 1,2,4,8") from None
+
+
+#: What a bet-deciding run's files are, said in its summary.
+BET_MODELS = (
+    "model.npz (and seeds/seed-<k>.npz) is the play of the policy alone, at a fixed bet: what "
+    "blackjack-evaluate and the web table play; model-bets.npz (seeds/seed-<k>-bets.npz) is "
+    "the whole policy, bets included: blackjack-evaluate cannot play a bet-deciding model (it "
+    "plays saved models at a fixed bet), the numpy envs made with the same bet_sizes can "
+    "(MLPAgent.act / greedy_batch with the env's action mask)")
 
 
 def _train_jax(plan: Plan, say: Any) -> dict[str, Any]:
@@ -674,9 +705,14 @@ def _train_jax(plan: Plan, say: Any) -> dict[str, Any]:
     summary_seeds = result.summary()
     finals = result.final_regrets()
     best_seed = int(summary_seeds.get("median_seed", 0))
+    plays = result.play_agents()
     for k, row in enumerate(result.agents):
-        row[-1].save(out / "seeds" / f"seed-{k}.npz")
-    result.agents[best_seed][-1].save(out / "model.npz")
+        plays[k].save(out / "seeds" / f"seed-{k}.npz")
+        if config.bet_sizes:
+            row[-1].save(out / "seeds" / f"seed-{k}-bets.npz")
+    plays[best_seed].save(out / "model.npz")
+    if config.bet_sizes:
+        result.agents[best_seed][-1].save(out / "model-bets.npz")
     per_update = config.batch_size
     returns = np.median(result.metrics["episode_return"], axis=0)
     blocks = [[(i + 1) * per_update, float(r)] for i, r in enumerate(returns)]
@@ -705,6 +741,13 @@ def _train_jax(plan: Plan, say: Any) -> dict[str, Any]:
         "seconds": summary_seeds["train_seconds"], "finished": True, "exact": exact,
         "model": str(out / "model.npz"), "model_seed": best_seed, **summary_seeds,
     }
+    if result.grades is None:
+        from blackjack_env.agents.grading import analysis_reason
+
+        summary["exact_unavailable"] = analysis_reason(rules)
+    if config.bet_sizes:
+        summary["bets"]["models"] = BET_MODELS
+        summary["model_bets"] = str(out / "model-bets.npz")
     write_json(out / "summary.json", summary)
     return summary
 
@@ -727,6 +770,17 @@ def summary_text(summary: dict[str, Any]) -> list[str]:
                   f"  median {summary['regret_median']:.5f}, worst {summary['regret_worst']:.5f}, "
                   f"best {summary['regret_best']:.5f}; the model is seed {summary['model_seed']} "
                   f"(the median)"]
+    bets = summary.get("bets")
+    if bets:
+        sizes = ",".join(str(b) for b in bets["bet_sizes"])
+        lines.append(f"  bets {sizes} (base bets) decided at a BET step; {bets['grade']}")
+        if "greedy_bet" in bets:
+            lines.append(f"  greedy bet by seed {bets['greedy_bet']}; exact regret per round "
+                         f"(bet included) median {bets['regret_per_round_median']:.5f}")
+        for k, row in enumerate(bets.get("by_count_half_shoe", [])):
+            pairs = " ".join(f"{int(c):+d}:{b}" for c, b in zip(row["true_counts"],
+                                                                row["greedy_bet"], strict=True))
+            lines.append(f"  seed {k} greedy bet by true count (half shoe) {pairs}")
     if exact:
         lines += [f"  exact return of the greedy policy {exact['exact_return']:+.5f} per unit bet",
                   f"  optimal return                    {exact['optimal_return']:+.5f}",
@@ -740,6 +794,8 @@ def summary_text(summary: dict[str, Any]) -> list[str]:
     model = Path(summary["model"])
     lines.append(f"  model {model}; summary.json, settings.json and learning_curve.png "
                  f"beside it")
+    if bets:
+        lines.append(f"  {bets['models']}")
     return lines
 
 

@@ -1,7 +1,10 @@
 """The JAX PPO at a table of several learner seats (``agents/jax_seats.py``): the
 decision stream plays exactly the acting seat's action and shows its mask, the table's
 reward is every seat's round net summed, and a short run of one shared policy at 3-seat
-tables learns (its exact regret falls below a bound an untrained policy does not meet)."""
+tables learns (its exact regret falls below a bound an untrained policy does not meet),
+from the table's stream and from per-seat streams (``make_train``'s seat streams; their
+credit assignment is checked against a plain-Python reference in
+tests/agents/test_agents_jax_ppo_bets.py)."""
 
 from __future__ import annotations
 
@@ -48,11 +51,13 @@ def test_acting_seat_stream_plays_the_acting_seat() -> None:
 
 
 @pytest.mark.slow
-def test_shared_policy_learns_at_three_seat_tables() -> None:
+@pytest.mark.parametrize("streams", ["table", "seat"])
+def test_shared_policy_learns_at_three_seat_tables(streams: str) -> None:
     config = JaxPPOConfig(rules="vegas-strip", decks=None, seeds=2, seed=4,
                           total_timesteps=150_000, num_envs=64, num_steps=16,
                           hidden=(32, 32), curve_points=2, lr=3e-3)  # fmt: skip
-    out = train_table(config, seats=3)
+    out = train_table(config, seats=3, streams=streams)
+    assert out["streams"] == streams
     # an untrained policy's regret is about 0.5 or more a hand; random legal play's more
     assert out["regret_median"][0] > 0.3
     assert out["regret_worst"][-1] < 0.15, out
