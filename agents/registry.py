@@ -157,12 +157,19 @@ def table_for(spec: str, rules: str = "", decks: str = "", seats: int = 0, seat:
 
 
 def check_fits(agent: Any, env: Any, spec: str, trained_on: str | None = None) -> None:
-    """Raise ``ValueError`` when a saved model cannot play ``env``: its number of actions
-    or its observation shape differs from the env's (it was trained on other rules).
+    """Raise ``ValueError`` when a saved model cannot play ``env``: it decides its bets
+    (a ``bet_sizes`` entry in its info: these commands play fixed bets), or its number of
+    actions or its observation shape differs from the env's (it was trained on other rules).
     ``trained_on`` names those rules in the message when known."""
     import gymnasium as gym
     import numpy as np
 
+    sizes = (getattr(agent, "info", None) or {}).get("bet_sizes")
+    if sizes:  # a jax-ppo policy that decides its bets (model-bets.npz)
+        raise ValueError(
+            f"{spec} decides its bets too (bet sizes {', '.join(str(s) for s in sizes)}) "
+            f"and this command plays fixed bets: use the play-alone model saved beside it "
+            f"(model.npz), or play it in BlackjackVectorEnv(bet_sizes=...)")
     n_env = int(env.action_space.n)
     space = env.observation_space
     problem = None

@@ -304,7 +304,7 @@ def test_train_command_with_bets_writes_both_models(tmp_path, capsys):
     assert evaluate.main([str(out), "--hands", "200"]) == 0
     capsys.readouterr()
     assert evaluate.main([str(out / "model-bets.npz"), "--hands", "200"]) == 2
-    assert "9 actions" in capsys.readouterr().err
+    assert "decides its bets too (bet sizes 1, 2, 4, 8)" in capsys.readouterr().err
 
 
 # ---------------------------------------------------------------- per-seat streams (seat_gae)

@@ -24,6 +24,8 @@ import pytest
 
 from blackjack_env.agents.commands import chart, evaluate, train
 from blackjack_env.agents.commands import main as main_job
+from blackjack_env.agents.mlp import MLPAgent
+from blackjack_env.envs.view import VECTOR_SIZE
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMANDS = {"main": main_job, "train": train, "evaluate": evaluate, "chart": chart}
@@ -58,6 +60,8 @@ def lab(tmp_path_factory):
         shutil.copytree(run, folder)
         (folder / "settings.json").write_text(text)
     (root / "empty-folder").mkdir()
+    MLPAgent([(np.zeros((VECTOR_SIZE, 7)), np.zeros(7))],
+             info={"bet_sizes": [1, 5]}).save(root / "bets.npz")
     return root
 
 
@@ -102,6 +106,9 @@ BAD = [
     ("evaluate", ["{lab}/listed"], ["listed/settings.json"]),
     ("evaluate", ["{lab}/run", "--rules", "vegas-strip"],
      ["trained on other rules", "sutton-barto", "2 actions, here 5"]),
+    ("evaluate", ["{lab}/bets.npz", "--rules", "vegas-strip"],
+     ["bets.npz", "decides its bets too (bet sizes 1, 5)", "model.npz"]),
+    ("chart", ["{lab}/bets.npz", "--rules", "vegas-strip"], ["decides its bets too"]),
     ("evaluate", ["basic", "--hands", "0"], ["--hands 0"]),
     ("evaluate", ["basic", "--hands", "-3"], ["--hands -3"]),
     ("evaluate", ["basic", "--session", "0"], ["--session 0"]),
