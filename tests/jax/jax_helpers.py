@@ -12,8 +12,9 @@ import numpy as np
 jax = __import__("pytest").importorskip("jax")
 import jax.numpy as jnp  # noqa: E402
 
+from blackjack_env.envs.step import Decision  # noqa: E402
 from blackjack_env.envs.vector import BlackjackVectorEnv  # noqa: E402
-from blackjack_env.jax import BlackjackJax  # noqa: E402
+from blackjack_env.jax import BlackjackJax, core  # noqa: E402
 from blackjack_env.jax.gym import BlackjackJaxVectorEnv  # noqa: E402
 from tests.envs.vector_helpers import stacked_cards  # noqa: E402
 
@@ -31,6 +32,12 @@ def jax_env(key: str, **kwargs: Any) -> BlackjackJax:
 @cache
 def batched_step(env: BlackjackJax) -> Any:
     return jax.jit(jax.vmap(env.step, in_axes=(0, 0, 0, None)))
+
+
+@cache
+def batched_chips(env: BlackjackJax) -> Any:
+    """The learner's chips at each table (the numpy env's ``info["bankroll"]``)."""
+    return jax.jit(jax.vmap(lambda st: core.bankroll(st, env.config)))
 
 
 def flat(x: Any, seats: int) -> Any:
@@ -71,6 +78,7 @@ class PureTables:
         self._step = batched_step(env)
 
     def _info(self, info: dict[str, Any]) -> dict[str, Any]:
+        info = {**info, "bankroll": batched_chips(self.env)(self.state)}
         return {k: flat(v, self.s) for k, v in info.items()}
 
     def reset(self, seed: int, options: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
@@ -96,7 +104,9 @@ class PureTables:
 
 
 #: ``info`` entries compared at every step where the JAX side gives them
-_COMPARED = ("action_played", "illegal_action", "round_over", "round_net", "table", "seat")
+_COMPARED = (
+    "action_played", "illegal_action", "round_over", "round_net", "bankroll", "table", "seat",
+)  # fmt: skip
 
 
 def run_parity(
@@ -115,10 +125,10 @@ def run_parity(
     (``n`` tables under ``jax.vmap``) or the Gymnasium vector adapter (``n * S``
     sub-envs, driven through its ``reset(options={"cards": ...})`` and ``step``). Every
     sub-env's observation, mask, active seat, reward, termination, truncation, played
-    action and illegal flag (and the adapter's round net, table and seat) agree until its
-    table's first episode ends, and ``final_obs`` on that step. Returns counts of what
-    was compared (steps, ended episodes, truncations, illegal actions, splits, nonzero
-    rewards)."""
+    action, illegal flag, round over and net (and the pure table's chips, the adapter's
+    table and seat) agree until its table's first episode ends, and ``final_obs`` on that
+    step. Returns counts of what was compared (steps, ended episodes, truncations,
+    illegal actions, those at a BET step, splits, nonzero rewards)."""
     table = jx.table if isinstance(jx, BlackjackJaxVectorEnv) else jx
     s = table.seats
     if isinstance(jx, BlackjackJaxVectorEnv):
@@ -136,7 +146,9 @@ def run_parity(
     obs_np, info_np = ref.reset(seed=seed, options={"cards": cards})
     obs_jx, info_jx = side.reset(seed=seed, options={"cards": cards})
     live = np.ones(n * s, dtype=bool)
-    seen = {"steps": 0, "ended": 0, "illegal": 0, "split": 0, "nonzero": 0, "truncated": 0}
+    seen = dict.fromkeys(
+        ("steps", "ended", "illegal", "illegal_bet", "split", "nonzero", "truncated"), 0
+    )
     for _ in range(max_steps):
         m_np = info_np["action_mask"].astype(bool)
         np.testing.assert_array_equal(m_np[live], np.asarray(info_jx["action_mask"], bool)[live])
@@ -148,6 +160,7 @@ def run_parity(
         legal_pick = (rng.random(m_np.shape) * m_np).argmax(axis=1)
         unmasked = rng.random(n * s) < wild
         a = np.where(unmasked, rng.integers(0, table.num_actions, n * s), legal_pick)
+        bet_step = info_np["phase"] == int(Decision.BET)
         obs_np, r_np, te_np, tr_np, info_np = ref.step(a)
         obs_jx, r_jx, te_jx, tr_jx, info_jx = side.step(a)
         ended = live & info_jx["_final_obs"]
@@ -166,6 +179,7 @@ def run_parity(
         seen["ended"] += int(ended.sum())
         seen["truncated"] += int((ended & tr_np).sum())
         seen["illegal"] += int((live & info_np["illegal_action"]).sum())
+        seen["illegal_bet"] += int((live & bet_step & info_np["illegal_action"]).sum())
         seen["split"] += int((live & (a == 3) & ~info_np["illegal_action"]).sum())
         seen["nonzero"] += int((live & (r_np != 0)).sum())
         live &= ~ended
