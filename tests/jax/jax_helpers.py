@@ -185,3 +185,70 @@ def run_parity(
         live &= ~ended
     assert not live.any(), "some episode did not end within max_steps"
     return seen
+
+
+# ----------------------------------------------------------------- conservation scans
+def invariants(env: BlackjackJax, st: core.State, p: Any) -> dict[str, Any]:
+    """Violations of the card and chip invariants of one table of one or several seats
+    (hand arrays ``(H,)`` or ``(S, H)``), an int32 per check: every card once in the
+    shoe's row, the round's cards exactly those behind ``pos`` since ``round_start``, the
+    undealt Hi-Lo sum, each settled hand's net its stake times its outcome's payout, a
+    stake of a base bet, two or a half (fixed bets), a round over has every hand settled
+    and every seat over (a table awaiting its bet has no cards on it)."""
+    cfg = env.config
+    n = cfg.shoe_size
+    live = jnp.arange(cfg.hands) < jnp.expand_dims(st.nhands, -1)
+    on_table = jnp.sum(jnp.where(live, st.ncards, 0)) + st.d_n
+    if cfg.bets:  # (awaiting a bet: the cards are discarded)
+        on_table = jnp.where(st.opened, 0, on_table)
+    out = {}
+    if not cfg.infinite:
+        counts = jnp.bincount(st.shoe.astype(jnp.int32), length=52)
+        out["shoe_multiset"] = jnp.any(counts != n // 52)
+        out["round_cards"] = (st.pos - st.round_start) % n != on_table
+        out["left"] = (st.left < 0) | (st.left + on_table > n)
+        idx = (st.pos + jnp.arange(n)) % n
+        tags = p.hilo_of_id[st.shoe[idx].astype(jnp.int32)]
+        out["undealt_hilo"] = (
+            jnp.sum(jnp.where(jnp.arange(n) < st.left, tags, 0)) != st.undealt_hilo
+        )
+    net = st.stake.astype(jnp.float32) * p.factor[jnp.maximum(st.outcome, 0)]
+    out["net"] = jnp.any(live & st.settled & (jnp.abs(net - st.net) > 1e-5))
+    if not cfg.bets:
+        bet = cfg.bet
+        odd = (st.stake != bet) & (st.stake != 2 * bet) & (st.stake != bet // 2)
+        out["stake"] = jnp.any(live & odd)
+    out["over_unsettled"] = jnp.any((jnp.expand_dims(st.phase, -1) == 2) & live & ~st.settled)
+    out["one_phase_over"] = jnp.any(st.phase == 2) & ~jnp.all(st.phase == 2)
+    return {k: v.astype(jnp.int32) for k, v in out.items()}
+
+
+def scan_tables(start: Any, table_step: Any, n: int, steps: int, seed: int) -> dict[str, int]:
+    """``n`` tables scanned ``steps`` steps inside one ``jit``: ``start(key) -> (state,
+    mask)`` makes one table, ``table_step(key, state, mask) -> (state, mask, counts)``
+    steps it (``counts``: a dict of ints, invariant violations and counters). Returns
+    each count summed over the tables and the steps."""
+
+    @jax.jit
+    def run(key: Any) -> Any:
+        k0, k1 = jax.random.split(key)
+        st, mask = jax.vmap(start)(jax.random.split(k0, n))
+        step = jax.vmap(table_step)
+        shapes = jax.eval_shape(step, jax.random.split(k1, n), st, mask)[2]
+        tot = {k: jnp.zeros((), jnp.int32) for k in shapes}
+
+        def body(carry: Any, k: Any) -> Any:
+            st, mask, tot = carry
+            st, mask, counts = step(jax.random.split(k, n), st, mask)
+            tot = {k_: tot[k_] + counts[k_].astype(jnp.int32).sum() for k_ in tot}
+            return (st, mask, tot), None
+
+        (_, _, tot), _ = jax.lax.scan(body, (st, mask, tot), jax.random.split(k1, steps))
+        return tot
+
+    return {k: int(v) for k, v in run(jax.random.PRNGKey(seed)).items()}
+
+
+def violations(counts: dict[str, int]) -> dict[str, int]:
+    """The invariant checks among :func:`scan_tables`' counts (counters start with ``_``)."""
+    return {k: v for k, v in counts.items() if not k.startswith("_")}
