@@ -4,9 +4,10 @@
 * ``"map"``: :func:`blackjack_env.jax.core.step` (``envs.step.array_map_illegal``,
   tabulated in ``Params.mapped_action``).
 * ``"penalize"``: :func:`penalized_step`: an illegal action plays
-  ``envs.step.PENALTY_ACTION`` (at a BET step the bet ``"map"`` chooses), the round is then played out with
-  ``engine.play.play_out_action`` at every remaining decision (:func:`finish_round`, the
-  numpy ``TableBatch.finish_rounds``) and ``illegal_penalty`` is taken from its reward.
+  ``envs.step.PENALTY_ACTION`` (at a BET step the bet ``"map"`` chooses), the round is
+  then played out with ``engine.play.play_out_action`` at every remaining decision
+  (:func:`finish_round`, the numpy ``TableBatch.finish_rounds``) and
+  ``illegal_penalty`` is taken from its reward.
 * ``"raise"``: an exception cannot be raised from inside ``jax.jit`` for a traced value,
   so the pure object refuses it at construction (:func:`refuse_raise`); the Gymnasium
   adapters (:mod:`blackjack_env.jax.gym`), whose actions are numpy arrays, check the mask
