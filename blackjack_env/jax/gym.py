@@ -122,6 +122,36 @@ def _finish_round(key: Any, st: core.State, on: Any, p: Params, cfg: Config) -> 
     return st._replace(stacked=jnp.where(on, 0, st.stacked))
 
 
+_BET, _SETTLED = int(Decision.BET), int(Decision.SETTLED)
+
+
+def _state_info(st: core.State, p: Params, cfg: Config) -> dict[str, Any]:
+    """One table's ``info`` entries read from its state, per seat (the numpy vector env's
+    ``_info``): the decision each seat is asked (``phase``: a seat the table does not
+    wait for ``SETTLED``, a table awaiting its bet ``BET``), the episode's ``round``, the
+    learner's chips (``bankroll``), the undealt cards (``shoe_remaining``, -1 for an
+    infinite deck) and whether the shoe was reshuffled before this round."""
+    phase = p.decision_of_phase[st.phase]
+    if cfg.bets:
+        phase = jnp.where(st.opened, _BET, phase)
+    if cfg.seats > 1:
+        phase = jnp.where(core.active(st, cfg), phase, _SETTLED)
+    shape = jnp.shape(phase)
+    left = jnp.asarray(-1 if cfg.infinite else st.left)
+    return {
+        "phase": phase,
+        "round": jnp.broadcast_to(st.ep_rounds, shape),
+        "bankroll": core.bankroll(st, cfg),
+        "shoe_remaining": jnp.broadcast_to(left, shape),
+        "reshuffled": jnp.broadcast_to(st.reshuffled, shape),
+    }
+
+
+#: the info entries of _state_info, as the numpy env's dtypes
+_STATE_INFO = {"phase": np.int64, "round": np.int64, "bankroll": np.float64,
+               "shoe_remaining": np.int64, "reshuffled": bool}  # fmt: skip
+
+
 def _one_seat(kwargs: dict[str, Any]) -> None:
     if kwargs.get("seats_per_table", 1) != 1:
         raise ValueError(
@@ -166,11 +196,12 @@ class BlackjackJaxVectorEnv(VectorEnv):
 
     ## Info
 
-    Batched, each key with its ``_key`` mask (all True): ``action_mask`` ``(num_envs, n)``
-    int8; after ``step``: ``illegal_action``, ``action_played``, ``round_over``,
-    ``round_net``, as the numpy env's; with several seats ``table``, ``seat`` and
-    ``active``. The numpy env's ``phase``, ``round``, ``bankroll``, ``shoe_remaining``,
-    ``reshuffled`` and ``final_info`` are not produced (the state is ``env.state``, a
+    The numpy env's keys, batched, each with its ``_key`` mask (all True):
+    ``action_mask`` ``(num_envs, n)`` int8, ``phase``, ``round``, ``bankroll``,
+    ``shoe_remaining``, ``reshuffled``; with several seats ``table``, ``seat`` and
+    ``active``; after ``step``: ``illegal_action``, ``action_played``, ``round_over``,
+    ``round_net``, and on a step that ends an episode ``final_obs`` and ``final_info``
+    (``round_net``, ``round``). The tables' state is ``env.state`` (a
     :class:`~blackjack_env.jax.core.State` of ``num_envs // S`` tables).
 
     ## Reset options
@@ -245,6 +276,7 @@ class BlackjackJaxVectorEnv(VectorEnv):
             )
         )
         self._mask = jax.jit(lambda st: table.action_mask(st, p))
+        self._state_info = jax.jit(jax.vmap(partial(_state_info, p=p, cfg=cfg)))
 
     def _flat(self, x: Any) -> Any:
         """A JAX output of the tables (leading axes tables[, seats]) as numpy rows, one per
@@ -287,9 +319,7 @@ class BlackjackJaxVectorEnv(VectorEnv):
         obs, new = self._begin(k_begin, st, jnp.asarray(on))
         self.state = new._replace(reshuffled=new.reshuffled | shuffled)
         self._key = key
-        info: dict[str, Any] = {"action_mask": self._np_mask(), "_action_mask": self._all}
-        self._add_seat_info(info, self.state)
-        return self._np_obs(obs), info
+        return self._np_obs(obs), self._info({})
 
     def _np_obs(self, obs: Any) -> Any:
         return _to_numpy(self._flat(obs), self.single_observation_space)
@@ -297,13 +327,20 @@ class BlackjackJaxVectorEnv(VectorEnv):
     def _np_mask(self) -> np.ndarray:
         return self._flat(self._mask(self.state)).astype(np.int8)
 
-    def _add_seat_info(self, info: dict[str, Any], st: Any) -> None:
-        if self.seats == 1:
-            return
-        info.update(self._seat_info)
-        info["active"] = self._flat(self.table.active(st))
-        for k in ("table", "seat", "active"):
+    def _info(self, extra: dict[str, np.ndarray]) -> dict[str, Any]:
+        """The numpy vector env's ``info`` of the tables now, with ``extra`` (the step's
+        entries), each key with its ``_key`` mask (all True)."""
+        st = self.state
+        info: dict[str, Any] = {"action_mask": self._np_mask()}
+        for k, v in self._state_info(st).items():
+            info[k] = self._flat(v).astype(_STATE_INFO[k])
+        if self.seats > 1:
+            info.update(self._seat_info)
+            info["active"] = self._flat(self.table.active(st))
+        info.update(extra)
+        for k in list(info):
             info["_" + k] = self._all
+        return info
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         if self.state is None:
@@ -313,22 +350,26 @@ class BlackjackJaxVectorEnv(VectorEnv):
             _check_legal(self.table, self.state, a, batched=True)
         self._key, sub = jax.random.split(self._key)
         shaped = a.reshape(self.num_tables, self.seats) if self.seats > 1 else a
+        rounds = self._flat(self._state_info(self.state)["round"]).astype(np.int64)
         obs, self.state, reward, done, info = self._step(
             sub, self.state, jnp.asarray(shaped, jnp.int32)
         )
         f = self._flat
-        out: dict[str, Any] = {
-            "action_mask": f(info["action_mask"]).astype(np.int8),
+        out = self._info({
             "illegal_action": f(info["illegal_action"]),
             "action_played": f(info["action_played"]).astype(np.int64),
             "round_over": f(info["round_over"]),
             "round_net": f(info["round_net"]).astype(np.float64),
-        }
-        for k in list(out):
-            out["_" + k] = self._all
-        self._add_seat_info(out, self.state)
-        out["final_obs"] = self._np_obs(info["final_observation"])
-        out["_final_obs"] = f(done)
+        })  # fmt: skip
+        ended = f(done)
+        if ended.any():  # (as the numpy env: only on a step that ends an episode)
+            out["final_obs"] = self._np_obs(info["final_observation"])
+            out["_final_obs"] = ended
+            out["final_info"] = {
+                "round_net": out["round_net"], "_round_net": ended,
+                "round": rounds, "_round": ended,
+            }  # fmt: skip
+            out["_final_info"] = ended
         return (
             self._np_obs(obs), f(reward).astype(np.float64),
             f(info["terminated"]), f(info["truncated"]), out,

@@ -103,10 +103,11 @@ class PureTables:
         return flat(obs, self.s), flat(r, self.s), info["terminated"], info["truncated"], info
 
 
-#: ``info`` entries compared at every step where the JAX side gives them
-_COMPARED = (
-    "action_played", "illegal_action", "round_over", "round_net", "bankroll", "table", "seat",
-)  # fmt: skip
+#: ``info`` entries compared at every step where the JAX side gives them: the step's
+#: (every sub-env stepped), and the state's (those whose episode goes on: an ended one's
+#: are the next episode's, dealt cards no longer stacked)
+_STEP_INFO = ("action_played", "illegal_action", "round_over", "round_net", "table", "seat")
+_STATE_INFO = ("phase", "round", "bankroll", "shoe_remaining", "reshuffled")
 
 
 def run_parity(
@@ -125,10 +126,11 @@ def run_parity(
     (``n`` tables under ``jax.vmap``) or the Gymnasium vector adapter (``n * S``
     sub-envs, driven through its ``reset(options={"cards": ...})`` and ``step``). Every
     sub-env's observation, mask, active seat, reward, termination, truncation, played
-    action, illegal flag, round over and net (and the pure table's chips, the adapter's
-    table and seat) agree until its table's first episode ends, and ``final_obs`` on that
-    step. Returns counts of what was compared (steps, ended episodes, truncations,
-    illegal actions, those at a BET step, splits, nonzero rewards)."""
+    action, illegal flag, round over and net, chips (and the adapter's phase, round,
+    shoe, reshuffle, table, seat and final info) agree until its table's first episode
+    ends, and ``final_obs`` on that step. Returns counts of what was compared (steps,
+    ended episodes, truncations, illegal actions, those at a BET step, splits, nonzero
+    rewards)."""
     table = jx.table if isinstance(jx, BlackjackJaxVectorEnv) else jx
     s = table.seats
     if isinstance(jx, BlackjackJaxVectorEnv):
@@ -163,18 +165,24 @@ def run_parity(
         bet_step = info_np["phase"] == int(Decision.BET)
         obs_np, r_np, te_np, tr_np, info_np = ref.step(a)
         obs_jx, r_jx, te_jx, tr_jx, info_jx = side.step(a)
-        ended = live & info_jx["_final_obs"]
+        ended = live & info_jx.get("_final_obs", np.zeros(n * s, bool))
         np.testing.assert_array_equal(ended, live & (te_np | tr_np))
         np.testing.assert_array_equal(te_jx[live], te_np[live])
         np.testing.assert_array_equal(tr_jx[live], tr_np[live])
         np.testing.assert_allclose(r_jx[live], r_np[live], rtol=1e-6, atol=1e-6)
-        for k in _COMPARED:
-            if k in info_jx:
-                np.testing.assert_allclose(
-                    info_jx[k][live], info_np[k][live], rtol=1e-6, atol=1e-6, err_msg=k
-                )
+        for keys, rows in ((_STEP_INFO, live), (_STATE_INFO, live & ~ended)):
+            for k in keys:
+                if k in info_jx:
+                    np.testing.assert_allclose(
+                        info_jx[k][rows], info_np[k][rows], rtol=1e-6, atol=1e-6, err_msg=k
+                    )
         if ended.any():
             assert_obs_equal(info_jx["final_obs"], info_np["final_obs"], ended, "final_obs")
+            if "final_info" in info_jx:  # (the adapter's)
+                for k in ("round", "round_net"):
+                    np.testing.assert_array_equal(
+                        info_jx["final_info"][k][ended], info_np["final_info"][k][ended]
+                    )
         seen["steps"] += int(live.sum())
         seen["ended"] += int(ended.sum())
         seen["truncated"] += int((ended & tr_np).sum())
