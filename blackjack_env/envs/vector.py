@@ -356,11 +356,16 @@ class BlackjackVectorEnv(VectorEnv, ObserveMixin, InfoMixin):
             "round_net": round_net,
         }
         if self.autoreset_mode is AutoresetMode.SAME_STEP and np.count_nonzero(done):
-            # the ended sub-envs' last observation: a SETTLED phase, which shows no
-            # can-double/split/surrender (the mask is not read); the rows of the other
-            # sub-envs in final_obs are not meaningful
+            # the ended sub-envs' last observation, as "NextStep" returns it: a SETTLED
+            # phase, which shows no can-double/split/surrender, and (the dict's
+            # action_mask) every action legal; the rows of the other sub-envs in
+            # final_obs are not meaningful
+            ended = done.nonzero()[0]
             self._phase = self._phase.copy()  # set by index: faster than np.where
-            self._phase[done.nonzero()[0]] = _SETTLED
+            self._phase[ended] = _SETTLED
+            if self.obs_mode is ObsMode.DICT:  # (the other modes do not read the mask)
+                self._mask = self._mask.copy()
+                self._mask[ended] = 1
             final_obs = self._observe()
             final_info = {
                 "round_net": info_extra["round_net"],

@@ -1300,8 +1300,7 @@ def observe(
 ) -> Any:
     """The observation of every seat in mode ``mode`` (one seat: as the observer; several:
     a leading seat axis, a seat the table does not wait for shown ``SETTLED``, as the
-    numpy vector env shows it). ``mask``: the masks to show (default: the state's; the
-    numpy env's last observation of an episode shows those of the decision before)."""
+    numpy vector env shows it). ``mask``: the masks to show (default: the state's)."""
     fn = OBSERVERS[mode]
     if mask is None:
         mask = masks(st, p, cfg)

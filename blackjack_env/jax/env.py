@@ -76,7 +76,7 @@ class BlackjackJax:
     ``MultiDiscrete``); ``"dict"``, a dict of arrays (a pytree: the keys of
     ``view.DICT_KEYS``, with each hand's, the dealer's and every seat's cards by rank, the
     unseen cards, the true count, the bet and the learner's chips; the last observation of
-    an episode shows, as the numpy env's, the mask of the decision before);
+    an episode shows, as the numpy env's, phase ``SETTLED`` and every action legal);
     ``"tuple"``, a tuple of three int32 scalars (total, upcard, usable ace).
     ``BlackjackCounting-v0``'s counting fields are the vector's true count and shoe
     fraction, the dict's unseen cards and true count.
@@ -219,9 +219,6 @@ class BlackjackJax:
         p = self._params if params is None else params
         k_play, k_next = jax.random.split(key)
         cfg = self.config
-        # (the dict mode's last observation of an episode shows the mask of the decision
-        # before, as the numpy vector env's final_obs)
-        before = core.masks(state, p, cfg) if self.obs_mode == "dict" else None
         if self.illegal_action is IllegalAction.PENALIZE:
             st, reward, over, played, bad = illegal.penalized_step(
                 k_play, state, action, p, cfg, self.illegal_penalty
@@ -230,7 +227,8 @@ class BlackjackJax:
             st, reward, over, played, bad = core.step(k_play, state, action, p, cfg)
         st, term, trunc = core.end_round(st, reward, over, cfg)
         ended = term | trunc
-        final = core.observe(st, p, cfg, self.obs_mode, settled=True, mask=before)
+        # (the round is over: its mask allows every action, as the numpy env's SETTLED)
+        final = core.observe(st, p, cfg, self.obs_mode, settled=True)
         st = core.next_round(k_next, st, p, cfg, over, ended)
         obs = self._obs(st, p)
         shape = jnp.shape(reward)

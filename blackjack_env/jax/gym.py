@@ -6,10 +6,12 @@ package, which registers the id); ``gymnasium.make`` of the same id builds the s
 :class:`BlackjackJaxEnv` (which ``gymnasium.utils.env_checker.check_env`` passes). Both take
 :class:`~blackjack_env.jax.BlackjackJax`'s arguments and step the jitted JAX table; the
 game, the spaces and the rewards are the numpy envs' (``BlackjackEnv`` /
-``BlackjackVectorEnv`` with the same arguments and ``obs_mode="vector"``). Besides the
-table's ``illegal_action`` policies (``"map"``, ``"penalize"``), the adapters take
-``"raise"``: numpy actions are checked against the mask on the host before the step, and an
-illegal one raises the numpy envs' ``ValueError`` with the state unchanged.
+``BlackjackVectorEnv`` with the same arguments); the vector adapter takes
+``seats_per_table`` (one sub-env per seat, as ``BlackjackVectorEnv``), the single-table
+one seats one learner. Besides the table's ``illegal_action`` policies (``"map"``,
+``"penalize"``), the adapters take ``"raise"``: numpy actions are checked against the mask
+on the host before the step, and an illegal one raises the numpy envs' ``ValueError``
+with the state unchanged.
 
 Gymnasium's own ``FunctionalJaxVectorEnv`` (``gymnasium.envs.functional_jax_env``) is not
 used: it resets sub-envs with ``state.at[...]``, which needs the state to be one array,
@@ -28,13 +30,29 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from blackjack_env.engine import play
+from blackjack_env.envs.batch.codes import _OVER
+from blackjack_env.envs.settings import check_reset_options
 from blackjack_env.envs.step import Decision, IllegalAction, illegal_message
+from blackjack_env.envs.vector_checks import (
+    check_actions,
+    check_num_envs,
+    check_reset_mask,
+    read_stacks,
+)
+from blackjack_env.jax import core
 from blackjack_env.jax.env import BlackjackJax
+from blackjack_env.jax.tables import Config, Params
 
 __all__ = ["ENV_ID", "BlackjackJaxEnv", "BlackjackJaxVectorEnv", "register"]
 
 #: The Gymnasium id of the JAX table (registered when this package is imported).
 ENV_ID = "blackjack_env/BlackjackJax-v0"
+
+_KNOWN_OPTIONS = ("cards", "reset_mask")  # the numpy vector env's reset options
+#: engine.play.play_out_action in play, as the env's action (a STAND; at the pre-peek
+#: question the env's STAND declines, envs.step.array_table_actions)
+_PLAY_OUT = int(play.play_out_action(False))
 
 
 def _seed_key(seed: int | None, rng: np.random.Generator) -> Any:
@@ -65,6 +83,8 @@ def _check_legal(table: BlackjackJax, state: Any, actions: np.ndarray, batched: 
         phase = np.asarray(table.default_params.decision_of_phase)[
             np.asarray(state.phase).reshape(-1)[t]
         ]
+        if table.config.bets and np.asarray(state.opened).reshape(-1)[t]:
+            phase = int(Decision.BET)  # (one seat: bet steps take no several seats)
         raise ValueError(illegal_message(
             int(a[t]), table.action_names, Decision(int(phase)).name,
             mask[t].nonzero()[0].tolist(), f"sub-env {t}: " if batched else "",
@@ -82,25 +102,122 @@ def _to_numpy(obs: Any, space: gym.Space[Any]) -> Any:
     return out[()] if isinstance(space, gym.spaces.Discrete) and out.ndim == 0 else out
 
 
+def _finish_round(key: Any, st: core.State, on: Any, p: Params, cfg: Config) -> core.State:
+    """One table (of one or several seats) where ``on``, before a reset that keeps its
+    shoe (numpy ``TableBatch.finish_rounds`` then ``clear_stacks``): the round in play is
+    played out, every seat standing at each decision left and declining the pre-peek
+    question (``engine.play.play_out_action``), and stacked cards not dealt are
+    forgotten. At most one pre-peek answer and one stand per hand of each seat: a bounded
+    loop."""
+    stand = jnp.full((cfg.seats,) if cfg.seats > 1 else (), _PLAY_OUT, jnp.int32)
+
+    def body(_: int, carry: tuple[core.State, Any]) -> tuple[core.State, Any]:
+        s, k = carry
+        k, sub = jax.random.split(k)
+        new = core.step(sub, s, stand, p, cfg)[0]
+        live = on & ~jnp.all(s.phase == _OVER)
+        return jax.tree.map(lambda a, b: jnp.where(live, a, b), new, s), k
+
+    st, _ = jax.lax.fori_loop(0, cfg.seats * (cfg.hands + 1), body, (st, key))
+    return st._replace(stacked=jnp.where(on, 0, st.stacked))
+
+
+_BET, _SETTLED = int(Decision.BET), int(Decision.SETTLED)
+
+
+def _state_info(st: core.State, p: Params, cfg: Config) -> dict[str, Any]:
+    """One table's ``info`` entries read from its state, per seat (the numpy vector env's
+    ``_info``): the decision each seat is asked (``phase``: a seat the table does not
+    wait for ``SETTLED``, a table awaiting its bet ``BET``), the episode's ``round``, the
+    learner's chips (``bankroll``), the undealt cards (``shoe_remaining``, -1 for an
+    infinite deck) and whether the shoe was reshuffled before this round."""
+    phase = p.decision_of_phase[st.phase]
+    if cfg.bets:
+        phase = jnp.where(st.opened, _BET, phase)
+    if cfg.seats > 1:
+        phase = jnp.where(core.active(st, cfg), phase, _SETTLED)
+    shape = jnp.shape(phase)
+    left = jnp.asarray(-1 if cfg.infinite else st.left)
+    return {
+        "phase": phase,
+        "round": jnp.broadcast_to(st.ep_rounds, shape),
+        "bankroll": core.bankroll(st, cfg),
+        "shoe_remaining": jnp.broadcast_to(left, shape),
+        "reshuffled": jnp.broadcast_to(st.reshuffled, shape),
+    }
+
+
+#: the info entries of _state_info, as the numpy env's dtypes
+_STATE_INFO = {"phase": np.int64, "round": np.int64, "bankroll": np.float64,
+               "shoe_remaining": np.int64, "reshuffled": bool}  # fmt: skip
+
+
 def _one_seat(kwargs: dict[str, Any]) -> None:
     if kwargs.get("seats_per_table", 1) != 1:
         raise ValueError(
-            f"seats_per_table={kwargs['seats_per_table']!r}: the Gymnasium adapters of the "
-            f"JAX table seat one learner per table; use BlackjackJax (seat axis) or the numpy "
-            f"BlackjackVectorEnv for several"
+            f"seats_per_table={kwargs['seats_per_table']!r}: the single-table Gymnasium "
+            f"adapter of the JAX table seats one learner; use gymnasium.make_vec (one "
+            f"sub-env per seat) or BlackjackJax (seat axis) for several"
         )
 
 
 class BlackjackJaxVectorEnv(VectorEnv):
-    """``num_envs`` JAX tables as a Gymnasium ``VectorEnv`` (numpy arrays in and out).
+    """``num_envs`` learner seats at JAX tables as a Gymnasium ``VectorEnv`` (numpy arrays
+    in and out).
 
-    The game, spaces and rewards are :class:`~blackjack_env.envs.vector.BlackjackVectorEnv`'s
-    with ``autoreset_mode="SameStep"`` (the JAX table resets inside its step): the step
-    that ends a sub-env's episode returns the next episode's first observation, and the
-    ended one's last observation in ``info["final_obs"]`` (valid where
-    ``info["_final_obs"]``). ``info``: ``action_mask`` (int8), ``round_net``,
-    ``illegal_action``, ``action_played``. Arguments: ``num_envs`` and
-    :class:`~blackjack_env.jax.BlackjackJax`'s. The same seed gives the same games.
+    ## Description
+
+    The game, spaces, rewards, errors and the batched layout are
+    :class:`~blackjack_env.envs.vector.BlackjackVectorEnv`'s with
+    ``autoreset_mode="SameStep"`` (the JAX table resets inside its step), whose docstring
+    is the specification; the parity tests replay stacked cards through both, step by
+    step. The same seed gives the same games (other cards than the numpy env's: equal in
+    distribution, not in stream).
+
+    ## Autoreset
+
+    ``"SameStep"`` only: the step that ends a sub-env's episode returns the next
+    episode's first observation, and the ended one's last observation in
+    ``info["final_obs"]`` (valid where ``info["_final_obs"]``). Resetting without a seed
+    keeps each table's shoe (a round still in play is first played out with the learner
+    standing, ``engine.play.play_out_action``); a seed starts fresh shoes.
+
+    ## Several learner seats per table
+
+    ``seats_per_table=S`` (default 1) seats S learners at each JAX table (its seat axis):
+    ``num_envs`` must be a multiple of S, and sub-env ``r`` is seat ``r % S`` of table
+    ``r // S`` (``info["table"]``, ``info["seat"]``). Each step only the seat each table
+    waits for acts: ``info["active"]`` marks the sub-envs whose action the *next* step
+    plays; the other seats' actions are ignored and their observations show phase
+    ``SETTLED`` with an all-ones mask. A settled round rewards every seat of the table on
+    that step, and an episode ends for every seat of the table at once. Multi-seat tables
+    take a fixed bet, unlimited credit, and illegal actions ``"map"`` or ``"raise"``, as
+    the numpy env's.
+
+    ## Info
+
+    The numpy env's keys, batched, each with its ``_key`` mask (all True):
+    ``action_mask`` ``(num_envs, n)`` int8, ``phase``, ``round``, ``bankroll``,
+    ``shoe_remaining``, ``reshuffled``; with several seats ``table``, ``seat`` and
+    ``active``; after ``step``: ``illegal_action``, ``action_played``, ``round_over``,
+    ``round_net``, and on a step that ends an episode ``final_obs`` and ``final_info``
+    (``round_net``, ``round``). The tables' state is ``env.state`` (a
+    :class:`~blackjack_env.jax.core.State` of ``num_envs // S`` tables).
+
+    ## Reset options
+
+    As the numpy env's: ``cards`` (text dealt first at every table, or one entry per
+    sub-env; with several seats a table's cards at its seat-0 sub-env, the others None)
+    and ``reset_mask`` (bool ``(num_envs,)``: reset only these sub-envs, whole tables;
+    the others keep their state). Options are checked before anything changes.
+
+    ## Arguments
+
+    ``num_envs`` and :class:`~blackjack_env.jax.BlackjackJax`'s arguments (validated by
+    the numpy env's settings), ``seats_per_table`` included; ``illegal_action`` also takes
+    ``"raise"``: the actions are checked against the mask on the host before the step,
+    and an illegal one raises the numpy env's ``ValueError`` (``"sub-env r: action ..."``)
+    with the state unchanged.
     """
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -109,89 +226,158 @@ class BlackjackJaxVectorEnv(VectorEnv):
     }
 
     def __init__(self, num_envs: int = 1, **kwargs: Any) -> None:
-        if (
-            isinstance(num_envs, bool)
-            or not isinstance(num_envs, (int, np.integer))
-            or (num_envs < 1)
-        ):
-            raise ValueError(f"num_envs={num_envs!r} must be an int >= 1")
-        _one_seat(kwargs)
+        n = check_num_envs(num_envs)
         self.table, self._strict = _table(kwargs)
-        self.num_envs = n = int(num_envs)
-        self.single_observation_space = self.table.gymnasium_observation_space
-        self.single_action_space = self.table.gymnasium_action_space
+        table = self.table
+        s = self.seats = table.seats
+        if n % s:
+            raise ValueError(
+                f"num_envs={n} must be a multiple of seats_per_table={s} (one sub-env per seat)"
+            )
+        self.num_envs = n
+        #: JAX tables (``num_envs // seats_per_table``)
+        self.num_tables = t = n // s
+        self.single_observation_space = table.gymnasium_observation_space
+        self.single_action_space = table.gymnasium_action_space
         self.observation_space = batch_space(self.single_observation_space, n)
         self.action_space = batch_space(self.single_action_space, n)
         self.render_mode = None
         self._np_rng = np.random.default_rng()
         self._key: Any = None
-        self._state: Any = None
-        params = self.table.default_params
-        table = self.table
-        self._reset = jax.jit(
-            lambda key: jax.vmap(table.reset, in_axes=(0, None))(jax.random.split(key, n), params)
+        #: the tables' state (None before the first reset)
+        self.state: Any = None
+        self._all = np.ones(n, bool)
+        self._all.flags.writeable = False
+        self._seat_info: dict[str, np.ndarray] = {}
+        if s > 1:
+            for name, value in (("table", np.arange(n) // s), ("seat", np.arange(n) % s)):
+                value.flags.writeable = False
+                self._seat_info[name] = value
+        p, cfg = table.default_params, table.config
+        batched = partial(jax.vmap, in_axes=(0, 0, 0))
+
+        def begin(key: Any, st: Any, on: Any) -> Any:
+            # a new episode where on (a fresh table: the first round of a new shoe)
+            st = batched(lambda k, x, o: core.next_round(k, x, p, cfg, o, o))(
+                jax.random.split(key, t), st, on
+            )
+            return jax.vmap(lambda x: table.get_obs(x, p))(st), st
+
+        self._begin = jax.jit(begin)
+        self._finish = jax.jit(batched(partial(_finish_round, p=p, cfg=cfg)))
+        # the last round's cards to the discards (a reshuffle if the cut card is out) before
+        # stacking, as the numpy tables do; the deal then finds nothing more to do
+        self._open = jax.jit(
+            jax.vmap(lambda st, on: core._open_shoe(st, cfg, on & ~st.opened if cfg.bets else on))
         )
         self._step = jax.jit(
             lambda key, st, a: jax.vmap(table.step, in_axes=(0, 0, 0, None))(
-                jax.random.split(key, n), st, a, params
+                jax.random.split(key, t), st, a, p
             )
         )
-        self._mask = jax.jit(lambda st: table.action_mask(st, params))
+        self._mask = jax.jit(lambda st: table.action_mask(st, p))
+        self._state_info = jax.jit(jax.vmap(partial(_state_info, p=p, cfg=cfg)))
+
+    def _flat(self, x: Any) -> Any:
+        """A JAX output of the tables (leading axes tables[, seats]) as numpy rows, one per
+        sub-env (per field of a dict or tuple)."""
+        if isinstance(x, dict):
+            return {k: self._flat(v) for k, v in x.items()}
+        if isinstance(x, tuple):
+            return tuple(self._flat(v) for v in x)
+        a = np.asarray(x)
+        return a if self.seats == 1 else a.reshape(self.num_envs, *a.shape[2:])
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[np.ndarray, dict[str, Any]]:
-        if options:
-            raise ValueError(f"options {sorted(options)} are not supported by the JAX table")
-        if seed is not None or self._key is None:
-            self._key = _seed_key(seed, self._np_rng)
-        self._key, sub = jax.random.split(self._key)
-        obs, self._state = self._reset(sub)
-        mask = np.asarray(self._mask(self._state)).astype(np.int8)
-        ok = np.ones(self.num_envs, bool)
-        return self._np_obs(obs), {"action_mask": mask, "_action_mask": ok}
+    ) -> tuple[Any, dict[str, Any]]:
+        n, s = self.num_envs, self.seats
+        mask = self._all
+        cards: Any = None
+        if options is not None:  # checked before anything changes (the numpy env's checks)
+            check_reset_options(options, _KNOWN_OPTIONS)
+            cards = options.get("cards")
+            if "reset_mask" in options:
+                mask = check_reset_mask(options["reset_mask"], n, s)
+        stacks = read_stacks(cards, n, s, self.table.rules.shoe_decks)
+        key = self._key
+        if seed is not None or key is None:
+            key = _seed_key(seed, self._np_rng)
+        key, k_finish, k_begin = jax.random.split(key, 3)
+        on = mask.reshape(self.num_tables, s)[:, 0]
+        fresh = seed is not None or self.state is None
+        if fresh:
+            st, on = self.table.new_state(self.num_tables), np.ones(self.num_tables, bool)
+        else:
+            st = self._finish(jax.random.split(k_finish, self.num_tables), self.state, on)
+        shuffled = np.zeros(self.num_tables, bool)
+        if stacks:
+            st = self._open(st, jnp.asarray(on))
+            shuffled = np.asarray(st.reshuffled) & on
+            per_table = [stacks.get(r * s) if on[r] else None for r in range(self.num_tables)]
+            st = self.table.stack(st, per_table)  # (refused: nothing has changed)
+        obs, new = self._begin(k_begin, st, jnp.asarray(on))
+        self.state = new._replace(reshuffled=new.reshuffled | shuffled)
+        self._key = key
+        return self._np_obs(obs), self._info({})
 
     def _np_obs(self, obs: Any) -> Any:
-        return _to_numpy(obs, self.single_observation_space)
+        return _to_numpy(self._flat(obs), self.single_observation_space)
 
-    def step(
-        self, actions: Any
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        if self._state is None:
+    def _np_mask(self) -> np.ndarray:
+        return self._flat(self._mask(self.state)).astype(np.int8)
+
+    def _info(self, extra: dict[str, np.ndarray]) -> dict[str, Any]:
+        """The numpy vector env's ``info`` of the tables now, with ``extra`` (the step's
+        entries), each key with its ``_key`` mask (all True)."""
+        st = self.state
+        info: dict[str, Any] = {"action_mask": self._np_mask()}
+        for k, v in self._state_info(st).items():
+            info[k] = self._flat(v).astype(_STATE_INFO[k])
+        if self.seats > 1:
+            info.update(self._seat_info)
+            info["active"] = self._flat(self.table.active(st))
+        info.update(extra)
+        for k in list(info):
+            info["_" + k] = self._all
+        return info
+
+    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        if self.state is None:
             raise gym.error.ResetNeeded("call reset() before step()")
-        a = np.asarray(actions)
-        if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
-            raise ValueError(
-                f"actions must be an int array of shape ({self.num_envs},), got {a.dtype} {a.shape}"
-            )
-        if ((a < 0) | (a >= self.table.num_actions)).any():
-            raise ValueError(f"actions must lie in 0..{self.table.num_actions - 1}")
+        a = check_actions(actions, self.num_envs, self.table.num_actions, self.table.action_names)
         if self._strict:
-            _check_legal(self.table, self._state, a, batched=True)
+            _check_legal(self.table, self.state, a, batched=True)
         self._key, sub = jax.random.split(self._key)
-        obs, self._state, reward, done, info = self._step(
-            sub, self._state, jnp.asarray(a, jnp.int32)
+        shaped = a.reshape(self.num_tables, self.seats) if self.seats > 1 else a
+        rounds = self._flat(self._state_info(self.state)["round"]).astype(np.int64)
+        obs, self.state, reward, done, info = self._step(
+            sub, self.state, jnp.asarray(shaped, jnp.int32)
         )
-        done = np.asarray(done)
-        all_ = np.ones(self.num_envs, bool)
-        out = {
-            "action_mask": np.asarray(info["action_mask"]).astype(np.int8),
-            "round_net": np.asarray(info["round_net"], np.float64),
-            "illegal_action": np.asarray(info["illegal_action"]),
-            "action_played": np.asarray(info["action_played"], np.int64),
-            "final_obs": self._np_obs(info["final_observation"]),
-            "_final_obs": done,
-        }
-        for k in ("action_mask", "round_net", "illegal_action", "action_played"):
-            out["_" + k] = all_
+        f = self._flat
+        out = self._info({
+            "illegal_action": f(info["illegal_action"]),
+            "action_played": f(info["action_played"]).astype(np.int64),
+            "round_over": f(info["round_over"]),
+            "round_net": f(info["round_net"]).astype(np.float64),
+        })  # fmt: skip
+        ended = f(done)
+        if ended.any():  # (as the numpy env: only on a step that ends an episode)
+            out["final_obs"] = self._np_obs(info["final_observation"])
+            out["_final_obs"] = ended
+            out["final_info"] = {
+                "round_net": out["round_net"], "_round_net": ended,
+                "round": rounds, "_round": ended,
+            }  # fmt: skip
+            out["_final_info"] = ended
         return (
-            self._np_obs(obs), np.asarray(reward, np.float64),
-            np.asarray(info["terminated"]), np.asarray(info["truncated"]), out,
+            self._np_obs(obs), f(reward).astype(np.float64),
+            f(info["terminated"]), f(info["truncated"]), out,
         )  # fmt: skip
 
     def action_masks(self) -> np.ndarray:
         """bool ``(num_envs, n)``: the legal actions now (sb3-contrib's convention)."""
-        return np.asarray(self._mask(self._state))
+        return self._flat(self._mask(self.state)).astype(bool)
 
 
 class BlackjackJaxEnv(gym.Env[np.ndarray, np.int64]):

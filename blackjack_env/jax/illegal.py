@@ -4,9 +4,10 @@
 * ``"map"``: :func:`blackjack_env.jax.core.step` (``envs.step.array_map_illegal``,
   tabulated in ``Params.mapped_action``).
 * ``"penalize"``: :func:`penalized_step`: an illegal action plays
-  ``envs.step.PENALTY_ACTION``, the round is then played out with
-  ``engine.play.play_out_action`` at every remaining decision (:func:`finish_round`, the
-  numpy ``TableBatch.finish_rounds``) and ``illegal_penalty`` is taken from its reward.
+  ``envs.step.PENALTY_ACTION`` (at a BET step the bet ``"map"`` chooses), the round is
+  then played out with ``engine.play.play_out_action`` at every remaining decision
+  (:func:`finish_round`, the numpy ``TableBatch.finish_rounds``) and
+  ``illegal_penalty`` is taken from its reward.
 * ``"raise"``: an exception cannot be raised from inside ``jax.jit`` for a traced value,
   so the pure object refuses it at construction (:func:`refuse_raise`); the Gymnasium
   adapters (:mod:`blackjack_env.jax.gym`), whose actions are numpy arrays, check the mask
@@ -74,15 +75,18 @@ def penalized_step(
     key: Any, st: State, action: Any, p: Params, cfg: Config, penalty: float
 ) -> tuple[State, Any, Any, Any, Any]:
     """:func:`blackjack_env.jax.core.step` under ``illegal_action="penalize"`` (same
-    returns): an illegal action plays ``PENALTY_ACTION`` and ends the round
+    returns): an illegal action plays ``PENALTY_ACTION`` (at a BET step: the bet that
+    ``"map"`` chooses for it, the round then dealt) and ends the round
     (:func:`finish_round`); its reward is the round's net minus ``penalty``."""
     action = jnp.asarray(action, core.I32)
     mask = core.legal_mask(st, p, cfg)
     inside = (action >= 0) & (action < cfg.n_actions)
     legal = mask[jnp.clip(action, 0, cfg.n_actions - 1)] & inside
-    played = jnp.where(legal, action, jnp.int32(PENALTY_ACTION))
+    bet_step = st.opened if cfg.bets else jnp.zeros((), bool)
+    played = jnp.where(legal | bet_step, action, jnp.int32(PENALTY_ACTION))
     k_step, k_out = jax.random.split(key)
-    st, _, _, _, _ = core.step(k_step, st, played, p, cfg)
+    st, _, _, mapped, _ = core.step(k_step, st, played, p, cfg)
+    played = jnp.where(bet_step, mapped, played)  # (core.step maps an illegal bet)
     st = finish_round(k_out, st, p, cfg, ~legal)
     over = st.phase == _OVER
     reward = jnp.where(over, core.round_net(st, cfg), 0.0) - jnp.where(legal, 0.0, penalty)

@@ -223,3 +223,26 @@ def test_multidiscrete_count_field_is_the_bucketed_true_count(decks: int) -> Non
         seen.update(obs[:, view.MD_COUNT].tolist())
         obs, _, _, _, info = env.step(random_legal_actions(rng, info["action_mask"]))
     assert seen == set(range(2 * view.BUCKET_CLIP + 1))  # every bucket, both clips
+
+
+@pytest.mark.parametrize("obs_mode", ["dict", "vector"])
+def test_same_step_final_obs_is_next_steps_last_observation(obs_mode: str) -> None:
+    """``final_obs`` (SameStep) is the observation the ending step returns under NextStep
+    (Gymnasium's convention), field by field: phase SETTLED and, in the dict's
+    ``action_mask``, every action legal, as the single env's last observation (it once
+    showed the mask of the decision before)."""
+    same = BlackjackVectorEnv(64, autoreset_mode="SameStep", obs_mode=obs_mode)
+    nxt = BlackjackVectorEnv(64, autoreset_mode="NextStep", obs_mode=obs_mode)
+    same.reset(seed=5)
+    nxt.reset(seed=5)
+    stand = np.zeros(64, dtype=np.int64)  # every round ends on this step
+    _, _, te, _, info = same.step(stand)
+    last, _, te_next, _, _ = nxt.step(stand)
+    assert te.all() and te_next.all()
+    if obs_mode == "dict":
+        assert (info["final_obs"]["phase"] == 3).all()
+        assert (info["final_obs"]["action_mask"] == 1).all()
+        for k, v in last.items():
+            np.testing.assert_array_equal(info["final_obs"][k], v, err_msg=k)
+    else:
+        np.testing.assert_array_equal(info["final_obs"], last)

@@ -1,5 +1,6 @@
-"""Shared drivers of the JAX table tests: the numpy vector env and the JAX table fed the
-same stacked cards and the same actions, step by step."""
+"""Shared drivers of the JAX table tests: the numpy vector env and the JAX table (the pure
+object, or its Gymnasium vector adapter) fed the same stacked cards and the same actions,
+compared sub-env by sub-env at every step (:func:`run_parity`)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ import numpy as np
 jax = __import__("pytest").importorskip("jax")
 import jax.numpy as jnp  # noqa: E402
 
-from blackjack_env.engine.rules import Rules  # noqa: E402
+from blackjack_env.envs.step import Decision  # noqa: E402
 from blackjack_env.envs.vector import BlackjackVectorEnv  # noqa: E402
-from blackjack_env.jax import BlackjackJax  # noqa: E402
+from blackjack_env.jax import BlackjackJax, core  # noqa: E402
+from blackjack_env.jax.gym import BlackjackJaxVectorEnv  # noqa: E402
 from tests.envs.vector_helpers import stacked_cards  # noqa: E402
 
 #: observations agree to this (float32 fields computed in float32 by JAX and in float64
@@ -32,66 +34,229 @@ def batched_step(env: BlackjackJax) -> Any:
     return jax.jit(jax.vmap(env.step, in_axes=(0, 0, 0, None)))
 
 
+@cache
+def batched_chips(env: BlackjackJax) -> Any:
+    """The learner's chips at each table (the numpy env's ``info["bankroll"]``)."""
+    return jax.jit(jax.vmap(lambda st: core.bankroll(st, env.config)))
+
+
+def flat(x: Any, seats: int) -> Any:
+    """A JAX output of tables of ``seats`` seats (leading axes tables, seats) as the numpy
+    env's sub-envs (a dict or tuple: per field)."""
+    if isinstance(x, dict):
+        return {k: flat(v, seats) for k, v in x.items()}
+    if isinstance(x, tuple):
+        return tuple(flat(v, seats) for v in x)
+    a = np.asarray(x)
+    return a if seats == 1 else a.reshape(-1, *a.shape[2:])
+
+
+def assert_obs_equal(jx: Any, ref: Any, rows: np.ndarray, what: str = "") -> None:
+    """Observations agree at ``rows`` (per field of a dict or tuple observation)."""
+    if isinstance(ref, dict):
+        assert set(jx) == set(ref), (what, sorted(jx), sorted(ref))
+        for k in ref:
+            assert_obs_equal(jx[k], ref[k], rows, f"{what} {k}")
+        return
+    if isinstance(ref, tuple):
+        for i, (a, b) in enumerate(zip(jx, ref, strict=True)):
+            assert_obs_equal(a, b, rows, f"{what} [{i}]")
+        return
+    np.testing.assert_allclose(
+        np.asarray(jx)[rows], np.asarray(ref)[rows], rtol=1e-6, atol=OBS_ATOL, err_msg=what
+    )
+
+
+class PureTables:
+    """``n`` tables of the pure JAX table (``jax.vmap`` of ``env.step``) seen as the numpy
+    vector env (SameStep): flat actions in, one row per sub-env out (sub-env ``t * S + s``
+    is seat ``s`` of table ``t``), the ``info`` keys :func:`run_parity` compares."""
+
+    def __init__(self, env: BlackjackJax, n: int) -> None:
+        self.env, self.n, self.s = env, n, env.seats
+        self.params = env.default_params
+        self._step = batched_step(env)
+
+    def _info(self, info: dict[str, Any]) -> dict[str, Any]:
+        info = {**info, "bankroll": batched_chips(self.env)(self.state)}
+        return {k: flat(v, self.s) for k, v in info.items()}
+
+    def reset(self, seed: int, options: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+        env, p = self.env, self.params
+        state = env.stack(env.new_state(self.n), options["cards"][:: self.s])
+        obs, self.state = env.start_round(jax.random.PRNGKey(seed), state, p)
+        self.key = jax.random.PRNGKey(seed + 1)
+        info = {"action_mask": env.action_mask(self.state, p)}
+        if self.s > 1:
+            info["active"] = env.active(self.state, p)
+        return flat(obs, self.s), self._info(info)
+
+    def step(self, a: np.ndarray) -> tuple[Any, ...]:
+        self.key, sub = jax.random.split(self.key)
+        shaped = a.reshape(self.n, self.s) if self.s > 1 else a
+        obs, self.state, r, d, info = self._step(
+            jax.random.split(sub, self.n), self.state, jnp.asarray(shaped, jnp.int32), self.params
+        )
+        info = self._info(info)
+        info["final_obs"] = info.pop("final_observation")
+        info["_final_obs"] = flat(d, self.s)
+        return flat(obs, self.s), flat(r, self.s), info["terminated"], info["truncated"], info
+
+
+#: ``info`` entries compared at every step where the JAX side gives them: the step's
+#: (every sub-env stepped), and the state's (those whose episode goes on: an ended one's
+#: are the next episode's, dealt cards no longer stacked)
+_STEP_INFO = ("action_played", "illegal_action", "round_over", "round_net", "table", "seat")
+_STATE_INFO = ("phase", "round", "bankroll", "shoe_remaining", "reshuffled")
+
+
 def run_parity(
-    env: BlackjackJax,
+    jx: BlackjackJax | BlackjackJaxVectorEnv,
     kwargs: dict[str, Any],
     n: int,
     seed: int,
-    length: int = 40,
-    max_steps: int = 30,
+    length: int = 90,
+    max_steps: int = 120,
+    wild: float = 0.15,
 ) -> dict[str, int]:
-    """``n`` tables of the numpy vector env (SameStep) and of the JAX table, reset with the
-    same stacked cards and fed the same random actions (unmasked ones too: the mapping of
-    illegal actions is compared); every table's observation, mask, reward, termination and
-    played action must agree until its first episode ends. Returns counts of what was
-    compared (steps, ended episodes, splits seen, ...)."""
-    rules: Rules = env.rules
+    """``n`` tables (``S`` seats each) of the JAX table and ``n * S`` sub-envs of the numpy
+    vector env (SameStep; sub-env ``t * S + s`` is seat ``s`` of table ``t``), reset with
+    the same stacked cards and fed the same random actions (unmasked ones ``wild`` of the
+    time: the mapping or penalty of illegal actions is compared). ``jx``: the pure object
+    (``n`` tables under ``jax.vmap``) or the Gymnasium vector adapter (``n * S``
+    sub-envs, driven through its ``reset(options={"cards": ...})`` and ``step``). Every
+    sub-env's observation, mask, active seat, reward, termination, truncation, played
+    action, illegal flag, round over and net, chips (and the adapter's phase, round,
+    shoe, reshuffle, table, seat and final info) agree until its table's first episode
+    ends, and ``final_obs`` on that step. Returns counts of what was compared (steps,
+    ended episodes, truncations, illegal actions, those at a BET step, splits, nonzero
+    rewards)."""
+    table = jx.table if isinstance(jx, BlackjackJaxVectorEnv) else jx
+    s = table.seats
+    if isinstance(jx, BlackjackJaxVectorEnv):
+        side: Any = jx
+        assert jx.num_envs == n * s
+    else:
+        side = PureTables(jx, n)
+    if table.config.infinite:  # (the stacked-card buffer's size)
+        length = min(length, table.config.shoe_size)
     rng = np.random.default_rng(seed)
-    cards = [stacked_cards(rules, rng, length) for _ in range(n)]
-    ref = BlackjackVectorEnv(n, autoreset_mode="SameStep", **kwargs)
+    cards: list[str | None] = [None] * (n * s)
+    for t in range(n):
+        cards[t * s] = stacked_cards(table.rules, rng, length, s if s > 1 else None)
+    ref = BlackjackVectorEnv(n * s, autoreset_mode="SameStep", **kwargs)
     obs_np, info_np = ref.reset(seed=seed, options={"cards": cards})
-    params = env.default_params
-    state = env.stack(env.new_state(n), cards)
-    obs_jx, state = env.start_round(jax.random.PRNGKey(seed), state, params)
-    mask_jx = np.asarray(env.action_mask(state, params))
-    step = batched_step(env)
-    live = np.ones(n, dtype=bool)
-    seen = {"steps": 0, "ended": 0, "illegal": 0, "split": 0, "nonzero": 0}
-    key = jax.random.PRNGKey(seed + 1)
+    obs_jx, info_jx = side.reset(seed=seed, options={"cards": cards})
+    live = np.ones(n * s, dtype=bool)
+    seen = dict.fromkeys(
+        ("steps", "ended", "illegal", "illegal_bet", "split", "nonzero", "truncated"), 0
+    )
     for _ in range(max_steps):
         m_np = info_np["action_mask"].astype(bool)
-        np.testing.assert_array_equal(m_np[live], mask_jx[live])
-        np.testing.assert_allclose(np.asarray(obs_jx)[live], obs_np[live], atol=OBS_ATOL)
+        np.testing.assert_array_equal(m_np[live], np.asarray(info_jx["action_mask"], bool)[live])
+        assert_obs_equal(obs_jx, obs_np, live, "obs")
+        if s > 1:
+            np.testing.assert_array_equal(info_np["active"][live], info_jx["active"][live])
         if not live.any():
             break
         legal_pick = (rng.random(m_np.shape) * m_np).argmax(axis=1)
-        wild = rng.integers(0, env.num_actions, n)
-        a = np.where(rng.random(n) < 0.15, wild, legal_pick)
+        unmasked = rng.random(n * s) < wild
+        a = np.where(unmasked, rng.integers(0, table.num_actions, n * s), legal_pick)
+        bet_step = info_np["phase"] == int(Decision.BET)
         obs_np, r_np, te_np, tr_np, info_np = ref.step(a)
-        key, sub = jax.random.split(key)
-        obs_new, state, r_jx, d_jx, info_jx = step(
-            jax.random.split(sub, n), state, jnp.asarray(a, jnp.int32), params
-        )
-        final = np.asarray(info_jx["final_observation"])
-        ended = live & np.asarray(d_jx)
-        np.testing.assert_array_equal(np.asarray(d_jx)[live], te_np[live])
-        assert not tr_np[live].any()
-        np.testing.assert_allclose(np.asarray(r_jx)[live], r_np[live], rtol=1e-6, atol=1e-6)
-        np.testing.assert_array_equal(
-            np.asarray(info_jx["action_played"])[live], info_np["action_played"][live]
-        )
-        np.testing.assert_array_equal(
-            np.asarray(info_jx["illegal_action"])[live], info_np["illegal_action"][live]
-        )
+        obs_jx, r_jx, te_jx, tr_jx, info_jx = side.step(a)
+        ended = live & info_jx.get("_final_obs", np.zeros(n * s, bool))
+        np.testing.assert_array_equal(ended, live & (te_np | tr_np))
+        np.testing.assert_array_equal(te_jx[live], te_np[live])
+        np.testing.assert_array_equal(tr_jx[live], tr_np[live])
+        np.testing.assert_allclose(r_jx[live], r_np[live], rtol=1e-6, atol=1e-6)
+        for keys, rows in ((_STEP_INFO, live), (_STATE_INFO, live & ~ended)):
+            for k in keys:
+                if k in info_jx:
+                    np.testing.assert_allclose(
+                        info_jx[k][rows], info_np[k][rows], rtol=1e-6, atol=1e-6, err_msg=k
+                    )
         if ended.any():
-            np.testing.assert_allclose(final[ended], info_np["final_obs"][ended], atol=OBS_ATOL)
+            assert_obs_equal(info_jx["final_obs"], info_np["final_obs"], ended, "final_obs")
+            if "final_info" in info_jx:  # (the adapter's)
+                for k in ("round", "round_net"):
+                    np.testing.assert_array_equal(
+                        info_jx["final_info"][k][ended], info_np["final_info"][k][ended]
+                    )
         seen["steps"] += int(live.sum())
         seen["ended"] += int(ended.sum())
+        seen["truncated"] += int((ended & tr_np).sum())
         seen["illegal"] += int((live & info_np["illegal_action"]).sum())
+        seen["illegal_bet"] += int((live & bet_step & info_np["illegal_action"]).sum())
         seen["split"] += int((live & (a == 3) & ~info_np["illegal_action"]).sum())
-        seen["nonzero"] += int((ended & (r_np != 0)).sum())
-        live &= ~np.asarray(d_jx)
-        obs_jx = obs_new
-        mask_jx = np.asarray(info_jx["action_mask"])
+        seen["nonzero"] += int((live & (r_np != 0)).sum())
+        live &= ~ended
     assert not live.any(), "some episode did not end within max_steps"
     return seen
+
+
+# ----------------------------------------------------------------- conservation scans
+def invariants(env: BlackjackJax, st: core.State, p: Any) -> dict[str, Any]:
+    """Violations of the card and chip invariants of one table of one or several seats
+    (hand arrays ``(H,)`` or ``(S, H)``), an int32 per check: every card once in the
+    shoe's row, the round's cards exactly those behind ``pos`` since ``round_start``, the
+    undealt Hi-Lo sum, each settled hand's net its stake times its outcome's payout, a
+    stake of a base bet, two or a half (fixed bets), a round over has every hand settled
+    and every seat over (a table awaiting its bet has no cards on it)."""
+    cfg = env.config
+    n = cfg.shoe_size
+    live = jnp.arange(cfg.hands) < jnp.expand_dims(st.nhands, -1)
+    on_table = jnp.sum(jnp.where(live, st.ncards, 0)) + st.d_n
+    if cfg.bets:  # (awaiting a bet: the cards are discarded)
+        on_table = jnp.where(st.opened, 0, on_table)
+    out = {}
+    if not cfg.infinite:
+        counts = jnp.bincount(st.shoe.astype(jnp.int32), length=52)
+        out["shoe_multiset"] = jnp.any(counts != n // 52)
+        out["round_cards"] = (st.pos - st.round_start) % n != on_table
+        out["left"] = (st.left < 0) | (st.left + on_table > n)
+        idx = (st.pos + jnp.arange(n)) % n
+        tags = p.hilo_of_id[st.shoe[idx].astype(jnp.int32)]
+        out["undealt_hilo"] = (
+            jnp.sum(jnp.where(jnp.arange(n) < st.left, tags, 0)) != st.undealt_hilo
+        )
+    net = st.stake.astype(jnp.float32) * p.factor[jnp.maximum(st.outcome, 0)]
+    out["net"] = jnp.any(live & st.settled & (jnp.abs(net - st.net) > 1e-5))
+    if not cfg.bets:
+        bet = cfg.bet
+        odd = (st.stake != bet) & (st.stake != 2 * bet) & (st.stake != bet // 2)
+        out["stake"] = jnp.any(live & odd)
+    out["over_unsettled"] = jnp.any((jnp.expand_dims(st.phase, -1) == 2) & live & ~st.settled)
+    out["one_phase_over"] = jnp.any(st.phase == 2) & ~jnp.all(st.phase == 2)
+    return {k: v.astype(jnp.int32) for k, v in out.items()}
+
+
+def scan_tables(start: Any, table_step: Any, n: int, steps: int, seed: int) -> dict[str, int]:
+    """``n`` tables scanned ``steps`` steps inside one ``jit``: ``start(key) -> (state,
+    mask)`` makes one table, ``table_step(key, state, mask) -> (state, mask, counts)``
+    steps it (``counts``: a dict of ints, invariant violations and counters). Returns
+    each count summed over the tables and the steps."""
+
+    @jax.jit
+    def run(key: Any) -> Any:
+        k0, k1 = jax.random.split(key)
+        st, mask = jax.vmap(start)(jax.random.split(k0, n))
+        step = jax.vmap(table_step)
+        shapes = jax.eval_shape(step, jax.random.split(k1, n), st, mask)[2]
+        tot = {k: jnp.zeros((), jnp.int32) for k in shapes}
+
+        def body(carry: Any, k: Any) -> Any:
+            st, mask, tot = carry
+            st, mask, counts = step(jax.random.split(k, n), st, mask)
+            tot = {k_: tot[k_] + counts[k_].astype(jnp.int32).sum() for k_ in tot}
+            return (st, mask, tot), None
+
+        (_, _, tot), _ = jax.lax.scan(body, (st, mask, tot), jax.random.split(k1, steps))
+        return tot
+
+    return {k: int(v) for k, v in run(jax.random.PRNGKey(seed)).items()}
+
+
+def violations(counts: dict[str, int]) -> dict[str, int]:
+    """The invariant checks among :func:`scan_tables`' counts (counters start with ``_``)."""
+    return {k: v for k, v in counts.items() if not k.startswith("_")}

@@ -17,7 +17,7 @@ from blackjack_env.engine import Rules, preset  # noqa: E402
 from blackjack_env.envs.vector import BlackjackVectorEnv  # noqa: E402
 from blackjack_env.jax import BlackjackJax  # noqa: E402
 from blackjack_env.jax.gym import BlackjackJaxEnv, BlackjackJaxVectorEnv  # noqa: E402
-from tests.jax.jax_helpers import batched_step, jax_env, run_parity  # noqa: E402
+from tests.jax.jax_helpers import PureTables, batched_step, jax_env, run_parity  # noqa: E402
 
 N_PARITY = 384
 PENALIZE: dict[str, dict[str, Any]] = {
@@ -66,6 +66,67 @@ def test_penalize_parity(name: str) -> None:
     assert seen["illegal"] > 20 and seen["split"] > 0 and seen["nonzero"] > 0
 
 
+#: bet steps and a bankroll of 8 base bets over 5 rounds: illegal bets and illegal plays,
+#: sessions that end broke, doubles / splits / insurance refused when not covered
+PENALIZE_BETS: dict[str, Any] = {
+    "rules": Rules(decks=2, max_split_hands=3, surrender="early"), "obs_mode": "vector",
+    "bet_sizes": (1, 2, 4), "rounds_per_episode": 5, "bankroll": 8,
+    "insurance_decisions": True, "illegal_action": "penalize", "illegal_penalty": 0.5,
+}  # fmt: skip
+
+
+def test_penalize_parity_bets_and_bankroll() -> None:
+    """``"penalize"`` with BET steps and a bankroll against the numpy vector env, several
+    rounds per episode: rewards, chips (``info["bankroll"]``), masks, observations,
+    played actions and episode ends agree at every step."""
+    env = jax_env("penalize-bets", **PENALIZE_BETS)
+    seen = run_parity(env, PENALIZE_BETS, n=128, seed=0)
+    assert seen["ended"] == 128 and seen["split"] > 0 and seen["nonzero"] > 0
+    assert seen["illegal_bet"] > 20 and seen["illegal"] - seen["illegal_bet"] > 20
+    assert 0 < seen["truncated"] < seen["ended"]  # some sessions ended broke
+
+
+def test_penalize_illegal_bet_places_the_mapped_bet() -> None:
+    """At a BET step an illegal bet places the bet ``"map"`` chooses (the largest allowed
+    size below it), then the round is played out standing (the single env's spec). At
+    table 0 (the parity test's shapes): bet 4 and lose it with 16 against 19, bet 1 and
+    lose it, then with 3 chips bet 4 (illegal): 2 is bet, 19 against a dealer 6 8 who
+    draws a ten and busts wins 2, the reward is 2 - 0.5 and the chips 5. (The JAX table
+    once played STAND there, which bets the smallest size, and reported STAND.)"""
+    n = 128
+    cards = ["TS 9D 6C TH  TC 9S 6H TD  TS 6D 9C 8H TD"] + [None] * (n - 1)
+    ref = BlackjackVectorEnv(n, autoreset_mode="SameStep", **PENALIZE_BETS)
+    ref.reset(seed=0, options={"cards": cards})
+    jx = PureTables(jax_env("penalize-bets", **PENALIZE_BETS), n)
+    jx.reset(seed=0, options={"cards": cards})
+    bet = jx.env.config.n_play  # bet sizes 1, 2, 4: actions bet, bet + 1, bet + 2
+    script = [(bet + 2, 0.0, 8.0 - 4), (0, -4.0, 4.0), (bet, 0.0, 4.0 - 1), (0, -1.0, 3.0)]
+    for k, (a, reward, chips) in enumerate([*script, (bet + 2, 2.0 - 0.5, 5.0)]):
+        for _, r, te, _, info in (ref.step(np.full(n, a)), jx.step(np.full(n, a))):
+            assert (float(r[0]), float(info["bankroll"][0]), bool(te[0])) == (reward, chips, False)
+            assert bool(info["illegal_action"][0]) == (k == 4)
+            assert int(info["action_played"][0]) == (bet + 1 if k == 4 else a)
+
+
+def test_penalize_with_several_seats_refused_alike() -> None:
+    """Both tables and the Gymnasium adapter refuse ``"penalize"`` with several seats, in
+    the same one line (the settings' check)."""
+    kwargs = {"seats_per_table": 3, "illegal_action": "penalize"}
+    messages = set()
+    for make in (
+        lambda: BlackjackVectorEnv(6, **kwargs),
+        lambda: BlackjackJax(**kwargs),
+        lambda: BlackjackJaxVectorEnv(6, **kwargs),
+    ):
+        with pytest.raises(ValueError) as err:
+            make()
+        messages.add(str(err.value))
+    assert messages == {
+        "illegal_action='penalize' is not supported with seats_per_table=3; use 'map' or "
+        "'raise' (as the multi-agent table)"
+    }
+
+
 def test_penalize_reward_is_round_net_minus_penalty() -> None:
     """An illegal first action ends the round: reward = the round's net - penalty (the
     parity test's batch size, so nothing compiles again)."""
@@ -103,25 +164,23 @@ def test_bad_policy_arguments(kwargs: dict[str, Any], match: str) -> None:
 
 
 def test_vector_adapter_raises_on_host_state_unchanged() -> None:
-    """The numpy vector env's words for the same decision (hard 16 v 9, SPLIT), and the
-    state and key left as they were."""
-    ref = BlackjackVectorEnv(1, rules="vegas-strip", illegal_action="raise")
-    ref.reset(seed=0, options={"cards": ["TS 9H 6D 7C 5S"]})
-    with pytest.raises(ValueError) as np_err:
-        ref.step(np.array([3]))
+    """The numpy vector env's words for the same decision (hard 16 v 9, SPLIT, both
+    reset with these cards), and the state and key left as they were."""
+    opts = {"cards": ["TS 9H 6D 7C 5S"] + [None] * 7}
+    ref = BlackjackVectorEnv(8, rules="vegas-strip", illegal_action="raise")
+    ref.reset(seed=0, options=opts)
     env = BlackjackJaxVectorEnv(8, rules="vegas-strip", illegal_action="raise")
-    env.reset(seed=3)
-    state = env.table.stack(env._state, "TS 9H 6D 7C 5S", table=0)
-    env._state = state._replace(phase=state.phase.at[0].set(2))  # (round 0 over: redeal it)
-    _, env._state = env.table.start_round(jax.random.PRNGKey(0), env._state)
-    before = (jax.tree.map(np.asarray, env._state), np.asarray(env._key))
-    actions = np.zeros(8, np.int64)
+    env.reset(seed=3, options=opts)
+    actions = np.zeros(8, np.int64)  # (STAND is legal at every table)
     actions[0] = 3
+    with pytest.raises(ValueError) as np_err:
+        ref.step(actions)
+    before = (jax.tree.map(np.asarray, env.state), np.asarray(env._key))
     with pytest.raises(ValueError) as jx_err:
         env.step(actions)
     assert str(jx_err.value) == str(np_err.value)
     assert str(np_err.value).startswith("sub-env 0: action 3 (SPLIT) is not legal now")
-    after = (jax.tree.map(np.asarray, env._state), np.asarray(env._key))
+    after = (jax.tree.map(np.asarray, env.state), np.asarray(env._key))
     for x, y in zip(jax.tree.leaves(before), jax.tree.leaves(after), strict=True):
         np.testing.assert_array_equal(x, y)
     # a legal step goes on

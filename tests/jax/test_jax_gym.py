@@ -8,11 +8,15 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-pytest.importorskip("jax")
+jax = pytest.importorskip("jax")
 
-from gymnasium.utils.env_checker import check_env
+from gymnasium.utils.env_checker import check_env  # noqa: E402
 
-from blackjack_env.envs.vector import BlackjackVectorEnv
+from blackjack_env.engine import Rules  # noqa: E402
+from blackjack_env.envs import view  # noqa: E402
+from blackjack_env.envs.vector import BlackjackVectorEnv  # noqa: E402
+from blackjack_env.jax.gym import BlackjackJaxVectorEnv  # noqa: E402
+from tests.jax.jax_helpers import run_parity  # noqa: E402
 
 ID = "blackjack_env.jax:blackjack_env/BlackjackJax-v0"
 
@@ -35,7 +39,9 @@ def test_make_vec_gives_numpy_arrays_and_the_numpy_spaces() -> None:
         assert obs in env.observation_space
         ended += int(te.sum())
         assert np.array_equal(r[~te], np.zeros((~te).sum()))
-        assert info["final_obs"][te].shape == (int(te.sum()), 17)
+        assert ("final_obs" in info) == te.any()  # (as the numpy env: on an ending step)
+        if te.any():
+            assert info["final_obs"][te].shape == (int(te.sum()), 17)
     assert ended > 16
     # the same seed, the same games
     o1, _ = env.reset(seed=5)
@@ -45,7 +51,7 @@ def test_make_vec_gives_numpy_arrays_and_the_numpy_spaces() -> None:
     np.testing.assert_array_equal(o1, o2)
     for x, y in zip(s1[:4], s2[:4], strict=True):
         np.testing.assert_array_equal(x, y)
-    with pytest.raises(ValueError, match="actions must"):
+    with pytest.raises(ValueError, match="sub-env 0: action 9 is outside the action space"):
         env.step(np.full(16, 9))
 
 
@@ -66,3 +72,145 @@ def test_single_table_passes_check_env(obs_mode: str) -> None:
     assert total > 0
     with pytest.raises(ValueError, match="must be an int"):
         env.step(7)
+
+
+# ----------------------------------------------------------------- several seats
+#: 3 learner seats per table: every action, a finite shoe, splits, the pre-peek question
+#: seat by seat (test_jax_seats' FAST configuration)
+SEATS3 = {
+    "rules": Rules(decks=2, surrender="early", resplit_aces=True),
+    "obs_mode": "vector", "insurance_decisions": True, "seats_per_table": 3,
+}  # fmt: skip
+
+
+def test_vector_adapter_seats_parity() -> None:
+    """``make_vec`` with ``seats_per_table=3`` against the numpy vector env: the same
+    stacked cards (``reset(options={"cards": ...})``, at each table's seat-0 sub-env) and
+    the same actions give, every step and sub-env, the same observations, rewards,
+    terminations, truncations, masks, ``info["active"]``, played actions, illegal flags,
+    round nets, tables and seats."""
+    n = 24
+    env = gym.make_vec(ID, num_envs=3 * n, **SEATS3)
+    assert isinstance(env, BlackjackJaxVectorEnv)
+    ref = BlackjackVectorEnv(3 * n, **SEATS3)
+    assert env.single_observation_space == ref.single_observation_space
+    assert env.observation_space == ref.observation_space
+    seen = run_parity(env, SEATS3, n=n, seed=4)
+    assert seen["ended"] == 3 * n
+    assert seen["split"] > 0 and seen["illegal"] > 0 and seen["nonzero"] > 0
+    # the same words as the numpy env for actions outside the space
+    ref.reset(seed=0)
+    for bad in (np.full(3 * n, 9), np.zeros(3, np.int64), np.zeros(3 * n)):
+        with pytest.raises(ValueError) as jx_err:
+            env.step(bad)
+        with pytest.raises(ValueError) as np_err:
+            ref.step(bad)
+        assert str(jx_err.value) == str(np_err.value)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("obs_mode", ["vector", "dict"])
+def test_vector_adapter_parity_bets_bankroll(obs_mode: str) -> None:
+    """One seat with BET steps, a bankroll and several rounds through ``make_vec``: every
+    step's observation, reward, episode end, mask and ``info`` entry (``phase`` BET
+    included, ``bankroll``, ``round``, ``shoe_remaining``, ``final_info``) as the numpy
+    env's."""
+    kwargs = {
+        "rules": Rules(decks=2, surrender="early"), "obs_mode": obs_mode,
+        "bet_sizes": (1, 2, 4), "rounds_per_episode": 4, "bankroll": 6,
+        "insurance_decisions": True,
+    }  # fmt: skip
+    env = gym.make_vec(ID, num_envs=64, **kwargs)
+    seen = run_parity(env, kwargs, n=64, seed=8)
+    assert seen["ended"] == 64 and seen["illegal_bet"] > 0
+    assert 0 < seen["truncated"] < seen["ended"]
+
+
+@pytest.fixture(scope="module")
+def strict_seats() -> BlackjackJaxVectorEnv:
+    """2 tables of 3 seats, ``illegal_action="raise"``."""
+    return BlackjackJaxVectorEnv(6, **{**SEATS3, "illegal_action": "raise"})
+
+
+#: table 0: seats 15, 17, 11 against a 7; table 1: seat 0 a natural (done), seat 1 a
+#: hard 16 (it acts first), seat 2 17
+STRICT_CARDS = ["TS 9H 6D 7C 5S 8D 5C 9S", None, None, "AS TH 9D 7C KS 6D 8C TD", None, None]
+
+
+def _leaves(env: BlackjackJaxVectorEnv) -> list[np.ndarray]:
+    return [np.asarray(x) for x in jax.tree.leaves((env.state, env._key))]
+
+
+def test_vector_adapter_raise_names_the_seat_state_unchanged(
+    strict_seats: BlackjackJaxVectorEnv,
+) -> None:
+    """``illegal_action="raise"`` with several seats: the acting seat's illegal action
+    raises the numpy env's words naming its sub-env (here table 1's seat 1, sub-env 4);
+    the waiting seats' actions are ignored, never refused; nothing changes."""
+    env = strict_seats
+    ref = BlackjackVectorEnv(6, **{**SEATS3, "illegal_action": "raise"})
+    opts = {"cards": STRICT_CARDS}
+    _, info_np = ref.reset(seed=0, options=opts)
+    _, info = env.reset(seed=0, options=opts)
+    np.testing.assert_array_equal(info["active"], [1, 0, 0, 0, 1, 0])
+    np.testing.assert_array_equal(info["active"], info_np["active"])
+    actions = np.array([0, 3, 4, 3, 3, 3])  # only sub-env 4's SPLIT (hard 16) is played
+    with pytest.raises(ValueError) as np_err:
+        ref.step(actions)
+    before = _leaves(env)
+    with pytest.raises(ValueError) as jx_err:
+        env.step(actions)
+    assert str(jx_err.value) == str(np_err.value)
+    assert str(jx_err.value).startswith("sub-env 4: action 3 (SPLIT) is not legal now")
+    for x, y in zip(before, _leaves(env), strict=True):
+        np.testing.assert_array_equal(x, y)
+    # the waiting seats' actions, illegal for them if they acted, are ignored
+    actions[4] = 1
+    obs, r, te, _, info = env.step(actions)
+    obs_np, r_np, te_np, _, info_np = ref.step(actions)
+    np.testing.assert_allclose(obs, obs_np, atol=1e-6)
+    np.testing.assert_array_equal(r, r_np)
+    np.testing.assert_array_equal(te, te_np)
+    np.testing.assert_array_equal(info["active"], info_np["active"])
+    assert not info["illegal_action"].any()
+    np.testing.assert_array_equal(info["action_played"], actions)
+
+
+def test_vector_adapter_reset_mask_whole_tables(strict_seats: BlackjackJaxVectorEnv) -> None:
+    """``reset_mask`` as the numpy env's: whole tables only (its words; nothing changes
+    when refused); the masked table starts a new episode from the same shoe (the round
+    in play is played out first), the other keeps its state."""
+    env = strict_seats
+    ref = BlackjackVectorEnv(6, **SEATS3)
+    env.reset(seed=1, options={"cards": STRICT_CARDS})
+    ref.reset(seed=1)
+    half = np.array([1, 0, 1, 0, 0, 0], bool)
+    with pytest.raises(ValueError) as np_err:
+        ref.reset(options={"reset_mask": half})
+    before = _leaves(env)
+    with pytest.raises(ValueError) as jx_err:
+        env.reset(options={"reset_mask": half})
+    assert str(jx_err.value) == str(np_err.value)
+    with pytest.raises(ValueError, match="unknown reset option"):
+        env.reset(options={"bogus": 1})
+    for x, y in zip(before, _leaves(env), strict=True):
+        np.testing.assert_array_equal(x, y)
+    st0 = jax.tree.map(np.asarray, env.state)
+    # table 1 (a round in play: seat 1 to act) is reset without a seed, with new cards
+    mask = np.array([0, 0, 0, 1, 1, 1], bool)
+    cards = [None, None, None, "TC 8H 9S 5D 5H 2C 7H QD", None, None]
+    obs, info = env.reset(options={"reset_mask": mask, "cards": cards})
+    st1 = jax.tree.map(np.asarray, env.state)
+    for name, a in st0._asdict().items():  # table 0 untouched
+        np.testing.assert_array_equal(getattr(st1, name)[0], a[0], err_msg=name)
+    assert st1.rounds[1] == st0.rounds[1] + 1  # the same shoe: its next round
+    assert int(st1.dealt[1]) > int(st0.dealt[1])  # (no reshuffle: the cards went on)
+    np.testing.assert_array_equal(info["active"], [1, 0, 0, 1, 0, 0])
+    np.testing.assert_array_equal(info["table"], [0, 0, 0, 1, 1, 1])
+    np.testing.assert_array_equal(info["seat"], [0, 1, 2, 0, 1, 2])
+    # table 1 was dealt the stacked cards, as the numpy env deals them (the shoes differ:
+    # the count fields are not compared)
+    ref_obs, _ = ref.reset(options={"reset_mask": mask, "cards": cards})
+    cols = np.setdiff1d(np.arange(view.VECTOR_SIZE), [view.VEC_TRUE_COUNT, view.VEC_SHOE])
+    np.testing.assert_allclose(obs[3:, cols], ref_obs[3:, cols], atol=1e-6)
+    assert obs[3, view.VEC_TOTAL] == pytest.approx(15 / view.MAX_TOTAL)  # T 5 against a 5

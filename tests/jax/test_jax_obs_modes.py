@@ -15,8 +15,7 @@ jax = pytest.importorskip("jax")
 
 from blackjack_env.engine import Rules, preset  # noqa: E402
 from blackjack_env.envs import view  # noqa: E402
-from tests.jax.jax_helpers import jax_env  # noqa: E402
-from tests.jax.table_helpers import run_table_parity  # noqa: E402
+from tests.jax.jax_helpers import jax_env, run_parity  # noqa: E402
 
 FAST: dict[str, dict[str, Any]] = {
     # BlackjackCounting-v0's game in the dict mode (episodes of 3 rounds: stacked cards)
@@ -46,7 +45,7 @@ SLOW: dict[str, dict[str, Any]] = {
 )
 def test_obs_modes_parity_fast(name: str) -> None:
     env = jax_env(name, **FAST[name])
-    seen = run_table_parity(env, FAST[name], n=96, seed=21, max_steps=120)
+    seen = run_parity(env, FAST[name], n=96, seed=21, max_steps=120)
     assert seen["ended"] == 96 and seen["nonzero"] > 0
 
 
@@ -54,7 +53,7 @@ def test_obs_modes_parity_fast(name: str) -> None:
 @pytest.mark.parametrize("name", list(SLOW))
 def test_obs_modes_parity(name: str) -> None:
     env = jax_env(name, **SLOW[name])
-    seen = run_table_parity(env, SLOW[name], n=96, seed=23, max_steps=120)
+    seen = run_parity(env, SLOW[name], n=96, seed=23, max_steps=120)
     assert seen["ended"] == 96 * env.seats
 
 

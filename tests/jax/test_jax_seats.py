@@ -16,8 +16,13 @@ import jax.numpy as jnp  # noqa: E402
 
 from blackjack_env.engine import Rules, preset  # noqa: E402
 from blackjack_env.jax import core  # noqa: E402
-from tests.jax.jax_helpers import jax_env  # noqa: E402
-from tests.jax.table_helpers import run_table_parity  # noqa: E402
+from tests.jax.jax_helpers import (  # noqa: E402
+    invariants,
+    jax_env,
+    run_parity,
+    scan_tables,
+    violations,
+)
 
 FAST: dict[str, dict[str, Any]] = {
     # every action, a finite shoe, splits to 4 hands, the pre-peek question seat by seat
@@ -61,7 +66,7 @@ SLOW: dict[str, dict[str, Any]] = {
 def _check(name: str, kwargs: dict[str, Any], n: int, seed: int) -> dict[str, int]:
     env = jax_env(name, **kwargs)
     seats = kwargs["seats_per_table"]
-    seen = run_table_parity(env, kwargs, n=n, seed=seed)
+    seen = run_parity(env, kwargs, n=n, seed=seed)
     assert seen["ended"] == n * seats
     return seen
 
@@ -79,86 +84,38 @@ def test_seats_parity_presets(name: str) -> None:
 
 
 # ----------------------------------------------------------------- conservation
-def seat_invariants(env: Any, st: core.State, p: Any) -> dict[str, Any]:
-    """Violations of the card and chip invariants of one table of one or several seats
-    (hand arrays ``(H,)`` or ``(S, H)``): every card once in the shoe's row, the round's
-    cards exactly those behind ``pos``, the undealt Hi-Lo sum, each settled hand's net its
-    stake times its outcome's payout, a round over has every hand settled (a table
-    awaiting its bet has no cards on it)."""
-    cfg = env.config
-    n = cfg.shoe_size
-    live = jnp.arange(cfg.hands) < jnp.expand_dims(st.nhands, -1)
-    on_table = jnp.sum(jnp.where(live, st.ncards, 0)) + st.d_n
-    on_table = jnp.where(st.opened, 0, on_table)  # (awaiting a bet: the cards are discarded)
-    out = {}
-    if not cfg.infinite:
-        counts = jnp.bincount(st.shoe.astype(jnp.int32), length=52)
-        out["shoe_multiset"] = jnp.any(counts != n // 52)
-        out["round_cards"] = (st.pos - st.round_start) % n != on_table
-        out["left"] = (st.left < 0) | (st.left + on_table > n)
-        idx = (st.pos + jnp.arange(n)) % n
-        tags = p.hilo_of_id[st.shoe[idx].astype(jnp.int32)]
-        out["undealt_hilo"] = (
-            jnp.sum(jnp.where(jnp.arange(n) < st.left, tags, 0)) != st.undealt_hilo
-        )
-    net = st.stake.astype(jnp.float32) * p.factor[jnp.maximum(st.outcome, 0)]
-    out["net"] = jnp.any(live & st.settled & (jnp.abs(net - st.net) > 1e-5))
-    out["over_unsettled"] = jnp.any((jnp.expand_dims(st.phase, -1) == 2) & live & ~st.settled)
-    out["one_phase_over"] = jnp.any(st.phase == 2) & ~jnp.all(st.phase == 2)
-    return {k: v.astype(jnp.int32) for k, v in out.items()}
-
-
 def play_random(env: Any, n: int, steps: int, seed: int) -> dict[str, int]:
-    """``n`` tables, ``steps`` random legal steps through ``env.step`` (auto-reset):
-    invariant violations after each (the state before the next round is dealt is checked
-    by ``core.step``'s output), the rounds played, and the chips: the rewards summed over
-    every seat equal the hands' and insurance nets of the ended rounds."""
+    """``n`` tables, ``steps`` random legal steps through ``core.step``: invariant
+    violations after each (:func:`invariants`), the rounds played, and the chips: the
+    rewards of every seat equal its hands' and insurance nets of the ended rounds."""
     cfg, p = env.config, env.default_params
+
+    def start(key: Any) -> Any:
+        st = core.start_round(key, core.new_state(cfg), p, cfg)
+        return st, core.masks(st, p, cfg)
 
     def table_step(key: Any, st: core.State, mask: Any) -> Any:
         k_a, k_s, k_r = jax.random.split(key, 3)
         a = jnp.argmax(jnp.where(mask, jax.random.uniform(k_a, mask.shape), -1.0), axis=-1)
         st, reward, over, _, _ = core.step(k_s, st, a, p, cfg)
-        bad = seat_invariants(env, st, p)
+        bad = invariants(env, st, p)
         live = jnp.arange(cfg.hands) < jnp.expand_dims(st.nhands, -1)
         net = (jnp.sum(jnp.where(live, st.net, 0.0), axis=-1) + st.insurance_net) / cfg.bet
-        bad["reward"] = (over & jnp.any(jnp.abs(net - reward) > 1e-5)).astype(jnp.int32)
+        bad["reward"] = over & jnp.any(jnp.abs(net - reward) > 1e-5)
         st = core.start_round(k_r, st, p, cfg, over)
-        after = seat_invariants(env, st, p)
-        bad = {k: v + after.get(k, 0) for k, v in bad.items()}
-        return st, core.masks(st, p, cfg), bad, over
+        after = invariants(env, st, p)
+        counts = {k: v + after.get(k, 0) for k, v in bad.items()}
+        counts["_rounds"] = over
+        return st, core.masks(st, p, cfg), counts
 
-    @jax.jit
-    def run(key: Any) -> Any:
-        k0, k1 = jax.random.split(key)
-        st0 = jax.vmap(lambda k: core.start_round(k, core.new_state(cfg), p, cfg))(
-            jax.random.split(k0, n)
-        )
-        mask0 = jax.vmap(lambda s: core.masks(s, p, cfg))(st0)
-
-        def body(carry: Any, k: Any) -> Any:
-            st, mask, tot, rounds = carry
-            st, mask, bad, over = jax.vmap(table_step)(jax.random.split(k, n), st, mask)
-            tot = {key_: tot[key_] + bad[key_].sum() for key_ in tot}
-            return (st, mask, tot, rounds + over.sum()), None
-
-        zero = {k: jnp.zeros((), jnp.int32) for k in seat_invariants(env, core.new_state(cfg), p)}
-        zero["reward"] = jnp.zeros((), jnp.int32)
-        carry = (st0, mask0, zero, jnp.zeros((), jnp.int32))
-        carry, _ = jax.lax.scan(body, carry, jax.random.split(k1, steps))
-        return carry[2:]
-
-    bad, rounds = run(jax.random.PRNGKey(seed))
-    out = {k: int(v) for k, v in bad.items()}
-    out["_rounds"] = int(rounds)
-    return out
+    return scan_tables(start, table_step, n, steps, seed)
 
 
 def test_seats_conserve_cards_and_chips() -> None:
     env = jax_env("vegas-3-insurance", **FAST["vegas-3-insurance"])
     seen = play_random(env, n=64, steps=200, seed=2)
     assert seen["_rounds"] > 1000, seen
-    assert all(v == 0 for k, v in seen.items() if not k.startswith("_")), seen
+    assert not any(violations(seen).values()), seen
 
 
 def test_one_seat_state_has_no_seat_axis_and_seats_do() -> None:
