@@ -324,12 +324,21 @@ def test_web_table_watch_mode_loads_the_run(cli_run):
     assert list(names.values()) == [str(cli_run / "model.npz")]
 
 
+# (the command's arguments, words its one error line must hold)
 JAX_BAD = [
-    (["--resume"], ["--resume", "cannot be resumed"]),
-    (["--obs-mode", "tuple"], ["--obs-mode tuple", "vector"]),
-    (["--timesteps", "100"], ["--timesteps", "less than one update"]),
-    (["--seeds", "0"], ["--seeds 0"]),
-    (["--seats", "3", "--rules", "vegas-strip"], ["JAX table", "seat"]),
+    (["--algo", "jax-ppo", "--resume"], ["--resume", "cannot be resumed"]),
+    (["--algo", "jax-ppo", "--obs-mode", "tuple"], ["--obs-mode tuple", "vector"]),
+    (["--algo", "jax-ppo", "--timesteps", "100"], ["--timesteps", "less than one update"]),
+    (["--algo", "jax-ppo", "--seeds", "0"], ["--seeds 0"]),
+    (["--algo", "jax-ppo", "--seats", "3", "--rules", "vegas-strip"], ["JAX table", "seat"]),
+    (["--algo", "jax-ppo", "--bet-sizes", "2,1", "--rules", "vegas-strip"],
+     ["--bet-sizes 2,1", "increasing"]),
+    (["--algo", "jax-ppo", "--bet-sizes", "one", "--rules", "vegas-strip"],
+     ["--bet-sizes 'one'", "e.g. 1,2,4,8"]),
+    (["--algo", "jax-ppo", "--bet-sizes", "1,5000", "--rules", "vegas-strip"],
+     ["--bet-sizes 1,5000", "table limits"]),
+    (["--algo", "q-learning", "--bet-sizes", "1,2", "--rules", "vegas-strip"],
+     ["--bet-sizes 1,2", "jax-ppo"]),
 ]
 
 
@@ -339,7 +348,7 @@ def test_train_command_refuses_bad_jax_options_in_one_line(tmp_path, capsys, arg
     from blackjack_env.agents.commands import train
 
     out = tmp_path / "run"
-    status = train.main(["--algo", "jax-ppo", "--out", str(out), "--no-progress", *args])
+    status = train.main([*args, "--out", str(out), "--no-progress"])
     err = capsys.readouterr().err
     assert status == 2, err
     lines = err.strip().splitlines()
