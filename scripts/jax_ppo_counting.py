@@ -233,13 +233,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default="runs/jax_ppo_counting.json", help="JSON figures")
     args = ap.parse_args(argv)
     sizes = _sizes(args.bet_sizes)
+    from blackjack_env._cli import atomic_path, check_output_file
     from blackjack_env.agents.jax_ppo import JaxPPOConfig, bets_by_count, play_agent, train_seeds
     from scripts.bench_jax import numpy_chart
 
+    # every input is checked before the training (minutes) starts
+    if args.hands < 1:
+        raise SystemExit(f"error: --hands {args.hands}: must be at least 1")
     extra = {} if args.ent_coef is None else {"ent_coef": args.ent_coef}
-    config = JaxPPOConfig(rules=RULES, decks=6, seeds=args.seeds, seed=args.seed,
-                          total_timesteps=args.timesteps, num_envs=args.num_envs,
-                          curve_points=4, bet_sizes=sizes, **extra)  # fmt: skip
+    try:
+        check_output_file(args.out, "--out")
+        config = JaxPPOConfig(rules=RULES, decks=6, seeds=args.seeds, seed=args.seed,
+                              total_timesteps=args.timesteps, num_envs=args.num_envs,
+                              curve_points=4, bet_sizes=sizes, **extra)  # fmt: skip
+    except ValueError as err:
+        raise SystemExit(f"error: {err}") from None
     print(f"load average {os.getloadavg()}; {config.seeds} seeds x {config.timesteps:,} steps, "
           f"{RULES} 6 decks, bets {sizes}", flush=True)  # fmt: skip
     t0 = time.perf_counter()
@@ -355,8 +363,7 @@ def main(argv: list[str] | None = None) -> int:
     figures["index_plays"] = plays
     figures["total_wall_seconds"] = round(time.perf_counter() - t0, 1)
     figures["load_at_end"] = os.getloadavg()
-    os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
-    with open(args.out, "w") as fh:
+    with atomic_path(args.out) as tmp, open(tmp, "w") as fh:
         json.dump(figures, fh, indent=1)
     print(f"-> {args.out}; load average {os.getloadavg()}")
     return 0

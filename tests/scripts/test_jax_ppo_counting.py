@@ -75,3 +75,30 @@ def test_smoke_run_writes_every_figure(tmp_path: Path, capsys: Any) -> None:
     assert len(fig["index_plays"]) == 18
     text = capsys.readouterr().out
     assert "Hi-Lo ramp" in text and "learned index" in text
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["--seeds", "0"], ["seeds=0", "at least 1"]),
+    (["--timesteps", "-1"], ["total_timesteps=-1"]),
+    (["--hands", "0"], ["--hands 0"]),
+    (["--bet-sizes", "4,2"], ["--bet-sizes '4,2'", "increasing"]),
+    (["--out", "{tmp}/notes.txt/c.json"], ["--out", "notes.txt"]),
+    (["--out", "{tmp}"], ["--out", "is a folder"]),
+])
+def test_bad_input_is_one_line_before_any_training(tmp_path: Path, capsys: Any, args: list[str],
+                                                   words: list[str]) -> None:
+    """A wrong option stops the script with one ``error:`` line before the training (minutes)
+    starts, and writes nothing."""
+    pytest.importorskip("jax")
+    (tmp_path / "notes.txt").write_text("not a folder")
+    before = sorted(tmp_path.iterdir())
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    with pytest.raises(SystemExit) as stop:
+        _module()["main"](argv)
+    line = str(stop.value.code)
+    assert line.startswith("error: ") and "\n" not in line, line
+    for word in words:
+        assert word in line, (word, line)
+    out = capsys.readouterr().out
+    assert "load average" not in out and "training" not in out  # stopped before them
+    assert sorted(tmp_path.iterdir()) == before
