@@ -39,6 +39,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from blackjack_env._cli import atomic_path, check_output_file
 from blackjack_env.agents.jax_ppo import JaxPPOConfig, rules_of, train_seeds
 from blackjack_env.jax import BlackjackJax, core
 
@@ -121,15 +122,21 @@ def main(argv: list[str] | None = None) -> int:
                     help="learn from each seat's stream or the table's summed one")
     ap.add_argument("--json", default=None, help="write the results here")
     args = ap.parse_args(argv)
-    config = replace(JaxPPOConfig(), rules=args.rules, decks=None, seeds=args.seeds,
-                     total_timesteps=args.total_timesteps)  # fmt: skip
+    try:  # every input checked before the compile and the training (minutes)
+        if args.json:
+            check_output_file(args.json, "--json")
+        config = replace(JaxPPOConfig(), rules=args.rules, decks=None, seeds=args.seeds,
+                         total_timesteps=args.total_timesteps)  # fmt: skip
+        BlackjackJax(rules=rules_of(config), obs_mode="vector", seats_per_table=args.seats)
+    except ValueError as err:
+        raise SystemExit(f"error: {err}") from None
     t0 = time.perf_counter()
     out = train_table(config, args.seats, say=print, streams=args.streams)
     out["wall_seconds"] = time.perf_counter() - t0
     out["backend"] = jax.default_backend()
     print(json.dumps({k: v for k, v in out.items() if k != "timesteps"}, indent=1))
     if args.json:
-        with open(args.json, "w") as fh:
+        with atomic_path(args.json) as tmp, open(tmp, "w") as fh:
             json.dump(out, fh, indent=1)
     return 0
 

@@ -61,3 +61,26 @@ def test_shared_policy_learns_at_three_seat_tables(streams: str) -> None:
     # an untrained policy's regret is about 0.5 or more a hand; random legal play's more
     assert out["regret_median"][0] > 0.3
     assert out["regret_worst"][-1] < 0.15, out
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["--seats", "9"], ["seats_per_table=9", "1 to 7"]),
+    (["--seeds", "0"], ["seeds=0"]),
+    (["--rules", "nope"], ["'nope'", "vegas-strip"]),
+    (["--json", "{tmp}/notes.txt/r.json"], ["--json", "notes.txt"]),
+])
+def test_command_refuses_bad_input_in_one_line_before_training(tmp_path, capsys, args, words):
+    """``python -m blackjack_env.agents.jax_seats`` stops on a wrong option with one
+    ``error:`` line before it compiles or trains anything, and writes nothing."""
+    from blackjack_env.agents import jax_seats
+
+    (tmp_path / "notes.txt").write_text("not a folder")
+    before = sorted(tmp_path.iterdir())
+    with pytest.raises(SystemExit) as stop:
+        jax_seats.main([a.replace("{tmp}", str(tmp_path)) for a in args])
+    line = str(stop.value.code)
+    assert line.startswith("error: ") and "\n" not in line, line
+    for word in words:
+        assert word in line, (word, line)
+    assert capsys.readouterr().out == ""  # nothing trained
+    assert sorted(tmp_path.iterdir()) == before
