@@ -184,6 +184,19 @@ def main(argv: list[str] | None = None) -> int:
     if any(n < 1 for n in args.tables) or args.repeats < 1 or args.steps < 0:
         print("error: --tables and --repeats must be >= 1, --steps >= 0", file=sys.stderr)
         return 2
+    from blackjack_env._cli import atomic_path, check_output_file
+    from blackjack_env.engine.rules import PRESETS
+
+    unknown = [r for r in args.rules if r not in PRESETS]
+    if unknown:
+        print(f"error: --rules {unknown[0]!r}: presets are {', '.join(PRESETS)}", file=sys.stderr)
+        return 2
+    if args.json:
+        try:
+            check_output_file(args.json, "--json")
+        except ValueError as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
     import jax
 
     backend = jax.default_backend()
@@ -215,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
                     means += f" / {ref['mean_return']:+.4f}"
                 print(f"{line}  {means}", flush=True)
                 if args.json:  # after every row: a run cut short keeps what it measured
-                    with open(args.json, "w") as fh:
+                    with atomic_path(args.json) as tmp, open(tmp, "w") as fh:
                         json.dump(
                             {"backend": backend, "load": os.getloadavg(), "rows": rows},
                             fh,

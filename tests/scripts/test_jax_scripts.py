@@ -43,9 +43,20 @@ def test_bench_jax_chart_and_random_with_numpy(tmp_path: Path, capsys: Any) -> N
     assert jx["chart"] > jx["random"] + 0.2
 
 
-def test_bench_jax_bad_input(capsys: Any) -> None:
-    assert _main("bench_jax.py")(["--tables", "0"]) == 2
-    assert capsys.readouterr().err.startswith("error: ")
+@pytest.mark.parametrize(("args", "word"), [
+    (["--tables", "0"], "--tables"),
+    (["--rules", "nope"], "'nope'"),
+    (["--json", "{tmp}/notes.txt/b.json"], "notes.txt"),
+])
+def test_bench_jax_bad_input(tmp_path: Path, capsys: Any, args: list[str], word: str) -> None:
+    """A wrong option is one error line before anything is compiled, and writes nothing."""
+    (tmp_path / "notes.txt").write_text("not a folder")
+    assert _main("bench_jax.py")([a.replace("{tmp}", str(tmp_path)) for a in args]) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and word in lines[0], lines
+    assert "backend" not in captured.out  # stopped before jax started
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
 
 
 @pytest.mark.slow  # (tests/jax/test_jax_table.py holds same key, same trajectory by default)
