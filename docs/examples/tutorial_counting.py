@@ -1,5 +1,6 @@
 """Counting and bet sizing: Hi-Lo bet spreads against flat-betting basic strategy,
 per round and per unit wagered, with 95% intervals."""
+# small: BJ_TUTORIAL_ROUNDS=6000
 
 import math
 import os

@@ -1,15 +1,25 @@
-"""Every code example of the documentation site runs (``docs/examples/*.py``).
+"""Every code example of the documentation site runs (``docs/examples/*.py``), and its
+output is the one the pages show (``docs/examples/output/NAME.txt``).
 
 The pages include these files (``literalinclude``); ``test_pages.py`` checks that no page
 carries Python code of its own. An example's header may say what it needs:
-``# requires: pkg, pkg`` (skipped without them) and ``# marker: integration`` (run with
-``pytest -m integration``, with the third-party RL tools). Each runs in this process with
-its working directory in a temporary folder, as a user would run it.
+
+* ``# requires: pkg, pkg``: skipped without them;
+* ``# marker: integration`` (or ``slow``): run with ``pytest -m integration`` / ``-m slow``;
+* ``# small: NAME=VALUE, ...``: environment variables that size it down for the test
+  (a tutorial's budget); the page says so beside the output;
+* ``# output: approximate``: its numbers may move with the platform (a float reduction in
+  JAX or torch): compared to 2 significant digits, the words exactly.
+
+Each runs in this process with its working directory in a temporary folder, as a user
+would run it. Its standard output must equal the committed ``output/NAME.txt`` (which the
+page includes under the code); ``BJ_DOCS_UPDATE=1`` rewrites that file instead.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 import runpy
 from pathlib import Path
@@ -17,6 +27,8 @@ from pathlib import Path
 import pytest
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
+OUTPUT = EXAMPLES / "output"
+NUMBER = re.compile(r"[-+]?\d[\d,]*\.?\d*(?:e[-+]?\d+)?")
 
 
 def _header(path: Path, key: str) -> list[str]:
@@ -32,14 +44,53 @@ def _params() -> list[object]:
     return out
 
 
+def _approx_equal(got: str, want: str) -> bool:
+    """Same words; every number the same to 2 significant digits (or within 0.002)."""
+    if NUMBER.sub("#", got) != NUMBER.sub("#", want):
+        return False
+    for a, b in zip(NUMBER.findall(got), NUMBER.findall(want), strict=True):
+        x, y = float(a.replace(",", "")), float(b.replace(",", ""))
+        if abs(x - y) > max(0.002, 0.05 * max(abs(x), abs(y))):
+            return False
+    return True
+
+
 @pytest.mark.parametrize("path", _params())
 def test_example_runs(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                       capsys: pytest.CaptureFixture[str]) -> None:
     for module in _header(path, "requires"):
         if importlib.util.find_spec(module) is None:
             pytest.skip(f"{path.name} needs {module}")
+    for setting in _header(path, "small"):
+        name, value = setting.split("=", 1)
+        monkeypatch.setenv(name, value)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
     monkeypatch.setenv("MPLBACKEND", "Agg")
     runpy.run_path(str(path), run_name="__main__")
-    assert capsys.readouterr().out.strip(), f"{path.name} printed nothing"
+    out = capsys.readouterr().out
+    assert out.strip(), f"{path.name} printed nothing"
+    shown = OUTPUT / f"{path.stem}.txt"
+    if os.environ.get("BJ_DOCS_UPDATE") == "1":
+        OUTPUT.mkdir(exist_ok=True)
+        shown.write_text(out)
+        return
+    assert shown.is_file(), (
+        f"{shown.name} is missing: run BJ_DOCS_UPDATE=1 pytest tests/docs/test_examples.py")
+    want = shown.read_text()
+    if "approximate" in _header(path, "output"):
+        assert _approx_equal(out, want), f"{path.name} printed\n{out}\npage shows\n{want}"
+    else:
+        assert out == want, f"{path.name} printed\n{out}\nbut the page shows\n{want}"
+
+
+def test_every_output_file_belongs_to_an_example() -> None:
+    stems = {p.stem for p in EXAMPLES.glob("*.py")}
+    extra = {p.name for p in OUTPUT.glob("*.txt") if p.stem not in stems}
+    assert not extra, f"output files of no example: {sorted(extra)}"
+
+
+def test_approximate_comparison() -> None:
+    assert _approx_equal("regret 0.1538, worst 0.1561", "regret 0.1540, worst 0.1570")
+    assert not _approx_equal("regret 0.1538", "regret 0.2538")
+    assert not _approx_equal("regret 0.1538", "return 0.1538")
