@@ -41,7 +41,32 @@ myst_heading_anchors = 3
 
 html_theme = "furo"
 html_title = f"blackjack_env {release}"
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["site.css"]
+
+
+def _repository() -> str:
+    """The repository's address, from pyproject.toml's ``[project.urls]`` (one place)."""
+    import re
+
+    text = (HERE.parent / "pyproject.toml").read_text()
+    match = re.search(r'^Repository = "([^"]+)"', text, re.M)
+    return match.group(1) if match else ""
+
+
+REPOSITORY = _repository()
+html_theme_options: dict[str, object] = {}
+if REPOSITORY:
+    html_theme_options = {
+        # furo's buttons at the top of every page: the page's source in the repository
+        "source_repository": REPOSITORY + "/",
+        "source_branch": "main",
+        "source_directory": "docs/",
+        "top_of_page_buttons": ["view"],
+        "announcement": f'<a href="{REPOSITORY}">Source code on GitHub</a> · MIT license',
+        "footer_icons": [{"name": "GitHub", "url": REPOSITORY, "html": "GitHub",
+                          "class": ""}],
+    }
 html_show_sourcelink = False
 
 # ---- autodoc: the API reference from the docstrings

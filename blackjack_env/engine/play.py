@@ -291,9 +291,9 @@ class NaturalEffect(IntEnum):
     """What a natural dealt to a seat does (:func:`dealt_natural_effect`); the code is
     the member's value, for batched and JAX code."""
 
-    #: paid at the deal (``natural_paid_at_deal``), before any peek: the hand is settled
+    #: paid at the deal (``natural_paid_at_deal``), before any peek; the hand is settled
     PAY = 0
-    #: the hand is done (``natural_ends_hand``): settled at the peek or with the dealer
+    #: the hand is done (``natural_ends_hand``), settled at the peek or with the dealer
     END = 1
     #: the hand plays on, and the player may hit it (Gymnasium's rules), unless its 21
     #: stands by itself (:func:`auto_stands`; :func:`natural_stands` covers both)

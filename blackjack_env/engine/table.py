@@ -177,14 +177,15 @@ class Table:
     """A blackjack table for ``rules.seats`` seats and a dealer.
 
     Args:
-        rules: the rule set.
-        rng: the one random generator (every shuffle and draw). If omitted,
-            one is made from ``seed``.
-        seed: seed for a new generator when ``rng`` is not given.
-        bankroll: starting chips for every seat (``None``: unlimited credit; an
-            int or Fraction >= 0), or a list / tuple with one entry per seat.
-        shoe: an existing shoe to deal from (by default one is built from the
-            rules and ``rng``).
+        rules (Rules): the rule set.
+        rng (numpy.random.Generator | None): the one random generator (every shuffle
+            and draw). If omitted, one is made from ``seed``.
+        seed (int | None): seed for a new generator when ``rng`` is not given.
+        bankroll (int | Fraction | Sequence | None): starting chips for every seat
+            (``None``: unlimited credit; an int or Fraction >= 0), or a list / tuple
+            with one entry per seat.
+        shoe (Shoe | None): an existing shoe to deal from (by default one is built
+            from the rules and ``rng``).
     """
 
     def __init__(

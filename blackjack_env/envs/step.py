@@ -162,7 +162,7 @@ def illegal_message(
     )
 
 
-#: ``illegal_action="penalize"``: the action an illegal action plays in a round (a
+#: The action an illegal action plays in a round under ``illegal_action="penalize"`` (a
 #: STAND, which also declines the pre-peek question); the round is then played out
 #: (``engine.play.play_out_action``) and the penalty taken from its reward.
 PENALTY_ACTION: Final = _STAND
