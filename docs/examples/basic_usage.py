@@ -10,6 +10,7 @@ env = gym.make("blackjack_env/Blackjack-v0")  # Vegas Strip rules, one seat, 6 d
 print(env.action_space, env.unwrapped.action_names)
 
 obs, info = env.reset(seed=42)
+env.action_space.seed(42)  # the random actions below draw from the space's own seed
 total = 0.0
 for _ in range(1_000):
     mask = info["action_mask"]  # 1 = legal now (int8); an illegal action is mapped

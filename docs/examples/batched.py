@@ -13,7 +13,8 @@ obs, info = envs.reset(seed=0)
 rng = np.random.default_rng(0)
 rounds, total = 0, 0.0
 for _ in range(50):
-    actions = random_legal_actions(rng, info["action_mask"])  # one legal action per table
+    # one random legal action per table
+    actions = random_legal_actions(rng, info["action_mask"])
     obs, rewards, terminated, truncated, info = envs.step(actions)
     rounds += int(terminated.sum())
     total += float(rewards.sum())

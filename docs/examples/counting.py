@@ -8,7 +8,8 @@ from blackjack_env.agents.fixed import counting_agent
 
 gym.register_envs(blackjack_env)
 
-# a bet step before each round (actions 5..8 bet 1, 2, 4, 8 base bets), 100 rounds a session
+# a bet step before each round (actions 5..8 bet 1, 2, 4, 8 base bets),
+# 100 rounds a session
 env = gym.make("blackjack_env/BlackjackCounting-v0")
 print(env.unwrapped.action_names)
 agent = counting_agent(env, BetSpread(units=(1, 2, 4, 8), thresholds=(2.0, 3.0, 4.0)))

@@ -3,7 +3,8 @@
 from blackjack_env import Action, preset
 from blackjack_env.analysis import evaluate_policy, solve
 
-rules = preset("vegas-strip", decks=None)  # the exact analysis works on an infinite deck
+# the exact analysis works on an infinite deck
+rules = preset("vegas-strip", decks=None)
 best = solve(rules)
 print(f"optimal return {best.expected_return:+.5f} per unit bet")
 

@@ -1,5 +1,6 @@
 import gymnasium as gym
-import blackjack_env  # registers the ids
+
+import blackjack_env  # noqa: F401  (importing registers the ids)
 
 env = gym.make("blackjack_env/Blackjack-v0", rules="vegas-strip")
 obs, info = env.reset(seed=0)

@@ -1,4 +1,4 @@
-"""The four seed games: one round of each at a table whose seats play fixed strategies."""
+"""The four seed games: one round of each, every seat played by a fixed strategy."""
 
 from blackjack_env import Table, preset
 from blackjack_env.strategies import make_strategy
@@ -14,4 +14,5 @@ for name in ("browser-game", "ood-book", "how-to-play", "terminal-21"):
         seat, _hand = table.to_act
         table.act(players[seat](table))
     results = [[r.outcome.value for r in s.results] for s in table.seats]
-    print(f"{name:>13}: {rules.seats} seat(s), dealer {table.dealer}, results {results}")
+    print(f"{name:>13}: {rules.seats} seat(s), dealer {table.dealer}, "
+          f"results {results}")

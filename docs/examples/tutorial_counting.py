@@ -17,7 +17,8 @@ ROUNDS = int(os.environ.get("BJ_TUTORIAL_ROUNDS", 1_000_000))  # the tests run 6
 
 SPREADS = {
     "flat bet 1 (basic strategy)": BetSpread(units=(1,), thresholds=()),
-    "Hi-Lo ramp 1-2-4-8 at +2/+3/+4": BetSpread(units=(1, 2, 4, 8), thresholds=(2, 3, 4)),
+    "Hi-Lo ramp 1-2-4-8 at +2/+3/+4": BetSpread(units=(1, 2, 4, 8),
+                                                thresholds=(2, 3, 4)),
     "jump 1 -> 8 at +1": BetSpread(units=(1, 8), thresholds=(1,)),
 }
 

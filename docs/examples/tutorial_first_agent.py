@@ -13,9 +13,10 @@ from blackjack_env import preset
 from blackjack_env.analysis import evaluate_policy, solve
 
 gym.register_envs(blackjack_env)
-HANDS = int(os.environ.get("BJ_TUTORIAL_HANDS", 200_000))  # the tests run 20_000
+HANDS = int(os.environ.get("BJ_TUTORIAL_HANDS", 200_000))  # tests: 20_000
 
-env = gym.make("blackjack_env/BlackjackSuttonBarto-v0")  # stand/hit, (total, dealer, ace)
+# stand or hit; the observation is (total, dealer upcard, usable ace)
+env = gym.make("blackjack_env/BlackjackSuttonBarto-v0")
 q = defaultdict(lambda: np.zeros(2))
 rng = np.random.default_rng(0)
 obs, info = env.reset(seed=0)
@@ -23,7 +24,8 @@ for hand in range(HANDS):
     done = False
     while not done:
         epsilon = max(0.05, 1.0 - hand / (HANDS / 2))
-        action = int(rng.integers(2)) if rng.random() < epsilon else int(np.argmax(q[obs]))
+        explore = rng.random() < epsilon
+        action = int(rng.integers(2)) if explore else int(np.argmax(q[obs]))
         nxt, reward, terminated, truncated, info = env.step(action)
         target = reward if terminated else reward + np.max(q[nxt])
         q[obs][action] += 0.01 * (target - q[obs][action])

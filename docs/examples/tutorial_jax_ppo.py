@@ -1,4 +1,5 @@
-"""JAX: masked PPO trained inside one ``jit``, several seeds at once, each graded exactly."""
+"""JAX: masked PPO trained inside one ``jit``, several seeds at once, each graded
+exactly."""
 # requires: jax, optax, flax
 # marker: slow
 # small: BJ_TUTORIAL_STEPS=16384
