@@ -35,7 +35,7 @@ extensions = [
 ]
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 root_doc = "index"
-exclude_patterns = ["_build", "_generated/**", "examples", "data", "README.md"]
+exclude_patterns = ["_build", "_generated/**", "overflow.py", "examples", "data", "README.md"]
 myst_enable_extensions = ["colon_fence", "deflist"]
 myst_heading_anchors = 3
 

@@ -52,5 +52,5 @@ for name, spread in SPREADS.items():
     per_unit = nets.sum() / bets.sum()  # a ratio: its interval by the delta method
     resid = nets - per_unit * bets
     half_unit = 1.96 * resid.std(ddof=1) / math.sqrt(ROUNDS) / bets.mean()
-    print(f"{name:32} per round {per_round:+.4f} ± {half:.4f}, "
-          f"per unit {per_unit:+.4f} ± {half_unit:.4f}, mean bet {bets.mean():.2f}")
+    print(f"{name}\n    per round {per_round:+.4f} ± {half:.4f}   per unit wagered "
+          f"{per_unit:+.4f} ± {half_unit:.4f}   mean bet {bets.mean():.2f}")
