@@ -147,12 +147,16 @@ def envs_reference() -> None:
         env = gym.make(env_id)
         fixed = ", ".join(f"{k}={v!r}" for k, v in kwargs.items()) or "(defaults)"
         rows.append((code(env_id), fixed, code(env.action_space),
-                     code(space_text(env.observation_space)),
-                     "native numpy" if env_id in batched else "SyncVectorEnv"))
+                     code(space_text(env.observation_space))))
         env.close()
+    native = [i for i in blackjack_env.ENV_IDS if i in batched]
+    others = [i for i in blackjack_env.ENV_IDS if i not in batched]
+    note = ("\n`gym.make_vec` builds the native numpy batched env for "
+            + ("every id" if not others else ", ".join(code(i) for i in native))
+            + ("" if not others else "; Gymnasium's `SyncVectorEnv` for "
+               + ", ".join(code(i) for i in others)) + ".\n")
     write("env-ids.md", table(
-        ("id", "arguments it fixes", "action space", "observation space", "`gym.make_vec`"),
-        rows))
+        ("id", "arguments it fixes", "action space", "observation space"), rows) + note)
 
     # ---- constructor arguments of the single env
     sig = inspect.signature(BlackjackEnv.__init__)
@@ -420,6 +424,8 @@ def space_text(space: Any) -> str:
                 f"{float(space.high.max()):g}])")
     if isinstance(space, spaces.Dict):
         return f"Dict({len(space.spaces)} keys)"
+    if isinstance(space, spaces.MultiDiscrete):  # numpy's repr pads with runs of spaces
+        return f"MultiDiscrete({space.nvec.tolist()})"
     return str(space)
 
 
@@ -464,14 +470,16 @@ def rules_reference() -> None:
 
     names = list(PRESETS)
     fields = [f.name for f in dataclasses.fields(Rules)]
-    rows = []
-    for name in fields:
-        values = [_show(getattr(PRESETS[p].rules, name)) for p in names]
-        default = _show(getattr(Rules(), name))
-        shown = [v if v == default else f"**{v}**" for v in values]
-        rows.append((code(name), *shown))
-    text = ("Bold: differs from `Rules()`.\n\n"
-            + table(("field", *[code(p) for p in names]), rows))
+    text = "Bold: differs from `Rules()`. Four presets a table, so each fits a page.\n"
+    for start in range(0, len(names), 4):
+        group = names[start:start + 4]
+        rows = []
+        for name in fields:
+            values = [_show(getattr(PRESETS[p].rules, name)) for p in group]
+            default = _show(getattr(Rules(), name))
+            shown = [v if v == default else f"**{v}**" for v in values]
+            rows.append((code(name), *shown))
+        text += "\n" + table(("field", *[code(p) for p in group]), rows)
     write("presets-matrix.md", text)
 
     edges = _house_edges(names)
