@@ -146,7 +146,7 @@ def envs_reference() -> None:
     for env_id, kwargs in blackjack_env.ENV_IDS.items():
         env = gym.make(env_id)
         fixed = ", ".join(f"{k}={v!r}" for k, v in kwargs.items()) or "(defaults)"
-        rows.append((code(env_id), fixed, code(env.action_space),
+        rows.append((code(env_id.split("/", 1)[1]), fixed, code(env.action_space),
                      code(space_text(env.observation_space))))
         env.close()
     native = [i for i in blackjack_env.ENV_IDS if i in batched]
@@ -156,7 +156,8 @@ def envs_reference() -> None:
             + ("" if not others else "; Gymnasium's `SyncVectorEnv` for "
                + ", ".join(code(i) for i in others)) + ".\n")
     write("env-ids.md", table(
-        ("id", "arguments it fixes", "action space", "observation space"), rows) + note)
+        ("id (`blackjack_env/...`)", "arguments it fixes", "action space",
+         "observation space"), rows) + note)
 
     # ---- constructor arguments of the single env
     sig = inspect.signature(BlackjackEnv.__init__)
