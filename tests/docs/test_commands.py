@@ -69,7 +69,7 @@ SMALL: dict[str, tuple[str, str | None]] = {
     "python scripts/bench_jax.py --rules sutton-barto vegas-strip --policy random chart "
     "--tables 4096 65536":
         ("python scripts/bench_jax.py --rules sutton-barto --policy random --tables 16 "
-         "--steps 4 --repeats 1 --numpy-seconds 0.05", "slow"),
+         "--steps 20 --repeats 1 --numpy-seconds 1", "slow"),
     "python scripts/jax_ppo_counting.py --seeds 4 --timesteps 20000000 --hands 8000000":
         ("python scripts/jax_ppo_counting.py --seeds 1 --timesteps 4096 --hands 200 "
          "--num-envs 16", "slow"),
