@@ -63,6 +63,22 @@ def test_every_example_shows_its_output() -> None:
                 f"{page.name} shows examples/{name}.py without its output")
 
 
+def test_install_lists_every_extra_and_dependency() -> None:
+    """The extras table of install.md names every extra of pyproject.toml and every base
+    dependency (it once left out ``charts``, ``test`` and ``mypy_extensions``)."""
+    text = (DOCS.parent / "pyproject.toml").read_text()
+    extras = text.split("[project.optional-dependencies]")[1].split("\n[")[0]
+    names = set(re.findall(r"^([a-z][a-z0-9_-]*) = \[", extras, re.M))
+    base = text.split("dependencies = [")[1].split("]")[0]
+    packages = {re.split(r"[<>=\[]", p)[0] for p in re.findall(r'^\s*"([^"]+)"', base, re.M)}
+    page = (DOCS / "install.md").read_text()
+    table = page.split("| extra |")[1].split("\n\n")[0]
+    listed = set(re.findall(r"^\| `([a-z0-9_-]+)` \|", table, re.M))
+    assert names - listed == set(), f"extras missing from install.md: {names - listed}"
+    first = table.split("| (none) |")[1].split("|")[0]
+    assert all(p in first for p in packages), f"base dependencies: {packages} vs {first}"
+
+
 def test_toctree_lists_every_page() -> None:
     index = (DOCS / "index.md").read_text()
     listed = set(re.findall(r"^([a-z][a-z0-9/-]*)$", index, re.M))
