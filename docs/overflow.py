@@ -61,8 +61,9 @@ MEASURE = """
 def measure(site: Path, shots: Path | None) -> list[dict[str, object]]:
     from playwright.sync_api import sync_playwright
 
+    skip = {"_static", "_sources", "_modules", "_generated"}
     pages = sorted(p for p in site.rglob("*.html")
-                   if not {"_static", "_sources", "_modules", "_generated"} & set(p.relative_to(site).parts)
+                   if not skip & set(p.relative_to(site).parts)
                    and p.name not in ("genindex.html", "search.html", "py-modindex.html"))
     rows = []
     with sync_playwright() as play:

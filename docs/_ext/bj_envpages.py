@@ -281,9 +281,12 @@ def multiagent_pages() -> None:
                         ("episode-end", "Episode End"), ("state", "State"),
                         ("reset-options", "Reset options")):
         write(f"aec-{part}", _section_md(aec_cls, title))
-    from bj_reference import docstring_md
+    from blackjack_env.envs import parallel
 
-    write("parallel-description", docstring_md(BlackjackParallelEnv))
+    # the class defers to its module's docstring: the page shows that one's sections
+    for part, title in (("steps", "Steps"), ("state", "State")):
+        write(f"parallel-{part}", _section_md(parallel, title))
+    del BlackjackParallelEnv
 
 
 # ---------------------------------------------------------------------------- JAX
