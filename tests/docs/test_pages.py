@@ -172,3 +172,18 @@ def _code_lines(text: str) -> list[str]:
         elif fence is not None and not fence.startswith("{"):
             out.append(line)
     return out
+
+
+def test_the_api_page_names_what_the_examples_import() -> None:
+    """Every name an example imports from this package has an entry on the API page
+    (an autodoc or ``py:`` directive ending in that name)."""
+    api = (DOCS / "api.md").read_text()
+    documented = set(re.findall(r"^\.\. (?:auto\w+|py:\w+):: (?:\S+\.)?(\w+)", api, re.M))
+    missing = set()
+    for path in sorted((DOCS / "examples").glob("*.py")):
+        for module, names in re.findall(r"^from (blackjack_env\S*) import (.+)$",
+                                        path.read_text(), re.M):
+            for name in (n.split(" as ")[0].strip() for n in names.split(",")):
+                if name and name[0] != "_" and name not in documented:
+                    missing.add(f"{module}.{name} ({path.name})")
+    assert not missing, f"names the examples import without an API entry: {sorted(missing)}"
