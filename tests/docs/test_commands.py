@@ -241,3 +241,24 @@ def test_the_counting_command_bets_by_the_count(tmp_path: Path,
     assert "--bet-sizes 1,2,4,8 --session 100" in (DOCS / "data" / "counting-figures.md"
                                                    ).read_text()
     assert flat_sd < 1.4 < 1.5 * flat_sd < spread_sd
+
+
+def test_every_code_block_is_of_a_kind_a_test_walks() -> None:
+    """A page's code blocks are shell commands (walked above), text (a layout or an
+    output, nothing to run), or MyST directives (``{literalinclude}`` of an example that
+    ``test_examples.py`` runs, ``{include}``, ``{eval-rst}``, ``{toctree}``, ``{raw}``):
+    a block of another language (Python typed into a page) would be untested."""
+    allowed = {"bash", "text"}
+    directives = {"literalinclude", "include", "eval-rst", "toctree", "raw"}
+    odd = []
+    for page in _pages():
+        fence = None
+        for line in page.read_text().splitlines():
+            if fence is None and line.startswith("```"):
+                fence = line[3:].strip()
+                name = fence[1:].split("}")[0] if fence.startswith("{") else None
+                if (name not in directives) if name is not None else (fence not in allowed):
+                    odd.append(f"{page.relative_to(DOCS)}: {line}")
+            elif fence is not None and line.startswith("```"):
+                fence = None
+    assert not odd, f"code blocks no test walks: {odd}"
