@@ -236,6 +236,15 @@ def envs_reference() -> None:
         section = docstring_section(cls, "Version History").strip()
         text += f"\n### {label}\n\n{rst_to_md(section) or 'v0: initial version.'}\n"
     ids = ", ".join(code(i) for i in blackjack_env.ENV_IDS)
+    try:  # the JAX table registers its own id when imported (the [jax] extra)
+        from blackjack_env.jax import ENV_ID, BlackjackJaxVectorEnv
+    except ImportError:
+        pass
+    else:
+        ids += f", and with `blackjack_env.jax` imported {code(ENV_ID)}"
+        section = docstring_section(BlackjackJaxVectorEnv, "Version History").strip()
+        text += (f"\n### {code(ENV_ID.split('/')[-1])} (the JAX table)\n\n"
+                 f"{rst_to_md(section) or '* v0: initial version.'}\n")
     write("env-versions.md", f"Registered ids: {ids}.\n" + text)
 
 
