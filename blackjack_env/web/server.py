@@ -197,8 +197,11 @@ async def _body(request: Request, allowed: Mapping[str, type | tuple[type, ...]]
         chunks.append(chunk)
     raw = b"".join(chunks)
     try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
+        data = json.loads(raw.decode("utf-8"), parse_int=_json_int, parse_float=_json_float,
+                          parse_constant=_json_constant)
+    except WebError:
+        raise
+    except (ValueError, RecursionError) as err:  # (JSONDecodeError, UnicodeDecodeError)
         raise Invalid(f"the body is not valid JSON: {err}") from None
     if not isinstance(data, dict):
         raise Invalid(f"the body must be a JSON object, got {type(data).__name__}")
@@ -212,6 +215,33 @@ async def _body(request: Request, allowed: Mapping[str, type | tuple[type, ...]]
                 kinds if isinstance(kinds, tuple) else (kinds,))):
             raise Invalid(f"field {key!r} has the wrong type ({type(value).__name__})")
     return data
+
+
+#: the longest number a body may hold, in characters: every number the API reads fits in
+#: 20 digits (a seed < 2**63, a bankroll <= 10**9); Python refuses to convert integers of
+#: more than 4,300 digits (a ValueError that was a 500), so longer ones are refused here
+MAX_NUMBER_CHARS = 40
+
+
+def _json_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_NUMBER_CHARS:
+        raise Invalid(f"a number in the body has {len(text.lstrip('-'))} digits; numbers "
+                      f"here have at most {MAX_NUMBER_CHARS}")
+    return int(text)
+
+
+def _json_float(text: str) -> float:
+    if len(text) > MAX_NUMBER_CHARS:
+        raise Invalid(f"a number in the body is {len(text)} characters long; numbers here "
+                      f"have at most {MAX_NUMBER_CHARS}")
+    value = float(text)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise Invalid(f"the number {text[:20]} is out of range")
+    return value
+
+
+def _json_constant(text: str) -> Any:
+    raise Invalid(f"{text} is not a JSON number (send a finite number)")
 
 
 def _frame(data: dict, required: bool) -> int | None:

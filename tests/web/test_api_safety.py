@@ -395,3 +395,44 @@ def test_requests_import_no_module_of_the_package():
             post(browser, "/api/step", {})
     new = sorted(m for m in set(sys.modules) - before if m.startswith("blackjack_env"))
     assert new == []
+
+
+def test_huge_numbers_in_a_body_are_refused_with_a_4xx_json_answer():
+    """Issue 33, item 1: a 5,000-digit integer (Python's 4,300-digit conversion limit) in
+    any field of any POST body was a 500 and a traceback; every such request is now 400
+    with a one-line JSON error, and the table is unchanged. NaN, Infinity and 1e999 too."""
+    app = make_app()
+    browser = client(app)
+    sit(browser, players=["person"])
+    game = game_of(app, browser)
+    before = game.state()
+    big = "9" * 5000
+    numbers = [big, "-" + big, "1" + "0" * 41, "1e999", "-1e999", "NaN", "Infinity",
+               "0." + "1" * 60]
+    bodies = {
+        "/api/session": ['{"seed": %s}', '{"bankroll": %s}', '{"bot_bet": %s}',
+                         '{"overrides": {"decks": %s}}', '{"overrides": {"max_bet": %s}}'],
+        "/api/deal": ['{"bets": {"0": %s}}', '{"bets": {"0": 10}, "frame": %s}'],
+        "/api/act": ['{"seat": %s, "action": "hit", "frame": 0}',
+                     '{"seat": 0, "action": "hit", "frame": %s}'],
+        "/api/raise": ['{"seat": 0, "amount": %s, "frame": 0}'],
+        "/api/next": ['{"frame": %s}'],
+        "/api/step": ['{"frame": %s}'],
+    }
+    answered = 0
+    for path, templates in bodies.items():
+        for template in templates:
+            for number in numbers:
+                resp = browser.post(path, content=(template % number).encode(),
+                                    headers={"content-type": "application/json"})
+                assert resp.status_code == 400, (path, template, number[:12], resp.text[:200])
+                assert resp.headers["content-type"].startswith("application/json")
+                error = resp.json()["error"]
+                assert "\n" not in error and "Traceback" not in error and len(error) < 300
+                assert game_of(app, browser) is game and game.state() == before
+                answered += 1
+    assert answered == 12 * len(numbers)
+    # a number of ordinary length still works
+    resp = browser.post("/api/deal", content=b'{"bets": {"0": 10}}',
+                        headers={"content-type": "application/json"})
+    assert resp.status_code == 200 and game.table.seats[0].bet == 10
