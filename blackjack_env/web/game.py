@@ -178,6 +178,11 @@ class Game:
         self.frame_count = 0
         self._record()
 
+    @property
+    def in_play(self) -> bool:
+        """A round is in play: dealt and not yet settled (chips are on the table)."""
+        return self.table.phase not in (Phase.BETTING, Phase.SETTLED)
+
     # ============================================================ requests
     def deal(self, bets: Mapping[int, int]) -> None:
         """Place the people's bets (seats not named sit out), the bots' bets, and deal."""
