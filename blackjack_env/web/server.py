@@ -222,6 +222,10 @@ class SessionStore:
         del self._games[min(spare)[2]]
         self.evicted += 1
 
+    def drop(self, key: str) -> bool:
+        """Drop the table of ``key`` (as an eviction would); whether there was one."""
+        return self._games.pop(key, None) is not None
+
     def games(self) -> Iterable[Game]:
         return [slot.game for slot in self._games.values()]
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import itertools
 import os
-import shutil
 import socket
 import threading
 import time
+import weakref
 from pathlib import Path
 
 import pytest
@@ -50,7 +50,8 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def server():
-    app = create_app(WebConfig())
+    # every test is a new browser session from 127.0.0.1: room for all of them
+    app = create_app(WebConfig(max_sessions=64, max_per_client=64))
     port = _free_port()
     srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=srv.run, daemon=True)
@@ -65,39 +66,62 @@ def server():
 
 
 @pytest.fixture(scope="module")
-def browser_context(tmp_path_factory):
-    profile = tmp_path_factory.mktemp("chromium-profile")
+def browser():
+    """One Chromium for the module; each test opens its own context (its own cookies)."""
     with sync_api.sync_playwright() as pw:
-        context = pw.chromium.launch_persistent_context(
-            str(profile), executable_path=CHROMIUM, headless=True, args=ARGS,
-            viewport={"width": 1400, "height": 900},
-        )
-        yield context
-        context.close()
-    shutil.rmtree(profile, ignore_errors=True)
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        yield chromium
+        chromium.close()
 
 
-@pytest.fixture()
-def page(browser_context, server):
-    browser_context.clear_cookies()  # a new browser session per test
-    page = browser_context.new_page()
-    failures: list[str] = []
+#: pages whose clock Playwright controls (page.clock.install() before the page loaded)
+_CLOCKED: weakref.WeakSet = weakref.WeakSet()
+#: a desktop, and a phone (390 px wide, touch)
+DESKTOP = {"viewport": {"width": 1400, "height": 900}}
+PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True,
+         "device_scale_factor": 1}
+
+
+def open_page(browser, url: str, failures: list[str], **context: object):
+    """A new browser session's page at ``url``: its clock installed (time flows as usual;
+    :func:`press` moves it on by a person's pause), any 5xx answer, page error or
+    off-machine request recorded in ``failures``."""
+    page = browser.new_context(**{**DESKTOP, **context}).new_page()
+    page.clock.install()
+    _CLOCKED.add(page)
     page.on("response", lambda r: failures.append(f"{r.status} {r.url}")
             if r.status >= 500 else None)
     page.on("pageerror", lambda err: failures.append(f"page error: {err}"))
     page.on("request", lambda r: failures.append(f"off-machine request {r.url}")
-            if not r.url.startswith(server[1]) else None)
-    page.goto(server[1])
+            if not r.url.startswith(url) else None)
+    page.goto(url)
     page.wait_for_selector("#preset option[value='terminal-21']", state="attached")
+    return page
+
+
+@pytest.fixture()
+def page(browser, server):
+    failures: list[str] = []
+    page = open_page(browser, server[1], failures)
     yield page
-    page.close()
+    page.context.close()
     assert failures == []
 
 
-def shot(page, name: str) -> Path:
+@pytest.fixture()
+def phone(browser, server):
+    failures: list[str] = []
+    page = open_page(browser, server[1], failures, **PHONE)
+    yield page
+    page.context.close()
+    assert failures == []
+
+
+def shot(page, name: str, full_page: bool = True) -> Path:
+    """Save a screenshot (``full_page=False``: what is in sight, the screen only)."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / name
-    page.screenshot(path=str(path), full_page=True)
+    page.screenshot(path=str(path), full_page=full_page)
     return path
 
 
@@ -121,16 +145,23 @@ def setup_table(page, *, mode="play", preset="vegas-strip", players=("person",),
     page.wait_for_selector("#table:not([hidden])")
 
 
+#: the page takes a press only this long after the one before (window.bjDoubleMs)
+DOUBLE_MS = 600
+
+
 def press(page, what: str, key: bool = False) -> None:
-    """Click a button (or press its key) and wait for the server's answer to be drawn."""
+    """Click a button (or press its key), wait for the server's answer to be drawn, then
+    pause as a person would before the next press (the page takes a press only
+    DOUBLE_MS after the one before: a double click acts once)."""
     with page.expect_response(lambda r: "/api/" in r.url and r.request.method == "POST"):
         if key:
             page.keyboard.press(what)
         else:
             page.click(what)
-    # the page ignores a decision sooner than 200 ms after the table changed (a double
-    # press): wait until it takes the next one, as a person would
-    page.wait_for_function("() => window.bjReady && window.bjReady()")
+    page.wait_for_function("() => window.bjIdle && window.bjIdle()")
+    if page in _CLOCKED:  # the pause, on the page's clock, without waiting for it
+        page.clock.fast_forward(DOUBLE_MS)
+    page.wait_for_function("() => window.bjReady()")
 
 
 def enabled_actions(page) -> set[str]:
@@ -175,9 +206,10 @@ def test_play_a_round_with_split_double_hit_and_stand(page, server):
 
 
 def _shown_values(page) -> dict[str, float]:
+    """The values table beside the buttons: action -> the value shown."""
     return dict(page.eval_on_selector_all(
-        "#values-table tr[data-action]", "rs => rs.map(r => [r.dataset.action, "
-        "Number(r.children[1].textContent)])"))
+        "#values-table td[data-action]", "ts => ts.map(t => [t.dataset.action, "
+        "Number(t.textContent)])"))
 
 
 def test_finite_shoe_values_given_the_cards_that_remain(page, server):
@@ -196,7 +228,7 @@ def test_finite_shoe_values_given_the_cards_that_remain(page, server):
         pool[rank - 1] -= 1
     exact = action_values(game.rules, pool, "8S 8D", "6")
     assert _shown_values(page) == {a.name.lower(): round(v, 4) for a, v in exact.items()}
-    assert page.inner_text("#values-table tr.best td") == "split (best)"
+    assert page.inner_text("#values-table th.best") == "split (best)"
     assert "given the 309 cards not yet seen" in page.inner_text("#values-source")
     assert "split" in page.inner_text("#values-note")
     assert "not available" not in page.inner_text("#values")
@@ -205,7 +237,7 @@ def test_finite_shoe_values_given_the_cards_that_remain(page, server):
     pool[3 - 1] -= 1
     exact = action_values(game.rules, pool, "8S 3C", "6", hands=2, from_split=True, waiting=1)
     assert _shown_values(page) == {a.name.lower(): round(v, 4) for a, v in exact.items()}
-    assert page.inner_text("#values-table tr.best td") == "double (best)"
+    assert page.inner_text("#values-table th.best") == "double (best)"
     assert "given the 308 cards not yet seen" in page.inner_text("#values-source")
     assert page.locator("#values-note").count() == 0
 
@@ -255,13 +287,10 @@ def test_watch_mode_steps_a_round_with_values(page, server):
     assert page.is_visible("#watch-controls")
     press(page, "#step")  # the bets and the deal
     assert page.is_visible("#values-table")
-    best = page.inner_text("#values-table tr.best td")
+    best = page.inner_text("#values-table th.best")
     assert best.endswith("(best)")
     evs = game.state()["values"]["evs"]
-    rows = page.eval_on_selector_all(
-        "#values-table tr[data-action]", "rs => rs.map(r => [r.dataset.action, "
-        "Number(r.children[1].textContent)])")
-    assert {a: round(v, 4) for a, v in evs.items()} == dict(rows)
+    assert {a: round(v, 4) for a, v in evs.items()} == _shown_values(page)
     shot(page, "watch_values.png")
     while game.table.phase.value != "settled":
         press(page, "ArrowRight", key=True)
@@ -352,6 +381,7 @@ def test_a_double_click_or_a_held_key_acts_once(page, server):
     assert game.table.to_act == (0, 1) and not game.table.seats[0].hands[1].done
     assert [d["action"] for d in game.state()["log"]] == ["split", "stand"]
     page.wait_for_selector("#seat-0-hand-1.acting")
+    page.clock.fast_forward(DOUBLE_MS)  # a person's pause: the next press is taken
     # hand 2 (8 K = 18): two quick h presses -> one hit (8 K 2 = 20)
     with page.expect_response("**/api/act"):
         page.keyboard.press("h")
@@ -359,6 +389,7 @@ def test_a_double_click_or_a_held_key_acts_once(page, server):
     page.wait_for_timeout(400)
     assert len(game.table.seats[0].hands[1].cards) == 3
     page.wait_for_selector("#play-controls [data-action=hit]:not([disabled])")
+    page.clock.fast_forward(DOUBLE_MS)  # a person's pause: the next press is taken
     # a held key: the repeats (keydown with repeat=true) do nothing
     with page.expect_response("**/api/act"):
         for _ in range(6):
@@ -371,12 +402,13 @@ def test_a_double_click_or_a_held_key_acts_once(page, server):
     check_conserved(game)
 
 
-def test_a_normal_visit_logs_no_console_error(browser_context, server):
+def test_a_normal_visit_logs_no_console_error(browser, server):
     """First visit (no table yet), a round, the chart view and back: not one console error
     (the page no longer probes /api/state for a table it may not have)."""
     app, url = server
-    browser_context.clear_cookies()
-    page = browser_context.new_page()
+    page = browser.new_context(**DESKTOP).new_page()
+    page.clock.install()
+    _CLOCKED.add(page)
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda err: errors.append(str(err)))
@@ -394,7 +426,7 @@ def test_a_normal_visit_logs_no_console_error(browser_context, server):
     page.click("#view-table")
     page.reload()  # a returning visit finds its table
     page.wait_for_selector("#table:not([hidden])")
-    page.close()
+    page.context.close()
     assert errors == []
 
 
@@ -419,11 +451,14 @@ def test_phone_width_cards_stay_in_their_seats_and_the_header_is_short(page, ser
           .filter(r => r.left < b.left - 0.5 || r.right > b.right + 0.5 || r.top < b.top - 0.5
                        || r.bottom > b.bottom + 0.5).map(r => [r.left, r.right]); })""")
     assert spill == []
-    # only the legal actions are shown, large, and within the screen
+    # every button is shown (legal or not: none moves), large, and within the screen;
+    # the legal ones are enabled
     shown = page.eval_on_selector_all(
         "#play-controls button", "bs => bs.filter(b => b.offsetParent !== null)"
         ".map(b => b.dataset.action || b.id)")
-    assert set(shown) - {"raise"} == set(game.state()["legal"])
+    assert set(shown) == {"hit", "stand", "double", "split", "surrender", "insure",
+                          "decline", "deal", "next"}
+    assert enabled_actions(page) == set(game.state()["legal"])
     boxes = page.eval_on_selector_all(
         "#play-controls button[data-action]", "bs => bs.filter(b => b.offsetParent !== null)"
         ".map(b => b.getBoundingClientRect()).map(r => [r.height, r.bottom])")
@@ -439,8 +474,11 @@ def test_desktop_cards_are_large(page, server):
     press(page, "#deal")
     size = page.eval_on_selector("#seat-0 .card", "c => [c.offsetWidth, c.offsetHeight]")
     assert size[0] >= 60 and size[1] >= 85, size  # was 34 x 48
-    bottom = page.eval_on_selector("#values", "v => v.getBoundingClientRect().top")
-    assert bottom >= 600  # the table fills the screen's upper part
+    # the seats are drawn above the decision bar fixed at the foot of the screen, not
+    # under it (issue 33 moved the values into that bar, in sight)
+    seats = page.eval_on_selector("#seats", "s => s.getBoundingClientRect().bottom")
+    bar = page.eval_on_selector("#controls", "c => c.getBoundingClientRect().top")
+    assert seats <= bar <= 900
     shot(page, "desktop_1280_three_seats.png")
 
 
@@ -493,3 +531,204 @@ def test_a_seed_that_is_not_a_number_is_refused_not_replaced(page, server):
     page.wait_for_selector("#message:not([hidden])")
     assert 'seed "abc" is not a whole number' in page.inner_text("#message")
     assert page.is_hidden("#table") and len(list(app.state.store.games())) == before
+
+
+# ---------------------------------------------------------------- issue 33: items 2-7
+INTERVALS_MS = (80, 200, 350, 500)
+CONTROLS = ("hit", "stand", "double", "split", "surrender", "insure", "decline", "deal", "next")
+
+
+def _selector(name: str) -> str:
+    return f"#{name}" if name in ("deal", "next") else f"#play-controls [data-action={name}]"
+
+
+def _centre(page, name: str) -> tuple[float, float]:
+    box = page.locator(_selector(name)).bounding_box()
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+def _rects(page) -> dict[str, tuple[float, ...]]:
+    """Where each control is, and whether it is shown (a hidden one has no box)."""
+    return dict(page.eval_on_selector_all(
+        "#play-controls button:not(#raise)", "bs => bs.map(b => { "
+        "const r = b.getBoundingClientRect(); "
+        "return [b.dataset.action || b.id, [r.left, r.top, r.width, r.height, "
+        "b.offsetParent !== null]]; })"))
+
+
+def _double(page, game, name: str, interval_ms: int, touch: bool) -> None:
+    """Two clicks (or taps) on the spot of control ``name``, ``interval_ms`` apart on the
+    page's clock: exactly one request goes out, and the table moves by one frame."""
+    x, y = _centre(page, name)
+    hit = page.touchscreen.tap if touch else page.mouse.click
+    sent: list[str] = []
+
+    def record(request) -> None:
+        if "/api/" in request.url and request.method == "POST":
+            sent.append(request.url)
+
+    frames = game.frame_count
+    page.on("request", record)
+    with page.expect_response(lambda r: "/api/" in r.url and r.request.method == "POST"):
+        hit(x, y)
+    page.wait_for_function("() => window.bjIdle()")  # the answer is drawn
+    page.clock.run_for(interval_ms)
+    hit(x, y)  # the second click of the double click, where the first one was
+    in_flight = not page.evaluate("window.bjIdle()")
+    page.wait_for_timeout(150)  # a second request, had one gone, is seen by now
+    page.remove_listener("request", record)
+    assert not in_flight and len(sent) == 1, (name, interval_ms, sent)
+    assert game.frame_count == frames + 1, (name, interval_ms, game.frame_count - frames)
+    page.clock.run_for(DOUBLE_MS)  # a person's pause before the next press
+
+
+def _double_press_every_control(page, app, touch: bool) -> None:
+    game = the_game(app)
+    page.clock.pause_at(time.time() + 3600)  # the page's clock moves only when told
+    for interval in INTERVALS_MS:
+        # round 1: 8 8 v A (hole 7): no insurance, split; hand 1: 8 2 hits 5 (15) and
+        # stands; hand 2: 8 3 doubles onto T (21); the dealer stands on soft 18
+        game.table.shoe.stack("8S AH 8D 7C 2C 5D 3H TD")
+        page.fill("#bet-0", "10")
+        _double(page, game, "deal", interval, touch)
+        assert game.table.phase.value == "insurance"
+        _double(page, game, "decline", interval, touch)
+        _double(page, game, "split", interval, touch)
+        _double(page, game, "hit", interval, touch)
+        assert len(game.table.seats[0].hands[0].cards) == 3  # one hit, not two
+        _double(page, game, "stand", interval, touch)
+        # issue 24's case: the second click did not stand hand 2 unseen
+        assert game.table.to_act == (0, 1) and not game.table.seats[0].hands[1].done
+        _double(page, game, "double", interval, touch)
+        # the round's last action: the result is shown, and the next round not dealt
+        assert game.table.phase.value == "settled"
+        sync_api.expect(page.locator("#seat-0-hand-0 .result")).to_have_text("Lose -10")
+        sync_api.expect(page.locator("#seat-0-hand-1 .result")).to_have_text("Win +20")
+        assert page.is_enabled("#next")
+        _double(page, game, "next", interval, touch)
+        assert game.table.phase.value == "betting"
+        # round 2: T 6 v A (hole 7): insurance, then surrender
+        game.table.shoe.stack("TS AD 6C 7H")
+        _double(page, game, "deal", interval, touch)
+        _double(page, game, "insure", interval, touch)
+        assert game.table.seats[0].insurance == 5 and game.table.phase.value == "player_turns"
+        _double(page, game, "surrender", interval, touch)
+        assert game.table.phase.value == "settled"
+        sync_api.expect(page.locator("#seat-0-hand-0 .result")).to_have_text("Surrender -5")
+        _double(page, game, "next", interval, touch)
+        log = [d["action"] for d in game.state()["log"]]
+        assert log[-7:] == ["decline", "split", "hit", "stand", "double", "insure", "surrender"]
+    check_conserved(game)
+
+
+def test_a_double_click_acts_once_on_every_control(page, server):
+    """Issue 33, items 2 and 3, desktop: every action, Deal and Next round double-clicked
+    80, 200, 350 and 500 ms apart act once, and the round's result is shown."""
+    app, _ = server
+    page.set_viewport_size({"width": 1280, "height": 800})
+    setup_table(page, preset="vegas-strip", seed=11)
+    _double_press_every_control(page, app, touch=False)
+
+
+def test_a_double_tap_acts_once_on_every_control(phone, server):
+    """Issue 33, items 2 and 3, a 390 px phone: the same with double taps (a tap on Stand
+    that ends the round no longer lands on Next round and skips the result)."""
+    app, _ = server
+    setup_table(phone, preset="vegas-strip", seed=12)
+    _double_press_every_control(phone, app, touch=True)
+
+
+@pytest.mark.parametrize("device", ["desktop", "phone"])
+def test_the_buttons_never_move_or_hide(browser, server, device):
+    """Issue 33, item 7: whatever is legal (betting, insurance, a pair, a split hand,
+    settled), every button is shown, the same size, at the same place."""
+    app, url = server
+    failures: list[str] = []
+    page = open_page(browser, url, failures, **(
+        PHONE if device == "phone" else {"viewport": {"width": 1280, "height": 800}}))
+    setup_table(page, preset="vegas-strip", seed=13)
+    game = the_game(app)
+    game.table.shoe.stack("8S AH 8D 7C 2C TD 3H 5D")
+    seen = [_rects(page)]
+    legal_sets = [enabled_actions(page)]
+    for what in ("#deal", "#play-controls [data-action=decline]",
+                 "#play-controls [data-action=split]", "#play-controls [data-action=stand]",
+                 "#play-controls [data-action=stand]"):
+        press(page, what)
+        seen.append(_rects(page))
+        legal_sets.append(enabled_actions(page))
+    assert game.table.phase.value == "settled"
+    assert len({frozenset(s) for s in legal_sets}) >= 4  # the legal sets did change
+    assert all(shown for *_, shown in seen[0].values()) and len(seen[0]) == 9
+    assert all(rects == seen[0] for rects in seen), [
+        {k: v for k, v in rects.items() if v != seen[0][k]} for rects in seen]
+    page.context.close()
+    assert failures == []
+
+
+def _in_sight(page, selector: str) -> bool:
+    """The element lies within the viewport and is on top at its centre (not under the
+    sticky bar nor off-screen)."""
+    return page.eval_on_selector(selector, """e => {
+        const r = e.getBoundingClientRect();
+        if (r.top < 0 || r.left < 0 || r.bottom > innerHeight + 0.5 || r.right > innerWidth + 0.5
+            || r.width === 0) return false;
+        const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+        return top !== null && (top === e || e.contains(top));
+    }""")
+
+
+@pytest.mark.parametrize("device", ["desktop", "phone"])
+def test_the_values_and_the_charts_cell_text_are_in_sight(browser, server, device):
+    """Issue 33, item 6: at 1280 x 800 (two seats) and on a 390 px phone (five seats) the
+    values table of the decision awaited is on screen without scrolling; in the chart
+    view the hovered (desktop) or tapped (phone) cell's values are on screen."""
+    app, url = server
+    failures: list[str] = []
+    phone = device == "phone"
+    page = open_page(browser, url, failures, **(
+        PHONE if phone else {"viewport": {"width": 1280, "height": 800}}))
+    players = ("person",) * 5 if phone else ("person", "basic")
+    setup_table(page, preset="vegas-strip", players=players, seed=14)
+    the_game(app).table.shoe.stack("8S 9C 9D 9H 9S 6H 8D 7C 7D 7H 7S TC")
+    for i in range(len(players) if phone else 1):
+        page.fill(f"#bet-{i}", "10")
+    press(page, "#deal")
+    assert page.evaluate("scrollY") == 0
+    assert _in_sight(page, "#values-table")
+    for cell in page.locator("#values-table td").all():
+        assert _in_sight(page, f"#values-table td[data-action={cell.get_attribute('data-action')}]")
+    shot(page, f"values_in_sight_{device}.png", full_page=False)
+    if phone:  # a phone has no mouse: a tap
+        page.locator("#view-chart").tap()
+    else:
+        page.click("#view-chart")
+    page.wait_for_selector("#chart-optimal table.chart")
+    cell = "#chart-optimal table[data-kind=pair] td[data-row='8'][data-up='T']"
+    if phone:
+        page.locator(cell).tap()
+    else:
+        page.hover(cell)
+    sync_api.expect(page.locator("#chart-cell")).to_contain_text("8,8 v 10")
+    assert _in_sight(page, "#chart-cell") and _in_sight(page, cell)
+    shot(page, f"chart_cell_in_sight_{device}.png", full_page=False)
+    page.context.close()
+    assert failures == []
+
+
+def test_a_replaced_table_leaves_nothing_on_screen(page, server):
+    """Issue 33, item 4: once this browser's table is gone (replaced when the server was
+    full), the next press says so and the header no longer shows the old table."""
+    app, _ = server
+    setup_table(page, preset="terminal-21", seed=15)
+    assert "terminal-21" in page.inner_text("#rules-summary")
+    key = next(c["value"] for c in page.context.cookies() if c["name"] == "bj_session")
+    assert app.state.store.drop(key)
+    page.fill("#bet-0", "10")
+    with page.expect_response("**/api/deal") as resp:
+        page.click("#deal")
+    assert resp.value.status == 404
+    page.wait_for_selector("#setup:not([hidden])")
+    assert "terminal-21" not in page.inner_text("#rules-summary")
+    assert "no table" in page.inner_text("#rules-summary")
+    assert page.is_hidden("#table") and "set one up" in page.inner_text("#message")
