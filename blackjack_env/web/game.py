@@ -39,6 +39,8 @@ from blackjack_env.engine import (
     Table,
     score,
 )
+from blackjack_env.engine.play import Outcome, highest_hand_judged, settles_by_highest_hand
+from blackjack_env.engine.rules import TieRule
 from blackjack_env.web.values import Values, action_values
 
 __all__ = ["BOT_NAMES", "MAX_FRAMES", "Conflict", "Game", "Illegal", "Invalid", "WebError"]
@@ -102,6 +104,22 @@ def _card_values(rules: Rules) -> dict[str, int]:
 
     return {Rank(r).letter: v for r, v in enumerate(rules.card_values, start=1)
             if v != _STANDARD_VALUES[r - 1]}
+
+
+_TIES = {TieRule.PUSH: "a tie pushes", TieRule.DEALER_WINS: "the dealer wins ties",
+         TieRule.PLAYER_LOSES: "a tie loses (blackjack against blackjack pushes)"}
+
+
+def settlement_note(rules: Rules) -> str | None:
+    """How the table pays, said on the page where it is not the usual hand against the
+    dealer (``Settlement.HIGHEST_HAND``, :func:`~blackjack_env.engine.play.
+    settles_by_highest_hand`); None for the usual settlement."""
+    if not settles_by_highest_hand(rules):
+        return None
+    return ("Highest hand wins: if the dealer busts, every hand not bust wins; otherwise "
+            "only the hands holding the highest total at the table (a blackjack counts 21) "
+            "can win, each against the dealer's hand as usual (" + _TIES[rules.ties] +
+            "), and every other hand loses, even one that beats the dealer.")
 
 
 class Game:
@@ -397,7 +415,8 @@ class Game:
             "rules": {"preset": self.rules_name, "summary": rules.summary(),
                       "min_bet": rules.min_bet, "max_bet": rules.max_bet,
                       "bet_raising": rules.bet_raising,
-                      "card_values": _card_values(rules)},
+                      "card_values": _card_values(rules),
+                      "settlement": settlement_note(rules)},
             "dealer": self._dealer_json(),
             "seats": seats,
             "to_act": None if who is None else {"seat": who[0], "hand": who[1]},
@@ -459,13 +478,49 @@ class Game:
             staked += seat.insurance
         return staked
 
+    def _beaten_by(self) -> tuple[int, list[int]] | None:
+        """Under highest-hand settlement, once the dealer has played: the table's highest
+        live total and the seats (numbered from 1) holding it, for the page to say why a
+        hand that beat the dealer lost (the outcome itself is the engine's)."""
+        table = self.table
+        if (not settles_by_highest_hand(self.rules) or table.phase is not Phase.SETTLED
+                or not table.hole_revealed):
+            return None
+        live = [(21 if h.is_blackjack else h.total, i) for i, seat in enumerate(table.seats)
+                for h in seat.hands if h.cards and not h.bust and not h.surrendered]
+        if not live:
+            return None
+        top = max(total for total, _ in live)
+        return top, sorted({i + 1 for total, i in live if total == top})
+
+    def _why(self, hand: Any, outcome: Outcome, beaten: tuple[int, list[int]] | None
+             ) -> str | None:
+        """Why a hand lost under highest-hand settlement though it was not bust: the
+        engine did not judge it against the dealer (:func:`~blackjack_env.engine.play.
+        highest_hand_judged`), as another hand at the table was higher."""
+        if beaten is None or outcome is not Outcome.LOSS or hand.bust or hand.surrendered:
+            return None
+        top, seats = beaten
+        total = 21 if hand.is_blackjack else hand.total
+        if highest_hand_judged(total, top, self.table.dealer.bust):
+            return None
+        where = ", ".join(map(str, seats))
+        return (f"{top} at seat{'s' if len(seats) > 1 else ''} {where} is the highest hand "
+                f"at the table: only it can win")
+
     def _seat_json(self, i: int, who: tuple[int, int] | None) -> dict[str, Any]:
         table = self.table
         seat = table.seats[i]
         results = {r.hand: r for r in seat.results}
+        beaten = self._beaten_by()
         hands = []
         for h, hand in enumerate(seat.hands):
             result = results.get(h)
+            shown = None if result is None else {"outcome": result.outcome.value,
+                                                 "net": _num(result.net)}
+            why = None if result is None else self._why(hand, result.outcome, beaten)
+            if shown is not None and why is not None:  # (only where there is one)
+                shown["why"] = why
             hands.append({
                 "cards": [_card(c) for c in hand.cards],
                 "total": hand.total,
@@ -478,8 +533,7 @@ class Game:
                 "split": hand.from_split,
                 "done": hand.done,
                 "to_act": who == (i, h) and table.phase is Phase.PLAYER_TURNS,
-                "result": None if result is None else {
-                    "outcome": result.outcome.value, "net": _num(result.net)},
+                "result": shown,
             })
         insurance_back = None
         for event in table.events:

@@ -732,3 +732,48 @@ def test_a_replaced_table_leaves_nothing_on_screen(page, server):
     assert "terminal-21" not in page.inner_text("#rules-summary")
     assert "no table" in page.inner_text("#rules-summary")
     assert page.is_hidden("#table") and "set one up" in page.inner_text("#message")
+
+
+def test_highest_hand_settlement_is_explained_on_the_table(page, server):
+    """Issue 33, item 5 (terminal-21): the table says how it pays, and a 20 that beat
+    the dealer's 19 but lost to a 21 at the table says why it lost."""
+    app, _ = server
+    page.set_viewport_size({"width": 1280, "height": 800})
+    setup_table(page, preset="terminal-21", players=("person", "person"), seed=16)
+    game = the_game(app)
+    # seat 1: T T (20) stands; seat 2: 9 5 hits 7 (21); the dealer: 9 T (19) stands
+    game.table.shoe.stack("TS 9S 9C TD 5H TH 7C")
+    rule = page.inner_text("#settlement")
+    assert page.is_visible("#settlement") and rule.startswith("Highest hand wins")
+    assert "dealer wins ties" in rule and "even one that beats the dealer" in rule
+    page.fill("#bet-0", "10")
+    page.fill("#bet-1", "10")
+    press(page, "#deal")
+    press(page, "s", key=True)
+    press(page, "h", key=True)
+    if game.table.phase.value != "settled":
+        press(page, "s", key=True)
+    assert [r.outcome.value for s in game.table.seats for r in s.results] == ["loss", "win"]
+    assert page.inner_text("#seat-0-hand-0 .result") == "Lose -10"
+    assert page.inner_text("#seat-0-hand-0 .why") == (
+        "21 at seat 2 is the highest hand at the table: only it can win")
+    assert page.locator("#seat-1-hand-0 .why").count() == 0  # the winner needs no word
+    # and in the decision bar, in sight
+    assert page.inner_text("#round-why") == (
+        "Player 1: 21 at seat 2 is the highest hand at the table: only it can win")
+    assert page.is_visible("#round-why")
+    shot(page, "terminal21_highest_hand.png", full_page=False)
+
+
+def test_the_usual_settlement_says_nothing_more(page, server):
+    app, _ = server
+    setup_table(page, preset="vegas-strip", players=("person", "person"), seed=17)
+    the_game(app).table.shoe.stack("TS 9S 9C TD 5H TH 7C")
+    assert page.is_hidden("#settlement")
+    page.fill("#bet-0", "10")
+    page.fill("#bet-1", "10")
+    press(page, "#deal")
+    press(page, "s", key=True)
+    press(page, "h", key=True)
+    assert page.locator(".why").count() == 0  # 20 beats 19: a plain win
+    assert page.inner_text("#seat-0-hand-0 .result") == "Win +10"

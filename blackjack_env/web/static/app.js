@@ -207,6 +207,7 @@ function handNode(h, s, k) {
   const r = h.result;
   box.append(el("div", { class: "result" + (r ? ` ${r.outcome}` : ""),
     text: r ? `${OUTCOME[r.outcome] || r.outcome} ${signed(r.net)}` : "\u00a0" }));
+  if (r && r.why) box.append(el("div", { class: "why", text: r.why }));
   return box;
 }
 
@@ -243,6 +244,10 @@ function seatNode(seat, st) {
 function drawValues(st) {
   const body = $("#values-body");
   body.replaceChildren();
+  // the values of the decision awaited: a table of one column per legal action, in the
+  // decision bar beside the buttons (always in sight); what they are and their caveats here
+  const now = $("#values-now");
+  now.replaceChildren();
   const v = st.values;
   if (v && st.to_act) {
     const seat = st.seats[st.to_act.seat];
@@ -252,11 +257,13 @@ function drawValues(st) {
       `${totalText(h)} against the dealer's ${st.dealer.cards[0].rank}` +
       (st.phase === "insurance" ? " (before the peek)" : "") }));
   }
-  // the values of the decision awaited: a table of one column per legal action, in the
-  // decision bar beside the buttons (always in sight); what they are and their caveats here
-  const now = $("#values-now");
-  now.replaceChildren();
-  if (!v) { body.append(el("p", { text: "No decision awaited." })); }
+  if (!v) {
+    body.append(el("p", { text: "No decision awaited." }));
+    // a settled round: why a hand lost where the table pays the highest hand, in sight
+    const why = st.phase === "settled" ? st.seats.flatMap((s) => s.hands.filter((h) => h.result && h.result.why)
+      .map((h) => `${s.person ? `Player ${s.index + 1}` : s.player}: ${h.result.why}`)) : [];
+    if (why.length) now.append(el("p", { class: "note", id: "round-why", text: why.join(" · ") }));
+  }
   else if (!v.available) {
     body.append(el("p", { class: "note", id: "values-reason", text: v.reason }));
     now.append(el("p", { class: "small", id: "values-brief", text: "No values for this decision (below: why)." }));
@@ -295,6 +302,8 @@ function show(st, isLive) {
   $("#card-values").hidden = special.length === 0;
   $("#card-values").textContent = special.length ? "Card values at this table: " +
     special.map(([r, v]) => `${r} = ${v}`).join(", ") + " (other cards as usual; A = 1 or 11)" : "";
+  $("#settlement").hidden = !st.rules.settlement;
+  $("#settlement").textContent = st.rules.settlement || "";
   const d = st.dealer;
   $("#dealer-cards").replaceWith(Object.assign(cardsNode(d.cards), { id: "dealer-cards" }));
   $("#dealer-total").textContent = d.total == null ? "" :
@@ -350,7 +359,12 @@ function drawControls(st) {
       `${totalText(h)} against the dealer's ${st.dealer.cards[0].rank}` +
       (st.phase === "insurance" ? ": insurance / surrender before the dealer peeks" : "");
   } else if (st.phase === "betting") turn = watch ? "Bets next: Step deals the round." : "Place your bets, then Deal.";
-  else if (st.phase === "settled") turn = "Round settled.";
+  else if (st.phase === "settled") {
+    // the round's result, in the bar (in sight whatever the size of the table above)
+    const nets = st.seats.filter((s) => s.net != null && s.hands.length)
+      .map((s) => `${s.person ? `Player ${s.index + 1}` : s.player} ${signed(s.net)}`);
+    turn = "Round settled" + (nets.length ? ": " + nets.join(" · ") : ".");
+  }
   $("#turn").textContent = turn;
 }
 
