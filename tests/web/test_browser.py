@@ -49,9 +49,19 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def server():
+def server(tmp_path_factory):
+    import json
+
+    from tests.web.test_api_chart import _summary
+
+    run = tmp_path_factory.mktemp("home") / "q-run"  # a training run for the run view
+    run.mkdir()
+    (run / "summary.json").write_text(json.dumps(_summary(run)))
+    (run / "curve.json").write_text(json.dumps(
+        {"blocks": [], "grades": [[1000, -0.07], [25000, -0.05], [50000, -0.0499]]}))
     # every test is a new browser session from 127.0.0.1: room for all of them
-    app = create_app(WebConfig(max_sessions=64, max_per_client=64))
+    app = create_app(WebConfig(max_sessions=64, max_per_client=64, runs={"q-run": run}))
+    app.state.run_folder = run
     port = _free_port()
     srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=srv.run, daemon=True)
@@ -777,3 +787,21 @@ def test_the_usual_settlement_says_nothing_more(page, server):
     press(page, "h", key=True)
     assert page.locator(".why").count() == 0  # 20 beats 19: a plain win
     assert page.inner_text("#seat-0-hand-0 .result") == "Win +10"
+
+
+def test_the_run_view_reads_like_a_summary(page, server):
+    """Issue 33, item 8: the run view names the model (never its path) and rounds."""
+    app, _ = server
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.click("#view-runs")
+    page.wait_for_selector(".run[data-run=q-run] table.run-summary")
+    text = page.inner_text("#runs-view")
+    assert str(app.state.run_folder.parent) not in text and "/" not in text.replace(
+        "(blackjack-web --runs FOLDER)", "")
+    rows = dict(page.eval_on_selector_all(
+        ".run-summary tr", "rs => rs.map(r => [r.children[0].textContent, "
+        "r.children[1].textContent])"))
+    assert rows["model"] == "model.npz" and rows["regret"] == "0.00678"
+    assert rows["exact return of the greedy policy (per unit bet)"] == "-0.04990"
+    assert page.is_visible(".run canvas.curve")
+    shot(page, "run_view.png", full_page=False)

@@ -617,14 +617,6 @@ function curveSvg(points, optimum) {
   return canvas;
 }
 
-function findOptimum(summary) {
-  if (!summary) return null;
-  const ex = summary.exact;
-  if (ex && typeof ex === "object") for (const k of ["optimal_return", "optimum", "optimal"]) if (typeof ex[k] === "number") return ex[k];
-  for (const k of ["optimal_return", "optimum"]) if (typeof summary[k] === "number") return summary[k];
-  return null;
-}
-
 async function loadRuns() {
   const d = await call("GET", "/api/runs");
   if (!d) return;
@@ -635,15 +627,12 @@ async function loadRuns() {
     const box = el("div", { class: "run", "data-run": run.name }, el("h3", { text: run.name }));
     const grades = run.curve && Array.isArray(run.curve.grades) ? run.curve.grades : [];
     const blocks = run.curve && Array.isArray(run.curve.blocks) ? run.curve.blocks : [];
-    if (grades.length) box.append(el("p", { class: "small", text: "exact return of the greedy policy" }), curveSvg(grades, findOptimum(run.summary)));
+    if (grades.length) box.append(el("p", { class: "small", text: "exact return of the greedy policy" }), curveSvg(grades, run.optimum));
     else if (blocks.length) box.append(el("p", { class: "small", text: "training reward per hand (no exact grade for these rules)" }), curveSvg(blocks, null));
     for (const p of run.problems) box.append(el("p", { class: "note", text: p }));
-    if (run.summary) {
+    if (run.rows.length) {  // the summary as the server words it: figures rounded, no path
       const t = el("table", { class: "run-summary" });
-      for (const [k, v] of Object.entries(run.summary)) {
-        const text = v !== null && typeof v === "object" ? JSON.stringify(v) : String(v);
-        t.append(el("tr", {}, el("th", { text: k }), el("td", { text: text.length > 160 ? text.slice(0, 157) + "…" : text })));
-      }
+      for (const [label, text] of run.rows) t.append(el("tr", {}, el("th", { text: label }), el("td", { text })));
       box.append(t);
     }
     body.append(box);
