@@ -39,7 +39,13 @@ from blackjack_env.engine import (
     Table,
     score,
 )
-from blackjack_env.engine.play import Outcome, highest_hand_judged, settles_by_highest_hand
+from blackjack_env.engine.play import (
+    INSURANCE_PAYS,
+    Outcome,
+    highest_hand_judged,
+    insurance_stake,
+    settles_by_highest_hand,
+)
 from blackjack_env.engine.rules import TieRule
 from blackjack_env.web.values import Values, action_values
 
@@ -222,10 +228,14 @@ class Game:
             for seat in sorted(self.strategies):
                 self._bet(seat, self._bot_bet(seat))
                 placed.append(seat)
+            if not any(table.seats[seat].bet for seat in placed):
+                raise Illegal(self._no_bet())
             table.deal()
-        except (IllegalActionError, PhaseError) as err:
+        except (IllegalActionError, PhaseError, Illegal) as err:
             for seat in placed:  # the table as it was: no bets
                 table.bet(seat, 0)
+            if isinstance(err, Illegal):
+                raise
             raise (Illegal if isinstance(err, IllegalActionError) else Conflict)(str(err)) from None
         except ShoeExhaustedError as err:  # every card is on the table: set up a new table
             raise Conflict(f"the shoe ran out of cards: {err}") from None
@@ -234,6 +244,19 @@ class Game:
                 self.last_bets[seat] = int(bets[seat])
         self._record()
         self._run_bots()
+
+    def _no_bet(self) -> str:
+        """What to do when a deal finds no bet at the table."""
+        rules = self.rules
+        broke = [i + 1 for i in sorted(self.people)
+                 if (b := self.table.seats[i].bankroll) is not None and b < rules.min_bet]
+        if len(broke) == len(self.people) and not any(
+                self._bot_bet(i) for i in self.strategies):
+            return (f"no seat can bet: every seat is out of chips (under the table minimum "
+                    f"of {rules.min_bet}); set up a new table (Setup) to play on")
+        can = [i + 1 for i in sorted(self.people) if i + 1 not in broke]
+        return (f"no seat has a bet: bet {rules.min_bet} to {rules.max_bet} at seat"
+                f"{'s' if len(can) > 1 else ''} {', '.join(map(str, can))}, then deal")
 
     def check_frame(self, frame: int | None) -> None:
         """Refuse (409) a request that answers an earlier state than the latest frame:
@@ -425,6 +448,7 @@ class Game:
             "bot_legal": [] if person_to_act else legal,
             "can_raise": bool(person_to_act and rules.bet_raising
                               and phase is Phase.PLAYER_TURNS),
+            "insurance": self._insurance_offer() if person_to_act else None,
             "values": None if values is None else values.to_json(),
             "log": list(self.log),
             "shoe": {
@@ -442,6 +466,31 @@ class Game:
             "house": _num(table.house),
         }
 
+    def _next_bet(self, i: int) -> int | None:
+        """The bet to offer a person at seat ``i``: the last one, at most the bankroll;
+        0 when the bankroll is under the table minimum (the seat cannot bet)."""
+        last = self.last_bets.get(i)
+        bankroll = self.table.seats[i].bankroll
+        if last is None or bankroll is None:
+            return last
+        if bankroll < self.rules.min_bet:
+            return 0
+        return min(last, int(bankroll))
+
+    def _insurance_offer(self) -> dict[str, Any] | None:
+        """Before the peek, for the hand to act: what insurance costs (the engine's
+        :func:`~blackjack_env.engine.play.insurance_stake`) and pays, or that it is even
+        money (a blackjack: paid 1:1 at once); None where insurance is not offered."""
+        table = self.table
+        if table.phase is not Phase.INSURANCE or Action.INSURE not in table.legal_actions():
+            return None
+        hand = table.current_hand
+        assert hand is not None
+        if hand.is_blackjack:
+            return {"even_money": True, "cost": None, "pays": _num(hand.bet)}
+        cost = insurance_stake(hand.bet)
+        return {"even_money": False, "cost": _num(cost), "pays": _num(cost * INSURANCE_PAYS)}
+
     def _dealer_json(self) -> dict[str, Any]:
         table = self.table
         dealer = table.dealer
@@ -458,10 +507,15 @@ class Game:
         else:  # only the upcard is shown
             up = dealer.cards[0]
             total, soft = score(self.rules.value(up.rank), up.rank == 1)
+        showing = None
+        if dealer.cards and not table.hole_revealed and len(dealer.cards) > 1:
+            up = dealer.cards[0]  # the upcard alone: an ace is an ace, not "soft 11"
+            showing = "A" if up.rank == 1 else str(self.rules.value(up.rank))
         return {
             "cards": cards,
             "total": total,
             "soft": soft,
+            "showing": showing,
             "blackjack": table.hole_revealed and dealer.is_blackjack,
             "bust": dealer.bust,
             "revealed": table.hole_revealed,
@@ -546,7 +600,8 @@ class Game:
             "person": i in self.people,
             "bankroll": _num(bankroll),
             "bet": seat.bet,
-            "next_bet": self.last_bets.get(i),
+            "next_bet": self._next_bet(i),
+            "broke": bankroll is not None and bankroll < self.rules.min_bet,
             "insurance": _num(seat.insurance),
             "insurance_returned": insurance_back,
             "net": _num(seat.net) if seat.results else None,

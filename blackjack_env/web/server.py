@@ -313,8 +313,9 @@ def _frame(data: dict, required: bool) -> int | None:
 
 
 class _HostCheck:
-    """Serve only requests whose ``Host`` names one of ``allowed`` (no DNS rebinding);
-    any other gets 400 with a JSON error."""
+    """Serve only requests whose ``Host`` names one of ``allowed``, with no port or a
+    port number (no DNS rebinding, no malformed header); any other gets 400 with a JSON
+    error."""
 
     def __init__(self, app: Any, allowed: Iterable[str]) -> None:
         self.app = app
@@ -328,8 +329,10 @@ class _HostCheck:
                     host = value.decode("latin-1").strip().lower()
                     break
             with_port = host.count(":") == 1 or (host.startswith("[") and "]:" in host)
-            name = host.rsplit(":", 1)[0] if with_port else host
-            if name not in self.allowed:
+            name, _, port = host.rpartition(":") if with_port else (host, "", "")
+            bad_port = with_port and not (port.isascii() and port.isdigit() and len(port) <= 5
+                                          and 0 < int(port) <= 65535)
+            if name not in self.allowed or bad_port:
                 response = _error(f"host {host[:80]!r} is not served here; the server was "
                                   f"started for {', '.join(sorted(self.allowed))}", 400)
                 await response(scope, receive, send)

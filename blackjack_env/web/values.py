@@ -190,9 +190,14 @@ def _finite_values(table: Table, rules: Rules) -> tuple[dict[Action, float], str
 
     evs = table_action_values(table) if rules is table.rules else _values_under(table, rules)
     unseen = sum(table_pool(table))
+    in_shoe = table.shoe.remaining or 0  # (a finite shoe here)
+    hidden = unseen - in_shoe  # the cards face down on the table: the dealer's hole card
+    where = (f"all {in_shoe} in the shoe" if hidden == 0 else
+             f"the {in_shoe} left in the shoe and the dealer's face-down card" if hidden == 1
+             else f"the {in_shoe} left in the shoe and {hidden} face down on the table")
     when = "before the peek, " if table.phase is Phase.INSURANCE else ""
-    source = (f"exact, {when}given the {unseen} cards not yet seen "
-              f"(composition-dependent, analysis.composition)")
+    source = (f"exact, {when}given the {unseen} cards not yet seen ({where}; "
+              f"composition-dependent, analysis.composition)")
     return evs, source, SPLIT_NOTE if Action.SPLIT in evs else ""
 
 
@@ -248,7 +253,7 @@ def chart_document(rules: Rules, agent: Any = None, agent_name: str | None = Non
     chart = sol.chart
     doc: dict[str, Any] = {
         "title": chart.title, "summary": rules.summary(),
-        "finite": rules.shoe_decks is not None, "note": note,
+        "finite": rules.shoe_decks is not None, "decks": rules.shoe_decks, "note": note,
         "codes": {p.value: p.name.lower().replace("_", " ") for p in type(
             next(iter(chart.hard.values()))[0])},
         "chart": chart.to_dict(),
@@ -293,6 +298,12 @@ def chart_document(rules: Rules, agent: Any = None, agent_name: str | None = Non
                                    "optimal": play.value, "agent": theirs.value,
                                    "cost": None if cost is None else round(cost, 6)})
         doc["agent"] = {"name": agent_name, "chart": mine.to_dict(), "differ": differ}
+    # the legend: only the codes the charts shown hold (sutton-barto: hit and stand)
+    used = {code for grids in [doc["chart"], *([doc["agent"]["chart"]] if "agent" in doc
+                                                 else [])]
+            for kind in ("hard", "soft", "pairs") for row in grids[kind].values()
+            for code in row}
+    doc["codes"] = {code: name for code, name in doc["codes"].items() if code in used}
     return doc
 
 

@@ -299,6 +299,19 @@ def test_only_the_configured_hosts_are_served():
         make_app(allowed_hosts=("*",))
 
 
+def test_a_host_with_a_malformed_port_is_refused():
+    """Issue 33, item 9: ``Host: localhost:abc`` was served."""
+    app = make_app(allowed_hosts=("localhost", "127.0.0.1", "[::1]"))
+    browser = client(app)
+    for host in ("localhost:abc", "localhost:", "localhost:0", "localhost:65536",
+                 "localhost:123456", "localhost:8O00", "[::1]:x", "localhost:-1",
+                 "localhost: 80"):
+        resp = browser.get("/api/options", headers={"host": host})
+        assert resp.status_code == 400 and "not served" in resp.json()["error"], host
+    for host in ("localhost", "localhost:8000", "localhost:65535", "[::1]:1", "127.0.0.1:80"):
+        assert browser.get("/api/options", headers={"host": host}).status_code == 200, host
+
+
 def test_not_found_and_wrong_method_answer_json():
     app = make_app()
     browser = client(app)

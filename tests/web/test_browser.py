@@ -805,3 +805,59 @@ def test_the_run_view_reads_like_a_summary(page, server):
     assert rows["exact return of the greedy policy (per unit bet)"] == "-0.04990"
     assert page.is_visible(".run canvas.curve")
     shot(page, "run_view.png", full_page=False)
+
+
+def test_the_words_say_what_is_offered(page, server):
+    """Issue 33, item 9 on the page: under late surrender the pre-peek prompt offers
+    insurance only, with its cost; an ace upcard reads "A showing"; the values say the
+    hole card is the difference between the shoe's count and the cards not yet seen;
+    a 6-deck chart says it is the infinite-deck optimum; sutton-barto's legend lists hit
+    and stand only; a seat out of chips is told what to do, not offered a bet."""
+    app, _ = server
+    page.set_viewport_size({"width": 1280, "height": 800})
+    setup_table(page, preset="vegas-strip", seed=18)
+    game = the_game(app)
+    game.table.shoe.stack("TS AH 6D 7C")
+    page.fill("#bet-0", "10")
+    press(page, "#deal")
+    turn = page.inner_text("#turn")
+    assert "insurance costs 5 and pays 10 if the dealer has blackjack" in turn
+    assert "surrender" not in turn and "insurance / surrender" not in turn
+    assert page.inner_text("#dealer-total") == "A showing"
+    shot(page, "insurance_offer.png", full_page=False)
+    press(page, "#play-controls [data-action=decline]")
+    source = page.inner_text("#values-source")
+    assert "309 cards not yet seen (the 308 left in the shoe and the dealer's face-down card" \
+        in source and "308 of 312 cards left" in page.inner_text("#shoe")
+    page.click("#view-chart")
+    page.wait_for_selector("#chart-optimal table.chart")
+    about = page.inner_text("#chart-about")
+    assert "with an infinite deck" in about and "6-deck shoe" in about
+    assert "exact optimal" not in about
+    page.click("#view-table")
+    page.click("#show-setup")
+    setup_table(page, preset="sutton-barto", seed=19)
+    page.click("#view-chart")
+    page.wait_for_function("() => document.querySelector('#chart-title').textContent"
+                           ".includes('sutton-barto')")
+    legend = page.eval_on_selector_all("#chart-legend .legend", "ls => ls.map(l => l.textContent)")
+    assert legend == ["H hit", "S stand"]
+    assert page.inner_text("#chart-about").startswith("The exact optimal play")
+
+
+def test_a_seat_out_of_chips_is_not_offered_a_bet(page, server):
+    app, _ = server
+    page.fill("#bankroll", "10")
+    setup_table(page, preset="vegas-strip", seed=20)
+    the_game(app).table.shoe.stack("TS 9H 6D TC")  # 16 stands against 19: lost
+    page.fill("#bet-0", "10")
+    press(page, "#deal")
+    press(page, "s", key=True)
+    press(page, "Enter", key=True)
+    assert page.locator("#bet-0").count() == 0
+    assert "out of chips" in page.inner_text("#broke-0")
+    with page.expect_response("**/api/deal") as resp:
+        page.keyboard.press("Enter")
+    assert resp.value.status == 422
+    page.wait_for_selector("#message:not([hidden])")
+    assert "set up a new table" in page.inner_text("#message")

@@ -228,7 +228,10 @@ function seatNode(seat, st) {
   // always there (blank until the round is settled), so nothing below it moves
   node.append(el("div", { class: "seat-net", text: seat.net != null && seat.hands.length ?
     `round ${signed(seat.net)}` : "\u00a0" }));
-  if (st.phase === "betting" && seat.person && st === live) {
+  if (st.phase === "betting" && seat.person && st === live && seat.broke) {
+    node.append(el("div", { class: "note broke", id: `broke-${seat.index}`,
+      text: `out of chips (under the table minimum of ${st.rules.min_bet}): this seat sits out; Setup starts a new table` }));
+  } else if (st.phase === "betting" && seat.person && st === live) {
     const input = el("input", { class: "bet-input", type: "number", id: `bet-${seat.index}`,
       min: "0", value: String(seat.bet || seat.next_bet || st.rules.min_bet) });
     node.append(el("label", { class: "label", text: "bet " }, input));
@@ -307,8 +310,8 @@ function show(st, isLive) {
   const d = st.dealer;
   $("#dealer-cards").replaceWith(Object.assign(cardsNode(d.cards), { id: "dealer-cards" }));
   $("#dealer-total").textContent = d.total == null ? "" :
-    (d.blackjack ? "Blackjack" : d.bust ? `${d.total} bust` : (d.soft ? "soft " : "") + d.total) +
-    (d.revealed || d.cards.length < 2 ? "" : " showing");
+    d.showing != null ? `${d.showing} showing` :
+      (d.blackjack ? "Blackjack" : d.bust ? `${d.total} bust` : (d.soft ? "soft " : "") + d.total);
   const shoe = st.shoe;
   $("#shoe").replaceChildren(...[
     el("div", { id: "shoe-remaining", text: shoe.infinite ? "infinite deck" :
@@ -323,6 +326,17 @@ function show(st, isLive) {
   seats.replaceChildren(...st.seats.map((s) => seatNode(s, st)));
   drawValues(st);
   drawControls(st);
+}
+
+// before the peek: what is offered (only that), and what insurance costs
+function offerText(st) {
+  if (st.phase !== "insurance") return "";
+  const ins = st.insurance;
+  const parts = [];
+  if (ins && ins.even_money) parts.push(`even money: +${chips(ins.pays)} now (1:1), before the dealer checks for blackjack`);
+  else if (ins) parts.push(`insurance costs ${chips(ins.cost)} and pays ${chips(ins.pays)} if the dealer has blackjack`);
+  if (st.legal.includes("surrender")) parts.push("or surrender early, before the dealer checks");
+  return parts.length ? ` · ${parts.join("; ")}` : "";
 }
 
 function drawControls(st) {
@@ -356,8 +370,7 @@ function drawControls(st) {
     const who = seat.person ? `Player ${seat.index + 1}` : seat.player;
     const h = seat.hands[st.to_act.hand];
     turn = `${who} (seat ${seat.index + 1}, hand ${st.to_act.hand + 1}) to act: ` +
-      `${totalText(h)} against the dealer's ${st.dealer.cards[0].rank}` +
-      (st.phase === "insurance" ? ": insurance / surrender before the dealer peeks" : "");
+      `${totalText(h)} against the dealer's ${st.dealer.cards[0].rank}` + offerText(st);
   } else if (st.phase === "betting") turn = watch ? "Bets next: Step deals the round." : "Place your bets, then Deal.";
   else if (st.phase === "settled") {
     // the round's result, in the bar (in sight whatever the size of the table above)
@@ -553,6 +566,13 @@ async function loadChart() {
   if (!d) return;
   chartData = d;
   $("#chart-title").textContent = `Strategy chart: ${d.preset} (${d.finite ? "infinite-deck optimum" : "exact optimum"})`;
+  $("#chart-about").textContent = (d.finite
+    ? `The optimal play for each two-card hand (rows) against the dealer's upcard (columns) ` +
+      `with an infinite deck under these rules: this table's ${d.decks}-deck shoe changes a few close ` +
+      `cells (the Table view's values are exact for the cards that remain). `
+    : "The exact optimal play for each two-card hand (rows) against the dealer's upcard (columns). ") +
+    "Hover over or tap a cell: the value of every action (chips per chip bet) and how much " +
+    "the best one beats the second best.";
   $("#chart-note").hidden = !d.note;
   $("#chart-note").textContent = d.note;
   $("#chart-legend").replaceChildren(...Object.entries(d.codes).map(([code, name]) => {
