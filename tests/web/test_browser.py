@@ -861,3 +861,48 @@ def test_a_seat_out_of_chips_is_not_offered_a_bet(page, server):
     assert resp.value.status == 422
     page.wait_for_selector("#message:not([hidden])")
     assert "set up a new table" in page.inner_text("#message")
+
+
+def test_a_click_begun_before_the_table_changed_is_no_decision(page, server):
+    """Issue 33, item 3: a press that began (pointer down) while the table still showed
+    the state before is not taken, even if released once the new state is drawn and
+    long after the press before (Chromium sends the pointerdown to the disabled button
+    and the click once it is enabled again)."""
+    app, _ = server
+    page.set_viewport_size({"width": 1280, "height": 800})
+    setup_table(page, preset="vegas-strip", seed=21)
+    game = the_game(app)
+    game.table.shoe.stack("TS 9H 2D 7C 3C 4D")  # T 2 v 9: hit (3), then hit or stand
+    page.fill("#bet-0", "10")
+    press(page, "#deal")
+    real_act = game.act
+
+    def slow_act(*args, **kwargs):  # the server takes a second to answer
+        time.sleep(1.0)
+        real_act(*args, **kwargs)
+
+    game.act = slow_act
+    page.clock.pause_at(time.time() + 3600)
+    stand = _centre(page, "stand")
+    with page.expect_response("**/api/act"):
+        page.click("#play-controls [data-action=hit]")
+        page.clock.run_for(DOUBLE_MS + 100)  # well after the Hit: not a double click
+        page.mouse.move(*stand)
+        page.mouse.down()  # on Stand, while the table still shows T 2 (Stand disabled)
+        page.clock.run_for(100)
+    page.wait_for_function("() => window.bjIdle()")  # T 2 3 drawn, Stand enabled again
+    page.clock.run_for(DOUBLE_MS + 100)
+    sent: list[str] = []
+    page.on("request", lambda r: sent.append(r.url) if "/api/" in r.url else None)
+    page.mouse.up()  # the click: begun before T 2 3 was on screen
+    page.wait_for_timeout(300)
+    assert sent == [] and page.evaluate("window.bjIdle()")
+    assert [d["action"] for d in game.state()["log"]] == ["hit"]
+    assert game.table.to_act == (0, 0) and len(game.table.seats[0].hands[0].cards) == 3
+    # a new press on it, begun now, is taken
+    page.clock.run_for(DOUBLE_MS)
+    game.act = real_act
+    with page.expect_response("**/api/act"):
+        page.mouse.click(*stand)
+    page.wait_for_function("() => window.bjIdle()")
+    assert [d["action"] for d in game.state()["log"]] == ["hit", "stand"]
