@@ -585,7 +585,7 @@ def _double(page, game, name: str, interval_ms: int, touch: bool) -> None:
     page.clock.run_for(interval_ms)
     hit(x, y)  # the second click of the double click, where the first one was
     in_flight = not page.evaluate("window.bjIdle()")
-    page.wait_for_timeout(150)  # a second request, had one gone, is seen by now
+    page.wait_for_timeout(80)  # a second request, had one gone, is seen by now
     page.remove_listener("request", record)
     assert not in_flight and len(sent) == 1, (name, interval_ms, sent)
     assert game.frame_count == frames + 1, (name, interval_ms, game.frame_count - frames)
