@@ -46,7 +46,7 @@ class Settings:
     max_sessions: int = 16
     """tables held at once (one per browser session)"""
     max_per_client: int = 4
-    """tables one client address may hold at once (a new one beyond replaces its own longest-idle table, once idle --evict-minutes)"""  # noqa: E501
+    """tables one client address may hold at once (a new one beyond replaces its own longest-idle table, once idle --evict-minutes; behind a proxy every client has its address)"""  # noqa: E501
     idle_minutes: float = 30.0
     """a table unused this long is dropped"""
     evict_minutes: float = 10.0
