@@ -45,8 +45,12 @@ class Settings:
     """trained agents (run folders or .npz / .zip model files) that may take a seat; the page names them, never their path"""  # noqa: E501
     max_sessions: int = 16
     """tables held at once (one per browser session)"""
+    max_per_client: int = 4
+    """tables one client address may hold at once (a new one beyond replaces its own longest-idle table, once idle --evict-minutes; behind a proxy every client has its address)"""  # noqa: E501
     idle_minutes: float = 30.0
-    """a table unused this long is dropped (when all --max-sessions are taken, a new table replaces the least recently used idle one)"""  # noqa: E501
+    """a table unused this long is dropped"""
+    evict_minutes: float = 10.0
+    """when all --max-sessions are taken, a new table replaces one unused this long (between rounds before one with a round in play); none sooner, so no one thinking about a hand loses the table"""  # noqa: E501
     allow_host: Annotated[list[str], option("NAME [NAME ...]", "loopback only")] = field(
         default_factory=list
     )
@@ -67,6 +71,11 @@ def build(settings: Settings) -> tuple[Any, dict[str, str]]:
         raise fail(f"--max-sessions {settings.max_sessions}: use 1..1000")
     if not 0 < settings.idle_minutes <= 24 * 60:
         raise fail(f"--idle-minutes {settings.idle_minutes}: use a number of minutes in (0, 1440]")
+    if not 1 <= settings.max_per_client <= 1000:
+        raise fail(f"--max-per-client {settings.max_per_client}: use 1..1000")
+    if not 0 <= settings.evict_minutes <= 24 * 60:
+        raise fail(f"--evict-minutes {settings.evict_minutes}: use a number of minutes in "
+                   f"[0, 1440] (above --idle-minutes it is --idle-minutes)")
     agents: dict[str, Any] = {}
     names: dict[str, str] = {}
     if settings.agent:
@@ -96,6 +105,8 @@ def build(settings: Settings) -> tuple[Any, dict[str, str]]:
         runs[name] = folder.resolve()
     config = WebConfig(max_sessions=settings.max_sessions,
                        idle_seconds=settings.idle_minutes * 60.0,
+                       evict_idle_seconds=settings.evict_minutes * 60.0,
+                       max_per_client=settings.max_per_client,
                        allowed_hosts=hosts, agents=agents, runs=runs)
     return create_app(config), names
 

@@ -39,6 +39,14 @@ from blackjack_env.engine import (
     Table,
     score,
 )
+from blackjack_env.engine.play import (
+    INSURANCE_PAYS,
+    Outcome,
+    highest_hand_judged,
+    insurance_stake,
+    settles_by_highest_hand,
+)
+from blackjack_env.engine.rules import TieRule
 from blackjack_env.web.values import Values, action_values
 
 __all__ = ["BOT_NAMES", "MAX_FRAMES", "Conflict", "Game", "Illegal", "Invalid", "WebError"]
@@ -102,6 +110,22 @@ def _card_values(rules: Rules) -> dict[str, int]:
 
     return {Rank(r).letter: v for r, v in enumerate(rules.card_values, start=1)
             if v != _STANDARD_VALUES[r - 1]}
+
+
+_TIES = {TieRule.PUSH: "a tie pushes", TieRule.DEALER_WINS: "the dealer wins ties",
+         TieRule.PLAYER_LOSES: "a tie loses (blackjack against blackjack pushes)"}
+
+
+def settlement_note(rules: Rules) -> str | None:
+    """How the table pays, said on the page where it is not the usual hand against the
+    dealer (``Settlement.HIGHEST_HAND``, :func:`~blackjack_env.engine.play.
+    settles_by_highest_hand`); None for the usual settlement."""
+    if not settles_by_highest_hand(rules):
+        return None
+    return ("Highest hand wins: if the dealer busts, every hand not bust wins; otherwise "
+            "only the hands holding the highest total at the table (a blackjack counts 21) "
+            "can win, each against the dealer's hand as usual (" + _TIES[rules.ties] +
+            "), and every other hand loses, even one that beats the dealer.")
 
 
 class Game:
@@ -178,6 +202,11 @@ class Game:
         self.frame_count = 0
         self._record()
 
+    @property
+    def in_play(self) -> bool:
+        """A round is in play: dealt and not yet settled (chips are on the table)."""
+        return self.table.phase not in (Phase.BETTING, Phase.SETTLED)
+
     # ============================================================ requests
     def deal(self, bets: Mapping[int, int]) -> None:
         """Place the people's bets (seats not named sit out), the bots' bets, and deal."""
@@ -199,10 +228,14 @@ class Game:
             for seat in sorted(self.strategies):
                 self._bet(seat, self._bot_bet(seat))
                 placed.append(seat)
+            if not any(table.seats[seat].bet for seat in placed):
+                raise Illegal(self._no_bet())
             table.deal()
-        except (IllegalActionError, PhaseError) as err:
+        except (IllegalActionError, PhaseError, Illegal) as err:
             for seat in placed:  # the table as it was: no bets
                 table.bet(seat, 0)
+            if isinstance(err, Illegal):
+                raise
             raise (Illegal if isinstance(err, IllegalActionError) else Conflict)(str(err)) from None
         except ShoeExhaustedError as err:  # every card is on the table: set up a new table
             raise Conflict(f"the shoe ran out of cards: {err}") from None
@@ -211,6 +244,19 @@ class Game:
                 self.last_bets[seat] = int(bets[seat])
         self._record()
         self._run_bots()
+
+    def _no_bet(self) -> str:
+        """What to do when a deal finds no bet at the table."""
+        rules = self.rules
+        broke = [i + 1 for i in sorted(self.people)
+                 if (b := self.table.seats[i].bankroll) is not None and b < rules.min_bet]
+        if len(broke) == len(self.people) and not any(
+                self._bot_bet(i) for i in self.strategies):
+            return (f"no seat can bet: every seat is out of chips (under the table minimum "
+                    f"of {rules.min_bet}); set up a new table (Setup) to play on")
+        can = [i + 1 for i in sorted(self.people) if i + 1 not in broke]
+        return (f"no seat has a bet: bet {rules.min_bet} to {rules.max_bet} at seat"
+                f"{'s' if len(can) > 1 else ''} {', '.join(map(str, can))}, then deal")
 
     def check_frame(self, frame: int | None) -> None:
         """Refuse (409) a request that answers an earlier state than the latest frame:
@@ -392,7 +438,8 @@ class Game:
             "rules": {"preset": self.rules_name, "summary": rules.summary(),
                       "min_bet": rules.min_bet, "max_bet": rules.max_bet,
                       "bet_raising": rules.bet_raising,
-                      "card_values": _card_values(rules)},
+                      "card_values": _card_values(rules),
+                      "settlement": settlement_note(rules)},
             "dealer": self._dealer_json(),
             "seats": seats,
             "to_act": None if who is None else {"seat": who[0], "hand": who[1]},
@@ -401,6 +448,7 @@ class Game:
             "bot_legal": [] if person_to_act else legal,
             "can_raise": bool(person_to_act and rules.bet_raising
                               and phase is Phase.PLAYER_TURNS),
+            "insurance": self._insurance_offer() if person_to_act else None,
             "values": None if values is None else values.to_json(),
             "log": list(self.log),
             "shoe": {
@@ -418,6 +466,31 @@ class Game:
             "house": _num(table.house),
         }
 
+    def _next_bet(self, i: int) -> int | None:
+        """The bet to offer a person at seat ``i``: the last one, at most the bankroll;
+        0 when the bankroll is under the table minimum (the seat cannot bet)."""
+        last = self.last_bets.get(i)
+        bankroll = self.table.seats[i].bankroll
+        if last is None or bankroll is None:
+            return last
+        if bankroll < self.rules.min_bet:
+            return 0
+        return min(last, int(bankroll))
+
+    def _insurance_offer(self) -> dict[str, Any] | None:
+        """Before the peek, for the hand to act: what insurance costs (the engine's
+        :func:`~blackjack_env.engine.play.insurance_stake`) and pays, or that it is even
+        money (a blackjack: paid 1:1 at once); None where insurance is not offered."""
+        table = self.table
+        if table.phase is not Phase.INSURANCE or Action.INSURE not in table.legal_actions():
+            return None
+        hand = table.current_hand
+        assert hand is not None
+        if hand.is_blackjack:
+            return {"even_money": True, "cost": None, "pays": _num(hand.bet)}
+        cost = insurance_stake(hand.bet)
+        return {"even_money": False, "cost": _num(cost), "pays": _num(cost * INSURANCE_PAYS)}
+
     def _dealer_json(self) -> dict[str, Any]:
         table = self.table
         dealer = table.dealer
@@ -434,10 +507,15 @@ class Game:
         else:  # only the upcard is shown
             up = dealer.cards[0]
             total, soft = score(self.rules.value(up.rank), up.rank == 1)
+        showing = None
+        if dealer.cards and not table.hole_revealed and len(dealer.cards) > 1:
+            up = dealer.cards[0]  # the upcard alone: an ace is an ace, not "soft 11"
+            showing = "A" if up.rank == 1 else str(self.rules.value(up.rank))
         return {
             "cards": cards,
             "total": total,
             "soft": soft,
+            "showing": showing,
             "blackjack": table.hole_revealed and dealer.is_blackjack,
             "bust": dealer.bust,
             "revealed": table.hole_revealed,
@@ -454,13 +532,49 @@ class Game:
             staked += seat.insurance
         return staked
 
+    def _beaten_by(self) -> tuple[int, list[int]] | None:
+        """Under highest-hand settlement, once the dealer has played: the table's highest
+        live total and the seats (numbered from 1) holding it, for the page to say why a
+        hand that beat the dealer lost (the outcome itself is the engine's)."""
+        table = self.table
+        if (not settles_by_highest_hand(self.rules) or table.phase is not Phase.SETTLED
+                or not table.hole_revealed):
+            return None
+        live = [(21 if h.is_blackjack else h.total, i) for i, seat in enumerate(table.seats)
+                for h in seat.hands if h.cards and not h.bust and not h.surrendered]
+        if not live:
+            return None
+        top = max(total for total, _ in live)
+        return top, sorted({i + 1 for total, i in live if total == top})
+
+    def _why(self, hand: Any, outcome: Outcome, beaten: tuple[int, list[int]] | None
+             ) -> str | None:
+        """Why a hand lost under highest-hand settlement though it was not bust: the
+        engine did not judge it against the dealer (:func:`~blackjack_env.engine.play.
+        highest_hand_judged`), as another hand at the table was higher."""
+        if beaten is None or outcome is not Outcome.LOSS or hand.bust or hand.surrendered:
+            return None
+        top, seats = beaten
+        total = 21 if hand.is_blackjack else hand.total
+        if highest_hand_judged(total, top, self.table.dealer.bust):
+            return None
+        where = ", ".join(map(str, seats))
+        return (f"{top} at seat{'s' if len(seats) > 1 else ''} {where} is the highest hand "
+                f"at the table: only it can win")
+
     def _seat_json(self, i: int, who: tuple[int, int] | None) -> dict[str, Any]:
         table = self.table
         seat = table.seats[i]
         results = {r.hand: r for r in seat.results}
+        beaten = self._beaten_by()
         hands = []
         for h, hand in enumerate(seat.hands):
             result = results.get(h)
+            shown = None if result is None else {"outcome": result.outcome.value,
+                                                 "net": _num(result.net)}
+            why = None if result is None else self._why(hand, result.outcome, beaten)
+            if shown is not None and why is not None:  # (only where there is one)
+                shown["why"] = why
             hands.append({
                 "cards": [_card(c) for c in hand.cards],
                 "total": hand.total,
@@ -473,8 +587,7 @@ class Game:
                 "split": hand.from_split,
                 "done": hand.done,
                 "to_act": who == (i, h) and table.phase is Phase.PLAYER_TURNS,
-                "result": None if result is None else {
-                    "outcome": result.outcome.value, "net": _num(result.net)},
+                "result": shown,
             })
         insurance_back = None
         for event in table.events:
@@ -487,7 +600,8 @@ class Game:
             "person": i in self.people,
             "bankroll": _num(bankroll),
             "bet": seat.bet,
-            "next_bet": self.last_bets.get(i),
+            "next_bet": self._next_bet(i),
+            "broke": bankroll is not None and bankroll < self.rules.min_bet,
             "insurance": _num(seat.insurance),
             "insurance_returned": insurance_back,
             "net": _num(seat.net) if seat.results else None,

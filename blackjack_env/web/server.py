@@ -26,9 +26,11 @@ an earlier frame (a double click, a held key, a second tab) is refused with 409 
 changes nothing, so it can never act on the next hand.
 
 Safety: a session is named by a random cookie (``HttpOnly``, ``SameSite=Strict``) and
-can reach only its own table; sessions are bounded in number and expire when idle; when
-every slot is taken, a new table replaces the least recently used table that is not
-serving a request (so no one can lock the others out by opening tables). Every body is
+can reach only its own table; sessions are bounded in number, in all and per client
+address, and expire when idle; when there is no room, a new table replaces one idle for
+longer than a person thinks about a hand, between rounds before one with a round in play
+(:class:`SessionStore`), so neither a burst of new tables nor a player who stops to think
+loses anyone's table. Every body is
 read with a size limit, must be a JSON object with known keys and typed values, and a
 refused request answers 4xx with ``{"error": message}`` and changes nothing. POST bodies
 must be ``application/json`` (a cross-site form cannot send them), and only the
@@ -98,6 +100,11 @@ class WebConfig:
 
     max_sessions: int = 16
     idle_seconds: float = 1800.0
+    #: a table is replaced by a new one only once idle this long (a person thinking about
+    #: a hand never is; above idle_seconds, idle_seconds)
+    evict_idle_seconds: float = 600.0
+    #: tables one client (address) may hold at once (above max_sessions, max_sessions)
+    max_per_client: int = 4
     allowed_hosts: tuple[str, ...] = ("127.0.0.1", "localhost", "[::1]")
     agents: dict[str, Any] = field(default_factory=dict)  # name -> loaded agent strategy
     max_bankroll: int = 10**9
@@ -108,6 +115,11 @@ class WebConfig:
             raise ValueError(f"max_sessions={self.max_sessions}: hold at least 1 table")
         if not self.idle_seconds > 0:
             raise ValueError(f"idle_seconds={self.idle_seconds}: use a positive number")
+        if not self.evict_idle_seconds >= 0:
+            raise ValueError(f"evict_idle_seconds={self.evict_idle_seconds}: use a number "
+                             f">= 0 (above idle_seconds it is idle_seconds)")
+        if self.max_per_client < 1:
+            raise ValueError(f"max_per_client={self.max_per_client}: allow at least 1 table")
         hosts = tuple(h.strip().lower() for h in self.allowed_hosts)
         bad = [h for h in hosts if not h or "*" in h or "/" in h or " " in h]
         if bad or not hosts:
@@ -128,53 +140,100 @@ class _NoSession(WebError):
     status = 404
 
 
-class SessionStore:
-    """Games by session id: at most ``limit``, each dropped after ``idle`` seconds unused.
+@dataclass
+class _Slot:
+    game: Game
+    used: float  # the clock's time of the table's last request
+    client: str  # who made the table (its address)
 
-    When all ``limit`` slots are taken, :meth:`put` drops the least recently used table
-    for which ``busy(game)`` is false (a table serving a request is never dropped); only
-    if every table is busy is the new one refused (429)."""
+
+class SessionStore:
+    """Games by session id: at most ``limit`` in all and ``per_client`` per client, each
+    dropped after ``idle`` seconds unused.
+
+    A new table that finds no room (the server holds ``limit`` tables, or its client
+    holds ``per_client``) replaces one that can be spared: one idle for at least
+    ``min_idle`` seconds (longer than a person thinks about a hand), not serving a request
+    (``busy``), the client's own when the client is at its limit. Among those, a table
+    between rounds goes before one with a round in play (``in_play``), and the longest
+    idle first; so a table with chips in play is never dropped while another is idle
+    longer, and a burst of new tables cannot drop anyone's table (nor each other: they
+    are all fresh). Where none can be spared the new table is refused (429) and the
+    message says when to try again."""
 
     def __init__(self, limit: int, idle: float, clock: Callable[[], float] = time.monotonic,
-                 busy: Callable[[Game], bool] = lambda game: False):
+                 busy: Callable[[Game], bool] = lambda game: False, *,
+                 min_idle: float = 600.0, per_client: int = 4,
+                 in_play: Callable[[Game], bool] = lambda game: game.in_play):
         self.limit = limit
         self.idle = idle
         self.clock = clock
         self.busy = busy
+        self.min_idle = min_idle
+        self.per_client = per_client
+        self.in_play = in_play
         self.evicted = 0  # tables dropped to make room (not counting expired ones)
-        self._games: dict[str, tuple[Game, float]] = {}
+        self._games: dict[str, _Slot] = {}
 
     def __len__(self) -> int:
         return len(self._games)
 
     def expire(self) -> None:
         now = self.clock()
-        for key in [k for k, (_, t) in self._games.items() if now - t > self.idle]:
+        for key in [k for k, slot in self._games.items() if now - slot.used > self.idle]:
             del self._games[key]
 
     def get(self, key: str | None) -> Game | None:
         self.expire()
         if key is None or key not in self._games:
             return None
-        game, _ = self._games[key]
-        self._games[key] = (game, self.clock())
-        return game
+        slot = self._games[key]
+        slot.used = self.clock()
+        return slot.game
 
-    def put(self, key: str, game: Game) -> None:
+    def put(self, key: str, game: Game, client: str = "") -> None:
+        """Hold ``game`` under ``key`` (a key already held keeps its slot), for
+        ``client``; make room as the class says, or raise the 429."""
         self.expire()
-        if key not in self._games and len(self._games) >= self.limit:
-            idle = [(t, k) for k, (g, t) in self._games.items() if not self.busy(g)]
-            if not idle:
-                raise _Full(
-                    f"the server holds its maximum of {self.limit} tables and every one is "
-                    f"serving a request; try again in a moment"
-                )
-            del self._games[min(idle)[1]]
-            self.evicted += 1
-        self._games[key] = (game, self.clock())
+        if key in self._games:
+            self._games[key] = _Slot(game, self.clock(), self._games[key].client)
+            return
+        own = [k for k, slot in self._games.items() if slot.client == client]
+        if len(own) >= self.per_client:
+            self._make_room(own, f"this client (address {client or 'unknown'}) holds its "
+                                 f"maximum of {self.per_client} tables")
+        elif len(self._games) >= self.limit:
+            self._make_room(list(self._games), f"the server holds its maximum of "
+                                               f"{self.limit} tables")
+        self._games[key] = _Slot(game, self.clock(), client)
+
+    def _make_room(self, keys: list[str], full: str) -> None:
+        now = self.clock()
+        spare = [(self.in_play(slot.game), slot.used, k) for k in keys
+                 for slot in (self._games[k],)
+                 if now - slot.used >= self.min_idle and not self.busy(slot.game)]
+        if not spare:
+            soonest = min(self._games[k].used for k in keys) + self.min_idle - now
+            raise _Full(
+                f"{full}, and every one was used in the last {_minutes(self.min_idle)}; "
+                f"try again in {_minutes(max(soonest, 1.0))} (a table idle that long can "
+                f"be replaced), or go back to a table this browser already has"
+            )
+        del self._games[min(spare)[2]]
+        self.evicted += 1
+
+    def drop(self, key: str) -> bool:
+        """Drop the table of ``key`` (as an eviction would); whether there was one."""
+        return self._games.pop(key, None) is not None
 
     def games(self) -> Iterable[Game]:
-        return [g for g, _ in self._games.values()]
+        return [slot.game for slot in self._games.values()]
+
+
+def _minutes(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.0f} minutes"
 
 
 def _error(err: WebError | str, status: int | None = None) -> JSONResponse:
@@ -197,8 +256,11 @@ async def _body(request: Request, allowed: Mapping[str, type | tuple[type, ...]]
         chunks.append(chunk)
     raw = b"".join(chunks)
     try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
+        data = json.loads(raw.decode("utf-8"), parse_int=_json_int, parse_float=_json_float,
+                          parse_constant=_json_constant)
+    except WebError:
+        raise
+    except (ValueError, RecursionError) as err:  # (JSONDecodeError, UnicodeDecodeError)
         raise Invalid(f"the body is not valid JSON: {err}") from None
     if not isinstance(data, dict):
         raise Invalid(f"the body must be a JSON object, got {type(data).__name__}")
@@ -214,6 +276,33 @@ async def _body(request: Request, allowed: Mapping[str, type | tuple[type, ...]]
     return data
 
 
+#: the longest number a body may hold, in characters: every number the API reads fits in
+#: 20 digits (a seed < 2**63, a bankroll <= 10**9); Python refuses to convert integers of
+#: more than 4,300 digits (a ValueError that was a 500), so longer ones are refused here
+MAX_NUMBER_CHARS = 40
+
+
+def _json_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_NUMBER_CHARS:
+        raise Invalid(f"a number in the body has {len(text.lstrip('-'))} digits; numbers "
+                      f"here have at most {MAX_NUMBER_CHARS}")
+    return int(text)
+
+
+def _json_float(text: str) -> float:
+    if len(text) > MAX_NUMBER_CHARS:
+        raise Invalid(f"a number in the body is {len(text)} characters long; numbers here "
+                      f"have at most {MAX_NUMBER_CHARS}")
+    value = float(text)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise Invalid(f"the number {text[:20]} is out of range")
+    return value
+
+
+def _json_constant(text: str) -> Any:
+    raise Invalid(f"{text} is not a JSON number (send a finite number)")
+
+
 def _frame(data: dict, required: bool) -> int | None:
     if "frame" not in data and not required:
         return None
@@ -224,8 +313,9 @@ def _frame(data: dict, required: bool) -> int | None:
 
 
 class _HostCheck:
-    """Serve only requests whose ``Host`` names one of ``allowed`` (no DNS rebinding);
-    any other gets 400 with a JSON error."""
+    """Serve only requests whose ``Host`` names one of ``allowed``, with no port or a
+    port number (no DNS rebinding, no malformed header); any other gets 400 with a JSON
+    error."""
 
     def __init__(self, app: Any, allowed: Iterable[str]) -> None:
         self.app = app
@@ -239,8 +329,10 @@ class _HostCheck:
                     host = value.decode("latin-1").strip().lower()
                     break
             with_port = host.count(":") == 1 or (host.startswith("[") and "]:" in host)
-            name = host.rsplit(":", 1)[0] if with_port else host
-            if name not in self.allowed:
+            name, _, port = host.rpartition(":") if with_port else (host, "", "")
+            bad_port = with_port and not (port.isascii() and port.isdigit() and len(port) <= 5
+                                          and 0 < int(port) <= 65535)
+            if name not in self.allowed or bad_port:
                 response = _error(f"host {host[:80]!r} is not served here; the server was "
                                   f"started for {', '.join(sorted(self.allowed))}", 400)
                 await response(scope, receive, send)
@@ -332,7 +424,9 @@ def create_app(config: WebConfig | None = None, *, clock: Callable[[], float] = 
 
     locks: weakref.WeakKeyDictionary[Game, asyncio.Lock] = weakref.WeakKeyDictionary()
     store = SessionStore(config.max_sessions, config.idle_seconds, clock,
-                         busy=lambda game: game in locks and locks[game].locked())
+                         busy=lambda game: game in locks and locks[game].locked(),
+                         min_idle=min(config.evict_idle_seconds, config.idle_seconds),
+                         per_client=min(config.max_per_client, config.max_sessions))
 
     def game_of(request: Request) -> Game:
         game = store.get(request.cookies.get(COOKIE))
@@ -393,7 +487,7 @@ def create_app(config: WebConfig | None = None, *, clock: Callable[[], float] = 
         key = request.cookies.get(COOKIE)
         if key is None or store.get(key) is None:
             key = secrets.token_urlsafe(24)
-        store.put(key, game)
+        store.put(key, game, request.client.host if request.client else "")
         response.set_cookie(COOKIE, key, httponly=True, samesite="strict")
         return response
 

@@ -36,7 +36,7 @@ from typing import Any, TypeVar
 from blackjack_env.engine import Action, Phase, Rules, Table
 
 __all__ = ["Values", "action_values", "analysis_rules", "chart_document", "once", "read_run",
-           "solution"]
+           "solution", "summary_rows"]
 
 T = TypeVar("T")
 _ONCE_LOCK = threading.Lock()
@@ -190,9 +190,14 @@ def _finite_values(table: Table, rules: Rules) -> tuple[dict[Action, float], str
 
     evs = table_action_values(table) if rules is table.rules else _values_under(table, rules)
     unseen = sum(table_pool(table))
+    in_shoe = table.shoe.remaining or 0  # (a finite shoe here)
+    hidden = unseen - in_shoe  # the cards face down on the table: the dealer's hole card
+    where = (f"all {in_shoe} in the shoe" if hidden == 0 else
+             f"the {in_shoe} left in the shoe and the dealer's face-down card" if hidden == 1
+             else f"the {in_shoe} left in the shoe and {hidden} face down on the table")
     when = "before the peek, " if table.phase is Phase.INSURANCE else ""
-    source = (f"exact, {when}given the {unseen} cards not yet seen "
-              f"(composition-dependent, analysis.composition)")
+    source = (f"exact, {when}given the {unseen} cards not yet seen ({where}; "
+              f"composition-dependent, analysis.composition)")
     return evs, source, SPLIT_NOTE if Action.SPLIT in evs else ""
 
 
@@ -248,7 +253,7 @@ def chart_document(rules: Rules, agent: Any = None, agent_name: str | None = Non
     chart = sol.chart
     doc: dict[str, Any] = {
         "title": chart.title, "summary": rules.summary(),
-        "finite": rules.shoe_decks is not None, "note": note,
+        "finite": rules.shoe_decks is not None, "decks": rules.shoe_decks, "note": note,
         "codes": {p.value: p.name.lower().replace("_", " ") for p in type(
             next(iter(chart.hard.values()))[0])},
         "chart": chart.to_dict(),
@@ -293,18 +298,30 @@ def chart_document(rules: Rules, agent: Any = None, agent_name: str | None = Non
                                    "optimal": play.value, "agent": theirs.value,
                                    "cost": None if cost is None else round(cost, 6)})
         doc["agent"] = {"name": agent_name, "chart": mine.to_dict(), "differ": differ}
+    # the legend: only the codes the charts shown hold (sutton-barto: hit and stand)
+    used = {code for grids in [doc["chart"], *([doc["agent"]["chart"]] if "agent" in doc
+                                                 else [])]
+            for kind in ("hard", "soft", "pairs") for row in grids[kind].values()
+            for code in row}
+    doc["codes"] = {code: name for code, name in doc["codes"].items() if code in used}
     return doc
 
 
 # ------------------------------------------------------------------ the run view
 def read_run(name: str, folder: Any) -> dict[str, Any]:
-    """A run folder of ``blackjack-train`` for the run view: its ``summary.json`` and
-    ``curve.json`` (read once, at server start; a missing or damaged file is said)."""
+    """A run folder of ``blackjack-train`` for the run view (read once, at server start;
+    a missing or damaged file is said in ``problems``).
+
+    ``rows``: the summary as (label, text) lines a person reads (:func:`summary_rows`);
+    ``summary``: ``summary.json`` with every path replaced by the file's name (the page
+    names models, never their paths); ``curve``: ``curve.json``; ``optimum``: the exact
+    optimal return the learning curve is drawn against, or None."""
     import json
     from pathlib import Path
 
     folder = Path(folder)
-    doc: dict[str, Any] = {"name": name, "summary": None, "curve": None, "problems": []}
+    doc: dict[str, Any] = {"name": name, "summary": None, "rows": [], "curve": None,
+                           "optimum": None, "problems": []}
     for key in ("summary", "curve"):
         path = folder / f"{key}.json"
         try:
@@ -314,5 +331,126 @@ def read_run(name: str, folder: Any) -> dict[str, Any]:
         except FileNotFoundError:
             doc["problems"].append(f"no {key}.json")
         except (OSError, ValueError) as err:
-            doc["problems"].append(f"{key}.json unreadable: {err}")
+            doc["problems"].append(f"{key}.json unreadable: {str(err).replace(str(folder), name)}")
+    if isinstance(doc["summary"], dict):
+        doc["summary"] = _without_paths(doc["summary"], folder)
+        doc["rows"] = summary_rows(doc["summary"])
+        doc["optimum"] = _optimum(doc["summary"])
+    elif doc["summary"] is not None:
+        doc["problems"].append("summary.json is not a JSON object")
+        doc["summary"] = None
     return doc
+
+
+#: keys of summary.json whose text names a file or folder
+_PATH_KEYS = ("model", "model_bets", "out", "path", "folder", "file")
+
+
+def _without_paths(value: Any, folder: Any, key: str = "") -> Any:
+    """``value`` with each path in it (an absolute path, or the text of a key that names
+    a file) replaced by its place in the run folder, or else its name alone."""
+    from pathlib import Path, PurePath
+
+    if isinstance(value, dict):
+        return {k: _without_paths(v, folder, str(k)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_paths(v, folder, key) for v in value]
+    if not isinstance(value, str):
+        return value
+    pathlike = PurePath(value).is_absolute() or value.startswith("~") or (
+        (key in _PATH_KEYS or key.endswith(("_path", "_file", "_dir"))) and "/" in value)
+    if not pathlike:
+        return value
+    try:
+        return str(Path(value).resolve().relative_to(Path(folder).resolve()))
+    except (ValueError, OSError):
+        return PurePath(value).name
+
+
+def _optimum(summary: dict[str, Any]) -> float | None:
+    exact = summary.get("exact")
+    for where in (exact if isinstance(exact, dict) else {}, summary):
+        value = where.get("optimal_return")
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+    return None
+
+
+#: summary.json's keys, in the order shown, with their labels (others follow, named by
+#: their key)
+_LABELS = {
+    "algo": "algorithm", "rules": "rules", "obs_mode": "observation", "hands": "trained",
+    "timesteps": "trained", "seconds": "training time", "finished": "finished",
+    "states": "states visited", "seeds": "seeds", "exact": "", "exact_unavailable":
+    "exact grade", "eval_mean_return": "mean return of the last evaluation",
+    "model": "model", "model_seed": "model from seed",
+}
+_EXACT = {"exact_return": "exact return of the greedy policy (per unit bet)",
+          "optimal_return": "optimal return (per unit bet)", "regret": "regret"}
+
+
+def _figure(value: Any) -> str:
+    """A value as a person reads it: whole numbers with thousands separators, other
+    numbers to 5 decimals (1 decimal from 100 up), yes / no, short lists joined."""
+    if value is None:
+        return "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            return str(value)
+        return f"{value:,.1f}" if abs(value) >= 100 else f"{value:.5f}"
+    if isinstance(value, list):
+        if len(value) > 8 or any(isinstance(v, (list, dict)) for v in value):
+            return f"{len(value)} values"
+        return ", ".join(_figure(v) for v in value)
+    text = str(value)
+    return text if len(text) <= 120 else text[:117] + "…"
+
+
+def summary_rows(summary: dict[str, Any]) -> list[tuple[str, str]]:
+    """``summary.json`` (paths already replaced) as (label, text) lines: the known keys
+    first, in a reading order and with words for labels, then the others by key;
+    nested objects flattened as ``outer · inner``; figures rounded (:func:`_figure`)."""
+    rows: list[tuple[str, str]] = []
+    done: set[str] = set()
+    steps = next((k for k in ("hands", "timesteps") if k in summary), None)
+    for key, label in _LABELS.items():
+        if key not in summary or key in done:
+            continue
+        value = summary[key]
+        done.add(key)
+        if key == "rules":
+            extra = summary.get("rules_summary")
+            done.add("rules_summary")
+            rows.append((label, f"{value} ({extra})" if extra else str(value)))
+        elif key == steps:
+            budget = summary.get(f"budget_{key}")
+            done.add(f"budget_{key}")
+            text = f"{_figure(value)} {key}"
+            if isinstance(budget, int) and budget != value:
+                text += f" of {_figure(budget)}"
+            rows.append((label, text))
+        elif key == "seconds" and isinstance(value, (int, float)):
+            rows.append((label, f"{value:,.1f} s"))
+        elif key == "exact":
+            if isinstance(value, dict):
+                for sub, sub_value in value.items():
+                    rows.append((_EXACT.get(sub, sub.replace("_", " ")), _figure(sub_value)))
+        elif key == "exact_unavailable":
+            if value:
+                rows.append((label, f"n/a: {value}"))
+        else:
+            rows.append((label, _figure(value)))
+    for key, value in summary.items():
+        if key in done or key == "rules_summary":
+            continue
+        label = key.replace("_", " ")
+        if isinstance(value, dict):
+            for sub, sub_value in value.items():
+                rows.append((f"{label} · {str(sub).replace('_', ' ')}", _figure(sub_value)))
+        else:
+            rows.append((label, _figure(value)))
+    return rows

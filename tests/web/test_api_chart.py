@@ -86,3 +86,46 @@ def test_the_run_view_reads_the_run_folders_given(tmp_path):
     docs = client(app).get("/api/runs").json()["runs"]
     assert docs[0]["curve"] == curve and docs[0]["summary"]["algo"] == "q-learning"
     assert docs[1]["problems"] == ["no summary.json", "no curve.json"]
+
+
+#: a summary.json as blackjack-train writes it (q-learning, sutton-barto), its figures at
+#: full float precision and the model's absolute path
+def _summary(run) -> dict:
+    return {
+        "algo": "q-learning", "rules": "sutton-barto",
+        "rules_summary": "infinite deck, S17, BJ 1:1, hole card: no-peek", "obs_mode": "tuple",
+        "hands": 50000, "budget_hands": 50000, "seconds": 5.78, "finished": True,
+        "states": 280,
+        "exact": {"exact_return": -0.04989510647417923, "optimal_return": -0.04311310541347696,
+                  "regret": 0.006782001060702272, "split_states_depending_on_hand_index": 0},
+        "exact_unavailable": None, "model": str(run / "model.npz"),
+        "checkpoints": str(run.parent / "elsewhere" / "ck"), "lr_schedule": [0.1, 0.05],
+    }
+
+
+def test_the_run_view_names_the_model_and_rounds_the_figures(tmp_path):
+    """Issue 33, item 8: the run view showed summary.json as it is: the model's absolute
+    path (the --agent help promises names, never paths) and 16-digit floats. The server
+    now sends the summary as labelled lines with rounded figures, and no path at all."""
+    run = tmp_path / "secret-home" / "q-run"
+    run.mkdir(parents=True)
+    (run / "summary.json").write_text(json.dumps(_summary(run)))
+    (run / "curve.json").write_text(json.dumps({"blocks": [], "grades": [[1000, -0.05]]}))
+    app = make_app(runs={"q-run": run})
+    resp = client(app).get("/api/runs")
+    assert "secret-home" not in resp.text and str(tmp_path) not in resp.text
+    doc = resp.json()["runs"][0]
+    rows = dict(doc["rows"])
+    assert rows == {
+        "algorithm": "q-learning",
+        "rules": "sutton-barto (infinite deck, S17, BJ 1:1, hole card: no-peek)",
+        "observation": "tuple", "trained": "50,000 hands", "training time": "5.8 s",
+        "finished": "yes", "states visited": "280",
+        "exact return of the greedy policy (per unit bet)": "-0.04990",
+        "optimal return (per unit bet)": "-0.04311", "regret": "0.00678",
+        "split states depending on hand index": "0", "model": "model.npz",
+        "checkpoints": "ck", "lr schedule": "0.10000, 0.05000",
+    }
+    assert [label for label, _ in doc["rows"]][:3] == ["algorithm", "rules", "observation"]
+    assert doc["summary"]["model"] == "model.npz"  # the data too: no path
+    assert doc["optimum"] == pytest.approx(-0.04311310541347696)

@@ -61,38 +61,109 @@ def test_sessions_are_bounded_and_expire():
     assert len(app.state.store) == 2 and app.state.store.evicted == 0
 
 
-def test_a_full_server_evicts_the_least_recently_used_table_instead_of_refusing():
-    """Twelve cookieless POST /api/session calls cannot lock anyone out: each new table
-    replaces the least recently used one, and a table serving a request is never dropped."""
+def _browser(app, address: str):
+    """A browser at its own address (the server counts tables per client address)."""
+    from starlette.testclient import TestClient
+
+    return TestClient(app, client=(address, 50000))
+
+
+def _fresh(app, address: str) -> int:
+    """A cookieless POST /api/session from ``address``: its status."""
+    return _browser(app, address).post("/api/session", json={"players": ["person"]}).status_code
+
+
+def test_a_burst_of_new_tables_never_drops_a_player():
+    """Issue 33, item 4: 30 cookieless tables (from one address, then from 30) while a
+    player thinks mid-hand with a bet in play: the player's table stays; once the server
+    is full a new table is refused (429, saying when to try again), because no table has
+    been idle long enough to be replaced; one client holds at most max_per_client."""
     clock = Clock()
-    app = make_app(max_sessions=3, clock=clock)
-    alice = client(app)
-    sit(alice, players=["person"])
+    app = make_app(max_sessions=6, max_per_client=3, evict_idle_seconds=600, clock=clock)
+    alice = _browser(app, "10.0.0.1")
+    sit(alice, players=["person"], cards="TS 6H 9D TC", app=app)
     post(alice, "/api/deal", {"bets": {"0": 10}})
-    for k in range(12):  # a flood of fresh browsers (no cookie each time)
-        clock.now += 1
-        if k % 2 == 0:
-            assert alice.get("/api/state").status_code == 200  # alice keeps playing
-            clock.now += 0.5
-        flood = client(app)
-        assert flood.post("/api/session", json={"players": ["person"]}).status_code == 200
-    assert len(app.state.store) == 3 and app.state.store.evicted == 10
-    assert alice.get("/api/state").status_code == 200  # recently used: kept
-    # a newcomer still gets a table; alice, idle since, is the one replaced
-    clock.now += 5
-    late = client(app)
-    sit(late, players=["person"])
-    clock.now += 1
-    sit(client(app), players=["person"])
-    sit(client(app), players=["person"])
-    resp = alice.get("/api/state")
+    game = game_of(app, alice)
+    assert game.in_play
+    clock.now += 20  # alice thinks
+    burst = []
+    for _ in range(30):  # one address: its own limit (3) holds
+        clock.now += 0.01
+        burst.append(_fresh(app, "10.6.6.6"))
+    assert burst == [200] * 3 + [429] * 27
+    resp = _browser(app, "10.6.6.6").post("/api/session", json={"players": ["person"]})
+    assert "this client (address 10.6.6.6) holds its maximum of 3 tables" in resp.json()["error"]
+    assert "try again in" in resp.json()["error"]
+    burst = []
+    for k in range(30):  # thirty addresses: the server fills (6), then refuses
+        clock.now += 0.01
+        burst.append(_fresh(app, f"10.7.0.{k}"))
+    assert burst == [200] * 2 + [429] * 28
+    assert len(app.state.store) == 6 and app.state.store.evicted == 0
+    resp = _browser(app, "10.8.0.1").post("/api/session", json={"players": ["person"]})
+    assert "the server holds its maximum of 6 tables" in resp.json()["error"]
+    # alice's table and her bet are there: she stands, and the round settles
+    assert game_of(app, alice) is game
+    state = post(alice, "/api/act", {"seat": 0, "action": "stand"})
+    assert state["phase"] == "settled" and game.table.seats[0].results
+    check_conserved(game)
+
+
+def test_a_table_is_replaced_only_once_idle_long_between_rounds_first():
+    """The minimum idle age (no table is replaced 0.2 s after its last request, nor at
+    599 s), then: a table between rounds before one with a round in play, the longest
+    idle first; a table serving a request never; after it, its browser is told."""
+    clock = Clock()
+    app = make_app(max_sessions=3, max_per_client=3, evict_idle_seconds=600, clock=clock)
+    playing_long = _browser(app, "10.0.0.1")  # in play, idle longest
+    sit(playing_long, players=["person"], cards="TS 6H 9D TC", app=app)
+    post(playing_long, "/api/deal", {"bets": {"0": 10}})
+    clock.now += 50
+    between = _browser(app, "10.0.0.2")  # between rounds, idle less long
+    sit(between, players=["person"])
+    clock.now += 50
+    playing = _browser(app, "10.0.0.3")  # in play, idle least long
+    sit(playing, players=["person"], cards="TS 6H 9D TC", app=app)
+    post(playing, "/api/deal", {"bets": {"0": 10}})
+    clock.now += 0.2
+    assert _fresh(app, "10.9.0.1") == 429  # 0.2 s: nobody is replaced
+    clock.now += 598.7  # `playing` idle 598.9 s, `between` 648.9 s, `playing_long` 698.9 s
+    assert _fresh(app, "10.9.0.2") == 200  # `between` goes, though not the longest idle
+    assert between.get("/api/state").status_code == 404
+    assert playing_long.get("/api/state").status_code == 200  # (used again: idle 0 now)
+    clock.now += 1.2  # `playing` idle 600.1 s: the longest idle, a round in play
+    late = _browser(app, "10.9.0.3")
+    assert late.post("/api/session", json={"players": ["person"]}).status_code == 200
+    resp = playing.get("/api/state")
     assert resp.status_code == 404 and "newer table" in resp.json()["error"]
+    assert app.state.store.evicted == 2 and len(app.state.store) == 3
     # a table serving a request is never the one dropped: with every table busy, 429
     store = app.state.store
+    store.idle = 1e9  # (none expires)
+    clock.now += 10_000  # all idle long enough to be replaced, but all busy
     store.busy = lambda game: True
-    resp = client(app).post("/api/session", json={"players": ["person"]})
-    assert resp.status_code == 429 and "serving a request" in resp.json()["error"]
-    assert len(store) == 3
+    resp = _browser(app, "10.9.0.4").post("/api/session", json={"players": ["person"]})
+    assert resp.status_code == 429 and len(store) == 3
+
+
+def test_one_client_replaces_only_its_own_tables():
+    """At its limit, a client's new table replaces its own longest-idle table (once idle
+    long enough), never another client's, however long that one has been idle."""
+    clock = Clock()
+    app = make_app(max_sessions=8, max_per_client=2, evict_idle_seconds=60, clock=clock)
+    other = _browser(app, "10.0.0.1")
+    sit(other, players=["person"])
+    clock.now += 100
+    mine = [_browser(app, "10.0.0.2") for _ in range(2)]
+    for browser in mine:
+        sit(browser, players=["person"])
+        clock.now += 10
+    assert _fresh(app, "10.0.0.2") == 429  # its own are 10 and 20 s idle
+    clock.now += 45  # its first table: idle 65 s; `other`: 165 s
+    assert _fresh(app, "10.0.0.2") == 200
+    assert mine[0].get("/api/state").status_code == 404
+    assert mine[1].get("/api/state").status_code == 200
+    assert other.get("/api/state").status_code == 200
 
 
 def test_the_limits_are_options():
@@ -100,6 +171,9 @@ def test_the_limits_are_options():
 
     app, _ = build(Settings(max_sessions=5, idle_minutes=2.5))
     assert app.state.store.limit == 5 and app.state.store.idle == 150.0
+    assert app.state.store.min_idle == 150.0 and app.state.store.per_client == 4
+    app, _ = build(Settings(max_sessions=20, max_per_client=6, evict_minutes=15))
+    assert app.state.store.min_idle == 900.0 and app.state.store.per_client == 6
     with pytest.raises(ValueError, match="max_sessions=0"):
         make_app(max_sessions=0)
 
@@ -223,6 +297,19 @@ def test_only_the_configured_hosts_are_served():
         assert browser.get("/api/options", headers={"host": host}).status_code == 200, host
     with pytest.raises(ValueError, match="wildcard"):
         make_app(allowed_hosts=("*",))
+
+
+def test_a_host_with_a_malformed_port_is_refused():
+    """Issue 33, item 9: ``Host: localhost:abc`` was served."""
+    app = make_app(allowed_hosts=("localhost", "127.0.0.1", "[::1]"))
+    browser = client(app)
+    for host in ("localhost:abc", "localhost:", "localhost:0", "localhost:65536",
+                 "localhost:123456", "localhost:8O00", "[::1]:x", "localhost:-1",
+                 "localhost: 80"):
+        resp = browser.get("/api/options", headers={"host": host})
+        assert resp.status_code == 400 and "not served" in resp.json()["error"], host
+    for host in ("localhost", "localhost:8000", "localhost:65535", "[::1]:1", "127.0.0.1:80"):
+        assert browser.get("/api/options", headers={"host": host}).status_code == 200, host
 
 
 def test_not_found_and_wrong_method_answer_json():
@@ -395,3 +482,44 @@ def test_requests_import_no_module_of_the_package():
             post(browser, "/api/step", {})
     new = sorted(m for m in set(sys.modules) - before if m.startswith("blackjack_env"))
     assert new == []
+
+
+def test_huge_numbers_in_a_body_are_refused_with_a_4xx_json_answer():
+    """Issue 33, item 1: a 5,000-digit integer (Python's 4,300-digit conversion limit) in
+    any field of any POST body was a 500 and a traceback; every such request is now 400
+    with a one-line JSON error, and the table is unchanged. NaN, Infinity and 1e999 too."""
+    app = make_app()
+    browser = client(app)
+    sit(browser, players=["person"])
+    game = game_of(app, browser)
+    before = game.state()
+    big = "9" * 5000
+    numbers = [big, "-" + big, "1" + "0" * 41, "1e999", "-1e999", "NaN", "Infinity",
+               "0." + "1" * 60]
+    bodies = {
+        "/api/session": ['{"seed": %s}', '{"bankroll": %s}', '{"bot_bet": %s}',
+                         '{"overrides": {"decks": %s}}', '{"overrides": {"max_bet": %s}}'],
+        "/api/deal": ['{"bets": {"0": %s}}', '{"bets": {"0": 10}, "frame": %s}'],
+        "/api/act": ['{"seat": %s, "action": "hit", "frame": 0}',
+                     '{"seat": 0, "action": "hit", "frame": %s}'],
+        "/api/raise": ['{"seat": 0, "amount": %s, "frame": 0}'],
+        "/api/next": ['{"frame": %s}'],
+        "/api/step": ['{"frame": %s}'],
+    }
+    answered = 0
+    for path, templates in bodies.items():
+        for template in templates:
+            for number in numbers:
+                resp = browser.post(path, content=(template % number).encode(),
+                                    headers={"content-type": "application/json"})
+                assert resp.status_code == 400, (path, template, number[:12], resp.text[:200])
+                assert resp.headers["content-type"].startswith("application/json")
+                error = resp.json()["error"]
+                assert "\n" not in error and "Traceback" not in error and len(error) < 300
+                assert game_of(app, browser) is game and game.state() == before
+                answered += 1
+    assert answered == 12 * len(numbers)
+    # a number of ordinary length still works
+    resp = browser.post("/api/deal", content=b'{"bets": {"0": 10}}',
+                        headers={"content-type": "application/json"})
+    assert resp.status_code == 200 and game.table.seats[0].bet == 10

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import itertools
 import os
-import shutil
 import socket
 import threading
 import time
+import weakref
 from pathlib import Path
 
 import pytest
@@ -49,8 +49,19 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def server():
-    app = create_app(WebConfig())
+def server(tmp_path_factory):
+    import json
+
+    from tests.web.test_api_chart import _summary
+
+    run = tmp_path_factory.mktemp("home") / "q-run"  # a training run for the run view
+    run.mkdir()
+    (run / "summary.json").write_text(json.dumps(_summary(run)))
+    (run / "curve.json").write_text(json.dumps(
+        {"blocks": [], "grades": [[1000, -0.07], [25000, -0.05], [50000, -0.0499]]}))
+    # every test is a new browser session from 127.0.0.1: room for all of them
+    app = create_app(WebConfig(max_sessions=64, max_per_client=64, runs={"q-run": run}))
+    app.state.run_folder = run
     port = _free_port()
     srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=srv.run, daemon=True)
@@ -65,39 +76,62 @@ def server():
 
 
 @pytest.fixture(scope="module")
-def browser_context(tmp_path_factory):
-    profile = tmp_path_factory.mktemp("chromium-profile")
+def browser():
+    """One Chromium for the module; each test opens its own context (its own cookies)."""
     with sync_api.sync_playwright() as pw:
-        context = pw.chromium.launch_persistent_context(
-            str(profile), executable_path=CHROMIUM, headless=True, args=ARGS,
-            viewport={"width": 1400, "height": 900},
-        )
-        yield context
-        context.close()
-    shutil.rmtree(profile, ignore_errors=True)
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        yield chromium
+        chromium.close()
 
 
-@pytest.fixture()
-def page(browser_context, server):
-    browser_context.clear_cookies()  # a new browser session per test
-    page = browser_context.new_page()
-    failures: list[str] = []
+#: pages whose clock Playwright controls (page.clock.install() before the page loaded)
+_CLOCKED: weakref.WeakSet = weakref.WeakSet()
+#: a desktop, and a phone (390 px wide, touch)
+DESKTOP = {"viewport": {"width": 1400, "height": 900}}
+PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True,
+         "device_scale_factor": 1}
+
+
+def open_page(browser, url: str, failures: list[str], **context: object):
+    """A new browser session's page at ``url``: its clock installed (time flows as usual;
+    :func:`press` moves it on by a person's pause), any 5xx answer, page error or
+    off-machine request recorded in ``failures``."""
+    page = browser.new_context(**{**DESKTOP, **context}).new_page()
+    page.clock.install()
+    _CLOCKED.add(page)
     page.on("response", lambda r: failures.append(f"{r.status} {r.url}")
             if r.status >= 500 else None)
     page.on("pageerror", lambda err: failures.append(f"page error: {err}"))
     page.on("request", lambda r: failures.append(f"off-machine request {r.url}")
-            if not r.url.startswith(server[1]) else None)
-    page.goto(server[1])
+            if not r.url.startswith(url) else None)
+    page.goto(url)
     page.wait_for_selector("#preset option[value='terminal-21']", state="attached")
+    return page
+
+
+@pytest.fixture()
+def page(browser, server):
+    failures: list[str] = []
+    page = open_page(browser, server[1], failures)
     yield page
-    page.close()
+    page.context.close()
     assert failures == []
 
 
-def shot(page, name: str) -> Path:
+@pytest.fixture()
+def phone(browser, server):
+    failures: list[str] = []
+    page = open_page(browser, server[1], failures, **PHONE)
+    yield page
+    page.context.close()
+    assert failures == []
+
+
+def shot(page, name: str, full_page: bool = True) -> Path:
+    """Save a screenshot (``full_page=False``: what is in sight, the screen only)."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / name
-    page.screenshot(path=str(path), full_page=True)
+    page.screenshot(path=str(path), full_page=full_page)
     return path
 
 
@@ -121,16 +155,23 @@ def setup_table(page, *, mode="play", preset="vegas-strip", players=("person",),
     page.wait_for_selector("#table:not([hidden])")
 
 
+#: the page takes a press only this long after the one before (window.bjDoubleMs)
+DOUBLE_MS = 600
+
+
 def press(page, what: str, key: bool = False) -> None:
-    """Click a button (or press its key) and wait for the server's answer to be drawn."""
+    """Click a button (or press its key), wait for the server's answer to be drawn, then
+    pause as a person would before the next press (the page takes a press only
+    DOUBLE_MS after the one before: a double click acts once)."""
     with page.expect_response(lambda r: "/api/" in r.url and r.request.method == "POST"):
         if key:
             page.keyboard.press(what)
         else:
             page.click(what)
-    # the page ignores a decision sooner than 200 ms after the table changed (a double
-    # press): wait until it takes the next one, as a person would
-    page.wait_for_function("() => window.bjReady && window.bjReady()")
+    page.wait_for_function("() => window.bjIdle && window.bjIdle()")
+    if page in _CLOCKED:  # the pause, on the page's clock, without waiting for it
+        page.clock.fast_forward(DOUBLE_MS)
+    page.wait_for_function("() => window.bjReady()")
 
 
 def enabled_actions(page) -> set[str]:
@@ -175,9 +216,10 @@ def test_play_a_round_with_split_double_hit_and_stand(page, server):
 
 
 def _shown_values(page) -> dict[str, float]:
+    """The values table beside the buttons: action -> the value shown."""
     return dict(page.eval_on_selector_all(
-        "#values-table tr[data-action]", "rs => rs.map(r => [r.dataset.action, "
-        "Number(r.children[1].textContent)])"))
+        "#values-table td[data-action]", "ts => ts.map(t => [t.dataset.action, "
+        "Number(t.textContent)])"))
 
 
 def test_finite_shoe_values_given_the_cards_that_remain(page, server):
@@ -196,7 +238,7 @@ def test_finite_shoe_values_given_the_cards_that_remain(page, server):
         pool[rank - 1] -= 1
     exact = action_values(game.rules, pool, "8S 8D", "6")
     assert _shown_values(page) == {a.name.lower(): round(v, 4) for a, v in exact.items()}
-    assert page.inner_text("#values-table tr.best td") == "split (best)"
+    assert page.inner_text("#values-table th.best") == "split (best)"
     assert "given the 309 cards not yet seen" in page.inner_text("#values-source")
     assert "split" in page.inner_text("#values-note")
     assert "not available" not in page.inner_text("#values")
@@ -205,7 +247,7 @@ def test_finite_shoe_values_given_the_cards_that_remain(page, server):
     pool[3 - 1] -= 1
     exact = action_values(game.rules, pool, "8S 3C", "6", hands=2, from_split=True, waiting=1)
     assert _shown_values(page) == {a.name.lower(): round(v, 4) for a, v in exact.items()}
-    assert page.inner_text("#values-table tr.best td") == "double (best)"
+    assert page.inner_text("#values-table th.best") == "double (best)"
     assert "given the 308 cards not yet seen" in page.inner_text("#values-source")
     assert page.locator("#values-note").count() == 0
 
@@ -255,13 +297,10 @@ def test_watch_mode_steps_a_round_with_values(page, server):
     assert page.is_visible("#watch-controls")
     press(page, "#step")  # the bets and the deal
     assert page.is_visible("#values-table")
-    best = page.inner_text("#values-table tr.best td")
+    best = page.inner_text("#values-table th.best")
     assert best.endswith("(best)")
     evs = game.state()["values"]["evs"]
-    rows = page.eval_on_selector_all(
-        "#values-table tr[data-action]", "rs => rs.map(r => [r.dataset.action, "
-        "Number(r.children[1].textContent)])")
-    assert {a: round(v, 4) for a, v in evs.items()} == dict(rows)
+    assert {a: round(v, 4) for a, v in evs.items()} == _shown_values(page)
     shot(page, "watch_values.png")
     while game.table.phase.value != "settled":
         press(page, "ArrowRight", key=True)
@@ -352,6 +391,7 @@ def test_a_double_click_or_a_held_key_acts_once(page, server):
     assert game.table.to_act == (0, 1) and not game.table.seats[0].hands[1].done
     assert [d["action"] for d in game.state()["log"]] == ["split", "stand"]
     page.wait_for_selector("#seat-0-hand-1.acting")
+    page.clock.fast_forward(DOUBLE_MS)  # a person's pause: the next press is taken
     # hand 2 (8 K = 18): two quick h presses -> one hit (8 K 2 = 20)
     with page.expect_response("**/api/act"):
         page.keyboard.press("h")
@@ -359,6 +399,7 @@ def test_a_double_click_or_a_held_key_acts_once(page, server):
     page.wait_for_timeout(400)
     assert len(game.table.seats[0].hands[1].cards) == 3
     page.wait_for_selector("#play-controls [data-action=hit]:not([disabled])")
+    page.clock.fast_forward(DOUBLE_MS)  # a person's pause: the next press is taken
     # a held key: the repeats (keydown with repeat=true) do nothing
     with page.expect_response("**/api/act"):
         for _ in range(6):
@@ -371,12 +412,13 @@ def test_a_double_click_or_a_held_key_acts_once(page, server):
     check_conserved(game)
 
 
-def test_a_normal_visit_logs_no_console_error(browser_context, server):
+def test_a_normal_visit_logs_no_console_error(browser, server):
     """First visit (no table yet), a round, the chart view and back: not one console error
     (the page no longer probes /api/state for a table it may not have)."""
     app, url = server
-    browser_context.clear_cookies()
-    page = browser_context.new_page()
+    page = browser.new_context(**DESKTOP).new_page()
+    page.clock.install()
+    _CLOCKED.add(page)
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda err: errors.append(str(err)))
@@ -394,7 +436,7 @@ def test_a_normal_visit_logs_no_console_error(browser_context, server):
     page.click("#view-table")
     page.reload()  # a returning visit finds its table
     page.wait_for_selector("#table:not([hidden])")
-    page.close()
+    page.context.close()
     assert errors == []
 
 
@@ -419,11 +461,14 @@ def test_phone_width_cards_stay_in_their_seats_and_the_header_is_short(page, ser
           .filter(r => r.left < b.left - 0.5 || r.right > b.right + 0.5 || r.top < b.top - 0.5
                        || r.bottom > b.bottom + 0.5).map(r => [r.left, r.right]); })""")
     assert spill == []
-    # only the legal actions are shown, large, and within the screen
+    # every button is shown (legal or not: none moves), large, and within the screen;
+    # the legal ones are enabled
     shown = page.eval_on_selector_all(
         "#play-controls button", "bs => bs.filter(b => b.offsetParent !== null)"
         ".map(b => b.dataset.action || b.id)")
-    assert set(shown) - {"raise"} == set(game.state()["legal"])
+    assert set(shown) == {"hit", "stand", "double", "split", "surrender", "insure",
+                          "decline", "deal", "next"}
+    assert enabled_actions(page) == set(game.state()["legal"])
     boxes = page.eval_on_selector_all(
         "#play-controls button[data-action]", "bs => bs.filter(b => b.offsetParent !== null)"
         ".map(b => b.getBoundingClientRect()).map(r => [r.height, r.bottom])")
@@ -439,8 +484,11 @@ def test_desktop_cards_are_large(page, server):
     press(page, "#deal")
     size = page.eval_on_selector("#seat-0 .card", "c => [c.offsetWidth, c.offsetHeight]")
     assert size[0] >= 60 and size[1] >= 85, size  # was 34 x 48
-    bottom = page.eval_on_selector("#values", "v => v.getBoundingClientRect().top")
-    assert bottom >= 600  # the table fills the screen's upper part
+    # the seats are drawn above the decision bar fixed at the foot of the screen, not
+    # under it (issue 33 moved the values into that bar, in sight)
+    seats = page.eval_on_selector("#seats", "s => s.getBoundingClientRect().bottom")
+    bar = page.eval_on_selector("#controls", "c => c.getBoundingClientRect().top")
+    assert seats <= bar <= 900
     shot(page, "desktop_1280_three_seats.png")
 
 
@@ -493,3 +541,368 @@ def test_a_seed_that_is_not_a_number_is_refused_not_replaced(page, server):
     page.wait_for_selector("#message:not([hidden])")
     assert 'seed "abc" is not a whole number' in page.inner_text("#message")
     assert page.is_hidden("#table") and len(list(app.state.store.games())) == before
+
+
+# ---------------------------------------------------------------- issue 33: items 2-7
+INTERVALS_MS = (80, 200, 350, 500)
+CONTROLS = ("hit", "stand", "double", "split", "surrender", "insure", "decline", "deal", "next")
+
+
+def _selector(name: str) -> str:
+    return f"#{name}" if name in ("deal", "next") else f"#play-controls [data-action={name}]"
+
+
+def _centre(page, name: str) -> tuple[float, float]:
+    box = page.locator(_selector(name)).bounding_box()
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+def _rects(page) -> dict[str, tuple[float, ...]]:
+    """Where each control is, and whether it is shown (a hidden one has no box)."""
+    return dict(page.eval_on_selector_all(
+        "#play-controls button:not(#raise)", "bs => bs.map(b => { "
+        "const r = b.getBoundingClientRect(); "
+        "return [b.dataset.action || b.id, [r.left, r.top, r.width, r.height, "
+        "b.offsetParent !== null]]; })"))
+
+
+def _double(page, game, name: str, interval_ms: int, touch: bool) -> None:
+    """Two clicks (or taps) on the spot of control ``name``, ``interval_ms`` apart on the
+    page's clock: exactly one request goes out, and the table moves by one frame."""
+    x, y = _centre(page, name)
+    hit = page.touchscreen.tap if touch else page.mouse.click
+    sent: list[str] = []
+
+    def record(request) -> None:
+        if "/api/" in request.url and request.method == "POST":
+            sent.append(request.url)
+
+    frames = game.frame_count
+    page.on("request", record)
+    with page.expect_response(lambda r: "/api/" in r.url and r.request.method == "POST"):
+        hit(x, y)
+    page.wait_for_function("() => window.bjIdle()")  # the answer is drawn
+    page.clock.run_for(interval_ms)
+    hit(x, y)  # the second click of the double click, where the first one was
+    in_flight = not page.evaluate("window.bjIdle()")
+    page.wait_for_timeout(80)  # a second request, had one gone, is seen by now
+    page.remove_listener("request", record)
+    assert not in_flight and len(sent) == 1, (name, interval_ms, sent)
+    assert game.frame_count == frames + 1, (name, interval_ms, game.frame_count - frames)
+    page.clock.run_for(DOUBLE_MS)  # a person's pause before the next press
+
+
+def _double_press_every_control(page, app, touch: bool) -> None:
+    game = the_game(app)
+    page.clock.pause_at(time.time() + 3600)  # the page's clock moves only when told
+    for interval in INTERVALS_MS:
+        # round 1: 8 8 v A (hole 7): no insurance, split; hand 1: 8 2 hits 5 (15) and
+        # stands; hand 2: 8 3 doubles onto T (21); the dealer stands on soft 18
+        game.table.shoe.stack("8S AH 8D 7C 2C 5D 3H TD")
+        page.fill("#bet-0", "10")
+        _double(page, game, "deal", interval, touch)
+        assert game.table.phase.value == "insurance"
+        _double(page, game, "decline", interval, touch)
+        _double(page, game, "split", interval, touch)
+        _double(page, game, "hit", interval, touch)
+        assert len(game.table.seats[0].hands[0].cards) == 3  # one hit, not two
+        _double(page, game, "stand", interval, touch)
+        # issue 24's case: the second click did not stand hand 2 unseen
+        assert game.table.to_act == (0, 1) and not game.table.seats[0].hands[1].done
+        _double(page, game, "double", interval, touch)
+        # the round's last action: the result is shown, and the next round not dealt
+        assert game.table.phase.value == "settled"
+        sync_api.expect(page.locator("#seat-0-hand-0 .result")).to_have_text("Lose -10")
+        sync_api.expect(page.locator("#seat-0-hand-1 .result")).to_have_text("Win +20")
+        assert page.is_enabled("#next")
+        _double(page, game, "next", interval, touch)
+        assert game.table.phase.value == "betting"
+        # round 2: T 6 v A (hole 7): insurance, then surrender
+        game.table.shoe.stack("TS AD 6C 7H")
+        _double(page, game, "deal", interval, touch)
+        _double(page, game, "insure", interval, touch)
+        assert game.table.seats[0].insurance == 5 and game.table.phase.value == "player_turns"
+        _double(page, game, "surrender", interval, touch)
+        assert game.table.phase.value == "settled"
+        sync_api.expect(page.locator("#seat-0-hand-0 .result")).to_have_text("Surrender -5")
+        _double(page, game, "next", interval, touch)
+        log = [d["action"] for d in game.state()["log"]]
+        assert log[-7:] == ["decline", "split", "hit", "stand", "double", "insure", "surrender"]
+    check_conserved(game)
+
+
+def test_a_double_click_acts_once_on_every_control(page, server):
+    """Issue 33, items 2 and 3, desktop: every action, Deal and Next round double-clicked
+    80, 200, 350 and 500 ms apart act once, and the round's result is shown."""
+    app, _ = server
+    page.set_viewport_size({"width": 1280, "height": 800})
+    setup_table(page, preset="vegas-strip", seed=11)
+    _double_press_every_control(page, app, touch=False)
+
+
+def test_a_double_tap_acts_once_on_every_control(phone, server):
+    """Issue 33, items 2 and 3, a 390 px phone: the same with double taps (a tap on Stand
+    that ends the round no longer lands on Next round and skips the result)."""
+    app, _ = server
+    setup_table(phone, preset="vegas-strip", seed=12)
+    _double_press_every_control(phone, app, touch=True)
+
+
+@pytest.mark.parametrize("device", ["desktop", "phone"])
+def test_the_buttons_never_move_or_hide(browser, server, device):
+    """Issue 33, item 7: whatever is legal (betting, insurance, a pair, a split hand,
+    settled), every button is shown, the same size, at the same place."""
+    app, url = server
+    failures: list[str] = []
+    page = open_page(browser, url, failures, **(
+        PHONE if device == "phone" else {"viewport": {"width": 1280, "height": 800}}))
+    setup_table(page, preset="vegas-strip", seed=13)
+    game = the_game(app)
+    game.table.shoe.stack("8S AH 8D 7C 2C TD 3H 5D")
+    seen = [_rects(page)]
+    legal_sets = [enabled_actions(page)]
+    for what in ("#deal", "#play-controls [data-action=decline]",
+                 "#play-controls [data-action=split]", "#play-controls [data-action=stand]",
+                 "#play-controls [data-action=stand]"):
+        press(page, what)
+        seen.append(_rects(page))
+        legal_sets.append(enabled_actions(page))
+    assert game.table.phase.value == "settled"
+    assert len({frozenset(s) for s in legal_sets}) >= 4  # the legal sets did change
+    assert all(shown for *_, shown in seen[0].values()) and len(seen[0]) == 9
+    assert all(rects == seen[0] for rects in seen), [
+        {k: v for k, v in rects.items() if v != seen[0][k]} for rects in seen]
+    page.context.close()
+    assert failures == []
+
+
+def _in_sight(page, selector: str) -> bool:
+    """The element lies within the viewport and is on top at its centre (not under the
+    sticky bar nor off-screen)."""
+    return page.eval_on_selector(selector, """e => {
+        const r = e.getBoundingClientRect();
+        if (r.top < 0 || r.left < 0 || r.bottom > innerHeight + 0.5 || r.right > innerWidth + 0.5
+            || r.width === 0) return false;
+        const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+        return top !== null && (top === e || e.contains(top));
+    }""")
+
+
+@pytest.mark.parametrize("device", ["desktop", "phone"])
+def test_the_values_and_the_charts_cell_text_are_in_sight(browser, server, device):
+    """Issue 33, item 6: at 1280 x 800 (two seats) and on a 390 px phone (five seats) the
+    values table of the decision awaited is on screen without scrolling; in the chart
+    view the hovered (desktop) or tapped (phone) cell's values are on screen."""
+    app, url = server
+    failures: list[str] = []
+    phone = device == "phone"
+    page = open_page(browser, url, failures, **(
+        PHONE if phone else {"viewport": {"width": 1280, "height": 800}}))
+    players = ("person",) * 5 if phone else ("person", "basic")
+    setup_table(page, preset="vegas-strip", players=players, seed=14)
+    the_game(app).table.shoe.stack("8S 9C 9D 9H 9S 6H 8D 7C 7D 7H 7S TC")
+    for i in range(len(players) if phone else 1):
+        page.fill(f"#bet-{i}", "10")
+    press(page, "#deal")
+    assert page.evaluate("scrollY") == 0
+    assert _in_sight(page, "#values-table")
+    for cell in page.locator("#values-table td").all():
+        assert _in_sight(page, f"#values-table td[data-action={cell.get_attribute('data-action')}]")
+    shot(page, f"values_in_sight_{device}.png", full_page=False)
+    if phone:  # a phone has no mouse: a tap
+        page.locator("#view-chart").tap()
+    else:
+        page.click("#view-chart")
+    page.wait_for_selector("#chart-optimal table.chart")
+    cell = "#chart-optimal table[data-kind=pair] td[data-row='8'][data-up='T']"
+    if phone:
+        page.locator(cell).tap()
+    else:
+        page.hover(cell)
+    sync_api.expect(page.locator("#chart-cell")).to_contain_text("8,8 v 10")
+    assert _in_sight(page, "#chart-cell") and _in_sight(page, cell)
+    shot(page, f"chart_cell_in_sight_{device}.png", full_page=False)
+    page.context.close()
+    assert failures == []
+
+
+def test_a_replaced_table_leaves_nothing_on_screen(page, server):
+    """Issue 33, item 4: once this browser's table is gone (replaced when the server was
+    full), the next press says so and the header no longer shows the old table."""
+    app, _ = server
+    setup_table(page, preset="terminal-21", seed=15)
+    assert "terminal-21" in page.inner_text("#rules-summary")
+    key = next(c["value"] for c in page.context.cookies() if c["name"] == "bj_session")
+    assert app.state.store.drop(key)
+    page.fill("#bet-0", "10")
+    with page.expect_response("**/api/deal") as resp:
+        page.click("#deal")
+    assert resp.value.status == 404
+    page.wait_for_selector("#setup:not([hidden])")
+    assert "terminal-21" not in page.inner_text("#rules-summary")
+    assert "no table" in page.inner_text("#rules-summary")
+    assert page.is_hidden("#table") and "set one up" in page.inner_text("#message")
+
+
+def test_highest_hand_settlement_is_explained_on_the_table(page, server):
+    """Issue 33, item 5 (terminal-21): the table says how it pays, and a 20 that beat
+    the dealer's 19 but lost to a 21 at the table says why it lost."""
+    app, _ = server
+    page.set_viewport_size({"width": 1280, "height": 800})
+    setup_table(page, preset="terminal-21", players=("person", "person"), seed=16)
+    game = the_game(app)
+    # seat 1: T T (20) stands; seat 2: 9 5 hits 7 (21); the dealer: 9 T (19) stands
+    game.table.shoe.stack("TS 9S 9C TD 5H TH 7C")
+    rule = page.inner_text("#settlement")
+    assert page.is_visible("#settlement") and rule.startswith("Highest hand wins")
+    assert "dealer wins ties" in rule and "even one that beats the dealer" in rule
+    page.fill("#bet-0", "10")
+    page.fill("#bet-1", "10")
+    press(page, "#deal")
+    press(page, "s", key=True)
+    press(page, "h", key=True)
+    if game.table.phase.value != "settled":
+        press(page, "s", key=True)
+    assert [r.outcome.value for s in game.table.seats for r in s.results] == ["loss", "win"]
+    assert page.inner_text("#seat-0-hand-0 .result") == "Lose -10"
+    assert page.inner_text("#seat-0-hand-0 .why") == (
+        "21 at seat 2 is the highest hand at the table: only it can win")
+    assert page.locator("#seat-1-hand-0 .why").count() == 0  # the winner needs no word
+    # and in the decision bar, in sight
+    assert page.inner_text("#round-why") == (
+        "Player 1: 21 at seat 2 is the highest hand at the table: only it can win")
+    assert page.is_visible("#round-why")
+    shot(page, "terminal21_highest_hand.png", full_page=False)
+
+
+def test_the_usual_settlement_says_nothing_more(page, server):
+    app, _ = server
+    setup_table(page, preset="vegas-strip", players=("person", "person"), seed=17)
+    the_game(app).table.shoe.stack("TS 9S 9C TD 5H TH 7C")
+    assert page.is_hidden("#settlement")
+    page.fill("#bet-0", "10")
+    page.fill("#bet-1", "10")
+    press(page, "#deal")
+    press(page, "s", key=True)
+    press(page, "h", key=True)
+    assert page.locator(".why").count() == 0  # 20 beats 19: a plain win
+    assert page.inner_text("#seat-0-hand-0 .result") == "Win +10"
+
+
+def test_the_run_view_reads_like_a_summary(page, server):
+    """Issue 33, item 8: the run view names the model (never its path) and rounds."""
+    app, _ = server
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.click("#view-runs")
+    page.wait_for_selector(".run[data-run=q-run] table.run-summary")
+    text = page.inner_text("#runs-view")
+    assert str(app.state.run_folder.parent) not in text and "/" not in text.replace(
+        "(blackjack-web --runs FOLDER)", "")
+    rows = dict(page.eval_on_selector_all(
+        ".run-summary tr", "rs => rs.map(r => [r.children[0].textContent, "
+        "r.children[1].textContent])"))
+    assert rows["model"] == "model.npz" and rows["regret"] == "0.00678"
+    assert rows["exact return of the greedy policy (per unit bet)"] == "-0.04990"
+    assert page.is_visible(".run canvas.curve")
+    shot(page, "run_view.png", full_page=False)
+
+
+def test_the_words_say_what_is_offered(page, server):
+    """Issue 33, item 9 on the page: under late surrender the pre-peek prompt offers
+    insurance only, with its cost; an ace upcard reads "A showing"; the values say the
+    hole card is the difference between the shoe's count and the cards not yet seen;
+    a 6-deck chart says it is the infinite-deck optimum; sutton-barto's legend lists hit
+    and stand only; a seat out of chips is told what to do, not offered a bet."""
+    app, _ = server
+    page.set_viewport_size({"width": 1280, "height": 800})
+    setup_table(page, preset="vegas-strip", seed=18)
+    game = the_game(app)
+    game.table.shoe.stack("TS AH 6D 7C")
+    page.fill("#bet-0", "10")
+    press(page, "#deal")
+    turn = page.inner_text("#turn")
+    assert "insurance costs 5 and pays 10 if the dealer has blackjack" in turn
+    assert "surrender" not in turn and "insurance / surrender" not in turn
+    assert page.inner_text("#dealer-total") == "A showing"
+    shot(page, "insurance_offer.png", full_page=False)
+    press(page, "#play-controls [data-action=decline]")
+    source = page.inner_text("#values-source")
+    assert "309 cards not yet seen (the 308 left in the shoe and the dealer's face-down card" \
+        in source and "308 of 312 cards left" in page.inner_text("#shoe")
+    page.click("#view-chart")
+    page.wait_for_selector("#chart-optimal table.chart")
+    about = page.inner_text("#chart-about")
+    assert "with an infinite deck" in about and "6-deck shoe" in about
+    assert "exact optimal" not in about
+    page.click("#view-table")
+    page.click("#show-setup")
+    setup_table(page, preset="sutton-barto", seed=19)
+    page.click("#view-chart")
+    page.wait_for_function("() => document.querySelector('#chart-title').textContent"
+                           ".includes('sutton-barto')")
+    legend = page.eval_on_selector_all("#chart-legend .legend", "ls => ls.map(l => l.textContent)")
+    assert legend == ["H hit", "S stand"]
+    assert page.inner_text("#chart-about").startswith("The exact optimal play")
+
+
+def test_a_seat_out_of_chips_is_not_offered_a_bet(page, server):
+    app, _ = server
+    page.fill("#bankroll", "10")
+    setup_table(page, preset="vegas-strip", seed=20)
+    the_game(app).table.shoe.stack("TS 9H 6D TC")  # 16 stands against 19: lost
+    page.fill("#bet-0", "10")
+    press(page, "#deal")
+    press(page, "s", key=True)
+    press(page, "Enter", key=True)
+    assert page.locator("#bet-0").count() == 0
+    assert "out of chips" in page.inner_text("#broke-0")
+    with page.expect_response("**/api/deal") as resp:
+        page.keyboard.press("Enter")
+    assert resp.value.status == 422
+    page.wait_for_selector("#message:not([hidden])")
+    assert "set up a new table" in page.inner_text("#message")
+
+
+def test_a_click_begun_before_the_table_changed_is_no_decision(page, server):
+    """Issue 33, item 3: a press that began (pointer down) while the table still showed
+    the state before is not taken, even if released once the new state is drawn and
+    long after the press before (Chromium sends the pointerdown to the disabled button
+    and the click once it is enabled again)."""
+    app, _ = server
+    page.set_viewport_size({"width": 1280, "height": 800})
+    setup_table(page, preset="vegas-strip", seed=21)
+    game = the_game(app)
+    game.table.shoe.stack("TS 9H 2D 7C 3C 4D")  # T 2 v 9: hit (3), then hit or stand
+    page.fill("#bet-0", "10")
+    press(page, "#deal")
+    real_act = game.act
+
+    def slow_act(*args, **kwargs):  # the server takes a second to answer
+        time.sleep(1.0)
+        real_act(*args, **kwargs)
+
+    game.act = slow_act
+    page.clock.pause_at(time.time() + 3600)
+    stand = _centre(page, "stand")
+    with page.expect_response("**/api/act"):
+        page.click("#play-controls [data-action=hit]")
+        page.clock.run_for(DOUBLE_MS + 100)  # well after the Hit: not a double click
+        page.mouse.move(*stand)
+        page.mouse.down()  # on Stand, while the table still shows T 2 (Stand disabled)
+        page.clock.run_for(100)
+    page.wait_for_function("() => window.bjIdle()")  # T 2 3 drawn, Stand enabled again
+    page.clock.run_for(DOUBLE_MS + 100)
+    sent: list[str] = []
+    page.on("request", lambda r: sent.append(r.url) if "/api/" in r.url else None)
+    page.mouse.up()  # the click: begun before T 2 3 was on screen
+    page.wait_for_timeout(300)
+    assert sent == [] and page.evaluate("window.bjIdle()")
+    assert [d["action"] for d in game.state()["log"]] == ["hit"]
+    assert game.table.to_act == (0, 0) and len(game.table.seats[0].hands[0].cards) == 3
+    # a new press on it, begun now, is taken
+    page.clock.run_for(DOUBLE_MS)
+    game.act = real_act
+    with page.expect_response("**/api/act"):
+        page.mouse.click(*stand)
+    page.wait_for_function("() => window.bjIdle()")
+    assert [d["action"] for d in game.state()["log"]] == ["hit", "stand"]

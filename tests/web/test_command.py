@@ -63,3 +63,16 @@ def test_another_host_only_with_a_warning():
         proc.terminate()
         _, err = proc.communicate(timeout=20)
     assert "warning: listening on 127.0.0.2" in err
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    (["--max-per-client", "0"], "--max-per-client 0: use 1..1000"),
+    (["--evict-minutes", "-1"], "--evict-minutes -1.0: use a number of minutes in [0, 1440]"),
+    (["--evict-minutes", "nan"], "--evict-minutes nan"),
+])
+def test_the_eviction_options_are_checked(capsys, args, needle):
+    from blackjack_env.agents.commands.web import main
+
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and needle in err

@@ -11,11 +11,39 @@ let state = null;       // the frame on screen
 let live = null;        // the latest frame
 let timer = null;
 let busy = 0;           // requests in flight: the action buttons are disabled meanwhile
-// a decision that comes sooner than this after the table changed was meant for the state
-// before (a double press): it is ignored, as no one can read a new hand that fast
-const SETTLE_MS = 200;
+// One press, one request. A press (of a decision, Deal, Next round or Raise: a click, a
+// tap or a key) begins at pointerdown or keydown, and is taken only
+// * if the table it would act on was on screen when it began: never a press begun on
+//   the frame before (drawnAt: when the latest frame was drawn), and
+// * if it begins DOUBLE_MS or more after the press before it: the second click or tap
+//   of a double click (up to 500 ms apart on common settings) is the same press, on
+//   whichever button now sits under it, whatever the interval; so is a second click the
+//   browser itself counts as one (event.detail > 1). A person who means a second hit
+//   presses again once the card is seen.
+const DOUBLE_MS = 600;
 let drawnAt = 0;
-window.bjReady = () => busy === 0 && performance.now() - drawnAt >= SETTLE_MS;  // for tests
+let lastPress = -Infinity;  // when the latest press began (taken or not)
+window.bjIdle = () => busy === 0;  // for tests: no request in flight
+window.bjReady = () => busy === 0 && performance.now() - lastPress >= DOUBLE_MS;
+window.bjDoubleMs = DOUBLE_MS;
+
+function pressTaken(start) {
+  const repeat = start - lastPress < DOUBLE_MS;
+  lastPress = Math.max(lastPress, start);
+  return !repeat && busy === 0 && live !== null && state === live && start >= drawnAt;
+}
+
+// a control of the table: run() once per press (pressTaken), from a click or a tap
+function control(node, run) {
+  let downAt = null;
+  node.addEventListener("pointerdown", () => { downAt = performance.now(); });
+  node.addEventListener("click", (ev) => {
+    // a click made with the keyboard (Enter or Space on the focused button) has detail 0
+    const start = ev.detail === 0 || downAt === null ? performance.now() : downAt;
+    downAt = null;
+    if (pressTaken(start) && ev.detail <= 1) run();
+  });
+}
 let chartData = null;
 
 function el(tag, attrs = {}, ...children) {
@@ -71,7 +99,17 @@ async function refresh() {
   if (!resp.ok) return;
   const doc = await resp.json();
   if (doc.state) show(doc.state, true);
-  else { live = null; state = null; $("#table").hidden = true; $("#setup").hidden = false; }
+  else tableGone();
+}
+
+// this browser has no table any more (expired, or replaced when the server was full):
+// nothing of the old one stays on screen, the header included
+function tableGone() {
+  live = null; state = null;
+  stopPlaying();
+  $("#rules-summary").textContent = "no table: set one up";
+  $("#table").hidden = true;
+  if (view === "table") $("#setup").hidden = false;
 }
 
 // ------------------------------------------------------------------ setup form
@@ -169,6 +207,7 @@ function handNode(h, s, k) {
   const r = h.result;
   box.append(el("div", { class: "result" + (r ? ` ${r.outcome}` : ""),
     text: r ? `${OUTCOME[r.outcome] || r.outcome} ${signed(r.net)}` : "\u00a0" }));
+  if (r && r.why) box.append(el("div", { class: "why", text: r.why }));
   return box;
 }
 
@@ -189,7 +228,10 @@ function seatNode(seat, st) {
   // always there (blank until the round is settled), so nothing below it moves
   node.append(el("div", { class: "seat-net", text: seat.net != null && seat.hands.length ?
     `round ${signed(seat.net)}` : "\u00a0" }));
-  if (st.phase === "betting" && seat.person && st === live) {
+  if (st.phase === "betting" && seat.person && st === live && seat.broke) {
+    node.append(el("div", { class: "note broke", id: `broke-${seat.index}`,
+      text: `out of chips (under the table minimum of ${st.rules.min_bet}): this seat sits out; Setup starts a new table` }));
+  } else if (st.phase === "betting" && seat.person && st === live) {
     const input = el("input", { class: "bet-input", type: "number", id: `bet-${seat.index}`,
       min: "0", value: String(seat.bet || seat.next_bet || st.rules.min_bet) });
     node.append(el("label", { class: "label", text: "bet " }, input));
@@ -205,6 +247,10 @@ function seatNode(seat, st) {
 function drawValues(st) {
   const body = $("#values-body");
   body.replaceChildren();
+  // the values of the decision awaited: a table of one column per legal action, in the
+  // decision bar beside the buttons (always in sight); what they are and their caveats here
+  const now = $("#values-now");
+  now.replaceChildren();
   const v = st.values;
   if (v && st.to_act) {
     const seat = st.seats[st.to_act.seat];
@@ -214,18 +260,29 @@ function drawValues(st) {
       `${totalText(h)} against the dealer's ${st.dealer.cards[0].rank}` +
       (st.phase === "insurance" ? " (before the peek)" : "") }));
   }
-  if (!v) { body.append(el("p", { text: "No decision awaited." })); }
-  else if (!v.available) { body.append(el("p", { class: "note", id: "values-reason", text: v.reason })); }
-  else {
-    const t = el("table", { id: "values-table" }, el("tr", {}, el("th", { text: "action" }),
-      el("th", { text: "EV per unit bet" })));
+  if (!v) {
+    body.append(el("p", { text: "No decision awaited." }));
+    // a settled round: why a hand lost where the table pays the highest hand, in sight
+    const why = st.phase === "settled" ? st.seats.flatMap((s) => s.hands.filter((h) => h.result && h.result.why)
+      .map((h) => `${s.person ? `Player ${s.index + 1}` : s.player}: ${h.result.why}`)) : [];
+    if (why.length) now.append(el("p", { class: "note", id: "round-why", text: why.join(" · ") }));
+  }
+  else if (!v.available) {
+    body.append(el("p", { class: "note", id: "values-reason", text: v.reason }));
+    now.append(el("p", { class: "small", id: "values-brief", text: "No values for this decision (below: why)." }));
+  } else {
+    const names = el("tr", {}, el("th", { scope: "row", text: "action" }));
+    const evs = el("tr", {}, el("th", { scope: "row" }, v.alone ? "EV*" : "EV",
+      el("span", { class: "wide", text: v.alone ? " v the dealer alone" : " per chip bet" })));
     for (const [a, ev] of Object.entries(v.evs)) {
-      t.append(el("tr", { class: a === v.best ? "best" : "", "data-action": a },
-        el("td", { text: a + (a === v.best ? " (best)" : "") }), el("td", { text: ev.toFixed(4) })));
+      const best = a === v.best ? "best" : "";
+      names.append(el("th", { class: best, "data-action": a, text: a + (best ? " (best)" : "") }));
+      evs.append(el("td", { class: best, "data-action": a, text: (ev > 0 ? "+" : "") + ev.toFixed(4) }));
     }
+    now.append(el("table", { id: "values-table" }, names, evs));
     if (v.alone) body.append(el("p", { class: "note", id: "values-alone",
-      text: "Against the dealer alone: this table pays the highest hand, so these are not its true values." }));
-    body.append(t, el("p", { class: "small", id: "values-source", text: `source: ${v.source}` }));
+      text: "* Against the dealer alone: this table pays the highest hand, so these are not its true values." }));
+    body.append(el("p", { class: "small", id: "values-source", text: `source: ${v.source}` }));
     if (v.note) body.append(el("p", { class: "note", id: "values-note", text: v.note }));
   }
   const tbody = $("#log tbody");
@@ -248,11 +305,13 @@ function show(st, isLive) {
   $("#card-values").hidden = special.length === 0;
   $("#card-values").textContent = special.length ? "Card values at this table: " +
     special.map(([r, v]) => `${r} = ${v}`).join(", ") + " (other cards as usual; A = 1 or 11)" : "";
+  $("#settlement").hidden = !st.rules.settlement;
+  $("#settlement").textContent = st.rules.settlement || "";
   const d = st.dealer;
   $("#dealer-cards").replaceWith(Object.assign(cardsNode(d.cards), { id: "dealer-cards" }));
   $("#dealer-total").textContent = d.total == null ? "" :
-    (d.blackjack ? "Blackjack" : d.bust ? `${d.total} bust` : (d.soft ? "soft " : "") + d.total) +
-    (d.revealed || d.cards.length < 2 ? "" : " showing");
+    d.showing != null ? `${d.showing} showing` :
+      (d.blackjack ? "Blackjack" : d.bust ? `${d.total} bust` : (d.soft ? "soft " : "") + d.total);
   const shoe = st.shoe;
   $("#shoe").replaceChildren(...[
     el("div", { id: "shoe-remaining", text: shoe.infinite ? "infinite deck" :
@@ -267,6 +326,17 @@ function show(st, isLive) {
   seats.replaceChildren(...st.seats.map((s) => seatNode(s, st)));
   drawValues(st);
   drawControls(st);
+}
+
+// before the peek: what is offered (only that), and what insurance costs
+function offerText(st) {
+  if (st.phase !== "insurance") return "";
+  const ins = st.insurance;
+  const parts = [];
+  if (ins && ins.even_money) parts.push(`even money: +${chips(ins.pays)} now (1:1), before the dealer checks for blackjack`);
+  else if (ins) parts.push(`insurance costs ${chips(ins.cost)} and pays ${chips(ins.pays)} if the dealer has blackjack`);
+  if (st.legal.includes("surrender")) parts.push("or surrender early, before the dealer checks");
+  return parts.length ? ` · ${parts.join("; ")}` : "";
 }
 
 function drawControls(st) {
@@ -298,23 +368,30 @@ function drawControls(st) {
   if (st.to_act) {
     const seat = st.seats[st.to_act.seat];
     const who = seat.person ? `Player ${seat.index + 1}` : seat.player;
-    turn = `${who} (seat ${seat.index + 1}, hand ${st.to_act.hand + 1}) to act` +
-      (st.phase === "insurance" ? ": insurance / surrender before the dealer peeks" : "");
+    const h = seat.hands[st.to_act.hand];
+    turn = `${who} (seat ${seat.index + 1}, hand ${st.to_act.hand + 1}) to act: ` +
+      `${totalText(h)} against the dealer's ${st.dealer.cards[0].rank}` + offerText(st);
   } else if (st.phase === "betting") turn = watch ? "Bets next: Step deals the round." : "Place your bets, then Deal.";
-  else if (st.phase === "settled") turn = "Round settled.";
+  else if (st.phase === "settled") {
+    // the round's result, in the bar (in sight whatever the size of the table above)
+    const nets = st.seats.filter((s) => s.net != null && s.hands.length)
+      .map((s) => `${s.person ? `Player ${s.index + 1}` : s.player} ${signed(s.net)}`);
+    turn = "Round settled" + (nets.length ? ": " + nets.join(" · ") : ".");
+  }
   $("#turn").textContent = turn;
 }
 
 // ------------------------------------------------------------------ requests
+// (each is called for a press that pressTaken let through)
 async function act(action) {
-  if (!live || !window.bjReady() || !live.legal.includes(action) || state !== live) return;
+  if (!live || busy || !live.legal.includes(action) || state !== live) return;
   // the frame this decision answers: a repeat of it is refused (409), never applied twice
   const data = await call("POST", "/api/act", { seat: live.to_act.seat, action, frame: live.frame });
   if (data) show(data, true);
 }
 
 async function deal() {
-  if (!live || busy) return;
+  if (!live || busy || state !== live || live.phase !== "betting") return;
   const bets = {};
   for (const s of live.seats) {
     if (!s.person) continue;
@@ -327,13 +404,13 @@ async function deal() {
 }
 
 async function nextRound() {
-  if (!live || busy) return;
+  if (!live || busy || state !== live || live.phase !== "settled") return;
   const d = await call("POST", "/api/next", { frame: live.frame });
   if (d) show(d, true);
 }
 
 async function raiseBet() {
-  if (!live || busy) return;
+  if (!live || busy || state !== live || !live.can_raise) return;
   const amount = Number($("#raise-amount").value);
   const d = await call("POST", "/api/raise", { seat: live.to_act.seat, amount, frame: live.frame });
   if (d) show(d, true);
@@ -371,10 +448,12 @@ function onKey(ev) {
     else if (ev.key === " ") { ev.preventDefault(); togglePlay(); }
     return;
   }
-  if (KEYS[key]) { ev.preventDefault(); act(KEYS[key]); }
-  else if (key === "u" && !$("#raise").disabled) raiseBet();
+  const start = performance.now();
+  if (KEYS[key]) { ev.preventDefault(); if (pressTaken(start)) act(KEYS[key]); }
+  else if (key === "u" && !$("#raise").disabled) { if (pressTaken(start)) raiseBet(); }
   else if (ev.key === "Enter") {
     ev.preventDefault();
+    if (!pressTaken(start)) return;
     if (!$("#deal").disabled) deal(); else if (!$("#next").disabled) nextRound();
   }
 }
@@ -398,11 +477,11 @@ async function init() {
   for (const a of options.agents) $("#chart-agent").append(el("option", { value: a, text: a }));
   $("#chart-agent").addEventListener("change", loadChart);
   for (const b of document.querySelectorAll("#play-controls [data-action]")) {
-    b.addEventListener("click", () => act(b.dataset.action));
+    control(b, () => act(b.dataset.action));
   }
-  $("#deal").addEventListener("click", deal);
-  $("#next").addEventListener("click", nextRound);
-  $("#raise").addEventListener("click", raiseBet);
+  control($("#deal"), deal);
+  control($("#next"), nextRound);
+  control($("#raise"), raiseBet);
   $("#step").addEventListener("click", step);
   $("#play").addEventListener("click", togglePlay);
   $("#back").addEventListener("click", () => gotoFrame(state.frame - 1));
@@ -410,6 +489,11 @@ async function init() {
   $("#live").addEventListener("click", () => gotoFrame(live.frames.last));
   $("#frame-slider").addEventListener("change", (e) => gotoFrame(Number(e.target.value)));
   document.addEventListener("keydown", onKey);
+  // room at the foot of the page for the decision bar fixed there (style.css)
+  const bar = $("#controls");
+  new ResizeObserver(() => {
+    document.documentElement.style.setProperty("--bar", `${bar.getBoundingClientRect().height}px`);
+  }).observe(bar);
   const resp = await fetch("/api/session");  // a table this browser already has (or null)
   if (resp.ok) {
     const doc = await resp.json();
@@ -464,7 +548,7 @@ function chartGrid(d, chart, kind, diffs, who) {
       const td = el("td", { text: code, title, "data-row": row, "data-up": up,
         class: diff ? "differs" : "" });
       td.style.background = d.colours[code] || "#ddd";
-      td.addEventListener("mouseenter", () => { $("#chart-cell").textContent = title; });
+      td.addEventListener("pointerenter", (e) => { if (e.pointerType === "mouse") $("#chart-cell").textContent = title; });
       td.addEventListener("click", () => { $("#chart-cell").textContent = title; });
       tr.append(td);
     });
@@ -482,6 +566,13 @@ async function loadChart() {
   if (!d) return;
   chartData = d;
   $("#chart-title").textContent = `Strategy chart: ${d.preset} (${d.finite ? "infinite-deck optimum" : "exact optimum"})`;
+  $("#chart-about").textContent = (d.finite
+    ? `The optimal play for each two-card hand (rows) against the dealer's upcard (columns) ` +
+      `with an infinite deck under these rules: this table's ${d.decks}-deck shoe changes a few close ` +
+      `cells (the Table view's values are exact for the cards that remain). `
+    : "The exact optimal play for each two-card hand (rows) against the dealer's upcard (columns). ") +
+    "Hover over or tap a cell: the value of every action (chips per chip bet) and how much " +
+    "the best one beats the second best.";
   $("#chart-note").hidden = !d.note;
   $("#chart-note").textContent = d.note;
   $("#chart-legend").replaceChildren(...Object.entries(d.codes).map(([code, name]) => {
@@ -546,14 +637,6 @@ function curveSvg(points, optimum) {
   return canvas;
 }
 
-function findOptimum(summary) {
-  if (!summary) return null;
-  const ex = summary.exact;
-  if (ex && typeof ex === "object") for (const k of ["optimal_return", "optimum", "optimal"]) if (typeof ex[k] === "number") return ex[k];
-  for (const k of ["optimal_return", "optimum"]) if (typeof summary[k] === "number") return summary[k];
-  return null;
-}
-
 async function loadRuns() {
   const d = await call("GET", "/api/runs");
   if (!d) return;
@@ -564,15 +647,12 @@ async function loadRuns() {
     const box = el("div", { class: "run", "data-run": run.name }, el("h3", { text: run.name }));
     const grades = run.curve && Array.isArray(run.curve.grades) ? run.curve.grades : [];
     const blocks = run.curve && Array.isArray(run.curve.blocks) ? run.curve.blocks : [];
-    if (grades.length) box.append(el("p", { class: "small", text: "exact return of the greedy policy" }), curveSvg(grades, findOptimum(run.summary)));
+    if (grades.length) box.append(el("p", { class: "small", text: "exact return of the greedy policy" }), curveSvg(grades, run.optimum));
     else if (blocks.length) box.append(el("p", { class: "small", text: "training reward per hand (no exact grade for these rules)" }), curveSvg(blocks, null));
     for (const p of run.problems) box.append(el("p", { class: "note", text: p }));
-    if (run.summary) {
+    if (run.rows.length) {  // the summary as the server words it: figures rounded, no path
       const t = el("table", { class: "run-summary" });
-      for (const [k, v] of Object.entries(run.summary)) {
-        const text = v !== null && typeof v === "object" ? JSON.stringify(v) : String(v);
-        t.append(el("tr", {}, el("th", { text: k }), el("td", { text: text.length > 160 ? text.slice(0, 157) + "…" : text })));
-      }
+      for (const [label, text] of run.rows) t.append(el("tr", {}, el("th", { text: label }), el("td", { text })));
       box.append(t);
     }
     body.append(box);
