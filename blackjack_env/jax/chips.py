@@ -42,7 +42,7 @@ def covers_chips(st: State, cfg: Config, amount: Any) -> Any:
 
 
 def covers_insurance(st: State, p: Params, cfg: Config) -> Any:
-    """Insurance (or even money, on a natural) is affordable (numpy ``covers_insurance``)."""
+    """Insurance (or even money, on a natural) is affordable (numpy ``_covers_insurance``)."""
     stake = st.stake[0].astype(F32) * _INSURANCE_SHARE
     return naturals(st, cfg)[0] | covers_chips(st, cfg, stake)
 

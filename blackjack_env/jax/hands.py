@@ -76,7 +76,7 @@ def second_card(st: State, p: Params, cfg: Config, rk: Rng, h: Any, on: Any) -> 
 
 def advance(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> tuple[State, Rng]:
     """Move on to the next hand needing a decision (its second card dealt if it comes
-    from a split), or to the dealer (numpy ``advance``)."""
+    from a split), or to the dealer (numpy ``_advance``)."""
 
     def going(carry: tuple[State, Rng, Any, Any], p: Params) -> Any:
         return carry[2]
@@ -168,7 +168,7 @@ def split_hand(st: State, p: Params, cfg: Config, h: Any, on: Any) -> State:
 
 def act_play(st: State, p: Params, cfg: Config, rk: Rng, action: Any, on: Any) -> tuple[State, Rng]:
     """A playing decision (``Action`` 0..4, legal) on the current hand where ``on``: the
-    one place a hand's decision is played (numpy ``act_play``)."""
+    one place a hand's decision is played (numpy ``_act_play``)."""
     h = jnp.clip(st.acting_hand, 0, cfg.hands - 1)
     at = hand_onehot(h, cfg)
     if cfg.hands > 1:

@@ -69,7 +69,7 @@ def act_insurance(
     st: State, p: Params, cfg: Config, rk: Rng, action: Any, on: Any
 ) -> tuple[State, Rng]:
     """The pre-peek answer where ``on`` (``INSURE``, ``DECLINE`` or ``SURRENDER``), then
-    the peek, then play starts (numpy ``act_insurance``)."""
+    the peek, then play starts (numpy ``_act_insurance``)."""
     h0 = hand_onehot(0, cfg)
     bj0 = naturals(st, cfg)[0]
     insure = on & (action == _INSURE)

@@ -74,10 +74,11 @@ def acting(st: State, cfg: Config) -> Any:
 
 
 def deal_seats(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> State:
-    """:func:`start_round`'s deal at a table of several seats (numpy ``deal_seats``, then
-    ``start_rounds``): a card to each seat, the upcard, a second card to each seat, the
-    hole card; naturals; the pre-peek questions (the seats not asked wait, ``PEEK_WAIT``)
-    or the peek; a seat whose hand is done waits (``DONE``); all done: the dealer."""
+    """:func:`~blackjack_env.jax.round.start_round`'s deal at a table of several seats
+    (numpy ``_deal_seats``, then ``start_rounds``): a card to each seat, the upcard, a
+    second card to each seat, the hole card; naturals; the pre-peek questions (the seats
+    not asked wait, ``PEEK_WAIT``) or the peek; a seat whose hand is done waits
+    (``DONE``); all done: the dealer."""
     n_s, h = cfg.seats, cfg.hands
     cards = []
     for _ in range(2 * n_s + (1 if cfg.no_hole else 2)):
@@ -145,7 +146,7 @@ def act_insurance_seats(
     st: State, p: Params, cfg: Config, rk: Rng, s: Any, action: Any, on: Any
 ) -> tuple[State, Rng]:
     """Seat ``s`` answers the pre-peek question where ``on`` and waits; once every seat
-    has answered, the dealer peeks and play starts at seat 0 (numpy ``act_insurance``,
+    has answered, the dealer peeks and play starts at seat 0 (numpy ``_act_insurance``,
     ``_peek_seats``)."""
     v = seat_view(st, s)
     h0 = hand_onehot(0, cfg)

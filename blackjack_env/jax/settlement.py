@@ -39,7 +39,7 @@ def pay(st: State, p: Params, which: Any, code: Any) -> State:
 
 
 def outcomes(st: State, p: Params, cfg: Config) -> Any:
-    """Outcome code of every hand against the dealer's final hand (numpy ``outcomes``)."""
+    """Outcome code of every hand against the dealer's final hand (numpy ``_compare``)."""
     w = cfg.key_width
     two = st.ncards == 2
     if cfg.hands > 1 and not cfg.split_naturals:
@@ -60,7 +60,7 @@ def settle_by_compare(st: State, p: Params, cfg: Config, on: Any) -> State:
 
 
 def settle_highest(st: State, p: Params, cfg: Config, on: Any) -> State:
-    """``Settlement.HIGHEST_HAND`` (numpy ``settle_highest``): only the best can win."""
+    """``Settlement.HIGHEST_HAND`` (numpy ``_settle_highest``): only the best can win."""
     open_ = on & live_hands(st, cfg) & ~st.settled
     out = outcomes(st, p, cfg)
     surr = open_ & st.surrendered
