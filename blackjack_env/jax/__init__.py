@@ -2,9 +2,11 @@
 
 :class:`BlackjackJax` is the gymnax-style environment object (``reset(key, params)``,
 ``step(key, state, action, params)`` with auto-reset, ``default_params``, spaces); the
-round itself is :mod:`blackjack_env.jax.core` (pure functions of one table's
-:class:`~blackjack_env.jax.core.State`; ``jax.vmap`` makes many tables), and its rule
-tables are built on the host from :mod:`blackjack_env.engine.play` by
+round itself is pure functions of one table's :class:`~blackjack_env.jax.state.State`
+(``jax.vmap`` makes many tables), split by concept as the numpy batched tables (``state``,
+``shoe``, ``hands``, ``dealer``, ``settlement``, ``chips``, ``round``, ``seats``,
+``observe``) and re-exported together by :mod:`blackjack_env.jax.core`; its rule tables
+are built on the host from :mod:`blackjack_env.engine.play` by
 :mod:`blackjack_env.jax.tables`.
 """
 
@@ -17,9 +19,9 @@ except ImportError as exc:  # pragma: no cover - depends on the install
         "blackjack_env.jax needs JAX: pip install 'blackjack_env[jax]' (jax, optax, flax)"
     ) from exc
 
-from blackjack_env.jax.core import State
 from blackjack_env.jax.env import BlackjackJax, GymnaxV1
 from blackjack_env.jax.gym import ENV_ID, BlackjackJaxEnv, BlackjackJaxVectorEnv, register
+from blackjack_env.jax.state import State
 from blackjack_env.jax.tables import Config, Params
 
 register()  # gymnasium.make_vec("blackjack_env.jax:blackjack_env/BlackjackJax-v0", num_envs=N)

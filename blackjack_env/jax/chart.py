@@ -115,13 +115,13 @@ def chart_policy(env: Any, chart: Chart | None = None) -> Any:
     cfg = env.config
 
     def policy(st: Any, p: Any) -> Any:
-        h = jnp.clip(st.cur, 0, cfg.hands - 1)
-        r0, r1 = st.r0[h], st.r1[h]
+        h = jnp.clip(st.acting_hand, 0, cfg.hands - 1)
+        r0, r1 = st.first_rank[h], st.second_rank[h]
         pair = p.pair[13 * r0 + r1] & (st.ncards[h] == 2)
         mask = core.legal_mask(st, p, cfg)
         decision = p.decision_of_phase[st.phase]
         return chart_actions(
-            table, decision, st.hard[h], st.ace[h], pair, r0, p.rank_of_id[st.up], mask, jnp
+            table, decision, st.hard[h], st.ace[h], pair, r0, p.rank_of_id[st.upcard], mask, jnp
         )
 
     return policy

@@ -30,8 +30,6 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from blackjack_env.engine import play
-from blackjack_env.envs.batch.codes import _OVER
 from blackjack_env.envs.settings import check_reset_options
 from blackjack_env.envs.step import Decision, IllegalAction, illegal_message
 from blackjack_env.envs.vector_checks import (
@@ -50,9 +48,6 @@ __all__ = ["ENV_ID", "BlackjackJaxEnv", "BlackjackJaxVectorEnv", "register"]
 ENV_ID = "blackjack_env/BlackjackJax-v0"
 
 _KNOWN_OPTIONS = ("cards", "reset_mask")  # the numpy vector env's reset options
-#: engine.play.play_out_action in play, as the env's action (a STAND; at the pre-peek
-#: question the env's STAND declines, envs.step.array_table_actions)
-_PLAY_OUT = int(play.play_out_action(False))
 
 
 def _seed_key(seed: int | None, rng: np.random.Generator) -> Any:
@@ -105,20 +100,9 @@ def _to_numpy(obs: Any, space: gym.Space[Any]) -> Any:
 def _finish_round(key: Any, st: core.State, on: Any, p: Params, cfg: Config) -> core.State:
     """One table (of one or several seats) where ``on``, before a reset that keeps its
     shoe (numpy ``TableBatch.finish_rounds`` then ``clear_stacks``): the round in play is
-    played out, every seat standing at each decision left and declining the pre-peek
-    question (``engine.play.play_out_action``), and stacked cards not dealt are
-    forgotten. At most one pre-peek answer and one stand per hand of each seat: a bounded
-    loop."""
-    stand = jnp.full((cfg.seats,) if cfg.seats > 1 else (), _PLAY_OUT, jnp.int32)
-
-    def body(_: int, carry: tuple[core.State, Any]) -> tuple[core.State, Any]:
-        s, k = carry
-        k, sub = jax.random.split(k)
-        new = core.step(sub, s, stand, p, cfg)[0]
-        live = on & ~jnp.all(s.phase == _OVER)
-        return jax.tree.map(lambda a, b: jnp.where(live, a, b), new, s), k
-
-    st, _ = jax.lax.fori_loop(0, cfg.seats * (cfg.hands + 1), body, (st, key))
+    played out (:func:`blackjack_env.jax.round.play_out`), and stacked cards not dealt
+    are forgotten."""
+    st = core.play_out(key, st, p, cfg, on)
     return st._replace(stacked=jnp.where(on, 0, st.stacked))
 
 
@@ -140,7 +124,7 @@ def _state_info(st: core.State, p: Params, cfg: Config) -> dict[str, Any]:
     left = jnp.asarray(-1 if cfg.infinite else st.left)
     return {
         "phase": phase,
-        "round": jnp.broadcast_to(st.ep_rounds, shape),
+        "round": jnp.broadcast_to(st.episode_rounds, shape),
         "bankroll": core.bankroll(st, cfg),
         "shoe_remaining": jnp.broadcast_to(left, shape),
         "reshuffled": jnp.broadcast_to(st.reshuffled, shape),
@@ -268,7 +252,7 @@ class BlackjackJaxVectorEnv(VectorEnv):
         # the last round's cards to the discards (a reshuffle if the cut card is out) before
         # stacking, as the numpy tables do; the deal then finds nothing more to do
         self._open = jax.jit(
-            jax.vmap(lambda st, on: core._open_shoe(st, cfg, on & ~st.opened if cfg.bets else on))
+            jax.vmap(lambda st, on: core.open_shoe(st, cfg, on & ~st.opened if cfg.bets else on))
         )
         self._step = jax.jit(
             lambda key, st, a: jax.vmap(table.step, in_axes=(0, 0, 0, None))(

@@ -22,17 +22,13 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from blackjack_env.engine import play
-from blackjack_env.envs.batch.codes import _DECIDE, _INSURE_PHASE, _OVER
+from blackjack_env.envs.batch.codes import _OVER
 from blackjack_env.envs.step import PENALTY_ACTION, IllegalAction
 from blackjack_env.jax import core
 from blackjack_env.jax.core import State
 from blackjack_env.jax.tables import Config, Params
 
 __all__ = ["finish_round", "penalized_step", "refuse_raise"]
-
-#: engine.play.play_out_action as Action codes at [pre_peek]
-_PLAY_OUT = tuple(int(a) for a in play.play_out_codes())
 
 
 def refuse_raise(illegal_action: IllegalAction) -> None:
@@ -48,27 +44,9 @@ def refuse_raise(illegal_action: IllegalAction) -> None:
 
 
 def finish_round(key: Any, st: State, p: Params, cfg: Config, on: Any) -> State:
-    """Play out the round where ``on``: the learner takes
-    :func:`~blackjack_env.engine.play.play_out_action` at every remaining decision (it
-    declines the pre-peek question and stands on every hand left), then the dealer plays
-    and the round settles (numpy ``TableBatch.finish_rounds``; ``last_hand``, the hand
-    the observation shows, stays the last one the learner acted on). At most one pre-peek
-    answer and one stand per hand: a bounded loop."""
-    rk = core._rng(key)
-
-    def body(_: int, carry: tuple[State, Any]) -> tuple[State, Any]:
-        s, r = carry
-        live = on & (s.phase != _OVER)
-        play_on = live & (s.phase == _DECIDE)
-        if cfg.pre_peek:
-            ins = live & (s.phase == _INSURE_PHASE)
-            s, r = core._act_insurance(s, p, cfg, r, jnp.int32(_PLAY_OUT[1]), ins)
-        s, r = core._act_play(s, p, cfg, r, jnp.int32(_PLAY_OUT[0]), play_on)
-        return s, r
-
-    last = st.last_hand  # (numpy: the play-out does not track the hand acted on)
-    st, _ = jax.lax.fori_loop(0, cfg.hands + 1, body, (st, rk))
-    return st._replace(last_hand=last)
+    """Play out the round where ``on`` (numpy ``TableBatch.finish_rounds``): the table's
+    one round play-out, :func:`blackjack_env.jax.round.play_out`."""
+    return core.play_out(key, st, p, cfg, on)
 
 
 def penalized_step(

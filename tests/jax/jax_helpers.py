@@ -206,7 +206,7 @@ def invariants(env: BlackjackJax, st: core.State, p: Any) -> dict[str, Any]:
     cfg = env.config
     n = cfg.shoe_size
     live = jnp.arange(cfg.hands) < jnp.expand_dims(st.nhands, -1)
-    on_table = jnp.sum(jnp.where(live, st.ncards, 0)) + st.d_n
+    on_table = jnp.sum(jnp.where(live, st.ncards, 0)) + st.dealer_ncards
     if cfg.bets:  # (awaiting a bet: the cards are discarded)
         on_table = jnp.where(st.opened, 0, on_table)
     out = {}

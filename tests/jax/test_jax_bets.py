@@ -140,7 +140,7 @@ def test_unlimited_rounds_never_end_an_episode() -> None:
         _, st, _, done, info = step(jax.random.PRNGKey(k), st, jnp.int32(0), p)
         assert not bool(done)
         over += int(info["round_over"])
-    assert over > 10 and int(st.ep_rounds) == over + 1
+    assert over > 10 and int(st.episode_rounds) == over + 1
 
 
 def test_bankroll_chips_and_cards_conserved() -> None:

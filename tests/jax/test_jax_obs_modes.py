@@ -91,3 +91,58 @@ def test_gymnasium_adapters_give_the_numpy_spaces(obs_mode: str) -> None:
         a = np.argmax(info["action_mask"], axis=1)
         obs, _r, _te, _tr, info = venv.step(a)
         assert obs in venv.observation_space
+
+
+def test_one_encoder_serves_numpy_and_jax() -> None:
+    """``envs/view/fields.py``'s encoders with ``xp=jax.numpy`` (the JAX table's) lay the
+    same values out at the same positions as with numpy (the numpy envs'): a batch of
+    field values through both, compared position by position (float32 fields to the last
+    bit's tolerance: numpy divides in float64, JAX in float32)."""
+    import jax.numpy as jnp
+
+    rng = np.random.default_rng(7)
+    n = 64
+    phase = rng.integers(0, view.N_PHASES, n)
+    total = rng.integers(0, view.MAX_TOTAL + 1, n)
+    up = rng.integers(0, view.UPCARD_HIGH + 1, n)
+    soft, cd, cs, cu, ci, pair = (rng.integers(0, 2, n) for _ in range(6))
+    h = rng.integers(0, 4, n)
+    nh = h + 1
+    cards = rng.integers(0, 15, n)
+    tc = rng.normal(0.0, 12.0, n)
+    shoe = rng.random(n)
+    bucket = rng.integers(0, 2 * view.BUCKET_CLIP + 1, n)
+
+    vec_args = (phase, total, soft, up, cd, cs, cu, ci, h, 4, nh, cards, pair, tc, shoe)
+    ref = view.encode_vector(*vec_args)
+    jx = jax.vmap(lambda *a: view.encode_vector(*a[:9], 4, *a[9:], xp=jnp))(
+        *(jnp.asarray(a) for i, a in enumerate(vec_args) if i != 9)
+    )
+    assert jx.dtype == jnp.float32 and jx.shape == ref.shape == (n, view.VECTOR_SIZE)
+    np.testing.assert_allclose(np.asarray(jx), ref, rtol=0, atol=1e-6)
+    assert (ref[np.arange(n), view.VEC_PHASE + phase] == 1).all()  # the one-hot phase
+
+    md_args = (phase, total, up, soft, cd, cs, cu, h)
+    ref_md = view.encode_multidiscrete(*md_args, None, bucket)
+    jx_md = view.encode_multidiscrete(
+        *(jnp.asarray(a) for a in md_args), None, jnp.asarray(bucket), xp=jnp
+    )
+    assert jx_md.dtype == jnp.int32 and ref_md.dtype == np.int64
+    np.testing.assert_array_equal(np.asarray(jx_md), ref_md)
+    assert (ref_md[:, view.MD_COUNT] == bucket).all() and (ref_md[:, view.MD_TOTAL] == total).all()
+
+    counts = rng.integers(0, 300, (n, 13))
+    chips = rng.normal(0.0, 3e9, n)
+    dict_args = (phase, total, soft, up, h, nh, counts, counts, counts, counts, tc * 3, chips,
+                 chips, np.ones((n, 5), np.int8))  # fmt: skip
+    ref_d = view.encode_dict(*dict_args)
+    jx_d = view.encode_dict(*(jnp.asarray(a) for a in dict_args), xp=jnp)
+    assert tuple(jx_d) == tuple(ref_d) == view.DICT_KEYS
+    for key in view.DICT_KEYS:
+        assert np.shape(jx_d[key]) == np.shape(ref_d[key]), key
+        np.testing.assert_allclose(
+            np.asarray(jx_d[key], np.float64), np.asarray(ref_d[key], np.float64), rtol=1e-6,
+            err_msg=key,
+        )  # fmt: skip
+    assert int(ref_d["hand_cards"].max()) == view.COUNT_HIGH  # the bounds applied
+    assert float(np.abs(ref_d["true_count"]).max()) == view.COUNT_CLIP

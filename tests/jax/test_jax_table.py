@@ -16,6 +16,7 @@ jax = pytest.importorskip("jax")
 import jax.numpy as jnp  # noqa: E402
 
 from blackjack_env.engine import Rules  # noqa: E402
+from blackjack_env.envs.batch.codes import BatchPhase  # noqa: E402
 from blackjack_env.jax import BlackjackJax, core  # noqa: E402
 from tests.envs.vector_helpers import assert_means_agree, random_legal_returns_vector  # noqa: E402
 from tests.jax.jax_helpers import invariants, jax_env, scan_tables, violations  # noqa: E402
@@ -122,10 +123,10 @@ def test_shuffle_is_uniform_chi_square() -> None:
     def deal(keys: Any) -> Any:
         def one(key: Any) -> Any:
             st = core.new_state(cfg)
-            rk = core._rng(key)
+            rk = core.rng(key)
             cards = []
             for _ in range(k):
-                st, c, rk = core._draw(st, p, cfg, rk, True)
+                st, c, rk = core.draw(st, p, cfg, rk, True)
                 cards.append(c)
             return jnp.stack(cards)
 
@@ -272,3 +273,40 @@ def test_bad_arguments_raise_one_clear_error() -> None:
         BlackjackJax(seats=3)
     with pytest.raises(ValueError, match="preset"):
         BlackjackJax(rules="no-such-rules")
+
+
+# ----------------------------------------------------------------- state and play-out
+def test_renamed_state_fields_read_with_a_deprecation_warning() -> None:
+    env = jax_env("vegas-strip", rules="vegas-strip", obs_mode="vector")
+    st = env.stack(env.new_state(), "TS 9H 6D 7C")  # learner T 6, dealer 9 up, 7 hole
+    _, st = env.start_round(jax.random.PRNGKey(0), st)
+    assert int(st.first_rank[0]) == 9 and int(st.second_rank[0]) == 5  # ten, six
+    assert int(st.dealer_hard) == 16 and int(st.dealer_ncards) == 2
+    rank = np.asarray(env.default_params.rank_of_id)
+    assert rank[int(st.upcard)] == 8 and rank[int(st.hole_card)] == 6  # nine, seven
+    for old, new in core.RENAMED_FIELDS.items():
+        with pytest.warns(DeprecationWarning, match=f"State.{old} is deprecated.*State.{new}"):
+            value = getattr(st, old)
+        np.testing.assert_array_equal(np.asarray(value), np.asarray(getattr(st, new)))
+    assert not set(core.RENAMED_FIELDS) & set(core.State._fields)
+
+
+def test_play_out_stands_every_seat_and_settles_the_round() -> None:
+    """Two seats, stacked: seat 0 T+6, seat 1 5+7, dealer 9 up and 8 in the hole (17,
+    stands). The play-out stands both seats' hands: each loses one base bet; where
+    ``on`` is false nothing changes."""
+    env = jax_env("seats-2", rules="vegas-strip", seats_per_table=2, obs_mode="vector")
+    cfg, p = env.config, env.default_params
+    st = env.stack(env.new_state(), "TS 5H 9D 6C 7H 8D")
+    _, st = env.start_round(jax.random.PRNGKey(0), st)
+    # vegas-strip, a nine up: no insurance question; both seats have a hand to play
+    assert np.asarray(st.phase).tolist() == [int(BatchPhase.DECIDE)] * 2
+    out = jax.jit(lambda s, on: core.play_out(jax.random.PRNGKey(1), s, p, cfg, on))
+    done = out(st, jnp.asarray(True))
+    assert np.asarray(done.phase).tolist() == [int(BatchPhase.OVER)] * 2
+    assert np.asarray(done.done[:, 0]).all() and np.asarray(done.settled[:, 0]).all()
+    np.testing.assert_array_equal(np.asarray(core.round_net(done, cfg)), [-1.0, -1.0])
+    assert int(done.dealer_hard) == 17 and int(done.dealer_ncards) == 2
+    kept = out(st, jnp.asarray(False))
+    for a, b in zip(kept, st, strict=True):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))

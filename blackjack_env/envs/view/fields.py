@@ -141,13 +141,28 @@ VEC_SHOE: Final = 16  # fraction of the shoe not yet dealt
 VECTOR_SIZE: Final = 17
 VEC_CARDS_SCALE: Final = 12.0
 VEC_COUNT_SCALE: Final = 10.0
+# the encoders take each mode's fields in position order (the positions are consecutive:
+# a new field is a new position, a line in its encoder's tuple, and the size moved on)
+assert (VEC_PHASE, VEC_TOTAL, VEC_SHOE + 1) == (0, N_PHASES, VECTOR_SIZE)
+assert (MD_PHASE, MD_COUNT + 1) == (0, MD_SIZE)
 
 # ------------------------------------------------------------------ "dict"
 #: The dict mode's keys, in order.
 DICT_KEYS: Final = (
-    "phase", "player_total", "soft", "dealer_upcard", "hand_index", "num_hands",
-    "hand_cards", "dealer_cards", "seat_cards", "unseen_cards", "true_count", "bet",
-    "bankroll", "action_mask",
+    "phase",
+    "player_total",
+    "soft",
+    "dealer_upcard",
+    "hand_index",
+    "num_hands",
+    "hand_cards",
+    "dealer_cards",
+    "seat_cards",
+    "unseen_cards",
+    "true_count",
+    "bet",
+    "bankroll",
+    "action_mask",
 )
 
 
@@ -215,7 +230,13 @@ def observation_space(
 
 
 # ======================================================================== encoders
-# Each takes scalars (one table) or arrays of shape (N,) (N tables, a batch).
+# Each takes scalars (one table) or arrays of shape (N,) (N tables, a batch), and the
+# array namespace ``xp`` of its inputs: ``numpy`` (the default: the single, batched and
+# multi-agent envs) or ``jax.numpy`` (the JAX table, inside ``jit``; one table, vmapped).
+# Each field's formula is written once and evaluated in the inputs' own arithmetic (numpy
+# in float64 / int64, then stored in the observation's dtype; JAX in its dtypes), so both
+# backends give what they gave when each had its own copy. Only the assembly differs:
+# numpy writes into one preallocated array, jax.numpy (immutable arrays) stacks.
 
 
 def encode_tuple(total: Any, up: Any, soft: Any) -> tuple[Any, Any, Any]:
@@ -232,6 +253,23 @@ def count_bucket(true_count: Any) -> Any:
     return bucket + float(BUCKET_CLIP)
 
 
+def _assemble(values: tuple[Any, ...], first: int, out: Any, xp: Any) -> Any:
+    """The observation with entries ``first, first + 1, ...`` set to ``values`` (in
+    position order): numpy writes them into ``out`` (preallocated, ``(..., size)``: one
+    table, or a batch), ``jax.numpy`` (immutable arrays; ``out`` gives the dtype and the
+    entries before ``first``) stacks them, each converted to the dtype."""
+    if xp is np:
+        if out.ndim == 1:  # one table: one assignment (numpy converts the tuple)
+            out[first : first + len(values)] = values
+        else:
+            field = out.T  # field[k]: column k of the batch
+            for k, v in enumerate(values, first):
+                field[k] = v
+        return out
+    head = [out[..., k] for k in range(first)]
+    return xp.stack(head + [xp.asarray(v, out.dtype) for v in values], axis=-1)
+
+
 def encode_multidiscrete(
     phase: Any,
     total: Any,
@@ -243,41 +281,49 @@ def encode_multidiscrete(
     hand_index: Any,
     true_count: Any,
     bucket: Any = None,
-) -> np.ndarray:
-    """The ``"multidiscrete"`` observation, int64 ``(MD_SIZE,)`` or ``(N, MD_SIZE)``.
+    xp: Any = np,
+) -> Any:
+    """The ``"multidiscrete"`` observation, ``(MD_SIZE,)`` or ``(N, MD_SIZE)``: int64
+    with numpy, int32 with ``jax.numpy``.
 
     ``bucket``: the count field when the caller has it already (``count_bucket`` of
-    the true count, e.g. looked up in a table of them); ``true_count`` is then not read."""
-    out = np.empty((*np.shape(total), MD_SIZE), dtype=np.int64)
-    out[..., MD_PHASE] = phase
-    out[..., MD_TOTAL] = total
-    out[..., MD_UPCARD] = up
-    out[..., MD_SOFT] = soft
-    out[..., MD_CAN_DOUBLE] = can_double
-    out[..., MD_CAN_SPLIT] = can_split
-    out[..., MD_CAN_SURRENDER] = can_surrender
-    out[..., MD_HAND_INDEX] = hand_index
-    out[..., MD_COUNT] = count_bucket(true_count) if bucket is None else bucket
-    return out
+    the true count, e.g. looked up in a table of them, or the JAX table's exact integer
+    bucket); ``true_count`` is then not read."""
+    values = (  # MD_PHASE .. MD_COUNT, in position order
+        phase,
+        total,
+        up,
+        soft,
+        can_double,
+        can_split,
+        can_surrender,
+        hand_index,
+        count_bucket(true_count) if bucket is None else bucket,
+    )
+    if xp is np:
+        return _assemble(values, MD_PHASE, np.empty((*np.shape(total), MD_SIZE), np.int64), xp)
+    return _assemble(values, MD_PHASE, xp.zeros((0,), xp.int32), xp)  # (int32, no head)
 
 
-def _clip(x: Any, low: float, high: float) -> Any:
-    """``x`` clipped to ``[low, high]``: with numpy for an array, with Python's min / max
+def _clip(x: Any, low: float, high: float, xp: Any = np) -> Any:
+    """``x`` clipped to ``[low, high]``: with ``xp`` for an array, with Python's min / max
     for a scalar (the same value; a scalar observation is cheaper without numpy)."""
-    if isinstance(x, np.ndarray):
-        return np.clip(x, low, high)
+    if xp is not np or isinstance(x, np.ndarray):
+        return xp.clip(x, low, high)
     return max(low, min(high, x))
 
 
-def _at_most(x: Any, high: float) -> Any:
-    return np.minimum(high, x) if isinstance(x, np.ndarray) else min(high, x)
+def _at_most(x: Any, high: float, xp: Any = np) -> Any:
+    if xp is not np or isinstance(x, np.ndarray):
+        return xp.minimum(x, high)
+    return min(high, x)
 
 
-def _column(x: Any, low: float, high: float) -> np.ndarray:
+def _column(x: Any, low: float, high: float, xp: Any = np) -> Any:
     """``x`` clipped to ``[low, high]`` as a float32 field of shape ``(1,)`` (one table)
     or ``(N, 1)`` (a batch)."""
-    if isinstance(x, np.ndarray):
-        return np.clip(x, low, high).astype(np.float32)[:, None]
+    if xp is not np or isinstance(x, np.ndarray):
+        return xp.clip(x, low, high).astype(xp.float32)[..., None]
     return np.array([max(low, min(high, x))], dtype=np.float32)
 
 
@@ -297,34 +343,38 @@ def encode_vector(
     pair: Any,
     true_count: Any,
     shoe_left: Any,
-) -> np.ndarray:
+    xp: Any = np,
+) -> Any:
     """The ``"vector"`` observation, float32 ``(VECTOR_SIZE,)`` or ``(N, VECTOR_SIZE)``.
 
     ``cards``: cards in the focus hand; ``pair``: it is a pair of equal ranks;
     ``shoe_left``: the fraction of the shoe not yet dealt (1 for an infinite deck).
     """
+    values = (  # VEC_TOTAL .. VEC_SHOE, in position order (after the phase one-hot)
+        total / MAX_TOTAL,
+        soft,
+        up / float(UPCARD_HIGH),
+        can_double,
+        can_split,
+        can_surrender,
+        can_insure,
+        hand_index / (max_hands - 1 if max_hands > 1 else 1),
+        num_hands / max_hands,
+        _at_most(cards / VEC_CARDS_SCALE, 1.0, xp),
+        pair,
+        _clip(true_count / VEC_COUNT_SCALE, -1.0, 1.0, xp),
+        shoe_left,
+    )
+    if xp is not np:  # the phase one-hot, then the fields
+        onehot = xp.stack([xp.asarray(phase == k, xp.float32) for k in range(N_PHASES)], -1)
+        return _assemble(values, VEC_TOTAL, onehot, xp)
     if isinstance(total, np.ndarray):
         out = np.zeros((total.shape[0], VECTOR_SIZE), dtype=np.float32)
         out[np.arange(total.shape[0]), VEC_PHASE + phase] = 1.0
-        field = out.T
     else:
         out = np.zeros(VECTOR_SIZE, dtype=np.float32)
         out[VEC_PHASE + phase] = 1.0
-        field = out  # field[k]: entry k of the one observation, or column k of the batch
-    field[VEC_TOTAL] = total / MAX_TOTAL
-    field[VEC_SOFT] = soft
-    field[VEC_UPCARD] = up / float(UPCARD_HIGH)
-    field[VEC_CAN_DOUBLE] = can_double
-    field[VEC_CAN_SPLIT] = can_split
-    field[VEC_CAN_SURRENDER] = can_surrender
-    field[VEC_CAN_INSURE] = can_insure
-    field[VEC_HAND_INDEX] = hand_index / (max_hands - 1 if max_hands > 1 else 1)
-    field[VEC_NUM_HANDS] = num_hands / max_hands
-    field[VEC_CARDS] = _at_most(cards / VEC_CARDS_SCALE, 1.0)
-    field[VEC_PAIR] = pair
-    field[VEC_TRUE_COUNT] = _clip(true_count / VEC_COUNT_SCALE, -1.0, 1.0)
-    field[VEC_SHOE] = shoe_left
-    return out
+    return _assemble(values, VEC_TOTAL, out, xp)
 
 
 def encode_dict(
@@ -334,14 +384,15 @@ def encode_dict(
     up: Any,
     hand_index: Any,
     num_hands: Any,
-    hand_cards: np.ndarray,
-    dealer_cards: np.ndarray,
-    seat_cards: np.ndarray,
-    unseen_cards: np.ndarray,
+    hand_cards: Any,
+    dealer_cards: Any,
+    seat_cards: Any,
+    unseen_cards: Any,
     true_count: Any,
     stake: Any,
     bankroll: Any,
-    action_mask: np.ndarray,
+    action_mask: Any,
+    xp: Any = np,
 ) -> dict[str, Any]:
     """The ``"dict"`` observation (keys :data:`DICT_KEYS`), for one table or a batch.
 
@@ -355,12 +406,12 @@ def encode_dict(
         "dealer_upcard": up,
         "hand_index": hand_index,
         "num_hands": num_hands,
-        "hand_cards": np.minimum(hand_cards, COUNT_HIGH),
+        "hand_cards": xp.minimum(hand_cards, COUNT_HIGH),
         "dealer_cards": dealer_cards,
-        "seat_cards": np.minimum(seat_cards, COUNT_HIGH),
-        "unseen_cards": np.minimum(unseen_cards, COUNT_HIGH),
-        "true_count": _column(true_count, -COUNT_CLIP, COUNT_CLIP),
-        "bet": _column(stake, -np.inf, CHIP_BOUND),
-        "bankroll": _column(bankroll, -CHIP_BOUND, CHIP_BOUND),
+        "seat_cards": xp.minimum(seat_cards, COUNT_HIGH),
+        "unseen_cards": xp.minimum(unseen_cards, COUNT_HIGH),
+        "true_count": _column(true_count, -COUNT_CLIP, COUNT_CLIP, xp),
+        "bet": _column(stake, -np.inf, CHIP_BOUND, xp),
+        "bankroll": _column(bankroll, -CHIP_BOUND, CHIP_BOUND, xp),
         "action_mask": action_mask,
     }

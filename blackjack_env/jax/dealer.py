@@ -1,0 +1,96 @@
+"""The dealer of a JAX table (the numpy batched tables'
+:mod:`blackjack_env.envs.batch.dealer`): the dealer's turn (:func:`dealer_turn`: the
+hole card shown or drawn, the draws to the rules, settlement), a card added to the
+dealer's hand, and the peek for a dealer blackjack (:func:`peek`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax.numpy as jnp
+
+from blackjack_env.envs.batch.codes import (
+    _BJ,
+    _OVER,
+)
+from blackjack_env.jax.loops import guarded_while
+from blackjack_env.jax.settlement import pay, settle_by_compare, settle_highest
+from blackjack_env.jax.shoe import Rng, draw
+from blackjack_env.jax.state import (
+    I32,
+    State,
+    count_rank,
+    hand_onehot,
+    hands_axis,
+    live_hands,
+    select,
+)
+from blackjack_env.jax.tables import Config, Params
+
+
+def dealer_turn(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> tuple[State, Rng]:
+    """The dealer's turn where ``on`` (every hand done): the round ends (``OVER``), the
+    dealer draws to the rules if some hand is still open and not surrendered, and the
+    open hands are settled."""
+    live = live_hands(st, cfg)
+    new = st._replace(phase=jnp.asarray(_OVER, I32), acting_hand=st.nhands - 1)
+    if not cfg.no_hole:
+        new = new._replace(hole_revealed=jnp.asarray(True))
+    st = select(on, new, st)
+    any_open = jnp.any(live & ~st.settled)
+    plays = jnp.any(live & ~st.settled & ~st.surrendered) if cfg.surrenders else any_open
+    open_ = on & any_open
+    if cfg.no_hole:
+        st = st._replace(hole_revealed=jnp.where(on & ~any_open, False, st.hole_revealed))
+        st, card, rk = draw(st, p, cfg, rk, open_)
+        st = dealer_add(st, p, card, open_)
+        st = st._replace(
+            hole_card=jnp.where(open_, card, st.hole_card),
+            hole_revealed=jnp.where(open_, True, st.hole_revealed),
+        )
+    drawing = open_ & plays
+
+    def need(carry: tuple[State, Rng, Any], p: Params, drawing: Any) -> Any:
+        s, _, k = carry
+        return drawing & p.dealer_hits[2 * s.dealer_hard + s.dealer_ace] & (k < 32)
+
+    def body(carry: tuple[State, Rng, Any], p: Params, drawing: Any) -> tuple[State, Rng, Any]:
+        s, r, k = carry
+        go = need(carry, p, drawing)
+        s, card, _ = draw(s, p, cfg, r, go)
+        # guarded: a table that stopped keeps its counter (a while_loop's value)
+        r = Rng(r.seed, r.i + go.astype(jnp.uint32))
+        return dealer_add(s, p, card, go), r, k + go
+
+    st, rk, _ = guarded_while(need, body, (st, rk, jnp.zeros((), I32)), p, drawing)
+    st = settle_highest(st, p, cfg, open_) if cfg.highest else settle_by_compare(st, p, cfg, open_)
+    return st, rk
+
+
+def dealer_add(st: State, p: Params, card: Any, on: Any) -> State:
+    """The dealer's hand takes ``card`` where ``on``."""
+    r = p.rank_of_id[card]
+    return st._replace(
+        dealer_hard=jnp.where(on, st.dealer_hard + p.values[r], st.dealer_hard),
+        dealer_ace=jnp.where(on, st.dealer_ace | (r == 0), st.dealer_ace),
+        dealer_ncards=jnp.where(on, st.dealer_ncards + 1, st.dealer_ncards),
+        # (tracked: a static shape)
+        dealer_ranks=count_rank(st.dealer_ranks, r, on)
+        if st.dealer_ranks.shape[-1]
+        else st.dealer_ranks,
+    )
+
+
+def peek(st: State, p: Params, cfg: Config, on: Any, dealer_bj: Any, natural: Any) -> State:
+    """The dealer checks the hole card where ``on``: a blackjack settles every hand and
+    ends the round; otherwise a natural that ``natural`` marks (done, unsettled) is paid
+    where naturals are paid at the peek (numpy ``_do_peek``)."""
+    hit = on & dealer_bj
+    st = select(hit, st._replace(hole_revealed=jnp.asarray(True)), st)
+    st = settle_by_compare(st, p, cfg, hit)
+    st = st._replace(phase=jnp.where(hit, _OVER, st.phase))
+    if cfg.naturals_paid_at_peek:
+        pay0 = hand_onehot(0, cfg) & hands_axis(on & ~dealer_bj & natural)
+        st = pay(st, p, pay0, jnp.full(cfg.hands, _BJ, I32))
+    return st

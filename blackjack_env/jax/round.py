@@ -1,0 +1,307 @@
+"""A round and an episode at a JAX table (the numpy batched tables'
+:mod:`blackjack_env.envs.batch.round`, and the episode of
+:class:`~blackjack_env.envs.vector.BlackjackVectorEnv`).
+
+The flow is the numpy batched round's (:mod:`blackjack_env.envs.batch`, whose package
+docstring is the specification: deal order, the pre-peek question, the peek, naturals,
+double, split and the split hand's second card when play reaches it, surrender, the
+dealer's turn, settlement), written again with masks in place of index sets; every rule
+it asks is a lookup in :class:`~blackjack_env.jax.tables.Params`, built from
+:mod:`blackjack_env.engine.play`. Parity tests replay stacked cards through both.
+
+:func:`start_round` deals, :func:`open_round` opens a round for its bet (bet steps),
+:func:`step` plays one decision (an illegal action mapped), :func:`play_out` plays the
+rest of a round out (the one round play-out: the ``"penalize"`` policy and the
+Gymnasium adapters' resets use it), :func:`end_round`, :func:`next_round` and
+:func:`first_round` run the episode (bet steps, several rounds, a bankroll). Every
+function is pure: state in, state out, randomness only from the key it is given, every
+branch a ``where`` or a bounded ``lax`` loop.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+from blackjack_env.engine import play
+from blackjack_env.engine.play import NaturalEffect
+from blackjack_env.envs.batch.codes import (
+    _BJ,
+    _DECIDE,
+    _EVEN,
+    _HIT,
+    _INSURE,
+    _INSURE_PHASE,
+    _OVER,
+    _SURR,
+    _SURRENDER,
+)
+from blackjack_env.jax.chips import chip_units, covers_chips, covers_insurance, to_units
+from blackjack_env.jax.dealer import dealer_turn, peek
+from blackjack_env.jax.hands import act_play, advance, legal_mask
+from blackjack_env.jax.seats import (
+    acting,
+    deal_seats,
+    play_seat,
+    step_seats,
+)
+from blackjack_env.jax.settlement import pay, round_net
+from blackjack_env.jax.shoe import Rng, draw, open_shoe, rng
+from blackjack_env.jax.state import (
+    F32,
+    I32,
+    State,
+    count_rank,
+    dealer_natural,
+    hand_onehot,
+    is_natural,
+    naturals,
+    select,
+)
+from blackjack_env.jax.tables import Config, Params
+
+_INSURANCE_PAYS = float(play.INSURANCE_PAYS)
+
+
+def act_insurance(
+    st: State, p: Params, cfg: Config, rk: Rng, action: Any, on: Any
+) -> tuple[State, Rng]:
+    """The pre-peek answer where ``on`` (``INSURE``, ``DECLINE`` or ``SURRENDER``), then
+    the peek, then play starts (numpy ``_act_insurance``)."""
+    h0 = hand_onehot(0, cfg)
+    bj0 = naturals(st, cfg)[0]
+    insure = on & (action == _INSURE)
+    st = pay(st, p, h0 & insure & bj0, jnp.full(cfg.hands, _EVEN, I32))
+    st = st._replace(
+        insurance=jnp.where(insure & ~bj0, st.stake[0].astype(F32) / 2.0, st.insurance)
+    )
+    surr = on & (action == _SURRENDER)
+    st = st._replace(surrendered=st.surrendered | (h0 & surr))
+    st = pay(st, p, h0 & surr, jnp.full(cfg.hands, _SURR, I32))
+    dealer_bj = st.peek_possible & dealer_natural(st)
+    ins = st.insurance
+    st = st._replace(
+        insurance_net=jnp.where(
+            on & (ins > 0), jnp.where(dealer_bj, _INSURANCE_PAYS * ins, -ins), st.insurance_net
+        )
+    )
+    natural = st.done[0] & ~st.settled[0] & naturals(st, cfg)[0]
+    st = peek(st, p, cfg, on, dealer_bj, natural)
+    cont = on & (st.phase != _OVER)
+    st = st._replace(
+        phase=jnp.where(cont, _DECIDE, st.phase), acting_hand=jnp.where(cont, -1, st.acting_hand)
+    )
+    return advance(st, p, cfg, rk, cont)
+
+
+def open_round(st: State, cfg: Config, on: Any = True) -> State:
+    """Bet steps: open the next round where ``on`` (numpy ``open_rounds``): the cards go
+    to the discards, the shoe is reshuffled if the cut card is out, and the table awaits
+    the bet (``opened``); :func:`start_round` then deals without a second check."""
+    on = jnp.asarray(on, bool)
+    st = open_shoe(st, cfg, on & ~st.opened)
+    return st._replace(opened=st.opened | on)
+
+
+def start_round(
+    key: Any, st: State, p: Params, cfg: Config, on: Any = True, stake: Any = None
+) -> State:
+    """Where ``on``: the last round's cards go to the discards, the shoe is reshuffled if
+    the cut card is out (unless :func:`open_round` did), and a round is dealt (naturals,
+    the pre-peek question or the peek; a round with no decision left is played out and
+    ``OVER``). ``stake``: the chips bet (default ``Config.bet``)."""
+    on = jnp.asarray(on, bool)
+    rk = rng(key)
+    h = cfg.hands
+    bet = cfg.bet if stake is None else stake
+    if cfg.bankroll is not None:  # the last round's result joins the bankroll
+        st = st._replace(bank=jnp.where(on, chip_units(st, cfg), st.bank))
+    if cfg.bets:
+        st = open_shoe(st, cfg, on & ~st.opened)
+        st = st._replace(opened=jnp.where(on, False, st.opened))
+    else:
+        st = open_shoe(st, cfg, on)
+    if cfg.seats > 1:
+        return deal_seats(st, p, cfg, rk, on)
+    zh = jnp.zeros(h, I32)
+    fh = jnp.zeros(h, bool)
+    cards = []
+    for _ in range(3 if cfg.no_hole else 4):
+        st, c, rk = draw(st, p, cfg, rk, on)
+        cards.append(c)
+    rank = p.rank_of_id
+    val = p.value_of_id
+    r1, ru, r2 = rank[cards[0]], rank[cards[1]], rank[cards[2]]
+    hard0 = val[cards[0]] + val[cards[2]]
+    ace0 = (r1 == 0) | (r2 == 0)
+    h0 = hand_onehot(0, cfg)
+    up_value = val[cards[1]]
+    up_ace = ru == 0
+    if cfg.no_hole:
+        d_hard, d_ace, d_n, hole = up_value, up_ace, 1, -1
+    else:
+        d_hard = up_value + val[cards[3]]
+        d_ace = up_ace | (rank[cards[3]] == 0)
+        d_n, hole = 2, cards[3]
+    new = st._replace(
+        rounds=st.rounds + 1, phase=jnp.asarray(_DECIDE, I32), nhands=jnp.ones((), I32),
+        acting_hand=jnp.zeros((), I32), last_hand=jnp.zeros((), I32),
+        hard=jnp.where(h0, hard0, zh), ace=h0 & ace0, ncards=jnp.where(h0, 2, zh),
+        first_rank=jnp.where(h0, r1, zh), second_rank=jnp.where(h0, r2, zh),
+        stake=jnp.where(h0, bet, zh), doubled=fh, surrendered=fh, done=fh, settled=fh,
+        outcome=jnp.full(h, -1, I32), net=jnp.zeros(h, F32),
+        insurance=jnp.zeros((), F32), insurance_net=jnp.zeros((), F32),
+        dealer_hard=jnp.asarray(d_hard, I32), dealer_ace=jnp.asarray(d_ace),
+        dealer_ncards=jnp.asarray(d_n, I32),
+        upcard=cards[1], hole_card=jnp.asarray(hole, I32), hole_revealed=jnp.zeros((), bool),
+        peek_possible=jnp.zeros((), bool),
+    )  # fmt: skip
+    if cfg.track:
+        one = jnp.zeros((h, 13), I32)
+        one = count_rank(count_rank(one, r1, h0), r2, h0)
+        dealer = count_rank(jnp.zeros(13, I32), ru, True)
+        if not cfg.no_hole:
+            dealer = count_rank(dealer, rank[cards[3]], True)
+        new = new._replace(hand_ranks=one, dealer_ranks=dealer)
+    st = select(on, new, st)
+    bj = on & is_natural(2, hard0, ace0)
+    effect = cfg.natural_effect  # play.dealt_natural_effect
+    if effect is NaturalEffect.PAY:
+        st = pay(st, p, h0 & bj, jnp.full(h, _BJ, I32))
+    elif effect is NaturalEffect.END:
+        st = st._replace(done=st.done | (h0 & bj))
+    if cfg.peek:
+        pp = p.peek_by_rank[ru]
+        st = st._replace(peek_possible=jnp.where(on, pp, st.peek_possible))
+        ask = jnp.zeros((), bool)
+        if cfg.pre_peek:
+            ask = on & pp & ~st.settled[0] & p.asks_pre_peek[2 * ru + bj.astype(I32)]
+            if cfg.bankroll is not None:  # insurance only when affordable
+                poor = p.asks_pre_peek_poor[2 * ru + bj.astype(I32)]
+                ask = ask & (poor | covers_insurance(st, p, cfg))
+            st = st._replace(phase=jnp.where(ask, _INSURE_PHASE, st.phase))
+        natural = bj if effect is NaturalEffect.END else False
+        st = peek(st, p, cfg, on & ~ask, pp & dealer_natural(st), natural)
+    fin = jnp.zeros((), bool)
+    if effect is NaturalEffect.PAY or cfg.natural_stands:
+        fin = bj & (st.phase == _DECIDE)
+        st = st._replace(done=st.done | (h0 & fin))
+    st, rk = dealer_turn(st, p, cfg, rk, fin)
+    return st
+
+
+def step(
+    key: Any, st: State, action: Any, p: Params, cfg: Config
+) -> tuple[State, Any, Any, Any, Any]:
+    """One decision at the table: ``(state, reward, round_over, played, illegal)``.
+
+    An illegal action is mapped as the numpy env maps it (``illegal_action="map"``:
+    DOUBLE / SPLIT / SURRENDER play HIT where it is legal, else STAND; anything else
+    STAND; a pre-peek STAND declines). A round that ends is reported here (``reward``:
+    its net in base bets) and is not restarted: :func:`start_round` does that."""
+    if cfg.seats > 1:
+        return step_seats(key, st, action, p, cfg)
+    action = jnp.asarray(action, I32)
+    mask = legal_mask(st, p, cfg)
+    legal = mask[jnp.clip(action, 0, cfg.n_actions - 1)] & (action >= 0) & (action < cfg.n_actions)
+    obs_phase = p.decision_of_phase[st.phase]
+    a = jnp.clip(action, 0, cfg.n_actions - 1)
+    # envs.step.array_map_illegal, tabulated
+    mapped = p.mapped_action[obs_phase, mask[_HIT].astype(I32), a]
+    if cfg.bets:  # envs.step.array_map_illegal_bet, tabulated by the allowed sizes' bits
+        bits = jnp.sum(mask[cfg.n_play :].astype(I32) << jnp.arange(cfg.n_bets, dtype=I32))
+        mapped = jnp.where(st.opened, p.bet_mapped[bits, a], mapped)
+        key, k_bet = jax.random.split(key)
+    played = jnp.where(legal, action, mapped)
+    decision = played
+    opened = st.opened
+    if cfg.pre_peek:
+        ins = st.phase == _INSURE_PHASE
+        decision = p.table_action[ins.astype(I32), played]  # envs.step.array_table_actions
+    st, _ = play_decision(st, p, cfg, rng(key), decision, decision, True)
+    over = st.phase == _OVER
+    if cfg.bets:  # the bet step: the round is dealt; one settled at the deal ends here
+        k = jnp.clip(played - cfg.n_play, 0, cfg.n_bets - 1)
+        st = start_round(k_bet, st, p, cfg, opened, p.bet_chips[k])
+        over = jnp.where(opened, st.phase == _OVER, over)
+    reward = jnp.where(over, round_net(st, cfg), 0.0)
+    return st, reward, over, played, ~legal
+
+
+def play_decision(
+    st: State, p: Params, cfg: Config, rk: Rng, insurance: Any, decision: Any, on: Any
+) -> tuple[State, Rng]:
+    """One seat's table plays where ``on``: ``insurance`` (a table action: ``INSURE``,
+    ``DECLINE`` or ``SURRENDER``) at the pre-peek question, ``decision`` (a legal playing
+    action) on the hand to act; the round then goes on to the next hand or the dealer
+    (the one place a decision is played: :func:`step`, :func:`play_out`; several seats:
+    :func:`blackjack_env.jax.seats.play_seat`)."""
+    phase = st.phase
+    if cfg.pre_peek:
+        st, rk = act_insurance(st, p, cfg, rk, insurance, on & (phase == _INSURE_PHASE))
+    return act_play(st, p, cfg, rk, decision, on & (phase == _DECIDE))
+
+
+#: engine.play.play_out_action as table actions at [pre_peek]: STAND, DECLINE
+_PLAY_OUT = tuple(int(a) for a in play.play_out_codes())
+
+
+def play_out(key: Any, st: State, p: Params, cfg: Config, on: Any) -> State:
+    """Play out the round where ``on`` (one or several seats): every seat takes
+    :func:`~blackjack_env.engine.play.play_out_action` at each decision left (it declines
+    the pre-peek question and stands on every hand left), then the dealer plays and the
+    round settles (numpy ``TableBatch.finish_rounds``; ``last_hand``, the hand the
+    observation shows, stays the last one the learner acted on). The one round play-out:
+    the ``"penalize"`` policy (:mod:`blackjack_env.jax.illegal`) and the Gymnasium
+    adapters' resets mid-round use it. At most one pre-peek answer and one stand per hand
+    of each seat: a bounded loop, one random stream (:func:`~.shoe.rng` of ``key``)."""
+    stand, decline = jnp.int32(_PLAY_OUT[0]), jnp.int32(_PLAY_OUT[1])
+
+    def body(_: int, carry: tuple[State, Rng]) -> tuple[State, Rng]:
+        s, r = carry
+        if cfg.seats == 1:
+            return play_decision(s, p, cfg, r, decline, stand, on & (s.phase != _OVER))
+        return play_seat(s, p, cfg, r, acting(s, cfg), decline, stand, on)
+
+    last = st.last_hand
+    st, _ = jax.lax.fori_loop(0, cfg.seats * (cfg.hands + 1), body, (st, rng(key)))
+    return st._replace(last_hand=last)
+
+
+def end_round(st: State, reward: Any, over: Any, cfg: Config) -> tuple[State, Any, Any]:
+    """The episode after a step (numpy ``BlackjackVectorEnv.step``): the ended round's
+    chips join the session; ``(state, terminated, truncated)``: with
+    ``rounds_per_episode`` 1 a round is an episode; otherwise the episode is truncated
+    after that many rounds (never with ``None``)."""
+    st = st._replace(session=st.session + jnp.where(over, to_units(reward * cfg.bet, cfg), 0))
+    if cfg.rounds == 1:
+        return st, over, jnp.zeros((), bool)
+    more = over if cfg.rounds is None else over & (st.episode_rounds < cfg.rounds)
+    truncated = over & ~more
+    if cfg.bankroll is None:
+        return st, jnp.zeros((), bool), truncated
+    # the learner cannot cover the smallest bet: the session terminates
+    broke = more & ~covers_chips(st, cfg, jnp.asarray(cfg.min_cost, F32))
+    return st, broke, truncated
+
+
+def next_round(key: Any, st: State, p: Params, cfg: Config, over: Any, done: Any) -> State:
+    """Where ``over``: the next round begins (dealt, or opened for its bet with bet
+    steps); where ``done`` too, as the first of a new episode."""
+    st = st._replace(
+        session=jnp.where(done, 0, st.session), episode_rounds=jnp.where(done, 0, st.episode_rounds)
+    )
+    if cfg.bankroll is not None:  # a new session starts with `bankroll` chips
+        units = cfg.bankroll * cfg.chip_den
+        st = st._replace(bank=jnp.where(done, units - (chip_units(st, cfg) - st.bank), st.bank))
+    st = open_round(st, cfg, over) if cfg.bets else start_round(key, st, p, cfg, over)
+    return st._replace(episode_rounds=st.episode_rounds + over)
+
+
+def first_round(key: Any, st: State, p: Params, cfg: Config) -> State:
+    """The first round of an episode at a table between rounds (a new one: a full
+    shoe)."""
+    on = jnp.ones((), bool)
+    return next_round(key, st, p, cfg, on, on)

@@ -1,0 +1,242 @@
+"""Several learner seats at one JAX table (the numpy batched tables'
+:mod:`blackjack_env.envs.batch.seats`): casino deal order, the pre-peek questions seat by
+seat before one peek, seat 0 plays all its hands, then seat 1, ..., the dealer once.
+A seat's decisions are played on a one-seat view of the table (:func:`seat_view`,
+:func:`merge_seat`); :func:`acting` is the seat the table waits for, :func:`masks` the
+action mask of every seat.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+from blackjack_env.engine import play
+from blackjack_env.engine.play import NaturalEffect
+from blackjack_env.envs.batch.codes import (
+    _BJ,
+    _DECIDE,
+    _EVEN,
+    _HIT,
+    _INSURE,
+    _INSURE_PHASE,
+    _OVER,
+    _PEEK_WAIT,
+    _SEAT_DONE,
+    _SURR,
+    _SURRENDER,
+)
+from blackjack_env.jax.dealer import dealer_turn, peek
+from blackjack_env.jax.hands import act_play, legal_mask, seat_done
+from blackjack_env.jax.settlement import pay, round_net
+from blackjack_env.jax.shoe import Rng, draw, rng
+from blackjack_env.jax.state import (
+    F32,
+    I32,
+    SEAT_FIELDS,
+    State,
+    count_rank,
+    dealer_natural,
+    hand_onehot,
+    hand_total,
+    hands_axis,
+    is_natural,
+    naturals,
+    seat_axes,
+    select,
+)
+from blackjack_env.jax.tables import Config, Params
+
+_INSURANCE_PAYS = float(play.INSURANCE_PAYS)
+
+
+def seat_view(st: State, s: Any) -> State:
+    """Seat ``s`` of a several-seat table as a one-seat state (the table's shoe and
+    dealer)."""
+    return st._replace(**{f: getattr(st, f)[s] for f in SEAT_FIELDS})
+
+
+def merge_seat(st: State, v: State, s: Any) -> State:
+    """``st`` with seat ``s`` (and the shoe and dealer) taken from the view ``v``."""
+    return v._replace(**{f: getattr(st, f).at[s].set(getattr(v, f)) for f in SEAT_FIELDS})
+
+
+def acting(st: State, cfg: Config) -> Any:
+    """The seat the table waits for (numpy ``TableBatch.acting``): the first seat still to
+    answer the pre-peek question, else the first with a hand to play, else seat 0."""
+    if cfg.seats == 1:
+        return jnp.zeros((), I32)
+    ins = st.phase == _INSURE_PHASE
+    dec = st.phase == _DECIDE
+    return jnp.where(jnp.any(ins), jnp.argmax(ins), jnp.argmax(dec)).astype(I32)
+
+
+def deal_seats(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> State:
+    """:func:`~blackjack_env.jax.round.start_round`'s deal at a table of several seats
+    (numpy ``_deal_seats``, then ``start_rounds``): a card to each seat, the upcard, a
+    second card to each seat, the hole card; naturals; the pre-peek questions (the seats
+    not asked wait, ``PEEK_WAIT``) or the peek; a seat whose hand is done waits
+    (``DONE``); all done: the dealer."""
+    n_s, h = cfg.seats, cfg.hands
+    cards = []
+    for _ in range(2 * n_s + (1 if cfg.no_hole else 2)):
+        st, c, rk = draw(st, p, cfg, rk, on)
+        cards.append(c)
+    rank, val = p.rank_of_id, p.value_of_id
+    first, second = jnp.stack(cards[:n_s]), jnp.stack(cards[n_s + 1 : 2 * n_s + 1])
+    r1, ru, r2 = rank[first], rank[cards[n_s]], rank[second]
+    hard0 = val[first] + val[second]
+    ace0 = (r1 == 0) | (r2 == 0)
+    up_value, up_ace = val[cards[n_s]], ru == 0
+    if cfg.no_hole:
+        d_hard, d_ace, d_n, hole = up_value, up_ace, 1, -1
+    else:
+        hole = cards[-1]
+        d_hard, d_ace, d_n = up_value + val[hole], up_ace | (rank[hole] == 0), 2
+    ax = hands_axis
+    h0 = jnp.broadcast_to(hand_onehot(0, cfg), (n_s, h))
+    zs, zsh, fsh = jnp.zeros(n_s, I32), jnp.zeros((n_s, h), I32), jnp.zeros((n_s, h), bool)
+    new = st._replace(
+        rounds=st.rounds + 1, phase=jnp.full(n_s, _DECIDE, I32), nhands=jnp.ones(n_s, I32),
+        acting_hand=zs, last_hand=zs, hard=jnp.where(h0, ax(hard0), zsh), ace=h0 & ax(ace0),
+        ncards=jnp.where(h0, 2, zsh), first_rank=jnp.where(h0, ax(r1), zsh),
+        second_rank=jnp.where(h0, ax(r2), zsh), stake=jnp.where(h0, cfg.bet, zsh), doubled=fsh,
+        surrendered=fsh, done=fsh, settled=fsh, outcome=jnp.full((n_s, h), -1, I32),
+        net=jnp.zeros((n_s, h), F32), insurance=jnp.zeros(n_s, F32),
+        insurance_net=jnp.zeros(n_s, F32), dealer_hard=jnp.asarray(d_hard, I32),
+        dealer_ace=jnp.asarray(d_ace), dealer_ncards=jnp.asarray(d_n, I32), upcard=cards[n_s],
+        hole_card=jnp.asarray(hole, I32), hole_revealed=jnp.zeros((), bool),
+        peek_possible=jnp.zeros((), bool),
+    )  # fmt: skip
+    if cfg.track:
+        one = jnp.zeros((n_s, h, 13), I32)
+        one = count_rank(count_rank(one, ax(r1), h0), ax(r2), h0)
+        dealer = count_rank(jnp.zeros(13, I32), ru, True)
+        if not cfg.no_hole:
+            dealer = count_rank(dealer, rank[hole], True)
+        new = new._replace(hand_ranks=one, dealer_ranks=dealer)
+    st = select(on, new, st)
+    bj = on & is_natural(2, hard0, ace0)
+    effect = cfg.natural_effect  # play.dealt_natural_effect
+    if effect is NaturalEffect.PAY:
+        st = pay(st, p, h0 & ax(bj), jnp.full((n_s, h), _BJ, I32))
+    elif effect is NaturalEffect.END:
+        st = st._replace(done=st.done | (h0 & ax(bj)))
+    if cfg.peek:
+        pp = p.peek_by_rank[ru]
+        st = st._replace(peek_possible=jnp.where(on, pp, st.peek_possible))
+        table_ask = jnp.zeros((), bool)
+        if cfg.pre_peek:
+            ask = on & pp & ~st.settled[:, 0] & p.asks_pre_peek[2 * ru + bj.astype(I32)]
+            table_ask = jnp.any(ask)
+            phase = jnp.where(table_ask, _PEEK_WAIT, st.phase)
+            st = st._replace(phase=jnp.where(ask, _INSURE_PHASE, phase))
+        natural = bj if effect is NaturalEffect.END else jnp.zeros(n_s, bool)
+        st = peek(st, p, cfg, on & ~table_ask, pp & dealer_natural(st), natural)
+    if effect is NaturalEffect.PAY or cfg.natural_stands:
+        fin = bj & (st.phase == _DECIDE)
+        st = seat_done(st._replace(done=st.done | (h0 & ax(fin))), fin)
+    st, rk = dealer_turn(st, p, cfg, rk, on & jnp.all(st.phase == _SEAT_DONE))
+    return st
+
+
+def act_insurance_seats(
+    st: State, p: Params, cfg: Config, rk: Rng, s: Any, action: Any, on: Any
+) -> tuple[State, Rng]:
+    """Seat ``s`` answers the pre-peek question where ``on`` and waits; once every seat
+    has answered, the dealer peeks and play starts at seat 0 (numpy ``_act_insurance``,
+    ``_peek_seats``)."""
+    v = seat_view(st, s)
+    h0 = hand_onehot(0, cfg)
+    bj0 = naturals(v, cfg)[0]
+    insure = on & (action == _INSURE)
+    v = pay(v, p, h0 & insure & bj0, jnp.full(cfg.hands, _EVEN, I32))
+    v = v._replace(insurance=jnp.where(insure & ~bj0, v.stake[0].astype(F32) / 2.0, v.insurance))
+    surr = on & (action == _SURRENDER)
+    v = v._replace(surrendered=v.surrendered | (h0 & surr))
+    v = pay(v, p, h0 & surr, jnp.full(cfg.hands, _SURR, I32))
+    v = v._replace(phase=jnp.where(on, _PEEK_WAIT, v.phase))
+    st = merge_seat(st, v, s)
+    ready = on & ~jnp.any(st.phase == _INSURE_PHASE)
+    dealer_bj = st.peek_possible & dealer_natural(st)
+    ins = st.insurance
+    st = st._replace(
+        insurance_net=jnp.where(
+            ready & (ins > 0), jnp.where(dealer_bj, _INSURANCE_PAYS * ins, -ins),
+            st.insurance_net,
+        )
+    )  # fmt: skip
+    natural = st.done[:, 0] & ~st.settled[:, 0] & naturals(st, cfg)[:, 0]
+    st = peek(st, p, cfg, ready, dealer_bj, natural)
+    cont = ready & (st.phase[0] != _OVER)
+    # play starts: every seat's hand 0 (none is split yet; numpy advance from cur -1)
+    st = st._replace(
+        phase=jnp.where(cont, _DECIDE, st.phase), acting_hand=jnp.where(cont, 0, st.acting_hand)
+    )
+    if cfg.auto21:
+        t0 = hand_total(st.hard[:, 0], st.ace[:, 0]) == play.AUTO_STAND_TOTAL
+        st = st._replace(done=st.done.at[:, 0].set(st.done[:, 0] | (cont & t0)))
+    st = seat_done(st, cont & st.done[:, 0])
+    return dealer_turn(st, p, cfg, rk, cont & jnp.all(st.phase == _SEAT_DONE))
+
+
+def play_seat(
+    st: State, p: Params, cfg: Config, rk: Rng, s: Any, insurance: Any, decision: Any, on: Any
+) -> tuple[State, Rng]:
+    """Seat ``s`` plays where ``on``: ``insurance`` (a table action) if it is asked the
+    pre-peek question, ``decision`` (a legal playing action) if it has a hand to play;
+    the dealer plays once every seat is done. The one place a seat's decision is played
+    (:func:`step_seats`, :func:`blackjack_env.jax.round.play_out`)."""
+    v = seat_view(st, s)
+    phase = v.phase
+    if cfg.pre_peek:
+        st, rk = act_insurance_seats(st, p, cfg, rk, s, insurance, on & (phase == _INSURE_PHASE))
+        v = seat_view(st, s)
+    decide = on & (phase == _DECIDE)
+    v, rk = act_play(v, p, cfg, rk, decision, decide)
+    st = merge_seat(st, v, s)
+    return dealer_turn(st, p, cfg, rk, decide & jnp.all(st.phase == _SEAT_DONE))
+
+
+def step_seats(
+    key: Any, st: State, action: Any, p: Params, cfg: Config
+) -> tuple[State, Any, Any, Any, Any]:
+    """:func:`blackjack_env.jax.round.step` at a table of several seats: ``action``
+    ``(S,)``, of which only the acting seat's is played (the others' masks allow every
+    action; their actions are ignored, reported as played and legal). The reward ``(S,)``
+    is every seat's round net on the step that ends the round."""
+    action = jnp.asarray(action, I32)
+    s = acting(st, cfg)
+    v = seat_view(st, s)
+    a_s = action[s]
+    mask = legal_mask(v, p, cfg)
+    a = jnp.clip(a_s, 0, cfg.n_actions - 1)
+    legal = mask[a] & (a_s >= 0) & (a_s < cfg.n_actions)
+    mapped = p.mapped_action[p.decision_of_phase[v.phase], mask[_HIT].astype(I32), a]
+    played_s = jnp.where(legal, a_s, mapped)
+    decision = played_s
+    if cfg.pre_peek:
+        ins = v.phase == _INSURE_PHASE
+        decision = p.table_action[ins.astype(I32), played_s]
+    st, _ = play_seat(st, p, cfg, rng(key), s, decision, decision, True)
+    over = st.phase[0] == _OVER
+    reward = jnp.where(over, round_net(st, cfg), 0.0)
+    me = jnp.arange(cfg.seats) == s
+    return st, reward, over, jnp.where(me, played_s, action), me & ~legal
+
+
+def masks(st: State, p: Params, cfg: Config) -> Any:
+    """The env's action mask of every seat: ``(n_actions,)`` with one seat, ``(S,
+    n_actions)`` with several (a seat the table does not wait for: every action)."""
+    if cfg.seats == 1:
+        return legal_mask(st, p, cfg)
+    m = jax.vmap(lambda v: legal_mask(v, p, cfg), in_axes=(seat_axes(cfg),))(st)
+    me = jnp.arange(cfg.seats) == acting(st, cfg)
+    return jnp.where(me[:, None], m, True)
+
+
+def active(st: State, cfg: Config) -> Any:
+    """bool ``(S,)``: the seat whose action the next step plays (one seat: ``True``)."""
+    return jnp.arange(cfg.seats) == acting(st, cfg) if cfg.seats > 1 else jnp.ones((), bool)

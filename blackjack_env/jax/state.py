@@ -1,0 +1,313 @@
+"""The JAX table's state, declared once: :class:`State` (every field with its dtype, shape
+and unit), :func:`new_state`, and the small readers of it the other modules share (the
+numpy batched tables' :mod:`blackjack_env.envs.batch.state`).
+
+One table of one or several learner seats: :class:`State` is a ``NamedTuple`` of arrays
+whose shapes depend only on the :class:`~blackjack_env.jax.tables.Config` (seats, hands
+per seat, shoe size); with several seats the per-seat fields, :data:`SEAT_FIELDS`, gain a
+leading seat axis, and a seat's decisions are played on a one-seat view of it
+(:func:`blackjack_env.jax.seats.seat_view`). Chips are exact integers in units of
+``1 / Config.chip_den`` where they accumulate (``session``, ``bank``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from blackjack_env.engine import play
+from blackjack_env.envs.batch.codes import (
+    _OVER,
+)
+from blackjack_env.jax.tables import Config
+
+#: the integer and float dtypes of the state and the round's arithmetic
+I32 = jnp.int32
+F32 = jnp.float32
+
+#: ``engine.play``'s array rules (a hand's total, a usable ace, a natural) are written with
+#: array operators only: they serve jax arrays as numpy's (typed here for ``jax.Array``)
+hand_total: Callable[[Any, Any], Any] = play.array_total
+hand_soft: Callable[[Any, Any], Any] = play.array_soft
+is_natural: Callable[[Any, Any, Any], Any] = play.array_natural
+
+#: Deprecated names of :class:`State` fields (readable as properties, with a
+#: ``DeprecationWarning``; removed in 0.2.0): old name -> field.
+RENAMED_FIELDS: dict[str, str] = {
+    "r0": "first_rank",
+    "r1": "second_rank",
+    "cur": "acting_hand",
+    "d_hard": "dealer_hard",
+    "d_ace": "dealer_ace",
+    "d_n": "dealer_ncards",
+    "up": "upcard",
+    "hole": "hole_card",
+    "ep_rounds": "episode_rounds",
+}
+
+
+def _renamed(st: Any, old: str) -> jax.Array:
+    """Field ``RENAMED_FIELDS[old]`` of ``st``, read by its deprecated name ``old``."""
+    new = RENAMED_FIELDS[old]
+    warnings.warn(
+        f"State.{old} is deprecated (removed in 0.2.0); use State.{new}",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return getattr(st, new)  # type: ignore[no-any-return]
+
+
+class State(NamedTuple):
+    """One table's state: every field a ``jax.Array`` whose shape depends only on the
+    :class:`~blackjack_env.jax.tables.Config`.
+
+    Shapes: ``()`` a scalar; ``(H,)`` one entry per hand of a seat (``H`` =
+    ``Config.hands``; hand ``h`` at ``[h]``, hands ``0 .. nhands - 1`` exist); ``(S,)``
+    the shoe's places (``S`` = ``Config.shoe_size``). With several seats
+    (``Config.seats`` > 1) the fields of :data:`SEAT_FIELDS` gain a leading seat axis
+    (seat ``s`` at ``[s]``); the shoe, the dealer and the episode counters are the
+    table's. Units: cards are ids ``0..51`` (``Params.rank_of_id``, ``value_of_id``);
+    ranks are indices ``0..12`` (ace .. king); totals are points with every ace counted
+    1 (``hard``; ``engine.play.array_total`` adds 10 for a usable ace); chips on a hand
+    are whole chips (``Config.bet`` a base bet), results are float32 chips, and the
+    episode's and the bankroll's chips are exact integers in units of ``1 /
+    Config.chip_den``. The finite shoe's layout (a ring) is
+    :mod:`blackjack_env.jax.shoe`'s; the phase codes are the numpy batched tables'
+    (``BatchPhase``).
+
+    Renamed fields (the old names read with a ``DeprecationWarning``, :data:`RENAMED_FIELDS`):
+    ``r0``, ``r1``, ``cur``, ``d_hard``, ``d_ace``, ``d_n``, ``up``, ``hole``,
+    ``ep_rounds``.
+    """
+
+    # ---------------------------------------------------------------- the shoe (table)
+    #: int8 ``(S,)``: card ids by place, a ring (infinite deck: the stacked-card buffer)
+    shoe: jax.Array
+    #: int32 ``()``: the first undealt place
+    pos: jax.Array
+    #: int32 ``()``: undealt cards (finite shoe; 0 for an infinite deck)
+    left: jax.Array
+    #: int32 ``()``: cards dealt since the last shuffle (finite)
+    dealt: jax.Array
+    #: int32 ``()``: the place of the current round's first card (finite)
+    round_start: jax.Array
+    #: int32 ``()``: stacked cards still to deal (dealt in order from ``pos``)
+    stacked: jax.Array
+    #: int32 ``()``: Hi-Lo sum of the undealt cards
+    undealt_hilo: jax.Array
+    #: int32 ``()``: Hi-Lo sum of the current round's cards
+    round_hilo: jax.Array
+    #: bool ``()``: the shoe was reshuffled before this round
+    reshuffled: jax.Array
+    #: int32 ``()``: rounds dealt at this table
+    rounds: jax.Array
+    # ---------------------------------------------------------------- each seat's round
+    #: int32 ``()``: the seat's ``BatchPhase`` code (DECIDE, INSURE, PEEK_WAIT, DONE, OVER)
+    phase: jax.Array
+    #: int32 ``()``: hands the seat holds (1 + its splits)
+    nhands: jax.Array
+    #: int32 ``()``: the hand to act (-1 before play starts; ``nhands`` past the last)
+    acting_hand: jax.Array
+    #: int32 ``()``: the hand of the last playing decision (the observation's focus after it)
+    last_hand: jax.Array
+    #: int32 ``(H,)``: each hand's total, aces counted 1
+    hard: jax.Array
+    #: bool ``(H,)``: the hand holds an ace
+    ace: jax.Array
+    #: int32 ``(H,)``: cards in the hand
+    ncards: jax.Array
+    #: int32 ``(H,)``: rank index of the hand's first card
+    first_rank: jax.Array
+    #: int32 ``(H,)``: rank index of the hand's second card (0 before it is dealt)
+    second_rank: jax.Array
+    #: int32 ``(H,)``: chips staked on the hand (doubled: twice the bet)
+    stake: jax.Array
+    #: bool ``(H,)``: the hand was doubled
+    doubled: jax.Array
+    #: bool ``(H,)``: the hand was surrendered
+    surrendered: jax.Array
+    #: bool ``(H,)``: the hand takes no more decisions
+    done: jax.Array
+    #: bool ``(H,)``: the hand is paid
+    settled: jax.Array
+    #: int32 ``(H,)``: the hand's outcome code (``envs.batch.codes``), -1 unsettled
+    outcome: jax.Array
+    #: float32 ``(H,)``: chips the hand won (+) or lost (-)
+    net: jax.Array
+    #: float32 ``()``: chips staked on insurance
+    insurance: jax.Array
+    #: float32 ``()``: chips insurance won (+) or lost (-)
+    insurance_net: jax.Array
+    # ---------------------------------------------------------------- the dealer (table)
+    #: int32 ``()``: the dealer's total, aces counted 1
+    dealer_hard: jax.Array
+    #: bool ``()``: the dealer holds an ace
+    dealer_ace: jax.Array
+    #: int32 ``()``: cards in the dealer's hand
+    dealer_ncards: jax.Array
+    #: int32 ``()``: the upcard's card id
+    upcard: jax.Array
+    #: int32 ``()``: the hole card's id, -1 none (no hole card dealt yet)
+    hole_card: jax.Array
+    #: bool ``()``: the hole card is shown
+    hole_revealed: jax.Array
+    #: bool ``()``: the upcard lets the dealer peek (this round)
+    peek_possible: jax.Array
+    # ---------------------------------------------------------------- the episode
+    #: bool ``()``: the next round is opened and awaits its bet (bet steps)
+    opened: jax.Array
+    #: int32 ``()``: rounds started in the episode
+    episode_rounds: jax.Array
+    #: int32 ``()`` (a seat's): the episode's net chips, units of ``1 / chip_den``
+    session: jax.Array
+    #: int32 ``()`` (a seat's): finite bankroll: chips before this round's bet, units of
+    #: ``1 / chip_den``
+    bank: jax.Array
+    # ---------------------------------------------------------------- cards by rank
+    #: int32 ``(H, 13)``: each hand's cards by rank (where tracked, ``Config.track``;
+    #: else ``(H, 0)``)
+    hand_ranks: jax.Array
+    #: int32 ``(13,)``: the dealer's cards by rank, the hole card's included (else ``(0,)``)
+    dealer_ranks: jax.Array
+
+    # deprecated names of renamed fields (read only)
+    @property
+    def r0(self) -> jax.Array:
+        """Deprecated name of :attr:`first_rank`."""
+        return _renamed(self, "r0")
+
+    @property
+    def r1(self) -> jax.Array:
+        """Deprecated name of :attr:`second_rank`."""
+        return _renamed(self, "r1")
+
+    @property
+    def cur(self) -> jax.Array:
+        """Deprecated name of :attr:`acting_hand`."""
+        return _renamed(self, "cur")
+
+    @property
+    def d_hard(self) -> jax.Array:
+        """Deprecated name of :attr:`dealer_hard`."""
+        return _renamed(self, "d_hard")
+
+    @property
+    def d_ace(self) -> jax.Array:
+        """Deprecated name of :attr:`dealer_ace`."""
+        return _renamed(self, "d_ace")
+
+    @property
+    def d_n(self) -> jax.Array:
+        """Deprecated name of :attr:`dealer_ncards`."""
+        return _renamed(self, "d_n")
+
+    @property
+    def up(self) -> jax.Array:
+        """Deprecated name of :attr:`upcard`."""
+        return _renamed(self, "up")
+
+    @property
+    def hole(self) -> jax.Array:
+        """Deprecated name of :attr:`hole_card`."""
+        return _renamed(self, "hole")
+
+    @property
+    def ep_rounds(self) -> jax.Array:
+        """Deprecated name of :attr:`episode_rounds`."""
+        return _renamed(self, "ep_rounds")
+
+
+def new_state(cfg: Config) -> State:
+    """A table before its first round: a full, freshly gathered shoe (the shuffle is
+    lazy: each draw picks a random undealt card)."""
+    h, s = cfg.hands, cfg.shoe_size
+    z, f = jnp.zeros((), I32), jnp.zeros((), bool)
+    shoe = jnp.zeros(s, jnp.int8) if cfg.infinite else (jnp.arange(s) % 52).astype(jnp.int8)
+    zh = jnp.zeros(h, I32)
+    fh = jnp.zeros(h, bool)
+    one = State(
+        shoe=shoe, pos=z, left=jnp.asarray(0 if cfg.infinite else s, I32), dealt=z,
+        round_start=z, stacked=z, undealt_hilo=z, round_hilo=z, reshuffled=f, rounds=z,
+        phase=jnp.asarray(_OVER, I32), nhands=jnp.ones((), I32), acting_hand=z, last_hand=z,
+        hard=zh, ace=fh, ncards=zh, first_rank=zh, second_rank=zh, stake=zh, doubled=fh,
+        surrendered=fh, done=fh, settled=fh, outcome=jnp.full(h, -1, I32),
+        net=jnp.zeros(h, F32), insurance=jnp.zeros((), F32), insurance_net=jnp.zeros((), F32),
+        dealer_hard=z, dealer_ace=f, dealer_ncards=z, upcard=z, hole_card=jnp.asarray(-1, I32),
+        hole_revealed=f, peek_possible=f, opened=f, episode_rounds=z, session=z, bank=z,
+        hand_ranks=jnp.zeros((h, rank_width(cfg)), I32),
+        dealer_ranks=jnp.zeros(rank_width(cfg), I32),
+    )  # fmt: skip
+    if cfg.seats == 1:
+        return one
+    seat = {k: jnp.broadcast_to(getattr(one, k), (cfg.seats, *getattr(one, k).shape))
+            for k in SEAT_FIELDS}  # fmt: skip
+    return one._replace(**seat)
+
+
+#: The fields each seat holds (a leading seat axis with several seats).
+SEAT_FIELDS = (
+    "phase", "nhands", "acting_hand", "last_hand", "hard", "ace", "ncards", "first_rank",
+    "second_rank", "stake", "doubled", "surrendered", "done", "settled", "outcome", "net",
+    "insurance", "insurance_net", "session", "bank", "hand_ranks",
+)  # fmt: skip
+
+
+def rank_width(cfg: Config) -> int:
+    """Width of the by-rank card counts: 13 where tracked (``Config.track``), else 0."""
+    return 13 if cfg.track else 0
+
+
+def count_rank(counts: Any, r: Any, on: Any) -> Any:
+    """``counts`` (``(..., 13)``) with one more card of rank ``r`` where ``on`` (bool of
+    ``counts``' leading shape)."""
+    return counts + (jnp.arange(13) == hands_axis(r)) * hands_axis(on).astype(I32)
+
+
+def seat_axes(cfg: Config) -> State:
+    """``jax.vmap``'s ``in_axes`` over the seats of one table's state: 0 for the seats'
+    fields, None for the table's (shoe, dealer)."""
+    axes: list[Any] = [0 if f in SEAT_FIELDS else None for f in State._fields]
+    return State(*axes)
+
+
+def select(on: Any, new: State, old: State) -> State:
+    """``new`` where ``on``, else ``old``, field by field (the shoe excepted: it is only
+    changed by draws, which are no-ops where they are off)."""
+    out = [
+        n if name == "shoe" else jnp.where(on, n, o)
+        for name, n, o in zip(State._fields, new, old, strict=True)
+    ]
+    return State(*out)
+
+
+def hand_onehot(h: Any, cfg: Config) -> Any:
+    """bool ``(H,)``: hand ``h``."""
+    return jnp.arange(cfg.hands) == h
+
+
+def hands_axis(x: Any) -> Any:
+    """A per-seat value (a scalar, or ``(S,)``) against the hand arrays (``(H,)`` or
+    ``(S, H)``): a trailing axis of 1."""
+    return jnp.expand_dims(jnp.asarray(x), -1)
+
+
+def live_hands(st: State, cfg: Config) -> Any:
+    """bool ``(H,)`` (``(S, H)``): the hands the seat holds."""
+    return jnp.arange(cfg.hands) < hands_axis(st.nhands)
+
+
+def naturals(st: State, cfg: Config) -> Any:
+    """Natural on each hand (split hands only under ``blackjack_after_split``)."""
+    bj = is_natural(st.ncards, st.hard, st.ace)
+    if cfg.hands > 1 and not cfg.split_naturals:
+        bj = bj & (hands_axis(st.nhands) == 1)
+    return bj
+
+
+def dealer_natural(st: State) -> Any:
+    """The dealer holds a natural (two cards, 21)."""
+    return is_natural(st.dealer_ncards, st.dealer_hard, st.dealer_ace)
