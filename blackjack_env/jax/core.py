@@ -43,25 +43,23 @@ from jax import custom_batching
 from blackjack_env.engine import play
 from blackjack_env.engine.play import NaturalEffect, array_natural, array_soft, array_total
 from blackjack_env.envs import view
-from blackjack_env.envs.batch.codes import (
-    _BJ,
-    _BUST,
-    _DECIDE,
-    _DOUBLE,
-    _EVEN,
-    _HIT,
-    _INSURE,
-    _INSURE_PHASE,
-    _LOSS,
-    _OVER,
-    _PEEK_WAIT,
-    _SEAT_DONE,
-    _SPLIT,
-    _STAND,
-    _SURR,
-    _SURRENDER,
-)
-from blackjack_env.envs.observations import Decision
+from blackjack_env.envs.batch.codes import ACTION_DOUBLE as _DOUBLE
+from blackjack_env.envs.batch.codes import ACTION_HIT as _HIT
+from blackjack_env.envs.batch.codes import ACTION_INSURE as _INSURE
+from blackjack_env.envs.batch.codes import ACTION_SPLIT as _SPLIT
+from blackjack_env.envs.batch.codes import ACTION_STAND as _STAND
+from blackjack_env.envs.batch.codes import ACTION_SURRENDER as _SURRENDER
+from blackjack_env.envs.batch.codes import OUTCOME_BLACKJACK as _BJ
+from blackjack_env.envs.batch.codes import OUTCOME_BUST as _BUST
+from blackjack_env.envs.batch.codes import OUTCOME_EVEN_MONEY as _EVEN
+from blackjack_env.envs.batch.codes import OUTCOME_LOSS as _LOSS
+from blackjack_env.envs.batch.codes import OUTCOME_SURRENDER as _SURR
+from blackjack_env.envs.batch.codes import PHASE_DECIDE as _DECIDE
+from blackjack_env.envs.batch.codes import PHASE_DONE as _SEAT_DONE
+from blackjack_env.envs.batch.codes import PHASE_INSURE as _INSURE_PHASE
+from blackjack_env.envs.batch.codes import PHASE_OVER as _OVER
+from blackjack_env.envs.batch.codes import PHASE_PEEK_WAIT as _PEEK_WAIT
+from blackjack_env.envs.step import Decision
 from blackjack_env.jax.tables import Config, Params
 
 __all__ = [

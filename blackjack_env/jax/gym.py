@@ -31,7 +31,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from blackjack_env.engine import play
-from blackjack_env.envs.batch.codes import _OVER
+from blackjack_env.envs.batch.codes import PHASE_OVER as _OVER
 from blackjack_env.envs.settings import check_reset_options
 from blackjack_env.envs.step import Decision, IllegalAction, illegal_message
 from blackjack_env.envs.vector_checks import (

@@ -23,7 +23,9 @@ import jax
 import jax.numpy as jnp
 
 from blackjack_env.engine import play
-from blackjack_env.envs.batch.codes import _DECIDE, _INSURE_PHASE, _OVER
+from blackjack_env.envs.batch.codes import PHASE_DECIDE as _DECIDE
+from blackjack_env.envs.batch.codes import PHASE_INSURE as _INSURE_PHASE
+from blackjack_env.envs.batch.codes import PHASE_OVER as _OVER
 from blackjack_env.envs.step import PENALTY_ACTION, IllegalAction
 from blackjack_env.jax import core
 from blackjack_env.jax.core import State

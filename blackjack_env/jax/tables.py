@@ -21,7 +21,7 @@ from blackjack_env.engine.play import NaturalEffect
 from blackjack_env.engine.rules import HoleCard, Rules, Surrender
 from blackjack_env.envs import step as env_step
 from blackjack_env.envs.batch import BatchPhase, TableBatch
-from blackjack_env.envs.observations import Decision
+from blackjack_env.envs.step import Decision
 
 __all__ = ["Config", "Params", "build"]
 

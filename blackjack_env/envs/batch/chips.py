@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from blackjack_env.engine import play
-from blackjack_env.envs.batch.codes import _DECIDE, _INSURE_PHASE, NUM_CORE_ACTIONS
+from blackjack_env.envs.batch.codes import NUM_CORE_ACTIONS, PHASE_DECIDE, PHASE_INSURE
 from blackjack_env.envs.batch.state import BatchState
 
 
@@ -62,8 +62,8 @@ class ChipsMixin(BatchState):
             self.legal_table.flags.writeable = False
             self.legal_table_phase = np.concatenate([
                 self.legal_table_phase,
-                np.full(poor_play.shape[0], _DECIDE, dtype=np.int64),
-                np.full(poor_pre_peek.shape[0], _INSURE_PHASE, dtype=np.int64),
+                np.full(poor_play.shape[0], PHASE_DECIDE, dtype=np.int64),
+                np.full(poor_pre_peek.shape[0], PHASE_INSURE, dtype=np.int64),
             ])
             self.legal_table_phase.flags.writeable = False
             self._poor_play_offset = base

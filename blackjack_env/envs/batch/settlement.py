@@ -13,7 +13,7 @@ import numpy as np
 
 from blackjack_env.engine import play
 from blackjack_env.engine.play import array_total
-from blackjack_env.envs.batch.codes import _LOSS
+from blackjack_env.envs.batch.codes import OUTCOME_LOSS
 from blackjack_env.envs.batch.state import BatchState
 
 
@@ -120,7 +120,7 @@ class SettlementMixin(BatchState):
         top = np.full(self.num_tables, -1, dtype=np.int64)
         np.maximum.at(top, t, total)
         judged = play.array_highest_hand_judged(total, top[t], self.d_hard[t] > 21)
-        out = np.full(f.size, _LOSS, dtype=np.int64)  # play.highest_hand_outcomes
+        out = np.full(f.size, OUTCOME_LOSS, dtype=np.int64)  # play.highest_hand_outcomes
         if np.count_nonzero(judged):
             out[judged] = self._compare(f[judged], t[judged])
         self._pay_outcomes(f, out)

@@ -20,11 +20,11 @@ from blackjack_env.engine.cards import ALL_CARDS
 from blackjack_env.engine.rules import HoleCard, Rules, Surrender
 from blackjack_env.envs.batch.chips import ChipsMixin
 from blackjack_env.envs.batch.codes import (
-    _DECIDE,
-    _INSURE_PHASE,
-    _OVER,
-    _STAND_ONLY,
     NUM_CORE_ACTIONS,
+    PHASE_DECIDE,
+    PHASE_INSURE,
+    PHASE_OVER,
+    STAND_ONLY_ROW,
 )
 from blackjack_env.envs.batch.dealer import DealerMixin
 from blackjack_env.envs.batch.hands import HandsMixin
@@ -230,7 +230,7 @@ class TableBatch(
         # then pre_peek_action_table's rows; each row packed into one uint64 (8 bools)
         pre_peek = play.pre_peek_action_table(rules, self.ask_insurance, NUM_CORE_ACTIONS)
         rows = np.concatenate(
-            [play.play_action_table(rules, NUM_CORE_ACTIONS), _STAND_ONLY[None, :], pre_peek]
+            [play.play_action_table(rules, NUM_CORE_ACTIONS), STAND_ONLY_ROW[None, :], pre_peek]
         )
         #: ``(K, 7)`` bool, read-only: the legal decisions of each row key (:meth:`legal_keys`)
         self.legal_table = rows
@@ -240,9 +240,9 @@ class TableBatch(
         self._legal_rows = packed.view(np.uint64).reshape(-1)
         self._over_key = 13 * play.KEY_UPCARD
         #: ``(K,)`` the ``BatchPhase`` of a table whose key is the row's (read-only)
-        self.legal_table_phase = np.full(rows.shape[0], _DECIDE, dtype=np.int64)
-        self.legal_table_phase[self._over_key] = _OVER
-        self.legal_table_phase[self._over_key + 1 :] = _INSURE_PHASE
+        self.legal_table_phase = np.full(rows.shape[0], PHASE_DECIDE, dtype=np.int64)
+        self.legal_table_phase[self._over_key] = PHASE_OVER
+        self.legal_table_phase[self._over_key + 1 :] = PHASE_INSURE
         self.legal_table_phase.flags.writeable = False
         # rules where every hand in play may stand or hit and nothing else: the row of
         # a hand of more than two cards (key 0: hard 0, no ace, upcard ace) is every row
@@ -301,7 +301,7 @@ class TableBatch(
         self._hit_block = h == 1 and not self._pre_peek and self.infinite
 
         # ----- seat / hands
-        self.phase = np.full(n, _OVER, dtype=np.int64)
+        self.phase = np.full(n, PHASE_OVER, dtype=np.int64)
         self.nhands = np.ones(n, dtype=np.int64)
         self.cur = np.zeros(n, dtype=np.int64)
         self.last_hand = np.zeros(n, dtype=np.int64)  # hand of the last playing decision
