@@ -4,8 +4,10 @@
 ``step(key, state, action, params)`` with auto-reset, ``default_params``, spaces); the
 round itself is :mod:`blackjack_env.jax.core` (pure functions of one table's
 :class:`~blackjack_env.jax.core.State`; ``jax.vmap`` makes many tables), and its rule
-tables are built on the host from :mod:`blackjack_env.engine.play` by
-:mod:`blackjack_env.jax.tables`.
+tables are read on the host by :mod:`blackjack_env.jax.tables` off the rule-table layer
+(:class:`~blackjack_env.envs.tables.RuleTables`, built from :mod:`blackjack_env.engine.play`)
+that the numpy batched tables read too. ``BlackjackJax`` takes the numpy envs' argument
+names (:class:`~blackjack_env.envs.settings.EnvArgs`, :meth:`BlackjackJax.from_args`).
 """
 
 from __future__ import annotations
@@ -18,13 +20,14 @@ except ImportError as exc:  # pragma: no cover - depends on the install
     ) from exc
 
 from blackjack_env.jax.core import State
-from blackjack_env.jax.env import BlackjackJax, GymnaxV1
+from blackjack_env.jax.env import DEFAULT_OBS_MODE, BlackjackJax, GymnaxV1
 from blackjack_env.jax.gym import ENV_ID, BlackjackJaxEnv, BlackjackJaxVectorEnv, register
 from blackjack_env.jax.tables import Config, Params
 
 register()  # gymnasium.make_vec("blackjack_env.jax:blackjack_env/BlackjackJax-v0", num_envs=N)
 
 __all__ = [
+    "DEFAULT_OBS_MODE",
     "ENV_ID",
     "BlackjackJax",
     "BlackjackJaxEnv",
