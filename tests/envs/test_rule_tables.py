@@ -175,3 +175,18 @@ def test_the_vector_env_names_the_wrong_argument(name: str, value: object) -> No
         BlackjackVectorEnv(1, **{name: value})
     text = str(err.value)
     assert name in text or (name == "rules" and "preset" in text), text
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["blackjack_env.envs.tables", "blackjack_env.envs.batch.codes", "blackjack_env.envs.batch",
+     "blackjack_env.envs.batch.table"],
+)
+def test_each_module_imports_first(module: str) -> None:
+    # the layer and the batch package import each other's modules: any may load first
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True,
+                          text=True, check=False)
+    assert done.returncode == 0, done.stderr

@@ -11,11 +11,14 @@ arrays and pickling.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from blackjack_env.engine.rules import Rules
+
+# the module, not its names: envs.tables imports this package's codes (either may load first)
+from blackjack_env.envs import tables as rule_tables
 from blackjack_env.envs.batch.chips import ChipsMixin
 from blackjack_env.envs.batch.codes import (
     NUM_CORE_ACTIONS,
@@ -28,7 +31,9 @@ from blackjack_env.envs.batch.seats import SeatsMixin
 from blackjack_env.envs.batch.settlement import SettlementMixin
 from blackjack_env.envs.batch.shoe import ShoeMixin
 from blackjack_env.envs.settings import EnvSettings
-from blackjack_env.envs.tables import RuleTables, build_tables
+
+if TYPE_CHECKING:
+    from blackjack_env.envs.tables import RuleTables
 
 __all__ = ["TableBatch"]
 
@@ -100,7 +105,7 @@ class TableBatch(
     ) -> None:
         if tables is None:
             self._check_args(rules, num_tables, bet, bet_sizes, bankroll, seats)
-            tables = build_tables(
+            tables = rule_tables.build_tables(
                 rules, bet=int(bet), bet_sizes=tuple(int(k) for k in bet_sizes),
                 bankroll=None if bankroll is None else int(bankroll),
                 insurance_decisions=bool(ask_insurance),
@@ -124,7 +129,8 @@ class TableBatch(
         ``insurance_decisions``, ``bet_sizes``, ``bankroll``; ``rules.seats`` seats), whole:
         what the settings checked is not checked again (``num_tables`` is the env's
         ``num_envs``, checked there)."""
-        return cls.from_tables(RuleTables.from_settings(settings), num_tables, rng, track_cards)
+        tables = rule_tables.RuleTables.from_settings(settings)
+        return cls.from_tables(tables, num_tables, rng, track_cards)
 
     @classmethod
     def from_tables(
