@@ -206,6 +206,9 @@ class TableArgs:
     """what an illegal action does, ``"map"`` or ``"raise"``"""
     render_mode: str | None = None
     """None, ``"ansi"`` or ``"human"``"""
+    decks: int | None | str = KEEP_DECKS
+    """decks in the shoe, replacing ``rules.decks`` (None: an infinite deck; the default
+    ``"rules"`` keeps the rules' own), as in every env (:attr:`EnvArgs.decks`)"""
 
     @classmethod
     def bind(cls, args: tuple[Any, ...], kwargs: dict[str, Any]) -> TableArgs:
@@ -472,7 +475,7 @@ class EnvSettings:
         insurance_decisions, illegal_action, render_mode = (
             a.insurance_decisions, a.illegal_action, a.render_mode
         )
-        rules = read_rules(rules)
+        rules = _with_decks(read_rules(rules), a.decks)
         rules = rules.replace(seats=_num_seats(num_seats, rules))
         n = rules.seats
         mode = _obs_mode(obs_mode, (ObsMode.MULTIDISCRETE, ObsMode.VECTOR, ObsMode.DICT))

@@ -9,6 +9,8 @@ naming its argument.
 from __future__ import annotations
 
 import dataclasses
+import subprocess
+import sys
 
 import gymnasium as gym
 import numpy as np
@@ -20,6 +22,7 @@ from blackjack_env.engine.rules import preset
 from blackjack_env.envs import EnvArgs, EnvSettings
 from blackjack_env.envs.batch import OUTCOME_CODES, TableBatch, codes
 from blackjack_env.envs.blackjack import BlackjackEnv
+from blackjack_env.envs.multiagent import BlackjackAECEnv
 from blackjack_env.envs.tables import RuleTables, build_tables
 from blackjack_env.envs.vector import BlackjackVectorEnv
 
@@ -134,6 +137,7 @@ def test_decks_is_one_rule_override_in_every_env() -> None:
     assert single.rules.decks == vec.rules.decks == 2
     assert BlackjackVectorEnv(2, decks=None).rules.shoe_decks is None
     assert BlackjackVectorEnv(2, rules=preset("vegas-strip", decks=4)).rules.decks == 4
+    assert BlackjackAECEnv(num_seats=2, decks=1).rules.decks == 1
     for make in (lambda: BlackjackEnv(decks=0), lambda: BlackjackVectorEnv(2, decks="six")):
         with pytest.raises(ValueError, match=r"^decks="):
             make()
@@ -184,9 +188,6 @@ def test_the_vector_env_names_the_wrong_argument(name: str, value: object) -> No
 )
 def test_each_module_imports_first(module: str) -> None:
     # the layer and the batch package import each other's modules: any may load first
-    import subprocess
-    import sys
-
     done = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True,
                           text=True, check=False)
     assert done.returncode == 0, done.stderr
