@@ -206,7 +206,7 @@ class TableArgs:
     """what an illegal action does, ``"map"`` or ``"raise"``"""
     render_mode: str | None = None
     """None, ``"ansi"`` or ``"human"``"""
-    decks: int | None | str = KEEP_DECKS
+    decks: int | str | None = KEEP_DECKS
     """decks in the shoe, replacing ``rules.decks`` (None: an infinite deck; the default
     ``"rules"`` keeps the rules' own), as in every env (:attr:`EnvArgs.decks`)"""
 
