@@ -2,7 +2,7 @@
 
 Two directions, both following the env's documented encodings (the field
 layout of :class:`blackjack_env.envs.BlackjackEnv`, whose sizes come from
-:mod:`blackjack_env.envs.observations`):
+:mod:`blackjack_env.envs.view`):
 
 * :func:`decode` reads any observation mode into an :class:`ObsView` (the
   fields fixed agents need: phase, total, softness, upcard, what is allowed);
@@ -89,7 +89,7 @@ def decode(obs: Any, obs_mode: str) -> ObsView:
 
 
 def _n_play(rules: Rules) -> int:
-    from blackjack_env.envs.observations import Layout, ObsMode
+    from blackjack_env.envs.view.layout import Layout, ObsMode
 
     return Layout(rules, ObsMode.MULTIDISCRETE).n_play
 

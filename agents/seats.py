@@ -4,7 +4,7 @@ The engine asks a seat for a decision with ``strategy(table) -> Action`` (see
 :mod:`blackjack_env.strategies`); an agent answers ``act(obs, mask) -> int``
 from an env observation. :class:`AgentStrategy` bridges the two by encoding
 the table exactly as the env does, with the env's own pure encoding
-functions (:mod:`blackjack_env.envs.observations`), so an agent trained in the
+functions (:mod:`blackjack_env.envs.view`), so an agent trained in the
 env plays a seat at a table unchanged.
 
 :func:`seat_strategy` resolves a seat spec: a built-in strategy name
@@ -26,7 +26,7 @@ __all__ = ["AgentStrategy", "CountingSeat", "seat_strategy"]
 
 
 def _layout(rules: Rules, obs_mode: str):
-    from blackjack_env.envs.observations import Layout, ObsMode
+    from blackjack_env.envs.view.layout import Layout, ObsMode
 
     return Layout(rules, ObsMode(obs_mode))
 
@@ -35,7 +35,7 @@ def table_observation(
     table: Table, seat: int, obs_mode: str, last_hand: int = 0
 ) -> tuple[Any, np.ndarray]:
     """The env's observation and int8 action mask for ``seat`` in the table's current state."""
-    from blackjack_env.envs.observations import decision
+    from blackjack_env.envs.view.layout import decision
 
     layout = _layout(table.rules, obs_mode)
     phase = decision(table, seat)

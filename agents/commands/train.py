@@ -245,7 +245,7 @@ def pick_obs_mode(algo: str, obs_mode: str | None, rules: Any) -> str:
         return "vector"
     if algo in TABULAR:
         from blackjack_env.engine.rules import Surrender
-        from blackjack_env.envs.observations import Layout, ObsMode
+        from blackjack_env.envs.view.layout import Layout, ObsMode
 
         if Layout(rules, ObsMode.TUPLE).n_play == 2 and rules.surrender is not Surrender.EARLY:
             return "tuple"

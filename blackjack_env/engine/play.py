@@ -82,6 +82,7 @@ __all__ = [
     "Action",
     "NaturalEffect",
     "Outcome",
+    "OutcomeCode",
     "array_can_cover",
     "array_category",
     "array_hi_lo_true_count",
@@ -175,6 +176,20 @@ class Outcome(Enum):
     BUST = "bust"  # -1
     SURRENDER = "surrender"  # -1/2
     EVEN_MONEY = "even_money"  # +1, a natural paid 1:1 against an ace
+
+
+class OutcomeCode(IntEnum):
+    """The code of each :class:`Outcome` in array code (the numpy batched tables' and the
+    JAX table's ``outcome`` arrays, :func:`outcome_table`, :func:`payout_factors`): its
+    position in :class:`Outcome` (:func:`outcome_code`); -1 marks a hand not settled."""
+
+    WIN = 0
+    BLACKJACK = 1
+    PUSH = 2
+    LOSS = 3
+    BUST = 4
+    SURRENDER = 5
+    EVEN_MONEY = 6
 
 
 # Members read on the hot paths, as module constants named _<ENUM>_<MEMBER> (compiled

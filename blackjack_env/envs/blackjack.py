@@ -266,6 +266,10 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
     * ``render_mode``: None, ``"ansi"``, ``"rgb_array"``, ``"human"``.
     * ``info_cards``: True (default): the info carries the cards (``hands``,
       ``dealer``, ``settlement``); False: numeric, fixed-shape entries only (see Info).
+    * ``decks``: decks in the shoe, replacing ``rules.decks`` (None: an infinite deck;
+      default ``"rules"``: the rules' own). The one rule override every env takes
+      (this env, the batched env, ``BlackjackJax``), since the deck count is the rule
+      most often varied; other rule fields go in ``rules=preset(name, field=...)``.
 
     The learner never raises a bet under ``rules.bet_raising`` (that decision is
     not in the action space); it may still be used by other seats' strategies.
@@ -274,7 +278,7 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
 
     * v0: initial version. Later additions that leave the default behaviour as it
       was: ``info_cards`` (2026-11); the id ``blackjack_env/BlackjackVector-v0``
-      (``obs_mode="vector"``, for tools that take only an id).
+      (``obs_mode="vector"``, for tools that take only an id); ``decks`` (2026-12).
     """
 
     metadata: ClassVar[dict[str, Any]] = {

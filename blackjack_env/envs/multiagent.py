@@ -116,7 +116,8 @@ class BlackjackAECEnv(AECEnv):
     (default 1), ``bet`` (default the table minimum), ``insurance_decisions``
     (default False: insurance always declined), ``illegal_action`` (``"map"``
     or ``"raise"``), ``render_mode`` (None, ``"ansi"``: :meth:`render` returns the table as text, or
-    ``"human"``: every reset and step prints it). They are validated by
+    ``"human"``: every reset and step prints it), ``decks`` (replacing ``rules.decks``,
+    None an infinite deck, as in every env). They are validated by
     :meth:`~blackjack_env.envs.settings.EnvSettings.table` (``env.settings``): more
     seats than ``rules.max_seats`` are refused, as by the single env (give rules
     with ``max_seats`` raised); whole numbers may be numpy integers.

@@ -52,6 +52,9 @@ __all__ = [
     "read_rules",
 ]
 
+#: ``decks`` keeps the rules' decks (the default of :attr:`EnvArgs.decks`)
+KEEP_DECKS = "rules"
+
 #: render modes of the single env (the batched env does not render; the table: text, printed or not)
 SINGLE_RENDER_MODES = ("ansi", "rgb_array", "human")
 TABLE_RENDER_MODES = ("ansi", "human")
@@ -160,6 +163,10 @@ class EnvArgs:
     """None, ``"ansi"``, ``"rgb_array"`` or ``"human"``"""
     info_cards: bool = True
     """the info carries the cards (with False, numeric fixed-shape entries only)"""
+    decks: int | str | None = KEEP_DECKS
+    """decks in the shoe, replacing ``rules.decks`` (None: an infinite deck; the default
+    ``"rules"`` keeps the rules' own): one rule override taken by every env, as
+    ``num_seats`` is, since the deck count is the rule most often varied"""
 
     @classmethod
     def bind(cls, args: tuple[Any, ...], kwargs: dict[str, Any]) -> EnvArgs:
@@ -199,6 +206,9 @@ class TableArgs:
     """what an illegal action does, ``"map"`` or ``"raise"``"""
     render_mode: str | None = None
     """None, ``"ansi"`` or ``"human"``"""
+    decks: int | str | None = KEEP_DECKS
+    """decks in the shoe, replacing ``rules.decks`` (None: an infinite deck; the default
+    ``"rules"`` keeps the rules' own), as in every env (:attr:`EnvArgs.decks`)"""
 
     @classmethod
     def bind(cls, args: tuple[Any, ...], kwargs: dict[str, Any]) -> TableArgs:
@@ -332,7 +342,7 @@ class EnvSettings:
         bet, bet_sizes, insurance_decisions = args.bet, args.bet_sizes, args.insurance_decisions
         illegal_action, illegal_penalty = args.illegal_action, args.illegal_penalty
         render_mode, info_cards = args.render_mode, args.info_cards
-        rules = read_rules(rules)
+        rules = _with_decks(read_rules(rules), args.decks)
         # with several learner seats (batched), every seat is a learner: no seat, no
         # others (refused by batched), and the seats are set after every other check
         learners = seats_per_table > 1
@@ -402,22 +412,32 @@ class EnvSettings:
         )
 
     @classmethod
-    def batched(cls, seats_per_table: int = 1, **kwargs: Any) -> EnvSettings:
-        """The settings of the batched env: those of :meth:`single`, with one seat, no
-        bet raising and no rendering; or ``seats_per_table`` learner seats at each table
-        (fixed bet, unlimited credit, illegal actions mapped or raised)."""
+    def batched(cls, seats_per_table: int = 1, *args: Any, **kwargs: Any) -> EnvSettings:
+        """The settings of the batched env: those of :meth:`single` (its arguments, or one
+        :class:`EnvArgs` whole), with one seat, no bet raising and no rendering; or
+        ``seats_per_table`` learner seats at each table (fixed bet, unlimited credit,
+        illegal actions mapped or raised)."""
         if not _is_int(seats_per_table) or not 1 <= seats_per_table <= 7:
             raise ValueError(f"seats_per_table={seats_per_table!r} must be an int from 1 to 7")
+        # the arguments given: the keywords, or an EnvArgs's fields off their defaults
+        given = dict(kwargs)
+        if args:
+            whole = EnvArgs.bind(args, kwargs)
+            given = {
+                f.name: value
+                for f in dataclasses.fields(EnvArgs)
+                if not _is_default(value := getattr(whole, f.name), f.default)
+            }
         if seats_per_table > 1:
             seats = int(seats_per_table)
-            cls._refuse_for_seats(seats, kwargs)
-            return cls.from_args(EnvArgs.bind((), kwargs), seats)
-        if kwargs.get("render_mode") is not None:
+            cls._refuse_for_seats(seats, given)
+            return cls.from_args(EnvArgs.bind(args, kwargs), seats)
+        if given.get("render_mode") is not None:
             raise ValueError(
-                f"render_mode={kwargs['render_mode']!r}: the batched env does not render; "
+                f"render_mode={given['render_mode']!r}: the batched env does not render; "
                 f"use the single env (gymnasium.make) to watch a table"
             )
-        settings = cls.single(**kwargs)
+        settings = cls.from_args(EnvArgs.bind(args, kwargs))
         rules = settings.rules
         if rules.seats != 1:
             raise ValueError(
@@ -455,7 +475,7 @@ class EnvSettings:
         insurance_decisions, illegal_action, render_mode = (
             a.insurance_decisions, a.illegal_action, a.render_mode
         )
-        rules = read_rules(rules)
+        rules = _with_decks(read_rules(rules), a.decks)
         rules = rules.replace(seats=_num_seats(num_seats, rules))
         n = rules.seats
         mode = _obs_mode(obs_mode, (ObsMode.MULTIDISCRETE, ObsMode.VECTOR, ObsMode.DICT))
@@ -517,6 +537,27 @@ def _others(others: Any, rules: Rules, seat: int) -> tuple[tuple[int, Any], ...]
         make_strategy(spec, rules, 0)  # ValueError names the known strategies
     other_seats = [s for s in range(rules.seats) if s != seat]
     return tuple(zip(other_seats, specs, strict=True))
+
+
+def _is_default(value: Any, default: Any) -> bool:
+    """``value`` is a field's ``default`` (the same object, or an equal one of its type)."""
+    return value is default or (type(value) is type(default) and bool(value == default))
+
+
+def _with_decks(rules: Rules, decks: Any) -> Rules:
+    """``rules`` with the ``decks`` argument applied (:data:`KEEP_DECKS` keeps them); a bad
+    value raises ``ValueError`` naming ``decks``."""
+    if isinstance(decks, str) and decks == KEEP_DECKS:
+        return rules
+    if decks is not None and (not _is_int(decks) or decks < 1):
+        raise ValueError(
+            f"decks={decks!r} must be an int >= 1, None (an infinite deck) or "
+            f"{KEEP_DECKS!r} (the rules' own)"
+        )
+    try:
+        return rules.replace(decks=None if decks is None else int(decks))
+    except ValueError as exc:
+        raise ValueError(f"decks={decks!r}: {exc}") from None
 
 
 def _check_batched_rules(rules: Rules) -> None:

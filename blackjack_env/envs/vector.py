@@ -10,16 +10,18 @@ from gymnasium.error import ResetNeeded
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from blackjack_env.engine.rules import HoleCard, Rules, Surrender
+from blackjack_env.engine.rules import Rules
 from blackjack_env.envs.batch import BatchPhase, TableBatch
 from blackjack_env.envs.random_legal import random_legal_actions
 from blackjack_env.envs.settings import (
+    EnvArgs,
     EnvSettings,
     IllegalAction,
     check_reset_options,
     json_ready_spec,
 )
 from blackjack_env.envs.step import Decision, array_play_illegal, array_table_actions
+from blackjack_env.envs.tables import RuleTables
 from blackjack_env.envs.vector_checks import (
     check_actions,
     check_autoreset_mode,
@@ -129,9 +131,12 @@ class BlackjackVectorEnv(VectorEnv, ObserveMixin, InfoMixin):
 
     ## Arguments
 
-    ``num_envs`` and the arguments of ``BlackjackEnv``, validated once by
-    :meth:`~blackjack_env.envs.settings.EnvSettings.batched` (``env.settings``), plus
-    ``autoreset_mode``, ``max_episode_steps`` and ``seats_per_table`` (above).
+    ``num_envs`` and the arguments of ``BlackjackEnv`` (as keywords, or one
+    :class:`~blackjack_env.envs.settings.EnvArgs` whole after ``num_envs``), validated once
+    by :meth:`~blackjack_env.envs.settings.EnvSettings.batched` (``env.settings``), plus
+    ``autoreset_mode``, ``max_episode_steps`` and ``seats_per_table`` (above). ``decks``
+    replaces the rules' decks, as in every env (``EnvArgs.decks``). The rule tables the
+    batch reads are ``env.tables`` (:class:`~blackjack_env.envs.tables.RuleTables`).
 
     ## Code
 
@@ -165,16 +170,27 @@ class BlackjackVectorEnv(VectorEnv, ObserveMixin, InfoMixin):
     def __init__(
         self,
         num_envs: int = 1,
+        args: EnvArgs | None = None,
         *,
         autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
         max_episode_steps: int | None = None,
+        seats_per_table: int = 1,
         **kwargs: Any,
     ) -> None:
+        if args is not None and not isinstance(args, EnvArgs):
+            raise TypeError(
+                f"args={args!r} must be an EnvArgs (the env's arguments whole) or None; give "
+                f"the other arguments by keyword, e.g. rules=..."
+            )
         num_envs = check_num_envs(num_envs)
         mode = check_autoreset_mode(autoreset_mode)
         max_episode_steps = check_max_episode_steps(max_episode_steps)
-        settings = EnvSettings.batched(**kwargs)  # every argument checked there
+        # every argument checked there, once (an EnvArgs whole, or the keywords)
+        whole = () if args is None else (args,)
+        settings = EnvSettings.batched(seats_per_table, *whole, **kwargs)
         self.settings = settings
+        #: the rule tables of these settings (what the batched round reads; built once)
+        self.tables = RuleTables.from_settings(settings)
         rules: Rules = settings.rules
         self.rules = rules
         self.layout = Layout(
@@ -231,9 +247,7 @@ class BlackjackVectorEnv(VectorEnv, ObserveMixin, InfoMixin):
         self._session_net = np.zeros(n, dtype=np.float64)
         self._ended = np.zeros(n, dtype=bool)
         self._init_bets()
-        self._pre_peek_decisions = rules.hole_card is HoleCard.PEEK and (
-            self.layout.insurance_decisions or rules.surrender is Surrender.EARLY
-        )
+        self._pre_peek_decisions = self.tables.pre_peek_decisions
 
     # ================================================================ API
     def reset(
@@ -254,8 +268,8 @@ class BlackjackVectorEnv(VectorEnv, ObserveMixin, InfoMixin):
         super().reset(seed=seed)
         idx = mask.nonzero()[0]
         if seed is not None or self.batch is None:
-            self.batch = TableBatch.from_settings(
-                self.settings, n, self.np_random, track_cards=self.obs_mode is ObsMode.DICT
+            self.batch = TableBatch.from_tables(
+                self.tables, n, self.np_random, track_cards=self.obs_mode is ObsMode.DICT
             )
             idx = self._arange
         else:

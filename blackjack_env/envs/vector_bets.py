@@ -32,14 +32,11 @@ class BetsMixin(VectorState):
     def _init_bets(self) -> None:
         """Constants of the bet step (``bet_sizes``) and of a finite ``bankroll``."""
         settings = self.settings
-        per_step = self.layout.per_step
         #: a BET step opens every round (``bet_sizes``)
         self._bets = bool(settings.bet_sizes)
-        self._bet_chips = np.array(settings.bet_sizes, dtype=np.int64) * self.bet
+        self._bet_chips = self.tables.bet_chips
         # the bet sizes the table limits allow (the bankroll's cover is checked per step)
-        self._bet_within = np.array(
-            [per_step.bet_allowed(k, None) for k in range(len(settings.bet_sizes))], dtype=bool
-        )
+        self._bet_within = self.tables.bet_within
         # with varying stakes, a payout such as 6:5 times a stake is not exact in floats:
         # rewards are then taken from the exact chips (the single env's float(Fraction))
         den = play.chip_denominator(self.rules)

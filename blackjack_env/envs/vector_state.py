@@ -18,6 +18,7 @@ from blackjack_env.engine.rules import Rules
 from blackjack_env.envs.batch import TableBatch
 from blackjack_env.envs.settings import EnvSettings
 from blackjack_env.envs.step import IllegalAction
+from blackjack_env.envs.tables import RuleTables
 from blackjack_env.envs.view.layout import Layout, ObsMode
 
 __all__ = ["VectorState"]
@@ -30,6 +31,8 @@ class VectorState:
     # ---- configuration (frozen after __init__)
     #: the validated settings, as the single env's
     settings: EnvSettings
+    #: the rule tables of the settings (the batched round's and the mask rows' source)
+    tables: RuleTables
     rules: Rules
     #: the spaces and per-step view of one sub-env (as the single env's)
     layout: Layout

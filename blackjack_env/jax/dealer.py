@@ -10,10 +10,7 @@ from typing import Any
 
 import jax.numpy as jnp
 
-from blackjack_env.envs.batch.codes import (
-    _BJ,
-    _OVER,
-)
+from blackjack_env.envs.batch.codes import OUTCOME_BLACKJACK, PHASE_OVER
 from blackjack_env.jax.loops import guarded_while
 from blackjack_env.jax.settlement import pay, settle_by_compare, settle_highest
 from blackjack_env.jax.shoe import Rng, draw
@@ -34,7 +31,7 @@ def dealer_turn(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> tuple[St
     dealer draws to the rules if some hand is still open and not surrendered, and the
     open hands are settled."""
     live = live_hands(st, cfg)
-    new = st._replace(phase=jnp.asarray(_OVER, I32), acting_hand=st.nhands - 1)
+    new = st._replace(phase=jnp.asarray(PHASE_OVER, I32), acting_hand=st.nhands - 1)
     if not cfg.no_hole:
         new = new._replace(hole_revealed=jnp.asarray(True))
     st = select(on, new, st)
@@ -89,8 +86,8 @@ def peek(st: State, p: Params, cfg: Config, on: Any, dealer_bj: Any, natural: An
     hit = on & dealer_bj
     st = select(hit, st._replace(hole_revealed=jnp.asarray(True)), st)
     st = settle_by_compare(st, p, cfg, hit)
-    st = st._replace(phase=jnp.where(hit, _OVER, st.phase))
+    st = st._replace(phase=jnp.where(hit, PHASE_OVER, st.phase))
     if cfg.naturals_paid_at_peek:
         pay0 = hand_onehot(0, cfg) & hands_axis(on & ~dealer_bj & natural)
-        st = pay(st, p, pay0, jnp.full(cfg.hands, _BJ, I32))
+        st = pay(st, p, pay0, jnp.full(cfg.hands, OUTCOME_BLACKJACK, I32))
     return st

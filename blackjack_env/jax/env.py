@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from functools import partial
 from typing import Any
 
@@ -12,15 +13,26 @@ import numpy as np
 from blackjack_env.engine.cards import ALL_CARDS, Card, parse_cards
 from blackjack_env.engine.rules import Rules
 from blackjack_env.envs import view
-from blackjack_env.envs.settings import read_rules
+from blackjack_env.envs.settings import KEEP_DECKS, EnvArgs, EnvSettings
 from blackjack_env.envs.step import IllegalAction
+from blackjack_env.envs.tables import RuleTables
+from blackjack_env.envs.view.layout import Layout
 from blackjack_env.jax import core, illegal
 from blackjack_env.jax.spaces import box, dict_space, discrete, tuple_space
 from blackjack_env.jax.tables import Config, Params, build
 
 __all__ = ["BlackjackJax", "GymnaxV1"]
 
-_KEEP: Any = object()  # decks: keep the rules' own
+#: the default observation mode of the JAX table (the numpy envs' is "multidiscrete"):
+#: a JAX network reads the raw array, and the scaled float vector is the mode it can take
+#: as it is (Gymnasium's SB3 path one-hot encodes a MultiDiscrete by itself)
+DEFAULT_OBS_MODE = "vector"
+#: the arguments BlackjackJax names in its signature, then the other EnvArgs fields
+_TAKES = (
+    "rules", "decks", "obs_mode", "bet", "insurance_decisions", "illegal_action",
+    "illegal_penalty", "seats_per_table", "bet_sizes", "rounds_per_episode", "bankroll",
+    "num_seats", "seat", "others", "render_mode", "info_cards",
+)  # fmt: skip
 
 
 class BlackjackJax:
@@ -106,13 +118,27 @@ class BlackjackJax:
 
     ## Arguments
 
-    ``rules`` (a :class:`~blackjack_env.engine.rules.Rules`, a preset name or a
-    ``Rules.to_dict`` dict), ``decks`` (override the rules' decks; ``None`` is the
-    infinite deck), ``obs_mode`` (``"vector"``, ``"multidiscrete"``, ``"dict"``,
-    ``"tuple"``), ``bet`` (chips per base bet), ``insurance_decisions``,
-    ``seats_per_table``, ``bet_sizes``, ``rounds_per_episode``, ``bankroll``,
-    ``illegal_action`` (``"map"`` or ``"penalize"``), ``illegal_penalty``: as the numpy
-    env's, validated by its settings.
+    The numpy envs' arguments, under their names (:class:`~blackjack_env.envs.settings.EnvArgs`,
+    validated once by :meth:`~blackjack_env.envs.settings.EnvSettings.batched`, as the
+    numpy vector env's; a wrong value's ``ValueError`` names its argument): ``rules`` (a
+    :class:`~blackjack_env.engine.rules.Rules`, a preset name or a ``Rules.to_dict``
+    dict), ``decks`` (replaces the rules' decks, ``None`` the infinite deck: the one rule
+    override every env takes), ``obs_mode``, ``bet`` (chips per base bet),
+    ``insurance_decisions``, ``seats_per_table``, ``bet_sizes``, ``rounds_per_episode``,
+    ``bankroll``, ``illegal_action`` (``"map"`` or ``"penalize"``), ``illegal_penalty``;
+    the single env's ``num_seats`` (other seats played by strategies), ``seat``,
+    ``others`` and ``render_mode`` are refused by name (learner seats only: use
+    ``seats_per_table``). :meth:`from_args` takes an ``EnvArgs`` whole.
+    ``env.settings`` and ``env.tables`` (:class:`~blackjack_env.envs.tables.RuleTables`,
+    the tables ``params`` are read from) are those of the numpy vector env with the same
+    arguments.
+
+    ``obs_mode`` defaults to ``"vector"`` here (:data:`DEFAULT_OBS_MODE`), while the numpy
+    envs default to ``"multidiscrete"``: a JAX network reads the observation array as it
+    is, and the scaled float vector is the one it can take without an encoder, while
+    Gymnasium users' libraries (SB3) one-hot encode a ``MultiDiscrete`` by themselves.
+    The Gymnasium adapters (:mod:`blackjack_env.jax.gym`) take this table's default. Pass
+    ``obs_mode`` to have the same observation in both.
 
     Not covered (``ValueError``): ``illegal_action="raise"`` (see above; the Gymnasium
     adapters check it on the host).
@@ -121,8 +147,8 @@ class BlackjackJax:
     def __init__(
         self,
         rules: Rules | str | dict[str, Any] = "vegas-strip",
-        decks: int | None = _KEEP,
-        obs_mode: str = "vector",
+        decks: int | str | None = KEEP_DECKS,
+        obs_mode: str = DEFAULT_OBS_MODE,
         bet: int | None = None,
         insurance_decisions: bool = False,
         illegal_action: str = "map",
@@ -131,47 +157,63 @@ class BlackjackJax:
         bet_sizes: Any = None,
         rounds_per_episode: int | None = 1,
         bankroll: int | None = None,
-        **unknown: Any,
+        **more: Any,
     ) -> None:
+        # one EnvArgs, checked once by the numpy envs' settings (every name they take:
+        # one that does not apply here, such as num_seats or render_mode, is refused
+        # there by name; an unknown one too)
+        given = {
+            "rules": rules, "decks": decks, "obs_mode": obs_mode, "bet": bet,
+            "insurance_decisions": insurance_decisions, "illegal_action": illegal_action,
+            "illegal_penalty": illegal_penalty, "bet_sizes": bet_sizes,
+            "rounds_per_episode": rounds_per_episode, "bankroll": bankroll, **more,
+        }  # fmt: skip
+        unknown = sorted(set(more) - {f.name for f in dataclasses.fields(EnvArgs)})
         if unknown:
             raise ValueError(
-                f"unknown or unsupported argument(s) {', '.join(sorted(unknown))} for "
-                f"BlackjackJax: allowed are rules, decks, obs_mode, bet, insurance_decisions, "
-                f"illegal_action, illegal_penalty, seats_per_table, bet_sizes, "
-                f"rounds_per_episode, bankroll"
+                f"unknown argument(s) {', '.join(unknown)}; BlackjackJax takes "
+                f"{', '.join(_TAKES)} (rule fields go in rules=preset(name, field=...) or a "
+                f"Rules)"
             )
-        resolved = read_rules(rules)
-        if decks is not _KEEP:
-            resolved = resolved.replace(decks=decks)
-        kwargs: dict[str, Any] = {
-            "rules": resolved, "obs_mode": obs_mode, "insurance_decisions": insurance_decisions,
-            "illegal_action": illegal_action, "illegal_penalty": illegal_penalty,
-        }  # fmt: skip
-        if bet is not None:
-            kwargs["bet"] = bet
-        if seats_per_table != 1:
-            kwargs["seats_per_table"] = seats_per_table
-        if bet_sizes is not None:
-            kwargs["bet_sizes"] = bet_sizes
-        if rounds_per_episode != 1:
-            kwargs["rounds_per_episode"] = rounds_per_episode
-        if bankroll is not None:
-            kwargs["bankroll"] = bankroll
-        cfg, params, ref = build(kwargs)
-        illegal.refuse_raise(ref.illegal_action)
-        #: ``envs.step.IllegalAction`` and its penalty, validated by the numpy env's settings
-        self.illegal_action = ref.illegal_action
-        self.illegal_penalty = float(ref.illegal_penalty)
+        self._setup(EnvArgs(**given), seats_per_table)
+
+    @classmethod
+    def from_args(cls, args: EnvArgs, seats_per_table: int = 1) -> BlackjackJax:
+        """The table of an :class:`~blackjack_env.envs.settings.EnvArgs` given whole (the
+        numpy envs' argument dataclass; note its ``obs_mode`` default is theirs,
+        ``"multidiscrete"``), with ``seats_per_table`` learner seats at each table."""
+        fields = {f.name: getattr(args, f.name) for f in dataclasses.fields(EnvArgs)}
+        return cls(**fields, seats_per_table=seats_per_table)
+
+    def _setup(self, args: EnvArgs, seats_per_table: int) -> None:
+        """Build the table from its arguments: the settings (checked there), the rule
+        tables, the JAX config and params, the spaces."""
+        settings = EnvSettings.batched(seats_per_table, args)
+        illegal.refuse_raise(settings.illegal_action)
+        rules = settings.rules
+        layout = Layout(
+            rules, settings.obs_mode, settings.bet, settings.bet_sizes,
+            settings.insurance_decisions,
+        )  # fmt: skip
+        tables = RuleTables.from_settings(settings)
+        cfg, params = build(settings, tables)
+        #: the validated settings (as the numpy envs' ``env.settings``)
+        self.settings = settings
+        #: the rule tables ``params`` are read from (as the numpy vector env's ``env.tables``)
+        self.tables = tables
+        #: ``envs.step.IllegalAction`` and its penalty, validated by the settings
+        self.illegal_action = settings.illegal_action
+        self.illegal_penalty = float(settings.illegal_penalty)
         #: learner seats at each table (``seats_per_table``)
         self.seats = cfg.seats
-        self.rules: Rules = ref.rules
-        self.obs_mode = obs_mode
+        self.rules: Rules = rules
+        self.obs_mode = settings.obs_mode.value
         self.config: Config = cfg
         self._params = params
-        self.action_names: list[str] = list(ref.action_names)
-        #: the numpy env's single-table spaces (Gymnasium), for adapters
-        self.gymnasium_observation_space = ref.single_observation_space
-        self.gymnasium_action_space = ref.single_action_space
+        self.action_names: list[str] = layout.action_names()
+        #: the numpy envs' single-seat spaces (Gymnasium), for adapters
+        self.gymnasium_observation_space = layout.observation_space()
+        self.gymnasium_action_space = layout.action_space()
 
     # ------------------------------------------------------------------ gymnax API
     @property

@@ -14,16 +14,16 @@ import jax.numpy as jnp
 
 from blackjack_env.engine import play
 from blackjack_env.envs.batch.codes import (
-    _BUST,
-    _DECIDE,
-    _DOUBLE,
-    _HIT,
-    _INSURE_PHASE,
-    _SEAT_DONE,
-    _SPLIT,
-    _STAND,
-    _SURR,
-    _SURRENDER,
+    ACTION_DOUBLE,
+    ACTION_HIT,
+    ACTION_SPLIT,
+    ACTION_STAND,
+    ACTION_SURRENDER,
+    OUTCOME_BUST,
+    OUTCOME_SURRENDER,
+    PHASE_DECIDE,
+    PHASE_DONE,
+    PHASE_INSURE,
 )
 from blackjack_env.jax.chips import bet_mask, covers_chips, covers_insurance, split_stake_ok
 from blackjack_env.jax.dealer import dealer_turn
@@ -120,7 +120,7 @@ def seat_done(st: State, on: Any) -> State:
     """Where ``on``: the seat's hands are all done; it waits (``DONE``, the cursor on
     its last hand)."""
     return st._replace(
-        phase=jnp.where(on, _SEAT_DONE, st.phase),
+        phase=jnp.where(on, PHASE_DONE, st.phase),
         acting_hand=jnp.where(on, st.nhands - 1, st.acting_hand),
     )
 
@@ -173,15 +173,15 @@ def act_play(st: State, p: Params, cfg: Config, rk: Rng, action: Any, on: Any) -
     at = hand_onehot(h, cfg)
     if cfg.hands > 1:
         st = st._replace(last_hand=jnp.where(on, h, st.last_hand))
-    takes = on & ((action == _HIT) | (action == _DOUBLE))
+    takes = on & ((action == ACTION_HIT) | (action == ACTION_DOUBLE))
     if cfg.can_double:
-        dbl = at & on & (action == _DOUBLE)
+        dbl = at & on & (action == ACTION_DOUBLE)
         st = st._replace(
             stake=jnp.where(dbl, 2 * st.stake, st.stake),
             doubled=st.doubled | dbl,
             done=st.done | dbl,
         )
-    split = on & (action == _SPLIT) if cfg.hands > 1 else jnp.zeros((), bool)
+    split = on & (action == ACTION_SPLIT) if cfg.hands > 1 else jnp.zeros((), bool)
     if cfg.hands > 1:
         st = split_hand(st, p, cfg, h, split)
         st, rk = second_card(st, p, cfg, rk, h, split)
@@ -196,16 +196,16 @@ def act_play(st: State, p: Params, cfg: Config, rk: Rng, action: Any, on: Any) -
     if cfg.track:
         st = st._replace(hand_ranks=count_rank(st.hand_ranks, r, hit))
     bust = hit & (st.hard > 21)
-    st = pay(st, p, bust, jnp.full(cfg.hands, _BUST, I32))
+    st = pay(st, p, bust, jnp.full(cfg.hands, OUTCOME_BUST, I32))
     if cfg.auto21:
         t21 = hit & ~bust & (hand_total(st.hard, st.ace) == play.AUTO_STAND_TOTAL)
         st = st._replace(done=st.done | t21)
-    st = st._replace(done=st.done | (at & on & (action == _STAND)))
+    st = st._replace(done=st.done | (at & on & (action == ACTION_STAND)))
     if cfg.surrenders:
-        surr = at & on & (action == _SURRENDER)
+        surr = at & on & (action == ACTION_SURRENDER)
         st = st._replace(surrendered=st.surrendered | surr, done=st.done | surr)
         if cfg.surrender_at_once:
-            st = pay(st, p, surr, jnp.full(cfg.hands, _SURR, I32))
+            st = pay(st, p, surr, jnp.full(cfg.hands, OUTCOME_SURRENDER, I32))
     finished = on & st.done[h]
     return advance(st, p, cfg, rk, finished)
 
@@ -228,13 +228,13 @@ def legal_key(st: State, p: Params, cfg: Config) -> Any:
     key = key + play.KEY_TWO_CARDS * two + play.KEY_UPCARD * p.rank_of_id[st.upcard]
     if cfg.bankroll is not None:  # the rows without DOUBLE where it is not covered
         key = key + cfg.poor_play_offset * ~covers_chips(st, cfg, st.stake[h])
-    key = jnp.where(st.phase == _DECIDE, key, cfg.over_key)
+    key = jnp.where(st.phase == PHASE_DECIDE, key, cfg.over_key)
     if cfg.pre_peek:
         up = p.rank_of_id[st.upcard]
         ins_key = cfg.pre_peek_key + 2 * up + naturals(st, cfg)[0]
         if cfg.bankroll is not None:  # the rows without INSURE where it is not covered
             ins_key = ins_key + cfg.poor_pre_peek_offset * ~covers_insurance(st, p, cfg)
-        key = jnp.where(st.phase == _INSURE_PHASE, ins_key, key)
+        key = jnp.where(st.phase == PHASE_INSURE, ins_key, key)
     return key
 
 

@@ -22,7 +22,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from blackjack_env.envs.batch.codes import _OVER
+from blackjack_env.envs.batch.codes import PHASE_OVER
 from blackjack_env.envs.step import PENALTY_ACTION, IllegalAction
 from blackjack_env.jax import core
 from blackjack_env.jax.core import State
@@ -66,6 +66,6 @@ def penalized_step(
     st, _, _, mapped, _ = core.step(k_step, st, played, p, cfg)
     played = jnp.where(bet_step, mapped, played)  # (core.step maps an illegal bet)
     st = finish_round(k_out, st, p, cfg, ~legal)
-    over = st.phase == _OVER
+    over = st.phase == PHASE_OVER
     reward = jnp.where(over, core.round_net(st, cfg), 0.0) - jnp.where(legal, 0.0, penalty)
     return st, reward, over, played, ~legal

@@ -23,10 +23,10 @@ import jax.numpy as jnp
 
 from blackjack_env.envs import view
 from blackjack_env.envs.batch.codes import (
-    _DOUBLE,
-    _INSURE,
-    _SPLIT,
-    _SURRENDER,
+    ACTION_DOUBLE,
+    ACTION_INSURE,
+    ACTION_SPLIT,
+    ACTION_SURRENDER,
 )
 from blackjack_env.envs.step import Decision
 from blackjack_env.jax.chips import bankroll
@@ -77,10 +77,10 @@ def focus_fields(st: State, p: Params, cfg: Config, mask: Any, settled: Any) -> 
     hard, ace, nc = st.hard[h], st.ace[h], st.ncards[h]
     if cfg.n_play > 2:
         ins_phase = (phase == _INSURANCE) if cfg.pre_peek_decisions else jnp.zeros((), bool)
-        can_double = play_ & mask[_DOUBLE]
-        can_split = play_ & mask[_SPLIT]
-        can_surr = (play_ | ins_phase) & mask[_SURRENDER]
-        can_insure = ins_phase & mask[_INSURE] if cfg.n_play == 6 else jnp.zeros((), bool)
+        can_double = play_ & mask[ACTION_DOUBLE]
+        can_split = play_ & mask[ACTION_SPLIT]
+        can_surr = (play_ | ins_phase) & mask[ACTION_SURRENDER]
+        can_insure = ins_phase & mask[ACTION_INSURE] if cfg.n_play == 6 else jnp.zeros((), bool)
     else:
         can_double = can_split = can_surr = can_insure = jnp.zeros((), bool)
     out = {

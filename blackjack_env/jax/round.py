@@ -28,15 +28,15 @@ import jax.numpy as jnp
 from blackjack_env.engine import play
 from blackjack_env.engine.play import NaturalEffect
 from blackjack_env.envs.batch.codes import (
-    _BJ,
-    _DECIDE,
-    _EVEN,
-    _HIT,
-    _INSURE,
-    _INSURE_PHASE,
-    _OVER,
-    _SURR,
-    _SURRENDER,
+    ACTION_HIT,
+    ACTION_INSURE,
+    ACTION_SURRENDER,
+    OUTCOME_BLACKJACK,
+    OUTCOME_EVEN_MONEY,
+    OUTCOME_SURRENDER,
+    PHASE_DECIDE,
+    PHASE_INSURE,
+    PHASE_OVER,
 )
 from blackjack_env.jax.chips import chip_units, covers_chips, covers_insurance, to_units
 from blackjack_env.jax.dealer import dealer_turn, peek
@@ -72,14 +72,14 @@ def act_insurance(
     the peek, then play starts (numpy ``_act_insurance``)."""
     h0 = hand_onehot(0, cfg)
     bj0 = naturals(st, cfg)[0]
-    insure = on & (action == _INSURE)
-    st = pay(st, p, h0 & insure & bj0, jnp.full(cfg.hands, _EVEN, I32))
+    insure = on & (action == ACTION_INSURE)
+    st = pay(st, p, h0 & insure & bj0, jnp.full(cfg.hands, OUTCOME_EVEN_MONEY, I32))
     st = st._replace(
         insurance=jnp.where(insure & ~bj0, st.stake[0].astype(F32) / 2.0, st.insurance)
     )
-    surr = on & (action == _SURRENDER)
+    surr = on & (action == ACTION_SURRENDER)
     st = st._replace(surrendered=st.surrendered | (h0 & surr))
-    st = pay(st, p, h0 & surr, jnp.full(cfg.hands, _SURR, I32))
+    st = pay(st, p, h0 & surr, jnp.full(cfg.hands, OUTCOME_SURRENDER, I32))
     dealer_bj = st.peek_possible & dealer_natural(st)
     ins = st.insurance
     st = st._replace(
@@ -89,9 +89,10 @@ def act_insurance(
     )
     natural = st.done[0] & ~st.settled[0] & naturals(st, cfg)[0]
     st = peek(st, p, cfg, on, dealer_bj, natural)
-    cont = on & (st.phase != _OVER)
+    cont = on & (st.phase != PHASE_OVER)
     st = st._replace(
-        phase=jnp.where(cont, _DECIDE, st.phase), acting_hand=jnp.where(cont, -1, st.acting_hand)
+        phase=jnp.where(cont, PHASE_DECIDE, st.phase),
+        acting_hand=jnp.where(cont, -1, st.acting_hand),
     )
     return advance(st, p, cfg, rk, cont)
 
@@ -146,7 +147,7 @@ def start_round(
         d_ace = up_ace | (rank[cards[3]] == 0)
         d_n, hole = 2, cards[3]
     new = st._replace(
-        rounds=st.rounds + 1, phase=jnp.asarray(_DECIDE, I32), nhands=jnp.ones((), I32),
+        rounds=st.rounds + 1, phase=jnp.asarray(PHASE_DECIDE, I32), nhands=jnp.ones((), I32),
         acting_hand=jnp.zeros((), I32), last_hand=jnp.zeros((), I32),
         hard=jnp.where(h0, hard0, zh), ace=h0 & ace0, ncards=jnp.where(h0, 2, zh),
         first_rank=jnp.where(h0, r1, zh), second_rank=jnp.where(h0, r2, zh),
@@ -169,7 +170,7 @@ def start_round(
     bj = on & is_natural(2, hard0, ace0)
     effect = cfg.natural_effect  # play.dealt_natural_effect
     if effect is NaturalEffect.PAY:
-        st = pay(st, p, h0 & bj, jnp.full(h, _BJ, I32))
+        st = pay(st, p, h0 & bj, jnp.full(h, OUTCOME_BLACKJACK, I32))
     elif effect is NaturalEffect.END:
         st = st._replace(done=st.done | (h0 & bj))
     if cfg.peek:
@@ -181,12 +182,12 @@ def start_round(
             if cfg.bankroll is not None:  # insurance only when affordable
                 poor = p.asks_pre_peek_poor[2 * ru + bj.astype(I32)]
                 ask = ask & (poor | covers_insurance(st, p, cfg))
-            st = st._replace(phase=jnp.where(ask, _INSURE_PHASE, st.phase))
+            st = st._replace(phase=jnp.where(ask, PHASE_INSURE, st.phase))
         natural = bj if effect is NaturalEffect.END else False
         st = peek(st, p, cfg, on & ~ask, pp & dealer_natural(st), natural)
     fin = jnp.zeros((), bool)
     if effect is NaturalEffect.PAY or cfg.natural_stands:
-        fin = bj & (st.phase == _DECIDE)
+        fin = bj & (st.phase == PHASE_DECIDE)
         st = st._replace(done=st.done | (h0 & fin))
     st, rk = dealer_turn(st, p, cfg, rk, fin)
     return st
@@ -209,7 +210,7 @@ def step(
     obs_phase = p.decision_of_phase[st.phase]
     a = jnp.clip(action, 0, cfg.n_actions - 1)
     # envs.step.array_map_illegal, tabulated
-    mapped = p.mapped_action[obs_phase, mask[_HIT].astype(I32), a]
+    mapped = p.mapped_action[obs_phase, mask[ACTION_HIT].astype(I32), a]
     if cfg.bets:  # envs.step.array_map_illegal_bet, tabulated by the allowed sizes' bits
         bits = jnp.sum(mask[cfg.n_play :].astype(I32) << jnp.arange(cfg.n_bets, dtype=I32))
         mapped = jnp.where(st.opened, p.bet_mapped[bits, a], mapped)
@@ -218,14 +219,14 @@ def step(
     decision = played
     opened = st.opened
     if cfg.pre_peek:
-        ins = st.phase == _INSURE_PHASE
+        ins = st.phase == PHASE_INSURE
         decision = p.table_action[ins.astype(I32), played]  # envs.step.array_table_actions
     st, _ = play_decision(st, p, cfg, rng(key), decision, decision, True)
-    over = st.phase == _OVER
+    over = st.phase == PHASE_OVER
     if cfg.bets:  # the bet step: the round is dealt; one settled at the deal ends here
         k = jnp.clip(played - cfg.n_play, 0, cfg.n_bets - 1)
         st = start_round(k_bet, st, p, cfg, opened, p.bet_chips[k])
-        over = jnp.where(opened, st.phase == _OVER, over)
+        over = jnp.where(opened, st.phase == PHASE_OVER, over)
     reward = jnp.where(over, round_net(st, cfg), 0.0)
     return st, reward, over, played, ~legal
 
@@ -240,8 +241,8 @@ def play_decision(
     :func:`blackjack_env.jax.seats.play_seat`)."""
     phase = st.phase
     if cfg.pre_peek:
-        st, rk = act_insurance(st, p, cfg, rk, insurance, on & (phase == _INSURE_PHASE))
-    return act_play(st, p, cfg, rk, decision, on & (phase == _DECIDE))
+        st, rk = act_insurance(st, p, cfg, rk, insurance, on & (phase == PHASE_INSURE))
+    return act_play(st, p, cfg, rk, decision, on & (phase == PHASE_DECIDE))
 
 
 #: engine.play.play_out_action as table actions at [pre_peek]: STAND, DECLINE
@@ -262,7 +263,7 @@ def play_out(key: Any, st: State, p: Params, cfg: Config, on: Any) -> State:
     def body(_: int, carry: tuple[State, Rng]) -> tuple[State, Rng]:
         s, r = carry
         if cfg.seats == 1:
-            return play_decision(s, p, cfg, r, decline, stand, on & (s.phase != _OVER))
+            return play_decision(s, p, cfg, r, decline, stand, on & (s.phase != PHASE_OVER))
         return play_seat(s, p, cfg, r, acting(s, cfg), decline, stand, on)
 
     last = st.last_hand

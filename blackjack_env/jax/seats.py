@@ -16,17 +16,17 @@ import jax.numpy as jnp
 from blackjack_env.engine import play
 from blackjack_env.engine.play import NaturalEffect
 from blackjack_env.envs.batch.codes import (
-    _BJ,
-    _DECIDE,
-    _EVEN,
-    _HIT,
-    _INSURE,
-    _INSURE_PHASE,
-    _OVER,
-    _PEEK_WAIT,
-    _SEAT_DONE,
-    _SURR,
-    _SURRENDER,
+    ACTION_HIT,
+    ACTION_INSURE,
+    ACTION_SURRENDER,
+    OUTCOME_BLACKJACK,
+    OUTCOME_EVEN_MONEY,
+    OUTCOME_SURRENDER,
+    PHASE_DECIDE,
+    PHASE_DONE,
+    PHASE_INSURE,
+    PHASE_OVER,
+    PHASE_PEEK_WAIT,
 )
 from blackjack_env.jax.dealer import dealer_turn, peek
 from blackjack_env.jax.hands import act_play, legal_mask, seat_done
@@ -68,8 +68,8 @@ def acting(st: State, cfg: Config) -> Any:
     answer the pre-peek question, else the first with a hand to play, else seat 0."""
     if cfg.seats == 1:
         return jnp.zeros((), I32)
-    ins = st.phase == _INSURE_PHASE
-    dec = st.phase == _DECIDE
+    ins = st.phase == PHASE_INSURE
+    dec = st.phase == PHASE_DECIDE
     return jnp.where(jnp.any(ins), jnp.argmax(ins), jnp.argmax(dec)).astype(I32)
 
 
@@ -99,7 +99,7 @@ def deal_seats(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> State:
     h0 = jnp.broadcast_to(hand_onehot(0, cfg), (n_s, h))
     zs, zsh, fsh = jnp.zeros(n_s, I32), jnp.zeros((n_s, h), I32), jnp.zeros((n_s, h), bool)
     new = st._replace(
-        rounds=st.rounds + 1, phase=jnp.full(n_s, _DECIDE, I32), nhands=jnp.ones(n_s, I32),
+        rounds=st.rounds + 1, phase=jnp.full(n_s, PHASE_DECIDE, I32), nhands=jnp.ones(n_s, I32),
         acting_hand=zs, last_hand=zs, hard=jnp.where(h0, ax(hard0), zsh), ace=h0 & ax(ace0),
         ncards=jnp.where(h0, 2, zsh), first_rank=jnp.where(h0, ax(r1), zsh),
         second_rank=jnp.where(h0, ax(r2), zsh), stake=jnp.where(h0, cfg.bet, zsh), doubled=fsh,
@@ -121,7 +121,7 @@ def deal_seats(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> State:
     bj = on & is_natural(2, hard0, ace0)
     effect = cfg.natural_effect  # play.dealt_natural_effect
     if effect is NaturalEffect.PAY:
-        st = pay(st, p, h0 & ax(bj), jnp.full((n_s, h), _BJ, I32))
+        st = pay(st, p, h0 & ax(bj), jnp.full((n_s, h), OUTCOME_BLACKJACK, I32))
     elif effect is NaturalEffect.END:
         st = st._replace(done=st.done | (h0 & ax(bj)))
     if cfg.peek:
@@ -131,14 +131,14 @@ def deal_seats(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> State:
         if cfg.pre_peek:
             ask = on & pp & ~st.settled[:, 0] & p.asks_pre_peek[2 * ru + bj.astype(I32)]
             table_ask = jnp.any(ask)
-            phase = jnp.where(table_ask, _PEEK_WAIT, st.phase)
-            st = st._replace(phase=jnp.where(ask, _INSURE_PHASE, phase))
+            phase = jnp.where(table_ask, PHASE_PEEK_WAIT, st.phase)
+            st = st._replace(phase=jnp.where(ask, PHASE_INSURE, phase))
         natural = bj if effect is NaturalEffect.END else jnp.zeros(n_s, bool)
         st = peek(st, p, cfg, on & ~table_ask, pp & dealer_natural(st), natural)
     if effect is NaturalEffect.PAY or cfg.natural_stands:
-        fin = bj & (st.phase == _DECIDE)
+        fin = bj & (st.phase == PHASE_DECIDE)
         st = seat_done(st._replace(done=st.done | (h0 & ax(fin))), fin)
-    st, rk = dealer_turn(st, p, cfg, rk, on & jnp.all(st.phase == _SEAT_DONE))
+    st, rk = dealer_turn(st, p, cfg, rk, on & jnp.all(st.phase == PHASE_DONE))
     return st
 
 
@@ -151,15 +151,15 @@ def act_insurance_seats(
     v = seat_view(st, s)
     h0 = hand_onehot(0, cfg)
     bj0 = naturals(v, cfg)[0]
-    insure = on & (action == _INSURE)
-    v = pay(v, p, h0 & insure & bj0, jnp.full(cfg.hands, _EVEN, I32))
+    insure = on & (action == ACTION_INSURE)
+    v = pay(v, p, h0 & insure & bj0, jnp.full(cfg.hands, OUTCOME_EVEN_MONEY, I32))
     v = v._replace(insurance=jnp.where(insure & ~bj0, v.stake[0].astype(F32) / 2.0, v.insurance))
-    surr = on & (action == _SURRENDER)
+    surr = on & (action == ACTION_SURRENDER)
     v = v._replace(surrendered=v.surrendered | (h0 & surr))
-    v = pay(v, p, h0 & surr, jnp.full(cfg.hands, _SURR, I32))
-    v = v._replace(phase=jnp.where(on, _PEEK_WAIT, v.phase))
+    v = pay(v, p, h0 & surr, jnp.full(cfg.hands, OUTCOME_SURRENDER, I32))
+    v = v._replace(phase=jnp.where(on, PHASE_PEEK_WAIT, v.phase))
     st = merge_seat(st, v, s)
-    ready = on & ~jnp.any(st.phase == _INSURE_PHASE)
+    ready = on & ~jnp.any(st.phase == PHASE_INSURE)
     dealer_bj = st.peek_possible & dealer_natural(st)
     ins = st.insurance
     st = st._replace(
@@ -170,16 +170,17 @@ def act_insurance_seats(
     )  # fmt: skip
     natural = st.done[:, 0] & ~st.settled[:, 0] & naturals(st, cfg)[:, 0]
     st = peek(st, p, cfg, ready, dealer_bj, natural)
-    cont = ready & (st.phase[0] != _OVER)
+    cont = ready & (st.phase[0] != PHASE_OVER)
     # play starts: every seat's hand 0 (none is split yet; numpy advance from cur -1)
     st = st._replace(
-        phase=jnp.where(cont, _DECIDE, st.phase), acting_hand=jnp.where(cont, 0, st.acting_hand)
+        phase=jnp.where(cont, PHASE_DECIDE, st.phase),
+        acting_hand=jnp.where(cont, 0, st.acting_hand),
     )
     if cfg.auto21:
         t0 = hand_total(st.hard[:, 0], st.ace[:, 0]) == play.AUTO_STAND_TOTAL
         st = st._replace(done=st.done.at[:, 0].set(st.done[:, 0] | (cont & t0)))
     st = seat_done(st, cont & st.done[:, 0])
-    return dealer_turn(st, p, cfg, rk, cont & jnp.all(st.phase == _SEAT_DONE))
+    return dealer_turn(st, p, cfg, rk, cont & jnp.all(st.phase == PHASE_DONE))
 
 
 def play_seat(
@@ -192,12 +193,12 @@ def play_seat(
     v = seat_view(st, s)
     phase = v.phase
     if cfg.pre_peek:
-        st, rk = act_insurance_seats(st, p, cfg, rk, s, insurance, on & (phase == _INSURE_PHASE))
+        st, rk = act_insurance_seats(st, p, cfg, rk, s, insurance, on & (phase == PHASE_INSURE))
         v = seat_view(st, s)
-    decide = on & (phase == _DECIDE)
+    decide = on & (phase == PHASE_DECIDE)
     v, rk = act_play(v, p, cfg, rk, decision, decide)
     st = merge_seat(st, v, s)
-    return dealer_turn(st, p, cfg, rk, decide & jnp.all(st.phase == _SEAT_DONE))
+    return dealer_turn(st, p, cfg, rk, decide & jnp.all(st.phase == PHASE_DONE))
 
 
 def step_seats(
@@ -214,14 +215,14 @@ def step_seats(
     mask = legal_mask(v, p, cfg)
     a = jnp.clip(a_s, 0, cfg.n_actions - 1)
     legal = mask[a] & (a_s >= 0) & (a_s < cfg.n_actions)
-    mapped = p.mapped_action[p.decision_of_phase[v.phase], mask[_HIT].astype(I32), a]
+    mapped = p.mapped_action[p.decision_of_phase[v.phase], mask[ACTION_HIT].astype(I32), a]
     played_s = jnp.where(legal, a_s, mapped)
     decision = played_s
     if cfg.pre_peek:
-        ins = v.phase == _INSURE_PHASE
+        ins = v.phase == PHASE_INSURE
         decision = p.table_action[ins.astype(I32), played_s]
     st, _ = play_seat(st, p, cfg, rng(key), s, decision, decision, True)
-    over = st.phase[0] == _OVER
+    over = st.phase[0] == PHASE_OVER
     reward = jnp.where(over, round_net(st, cfg), 0.0)
     me = jnp.arange(cfg.seats) == s
     return st, reward, over, jnp.where(me, played_s, action), me & ~legal

@@ -12,9 +12,7 @@ from typing import Any
 import jax.numpy as jnp
 
 from blackjack_env.engine import play
-from blackjack_env.envs.batch.codes import (
-    _LOSS,
-)
+from blackjack_env.envs.batch.codes import OUTCOME_LOSS
 from blackjack_env.jax.state import (
     F32,
     I32,
@@ -70,7 +68,7 @@ def settle_highest(st: State, p: Params, cfg: Config, on: Any) -> State:
     top = jnp.max(jnp.where(rest, total, -1), axis=-1, keepdims=True)  # per seat
     # the rule is written with array operators only: it serves jax arrays as numpy's
     judged = play.array_highest_hand_judged(total, top, st.dealer_hard > 21)  # type: ignore[arg-type]
-    return pay(st, p, rest, jnp.where(judged, out, _LOSS))
+    return pay(st, p, rest, jnp.where(judged, out, OUTCOME_LOSS))
 
 
 def round_net(st: State, cfg: Config) -> Any:

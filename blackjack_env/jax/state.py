@@ -20,9 +20,7 @@ import jax
 import jax.numpy as jnp
 
 from blackjack_env.engine import play
-from blackjack_env.envs.batch.codes import (
-    _OVER,
-)
+from blackjack_env.envs.batch.codes import PHASE_OVER
 from blackjack_env.jax.tables import Config
 
 #: the integer and float dtypes of the state and the round's arithmetic
@@ -232,7 +230,7 @@ def new_state(cfg: Config) -> State:
     one = State(
         shoe=shoe, pos=z, left=jnp.asarray(0 if cfg.infinite else s, I32), dealt=z,
         round_start=z, stacked=z, undealt_hilo=z, round_hilo=z, reshuffled=f, rounds=z,
-        phase=jnp.asarray(_OVER, I32), nhands=jnp.ones((), I32), acting_hand=z, last_hand=z,
+        phase=jnp.asarray(PHASE_OVER, I32), nhands=jnp.ones((), I32), acting_hand=z, last_hand=z,
         hard=zh, ace=fh, ncards=zh, first_rank=zh, second_rank=zh, stake=zh, doubled=fh,
         surrendered=fh, done=fh, settled=fh, outcome=jnp.full(h, -1, I32),
         net=jnp.zeros(h, F32), insurance=jnp.zeros((), F32), insurance_net=jnp.zeros((), F32),

@@ -1,12 +1,13 @@
 """The rule tables of the JAX table, built on the host: nothing here decides a rule.
 
-:func:`build` turns a validated configuration (the numpy batched env's settings) into a
-:class:`Config` (Python constants that fix shapes and which code is traced: the hands per
-seat, the shoe's size, whether the dealer peeks, ...) and a :class:`Params` pytree of
-arrays (the lookup tables). Both are read off the numpy batched tables
-(:class:`~blackjack_env.envs.batch.TableBatch`), which build them from
-:mod:`blackjack_env.engine.play`'s functions, and off the numpy vector env's action-mask
-rows, so the JAX round reads exactly the tables the numpy round reads.
+:func:`build` turns a validated configuration (an env's
+:class:`~blackjack_env.envs.settings.EnvSettings`) into a :class:`Config` (Python
+constants that fix shapes and which code is traced: the hands per seat, the shoe's size,
+whether the dealer peeks, ...) and a :class:`Params` pytree of arrays (the lookup
+tables). Both are read off the public fields of the rule-table layer
+(:class:`~blackjack_env.envs.tables.RuleTables`, built from
+:mod:`blackjack_env.engine.play`'s functions), which the numpy batched tables read too:
+the JAX round reads exactly the tables the numpy round reads, and no numpy env is built.
 """
 
 from __future__ import annotations
@@ -16,12 +17,14 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from blackjack_env.engine import play
 from blackjack_env.engine.play import NaturalEffect
-from blackjack_env.engine.rules import HoleCard, Rules, Surrender
+from blackjack_env.engine.rules import Rules
 from blackjack_env.envs import step as env_step
-from blackjack_env.envs.batch import BatchPhase, TableBatch
-from blackjack_env.envs.observations import Decision
+from blackjack_env.envs.batch import BatchPhase
+from blackjack_env.envs.settings import EnvSettings
+from blackjack_env.envs.step import Decision
+from blackjack_env.envs.tables import RuleTables
+from blackjack_env.envs.view.layout import ObsMode
 
 __all__ = ["Config", "Params", "build"]
 
@@ -84,19 +87,20 @@ class Config:
 
 
 class Params(NamedTuple):
-    """The rule tables (``jax`` arrays; a pytree). Indexing as in the numpy batched
-    tables (:class:`~blackjack_env.envs.batch.TableBatch`), whose attribute each mirrors."""
+    """The rule tables (``jax`` arrays; a pytree). Indexing as in the rule-table layer
+    (:class:`~blackjack_env.envs.tables.RuleTables`), whose field each mirrors (named in
+    the comment where the name differs)."""
 
-    value_of_id: Any  # (52,) point value of each card id
-    rank_of_id: Any  # (52,) rank index 0..12 (0 = ace)
-    hilo_of_id: Any  # (52,) Hi-Lo tag
-    values: Any  # (13,) point value by rank index
-    factor: Any  # (7,) net chips per chip staked, by outcome code (play.payout_factors)
+    value_of_id: Any  # (52,) point value of each card id (value_of_card)
+    rank_of_id: Any  # (52,) rank index 0..12 (0 = ace) (rank_of_card)
+    hilo_of_id: Any  # (52,) Hi-Lo tag (hilo_of_card)
+    values: Any  # (13,) point value by rank index (card_values)
+    factor: Any  # (7,) net chips per chip staked, by outcome code (payouts)
     by_hands: Any  # (2W * 2W,) outcome code by (player key, dealer key)
     dealer_hits: Any  # (64,) play.dealer_draw_table
     peek_by_rank: Any  # (13,) play.peek_by_rank
     asks_pre_peek: Any  # (26,) the pre-peek question asks more than DECLINE
-    legal_keys_phase: Any  # (K,) BatchPhase of each legal-table row
+    legal_keys_phase: Any  # (K,) BatchPhase of each legal-table row (legal_table_phase)
     mask_rows: Any  # (K, n_actions) the env's action mask by legal-table row
     pair: Any  # (169,) play.pair_table
     split_ok: Any  # (36,) play.split_allowed_table, flat
@@ -115,70 +119,58 @@ class Params(NamedTuple):
     stake_ok: Any  # (2, M + 1) play.split_stake_ok by (bankroll covers, stake in chips)
 
 
-def _mask_rows(env: Any, batch: TableBatch) -> np.ndarray:
-    """The numpy vector env's action-mask rows by legal-table key (its ``_mask_table``)."""
-    return np.asarray(env._mask_table(batch), dtype=bool)
-
-
-def build(settings_kwargs: dict[str, Any]) -> tuple[Config, Params, Any]:
-    """``(config, params, reference)`` for a batched env's keyword arguments (validated by
-    the numpy vector env, whose ``EnvSettings.batched`` is the one check); ``reference``
-    is that numpy env (one table, ``seats_per_table`` sub-envs), kept for its spaces and names."""
+def build(settings: EnvSettings, tables: RuleTables | None = None) -> tuple[Config, Params]:
+    """``(config, params)`` of validated settings (:meth:`EnvSettings.batched`, or
+    :meth:`EnvSettings.from_args` with ``rules.seats`` learner seats per table), read off
+    their :class:`~blackjack_env.envs.tables.RuleTables` (``tables``, built here when not
+    given)."""
     import jax.numpy as jnp
 
-    from blackjack_env.envs.vector import BlackjackVectorEnv
-
-    seats = int(settings_kwargs.get("seats_per_table", 1))
-    ref = BlackjackVectorEnv(num_envs=seats, autoreset_mode="SameStep", **settings_kwargs)
-    ref.reset(seed=0)
-    batch = ref.batch
-    assert batch is not None
-    rules: Rules = ref.rules
-    h = rules.max_split_hands
+    t = RuleTables.from_settings(settings) if tables is None else tables
+    rules: Rules = settings.rules
+    seats = rules.seats
     decks = rules.shoe_decks
     infinite = decks is None
     stack = INFINITE_STACK + INFINITE_STACK_SEAT * (seats - 1)
     size = stack if decks is None else 52 * decks
     cut = None if infinite or rules.penetration is None else rules.penetration * size
-    splits = bool(batch._splits)
-    width = batch._hand_key_width()
     cfg = Config(
         rules=rules,
-        hands=h,
-        seats=int(ref.seats),
+        hands=rules.max_split_hands,
+        seats=seats,
         shoe_size=size,
         infinite=infinite,
         cut=cut,
-        bet=int(ref.bet),
-        n_actions=int(ref._n_actions),
-        n_play=int(ref._n_play),
-        peek=rules.hole_card is HoleCard.PEEK,
-        no_hole=rules.hole_card is HoleCard.NONE,
-        pre_peek=bool(batch._pre_peek),
-        pre_peek_decisions=bool(ref._pre_peek_decisions),
-        natural_effect=play.dealt_natural_effect(rules),
-        natural_stands=play.natural_stands(rules),
-        naturals_paid_at_peek=play.natural_paid_at_peek(rules),
-        auto21=play.auto_stands(rules, play.AUTO_STAND_TOTAL),
-        split_naturals=play.natural_counts(rules, from_split=True),
-        surrender_at_once=play.surrender_settles_at_once(rules),
-        surrenders=rules.surrender is not Surrender.NONE,
-        can_double=rules.can_double,
-        splits=splits,
-        highest=play.settles_by_highest_hand(rules),
-        key_width=int(width),
-        over_key=int(batch._over_key),
-        pre_peek_key=int(batch._pre_peek_key),
-        bets=bool(ref._bets),
-        track=ref.obs_mode.value == "dict",
-        n_bets=len(ref.settings.bet_sizes),
-        rounds=ref.rounds_per_episode,
-        chip_den=int(play.chip_denominator(rules)),
-        bankroll=ref.settings.bankroll,
-        min_cost=int(ref.settings.min_cost),
-        stake_check=bool(batch._split_stake_check),
-        poor_play_offset=int(getattr(batch, "_poor_play_offset", 0)),
-        poor_pre_peek_offset=int(getattr(batch, "_poor_pre_peek_offset", 0)),
+        bet=t.bet,
+        n_actions=t.n_actions,
+        n_play=t.n_play,
+        peek=t.peek,
+        no_hole=t.no_hole,
+        pre_peek=t.pre_peek,
+        pre_peek_decisions=t.pre_peek_decisions,
+        natural_effect=t.natural_effect,
+        natural_stands=t.natural_stands,
+        naturals_paid_at_peek=t.naturals_paid_at_peek,
+        auto21=t.auto21,
+        split_naturals=t.split_naturals,
+        surrender_at_once=t.surrender_at_once,
+        surrenders=t.surrenders,
+        can_double=t.can_double,
+        splits=t.splits,
+        highest=t.highest,
+        key_width=t.hand_key_width,
+        over_key=t.over_key,
+        pre_peek_key=t.pre_peek_key,
+        bets=bool(t.bet_sizes),
+        track=settings.obs_mode is ObsMode.DICT,
+        n_bets=len(t.bet_sizes),
+        rounds=settings.rounds_per_episode,
+        chip_den=t.chip_den,
+        bankroll=t.bankroll,
+        min_cost=t.min_cost,
+        stake_check=t.split_stake_check,
+        poor_play_offset=t.poor_play_offset,
+        poor_pre_peek_offset=t.poor_pre_peek_offset,
     )
     i32 = jnp.int32
     decision = np.asarray(env_step.DECISION_BY_BATCH_PHASE, dtype=np.int32)
@@ -208,41 +200,32 @@ def build(settings_kwargs: dict[str, Any]) -> tuple[Config, Params, Any]:
         for j in range(na):
             want = np.full(bits.size, j - cfg.n_play)
             bet_mapped[:, j] = cfg.n_play + env_step.array_map_illegal_bet(want, allowed)
-    # play.split_stake_ok over every stake a hand can hold (a split halves, never raises)
-    top = int(max([cfg.bet, *np.asarray(ref._bet_chips).reshape(-1).tolist()]))
-    stake_ok = np.array(
-        [[play.split_stake_ok(rules, m, covers) for m in range(top + 1)]
-         for covers in (False, True)],
-        dtype=np.bool_,
-    )  # fmt: skip
     params = Params(
-        value_of_id=jnp.asarray(batch._value_of_id, i32),
-        rank_of_id=jnp.asarray(batch._rank_of_id, i32),
-        hilo_of_id=jnp.asarray(batch._hilo_of_id, i32),
-        values=jnp.asarray(batch._values, i32),
-        factor=jnp.asarray(batch._factor, jnp.float32),
-        by_hands=jnp.asarray(batch._by_hands.reshape(-1), i32),
-        dealer_hits=jnp.asarray(batch._dealer_hits),
-        peek_by_rank=jnp.asarray(batch._peek_by_rank),
-        asks_pre_peek=jnp.asarray(batch._asks_pre_peek),
-        legal_keys_phase=jnp.asarray(batch.legal_table_phase, i32),
-        mask_rows=jnp.asarray(_mask_rows(ref, batch)),
-        pair=jnp.asarray(batch._pair),
-        split_ok=jnp.asarray(batch._split_ok),
-        split_done=jnp.asarray(batch._split_done),
-        second_key=jnp.asarray(batch._second_key, i32),
-        two_hard=jnp.asarray(batch._two_hard, i32),
-        two_ace=jnp.asarray(batch._two_ace),
+        value_of_id=jnp.asarray(t.value_of_card, i32),
+        rank_of_id=jnp.asarray(t.rank_of_card, i32),
+        hilo_of_id=jnp.asarray(t.hilo_of_card, i32),
+        values=jnp.asarray(t.card_values, i32),
+        factor=jnp.asarray(t.payouts, jnp.float32),
+        by_hands=jnp.asarray(t.by_hands.reshape(-1), i32),
+        dealer_hits=jnp.asarray(t.dealer_hits),
+        peek_by_rank=jnp.asarray(t.peek_by_rank),
+        asks_pre_peek=jnp.asarray(t.asks_pre_peek),
+        legal_keys_phase=jnp.asarray(t.legal_table_phase, i32),
+        mask_rows=jnp.asarray(t.mask_rows.astype(bool)),
+        pair=jnp.asarray(t.pair),
+        split_ok=jnp.asarray(t.split_ok),
+        split_done=jnp.asarray(t.split_done),
+        second_key=jnp.asarray(t.second_key, i32),
+        two_hard=jnp.asarray(t.two_hard, i32),
+        two_ace=jnp.asarray(t.two_ace),
         decision_of_phase=jnp.asarray(decision),
-        surrender_outcome=jnp.asarray(play.array_surrender_outcome(np.array([False, True])), i32),
+        surrender_outcome=jnp.asarray(t.surrender_outcome, i32),
         mapped_action=jnp.asarray(mapped, i32),
         table_action=jnp.asarray(table_action, i32),
-        bet_chips=jnp.asarray(np.asarray(ref._bet_chips, dtype=np.int64).reshape(-1), i32),
-        bet_within=jnp.asarray(np.asarray(ref._bet_within, dtype=bool).reshape(-1)),
+        bet_chips=jnp.asarray(t.bet_chips.reshape(-1), i32),
+        bet_within=jnp.asarray(t.bet_within.reshape(-1)),
         bet_mapped=jnp.asarray(bet_mapped),
-        asks_pre_peek_poor=jnp.asarray(
-            getattr(batch, "_asks_pre_peek_poor", np.zeros(26, dtype=bool)), bool
-        ),
-        stake_ok=jnp.asarray(stake_ok),
+        asks_pre_peek_poor=jnp.asarray(t.asks_pre_peek_poor, bool),
+        stake_ok=jnp.asarray(t.stake_ok),
     )
-    return cfg, params, ref
+    return cfg, params

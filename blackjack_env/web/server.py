@@ -400,7 +400,7 @@ def create_app(config: WebConfig | None = None, *, clock: Callable[[], float] = 
     import blackjack_env.agents.fixed
     import blackjack_env.agents.seats
     import blackjack_env.analysis
-    import blackjack_env.envs.observations  # noqa: F401  (the agents' observations)
+    import blackjack_env.envs.view.layout  # noqa: F401  (the agents' observations)
 
     players: dict[str, Callable[[Rules, int | None], Any]] = dict(
         bots if bots is not None else fixed_bots())

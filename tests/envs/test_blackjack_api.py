@@ -337,8 +337,8 @@ def test_bad_arguments_raise_value_error(kwargs: dict, match: str) -> None:
 
 
 def test_gym_make_unknown_keyword_raises() -> None:
-    with pytest.raises(ValueError, match=r"unknown argument\(s\) decks; BlackjackEnv takes rules"):
-        gym.make("blackjack_env/Blackjack-v0", decks=4)
+    with pytest.raises(ValueError, match=r"unknown argument\(s\) deck; BlackjackEnv takes rules"):
+        gym.make("blackjack_env/Blackjack-v0", deck=4)
 
 
 def test_bad_reset_options() -> None:

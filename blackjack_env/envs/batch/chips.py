@@ -12,7 +12,6 @@ from __future__ import annotations
 import numpy as np
 
 from blackjack_env.engine import play
-from blackjack_env.envs.batch.codes import _DECIDE, _INSURE_PHASE, NUM_CORE_ACTIONS
 from blackjack_env.envs.batch.state import BatchState
 
 
@@ -37,38 +36,6 @@ class ChipsMixin(BatchState):
         self.bankroll: np.ndarray | None = (
             None if bankroll is None else np.full(n, int(bankroll) * self.chip_den, np.int64)
         )
-        # a hand's stake varies (bet sizes, halved splits) or the bankroll limits it:
-        # play.split_stake_ok is asked per hand (_split_stakes_ok)
-        self._split_stake_check = bool(self.bet_sizes) or bankroll is not None
-        if self._split_stake_check:
-            stakes = [k * self.bet for k in self.bet_sizes] or [self.bet]
-            self._splits = any(play.split_stake_ok(rules, k, True) for k in stakes) and bool(
-                play.split_allowed_table(rules)[:, 1:].any()
-            )
-        if self.bankroll is not None:
-            # the legal rows of a seat that cannot cover a double (play_actions with
-            # afford_double=False) and of a pre-peek question without insurance, after
-            # the others: a key moves to them by an offset
-            poor_pre_peek = play.pre_peek_action_table(rules, False, NUM_CORE_ACTIONS)
-            poor_play = play.play_action_table(rules, NUM_CORE_ACTIONS, afford_double=False)
-            rows = np.concatenate([poor_play, poor_pre_peek])
-            packed = np.zeros((rows.shape[0], 8), dtype=bool)
-            packed[:, :NUM_CORE_ACTIONS] = rows
-            base = self._legal_rows.size
-            poor_rows = packed.view(np.uint64).reshape(-1)
-            self._legal_rows = np.concatenate([self._legal_rows, poor_rows])
-            # the public table and its phases gain the same rows, at the same keys
-            self.legal_table = np.concatenate([self.legal_table, rows])
-            self.legal_table.flags.writeable = False
-            self.legal_table_phase = np.concatenate([
-                self.legal_table_phase,
-                np.full(poor_play.shape[0], _DECIDE, dtype=np.int64),
-                np.full(poor_pre_peek.shape[0], _INSURE_PHASE, dtype=np.int64),
-            ])
-            self.legal_table_phase.flags.writeable = False
-            self._poor_play_offset = base
-            self._poor_pre_peek_offset = base + 13 * play.KEY_UPCARD - self._pre_peek_key
-            self._asks_pre_peek_poor = poor_pre_peek.sum(axis=1) > 1
 
     def open_rounds(self, idx: np.ndarray) -> None:
         """Open the next round at tables ``idx`` before its bet, as ``Table.new_round``: the

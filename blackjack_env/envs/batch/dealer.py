@@ -16,7 +16,7 @@ import numpy as np
 
 from blackjack_env.analysis.dealer import final_distribution
 from blackjack_env.engine import play
-from blackjack_env.envs.batch.codes import _OVER
+from blackjack_env.envs.batch.codes import PHASE_OVER
 from blackjack_env.envs.batch.shoe import deal_swap
 from blackjack_env.envs.batch.state import BatchState
 
@@ -43,7 +43,7 @@ class DealerMixin(BatchState):
         hand, the hole card shown where the dealer has one: without a hole card the
         second card is dealt only if the dealer plays). Returns ``nhands`` at ``idx``
         (None with one hand)."""
-        self.phase[idx] = _OVER
+        self.phase[idx] = PHASE_OVER
         nh = None
         if self.max_hands > 1:  # one hand: the cursor is always on hand 0
             nh = self.nhands.take(idx)

@@ -15,16 +15,16 @@ import numpy as np
 from blackjack_env.engine import play
 from blackjack_env.engine.play import array_soft, array_total
 from blackjack_env.envs.batch.codes import (
-    _BUST,
-    _DECIDE,
-    _DOUBLE,
-    _INSURE_PHASE,
-    _SPLIT,
-    _STAND,
-    _SURR,
-    _SURRENDER,
-    _TAKES_CARD,
+    ACTION_DOUBLE,
+    ACTION_SPLIT,
+    ACTION_STAND,
+    ACTION_SURRENDER,
     NUM_CORE_ACTIONS,
+    OUTCOME_BUST,
+    OUTCOME_SURRENDER,
+    PHASE_DECIDE,
+    PHASE_INSURE,
+    TAKES_CARD,
 )
 from blackjack_env.envs.batch.state import BatchState
 
@@ -70,7 +70,7 @@ class HandsMixin(BatchState):
         A consumer that maps decisions to its own action rows can build its table once
         from :attr:`legal_table` and then look each step up by these keys."""
         phase = self.phase
-        decide = phase == _DECIDE
+        decide = phase == PHASE_DECIDE
         if self._stand_hit_only:  # every hand in play: STAND and HIT (play.stand_hit_only)
             key = self._stand_hit_keys.take(phase)
         else:
@@ -124,7 +124,7 @@ class HandsMixin(BatchState):
                 key[(~decide).nonzero()[0]] = self._over_key
         # the INSURE phase occurs only under _pre_peek
         if self._pre_peek and np.count_nonzero(decide) != decide.size:
-            ins = (phase == _INSURE_PHASE).nonzero()[0]
+            ins = (phase == PHASE_INSURE).nonzero()[0]
             if ins.size:
                 up = self._up_key[ins] // play.KEY_UPCARD
                 key[ins] = self._pre_peek_key + 2 * up + self._is_bj(ins, ins)
@@ -159,11 +159,11 @@ class HandsMixin(BatchState):
             if track:
                 self.last_hand[idx] = h
             f = h * self.num_tables + idx
-        hitting = _TAKES_CARD.take(actions).nonzero()[0]
-        split = (actions == _SPLIT).nonzero()[0] if self.max_hands > 1 else hitting[:0]
+        hitting = TAKES_CARD.take(actions).nonzero()[0]
+        split = (actions == ACTION_SPLIT).nonzero()[0] if self.max_hands > 1 else hitting[:0]
         split_cards = None
         if hitting.size:
-            dbl = (actions == _DOUBLE).nonzero()[0] if self._can_double_rule else hitting[:0]
+            dbl = (actions == ACTION_DOUBLE).nonzero()[0] if self._can_double_rule else hitting[:0]
             if dbl.size:
                 fd = f[dbl]
                 self._stake[fd] *= 2
@@ -182,21 +182,21 @@ class HandsMixin(BatchState):
             hard = self._hard.take(fh)
             bust = hard > 21
             if np.count_nonzero(bust):
-                self._pay(fh.compress(bust), _BUST)
+                self._pay(fh.compress(bust), OUTCOME_BUST)
             if self._auto21:
                 twenty_one = array_total(hard, self._ace.take(fh)) == play.AUTO_STAND_TOTAL
                 twenty_one &= ~bust
                 self._done[fh.compress(twenty_one)] = True
-        stand = (actions == _STAND).nonzero()[0]
+        stand = (actions == ACTION_STAND).nonzero()[0]
         if stand.size:
             self._done[f.take(stand)] = True
-        surr = (actions == _SURRENDER).nonzero()[0] if self._surrenders else hitting[:0]
+        surr = (actions == ACTION_SURRENDER).nonzero()[0] if self._surrenders else hitting[:0]
         if surr.size:
             fs = f[surr]
             self._surrendered[fs] = True
             self._done[fs] = True
             if self._surrender_at_once:
-                self._pay(fs, _SURR)
+                self._pay(fs, OUTCOME_SURRENDER)
         if split.size:
             self._split(idx[split], h[split], split_cards)
         finished = self._done.take(f).nonzero()[0]

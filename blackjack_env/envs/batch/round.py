@@ -18,14 +18,14 @@ from blackjack_env.engine import play
 from blackjack_env.engine.cards import Card
 from blackjack_env.engine.play import NaturalEffect
 from blackjack_env.envs.batch.codes import (
-    _BJ,
-    _DECIDE,
-    _EVEN,
-    _INSURE,
-    _INSURE_PHASE,
-    _OVER,
-    _SURR,
-    _SURRENDER,
+    ACTION_INSURE,
+    ACTION_SURRENDER,
+    OUTCOME_BLACKJACK,
+    OUTCOME_EVEN_MONEY,
+    OUTCOME_SURRENDER,
+    PHASE_DECIDE,
+    PHASE_INSURE,
+    PHASE_OVER,
 )
 from blackjack_env.envs.batch.state import BatchState
 
@@ -145,12 +145,12 @@ class RoundMixin(BatchState):
         effect = self._natural_effect  # play.dealt_natural_effect
         if effect is not NaturalEffect.PLAY and np.count_nonzero(bj):
             if effect is NaturalEffect.PAY:
-                self._pay(idx.compress(bj), _BJ)
+                self._pay(idx.compress(bj), OUTCOME_BLACKJACK)
             else:
                 self._done[idx.compress(bj)] = True
         # a blackjack needs an ace and a ten-value card: peek under either (the ace by
         # rank, since custom values may give a non-ace the value 1)
-        self.phase[idx] = _DECIDE
+        self.phase[idx] = PHASE_DECIDE
         if self._peek:  # no peek: peek_possible stays False
             peek_possible = self._peek_by_rank.take(ru)
             self.peek_possible[idx] = peek_possible
@@ -166,10 +166,10 @@ class RoundMixin(BatchState):
                 if self.seats > 1:
                     idx = self._ask_seats(idx, ask)
                 else:
-                    self.phase[idx[ask]] = _INSURE_PHASE
+                    self.phase[idx[ask]] = PHASE_INSURE
                     idx = idx[~ask]
                     self._do_peek(idx)
-                    idx = idx[self.phase[idx] != _OVER]
+                    idx = idx[self.phase[idx] != PHASE_OVER]
             else:  # the naturals are known from the deal (a peek rule has a hole card)
                 natural = bj if effect is NaturalEffect.END else None
                 idx = self._do_peek(
@@ -183,7 +183,7 @@ class RoundMixin(BatchState):
         if effect is NaturalEffect.PAY or self._natural_stands:
             fin = dealt_to.compress(bj)
             if fin.size:
-                fin = fin[self.phase[fin] == _DECIDE]
+                fin = fin[self.phase[fin] == PHASE_DECIDE]
                 self._done[fin] = True
                 if fin.size:
                     # all paid (at the peek): the dealer's turn would only end the rounds
@@ -221,7 +221,7 @@ class RoundMixin(BatchState):
             hit = idx.compress(dealer_bj)
             self.hole_revealed[hit] = True
             self._settle_by_compare(hit)
-            self.phase[hit] = _OVER
+            self.phase[hit] = PHASE_OVER
             keep = (~dealer_bj).nonzero()[0]
             rest = idx.take(keep)
             if natural is not None:
@@ -238,7 +238,7 @@ class RoundMixin(BatchState):
             else:  # at the deal: done & unsettled & natural is exactly this
                 done_bj = natural
             if np.count_nonzero(done_bj):
-                self._pay(rest.compress(done_bj), _BJ)
+                self._pay(rest.compress(done_bj), OUTCOME_BLACKJACK)
         return rest
 
     def finish_rounds(self, idx: np.ndarray) -> None:
@@ -247,7 +247,7 @@ class RoundMixin(BatchState):
         (``last_hand`` is left as it is)."""
         idx = np.asarray(idx, dtype=np.int64)
         while True:
-            idx = idx[self.phase[idx] != _OVER]
+            idx = idx[self.phase[idx] != PHASE_OVER]
             if not idx.size:
                 if self.seats > 1:
                     self._sync_shoes()
@@ -255,7 +255,7 @@ class RoundMixin(BatchState):
             act = idx if self.seats == 1 else idx[self.acting().take(idx)]
             if not act.size:
                 raise RuntimeError("finish_rounds: a table waits for no seat (not table-aligned?)")
-            ins = self.phase[act] == _INSURE_PHASE
+            ins = self.phase[act] == PHASE_INSURE
             if np.count_nonzero(ins):
                 t = act[ins]
                 self._act_insurance(t, np.full(t.size, _PLAY_OUT[1], dtype=np.int64))
@@ -283,11 +283,11 @@ class RoundMixin(BatchState):
             act = self.acting()
             active = act if active is None else act & active
         phase = self.phase
-        decide = phase == _DECIDE
+        decide = phase == PHASE_DECIDE
         if active is not None:
             decide &= active
         if self._pre_peek:
-            ins = phase == _INSURE_PHASE
+            ins = phase == PHASE_INSURE
             if active is not None:
                 ins &= active
             ins = ins.nonzero()[0]
@@ -297,7 +297,7 @@ class RoundMixin(BatchState):
         if decide.size:
             self._act_play(decide, actions.take(decide))
         self._flush_dealer()
-        round_over = phase == _OVER
+        round_over = phase == PHASE_OVER
         if active is not None:
             round_over &= active
         if self.seats > 1:  # a table's round ends for all its seats at once
@@ -338,24 +338,24 @@ class RoundMixin(BatchState):
         return hands / self.bet if self.bet != 1 else hands
 
     def _act_insurance(self, idx: np.ndarray, actions: np.ndarray) -> None:
-        insure = actions == _INSURE
+        insure = actions == ACTION_INSURE
         if np.count_nonzero(insure):
             t = idx[insure]
             bj = self._is_bj(t, t)
             if np.count_nonzero(bj):
-                self._pay(t[bj], _EVEN)
+                self._pay(t[bj], OUTCOME_EVEN_MONEY)
             nb = t[~bj]
             self.insurance[nb] = self._stake[nb] / 2.0
-        surr = actions == _SURRENDER
+        surr = actions == ACTION_SURRENDER
         if np.count_nonzero(surr):
             t = idx[surr]
             self._surrendered[t] = True
-            self._pay(t, _SURR)
+            self._pay(t, OUTCOME_SURRENDER)
         if self.seats > 1:
             self._peek_seats(idx)
             return
         self._do_peek(idx)
-        idx = idx[self.phase[idx] != _OVER]
-        self.phase[idx] = _DECIDE
+        idx = idx[self.phase[idx] != PHASE_OVER]
+        self.phase[idx] = PHASE_DECIDE
         self.cur[idx] = -1
         self._advance(idx)

@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 
 from blackjack_env.envs.batch.codes import (
-    _DECIDE,
-    _INSURE_PHASE,
-    _OVER,
-    _PEEK_WAIT,
-    _SEAT_DONE,
+    PHASE_DECIDE,
+    PHASE_DONE,
+    PHASE_INSURE,
+    PHASE_OVER,
+    PHASE_PEEK_WAIT,
 )
 from blackjack_env.envs.batch.state import BatchState
 
@@ -33,8 +33,8 @@ class SeatsMixin(BatchState):
         if self.seats == 1:
             return np.ones(self.num_tables, dtype=bool)
         phase = self.phase.reshape(-1, self.seats)
-        ins = phase == _INSURE_PHASE
-        dec = phase == _DECIDE
+        ins = phase == PHASE_INSURE
+        dec = phase == PHASE_DECIDE
         first = np.where(ins.any(axis=1), ins.argmax(axis=1), dec.argmax(axis=1))
         out = np.zeros(phase.shape, dtype=bool)
         out[np.arange(phase.shape[0]), first] = True
@@ -86,35 +86,35 @@ class SeatsMixin(BatchState):
         question; the other seats of those tables wait for the peek; tables where nobody
         is asked are peeked now. Returns the rows whose round goes on at those."""
         table_ask = ask.reshape(-1, self.seats).any(axis=1).repeat(self.seats)
-        self.phase[idx[ask]] = _INSURE_PHASE
-        self.phase[idx[table_ask & ~ask]] = _PEEK_WAIT
+        self.phase[idx[ask]] = PHASE_INSURE
+        self.phase[idx[table_ask & ~ask]] = PHASE_PEEK_WAIT
         rest = idx[~table_ask]
         self._do_peek(rest)
-        return rest[self.phase[rest] != _OVER]
+        return rest[self.phase[rest] != PHASE_OVER]
 
     def _peek_seats(self, idx: np.ndarray) -> None:
         """Several seats: rows ``idx`` answered the pre-peek question; at the tables
         where every seat has answered, the dealer peeks and play starts at seat 0."""
-        self.phase[idx] = _PEEK_WAIT
+        self.phase[idx] = PHASE_PEEK_WAIT
         rows = self._table_rows(idx)
-        ready = ~(self.phase[rows] == _INSURE_PHASE).any(axis=1)
+        ready = ~(self.phase[rows] == PHASE_INSURE).any(axis=1)
         if not np.count_nonzero(ready):
             return
         rows = rows[ready].reshape(-1)
         self._do_peek(rows)
-        rows = rows[self.phase[rows] != _OVER]
-        self.phase[rows] = _DECIDE
+        rows = rows[self.phase[rows] != PHASE_OVER]
+        self.phase[rows] = PHASE_DECIDE
         self.cur[rows] = -1
         self._advance(rows)
 
     def _seats_done(self, idx: np.ndarray) -> None:
         """Several seats: the hands of rows ``idx`` are all done; the dealer plays at the
         tables whose seats are all done."""
-        self.phase[idx] = _SEAT_DONE
+        self.phase[idx] = PHASE_DONE
         if self.max_hands > 1:  # the cursor stays on a hand the seat holds
             self.cur[idx] = self.nhands[idx] - 1
         rows = self._table_rows(idx)
-        ready = (self.phase[rows] == _SEAT_DONE).all(axis=1)
+        ready = (self.phase[rows] == PHASE_DONE).all(axis=1)
         if np.count_nonzero(ready):
             self._dealer_turn_seats(rows[ready].reshape(-1))
 
@@ -123,7 +123,7 @@ class SeatsMixin(BatchState):
         ascending): drawn once per table (at the row of seat 0) if some seat has an
         unsettled hand that was not surrendered, then every seat's hands settled."""
         s = self.seats
-        self.phase[rows] = _OVER
+        self.phase[rows] = PHASE_OVER
         nh = self.nhands[rows]
         if self.max_hands > 1:
             self.cur[rows] = nh - 1

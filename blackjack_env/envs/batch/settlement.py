@@ -13,7 +13,7 @@ import numpy as np
 
 from blackjack_env.engine import play
 from blackjack_env.engine.play import array_total
-from blackjack_env.envs.batch.codes import _LOSS
+from blackjack_env.envs.batch.codes import OUTCOME_LOSS
 from blackjack_env.envs.batch.state import BatchState
 
 
@@ -58,28 +58,10 @@ class SettlementMixin(BatchState):
         if f.size:
             self._pay_outcomes(f, self._compare(f, t))
 
-    def _hand_key_width(self) -> int:
-        """Keys of a hand for :meth:`_outcome_by_hands`: ``2 * hard + ace``, plus this
-        width when it holds two cards that may make a natural (``hard`` is at most 21
-        plus one card)."""
-        return 2 * (22 + int(self._values.max()))
-
-    def _outcome_by_hands(self) -> np.ndarray:
-        """Outcome codes of a standing hand against the dealer's final hand, at entry
-        ``2 * width * player key + dealer key`` (keys: :meth:`_hand_key_width`): the
-        categories of :func:`~blackjack_env.engine.play.array_category` looked up in
-        :func:`~blackjack_env.engine.play.outcome_table`, once per rule set."""
-        width = self._hand_key_width()
-        key = np.arange(2 * width)
-        hard, ace, two = (key % width) // 2, (key % 2) == 1, key >= width
-        natural = play.array_natural(np.where(two, 2, 3), hard, ace)
-        cat = play.array_category(array_total(hard, ace), natural)
-        return self._outcome_table.take(cat[:, None] * play.NUM_CATEGORIES + cat[None, :])
-
     def _compare(self, f: np.ndarray, t: np.ndarray) -> np.ndarray:
         """Outcome codes of standing hands against the dealer's final hand (as Table._compare).
 
-        Looked up by the two hands (total, natural) in :meth:`_outcome_by_hands`."""
+        Looked up by the two hands (total, natural) in ``RuleTables.by_hands``."""
         by_hands = self._by_hands
         width = by_hands.shape[1] // 2
         two = self._ncards.take(f) == 2  # a natural: two cards, an ace and a hard 11
@@ -120,7 +102,7 @@ class SettlementMixin(BatchState):
         top = np.full(self.num_tables, -1, dtype=np.int64)
         np.maximum.at(top, t, total)
         judged = play.array_highest_hand_judged(total, top[t], self.d_hard[t] > 21)
-        out = np.full(f.size, _LOSS, dtype=np.int64)  # play.highest_hand_outcomes
+        out = np.full(f.size, OUTCOME_LOSS, dtype=np.int64)  # play.highest_hand_outcomes
         if np.count_nonzero(judged):
             out[judged] = self._compare(f[judged], t[judged])
         self._pay_outcomes(f, out)

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from blackjack_env.engine.cards import Card
+    from blackjack_env.envs.tables import RuleTables
 
 __all__ = ["BatchState"]
 
@@ -33,6 +34,7 @@ class BatchState:
     """The attributes of :class:`~blackjack_env.envs.batch.TableBatch` (annotations only:
     nothing is stored on the class), in the order ``__init__`` sets them."""
 
+    tables: RuleTables
     rules: Rules
     rng: np.random.Generator
     bet: int

@@ -11,20 +11,18 @@ arrays and pickling.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from blackjack_env.engine import play
-from blackjack_env.engine.cards import ALL_CARDS
-from blackjack_env.engine.rules import HoleCard, Rules, Surrender
+from blackjack_env.engine.rules import Rules
+
+# the module, not its names: envs.tables imports this package's codes (either may load first)
+from blackjack_env.envs import tables as rule_tables
 from blackjack_env.envs.batch.chips import ChipsMixin
 from blackjack_env.envs.batch.codes import (
-    _DECIDE,
-    _INSURE_PHASE,
-    _OVER,
-    _STAND_ONLY,
     NUM_CORE_ACTIONS,
+    PHASE_OVER,
 )
 from blackjack_env.envs.batch.dealer import DealerMixin
 from blackjack_env.envs.batch.hands import HandsMixin
@@ -32,6 +30,10 @@ from blackjack_env.envs.batch.round import RoundMixin
 from blackjack_env.envs.batch.seats import SeatsMixin
 from blackjack_env.envs.batch.settlement import SettlementMixin
 from blackjack_env.envs.batch.shoe import ShoeMixin
+from blackjack_env.envs.settings import EnvSettings
+
+if TYPE_CHECKING:
+    from blackjack_env.envs.tables import RuleTables
 
 __all__ = ["TableBatch"]
 
@@ -60,6 +62,10 @@ class TableBatch(
         seats: seats per table (``rules.seats`` must equal it); with more than one,
             ``num_tables`` counts rows (seats), a multiple of ``seats``: see the package
             docstring (:mod:`blackjack_env.envs.batch`).
+        tables: the rule tables of these arguments, already built from validated settings
+            (:class:`~blackjack_env.envs.tables.RuleTables`; :meth:`from_tables`): read
+            as they are, the arguments not checked again; ``ValueError`` if they were
+            built for other arguments. None: built here, after the arguments' checks.
 
     Public state (numpy arrays; ``H = rules.max_split_hands``, ``N = num_tables``;
     hand arrays are ``(H, N)``, hand ``h`` of table ``t`` at ``[h, t]``):
@@ -77,8 +83,8 @@ class TableBatch(
     round's bet in units of ``1 / chip_den``, or None). Hand ``h`` of table ``t`` is
     element ``h * N + t`` of a hand array's flat view (``hard.reshape(-1)``).
 
-    Rule constants (read-only arrays): ``card_values`` (point value by rank index
-    0..12, 0 = ace), ``rank_of_card`` (rank index of each card id 0..51),
+    Rule constants (read-only arrays, fields of ``tables``): ``card_values`` (point value
+    by rank index 0..12, 0 = ace), ``rank_of_card`` (rank index of each card id 0..51),
     ``legal_table`` / ``legal_table_phase`` (the legal decisions by row key, see
     :meth:`legal_keys`).
     """
@@ -94,29 +100,50 @@ class TableBatch(
         bet_sizes: tuple[int, ...] = (),
         bankroll: int | None = None,
         seats: int = 1,
+        *,
+        tables: RuleTables | None = None,
     ) -> None:
-        self._check_args(rules, num_tables, bet, bet_sizes, bankroll, seats)
-        self._build(
-            rules, int(num_tables), rng, int(bet), ask_insurance, track_cards,
-            tuple(int(k) for k in bet_sizes), None if bankroll is None else int(bankroll),
-            int(seats),
-        )  # fmt: skip
+        if tables is None:
+            self._check_args(rules, num_tables, bet, bet_sizes, bankroll, seats)
+            tables = rule_tables.build_tables(
+                rules, bet=int(bet), bet_sizes=tuple(int(k) for k in bet_sizes),
+                bankroll=None if bankroll is None else int(bankroll),
+                insurance_decisions=bool(ask_insurance),
+            )  # fmt: skip
+        elif (rules, bet, bool(ask_insurance) and rules.insurance, tuple(bet_sizes), bankroll,
+              seats) != (tables.rules, tables.bet, tables.ask_insurance, tables.bet_sizes,
+                         tables.bankroll, tables.rules.seats):  # fmt: skip
+            raise ValueError(
+                "tables: the rule tables were built for another configuration than the "
+                "arguments (give both from the same settings, or use TableBatch.from_tables)"
+            )
+        self._build(tables, int(num_tables), rng, track_cards)
 
     @classmethod
     def from_settings(
-        cls, settings: Any, num_tables: int, rng: np.random.Generator, track_cards: bool = False
+        cls, settings: EnvSettings, num_tables: int, rng: np.random.Generator,
+        track_cards: bool = False,
     ) -> TableBatch:
         """The tables of the batched env, from its validated
         :class:`~blackjack_env.envs.settings.EnvSettings` (``rules``, ``bet``,
         ``insurance_decisions``, ``bet_sizes``, ``bankroll``; ``rules.seats`` seats), whole:
         what the settings checked is not checked again (``num_tables`` is the env's
         ``num_envs``, checked there)."""
-        batch = cls.__new__(cls)
-        batch._build(
-            settings.rules, num_tables, rng, settings.bet, settings.insurance_decisions,
-            track_cards, settings.bet_sizes, settings.bankroll, settings.rules.seats,
+        tables = rule_tables.RuleTables.from_settings(settings)
+        return cls.from_tables(tables, num_tables, rng, track_cards)
+
+    @classmethod
+    def from_tables(
+        cls, tables: RuleTables, num_tables: int, rng: np.random.Generator,
+        track_cards: bool = False,
+    ) -> TableBatch:
+        """The tables of a validated configuration's :class:`~blackjack_env.envs.tables.
+        RuleTables` (``tables.rules.seats`` seats; ``num_tables`` rows, a multiple of
+        them), read as they are (the env builds its tables once)."""
+        return cls(
+            tables.rules, num_tables, rng, tables.bet, tables.ask_insurance, track_cards,
+            tables.bet_sizes, tables.bankroll, tables.rules.seats, tables=tables,
         )  # fmt: skip
-        return batch
 
     @staticmethod
     def _check_args(
@@ -174,134 +201,97 @@ class TableBatch(
             )
 
     def _build(
-        self,
-        rules: Rules,
-        num_tables: int,
-        rng: np.random.Generator,
-        bet: int,
-        ask_insurance: bool,
-        track_cards: bool,
-        bet_sizes: tuple[int, ...],
-        bankroll: int | None,
-        seats: int,
+        self, tables: RuleTables, num_tables: int, rng: np.random.Generator, track_cards: bool
     ) -> None:
         """Set every attribute (:class:`~.state.BatchState`) from checked arguments."""
+        rules = tables.rules
+        #: the rule tables this batch reads (:class:`~blackjack_env.envs.tables.RuleTables`)
+        self.tables = tables
         self.rules = rules
         self.rng = rng
-        self.bet = int(bet)
-        self.ask_insurance = bool(ask_insurance) and rules.insurance
+        self.bet = tables.bet
+        self.ask_insurance = tables.ask_insurance
         n = self.num_tables = int(num_tables)
         h = self.max_hands = rules.max_split_hands
         self._arange = np.arange(n)
         #: seats per table: row ``r`` is seat ``r % seats`` of table ``r // seats``
-        self.seats = int(seats)
+        self.seats = int(rules.seats)
         #: per row, the row of seat 0 of its table (it holds the table's shoe and dealer)
         self.lead_row = self._arange - self._arange % self.seats
 
-        # ----- rule constants
-        self._values = np.array(rules.card_values, dtype=np.int64)  # by rank index
-        self._rank_of_id = np.array([c.rank - 1 for c in ALL_CARDS], dtype=np.int64)
-        self._value_of_id = self._values.take(self._rank_of_id)
+        # ----- rule constants: the rule tables (envs/tables.py, built from engine/play),
+        # under the names the mixins read
+        self._values = tables.card_values
+        self._rank_of_id = tables.rank_of_card
+        self._value_of_id = tables.value_of_card
         #: point value by rank index 0..12 (``rules.card_values``; read-only)
-        self.card_values = self._values.view()
+        self.card_values = tables.card_values
         #: rank index 0..12 (0 = ace) of each card id 0..51 (read-only)
-        self.rank_of_card = self._rank_of_id.view()
-        for public in (self.card_values, self.rank_of_card):
-            public.flags.writeable = False
-        # the rules of play, as lookup tables built from engine/play's functions
-        self._factor = play.payout_factors(rules)  # net per chip, by outcome code
+        self.rank_of_card = tables.rank_of_card
+        self._factor = tables.payouts  # net per chip, by outcome code
         # a hand's net can be -0.0 (a factor is -0.0)
         self._negative_zero = bool(np.count_nonzero(np.signbit(self._factor) & (self._factor == 0)))
         # aces by rank (custom values may make another card worth 1)
         self._ace_of_id = self._rank_of_id == 0
-        self._outcome_table = play.outcome_table(rules)  # (player, dealer) categories
-        self._by_hands = self._outcome_by_hands()  # the same, keyed by the hands (_compare)
-        self._dealer_hits = play.dealer_draw_table(rules)  # entry 2 * hard + ace
-        # the dealer hand's key after one more card: entry 52 * (2 * hard + ace) + card id
-        # a key where the dealer stands keeps it; drawing keys stay below 64: hard <= 16
-        # plus a card of at most 10
-        keys = np.arange(64)
-        after = 2 * (keys[:, None] // 2 + self._value_of_id[None, :])
-        after |= (keys[:, None] % 2 == 1) | self._ace_of_id[None, :]
-        self._dealer_next = np.where(self._dealer_hits[:, None], after, keys[:, None]).reshape(-1)
-        self._peek_by_rank = play.peek_by_rank(rules)  # by upcard rank index
-        # legal decisions, one row per key (legal_mask): play_action_table's rows, then
-        # the row of a round that is over (STAND only: the step reports the result),
-        # then pre_peek_action_table's rows; each row packed into one uint64 (8 bools)
-        pre_peek = play.pre_peek_action_table(rules, self.ask_insurance, NUM_CORE_ACTIONS)
-        rows = np.concatenate(
-            [play.play_action_table(rules, NUM_CORE_ACTIONS), _STAND_ONLY[None, :], pre_peek]
-        )
+        self._outcome_table = tables.outcome_table  # (player, dealer) categories
+        self._by_hands = tables.by_hands  # the same, keyed by the hands (_compare)
+        self._dealer_hits = tables.dealer_hits  # entry 2 * hard + ace
+        self._dealer_next = tables.dealer_next  # entry 52 * (2 * hard + ace) + card id
+        self._peek_by_rank = tables.peek_by_rank  # by upcard rank index
         #: ``(K, 7)`` bool, read-only: the legal decisions of each row key (:meth:`legal_keys`)
-        self.legal_table = rows
-        rows.flags.writeable = False
-        packed = np.zeros((rows.shape[0], 8), dtype=bool)
-        packed[:, :NUM_CORE_ACTIONS] = rows
+        self.legal_table = tables.legal_table
+        # each row packed into one uint64 (8 bools)
+        packed = np.zeros((tables.legal_table.shape[0], 8), dtype=bool)
+        packed[:, :NUM_CORE_ACTIONS] = tables.legal_table
         self._legal_rows = packed.view(np.uint64).reshape(-1)
-        self._over_key = 13 * play.KEY_UPCARD
+        self._over_key = tables.over_key
         #: ``(K,)`` the ``BatchPhase`` of a table whose key is the row's (read-only)
-        self.legal_table_phase = np.full(rows.shape[0], _DECIDE, dtype=np.int64)
-        self.legal_table_phase[self._over_key] = _OVER
-        self.legal_table_phase[self._over_key + 1 :] = _INSURE_PHASE
-        self.legal_table_phase.flags.writeable = False
+        self.legal_table_phase = tables.legal_table_phase
         # rules where every hand in play may stand or hit and nothing else: the row of
         # a hand of more than two cards (key 0: hard 0, no ace, upcard ace) is every row
-        self._stand_hit_only = play.stand_hit_only(rules)
+        self._stand_hit_only = tables.stand_hit_only
         self._stand_hit_key = 0
         # stand/hit-only rules: the key by phase code (DECIDE, INSURE (set apart), OVER)
         self._stand_hit_keys = np.array([0, 0] + [self._over_key] * 3, dtype=np.int64)
-        self._pre_peek_key = self._over_key + 1  # + 2 * upcard rank index + natural
-        self._asks_pre_peek = pre_peek.sum(axis=1) > 1  # more than DECLINE
-        self._pair = play.pair_table(rules)  # is_pair at 13 * rank index + rank index
-        # split_allowed at 18 * pair + 2 * hands + split aces
-        self._split_ok = play.split_allowed_table(rules).reshape(-1)
-        # the bet is fixed: a hand's stake at a split decision is the bet
-        self._splits = play.split_stake_ok(rules, self.bet, True) and bool(
-            play.split_allowed_table(rules)[:, 1:].any()
-        )
-        self._split_done = play.split_done_table(rules)
-        self._surrender_at_once = play.surrender_settles_at_once(rules)
-        self._surrenders = rules.surrender is not Surrender.NONE
+        self._pre_peek_key = tables.pre_peek_key  # + 2 * upcard rank index + natural
+        self._asks_pre_peek = tables.asks_pre_peek  # more than DECLINE
+        self._pair = tables.pair  # is_pair at 13 * rank index + rank index
+        self._split_ok = tables.split_ok  # split_allowed at 18 * pair + 2 * hands + split aces
+        self._splits = tables.splits
+        self._split_done = tables.split_done
+        self._surrender_at_once = tables.surrender_at_once
+        self._surrenders = tables.surrenders
         # one hand that is never doubled: its stake is always the bet (set once, below)
         self._stake_fixed = h == 1 and not rules.can_double
         self._bet_factor = self.bet * self._factor  # net of a hand staking the bet
-        self._peek = rules.hole_card is HoleCard.PEEK
-        self._no_hole = rules.hole_card is HoleCard.NONE
-        # a hand reaching play.AUTO_STAND_TOTAL stands by itself (play.auto_stands)
-        self._auto21 = play.auto_stands(rules, play.AUTO_STAND_TOTAL)
-        # a dealt natural not paid at the deal needs no decision (play.natural_stands)
-        self._natural_stands = play.natural_stands(rules)
-        # a two-card 21 on a split hand is a natural (play.natural_counts)
-        self._split_naturals = play.natural_counts(rules, from_split=True)
-        # a split hand's two cards by 13 * first rank + second rank: its hard total, its
-        # ace, and what its cards decide of its split_done_table key (8: split aces,
-        # 2: a natural that counts, 1: a 21) (the first card alone: hard = its value)
-        r0, r1 = np.divmod(np.arange(169), 13)
-        self._two_hard = self._values.take(r0) + self._values.take(r1)
-        self._two_ace = (r0 == 0) | (r1 == 0)
-        self._second_key = 8 * (r0 == 0) + (play.array_total(self._two_hard, self._two_ace) == 21)
-        if self._split_naturals:  # else a split hand is never a natural: _is_bj
-            self._second_key += 2 * play.array_natural(2, self._two_hard, self._two_ace)
-        self._naturals_paid_at_peek = play.natural_paid_at_peek(rules)
-        # what a dealt natural does (play.dealt_natural_effect) and how hands settle
-        self._natural_effect = play.dealt_natural_effect(rules)
-        self._highest = play.settles_by_highest_hand(rules)
+        self._peek = tables.peek
+        self._no_hole = tables.no_hole
+        self._auto21 = tables.auto21
+        self._natural_stands = tables.natural_stands
+        self._split_naturals = tables.split_naturals
+        self._two_hard = tables.two_hard
+        self._two_ace = tables.two_ace
+        self._second_key = tables.second_key
+        self._naturals_paid_at_peek = tables.naturals_paid_at_peek
+        self._natural_effect = tables.natural_effect
+        self._highest = tables.highest
+        self._split_stake_check = tables.split_stake_check
+        self._poor_play_offset = tables.poor_play_offset
+        self._poor_pre_peek_offset = tables.poor_pre_peek_offset
+        self._asks_pre_peek_poor = tables.asks_pre_peek_poor
 
         # ----- shoe (shoe.py), and what reads it
         self._init_shoe(n)
         self._cdf: np.ndarray | None = None  # infinite deck: dealer final-hand CDFs
         self._to_dealer: list[np.ndarray] = []  # tables whose hands are all done (in a call)
         self._can_double_rule = rules.can_double
-        # a pre-peek decision (the INSURE phase) can occur
-        self._pre_peek = self._peek and bool(
-            np.count_nonzero(self._asks_pre_peek.reshape(13, 2) & self._peek_by_rank[:, None])
-        )
+        self._pre_peek = tables.pre_peek  # a pre-peek decision (the INSURE phase) can occur
         # one hand per round and no pre-peek decision, infinite deck: a step's hit cards
         # are one whole-width block of the card stream (table t takes entry t)
         self._hit_block = h == 1 and not self._pre_peek and self.infinite
 
         # ----- seat / hands
-        self.phase = np.full(n, _OVER, dtype=np.int64)
+        self.phase = np.full(n, PHASE_OVER, dtype=np.int64)
         self.nhands = np.ones(n, dtype=np.int64)
         self.cur = np.zeros(n, dtype=np.int64)
         self.last_hand = np.zeros(n, dtype=np.int64)  # hand of the last playing decision
@@ -342,7 +332,7 @@ class TableBatch(
         self.counts = np.zeros((n, 13) if track_cards else (0, 13), dtype=np.int64)
         self._bind_views()
         self._new_shoes(self._arange)
-        self._init_chips(bet_sizes, bankroll)
+        self._init_chips(tables.bet_sizes, tables.bankroll)
 
     @property
     def _round_flags(self) -> tuple[np.ndarray, ...]:

@@ -59,30 +59,9 @@ class ObserveMixin(BetsMixin):
 
     def _mask_table(self, batch: TableBatch) -> np.ndarray:
         """``(K, n)`` int8: the action-mask row of a table by its batch key
-        (:meth:`TableBatch.legal_keys`), built once from the batch's ``legal_table``.
-
-        A hand in play: its legal playing actions (never INSURE); the pre-peek question:
-        STAND (decline), and INSURE / SURRENDER where the batch allows them; a settled
-        round: every action (any action continues)."""
-        cm = batch.legal_table
-        phase = _DECISION.take(batch.legal_table_phase)
-        n_play = self._n_play
-        mask = np.zeros((cm.shape[0], self._n_actions), dtype=np.int8)
-        mask[:, :n_play] = cm[:, :n_play]
-        if n_play == 6:
-            mask[:, _INSURE] = False
-        ins = phase == _INSURANCE
-        if n_play > _SURRENDER:  # with fewer actions no pre-peek question is asked
-            mask[ins, _STAND] = 1
-            if n_play == 6:
-                mask[ins, _INSURE] = cm[ins, _INSURE]
-            mask[ins, _SURRENDER] = cm[ins, _SURRENDER]
-            mask[ins, _HIT] = 0
-            mask[ins, _DOUBLE] = 0
-            mask[ins, _SPLIT] = 0
-        mask[phase == _SETTLED] = 1  # a settled round: any action continues
-        mask.flags.writeable = False
-        return mask
+        (:meth:`TableBatch.legal_keys`): the rule tables' ``mask_rows``
+        (:func:`blackjack_env.envs.tables.mask_rows`, where the rows are defined)."""
+        return batch.tables.mask_rows
 
     def _focus(self) -> tuple[np.ndarray, np.ndarray]:
         """The hand each sub-env's observation describes (``focus_index``: the hand to act

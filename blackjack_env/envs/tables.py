@@ -1,0 +1,415 @@
+"""The rule tables both batched rounds read: validated settings as plain numpy lookup tables.
+
+:class:`RuleTables` is what the numpy batched tables
+(:class:`~blackjack_env.envs.batch.TableBatch`) and the JAX table
+(:func:`blackjack_env.jax.tables.build`) know of a rule set and an env configuration:
+every rule decision as an array indexed by a small integer key, or a flag that says which
+part of the round the rules use. Nothing here decides a rule: each entry is built from
+:mod:`blackjack_env.engine.play`'s functions (the scalar engine's), and the action counts,
+names and mask layout from :class:`~blackjack_env.envs.view.layout.Layout` (the envs').
+Build it with :meth:`RuleTables.from_settings` (an env's validated
+:class:`~blackjack_env.envs.settings.EnvSettings`) or :func:`build_tables` (the values
+themselves, checked by the caller).
+
+A new rule-table entry is one field here (its line in :class:`RuleTables`, its value in
+:func:`build_tables`); both rounds then read it by name. The arrays are read-only.
+
+Keys (the codes are :mod:`blackjack_env.envs.batch.codes`'s):
+
+* a card id 0..51 (suit-major, :data:`~blackjack_env.engine.cards.ALL_CARDS`), a rank
+  index 0..12 (0 = ace);
+* a hand for the outcome lookup: ``2 * hard + ace``, plus :attr:`RuleTables.hand_key_width`
+  when it holds two cards that may make a natural; ``by_hands`` is indexed by
+  ``(player key, dealer key)``;
+* the dealer: ``2 * hard + ace`` (below 64 while the dealer draws);
+* a legal-decision row (``legal_table``): rows ``0 .. over_key - 1`` a hand in play
+  (:func:`~blackjack_env.engine.play.play_action_table`'s key), ``over_key`` a round that
+  is over (STAND only: the step reports the result), ``pre_peek_key + 2 * upcard rank +
+  natural`` the pre-peek question; with a finite bankroll, the rows of a seat that cannot
+  afford a double at ``key + poor_play_offset`` and of a pre-peek question it cannot
+  insure at ``key + poor_pre_peek_offset``;
+* a split hand's two ranks: ``13 * first rank + second rank``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from blackjack_env.engine import play
+from blackjack_env.engine.cards import ALL_CARDS
+from blackjack_env.engine.play import NaturalEffect
+from blackjack_env.engine.rules import HoleCard, Rules, Surrender
+from blackjack_env.envs.batch.codes import (
+    ACTION_DOUBLE,
+    ACTION_HIT,
+    ACTION_INSURE,
+    ACTION_SPLIT,
+    ACTION_STAND,
+    ACTION_SURRENDER,
+    NUM_CORE_ACTIONS,
+    PHASE_DECIDE,
+    PHASE_INSURE,
+    PHASE_OVER,
+    STAND_ONLY_ROW,
+)
+from blackjack_env.envs.settings import EnvSettings
+from blackjack_env.envs.step import DECISION_BY_BATCH_PHASE, Decision
+from blackjack_env.envs.view.layout import Layout, ObsMode
+
+__all__ = ["RuleTables", "build_tables", "mask_rows"]
+
+_INSURANCE, _SETTLED = int(Decision.INSURANCE), int(Decision.SETTLED)
+
+
+@dataclass(frozen=True, eq=False)
+class RuleTables:
+    """One rule set and env configuration as lookup tables (read-only numpy arrays).
+
+    Configuration (as validated): ``rules``; ``bet`` (chips per base bet); ``bet_sizes``
+    (multiples of ``bet`` offered at a BET step, ``()`` for a fixed bet); ``bankroll``
+    (starting chips, None for unlimited credit); ``ask_insurance`` (the learner is asked
+    about insurance / even money: ``insurance_decisions`` under rules that offer it).
+    The arrays' shapes are in the comments (``W`` = :attr:`hand_key_width`, ``K`` the
+    legal-table rows).
+    """
+
+    rules: Rules
+    bet: int
+    bet_sizes: tuple[int, ...]
+    bankroll: int | None
+    ask_insurance: bool
+
+    # ---- cards
+    card_values: np.ndarray
+    """``(13,)`` int64: point value by rank index (``rules.card_values``)"""
+    rank_of_card: np.ndarray
+    """``(52,)`` int64: rank index of each card id"""
+    value_of_card: np.ndarray
+    """``(52,)`` int64: point value of each card id"""
+    hilo_of_card: np.ndarray
+    """``(52,)`` int64: Hi-Lo tag of each card id (``play.HI_LO_TAGS``)"""
+
+    # ---- outcomes and payouts
+    payouts: np.ndarray
+    """``(7,)`` float64: net chips per chip staked, by outcome code (``play.payout_factors``)"""
+    outcome_table: np.ndarray
+    """``(24 * 24,)`` int64: outcome code by (player, dealer) category (``play.outcome_table``)"""
+    hand_key_width: int
+    """``W``: the width of a hand's outcome key (``2 * (22 + top card value)``)"""
+    by_hands: np.ndarray
+    """``(2W, 2W)`` int64: outcome code of a standing hand by (player key, dealer key)"""
+    surrender_outcome: np.ndarray
+    """``(2,)`` int64: outcome code of a surrendered hand, by dealer natural"""
+    highest: bool
+    """hands settle by the highest hand at the table (``play.settles_by_highest_hand``)"""
+    chip_den: int
+    """chip amounts are exact in units of ``1 / chip_den`` (``play.chip_denominator``)"""
+
+    # ---- the dealer and the peek
+    dealer_hits: np.ndarray
+    """``(64,)`` bool: the dealer draws, by dealer key (``play.dealer_draw_table``)"""
+    dealer_next: np.ndarray
+    """``(64 * 52,)`` int64: the dealer key after card id ``c`` at ``52 * key + c`` (a key
+    where the dealer stands keeps it)"""
+    peek_by_rank: np.ndarray
+    """``(13,)`` bool: the dealer peeks, by upcard rank index (``play.peek_by_rank``)"""
+    peek: bool
+    """the dealer peeks for blackjack (``HoleCard.PEEK``)"""
+    no_hole: bool
+    """no hole card is dealt (``HoleCard.NONE``)"""
+
+    # ---- legality
+    legal_table: np.ndarray
+    """``(K, 7)`` bool: the legal decision codes of each row key (see the module docstring)"""
+    legal_table_phase: np.ndarray
+    """``(K,)`` int64: the ``BatchPhase`` of a table whose key is the row's"""
+    over_key: int
+    """the row of a round that is over"""
+    pre_peek_key: int
+    """the first pre-peek row (``+ 2 * upcard rank index + natural``)"""
+    asks_pre_peek: np.ndarray
+    """``(26,)`` bool: the pre-peek question asks more than DECLINE, by ``2 * rank + natural``"""
+    asks_pre_peek_poor: np.ndarray
+    """``(26,)`` bool: the same for a seat that cannot afford insurance (all False without a
+    finite bankroll)"""
+    poor_play_offset: int
+    """finite bankroll: a hand's row when the seat cannot afford a double is ``key +`` this
+    (0 otherwise)"""
+    poor_pre_peek_offset: int
+    """finite bankroll: a pre-peek row when the seat cannot afford insurance is ``key +``
+    this (0 otherwise)"""
+    pre_peek: bool
+    """a pre-peek decision (the INSURE phase) can occur"""
+    stand_hit_only: bool
+    """every hand in play may stand or hit and nothing else (``play.stand_hit_only``)"""
+    can_double: bool
+    """the rules allow a double somewhere (``rules.can_double``)"""
+    surrenders: bool
+    """the rules offer a surrender"""
+    surrender_at_once: bool
+    """a surrender settles the hand at once (``play.surrender_settles_at_once``)"""
+
+    # ---- naturals
+    natural_effect: NaturalEffect
+    """what a dealt natural does (``play.dealt_natural_effect``)"""
+    natural_stands: bool
+    """a dealt natural not paid at the deal needs no decision (``play.natural_stands``)"""
+    naturals_paid_at_peek: bool
+    """naturals are paid at the peek (``play.natural_paid_at_peek``)"""
+    auto21: bool
+    """a hand reaching 21 stands by itself (``play.auto_stands``)"""
+    split_naturals: bool
+    """a two-card 21 on a split hand is a natural (``play.natural_counts``)"""
+
+    # ---- splits
+    pair: np.ndarray
+    """``(169,)`` bool: two ranks make a pair (``play.pair_table``)"""
+    split_ok: np.ndarray
+    """``(36,)`` bool: a split is allowed at ``18 * pair + 2 * hands + split aces``
+    (``play.split_allowed_table``, flat)"""
+    split_done: np.ndarray
+    """``(16,)`` bool: a split hand is done by its key bits (``play.split_done_table``)"""
+    second_key: np.ndarray
+    """``(169,)`` int64: a split hand's ``split_done`` key bits from its two ranks (8 split
+    aces, 2 a natural that counts, 1 a 21)"""
+    two_hard: np.ndarray
+    """``(169,)`` int64: hard total of two ranks"""
+    two_ace: np.ndarray
+    """``(169,)`` bool: two ranks hold an ace"""
+    splits: bool
+    """a split can happen at some stake this configuration bets"""
+    split_stake_check: bool
+    """stakes vary (bet sizes, halved splits) or a bankroll limits them: ``split_stake_ok``
+    is asked per hand"""
+    stake_ok: np.ndarray
+    """``(2, M + 1)`` bool: ``play.split_stake_ok`` by (bankroll covers, stake in chips) for
+    every stake a hand can hold (``M`` the largest bet)"""
+
+    # ---- actions, masks and bets (the env's layout)
+    n_play: int
+    """playing actions of the env (``Layout.n_play``: 2, 5 or 6)"""
+    n_actions: int
+    """the env's action space (``Layout.n_actions``: ``n_play`` plus one per bet size)"""
+    pre_peek_decisions: bool
+    """the learner answers a pre-peek question (a peek, with insurance decisions or early
+    surrender); its STAND is then the table's DECLINE"""
+    mask_rows: np.ndarray
+    """``(K, n_actions)`` int8: the env's action mask by legal-table row key (:func:`mask_rows`)"""
+    bet_chips: np.ndarray
+    """``(len(bet_sizes),)`` int64: chips of each bet size"""
+    bet_within: np.ndarray
+    """``(len(bet_sizes),)`` bool: each bet size is within the table limits"""
+    min_cost: int
+    """the smallest bet of a round in chips"""
+
+    @classmethod
+    def from_settings(cls, settings: EnvSettings) -> RuleTables:
+        """The tables of an env's validated settings (``rules``, ``bet``, ``bet_sizes``,
+        ``bankroll``, ``insurance_decisions``), whole."""
+        return build_tables(
+            settings.rules,
+            bet=settings.bet,
+            bet_sizes=settings.bet_sizes,
+            bankroll=settings.bankroll,
+            insurance_decisions=settings.insurance_decisions,
+        )
+
+    @classmethod
+    def field_names(cls) -> tuple[str, ...]:
+        """Every field's name, in order."""
+        return tuple(f.name for f in fields(cls))
+
+
+def _frozen(arr: np.ndarray) -> np.ndarray:
+    arr.flags.writeable = False
+    return arr
+
+
+def mask_rows(
+    legal_table: np.ndarray, legal_table_phase: np.ndarray, n_play: int, n_actions: int
+) -> np.ndarray:
+    """``(K, n_actions)`` int8: the env's action-mask row of a table by its row key.
+
+    A hand in play: its legal playing actions (never INSURE); the pre-peek question:
+    STAND (decline), and INSURE / SURRENDER where the table allows them; a settled round:
+    every action (any action continues)."""
+    cm = legal_table
+    phase = DECISION_BY_BATCH_PHASE.take(legal_table_phase)
+    mask = np.zeros((cm.shape[0], n_actions), dtype=np.int8)
+    mask[:, :n_play] = cm[:, :n_play]
+    if n_play == 6:
+        mask[:, ACTION_INSURE] = False
+    ins = phase == _INSURANCE
+    if n_play > ACTION_SURRENDER:  # with fewer actions no pre-peek question is asked
+        mask[ins, ACTION_STAND] = 1
+        if n_play == 6:
+            mask[ins, ACTION_INSURE] = cm[ins, ACTION_INSURE]
+        mask[ins, ACTION_SURRENDER] = cm[ins, ACTION_SURRENDER]
+        mask[ins, ACTION_HIT] = 0
+        mask[ins, ACTION_DOUBLE] = 0
+        mask[ins, ACTION_SPLIT] = 0
+    mask[phase == _SETTLED] = 1  # a settled round: any action continues
+    return _frozen(mask)
+
+
+def _outcome_by_hands(outcome_table: np.ndarray, width: int) -> np.ndarray:
+    """Outcome codes of a standing hand against the dealer's final hand by (player key,
+    dealer key): the categories of :func:`~blackjack_env.engine.play.array_category`
+    looked up in :func:`~blackjack_env.engine.play.outcome_table`."""
+    key = np.arange(2 * width)
+    hard, ace, two = (key % width) // 2, (key % 2) == 1, key >= width
+    natural = play.array_natural(np.where(two, 2, 3), hard, ace)
+    cat = play.array_category(play.array_total(hard, ace), natural)
+    return outcome_table.take(cat[:, None] * play.NUM_CATEGORIES + cat[None, :])
+
+
+def build_tables(
+    rules: Rules,
+    *,
+    bet: int = 1,
+    bet_sizes: tuple[int, ...] = (),
+    bankroll: int | None = None,
+    insurance_decisions: bool = False,
+) -> RuleTables:
+    """The :class:`RuleTables` of checked values (see :meth:`RuleTables.from_settings`):
+    ``insurance_decisions`` asks the learner where the rules offer insurance."""
+    bet = int(bet)
+    bet_sizes = tuple(int(k) for k in bet_sizes)
+    bankroll = None if bankroll is None else int(bankroll)
+    ask_insurance = bool(insurance_decisions) and rules.insurance
+    values = np.array(rules.card_values, dtype=np.int64)
+    rank_of_card = np.array([c.rank - 1 for c in ALL_CARDS], dtype=np.int64)
+    value_of_card = values.take(rank_of_card)
+    hilo_of_card = np.array(play.HI_LO_TAGS, dtype=np.int64)[rank_of_card]
+    outcome_table = play.outcome_table(rules)
+    width = 2 * (22 + int(values.max()))
+    dealer_hits = play.dealer_draw_table(rules)
+    # the dealer key after one more card; drawing keys stay below 64 (hard <= 16 plus a
+    # card of at most 10)
+    keys = np.arange(64)
+    after = 2 * (keys[:, None] // 2 + value_of_card[None, :])
+    after |= (keys[:, None] % 2 == 1) | (rank_of_card == 0)[None, :]
+    dealer_next = np.where(dealer_hits[:, None], after, keys[:, None]).reshape(-1)
+    peek_by_rank = play.peek_by_rank(rules)
+    peek = rules.hole_card is HoleCard.PEEK
+
+    # legal decisions by row: play_action_table's rows, the row of a round that is over,
+    # pre_peek_action_table's rows; with a finite bankroll, the rows of a seat that cannot
+    # afford a double or insurance after those
+    pre_peek_rows = play.pre_peek_action_table(rules, ask_insurance, NUM_CORE_ACTIONS)
+    play_rows = play.play_action_table(rules, NUM_CORE_ACTIONS)
+    over_key = 13 * play.KEY_UPCARD
+    pre_peek_key = over_key + 1
+    parts = [play_rows, STAND_ONLY_ROW[None, :], pre_peek_rows]
+    phases = [
+        np.full(play_rows.shape[0], PHASE_DECIDE, dtype=np.int64),
+        np.array([PHASE_OVER], dtype=np.int64),
+        np.full(pre_peek_rows.shape[0], PHASE_INSURE, dtype=np.int64),
+    ]
+    asks_pre_peek = pre_peek_rows.sum(axis=1) > 1  # more than DECLINE
+    asks_pre_peek_poor = np.zeros(26, dtype=bool)
+    poor_play_offset = poor_pre_peek_offset = 0
+    if bankroll is not None:
+        poor_pre_peek = play.pre_peek_action_table(rules, False, NUM_CORE_ACTIONS)
+        poor_play = play.play_action_table(rules, NUM_CORE_ACTIONS, afford_double=False)
+        base = sum(p.shape[0] for p in parts)
+        parts += [poor_play, poor_pre_peek]
+        phases += [
+            np.full(poor_play.shape[0], PHASE_DECIDE, dtype=np.int64),
+            np.full(poor_pre_peek.shape[0], PHASE_INSURE, dtype=np.int64),
+        ]
+        poor_play_offset = base
+        poor_pre_peek_offset = base + 13 * play.KEY_UPCARD - pre_peek_key
+        asks_pre_peek_poor = poor_pre_peek.sum(axis=1) > 1
+    legal_table = np.concatenate(parts)
+    legal_table_phase = np.concatenate(phases)
+    pre_peek = peek and bool(
+        np.count_nonzero(asks_pre_peek.reshape(13, 2) & peek_by_rank[:, None])
+    )
+
+    # splits: a split hand's two cards by 13 * first rank + second rank
+    split_naturals = play.natural_counts(rules, from_split=True)
+    r0, r1 = np.divmod(np.arange(169), 13)
+    two_hard = values.take(r0) + values.take(r1)
+    two_ace = (r0 == 0) | (r1 == 0)
+    second_key = 8 * (r0 == 0) + (play.array_total(two_hard, two_ace) == 21)
+    if split_naturals:  # else a split hand is never a natural
+        second_key += 2 * play.array_natural(2, two_hard, two_ace)
+    split_stake_check = bool(bet_sizes) or bankroll is not None
+    stakes = [k * bet for k in bet_sizes] if split_stake_check and bet_sizes else [bet]
+    splits = any(play.split_stake_ok(rules, k, True) for k in stakes) and bool(
+        play.split_allowed_table(rules)[:, 1:].any()
+    )
+    bet_chips = np.array(bet_sizes, dtype=np.int64) * bet
+    top = int(max([bet, *bet_chips.tolist()]))
+    stake_ok = np.array(
+        [[play.split_stake_ok(rules, m, covers) for m in range(top + 1)]
+         for covers in (False, True)],
+        dtype=np.bool_,
+    )  # fmt: skip
+
+    layout = Layout(rules, ObsMode.MULTIDISCRETE, bet, bet_sizes, ask_insurance)
+    per_step = layout.per_step
+    bet_within = np.array([per_step.bet_allowed(k, None) for k in range(len(bet_sizes))], bool)
+    n_play, n_actions = layout.n_play, layout.n_actions
+    pre_peek_decisions = peek and (ask_insurance or rules.surrender is Surrender.EARLY)
+
+    return RuleTables(
+        rules=rules,
+        bet=bet,
+        bet_sizes=bet_sizes,
+        bankroll=bankroll,
+        ask_insurance=ask_insurance,
+        card_values=_frozen(values),
+        rank_of_card=_frozen(rank_of_card),
+        value_of_card=_frozen(value_of_card),
+        hilo_of_card=_frozen(hilo_of_card),
+        payouts=_frozen(play.payout_factors(rules)),
+        outcome_table=_frozen(outcome_table),
+        hand_key_width=width,
+        by_hands=_frozen(_outcome_by_hands(outcome_table, width)),
+        surrender_outcome=_frozen(play.array_surrender_outcome(np.array([False, True]))),
+        highest=play.settles_by_highest_hand(rules),
+        chip_den=int(play.chip_denominator(rules)),
+        dealer_hits=_frozen(dealer_hits),
+        dealer_next=_frozen(dealer_next),
+        peek_by_rank=_frozen(peek_by_rank),
+        peek=peek,
+        no_hole=rules.hole_card is HoleCard.NONE,
+        legal_table=_frozen(legal_table),
+        legal_table_phase=_frozen(legal_table_phase),
+        over_key=over_key,
+        pre_peek_key=pre_peek_key,
+        asks_pre_peek=_frozen(asks_pre_peek),
+        asks_pre_peek_poor=_frozen(asks_pre_peek_poor),
+        poor_play_offset=poor_play_offset,
+        poor_pre_peek_offset=poor_pre_peek_offset,
+        pre_peek=pre_peek,
+        stand_hit_only=play.stand_hit_only(rules),
+        can_double=rules.can_double,
+        surrenders=rules.surrender is not Surrender.NONE,
+        surrender_at_once=play.surrender_settles_at_once(rules),
+        natural_effect=play.dealt_natural_effect(rules),
+        natural_stands=play.natural_stands(rules),
+        naturals_paid_at_peek=play.natural_paid_at_peek(rules),
+        auto21=play.auto_stands(rules, play.AUTO_STAND_TOTAL),
+        split_naturals=split_naturals,
+        pair=_frozen(play.pair_table(rules)),
+        split_ok=_frozen(play.split_allowed_table(rules).reshape(-1)),
+        split_done=_frozen(play.split_done_table(rules)),
+        second_key=_frozen(second_key),
+        two_hard=_frozen(two_hard),
+        two_ace=_frozen(two_ace),
+        splits=splits,
+        split_stake_check=split_stake_check,
+        stake_ok=_frozen(stake_ok),
+        n_play=n_play,
+        n_actions=n_actions,
+        pre_peek_decisions=pre_peek_decisions,
+        mask_rows=mask_rows(legal_table, legal_table_phase, n_play, n_actions),
+        bet_chips=_frozen(bet_chips),
+        bet_within=_frozen(bet_within),
+        min_cost=bet_sizes[0] * bet if bet_sizes else bet,
+    )
