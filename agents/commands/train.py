@@ -93,7 +93,7 @@ class Settings:
     """seed of the run: env resets, the agent's exploration, network init"""
     out: Annotated[str, tyro.conf.arg(metavar="FOLDER",
                                       help_behavior_hint="(default: runs/<algo>-<rules>)")] = ""
-    """output folder"""
+    """output folder (created if missing, and named in the first line printed)"""
     resume: bool = False
     """continue the newest saved state in --out up to the budget"""
     epsilon_start: Annotated[float | None, _default("1.0", "FLOAT")] = None

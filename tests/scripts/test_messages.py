@@ -214,7 +214,7 @@ def test_analyze_json_into_proc_names_the_path(capsys) -> None:
 
     assert analyze.main(["--decks", "inf", "--quiet", "--json", "/proc/out.json"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: /proc/out.json: ") and ".tmp" not in err
+    assert err.startswith("error: --json /proc/out.json: ") and ".tmp" not in err
 
 
 def test_missing_web_extra_is_one_lowercase_error_line(monkeypatch, capsys) -> None:

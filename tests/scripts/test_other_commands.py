@@ -651,8 +651,86 @@ def test_options_that_do_not_parse_are_one_error_line(
 
 def test_an_output_file_in_a_new_folder_is_written_there(tmp_path, monkeypatch, capsys) -> None:
     """Every command treats an output path alike: a missing folder is created (when the
-    file is written), as the training commands create their run folders."""
+    file is written, and one note line says so), as the training commands create their run
+    folders."""
     out = tmp_path / "new" / "deeper" / "analysis.json"
     code = _run("analyze.py", ["--decks", "inf", "--json", str(out)], monkeypatch)
     assert code == 0, capsys.readouterr().err
     assert json.loads(out.read_text())["rules"]["decks"] is None
+    err = capsys.readouterr().err
+    assert f"note: created the folder {out.parent} for {out}" in err, err
+
+
+#: A folder that exists and where no file can be made, whoever runs the test (root too:
+#: permission bits do not stop root, the kernel's /proc does).
+NO_FILES_HERE = "/proc"
+
+# (script, arguments, the option the error line must name, with its path)
+UNWRITABLE: list[tuple[str, list[str], str]] = [
+    ("analyze.py", ["--decks", "inf", "--json", "/proc/x.json"], "--json /proc/x.json"),
+    ("analyze.py", ["--decks", "inf", "--chart", "/proc/x.png"], "--chart /proc/x.png"),
+    ("analyze.py", ["--decks", "inf", "--chart", "/proc/new/x.png"], "--chart /proc/new/x.png"),
+    ("main.py", ["--hands", "10", "--eval-hands", "10", "--out", "/proc/nope"],
+     "--out /proc/nope"),
+    ("train.py", ["--hands", "10", "--out", "/proc/run"], "--out /proc/run"),
+    ("evaluate.py", ["basic", "--hands", "10", "--out", "/proc/e.json"], "--out /proc/e.json"),
+    ("chart.py", ["basic", "--png", "/proc/c.png"], "--png /proc/c.png"),
+    ("chart.py", ["basic", "--out", "/proc/charts"], "--out /proc/charts"),
+    ("-m blackjack_env.simulate", ["--hands", "10", "--json", "/proc/s.json"],
+     "--json /proc/s.json"),
+    ("bench_engine.py", ["--hands", "10", "--json", "/proc/b.json"], "--json /proc/b.json"),
+]
+
+
+@pytest.mark.skipif(not os.path.isdir(NO_FILES_HERE), reason="needs Linux's /proc")
+@pytest.mark.parametrize(("script", "args", "names"), UNWRITABLE,
+                         ids=[f"{s} {' '.join(a)}" for s, a, _ in UNWRITABLE])
+def test_an_output_path_no_file_can_be_made_in_is_refused_before_any_work(
+        script, args, names, tmp_path, monkeypatch, capsys) -> None:
+    """Issue 33 (15): ``--json /proc/x.json`` failed only after the whole analysis (the
+    results lost), ``blackjack-main --out /proc/nope`` after training, without naming the
+    option. Every output path is tried before the work: one line naming the option, nothing
+    printed before it, nothing written."""
+    monkeypatch.chdir(tmp_path)
+    code = _run(script, args, monkeypatch)
+    out, err = capsys.readouterr()
+    lines = err.strip().splitlines()
+    assert code == 2, (code, out, err)
+    assert len(lines) == 1 and lines[0].startswith(f"error: {names}"), err
+    assert "no file can be made" in lines[0] or "no folder can be made" in lines[0], lines[0]
+    assert out == "", out  # the work did not start
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("script", "args"), [
+    ("analyze.py", ["--decks", "inf", "--chart", "{tmp}/chart.txt"]),
+    ("analyze.py", ["--decks", "inf", "--chart", "{tmp}/chart"]),
+    ("analyze.py", ["--decks", "inf", "--chart", "{tmp}/chart.svg"]),
+    ("chart.py", ["basic", "--png", "{tmp}/chart.jpg"]),
+])
+def test_a_picture_named_for_another_format_is_refused(script, args, tmp_path, monkeypatch,
+                                                       capsys) -> None:
+    """Issue 33 (15): ``--chart x.txt`` wrote a PNG named ``.txt`` without a word. Pictures
+    are PNG: a name that does not end in .png is refused before any work, naming it."""
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    code = _run(script, args, monkeypatch)
+    out, err = capsys.readouterr()
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1, (code, err)
+    assert lines[0].startswith(f"error: {args[-2]} {args[-1]}: the file is written as a PNG "
+                               f"picture"), lines[0]
+    assert "ending in .png" in lines[0] and out == ""
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_png_in_a_new_folder_is_written_and_the_folder_announced(tmp_path, monkeypatch,
+                                                                    capsys) -> None:
+    """``--chart`` into a folder that does not exist: the folder is made when the picture is
+    written, and one note line says so (it was made silently)."""
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "new" / "chart.PNG"
+    code = _run("analyze.py", ["--decks", "inf", "--quiet", "--chart", str(png)], monkeypatch)
+    _out, err = capsys.readouterr()
+    assert code == 0, err
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert err.strip().splitlines() == [f"note: created the folder {png.parent} for {png}"]
