@@ -233,8 +233,26 @@ def _check_values(v: dict[str, Any]) -> None:
     for name in ("epsilon_start", "epsilon_end", "explore_fraction"):
         if not 0.0 <= v[name] <= 1.0:
             raise UsageError(f"--{name.replace('_', '-')} {v[name]}: must be between 0 and 1")
-    if v["lr"] is not None and not 0.0 < v["lr"] <= 1.0:
-        raise UsageError(f"--lr {v['lr']}: must be in (0, 1]; leave it out for 1/N(s,a)^p")
+    _check_lr(v["algo"], v["lr"])
+
+
+def _check_lr(algo: str, lr: float | None) -> None:
+    """``--lr`` means a different thing to each kind of learner, and nothing to SB3's."""
+    if lr is None:
+        return
+    if algo in SB3:
+        raise UsageError(f"--lr {lr}: --algo {algo} (stable-baselines3) keeps its own "
+                         f"learning rate (agents/sb3.py DEFAULT_HYPERPARAMETERS); --lr sets "
+                         f"the step size of {', '.join(TABULAR)} and jax-ppo: leave it out")
+    if 0.0 < lr <= 1.0:
+        return
+    if algo in JAX:
+        from blackjack_env.agents.jax_ppo import JaxPPOConfig  # (jax: heavy)
+
+        raise UsageError(f"--lr {lr}: jax-ppo's Adam step size must be in (0, 1]; leave it "
+                         f"out for its default {JaxPPOConfig.lr}")
+    raise UsageError(f"--lr {lr}: the tabular step size must be in (0, 1]; leave it out for "
+                     f"1/N(s,a)^p")
 
 
 def pick_obs_mode(algo: str, obs_mode: str | None, rules: Any) -> str:
@@ -636,6 +654,16 @@ def _prepare_jax(settings: Settings, out: Path, given: dict[str, Any]) -> Plan:
     values.update(subproc=settings.subproc, tensorboard=settings.tensorboard,
                   progress=settings.progress, obs_mode="vector")
     rules = build_rules(values["rules"], values["decks"], values["seats"])
+    if rules.seats > 1:
+        asked = (f"--seats {values['seats']}" if values["seats"] is not None else
+                 f"--rules {values['rules']} ({rules.seats} seats)")
+        raise UsageError(
+            f"{asked}: --algo jax-ppo trains one learner alone at each JAX table. One policy "
+            f"at all {rules.seats} seats of a JAX table: python -m "
+            f"blackjack_env.agents.jax_seats --seats {rules.seats} --rules {values['rules']} "
+            f"(it grades the policy exactly and saves no model); one learner at --seat among "
+            f"{rules.seats} seats, --others playing the rest: --algo ppo, maskable-ppo or "
+            f"q-learning")
     env_kwargs = {"rules": rules, "seat": values["seat"], "others": values["others"],
                   "obs_mode": "vector"}
     _check_env(env_kwargs)
