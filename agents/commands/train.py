@@ -7,8 +7,9 @@ beside the optimum when the rules have an infinite deck) and ``summary.json``.
 
 ``--algo jax-ppo`` trains ``--seeds`` agents at once inside one jitted JAX program on the
 JAX table (:mod:`blackjack_env.agents.jax_ppo`; the ``[jax]`` extra): ``model.npz`` is
-the greedy policy of the seed with the median final regret (the better middle one of
-an even number of seeds; an
+the greedy policy of the seed with the median final regret (of an even number of seeds,
+the better of the two middle ones; the printed and saved ``regret_median`` is then the
+mean of those two, and the model's own regret is printed beside it; an
 :class:`~blackjack_env.agents.mlp.MLPAgent`, played with numpy alone),
 ``seeds/seed-<k>.npz`` every seed's, and the curve and summary give the exact regret of
 every seed (median, worst). Such a run is one program: Ctrl-C stops it with nothing
@@ -795,9 +796,12 @@ def summary_text(summary: dict[str, Any]) -> list[str]:
     if "regret_median" in summary:
         lines += [f"  {summary['seeds']} seeds, compiled in {summary['compile_seconds']:.1f} s "
                   f"of it; exact regret of their greedy policies:",
-                  f"  median {summary['regret_median']:.5f}, worst {summary['regret_worst']:.5f}, "
-                  f"best {summary['regret_best']:.5f}; the model is seed {summary['model_seed']} "
-                  f"(the median)"]
+                  f"  median {summary['regret_median']:.5f}{_median_what(summary['seeds'])}, "
+                  f"worst {summary['regret_worst']:.5f}, best {summary['regret_best']:.5f}",
+                  f"  the model is seed {summary['model_seed']}, regret "
+                  f"{summary['regrets'][summary['model_seed']]:.5f}: "
+                  + ("the median seed" if summary["seeds"] % 2 else
+                     "the better of the two middle seeds")]
     bets = summary.get("bets")
     if bets:
         sizes = ",".join(str(b) for b in bets["bet_sizes"])
@@ -825,6 +829,11 @@ def summary_text(summary: dict[str, Any]) -> list[str]:
     if bets:
         lines.append(f"  {bets['models']}")
     return lines
+
+
+def _median_what(seeds: int) -> str:
+    """How the median of ``seeds`` regrets is taken, where it is not one seed's figure."""
+    return " (the mean of the two middle seeds)" if seeds % 2 == 0 else ""
 
 
 def print_summary(summary: dict[str, Any]) -> None:
