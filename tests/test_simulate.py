@@ -89,3 +89,33 @@ def test_basic_policy_plays_stand_hit_only_rules() -> None:
 
     result = simulate("basic", "sutton-barto", hands=16_384, tables=256, rounds_per_table=64)
     assert abs(result.mean - (-0.04311)) < 4 * result.std / math.sqrt(result.hands)
+
+
+def test_workers_are_not_forked_from_a_process_that_loaded_jax(tmp_path) -> None:
+    """Issue 33 (19): ``simulate(workers=2)`` forked the caller; with JAX loaded, JAX
+    warned "os.fork() was called ... will likely lead to a deadlock". The workers start
+    from a fresh interpreter (forkserver/spawn): the caller never forks, JAX says nothing,
+    and the figures are those of one worker."""
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("jax")
+    code = (
+        "import os, sys\n"
+        "forks = []\n"
+        "os.register_at_fork(before=lambda: forks.append(1))\n"
+        "import jax.numpy as jnp\n"
+        "jnp.zeros(3).block_until_ready()  # JAX's backend and its threads are up\n"
+        "from blackjack_env.simulate import simulate\n"
+        "kw = dict(rules='sutton-barto', hands=2 * 64 * 8, seed=3, tables=64, "
+        "rounds_per_table=8)\n"
+        "two = simulate('random', workers=2, **kw)\n"
+        "assert two == simulate('random', workers=1, **kw), 'figures differ'\n"
+        "print('forks', len(forks))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300, cwd=tmp_path, env={**os.environ, "PYTHONWARNINGS": ""})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["forks", "0"], done.stdout
+    assert "os.fork()" not in done.stderr, done.stderr
