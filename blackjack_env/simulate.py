@@ -57,7 +57,8 @@ from blackjack_env.engine.rules import Rules, preset
 from blackjack_env.envs.vector import BlackjackVectorEnv
 from blackjack_env.envs.view import MD_HAND_INDEX, MD_PHASE, MD_SOFT, MD_TOTAL, MD_UPCARD
 
-__all__ = ["POLICIES", "SimulationResult", "basic_policy", "simulate", "worker_context"]
+__all__ = ["POLICIES", "SimulationResult", "basic_policy", "chart_policy", "simulate",
+           "worker_context"]
 
 Policy = Callable[[BlackjackVectorEnv, np.ndarray, np.ndarray, np.random.Generator], np.ndarray]
 #: two-sided 95% normal quantile (1.95996...)
@@ -179,6 +180,34 @@ class basic_policy:
         out = np.where((code == _P) & legal[:, _SPLIT], _SPLIT, out)
         out = np.where(take_surr, _SURRENDER, out)
         return np.where(pre_peek, np.where(take_surr, _SURRENDER, _STAND), out)
+
+
+def chart_policy(env: BlackjackVectorEnv) -> Callable[[np.ndarray], np.ndarray]:
+    """Basic strategy on the batched env ``env`` by the JAX table's own lookup
+    (:func:`blackjack_env.jax.chart.chart_actions` run in numpy on the batch's state
+    arrays, the chart of :func:`~blackjack_env.jax.chart.chart_table`), so that the numpy
+    env and the JAX table play the same decisions in a comparison: ``act(mask) ->
+    actions`` for the env's current state and its action mask (any observation mode;
+    the bet step, if any, is the caller's). Imports the JAX package (its chart module)."""
+    from blackjack_env.envs.step import DECISION_BY_BATCH_PHASE
+    from blackjack_env.jax.chart import chart_actions, chart_table  # (the jax package: heavy)
+
+    table = chart_table(env.rules)
+    pair = pair_table(env.rules)  # the rules' pair test at 13 * rank index + rank index
+    cols = np.arange(env.num_envs)
+
+    def act(mask: np.ndarray) -> np.ndarray:
+        b = env.batch
+        assert b is not None  # (after reset)
+        h = np.clip(b.cur, 0, b.max_hands - 1)
+        r0, r1 = b.r0[h, cols], b.r1[h, cols]
+        is_pair = pair[13 * r0 + r1] & (b.ncards[h, cols] == 2)
+        return np.asarray(chart_actions(
+            table, DECISION_BY_BATCH_PHASE[b.phase], b.hard[h, cols], b.ace[h, cols], is_pair,
+            r0, b.rank_of_card[b.up], mask.astype(bool), np,
+        ))  # fmt: skip
+
+    return act
 
 
 POLICIES: dict[str, Callable[[Rules], Policy]] = {

@@ -100,35 +100,14 @@ def bench_jax(
     }  # fmt: skip
 
 
-def numpy_chart(env: Any) -> Any:
-    """Basic strategy for the numpy batched env: the same lookup as the JAX loop's
-    (:func:`blackjack_env.jax.chart.chart_actions` in numpy, on the batch's state arrays)."""
-    from blackjack_env.envs.step import DECISION_BY_BATCH_PHASE
-    from blackjack_env.jax.chart import chart_actions, chart_table
-
-    table = chart_table(env.rules)
-    cols = np.arange(env.num_envs)
-
-    def act(mask: np.ndarray) -> np.ndarray:
-        b = env.batch
-        h = np.clip(b.cur, 0, b.max_hands - 1)
-        r0, r1 = b.r0[h, cols], b.r1[h, cols]
-        pair = b._pair[13 * r0 + r1] & (b.ncards[h, cols] == 2)
-        return chart_actions(
-            table, DECISION_BY_BATCH_PHASE[b.phase], b.hard[h, cols], b.ace[h, cols], pair,
-            r0, b._rank_of_id[b.up], mask.astype(bool), np,
-        )  # fmt: skip
-
-    return act
-
-
 def bench_numpy(rules: str, n: int, seconds: float, policy: str = "random") -> dict[str, Any]:
     from blackjack_env.envs.vector import BlackjackVectorEnv, random_legal_actions
+    from blackjack_env.simulate import chart_policy
 
     env = BlackjackVectorEnv(n, rules=rules, obs_mode="vector", autoreset_mode="SameStep")
     rng = np.random.default_rng(0)
     if policy == "chart":
-        chart = numpy_chart(env)
+        chart = chart_policy(env)
         choose = lambda mask: chart(mask)  # noqa: E731
     else:
         choose = lambda mask: random_legal_actions(rng, mask)  # noqa: E731

@@ -119,3 +119,32 @@ def test_workers_are_not_forked_from_a_process_that_loaded_jax(tmp_path) -> None
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["forks", "0"], done.stdout
     assert "os.fork()" not in done.stderr, done.stderr
+
+
+class _ChartPlayer:
+    """simulate()'s callable policy over chart_policy (built once per chunk's env)."""
+
+    def __init__(self) -> None:
+        self.env = None
+        self.act = None
+
+    def __call__(self, env, obs, mask, rng):
+        from blackjack_env.simulate import chart_policy
+
+        if env is not self.env:
+            self.env, self.act = env, chart_policy(env)
+        return self.act(mask)
+
+
+def test_chart_policy_plays_basic_strategy_to_its_exact_return() -> None:
+    """chart_policy (the JAX table's chart lookup run on the numpy env; the benchmarks and
+    the counting study play it) returns what the exact analysis gives basic strategy."""
+    pytest.importorskip("jax")
+    rules = preset("vegas-strip", decks=None)
+    exact = solve(rules).expected_return
+    result = simulate(_ChartPlayer(), rules, hands=200_000, seed=5, tables=1024,
+                      rounds_per_table=64)
+    lo, hi = interval99(result)
+    assert lo <= exact <= hi, (exact, result)
+    basic = simulate("basic", rules, hands=200_000, seed=5, tables=1024, rounds_per_table=64)
+    assert abs(result.mean - basic.mean) < 0.01  # the same play, the same shoes: close
