@@ -90,6 +90,20 @@ BAD_INPUTS: list[tuple[str, list[str], str]] = [
     ("rllib_example.py", ["--obs-mode", "pixels"], "'pixels'"),
     ("rllib_example.py", ["--rules", "nope"], "'nope'"),
     ("rllib_example.py", ["--json", MISSING], MISSING),
+    ("bench_array_api.py", ["--tables", "0"], "--tables 0"),
+    ("bench_array_api.py", ["--seconds", "0"], "--seconds 0"),
+    ("bench_jax.py", ["--numpy", "--no-numpy"], "--numpy and --no-numpy"),
+    ("bench_jax.py", ["--policy", "smart"], "'smart'"),
+    ("bench_jax.py", ["--steps", "-1"], "--steps -1"),
+    ("gpu_train_check.py", ["--rules", "nope"], "'nope'"),
+    ("gpu_train_check.py", ["--out", "{tmp}"], "is a folder"),
+    ("gpu_train_check.py", ["--seeds", "x"], "--seeds"),
+    ("jax_determinism.py", ["--tables", "0"], "--tables 0"),
+    ("jax_determinism.py", ["--out", MISSING], MISSING),
+    ("fingerprint_envs.py", ["--seeds", "0"], "--seeds 0"),
+    ("fingerprint_envs.py", ["--out", MISSING], MISSING),
+    ("jax_ppo_counting.py", ["--hands", "0"], "--hands 0"),
+    ("jax_ppo_counting.py", ["--out", MISSING], MISSING),
     ("-m blackjack_env.simulate", ["--policy", "psychic"], "'psychic'"),
     ("-m blackjack_env.simulate", ["--rules", "nope"], "'nope'"),
     ("-m blackjack_env.simulate", ["--hands", "0"], "--hands 0"),
@@ -198,6 +212,25 @@ def test_help_of_every_command_lists_its_options(monkeypatch, capsys) -> None:
                          ("-m blackjack_env.simulate", "--rounds-per-table")]:
         assert _run(script, ["--help"], monkeypatch) == 0
         assert flag in capsys.readouterr().out
+
+
+SCRIPT_FILES = sorted(p.name for p in SCRIPTS.glob("*.py") if not p.name.startswith("_"))
+
+
+@pytest.mark.parametrize("script", SCRIPT_FILES)
+def test_every_script_takes_its_options_in_the_commands_style(script, monkeypatch,
+                                                              capsys) -> None:
+    """Issue 30 (6): every script parses its options with the commands' runner (tyro: a
+    settings dataclass, a help line per option), none with argparse; ``--help`` lists the
+    options and imports no heavy package (JAX starts only when the work does)."""
+    text = (SCRIPTS / script).read_text()
+    assert "argparse" not in text
+    assert "sys.path.insert" not in text  # a script edits no import path
+    heavy = {m for m in ("jax", "torch", "ray") if m not in sys.modules}
+    assert _run(script, ["--help"], monkeypatch) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: ") and "--help" in out, out
+    assert not {m for m in heavy if m in sys.modules}, "--help imported a heavy package"
 
 
 # ----------------------------------------------------------------- the hot seat
