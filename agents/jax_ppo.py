@@ -734,7 +734,14 @@ class SeedsResult:
         return np.array([g[-1]["regret"] for g in self.grades])
 
     def summary(self) -> dict[str, Any]:
-        """Distribution over seeds of the final exact regret, and the timings."""
+        """Distribution over seeds of the final exact regret, and the timings.
+
+        ``regret_median`` is the median of the seeds' final regrets as statistics defines
+        it (with an even number of seeds, the mean of the two middle ones: no seed's own
+        figure). ``median_seed`` is the seed whose policy stands for the run (the one a
+        command saves): the middle seed, or with an even number of seeds the better (lower
+        regret) of the two middle ones; ``median_seed_regret`` is that seed's regret, equal
+        to ``regret_median`` for an odd number of seeds."""
         out: dict[str, Any] = {
             "seeds": self.config.seeds, "timesteps_per_seed": self.timesteps[-1],
             "train_seconds": round(self.train_seconds, 2),
@@ -746,6 +753,7 @@ class SeedsResult:
         }
         regrets = self.final_regrets()
         if regrets is not None and self.grades is not None:
+            median_seed = int(np.argsort(regrets)[(len(regrets) - 1) // 2])
             out.update({
                 "optimal_return": self.grades[0][-1]["optimal_return"],
                 "regret_median": float(np.median(regrets)),
@@ -753,7 +761,8 @@ class SeedsResult:
                 "regret_best": float(regrets.min()),
                 "regret_mean": float(regrets.mean()),
                 "regrets": [float(r) for r in regrets],
-                "median_seed": int(np.argsort(regrets)[(len(regrets) - 1) // 2]),
+                "median_seed": median_seed,
+                "median_seed_regret": float(regrets[median_seed]),
                 "split_states_depending_on_hand_index": [
                     g[-1]["split_states_depending_on_hand_index"] for g in self.grades],
             })

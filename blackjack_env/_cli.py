@@ -48,6 +48,7 @@ __all__ = [
     "finish_benchmark",
     "load_average",
     "missing_package",
+    "note_new_folder",
     "option",
     "preset_option",
     "read_json_object",
@@ -215,37 +216,83 @@ def _nearest_existing(path: Path) -> Path:
     return p
 
 
+def _can_write_in(folder: Path) -> str | None:
+    """None if a file can be made in ``folder`` (tried: a nameless temporary file, removed at
+    once), else the reason. A real try, because permission bits do not tell: ``root`` passes
+    ``os.access`` everywhere, and ``/proc`` or a read-only mount refuse every new file."""
+    import tempfile
+
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as err:
+        return err.strerror or type(err).__name__
+    return None
+
+
 def check_output_dir(path: str | Path, option: str, *, of_file: str | Path | None = None) -> Path:
-    """``path`` can be used as an output folder (it exists as a writable folder, or can be
-    created); otherwise a ``ValueError`` naming ``option`` and the path (and ``of_file``,
-    the file that is to be written there, if given). Creates nothing."""
+    """``path`` can be used as an output folder: it is a folder where a file can be made, or
+    it can be created (its nearest existing parent is a folder where one can be made);
+    otherwise a ``ValueError`` naming ``option`` and the path (and ``of_file``, the file
+    that is to be written there, if given). Creates nothing that stays: the test is a
+    nameless temporary file, removed at once. A missing folder is made when the first file
+    is written into it (:func:`atomic_path`); a command says so (:func:`note_new_folder`)."""
     p = Path(path)
     what = f"{option} {path}" if of_file is None else f"{option} {of_file}: its folder {path}"
     if p.exists():
         if not p.is_dir():
             raise ValueError(f"{what}: exists and is not a folder")
-        if not os.access(p, os.W_OK | os.X_OK):
-            raise ValueError(f"{what}: the folder is not writable")
+        why = _can_write_in(p)
+        if why is not None:
+            raise ValueError(f"{what}: no file can be made in this folder ({why})")
         return p
     base = _nearest_existing(p)
     if not base.is_dir():
         raise ValueError(f"{what}: cannot create it, {base} is a file, not a folder")
-    if not os.access(base, os.W_OK | os.X_OK):
-        raise ValueError(f"{what}: cannot create it, {base} is not writable")
+    why = _can_write_in(base)
+    if why is not None:
+        raise ValueError(f"{what}: cannot create it, no folder can be made in {base} ({why})")
     return p
 
 
-def check_output_file(path: str | Path, option: str) -> Path:
-    """``path`` can be written as a file (its folder exists or can be created, and it is not
-    a folder); otherwise a ``ValueError`` naming ``option`` and the path. Creates nothing
-    (:func:`atomic_path` creates the folder when the file is written)."""
+def check_output_file(path: str | Path, option: str, *, suffixes: tuple[str, ...] = ()) -> Path:
+    """``path`` can be written as a file: its folder exists as a folder where a file can be
+    made, or can be created (:func:`check_output_dir`), it is not a folder, and, when
+    ``suffixes`` are given (``(".png",)``: the format the command writes), its name ends in
+    one of them (any case); otherwise a ``ValueError`` naming ``option`` and the path.
+    Creates nothing (:func:`atomic_path` creates the folder when the file is written)."""
     p = Path(path)
     if str(path).endswith(os.sep) or p.is_dir():
         raise ValueError(f"{option} {path}: is a folder; give a file name")
+    if suffixes and p.suffix.lower() not in suffixes:
+        kind = _FORMAT_OF.get(suffixes[0], suffixes[0][1:].upper())
+        raise ValueError(f"{option} {path}: the file is written as {kind}, whatever its "
+                         f"name; give a name ending in {' or '.join(suffixes)}")
     if p.exists() and not os.access(p, os.W_OK):
         raise ValueError(f"{option} {path}: the file is not writable")
     check_output_dir(p.parent, option, of_file=path)
     return p
+
+
+#: What a command writes under each suffix, for :func:`check_output_file`'s message.
+_FORMAT_OF = {".png": "a PNG picture", ".json": "JSON"}
+
+
+def note_new_folder(path: str | Path, say: Callable[[str], Any] | None = None) -> Path | None:
+    """Before a command writes the file ``path``: if its folder does not exist yet, create
+    it and say so in one line, ``note: created the folder F for P`` (on stderr, as the
+    commands' other notes, so that a JSON printed on stdout stays clean; or through
+    ``say``), so that no folder appears unannounced. Returns the folder made, or None."""
+    folder = Path(path).parent
+    if folder.exists():
+        return None
+    folder.mkdir(parents=True, exist_ok=True)
+    line = f"note: created the folder {folder} for {path}"
+    if say is None:
+        print(line, file=sys.stderr, flush=True)
+    else:
+        say(line)
+    return folder
 
 
 @contextlib.contextmanager
@@ -269,7 +316,9 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
 
 
 def write_json(path: str | Path, data: Any) -> Path:
-    """Write ``data`` as indented JSON to ``path``, whole or not at all."""
+    """Write ``data`` as indented JSON to ``path``, whole or not at all; a folder it has to
+    create is announced (:func:`note_new_folder`)."""
+    note_new_folder(path)
     with atomic_path(path) as tmp:
         tmp.write_text(json.dumps(data, indent=2) + "\n")
     return Path(path)
@@ -423,12 +472,14 @@ def _command_spelling(err: BaseException) -> str:
     return str(err).replace("or None for an infinite deck", "or inf for an infinite deck")
 
 
-def check_writable(name: str, path: str | os.PathLike[str] | None) -> None:
+def check_writable(name: str, path: str | os.PathLike[str] | None, *,
+                   suffixes: tuple[str, ...] = ()) -> None:
     """:func:`check_output_file` for the option ``name`` (a settings field: ``"json"``
-    checks ``--json``); ``None`` or ``""`` (no output asked for) passes."""
+    checks ``--json``; ``suffixes`` as there); ``None`` or ``""`` (no output asked for)
+    passes."""
     if path is None or str(path) == "":
         return
-    check_output_file(os.fspath(path), _flag(name))
+    check_output_file(os.fspath(path), _flag(name), suffixes=suffixes)
 
 
 def load_average() -> tuple[float, float, float] | None:

@@ -8,7 +8,12 @@ rounds_per_table`` rounds; chunk ``i`` is seeded by the ``i``-th child of
 ``numpy.random.SeedSequence(seed).spawn(n_chunks)`` and builds its own fresh
 tables (fresh shoes) from it. Chunks are handed to ``workers`` processes, and
 their results are combined in chunk order, so the numbers for a seed are the
-same, bit for bit, whatever the number of workers (1 runs in-process).
+same, bit for bit, whatever the number of workers (1 runs in-process). The worker
+processes are started by :func:`worker_context` (``forkserver``, or ``spawn``), never
+by a plain ``fork`` of the caller: a caller that has loaded JAX (or any library that
+runs threads) would be copied mid-thread, which JAX warns "will likely lead to a
+deadlock". A callable policy therefore reaches the workers by pickling: a function
+defined at the top of a module (a script's under ``if __name__ == "__main__":``).
 
 Each table of a chunk counts its first ``rounds_per_table`` rounds (every
 table the same number), so long rounds (splits) are not under-counted as they
@@ -37,6 +42,7 @@ Command line (``--help`` lists the options; a bad option ends it with one line
 from __future__ import annotations
 
 import math
+import multiprocessing
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
@@ -51,7 +57,8 @@ from blackjack_env.engine.rules import Rules, preset
 from blackjack_env.envs.vector import BlackjackVectorEnv
 from blackjack_env.envs.view import MD_HAND_INDEX, MD_PHASE, MD_SOFT, MD_TOTAL, MD_UPCARD
 
-__all__ = ["POLICIES", "SimulationResult", "basic_policy", "simulate"]
+__all__ = ["POLICIES", "SimulationResult", "basic_policy", "chart_policy", "simulate",
+           "worker_context"]
 
 Policy = Callable[[BlackjackVectorEnv, np.ndarray, np.ndarray, np.random.Generator], np.ndarray]
 #: two-sided 95% normal quantile (1.95996...)
@@ -175,6 +182,34 @@ class basic_policy:
         return np.where(pre_peek, np.where(take_surr, _SURRENDER, _STAND), out)
 
 
+def chart_policy(env: BlackjackVectorEnv) -> Callable[[np.ndarray], np.ndarray]:
+    """Basic strategy on the batched env ``env`` by the JAX table's own lookup
+    (:func:`blackjack_env.jax.chart.chart_actions` run in numpy on the batch's state
+    arrays, the chart of :func:`~blackjack_env.jax.chart.chart_table`), so that the numpy
+    env and the JAX table play the same decisions in a comparison: ``act(mask) ->
+    actions`` for the env's current state and its action mask (any observation mode;
+    the bet step, if any, is the caller's). Imports the JAX package (its chart module)."""
+    from blackjack_env.envs.step import DECISION_BY_BATCH_PHASE
+    from blackjack_env.jax.chart import chart_actions, chart_table  # (the jax package: heavy)
+
+    table = chart_table(env.rules)
+    pair = pair_table(env.rules)  # the rules' pair test at 13 * rank index + rank index
+    cols = np.arange(env.num_envs)
+
+    def act(mask: np.ndarray) -> np.ndarray:
+        b = env.batch
+        assert b is not None  # (after reset)
+        h = np.clip(b.cur, 0, b.max_hands - 1)
+        r0, r1 = b.r0[h, cols], b.r1[h, cols]
+        is_pair = pair[13 * r0 + r1] & (b.ncards[h, cols] == 2)
+        return np.asarray(chart_actions(
+            table, DECISION_BY_BATCH_PHASE[b.phase], b.hard[h, cols], b.ace[h, cols], is_pair,
+            r0, b.rank_of_card[b.up], mask.astype(bool), np,
+        ))  # fmt: skip
+
+    return act
+
+
 POLICIES: dict[str, Callable[[Rules], Policy]] = {
     "basic": basic_policy,
     "dealer": lambda rules: _dealer,
@@ -227,6 +262,16 @@ def _run_chunk(args: tuple[Any, ...]) -> tuple[float, float, dict[float, int], i
     return float(nets.sum()), float((nets * nets).sum()), hist, int(nets.size)
 
 
+def worker_context() -> multiprocessing.context.BaseContext:
+    """How :func:`simulate` starts its worker processes: ``forkserver`` where the platform
+    has it (Linux, macOS), else ``spawn`` (Windows); never ``fork``, which copies the
+    calling process with whatever threads it runs (JAX's, a BLAS pool's) and can deadlock
+    the copy. A worker starts from a fresh interpreter (about a second to import numpy and
+    the package); the chunks it plays, and so the figures, do not depend on it."""
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
 def simulate(
     policy: str | Policy = "basic",
     rules: Rules | str = "vegas-strip",
@@ -260,7 +305,7 @@ def simulate(
     if workers == 1:
         parts = [_run_chunk(job) for job in jobs]
     else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=worker_context()) as pool:
             parts = list(pool.map(_run_chunk, jobs))  # results in chunk order
     total = sq = 0.0
     n = 0

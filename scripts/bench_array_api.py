@@ -24,13 +24,25 @@ B. **The casino round's size.** The JAX table's vegas-strip step (6 decks), ``vm
 
 from __future__ import annotations
 
-import argparse
-import os
 import sys
-import time
-from typing import Any
 
-import numpy as np
+try:
+    import os
+    import time
+    from collections.abc import Sequence
+    from dataclasses import dataclass, field
+    from typing import Annotated, Any
+
+    import numpy as np
+
+    from blackjack_env._cli import check_at_least, check_positive, option, run_command
+except ImportError as err:
+    print(f"error: blackjack_env is not installed ({err}): run pip install -e . in the "
+          f"repository", file=sys.stderr)
+    sys.exit(2)
+except KeyboardInterrupt:
+    print("error: interrupted", file=sys.stderr)
+    sys.exit(130)
 
 VALUES = np.array([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10])
 DEALER_CARDS = 12  # enough for any dealer hand to reach 17
@@ -223,11 +235,22 @@ def numpy_op_seconds(n: int) -> float:
     return float(np.median(out))
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--tables", type=int, nargs="+", default=[4096, 65536])
-    ap.add_argument("--seconds", type=float, default=3.0, help="seconds per numpy timing")
-    args = ap.parse_args(argv)
+@dataclass
+class Settings:
+    """Could one fixed-shape round, written once against the array namespace, serve numpy
+    too? (the minimal round both ways; the casino round's size)"""
+
+    tables: Annotated[list[int], option("N ...")] = field(default_factory=lambda: [4096, 65536])
+    """table counts N of part A"""
+    seconds: float = 3.0
+    """seconds per numpy timing"""
+
+
+def run(args: Settings) -> None:
+    """Check the options, measure, print."""
+    for n in args.tables:
+        check_at_least("tables", n, 1, "table counts")
+    check_positive("seconds", args.seconds, "seconds per numpy timing")
     print(f"load average {os.getloadavg()}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     print("A. the minimal round (sutton-barto, random hit/stand), hands/s")
     for n in args.tables:
@@ -257,7 +280,10 @@ def main(argv: list[str] | None = None) -> int:
         f"{bound / env_step:.2f}x (1.25x allowed)"
     )
     print(f"load average after {os.getloadavg()}")
-    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_command(Settings, run, argv, prog="bench_array_api.py")
 
 
 if __name__ == "__main__":

@@ -25,14 +25,37 @@ finite shoe with a cut card, every action), as issue 22 asks.
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
 import sys
-import time
-from typing import Any
 
-import numpy as np
+try:
+    import json
+    import os
+    import time
+    from collections.abc import Sequence
+    from dataclasses import dataclass, field
+    from typing import Annotated, Any, Literal
+
+    import numpy as np
+    import tyro
+
+    from blackjack_env._cli import (
+        UsageError,
+        atomic_path,
+        check_at_least,
+        check_writable,
+        note_new_folder,
+        option,
+        run_command,
+    )
+except ImportError as err:
+    print(f"error: blackjack_env is not installed ({err}): run pip install -e . in the "
+          f"repository", file=sys.stderr)
+    sys.exit(2)
+except KeyboardInterrupt:
+    print("error: interrupted", file=sys.stderr)
+    sys.exit(130)
+
+_Flag = tyro.conf.FlagCreatePairsOff
 
 
 def _jax_run(env: Any, n: int, steps: int, policy: str = "random") -> Any:
@@ -100,35 +123,14 @@ def bench_jax(
     }  # fmt: skip
 
 
-def numpy_chart(env: Any) -> Any:
-    """Basic strategy for the numpy batched env: the same lookup as the JAX loop's
-    (:func:`blackjack_env.jax.chart.chart_actions` in numpy, on the batch's state arrays)."""
-    from blackjack_env.envs.step import DECISION_BY_BATCH_PHASE
-    from blackjack_env.jax.chart import chart_actions, chart_table
-
-    table = chart_table(env.rules)
-    cols = np.arange(env.num_envs)
-
-    def act(mask: np.ndarray) -> np.ndarray:
-        b = env.batch
-        h = np.clip(b.cur, 0, b.max_hands - 1)
-        r0, r1 = b.r0[h, cols], b.r1[h, cols]
-        pair = b._pair[13 * r0 + r1] & (b.ncards[h, cols] == 2)
-        return chart_actions(
-            table, DECISION_BY_BATCH_PHASE[b.phase], b.hard[h, cols], b.ace[h, cols], pair,
-            r0, b._rank_of_id[b.up], mask.astype(bool), np,
-        )  # fmt: skip
-
-    return act
-
-
 def bench_numpy(rules: str, n: int, seconds: float, policy: str = "random") -> dict[str, Any]:
     from blackjack_env.envs.vector import BlackjackVectorEnv, random_legal_actions
+    from blackjack_env.simulate import chart_policy
 
     env = BlackjackVectorEnv(n, rules=rules, obs_mode="vector", autoreset_mode="SameStep")
     rng = np.random.default_rng(0)
     if policy == "chart":
-        chart = numpy_chart(env)
+        chart = chart_policy(env)
         choose = lambda mask: chart(mask)  # noqa: E731
     else:
         choose = lambda mask: random_legal_actions(rng, mask)  # noqa: E731
@@ -148,59 +150,50 @@ def bench_numpy(rules: str, n: int, seconds: float, policy: str = "random") -> d
     }  # fmt: skip
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument(
-        "--tables", type=int, nargs="+", default=[4096, 65536], help="table counts N to time"
-    )
-    ap.add_argument(
-        "--rules",
-        nargs="+",
-        default=["sutton-barto", "vegas-strip"],
-        help="rule presets (vegas-strip: 6 decks, finite shoe)",
-    )
-    ap.add_argument(
-        "--policy",
-        nargs="+",
-        default=["random", "chart"],
-        choices=["random", "chart"],
-        help="random legal actions, and/or basic strategy's chart looked up in the loop",
-    )
-    ap.add_argument(
-        "--steps", type=int, default=0, help="steps per timed call (0: about 2**22 / N, 20..400)"
-    )
-    ap.add_argument("--repeats", type=int, default=2, help="timed calls (best is printed)")
-    ap.add_argument(
-        "--numpy",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="also time the numpy batched env (default: on a CPU backend)",
-    )
-    ap.add_argument(
-        "--numpy-seconds", type=float, default=3.0, help="seconds of numpy play per measurement"
-    )
-    ap.add_argument("--json", default=None, help="write the results as JSON here")
-    args = ap.parse_args(argv)
-    if any(n < 1 for n in args.tables) or args.repeats < 1 or args.steps < 0:
-        print("error: --tables and --repeats must be >= 1, --steps >= 0", file=sys.stderr)
-        return 2
-    from blackjack_env._cli import atomic_path, check_output_file
+@dataclass
+class Settings:
+    """Hands per second of the JAX table (random legal actions or a chart, in one jit)."""
+
+    tables: Annotated[list[int], option("N ...")] = field(default_factory=lambda: [4096, 65536])
+    """table counts N to time"""
+    rules: Annotated[list[str], option("PRESET ...")] = field(
+        default_factory=lambda: ["sutton-barto", "vegas-strip"])
+    """rule presets (vegas-strip: 6 decks, finite shoe)"""
+    policy: Annotated[list[Literal["random", "chart"]], option("random|chart ...")] = field(
+        default_factory=lambda: ["random", "chart"])
+    """random legal actions, and/or basic strategy's chart looked up in the loop"""
+    steps: Annotated[int, option("N", "about 2**22 / N, 20..400")] = 0
+    """steps per timed call"""
+    repeats: int = 2
+    """timed calls (best is printed)"""
+    numpy: Annotated[bool, _Flag, option(default="on a CPU backend")] = False
+    """also time the numpy batched env"""
+    no_numpy: Annotated[bool, _Flag, option(default="")] = False
+    """do not time the numpy batched env (the default on a GPU)"""
+    numpy_seconds: float = 3.0
+    """seconds of numpy play per measurement"""
+    json: Annotated[str | None, option("FILE", "not written")] = None
+    """write the results as JSON here (after every row)"""
+
+
+def run(args: Settings) -> dict[str, Any]:
+    """Check every option (before jax starts), measure, print, write the JSON asked for."""
     from blackjack_env.engine.rules import PRESETS
 
+    for n in args.tables:
+        check_at_least("tables", n, 1, "table counts")
+    check_at_least("repeats", args.repeats, 1, "timed calls")
+    check_at_least("steps", args.steps, 0, "0: about 2**22 / N")
     unknown = [r for r in args.rules if r not in PRESETS]
     if unknown:
-        print(f"error: --rules {unknown[0]!r}: presets are {', '.join(PRESETS)}", file=sys.stderr)
-        return 2
-    if args.json:
-        try:
-            check_output_file(args.json, "--json")
-        except ValueError as err:
-            print(f"error: {err}", file=sys.stderr)
-            return 2
+        raise UsageError(f"--rules {unknown[0]!r}: presets are {', '.join(PRESETS)}")
+    if args.numpy and args.no_numpy:
+        raise UsageError("--numpy and --no-numpy contradict each other: give one of them")
+    check_writable("json", args.json)
     import jax
 
     backend = jax.default_backend()
-    with_numpy = backend == "cpu" if args.numpy is None else args.numpy
+    with_numpy = args.numpy or (backend == "cpu" and not args.no_numpy)
     print(f"backend: {backend} {jax.devices()[0]}; load average {os.getloadavg()}")
     head = f"{'rules':13s} {'policy':6s} {'N':>8s} {'jax hands/s':>14s} {'compile':>8s}"
     if with_numpy:
@@ -228,6 +221,7 @@ def main(argv: list[str] | None = None) -> int:
                     means += f" / {ref['mean_return']:+.4f}"
                 print(f"{line}  {means}", flush=True)
                 if args.json:  # after every row: a run cut short keeps what it measured
+                    note_new_folder(args.json)
                     with atomic_path(args.json) as tmp, open(tmp, "w") as fh:
                         json.dump(
                             {"backend": backend, "load": os.getloadavg(), "rows": rows},
@@ -235,8 +229,12 @@ def main(argv: list[str] | None = None) -> int:
                             indent=1,
                         )
     print(f"load average after: {os.getloadavg()}")
-    return 0
+    return {"backend": backend, "rows": rows}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_command(Settings, run, argv, prog="bench_jax.py")
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    sys.exit(main())

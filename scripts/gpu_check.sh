@@ -21,7 +21,9 @@
 # Everything printed goes to $OUT/gpu_check.log too (appended as it comes).
 #
 # It runs from source on a machine with jax, flax, optax, numpy and pytest but without
-# gymnasium: gymnasium and farama_notifications travel as plain source in .gpu_site/, and
+# gymnasium or tyro: gymnasium, farama_notifications, tyro (the scripts' options) and tyro's
+# own dependencies (docstring_parser, typeguard, typing_extensions) travel as plain source
+# in .gpu_site/, and
 # the package is assembled in a temporary folder (the wheel's layout: agents/ becomes
 # blackjack_env/agents). Before the run, here:
 #
@@ -42,8 +44,9 @@ cd "$(dirname "$0")/.."
 if [ "${1:-}" = "--pack" ]; then
     py=${PYTHON:-.venv/bin/python}
     rm -rf .gpu_site && mkdir -p .gpu_site
-    for mod in gymnasium farama_notifications; do
-        src=$("$py" -c "import $mod, os; print(os.path.dirname($mod.__file__))") || exit 1
+    for mod in gymnasium farama_notifications tyro docstring_parser typeguard typing_extensions; do
+        # a package is copied as its folder, a one-file module (typing_extensions) as the file
+        src=$("$py" -c "import $mod, os; f = $mod.__file__; print(os.path.dirname(f) if os.path.basename(f) == '__init__.py' else f)") || exit 1
         cp -r "$src" .gpu_site/
     done
     find .gpu_site -name __pycache__ -prune -exec rm -rf {} +
@@ -114,6 +117,8 @@ device_info() {
     "$PY" -c "import jax, sys; print(sys.version.split()[0], 'jax', jax.__version__, jax.default_backend(), jax.devices())"
     "$PY" -c "import gymnasium; print('gymnasium', gymnasium.__version__)" \
         || echo "gymnasium missing: run --pack here and carry .gpu_site"
+    "$PY" -c "import tyro; print('tyro', tyro.__version__)" \
+        || echo "tyro missing (the scripts' options): run --pack here and carry .gpu_site"
     "$PY" -c "import flax, optax; print('flax', flax.__version__, 'optax', optax.__version__)" \
         || echo "flax/optax missing: the ppo part cannot run"
     "$PY" -c "import blackjack_env.agents.jax_ppo, blackjack_env.jax; print('blackjack_env from', blackjack_env.__path__)"

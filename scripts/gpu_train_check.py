@@ -30,40 +30,70 @@ doubles the CPU default's tables. Compilation is inside the 60 s.
 
 from __future__ import annotations
 
-import argparse
-import json
-import platform
-import sys
 import time
-from pathlib import Path
 
 STARTED = time.perf_counter()
 
+import sys  # noqa: E402  (the clock above starts first: the figures count from there)
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rules", default="vegas-strip")
-    parser.add_argument("--seeds", type=int, default=16)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--timesteps", type=int, default=5_898_240, help="env steps per seed")
-    parser.add_argument("--num-envs", type=int, default=512, help="tables per seed")
-    parser.add_argument("--num-steps", type=int, default=32, help="rollout steps per update")
-    parser.add_argument("--minibatches", type=int, default=8, help="minibatches per epoch")
-    parser.add_argument("--epochs", type=int, default=4)
-    parser.add_argument("--lr", type=float, default=1e-3)
-    parser.add_argument("--ent-coef", type=float, default=0.03)
-    parser.add_argument("--curve-points", type=int, default=1,
-                        help="progress lines during training (only the end is graded)")
-    parser.add_argument("--out", default="gpu_train_check.json")
-    args = parser.parse_args(argv)
+try:
+    import platform
+    from collections.abc import Sequence
+    from dataclasses import dataclass
+    from typing import Annotated, Any
 
+    from blackjack_env._cli import check_writable, option, preset_option, run_command, write_json
+except ImportError as err:
+    print(f"error: blackjack_env is not installed ({err}): run pip install -e . in the "
+          f"repository", file=sys.stderr)
+    sys.exit(2)
+except KeyboardInterrupt:
+    print("error: interrupted", file=sys.stderr)
+    sys.exit(130)
+
+
+@dataclass
+class Settings:
+    """The JAX PPO's GPU target, as one timed run: seeds on an infinite deck in one
+    jit(vmap(train)) program, every seed's greedy policy graded exactly."""
+
+    rules: Annotated[str, option("PRESET")] = "vegas-strip"
+    """rule preset (played with an infinite deck)"""
+    seeds: int = 16
+    """agents trained at once"""
+    seed: int = 1
+    """seed of the run"""
+    timesteps: int = 5_898_240
+    """env steps per seed"""
+    num_envs: int = 512
+    """tables per seed"""
+    num_steps: int = 32
+    """rollout steps per update"""
+    minibatches: int = 8
+    """minibatches per epoch"""
+    epochs: int = 4
+    """epochs per update"""
+    lr: float = 1e-3
+    """Adam's step size (decayed linearly)"""
+    ent_coef: float = 0.03
+    """entropy bonus"""
+    curve_points: int = 1
+    """progress lines during training (only the end is graded)"""
+    out: Annotated[str, option("FILE")] = "gpu_train_check.json"
+    """the figures as JSON (written after the training, then again after the grading)"""
+
+
+def run(args: Settings) -> dict[str, Any]:
+    """Check the options (before jax starts), train, grade, print, write ``--out``."""
+    preset_option(args.rules)
+    check_writable("out", args.out)
     import jax
     import numpy as np
 
     from blackjack_env.agents.jax_ppo import JaxPPOConfig, rules_of, train_seeds
     from blackjack_env.agents.mlp import exact_grades
 
-    config = JaxPPOConfig(
+    config = JaxPPOConfig(  # (its own checks: one error line each)
         rules=args.rules, decks=None, seeds=args.seeds, seed=args.seed,
         total_timesteps=args.timesteps, num_envs=args.num_envs, num_steps=args.num_steps,
         num_minibatches=args.minibatches, update_epochs=args.epochs, lr=args.lr,
@@ -84,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"trained: {result.train_seconds:.1f} s incl. compile {result.compile_seconds:.1f} s "
           f"({since_start:.1f} s since the process started); grading the final policies",
           flush=True)
-    Path(args.out).write_text(json.dumps(figures, indent=2) + "\n")  # (before the grading)
+    write_json(args.out, figures)  # (before the grading)
     t1 = time.perf_counter()
     grades = exact_grades([row[-1] for row in result.agents], rules_of(config), config.obs_mode)
     regrets = np.array([g["regret"] for g in grades])
@@ -97,12 +127,16 @@ def main(argv: list[str] | None = None) -> int:
         "met": bool(median <= 0.002 and result.train_seconds <= 60.0 and config.seeds >= 16),
         "wall_seconds_total_incl_grading": round(time.perf_counter() - t0, 2),
     })
-    Path(args.out).write_text(json.dumps(figures, indent=2) + "\n")
+    write_json(args.out, figures)
     print(f"jax-ppo {args.rules}: {config.seeds} seeds x {config.timesteps:,} steps on "
           f"{figures['devices']}: train {result.train_seconds:.1f} s (compile "
           f"{result.compile_seconds:.1f} s), regret median {median:.5f}, worst "
           f"{regrets.max():.5f}; target met: {figures['met']}; -> {args.out}")
-    return 0
+    return figures
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_command(Settings, run, argv, prog="gpu_train_check.py")
 
 
 if __name__ == "__main__":

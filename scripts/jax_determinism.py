@@ -14,13 +14,24 @@ not failed). Writes the figures as JSON (``--out``).
 
 from __future__ import annotations
 
-import argparse
-import hashlib
-import json
 import sys
-from typing import Any
 
-import numpy as np
+try:
+    import hashlib
+    from collections.abc import Sequence
+    from dataclasses import dataclass
+    from typing import Annotated, Any
+
+    import numpy as np
+
+    from blackjack_env._cli import check_at_least, check_writable, option, run_command, write_json
+except ImportError as err:
+    print(f"error: blackjack_env is not installed ({err}): run pip install -e . in the "
+          f"repository", file=sys.stderr)
+    sys.exit(2)
+except KeyboardInterrupt:
+    print("error: interrupted", file=sys.stderr)
+    sys.exit(130)
 
 
 def make_rollout(rules: str, n: int, steps: int) -> Any:
@@ -67,12 +78,25 @@ def rollout(run: Any, device: Any) -> dict[str, str]:
     return digests
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--tables", type=int, default=4096)
-    ap.add_argument("--steps", type=int, default=64)
-    ap.add_argument("--out", default="determinism.json")
-    args = ap.parse_args(argv)
+@dataclass
+class Settings:
+    """Same key, same trajectory: the JAX table's rollout hashed, run twice on the default
+    device and once on the CPU backend."""
+
+    tables: int = 4096
+    """tables N"""
+    steps: int = 64
+    """steps T of the rollout"""
+    out: Annotated[str, option("FILE")] = "determinism.json"
+    """the figures as JSON"""
+
+
+def run(args: Settings) -> int:
+    """Check the options (before jax starts), roll out, compare, print, write ``--out``;
+    the exit status (1: two runs on one device differ)."""
+    check_at_least("tables", args.tables, 1, "tables")
+    check_at_least("steps", args.steps, 1, "steps of the rollout")
+    check_writable("out", args.out)
     import jax
 
     default = jax.devices()[0]
@@ -94,9 +118,15 @@ def main(argv: list[str] | None = None) -> int:
               f"{'identical' if same else 'DIFFER'}; against the CPU backend: "
               + ", ".join(f"{k} {'same' if a[k] == c[k] else 'differs'}" for k in a),
               flush=True)  # fmt: skip
-    with open(args.out, "w") as fh:
-        json.dump(figures, fh, indent=1)
+    write_json(args.out, figures)
     return 0 if ok else 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    status: list[int] = []
+    code = run_command(Settings, lambda s: status.append(run(s)), argv,
+                       prog="jax_determinism.py")
+    return code or (status[0] if status else 0)
 
 
 if __name__ == "__main__":

@@ -89,3 +89,62 @@ def test_basic_policy_plays_stand_hit_only_rules() -> None:
 
     result = simulate("basic", "sutton-barto", hands=16_384, tables=256, rounds_per_table=64)
     assert abs(result.mean - (-0.04311)) < 4 * result.std / math.sqrt(result.hands)
+
+
+def test_workers_are_not_forked_from_a_process_that_loaded_jax(tmp_path) -> None:
+    """Issue 33 (19): ``simulate(workers=2)`` forked the caller; with JAX loaded, JAX
+    warned "os.fork() was called ... will likely lead to a deadlock". The workers start
+    from a fresh interpreter (forkserver/spawn): the caller never forks, JAX says nothing,
+    and the figures are those of one worker."""
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("jax")
+    code = (
+        "import os, sys\n"
+        "forks = []\n"
+        "os.register_at_fork(before=lambda: forks.append(1))\n"
+        "import jax.numpy as jnp\n"
+        "jnp.zeros(3).block_until_ready()  # JAX's backend and its threads are up\n"
+        "from blackjack_env.simulate import simulate\n"
+        "kw = dict(rules='sutton-barto', hands=2 * 64 * 8, seed=3, tables=64, "
+        "rounds_per_table=8)\n"
+        "two = simulate('random', workers=2, **kw)\n"
+        "assert two == simulate('random', workers=1, **kw), 'figures differ'\n"
+        "print('forks', len(forks))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300, cwd=tmp_path, env={**os.environ, "PYTHONWARNINGS": ""})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["forks", "0"], done.stdout
+    assert "os.fork()" not in done.stderr, done.stderr
+
+
+class _ChartPlayer:
+    """simulate()'s callable policy over chart_policy (built once per chunk's env)."""
+
+    def __init__(self) -> None:
+        self.env = None
+        self.act = None
+
+    def __call__(self, env, obs, mask, rng):
+        from blackjack_env.simulate import chart_policy
+
+        if env is not self.env:
+            self.env, self.act = env, chart_policy(env)
+        return self.act(mask)
+
+
+def test_chart_policy_plays_basic_strategy_to_its_exact_return() -> None:
+    """chart_policy (the JAX table's chart lookup run on the numpy env; the benchmarks and
+    the counting study play it) returns what the exact analysis gives basic strategy."""
+    pytest.importorskip("jax")
+    rules = preset("vegas-strip", decks=None)
+    exact = solve(rules).expected_return
+    result = simulate(_ChartPlayer(), rules, hands=200_000, seed=5, tables=1024,
+                      rounds_per_table=64)
+    lo, hi = interval99(result)
+    assert lo <= exact <= hi, (exact, result)
+    basic = simulate("basic", rules, hands=200_000, seed=5, tables=1024, rounds_per_table=64)
+    assert abs(result.mean - basic.mean) < 0.01  # the same play, the same shoes: close

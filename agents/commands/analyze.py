@@ -38,6 +38,7 @@ import tyro
 from blackjack_env._cli import (
     apply_rule_changes,
     check_writable,
+    note_new_folder,
     option,
     preset_option,
     rule_value,
@@ -90,7 +91,8 @@ class Settings:
     json: Annotated[str | None, option("FILE", "not written")] = None
     """write the results as JSON to this file"""
     chart: Annotated[str | None, option("FILE", "not drawn")] = None
-    """draw the colour-coded chart (PNG) to this file (needs matplotlib)"""
+    """draw the colour-coded chart as a PNG picture to this file, whose name ends in .png
+    (needs matplotlib)"""
     quiet: Annotated[bool, _Flag] = False
     """print only the house edge lines and the effects of removal, not the chart"""
     composition: Annotated[bool, tyro.conf.FlagCreatePairsOff, option(default="")] = True
@@ -242,7 +244,7 @@ def run(s: Settings) -> dict[str, Any]:
     """Check every option, analyse, print, write the files asked for."""
     rules = build_rules(s)
     check_writable("json", s.json)
-    check_writable("chart", s.chart)
+    check_writable("chart", s.chart, suffixes=(".png",))
     if s.chart:
         try:
             import matplotlib  # noqa: F401
@@ -277,8 +279,9 @@ def run(s: Settings) -> dict[str, Any]:
         write_json(s.json, result)
         print(f"wrote {s.json}")
     if s.chart:
-        from blackjack_env.agents.plots import draw_chart
+        from blackjack_env.agents.plots import draw_chart  # (matplotlib: heavy)
 
+        note_new_folder(s.chart)
         what = ("optimal strategy" if rules.decks is None else
                 f"total-dependent basic strategy ({rules.shoe_decks}-deck shoe)")
         draw_chart(chart, s.chart, title=f"{s.rules}: {what}, house edge "

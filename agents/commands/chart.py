@@ -24,7 +24,7 @@ from typing import Annotated, Any
 
 import tyro
 
-from blackjack_env._cli import option
+from blackjack_env._cli import note_new_folder, option
 from blackjack_env.agents.commands import UsageError, run_command
 
 __all__ = ["Settings", "differences_text", "main", "run"]
@@ -48,7 +48,7 @@ class Settings:
     decks: Annotated[str, option("N|inf", "the run's, or the preset's")] = ""
     """decks in the shoe: 1..8, or inf for an infinite deck"""
     png: Annotated[str, option("FILE", "chart.png in --out, or chart-<agent>-<rules>.png")] = ""
-    """the picture's file"""
+    """the picture's file (a PNG picture: its name ends in .png)"""
     out: Annotated[str, option("FOLDER", "the model's run folder, or runs/charts")] = ""
     """the folder the picture goes in"""
     json: bool = False
@@ -69,7 +69,7 @@ def _png_path(settings: Settings, rules_name: str) -> Path:
         raise UsageError(f"--png {settings.png} and --out {settings.out}: give one of them "
                          f"(--png names the picture, --out the folder it goes in)")
     if settings.png:
-        return check_output_file(settings.png, "--png")
+        return check_output_file(settings.png, "--png", suffixes=(".png",))
     fixed = settings.agent in FIXED_AGENTS
     if settings.out:
         folder = Path(settings.out)
@@ -130,6 +130,7 @@ def run(settings: Settings) -> dict[str, Any]:
     diffs = chart_differences(mine, optimal)
     grade = exact_grade(agent, infinite, obs_mode)
     note = f", regret {grade['regret']:.4f}" if grade else ""
+    note_new_folder(png)
     draw_comparison(mine, optimal, png, title=f"{t['name']} ({infinite.summary()}){note}")
     return {"agent": settings.agent, "rules": t["name"], "rules_summary": infinite.summary(),
             "charted_as": changed, "png": str(png), "agent_chart": mine.to_dict(),

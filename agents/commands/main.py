@@ -47,7 +47,7 @@ class Settings:
     seed: int = 1
     """seed of training (evaluation uses seed + 1000)"""
     out: Annotated[str, option("FOLDER")] = "runs/main"
-    """output folder"""
+    """output folder (created if missing; the files are listed at the end)"""
     progress: bool = True
     """show progress bars"""
 

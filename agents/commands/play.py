@@ -387,16 +387,23 @@ class Session:
             if not text:
                 self.write(f"Please type a bet: a whole number from {rules.min_bet} to {top}.")
                 continue
+            span = f"type a bet from {rules.min_bet} to {top}"  # the range the prompt shows
             try:
                 amount = int(text)
             except ValueError:
-                self.write(f"'{text}' is not a number; type a bet from {rules.min_bet} to {top}.")
+                self.write(f"'{text}' is not a whole number; {span}.")
                 continue
             if amount > bankroll:
-                self.write(f"You cannot bet {amount}: your bankroll is {_chips(bankroll)}.")
+                self.write(f"You cannot bet {amount}: your bankroll is {_chips(bankroll)}; "
+                           f"{span}.")
                 continue
-            if not rules.min_bet <= amount <= rules.max_bet:
-                self.write(f"The table takes bets from {rules.min_bet} to {rules.max_bet}.")
+            if amount > rules.max_bet:
+                self.write(f"You cannot bet {amount}: the table's maximum bet is "
+                           f"{rules.max_bet}; {span}.")
+                continue
+            if amount < rules.min_bet:
+                self.write(f"You cannot bet {amount}: the table's minimum bet is "
+                           f"{rules.min_bet}; {span}.")
                 continue
             return amount
 

@@ -7,8 +7,9 @@ beside the optimum when the rules have an infinite deck) and ``summary.json``.
 
 ``--algo jax-ppo`` trains ``--seeds`` agents at once inside one jitted JAX program on the
 JAX table (:mod:`blackjack_env.agents.jax_ppo`; the ``[jax]`` extra): ``model.npz`` is
-the greedy policy of the seed with the median final regret (the better middle one of
-an even number of seeds; an
+the greedy policy of the seed with the median final regret (of an even number of seeds,
+the better of the two middle ones; the printed and saved ``regret_median`` is then the
+mean of those two, and the model's own regret is printed beside it; an
 :class:`~blackjack_env.agents.mlp.MLPAgent`, played with numpy alone),
 ``seeds/seed-<k>.npz`` every seed's, and the curve and summary give the exact regret of
 every seed (median, worst). Such a run is one program: Ctrl-C stops it with nothing
@@ -93,7 +94,7 @@ class Settings:
     """seed of the run: env resets, the agent's exploration, network init"""
     out: Annotated[str, tyro.conf.arg(metavar="FOLDER",
                                       help_behavior_hint="(default: runs/<algo>-<rules>)")] = ""
-    """output folder"""
+    """output folder (created if missing, and named in the first line printed)"""
     resume: bool = False
     """continue the newest saved state in --out up to the budget"""
     epsilon_start: Annotated[float | None, _default("1.0", "FLOAT")] = None
@@ -233,8 +234,26 @@ def _check_values(v: dict[str, Any]) -> None:
     for name in ("epsilon_start", "epsilon_end", "explore_fraction"):
         if not 0.0 <= v[name] <= 1.0:
             raise UsageError(f"--{name.replace('_', '-')} {v[name]}: must be between 0 and 1")
-    if v["lr"] is not None and not 0.0 < v["lr"] <= 1.0:
-        raise UsageError(f"--lr {v['lr']}: must be in (0, 1]; leave it out for 1/N(s,a)^p")
+    _check_lr(v["algo"], v["lr"])
+
+
+def _check_lr(algo: str, lr: float | None) -> None:
+    """``--lr`` means a different thing to each kind of learner, and nothing to SB3's."""
+    if lr is None:
+        return
+    if algo in SB3:
+        raise UsageError(f"--lr {lr}: --algo {algo} (stable-baselines3) keeps its own "
+                         f"learning rate (agents/sb3.py DEFAULT_HYPERPARAMETERS); --lr sets "
+                         f"the step size of {', '.join(TABULAR)} and jax-ppo: leave it out")
+    if 0.0 < lr <= 1.0:
+        return
+    if algo in JAX:
+        from blackjack_env.agents.jax_ppo import JaxPPOConfig  # (jax: heavy)
+
+        raise UsageError(f"--lr {lr}: jax-ppo's Adam step size must be in (0, 1]; leave it "
+                         f"out for its default {JaxPPOConfig.lr}")
+    raise UsageError(f"--lr {lr}: the tabular step size must be in (0, 1]; leave it out for "
+                     f"1/N(s,a)^p")
 
 
 def pick_obs_mode(algo: str, obs_mode: str | None, rules: Any) -> str:
@@ -636,6 +655,16 @@ def _prepare_jax(settings: Settings, out: Path, given: dict[str, Any]) -> Plan:
     values.update(subproc=settings.subproc, tensorboard=settings.tensorboard,
                   progress=settings.progress, obs_mode="vector")
     rules = build_rules(values["rules"], values["decks"], values["seats"])
+    if rules.seats > 1:
+        asked = (f"--seats {values['seats']}" if values["seats"] is not None else
+                 f"--rules {values['rules']} ({rules.seats} seats)")
+        raise UsageError(
+            f"{asked}: --algo jax-ppo trains one learner alone at each JAX table. One policy "
+            f"at all {rules.seats} seats of a JAX table: python -m "
+            f"blackjack_env.agents.jax_seats --seats {rules.seats} --rules {values['rules']} "
+            f"(it grades the policy exactly and saves no model); one learner at --seat among "
+            f"{rules.seats} seats, --others playing the rest: --algo ppo, maskable-ppo or "
+            f"q-learning")
     env_kwargs = {"rules": rules, "seat": values["seat"], "others": values["others"],
                   "obs_mode": "vector"}
     _check_env(env_kwargs)
@@ -767,9 +796,12 @@ def summary_text(summary: dict[str, Any]) -> list[str]:
     if "regret_median" in summary:
         lines += [f"  {summary['seeds']} seeds, compiled in {summary['compile_seconds']:.1f} s "
                   f"of it; exact regret of their greedy policies:",
-                  f"  median {summary['regret_median']:.5f}, worst {summary['regret_worst']:.5f}, "
-                  f"best {summary['regret_best']:.5f}; the model is seed {summary['model_seed']} "
-                  f"(the median)"]
+                  f"  median {summary['regret_median']:.5f}{_median_what(summary['seeds'])}, "
+                  f"worst {summary['regret_worst']:.5f}, best {summary['regret_best']:.5f}",
+                  f"  the model is seed {summary['model_seed']}, regret "
+                  f"{summary['regrets'][summary['model_seed']]:.5f}: "
+                  + ("the median seed" if summary["seeds"] % 2 else
+                     "the better of the two middle seeds")]
     bets = summary.get("bets")
     if bets:
         sizes = ",".join(str(b) for b in bets["bet_sizes"])
@@ -797,6 +829,11 @@ def summary_text(summary: dict[str, Any]) -> list[str]:
     if bets:
         lines.append(f"  {bets['models']}")
     return lines
+
+
+def _median_what(seeds: int) -> str:
+    """How the median of ``seeds`` regrets is taken, where it is not one seed's figure."""
+    return " (the mean of the two middle seeds)" if seeds % 2 == 0 else ""
 
 
 def print_summary(summary: dict[str, Any]) -> None:

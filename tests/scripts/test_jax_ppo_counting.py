@@ -1,10 +1,12 @@
-"""scripts/jax_ppo_counting.py: its tallies (per hand, per unit wagered, by count) and a
-smoke run with a tiny budget (slow: it compiles the JAX table inside the PPO)."""
+"""blackjack_env.agents.jax_ppo_counting (scripts/jax_ppo_counting.py): its tallies (per
+hand, per unit wagered, by count), a smoke run with a tiny budget (slow: it compiles the
+JAX table inside the PPO), and its refusals before any training."""
 
 from __future__ import annotations
 
 import json
 import runpy
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -12,10 +14,14 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "scripts" / "jax_ppo_counting.py"
 
 
 def _module() -> dict[str, Any]:
-    return runpy.run_path(str(ROOT / "scripts" / "jax_ppo_counting.py"), run_name="counting")
+    """The module's names (it imports numpy and the package; JAX only when it trains)."""
+    from blackjack_env.agents import jax_ppo_counting
+
+    return vars(jax_ppo_counting)
 
 
 def test_tally_intervals_match_the_spread_of_repeated_samples() -> None:
@@ -84,21 +90,25 @@ def test_smoke_run_writes_every_figure(tmp_path: Path, capsys: Any) -> None:
     (["--bet-sizes", "4,2"], ["--bet-sizes '4,2'", "increasing"]),
     (["--out", "{tmp}/notes.txt/c.json"], ["--out", "notes.txt"]),
     (["--out", "{tmp}"], ["--out", "is a folder"]),
+    (["--seeds", "two"], ["--seeds", "two"]),
 ])
-def test_bad_input_is_one_line_before_any_training(tmp_path: Path, capsys: Any, args: list[str],
-                                                   words: list[str]) -> None:
-    """A wrong option stops the script with one ``error:`` line before the training (minutes)
-    starts, and writes nothing."""
+def test_bad_input_is_one_line_before_any_training(tmp_path: Path, capsys: Any, monkeypatch: Any,
+                                                   args: list[str], words: list[str]) -> None:
+    """A wrong option stops the script (the launcher, as a user runs it) with one ``error:``
+    line and status 2 before the training (minutes) starts, and writes nothing."""
     pytest.importorskip("jax")
     (tmp_path / "notes.txt").write_text("not a folder")
     before = sorted(tmp_path.iterdir())
     argv = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    monkeypatch.setattr(sys, "argv", [str(SCRIPT), *argv])
+    monkeypatch.syspath_prepend(str(SCRIPT.parent))  # as `python scripts/NAME.py` puts it first
     with pytest.raises(SystemExit) as stop:
-        _module()["main"](argv)
-    line = str(stop.value.code)
-    assert line.startswith("error: ") and "\n" not in line, line
+        runpy.run_path(str(SCRIPT), run_name="__main__")
+    assert stop.value.code == 2
+    out, err = capsys.readouterr()
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
     for word in words:
-        assert word in line, (word, line)
-    out = capsys.readouterr().out
+        assert word in lines[0], (word, lines[0])
     assert "load average" not in out and "training" not in out  # stopped before them
     assert sorted(tmp_path.iterdir()) == before

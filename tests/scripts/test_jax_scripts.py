@@ -3,9 +3,9 @@ CPU here; the GPU run is scripts/gpu_check.sh, whose CPU rehearsal is the slow t
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
-import runpy
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +19,15 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _main(name: str) -> Any:
-    return runpy.run_path(str(ROOT / "scripts" / name), run_name=name)["main"]
+    """The script's ``main``, its file imported as a module that stays in ``sys.modules``
+    (tyro reads the settings' annotations from there)."""
+    spec = importlib.util.spec_from_file_location(name.removesuffix(".py"),
+                                                  ROOT / "scripts" / name)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module.main
 
 
 def test_bench_jax_chart_and_random_with_numpy(tmp_path: Path, capsys: Any) -> None:

@@ -214,7 +214,7 @@ def test_analyze_json_into_proc_names_the_path(capsys) -> None:
 
     assert analyze.main(["--decks", "inf", "--quiet", "--json", "/proc/out.json"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: /proc/out.json: ") and ".tmp" not in err
+    assert err.startswith("error: --json /proc/out.json: ") and ".tmp" not in err
 
 
 def test_missing_web_extra_is_one_lowercase_error_line(monkeypatch, capsys) -> None:
@@ -423,3 +423,72 @@ def test_analyze_help_says_what_each_default_is(monkeypatch, capsys) -> None:
         assert "(default: the preset's)" in after, (flag, after)
     composition = text.split("--no-composition", 1)[1][:200]
     assert "skip" in composition and "default: True" not in composition
+
+
+# ------------------------------------------------------------------ advice that fits (issue 33, 18)
+def test_a_refused_bet_gives_the_range_the_prompt_gave() -> None:
+    """The prompt offers 1-100 (the bankroll caps the table's 1-1000): a refusal said "The
+    table takes bets from 1 to 1000". Each refusal says what was wrong and the prompt's range."""
+    session, term = _session(["0", "-3", "1.5", "abc", "250", "q"], bankroll=100, rounds=1)
+    session.run()
+    refusals = [line for line in term.lines if line.startswith(("You cannot", "'"))]
+    assert refusals == [
+        "You cannot bet 0: the table's minimum bet is 1; type a bet from 1 to 100.",
+        "You cannot bet -3: the table's minimum bet is 1; type a bet from 1 to 100.",
+        "'1.5' is not a whole number; type a bet from 1 to 100.",
+        "'abc' is not a whole number; type a bet from 1 to 100.",
+        "You cannot bet 250: your bankroll is 100; type a bet from 1 to 100.",
+    ]
+    assert "1000" not in term.text
+    rich, term = _session(["1500", "q"], bankroll=2000, rounds=1)
+    rich.run()
+    assert ("You cannot bet 1500: the table's maximum bet is 1000; type a bet from 1 to 1000."
+            in term.lines)
+
+
+@pytest.mark.parametrize(("args", "says", "not_says"), [
+    (["--algo", "ppo", "--timesteps", "64", "--lr", "5"],
+     "--lr 5.0: --algo ppo (stable-baselines3) keeps its own learning rate", "1/N(s,a)"),
+    (["--algo", "dqn", "--timesteps", "64", "--lr", "0.5"],
+     "--lr 0.5: --algo dqn (stable-baselines3) keeps its own", "1/N(s,a)"),
+    (["--algo", "q-learning", "--lr", "5"], "--lr 5.0: the tabular step size must be in (0, 1]; "
+     "leave it out for 1/N(s,a)^p", "Adam"),
+])
+def test_lr_advice_fits_the_algorithm(args, says, not_says, tmp_path, capsys) -> None:
+    """``--algo ppo --lr 5`` gave the tabular default's advice (and ``--lr 0.5`` was ignored
+    without a word): SB3 keeps its own learning rate."""
+    from blackjack_env.agents.commands import train
+
+    assert train.main([*args, "--out", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"error: {says}"), err
+    assert not_says not in err[0]
+    assert list(tmp_path.iterdir()) == []
+
+
+def _has_jax_ppo() -> bool:
+    import importlib.util
+
+    return all(importlib.util.find_spec(m) is not None for m in ("jax", "flax", "optax"))
+
+
+@pytest.mark.skipif(not _has_jax_ppo(), reason="needs the [jax] extra")
+def test_jax_ppo_advice_names_the_seats_trainer_and_its_own_lr(tmp_path, capsys) -> None:
+    """``--algo jax-ppo --seats 3`` said "use the single env or the multi-agent env", though
+    ``python -m blackjack_env.agents.jax_seats --seats 3`` trains exactly that; ``--lr 5``
+    said "leave it out for 1/N(s,a)^p", the tabular default."""
+    from blackjack_env.agents.commands import train
+
+    out = str(tmp_path / "run")
+    assert train.main(["--algo", "jax-ppo", "--rules", "vegas-strip", "--seats", "3",
+                       "--out", out]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: --seats 3: --algo jax-ppo trains one "
+                                               "learner alone at each JAX table"), err
+    assert "python -m blackjack_env.agents.jax_seats --seats 3 --rules vegas-strip" in err[0]
+    assert "--algo ppo" in err[0] and "single env or the multi-agent env" not in err[0]
+    assert train.main(["--algo", "jax-ppo", "--lr", "5", "--out", out]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["error: --lr 5.0: jax-ppo's Adam step size must be in (0, 1]; leave it out "
+                   "for its default 0.001"]
+    assert list(tmp_path.iterdir()) == []

@@ -90,6 +90,20 @@ BAD_INPUTS: list[tuple[str, list[str], str]] = [
     ("rllib_example.py", ["--obs-mode", "pixels"], "'pixels'"),
     ("rllib_example.py", ["--rules", "nope"], "'nope'"),
     ("rllib_example.py", ["--json", MISSING], MISSING),
+    ("bench_array_api.py", ["--tables", "0"], "--tables 0"),
+    ("bench_array_api.py", ["--seconds", "0"], "--seconds 0"),
+    ("bench_jax.py", ["--numpy", "--no-numpy"], "--numpy and --no-numpy"),
+    ("bench_jax.py", ["--policy", "smart"], "'smart'"),
+    ("bench_jax.py", ["--steps", "-1"], "--steps -1"),
+    ("gpu_train_check.py", ["--rules", "nope"], "'nope'"),
+    ("gpu_train_check.py", ["--out", "{tmp}"], "is a folder"),
+    ("gpu_train_check.py", ["--seeds", "x"], "--seeds"),
+    ("jax_determinism.py", ["--tables", "0"], "--tables 0"),
+    ("jax_determinism.py", ["--out", MISSING], MISSING),
+    ("fingerprint_envs.py", ["--seeds", "0"], "--seeds 0"),
+    ("fingerprint_envs.py", ["--out", MISSING], MISSING),
+    ("jax_ppo_counting.py", ["--hands", "0"], "--hands 0"),
+    ("jax_ppo_counting.py", ["--out", MISSING], MISSING),
     ("-m blackjack_env.simulate", ["--policy", "psychic"], "'psychic'"),
     ("-m blackjack_env.simulate", ["--rules", "nope"], "'nope'"),
     ("-m blackjack_env.simulate", ["--hands", "0"], "--hands 0"),
@@ -198,6 +212,25 @@ def test_help_of_every_command_lists_its_options(monkeypatch, capsys) -> None:
                          ("-m blackjack_env.simulate", "--rounds-per-table")]:
         assert _run(script, ["--help"], monkeypatch) == 0
         assert flag in capsys.readouterr().out
+
+
+SCRIPT_FILES = sorted(p.name for p in SCRIPTS.glob("*.py") if not p.name.startswith("_"))
+
+
+@pytest.mark.parametrize("script", SCRIPT_FILES)
+def test_every_script_takes_its_options_in_the_commands_style(script, monkeypatch,
+                                                              capsys) -> None:
+    """Issue 30 (6): every script parses its options with the commands' runner (tyro: a
+    settings dataclass, a help line per option), none with argparse; ``--help`` lists the
+    options and imports no heavy package (JAX starts only when the work does)."""
+    text = (SCRIPTS / script).read_text()
+    assert "argparse" not in text
+    assert "sys.path.insert" not in text  # a script edits no import path
+    heavy = {m for m in ("jax", "torch", "ray") if m not in sys.modules}
+    assert _run(script, ["--help"], monkeypatch) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: ") and "--help" in out, out
+    assert not {m for m in heavy if m in sys.modules}, "--help imported a heavy package"
 
 
 # ----------------------------------------------------------------- the hot seat
@@ -651,8 +684,86 @@ def test_options_that_do_not_parse_are_one_error_line(
 
 def test_an_output_file_in_a_new_folder_is_written_there(tmp_path, monkeypatch, capsys) -> None:
     """Every command treats an output path alike: a missing folder is created (when the
-    file is written), as the training commands create their run folders."""
+    file is written, and one note line says so), as the training commands create their run
+    folders."""
     out = tmp_path / "new" / "deeper" / "analysis.json"
     code = _run("analyze.py", ["--decks", "inf", "--json", str(out)], monkeypatch)
     assert code == 0, capsys.readouterr().err
     assert json.loads(out.read_text())["rules"]["decks"] is None
+    err = capsys.readouterr().err
+    assert f"note: created the folder {out.parent} for {out}" in err, err
+
+
+#: A folder that exists and where no file can be made, whoever runs the test (root too:
+#: permission bits do not stop root, the kernel's /proc does).
+NO_FILES_HERE = "/proc"
+
+# (script, arguments, the option the error line must name, with its path)
+UNWRITABLE: list[tuple[str, list[str], str]] = [
+    ("analyze.py", ["--decks", "inf", "--json", "/proc/x.json"], "--json /proc/x.json"),
+    ("analyze.py", ["--decks", "inf", "--chart", "/proc/x.png"], "--chart /proc/x.png"),
+    ("analyze.py", ["--decks", "inf", "--chart", "/proc/new/x.png"], "--chart /proc/new/x.png"),
+    ("main.py", ["--hands", "10", "--eval-hands", "10", "--out", "/proc/nope"],
+     "--out /proc/nope"),
+    ("train.py", ["--hands", "10", "--out", "/proc/run"], "--out /proc/run"),
+    ("evaluate.py", ["basic", "--hands", "10", "--out", "/proc/e.json"], "--out /proc/e.json"),
+    ("chart.py", ["basic", "--png", "/proc/c.png"], "--png /proc/c.png"),
+    ("chart.py", ["basic", "--out", "/proc/charts"], "--out /proc/charts"),
+    ("-m blackjack_env.simulate", ["--hands", "10", "--json", "/proc/s.json"],
+     "--json /proc/s.json"),
+    ("bench_engine.py", ["--hands", "10", "--json", "/proc/b.json"], "--json /proc/b.json"),
+]
+
+
+@pytest.mark.skipif(not os.path.isdir(NO_FILES_HERE), reason="needs Linux's /proc")
+@pytest.mark.parametrize(("script", "args", "names"), UNWRITABLE,
+                         ids=[f"{s} {' '.join(a)}" for s, a, _ in UNWRITABLE])
+def test_an_output_path_no_file_can_be_made_in_is_refused_before_any_work(
+        script, args, names, tmp_path, monkeypatch, capsys) -> None:
+    """Issue 33 (15): ``--json /proc/x.json`` failed only after the whole analysis (the
+    results lost), ``blackjack-main --out /proc/nope`` after training, without naming the
+    option. Every output path is tried before the work: one line naming the option, nothing
+    printed before it, nothing written."""
+    monkeypatch.chdir(tmp_path)
+    code = _run(script, args, monkeypatch)
+    out, err = capsys.readouterr()
+    lines = err.strip().splitlines()
+    assert code == 2, (code, out, err)
+    assert len(lines) == 1 and lines[0].startswith(f"error: {names}"), err
+    assert "no file can be made" in lines[0] or "no folder can be made" in lines[0], lines[0]
+    assert out == "", out  # the work did not start
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("script", "args"), [
+    ("analyze.py", ["--decks", "inf", "--chart", "{tmp}/chart.txt"]),
+    ("analyze.py", ["--decks", "inf", "--chart", "{tmp}/chart"]),
+    ("analyze.py", ["--decks", "inf", "--chart", "{tmp}/chart.svg"]),
+    ("chart.py", ["basic", "--png", "{tmp}/chart.jpg"]),
+])
+def test_a_picture_named_for_another_format_is_refused(script, args, tmp_path, monkeypatch,
+                                                       capsys) -> None:
+    """Issue 33 (15): ``--chart x.txt`` wrote a PNG named ``.txt`` without a word. Pictures
+    are PNG: a name that does not end in .png is refused before any work, naming it."""
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    code = _run(script, args, monkeypatch)
+    out, err = capsys.readouterr()
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1, (code, err)
+    assert lines[0].startswith(f"error: {args[-2]} {args[-1]}: the file is written as a PNG "
+                               f"picture"), lines[0]
+    assert "ending in .png" in lines[0] and out == ""
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_png_in_a_new_folder_is_written_and_the_folder_announced(tmp_path, monkeypatch,
+                                                                    capsys) -> None:
+    """``--chart`` into a folder that does not exist: the folder is made when the picture is
+    written, and one note line says so (it was made silently)."""
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "new" / "chart.PNG"
+    code = _run("analyze.py", ["--decks", "inf", "--quiet", "--chart", str(png)], monkeypatch)
+    _out, err = capsys.readouterr()
+    assert code == 0, err
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert err.strip().splitlines() == [f"note: created the folder {png.parent} for {png}"]

@@ -142,7 +142,7 @@ def test_play_scripted_session_with_bad_input(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "Traceback" not in out + r.stderr
     assert "Please type a bet" in out
-    assert "'lots' is not a number" in out
+    assert "'lots' is not a whole number" in out
     assert "cannot bet 5000" in out
     assert "'fold' is not an action" in out
     assert "SPLIT is not allowed now" in out

@@ -542,3 +542,41 @@ def test_train_decks_none_is_the_infinite_deck_as_in_every_command(tmp_path, cap
                        "--no-progress", "--out", str(out)]) == 0
     settings = json.loads((out / "settings.json").read_text())
     assert settings["decks"] == "inf" and settings["rules_fields"]["decks"] is None
+
+
+@pytest.mark.parametrize(("regrets", "model", "median", "says"), [
+    ([0.0024, 0.00106], 1, 0.00173, "the better of the two middle seeds"),
+    ([0.004, 0.001, 0.003, 0.002], 3, 0.0025, "the better of the two middle seeds"),
+    ([0.003, 0.001, 0.002], 2, 0.002, "the median seed"),
+])
+def test_jax_ppo_says_what_its_median_is_and_which_seed_is_saved(regrets, model, median,
+                                                                   says) -> None:
+    """Issue 33 (16): with 2 seeds jax-ppo printed "median 0.00173" and "the model is seed 1
+    (the median)", whose regret was 0.00106. The median stays the statistic (the mean of
+    the two middle seeds for an even count); the model is the better middle seed, and its
+    own regret is printed beside it."""
+    pytest.importorskip("jax")
+    from blackjack_env.agents.commands.train import summary_text
+    from blackjack_env.agents.jax_ppo import JaxPPOConfig, SeedsResult
+
+    n = len(regrets)
+    grades = [[{"regret": r, "exact_return": -0.005 - r, "optimal_return": -0.005,
+                "split_states_depending_on_hand_index": 0}] for r in regrets]
+    result = SeedsResult(config=JaxPPOConfig(seeds=n), agents=[[] for _ in regrets],
+                         grades=grades, timesteps=[1000], train_seconds=1.0,
+                         compile_seconds=0.5, grade_seconds=0.1,
+                         metrics={"illegal_actions": np.zeros((n, 1))})
+    figures = result.summary()
+    assert figures["regret_median"] == pytest.approx(median) == pytest.approx(np.median(regrets))
+    assert figures["median_seed"] == model
+    assert figures["median_seed_regret"] == regrets[model]
+    summary = {"algo": "jax-ppo", "rules": "vegas-strip", "rules_summary": "rules",
+               "timesteps": 1000, "seconds": 1.0, "finished": True,
+               "exact": grades[model][-1], "model": "run/model.npz", "model_seed": model,
+               **figures}
+    text = "\n".join(summary_text(summary))
+    even = "" if n % 2 else " (the mean of the two middle seeds)"
+    assert f"median {median:.5f}{even}, worst {max(regrets):.5f}" in text, text
+    assert f"the model is seed {model}, regret {regrets[model]:.5f}: {says}" in text, text
+    assert "(the median)" not in text
+    assert f"regret                            {regrets[model]:.5f}" in text  # its exact grade
