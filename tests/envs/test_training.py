@@ -52,7 +52,7 @@ def test_maskable_ppo_in_subproc_vec_env() -> None:
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
     vec = make_vec_env(BlackjackEnv, n_envs=2, seed=0, vec_env_cls=SubprocVecEnv,
-                       vec_env_kwargs={"start_method": "fork"})
+                       vec_env_kwargs={"start_method": "forkserver"})
     try:
         masks = np.stack(vec.env_method("action_masks"))
         assert masks.shape == (2, 5) and masks.dtype == bool
