@@ -7,6 +7,7 @@ at an episode's end are dropped) and 12 (a 6:5 natural pays 1.2 exactly)."""
 
 from __future__ import annotations
 
+import os
 import time
 from fractions import Fraction
 from typing import Any
@@ -145,14 +146,19 @@ def test_random_rules_parity_fast() -> None:
     assert seen["settings"] == 4 and seen["nonzero"] > 0 and seen["illegal"] > 0
 
 
+#: settings of the slow run (BLACKJACK_PARITY_SETTINGS overrides, for a partial run)
+N_RANDOM = int(os.environ.get("BLACKJACK_PARITY_SETTINGS", "300"))
+
+
 @pytest.mark.slow
 def test_random_rules_parity_300() -> None:
-    """300 random settings (each its own compiled table: about 6 s each on 2 loaded CPU
-    cores), the adapter against the numpy vector env bit for bit."""
+    """300 random settings, the adapter against the numpy vector env bit for bit. Each
+    rule set is its own compiled table (``Config`` holds the rules, a static argument):
+    measured about 30 s a setting on 2 loaded shared CPU cores (2.5 hours in all)."""
     t0 = time.perf_counter()
-    seen = check_random_settings(300, seed=33, n=32)
+    seen = check_random_settings(N_RANDOM, seed=33, n=32)
     print(f"random-rules parity: {seen} in {time.perf_counter() - t0:.0f} s")
-    assert seen["settings"] == 300 and seen["non_dyadic"] > 50
+    assert seen["settings"] == N_RANDOM and seen["non_dyadic"] > N_RANDOM // 6
     assert seen["split"] > 0 and seen["illegal_bet"] > 0 and seen["truncated"] > 0
 
 
