@@ -65,7 +65,9 @@ class BlackjackJax:
     mapped to a legal one (``illegal_action="map"``, the default) or ends the round, minus
     ``illegal_penalty`` (``"penalize"``), as in the numpy env (``info["illegal_action"]``
     says so; :mod:`blackjack_env.jax.illegal`). ``"raise"`` is refused here (``jit``
-    cannot raise); the Gymnasium adapters serve it.
+    cannot raise); the Gymnasium adapters serve it. An action that is not an integer of
+    one table's shape raises ``ValueError`` where the call is traced; an integer outside
+    the space is an illegal action (:meth:`check_step_args` says how each policy plays it).
 
     ## Observation Space
 

@@ -34,7 +34,7 @@ class _Space:
     loaded (see the module docstring)."""
 
     @property  # type: ignore[misc]
-    def __class__(self) -> type:  # noqa: D105
+    def __class__(self) -> type:
         spaces = _gymnax_spaces()
         real = type(self)
         return real if spaces is None else getattr(spaces, real.__name__, real)

@@ -202,7 +202,7 @@ def test_stacked_cards_left_at_an_episode_end_are_dropped() -> None:
     rest of the script (which would deal every sub-env 8 against a 4)."""
     kw = {"rules": "vegas-strip", "obs_mode": "multidiscrete"}
     env, _, _, _ = _pair(kw, "TS 9H 5C 7D 2C 3C 4C 5D 6D", n=16)
-    obs, _, te, _, info = env.step(np.zeros(16, np.int64))  # STAND on 19: the round ends
+    obs, _, te, _, _ = env.step(np.zeros(16, np.int64))  # STAND on 19: the round ends
     assert te.all()
     assert int(np.asarray(env.state.stacked).max()) == 0
     dealt = {(int(o[view.MD_TOTAL]), int(o[view.MD_UPCARD])) for o in obs}
