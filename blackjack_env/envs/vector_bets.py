@@ -37,11 +37,13 @@ class BetsMixin(VectorState):
         self._bet_chips = self.tables.bet_chips
         # the bet sizes the table limits allow (the bankroll's cover is checked per step)
         self._bet_within = self.tables.bet_within
-        # with varying stakes, a payout such as 6:5 times a stake is not exact in floats:
-        # rewards are then taken from the exact chips (the single env's float(Fraction))
+        # a payout such as 6:5 times a stake other than 1 (a bet of 3 chips, a double, a
+        # bet step), or summed over split hands and rounds, is not exact in floats (3 *
+        # 1.2 is 3.5999999999999996): rewards and chips are then taken from the exact
+        # chips (the single env's float(Fraction); the JAX adapters' chips_to_float)
         den = play.chip_denominator(self.rules)
         self._chip_den = den
-        self._exact_chips = (self._bets or settings.bankroll is not None) and den & (den - 1) != 0
+        self._exact_chips = den & (den - 1) != 0
 
     def _exact_net(self, net: np.ndarray) -> np.ndarray:
         """Round results in base bets, from the exact chips (multiples of ``1 / den``)."""

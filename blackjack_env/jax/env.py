@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from functools import partial
+from functools import cache, partial
 from typing import Any
 
 import jax
@@ -21,7 +21,7 @@ from blackjack_env.jax import core, illegal
 from blackjack_env.jax.spaces import box, dict_space, discrete, tuple_space
 from blackjack_env.jax.tables import Config, Params, build
 
-__all__ = ["BlackjackJax", "GymnaxV1"]
+__all__ = ["DEFAULT_OBS_MODE", "FULL_INFO", "LEAN_INFO", "BlackjackJax", "GymnaxV1", "unwrap_state"]
 
 #: the default observation mode of the JAX table (the numpy envs' is "multidiscrete"):
 #: a JAX network reads the raw array, and the scaled float vector is the mode it can take
@@ -77,7 +77,9 @@ class BlackjackJax:
     mapped to a legal one (``illegal_action="map"``, the default) or ends the round, minus
     ``illegal_penalty`` (``"penalize"``), as in the numpy env (``info["illegal_action"]``
     says so; :mod:`blackjack_env.jax.illegal`). ``"raise"`` is refused here (``jit``
-    cannot raise); the Gymnasium adapters serve it.
+    cannot raise); the Gymnasium adapters serve it. An action that is not an integer of
+    one table's shape raises ``ValueError`` where the call is traced; an integer outside
+    the space is an illegal action (:meth:`check_step_args` says how each policy plays it).
 
     ## Observation Space
 
@@ -245,63 +247,121 @@ class BlackjackJax:
     def action_space(self, params: Params | None = None) -> Any:
         return discrete(self.config.n_actions)
 
-    @partial(jax.jit, static_argnums=0)
     def reset(self, key: Any, params: Params | None = None) -> tuple[Any, core.State]:
-        """A fresh table (a new shoe) with its first round dealt (or opened for its bet)."""
-        p = self._params if params is None else params
-        st = core.first_round(key, core.new_state(self.config), p, self.config)
-        return self._obs(st, p), st
+        """A fresh table (a new shoe) with its first round dealt (or opened for its bet).
+        ``params`` are checked against this env's (:meth:`check_params`)."""
+        return _reset_jit(self, key, self.check_params(params))
 
-    @partial(jax.jit, static_argnums=0)
     def step(
         self, key: Any, state: core.State, action: Any, params: Params | None = None
     ) -> tuple[Any, core.State, Any, Any, dict[str, Any]]:
         """One decision; the step that ends the round deals the next one (same shoe), or
-        opens it for its bet; the step that ends the episode starts the next one."""
-        p = self._params if params is None else params
-        k_play, k_next = jax.random.split(key)
-        cfg = self.config
-        if self.illegal_action is IllegalAction.PENALIZE:
-            st, reward, over, played, bad = illegal.penalized_step(
-                k_play, state, action, p, cfg, self.illegal_penalty
-            )
-        else:
-            st, reward, over, played, bad = core.step(k_play, state, action, p, cfg)
-        st, term, trunc = core.end_round(st, reward, over, cfg)
-        ended = term | trunc
-        # (the round is over: its mask allows every action, as the numpy env's SETTLED)
-        final = core.observe(st, p, cfg, self.obs_mode, settled=True)
-        st = core.next_round(k_next, st, p, cfg, over, ended)
-        obs = self._obs(st, p)
-        shape = jnp.shape(reward)
-        done = jnp.broadcast_to(ended, shape)
-        info = {
-            "action_mask": core.masks(st, p, cfg),
-            "final_observation": final,
-            "round_net": reward + jnp.where(bad, self.illegal_penalty, 0.0)
-            if self.illegal_action is IllegalAction.PENALIZE
-            else reward,
-            "round_over": jnp.broadcast_to(over, shape),
-            "illegal_action": bad,
-            "action_played": played,
-            "terminated": jnp.broadcast_to(term, shape),
-            "truncated": jnp.broadcast_to(trunc, shape),
-            "discount": jnp.where(term, 0.0, 1.0) * jnp.ones(shape),
-        }
-        if self.seats > 1:
-            info["active"] = core.active(st, cfg)
-        return obs, st, reward.astype(jnp.float32), done, info
+        opens it for its bet; the step that ends the episode starts the next one.
 
-    def action_mask(self, state: core.State, params: Params | None = None) -> Any:
+        Returns ``(obs, state, reward, done, info)`` with the lean ``info`` of
+        :data:`LEAN_INFO` (a few scalars and the mask, as gymnax's envs return;
+        :meth:`step_full` adds :data:`FULL_INFO`). ``action``, ``state`` and ``params``
+        are checked once, where the call is traced (:meth:`check_step_args`)."""
+        return self._checked_step(key, state, action, params, False)
+
+    def step_full(
+        self, key: Any, state: core.State, action: Any, params: Params | None = None
+    ) -> tuple[Any, core.State, Any, Any, dict[str, Any]]:
+        """:meth:`step` with the rich ``info``: :data:`LEAN_INFO` and :data:`FULL_INFO`
+        (the ended round's last observation, the round's net in base bets and in exact
+        chips, the action played), what the Gymnasium adapters read."""
+        return self._checked_step(key, state, action, params, True)
+
+    def _checked_step(
+        self, key: Any, state: core.State, action: Any, params: Params | None, full: bool
+    ) -> tuple[Any, core.State, Any, Any, dict[str, Any]]:
+        p = self.check_params(params)
+        self.check_step_args(state, action)
+        return _step_jit(self, key, state, action, p, full)
+
+    # ------------------------------------------------------------------ input checks
+    def check_params(self, params: Params | None) -> Params:
+        """``params`` (None: :attr:`default_params`), refused (``ValueError``) unless it
+        has this env's fields, shapes and dtypes: params built for another configuration
+        (another action count, hand count, bet sizes ...) are named here, once, where the
+        call is traced. Params of the same shapes are not told apart (their values may be
+        traced): build them with the same configuration."""
+        if params is None:
+            return self._params
+        mine = self._params
+        if not isinstance(params, Params):
+            raise ValueError(
+                f"params must be this env's Params (env.default_params), got "
+                f"{type(params).__name__}"
+            )
+        for name, want, got in zip(Params._fields, mine, params, strict=True):
+            if jnp.shape(got) != jnp.shape(want) or jnp.result_type(got) != want.dtype:
+                raise ValueError(
+                    f"params.{name} has shape {tuple(jnp.shape(got))} "
+                    f"{jnp.result_type(got)}, this env's {tuple(want.shape)} {want.dtype}: "
+                    f"params of another rule set or configuration; use env.default_params"
+                )
+        return params
+
+    def check_step_args(self, state: core.State, action: Any) -> None:
+        """Refuse (``ValueError``, one line) an ``action`` that is not an integer array of
+        one table's shape (``()``, or ``(seats,)`` with several seats: ``jax.vmap`` makes
+        many tables), and a ``state`` that is not one of this env's tables. Checked on
+        the host, or where ``jit`` traces the call (shapes and dtypes only, nothing per
+        step). An integer outside ``0..num_actions - 1`` cannot be refused inside ``jit``:
+        it is an illegal action (``info["illegal_action"]``), played under ``"map"`` as
+        the nearest action in range (a negative one as STAND's mapping, a larger one as
+        the last action's) is mapped, and under ``"penalize"`` as any illegal action
+        (``PENALTY_ACTION``, the round played out, ``illegal_penalty`` taken)."""
+        want = (self.seats,) if self.seats > 1 else ()
+        kind = getattr(action, "dtype", None)
+        if kind is None:
+            if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+                raise ValueError(
+                    f"action {action!r} must be an integer (a jax or numpy int array of "
+                    f"shape {want}); actions are 0..{self.num_actions - 1}"
+                )
+        elif np.dtype(kind).kind not in "iu":
+            raise ValueError(
+                f"action dtype {np.dtype(kind)} must be an integer dtype (int32); actions "
+                f"are 0..{self.num_actions - 1}"
+            )
+        if tuple(jnp.shape(action)) != want:
+            raise ValueError(
+                f"action shape {tuple(jnp.shape(action))} must be {want} (one table"
+                f"{f' of {self.seats} seats' if self.seats > 1 else ''}); jax.vmap the step "
+                f"for many tables"
+            )
+        if not isinstance(state, core.State):
+            raise ValueError(
+                f"state must be this env's core.State (from reset or step), got "
+                f"{type(state).__name__}"
+            )
+        for name, got, ref in zip(
+            core.State._fields, state, _state_shapes(self.config), strict=True
+        ):
+            if tuple(jnp.shape(got)) != ref.shape:
+                raise ValueError(
+                    f"state.{name} has shape {tuple(jnp.shape(got))}, one table's is "
+                    f"{ref.shape}: a state of another configuration, or a batch of tables "
+                    f"(jax.vmap the step)"
+                )
+
+    def action_mask(self, state: Any, params: Params | None = None) -> Any:
         """bool ``(num_actions,)`` (``(seats, num_actions)`` with several seats; or
-        batched over tables): the legal actions of ``state``."""
+        batched over tables): the legal actions of ``state``. ``state`` may be a wrapper's
+        state that holds this env's as ``env_state`` (gymnax's ``LogWrapper``, at any
+        depth): the mask of the state that :meth:`reset` returns is read here."""
+        state = unwrap_state(state)
         p = self._params if params is None else params
         fn = partial(core.masks, p=p, cfg=self.config)
         return jax.vmap(fn)(state) if jnp.ndim(state.pos) else fn(state)
 
-    def active(self, state: core.State, params: Params | None = None) -> Any:
+    def active(self, state: Any, params: Params | None = None) -> Any:
         """bool ``(seats,)`` (or batched over tables): the seat whose action the next step
-        plays (the numpy vector env's ``info["active"]``)."""
+        plays (the numpy vector env's ``info["active"]``); a wrapper's state as in
+        :meth:`action_mask`."""
+        state = unwrap_state(state)
         fn = partial(core.active, cfg=self.config)
         return jax.vmap(fn)(state) if jnp.ndim(state.pos) else fn(state)
 
@@ -405,10 +465,11 @@ class BlackjackJax:
         return jax.tree.map(lambda a: jnp.broadcast_to(a, (num_tables, *a.shape)), one)
 
     # ------------------------------------------------------------------ adapters
-    def gymnax_v1(self) -> GymnaxV1:
+    def gymnax_v1(self, full_info: bool = False) -> GymnaxV1:
         """This env with gymnax 1.0's step signature (``obs, state, reward, terminated,
-        truncated, info``), for gymnax's own wrappers."""
-        return GymnaxV1(self)
+        truncated, info``), for gymnax's own wrappers (:class:`GymnaxV1`; ``full_info``:
+        the rich ``info`` of :meth:`step_full`)."""
+        return GymnaxV1(self, full_info)
 
 
 def _from_gymnasium(space: Any, lead: tuple[int, ...]) -> Any:
@@ -434,6 +495,90 @@ def _from_gymnasium(space: Any, lead: tuple[int, ...]) -> Any:
     return box(low, high, low.shape, dtype)
 
 
+#: The pure step's ``info`` keys (:meth:`BlackjackJax.step`): the new state's
+#: ``action_mask`` (bool), and for the step ``round_over``, ``illegal_action``,
+#: ``terminated``, ``truncated`` (bools) and ``discount`` (float32; 0 where terminated);
+#: with several seats also ``active``. Per table about 13 bytes (5 actions).
+LEAN_INFO = ("action_mask", "round_over", "illegal_action", "terminated", "truncated", "discount")
+#: Added by :meth:`BlackjackJax.step_full`: ``final_observation`` (the ended round's last
+#: observation, SETTLED), ``round_net`` (float32, base bets, the penalty not taken),
+#: ``round_chips`` (int32: the round's net chips exactly, in units of ``1 /
+#: Config.chip_den``; 0 where no round ended), ``action_played`` (int32).
+FULL_INFO = ("final_observation", "round_net", "round_chips", "action_played")
+
+
+def unwrap_state(state: Any) -> core.State:
+    """The table's :class:`~blackjack_env.jax.core.State` inside ``state``: ``state``
+    itself, or a wrapper's state that holds it as ``env_state`` (gymnax's
+    ``LogEnvState``), at any depth."""
+    while not isinstance(state, core.State) and hasattr(state, "env_state"):
+        state = state.env_state
+    if not isinstance(state, core.State):
+        raise ValueError(
+            f"state must be the table's core.State or a wrapper's state holding it as "
+            f"env_state, got {type(state).__name__}"
+        )
+    return state
+
+
+@cache
+def _state_shapes(cfg: Config) -> core.State:
+    """One table's state as shapes (``jax.eval_shape``), to check a state against."""
+    return jax.eval_shape(partial(core.new_state, cfg))
+
+
+@partial(jax.jit, static_argnums=0)
+def _reset_jit(env: BlackjackJax, key: Any, p: Params) -> tuple[Any, core.State]:
+    st = core.first_round(key, core.new_state(env.config), p, env.config)
+    return env.get_obs(st, p), st
+
+
+@partial(jax.jit, static_argnums=(0, 5))
+def _step_jit(
+    env: BlackjackJax, key: Any, state: core.State, action: Any, p: Params, full: bool
+) -> tuple[Any, core.State, Any, Any, dict[str, Any]]:
+    k_play, k_next = jax.random.split(key)
+    cfg = env.config
+    penalize = env.illegal_action is IllegalAction.PENALIZE
+    if penalize:
+        st, reward, over, played, bad = illegal.penalized_step(
+            k_play, state, action, p, cfg, env.illegal_penalty
+        )
+    else:
+        st, reward, over, played, bad = core.step(k_play, state, action, p, cfg)
+    # the round's net, the penalty not taken: the chips won or lost (the penalty is a
+    # reward, never chips: the numpy envs' bankroll and session ignore it)
+    net = jnp.where(over, core.round_net(st, cfg), 0.0)
+    chips = jnp.where(over, jnp.round(net * (cfg.bet * cfg.chip_den)).astype(jnp.int32), 0)
+    st, term, trunc = core.end_round(st, net, over, cfg)
+    ended = term | trunc
+    # (the round is over: its mask allows every action, as the numpy env's SETTLED)
+    final = core.observe(st, p, cfg, env.obs_mode, settled=True) if full else None
+    # stacked cards not dealt by an ended episode are dropped (numpy
+    # TableBatch.clear_stacks): the next episode's cards are random
+    st = st._replace(stacked=jnp.where(jnp.any(ended), 0, st.stacked))
+    st = core.next_round(k_next, st, p, cfg, over, ended)
+    obs = env.get_obs(st, p)
+    shape = jnp.shape(reward)
+    done = jnp.broadcast_to(ended, shape)
+    info: dict[str, Any] = {
+        "action_mask": core.masks(st, p, cfg),
+        "round_over": jnp.broadcast_to(over, shape),
+        "illegal_action": bad,
+        "terminated": jnp.broadcast_to(term, shape),
+        "truncated": jnp.broadcast_to(trunc, shape),
+        "discount": jnp.where(term, 0.0, 1.0) * jnp.ones(shape),
+    }
+    if env.seats > 1:
+        info["active"] = core.active(st, cfg)
+    if full:
+        info["final_observation"] = final
+        info["round_net"] = jnp.broadcast_to(net, shape).astype(jnp.float32)
+        info["round_chips"] = jnp.broadcast_to(chips, shape)
+        info["action_played"] = played
+    return obs, st, reward.astype(jnp.float32), done, info
+
+
 @partial(jax.jit, static_argnums=0)
 def _start_round_jit(env: BlackjackJax, key: Any, state: core.State, p: Params) -> core.State:
     return core.first_round(key, state, p, env.config)
@@ -446,14 +591,27 @@ def _start_rounds_jit(env: BlackjackJax, key: Any, state: core.State, p: Params)
 
 
 class GymnaxV1:
-    """:class:`BlackjackJax` with gymnax 1.0's ``step`` (six values): what
-    ``gymnax.wrappers`` (``LogWrapper``, ``FlattenObservationWrapper``) call."""
+    """:class:`BlackjackJax` with gymnax 1.0's ``step`` (six values: ``obs, state,
+    reward, terminated, truncated, info``, each in its own slot: an episode cut after
+    ``rounds_per_episode`` rounds is ``truncated``, never ``terminated``), what gymnax's
+    wrappers take (``LogWrapper``, ``FlattenObservationWrapper``,
+    ``GymnaxToGymWrapper``, ``GymnaxToVectorGymWrapper``). Its ``info`` is the lean one
+    plus ``final_observation`` (as gymnax's own envs return); ``full_info=True``: the
+    rich one (:meth:`BlackjackJax.step_full`). Other attributes are the table's."""
 
-    def __init__(self, env: BlackjackJax) -> None:
+    def __init__(self, env: BlackjackJax, full_info: bool = False) -> None:
         self._env = env
+        #: step returns :meth:`BlackjackJax.step_full`'s info
+        self.full_info = bool(full_info)
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self._env, name)
+        # only reached for names not found on the object: read through __dict__, so an
+        # object not yet initialised (copy.deepcopy builds one without __init__) answers
+        # AttributeError instead of recursing
+        env = self.__dict__.get("_env")
+        if env is None:
+            raise AttributeError(name)
+        return getattr(env, name)
 
     def reset(self, key: Any, params: Params | None = None) -> tuple[Any, core.State]:
         return self._env.reset(key, params)
@@ -461,5 +619,8 @@ class GymnaxV1:
     def step(
         self, key: Any, state: core.State, action: Any, params: Params | None = None
     ) -> tuple[Any, core.State, Any, Any, Any, dict[str, Any]]:
-        obs, st, reward, done, info = self._env.step(key, state, action, params)
-        return obs, st, reward, done, info["truncated"], info
+        obs, st, reward, _done, info = self._env.step_full(key, state, action, params)
+        if not self.full_info:
+            keep = (*LEAN_INFO, "active", "final_observation")
+            info = {k: v for k, v in info.items() if k in keep}
+        return obs, st, reward, info["terminated"], info["truncated"], info

@@ -30,7 +30,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from blackjack_env.envs.settings import check_reset_options
+from blackjack_env.envs.settings import check_action, check_reset_options
 from blackjack_env.envs.step import Decision, IllegalAction, illegal_message
 from blackjack_env.envs.vector_checks import (
     check_actions,
@@ -53,6 +53,8 @@ _KNOWN_OPTIONS = ("cards", "reset_mask")  # the numpy vector env's reset options
 def _seed_key(seed: int | None, rng: np.random.Generator) -> Any:
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
         raise ValueError(f"seed={seed!r} must be an int or None")
+    if seed is not None and seed < 0:  # (Gymnasium's words, as the numpy envs raise)
+        raise gym.error.Error(f"Seed must be greater or equal to zero, actual value: {seed}")
     value = int(seed) if seed is not None else int(rng.integers(0, 2**31 - 1))
     return jax.random.PRNGKey(value)
 
@@ -114,7 +116,9 @@ def _state_info(st: core.State, p: Params, cfg: Config) -> dict[str, Any]:
     ``_info``): the decision each seat is asked (``phase``: a seat the table does not
     wait for ``SETTLED``, a table awaiting its bet ``BET``), the episode's ``round``, the
     learner's chips (``bankroll``), the undealt cards (``shoe_remaining``, -1 for an
-    infinite deck) and whether the shoe was reshuffled before this round."""
+    infinite deck) and whether the shoe was reshuffled before this round. ``bankroll``
+    is exact integer chips in units of ``1 / chip_den``: :func:`chips_to_float` makes
+    the numpy env's float64 of them on the host."""
     phase = p.decision_of_phase[st.phase]
     if cfg.bets:
         phase = jnp.where(st.opened, _BET, phase)
@@ -125,14 +129,24 @@ def _state_info(st: core.State, p: Params, cfg: Config) -> dict[str, Any]:
     return {
         "phase": phase,
         "round": jnp.broadcast_to(st.episode_rounds, shape),
-        "bankroll": core.bankroll(st, cfg),
+        "bankroll": st.session if cfg.bankroll is None else core.chip_units(st, cfg),
         "shoe_remaining": jnp.broadcast_to(left, shape),
         "reshuffled": jnp.broadcast_to(st.reshuffled, shape),
     }
 
 
-#: the info entries of _state_info, as the numpy env's dtypes
-_STATE_INFO = {"phase": np.int64, "round": np.int64, "bankroll": np.float64,
+def chips_to_float(units: Any, chip_den: int, per: int = 1) -> np.ndarray:
+    """Exact chips in units of ``1 / chip_den`` (integers from the JAX table) as the
+    numpy envs' float64, on the host: ``units / chip_den`` (``per``: then in units of
+    ``per`` chips, a base bet), the numpy vector env's arithmetic for exact chips, so the
+    two agree bit for bit (a 6:5 natural pays 1.2, not float32's 1.2000000476837158)."""
+    out = np.asarray(units, dtype=np.int64) / chip_den
+    return out / per if per != 1 else out
+
+
+#: the info entries of _state_info, as the numpy env's dtypes (bankroll: chip units,
+#: made float64 by chips_to_float)
+_STATE_INFO = {"phase": np.int64, "round": np.int64, "bankroll": np.int64,
                "shoe_remaining": np.int64, "reshuffled": bool}  # fmt: skip
 
 
@@ -255,7 +269,7 @@ class BlackjackJaxVectorEnv(VectorEnv):
             jax.vmap(lambda st, on: core.open_shoe(st, cfg, on & ~st.opened if cfg.bets else on))
         )
         self._step = jax.jit(
-            lambda key, st, a: jax.vmap(table.step, in_axes=(0, 0, 0, None))(
+            lambda key, st, a: jax.vmap(table.step_full, in_axes=(0, 0, 0, None))(
                 jax.random.split(key, t), st, a, p
             )
         )
@@ -318,6 +332,7 @@ class BlackjackJaxVectorEnv(VectorEnv):
         info: dict[str, Any] = {"action_mask": self._np_mask()}
         for k, v in self._state_info(st).items():
             info[k] = self._flat(v).astype(_STATE_INFO[k])
+        info["bankroll"] = chips_to_float(info["bankroll"], self.table.config.chip_den)
         if self.seats > 1:
             info.update(self._seat_info)
             info["active"] = self._flat(self.table.active(st))
@@ -335,15 +350,21 @@ class BlackjackJaxVectorEnv(VectorEnv):
         self._key, sub = jax.random.split(self._key)
         shaped = a.reshape(self.num_tables, self.seats) if self.seats > 1 else a
         rounds = self._flat(self._state_info(self.state)["round"]).astype(np.int64)
-        obs, self.state, reward, done, info = self._step(
+        obs, self.state, _reward, done, info = self._step(
             sub, self.state, jnp.asarray(shaped, jnp.int32)
         )
         f = self._flat
+        cfg = self.table.config
+        round_net = chips_to_float(f(info["round_chips"]), cfg.chip_den, cfg.bet)
+        illegal = f(info["illegal_action"])
+        reward = round_net
+        if self.table.illegal_action is IllegalAction.PENALIZE:
+            reward = round_net - np.where(illegal, self.table.illegal_penalty, 0.0)
         out = self._info({
-            "illegal_action": f(info["illegal_action"]),
+            "illegal_action": illegal,
             "action_played": f(info["action_played"]).astype(np.int64),
             "round_over": f(info["round_over"]),
-            "round_net": f(info["round_net"]).astype(np.float64),
+            "round_net": round_net,
         })  # fmt: skip
         ended = f(done)
         if ended.any():  # (as the numpy env: only on a step that ends an episode)
@@ -355,8 +376,7 @@ class BlackjackJaxVectorEnv(VectorEnv):
             }  # fmt: skip
             out["_final_info"] = ended
         return (
-            self._np_obs(obs), f(reward).astype(np.float64),
-            f(info["terminated"]), f(info["truncated"]), out,
+            self._np_obs(obs), reward, f(info["terminated"]), f(info["truncated"]), out,
         )  # fmt: skip
 
     def action_masks(self) -> np.ndarray:
@@ -381,7 +401,7 @@ class BlackjackJaxEnv(gym.Env[np.ndarray, np.int64]):
         self._state: Any = None
         self._done = False
         t = self.table
-        self._step = jax.jit(partial(t.step, params=t.default_params))
+        self._step = jax.jit(partial(t.step_full, params=t.default_params))
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -409,24 +429,23 @@ class BlackjackJaxEnv(gym.Env[np.ndarray, np.int64]):
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self._state is None:
             raise gym.error.ResetNeeded("call reset() before step()")
-        if (
-            isinstance(action, (bool, np.bool_))
-            or not isinstance(action, (int, np.integer))
-            or not self.action_space.contains(np.int64(action))
-        ):
-            raise ValueError(f"action {action!r} must be an int in 0..{self.table.num_actions - 1}")
+        # (the numpy envs' check and words: ints, numpy ints and 0-d int arrays)
+        action = check_action(action, self.table.num_actions, self.table.action_names)
         if self._strict:
             _check_legal(self.table, self._state, np.array([action]), batched=False)
         self._key, sub = jax.random.split(self._key)
-        obs, self._state, reward, done, info = self._step(sub, self._state, jnp.int32(action))
+        obs, self._state, _reward, done, info = self._step(sub, self._state, jnp.int32(action))
         self._obs = obs  # (the next round's first observation: returned by reset())
         self._done = bool(done)
         shown = info["final_observation"] if self._done else obs
+        cfg = self.table.config
+        net = float(chips_to_float(info["round_chips"], cfg.chip_den, cfg.bet))
+        illegal = bool(info["illegal_action"])
+        penalty = self.table.illegal_penalty if illegal else 0.0
+        reward = net - penalty if self.table.illegal_action is IllegalAction.PENALIZE else net
         return (
-            self._np_obs(shown), float(reward), bool(info["terminated"]),
-            bool(info["truncated"]),
-            {"action_mask": self._mask(), "round_net": float(info["round_net"]),
-             "illegal_action": bool(info["illegal_action"])},
+            self._np_obs(shown), reward, bool(info["terminated"]), bool(info["truncated"]),
+            {"action_mask": self._mask(), "round_net": net, "illegal_action": illegal},
         )  # fmt: skip
 
 

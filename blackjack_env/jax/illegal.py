@@ -13,6 +13,13 @@
   adapters (:mod:`blackjack_env.jax.gym`), whose actions are numpy arrays, check the mask
   on the host before stepping and raise ``envs.step.illegal_message``'s ``ValueError``,
   the state unchanged.
+
+An integer action outside ``0..n_actions - 1`` (which ``jit`` cannot refuse; the pure
+object refuses non-integers and wrong shapes where the call is traced,
+``BlackjackJax.check_step_args``) is illegal under every policy: ``"map"`` plays what
+the nearest action in range maps to when illegal (below 0: STAND; above: the last
+action's mapping, HIT where legal for SURRENDER), ``"penalize"`` penalises it as any
+illegal action; the Gymnasium adapters refuse it on the host (the numpy envs' words).
 """
 
 from __future__ import annotations

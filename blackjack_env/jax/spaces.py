@@ -1,7 +1,13 @@
-"""The spaces of the JAX table: gymnax's own classes when gymnax has been imported (so
-its wrappers, which check ``isinstance`` against them, accept the env), else minimal
-stand-ins with the same attributes and methods. gymnax is never imported here (it is
-not a dependency, and importing it pulls in plotting libraries)."""
+"""The spaces of the JAX table: small classes with gymnax's attributes and methods that
+are *also* gymnax's classes for ``isinstance`` whenever gymnax is loaded, whatever the
+import order (a space made before ``import gymnax`` passes its wrappers' checks too).
+
+gymnax is never imported here (it is not a dependency, and importing it pulls in
+plotting libraries, seconds of start-up). Each class reports gymnax's class of the same
+name as its ``__class__`` once ``gymnax`` is in ``sys.modules``; ``isinstance`` consults
+``__class__`` when the type itself does not match, so ``isinstance(space,
+gymnax.environments.spaces.Discrete)`` holds, while ``type(space)`` stays the class
+here (its methods are these)."""
 
 from __future__ import annotations
 
@@ -14,7 +20,27 @@ import jax.numpy as jnp
 __all__ = ["box", "dict_space", "discrete", "tuple_space"]
 
 
-class Discrete:
+def _gymnax_spaces() -> Any:
+    """gymnax's spaces module if gymnax is loaded (never imported here), else None."""
+    if "gymnax" not in sys.modules:
+        return None
+    from gymnax.environments import spaces
+
+    return spaces
+
+
+class _Space:
+    """A space that is gymnax's class of the same name for ``isinstance`` once gymnax is
+    loaded (see the module docstring)."""
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:
+        spaces = _gymnax_spaces()
+        real = type(self)
+        return real if spaces is None else getattr(spaces, real.__name__, real)
+
+
+class Discrete(_Space):
     """``n`` actions ``0..n-1`` (gymnax's ``Discrete`` interface)."""
 
     def __init__(self, num_categories: int) -> None:
@@ -29,7 +55,7 @@ class Discrete:
         return jnp.logical_and(x >= 0, x < self.n)
 
 
-class Box:
+class Box(_Space):
     """A box ``low <= x <= high`` (gymnax's ``Box`` interface)."""
 
     def __init__(
@@ -49,7 +75,7 @@ class Box:
         return jnp.logical_and(jnp.all(x >= self.low), jnp.all(x <= self.high))
 
 
-class Dict:
+class Dict(_Space):
     """A dict of spaces (gymnax's ``Dict`` interface)."""
 
     def __init__(self, spaces: dict[str, Any]) -> None:
@@ -64,7 +90,7 @@ class Dict:
         return jnp.all(jnp.stack([jnp.all(s.contains(x[k])) for k, s in self.spaces.items()]))
 
 
-class Tuple:
+class Tuple(_Space):
     """A tuple of spaces (gymnax's ``Tuple`` interface)."""
 
     def __init__(self, spaces: Any) -> None:
@@ -81,32 +107,22 @@ class Tuple:
         )
 
 
-def _gymnax_spaces() -> Any:
-    if "gymnax" not in sys.modules:
-        return None
-    from gymnax.environments import spaces
-
-    return spaces
+def discrete(n: int) -> Discrete:
+    """``Discrete(n)`` (gymnax's ``Discrete`` for ``isinstance`` when gymnax is loaded)."""
+    return Discrete(n)
 
 
-def discrete(n: int) -> Any:
-    """``Discrete(n)``: gymnax's class if gymnax is loaded, else :class:`Discrete`."""
-    spaces = _gymnax_spaces()
-    return Discrete(n) if spaces is None else spaces.Discrete(n)
+def box(low: Any, high: Any, shape: tuple[int, ...], dtype: Any = jnp.float32) -> Box:
+    """A :class:`Box` (gymnax's ``Box`` for ``isinstance`` when gymnax is loaded)."""
+    return Box(low, high, shape, dtype)
 
 
-def box(low: Any, high: Any, shape: tuple[int, ...], dtype: Any = jnp.float32) -> Any:
-    """A ``Box``: gymnax's class if gymnax is loaded, else :class:`Box`."""
-    spaces = _gymnax_spaces()
-    return Box(low, high, shape, dtype) if spaces is None else spaces.Box(low, high, shape, dtype)
-
-
-def dict_space(spaces: dict[str, Any]) -> Any:
-    """A :class:`Dict` of spaces (always this one: gymnax's ``Dict.contains`` reads the
-    fields as attributes, and the observation is a ``dict``)."""
+def dict_space(spaces: dict[str, Any]) -> Dict:
+    """A :class:`Dict` of spaces (its ``contains`` reads the observation's ``dict``
+    keys; gymnax's ``Dict`` reads them as attributes)."""
     return Dict(spaces)
 
 
-def tuple_space(spaces: Any) -> Any:
+def tuple_space(spaces: Any) -> Tuple:
     """A :class:`Tuple` of spaces (as :func:`dict_space`, for the tuple mode)."""
     return Tuple(spaces)

@@ -31,7 +31,8 @@ def jax_env(key: str, **kwargs: Any) -> BlackjackJax:
 
 @cache
 def batched_step(env: BlackjackJax) -> Any:
-    return jax.jit(jax.vmap(env.step, in_axes=(0, 0, 0, None)))
+    """``env.step_full`` (the rich ``info``) over a batch of tables, jitted once."""
+    return jax.jit(jax.vmap(env.step_full, in_axes=(0, 0, 0, None)))
 
 
 @cache
@@ -128,10 +129,13 @@ def run_parity(
     sub-env's observation, mask, active seat, reward, termination, truncation, played
     action, illegal flag, round over and net, chips (and the adapter's phase, round,
     shoe, reshuffle, table, seat and final info) agree until its table's first episode
-    ends, and ``final_obs`` on that step. Returns counts of what was compared (steps,
+    ends, and ``final_obs`` on that step. The adapter's rewards and ``info`` entries are
+    compared exactly (values and dtypes: float64 chips, bit for bit); the pure table's
+    float32 reward and chips to 1e-6. Returns counts of what was compared (steps,
     ended episodes, truncations, illegal actions, those at a BET step, splits, nonzero
     rewards)."""
     table = jx.table if isinstance(jx, BlackjackJaxVectorEnv) else jx
+    exact = isinstance(jx, BlackjackJaxVectorEnv)
     s = table.seats
     if isinstance(jx, BlackjackJaxVectorEnv):
         side: Any = jx
@@ -169,10 +173,19 @@ def run_parity(
         np.testing.assert_array_equal(ended, live & (te_np | tr_np))
         np.testing.assert_array_equal(te_jx[live], te_np[live])
         np.testing.assert_array_equal(tr_jx[live], tr_np[live])
-        np.testing.assert_allclose(r_jx[live], r_np[live], rtol=1e-6, atol=1e-6)
+        if exact:  # the adapter's float64 chips: the numpy env's, bit for bit
+            assert r_jx.dtype == r_np.dtype == np.float64
+            np.testing.assert_array_equal(r_jx[live], r_np[live])
+        else:  # (the pure table's float32 reward)
+            np.testing.assert_allclose(r_jx[live], r_np[live], rtol=1e-6, atol=1e-6)
         for keys, rows in ((_STEP_INFO, live), (_STATE_INFO, live & ~ended)):
             for k in keys:
-                if k in info_jx:
+                if k not in info_jx:
+                    continue
+                if exact:
+                    assert info_jx[k].dtype == info_np[k].dtype, k
+                    np.testing.assert_array_equal(info_jx[k][rows], info_np[k][rows], err_msg=k)
+                else:
                     np.testing.assert_allclose(
                         info_jx[k][rows], info_np[k][rows], rtol=1e-6, atol=1e-6, err_msg=k
                     )

@@ -70,8 +70,19 @@ def test_single_table_passes_check_env(obs_mode: str) -> None:
         if te:
             obs, info = env.reset()
     assert total > 0
-    with pytest.raises(ValueError, match="must be an int"):
-        env.step(7)
+    # bad actions: the numpy single env's words; a 0-d int array is an action (as there)
+    ref = gym.make("blackjack_env/Blackjack-v0", rules="vegas-strip", obs_mode=obs_mode)
+    ref.reset(seed=1)
+    with pytest.raises(ValueError, match=r"action array\(1.5\) must be an int in 0..4"):
+        env.step(np.array(1.5))
+    for bad in (7, -1, 1.0, True, "1", np.array([1])):
+        with pytest.raises(ValueError) as jx_err:
+            env.step(bad)
+        with pytest.raises(ValueError) as np_err:
+            ref.step(bad)
+        assert str(jx_err.value) == str(np_err.value)
+    env.reset(seed=2)
+    assert env.step(np.array(0))[2] in (True, False)  # STAND, as a 0-d array
 
 
 # ----------------------------------------------------------------- several seats
