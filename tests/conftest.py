@@ -1,0 +1,131 @@
+"""Settings every test run shares (the rest of the pytest configuration is in
+pyproject.toml's ``[tool.pytest.ini_options]``).
+
+**A persistent JAX compilation cache.** Every jitted function the tests (and the
+commands they start in subprocesses) compile is stored under
+``.pytest_cache/jax-compilation/``, whatever its compile time, and read back by the next
+process that compiles the same program: the other xdist worker, a test's subprocess,
+CI's second pass, the next run. An entry is keyed by the program, the jax version and
+the backend, so it is reused only for the same program; deleting the folder (or
+``pytest --cache-clear``) only costs the compilations again. It holds at most
+:data:`JAX_CACHE_BYTES` (least recently used entries go first). A
+``JAX_COMPILATION_CACHE_DIR`` already set in the environment is used instead, and
+``JAX_COMPILATION_CACHE_DIR=`` (empty) turns the cache off.
+
+**The pure-Python pass** (``pytest --pure-pass``, with ``BLACKJACK_ENV_PURE=1``): CI and
+the README's test command run the tests twice, first on the build as installed (the
+modules of ``blackjack_env/_native.py``'s ``KNOWN`` compiled by mypyc), then on the
+pure-Python source. The two differ only inside those modules, so the second pass runs
+the tests that exercise them and leaves out the tests marked ``build_neutral``: every
+test in the folders and files of :data:`BUILD_NEUTRAL` (a new test there is marked too;
+they are not even imported), and any test that carries the marker itself. Every test
+runs in the first pass. Without ``--pure-pass`` nothing is left out, so
+``BLACKJACK_ENV_PURE=1 python -m pytest tests/web`` runs the web tests on the source.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: Where the tests' compiled JAX programs are kept between processes and runs.
+JAX_CACHE_DIR = ROOT / ".pytest_cache" / "jax-compilation"
+#: The cache's size limit (least recently used entries are evicted past it).
+JAX_CACHE_BYTES = 1 << 30
+
+#: Test folders and files (relative to the repository root) whose tests cannot tell the
+#: compiled build from the pure-Python source, each with the reason: their tests carry the
+#: marker ``build_neutral`` and run in the first pass only. What they exercise of the
+#: compiled modules, the tests that stay in both passes exercise too. A path is added here
+#: only with its reason; a new test file elsewhere runs in both passes.
+BUILD_NEUTRAL: dict[str, str] = {
+    "tests/jax": "the JAX table runs its rounds in blackjack_env/jax; the compiled modules "
+    "only build its tables, through the numpy env that tests/envs checks in both passes",
+    "tests/agents/test_agents_jax_ppo.py": "the JAX PPO learner, on the JAX table",
+    "tests/agents/test_agents_jax_ppo_bets.py": "the JAX PPO learner's bets, on the JAX table",
+    "tests/web": "the web app's HTTP, session and page layer; the rounds it deals are the "
+    "engine's, which tests/engine plays card by card in both passes",
+    "tests/scripts": "the commands' options, messages, files and exit codes; the envs and "
+    "the engine they drive are tested in both passes",
+    "tests/docs": "the site's pages and examples; each name they call is tested where it "
+    "is defined, in both passes",
+    "tests/integration": "third-party RL tools (their own run in .ci/run, once)",
+}
+
+
+def _jax_cache_settings() -> dict[str, str]:
+    """The JAX settings (environment variables, read when jax is imported) that turn the
+    persistent compilation cache on, or nothing where the user chose a folder, turned it
+    off, or ``filelock`` is missing (jax needs it to share a size-limited cache safely
+    between processes: without the lock a reader can see an entry half written)."""
+    if "JAX_COMPILATION_CACHE_DIR" in os.environ or importlib.util.find_spec("filelock") is None:
+        return {}
+    return {
+        "JAX_COMPILATION_CACHE_DIR": str(JAX_CACHE_DIR),
+        "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+        "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "0",
+        "JAX_COMPILATION_CACHE_MAX_SIZE": str(JAX_CACHE_BYTES),
+    }
+
+
+def _use_jax_cache() -> None:
+    """Sets the cache up for this process and the processes it starts (the environment),
+    and in jax itself when a plugin imported it before this file."""
+    settings = _jax_cache_settings()
+    os.environ.update(settings)
+    if settings and "jax" in sys.modules:
+        config = sys.modules["jax"].config
+        config.update("jax_compilation_cache_dir", settings["JAX_COMPILATION_CACHE_DIR"])
+        config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+        config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+        config.update("jax_compilation_cache_max_size", JAX_CACHE_BYTES)
+
+
+_use_jax_cache()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--pure-pass", action="store_true",
+        help="CI's second pass, on the pure-Python source (needs BLACKJACK_ENV_PURE=1): "
+        "leave out the tests marked build_neutral (tests/conftest.py)")  # fmt: skip
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("--pure-pass") and os.environ.get("BLACKJACK_ENV_PURE") != "1":
+        raise pytest.UsageError(
+            "--pure-pass is the pass on the pure-Python source: run it with "
+            "BLACKJACK_ENV_PURE=1 in the environment"
+        )
+
+
+def _neutral(path: Path) -> bool:
+    """Whether ``path`` is, or lies in, an entry of :data:`BUILD_NEUTRAL`."""
+    if not path.is_relative_to(ROOT):
+        return False
+    name = path.relative_to(ROOT).as_posix()
+    return any(name == entry or name.startswith(entry + "/") for entry in BUILD_NEUTRAL)
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """In the pure-Python pass the paths of BUILD_NEUTRAL are not even imported."""
+    if config.getoption("--pure-pass") and _neutral(collection_path):
+        return True
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if _neutral(item.path):
+            item.add_marker(pytest.mark.build_neutral)
+    if config.getoption("--pure-pass"):
+        left = [i for i in items if i.get_closest_marker("build_neutral") is not None]
+        if left:
+            config.hook.pytest_deselected(items=left)
+            items[:] = [i for i in items if i.get_closest_marker("build_neutral") is None]
