@@ -24,9 +24,10 @@ from blackjack_env.engine.cards import Card, Suit
 from blackjack_env.engine.hand import Hand
 from blackjack_env.engine.table import Outcome, Phase, Seat, Table
 
-__all__ = ["Window", "frame_size", "hand_text", "render_ansi", "render_rgb"]
+__all__ = ["OUTCOME_TEXT", "Window", "frame_size", "hand_text", "render_ansi", "render_rgb"]
 
-_OUTCOME_TEXT = {
+#: The short word shown for each hand result (``WIN``, ``PUSH``, ...).
+OUTCOME_TEXT = {
     Outcome.WIN: "WIN",
     Outcome.BLACKJACK: "BLACKJACK",
     Outcome.PUSH: "PUSH",
@@ -67,7 +68,7 @@ def _visible_dealer(table: Table) -> tuple[list[Card], bool]:
 def _result_text(seat: Seat, hand_i: int, unit: int) -> str:
     for result in seat.results:
         if result.hand == hand_i:
-            return f"{_OUTCOME_TEXT[result.outcome]} {float(result.net) / unit:+g}"
+            return f"{OUTCOME_TEXT[result.outcome]} {float(result.net) / unit:+g}"
     return ""
 
 

@@ -17,7 +17,7 @@ from typing import Annotated, Any
 from blackjack_env._cli import check_at_least, option, preset_option
 from blackjack_env.agents.commands import UsageError, run_command
 from blackjack_env.engine import Event, EventKind, Table
-from blackjack_env.render import _OUTCOME_TEXT, hand_text
+from blackjack_env.render import OUTCOME_TEXT, hand_text
 
 __all__ = ["Settings", "describe", "main", "run"]
 
@@ -80,7 +80,7 @@ def describe(event: Event, table: Table | None = None) -> str | None:
         cards = ""
         if table is not None and event.seat is not None and event.hand is not None:
             cards = f" {hand_text(table.seats[event.seat].hands[event.hand])},"
-        result = "?" if event.outcome is None else _OUTCOME_TEXT[event.outcome]
+        result = "?" if event.outcome is None else OUTCOME_TEXT[event.outcome]
         return f"  {hand}:{cards} {result} {_signed(event.amount)}"
     if kind is EventKind.SHUFFLE:
         return "  (shoe reshuffled)"

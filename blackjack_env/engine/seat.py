@@ -1,8 +1,8 @@
 """A player's place at the table: bankroll, bet, this round's hands and results.
 
 A :class:`Seat` is the table's record of one player; :class:`~blackjack_env.engine.table.Table`
-is the only code that changes it (chips move through ``Seat._take`` / ``Seat._give``,
-which the table calls, so that chips are conserved). :func:`check_bankroll` reads
+is the only code that changes it (chips move through the table's ``_take`` / ``_give``,
+so that chips are conserved). :func:`check_bankroll` reads
 a starting bankroll and :func:`as_chips` keeps whole amounts as ``int``.
 
 Compiled with the table (``_native.KNOWN``): the table reads and writes seats on
@@ -76,14 +76,6 @@ class Seat:
 
     def can_afford(self, amount: Chips) -> bool:
         return can_cover(self.bankroll, amount)
-
-    def _take(self, amount: Chips) -> None:
-        if self.bankroll is not None:
-            self.bankroll = as_chips(self.bankroll - amount)
-
-    def _give(self, amount: Chips) -> None:
-        if self.bankroll is not None:
-            self.bankroll = as_chips(self.bankroll + amount)
 
     def __repr__(self) -> str:
         hands = ", ".join(str(h) for h in self.hands)

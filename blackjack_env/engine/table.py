@@ -172,6 +172,20 @@ _record: Final = tuple.__new__
 _STAND_HIT: Final = (Action.STAND, Action.HIT)
 
 
+def _take(seat: Seat, amount: Chips) -> None:
+    """Move ``amount`` chips from the seat to the table (a bet, a double, a split, insurance);
+    an unlimited bankroll (``None``) stays unlimited. With :func:`_give`, the only place a
+    seat's bankroll changes, so that chips are conserved."""
+    if seat.bankroll is not None:
+        seat.bankroll = as_chips(seat.bankroll - amount)
+
+
+def _give(seat: Seat, amount: Chips) -> None:
+    """Move ``amount`` chips from the table to the seat (a returned stake, a payout)."""
+    if seat.bankroll is not None:
+        seat.bankroll = as_chips(seat.bankroll + amount)
+
+
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
 class Table:
     """A blackjack table for ``rules.seats`` seats and a dealer.
@@ -325,8 +339,8 @@ class Table:
                 raise IllegalActionError(
                     f"seat {seat} cannot bet {amount}: its bankroll is {available}"
                 )
-            s._give(s.bet)
-            s._take(amount)
+            _give(s, s.bet)
+            _take(s, amount)
         s.bet = amount
         if amount:
             self.events.append(_record(Event, (_EVENT_BET, seat, None, None, None, amount, None)))
@@ -352,7 +366,7 @@ class Table:
             raise IllegalActionError(
                 f"seat {seat.index} cannot raise by {amount}: its bankroll is {seat.bankroll}"
             )
-        seat._take(amount)
+        _take(seat, amount)
         hand.bet = hand.bet + amount
         self.events.append(Event(EventKind.RAISE, seat.index, self._hand_i, amount=amount))
 
@@ -522,7 +536,7 @@ class Table:
                 self._pay(seat, 0, Outcome.EVEN_MONEY)
             else:
                 stake = as_chips(insurance_stake(hand.bet))
-                seat._take(stake)
+                _take(seat, stake)
                 seat.insurance = stake
                 self.events.append(Event(EventKind.INSURANCE, seat.index, amount=stake))
         elif action is Action.SURRENDER:
@@ -542,7 +556,7 @@ class Table:
         for seat in self.seats:
             if seat.insurance:
                 returned = seat.insurance * (1 + INSURANCE_PAYS) if dealer_bj else 0
-                seat._give(returned)
+                _give(seat, returned)
                 net = as_chips(returned - seat.insurance)
                 seat.net = as_chips(seat.net + net)
                 self.house = as_chips(self.house - net)
@@ -573,7 +587,7 @@ class Table:
         two_cards = len(hand.cards) == 2 and not hand.doubled
         if self._stand_hit_only or (not two_cards and hit_allowed(rules, hand.split_aces)):
             return _STAND_HIT  # what play_actions gives here, without the work
-        total, soft = score(hand._hard, hand._aces > 0)
+        total, soft = score(hand.hard_total, hand.has_ace)
         up_rank = self.dealer.cards[0].rank
         return play_actions(
             rules,
@@ -610,7 +624,7 @@ class Table:
             card = self.shoe.draw()
             hand.add(card)
             events.append(_record(Event, (_EVENT_DEAL, seat.index, hand_i, card, None, None, None)))
-            if hand._hard > 21:
+            if hand.hard_total > 21:
                 hand.done = True
                 self._pay(seat, hand_i, _OUTCOME_BUST)
             elif self._auto21 and auto_stands(self.rules, hand.total):
@@ -618,12 +632,12 @@ class Table:
         elif action is _ACTION_STAND:
             hand.done = True
         elif action is _ACTION_DOUBLE:
-            seat._take(hand.bet)
+            _take(seat, hand.bet)
             hand.bet = hand.bet * 2
             hand.doubled = True
             self._deal_to(seat, hand_i)
             hand.done = True
-            if hand._hard > 21:
+            if hand.hard_total > 21:
                 self._pay(seat, hand_i, _OUTCOME_BUST)
         elif action is _ACTION_SPLIT:
             self._split(seat, hand_i)
@@ -640,7 +654,7 @@ class Table:
         hand = seat.hands[hand_i]
         new = Hand(self._values)
         stake = split_stake(rules, hand.bet)
-        seat._take(2 * stake - hand.bet)  # (halved: an odd chip goes back to the seat)
+        _take(seat, 2 * stake - hand.bet)  # (halved: an odd chip goes back to the seat)
         hand.bet = stake
         new.bet = stake
         new.add(hand.pop())
@@ -697,7 +711,7 @@ class Table:
                                 self._check_two_card_hand(seat, hand)
                             else:  # every card is on the table: it stands with one card
                                 hand.done = True
-                        elif auto21 and hand._hard <= 21 and auto_stands(rules, hand.total):
+                        elif auto21 and hand.hard_total <= 21 and auto_stands(rules, hand.total):
                             hand.done = True
                         if not hand.done:
                             self._seat_i, self._hand_i = s, h
@@ -754,7 +768,7 @@ class Table:
         events = self.events
         rules = self.rules
         while True:
-            total, soft = score(dealer._hard, dealer._aces > 0)
+            total, soft = score(dealer.hard_total, dealer.has_ace)
             if not dealer_draws(rules, total, soft):
                 return
             if not self.shoe.can_draw:
@@ -808,7 +822,7 @@ class Table:
             seat.net += net
             self.house = as_chips(self.house - net)
         else:
-            seat._give(as_chips(bet + net))
+            _give(seat, as_chips(bet + net))
             seat.net = as_chips(seat.net + net)
             self.house = as_chips(self.house - net)
         hand.settled = True
