@@ -94,7 +94,14 @@ from blackjack_env.analysis._model import (
     settle_values,
     split_hand_settled,
 )
-from blackjack_env.analysis.dealer import dealer_rows, natural_completer, upcard_rank
+from blackjack_env.analysis import kernels
+from blackjack_env.analysis.dealer import (
+    dealer_rows,
+    dealer_stop_table,
+    hole_naturals,
+    natural_completer,
+    upcard_rank,
+)
 from blackjack_env.engine.cards import Card, Rank, parse_card, parse_cards
 from blackjack_env.engine.hand import score
 from blackjack_env.engine.play import (
@@ -285,6 +292,9 @@ class _Context:
         self._memo: dict[tuple, float] = {}
         self._split_memo: dict[tuple, float] = {}
         self._covered: list[Comp] = []  # hands whose rows (all supersets) are known
+        self._codes: dict[Comp, int] = {}
+        self._hard_ace: dict[Comp, tuple[int, bool]] = {}
+        self._legal: dict[tuple, tuple[Action, ...]] = {}
         self._split_covered: set[int] = set()  # pair classes whose split rows are known
 
     # ------------------------------------------------------------ rows
@@ -301,7 +311,10 @@ class _Context:
         return pay
 
     def code(self, y: Comp) -> int:
-        return sum(n * b for n, b in zip(y, self.base, strict=True))
+        got = self._codes.get(y)
+        if got is None:
+            got = self._codes[y] = sum(n * b for n, b in zip(y, self.base, strict=True))
+        return got
 
     def ensure(self, rows: Iterable[Comp]) -> None:
         """Compute the dealer probabilities of the rows not yet known (one batch)."""
@@ -432,7 +445,11 @@ class _Context:
         return got
 
     def hard_ace(self, y: Comp) -> tuple[int, bool]:
-        return sum(c * v for c, v in zip(y, self.vals, strict=True)), y[self.cl.ace] > 0
+        got = self._hard_ace.get(y)
+        if got is None:
+            hard = sum(c * v for c, v in zip(y, self.vals, strict=True))
+            got = self._hard_ace[y] = (hard, y[self.cl.ace] > 0)
+        return got
 
     @staticmethod
     def plus(y: Comp, j: int | None) -> Comp:
@@ -447,6 +464,16 @@ class _Context:
     # of the pool, in the split approximation, else None), fs (from a split), sa (split
     # aces), h (hands the seat holds), pair, natural.
     def legal(self, y: Comp, fs: bool, sa: bool, h: int, pair: bool) -> tuple[Action, ...]:
+        hard, ace = self.hard_ace(y)
+        key = (hard, ace, sum(y) == 2, fs, sa, h, pair)
+        got = self._legal.get(key)
+        if got is None:
+            got = self._legal[key] = self._legal_actions(y, fs, sa, h, pair)
+        return got
+
+    def _legal_actions(
+        self, y: Comp, fs: bool, sa: bool, h: int, pair: bool
+    ) -> tuple[Action, ...]:
         hard, ace = self.hard_ace(y)
         total, soft = score(hard, ace)
         return play_actions(
@@ -593,6 +620,114 @@ class _Context:
                 ev += p * no_split
         self._split_memo[mk] = ev
         return ev
+
+
+class _RoundContext(_Context):
+    """A :class:`_Context` whose rows (every hand of two or more cards, and every split
+    hand of each pair the pool holds) and hit/stand values are computed at once by the
+    compiled kernels (:mod:`blackjack_env.analysis.kernels`): the same values as the
+    recursion of :class:`_Context`, in a few milliseconds. Used by
+    :func:`composition_return` when numba is installed."""
+
+    def __init__(self, rules: Rules, pool: Comp, up: int) -> None:
+        super().__init__(rules, pool, up)
+        K = self.K
+        splits = [c for c in range(K) if pool[c] >= 2]
+        bases = np.zeros((1 + len(splits), K), np.int64)
+        max_hards = np.full(1 + len(splits), 21, np.int64)
+        for b, c in enumerate(splits, start=1):
+            bases[b, c] = 2
+            max_hards[b] = 21 + self.vals[c]
+        pool_a = np.array(pool, np.int64)
+        vals = np.array(self.vals, np.int64)
+        aces = np.array(self.aces, np.bool_)
+        codes, rows, radix, stand = kernels.context_tables(
+            pool_a,
+            vals,
+            aces,
+            up,
+            dealer_stop_table(rules),
+            np.array(hole_naturals(rules, up), np.bool_),
+            np.ascontiguousarray(self._pay),
+            bases,
+            max_hards,
+        )
+        self.extras = [-1, *splits]
+        comp = self.completer if (self.peek and self.completer is not None) else -1
+        auto = AUTO_STAND_TOTAL if self.auto21 else -1
+        hs, hit, dbl = kernels.hit_tables(
+            codes,
+            rows,
+            radix,
+            stand,
+            pool_a,
+            vals,
+            aces,
+            self.cl.ace,
+            comp,
+            auto,
+            _totals_table(),
+            np.array(self.extras, np.int64),
+        )
+        self.base = [int(r) for r in radix]
+        self.index = dict(zip(codes.tolist(), range(len(codes)), strict=True))
+        self._rows = rows
+        self._row_hard = rows @ vals
+        self._stand = stand
+        self._hit, self._dbl, self._hs_rows = hit, dbl, hs
+
+    def ensure(self, rows: Iterable[Comp]) -> None:
+        """Every row of a round is known from the start."""
+
+    def cover(self, y: Comp, split_classes: Iterable[int] = ()) -> None:
+        """Every row of a round is known from the start."""
+
+    def _extra(self, i: int, hard: int, ace: bool) -> int:
+        """Which table holds the hand of row ``i`` with this hard total and ace flag."""
+        shift = int(self._row_hard[i]) - hard
+        if shift == 0:
+            return 0
+        row = self._rows[i]
+        for e_i, e in enumerate(self.extras):
+            if e >= 0 and self.vals[e] == shift and row[e] >= 2:
+                if (row[self.cl.ace] - (e == self.cl.ace) > 0) == ace:
+                    return e_i
+        raise KeyError((i, hard, ace))
+
+    def surrender(self, code: int) -> float:
+        i = self.index[code]
+        row = self._rows[i]
+        left = self.N - int(row.sum())
+        if self.completer is None or left <= 0:
+            p = 0.0
+        else:
+            p = (self.pool[self.completer] - int(row[self.completer])) / left
+        if self.late_no_peek:
+            return -p - 0.5 * (1.0 - p)
+        return -0.5 * (1.0 - p) if self.peek else -0.5
+
+    def stand(self, code: int, total: int, natural: bool) -> float:
+        cat = _NATURAL if natural else (0 if total <= 16 else total - 16)
+        return float(self._stand[self.index[code], cat])
+
+    def draw(self, code: int, hard: int, ace: bool, double: bool) -> float:
+        i = self.index[code]
+        e_i = self._extra(i, hard, ace)
+        return float((self._dbl if double else self._hit)[e_i, i])
+
+    def hit_stand(self, code: int, hard: int, ace: bool) -> float:
+        i = self.index[code]
+        return float(self._hs_rows[self._extra(i, hard, ace), i])
+
+
+@lru_cache(maxsize=1)
+def _totals_table() -> np.ndarray:
+    """``[hard, ace] -> total`` by the engine's :func:`.score` (hard totals to 40)."""
+    out = np.zeros((41, 2), np.int64)
+    for hard in range(41):
+        for ace in (0, 1):
+            out[hard, ace] = score(hard, bool(ace))[0]
+    return out
 
 
 def _context(rules: Rules, pool: Comp, up: int) -> _Context:
@@ -805,12 +940,18 @@ class CompositionResult:
     upcard_returns: dict[str, float]
 
 
-def _round_given_upcard(rules: Rules, pool: Sequence[int], up_rank: int) -> float:
+def _round_given_upcard(
+    rules: Rules, pool: Sequence[int], up_rank: int, compiled: bool = False
+) -> float:
     """Expected return of a round with this upcard, the player's two cards and
-    everything else dealt from ``pool`` (which no longer holds the upcard)."""
+    everything else dealt from ``pool`` (which no longer holds the upcard);
+    ``compiled``: the tables from the numba kernels (:class:`_RoundContext`)."""
     cl = _classes(rules)
     up = cl.of_rank[up_rank - 1]
-    ctx = _context(rules, cl.comp(pool), up)
+    if compiled:
+        ctx: _Context = _RoundContext(_play_rules(rules), cl.comp(pool), up)
+    else:
+        ctx = _context(rules, cl.comp(pool), up)
     model = CardModel(rules)
     n = sum(pool)
     empty = tuple([0] * ctx.K)
@@ -856,7 +997,10 @@ def _round_given_upcard(rules: Rules, pool: Sequence[int], up_rank: int) -> floa
 
 
 def composition_return(
-    rules: Rules, pool: Shoe | Sequence[int] | Iterable[Card] | str | None = None
+    rules: Rules,
+    pool: Shoe | Sequence[int] | Iterable[Card] | str | None = None,
+    *,
+    compiled: bool | None = None,
 ) -> CompositionResult:
     """The composition-dependent (CDZ-) expected return of a round off ``pool``.
 
@@ -894,6 +1038,12 @@ def composition_return(
     n = sum(counts)
     if n < 4:
         raise ValueError(f"a round needs at least 4 cards in the pool, got {n}")
+    if compiled and not kernels.AVAILABLE:
+        raise ValueError(
+            "compiled=True needs numba (pip install 'blackjack_env[fast]'); "
+            "compiled=None uses it when installed"
+        )
+    use_kernels = kernels.AVAILABLE if compiled is None else compiled
     by_rank: dict[str, float] = {}
     total = 0.0
     cache: dict[tuple, float] = {}
@@ -906,7 +1056,7 @@ def composition_return(
         sym = _symmetric_key(rules, rest, up)
         got = cache.get(sym)
         if got is None:
-            got = cache[sym] = _round_given_upcard(rules, rest, up)
+            got = cache[sym] = _round_given_upcard(rules, rest, up, use_kernels)
         by_rank[Rank(up).letter] = got
         total += counts[up - 1] / n * got
     return CompositionResult(rules, tuple(counts), float(total), by_rank)
