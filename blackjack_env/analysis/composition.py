@@ -295,6 +295,7 @@ class _Context:
         self._codes: dict[Comp, int] = {}
         self._hard_ace: dict[Comp, tuple[int, bool]] = {}
         self._legal: dict[tuple, tuple[Action, ...]] = {}
+        self._settled: dict[tuple, bool] = {}
         self._split_covered: set[int] = set()  # pair classes whose split rows are known
 
     # ------------------------------------------------------------ rows
@@ -569,9 +570,13 @@ class _Context:
     def two_card_done(self, y: Comp, sa: bool, h: int, pair: bool, natural: bool) -> bool:
         """The split hand has no decision to make (:func:`split_hand_settled`)."""
         total = score(*self.hard_ace(y))[0]
-        return split_hand_settled(
-            self.rules, split_aces=sa, pair=pair, hands=h, natural=natural, total=total
-        )
+        key = (total, sa, h, pair, natural)
+        got = self._settled.get(key)
+        if got is None:
+            got = self._settled[key] = split_hand_settled(
+                self.rules, split_aces=sa, pair=pair, hands=h, natural=natural, total=total
+            )
+        return got
 
     def split_plan_action(self, y: Comp, c: int, h: int, k: int, pair: bool, same: int) -> Action:
         """The action the split approximation takes at a split hand ``y`` of pair class
@@ -710,6 +715,31 @@ class _RoundContext(_Context):
         cat = _NATURAL if natural else (0 if total <= 16 else total - 16)
         return float(self._stand[self.index[code], cat])
 
+    def best(
+        self, y: Comp, extra: int | None, fs: bool, sa: bool, h: int, pair: bool, natural: bool
+    ) -> float:
+        """:meth:`_Context.best` read straight from the tables (same values)."""
+        key = (y, extra, fs, sa, h, pair, natural)
+        got = self._memo.get(key)
+        if got is not None:
+            return got
+        i = self.index[self.code(self.plus(y, extra))]
+        hard, ace = self.hard_ace(y)
+        e_i = 0 if extra is None else self.extras.index(extra)
+        vals = []
+        for a in self.legal(y, fs, sa, h, pair):
+            if a is _A.STAND:
+                cat = _NATURAL if natural else max(0, score(hard, ace)[0] - 16)
+                vals.append(float(self._stand[i, cat]))
+            elif a is _A.HIT:
+                vals.append(float(self._hit[e_i, i]))
+            elif a is _A.DOUBLE:
+                vals.append(2.0 * float(self._dbl[e_i, i]))
+            elif a is _A.SURRENDER:
+                vals.append(self.surrender(self.code(self.plus(y, extra))))
+        got = self._memo[key] = max(vals)
+        return got
+
     def draw(self, code: int, hard: int, ace: bool, double: bool) -> float:
         i = self.index[code]
         e_i = self._extra(i, hard, ace)
@@ -718,6 +748,13 @@ class _RoundContext(_Context):
     def hit_stand(self, code: int, hard: int, ace: bool) -> float:
         i = self.index[code]
         return float(self._hs_rows[self._extra(i, hard, ace), i])
+
+
+@lru_cache(maxsize=64)
+def _pair_classes(rules: Rules) -> tuple[int, ...]:
+    """The pair key of each rank 1..13 (:meth:`CardModel.pair_class`)."""
+    model = CardModel(rules)
+    return tuple(model.pair_class(r) for r in range(1, 14))
 
 
 @lru_cache(maxsize=1)
@@ -952,7 +989,7 @@ def _round_given_upcard(
         ctx: _Context = _RoundContext(_play_rules(rules), cl.comp(pool), up)
     else:
         ctx = _context(rules, cl.comp(pool), up)
-    model = CardModel(rules)
+    pairs = _pair_classes(rules)
     n = sum(pool)
     empty = tuple([0] * ctx.K)
     # every row the round needs: hands of two or more cards, and split hands
@@ -967,7 +1004,7 @@ def _round_given_upcard(
                 continue
             prob = c1 * c2 / (n * (n - 1)) * (1 if r1 == r2 else 2)
             y = ctx.plus(ctx.plus(empty, cl.of_rank[r1 - 1]), cl.of_rank[r2 - 1])
-            pair = model.pair_class(r1) == model.pair_class(r2)
+            pair = pairs[r1 - 1] == pairs[r2 - 1]
             hard, ace = ctx.hard_ace(y)
             natural = is_natural(2, hard, ace)
             pbj = ctx.p_bj(y) if ctx.peek else 0.0

@@ -274,22 +274,30 @@ def _hit_tables(
     n_pool = 0
     for i in range(K):
         n_pool += pool[i]
+    # child[r, j]: the row holding row r's cards and one more of class j (-1: none);
+    # codes are sorted, so the children of class j are found by one merge
     child = np.full((m, K), -1, np.int64)
+    for j in range(K):
+        k = 0
+        for r in range(m):
+            c = codes[r] + radix[j]
+            while k < m and codes[k] < c:
+                k += 1
+            if k == m:
+                break
+            if codes[k] == c and rows[r, j] < pool[j]:
+                child[r, j] = k
+    row_hard = np.zeros(m, np.int64)
+    row_n = np.zeros(m, np.int64)
     for r in range(m):
-        for j in range(K):
-            if rows[r, j] < pool[j]:
-                c = codes[r] + radix[j]
-                k = np.searchsorted(codes, c)
-                if k < m and codes[k] == c:
-                    child[r, j] = k
+        for i in range(K):
+            row_hard[r] += rows[r, i] * vals[i]
+            row_n[r] += rows[r, i]
     for e_i in range(E):
         e = extras[e_i]
         for r in range(m - 1, -1, -1):
-            hard = 0
-            n_row = 0
-            for i in range(K):
-                hard += rows[r, i] * vals[i]
-                n_row += rows[r, i]
+            hard = row_hard[r]
+            n_row = row_n[r]
             n_ace = rows[r, ace_class]
             if e >= 0:
                 if rows[r, e] < 2:
