@@ -642,7 +642,9 @@ class _RoundContext(_Context):
         max_hards = np.full(1 + len(splits), 21, np.int64)
         for b, c in enumerate(splits, start=1):
             bases[b, c] = 2
-            max_hards[b] = 21 + self.vals[c]
+            # split hands that can only stand (split aces, most rules) need no row
+            # beyond their second card
+            max_hards[b] = 21 + self.vals[c] if self._split_hands_act(c) else 3 * self.vals[c] + 10
         pool_a = np.array(pool, np.int64)
         vals = np.array(self.vals, np.int64)
         aces = np.array(self.aces, np.bool_)
@@ -680,6 +682,18 @@ class _RoundContext(_Context):
         self._row_hard = rows @ vals
         self._stand = stand
         self._hit, self._dbl, self._hs_rows = hit, dbl, hs
+
+    def _split_hands_act(self, c: int) -> bool:
+        """Some split hand of pair class ``c`` may hit or double (by :meth:`legal`)."""
+        one = self.plus(tuple([0] * self.K), c)
+        for j in range(self.K):
+            y = self.plus(one, j)
+            for h in range(2, self.rules.max_split_hands + 1):
+                for pair in {False, j == c}:
+                    acts = self._legal_actions(y, True, self.aces[c], h, pair)
+                    if _A.HIT in acts or _A.DOUBLE in acts:
+                        return True
+        return False
 
     def ensure(self, rows: Iterable[Comp]) -> None:
         """Every row of a round is known from the start."""

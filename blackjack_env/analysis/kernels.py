@@ -319,6 +319,7 @@ def _hit_tables(
                 continue
             ev_hit = 0.0
             ev_dbl = 0.0
+            missing = False
             for j in range(K):
                 cnt = pool[j] - rows[r, j]
                 if cnt <= 0:
@@ -338,6 +339,9 @@ def _hit_tables(
                 na = ace or aces[j]
                 total = totals[nh, 1 if na else 0]
                 k = child[r, j]
+                if k < 0:  # a row the caller did not ask for: no value here
+                    missing = True
+                    break
                 ncat = 0 if total <= 16 else total - 16
                 st = stand[k, ncat]
                 ev_dbl += p * st
@@ -345,6 +349,8 @@ def _hit_tables(
                     ev_hit += p * st
                 else:
                     ev_hit += p * hs[e_i, k]
+            if missing:
+                continue
             hit[e_i, r] = ev_hit
             dbl[e_i, r] = ev_dbl
             st_own = stand[r, cat]
