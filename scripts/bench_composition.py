@@ -84,7 +84,8 @@ _CHILD = """
 import json, sys, time
 from blackjack_env.analysis import composition_return
 from blackjack_env.engine import preset
-rules_name, decks, repeats, pools = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), json.loads(sys.argv[4])
+rules_name, decks, repeats = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+pools = json.loads(sys.argv[4])
 rules = preset(rules_name).replace(decks=decks)
 out = {}
 for name, pool in pools.items():

@@ -86,6 +86,7 @@ from typing import cast
 
 import numpy as np
 
+from blackjack_env.analysis import kernels
 from blackjack_env.analysis._model import (
     BJ,
     CardModel,
@@ -94,7 +95,6 @@ from blackjack_env.analysis._model import (
     settle_values,
     split_hand_settled,
 )
-from blackjack_env.analysis import kernels
 from blackjack_env.analysis.dealer import (
     dealer_rows,
     dealer_stop_table,
@@ -708,9 +708,13 @@ class _RoundContext(_Context):
             return 0
         row = self._rows[i]
         for e_i, e in enumerate(self.extras):
-            if e >= 0 and self.vals[e] == shift and row[e] >= 2:
-                if (row[self.cl.ace] - (e == self.cl.ace) > 0) == ace:
-                    return e_i
+            if (
+                e >= 0
+                and self.vals[e] == shift
+                and row[e] >= 2
+                and (row[self.cl.ace] - (e == self.cl.ace) > 0) == ace
+            ):
+                return e_i
         raise KeyError((i, hard, ace))
 
     def surrender(self, code: int) -> float:

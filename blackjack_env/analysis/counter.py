@@ -157,12 +157,17 @@ def price_rounds(
                     f"{path} holds rounds of other settings ({first.get('header')}); "
                     f"give another path or the same rules, penetration and seed"
                 )
+            good = 1
             for line in lines[1:]:
                 try:
                     rec = json.loads(line)
                     known[rec["shoe"], rec["round"]] = float(rec["edge"])
                 except (json.JSONDecodeError, KeyError, TypeError, ValueError):
                     break  # a line cut short by an interruption: priced again
+                good += 1
+            if good < len(lines) or not lines[-1:] or not path.read_text().endswith("\n"):
+                # drop the cut line (and anything after it) before appending
+                path.write_text("".join(line + "\n" for line in lines[:good]))
             out_file = path.open("a")
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -274,7 +279,9 @@ def counter_report(
         raise ValueError("no rounds to report on")
     lo, hi = spread
     if not (0 < lo <= hi):
-        raise ValueError(f"spread={spread!r} must be (smallest, largest) bets, 0 < smallest <= largest")
+        raise ValueError(
+            f"spread={spread!r} must be (smallest, largest) bets, 0 < smallest <= largest"
+        )
     if any(r.edge is None for r in rounds):
         raise ValueError("every round needs its edge: price them with price_rounds")
     edge = np.array([r.edge for r in rounds], float)

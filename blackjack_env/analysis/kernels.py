@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+numba: Any
 try:  # numba is optional (the ``fast`` extra)
     import numba
 
@@ -234,10 +235,7 @@ def _context_tables(
                 if t >= (1 << 30):
                     continue
                 d = drawn[v, j]
-                if t < 0:
-                    dst = out[-1 - t]
-                else:
-                    dst = reach[t]
+                dst = out[-1 - t] if t < 0 else reach[t]
                 aj = avail[j]
                 for b in range(B):
                     cnt = aj[b] - d
