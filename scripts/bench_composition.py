@@ -5,14 +5,16 @@ For 1, 2, 6 and 8 decks of a rule set (default ``vegas-strip``) it times
 pool (the shoe with its first third dealt, a fixed seed), three ways:
 
 * ``before``: the code of another checkout (``--before``, e.g. the commit before the
-  kernels), imported in a subprocess with ``PYTHONPATH`` set to it;
+  kernels), imported in a subprocess with ``PYTHONPATH`` set to it (a fresh process
+  for each call, so no cached context of an earlier call serves it);
 * ``pure``: this checkout's pure Python / numpy path (``compiled=False``);
 * ``numba``: this checkout's compiled kernels (``compiled=True``; needs the ``fast``
   extra), timed after one warm-up call (the first call compiles, or loads numba's
   cache).
 
-Each time is the process CPU time of one call (``time.process_time``, one core),
-the best of ``--repeats``; each figure is checked against ``before`` to 1e-9.
+Each time is the process CPU time of one cold call (``time.process_time``, one
+core; the contexts cached by earlier calls are cleared first), the best of
+``--repeats``; each figure is checked against ``before`` to 1e-9.
 Only the ``before`` column needs ``--before``; without it the column is skipped.
 
 Usage::
@@ -45,6 +47,7 @@ try:
         run_command,
     )
     from blackjack_env.analysis import composition_return, kernels
+    from blackjack_env.analysis.composition import clear_cache
     from blackjack_env.engine import Shoe, preset
 except ImportError as err:
     print(f"error: blackjack_env is not installed ({err}): run pip install -e . in the "
@@ -84,34 +87,33 @@ _CHILD = """
 import json, sys, time
 from blackjack_env.analysis import composition_return
 from blackjack_env.engine import preset
-rules_name, decks, repeats = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-pools = json.loads(sys.argv[4])
+rules_name, decks, pool = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3])
 rules = preset(rules_name).replace(decks=decks)
-out = {}
-for name, pool in pools.items():
-    best, value = float("inf"), None
-    for _ in range(repeats):
-        t = time.process_time()
-        value = composition_return(rules, pool).expected_return
-        best = min(best, time.process_time() - t)
-    out[name] = [best, value]
-print(json.dumps(out))
+t = time.process_time()
+value = composition_return(rules, pool).expected_return
+print(json.dumps([time.process_time() - t, value]))
 """
 
 
 def time_before(before: str, rules_name: str, decks: int, repeats: int, pools_: dict) -> dict:
+    """``{pool name: [best CPU seconds, return]}`` of the ``--before`` code, one fresh
+    process per call."""
     env = dict(os.environ, PYTHONPATH=before, BLACKJACK_ENV_PURE="1")
-    done = subprocess.run(
-        [sys.executable, "-c", _CHILD, rules_name, str(decks), str(repeats), json.dumps(pools_)],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=before,
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"the --before code failed: {done.stderr.strip().splitlines()[-1:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    out = {}
+    for name, pool in pools_.items():
+        best, value = float("inf"), 0.0
+        for _ in range(repeats):
+            done = subprocess.run(
+                [sys.executable, "-c", _CHILD, rules_name, str(decks), json.dumps(pool)],
+                env=env, capture_output=True, text=True, check=False, cwd=before,
+            )
+            if done.returncode != 0:
+                last = done.stderr.strip().splitlines()[-1:]
+                raise RuntimeError(f"the --before code failed: {last}")
+            took, value = json.loads(done.stdout.strip().splitlines()[-1])
+            best = min(best, took)
+        out[name] = [best, value]
+    return out
 
 
 def time_here(rules, pool: list[int], repeats: int, compiled: bool) -> tuple[float, float]:
@@ -119,6 +121,7 @@ def time_here(rules, pool: list[int], repeats: int, compiled: bool) -> tuple[flo
         composition_return(rules, pool, compiled=True)  # compile / load the cache
     best, value = float("inf"), 0.0
     for _ in range(repeats):
+        clear_cache()
         t = time.process_time()
         value = composition_return(rules, pool, compiled=compiled).expected_return
         best = min(best, time.process_time() - t)

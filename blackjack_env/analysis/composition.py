@@ -124,6 +124,7 @@ from blackjack_env.engine.table import Action, Phase, Table, play_actions, split
 __all__ = [
     "CompositionResult",
     "action_values",
+    "clear_cache",
     "composition_return",
     "effects_of_removal",
     "pool_from",
@@ -469,25 +470,15 @@ class _Context:
         key = (hard, ace, sum(y) == 2, fs, sa, h, pair)
         got = self._legal.get(key)
         if got is None:
-            got = self._legal[key] = self._legal_actions(y, fs, sa, h, pair)
+            got = self._legal[key] = _legal_actions(self.rules, self.up_value, self.up_ace, *key)
         return got
 
     def _legal_actions(
         self, y: Comp, fs: bool, sa: bool, h: int, pair: bool
     ) -> tuple[Action, ...]:
         hard, ace = self.hard_ace(y)
-        total, soft = score(hard, ace)
-        return play_actions(
-            self.rules,
-            two_cards=sum(y) == 2,
-            total=total,
-            soft=soft,
-            can_split=split_allowed(self.rules, pair=pair, hands=h, split_aces=sa),
-            split_aces=sa,
-            from_split=fs,
-            hands=h,
-            up_value=self.up_value,
-            up_ace=self.up_ace,
+        return _legal_actions(
+            self.rules, self.up_value, self.up_ace, hard, ace, sum(y) == 2, fs, sa, h, pair
         )
 
     def best(
@@ -768,6 +759,35 @@ class _RoundContext(_Context):
         return float(self._hs_rows[self._extra(i, hard, ace), i])
 
 
+@lru_cache(maxsize=4096)
+def _legal_actions(
+    rules: Rules,
+    up_value: int,
+    up_ace: bool,
+    hard: int,
+    ace: bool,
+    two_cards: bool,
+    fs: bool,
+    sa: bool,
+    h: int,
+    pair: bool,
+) -> tuple[Action, ...]:
+    """:func:`.play_actions` of a hand (by its hard total and ace) against an upcard."""
+    total, soft = score(hard, ace)
+    return play_actions(
+        rules,
+        two_cards=two_cards,
+        total=total,
+        soft=soft,
+        can_split=split_allowed(rules, pair=pair, hands=h, split_aces=sa),
+        split_aces=sa,
+        from_split=fs,
+        hands=h,
+        up_value=up_value,
+        up_ace=up_ace,
+    )
+
+
 @lru_cache(maxsize=64)
 def _pair_classes(rules: Rules) -> tuple[int, ...]:
     """The pair key of each rank 1..13 (:meth:`CardModel.pair_class`)."""
@@ -794,6 +814,12 @@ def _context(rules: Rules, pool: Comp, up: int) -> _Context:
 @lru_cache(maxsize=16)
 def _cached_context(rules: Rules, pool: Comp, up: int) -> _Context:
     return _Context(rules, pool, up)
+
+
+def clear_cache() -> None:
+    """Forget the cached contexts (the values of recent pools): the next query of any
+    pool is computed afresh, as a cold call is (for timing)."""
+    _cached_context.cache_clear()
 
 
 @lru_cache(maxsize=64)
