@@ -295,8 +295,11 @@ class _Context:
         self._covered: list[Comp] = []  # hands whose rows (all supersets) are known
         self._codes: dict[Comp, int] = {}
         self._hard_ace: dict[Comp, tuple[int, bool]] = {}
-        self._legal: dict[tuple, tuple[Action, ...]] = {}
+        # legal actions depend on the rules and the upcard only: one dict for every
+        # context of them
+        self._legal = _legal_memo(rules, self.up_value, self.up_ace)
         self._settled: dict[tuple, bool] = {}
+        self._split_terms: dict[tuple, list[tuple[float, float, bool]]] = {}
         self._split_covered: set[int] = set()  # pair classes whose split rows are known
 
     # ------------------------------------------------------------ rows
@@ -599,23 +602,39 @@ class _Context:
         if got is not None:
             return got
         rest = self.split_value(c, h, k - 1, same)
-        sa = self.aces[c]
-        bas = natural_counts(self.rules, from_split=True)
         ev = 0.0
-        for p, y, pair in self.second_cards(c, same):
-            hard, ace = self.hard_ace(y)
-            natural = is_natural(2, hard, ace, bas)
-            if self.two_card_done(y, sa, h, pair, natural):
-                code = self.code(self.plus(y, c))
-                ev += p * (self.stand(code, score(hard, ace)[0], natural) + rest)
-                continue
-            no_split = self.best(y, c, True, sa, h, pair, natural) + rest
-            if split_allowed(self.rules, pair=pair, hands=h, split_aces=sa):
+        for p, value, resplit in self.split_terms(c, h, same):
+            no_split = value + rest
+            if resplit:
                 ev += p * max(no_split, self.split_value(c, h + 1, k + 1, same))
             else:
                 ev += p * no_split
         self._split_memo[mk] = ev
         return ev
+
+    def split_terms(self, c: int, h: int, same: int) -> list[tuple[float, float, bool]]:
+        """For each second card of a split hand of class ``c`` (``h`` hands in all): its
+        probability, the hand's value without a resplit (standing if it has no decision,
+        else its best play), and whether it may be split again. They do not depend on
+        how many hands still wait, so :meth:`split_value` reads them once per ``h``."""
+        key = (c, h, same)
+        got = self._split_terms.get(key)
+        if got is not None:
+            return got
+        sa = self.aces[c]
+        bas = natural_counts(self.rules, from_split=True)
+        got = []
+        for p, y, pair in self.second_cards(c, same):
+            hard, ace = self.hard_ace(y)
+            natural = is_natural(2, hard, ace, bas)
+            if self.two_card_done(y, sa, h, pair, natural):
+                code = self.code(self.plus(y, c))
+                got.append((p, self.stand(code, score(hard, ace)[0], natural), False))
+                continue
+            value = self.best(y, c, True, sa, h, pair, natural)
+            got.append((p, value, split_allowed(self.rules, pair=pair, hands=h, split_aces=sa)))
+        self._split_terms[key] = got
+        return got
 
 
 class _RoundContext(_Context):
@@ -757,6 +776,13 @@ class _RoundContext(_Context):
     def hit_stand(self, code: int, hard: int, ace: bool) -> float:
         i = self.index[code]
         return float(self._hs_rows[self._extra(i, hard, ace), i])
+
+
+@lru_cache(maxsize=256)
+def _legal_memo(rules: Rules, up_value: int, up_ace: bool) -> dict[tuple, tuple[Action, ...]]:
+    """The dict :meth:`_Context.legal` fills, shared by the contexts of a rule set and
+    upcard."""
+    return {}
 
 
 @lru_cache(maxsize=4096)
