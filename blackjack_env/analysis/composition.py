@@ -1048,15 +1048,27 @@ class CompositionResult:
 
 
 def _round_given_upcard(
-    rules: Rules, pool: Sequence[int], up_rank: int, compiled: bool = False
+    rules: Rules,
+    pool: Sequence[int],
+    up_rank: int,
+    compiled: bool = False,
+    contexts: dict[tuple[Comp, int], _Context] | None = None,
 ) -> float:
     """Expected return of a round with this upcard, the player's two cards and
     everything else dealt from ``pool`` (which no longer holds the upcard);
-    ``compiled``: the tables from the numba kernels (:class:`_RoundContext`)."""
+    ``compiled``: the tables from the numba kernels (:class:`_RoundContext`), kept in
+    ``contexts`` for the other upcards of the same class (a ten and a king up leave
+    the same class counts)."""
     cl = _classes(rules)
     up = cl.of_rank[up_rank - 1]
     if compiled:
-        ctx: _Context = _RoundContext(_play_rules(rules), cl.comp(pool), up)
+        key = (cl.comp(pool), up)
+        got = None if contexts is None else contexts.get(key)
+        if got is None:
+            got = _RoundContext(_play_rules(rules), key[0], up)
+            if contexts is not None:
+                contexts[key] = got
+        ctx: _Context = got
     else:
         ctx = _context(rules, cl.comp(pool), up)
     pairs = _pair_classes(rules)
@@ -1167,6 +1179,7 @@ def composition_return(
     by_rank: dict[str, float] = {}
     total = 0.0
     cache: dict[tuple, float] = {}
+    contexts: dict[tuple[Comp, int], _Context] = {}
     for up in range(1, 14):
         if counts[up - 1] == 0:
             continue
@@ -1176,7 +1189,7 @@ def composition_return(
         sym = _symmetric_key(rules, rest, up)
         got = cache.get(sym)
         if got is None:
-            got = cache[sym] = _round_given_upcard(rules, rest, up, use_kernels)
+            got = cache[sym] = _round_given_upcard(rules, rest, up, use_kernels, contexts)
         by_rank[Rank(up).letter] = got
         total += counts[up - 1] / n * got
     return CompositionResult(rules, tuple(counts), float(total), by_rank)
