@@ -395,12 +395,15 @@ class _Context:
         cat = _NATURAL if natural else (0 if total <= 16 else total - 16)
         return self.stand_rows[self.index[code]][cat]
 
-    def surrender(self, code: int) -> float:
+    def hole_completes(self, code: int) -> float:
+        """Chance that the hole card makes a dealer natural, given the row's cards out."""
         i = self.index[code]
         if self.completer is None or self.left[i] <= 0:
-            p = 0.0
-        else:
-            p = self.avail[i][self.completer] / self.left[i]
+            return 0.0
+        return self.avail[i][self.completer] / self.left[i]
+
+    def surrender(self, code: int) -> float:
+        p = self.hole_completes(code)
         if self.late_no_peek:
             return -p - 0.5 * (1.0 - p)
         return -0.5 * (1.0 - p) if self.peek else -0.5
@@ -727,17 +730,12 @@ class _RoundContext(_Context):
                 return e_i
         raise KeyError((i, hard, ace))
 
-    def surrender(self, code: int) -> float:
-        i = self.index[code]
-        row = self._rows[i]
+    def hole_completes(self, code: int) -> float:
+        row = self._rows[self.index[code]]
         left = self.N - int(row.sum())
         if self.completer is None or left <= 0:
-            p = 0.0
-        else:
-            p = (self.pool[self.completer] - int(row[self.completer])) / left
-        if self.late_no_peek:
-            return -p - 0.5 * (1.0 - p)
-        return -0.5 * (1.0 - p) if self.peek else -0.5
+            return 0.0
+        return (self.pool[self.completer] - int(row[self.completer])) / left
 
     def stand(self, code: int, total: int, natural: bool) -> float:
         cat = _NATURAL if natural else (0 if total <= 16 else total - 16)
