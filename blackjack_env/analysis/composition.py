@@ -1150,10 +1150,10 @@ def composition_return(
     ``compiled``: True runs the numba kernels (:mod:`.kernels`, the ``fast`` extra),
     False the pure Python path, None (default) the kernels when numba is installed.
     Both give the same figures (within 1e-12 in the tests). Time, CPU of one core
-    (``scripts/bench_composition.py``): pure Python 0.5 to 1.5 s for 1 to 8 decks;
-    with the kernels 50 to 100 ms (a full or depleted pool; the first call in a
-    process also loads the compiled code from numba's cache, or compiles it: about
-    10 s once).
+    (``scripts/bench_composition.py``, two cores shared by other work): pure Python
+    0.4 to 1.5 s for 1 to 8 decks; with the kernels 30 to 75 ms, 17 to 21 times
+    less (a full or depleted pool; the first call in a process also loads the
+    compiled code from numba's cache, or compiles it: about 10 s once).
     """
     check_supported(rules)
     if pool is None:
