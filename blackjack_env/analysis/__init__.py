@@ -28,6 +28,12 @@ Off the cards that remain (finite shoes, composition-dependent play; see
   round off a full shoe (or any pool); :func:`effects_of_removal` - its change
   when one card of each rank is removed.
 * :class:`CompositionStrategy` - seat strategy registered as ``"composition"``.
+* :func:`perfect_counter` - the exact edge of every round of dealt shoes, the ceiling
+  of a bet spread on it, and bettors graded by it (:mod:`.counter`:
+  :func:`price_rounds`, :func:`counter_report`).
+
+With numba installed (the ``fast`` extra) :func:`composition_return` runs its compiled
+kernels (:mod:`.kernels`); without it, the same figures in pure Python.
 
 (``basic_strategy`` and ``composition_strategy``, these classes' former names, still
 import, deprecated; the first warns.)
@@ -62,6 +68,13 @@ from blackjack_env.analysis.composition import (
     table_pool,
 )
 from blackjack_env.analysis.composition_strategy import CompositionStrategy
+from blackjack_env.analysis.counter import (
+    CounterReport,
+    CounterRound,
+    counter_report,
+    perfect_counter,
+    price_rounds,
+)
 from blackjack_env.analysis.dealer import dealer_probabilities
 from blackjack_env.analysis.finite import FiniteResult, finite_chart, finite_shoe_return, hand_evs
 from blackjack_env.analysis.solve import Solution, evaluate_policy, solve
@@ -74,6 +87,8 @@ __all__ = [
     "Chart",
     "CompositionResult",
     "CompositionStrategy",
+    "CounterReport",
+    "CounterRound",
     "DecisionState",
     "FiniteResult",
     "Play",
@@ -81,14 +96,17 @@ __all__ = [
     "action_values",
     "basic_strategy_chart",
     "composition_return",
+    "counter_report",
     "dealer_probabilities",
     "effects_of_removal",
     "evaluate_policy",
     "finite_chart",
     "finite_shoe_return",
     "hand_evs",
+    "perfect_counter",
     "pool_from",
     "pre_peek_values",
+    "price_rounds",
     "solve",
     "table_action_values",
     "table_pool",

@@ -33,8 +33,10 @@ __all__ = [
     "OUTCOMES",
     "dealer_probabilities",
     "dealer_rows",
+    "dealer_stop_table",
     "dealer_vector",
     "final_distribution",
+    "hole_naturals",
     "natural_completer",
     "rank_counts",
     "upcard_rank",
@@ -130,6 +132,28 @@ def natural_completer(rules: Rules, up: int) -> int | None:
     return next(
         (j for j in range(len(vals)) if _natural(vals[up], aces[up], vals[j], aces[j])), None
     )
+
+
+@lru_cache(maxsize=64)
+def dealer_stop_table(rules: Rules, size: int = 32) -> np.ndarray:
+    """``(size, 2)`` int64: where a dealer hand of two or more cards adding to ``hard``
+    (aces as 1; column 1 when it holds an ace) stops, as the outcome index of
+    :data:`OUTCOMES` (``hard > 21``: bust), or -1 where it draws on. The same decision
+    as the finite-shoe recursion, as a table for compiled code (read-only)."""
+    out = np.full((size, 2), -1, np.int64)
+    for hard in range(2, size):
+        for ace in (False, True):
+            got = _stands(hard, ace, rules)
+            out[hard, int(ace)] = -1 if got is None else got
+    out.setflags(write=False)
+    return out
+
+
+def hole_naturals(rules: Rules, up: int) -> tuple[bool, ...]:
+    """Per card class: that hole card makes a dealer natural with an upcard of class
+    ``up`` (classes in ``CardModel(rules).classes`` order)."""
+    vals, aces = _class_keys(rules)
+    return tuple(_natural(vals[up], aces[up], v, a) for v, a in zip(vals, aces, strict=True))
 
 
 def dealer_rows(rules: Rules, pool: np.ndarray, up: int, rows: np.ndarray) -> np.ndarray:

@@ -169,8 +169,9 @@ def test_a_bad_input_is_one_line_and_changes_nothing(lab, tmp_path, monkeypatch,
 
 
 #: Every command script in scripts/ (each starts through scripts/_launch.py) and its extra.
-SCRIPTS = {"analyze": ".", "chart": '".[main]"', "demo": ".", "evaluate": '".[main]"',
-           "main": '".[main]"', "play": ".", "train": '".[main]"', "web": '".[web]"'}
+SCRIPTS = {"analyze": ".", "chart": '".[main]"', "counter": ".", "demo": ".",
+           "evaluate": '".[main]"', "main": '".[main]"', "play": ".", "train": '".[main]"',
+           "web": '".[web]"'}
 
 
 def test_every_command_script_is_listed():

@@ -1,0 +1,342 @@
+"""The perfect counter: the exact edge of every round of dealt shoes, and bettors graded by it.
+
+:func:`price_rounds` deals shoes round by round on an engine :class:`.Table` (one seat,
+bet 1, basic strategy, the cut card at ``penetration``; shoe ``s`` is shuffled by
+``numpy.random.default_rng([seed, s])``), and for each round records the pool of
+unseen cards before the deal, its exact composition-dependent return
+(:func:`.composition_return`: CDZ- play of that round off that pool, per unit bet),
+the Hi-Lo true count (:func:`.hi_lo_true_count`) and what the round actually paid
+basic strategy. Rounds are written one JSON line each as they are priced, so an
+interrupted run keeps what it priced and a rerun with the same settings resumes
+(the shoes are dealt again, only the pricing is skipped).
+
+:func:`counter_report` turns those rounds into the table of ``docs/counting.md``:
+
+* ``ceiling``: the best bettor of a spread ``lo..hi`` with CD play, betting ``hi``
+  where the round's exact edge is positive and ``lo`` otherwise (this maximises the
+  expected net of each round, so no bettor of that spread does better on these
+  rounds);
+* ``flat CD``: one unit every round, CD play (the mean exact edge);
+* ``flat basic``: one unit every round, basic strategy, *simulated* (what the rounds
+  paid);
+* each bettor given (a function of the round's :class:`CounterRound`, e.g. the Hi-Lo
+  1-8 ramp): its bets graded two ways on the same rounds, by the exact edge
+  (``sum(bet * edge) / sum(bet)``: no outcome noise, CD play) and by simulation
+  (``sum(bet * net) / sum(bet)``, basic-strategy play), with the ratio of the two
+  intervals' widths.
+
+Intervals are 95% normal intervals with the shoe as the unit of sampling (the rounds
+of one shoe are correlated): the ratio estimator's standard error from per-shoe
+sums. The exact-edge rows vary only with the shoes dealt; the simulated ones also
+with every round's outcome.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from blackjack_env.analysis.composition import composition_return
+from blackjack_env.analysis.strategy import BasicStrategy
+from blackjack_env.engine.play import hi_lo_running_count, hi_lo_true_count
+from blackjack_env.engine.rules import Rules
+from blackjack_env.engine.table import Action, Phase, Table
+
+__all__ = [
+    "CounterReport",
+    "CounterRound",
+    "CounterRow",
+    "counter_report",
+    "deal_rounds",
+    "perfect_counter",
+    "price_rounds",
+]
+
+Z95 = 1.959963984540054  # two-sided 95% normal quantile
+
+
+@dataclass(frozen=True)
+class CounterRound:
+    """One round of a dealt shoe, before its deal.
+
+    ``shoe``: the shoe's index; ``index``: the round's number in the shoe (0 first);
+    ``pool``: the unseen cards by rank (ace to king); ``true_count``: Hi-Lo's true
+    count of the cards seen; ``net``: what the round paid basic strategy for a bet of
+    one unit; ``edge``: the exact CD return of a round off ``pool`` (None until priced).
+    """
+
+    shoe: int
+    index: int
+    pool: tuple[int, ...]
+    true_count: float
+    net: float
+    edge: float | None = None
+
+    @property
+    def cards_left(self) -> int:
+        return sum(self.pool)
+
+
+def deal_rounds(
+    rules: Rules, rounds: int, *, penetration: float = 0.75, seed: int = 0
+) -> Iterator[CounterRound]:
+    """The first ``rounds`` rounds of shoes ``0, 1, ...`` (see the module docstring),
+    unpriced. Deterministic: the same arguments give the same rounds."""
+    if rules.decks is None:
+        raise ValueError("the perfect counter needs a finite shoe (rules.decks is None)")
+    if not (isinstance(rounds, int) and rounds >= 1):
+        raise ValueError(f"rounds={rounds!r} must be an int >= 1")
+    if not (isinstance(penetration, float | int) and 0 < penetration < 1):
+        raise ValueError(f"penetration={penetration!r} must be a fraction in (0, 1)")
+    table_rules = rules.replace(penetration=float(penetration), seats=1)
+    strategy = BasicStrategy(table_rules)
+    done = 0
+    shoe = 0
+    while done < rounds:
+        table = Table(table_rules, np.random.default_rng([seed, shoe]))
+        index = 0
+        while done < rounds:
+            pool = table.shoe.remaining_by_rank()
+            tc = hi_lo_true_count(hi_lo_running_count(pool), sum(pool))
+            table.bet(0, 1)
+            table.deal()
+            while table.to_act is not None:
+                if table.phase is Phase.INSURANCE:
+                    table.act(Action.DECLINE)
+                else:
+                    table.act(strategy(table))
+            yield CounterRound(shoe, index, tuple(pool), tc, float(table.seats[0].net))
+            done += 1
+            index += 1
+            if table.new_round():  # the cut card came out: this shoe is done
+                break
+        shoe += 1
+
+
+def _header(rules: Rules, penetration: float, seed: int) -> dict[str, Any]:
+    return {"rules": rules.to_dict(), "penetration": float(penetration), "seed": seed}
+
+
+def price_rounds(
+    rules: Rules,
+    rounds: int,
+    *,
+    penetration: float = 0.75,
+    seed: int = 0,
+    store: str | Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[CounterRound]:
+    """:func:`deal_rounds` with each round's exact edge.
+
+    ``store``: a JSON-lines file; each priced round is appended (and flushed) as it is
+    priced, and rounds already there (from an interrupted run with the same rules,
+    penetration and seed) are read back instead of priced again. A file made with
+    other settings is refused (ValueError), not overwritten. ``progress(done,
+    rounds)`` is called after each round. Ctrl-C (KeyboardInterrupt) propagates; what
+    was priced stays in ``store``.
+    """
+    header = _header(rules, penetration, seed)
+    known: dict[tuple[int, int], float] = {}
+    out_file = None
+    if store is not None:
+        path = Path(store)
+        if path.exists() and path.stat().st_size > 0:
+            lines = path.read_text().splitlines()
+            try:
+                first = json.loads(lines[0])
+            except json.JSONDecodeError:
+                raise ValueError(f"{path}: not a perfect-counter store (first line)") from None
+            if first != {"header": header}:
+                raise ValueError(
+                    f"{path} holds rounds of other settings ({first.get('header')}); "
+                    f"give another path or the same rules, penetration and seed"
+                )
+            good = 1
+            for line in lines[1:]:
+                try:
+                    rec = json.loads(line)
+                    known[rec["shoe"], rec["round"]] = float(rec["edge"])
+                except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+                    break  # a line cut short by an interruption: priced again
+                good += 1
+            if good < len(lines) or not lines[-1:] or not path.read_text().endswith("\n"):
+                # drop the cut line (and anything after it) before appending
+                path.write_text("".join(line + "\n" for line in lines[:good]))
+            out_file = path.open("a")
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            out_file = path.open("w")
+            out_file.write(json.dumps({"header": header}) + "\n")
+            out_file.flush()
+    priced: list[CounterRound] = []
+    try:
+        for rnd in deal_rounds(rules, rounds, penetration=penetration, seed=seed):
+            edge = known.get((rnd.shoe, rnd.index))
+            if edge is None:
+                edge = composition_return(rules, list(rnd.pool)).expected_return
+                if out_file is not None:
+                    rec = {"shoe": rnd.shoe, "round": rnd.index, "edge": edge}
+                    out_file.write(json.dumps(rec) + "\n")
+                    out_file.flush()
+            priced.append(
+                CounterRound(rnd.shoe, rnd.index, rnd.pool, rnd.true_count, rnd.net, edge)
+            )
+            if progress is not None:
+                progress(len(priced), rounds)
+    finally:
+        if out_file is not None:
+            out_file.close()
+    return priced
+
+
+@dataclass(frozen=True)
+class CounterRow:
+    """One line of the table: mean net per round (base units) and per unit wagered,
+    each with its 95% interval half-width, and how it was measured."""
+
+    name: str
+    per_round: float
+    per_round_ci: float
+    per_unit: float
+    per_unit_ci: float
+    measured: str  # "exact" (exact edges of the rounds' pools) or "simulated"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "per_round": self.per_round,
+            "per_round_ci95": self.per_round_ci,
+            "per_unit_wagered": self.per_unit,
+            "per_unit_wagered_ci95": self.per_unit_ci,
+            "measured": self.measured,
+        }
+
+
+@dataclass(frozen=True)
+class CounterReport:
+    """:func:`counter_report`'s table. ``narrowing[name]``: for each bettor, the
+    simulated per-unit interval's width over the exact-edge grade's (same rounds)."""
+
+    rounds: int
+    shoes: int
+    spread: tuple[int, int]
+    rows: tuple[CounterRow, ...]
+    narrowing: dict[str, float]
+
+    def row(self, name: str) -> CounterRow:
+        return next(r for r in self.rows if r.name == name)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rounds": self.rounds,
+            "shoes": self.shoes,
+            "spread": list(self.spread),
+            "rows": [r.to_dict() for r in self.rows],
+            "interval_narrowing": self.narrowing,
+        }
+
+    def table(self) -> str:
+        """The report as a Markdown table."""
+        lines = [
+            "| bettor / play | measured | net per round (units) | per unit wagered |",
+            "|---|---|---|---|",
+        ]
+        for r in self.rows:
+            lines.append(
+                f"| {r.name} | {r.measured} | {r.per_round:+.5f} ± {r.per_round_ci:.5f} "
+                f"| {r.per_unit:+.5f} ± {r.per_unit_ci:.5f} |"
+            )
+        return "\n".join(lines)
+
+
+def _ratio(num: np.ndarray, den: np.ndarray, shoe: np.ndarray) -> tuple[float, float]:
+    """``sum(num) / sum(den)`` and its 95% half-width, shoes as clusters."""
+    total = float(den.sum())
+    r = float(num.sum()) / total
+    ids, inv = np.unique(shoe, return_inverse=True)
+    s = len(ids)
+    if s < 2:
+        return r, float("nan")
+    res = np.bincount(inv, weights=num - r * den, minlength=s)
+    se = math.sqrt(s / (s - 1) * float((res**2).sum())) / total
+    return r, Z95 * se
+
+
+def counter_report(
+    rounds: list[CounterRound],
+    *,
+    spread: tuple[int, int] = (1, 8),
+    bettors: Mapping[str, Callable[[CounterRound], float]] | None = None,
+) -> CounterReport:
+    """The table of the module docstring for priced ``rounds`` (every ``edge`` set)."""
+    if not rounds:
+        raise ValueError("no rounds to report on")
+    lo, hi = spread
+    if not (0 < lo <= hi):
+        raise ValueError(
+            f"spread={spread!r} must be (smallest, largest) bets, 0 < smallest <= largest"
+        )
+    if any(r.edge is None for r in rounds):
+        raise ValueError("every round needs its edge: price them with price_rounds")
+    edge = np.array([r.edge for r in rounds], float)
+    net = np.array([r.net for r in rounds], float)
+    shoe = np.array([r.shoe for r in rounds])
+    ones = np.ones_like(edge)
+
+    def row(name: str, bets: np.ndarray, value: np.ndarray, measured: str) -> CounterRow:
+        per_round, per_round_ci = _ratio(bets * value, ones, shoe)
+        per_unit, per_unit_ci = _ratio(bets * value, bets, shoe)
+        return CounterRow(name, per_round, per_round_ci, per_unit, per_unit_ci, measured)
+
+    ceiling = np.where(edge > 0, float(hi), float(lo))
+    rows = [
+        row(f"ceiling: spread {lo}-{hi} on the exact edge, CD play", ceiling, edge, "exact"),
+        row("flat, CD play", ones, edge, "exact"),
+        row("flat, basic strategy", ones, net, "simulated"),
+    ]
+    narrowing: dict[str, float] = {}
+    for name, bettor in (bettors or {}).items():
+        bets = np.array([float(bettor(r)) for r in rounds])
+        if (bets <= 0).any() or not np.isfinite(bets).all():
+            raise ValueError(f"bettor {name!r} gave a bet that is not a positive number")
+        exact = row(f"{name}: bets graded by the exact edge, CD play", bets, edge, "exact")
+        sim = row(f"{name}: simulated, basic strategy", bets, net, "simulated")
+        rows += [exact, sim]
+        narrowing[name] = sim.per_unit_ci / exact.per_unit_ci if exact.per_unit_ci > 0 else math.inf
+    return CounterReport(
+        rounds=len(rounds),
+        shoes=len(np.unique(shoe)),
+        spread=(lo, hi),
+        rows=tuple(rows),
+        narrowing=narrowing,
+    )
+
+
+def perfect_counter(
+    rules: Rules,
+    rounds: int,
+    *,
+    penetration: float = 0.75,
+    seed: int = 0,
+    spread: tuple[int, int] = (1, 8),
+    bettors: Mapping[str, Callable[[CounterRound], float]] | None = None,
+    store: str | Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> CounterReport:
+    """The perfect counter's table for ``rounds`` rounds of shoes dealt at
+    ``penetration`` (:func:`price_rounds`, then :func:`counter_report`).
+
+    Example: ``perfect_counter(preset("vegas-strip"), 100, bettors={"Hi-Lo 1-8":
+    lambda r: 8 if r.true_count >= 4 else 1})``. Cost: one
+    :func:`.composition_return` per round (tens of ms with numba installed).
+    """
+    priced = price_rounds(
+        rules, rounds, penetration=penetration, seed=seed, store=store, progress=progress
+    )
+    return counter_report(priced, spread=spread, bettors=bettors)

@@ -1,0 +1,97 @@
+"""``blackjack-counter``: the table, its JSON, refusals, Ctrl-C and resuming, and the
+command docs/counting.md gives for its table (run here at a small size)."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+import pytest
+
+from blackjack_env.agents.commands import counter as command
+from blackjack_env.analysis import counter
+
+ROOT = Path(__file__).resolve().parents[2]
+SMALL = ["--rules", "vegas-strip", "--decks", "1", "--penetration", "0.5", "--no-progress"]
+
+
+def test_table_and_json(tmp_path, capsys) -> None:
+    out = tmp_path / "o.json"
+    status = command.main([*SMALL, "--rounds", "8", "--store", str(tmp_path / "s.jsonl"),
+                           "--json", str(out)])
+    text = capsys.readouterr().out
+    assert status == 0
+    assert "8 rounds of" in text and "| ceiling: spread 1-8" in text
+    assert "Hi-Lo 1-2-4-8: bets graded by the exact edge" in text
+    data = json.loads(out.read_text())
+    assert data["rounds"] == 8 and data["complete"] is True
+    names = [r["name"] for r in data["rows"]]
+    assert names[:3] == ["ceiling: spread 1-8 on the exact edge, CD play", "flat, CD play",
+                         "flat, basic strategy"]
+    assert len(names) == 5 and "Hi-Lo 1-2-4-8" in data["interval_narrowing"]
+    assert len((tmp_path / "s.jsonl").read_text().splitlines()) == 1 + 8
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["--spread", "8-1"], ["--spread", "LO <= HI"]),
+    (["--spread", "eight"], ["--spread", "LO-HI"]),
+    (["--rounds", "0"], ["--rounds", ">= 1"]),
+    (["--penetration", "1.5"], ["--penetration", "between 0 and 1"]),
+    (["--rules", "nope"], ["--rules", "unknown preset"]),
+    (["--decks", "9"], ["--decks", "1 to 8"]),
+    (["--rules", "gymnasium"], ["infinite deck"]),
+])
+def test_bad_options_are_one_line_and_write_nothing(args, words, tmp_path, capsys) -> None:
+    status = command.main([*args, "--store", str(tmp_path / "s.jsonl"), "--json",
+                           str(tmp_path / "o.json"), "--no-progress"])
+    err = capsys.readouterr().err
+    assert status == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in err
+    for word in words:
+        assert word in lines[0], (word, lines[0])
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_ctrl_c_keeps_what_was_priced_and_a_rerun_resumes(tmp_path, capsys, monkeypatch):
+    store = tmp_path / "s.jsonl"
+    real = counter.composition_return
+    calls: list[int] = []
+
+    def interrupting(rules, pool, **kw):
+        calls.append(1)
+        if len(calls) == 4:
+            raise KeyboardInterrupt
+        return real(rules, pool, **kw)
+
+    monkeypatch.setattr(counter, "composition_return", interrupting)
+    status = command.main([*SMALL, "--rounds", "8", "--store", str(store)])
+    captured = capsys.readouterr()
+    assert status == 130 and captured.err == "error: interrupted\n"
+    assert "interrupted: 3 of 8 rounds priced" in captured.out
+    assert "3 rounds of" in captured.out  # the table of what was priced
+    assert len(store.read_text().splitlines()) == 1 + 3
+    calls.clear()
+    monkeypatch.setattr(counter, "composition_return", lambda r, p, **kw: (calls.append(1),
+                                                                         real(r, p, **kw))[1])
+    assert command.main([*SMALL, "--rounds", "8", "--store", str(store)]) == 0
+    assert len(calls) == 5  # only the five rounds not yet priced
+    assert "8 rounds of" in capsys.readouterr().out
+
+
+def test_the_command_docs_counting_gives_runs_at_a_small_size(tmp_path, capsys) -> None:
+    doc = (ROOT / "docs" / "counting.md").read_text()
+    lines = [line.strip() for line in doc.splitlines()
+             if line.strip().startswith("blackjack-counter ")]
+    assert lines, "docs/counting.md gives no blackjack-counter command"
+    argv = shlex.split(lines[0])[1:]
+    # the same command, 20 rounds instead of 100,000, its store and JSON under tmp_path
+    i = argv.index("--rounds")
+    argv[i + 1] = "20"
+    argv += ["--store", str(tmp_path / "s.jsonl"), "--json", str(tmp_path / "o.json"),
+             "--no-progress"]
+    assert command.main(argv) == 0
+    data = json.loads((tmp_path / "o.json").read_text())
+    assert data["rounds"] == 20 and data["rules"]["decks"] == 6
+    assert data["penetration"] == 0.75 and data["spread"] == [1, 8]
