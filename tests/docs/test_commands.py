@@ -70,6 +70,10 @@ SMALL: dict[str, tuple[str, str | None]] = {
     "--tables 4096 65536":
         ("python scripts/bench_jax.py --rules sutton-barto --policy random --tables 16 "
          "--steps 20 --repeats 1 --numpy-seconds 1", "slow"),
+    "blackjack-counter --rules vegas-strip --rounds 100000 --penetration 0.75 --spread 1-8 "
+    "--seed 0":
+        ("blackjack-counter --rules vegas-strip --rounds 12 --penetration 0.75 --spread 1-8 "
+         "--seed 0 --no-progress --store counter.jsonl", None),
     "python scripts/jax_ppo_counting.py --seeds 4 --timesteps 20000000 --hands 8000000":
         ("python scripts/jax_ppo_counting.py --seeds 1 --timesteps 4096 --hands 200 "
          "--num-envs 16", "slow"),
