@@ -31,14 +31,17 @@ configurations that differ (``--only NAME`` runs a subset).
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import sys
 import time
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any
 
 import numpy as np
+
+from blackjack_env._cli import check_at_least, check_writable, option, run_command, write_json
 
 #: name -> BlackjackJax keywords
 CONFIGS: dict[str, dict[str, Any]] = {
@@ -145,29 +148,47 @@ def differences(got: dict[str, Any], want: dict[str, Any]) -> list[str]:
     return bad
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--tables", type=int, default=512)
-    ap.add_argument("--steps", type=int, default=300)
-    ap.add_argument("--seed", type=int, default=2026)
-    ap.add_argument("--only", nargs="*", choices=sorted(CONFIGS), help="a subset of configs")
-    ap.add_argument("--out", help="write the hashes as JSON to this file")
-    ap.add_argument("--compare", help="compare with this JSON file (exit 1 on a difference)")
-    args = ap.parse_args(argv)
+@dataclass
+class Settings:
+    """The JAX table's trajectory hashes over fixed configurations (see the module
+    docstring); ``--compare`` exits 1 naming each configuration that differs."""
+
+    tables: int = 512
+    """tables played side by side in each configuration"""
+    steps: int = 300
+    """steps of random legal actions"""
+    seed: int = 2026
+    """the key's seed"""
+    only: Annotated[tuple[str, ...], option("NAME [NAME ...]", "all")] = ()
+    """a subset of the configurations"""
+    out: Annotated[str, option("FILE", "not written")] = ""
+    """write the hashes as JSON to this file"""
+    compare: Annotated[str, option("FILE", "no comparison")] = ""
+    """compare with this JSON file (exit 1 on a difference)"""
+
+
+def run(args: Settings) -> int:
+    """Check the options (before jax starts), hash each configuration, print, write
+    ``--out``, compare with ``--compare``; the exit status (1: a difference)."""
+    check_at_least("tables", args.tables, 1, "tables")
+    check_at_least("steps", args.steps, 1, "steps")
+    unknown = sorted(set(args.only) - set(CONFIGS))
+    if unknown:
+        raise ValueError(f"--only {' '.join(unknown)}: not a configuration; the "
+                         f"configurations are {', '.join(CONFIGS)}")  # fmt: skip
+    check_writable("out", args.out)
     want = None
     if args.compare:
         try:
             with open(args.compare) as fh:
                 want = json.load(fh)
         except (OSError, ValueError) as exc:
-            print(f"--compare: cannot read {args.compare}: {exc}", file=sys.stderr)
-            return 2
+            raise ValueError(f"--compare: cannot read {args.compare}: {exc}") from None
         for k in ("tables", "steps", "seed"):
             if want.get(k) != getattr(args, k):
-                print(f"--compare: {args.compare} has {k}={want.get(k)}, this run "
-                      f"{getattr(args, k)}", file=sys.stderr)  # fmt: skip
-                return 2
-    names = args.only or list(CONFIGS)
+                raise ValueError(f"--compare: {args.compare} has {k}={want.get(k)}, this "
+                                 f"run {getattr(args, k)}")  # fmt: skip
+    names = list(args.only) or list(CONFIGS)
     result: dict[str, Any] = {
         "tables": args.tables, "steps": args.steps, "seed": args.seed, "configs": {},
     }  # fmt: skip
@@ -177,9 +198,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{fp['rounds']:7d} return {fp['return_sum']:>12s} ({fp['seconds']} s)",
               flush=True)  # fmt: skip
     if args.out:
-        with open(args.out, "w") as fh:
-            json.dump(result, fh, indent=1, sort_keys=True)
-            fh.write("\n")
+        write_json(args.out, result)
     if want is not None:
         if args.only:
             want = {**want, "configs": {k: v for k, v in want["configs"].items() if k in names}}
@@ -189,6 +208,13 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         print(f"identical to {args.compare} ({len(names)} configurations)")
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    status: list[int] = []
+    code = run_command(Settings, lambda s: status.append(run(s)), argv,
+                       prog="jax_fingerprint.py")
+    return code or (status[0] if status else 0)
 
 
 if __name__ == "__main__":
