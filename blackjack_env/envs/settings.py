@@ -458,7 +458,9 @@ class EnvSettings:
         rules = read_rules(rules)
         rules = rules.replace(seats=_num_seats(num_seats, rules))
         n = rules.seats
-        mode = _obs_mode(obs_mode, (ObsMode.MULTIDISCRETE, ObsMode.VECTOR, ObsMode.DICT))
+        mode = _obs_mode(
+            obs_mode, (ObsMode.MULTIDISCRETE, ObsMode.VECTOR, ObsMode.FEATURES, ObsMode.DICT)
+        )
         rounds_i = _int_or_none("rounds", rounds, 1, None, "an int >= 1")
         bet_i = _bet(bet, rules)
         illegal = _illegal_action(illegal_action, (IllegalAction.MAP, IllegalAction.RAISE))
