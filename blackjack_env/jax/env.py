@@ -73,8 +73,9 @@ class BlackjackJax:
     :mod:`blackjack_env.envs.view`), read from the state: ``"features"`` (the default),
     float32 ``(73,)``: the vector's 17 entries then one-hot columns of the hand total,
     the upcard and the cards in the hand; ``"vector"``, float32 ``(17,)``;
-    ``"multidiscrete"``, its 9 fields as int32 (a ``Box`` of integers ``0..nvec - 1``; the Gymnasium adapter gives the numpy env's int64
-    ``MultiDiscrete``); ``"dict"``, a dict of arrays (a pytree: the keys of
+    ``"multidiscrete"``, its 9 fields as int32 (a ``Box`` of integers ``0..nvec - 1``;
+    the Gymnasium adapter gives the numpy env's int64 ``MultiDiscrete``); ``"dict"``, a
+    dict of arrays (a pytree: the keys of
     ``view.DICT_KEYS``, with each hand's, the dealer's and every seat's cards by rank, the
     unseen cards, the true count, the bet and the learner's chips; the last observation of
     an episode shows, as the numpy env's, phase ``SETTLED`` and every action legal);
@@ -120,9 +121,9 @@ class BlackjackJax:
     ``Rules.to_dict`` dict), ``decks`` (override the rules' decks; ``None`` is the
     infinite deck), ``obs_mode`` (``"features"``, the default, ``"vector"``,
     ``"multidiscrete"``, ``"dict"``, ``"tuple"``), ``bet`` (chips per base bet),
-    ``insurance_decisions``, ``seats_per_table``, ``bet_sizes``, ``rounds_per_episode``, ``bankroll``,
-    ``illegal_action`` (``"map"`` or ``"penalize"``), ``illegal_penalty``: as the numpy
-    env's, validated by its settings.
+    ``insurance_decisions``, ``seats_per_table``, ``bet_sizes``, ``rounds_per_episode``,
+    ``bankroll``, ``illegal_action`` (``"map"`` or ``"penalize"``), ``illegal_penalty``:
+    as the numpy env's, validated by its settings.
 
     Not covered (``ValueError``): ``illegal_action="raise"`` (see above; the Gymnasium
     adapters check it on the host).

@@ -131,7 +131,8 @@ PARITY: dict[str, dict[str, Any]] = {
 
 
 @pytest.mark.parametrize(
-    "name", [pytest.param(k, marks=[pytest.mark.slow] if k != "features-bets" else []) for k in PARITY]
+    "name",
+    [pytest.param(k, marks=[pytest.mark.slow] if k != "features-bets" else []) for k in PARITY],
 )
 def test_jax_table_matches_numpy_env(name: str) -> None:
     env = jax_env(name, **PARITY[name])
