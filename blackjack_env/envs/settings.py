@@ -141,7 +141,7 @@ class EnvArgs:
     others: str | Callable[..., Any] | Sequence[Any] = "dealer"
     """the other seats' strategy, as a name, a callable ``(table) -> Action``, or one per seat"""
     obs_mode: str = "multidiscrete"
-    """``"multidiscrete"``, ``"tuple"``, ``"vector"`` or ``"dict"``"""
+    """``"multidiscrete"``, ``"tuple"``, ``"vector"``, ``"features"`` or ``"dict"``"""
     rounds_per_episode: int | None = 1
     """rounds per episode, or None (no limit)"""
     bankroll: int | None = None
@@ -188,7 +188,7 @@ class TableArgs:
     others: Mapping[int, Any] | None = None
     """seat index -> strategy (name or callable) of the seats the env plays; the rest are agents"""
     obs_mode: str = "multidiscrete"
-    """``"multidiscrete"``, ``"vector"`` or ``"dict"``"""
+    """``"multidiscrete"``, ``"vector"``, ``"features"`` or ``"dict"``"""
     rounds: int = 1
     """rounds per episode"""
     bet: int | None = None
