@@ -23,6 +23,7 @@ import jax.numpy as jnp  # noqa: E402
 from blackjack_env.agents.mlp import VECTOR_FEATURES, expand_features  # noqa: E402
 from blackjack_env.envs import view  # noqa: E402
 from blackjack_env.envs.blackjack import BlackjackEnv  # noqa: E402
+from blackjack_env.envs.multiagent import BlackjackAECEnv  # noqa: E402
 from blackjack_env.envs.vector import BlackjackVectorEnv  # noqa: E402
 from blackjack_env.jax import BlackjackJax  # noqa: E402
 from tests.jax.jax_helpers import jax_env, run_parity  # noqa: E402
@@ -112,6 +113,12 @@ def test_spaces_and_default() -> None:
     venv = BlackjackVectorEnv(4, rules="vegas-strip", obs_mode="features", bet_sizes=(1, 2))
     o, _ = venv.reset(seed=0)
     assert o.shape == (4, view.FEATURES_SIZE) and venv.observation_space.contains(o)
+    aec = BlackjackAECEnv(rules="vegas-strip", num_seats=2, obs_mode="features")
+    aec.reset(seed=0)
+    agent = aec.agent_selection
+    seen = aec.observe(agent)
+    assert seen["observation"].shape == (view.FEATURES_SIZE,)
+    assert aec.observation_space(agent).contains(seen)
 
 
 def test_unknown_mode_names_features() -> None:
