@@ -150,9 +150,9 @@ def test_jax_table_matches_numpy_env(name: str) -> None:
 @pytest.mark.slow
 def test_project_ppo_learns_from_features() -> None:
     """The project's own JAX PPO (``make_train``) on the features mode, with no one-hot
-    expansion of its own: the mode's columns alone carry it well below always standing
-    (regret 0.156) in 400k steps per seed. Measured (2026-12-01, 2 seeds): see the
-    assertion's bound."""
+    expansion of its own (``one_hot=False``), 400k steps per seed. Measured (2026-12-01,
+    these keys): regrets 0.0101 and 0.0057 on ``"features"``; the same run on
+    ``"vector"`` gives 0.0353 and 0.0355, which the bound 0.02 refuses."""
     from blackjack_env.agents.jax_ppo import JaxPPOConfig, actor_agent, make_train
     from blackjack_env.agents.mlp import VECTOR_IGNORED, exact_grades
 
@@ -167,4 +167,4 @@ def test_project_ppo_learns_from_features() -> None:
     grades = exact_grades(agents, env.rules, "features")
     regrets = [g["regret"] for g in grades]
     assert all(g["split_states_depending_on_hand_index"] == 0 for g in grades)
-    assert max(regrets) < 0.03, regrets
+    assert max(regrets) < 0.02, regrets
