@@ -71,7 +71,7 @@ def decode(obs: Any, obs_mode: str) -> ObsView:
                        bool(o[V.MD_CAN_DOUBLE]), bool(o[V.MD_CAN_SPLIT]),
                        bool(o[V.MD_CAN_SURRENDER]), o[V.MD_HAND_INDEX],
                        float(o[V.MD_COUNT] - V.BUCKET_CLIP))
-    if obs_mode == "vector":
+    if obs_mode in ("vector", "features"):  # the features begin with the vector
         v = np.asarray(obs, dtype=np.float64).reshape(-1)
         return ObsView(int(np.argmax(v[V.VEC_PHASE:V.VEC_PHASE + V.N_PHASES])),
                        int(np.rint(v[V.VEC_TOTAL] * V.MAX_TOTAL)), bool(v[V.VEC_SOFT] > 0.5),
@@ -84,7 +84,8 @@ def decode(obs: Any, obs_mode: str) -> ObsView:
                        int(obs["dealer_upcard"]), None, None, None, int(obs["hand_index"]),
                        float(np.asarray(obs["true_count"]).reshape(-1)[0]))
     raise ValueError(
-        f"obs_mode={obs_mode!r}; choose one of 'tuple', 'multidiscrete', 'vector', 'dict'"
+        f"obs_mode={obs_mode!r}; choose one of 'tuple', 'multidiscrete', 'vector', "
+        f"'features', 'dict'"
     )
 
 
@@ -127,13 +128,15 @@ def encode_state(state: Any, rules: Rules, obs_mode: str, split_hand_index: int 
     if obs_mode == "multidiscrete":
         return V.encode_multidiscrete(phase, state.total, state.dealer, int(state.soft), *can,
                                       hand_index, 0.0)
-    if obs_mode == "vector":
+    if obs_mode in ("vector", "features"):
         # no insurance step, no count and a full shoe: the analysis's infinite deck
-        return V.encode_vector(phase, state.total, float(state.soft), state.dealer, *can, 0.0,
-                               hand_index, hands_max, state.hands, state.cards,
-                               float(state.pair is not None and state.cards == 2), 0.0, 1.0)
+        encode = V.encode_features if obs_mode == "features" else V.encode_vector
+        return encode(phase, state.total, float(state.soft), state.dealer, *can, 0.0,
+                      hand_index, hands_max, state.hands, state.cards,
+                      float(state.pair is not None and state.cards == 2), 0.0, 1.0)
     raise ValueError(
-        f"exact grading needs obs_mode 'tuple', 'multidiscrete' or 'vector', not {obs_mode!r} "
+        f"exact grading needs obs_mode 'tuple', 'multidiscrete', 'vector' or 'features', not "
+        f"{obs_mode!r} "
         f"(the dict mode shows card compositions the analysis does not track)"
     )
 

@@ -192,7 +192,7 @@ def jaxpr_size(n: int) -> dict[str, int]:
 
     from blackjack_env.jax import BlackjackJax
 
-    env = BlackjackJax(rules="vegas-strip")
+    env = BlackjackJax(rules="vegas-strip", obs_mode="vector")  # (the figures recorded before)
     p = env.default_params
     _, state = jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(jax.random.PRNGKey(0), n), p)
     keys = jax.random.split(jax.random.PRNGKey(1), n)

@@ -145,6 +145,12 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
       12 number of hands / H, 13 cards in the hand / 12 (at most 1), 14 the hand
       is a pair of equal ranks, 15 true count / 10 clipped to [-1, 1],
       16 fraction of the shoe not yet dealt (1 for an infinite deck).
+    * ``"features"``: ``Box(float32, shape (73,))``: the 17 entries of ``"vector"``,
+      then one-hot columns: 17-48 the total (0..31), 49-59 the upcard (0..10),
+      60-72 the cards in the hand (0..12, 12 for 12 or more); the input a plain MLP
+      that reads the raw numbers learns from (the vector's scaled total and upcard
+      are hard for it to cut into the chart's thresholds; tools that one-hot-encode
+      a ``MultiDiscrete`` themselves, such as stable-baselines3, need not).
     * ``"dict"``: ``Dict`` with ``phase`` Discrete(4); ``player_total``
       Discrete(32); ``soft`` Discrete(2); ``dealer_upcard`` Discrete(11);
       ``hand_index`` Discrete(H); ``num_hands`` Discrete(H + 1);
@@ -251,7 +257,8 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
       :func:`blackjack_env.strategies.make_strategy`), a callable
       ``(table) -> Action``, or a sequence with one per other seat in seat order
       (default ``"dealer"``). Named random strategies are seeded from the env.
-    * ``obs_mode``: ``"multidiscrete"`` (default), ``"tuple"``, ``"vector"``, ``"dict"``.
+    * ``obs_mode``: ``"multidiscrete"`` (default), ``"tuple"``, ``"vector"``,
+      ``"features"``, ``"dict"``.
     * ``rounds_per_episode``: int >= 1 or None (default 1).
     * ``bankroll``: the learner's starting chips per episode, or None for
       unlimited credit (default).

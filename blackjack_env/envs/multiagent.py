@@ -76,8 +76,8 @@ class BlackjackAECEnv(AECEnv):
     ## Observation Space
 
     PettingZoo's action-mask convention: a ``Dict`` with ``"observation"`` (the
-    single env's observation of ``obs_mode``: ``"multidiscrete"``, ``"vector"``
-    or ``"dict"``, from this agent's seat, for its focus hand) and
+    single env's observation of ``obs_mode``: ``"multidiscrete"``, ``"vector"``,
+    ``"features"`` or ``"dict"``, from this agent's seat, for its focus hand) and
     ``"action_mask"`` (``int8``, 1 = legal). Observing an agent whose turn it is
     not gives phase SETTLED and an all-ones mask.
 

@@ -144,7 +144,7 @@ class EnvArgs:
     others: str | Callable[..., Any] | Sequence[Any] = "dealer"
     """the other seats' strategy, as a name, a callable ``(table) -> Action``, or one per seat"""
     obs_mode: str = "multidiscrete"
-    """``"multidiscrete"``, ``"tuple"``, ``"vector"`` or ``"dict"``"""
+    """``"multidiscrete"``, ``"tuple"``, ``"vector"``, ``"features"`` or ``"dict"``"""
     rounds_per_episode: int | None = 1
     """rounds per episode, or None (no limit)"""
     bankroll: int | None = None
@@ -195,7 +195,7 @@ class TableArgs:
     others: Mapping[int, Any] | None = None
     """seat index -> strategy (name or callable) of the seats the env plays; the rest are agents"""
     obs_mode: str = "multidiscrete"
-    """``"multidiscrete"``, ``"vector"`` or ``"dict"``"""
+    """``"multidiscrete"``, ``"vector"``, ``"features"`` or ``"dict"``"""
     rounds: int = 1
     """rounds per episode"""
     bet: int | None = None
@@ -478,7 +478,9 @@ class EnvSettings:
         rules = _with_decks(read_rules(rules), a.decks)
         rules = rules.replace(seats=_num_seats(num_seats, rules))
         n = rules.seats
-        mode = _obs_mode(obs_mode, (ObsMode.MULTIDISCRETE, ObsMode.VECTOR, ObsMode.DICT))
+        mode = _obs_mode(
+            obs_mode, (ObsMode.MULTIDISCRETE, ObsMode.VECTOR, ObsMode.FEATURES, ObsMode.DICT)
+        )
         rounds_i = _int_or_none("rounds", rounds, 1, None, "an int >= 1")
         bet_i = _bet(bet, rules)
         illegal = _illegal_action(illegal_action, (IllegalAction.MAP, IllegalAction.RAISE))

@@ -21,12 +21,15 @@ from blackjack_env.jax import core, illegal
 from blackjack_env.jax.spaces import box, dict_space, discrete, tuple_space
 from blackjack_env.jax.tables import Config, Params, build
 
-__all__ = ["DEFAULT_OBS_MODE", "FULL_INFO", "LEAN_INFO", "BlackjackJax", "GymnaxV1", "unwrap_state"]
+__all__ = [
+    "DEFAULT_OBS_MODE", "FULL_INFO", "LEAN_INFO", "BlackjackJax", "GymnaxV1", "unwrap_state",
+]
 
-#: the default observation mode of the JAX table (the numpy envs' is "multidiscrete"):
-#: a JAX network reads the raw array, and the scaled float vector is the mode it can take
-#: as it is (Gymnasium's SB3 path one-hot encodes a MultiDiscrete by itself)
-DEFAULT_OBS_MODE = "vector"
+#: the default observation mode of the JAX table (the numpy envs' is "multidiscrete"): a
+#: JAX network reads the raw array, and a plain MLP learns the chart from the one-hot
+#: columns of "features", not from the scaled numbers of "vector" (BlackjackJax's
+#: docstring gives the measurement); Gymnasium's SB3 path one-hot encodes a MultiDiscrete
+DEFAULT_OBS_MODE = "features"
 #: the arguments BlackjackJax names in its signature, then the other EnvArgs fields
 _TAKES = (
     "rules", "decks", "obs_mode", "bet", "insurance_decisions", "illegal_action",
@@ -84,10 +87,12 @@ class BlackjackJax:
     ## Observation Space
 
     The numpy env's modes, fields, positions and scales (those of
-    :mod:`blackjack_env.envs.view`), read from the state: ``"vector"``, float32
-    ``(17,)``; ``"multidiscrete"``, its 9 fields as int32 (a ``Box`` of integers
-    ``0..nvec - 1``; the Gymnasium adapter gives the numpy env's int64
-    ``MultiDiscrete``); ``"dict"``, a dict of arrays (a pytree: the keys of
+    :mod:`blackjack_env.envs.view`), read from the state: ``"features"`` (the default),
+    float32 ``(73,)``: the vector's 17 entries then one-hot columns of the hand total,
+    the upcard and the cards in the hand; ``"vector"``, float32 ``(17,)``;
+    ``"multidiscrete"``, its 9 fields as int32 (a ``Box`` of integers ``0..nvec - 1``;
+    the Gymnasium adapter gives the numpy env's int64 ``MultiDiscrete``); ``"dict"``, a
+    dict of arrays (a pytree: the keys of
     ``view.DICT_KEYS``, with each hand's, the dealer's and every seat's cards by rank, the
     unseen cards, the true count, the bet and the learner's chips; the last observation of
     an episode shows, as the numpy env's, phase ``SETTLED`` and every action legal);
@@ -118,6 +123,15 @@ class BlackjackJax:
     the first observation of the next round, dealt from the same shoe;
     ``info["final_observation"]`` is the ended round's last observation (SETTLED).
 
+    Why ``"features"`` is this table's default (the numpy envs keep ``"multidiscrete"``):
+    a JAX learner's network reads the observation's raw numbers. The vector shows the
+    total and the upcard as single scaled numbers, from which a plain tanh MLP does not
+    carve the chart's thresholds: PureJaxRL's ``ppo.py`` at its default settings learns
+    to always stand on it (exact regret 0.156 on vegas-strip, infinite deck), and learns
+    the chart from the one-hot columns (docs/jax.md gives the figures). Tools that
+    one-hot-encode a ``MultiDiscrete`` themselves (stable-baselines3, through the
+    Gymnasium adapters) are served by ``"multidiscrete"``.
+
     ## Arguments
 
     The numpy envs' arguments, under their names (:class:`~blackjack_env.envs.settings.EnvArgs`,
@@ -125,7 +139,8 @@ class BlackjackJax:
     numpy vector env's; a wrong value's ``ValueError`` names its argument): ``rules`` (a
     :class:`~blackjack_env.engine.rules.Rules`, a preset name or a ``Rules.to_dict``
     dict), ``decks`` (replaces the rules' decks, ``None`` the infinite deck: the one rule
-    override every env takes), ``obs_mode``, ``bet`` (chips per base bet),
+    override every env takes), ``obs_mode`` (``"features"``, the default, ``"vector"``,
+    ``"multidiscrete"``, ``"dict"``, ``"tuple"``), ``bet`` (chips per base bet),
     ``insurance_decisions``, ``seats_per_table``, ``bet_sizes``, ``rounds_per_episode``,
     ``bankroll``, ``illegal_action`` (``"map"`` or ``"penalize"``), ``illegal_penalty``;
     the single env's ``num_seats`` (other seats played by strategies), ``seat``,
@@ -135,12 +150,10 @@ class BlackjackJax:
     the tables ``params`` are read from) are those of the numpy vector env with the same
     arguments.
 
-    ``obs_mode`` defaults to ``"vector"`` here (:data:`DEFAULT_OBS_MODE`), while the numpy
-    envs default to ``"multidiscrete"``: a JAX network reads the observation array as it
-    is, and the scaled float vector is the one it can take without an encoder, while
-    Gymnasium users' libraries (SB3) one-hot encode a ``MultiDiscrete`` by themselves.
-    The Gymnasium adapters (:mod:`blackjack_env.jax.gym`) take this table's default. Pass
-    ``obs_mode`` to have the same observation in both.
+    ``obs_mode`` defaults to ``"features"`` here (:data:`DEFAULT_OBS_MODE`; why: above),
+    while the numpy envs default to ``"multidiscrete"``. The Gymnasium adapters
+    (:mod:`blackjack_env.jax.gym`) take this table's default. Pass ``obs_mode`` to have
+    the same observation in both.
 
     Not covered (``ValueError``): ``illegal_action="raise"`` (see above; the Gymnasium
     adapters check it on the host).
@@ -239,10 +252,9 @@ class BlackjackJax:
             nvec = view.multidiscrete_nvec(self.config.hands)
             high = np.broadcast_to((nvec - 1).astype(np.int32), (*lead, view.MD_SIZE))
             return box(np.zeros_like(high), high, high.shape, jnp.int32)
-        low = np.zeros(view.VECTOR_SIZE, np.float32)
-        low[view.VEC_TRUE_COUNT] = -1.0
-        low = np.broadcast_to(low, (*lead, view.VECTOR_SIZE))
-        return box(low, np.ones_like(low), low.shape, jnp.float32)
+        flat = view.features_space() if self.obs_mode == "features" else view.vector_space()
+        low = np.broadcast_to(flat.low, (*lead, *flat.shape))
+        return box(low, np.broadcast_to(flat.high, low.shape), low.shape, jnp.float32)
 
     def action_space(self, params: Params | None = None) -> Any:
         return discrete(self.config.n_actions)

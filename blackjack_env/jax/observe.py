@@ -4,7 +4,7 @@
 :func:`observe` (every seat, one mode).
 
 Each mode is encoded once for both backends: the observers here read the state's fields
-and call :mod:`blackjack_env.envs.view`'s encoders (``encode_vector``,
+and call :mod:`blackjack_env.envs.view`'s encoders (``encode_vector``, ``encode_features``,
 ``encode_multidiscrete``, ``encode_dict``, ``encode_tuple``) with ``xp=jax.numpy``, the
 functions the numpy envs call with numpy; positions, scales and bounds are defined there
 only. A new mode is an encoder in :mod:`blackjack_env.envs.view.fields` (taking ``xp``)
@@ -111,6 +111,19 @@ def observe_vector(st: State, p: Params, cfg: Config, mask: Any, settled: Any = 
     )  # fmt: skip
 
 
+def observe_features(st: State, p: Params, cfg: Config, mask: Any, settled: Any = False) -> Any:
+    """The ``"features"`` observation, float32 ``(view.FEATURES_SIZE,)``:
+    :func:`blackjack_env.envs.view.encode_features` of the state's fields (the vector's
+    fields, then one-hot columns of the total, the upcard and the cards in the hand)."""
+    f = focus_fields(st, p, cfg, mask, settled)
+    shoe_left = 1.0 if cfg.infinite else st.left.astype(F32) / cfg.shoe_size
+    return view.encode_features(
+        f["phase"], f["total"], f["soft"], f["upcard"], f["can_double"], f["can_split"],
+        f["can_surrender"], f["can_insure"], f["h"], cfg.hands, f["nhands"], f["ncards"],
+        f["pair"], true_count(st, p, cfg), shoe_left, xp=jnp,
+    )  # fmt: skip
+
+
 def count_bucket(st: State, p: Params, cfg: Config) -> Any:
     """:func:`blackjack_env.envs.view.count_bucket` of the true count, exactly: the Hi-Lo
     running count times 52 over the unseen cards, rounded half to even in integers (the
@@ -211,6 +224,7 @@ def observe_dict(
 #: The observers by ``obs_mode``: ``(state, params, config, mask, settled) -> observation``.
 OBSERVERS = {
     "vector": observe_vector,
+    "features": observe_features,
     "multidiscrete": observe_multidiscrete,
     "tuple": observe_tuple,
     "dict": observe_dict,

@@ -23,11 +23,13 @@ ID = "blackjack_env.jax:blackjack_env/BlackjackJax-v0"
 
 def test_make_vec_gives_numpy_arrays_and_the_numpy_spaces() -> None:
     env = gym.make_vec(ID, num_envs=16, rules="vegas-strip")
-    ref = BlackjackVectorEnv(16, rules="vegas-strip", obs_mode="vector")
+    # the adapter's default obs_mode is BlackjackJax's ("features", issue 33 item 20)
+    ref = BlackjackVectorEnv(16, rules="vegas-strip", obs_mode="features")
     assert env.single_observation_space == ref.single_observation_space
     assert env.single_action_space == ref.single_action_space
     obs, info = env.reset(seed=3)
-    assert isinstance(obs, np.ndarray) and obs.shape == (16, 17) and obs.dtype == np.float32
+    assert isinstance(obs, np.ndarray) and obs.dtype == np.float32
+    assert obs.shape == (16, view.FEATURES_SIZE)
     assert info["action_mask"].dtype == np.int8
     rng = np.random.default_rng(0)
     ended = 0
@@ -41,7 +43,7 @@ def test_make_vec_gives_numpy_arrays_and_the_numpy_spaces() -> None:
         assert np.array_equal(r[~te], np.zeros((~te).sum()))
         assert ("final_obs" in info) == te.any()  # (as the numpy env: on an ending step)
         if te.any():
-            assert info["final_obs"][te].shape == (int(te.sum()), 17)
+            assert info["final_obs"][te].shape == (int(te.sum()), view.FEATURES_SIZE)
     assert ended > 16
     # the same seed, the same games
     o1, _ = env.reset(seed=5)

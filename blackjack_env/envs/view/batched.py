@@ -157,7 +157,8 @@ class ObserveMixin(BetsMixin):
         ncards = batch.ncards.reshape(-1)[fi]
         pair = (ncards == 2) & (batch.r0.reshape(-1)[fi] == batch.r1.reshape(-1)[fi])
         shoe_left = 1.0 if self._infinite else batch.remaining() / batch.shoe_size
-        return fields.encode_vector(
+        encode = fields.encode_features if mode is ObsMode.FEATURES else fields.encode_vector
+        return encode(
             phase, total, soft, up, can_double, can_split, can_surr, can_insure, h, n_hands,
             batch.nhands, ncards, pair, tc, shoe_left,
         )
@@ -227,9 +228,10 @@ class ObserveMixin(BetsMixin):
             obs[rows] = fields.encode_multidiscrete(
                 phase, zero, zero, zero, zero, zero, zero, zero, tc
             )
-        elif mode is ObsMode.VECTOR:
+        elif mode is ObsMode.VECTOR or mode is ObsMode.FEATURES:
             shoe_left = 1.0 if self._infinite else remaining / batch.shoe_size
-            obs[rows] = fields.encode_vector(
+            encode = fields.encode_features if mode is ObsMode.FEATURES else fields.encode_vector
+            obs[rows] = encode(
                 phase, zero, zero, zero, zero, zero, zero, zero, zero,
                 self.rules.max_split_hands, zero, zero, zero, tc, shoe_left,
             )  # fmt: skip

@@ -22,6 +22,18 @@ true count is bucketed by :func:`count_bucket`.
 ``"vector"``: ``VEC_*`` positions in a float32 array of ``VECTOR_SIZE``; every entry
 in [0, 1] except ``VEC_TRUE_COUNT`` in [-1, 1].
 
+``"features"``: the ``"vector"`` observation (its ``VECTOR_SIZE`` entries, unchanged)
+followed by one-hot columns of the hand total (``FEAT_TOTAL``, ``MAX_TOTAL + 1``
+entries), the upcard (``FEAT_UPCARD``, ``UPCARD_HIGH + 1``) and the cards in the hand,
+at most ``VEC_CARDS_SCALE`` (``FEAT_CARDS``, 13); float32 ``FEATURES_SIZE`` entries in
+[0, 1] except ``VEC_TRUE_COUNT``. For a network that reads the raw numbers (a plain MLP
+in JAX): the vector shows the total and the upcard as single scaled numbers, and a tanh
+MLP must carve every threshold of the chart out of each; the one-hot columns give it
+each value as its own input (the columns are those ``agents/mlp.py``'s
+``VECTOR_FEATURES`` appends for the project's PPO). Tools that one-hot-encode a
+``MultiDiscrete`` observation themselves (stable-baselines3) do the same from
+``"multidiscrete"``.
+
 ``"dict"``: the keys of :func:`dict_space`; count fields in ``0..COUNT_HIGH``.
 
 The single env's ``"multidiscrete"`` observation is made in the compiled
@@ -43,6 +55,11 @@ __all__ = [
     "COUNT_CLIP",
     "COUNT_HIGH",
     "DICT_KEYS",
+    "FEATURES_SIZE",
+    "FEAT_CARDS",
+    "FEAT_CARDS_SIZE",
+    "FEAT_TOTAL",
+    "FEAT_UPCARD",
     "MAX_TOTAL",
     "MD_CAN_DOUBLE",
     "MD_CAN_SPLIT",
@@ -79,9 +96,11 @@ __all__ = [
     "count_bucket",
     "dict_space",
     "encode_dict",
+    "encode_features",
     "encode_multidiscrete",
     "encode_tuple",
     "encode_vector",
+    "features_space",
     "multidiscrete_nvec",
     "observation_space",
     "tuple_space",
@@ -146,6 +165,13 @@ VEC_COUNT_SCALE: Final = 10.0
 assert (VEC_PHASE, VEC_TOTAL, VEC_SHOE + 1) == (0, N_PHASES, VECTOR_SIZE)
 assert (MD_PHASE, MD_COUNT + 1) == (0, MD_SIZE)
 
+# ------------------------------------------------------------------ "features"
+FEAT_TOTAL: Final = VECTOR_SIZE  # one-hot of the total, MAX_TOTAL + 1 entries
+FEAT_UPCARD: Final = FEAT_TOTAL + MAX_TOTAL + 1  # one-hot of the upcard, UPCARD_HIGH + 1
+FEAT_CARDS: Final = FEAT_UPCARD + UPCARD_HIGH + 1  # one-hot of min(cards, 12)
+FEAT_CARDS_SIZE: Final = int(VEC_CARDS_SCALE) + 1
+FEATURES_SIZE: Final = FEAT_CARDS + FEAT_CARDS_SIZE
+
 # ------------------------------------------------------------------ "dict"
 #: The dict mode's keys, in order.
 DICT_KEYS: Final = (
@@ -194,6 +220,13 @@ def vector_space() -> spaces.Box:
     return spaces.Box(low, np.ones(VECTOR_SIZE, dtype=np.float32), dtype=np.float32)
 
 
+def features_space() -> spaces.Box:
+    """The ``"features"`` space: the vector's bounds, then ``[0, 1]`` one-hot columns."""
+    low = np.zeros(FEATURES_SIZE, dtype=np.float32)
+    low[:VECTOR_SIZE] = vector_space().low
+    return spaces.Box(low, np.ones(FEATURES_SIZE, dtype=np.float32), dtype=np.float32)
+
+
 def dict_space(max_hands: int, seats: int, n_actions: int) -> spaces.Dict:
     count = spaces.Box(0, COUNT_HIGH, shape=(13,), dtype=np.int64)
     fields: dict[str, spaces.Space[Any]] = {
@@ -226,6 +259,8 @@ def observation_space(
         return spaces.MultiDiscrete(multidiscrete_nvec(max_hands))
     if obs_mode == "vector":
         return vector_space()
+    if obs_mode == "features":
+        return features_space()
     return dict_space(max_hands, seats, n_actions)
 
 
@@ -375,6 +410,49 @@ def encode_vector(
         out = np.zeros(VECTOR_SIZE, dtype=np.float32)
         out[VEC_PHASE + phase] = 1.0
     return _assemble(values, VEC_TOTAL, out, xp)
+
+
+def _onehot(value: Any, size: int, xp: Any) -> Any:
+    """float32 one-hot of the integer ``value`` (a scalar or ``(N,)``) over ``0..size - 1``
+    (clipped into that range): ``(size,)`` or ``(N, size)``."""
+    value = xp.clip(xp.asarray(value), 0, size - 1)
+    return (value[..., None] == xp.arange(size)).astype(xp.float32)
+
+
+def encode_features(
+    phase: Any,
+    total: Any,
+    soft: Any,
+    up: Any,
+    can_double: Any,
+    can_split: Any,
+    can_surrender: Any,
+    can_insure: Any,
+    hand_index: Any,
+    max_hands: int,
+    num_hands: Any,
+    cards: Any,
+    pair: Any,
+    true_count: Any,
+    shoe_left: Any,
+    xp: Any = np,
+) -> Any:
+    """The ``"features"`` observation, float32 ``(FEATURES_SIZE,)`` or
+    ``(N, FEATURES_SIZE)``: :func:`encode_vector` of the same arguments, then the one-hot
+    columns of ``total``, ``up`` and ``min(cards, VEC_CARDS_SCALE)`` (integers)."""
+    vector = encode_vector(
+        phase, total, soft, up, can_double, can_split, can_surrender, can_insure, hand_index,
+        max_hands, num_hands, cards, pair, true_count, shoe_left, xp=xp,
+    )  # fmt: skip
+    return xp.concatenate(
+        [
+            vector,
+            _onehot(total, MAX_TOTAL + 1, xp),
+            _onehot(up, UPCARD_HIGH + 1, xp),
+            _onehot(cards, FEAT_CARDS_SIZE, xp),
+        ],
+        axis=-1,
+    )
 
 
 def encode_dict(

@@ -79,6 +79,7 @@ class ObsMode(str, Enum):
     MULTIDISCRETE = "multidiscrete"
     VECTOR = "vector"
     DICT = "dict"
+    FEATURES = "features"
 
 
 #: The learner's decision in a table's state (:func:`.step.learner_decision`, the one
@@ -227,7 +228,7 @@ class Layout:
         if mode is ObsMode.TUPLE or mode is ObsMode.MULTIDISCRETE:
             return self.per_step.observe(table, seat, int(phase), last_hand, legal)
         index, hand, total, soft, up = LearnerView.summary(table, seat, last_hand)
-        if mode is ObsMode.VECTOR:
+        if mode is ObsMode.VECTOR or mode is ObsMode.FEATURES:
             return self._vector(table, seat, phase, index, legal, hand, total, soft, up)
         return self._dict(table, seat, phase, index, legal, hand, total, soft, up, bankroll)
 
@@ -246,7 +247,10 @@ class Layout:
     ) -> np.ndarray:
         can_double, can_split, can_surrender = LearnerView.can(legal, int(phase))
         decks = table.shoe.decks
-        return fields.encode_vector(
+        encode = fields.encode_features if self.obs_mode is ObsMode.FEATURES else (
+            fields.encode_vector
+        )
+        return encode(
             int(phase), total, soft, up, can_double, can_split, can_surrender,
             float(phase is Decision.INSURANCE and Action.INSURE in legal), index,
             self.rules.max_split_hands, len(table.seats[seat].hands),
