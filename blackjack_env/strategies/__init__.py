@@ -36,6 +36,8 @@ from typing import Protocol
 import numpy as np
 
 from blackjack_env._renamed import renamed
+from blackjack_env.analysis.composition_strategy import CompositionStrategy
+from blackjack_env.analysis.strategy import BasicStrategy
 from blackjack_env.engine.table import Action, Phase, Table
 
 __all__ = [
@@ -105,14 +107,10 @@ StrategyFactory = Callable[..., Strategy]
 
 
 def _basic(rules=None, seed: int | None = None) -> Strategy:
-    from blackjack_env.analysis.strategy import BasicStrategy
-
     return BasicStrategy(rules=rules, seed=seed)
 
 
 def _composition(rules=None, seed: int | None = None) -> Strategy:
-    from blackjack_env.analysis.composition_strategy import CompositionStrategy
-
     return CompositionStrategy(rules=rules, seed=seed)
 
 
