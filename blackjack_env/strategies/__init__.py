@@ -36,8 +36,6 @@ from typing import Protocol
 import numpy as np
 
 from blackjack_env._renamed import renamed
-from blackjack_env.analysis.composition_strategy import CompositionStrategy
-from blackjack_env.analysis.strategy import BasicStrategy
 from blackjack_env.engine.table import Action, Phase, Table
 
 __all__ = [
@@ -107,10 +105,18 @@ StrategyFactory = Callable[..., Strategy]
 
 
 def _basic(rules=None, seed: int | None = None) -> Strategy:
+    # deferred: the registry stays free of the analysis until one is made
+    # (tests/engine/test_strategies.py holds it)
+    from blackjack_env.analysis.strategy import BasicStrategy
+
     return BasicStrategy(rules=rules, seed=seed)
 
 
 def _composition(rules=None, seed: int | None = None) -> Strategy:
+    # deferred: the registry stays free of the analysis until one is made
+    # (tests/engine/test_strategies.py holds it)
+    from blackjack_env.analysis.composition_strategy import CompositionStrategy
+
     return CompositionStrategy(rules=rules, seed=seed)
 
 
