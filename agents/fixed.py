@@ -27,7 +27,10 @@ import numpy as np
 from blackjack_env._renamed import renamed
 from blackjack_env.agents.base import Agent, legal_actions
 from blackjack_env.agents.counting import BetSpread, HiLoCounter
+from blackjack_env.agents.obs import table_state
+from blackjack_env.analysis import solve
 from blackjack_env.engine import Action, Phase, Rules
+from blackjack_env.strategies import make_strategy
 
 __all__ = ["FIXED_AGENTS", "StrategyAgent", "counting_agent", "fixed_agent"]
 
@@ -119,7 +122,6 @@ def _basic_state_policy(rules: Rules) -> Callable[[Any], Action] | None:
     that is where it can be graded exactly)."""
     if rules.decks is not None:
         return None
-    from blackjack_env.analysis import solve
 
     try:
         return solve(rules).chart.action
@@ -132,14 +134,10 @@ def basic_seat_strategy(rules: Rules) -> Callable[[Any], Action]:
     ``"basic"`` (:class:`~blackjack_env.analysis.strategy.BasicStrategy`), or where it
     refuses the rules (``ValueError``) the infinite-deck chart of these rules applied to
     the table. (Formerly ``basic_strategy``, the name of the analysis's class as well.)"""
-    from blackjack_env.strategies import make_strategy
-
     try:
         return make_strategy("basic", rules)
     except ValueError:
         pass
-    from blackjack_env.agents.obs import table_state
-    from blackjack_env.analysis import solve
 
     chart = solve(rules.replace(decks=None)).chart
 
@@ -153,8 +151,6 @@ def basic_seat_strategy(rules: Rules) -> Callable[[Any], Action]:
 
 def fixed_agent(name: str, env: Any, seed: int | None = None) -> StrategyAgent:
     """A fixed agent by name (see :data:`FIXED_AGENTS`) playing ``env``'s learner seat."""
-    from blackjack_env.strategies import make_strategy
-
     rules: Rules = env.unwrapped.rules
     if name == "counter":
         return counting_agent(env)

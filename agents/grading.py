@@ -32,13 +32,19 @@
 from __future__ import annotations
 
 import math
+import time
 from collections import Counter
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
+from blackjack_env._cli import z_value
+from blackjack_env.agents.fixed import StrategyAgent
 from blackjack_env.agents.obs import decision_policy
+from blackjack_env.analysis import evaluate_policy, solve
+from blackjack_env.analysis._model import check_supported
+from blackjack_env.analysis.composition import composition_return
 from blackjack_env.engine import Rules
 
 __all__ = [
@@ -58,11 +64,6 @@ def analysis_reason(rules: Rules) -> str | None:
     not serve with any shoe (e.g. highest-hand settlement), or a finite shoe (then
     ``--decks inf`` grades the same rules on an infinite deck)."""
     try:
-        from blackjack_env.analysis import solve  # noqa: F401
-        from blackjack_env.analysis._model import check_supported
-    except ImportError as err:  # pragma: no cover - analysis missing
-        return f"the analysis module is not available ({err})"
-    try:
         check_supported(rules)
     except ValueError as err:
         return f"the exact analysis does not serve these rules with any shoe ({err})"
@@ -77,16 +78,12 @@ def table_free(agent: Any) -> bool:
     about any state. A fixed agent without a ``state_policy`` reads the live table of its
     env instead (never-bust, random): asked about another state it would answer for the
     table, so it cannot be graded exactly."""
-    from blackjack_env.agents.fixed import StrategyAgent
-
     return not (isinstance(agent, StrategyAgent) and agent.state_policy is None)
 
 
 @lru_cache(maxsize=32)
 def optimal_return(rules: Rules) -> float:
     """The optimal expected return per unit bet (infinite deck)."""
-    from blackjack_env.analysis import solve
-
     return float(solve(rules).expected_return)
 
 
@@ -102,9 +99,6 @@ def composition_reference(rules: Rules) -> dict[str, Any] | None:
     rule set (cached)."""
     if rules.decks is None:
         return None
-    import time
-
-    from blackjack_env.analysis.composition import composition_return
 
     name = f"{REFERENCE_NAME} ({rules.shoe_decks} deck{'s' if rules.shoe_decks != 1 else ''})"
     t0 = time.perf_counter()
@@ -135,7 +129,6 @@ def exact_grade(agent: Any, rules: Rules, obs_mode: str | None = None) -> dict[s
     """
     if analysis_reason(rules) is not None:
         return None
-    from blackjack_env.analysis import evaluate_policy
 
     policy = getattr(agent, "state_policy", None)
     ambiguous: list[Any] = []
@@ -174,6 +167,7 @@ def simulate(
     outcomes: Counter[str] = Counter()
     bar = None
     if progress:
+        # deferred: loads tqdm (the optional [main] extra)
         from tqdm.auto import tqdm
 
         bar = tqdm(total=hands, unit="hand", desc="evaluate", mininterval=0.5)
@@ -202,7 +196,6 @@ def simulate(
     n_hands = sum(outcomes.values())
     mean = float(returns.mean())
     sd = float(returns.std(ddof=1)) if hands > 1 else 0.0
-    from blackjack_env._cli import z_value
 
     half = z_value() * sd / math.sqrt(hands)
     names = ("win", "blackjack", "push", "loss", "bust", "surrender", "even_money")

@@ -73,6 +73,7 @@ import optax
 from flax import linen as nn
 from flax.linen.initializers import constant, variance_scaling
 
+from blackjack_env.agents.grading import analysis_reason
 from blackjack_env.agents.mlp import (
     MASKED_LOGIT,
     VECTOR_FEATURES,
@@ -81,6 +82,10 @@ from blackjack_env.agents.mlp import (
     exact_grades,
     expand_features,
 )
+from blackjack_env.engine import preset
+from blackjack_env.envs import view
+from blackjack_env.envs.vector import BlackjackVectorEnv
+from blackjack_env.jax import BlackjackJax
 
 __all__ = [
     "ActorCritic",
@@ -332,8 +337,6 @@ def make_env(config: JaxPPOConfig, seat: int = 0, others: str = "dealer") -> tup
 
     ``seat`` and ``others``: the learner's seat and the other seats' strategy, as the
     numpy env takes them (the JAX table must support them; it raises when not)."""
-    from blackjack_env.jax import BlackjackJax
-
     kwargs: dict[str, Any] = {"obs_mode": config.obs_mode}
     if config.bet_sizes is not None:
         kwargs["bet_sizes"] = config.bet_sizes
@@ -632,8 +635,6 @@ def bet_observations(true_counts: Any, shoe_left: float = 0.5) -> np.ndarray:
     """``[len(true_counts), VECTOR_SIZE]``: the ``"vector"`` observation of a BET step at
     each true count with ``shoe_left`` of the shoe undealt (what the table shows there:
     phase BET, no cards, the true count and the shoe fraction; ``envs.view``'s fields)."""
-    from blackjack_env.envs import view
-
     tc = np.asarray(true_counts, dtype=np.float32)
     obs = np.zeros((tc.size, view.VECTOR_SIZE), np.float32)
     obs[:, view.VEC_PHASE + 2] = 1.0  # BET
@@ -670,8 +671,6 @@ def infinite_deck_bet_step(rules: Any, bet_sizes: Any) -> np.ndarray:
     """The observation of the BET step on an infinite deck, taken from the numpy env: it
     is always the same (no count, a shoe that never runs down), so a policy bets one size
     there whatever happened before."""
-    from blackjack_env.envs.vector import BlackjackVectorEnv
-
     env = BlackjackVectorEnv(1, rules=rules, obs_mode="vector", bet_sizes=tuple(bet_sizes))
     obs, _ = env.reset(seed=0)
     return np.asarray(obs, np.float32)
@@ -794,8 +793,6 @@ class SeedsResult:
 
 def rules_of(config: JaxPPOConfig) -> Any:
     """The :class:`~blackjack_env.engine.Rules` the config trains on."""
-    from blackjack_env.engine import preset
-
     if isinstance(config.rules, str):
         return preset(config.rules, decks=config.decks)
     return config.rules
@@ -847,7 +844,6 @@ def train_seeds(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
                for p in range(points)] for k in range(config.seeds)]
     grades = None
     t1 = time.perf_counter()
-    from blackjack_env.agents.grading import analysis_reason
 
     if grade and analysis_reason(rules) is None:
         every = [a for row in agents for a in row]

@@ -60,7 +60,10 @@ from blackjack_env._cli import (
     option,
     run_command,
 )
+from blackjack_env.agents.counting import BetSpread
 from blackjack_env.envs import view
+from blackjack_env.envs.vector import BlackjackVectorEnv
+from blackjack_env.simulate import chart_policy
 
 __all__ = [
     "COUNTS", "NAMES", "PLAYS", "RULES", "Settings", "Tally", "count_bin", "main", "parse_sizes",
@@ -178,8 +181,6 @@ def simulate_bets(choose: Callable[[Any, np.ndarray, np.ndarray], Any], sizes: t
                   hands: int, seed: int, tables: int = 1024) -> dict[str, Any]:
     """``hands`` rounds of ``choose(env, obs, mask) -> actions`` in the numpy batched env
     (vegas-strip, 6 decks, BET steps of ``sizes``): :meth:`Tally.figures`."""
-    from blackjack_env.envs.vector import BlackjackVectorEnv
-
     env = BlackjackVectorEnv(tables, rules=RULES, obs_mode="vector", bet_sizes=sizes,
                              autoreset_mode="SameStep")  # fmt: skip
     obs, info = env.reset(seed=seed)
@@ -237,8 +238,6 @@ def parse_sizes(text: str) -> tuple[int, ...]:
 def textbook_ramp(sizes: tuple[int, ...]) -> Any:
     """The Hi-Lo ramp of the same sizes: ``sizes[k]`` from a true count of ``k + 1``
     (k >= 1), the smallest below +2 (:class:`BetSpread`'s default for 1,2,4,8)."""
-    from blackjack_env.agents.counting import BetSpread
-
     return BetSpread(units=sizes, thresholds=tuple(float(k + 1) for k in range(1, len(sizes))))
 
 
@@ -274,8 +273,8 @@ class Settings:
 def run(args: Settings) -> dict[str, Any]:
     """Check every option (before the training: minutes), train, simulate, probe, print,
     write ``--out``; the figures written."""
+    # deferred: loads flax, jax, optax (the optional [jax] extra)
     from blackjack_env.agents.jax_ppo import JaxPPOConfig, bets_by_count, play_agent, train_seeds
-    from blackjack_env.simulate import chart_policy
 
     sizes = parse_sizes(args.bet_sizes)
     check_at_least("hands", args.hands, 1, "rounds simulated per policy")
@@ -364,6 +363,7 @@ def run(args: Settings) -> dict[str, Any]:
               + "     ".join(f"{x:>22s}" for x in cells), flush=True)
 
     # (c) the play
+    # deferred: loads jax (the optional [jax] extra)
     from blackjack_env.jax import BlackjackJax
 
     hands = BlackjackJax(rules=RULES).config.hands

@@ -33,7 +33,12 @@ from typing import Any
 
 import numpy as np
 
+from blackjack_env._cli import atomic_path
 from blackjack_env.agents.base import Agent, legal_actions
+from blackjack_env.agents.grading import analysis_reason, optimal_return
+from blackjack_env.agents.obs import encode_state, state_mask
+from blackjack_env.analysis import evaluate_policy
+from blackjack_env.engine import Action
 from blackjack_env.envs import view as V
 
 __all__ = ["FORMAT", "MASKED_LOGIT", "VECTOR_FEATURES", "VECTOR_IGNORED", "MLPAgent",
@@ -145,8 +150,6 @@ class MLPAgent(Agent):
     # ------------------------------------------------------------ persistence
     def save(self, path: str | Path) -> Path:
         """Write the model to ``path`` (``.npz`` added if missing); see the module doc."""
-        from blackjack_env._cli import atomic_path
-
         path = Path(path)
         if path.suffix != ".npz":
             path = path.with_suffix(".npz")
@@ -225,11 +228,6 @@ def exact_grades(agents: Sequence[MLPAgent], rules: Any, obs_mode: str = "vector
     per question of the analysis), the split states where the agent's choice would differ
     for another hand index (0: the grade is exact).
     """
-    from blackjack_env.agents.grading import analysis_reason, optimal_return
-    from blackjack_env.agents.obs import encode_state, state_mask
-    from blackjack_env.analysis import evaluate_policy
-    from blackjack_env.engine import Action
-
     why = analysis_reason(rules)
     if why is not None:
         raise ValueError(f"exact_grades: {why}")

@@ -29,8 +29,10 @@ from typing import Any
 
 import numpy as np
 
+from blackjack_env.analysis.strategy import table_state as analysis_table_state
 from blackjack_env.engine import Action, Rules, Table
 from blackjack_env.envs import view as V
+from blackjack_env.envs.view.layout import Layout, ObsMode
 
 __all__ = [
     "ObsView",
@@ -90,8 +92,6 @@ def decode(obs: Any, obs_mode: str) -> ObsView:
 
 
 def _n_play(rules: Rules) -> int:
-    from blackjack_env.envs.view.layout import Layout, ObsMode
-
     return Layout(rules, ObsMode.MULTIDISCRETE).n_play
 
 
@@ -186,6 +186,4 @@ def table_state(table: Table) -> Any:
 
     Raises ``ValueError`` when no decision is awaited.
     """
-    from blackjack_env.analysis.strategy import table_state as analysis_table_state
-
     return analysis_table_state(table)

@@ -17,10 +17,15 @@ every cell where they differ.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, cast
 
+from blackjack_env._cli import atomic_path
+from blackjack_env.analysis import Chart, Play
+from blackjack_env.analysis.chart import card_label as column_label
+from blackjack_env.analysis.chart import cell_state as model_cell
 from blackjack_env.analysis.chart_draw import card_label, chart_figure, pyplot, row_label
 from blackjack_env.engine import Action, Rules
 from blackjack_env.engine.play import auto_stands, natural_stands
@@ -42,6 +47,7 @@ __all__ = [
 
 def _plain_steps(ax: Any) -> None:
     """Whole numbers with thousands separators on the x-axis (no "1e6" offset)."""
+    # deferred: loads matplotlib (the optional [charts] extra)
     from matplotlib.ticker import FuncFormatter
 
     ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:,.0f}"))
@@ -49,8 +55,6 @@ def _plain_steps(ax: Any) -> None:
 
 def save_figure(fig: Any, path: Path, dpi: int = 110) -> Path:
     """Save a figure as PNG, whole or not at all (a failed write keeps the old picture)."""
-    from blackjack_env._cli import atomic_path
-
     plt = pyplot()
     path = Path(path)
     try:
@@ -90,8 +94,6 @@ def learning_curve_figure(
     Each panel's legend sits above the panel, outside the plotting area, so it hides no
     point whatever the data (a short run's single graded point included); the title is
     the figure's."""
-    import textwrap
-
     plt = pyplot()
     graded = bool(grades) or optimal is not None
     if graded:
@@ -141,13 +143,10 @@ def cell_state(rules: Rules, kind: str, row: int | str, dealer: int | str, *,
     (:func:`blackjack_env.analysis.chart.cell_state`, the one cell model). ``dealer``:
     a column label (``"A"``, ``"T"``, ``"2"``..``"9"``, ``"1"`` for a non-ace card worth
     1 under custom values) or a value 1..10 (1 = the ace)."""
-    from blackjack_env.analysis.chart import card_label
-    from blackjack_env.analysis.chart import cell_state as model_cell
-
     if isinstance(dealer, int) and not isinstance(dealer, bool):
         if not 1 <= dealer <= 10:
             raise ValueError(f"dealer={dealer}; use a value 1..10 (1 = ace) or a column label")
-        dealer = card_label(dealer, dealer == 1)
+        dealer = column_label(dealer, dealer == 1)
     # (a bool dealer is refused there, by its label)
     return model_cell(
         rules, kind, row, cast(Any, dealer), double=double, surrender=surrender, split=split
@@ -157,8 +156,6 @@ def cell_state(rules: Rules, kind: str, row: int | str, dealer: int | str, *,
 def agent_chart(policy: Callable[[Any], Action], rules: Rules, like: Any, title: str = "") -> Any:
     """The agent's chart over the same rows and upcards as the chart ``like``: each cell
     asked as the state :func:`cell_state` gives for its labels."""
-    from blackjack_env.analysis import Chart, Play
-
     upcards = tuple(like.upcards)
 
     def asked(kind: str, row: Any) -> bool:

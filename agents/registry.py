@@ -14,7 +14,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import gymnasium as gym
+import numpy as np
+
+from blackjack_env._cli import preset_option, read_json_object
 from blackjack_env.agents.base import Agent
+from blackjack_env.agents.fixed import FIXED_AGENTS, fixed_agent
+from blackjack_env.agents.mlp import MLPAgent, is_mlp_model
+from blackjack_env.agents.sb3 import SB3Agent
+from blackjack_env.agents.tabular import TabularAgent
+from blackjack_env.engine import Rules
 
 __all__ = [
     "check_fits",
@@ -50,8 +59,6 @@ def run_settings(path: str | Path) -> dict[str, Any]:
 
     A ``settings.json`` that is not a JSON object raises ``ValueError`` naming it.
     """
-    from blackjack_env._cli import read_json_object
-
     model = find_model(path)
     for folder in (model.parent, model.parent.parent):
         settings = folder / "settings.json"
@@ -64,26 +71,16 @@ def load_agent(path: str | Path) -> Agent:
     """Reload a saved agent (tabular or MLP-policy ``.npz``, SB3 ``.zip``, or a run folder)."""
     model = find_model(path)
     if model.suffix == ".npz":
-        from blackjack_env.agents.mlp import MLPAgent, is_mlp_model
-
         if is_mlp_model(model):
             return MLPAgent.load(model)
-        from blackjack_env.agents.tabular import TabularAgent
 
         return TabularAgent.load(model)
-    try:
-        from blackjack_env.agents.sb3 import SB3Agent
-    except ImportError as err:  # pragma: no cover - depends on the install
-        raise ValueError(f"{model} is a stable-baselines3 model, which needs the [train] extra: "
-                         f'pip install -e ".[train]" ({err})') from None
     algo = run_settings(model).get("algo")
     return SB3Agent.load(model, algo=algo if isinstance(algo, str) else None)
 
 
 def make_agent(spec: str, env: Any = None, seed: int | None = None) -> Agent:
     """An agent from a spec; fixed agents play ``env``'s learner seat."""
-    from blackjack_env.agents.fixed import FIXED_AGENTS, fixed_agent
-
     if spec in FIXED_AGENTS:
         if env is None:
             raise ValueError(f"the fixed agent {spec!r} needs the env it plays in")
@@ -115,8 +112,6 @@ def parse_decks(text: str | int | None) -> dict[str, Any]:
 
 def _run_rules(run: dict[str, Any]) -> Any:
     """The exact rules a run recorded (``rules_fields``), or None."""
-    from blackjack_env.engine import Rules
-
     fields = run.get("rules_fields")
     if not isinstance(fields, dict):
         return None
@@ -132,9 +127,6 @@ def table_for(spec: str, rules: str = "", decks: str = "", seats: int = 0, seat:
     ``obs_mode`` (the run's, or None when unknown) and ``run`` (its settings, {} for a
     fixed agent).
     """
-    from blackjack_env._cli import preset_option
-    from blackjack_env.agents.fixed import FIXED_AGENTS
-
     run: dict[str, Any] = {} if spec in FIXED_AGENTS else run_settings(spec)
     trained = None if rules else _run_rules(run)
     name = rules or str(run.get("rules") or "sutton-barto")
@@ -161,9 +153,6 @@ def check_fits(agent: Any, env: Any, spec: str, trained_on: str | None = None) -
     (a ``bet_sizes`` entry in its info: these commands play fixed bets), or its number of
     actions or its observation shape differs from the env's (it was trained on other rules).
     ``trained_on`` names those rules in the message when known."""
-    import gymnasium as gym
-    import numpy as np
-
     sizes = (getattr(agent, "info", None) or {}).get("bet_sizes")
     if sizes:  # a jax-ppo policy that decides its bets (model-bets.npz)
         raise ValueError(

@@ -39,7 +39,9 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import shutil
 import sys
+import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -48,6 +50,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from blackjack_env._cli import atomic_path, read_json_object, write_json
 from blackjack_env.agents.base import Agent, legal_argmax
 
 __all__ = [
@@ -74,18 +77,22 @@ SB3_ALGOS: tuple[str, ...] = ("ppo", "dqn", "a2c", "maskable-ppo")
 def algo_class(algo: str) -> Any:
     """The stable-baselines3 / sb3-contrib class for a command-line name."""
     if algo == "ppo":
+        # deferred: loads stable_baselines3 (the optional [train] extra)
         from stable_baselines3 import PPO
 
         return PPO
     if algo == "dqn":
+        # deferred: loads stable_baselines3 (the optional [train] extra)
         from stable_baselines3 import DQN
 
         return DQN
     if algo == "a2c":
+        # deferred: loads stable_baselines3 (the optional [train] extra)
         from stable_baselines3 import A2C
 
         return A2C
     if algo == "maskable-ppo":
+        # deferred: loads sb3_contrib (the optional [train] extra)
         from sb3_contrib import MaskablePPO
 
         return MaskablePPO
@@ -142,8 +149,6 @@ class SB3Config:
 def make_blackjack_env(env_id: str = "blackjack_env/Blackjack-v0", **env_kwargs: Any) -> gym.Env:
     """One env for :func:`stable_baselines3.common.env_util.make_vec_env` (picklable, and it
     registers the project's env ids in a fresh subprocess)."""
-    import blackjack_env  # noqa: F401
-
     return gym.make(env_id, **env_kwargs)
 
 
@@ -159,7 +164,10 @@ def make_vec_env(
     """``n_envs`` seeded, ``Monitor``-wrapped copies in a ``SubprocVecEnv`` or ``DummyVecEnv``:
     stable-baselines3's own ``make_vec_env`` with the project's env (episode logs in
     ``monitor_dir/<rank>.monitor.csv``)."""
+    # deferred: loads stable_baselines3 (the optional [train] extra)
     from stable_baselines3.common.env_util import make_vec_env as sb3_make_vec_env
+
+    # deferred: loads stable_baselines3 (the optional [train] extra)
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     return sb3_make_vec_env(
@@ -175,8 +183,6 @@ def make_vec_env(
 def saved_timesteps(path: str | Path) -> int:
     """The ``num_timesteps`` recorded in a model saved by stable-baselines3 (read from the
     zip's ``data`` entry, without loading the network); ``ValueError`` for a damaged file."""
-    import zipfile
-
     path = Path(path)
     try:
         with zipfile.ZipFile(path) as archive:
@@ -228,6 +234,7 @@ def torch_threads(threads: int) -> Iterator[int]:
     The inter-op pool (``torch.set_num_interop_threads``) can be sized only once in a
     process, before torch first uses it: it is set to ``threads`` where torch still allows
     it and left as it is otherwise (eager training of these networks does not use it)."""
+    # deferred: loads torch (the optional [train] extra)
     import torch
 
     before = torch.get_num_threads()
@@ -275,6 +282,7 @@ class _AboveBar(io.TextIOBase):
 def _progress_callback(bar: Any) -> Any:
     """An SB3 callback that moves ``bar`` to the run's timestep count at the end of each
     rollout and every 256 env steps (DQN has no rollouts), so most steps cost one test."""
+    # deferred: loads stable_baselines3 (the optional [train] extra)
     from stable_baselines3.common.callbacks import BaseCallback
 
     class Progress(BaseCallback):
@@ -312,6 +320,7 @@ def exact_curve_callback(
     the policy has learned from every step counted so far; the caller grades the end.
     ``on_grade()`` is called after each new grade (e.g. to save the curve so far, which
     then survives a crash)."""
+    # deferred: loads stable_baselines3 (the optional [train] extra)
     from stable_baselines3.common.callbacks import BaseCallback
 
     class ExactCurve(BaseCallback):
@@ -350,6 +359,7 @@ class SB3Agent(Agent):
 
     def action_scores(self, obs: Any) -> np.ndarray:
         """Per-action scores whose argmax is the greedy action (probabilities or Q-values)."""
+        # deferred: loads torch (the optional [train] extra)
         import torch
 
         policy = self.model.policy
@@ -367,7 +377,6 @@ class SB3Agent(Agent):
     def save(self, path: str | Path) -> Path:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        from blackjack_env._cli import atomic_path, write_json
 
         path = path.with_suffix(".zip")
         with atomic_path(path) as tmp:
@@ -379,8 +388,6 @@ class SB3Agent(Agent):
     def load(cls, path: str | Path, algo: str | None = None, obs_mode: str | None = None
              ) -> SB3Agent:
         """Reload a model saved by :meth:`save` (algo and obs mode read from the JSON beside it)."""
-        from blackjack_env._cli import read_json_object
-
         path = Path(path)
         meta_path = path.with_suffix(".json")
         meta = read_json_object(meta_path) if meta_path.exists() else {}
@@ -445,11 +452,8 @@ def train_sb3(
 
 def _train(config: SB3Config, out: Path, threads: int, *, resume: Path | None,
            progress: bool, callback: Any, say: Callable[[str], None]) -> tuple[SB3Agent, bool]:
-    import shutil
-
+    # deferred: loads stable_baselines3 (the optional [train] extra)
     from stable_baselines3.common.callbacks import CallbackList, CheckpointCallback, EvalCallback
-
-    from blackjack_env._cli import write_json
 
     out.mkdir(parents=True, exist_ok=True)
     record = json.loads(json.dumps(asdict(config), default=_jsonable))
@@ -502,6 +506,7 @@ def _train(config: SB3Config, out: Path, threads: int, *, resume: Path | None,
         verbose=0,
     )
     if masked:
+        # deferred: loads sb3_contrib (the optional [train] extra)
         from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
 
         evaluator = MaskableEvalCallback(eval_env, **eval_kwargs)
@@ -525,6 +530,7 @@ def _train(config: SB3Config, out: Path, threads: int, *, resume: Path | None,
     try:
         with contextlib.ExitStack() as shown:
             if progress and remaining > 0:
+                # deferred: loads tqdm (the optional [main] extra)
                 from tqdm.auto import tqdm
 
                 bar = tqdm(total=end, initial=start, unit="step", desc=config.algo,

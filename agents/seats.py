@@ -20,14 +20,17 @@ from typing import Any
 import numpy as np
 
 from blackjack_env.agents.base import Agent
+from blackjack_env.agents.counting import BetSpread, HiLoCounter
+from blackjack_env.agents.fixed import basic_seat_strategy
+from blackjack_env.agents.registry import load_agent
 from blackjack_env.engine import Action, Phase, Rules, Table
+from blackjack_env.envs.view.layout import Layout, ObsMode, decision
+from blackjack_env.strategies import make_strategy, strategy_names
 
 __all__ = ["AgentStrategy", "CountingSeat", "seat_strategy"]
 
 
 def _layout(rules: Rules, obs_mode: str):
-    from blackjack_env.envs.view.layout import Layout, ObsMode
-
     return Layout(rules, ObsMode(obs_mode))
 
 
@@ -35,8 +38,6 @@ def table_observation(
     table: Table, seat: int, obs_mode: str, last_hand: int = 0
 ) -> tuple[Any, np.ndarray]:
     """The env's observation and int8 action mask for ``seat`` in the table's current state."""
-    from blackjack_env.envs.view.layout import decision
-
     layout = _layout(table.rules, obs_mode)
     phase = decision(table, seat)
     legal = layout.legal(table, seat, phase)
@@ -87,9 +88,6 @@ class CountingSeat:
     """
 
     def __init__(self, rules: Rules, base_bet: int | None = None, spread: Any = None) -> None:
-        from blackjack_env.agents.counting import BetSpread, HiLoCounter
-        from blackjack_env.agents.fixed import basic_seat_strategy
-
         if rules.shoe_decks is None:
             raise ValueError("a counter needs a finite shoe; these rules use an infinite deck")
         self.counter = HiLoCounter(rules.shoe_decks)
@@ -115,18 +113,12 @@ class CountingSeat:
 
 def seat_strategy(spec: str, rules: Rules, seed: int | None = None) -> Any:
     """A seat strategy from a spec: a strategy name, ``counter``, or a saved agent's path."""
-    from blackjack_env.strategies import make_strategy, strategy_names
-
     if spec == "counter":
         return CountingSeat(rules)
     if spec == "basic":
-        from blackjack_env.agents.fixed import basic_seat_strategy
-
         return basic_seat_strategy(rules)
     path = Path(spec)
     if path.suffix in (".npz", ".zip") or path.exists():
-        from blackjack_env.agents.registry import load_agent
-
         return AgentStrategy(load_agent(path))
     if spec in strategy_names():  # a known name that cannot serve these rules says why
         return make_strategy(spec, rules, seed=seed)

@@ -45,6 +45,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from blackjack_env._cli import atomic_path
 from blackjack_env.agents.base import Agent, legal_actions, legal_argmax, obs_key
 
 __all__ = ["MonteCarloAgent", "QLearningAgent", "TabularAgent", "run_episode"]
@@ -187,7 +188,6 @@ class TabularAgent(Agent):
             "episodes_done": self.episodes_done,
             "rng_state": self.rng.bit_generator.state,
         }
-        from blackjack_env._cli import atomic_path
 
         with atomic_path(path) as tmp, open(tmp, "wb") as f:
             np.savez(f, keys=key_arr, q=q, visits=visits, meta=np.array(json.dumps(meta)))

@@ -71,6 +71,7 @@ def train_tabular(
     grade_every = max(hands // max(curve_points, 1), 1)
     bar = None
     if progress and todo > 0:
+        # deferred: loads tqdm (the optional [main] extra)
         from tqdm.auto import tqdm
 
         bar = tqdm(total=hands, initial=start, unit="hand", smoothing=0.05,

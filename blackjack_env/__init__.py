@@ -11,6 +11,8 @@ Importing the package registers the Gymnasium environments (see :data:`ENV_IDS`)
 ``gym.make("blackjack_env:blackjack_env/Blackjack-v0")`` imports the package itself.
 """
 
+import gymnasium
+
 # First: decides whether the mypyc-compiled modules or their sources are imported.
 from blackjack_env._native import compiled_modules
 from blackjack_env.engine import (
@@ -60,8 +62,6 @@ BATCHED_IDS = (
 
 
 def _register() -> None:
-    import gymnasium
-
     for env_id, kwargs in ENV_IDS.items():
         if env_id in gymnasium.registry:  # importing twice (or reloading) is harmless
             continue

@@ -25,12 +25,17 @@ import math
 import os
 import platform
 import sys
+import tempfile
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from statistics import NormalDist
 from typing import Any, TypeVar
+
+import tyro
+
+from blackjack_env.engine.rules import FIELD_NAMES, preset
 
 __all__ = [
     "CI_LEVEL",
@@ -71,8 +76,6 @@ def option(metavar: str | None = None, default: str | None = None) -> Any:
     ``metavar`` (``FILE``, ``N|inf``: rather than tyro's ``{None}|STR``) and its default in
     words (``default="not written"`` gives ``(default: not written)``; ``""`` shows none),
     for an option whose Python default (None, ``''``, 0) stands for something."""
-    import tyro
-
     kwargs: dict[str, Any] = {}
     if metavar is not None:
         kwargs["metavar"] = metavar
@@ -109,8 +112,6 @@ def run_command(
     """
     debug = os.environ.get("BLACKJACK_ENV_DEBUG", "") not in ("", "0")
     try:
-        import tyro
-
         said = io.StringIO()  # tyro's own report of options that do not parse
         try:
             with contextlib.redirect_stderr(said):
@@ -220,8 +221,6 @@ def _can_write_in(folder: Path) -> str | None:
     """None if a file can be made in ``folder`` (tried: a nameless temporary file, removed at
     once), else the reason. A real try, because permission bits do not tell: ``root`` passes
     ``os.access`` everywhere, and ``/proc`` or a read-only mount refuse every new file."""
-    import tempfile
-
     try:
         with tempfile.TemporaryFile(dir=folder):
             pass
@@ -384,8 +383,6 @@ def check_positive(name: str, value: float, what: str = "") -> None:
 
 def preset_option(name: str, flag: str = "rules") -> Any:
     """The rules of the preset ``--rules name``; an unknown name is refused naming the option."""
-    from blackjack_env.engine.rules import preset
-
     try:
         return preset(name)
     except ValueError as err:
@@ -420,8 +417,6 @@ def rule_value(text: str) -> Any:
 def set_options(items: list[str], flag: str = "set") -> tuple[dict[str, Any], dict[str, str]]:
     """``--set FIELD=VALUE`` items as rule changes, and for each field the option text
     that asked for it (to name it in an error). Unknown fields are refused here."""
-    from blackjack_env.engine.rules import FIELD_NAMES
-
     changes: dict[str, Any] = {}
     origin: dict[str, str] = {}
     fields = ", ".join(FIELD_NAMES)

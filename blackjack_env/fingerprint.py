@@ -34,8 +34,26 @@ from typing import Annotated, Any, Literal
 
 import numpy as np
 
-from blackjack_env._cli import check_writable, option, read_json_object, run_command, write_json
+from blackjack_env._cli import (
+    check_at_least,
+    check_writable,
+    option,
+    read_json_object,
+    run_command,
+    write_json,
+)
+from blackjack_env.analysis import (
+    action_values,
+    composition_return,
+    evaluate_policy,
+    finite_shoe_return,
+    hand_evs,
+    solve,
+)
+from blackjack_env.engine.play import Action
 from blackjack_env.engine.rules import PRESETS, preset
+from blackjack_env.envs.blackjack import BlackjackEnv
+from blackjack_env.envs.vector import BlackjackVectorEnv
 
 __all__ = [
     "GROUPS", "Recorder", "Settings", "canon", "fingerprints", "main", "run", "run_analysis",
@@ -144,8 +162,6 @@ def single_configs() -> Iterator[dict[str, Any]]:
 
 
 def run_single(rec: Recorder, kwargs: dict[str, Any], seed: int, steps: int) -> None:
-    from blackjack_env.envs.blackjack import BlackjackEnv
-
     rec.add("single", repr(sorted(kwargs.items(), key=lambda kv: kv[0])))
     try:
         env = BlackjackEnv(**kwargs)
@@ -218,8 +234,6 @@ def vector_configs() -> Iterator[dict[str, Any]]:
 
 
 def run_vector(rec: Recorder, kwargs: dict[str, Any], seed: int, steps: int) -> None:
-    from blackjack_env.envs.vector import BlackjackVectorEnv
-
     rec.add("vector", repr(sorted(kwargs.items(), key=lambda kv: kv[0])))
     kw = dict(kwargs)
     n_envs = kw.pop("num_envs", 6)
@@ -281,6 +295,7 @@ def table_configs() -> Iterator[dict[str, Any]]:
 
 
 def run_table(rec: Recorder, kwargs: dict[str, Any], seed: int, steps: int) -> None:
+    # deferred: loads pettingzoo (the optional [multiagent] extra)
     from blackjack_env.envs.multiagent import BlackjackAECEnv
 
     rec.add("table", repr(sorted(kwargs.items(), key=lambda kv: kv[0])))
@@ -311,16 +326,6 @@ def run_table(rec: Recorder, kwargs: dict[str, Any], seed: int, steps: int) -> N
 
 # ------------------------------------------------------------------ analysis
 def run_analysis(rec: Recorder) -> None:
-    from blackjack_env.analysis import (
-        action_values,
-        composition_return,
-        evaluate_policy,
-        finite_shoe_return,
-        hand_evs,
-        solve,
-    )
-    from blackjack_env.engine.play import Action
-
     def r12(x: Any) -> Any:
         if isinstance(x, dict):
             return {str(k): r12(v) for k, v in x.items()}
@@ -430,8 +435,6 @@ class Settings:
 def run(s: Settings) -> int:
     """Check the options, fingerprint, print, write and compare as asked; the exit status
     (1: ``--compare`` found a behaviour hash that differs)."""
-    from blackjack_env._cli import check_at_least
-
     check_at_least("seeds", s.seeds, 1, "seeds per configuration")
     check_writable("out", s.out)
     before = read_json_object(s.compare) if s.compare else None

@@ -167,6 +167,7 @@ def frame_size(seats: int) -> tuple[int, int]:
 def _pygame() -> Any:
     try:
         os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+        # deferred: loads pygame (the optional [render] extra)
         import pygame
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise ImportError(

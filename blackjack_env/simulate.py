@@ -51,9 +51,18 @@ from typing import Annotated, Any
 
 import numpy as np
 
-from blackjack_env._cli import option
+from blackjack_env._cli import (
+    check_at_least,
+    check_writable,
+    option,
+    preset_option,
+    run_command,
+    write_json,
+)
+from blackjack_env.analysis import basic_strategy_chart
 from blackjack_env.engine.play import pair_table
 from blackjack_env.engine.rules import Rules, preset
+from blackjack_env.envs.step import DECISION_BY_BATCH_PHASE
 from blackjack_env.envs.vector import BlackjackVectorEnv
 from blackjack_env.envs.view import MD_HAND_INDEX, MD_PHASE, MD_SOFT, MD_TOTAL, MD_UPCARD
 
@@ -116,8 +125,6 @@ class basic_policy:
     """The rules' basic-strategy chart as a batched policy (picklable)."""
 
     def __init__(self, rules: Rules) -> None:
-        from blackjack_env.analysis import basic_strategy_chart
-
         chart = basic_strategy_chart(rules)
         cols = {}
         for k, label in enumerate(chart.upcards):
@@ -189,7 +196,6 @@ def chart_policy(env: BlackjackVectorEnv) -> Callable[[np.ndarray], np.ndarray]:
     env and the JAX table play the same decisions in a comparison: ``act(mask) ->
     actions`` for the env's current state and its action mask (any observation mode;
     the bet step, if any, is the caller's). Imports the JAX package (its chart module)."""
-    from blackjack_env.envs.step import DECISION_BY_BATCH_PHASE
     from blackjack_env.jax.chart import chart_actions, chart_table  # (the jax package: heavy)
 
     table = chart_table(env.rules)
@@ -358,8 +364,6 @@ class Settings:
 
 def run(s: Settings) -> SimulationResult:
     """Check every option, simulate, print one line, write the JSON asked for."""
-    from blackjack_env._cli import check_at_least, check_writable, preset_option, write_json
-
     if s.policy not in POLICIES:
         raise ValueError(f"--policy {s.policy!r}: unknown; use one of {', '.join(POLICIES)}")
     rules = preset_option(s.rules)
@@ -387,7 +391,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``python -m blackjack_env.simulate``: see :class:`Settings` (or ``--help``)."""
     # the command runner lives with the other commands (parsing and one-line errors);
     # only the command line reaches up to it, the library above does not.
-    from blackjack_env._cli import run_command
 
     return run_command(Settings, run, argv, prog="python -m blackjack_env.simulate")
 

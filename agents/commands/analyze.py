@@ -46,6 +46,9 @@ from blackjack_env._cli import (
     write_json,
 )
 from blackjack_env.agents.commands import UsageError, run_command
+from blackjack_env.agents.plots import draw_chart
+from blackjack_env.analysis import basic_strategy_chart, finite_shoe_return, solve
+from blackjack_env.analysis.composition import composition_return, effects_of_removal
 from blackjack_env.engine.rules import Rules
 
 __all__ = ["Settings", "analyze", "build_rules", "composition_figures", "main", "run"]
@@ -158,8 +161,6 @@ def analyze(rules: Rules, composition: bool = True) -> tuple[dict[str, Any], Any
     ``composition``: for a finite shoe also :func:`composition_figures` (key
     ``composition``; None when skipped, on an infinite deck, or when the analysis
     cannot serve the rules, with the reason in ``composition_unavailable``)."""
-    from blackjack_env.analysis import basic_strategy_chart, finite_shoe_return, solve
-
     out: dict[str, Any] = {"rules": rules.to_dict(), "summary": rules.summary()}
     infinite_rules = (
         rules if rules.decks is None else rules.replace(decks=None, seats_per_deck=None)
@@ -203,8 +204,6 @@ def composition_figures(rules: Rules) -> dict[str, Any]:
     """The composition-dependent return of a full shoe of ``rules`` (per unit bet, and
     given each upcard) and the effects of removal (rank letter -> change in that return
     when one card of the rank leaves the full shoe), with the seconds each took."""
-    from blackjack_env.analysis.composition import composition_return, effects_of_removal
-
     t0 = time.perf_counter()
     result = composition_return(rules)
     t1 = time.perf_counter()
@@ -247,6 +246,7 @@ def run(s: Settings) -> dict[str, Any]:
     check_writable("chart", s.chart, suffixes=(".png",))
     if s.chart:
         try:
+            # checks now, before any work, that matplotlib (the [charts] extra) is there
             import matplotlib  # noqa: F401
         except ImportError:
             raise UsageError(
@@ -279,8 +279,6 @@ def run(s: Settings) -> dict[str, Any]:
         write_json(s.json, result)
         print(f"wrote {s.json}")
     if s.chart:
-        from blackjack_env.agents.plots import draw_chart  # (matplotlib: heavy)
-
         note_new_folder(s.chart)
         what = ("optimal strategy" if rules.decks is None else
                 f"total-dependent basic strategy ({rules.shoe_decks}-deck shoe)")

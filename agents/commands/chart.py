@@ -22,10 +22,30 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
+import gymnasium as gym
 import tyro
 
-from blackjack_env._cli import note_new_folder, option
+from blackjack_env._cli import (
+    check_output_dir,
+    check_output_file,
+    missing_package,
+    note_new_folder,
+    option,
+)
 from blackjack_env.agents.commands import UsageError, run_command
+from blackjack_env.agents.fixed import FIXED_AGENTS
+from blackjack_env.agents.grading import exact_grade
+from blackjack_env.agents.obs import decision_policy
+from blackjack_env.agents.plots import (
+    agent_chart,
+    card_label,
+    chart_differences,
+    draw_comparison,
+    row_label,
+)
+from blackjack_env.agents.registry import check_fits, find_model, make_agent, table_for
+from blackjack_env.analysis import solve
+from blackjack_env.analysis.strategy import nearest_supported_rules
 
 __all__ = ["Settings", "differences_text", "main", "run"]
 
@@ -61,10 +81,6 @@ CHARTS_DIR = Path("runs") / "charts"
 
 def _png_path(settings: Settings, rules_name: str) -> Path:
     """The picture's path, checked (nothing is created)."""
-    from blackjack_env._cli import check_output_dir, check_output_file
-    from blackjack_env.agents.fixed import FIXED_AGENTS
-    from blackjack_env.agents.registry import find_model
-
     if settings.png and settings.out:
         raise UsageError(f"--png {settings.png} and --out {settings.out}: give one of them "
                          f"(--png names the picture, --out the folder it goes in)")
@@ -82,16 +98,6 @@ def _png_path(settings: Settings, rules_name: str) -> Path:
 
 def run(settings: Settings) -> dict[str, Any]:
     """Both charts, the differing cells, the exact grade and the PNG path (written)."""
-    import gymnasium as gym
-
-    import blackjack_env  # noqa: F401  (registers the env ids)
-    from blackjack_env.agents.fixed import FIXED_AGENTS
-    from blackjack_env.agents.grading import exact_grade
-    from blackjack_env.agents.obs import decision_policy
-    from blackjack_env.agents.plots import agent_chart, chart_differences, draw_comparison
-    from blackjack_env.agents.registry import check_fits, make_agent, table_for
-    from blackjack_env.analysis import solve
-
     if settings.agent in FIXED_AGENTS and settings.agent not in CHARTABLE:
         why = {"random": "a random agent has no fixed policy to draw",
                "counter": "the counter plays basic strategy (chart basic) and spreads its bets"
@@ -101,7 +107,6 @@ def run(settings: Settings) -> dict[str, Any]:
     t = table_for(settings.agent, settings.rules, settings.decks)
     png = _png_path(settings, t["name"])
     rules = t["rules"]
-    from blackjack_env.analysis.strategy import nearest_supported_rules
 
     # the chart is drawn for an infinite deck; rules the analysis cannot serve (e.g.
     # terminal-21's highest-hand settlement) are charted as the nearest rules it serves
@@ -141,8 +146,6 @@ def run(settings: Settings) -> dict[str, Any]:
 
 def differences_text(diffs: list[dict[str, Any]], listed: int = LISTED) -> str:
     """``"N cell(s) differ from the optimal chart: hard 16 v 10, ... and M more"``."""
-    from blackjack_env.agents.plots import card_label, row_label
-
     text = f"{len(diffs)} cell(s) differ from the optimal chart"
     if not diffs:
         return text
@@ -153,8 +156,6 @@ def differences_text(diffs: list[dict[str, Any]], listed: int = LISTED) -> str:
 
 
 def _job(settings: Settings) -> None:
-    from blackjack_env._cli import missing_package
-
     try:
         result = run(settings)
         if settings.json:

@@ -18,6 +18,7 @@ from blackjack_env._cli import check_at_least, option, preset_option
 from blackjack_env.agents.commands import UsageError, run_command
 from blackjack_env.engine import Event, EventKind, Table
 from blackjack_env.render import OUTCOME_TEXT, hand_text
+from blackjack_env.strategies import make_strategy, play_until, strategy_names
 
 __all__ = ["Settings", "describe", "main", "run"]
 
@@ -91,8 +92,6 @@ def describe(event: Event, table: Table | None = None) -> str | None:
 
 def run(settings: Settings) -> dict[str, Any]:
     """Check every option, then play and tell ``settings.rounds`` rounds."""
-    from blackjack_env.strategies import make_strategy, play_until, strategy_names
-
     if settings.strategy not in strategy_names():
         raise UsageError(
             f"--strategy {settings.strategy!r}: unknown; use one of {', '.join(strategy_names())}"

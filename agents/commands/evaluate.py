@@ -36,10 +36,31 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
+import gymnasium as gym
 import tyro
 
-from blackjack_env._cli import option
+from blackjack_env._cli import (
+    CI_NAME,
+    check_output_file,
+    missing_package,
+    option,
+    write_json,
+    z_value,
+)
 from blackjack_env.agents.commands import UsageError, run_command
+from blackjack_env.agents.fixed import FIXED_AGENTS
+from blackjack_env.agents.grading import (
+    analysis_reason,
+    composition_reference,
+    exact_grade,
+    simulate,
+)
+from blackjack_env.agents.registry import check_fits, make_agent, table_for
+from blackjack_env.analysis import basic_strategy_chart
+from blackjack_env.analysis.strategy import nearest_supported_rules
+from blackjack_env.engine.rules import STANDARD_VALUES
+from blackjack_env.simulate import POLICIES
+from blackjack_env.simulate import simulate as batched
 
 __all__ = ["Settings", "main", "run"]
 
@@ -102,13 +123,6 @@ def _bet_sizes(text: str) -> tuple[int, ...]:
 
 def prepare(settings: Settings) -> Plan:
     """Check every option, load the agent and build its table; write nothing."""
-    import gymnasium as gym
-
-    import blackjack_env  # noqa: F401  (registers the env ids)
-    from blackjack_env._cli import check_output_file
-    from blackjack_env.agents.fixed import FIXED_AGENTS
-    from blackjack_env.agents.registry import check_fits, make_agent, table_for
-
     if settings.hands < 2:
         raise UsageError(f"--hands {settings.hands}: must be at least 2 (for a confidence "
                          f"interval)")
@@ -158,8 +172,6 @@ def prepare(settings: Settings) -> Plan:
 
 
 def _check_batched(settings: Settings, rules: Any) -> None:
-    from blackjack_env.simulate import POLICIES
-
     if settings.agent not in POLICIES:
         raise UsageError(
             f"--workers simulates fixed policies only ({', '.join(sorted(POLICIES))}); "
@@ -175,8 +187,6 @@ def finite_chart_rules(settings: Settings, plan: Plan) -> Any:
     its first round (the nearest rules the analysis serves), or None when it derives none
     (an infinite deck, no basic strategy at the table, or rules only its infinite-deck
     chart can serve)."""
-    from blackjack_env.analysis.strategy import nearest_supported_rules
-
     rules = plan.rules
     basic_seats = plan.where["others"] == "basic" and rules.seats > 1
     if rules.decks is None or not (settings.agent in ("basic", "counter") or basic_seats):
@@ -189,8 +199,6 @@ def finite_chart_rules(settings: Settings, plan: Plan) -> Any:
 
 def chart_notice(rules: Any, name: str) -> str:
     """The line said before a finite-shoe chart is derived: what is slow, why, how long."""
-    from blackjack_env.engine.rules import STANDARD_VALUES
-
     custom = tuple(rules.card_values) != tuple(STANDARD_VALUES)
     decks = rules.shoe_decks
     how_long = ("10-60 s with custom card values such as these" if custom else
@@ -202,20 +210,10 @@ def chart_notice(rules: Any, name: str) -> str:
 
 def run(settings: Settings) -> dict[str, Any]:
     """Run the evaluation; return the results as a JSON-ready dict (``--out`` written)."""
-    from blackjack_env._cli import write_json
-    from blackjack_env.agents.grading import (
-        analysis_reason,
-        composition_reference,
-        exact_grade,
-        simulate,
-    )
-
     plan = prepare(settings)
     chart_seconds = None
     chart_rules = finite_chart_rules(settings, plan)
     if chart_rules is not None:
-        from blackjack_env.analysis import basic_strategy_chart
-
         print(chart_notice(chart_rules, plan.where["rules"]), file=sys.stderr, flush=True)
         t0 = time.perf_counter()
         basic_strategy_chart(chart_rules)  # cached: the table's strategies read it from there
@@ -266,9 +264,6 @@ def batched_plan(hands: int, per_table: int = 64, tables: int = 1024) -> tuple[i
 def simulate_batched(settings: Settings, rules: Any) -> dict[str, Any]:
     """``--workers``: the fixed policy on the batched tables (blackjack_env.simulate),
     in the same shape as the in-process simulation; rates are per round result."""
-    from blackjack_env._cli import z_value
-    from blackjack_env.simulate import simulate as batched
-
     per_table = 64
     tables, _ = batched_plan(settings.hands, per_table)
     res = batched(settings.agent, rules, settings.hands, seed=settings.seed,
@@ -291,8 +286,6 @@ def simulate_batched(settings: Settings, rules: Any) -> dict[str, Any]:
 
 
 def print_table(result: dict[str, Any]) -> None:
-    from blackjack_env._cli import CI_NAME
-
     sim = result["simulation"]
     lo, hi = sim["ci95"]
     print(f"agent {result['agent']} ({result['agent_name']}) at seat {result['seat']}, "
@@ -339,8 +332,6 @@ def print_table(result: dict[str, Any]) -> None:
 
 
 def _job(settings: Settings) -> None:
-    from blackjack_env._cli import missing_package
-
     try:
         result = run(settings)
         if settings.json:

@@ -22,8 +22,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
-from blackjack_env._cli import option
-from blackjack_env.agents.commands import UsageError, run_command
+from blackjack_env._cli import CI_NAME, check_output_dir, missing_package, option, write_json
+from blackjack_env.agents.commands import UsageError, chart, evaluate, run_command, train
+from blackjack_env.agents.commands.chart import differences_text
+from blackjack_env.agents.commands.train import build_rules
+from blackjack_env.agents.grading import analysis_reason
 
 __all__ = ["Settings", "main", "run"]
 
@@ -54,10 +57,6 @@ class Settings:
 
 def check(settings: Settings) -> Any:
     """Every option, before any work: returns the rules; writes nothing."""
-    from blackjack_env._cli import check_output_dir
-    from blackjack_env.agents.commands.train import build_rules
-    from blackjack_env.agents.grading import analysis_reason
-
     if settings.algo not in ALGOS:
         raise UsageError(f"--algo {settings.algo!r}: the main job trains {' or '.join(ALGOS)} "
                          f"(blackjack-train trains the others)")
@@ -86,9 +85,6 @@ def check(settings: Settings) -> Any:
 
 def run(settings: Settings) -> dict[str, Any]:
     """Run the main job; return every figure (also written to ``<out>/main.json``)."""
-    from blackjack_env._cli import write_json
-    from blackjack_env.agents.commands import chart, evaluate, train
-
     check(settings)
     t0 = time.perf_counter()
     out = Path(settings.out)
@@ -133,9 +129,6 @@ def run(settings: Settings) -> dict[str, Any]:
 
 
 def report(result: dict[str, Any]) -> None:
-    from blackjack_env._cli import CI_NAME
-    from blackjack_env.agents.commands.chart import differences_text
-
     s = result["settings"]
     train = result["train"]
     a, b = result["agent"], result["basic"]
@@ -159,8 +152,6 @@ def report(result: dict[str, Any]) -> None:
 
 
 def _job(settings: Settings) -> None:
-    from blackjack_env._cli import missing_package
-
     try:
         report(run(settings))
     except ImportError as err:

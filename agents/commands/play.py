@@ -55,16 +55,21 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from pathlib import Path
 from typing import Annotated, Any
 
 import tyro
 
 from blackjack_env._cli import apply_rule_changes, option, preset_option, set_options
 from blackjack_env.agents.commands import UsageError, run_command
+from blackjack_env.agents.seats import CountingSeat, seat_strategy
+from blackjack_env.analysis._model import check_supported
 from blackjack_env.engine import Action, EventKind, Outcome, Phase, Table
 from blackjack_env.engine.rules import Settlement, TieRule
 from blackjack_env.engine.table import TableError
 from blackjack_env.render import hand_text, render_ansi
+from blackjack_env.strategies import make_strategy, strategy_names
+from blackjack_env.web.values import action_values
 
 __all__ = ["Person", "Session", "Settings", "main", "run"]
 
@@ -185,10 +190,6 @@ def _people_names(settings: Settings) -> list[str]:
 def _check_specs(specs: list[str]) -> None:
     """Every ``--others`` entry names a strategy, ``counter`` or a model file (checked even
     for seats that no one will take, so a typo never passes unseen)."""
-    from pathlib import Path
-
-    from blackjack_env.strategies import strategy_names
-
     known = [*strategy_names(), "counter"]
     for spec in specs:
         if spec in known or Path(spec).suffix in (".npz", ".zip") or Path(spec).exists():
@@ -265,8 +266,6 @@ class Session:
 
     # --------------------------------------------------------------- set-up
     def _seat_others(self, settings: Settings, rules: Any) -> tuple[dict[int, Any], dict[int, str]]:
-        from blackjack_env.agents.seats import CountingSeat
-
         specs = [s.strip() for s in settings.others.split(",") if s.strip()] or ["basic"]
         free = rules.seats - len(self.people)
         if len(specs) > max(free, 1):
@@ -291,9 +290,6 @@ class Session:
 
     def _strategy(self, spec: str, rules: Any, seed: int, built: dict[str, Any]) -> Any:
         """A seat strategy; notes the library gives while building it are kept (once)."""
-        from blackjack_env.agents.seats import seat_strategy
-        from blackjack_env.strategies import make_strategy
-
         if spec == "basic" and "basic" in built:
             return built["basic"]
         with warnings.catch_warnings(record=True) as caught:
@@ -318,8 +314,6 @@ class Session:
     def _hinter(self) -> Callable[[Table], str] | None:
         """The hint of a decision (see the module docstring), or None (said in a note)
         when the analysis cannot serve these rules."""
-        from blackjack_env.analysis._model import check_supported
-
         try:
             check_supported(self.rules)
         except ValueError as err:
@@ -330,8 +324,6 @@ class Session:
     def _hint(self, table: Table) -> str:
         """``Values (source): stand -0.1575, hit -0.4255; best STAND.``, or why there are
         none; the analysis' caveat (``note``) is said the first time it applies."""
-        from blackjack_env.web.values import action_values
-
         values = action_values(table)
         if values is None:
             return ""

@@ -31,13 +31,41 @@ import shutil
 import time
 import warnings
 from dataclasses import dataclass, fields
+from dataclasses import fields as dc_fields
 from pathlib import Path
 from typing import Annotated, Any
 
+import gymnasium as gym
+import numpy as np
 import tyro
 from tyro.constructors import PrimitiveConstructorSpec
 
+from blackjack_env._cli import (
+    check_output_dir,
+    missing_package,
+    preset_option,
+    read_json_object,
+    write_json,
+)
 from blackjack_env.agents.commands import UsageError, run_command
+from blackjack_env.agents.grading import analysis_reason, exact_grade
+from blackjack_env.agents.plots import learning_curve
+from blackjack_env.agents.registry import parse_decks
+from blackjack_env.agents.sb3 import (
+    DEFAULT_HYPERPARAMETERS,
+    SB3Agent,
+    SB3Config,
+    exact_curve_callback,
+    fit_rollout,
+    monitor_curve,
+    saved_timesteps,
+    train_sb3,
+)
+from blackjack_env.agents.tabular import MonteCarloAgent, QLearningAgent, TabularAgent
+from blackjack_env.agents.training import TrainLog, train_tabular
+from blackjack_env.engine import Rules
+from blackjack_env.engine.rules import Surrender
+from blackjack_env.envs.view.layout import Layout, ObsMode
 
 __all__ = ["DEFAULTS", "Settings", "main", "run"]
 
@@ -180,9 +208,6 @@ def out_dir(settings: Settings) -> Path:
 
 def build_rules(name: str, decks: Any, seats: int | None) -> Any:
     """The Rules of a preset with the decks and seats overrides."""
-    from blackjack_env._cli import preset_option
-    from blackjack_env.agents.registry import parse_decks
-
     rules = preset_option(name).replace(**parse_decks(decks))
     if seats and seats != rules.seats:
         rules = rules.replace(seats=seats)
@@ -262,18 +287,13 @@ def pick_obs_mode(algo: str, obs_mode: str | None, rules: Any) -> str:
         return obs_mode
     if algo in JAX:
         return "vector"
-    if algo in TABULAR:
-        from blackjack_env.engine.rules import Surrender
-        from blackjack_env.envs.view.layout import Layout, ObsMode
-
-        if Layout(rules, ObsMode.TUPLE).n_play == 2 and rules.surrender is not Surrender.EARLY:
-            return "tuple"
+    if (algo in TABULAR and Layout(rules, ObsMode.TUPLE).n_play == 2
+            and rules.surrender is not Surrender.EARLY):
+        return "tuple"
     return "multidiscrete"
 
 
 def _sb3_hyper(v: dict[str, Any], budget_left: int) -> dict[str, Any]:
-    from blackjack_env.agents.sb3 import DEFAULT_HYPERPARAMETERS, fit_rollout
-
     hyper = dict(DEFAULT_HYPERPARAMETERS[v["algo"]])
     if v["n_steps"] is not None and v["algo"] != "dqn":
         hyper["n_steps"] = v["n_steps"]
@@ -284,8 +304,6 @@ def _sb3_hyper(v: dict[str, Any], budget_left: int) -> dict[str, Any]:
 
 def prepare(settings: Settings) -> Plan:
     """Check every option (and, on a resume, the saved run); write nothing."""
-    from blackjack_env._cli import check_output_dir, read_json_object
-
     out = check_output_dir(out_dir(settings), "--out")
     given = {f.name: getattr(settings, f.name) for f in fields(settings)}
     if given["algo"] in JAX:
@@ -331,8 +349,10 @@ def prepare(settings: Settings) -> Plan:
     hyper: dict[str, Any] = {}
     if not tabular:
         try:
+            # checks now, before any work, that sb3_contrib and stable_baselines3 (the
+            # [train] extra) are there
             import sb3_contrib  # noqa: F401
-            import stable_baselines3  # noqa: F401
+            import stable_baselines3  # noqa: F401  (stable_baselines3 too)
         except ImportError as err:
             raise UsageError(f"--algo {values['algo']} needs stable-baselines3: "
                              f'pip install -e ".[train]" ({err})') from None
@@ -347,8 +367,6 @@ def prepare(settings: Settings) -> Plan:
 def _check_matches_saved(given: dict[str, Any], values: dict[str, Any], saved: dict[str, Any],
                          rules: Any, out: Path) -> None:
     """Refuse options that contradict the run being resumed."""
-    from blackjack_env.engine import Rules
-
     if isinstance(saved.get("rules_fields"), dict):
         try:
             before = Rules.from_dict(saved["rules_fields"])
@@ -372,10 +390,6 @@ def _check_matches_saved(given: dict[str, Any], values: dict[str, Any], saved: d
 
 def _check_env(env_kwargs: dict[str, Any]) -> None:
     """Build the env once, so a bad seat, seat strategy or mode is refused before work."""
-    import gymnasium as gym
-
-    import blackjack_env  # noqa: F401  (registers the env ids)
-
     gym.make("blackjack_env/Blackjack-v0", **env_kwargs).close()
 
 
@@ -385,15 +399,11 @@ def newest_state(out: Path, tabular: bool) -> tuple[Path, int]:
     ``model.zip`` / ``checkpoints/*.zip`` by timesteps (ties: the finished model)."""
     candidates: list[tuple[int, int, Path]] = []
     if tabular:
-        from blackjack_env.agents.tabular import TabularAgent
-
         for rank, name in enumerate(("model.npz", "checkpoint.npz")):
             path = out / name
             if path.exists():
                 candidates.append((TabularAgent.load(path).episodes_done, -rank, path))
     else:
-        from blackjack_env.agents.sb3 import saved_timesteps
-
         paths = [out / "model.zip", out / "interrupted.zip",
                  *sorted((out / "checkpoints").glob("*.zip"))]
         for rank, path in enumerate(paths):
@@ -461,8 +471,6 @@ def _record(plan: Plan, extra: dict[str, Any]) -> dict[str, Any]:
 
 def _previous_curve(out: Path, upto: int) -> dict[str, list[Any]]:
     """The curve of the stretches before a resume, up to the resumed step."""
-    from blackjack_env._cli import read_json_object
-
     path = out / "curve.json"
     if not path.exists():
         return {"blocks": [], "grades": []}
@@ -476,14 +484,6 @@ def _title(plan: Plan) -> str:
 
 
 def _train_tabular(plan: Plan, say: Any) -> dict[str, Any]:
-    import gymnasium as gym
-
-    from blackjack_env._cli import write_json
-    from blackjack_env.agents.grading import analysis_reason, exact_grade
-    from blackjack_env.agents.plots import learning_curve
-    from blackjack_env.agents.tabular import MonteCarloAgent, QLearningAgent, TabularAgent
-    from blackjack_env.agents.training import TrainLog, train_tabular
-
     v, out, rules, obs_mode = plan.values, plan.out, plan.rules, plan.obs_mode
     env = gym.make("blackjack_env/Blackjack-v0", **plan.env_kwargs)
     log = TrainLog()
@@ -541,8 +541,6 @@ def _train_tabular(plan: Plan, say: Any) -> dict[str, Any]:
 
 
 def _previous_seconds(out: Path) -> float:
-    from blackjack_env._cli import read_json_object
-
     path = out / "curve.json"
     if not path.exists():
         return 0.0
@@ -551,19 +549,6 @@ def _previous_seconds(out: Path) -> float:
 
 
 def _train_sb3(plan: Plan, say: Any) -> dict[str, Any]:
-    import numpy as np
-
-    from blackjack_env._cli import read_json_object, write_json
-    from blackjack_env.agents.grading import analysis_reason, exact_grade
-    from blackjack_env.agents.plots import learning_curve
-    from blackjack_env.agents.sb3 import (
-        SB3Agent,
-        SB3Config,
-        exact_curve_callback,
-        monitor_curve,
-        train_sb3,
-    )
-
     v, out, rules, obs_mode = plan.values, plan.out, plan.rules, plan.obs_mode
     warnings.filterwarnings("ignore", message="Training and eval env are not of the same type")
     config = SB3Config(
@@ -636,9 +621,9 @@ def _prepare_jax(settings: Settings, out: Path, given: dict[str, Any]) -> Plan:
     if settings.resume:
         raise UsageError("--resume: a jax-ppo run is one jitted program and cannot be "
                          "resumed; train again with a larger --timesteps")
-    from dataclasses import fields as dc_fields
 
     try:
+        # deferred: loads flax, jax, optax (the optional [jax] extra)
         from blackjack_env.agents.jax_ppo import JaxPPOConfig
     except ImportError as err:
         raise UsageError(f"--algo jax-ppo needs JAX, flax and optax: pip install -e "
@@ -684,6 +669,7 @@ def _prepare_jax(settings: Settings, out: Path, given: dict[str, Any]) -> Plan:
                     f"numbers >= 1 separated by commas, e.g. 1,2,4,8")
         raise UsageError(text) from None
     try:
+        # deferred: loads flax, jax, optax (the optional [jax] extra)
         from blackjack_env.agents.jax_ppo import make_env
 
         make_env(config, seat=values["seat"], others=values["others"])
@@ -718,11 +704,8 @@ BET_MODELS = (
 
 
 def _train_jax(plan: Plan, say: Any) -> dict[str, Any]:
-    import numpy as np
-
-    from blackjack_env._cli import write_json
+    # deferred: loads flax, jax, optax (the optional [jax] extra)
     from blackjack_env.agents.jax_ppo import make_env, train_seeds
-    from blackjack_env.agents.plots import learning_curve
 
     v, out, rules = plan.values, plan.out, plan.rules
     config = plan.hyper["config"]
@@ -771,8 +754,6 @@ def _train_jax(plan: Plan, say: Any) -> dict[str, Any]:
         "model": str(out / "model.npz"), "model_seed": best_seed, **summary_seeds,
     }
     if result.grades is None:
-        from blackjack_env.agents.grading import analysis_reason
-
         summary["exact_unavailable"] = analysis_reason(rules)
     if config.bet_sizes:
         summary["bets"]["models"] = BET_MODELS
@@ -841,8 +822,6 @@ def print_summary(summary: dict[str, Any]) -> None:
 
 
 def _job(settings: Settings) -> None:
-    from blackjack_env._cli import missing_package
-
     try:
         summary = run(settings)
         print_summary(summary)

@@ -28,6 +28,8 @@ from typing import Annotated, Any
 
 from blackjack_env._cli import option
 from blackjack_env.agents.commands import fail, run_command
+from blackjack_env.agents.registry import find_model, load_agent
+from blackjack_env.agents.seats import AgentStrategy
 
 __all__ = ["Settings", "build", "main", "run"]
 
@@ -64,6 +66,7 @@ class Settings:
 def build(settings: Settings) -> tuple[Any, dict[str, str]]:
     """The app for these settings, and the agents' names -> paths."""
     try:
+        # deferred: loads starlette (the optional [web] extra)
         from blackjack_env.web.server import WebConfig, create_app
     except ImportError as err:
         raise fail(f"the web table needs the web extra: pip install -e '.[web]' ({err})") from None
@@ -79,9 +82,6 @@ def build(settings: Settings) -> tuple[Any, dict[str, str]]:
     agents: dict[str, Any] = {}
     names: dict[str, str] = {}
     if settings.agent:
-        from blackjack_env.agents.registry import find_model, load_agent
-        from blackjack_env.agents.seats import AgentStrategy
-
         for path in settings.agent:
             model = find_model(path)
             base = Path(path).resolve().name or "agent"
@@ -158,6 +158,7 @@ def run(settings: Settings) -> dict[str, Any]:
         raise fail(f"--port {settings.port}: use 0 (a free port) or 1..65535")
     app, names = build(settings)
     try:
+        # deferred: loads uvicorn (the optional [web] extra)
         import uvicorn
     except ImportError as err:
         raise fail(f"the web table needs the web extra: pip install -e '.[web]' ({err})") from None

@@ -299,6 +299,8 @@ class Chart:
         """Draw the chart colour-coded with matplotlib; save to ``path`` (PNG) if given.
         Returns the figure. The drawing is the one of every chart picture (``chart.png``,
         ``blackjack-analyze --chart``): :func:`blackjack_env.analysis.chart_draw.chart_figure`."""
+        # here, not at the top: chart_draw imports COLOURS from this module (a cycle), and
+        # drawing loads matplotlib (the optional [charts] extra)
         from blackjack_env.analysis.chart_draw import chart_figure
 
         fig = chart_figure([self], title=self.title)

@@ -6,17 +6,22 @@ analysis draws its own charts without importing the layer above it."""
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from typing import Any
+
+from blackjack_env.analysis.chart import COLOURS
 
 __all__ = ["MEANING", "card_label", "chart_figure", "pyplot", "row_label"]
 
 
 def pyplot() -> Any:
     """``matplotlib.pyplot`` on the file backend (Agg): every picture is drawn to a file."""
+    # deferred: loads matplotlib (the optional [charts] extra)
     import matplotlib
 
     matplotlib.use("Agg")
+    # deferred: loads matplotlib (the optional [charts] extra)
     import matplotlib.pyplot as plt
 
     return plt
@@ -55,11 +60,8 @@ def chart_figure(charts: Sequence[Any], differing: Any = frozenset(), title: str
     :func:`blackjack_env.agents.plots.chart_differences`) are outlined in
     red. The legend names, with its meaning, every code that appears in the charts, and
     the red outline when one is drawn."""
-    import textwrap
-
+    # deferred: loads matplotlib (the optional [charts] extra)
     from matplotlib.patches import Patch, Rectangle
-
-    from blackjack_env.analysis.chart import COLOURS
 
     plt = pyplot()
     first = charts[0]

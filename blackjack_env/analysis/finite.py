@@ -46,6 +46,7 @@ from blackjack_env.analysis._model import (
 from blackjack_env.analysis.chart import Chart, Play, code_from_evs, pair_label
 from blackjack_env.analysis.dealer import dealer_rows, natural_completer, upcard_rank
 from blackjack_env.analysis.infinite import upcard_label
+from blackjack_env.analysis.solve import solve
 from blackjack_env.analysis.state import DecisionState, Policy, as_policy
 from blackjack_env.engine.cards import Card, Rank, parse_cards
 from blackjack_env.engine.play import (
@@ -527,8 +528,6 @@ def finite_chart(rules: Rules, max_rounds: int = 4) -> Chart:
     (at most ``max_rounds`` times; when a marginal cell keeps flipping, the
     best chart seen is kept).
     """
-    from blackjack_env.analysis.solve import solve
-
     check_supported(rules)
     chart = solve(rules.replace(decks=None, seats_per_deck=None)).chart
     best: tuple[float, Chart] | None = None

@@ -27,6 +27,8 @@ from functools import lru_cache
 from blackjack_env._renamed import renamed
 from blackjack_env.analysis._model import check_supported
 from blackjack_env.analysis.chart import Chart
+from blackjack_env.analysis.finite import finite_chart
+from blackjack_env.analysis.solve import solve
 from blackjack_env.analysis.state import DecisionState
 from blackjack_env.engine.rules import Rules, Settlement, SplitBy
 from blackjack_env.engine.table import Action, Phase, Table
@@ -76,10 +78,7 @@ def basic_strategy_chart(rules: Rules) -> Chart:
     Finite shoe: :func:`~blackjack_env.analysis.finite.finite_chart`.
     """
     if rules.decks is None:
-        from blackjack_env.analysis.solve import solve
-
         return solve(rules).chart
-    from blackjack_env.analysis.finite import finite_chart
 
     return finite_chart(rules)
 

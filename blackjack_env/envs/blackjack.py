@@ -9,6 +9,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.error import ResetNeeded
 
+from blackjack_env import render as _render
 from blackjack_env.engine.table import Action, Table
 from blackjack_env.envs.core import EnvCore
 from blackjack_env.envs.settings import (
@@ -412,7 +413,6 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
                 "'ansi', 'rgb_array' or 'human'"
             )
             return None
-        from blackjack_env import render as _render
 
         table = self.table
         caption = self._caption()

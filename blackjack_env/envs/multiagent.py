@@ -11,6 +11,7 @@ from gymnasium import spaces
 from gymnasium.error import ResetNeeded
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
 
 from blackjack_env.engine.play import play_out_action
 from blackjack_env.engine.table import Action, Phase, Table
@@ -30,6 +31,7 @@ from blackjack_env.envs.step import (
     table_action,
 )
 from blackjack_env.envs.view.layout import Layout
+from blackjack_env.render import render_ansi
 from blackjack_env.strategies import Strategy, make_strategy
 
 __all__ = ["BlackjackAECEnv", "env", "raw_env"]
@@ -319,7 +321,6 @@ class BlackjackAECEnv(AECEnv):
         ``"human"``: the same text printed."""
         if self.render_mode is None:
             return None
-        from blackjack_env.render import render_ansi
 
         names = {s: self._agent_of.get(s, f"seat_{s} (fixed)") for s in range(self.rules.seats)}
         text = render_ansi(self.table, unit=self.bet, names=names,
@@ -444,7 +445,5 @@ def raw_env(**kwargs: Any) -> BlackjackAECEnv:
 
 def env(**kwargs: Any) -> Any:
     """The AEC env wrapped in PettingZoo's order-enforcing wrapper."""
-    from pettingzoo.utils import wrappers
-
     return wrappers.OrderEnforcingWrapper(BlackjackAECEnv(**kwargs))
 

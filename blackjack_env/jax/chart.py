@@ -19,13 +19,16 @@ from __future__ import annotations
 
 from typing import Any
 
+import jax.numpy as jnp
 import numpy as np
 
 from blackjack_env.analysis.chart import Chart
 from blackjack_env.analysis.state import DecisionState
+from blackjack_env.analysis.strategy import basic_strategy_chart, nearest_supported_rules
 from blackjack_env.engine.play import Action, array_soft, array_total
 from blackjack_env.engine.rules import Rules
 from blackjack_env.envs.step import Decision
+from blackjack_env.jax import core
 
 __all__ = ["N_HAND_STATES", "chart_actions", "chart_policy", "chart_table", "hand_state"]
 
@@ -42,8 +45,6 @@ def chart_table(rules: Rules, chart: Chart | None = None) -> np.ndarray:
     ``[pre_peek, hand_state, upcard rank (0 = ace), legal bits]`` (an answer of DECLINE,
     at the pre-peek question, is the env's STAND)."""
     if chart is None:
-        from blackjack_env.analysis.strategy import basic_strategy_chart, nearest_supported_rules
-
         chart = basic_strategy_chart(nearest_supported_rules(rules)[0])
     out = np.zeros((2, N_HAND_STATES, 13, 16), np.int8)
     situations: list[tuple[int, int, bool, int | None]] = []
@@ -107,10 +108,6 @@ def chart_policy(env: Any, chart: Chart | None = None) -> Any:
     """The JAX policy ``(state, params) -> action`` of one table of ``env`` (a
     :class:`~blackjack_env.jax.BlackjackJax`) playing ``chart`` (default: basic strategy
     of its rules); ``jax.vmap`` it for many tables."""
-    import jax.numpy as jnp
-
-    from blackjack_env.jax import core
-
     table = jnp.asarray(chart_table(env.rules, chart))
     cfg = env.config
 

@@ -6,6 +6,7 @@ import dataclasses
 from functools import cache, partial
 from typing import Any
 
+import gymnasium.spaces as gs
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -487,8 +488,6 @@ class BlackjackJax:
 def _from_gymnasium(space: Any, lead: tuple[int, ...]) -> Any:
     """A Gymnasium space (Dict, Tuple, Discrete, MultiBinary, Box) as the JAX table's,
     with the leading axes ``lead`` (the seats) on every field."""
-    import gymnasium.spaces as gs
-
     if isinstance(space, gs.Dict):
         return dict_space({k: _from_gymnasium(v, lead) for k, v in space.spaces.items()})
     if isinstance(space, gs.Tuple):

@@ -24,6 +24,7 @@ def _gymnax_spaces() -> Any:
     """gymnax's spaces module if gymnax is loaded (never imported here), else None."""
     if "gymnax" not in sys.modules:
         return None
+    # deferred: loads gymnax (the optional [test] extra)
     from gymnax.environments import spaces
 
     return spaces

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+import jax.numpy as jnp
 import numpy as np
 
 from blackjack_env.engine.play import NaturalEffect
@@ -124,8 +125,6 @@ def build(settings: EnvSettings, tables: RuleTables | None = None) -> tuple[Conf
     :meth:`EnvSettings.from_args` with ``rules.seats`` learner seats per table), read off
     their :class:`~blackjack_env.envs.tables.RuleTables` (``tables``, built here when not
     given)."""
-    import jax.numpy as jnp
-
     t = RuleTables.from_settings(settings) if tables is None else tables
     rules: Rules = settings.rules
     seats = rules.seats

@@ -105,12 +105,16 @@ StrategyFactory = Callable[..., Strategy]
 
 
 def _basic(rules=None, seed: int | None = None) -> Strategy:
+    # deferred: the registry stays free of the analysis until one is made
+    # (tests/engine/test_strategies.py holds it)
     from blackjack_env.analysis.strategy import BasicStrategy
 
     return BasicStrategy(rules=rules, seed=seed)
 
 
 def _composition(rules=None, seed: int | None = None) -> Strategy:
+    # deferred: the registry stays free of the analysis until one is made
+    # (tests/engine/test_strategies.py holds it)
     from blackjack_env.analysis.composition_strategy import CompositionStrategy
 
     return CompositionStrategy(rules=rules, seed=seed)

@@ -16,6 +16,7 @@ __all__ = ["BOT_NAMES", "Game", "Values", "WebError", "action_values", "create_a
 
 def __getattr__(name: str):  # the server needs starlette (the [web] extra); the rest does not
     if name == "create_app":
+        # deferred: loads starlette (the optional [web] extra)
         from blackjack_env.web.server import create_app
 
         return create_app

@@ -34,6 +34,7 @@ from blackjack_env.engine import (
     IllegalActionError,
     Phase,
     PhaseError,
+    Rank,
     Rules,
     ShoeExhaustedError,
     Table,
@@ -106,8 +107,6 @@ _STANDARD_VALUES = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10)
 def _card_values(rules: Rules) -> dict[str, int]:
     """The cards whose value differs from the usual (rank letter -> value), for the page
     to say on the table (terminal-21: J, Q, K count 1, 2, 3); empty for standard rules."""
-    from blackjack_env.engine import Rank
-
     return {Rank(r).letter: v for r, v in enumerate(rules.card_values, start=1)
             if v != _STANDARD_VALUES[r - 1]}
 

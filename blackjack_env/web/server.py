@@ -65,6 +65,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+# everything a request may need is imported with the app, so no request imports a module
+import blackjack_env.agents.counting
+import blackjack_env.agents.fixed
+import blackjack_env.analysis
+import blackjack_env.envs.view.layout  # noqa: F401  (the agents' observations)
+from blackjack_env.agents.seats import seat_strategy
 from blackjack_env.engine import PRESETS, Action, Rules, preset
 from blackjack_env.engine.rules import FIELD_NAMES
 from blackjack_env.web.game import BOT_NAMES, PERSON, Game, Invalid, WebError
@@ -82,8 +88,6 @@ _ACTIONS = {a.name.lower(): a for a in Action}
 
 def fixed_bots() -> dict[str, Callable[[Rules, int | None], Any]]:
     """The built-in players a request may name, as factories ``(rules, seed) -> strategy``."""
-    from blackjack_env.agents.seats import seat_strategy
-
     def factory(name: str) -> Callable[[Rules, int | None], Any]:
         # only these fixed names ever reach seat_strategy (it would also read a path);
         # basic and counter derive their chart from the rules as the values do (one seat)
@@ -395,12 +399,6 @@ def create_app(config: WebConfig | None = None, *, clock: Callable[[], float] = 
                ) -> Starlette:
     """The app. ``config.agents`` maps a name to an agent strategy loaded at start."""
     config = config or WebConfig()
-    # everything a request may need is imported now, so no request imports a module
-    import blackjack_env.agents.counting
-    import blackjack_env.agents.fixed
-    import blackjack_env.agents.seats
-    import blackjack_env.analysis
-    import blackjack_env.envs.view.layout  # noqa: F401  (the agents' observations)
 
     players: dict[str, Callable[[Rules, int | None], Any]] = dict(
         bots if bots is not None else fixed_bots())

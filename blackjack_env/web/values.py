@@ -27,12 +27,21 @@ decision of a hand off a new composition costs about 10-70 ms of CPU (measured i
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from pathlib import Path, PurePath
 from typing import Any, TypeVar
 
+from blackjack_env.agents.obs import decision_policy
+from blackjack_env.agents.plots import agent_chart
+from blackjack_env.analysis import solve, table_state
+from blackjack_env.analysis._model import check_supported
+from blackjack_env.analysis.chart import COLOURS
+from blackjack_env.analysis.composition import action_values as cd_values
+from blackjack_env.analysis.composition import pre_peek_values, table_action_values, table_pool
 from blackjack_env.engine import Action, Phase, Rules, Table
 
 __all__ = ["Values", "action_values", "analysis_rules", "chart_document", "once", "read_run",
@@ -72,8 +81,6 @@ def once(key: Any, compute: Callable[[], T]) -> T:
 def solution(rules: Rules) -> Any:
     """The infinite-deck solution (:func:`~blackjack_env.analysis.solve`) of the rules as
     the analysis reads them, computed once per rule set and shared (:func:`once`)."""
-    from blackjack_env.analysis import solve
-
     key = analysis_rules(rules).replace(decks=None)
     return once(("solve", key), lambda: solve(key))
 
@@ -131,8 +138,6 @@ def action_values(table: Table) -> Values | None:
     """
     if table.phase is not Phase.PLAYER_TURNS and table.phase is not Phase.INSURANCE:
         return None
-    from blackjack_env.analysis import table_state
-    from blackjack_env.analysis._model import check_supported
 
     rules = table.rules
     alone = False
@@ -186,8 +191,6 @@ def _finite_values(table: Table, rules: Rules) -> tuple[dict[Action, float], str
     """A finite shoe: the values given the cards the players have not seen, with
     composition-dependent play afterwards (the analysis reads them off ``table``;
     ``rules`` differ from the table's only for :data:`DEALER_ALONE_NOTE`)."""
-    from blackjack_env.analysis.composition import table_action_values, table_pool
-
     evs = table_action_values(table) if rules is table.rules else _values_under(table, rules)
     unseen = sum(table_pool(table))
     in_shoe = table.shoe.remaining or 0  # (a finite shoe here)
@@ -204,15 +207,10 @@ def _finite_values(table: Table, rules: Rules) -> tuple[dict[Action, float], str
 def _values_under(table: Table, rules: Rules) -> dict[Action, float]:
     """:func:`~blackjack_env.analysis.composition.table_action_values`, read under
     ``rules`` (the table's, settled against the dealer) instead of the table's own."""
-    from blackjack_env.analysis.composition import action_values as cd_values
-    from blackjack_env.analysis.composition import table_pool
-
     hand = table.current_hand
     assert hand is not None and table.upcard is not None
     legal = table.legal_actions()
     if table.phase is Phase.INSURANCE:
-        from blackjack_env.analysis.composition import pre_peek_values
-
         early = pre_peek_values(rules, table_pool(table), hand.cards, table.upcard)
         return {a: v for a, v in early.items() if a in legal}
     seat_i, _ = table.to_act  # type: ignore[misc]
@@ -239,9 +237,6 @@ def chart_document(rules: Rules, agent: Any = None, agent_name: str | None = Non
     differing cell marked with its exact cost (expected return given up at that cell,
     per unit bet). The data of :mod:`blackjack_env.analysis.chart`
     (:meth:`~blackjack_env.analysis.Chart.to_dict`), with the solution's cell values."""
-    from blackjack_env.analysis._model import check_supported
-    from blackjack_env.analysis.chart import COLOURS
-
     note = ""
     try:
         check_supported(rules)
@@ -275,9 +270,6 @@ def chart_document(rules: Rules, agent: Any = None, agent_name: str | None = Non
     doc["optimal_return"] = round(sol.expected_return, 6) if hasattr(
         sol, "expected_return") else None
     if agent is not None:
-        from blackjack_env.agents.obs import decision_policy
-        from blackjack_env.agents.plots import agent_chart
-
         inner = getattr(agent, "agent", agent)  # a seat's AgentStrategy holds the agent
         policy = getattr(inner, "state_policy", None) or decision_policy(
             inner, rules, getattr(inner, "obs_mode", None))
@@ -316,9 +308,6 @@ def read_run(name: str, folder: Any) -> dict[str, Any]:
     ``summary``: ``summary.json`` with every path replaced by the file's name (the page
     names models, never their paths); ``curve``: ``curve.json``; ``optimum``: the exact
     optimal return the learning curve is drawn against, or None."""
-    import json
-    from pathlib import Path
-
     folder = Path(folder)
     doc: dict[str, Any] = {"name": name, "summary": None, "rows": [], "curve": None,
                            "optimum": None, "problems": []}
@@ -349,8 +338,6 @@ _PATH_KEYS = ("model", "model_bets", "out", "path", "folder", "file")
 def _without_paths(value: Any, folder: Any, key: str = "") -> Any:
     """``value`` with each path in it (an absolute path, or the text of a key that names
     a file) replaced by its place in the run folder, or else its name alone."""
-    from pathlib import Path, PurePath
-
     if isinstance(value, dict):
         return {k: _without_paths(v, folder, str(k)) for k, v in value.items()}
     if isinstance(value, list):

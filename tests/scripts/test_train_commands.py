@@ -487,6 +487,7 @@ def test_evaluate_says_what_is_slow_before_doing_it(monkeypatch, capsys):
         return real(rules)
 
     monkeypatch.setattr(analysis, "basic_strategy_chart", derive)
+    monkeypatch.setattr(evaluate, "basic_strategy_chart", derive)  # imported at its top
     assert evaluate.main(["basic", "--rules", "vegas-strip", "--decks", "2", "--hands",
                           "200"]) == 0
     note = said_before[0].strip().splitlines()

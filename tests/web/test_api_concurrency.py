@@ -105,6 +105,7 @@ def test_a_cold_server_computes_each_rule_set_once_for_sessions_starting_togethe
         return real_solve(rules)
 
     monkeypatch.setattr(analysis, "solve", counting_solve)
+    monkeypatch.setattr(values, "solve", counting_solve)  # imported at its top
     app = make_app()
     firsts: dict[int, float] = {}
     errors: list[str] = []
