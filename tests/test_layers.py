@@ -301,12 +301,16 @@ def fresh_imports() -> dict[str, list[str] | str]:
         return dict(pool.map(probe, sorted(MODULES)))
 
 
+# one interpreter per module (about a minute of CPU): the compiled pass only, where the
+# package is imported as installed
+@pytest.mark.build_neutral
 def test_each_module_imports_first_in_a_fresh_interpreter(
         fresh_imports: dict[str, list[str] | str]) -> None:
     failed = {m: err for m, err in fresh_imports.items() if isinstance(err, str)}
     assert failed == {}
 
 
+@pytest.mark.build_neutral
 def test_each_module_loads_only_the_heavy_packages_its_imports_name(
         fresh_imports: dict[str, list[str] | str]) -> None:
     # the static reading above is what decides a local import defers something: a module

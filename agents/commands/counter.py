@@ -23,9 +23,11 @@ Usage::
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated, Any
 
 from blackjack_env._cli import check_at_least, check_writable, option, preset_option, write_json
@@ -75,7 +77,7 @@ def _bar(total: int, enabled: bool) -> Any:
     if not enabled:
         return None
     try:
-        from tqdm.auto import tqdm
+        from tqdm.auto import tqdm  # deferred: loads tqdm (the optional [main] extra)
     except ImportError:
         return None
     return tqdm(total=total, unit="round", desc="pricing", mininterval=1.0, file=sys.stderr)
@@ -148,9 +150,6 @@ def run(s: Settings) -> dict[str, Any]:
 
 def _stored(rules: Any, s: Settings, store: str) -> list[CounterRound]:
     """The rounds the store holds (the first rounds of the deal, priced)."""
-    import json
-    from pathlib import Path
-
     lines = Path(store).read_text().splitlines()[1:] if Path(store).exists() else []
     n = 0
     for line in lines:
