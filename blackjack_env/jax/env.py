@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
-from functools import cache, partial
+from functools import partial
 from typing import Any
 
-import gymnasium.spaces as gs
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -18,8 +17,10 @@ from blackjack_env.envs.settings import KEEP_DECKS, EnvArgs, EnvSettings
 from blackjack_env.envs.step import IllegalAction
 from blackjack_env.envs.tables import RuleTables
 from blackjack_env.envs.view.layout import Layout
-from blackjack_env.jax import core, illegal
-from blackjack_env.jax.spaces import box, dict_space, discrete, tuple_space
+from blackjack_env.jax import checks, core, illegal
+from blackjack_env.jax.checks import unwrap_state
+from blackjack_env.jax.gymnax import FULL_INFO, LEAN_INFO, GymnaxV1
+from blackjack_env.jax.spaces import box, discrete, from_gymnasium
 from blackjack_env.jax.tables import Config, Params, build
 
 __all__ = [
@@ -248,7 +249,7 @@ class BlackjackJax:
         """One table's observation: one seat's, or ``(seats, ...)`` with several."""
         lead = (self.seats,) if self.seats > 1 else ()
         if self.obs_mode in ("dict", "tuple"):  # the numpy env's space, field by field
-            return _from_gymnasium(self.gymnasium_observation_space, lead)
+            return from_gymnasium(self.gymnasium_observation_space, lead)
         if self.obs_mode == "multidiscrete":
             nvec = view.multidiscrete_nvec(self.config.hands)
             high = np.broadcast_to((nvec - 1).astype(np.int32), (*lead, view.MD_SIZE))
@@ -295,70 +296,16 @@ class BlackjackJax:
     # ------------------------------------------------------------------ input checks
     def check_params(self, params: Params | None) -> Params:
         """``params`` (None: :attr:`default_params`), refused (``ValueError``) unless it
-        has this env's fields, shapes and dtypes: params built for another configuration
-        (another action count, hand count, bet sizes ...) are named here, once, where the
-        call is traced. Params of the same shapes are not told apart (their values may be
-        traced): build them with the same configuration."""
-        if params is None:
-            return self._params
-        mine = self._params
-        if not isinstance(params, Params):
-            raise ValueError(
-                f"params must be this env's Params (env.default_params), got "
-                f"{type(params).__name__}"
-            )
-        for name, want, got in zip(Params._fields, mine, params, strict=True):
-            if jnp.shape(got) != jnp.shape(want) or jnp.result_type(got) != want.dtype:
-                raise ValueError(
-                    f"params.{name} has shape {tuple(jnp.shape(got))} "
-                    f"{jnp.result_type(got)}, this env's {tuple(want.shape)} {want.dtype}: "
-                    f"params of another rule set or configuration; use env.default_params"
-                )
-        return params
+        has this env's fields, shapes and dtypes
+        (:func:`~blackjack_env.jax.checks.check_params`)."""
+        return checks.check_params(params, self._params)
 
     def check_step_args(self, state: core.State, action: Any) -> None:
         """Refuse (``ValueError``, one line) an ``action`` that is not an integer array of
-        one table's shape (``()``, or ``(seats,)`` with several seats: ``jax.vmap`` makes
-        many tables), and a ``state`` that is not one of this env's tables. Checked on
-        the host, or where ``jit`` traces the call (shapes and dtypes only, nothing per
-        step). An integer outside ``0..num_actions - 1`` cannot be refused inside ``jit``:
-        it is an illegal action (``info["illegal_action"]``), played under ``"map"`` as
-        the nearest action in range (a negative one as STAND's mapping, a larger one as
-        the last action's) is mapped, and under ``"penalize"`` as any illegal action
-        (``PENALTY_ACTION``, the round played out, ``illegal_penalty`` taken)."""
-        want = (self.seats,) if self.seats > 1 else ()
-        kind = getattr(action, "dtype", None)
-        if kind is None:
-            if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
-                raise ValueError(
-                    f"action {action!r} must be an integer (a jax or numpy int array of "
-                    f"shape {want}); actions are 0..{self.num_actions - 1}"
-                )
-        elif np.dtype(kind).kind not in "iu":
-            raise ValueError(
-                f"action dtype {np.dtype(kind)} must be an integer dtype (int32); actions "
-                f"are 0..{self.num_actions - 1}"
-            )
-        if tuple(jnp.shape(action)) != want:
-            raise ValueError(
-                f"action shape {tuple(jnp.shape(action))} must be {want} (one table"
-                f"{f' of {self.seats} seats' if self.seats > 1 else ''}); jax.vmap the step "
-                f"for many tables"
-            )
-        if not isinstance(state, core.State):
-            raise ValueError(
-                f"state must be this env's core.State (from reset or step), got "
-                f"{type(state).__name__}"
-            )
-        for name, got, ref in zip(
-            core.State._fields, state, _state_shapes(self.config), strict=True
-        ):
-            if tuple(jnp.shape(got)) != ref.shape:
-                raise ValueError(
-                    f"state.{name} has shape {tuple(jnp.shape(got))}, one table's is "
-                    f"{ref.shape}: a state of another configuration, or a batch of tables "
-                    f"(jax.vmap the step)"
-                )
+        one table's shape and a ``state`` that is not one of this env's tables
+        (:func:`~blackjack_env.jax.checks.check_step_args`, which says what an integer out
+        of range does under each illegal-action policy)."""
+        checks.check_step_args(state, action, self.config, self.num_actions)
 
     def action_mask(self, state: Any, params: Params | None = None) -> Any:
         """bool ``(num_actions,)`` (``(seats, num_actions)`` with several seats; or
@@ -485,59 +432,6 @@ class BlackjackJax:
         return GymnaxV1(self, full_info)
 
 
-def _from_gymnasium(space: Any, lead: tuple[int, ...]) -> Any:
-    """A Gymnasium space (Dict, Tuple, Discrete, MultiBinary, Box) as the JAX table's,
-    with the leading axes ``lead`` (the seats) on every field."""
-    if isinstance(space, gs.Dict):
-        return dict_space({k: _from_gymnasium(v, lead) for k, v in space.spaces.items()})
-    if isinstance(space, gs.Tuple):
-        return tuple_space([_from_gymnasium(v, lead) for v in space.spaces])
-    if isinstance(space, gs.Discrete) and not lead:
-        return discrete(int(space.n))
-    if isinstance(space, gs.Discrete):
-        high = np.full(lead, int(space.n) - 1, np.int32)
-        return box(np.zeros_like(high), high, high.shape, jnp.int32)
-    if isinstance(space, gs.MultiBinary):
-        high = np.ones((*lead, *space.shape), np.int8)
-        return box(np.zeros_like(high), high, high.shape, jnp.int8)
-    low = np.broadcast_to(space.low, (*lead, *space.shape))
-    high = np.broadcast_to(space.high, (*lead, *space.shape))
-    dtype = jnp.int32 if np.issubdtype(space.dtype, np.integer) else jnp.float32
-    return box(low, high, low.shape, dtype)
-
-
-#: The pure step's ``info`` keys (:meth:`BlackjackJax.step`): the new state's
-#: ``action_mask`` (bool), and for the step ``round_over``, ``illegal_action``,
-#: ``terminated``, ``truncated`` (bools) and ``discount`` (float32; 0 where terminated);
-#: with several seats also ``active``. Per table about 13 bytes (5 actions).
-LEAN_INFO = ("action_mask", "round_over", "illegal_action", "terminated", "truncated", "discount")
-#: Added by :meth:`BlackjackJax.step_full`: ``final_observation`` (the ended round's last
-#: observation, SETTLED), ``round_net`` (float32, base bets, the penalty not taken),
-#: ``round_chips`` (int32: the round's net chips exactly, in units of ``1 /
-#: Config.chip_den``; 0 where no round ended), ``action_played`` (int32).
-FULL_INFO = ("final_observation", "round_net", "round_chips", "action_played")
-
-
-def unwrap_state(state: Any) -> core.State:
-    """The table's :class:`~blackjack_env.jax.core.State` inside ``state``: ``state``
-    itself, or a wrapper's state that holds it as ``env_state`` (gymnax's
-    ``LogEnvState``), at any depth."""
-    while not isinstance(state, core.State) and hasattr(state, "env_state"):
-        state = state.env_state
-    if not isinstance(state, core.State):
-        raise ValueError(
-            f"state must be the table's core.State or a wrapper's state holding it as "
-            f"env_state, got {type(state).__name__}"
-        )
-    return state
-
-
-@cache
-def _state_shapes(cfg: Config) -> core.State:
-    """One table's state as shapes (``jax.eval_shape``), to check a state against."""
-    return jax.eval_shape(partial(core.new_state, cfg))
-
-
 @partial(jax.jit, static_argnums=0)
 def _reset_jit(env: BlackjackJax, key: Any, p: Params) -> tuple[Any, core.State]:
     st = core.first_round(key, core.new_state(env.config), p, env.config)
@@ -599,39 +493,3 @@ def _start_round_jit(env: BlackjackJax, key: Any, state: core.State, p: Params) 
 def _start_rounds_jit(env: BlackjackJax, key: Any, state: core.State, p: Params) -> core.State:
     keys = jax.random.split(key, state.pos.shape[0])
     return jax.vmap(lambda k, s: core.first_round(k, s, p, env.config))(keys, state)
-
-
-class GymnaxV1:
-    """:class:`BlackjackJax` with gymnax 1.0's ``step`` (six values: ``obs, state,
-    reward, terminated, truncated, info``, each in its own slot: an episode cut after
-    ``rounds_per_episode`` rounds is ``truncated``, never ``terminated``), what gymnax's
-    wrappers take (``LogWrapper``, ``FlattenObservationWrapper``,
-    ``GymnaxToGymWrapper``, ``GymnaxToVectorGymWrapper``). Its ``info`` is the lean one
-    plus ``final_observation`` (as gymnax's own envs return); ``full_info=True``: the
-    rich one (:meth:`BlackjackJax.step_full`). Other attributes are the table's."""
-
-    def __init__(self, env: BlackjackJax, full_info: bool = False) -> None:
-        self._env = env
-        #: step returns :meth:`BlackjackJax.step_full`'s info
-        self.full_info = bool(full_info)
-
-    def __getattr__(self, name: str) -> Any:
-        # only reached for names not found on the object: read through __dict__, so an
-        # object not yet initialised (copy.deepcopy builds one without __init__) answers
-        # AttributeError instead of recursing
-        env = self.__dict__.get("_env")
-        if env is None:
-            raise AttributeError(name)
-        return getattr(env, name)
-
-    def reset(self, key: Any, params: Params | None = None) -> tuple[Any, core.State]:
-        return self._env.reset(key, params)
-
-    def step(
-        self, key: Any, state: core.State, action: Any, params: Params | None = None
-    ) -> tuple[Any, core.State, Any, Any, Any, dict[str, Any]]:
-        obs, st, reward, _done, info = self._env.step_full(key, state, action, params)
-        if not self.full_info:
-            keep = (*LEAN_INFO, "active", "final_observation")
-            info = {k: v for k, v in info.items() if k in keep}
-        return obs, st, reward, info["terminated"], info["truncated"], info

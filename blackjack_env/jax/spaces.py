@@ -14,10 +14,12 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+import gymnasium.spaces as gs
 import jax
 import jax.numpy as jnp
+import numpy as np
 
-__all__ = ["box", "dict_space", "discrete", "tuple_space"]
+__all__ = ["box", "dict_space", "discrete", "from_gymnasium", "tuple_space"]
 
 
 def _gymnax_spaces() -> Any:
@@ -127,3 +129,24 @@ def dict_space(spaces: dict[str, Any]) -> Dict:
 def tuple_space(spaces: Any) -> Tuple:
     """A :class:`Tuple` of spaces (as :func:`dict_space`, for the tuple mode)."""
     return Tuple(spaces)
+
+
+def from_gymnasium(space: Any, lead: tuple[int, ...]) -> Any:
+    """A Gymnasium space (Dict, Tuple, Discrete, MultiBinary, Box) as the JAX table's,
+    with the leading axes ``lead`` (the seats) on every field."""
+    if isinstance(space, gs.Dict):
+        return dict_space({k: from_gymnasium(v, lead) for k, v in space.spaces.items()})
+    if isinstance(space, gs.Tuple):
+        return tuple_space([from_gymnasium(v, lead) for v in space.spaces])
+    if isinstance(space, gs.Discrete) and not lead:
+        return discrete(int(space.n))
+    if isinstance(space, gs.Discrete):
+        high = np.full(lead, int(space.n) - 1, np.int32)
+        return box(np.zeros_like(high), high, high.shape, jnp.int32)
+    if isinstance(space, gs.MultiBinary):
+        high = np.ones((*lead, *space.shape), np.int8)
+        return box(np.zeros_like(high), high, high.shape, jnp.int8)
+    low = np.broadcast_to(space.low, (*lead, *space.shape))
+    high = np.broadcast_to(space.high, (*lead, *space.shape))
+    dtype = jnp.int32 if np.issubdtype(space.dtype, np.integer) else jnp.float32
+    return box(low, high, low.shape, dtype)

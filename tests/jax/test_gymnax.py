@@ -22,6 +22,7 @@ from gymnax.wrappers import (  # noqa: E402
     LogWrapper,
 )
 
+from blackjack_env.envs.view.fields import FEATURES_SIZE  # noqa: E402
 from blackjack_env.jax import BlackjackJax  # noqa: E402
 from blackjack_env.jax.env import FULL_INFO, LEAN_INFO  # noqa: E402
 from tests.jax.jax_helpers import jax_env  # noqa: E402
@@ -65,7 +66,7 @@ def test_gymnax_wrappers_around_gymnax_v1(table: BlackjackJax) -> None:
     env = LogWrapper(FlattenObservationWrapper(base))
     p = env.default_params
     obs, st = env.reset(jax.random.PRNGKey(0), p)
-    assert obs.shape == (17,)
+    assert obs.shape == (FEATURES_SIZE,)
     step = jax.jit(env.step)
     key = jax.random.PRNGKey(3)
     for _ in range(30):
@@ -73,10 +74,10 @@ def test_gymnax_wrappers_around_gymnax_v1(table: BlackjackJax) -> None:
         obs, st, _, term, _, info = step(k, st, jnp.int32(1), p)
         assert not bool(term)
     assert bool(info["returned_episode_valid"])
-    assert info["final_observation"].shape == (17,)
+    assert info["final_observation"].shape == (FEATURES_SIZE,)
 
     single = GymnaxToGymWrapper(base, seed=0)
-    assert single.action_space.n == 5 and single.observation_space.shape == (17,)
+    assert single.action_space.n == 5 and single.observation_space.shape == (FEATURES_SIZE,)
     single.reset(seed=1)
     truncs = 0
     for _ in range(30):
@@ -88,7 +89,7 @@ def test_gymnax_wrappers_around_gymnax_v1(table: BlackjackJax) -> None:
     vec = GymnaxToVectorGymWrapper(base, num_envs=8, seed=0)
     assert vec.single_action_space.n == 5
     obs, _ = vec.reset(seed=2)
-    assert obs.shape == (8, 17)
+    assert obs.shape == (8, FEATURES_SIZE)
     truncs = 0
     for _ in range(10):
         _, _, term, trunc, _ = vec.step(jnp.zeros(8, jnp.int32))
@@ -113,11 +114,12 @@ def test_mask_under_a_wrapper(table: BlackjackJax) -> None:
         table.action_mask({"x": 1})
 
 
-def test_lean_info_bytes(table: BlackjackJax) -> None:
+def test_lean_info_bytes() -> None:
     """The pure step's ``info`` holds a few scalars and the mask: 13 bytes a table step
     in vector mode with 5 actions (89 before: the 68-byte ``final_observation``,
     ``round_net`` and ``action_played`` on every step; ``step_full`` gives them, 93
     bytes with ``round_chips``)."""
+    table = BlackjackJax(rules="vegas-strip", obs_mode="vector")
     p = table.default_params
     _, st = table.reset(jax.random.PRNGKey(0), p)
     lean = table.step(jax.random.PRNGKey(1), st, 0, p)[-1]
@@ -133,7 +135,7 @@ def test_spaces_are_gymnax_whatever_the_import_order() -> None:
     code = textwrap.dedent("""
         import sys
         from blackjack_env.jax import BlackjackJax
-        env = BlackjackJax(rules="sutton-barto", decks=None)
+        env = BlackjackJax(rules="sutton-barto", decks=None, obs_mode="vector")
         a, o = env.action_space(), env.observation_space()
         assert "gymnax" not in sys.modules
         from gymnax.environments import spaces

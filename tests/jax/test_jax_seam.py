@@ -44,12 +44,12 @@ def test_same_names_as_the_numpy_envs() -> None:
     assert BlackjackJax(decks=None).config.infinite
     assert BlackjackJax(rules=preset("vegas-strip", decks=4)).rules.decks == 4
     whole = BlackjackJax.from_args(EnvArgs(rules="vegas-strip", obs_mode="vector", decks=1))
-    keywords = BlackjackJax(rules="vegas-strip", decks=1)
+    keywords = BlackjackJax(rules="vegas-strip", obs_mode="vector", decks=1)
     assert whole.settings == keywords.settings and whole.config == keywords.config
     three = BlackjackJax.from_args(EnvArgs(rules="vegas-strip"), seats_per_table=3)
     assert three.seats == 3 and three.obs_mode == "multidiscrete"
-    # the numpy envs' default obs_mode is "multidiscrete"; the JAX table's "vector"
-    assert BlackjackJax().obs_mode == "vector"
+    # the numpy envs' default obs_mode is "multidiscrete"; the JAX table's "features"
+    assert BlackjackJax().obs_mode == "features"
 
 
 @pytest.mark.parametrize(

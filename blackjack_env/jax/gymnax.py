@@ -1,0 +1,62 @@
+"""gymnax 1.0's form of the JAX table (:class:`GymnaxV1`, from
+:meth:`~blackjack_env.jax.env.BlackjackJax.gymnax_v1`) and the step's ``info`` keys."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from blackjack_env.jax.state import State
+from blackjack_env.jax.tables import Params
+
+if TYPE_CHECKING:
+    from blackjack_env.jax.env import BlackjackJax
+
+__all__ = ["FULL_INFO", "LEAN_INFO", "GymnaxV1"]
+
+
+#: The pure step's ``info`` keys (:meth:`BlackjackJax.step`): the new state's
+#: ``action_mask`` (bool), and for the step ``round_over``, ``illegal_action``,
+#: ``terminated``, ``truncated`` (bools) and ``discount`` (float32; 0 where terminated);
+#: with several seats also ``active``. Per table about 13 bytes (5 actions).
+LEAN_INFO = ("action_mask", "round_over", "illegal_action", "terminated", "truncated", "discount")
+#: Added by :meth:`BlackjackJax.step_full`: ``final_observation`` (the ended round's last
+#: observation, SETTLED), ``round_net`` (float32, base bets, the penalty not taken),
+#: ``round_chips`` (int32: the round's net chips exactly, in units of ``1 /
+#: Config.chip_den``; 0 where no round ended), ``action_played`` (int32).
+FULL_INFO = ("final_observation", "round_net", "round_chips", "action_played")
+
+
+class GymnaxV1:
+    """:class:`BlackjackJax` with gymnax 1.0's ``step`` (six values: ``obs, state,
+    reward, terminated, truncated, info``, each in its own slot: an episode cut after
+    ``rounds_per_episode`` rounds is ``truncated``, never ``terminated``), what gymnax's
+    wrappers take (``LogWrapper``, ``FlattenObservationWrapper``,
+    ``GymnaxToGymWrapper``, ``GymnaxToVectorGymWrapper``). Its ``info`` is the lean one
+    plus ``final_observation`` (as gymnax's own envs return); ``full_info=True``: the
+    rich one (:meth:`BlackjackJax.step_full`). Other attributes are the table's."""
+
+    def __init__(self, env: BlackjackJax, full_info: bool = False) -> None:
+        self._env = env
+        #: step returns :meth:`BlackjackJax.step_full`'s info
+        self.full_info = bool(full_info)
+
+    def __getattr__(self, name: str) -> Any:
+        # only reached for names not found on the object: read through __dict__, so an
+        # object not yet initialised (copy.deepcopy builds one without __init__) answers
+        # AttributeError instead of recursing
+        env = self.__dict__.get("_env")
+        if env is None:
+            raise AttributeError(name)
+        return getattr(env, name)
+
+    def reset(self, key: Any, params: Params | None = None) -> tuple[Any, State]:
+        return self._env.reset(key, params)
+
+    def step(
+        self, key: Any, state: State, action: Any, params: Params | None = None
+    ) -> tuple[Any, State, Any, Any, Any, dict[str, Any]]:
+        obs, st, reward, _done, info = self._env.step_full(key, state, action, params)
+        if not self.full_info:
+            keep = (*LEAN_INFO, "active", "final_observation")
+            info = {k: v for k, v in info.items() if k in keep}
+        return obs, st, reward, info["terminated"], info["truncated"], info
