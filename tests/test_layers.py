@@ -301,8 +301,9 @@ def fresh_imports() -> dict[str, list[str] | str]:
         return dict(pool.map(probe, sorted(MODULES)))
 
 
-# one interpreter per module (about a minute of CPU): the compiled pass only, where the
-# package is imported as installed
+# one interpreter per module (about two minutes of CPU): a slow test (`pytest -m slow`),
+# in the compiled build as installed; the static layer check above runs in every pass
+@pytest.mark.slow
 @pytest.mark.build_neutral
 def test_each_module_imports_first_in_a_fresh_interpreter(
         fresh_imports: dict[str, list[str] | str]) -> None:
@@ -310,6 +311,7 @@ def test_each_module_imports_first_in_a_fresh_interpreter(
     assert failed == {}
 
 
+@pytest.mark.slow
 @pytest.mark.build_neutral
 def test_each_module_loads_only_the_heavy_packages_its_imports_name(
         fresh_imports: dict[str, list[str] | str]) -> None:

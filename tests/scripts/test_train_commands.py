@@ -298,9 +298,11 @@ def test_sb3_resume_after_a_crash_takes_the_newest_checkpoint(tmp_path, monkeypa
         return callback
 
     monkeypatch.setattr(sb3, "exact_curve_callback", crashing)
+    monkeypatch.setattr(train, "exact_curve_callback", crashing)  # imported at its top
     with pytest.raises(RuntimeError):
         train.run(train.Settings(out=str(out), resume=True, timesteps=4096, progress=False))
     monkeypatch.setattr(sb3, "exact_curve_callback", real)
+    monkeypatch.setattr(train, "exact_curve_callback", real)
     assert (out / "checkpoints" / "maskable-ppo_3072_steps.zip").exists()
     capsys.readouterr()
 
