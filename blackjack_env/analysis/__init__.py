@@ -33,7 +33,7 @@ Off the cards that remain (finite shoes, composition-dependent play; see
   :func:`price_rounds`, :func:`counter_report`).
 
 With numba installed (the ``fast`` extra) :func:`composition_return` runs its compiled
-kernels (:mod:`.kernels`); without it, the same figures in pure Python.
+kernels (``analysis.kernels``); without it, the same figures in pure Python.
 
 (``basic_strategy`` and ``composition_strategy``, these classes' former names, still
 import, deprecated; the first warns.)

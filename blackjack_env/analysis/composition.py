@@ -643,7 +643,7 @@ class _Context:
 class _RoundContext(_Context):
     """A :class:`_Context` whose rows (every hand of two or more cards, and every split
     hand of each pair the pool holds) and hit/stand values are computed at once by the
-    compiled kernels (:mod:`blackjack_env.analysis.kernels`): the same values as the
+    compiled kernels (``blackjack_env.analysis.kernels``): the same values as the
     recursion of :class:`_Context`, in a few milliseconds. Used by
     :func:`composition_return` when numba is installed."""
 
@@ -1147,7 +1147,7 @@ def composition_return(
     house edge here is 0.0024 to 0.0006 points higher, from the same split
     approximation (``tests/analysis/test_composition_kernels.py``).
 
-    ``compiled``: True runs the numba kernels (:mod:`.kernels`, the ``fast`` extra),
+    ``compiled``: True runs the numba kernels (``analysis.kernels``, the ``fast`` extra),
     False the pure Python path, None (default) the kernels when numba is installed.
     Both give the same figures (within 1e-12 in the tests). Time, CPU of one core
     (``scripts/bench_composition.py``, two cores shared by other work): pure Python

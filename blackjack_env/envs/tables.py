@@ -18,7 +18,7 @@ Keys (the codes are :mod:`blackjack_env.envs.batch.codes`'s):
 
 * a card id 0..51 (suit-major, :data:`~blackjack_env.engine.cards.ALL_CARDS`), a rank
   index 0..12 (0 = ace);
-* a hand for the outcome lookup: ``2 * hard + ace``, plus :attr:`RuleTables.hand_key_width`
+* a hand for the outcome lookup: ``2 * hard + ace``, plus ``RuleTables.hand_key_width``
   when it holds two cards that may make a natural; ``by_hands`` is indexed by
   ``(player key, dealer key)``;
 * the dealer: ``2 * hard + ace`` (below 64 while the dealer draws);
@@ -71,7 +71,7 @@ class RuleTables:
     (multiples of ``bet`` offered at a BET step, ``()`` for a fixed bet); ``bankroll``
     (starting chips, None for unlimited credit); ``ask_insurance`` (the learner is asked
     about insurance / even money: ``insurance_decisions`` under rules that offer it).
-    The arrays' shapes are in the comments (``W`` = :attr:`hand_key_width`, ``K`` the
+    The arrays' shapes are in the comments (``W`` = ``hand_key_width``, ``K`` the
     legal-table rows).
     """
 

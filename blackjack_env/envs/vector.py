@@ -131,9 +131,9 @@ class BlackjackVectorEnv(VectorEnv, ObserveMixin, InfoMixin):
 
     ## Arguments
 
-    ``num_envs`` and the arguments of ``BlackjackEnv`` (as keywords, or one
-    :class:`~blackjack_env.envs.settings.EnvArgs` whole after ``num_envs``), validated once
-    by :meth:`~blackjack_env.envs.settings.EnvSettings.batched` (``env.settings``), plus
+    ``num_envs`` and the arguments of ``BlackjackEnv`` as keywords, or ``args`` (one
+    :class:`~blackjack_env.envs.settings.EnvArgs` holding them whole), validated once
+    by :meth:`~blackjack_env.envs.EnvSettings.batched` (``env.settings``), plus
     ``autoreset_mode``, ``max_episode_steps`` and ``seats_per_table`` (above). ``decks``
     replaces the rules' decks, as in every env (``EnvArgs.decks``). The rule tables the
     batch reads are ``env.tables`` (:class:`~blackjack_env.envs.tables.RuleTables`).

@@ -137,7 +137,7 @@ class BlackjackJax:
     ## Arguments
 
     The numpy envs' arguments, under their names (:class:`~blackjack_env.envs.settings.EnvArgs`,
-    validated once by :meth:`~blackjack_env.envs.settings.EnvSettings.batched`, as the
+    validated once by :meth:`~blackjack_env.envs.EnvSettings.batched`, as the
     numpy vector env's; a wrong value's ``ValueError`` names its argument): ``rules`` (a
     :class:`~blackjack_env.engine.rules.Rules`, a preset name or a ``Rules.to_dict``
     dict), ``decks`` (replaces the rules' decks, ``None`` the infinite deck: the one rule
@@ -152,9 +152,9 @@ class BlackjackJax:
     the tables ``params`` are read from) are those of the numpy vector env with the same
     arguments.
 
-    ``obs_mode`` defaults to ``"features"`` here (:data:`DEFAULT_OBS_MODE`; why: above),
+    ``obs_mode`` defaults to ``"features"`` here (``DEFAULT_OBS_MODE``; why: above),
     while the numpy envs default to ``"multidiscrete"``. The Gymnasium adapters
-    (:mod:`blackjack_env.jax.gym`) take this table's default. Pass ``obs_mode`` to have
+    (``blackjack_env.jax.gym``) take this table's default. Pass ``obs_mode`` to have
     the same observation in both.
 
     Not covered (``ValueError``): ``illegal_action="raise"`` (see above; the Gymnasium
@@ -273,15 +273,15 @@ class BlackjackJax:
         opens it for its bet; the step that ends the episode starts the next one.
 
         Returns ``(obs, state, reward, done, info)`` with the lean ``info`` of
-        :data:`LEAN_INFO` (a few scalars and the mask, as gymnax's envs return;
-        :meth:`step_full` adds :data:`FULL_INFO`). ``action``, ``state`` and ``params``
+        ``LEAN_INFO`` (a few scalars and the mask, as gymnax's envs return;
+        :meth:`step_full` adds ``FULL_INFO``). ``action``, ``state`` and ``params``
         are checked once, where the call is traced (:meth:`check_step_args`)."""
         return self._checked_step(key, state, action, params, False)
 
     def step_full(
         self, key: Any, state: core.State, action: Any, params: Params | None = None
     ) -> tuple[Any, core.State, Any, Any, dict[str, Any]]:
-        """:meth:`step` with the rich ``info``: :data:`LEAN_INFO` and :data:`FULL_INFO`
+        """:meth:`step` with the rich ``info``: ``LEAN_INFO`` and ``FULL_INFO``
         (the ended round's last observation, the round's net in base bets and in exact
         chips, the action played), what the Gymnasium adapters read."""
         return self._checked_step(key, state, action, params, True)
@@ -295,15 +295,15 @@ class BlackjackJax:
 
     # ------------------------------------------------------------------ input checks
     def check_params(self, params: Params | None) -> Params:
-        """``params`` (None: :attr:`default_params`), refused (``ValueError``) unless it
+        """``params`` (None: ``default_params``), refused (``ValueError``) unless it
         has this env's fields, shapes and dtypes
-        (:func:`~blackjack_env.jax.checks.check_params`)."""
+        (``blackjack_env.jax.checks.check_params``)."""
         return checks.check_params(params, self._params)
 
     def check_step_args(self, state: core.State, action: Any) -> None:
         """Refuse (``ValueError``, one line) an ``action`` that is not an integer array of
         one table's shape and a ``state`` that is not one of this env's tables
-        (:func:`~blackjack_env.jax.checks.check_step_args`, which says what an integer out
+        (``blackjack_env.jax.checks.check_step_args``, which says what an integer out
         of range does under each illegal-action policy)."""
         checks.check_step_args(state, action, self.config, self.num_actions)
 
@@ -427,7 +427,7 @@ class BlackjackJax:
     # ------------------------------------------------------------------ adapters
     def gymnax_v1(self, full_info: bool = False) -> GymnaxV1:
         """This env with gymnax 1.0's step signature (``obs, state, reward, terminated,
-        truncated, info``), for gymnax's own wrappers (:class:`GymnaxV1`; ``full_info``:
+        truncated, info``), for gymnax's own wrappers (``GymnaxV1``; ``full_info``:
         the rich ``info`` of :meth:`step_full`)."""
         return GymnaxV1(self, full_info)
 

@@ -19,7 +19,7 @@ __all__ = ["FULL_INFO", "LEAN_INFO", "GymnaxV1"]
 #: ``terminated``, ``truncated`` (bools) and ``discount`` (float32; 0 where terminated);
 #: with several seats also ``active``. Per table about 13 bytes (5 actions).
 LEAN_INFO = ("action_mask", "round_over", "illegal_action", "terminated", "truncated", "discount")
-#: Added by :meth:`BlackjackJax.step_full`: ``final_observation`` (the ended round's last
+#: Added by ``BlackjackJax.step_full``: ``final_observation`` (the ended round's last
 #: observation, SETTLED), ``round_net`` (float32, base bets, the penalty not taken),
 #: ``round_chips`` (int32: the round's net chips exactly, in units of ``1 /
 #: Config.chip_den``; 0 where no round ended), ``action_played`` (int32).
@@ -27,17 +27,17 @@ FULL_INFO = ("final_observation", "round_net", "round_chips", "action_played")
 
 
 class GymnaxV1:
-    """:class:`BlackjackJax` with gymnax 1.0's ``step`` (six values: ``obs, state,
+    """``BlackjackJax`` with gymnax 1.0's ``step`` (six values: ``obs, state,
     reward, terminated, truncated, info``, each in its own slot: an episode cut after
     ``rounds_per_episode`` rounds is ``truncated``, never ``terminated``), what gymnax's
     wrappers take (``LogWrapper``, ``FlattenObservationWrapper``,
     ``GymnaxToGymWrapper``, ``GymnaxToVectorGymWrapper``). Its ``info`` is the lean one
     plus ``final_observation`` (as gymnax's own envs return); ``full_info=True``: the
-    rich one (:meth:`BlackjackJax.step_full`). Other attributes are the table's."""
+    rich one (``BlackjackJax.step_full``). Other attributes are the table's."""
 
     def __init__(self, env: BlackjackJax, full_info: bool = False) -> None:
         self._env = env
-        #: step returns :meth:`BlackjackJax.step_full`'s info
+        #: step returns ``BlackjackJax.step_full``'s info
         self.full_info = bool(full_info)
 
     def __getattr__(self, name: str) -> Any:

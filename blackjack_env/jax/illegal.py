@@ -10,7 +10,7 @@
   ``illegal_penalty`` is taken from its reward.
 * ``"raise"``: an exception cannot be raised from inside ``jax.jit`` for a traced value,
   so the pure object refuses it at construction (:func:`refuse_raise`); the Gymnasium
-  adapters (:mod:`blackjack_env.jax.gym`), whose actions are numpy arrays, check the mask
+  adapters (``blackjack_env.jax.gym``), whose actions are numpy arrays, check the mask
   on the host before stepping and raise ``envs.step.illegal_message``'s ``ValueError``,
   the state unchanged.
 

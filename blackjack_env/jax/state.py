@@ -4,7 +4,7 @@ numpy batched tables' :mod:`blackjack_env.envs.batch.state`).
 
 One table of one or several learner seats: :class:`State` is a ``NamedTuple`` of arrays
 whose shapes depend only on the :class:`~blackjack_env.jax.tables.Config` (seats, hands
-per seat, shoe size); with several seats the per-seat fields, :data:`SEAT_FIELDS`, gain a
+per seat, shoe size); with several seats the per-seat fields, ``SEAT_FIELDS``, gain a
 leading seat axis, and a seat's decisions are played on a one-seat view of it
 (:func:`blackjack_env.jax.seats.seat_view`). Chips are exact integers in units of
 ``1 / Config.chip_den`` where they accumulate (``session``, ``bank``).
@@ -66,7 +66,7 @@ class State(NamedTuple):
     Shapes: ``()`` a scalar; ``(H,)`` one entry per hand of a seat (``H`` =
     ``Config.hands``; hand ``h`` at ``[h]``, hands ``0 .. nhands - 1`` exist); ``(S,)``
     the shoe's places (``S`` = ``Config.shoe_size``). With several seats
-    (``Config.seats`` > 1) the fields of :data:`SEAT_FIELDS` gain a leading seat axis
+    (``Config.seats`` > 1) the fields of ``SEAT_FIELDS`` gain a leading seat axis
     (seat ``s`` at ``[s]``); the shoe, the dealer and the episode counters are the
     table's. Units: cards are ids ``0..51`` (``Params.rank_of_id``, ``value_of_id``);
     ranks are indices ``0..12`` (ace .. king); totals are points with every ace counted
@@ -74,10 +74,10 @@ class State(NamedTuple):
     are whole chips (``Config.bet`` a base bet), results are float32 chips, and the
     episode's and the bankroll's chips are exact integers in units of ``1 /
     Config.chip_den``. The finite shoe's layout (a ring) is
-    :mod:`blackjack_env.jax.shoe`'s; the phase codes are the numpy batched tables'
+    ``blackjack_env.jax.shoe``'s; the phase codes are the numpy batched tables'
     (``BatchPhase``).
 
-    Renamed fields (the old names read with a ``DeprecationWarning``, :data:`RENAMED_FIELDS`):
+    Renamed fields (the old names read with a ``DeprecationWarning``, ``RENAMED_FIELDS``):
     ``r0``, ``r1``, ``cur``, ``d_hard``, ``d_ace``, ``d_n``, ``up``, ``hole``,
     ``ep_rounds``.
     """

@@ -382,6 +382,19 @@ def observation_reference() -> None:
                 extra = " (one-hot)" if end - i > 1 else ""
                 rows.append((where, code(name[4:].lower()) + extra, f"[{low:g}, {high:g}]",
                              str(space.dtype)))
+        elif mode.value == "features":
+            # the vector's fields first (their table is obs-vector.md), then the one-hots
+            n = int(view.VECTOR_SIZE)
+            rows.append((f"0..{n - 1}", "the `vector` observation's fields", "see `vector`",
+                         str(space.dtype)))
+            starts = sorted((int(getattr(view, name)), name)
+                            for name in ("FEAT_TOTAL", "FEAT_UPCARD", "FEAT_CARDS"))
+            size = int(space.shape[0])
+            for k, (i, name) in enumerate(starts):
+                end = starts[k + 1][0] if k + 1 < len(starts) else size
+                rows.append((f"{i}..{end - 1}", code(name[5:].lower()) + " (one-hot)",
+                             f"[{float(space.low[i]):g}, {float(space.high[i]):g}]",
+                             str(space.dtype)))
         else:
             for i, key in enumerate(view.DICT_KEYS):
                 sub = space.spaces[key]
