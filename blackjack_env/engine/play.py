@@ -826,9 +826,21 @@ def play_action_table(
     split: its hands all come from a split, and it holds more than one) where they
     hold, plus ``KEY_UPCARD *`` the upcard's rank index (0 = ace .. 12 = king);
     columns are ``Action`` codes. Shared: do not modify it."""
-    out = np.zeros((13 * KEY_UPCARD, n_actions), dtype=bool)
+    # Each row is one of a few action sets: the rows name their set (index), and each
+    # set becomes a bool row once. The upcard enters play_actions only by its value and
+    # whether it is an ace, so ranks of the same value share their block of rows.
+    sets: dict[tuple[Action, ...], int] = {}
+    index = np.zeros(13 * KEY_UPCARD, dtype=np.intp)
     values = rules.card_values
+    done: dict[int, int] = {}  # upcard value (an ace: 0) -> the rank whose block holds it
     for rank in range(13):
+        up = 0 if rank == 0 else values[rank]
+        start = rank * KEY_UPCARD
+        if up in done:
+            first = done[up] * KEY_UPCARD
+            index[start : start + KEY_UPCARD] = index[first : first + KEY_UPCARD]
+            continue
+        done[up] = rank
         for key in range(KEY_UPCARD):
             from_split = bool(key & KEY_FROM_SPLIT)
             total, soft = score((key & 63) >> 1, bool(key & 1))
@@ -845,7 +857,14 @@ def play_action_table(
                 up_ace=rank == 0,
                 afford_double=afford_double,
             )
-            out[rank * KEY_UPCARD + key, [int(a) for a in legal]] = True
+            found = sets.get(legal)
+            if found is None:
+                found = sets[legal] = len(sets)
+            index[start + key] = found
+    rows = np.zeros((len(sets), n_actions), dtype=bool)
+    for legal, i in sets.items():
+        rows[i, [int(a) for a in legal]] = True
+    out: np.ndarray = rows[index]
     return out
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-from functools import partial
 from typing import Any
 
 import jax
@@ -14,12 +13,12 @@ from blackjack_env.engine.cards import ALL_CARDS, Card, parse_cards
 from blackjack_env.engine.rules import Rules
 from blackjack_env.envs import view
 from blackjack_env.envs.settings import KEEP_DECKS, EnvArgs, EnvSettings
-from blackjack_env.envs.step import IllegalAction
 from blackjack_env.envs.tables import RuleTables
 from blackjack_env.envs.view.layout import Layout
-from blackjack_env.jax import checks, core, illegal
+from blackjack_env.jax import checks, core, illegal, program
 from blackjack_env.jax.checks import unwrap_state
 from blackjack_env.jax.gymnax import FULL_INFO, LEAN_INFO, GymnaxV1
+from blackjack_env.jax.program import Program
 from blackjack_env.jax.spaces import box, discrete, from_gymnasium
 from blackjack_env.jax.tables import Config, Params, build
 
@@ -226,6 +225,9 @@ class BlackjackJax:
         self.rules: Rules = rules
         self.obs_mode = settings.obs_mode.value
         self.config: Config = cfg
+        #: what the compiled functions are keyed on (:mod:`blackjack_env.jax.program`):
+        #: envs of equal programs share their compilations
+        self.program = Program(cfg, self.obs_mode, self.illegal_action, self.illegal_penalty)
         self._params = params
         self.action_names: list[str] = layout.action_names()
         #: the numpy envs' single-seat spaces (Gymnasium), for adapters
@@ -264,7 +266,7 @@ class BlackjackJax:
     def reset(self, key: Any, params: Params | None = None) -> tuple[Any, core.State]:
         """A fresh table (a new shoe) with its first round dealt (or opened for its bet).
         ``params`` are checked against this env's (:meth:`check_params`)."""
-        return _reset_jit(self, key, self.check_params(params))
+        return program.reset(self.program, key, self.check_params(params))
 
     def step(
         self, key: Any, state: core.State, action: Any, params: Params | None = None
@@ -291,7 +293,7 @@ class BlackjackJax:
     ) -> tuple[Any, core.State, Any, Any, dict[str, Any]]:
         p = self.check_params(params)
         self.check_step_args(state, action)
-        return _step_jit(self, key, state, action, p, full)
+        return program.step(self.program, key, state, action, p, full)
 
     # ------------------------------------------------------------------ input checks
     def check_params(self, params: Params | None) -> Params:
@@ -312,25 +314,18 @@ class BlackjackJax:
         batched over tables): the legal actions of ``state``. ``state`` may be a wrapper's
         state that holds this env's as ``env_state`` (gymnax's ``LogWrapper``, at any
         depth): the mask of the state that :meth:`reset` returns is read here."""
-        state = unwrap_state(state)
         p = self._params if params is None else params
-        fn = partial(core.masks, p=p, cfg=self.config)
-        return jax.vmap(fn)(state) if jnp.ndim(state.pos) else fn(state)
+        return program.masks(self.program, unwrap_state(state), p)
 
     def active(self, state: Any, params: Params | None = None) -> Any:
         """bool ``(seats,)`` (or batched over tables): the seat whose action the next step
         plays (the numpy vector env's ``info["active"]``); a wrapper's state as in
         :meth:`action_mask`."""
-        state = unwrap_state(state)
-        fn = partial(core.active, cfg=self.config)
-        return jax.vmap(fn)(state) if jnp.ndim(state.pos) else fn(state)
+        return program.active(self.program, unwrap_state(state))
 
     def get_obs(self, state: core.State, params: Params | None = None) -> Any:
         p = self._params if params is None else params
-        return self._obs(state, p)
-
-    def _obs(self, st: core.State, p: Params) -> Any:
-        return core.observe(st, p, self.config, self.obs_mode)
+        return self.program.observe(state, p)
 
     # ------------------------------------------------------------------ scripted cards
     def stack(
@@ -411,11 +406,7 @@ class BlackjackJax:
         round dealt, or opened for its bet (bet steps); for scripted rounds :meth:`stack`
         first."""
         p = self._params if params is None else params
-        if jnp.ndim(state.pos):
-            st = _start_rounds_jit(self, key, state, p)
-            return jax.vmap(lambda s: self._obs(s, p))(st), st
-        st = _start_round_jit(self, key, state, p)
-        return self._obs(st, p), st
+        return program.start_round(self.program, key, state, p)
 
     def new_state(self, num_tables: int | None = None) -> core.State:
         """A table before its first round (a full shoe), or ``num_tables`` of them."""
@@ -430,66 +421,3 @@ class BlackjackJax:
         truncated, info``), for gymnax's own wrappers (``GymnaxV1``; ``full_info``:
         the rich ``info`` of :meth:`step_full`)."""
         return GymnaxV1(self, full_info)
-
-
-@partial(jax.jit, static_argnums=0)
-def _reset_jit(env: BlackjackJax, key: Any, p: Params) -> tuple[Any, core.State]:
-    st = core.first_round(key, core.new_state(env.config), p, env.config)
-    return env.get_obs(st, p), st
-
-
-@partial(jax.jit, static_argnums=(0, 5))
-def _step_jit(
-    env: BlackjackJax, key: Any, state: core.State, action: Any, p: Params, full: bool
-) -> tuple[Any, core.State, Any, Any, dict[str, Any]]:
-    k_play, k_next = jax.random.split(key)
-    cfg = env.config
-    penalize = env.illegal_action is IllegalAction.PENALIZE
-    if penalize:
-        st, reward, over, played, bad = illegal.penalized_step(
-            k_play, state, action, p, cfg, env.illegal_penalty
-        )
-    else:
-        st, reward, over, played, bad = core.step(k_play, state, action, p, cfg)
-    # the round's net, the penalty not taken: the chips won or lost (the penalty is a
-    # reward, never chips: the numpy envs' bankroll and session ignore it)
-    net = jnp.where(over, core.round_net(st, cfg), 0.0)
-    chips = jnp.where(over, jnp.round(net * (cfg.bet * cfg.chip_den)).astype(jnp.int32), 0)
-    st, term, trunc = core.end_round(st, net, over, cfg)
-    ended = term | trunc
-    # (the round is over: its mask allows every action, as the numpy env's SETTLED)
-    final = core.observe(st, p, cfg, env.obs_mode, settled=True) if full else None
-    # stacked cards not dealt by an ended episode are dropped (numpy
-    # TableBatch.clear_stacks): the next episode's cards are random
-    st = st._replace(stacked=jnp.where(jnp.any(ended), 0, st.stacked))
-    st = core.next_round(k_next, st, p, cfg, over, ended)
-    obs = env.get_obs(st, p)
-    shape = jnp.shape(reward)
-    done = jnp.broadcast_to(ended, shape)
-    info: dict[str, Any] = {
-        "action_mask": core.masks(st, p, cfg),
-        "round_over": jnp.broadcast_to(over, shape),
-        "illegal_action": bad,
-        "terminated": jnp.broadcast_to(term, shape),
-        "truncated": jnp.broadcast_to(trunc, shape),
-        "discount": jnp.where(term, 0.0, 1.0) * jnp.ones(shape),
-    }
-    if env.seats > 1:
-        info["active"] = core.active(st, cfg)
-    if full:
-        info["final_observation"] = final
-        info["round_net"] = jnp.broadcast_to(net, shape).astype(jnp.float32)
-        info["round_chips"] = jnp.broadcast_to(chips, shape)
-        info["action_played"] = played
-    return obs, st, reward.astype(jnp.float32), done, info
-
-
-@partial(jax.jit, static_argnums=0)
-def _start_round_jit(env: BlackjackJax, key: Any, state: core.State, p: Params) -> core.State:
-    return core.first_round(key, state, p, env.config)
-
-
-@partial(jax.jit, static_argnums=0)
-def _start_rounds_jit(env: BlackjackJax, key: Any, state: core.State, p: Params) -> core.State:
-    keys = jax.random.split(key, state.pos.shape[0])
-    return jax.vmap(lambda k, s: core.first_round(k, s, p, env.config))(keys, state)

@@ -38,8 +38,9 @@ from blackjack_env.envs.vector_checks import (
     check_reset_mask,
     read_stacks,
 )
-from blackjack_env.jax import core
+from blackjack_env.jax import core, program
 from blackjack_env.jax.env import BlackjackJax
+from blackjack_env.jax.program import Program
 from blackjack_env.jax.tables import Config, Params
 
 __all__ = ["ENV_ID", "BlackjackJaxEnv", "BlackjackJaxVectorEnv", "register"]
@@ -108,10 +109,44 @@ def _finish_round(key: Any, st: core.State, on: Any, p: Params, cfg: Config) -> 
     return st._replace(stacked=jnp.where(on, 0, st.stacked))
 
 
+@partial(jax.jit, static_argnums=0)
+def _finish(prog: Program, key: Any, st: core.State, on: Any, p: Params) -> core.State:
+    """:func:`_finish_round` at each table of a batch where ``on``."""
+    keys = jax.random.split(key, st.pos.shape[0])
+    return jax.vmap(partial(_finish_round, p=p, cfg=prog.config))(keys, st, on)
+
+
+@partial(jax.jit, static_argnums=0)
+def _open(prog: Program, st: core.State, on: Any) -> core.State:
+    """The last round's cards to the discards (a reshuffle if the cut card is out) at each
+    table where ``on`` (a table awaiting its bet has opened its shoe), before stacking, as
+    the numpy tables do; the deal then finds nothing more to do."""
+    cfg = prog.config
+    return jax.vmap(lambda s, o: core.open_shoe(s, cfg, o & ~s.opened if cfg.bets else o))(
+        st, on
+    )
+
+
+@partial(jax.jit, static_argnums=0)
+def _begin(prog: Program, key: Any, st: core.State, on: Any, p: Params) -> Any:
+    """A new episode at each table of a batch where ``on`` (a fresh table: the first round
+    of a new shoe), and the tables' observations."""
+    cfg = prog.config
+    keys = jax.random.split(key, st.pos.shape[0])
+    st = jax.vmap(lambda k, x, o: core.next_round(k, x, p, cfg, o, o))(keys, st, on)
+    return jax.vmap(lambda x: prog.observe(x, p))(st), st
+
+
 _BET, _SETTLED = int(Decision.BET), int(Decision.SETTLED)
 
 
-def _state_info(st: core.State, p: Params, cfg: Config) -> dict[str, Any]:
+@partial(jax.jit, static_argnums=0)
+def _state_info(prog: Program, st: core.State, p: Params) -> dict[str, Any]:
+    """:func:`_table_info` of each table of a batch."""
+    return jax.vmap(partial(_table_info, p=p, cfg=prog.config))(st)
+
+
+def _table_info(st: core.State, p: Params, cfg: Config) -> dict[str, Any]:
     """One table's ``info`` entries read from its state, per seat (the numpy vector env's
     ``_info``): the decision each seat is asked (``phase``: a seat the table does not
     wait for ``SETTLED``, a table awaiting its bet ``BET``), the episode's ``round``, the
@@ -234,7 +269,7 @@ class BlackjackJaxVectorEnv(VectorEnv):
             )
         self.num_envs = n
         #: JAX tables (``num_envs // seats_per_table``)
-        self.num_tables = t = n // s
+        self.num_tables = n // s
         self.single_observation_space = table.gymnasium_observation_space
         self.single_action_space = table.gymnasium_action_space
         self.observation_space = batch_space(self.single_observation_space, n)
@@ -251,30 +286,9 @@ class BlackjackJaxVectorEnv(VectorEnv):
             for name, value in (("table", np.arange(n) // s), ("seat", np.arange(n) % s)):
                 value.flags.writeable = False
                 self._seat_info[name] = value
-        p, cfg = table.default_params, table.config
-        batched = partial(jax.vmap, in_axes=(0, 0, 0))
-
-        def begin(key: Any, st: Any, on: Any) -> Any:
-            # a new episode where on (a fresh table: the first round of a new shoe)
-            st = batched(lambda k, x, o: core.next_round(k, x, p, cfg, o, o))(
-                jax.random.split(key, t), st, on
-            )
-            return jax.vmap(lambda x: table.get_obs(x, p))(st), st
-
-        self._begin = jax.jit(begin)
-        self._finish = jax.jit(batched(partial(_finish_round, p=p, cfg=cfg)))
-        # the last round's cards to the discards (a reshuffle if the cut card is out) before
-        # stacking, as the numpy tables do; the deal then finds nothing more to do
-        self._open = jax.jit(
-            jax.vmap(lambda st, on: core.open_shoe(st, cfg, on & ~st.opened if cfg.bets else on))
-        )
-        self._step = jax.jit(
-            lambda key, st, a: jax.vmap(table.step_full, in_axes=(0, 0, 0, None))(
-                jax.random.split(key, t), st, a, p
-            )
-        )
-        self._mask = jax.jit(lambda st: table.action_mask(st, p))
-        self._state_info = jax.jit(jax.vmap(partial(_state_info, p=p, cfg=cfg)))
+        #: the tables' arrays, passed to the compiled functions (keyed on the table's
+        #: program: adapters of equal programs share their compilations)
+        self._params = table.default_params
 
     def _flat(self, x: Any) -> Any:
         """A JAX output of the tables (leading axes tables[, seats]) as numpy rows, one per
@@ -307,14 +321,14 @@ class BlackjackJaxVectorEnv(VectorEnv):
         if fresh:
             st, on = self.table.new_state(self.num_tables), np.ones(self.num_tables, bool)
         else:
-            st = self._finish(jax.random.split(k_finish, self.num_tables), self.state, on)
+            st = _finish(self.table.program, k_finish, self.state, jnp.asarray(on), self._params)
         shuffled = np.zeros(self.num_tables, bool)
         if stacks:
-            st = self._open(st, jnp.asarray(on))
+            st = _open(self.table.program, st, jnp.asarray(on))
             shuffled = np.asarray(st.reshuffled) & on
             per_table = [stacks.get(r * s) if on[r] else None for r in range(self.num_tables)]
             st = self.table.stack(st, per_table)  # (refused: nothing has changed)
-        obs, new = self._begin(k_begin, st, jnp.asarray(on))
+        obs, new = _begin(self.table.program, k_begin, st, jnp.asarray(on), self._params)
         self.state = new._replace(reshuffled=new.reshuffled | shuffled)
         self._key = key
         return self._np_obs(obs), self._info({})
@@ -323,14 +337,14 @@ class BlackjackJaxVectorEnv(VectorEnv):
         return _to_numpy(self._flat(obs), self.single_observation_space)
 
     def _np_mask(self) -> np.ndarray:
-        return self._flat(self._mask(self.state)).astype(np.int8)
+        return self._flat(self.table.action_mask(self.state)).astype(np.int8)
 
     def _info(self, extra: dict[str, np.ndarray]) -> dict[str, Any]:
         """The numpy vector env's ``info`` of the tables now, with ``extra`` (the step's
         entries), each key with its ``_key`` mask (all True)."""
         st = self.state
         info: dict[str, Any] = {"action_mask": self._np_mask()}
-        for k, v in self._state_info(st).items():
+        for k, v in _state_info(self.table.program, st, self._params).items():
             info[k] = self._flat(v).astype(_STATE_INFO[k])
         info["bankroll"] = chips_to_float(info["bankroll"], self.table.config.chip_den)
         if self.seats > 1:
@@ -349,10 +363,12 @@ class BlackjackJaxVectorEnv(VectorEnv):
             _check_legal(self.table, self.state, a, batched=True)
         self._key, sub = jax.random.split(self._key)
         shaped = a.reshape(self.num_tables, self.seats) if self.seats > 1 else a
-        rounds = self._flat(self._state_info(self.state)["round"]).astype(np.int64)
-        obs, self.state, _reward, done, info = self._step(
-            sub, self.state, jnp.asarray(shaped, jnp.int32)
-        )
+        # (each table's round, one row per sub-env)
+        rounds = np.repeat(np.asarray(self.state.episode_rounds, np.int64), self.seats)
+        obs, self.state, _reward, done, info = program.batch_step(
+            self.table.program, jax.random.split(sub, self.num_tables), self.state,
+            jnp.asarray(shaped, jnp.int32), self._params, True,
+        )  # fmt: skip
         f = self._flat
         cfg = self.table.config
         round_net = chips_to_float(f(info["round_chips"]), cfg.chip_den, cfg.bet)
@@ -381,7 +397,7 @@ class BlackjackJaxVectorEnv(VectorEnv):
 
     def action_masks(self) -> np.ndarray:
         """bool ``(num_envs, n)``: the legal actions now (sb3-contrib's convention)."""
-        return self._flat(self._mask(self.state)).astype(bool)
+        return self._flat(self.table.action_mask(self.state)).astype(bool)
 
 
 class BlackjackJaxEnv(gym.Env[np.ndarray, np.int64]):
@@ -400,8 +416,6 @@ class BlackjackJaxEnv(gym.Env[np.ndarray, np.int64]):
         self._key: Any = None
         self._state: Any = None
         self._done = False
-        t = self.table
-        self._step = jax.jit(partial(t.step_full, params=t.default_params))
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -434,7 +448,10 @@ class BlackjackJaxEnv(gym.Env[np.ndarray, np.int64]):
         if self._strict:
             _check_legal(self.table, self._state, np.array([action]), batched=False)
         self._key, sub = jax.random.split(self._key)
-        obs, self._state, _reward, done, info = self._step(sub, self._state, jnp.int32(action))
+        t = self.table
+        obs, self._state, _reward, done, info = program.step(
+            t.program, sub, self._state, jnp.int32(action), t.default_params, True
+        )
         self._obs = obs  # (the next round's first observation: returned by reset())
         self._done = bool(done)
         shown = info["final_observation"] if self._done else obs

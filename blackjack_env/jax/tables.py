@@ -12,7 +12,7 @@ the JAX round reads exactly the tables the numpy round reads, and no numpy env i
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import jax.numpy as jnp
@@ -47,9 +47,14 @@ class Config:
     space (the numpy env's ``Layout.n_actions``). The flags say which parts of the round
     the rules use, each read from :mod:`blackjack_env.engine.play` (as the numpy batched
     tables read them).
+
+    Two configs are equal (and hash alike) when their traced code is the same: ``rules``
+    is carried for reference and left out of the comparison, since everything traced
+    reads of it is in the other fields or in :class:`Params` (so rule sets that differ
+    only in table values share one compilation; :mod:`blackjack_env.jax.program`).
     """
 
-    rules: Rules
+    rules: Rules = field(compare=False)
     hands: int
     seats: int
     shoe_size: int

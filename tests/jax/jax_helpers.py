@@ -4,7 +4,7 @@ compared sub-env by sub-env at every step (:func:`run_parity`)."""
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
 import numpy as np
@@ -14,8 +14,9 @@ import jax.numpy as jnp  # noqa: E402
 
 from blackjack_env.envs.step import Decision  # noqa: E402
 from blackjack_env.envs.vector import BlackjackVectorEnv  # noqa: E402
-from blackjack_env.jax import BlackjackJax, core  # noqa: E402
+from blackjack_env.jax import BlackjackJax, core, program  # noqa: E402
 from blackjack_env.jax.gym import BlackjackJaxVectorEnv  # noqa: E402
+from blackjack_env.jax.tables import Config  # noqa: E402
 from tests.envs.vector_helpers import stacked_cards  # noqa: E402
 
 #: observations agree to this (float32 fields computed in float32 by JAX and in float64
@@ -29,16 +30,16 @@ def jax_env(key: str, **kwargs: Any) -> BlackjackJax:
     return BlackjackJax(**kwargs)
 
 
-@cache
 def batched_step(env: BlackjackJax) -> Any:
-    """``env.step_full`` (the rich ``info``) over a batch of tables, jitted once."""
-    return jax.jit(jax.vmap(env.step_full, in_axes=(0, 0, 0, None)))
+    """``env.step_full`` (the rich ``info``) over a batch of tables: the env's compiled
+    ``program.batch_step``, shared by every env of the same program."""
+    return partial(program.batch_step, env.program, full=True)
 
 
 @cache
-def batched_chips(env: BlackjackJax) -> Any:
+def batched_chips(cfg: Config) -> Any:
     """The learner's chips at each table (the numpy env's ``info["bankroll"]``)."""
-    return jax.jit(jax.vmap(lambda st: core.bankroll(st, env.config)))
+    return jax.jit(jax.vmap(lambda st: core.bankroll(st, cfg)))
 
 
 def flat(x: Any, seats: int) -> Any:
@@ -79,7 +80,7 @@ class PureTables:
         self._step = batched_step(env)
 
     def _info(self, info: dict[str, Any]) -> dict[str, Any]:
-        info = {**info, "bankroll": batched_chips(self.env)(self.state)}
+        info = {**info, "bankroll": batched_chips(self.env.config)(self.state)}
         return {k: flat(v, self.s) for k, v in info.items()}
 
     def reset(self, seed: int, options: dict[str, Any]) -> tuple[Any, dict[str, Any]]:

@@ -1,0 +1,156 @@
+"""The compiled programs of a JAX table, keyed by what their trace reads.
+
+A :class:`~blackjack_env.jax.BlackjackJax` hands its jitted functions a
+:class:`Program` as their static argument and its :class:`~blackjack_env.jax.tables.Params`
+as an ordinary argument. A ``Program`` holds only what chooses the traced code: the
+:class:`~blackjack_env.jax.tables.Config` (shapes and the rule flags; its ``rules`` is
+left out of its equality), the observation mode and the illegal-action policy. Equal
+programs share one compilation in a process: every env of the same arguments, and rule
+sets that differ only in their tables' values (the payout of a natural, whether the
+dealer hits soft 17, which totals may double, ...), which are ``Params`` entries.
+
+The functions here work on one table (:func:`step`, :func:`reset`, ...) or on a batch
+of tables along a leading axis (the ``batch_*`` functions, the Gymnasium vector
+adapter's); ``jax.jit`` compiles each once per program and per shape of its arrays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+from blackjack_env.envs.step import IllegalAction
+from blackjack_env.jax import core, illegal
+from blackjack_env.jax.tables import Config, Params
+
+__all__ = ["Program"]
+
+
+@dataclass(frozen=True)
+class Program:
+    """What a table's traced code reads besides its arrays (hashable: a static argument).
+
+    ``config``: the table's shapes and rule flags; ``obs_mode``: the observation mode's
+    value (``"features"``, ``"vector"``, ...); ``illegal_action`` and
+    ``illegal_penalty``: the policy for an illegal action and the reward it costs under
+    ``PENALIZE``."""
+
+    config: Config
+    obs_mode: str
+    illegal_action: IllegalAction
+    illegal_penalty: float
+
+    def observe(self, st: core.State, p: Params, settled: Any = False) -> Any:
+        """One table's observation (one seat's, or ``(seats, ...)``)."""
+        return core.observe(st, p, self.config, self.obs_mode, settled=settled)
+
+    def play_step(
+        self, key: Any, state: core.State, action: Any, p: Params, full: bool
+    ) -> tuple[Any, core.State, Any, Any, dict[str, Any]]:
+        """One decision at one table, unjitted (:func:`step` compiles it): the step that
+        ends the round deals the next one or opens it for its bet, the step that ends the
+        episode starts the next one. ``full``: the rich ``info`` (``FULL_INFO``)."""
+        k_play, k_next = jax.random.split(key)
+        cfg = self.config
+        if self.illegal_action is IllegalAction.PENALIZE:
+            st, reward, over, played, bad = illegal.penalized_step(
+                k_play, state, action, p, cfg, self.illegal_penalty
+            )
+        else:
+            st, reward, over, played, bad = core.step(k_play, state, action, p, cfg)
+        # the round's net, the penalty not taken: the chips won or lost (the penalty is a
+        # reward, never chips: the numpy envs' bankroll and session ignore it)
+        net = jnp.where(over, core.round_net(st, cfg), 0.0)
+        chips = jnp.where(over, jnp.round(net * (cfg.bet * cfg.chip_den)).astype(jnp.int32), 0)
+        st, term, trunc = core.end_round(st, net, over, cfg)
+        ended = term | trunc
+        # (the round is over: its mask allows every action, as the numpy env's SETTLED)
+        final = self.observe(st, p, settled=True) if full else None
+        # stacked cards not dealt by an ended episode are dropped (numpy
+        # TableBatch.clear_stacks): the next episode's cards are random
+        st = st._replace(stacked=jnp.where(jnp.any(ended), 0, st.stacked))
+        st = core.next_round(k_next, st, p, cfg, over, ended)
+        obs = self.observe(st, p)
+        shape = jnp.shape(reward)
+        done = jnp.broadcast_to(ended, shape)
+        info: dict[str, Any] = {
+            "action_mask": core.masks(st, p, cfg),
+            "round_over": jnp.broadcast_to(over, shape),
+            "illegal_action": bad,
+            "terminated": jnp.broadcast_to(term, shape),
+            "truncated": jnp.broadcast_to(trunc, shape),
+            "discount": jnp.where(term, 0.0, 1.0) * jnp.ones(shape),
+        }
+        if cfg.seats > 1:
+            info["active"] = core.active(st, cfg)
+        if full:
+            info["final_observation"] = final
+            info["round_net"] = jnp.broadcast_to(net, shape).astype(jnp.float32)
+            info["round_chips"] = jnp.broadcast_to(chips, shape)
+            info["action_played"] = played
+        return obs, st, reward.astype(jnp.float32), done, info
+
+
+def _batched(st: core.State) -> bool:
+    """Whether ``st`` holds a batch of tables (a leading axis)."""
+    return bool(jnp.ndim(st.pos))
+
+
+@partial(jax.jit, static_argnums=0)
+def reset(prog: Program, key: Any, p: Params) -> tuple[Any, core.State]:
+    """A fresh table (a new shoe) with its first round dealt, and its observation."""
+    st = core.first_round(key, core.new_state(prog.config), p, prog.config)
+    return prog.observe(st, p), st
+
+
+@partial(jax.jit, static_argnums=(0, 5))
+def step(
+    prog: Program, key: Any, state: core.State, action: Any, p: Params, full: bool
+) -> tuple[Any, core.State, Any, Any, dict[str, Any]]:
+    """:meth:`Program.play_step`, compiled."""
+    return prog.play_step(key, state, action, p, full)
+
+
+@partial(jax.jit, static_argnums=0)
+def start_round(prog: Program, key: Any, state: core.State, p: Params) -> tuple[Any, core.State]:
+    """An episode started at each table of ``state`` (one, or a batch: one key each)."""
+    if _batched(state):
+        keys = jax.random.split(key, state.pos.shape[0])
+        st = jax.vmap(lambda k, s: core.first_round(k, s, p, prog.config))(keys, state)
+        return jax.vmap(lambda s: prog.observe(s, p))(st), st
+    st = core.first_round(key, state, p, prog.config)
+    return prog.observe(st, p), st
+
+
+@partial(jax.jit, static_argnums=0)
+def masks(prog: Program, state: core.State, p: Params) -> Any:
+    """The legal actions of each seat of one table, or of a batch of tables."""
+    fn = partial(core.masks, p=p, cfg=prog.config)
+    return jax.vmap(fn)(state) if _batched(state) else fn(state)
+
+
+@partial(jax.jit, static_argnums=0)
+def active(prog: Program, state: core.State) -> Any:
+    """The seat the next step plays at one table, or at a batch of tables."""
+    fn = partial(core.active, cfg=prog.config)
+    return jax.vmap(fn)(state) if _batched(state) else fn(state)
+
+
+@partial(jax.jit, static_argnums=0)
+def observe(prog: Program, state: core.State, p: Params) -> Any:
+    """The observation of one table, or of a batch of tables."""
+    fn = partial(prog.observe, p=p)
+    return jax.vmap(fn)(state) if _batched(state) else fn(state)
+
+
+@partial(jax.jit, static_argnums=(0, 5))
+def batch_step(
+    prog: Program, keys: Any, state: core.State, actions: Any, p: Params, full: bool
+) -> tuple[Any, core.State, Any, Any, dict[str, Any]]:
+    """:meth:`Program.play_step` at a batch of tables (one key and action row each)."""
+    play = partial(prog.play_step, p=p, full=full)
+    return jax.vmap(play)(keys, state, actions)
