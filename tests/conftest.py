@@ -12,6 +12,17 @@ the backend, so it is reused only for the same program; deleting the folder (or
 ``JAX_COMPILATION_CACHE_DIR`` already set in the environment is used instead, and
 ``JAX_COMPILATION_CACHE_DIR=`` (empty) turns the cache off.
 
+**XLA's CPU backend at optimisation level 0** (``XLA_FLAGS``, for this process and the
+commands the tests start; an ``XLA_FLAGS`` that already sets
+``--xla_backend_optimization_level`` is left as it is). Compiling the JAX table is most
+of what its tests cost: one compilation per rule set and entry point (1-6 CPU-s each),
+against milliseconds of play. Level 0 leaves XLA's own optimisations of the program as
+they are (the same HLO, the same arithmetic: no fast-math at any level) and skips
+LLVM's optimisation of the machine code: measured on ``tests/jax`` in one process, XLA
+compile time 219 -> 150 s and the run 283 -> 212 s, the JAX PPO tests unchanged
+(32 -> 35 s wall, 38 -> 35 CPU-s). The benchmarks (``scripts/bench_jax.py``) and
+users run at XLA's default level.
+
 **The pure-Python pass** (``pytest --pure-pass``, with ``BLACKJACK_ENV_PURE=1``): CI and
 the README's test command run the tests twice, first on the build as installed (the
 modules of ``blackjack_env/_native.py``'s ``KNOWN`` compiled by mypyc), then on the
@@ -56,6 +67,12 @@ BUILD_NEUTRAL: dict[str, str] = {
     "tests/docs": "the site's pages and examples; each name they call is tested where it "
     "is defined, in both passes",
     "tests/integration": "third-party RL tools (their own run in .ci/run, once)",
+    "tests/agents": "the agents act through the envs' public API (reset, step, masks) and "
+    "the analysis's functions; the single env they drive is compared step by step with "
+    "its source in tests/envs/test_compiled.py, and the envs and the analysis are tested "
+    "in both passes",
+    "tests/test_simulate.py": "the evaluation loop and its worker processes, over the env "
+    "API that tests/envs checks in both passes",
 }
 
 
@@ -88,6 +105,18 @@ def _use_jax_cache() -> None:
 
 
 _use_jax_cache()
+
+#: the XLA flag of the tests' compilations (see above)
+XLA_TEST_FLAG = "--xla_backend_optimization_level=0"
+
+
+def _use_xla_test_flag() -> None:
+    flags = os.environ.get("XLA_FLAGS", "")
+    if "xla_backend_optimization_level" not in flags:
+        os.environ["XLA_FLAGS"] = f"{flags} {XLA_TEST_FLAG}".strip()
+
+
+_use_xla_test_flag()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -115,12 +115,18 @@ def random_setting(rng: np.random.Generator) -> dict[str, Any]:
         return kw
 
 
-def check_random_settings(count: int, seed: int, n: int) -> dict[str, int]:
+def check_random_settings(
+    count: int, seed: int, n: int, long_run: bool = False
+) -> dict[str, int]:
     """``count`` random settings, each ``n`` tables of the vector adapter against the
     numpy vector env (:func:`~tests.jax.jax_helpers.run_parity`, exact); returns what
-    was compared, summed."""
+    was compared, summed. ``long_run``: a line per setting, and each setting's compiled
+    programs dropped after it (``jax.clear_caches``): a process that keeps hundreds of
+    them runs out of the memory LLVM maps for machine code (measured: "LLVM compilation
+    error: Cannot allocate memory", then a crash, after about 30 minutes of settings)."""
     rng = np.random.default_rng(seed)
     total: dict[str, int] = {}
+    t0 = time.perf_counter()
     for i in range(count):
         kw = random_setting(rng)
         s = kw.get("seats_per_table", 1)
@@ -136,6 +142,10 @@ def check_random_settings(count: int, seed: int, n: int) -> dict[str, int]:
         total["non_dyadic"] = total.get("non_dyadic", 0) + (
             env.table.config.chip_den & (env.table.config.chip_den - 1) != 0
         )
+        env.close()
+        if long_run:
+            jax.clear_caches()
+            print(f"setting {i + 1}/{count} at {time.perf_counter() - t0:.0f} s: {kw}", flush=True)
     return total
 
 
@@ -157,7 +167,7 @@ def test_random_rules_parity_300() -> None:
     measured 188 s for the first 10 settings on 2 shared CPU cores at load 15 (about 19 s a
     setting: 300 take about 95 minutes)."""
     t0 = time.perf_counter()
-    seen = check_random_settings(N_RANDOM, seed=33, n=32)
+    seen = check_random_settings(N_RANDOM, seed=33, n=32, long_run=True)
     print(f"random-rules parity: {seen} in {time.perf_counter() - t0:.0f} s")
     assert seen["settings"] == N_RANDOM and seen["non_dyadic"] > N_RANDOM // 6
     assert seen["split"] > 0 and seen["illegal_bet"] > 0 and seen["truncated"] > 0
