@@ -361,11 +361,13 @@ def test_ctrl_c_sent_to_a_running_web_server_exits_130(tmp_path) -> None:
     import subprocess
     import sys
 
+    from tests.scripts import interrupt
+
     pytest.importorskip("uvicorn")
     pytest.importorskip("starlette")
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen([sys.executable, str(ROOT / "scripts" / "web.py")], cwd=tmp_path,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    proc = interrupt.start([sys.executable, str(ROOT / "scripts" / "web.py")], cwd=tmp_path,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     try:
         assert "blackjack table at" in proc.stdout.readline()
         proc.send_signal(signal.SIGINT)

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.scripts import interrupt
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = ROOT / "scripts"
 
@@ -92,15 +94,18 @@ def test_train_sb3_and_evaluate(tmp_path):
 def test_ctrl_c_saves_a_checkpoint_and_resume_continues(tmp_path):
     out = tmp_path / "long"
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen([sys.executable, str(SCRIPTS / "train.py"), "--hands", "50000000",
-                             "--out", str(out), "--no-progress"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    deadline = time.time() + 120
-    while not (out / "settings.json").exists() and time.time() < deadline:
-        time.sleep(0.2)
-    time.sleep(3)
-    proc.send_signal(signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=120)
+    proc = interrupt.start([sys.executable, str(SCRIPTS / "train.py"), "--hands", "50000000",
+                            "--out", str(out), "--no-progress"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    try:
+        deadline = time.time() + 120
+        while not (out / "settings.json").exists() and time.time() < deadline:
+            time.sleep(0.2)
+        time.sleep(3)
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=120)
+    finally:
+        proc.kill()  # (a no-op once it has ended; never left running past a failure)
     assert proc.returncode == 130 and stderr == "error: interrupted\n", stderr  # as every command
     assert "interrupted" in stdout and (out / "checkpoint.npz").exists()
     done = json.loads((out / "summary.json").read_text())["hands"]
