@@ -135,6 +135,8 @@ __all__ = [
 
 _A = Action
 Comp = tuple[int, ...]
+#: cards out of the pool beyond a hand's own: (class, count), or none
+Extra = tuple[int, int] | None
 
 # player categories of the stand table: 0 = total <= 16, 1..5 = 17..21, 6 = natural
 _NATURAL = 6
@@ -370,13 +372,20 @@ class _Context:
                 gen(i + 1, hard)
             cur[i] = b
 
-        if start_hard <= max_hard:
+        if start_hard <= max_hard and all(b <= n for b, n in zip(base, R, strict=True)):
             gen(0, start_hard)
         return out
 
     def split_rows(self, c: int) -> list[Comp]:
-        pair = self.plus(self.plus(tuple([0] * self.K), c), c)
-        return self.supersets(pair, 21 + self.vals[c])
+        """The rows of every split hand of pair class ``c``: its own cards plus ``n`` more
+        pair cards out of the pool (``n`` = 1 to ``max_split_hands - 1``: the other card
+        of the pair and the pair cards resplits drew)."""
+        out: list[Comp] = []
+        for n in range(1, min(self.rules.max_split_hands, self.pool[c])):
+            base = [0] * self.K
+            base[c] = 1 + n
+            out += self.supersets(tuple(base), 21 + n * self.vals[c])
+        return out
 
     # ------------------------------------------------------------ basics
     def p_bj(self, y: Comp) -> float:
@@ -467,6 +476,15 @@ class _Context:
         x[j] += 1
         return tuple(x)
 
+    @staticmethod
+    def out(y: Comp, extra: Extra) -> Comp:
+        """The row of hand ``y`` with the ``extra`` cards (class, count) also out."""
+        if extra is None:
+            return y
+        x = list(y)
+        x[extra[0]] += extra[1]
+        return tuple(x)
+
     # ------------------------------------------------------------ hands
     # A hand: y (its own cards by class), extra (class of a split partner card also out
     # of the pool, in the split approximation, else None), fs (from a split), sa (split
@@ -488,7 +506,7 @@ class _Context:
         )
 
     def best(
-        self, y: Comp, extra: int | None, fs: bool, sa: bool, h: int, pair: bool, natural: bool
+        self, y: Comp, extra: Extra, fs: bool, sa: bool, h: int, pair: bool, natural: bool
     ) -> float:
         """Optimal joint value of a hand awaiting a decision; a split is not considered
         here (the caller values it: resplits are chosen in :meth:`split_value`)."""
@@ -506,7 +524,7 @@ class _Context:
     def action_ev(
         self,
         y: Comp,
-        extra: int | None,
+        extra: Extra,
         fs: bool,
         sa: bool,
         h: int,
@@ -520,7 +538,7 @@ class _Context:
         unseen cards pair the hand's cards; ``waiting`` split hands of this pair wait for
         their second card (a split changes their value through the hand limit, and the
         change is counted in the split's value)."""
-        code = self.code(self.plus(y, extra))
+        code = self.code(self.out(y, extra))
         hard, ace = self.hard_ace(y)
         if action is _A.STAND:
             return self.stand(code, score(hard, ace)[0], natural)
@@ -534,18 +552,20 @@ class _Context:
             c = next(i for i, n in enumerate(y) if n)
             if same is None:
                 raise ValueError("a split value needs the count of unseen pairing cards")
-            gain = self.split_value(c, h + 1, waiting + 2, same)
+            gain = self.split_value(c, h + 1, waiting + 2, same, 2)
             if waiting:
-                gain -= self.split_value(c, h, waiting, same)
+                gain -= self.split_value(c, h, waiting, same, 2)
             return self.bet_factor * gain
         raise ValueError(f"{action!r} is not a playing action")
 
     # ------------------------------------------------------------ splits
-    def second_cards(self, c: int, same: int) -> list[tuple[float, Comp, bool]]:
+    def second_cards(self, c: int, same: int, gone: int) -> list[tuple[float, Comp, bool]]:
         """(probability, hand, is_pair) of a split hand's first two cards, drawn from the
-        pool less the pair; ``same`` of those cards pair the split card."""
+        pool less ``gone`` pair cards (the pair and the cards resplits drew); ``same`` of
+        the pool less the pair pair the split card, ``gone - 2`` of them are gone."""
         avail = list(self.pool)
-        avail[c] -= 2
+        avail[c] -= gone
+        same -= gone - 2
         total = sum(avail)
         out: list[tuple[float, Comp, bool]] = []
         if total <= 0:
@@ -582,59 +602,69 @@ class _Context:
         sa = self.aces[c]
         hard, ace = self.hard_ace(y)
         natural = is_natural(sum(y), hard, ace, natural_counts(self.rules, from_split=True))
+        extra = (c, h - 1)
         if sum(y) > 2:
-            code = self.code(self.plus(y, c))
+            code = self.code(self.out(y, extra))
             stand = self.stand(code, score(hard, ace)[0], False)
             return _A.HIT if self.draw(code, hard, ace, False) > stand else _A.STAND
         legal = [a for a in self.legal(y, True, sa, h, pair) if a is not _A.SPLIT]
-        evs = {a: self.action_ev(y, c, True, sa, h, pair, natural, a) for a in legal}
+        evs = {a: self.action_ev(y, extra, True, sa, h, pair, natural, a) for a in legal}
         best = max(evs, key=lambda a: evs[a])
         if split_allowed(self.rules, pair=pair, hands=h, split_aces=sa):
-            no_split = evs[best] + self.split_value(c, h, k - 1, same)
-            if self.split_value(c, h + 1, k + 1, same) > no_split:
+            no_split = evs[best] + self.split_value(c, h, k - 1, same, h)
+            if self.split_value(c, h + 1, k + 1, same, h + 1) > no_split:
                 return _A.SPLIT
         return best
 
-    def split_value(self, c: int, h: int, k: int, same: int) -> float:
+    def split_value(self, c: int, h: int, k: int, same: int, gone: int) -> float:
         """Expected sum of the joint results (per split hand's bet) of ``k`` split hands
-        of class ``c`` still waiting for their second card, ``h`` hands in all."""
+        of class ``c`` still waiting for their second card, ``h`` hands in all, ``gone``
+        pair cards out of the pool (the pair split first, then one per resplit).
+
+        The hands take their second cards in turn. A card that pairs the split card
+        may be split again (the better of the two is taken): one more hand waits and
+        one more pair card is gone, for every later hand. Otherwise the hand is played
+        out, its best play computed off the pool less its own cards and the ``gone``
+        pair cards (the non-pair cards of the other split hands are not removed)."""
         if k == 0:
             return 0.0
-        mk = (c, h, k, same)
+        mk = (c, h, k, same, gone)
         got = self._split_memo.get(mk)
         if got is not None:
             return got
-        rest = self.split_value(c, h, k - 1, same)
+        rest = self.split_value(c, h, k - 1, same, gone)
         ev = 0.0
-        for p, value, resplit in self.split_terms(c, h, same):
+        for p, value, resplit in self.split_terms(c, h, same, gone):
             no_split = value + rest
             if resplit:
-                ev += p * max(no_split, self.split_value(c, h + 1, k + 1, same))
+                ev += p * max(no_split, self.split_value(c, h + 1, k + 1, same, gone + 1))
             else:
                 ev += p * no_split
         self._split_memo[mk] = ev
         return ev
 
-    def split_terms(self, c: int, h: int, same: int) -> list[tuple[float, float, bool]]:
-        """For each second card of a split hand of class ``c`` (``h`` hands in all): its
-        probability, the hand's value without a resplit (standing if it has no decision,
-        else its best play), and whether it may be split again. They do not depend on
-        how many hands still wait, so :meth:`split_value` reads them once per ``h``."""
-        key = (c, h, same)
+    def split_terms(self, c: int, h: int, same: int, gone: int) -> list[tuple[float, float, bool]]:
+        """For each second card of a split hand of class ``c`` (``h`` hands in all,
+        ``gone`` pair cards out): its probability, the hand's value without a resplit
+        (standing if it has no decision, else its best play), and whether it may be
+        split again. They do not depend on how many hands still wait, so
+        :meth:`split_value` reads them once per ``(h, gone)``."""
+        key = (c, h, same, gone)
         got = self._split_terms.get(key)
         if got is not None:
             return got
         sa = self.aces[c]
         bas = natural_counts(self.rules, from_split=True)
+        extra = (c, gone - 1)
         got = []
-        for p, y, pair in self.second_cards(c, same):
+        for p, y, pair in self.second_cards(c, same, gone):
             hard, ace = self.hard_ace(y)
             natural = is_natural(2, hard, ace, bas)
             if self.two_card_done(y, sa, h, pair, natural):
-                code = self.code(self.plus(y, c))
+                code = self.code(self.out(y, extra))
                 got.append((p, self.stand(code, score(hard, ace)[0], natural), False))
                 continue
-            value = self.best(y, c, True, sa, h, pair, natural)
+            value = self.best(y, extra, True, sa, h, pair, natural)
             got.append((p, value, split_allowed(self.rules, pair=pair, hands=h, split_aces=sa)))
         self._split_terms[key] = got
         return got
@@ -650,14 +680,22 @@ class _RoundContext(_Context):
     def __init__(self, rules: Rules, pool: Comp, up: int) -> None:
         super().__init__(rules, pool, up)
         K = self.K
-        splits = [c for c in range(K) if pool[c] >= 2]
-        bases = np.zeros((1 + len(splits), K), np.int64)
-        max_hards = np.full(1 + len(splits), 21, np.int64)
-        for b, c in enumerate(splits, start=1):
-            bases[b, c] = 2
+        # a split hand of class c with n more pair cards out (n - 1 of them drawn by
+        # resplits; see _Context.split_value)
+        self.extras: list[Extra] = [None]
+        for c in range(K):
+            resplit = split_allowed(rules, pair=True, hands=2, split_aces=self.aces[c])
+            top = rules.max_split_hands - 1 if resplit else 1
+            self.extras += [(c, n) for n in range(1, min(top, pool[c] - 1) + 1)]
+        bases = np.zeros((len(self.extras), K), np.int64)
+        max_hards = np.full(len(self.extras), 21, np.int64)
+        acts = {c: self._split_hands_act(c) for c in range(K)}
+        for b, extra in enumerate(self.extras[1:], start=1):
+            c, n = extra
+            bases[b, c] = 1 + n
             # split hands that can only stand (split aces, most rules) need no row
             # beyond their second card
-            max_hards[b] = 21 + self.vals[c] if self._split_hands_act(c) else 3 * self.vals[c] + 10
+            max_hards[b] = 21 + n * self.vals[c] if acts[c] else (2 + n) * self.vals[c] + 10
         pool_a = np.array(pool, np.int64)
         vals = np.array(self.vals, np.int64)
         aces = np.array(self.aces, np.bool_)
@@ -672,7 +710,6 @@ class _RoundContext(_Context):
             bases,
             max_hards,
         )
-        self.extras = [-1, *splits]
         comp = self.completer if (self.peek and self.completer is not None) else -1
         auto = AUTO_STAND_TOTAL if self.auto21 else -1
         hs, hit, dbl = kernels.hit_tables(
@@ -687,7 +724,7 @@ class _RoundContext(_Context):
             comp,
             auto,
             _totals_table(),
-            np.array(self.extras, np.int64),
+            np.array([(-1, 0) if e is None else e for e in self.extras], np.int64),
         )
         self.base = [int(r) for r in radix]
         self.index = dict(zip(codes.tolist(), range(len(codes)), strict=True))
@@ -720,12 +757,15 @@ class _RoundContext(_Context):
         if shift == 0:
             return 0
         row = self._rows[i]
-        for e_i, e in enumerate(self.extras):
+        # (two readings of one row with the same hand total and ace hold the same values)
+        for e_i, extra in enumerate(self.extras):
+            if extra is None:
+                continue
+            e, n = extra
             if (
-                e >= 0
-                and self.vals[e] == shift
-                and row[e] >= 2
-                and (row[self.cl.ace] - (e == self.cl.ace) > 0) == ace
+                n * self.vals[e] == shift
+                and row[e] >= 1 + n
+                and (row[self.cl.ace] - n * (e == self.cl.ace) > 0) == ace
             ):
                 return e_i
         raise KeyError((i, hard, ace))
@@ -742,16 +782,16 @@ class _RoundContext(_Context):
         return float(self._stand[self.index[code], cat])
 
     def best(
-        self, y: Comp, extra: int | None, fs: bool, sa: bool, h: int, pair: bool, natural: bool
+        self, y: Comp, extra: Extra, fs: bool, sa: bool, h: int, pair: bool, natural: bool
     ) -> float:
         """:meth:`_Context.best` read straight from the tables (same values)."""
         key = (y, extra, fs, sa, h, pair, natural)
         got = self._memo.get(key)
         if got is not None:
             return got
-        i = self.index[self.code(self.plus(y, extra))]
+        i = self.index[self.code(self.out(y, extra))]
         hard, ace = self.hard_ace(y)
-        e_i = 0 if extra is None else self.extras.index(extra)
+        e_i = self.extras.index(extra)
         vals = []
         for a in self.legal(y, fs, sa, h, pair):
             if a is _A.STAND:
@@ -762,7 +802,7 @@ class _RoundContext(_Context):
             elif a is _A.DOUBLE:
                 vals.append(2.0 * float(self._dbl[e_i, i]))
             elif a is _A.SURRENDER:
-                vals.append(self.surrender(self.code(self.plus(y, extra))))
+                vals.append(self.surrender(self.code(self.out(y, extra))))
         got = self._memo[key] = max(vals)
         return got
 

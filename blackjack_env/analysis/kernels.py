@@ -430,17 +430,18 @@ def _hit_tables(
             row_hard[r] += rows[r, i] * vals[i]
             row_n[r] += rows[r, i]
     for e_i in range(E):
-        e = extras[e_i]
+        e = extras[e_i, 0]
+        n_e = extras[e_i, 1]
         for r in range(m - 1, -1, -1):
             hard = row_hard[r]
             n_row = row_n[r]
             n_ace = rows[r, ace_class]
             if e >= 0:
-                if rows[r, e] < 2:
+                if rows[r, e] < 1 + n_e:
                     continue
-                hard -= vals[e]
+                hard -= n_e * vals[e]
                 if e == ace_class:
-                    n_ace -= 1
+                    n_ace -= n_e
             if hard > 21:
                 continue
             ace = n_ace > 0
@@ -510,9 +511,9 @@ slot and player category), ``bases``/``max_hards`` (the row families: supersets 
 each base up to a hard total). Returns the rows' codes (sorted), the rows (``m x K``),
 the mixed radix of the codes and ``stand = dealer_probabilities(row) @ pay``."""
 
-hit_tables.__doc__ = """``(hs, hit, dbl)``: per extra class ``extras[e]`` (-1: none; else a
-split partner card also out of the pool, the hand being the row less that card) and
-row, the best of standing and hitting, the value of one hit then the best play, and
+hit_tables.__doc__ = """``(hs, hit, dbl)``: per extra ``extras[e] = (class, n)`` (class -1:
+none; else ``n`` pair cards of a split hand's class also out of the pool, the hand being
+the row less those cards) and row, the best of standing and hitting, the value of one hit then the best play, and
 one card then standing (``NaN`` where the row is no such hand). ``totals[hard, ace]``
 is the engine's score; ``completer`` the class of a hole card making a dealer natural
 under a peek (-1: none); ``auto_total``: a hand reaching this total stands (-1:
