@@ -671,31 +671,38 @@ class _Context:
 
 
 class _RoundContext(_Context):
-    """A :class:`_Context` whose rows (every hand of two or more cards, and every split
-    hand of each pair the pool holds) and hit/stand values are computed at once by the
+    """A :class:`_Context` for :func:`composition_return`: the rows of a round (every
+    hand of two or more cards, and every split hand of each pair the pool holds, with
+    each number of pair cards out), their stand values, and the value of every
+    two-card decision (the best play of each two-card hand, each split) computed by the
     compiled kernels (``blackjack_env.analysis.kernels``): the same values as the
-    recursion of :class:`_Context`, in a few milliseconds. Used by
-    :func:`composition_return` when numba is installed."""
+    recursion of :class:`_Context`. It answers a round's two-card decisions only
+    (:meth:`best` of a hand of two cards, :meth:`action_ev` of a split, :meth:`stand`);
+    a query about a later decision is refused."""
 
     def __init__(self, rules: Rules, pool: Comp, up: int) -> None:
         super().__init__(rules, pool, up)
         K = self.K
+        H = rules.max_split_hands
+        tables = _round_tables(rules, self.up_value, self.up_ace)
         # a split hand of class c with n more pair cards out (n - 1 of them drawn by
         # resplits; see _Context.split_value)
         self.extras: list[Extra] = [None]
         for c in range(K):
-            resplit = split_allowed(rules, pair=True, hands=2, split_aces=self.aces[c])
-            top = rules.max_split_hands - 1 if resplit else 1
+            resplit = tables.resplit_aces if self.aces[c] else tables.resplit
+            top = H - 1 if resplit else 1
             self.extras += [(c, n) for n in range(1, min(top, pool[c] - 1) + 1)]
         bases = np.zeros((len(self.extras), K), np.int64)
         max_hards = np.full(len(self.extras), 21, np.int64)
-        acts = {c: self._split_hands_act(c) for c in range(K)}
+        ext_index = np.full((K, H + 1), -1, np.int64)
         for b, extra in enumerate(self.extras[1:], start=1):
             c, n = extra
             bases[b, c] = 1 + n
+            ext_index[c, n] = b
             # split hands that can only stand (split aces, most rules) need no row
             # beyond their second card
-            max_hards[b] = 21 + n * self.vals[c] if acts[c] else (2 + n) * self.vals[c] + 10
+            acts = tables.split_hands_act[1 if self.aces[c] else 0]
+            max_hards[b] = 21 + n * self.vals[c] if acts else (2 + n) * self.vals[c] + 10
         pool_a = np.array(pool, np.int64)
         vals = np.array(self.vals, np.int64)
         aces = np.array(self.aces, np.bool_)
@@ -712,7 +719,7 @@ class _RoundContext(_Context):
         )
         comp = self.completer if (self.peek and self.completer is not None) else -1
         auto = AUTO_STAND_TOTAL if self.auto21 else -1
-        hs, hit, dbl = kernels.hit_tables(
+        two_row, two_hit, two_dbl = kernels.two_card_tables(
             codes,
             rows,
             radix,
@@ -727,23 +734,41 @@ class _RoundContext(_Context):
             np.array([(-1, 0) if e is None else e for e in self.extras], np.int64),
         )
         self.base = [int(r) for r in radix]
-        self.index = dict(zip(codes.tolist(), range(len(codes)), strict=True))
+        self._codes_sorted = codes
         self._rows = rows
-        self._row_hard = rows @ vals
         self._stand = stand
-        self._hit, self._dbl, self._hs_rows = hit, dbl, hs
+        mode = 2 if self.late_no_peek else (1 if self.peek else 0)
+        any_completer = -1 if self.completer is None else self.completer
+        # the arguments every value kernel takes after its own
+        self._args = (
+            two_row, two_hit, two_dbl, stand, rows, pool_a, vals, aces, _totals_table(),
+            tables.legal,
+        )
+        self._split_args = (
+            tables.settled, tables.natural_split, tables.split_ok, any_completer, mode,
+        )
+        self._ext_index = ext_index
+        # the best play (no split) of every two-card hand of the round, in one call
+        hands = []
+        for i in range(K):
+            for j in range(i, K):
+                if pool[i] - (i == j) < 1 or pool[j] < 1:
+                    continue
+                hard = self.vals[i] + self.vals[j]
+                natural = is_natural(2, hard, self.aces[i] or self.aces[j])
+                for pair in (False, True) if i == j else (False,):
+                    hands.append((i, j, int(pair), int(natural)))
+        got = kernels.two_card_values(
+            np.array(hands, np.int64).reshape(-1, 4), *self._args, any_completer, mode
+        )
+        self._two_card = {h: float(v) for h, v in zip(hands, got.tolist(), strict=True)}
+        self._split_evs: dict[tuple[int, int], float] = {}
 
-    def _split_hands_act(self, c: int) -> bool:
-        """Some split hand of pair class ``c`` may hit or double (by :meth:`legal`)."""
-        one = self.plus(tuple([0] * self.K), c)
-        for j in range(self.K):
-            y = self.plus(one, j)
-            for h in range(2, self.rules.max_split_hands + 1):
-                for pair in {False, j == c}:
-                    acts = self._legal_actions(y, True, self.aces[c], h, pair)
-                    if _A.HIT in acts or _A.DOUBLE in acts:
-                        return True
-        return False
+    def _row(self, code: int) -> int:
+        i = int(np.searchsorted(self._codes_sorted, code))
+        if i >= len(self._codes_sorted) or int(self._codes_sorted[i]) != code:
+            raise KeyError(code)
+        return i
 
     def ensure(self, rows: Iterable[Comp]) -> None:
         """Every row of a round is known from the start."""
@@ -751,27 +776,8 @@ class _RoundContext(_Context):
     def cover(self, y: Comp, split_classes: Iterable[int] = ()) -> None:
         """Every row of a round is known from the start."""
 
-    def _extra(self, i: int, hard: int, ace: bool) -> int:
-        """Which table holds the hand of row ``i`` with this hard total and ace flag."""
-        shift = int(self._row_hard[i]) - hard
-        if shift == 0:
-            return 0
-        row = self._rows[i]
-        # (two readings of one row with the same hand total and ace hold the same values)
-        for e_i, extra in enumerate(self.extras):
-            if extra is None:
-                continue
-            e, n = extra
-            if (
-                n * self.vals[e] == shift
-                and row[e] >= 1 + n
-                and (row[self.cl.ace] - n * (e == self.cl.ace) > 0) == ace
-            ):
-                return e_i
-        raise KeyError((i, hard, ace))
-
     def hole_completes(self, code: int) -> float:
-        row = self._rows[self.index[code]]
+        row = self._rows[self._row(code)]
         left = self.N - int(row.sum())
         if self.completer is None or left <= 0:
             return 0.0
@@ -779,41 +785,135 @@ class _RoundContext(_Context):
 
     def stand(self, code: int, total: int, natural: bool) -> float:
         cat = _NATURAL if natural else (0 if total <= 16 else total - 16)
-        return float(self._stand[self.index[code], cat])
+        return float(self._stand[self._row(code), cat])
 
     def best(
         self, y: Comp, extra: Extra, fs: bool, sa: bool, h: int, pair: bool, natural: bool
     ) -> float:
-        """:meth:`_Context.best` read straight from the tables (same values)."""
-        key = (y, extra, fs, sa, h, pair, natural)
-        got = self._memo.get(key)
-        if got is not None:
-            return got
-        i = self.index[self.code(self.out(y, extra))]
-        hard, ace = self.hard_ace(y)
-        e_i = self.extras.index(extra)
-        vals = []
-        for a in self.legal(y, fs, sa, h, pair):
-            if a is _A.STAND:
-                cat = _NATURAL if natural else max(0, score(hard, ace)[0] - 16)
-                vals.append(float(self._stand[i, cat]))
-            elif a is _A.HIT:
-                vals.append(float(self._hit[e_i, i]))
-            elif a is _A.DOUBLE:
-                vals.append(2.0 * float(self._dbl[e_i, i]))
-            elif a is _A.SURRENDER:
-                vals.append(self.surrender(self.code(self.out(y, extra))))
-        got = self._memo[key] = max(vals)
-        return got
+        """:meth:`_Context.best` of a two-card hand before any split (same values)."""
+        if extra is not None or fs or sa or h != 1 or sum(y) != 2:
+            raise ValueError("a round context values the round's two-card hands only")
+        i = next(c for c in range(self.K) if y[c])
+        j = next(c for c in range(self.K - 1, -1, -1) if y[c])
+        return self._two_card[(i, j, int(pair), int(natural))]
+
+    def action_ev(
+        self,
+        y: Comp,
+        extra: Extra,
+        fs: bool,
+        sa: bool,
+        h: int,
+        pair: bool,
+        natural: bool,
+        action: Action,
+        same: int | None = None,
+        waiting: int = 0,
+    ) -> float:
+        """The value of a split of the round's two-card pair (:meth:`_Context.action_ev`,
+        same values); other actions are read through :meth:`best`."""
+        if action is not _A.SPLIT or extra is not None or h != 1 or waiting or same is None:
+            raise ValueError("a round context values the round's first split only")
+        c = next(i for i, n in enumerate(y) if n)
+        got = self._split_evs.get((c, same))
+        if got is None:
+            got = float(
+                kernels.split_values(
+                    np.array([[c, same]], np.int64),
+                    self.rules.max_split_hands,
+                    self._ext_index,
+                    *self._args,
+                    *self._split_args,
+                )[0]
+            )
+            self._split_evs[(c, same)] = got
+        return self.bet_factor * got
 
     def draw(self, code: int, hard: int, ace: bool, double: bool) -> float:
-        i = self.index[code]
-        e_i = self._extra(i, hard, ace)
-        return float((self._dbl if double else self._hit)[e_i, i])
+        raise ValueError("a round context values the round's two-card decisions only")
 
     def hit_stand(self, code: int, hard: int, ace: bool) -> float:
-        i = self.index[code]
-        return float(self._hs_rows[self._extra(i, hard, ace), i])
+        raise ValueError("a round context values the round's two-card decisions only")
+
+
+@dataclass(frozen=True)
+class _RoundTables:
+    """The rule decisions the round kernels read, as tables (from the engine's
+    functions; ``kernels`` decides no rule): ``legal[hard, ace, from_split, split_aces,
+    hands, pair]`` the action bits of a two-card hand (``kernels.STAND_BIT`` ...),
+    ``settled[total, split_aces, hands, pair, natural]`` a split hand with no decision,
+    ``natural_split[hard, ace]`` a two-card split hand that counts as a natural,
+    ``split_ok[pair, hands, split_aces]`` a split allowed; ``resplit`` and
+    ``resplit_aces`` whether a split hand (not of aces, of aces) may be split again, and
+    ``split_hands_act[aces]`` whether a split hand may ever hit or double."""
+
+    legal: np.ndarray
+    settled: np.ndarray
+    natural_split: np.ndarray
+    split_ok: np.ndarray
+    resplit: bool
+    resplit_aces: bool
+    split_hands_act: tuple[bool, bool]
+
+
+@lru_cache(maxsize=256)
+def _round_tables(rules: Rules, up_value: int, up_ace: bool) -> _RoundTables:
+    H = rules.max_split_hands
+    bits = {
+        _A.STAND: kernels.STAND_BIT,
+        _A.HIT: kernels.HIT_BIT,
+        _A.DOUBLE: kernels.DOUBLE_BIT,
+        _A.SURRENDER: kernels.SURRENDER_BIT,
+    }
+    legal = np.zeros((32, 2, 2, 2, H + 2, 2), np.int64)
+    acts_after_split = [False, False]
+    for hard in range(2, 22):
+        for ace in (0, 1):
+            for fs in (0, 1):
+                for sa in (0, 1) if fs else (0,):
+                    for h in range(1, H + 1):
+                        for pair in (0, 1):
+                            acts = _legal_actions(
+                                rules, up_value, up_ace, hard, bool(ace), True, bool(fs),
+                                bool(sa), h, bool(pair),
+                            )
+                            legal[hard, ace, fs, sa, h, pair] = sum(
+                                bits.get(a, 0) for a in acts
+                            )
+                            if fs and h >= 2 and (_A.HIT in acts or _A.DOUBLE in acts):
+                                acts_after_split[sa] = True
+    settled = np.zeros((32, 2, H + 2, 2, 2), np.bool_)
+    for total in range(2, 22):
+        for sa in (0, 1):
+            for h in range(2, H + 1):
+                for pair in (0, 1):
+                    for nat in (0, 1):
+                        settled[total, sa, h, pair, nat] = split_hand_settled(
+                            rules, split_aces=bool(sa), pair=bool(pair), hands=h,
+                            natural=bool(nat), total=total,
+                        )
+    bas = natural_counts(rules, from_split=True)
+    natural_split = np.zeros((32, 2), np.bool_)
+    for hard in range(2, 22):
+        for ace in (0, 1):
+            natural_split[hard, ace] = is_natural(2, hard, bool(ace), bas)
+    split_ok = np.zeros((2, H + 2, 2), np.bool_)
+    for pair in (0, 1):
+        for h in range(1, H + 1):
+            for sa in (0, 1):
+                split_ok[pair, h, sa] = split_allowed(
+                    rules, pair=bool(pair), hands=h, split_aces=bool(sa)
+                )
+    resplit = split_allowed(rules, pair=True, hands=2, split_aces=False)
+    return _RoundTables(
+        legal=legal,
+        settled=settled,
+        natural_split=natural_split,
+        split_ok=split_ok,
+        resplit=resplit,
+        resplit_aces=split_allowed(rules, pair=True, hands=2, split_aces=True),
+        split_hands_act=(acts_after_split[0], acts_after_split[1]),
+    )
 
 
 @lru_cache(maxsize=256)

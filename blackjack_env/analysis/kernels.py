@@ -40,7 +40,18 @@ except ImportError:  # pragma: no cover - exercised by the pure-Python tests
     numba = None
     AVAILABLE = False
 
-__all__ = ["AVAILABLE", "context_tables", "hit_tables"]
+__all__ = [
+    "AVAILABLE",
+    "DOUBLE_BIT",
+    "HIT_BIT",
+    "STAND_BIT",
+    "SURRENDER_BIT",
+    "context_tables",
+    "hit_tables",
+    "split_values",
+    "two_card_tables",
+    "two_card_values",
+]
 
 #: dealer outcome slots (``analysis._model.OUTCOMES``): 17..21, bust, blackjack
 _SLOTS = 7
@@ -495,11 +506,326 @@ def _hit_tables(
     return hs, hit, dbl
 
 
+#: action bits of the ``legal`` tables (:func:`two_card_values`, :func:`split_values`)
+STAND_BIT, HIT_BIT, DOUBLE_BIT, SURRENDER_BIT = 1, 2, 4, 8
+
+
+def _two_card_tables(
+    codes: np.ndarray,
+    rows: np.ndarray,
+    radix: np.ndarray,
+    stand: np.ndarray,
+    pool: np.ndarray,
+    vals: np.ndarray,
+    aces: np.ndarray,
+    ace_class: int,
+    completer: int,
+    auto_total: int,
+    totals: np.ndarray,
+    extras: np.ndarray,
+) -> Any:
+    """:func:`hit_tables` kept for the two-card hands only: ``(row, hit, dbl)``, each
+    ``E x K x K``: for extra ``e`` and hand ``{i, j}``, the row (-1: none), the value
+    of one hit then the best play, and of one card then standing. The best of standing
+    and hitting of the longer hands lives in one scratch vector per extra, so the
+    memory is ``m`` values, not ``E x m`` (3 x 29 x 16,000 for six decks)."""
+    m, K = rows.shape
+    E = extras.shape[0]
+    nan = np.nan
+    n_pool = 0
+    for i in range(K):
+        n_pool += pool[i]
+    child = np.full((m, K), -1, np.int64)
+    for j in range(K):
+        k = 0
+        for r in range(m):
+            c = codes[r] + radix[j]
+            while k < m and codes[k] < c:
+                k += 1
+            if k == m:
+                break
+            if codes[k] == c and rows[r, j] < pool[j]:
+                child[r, j] = k
+    row_hard = np.zeros(m, np.int64)
+    row_n = np.zeros(m, np.int64)
+    for r in range(m):
+        for i in range(K):
+            row_hard[r] += rows[r, i] * vals[i]
+            row_n[r] += rows[r, i]
+    two_row = np.full((E, K, K), -1, np.int64)
+    two_hit = np.full((E, K, K), nan)
+    two_dbl = np.full((E, K, K), nan)
+    hs = np.empty(m)
+    for e_i in range(E):
+        e = extras[e_i, 0]
+        n_e = extras[e_i, 1] if e >= 0 else 0
+        hs[:] = nan
+        for r in range(m - 1, -1, -1):
+            hard = row_hard[r]
+            n_row = row_n[r] - n_e
+            n_ace = rows[r, ace_class]
+            if e >= 0:
+                if rows[r, e] < 1 + n_e:
+                    continue
+                hard -= n_e * vals[e]
+                if e == ace_class:
+                    n_ace -= n_e
+            if hard > 21:
+                continue
+            a = -1
+            b = -1
+            if n_row == 2:
+                for i in range(K):
+                    cnt = rows[r, i] - (n_e if i == e else 0)
+                    for _ in range(cnt):
+                        if a < 0:
+                            a = i
+                        else:
+                            b = i
+                two_row[e_i, a, b] = r
+                two_row[e_i, b, a] = r
+            ace = n_ace > 0
+            left = n_pool - row_n[r]
+            own = totals[hard, 1 if ace else 0]
+            cat = 0 if own <= 16 else own - 16
+            if left <= 0:
+                v = stand[r, cat]
+                hs[r] = v
+                if a >= 0:
+                    two_hit[e_i, a, b] = two_hit[e_i, b, a] = v
+                    two_dbl[e_i, a, b] = two_dbl[e_i, b, a] = v
+                continue
+            ev_hit = 0.0
+            ev_dbl = 0.0
+            missing = False
+            for j in range(K):
+                cnt = pool[j] - rows[r, j]
+                if cnt <= 0:
+                    continue
+                p = cnt / left
+                nh = hard + vals[j]
+                if nh > 21:
+                    if completer < 0 or left <= 1:
+                        ev_hit -= p
+                        ev_dbl -= p
+                    else:
+                        hole = pool[completer] - rows[r, completer] - (1 if j == completer else 0)
+                        q = p * (1.0 - hole / (left - 1))
+                        ev_hit -= q
+                        ev_dbl -= q
+                    continue
+                na = ace or aces[j]
+                total = totals[nh, 1 if na else 0]
+                k = child[r, j]
+                if k < 0:  # a row the caller did not ask for: no value here
+                    missing = True
+                    break
+                ncat = 0 if total <= 16 else total - 16
+                st = stand[k, ncat]
+                ev_dbl += p * st
+                if total == auto_total:
+                    ev_hit += p * st
+                else:
+                    ev_hit += p * hs[k]
+            if missing:
+                continue
+            st_own = stand[r, cat]
+            hs[r] = st_own if st_own >= ev_hit else ev_hit
+            if a >= 0:
+                two_hit[e_i, a, b] = two_hit[e_i, b, a] = ev_hit
+                two_dbl[e_i, a, b] = two_dbl[e_i, b, a] = ev_dbl
+    return two_row, two_hit, two_dbl
+
+
+def _best_two(
+    e_i: int,
+    i: int,
+    j: int,
+    fs: int,
+    sa: int,
+    h: int,
+    pair: int,
+    natural: int,
+    two_row: np.ndarray,
+    two_hit: np.ndarray,
+    two_dbl: np.ndarray,
+    stand: np.ndarray,
+    rows: np.ndarray,
+    pool: np.ndarray,
+    vals: np.ndarray,
+    aces: np.ndarray,
+    totals: np.ndarray,
+    legal: np.ndarray,
+    completer: int,
+    surrender_mode: int,
+) -> float:
+    """The best joint value of a two-card hand ``{i, j}`` (extra ``e_i``) over its legal
+    actions other than a split (``_Context.best``)."""
+    r = two_row[e_i, i, j]
+    if r < 0:
+        return np.nan
+    hard = vals[i] + vals[j]
+    ace = 1 if (aces[i] or aces[j]) else 0
+    mask = legal[hard, ace, fs, sa, h, pair]
+    best = -np.inf
+    if mask & STAND_BIT:
+        if natural:
+            cat = 6
+        else:
+            total = totals[hard, ace]
+            cat = 0 if total <= 16 else total - 16
+        best = max(best, stand[r, cat])
+    if mask & HIT_BIT:
+        best = max(best, two_hit[e_i, i, j])
+    if mask & DOUBLE_BIT:
+        best = max(best, 2.0 * two_dbl[e_i, i, j])
+    if mask & SURRENDER_BIT:
+        K = rows.shape[1]
+        left = 0
+        for k in range(K):
+            left += pool[k] - rows[r, k]
+        p = 0.0
+        if completer >= 0 and left > 0:
+            p = (pool[completer] - rows[r, completer]) / left
+        if surrender_mode == 2:
+            v = -p - 0.5 * (1.0 - p)
+        elif surrender_mode == 1:
+            v = -0.5 * (1.0 - p)
+        else:
+            v = -0.5
+        best = max(best, v)
+    return best
+
+
+def _two_card_values(
+    hands: np.ndarray,
+    two_row: np.ndarray,
+    two_hit: np.ndarray,
+    two_dbl: np.ndarray,
+    stand: np.ndarray,
+    rows: np.ndarray,
+    pool: np.ndarray,
+    vals: np.ndarray,
+    aces: np.ndarray,
+    totals: np.ndarray,
+    legal: np.ndarray,
+    completer: int,
+    surrender_mode: int,
+) -> Any:
+    out = np.empty(hands.shape[0])
+    for q in range(hands.shape[0]):
+        out[q] = _best_two(
+            0, hands[q, 0], hands[q, 1], 0, 0, 1, hands[q, 2], hands[q, 3], two_row, two_hit,
+            two_dbl, stand, rows, pool, vals, aces, totals, legal, completer, surrender_mode,
+        )
+    return out
+
+
+def _split_values(
+    splits: np.ndarray,
+    max_hands: int,
+    ext_index: np.ndarray,
+    two_row: np.ndarray,
+    two_hit: np.ndarray,
+    two_dbl: np.ndarray,
+    stand: np.ndarray,
+    rows: np.ndarray,
+    pool: np.ndarray,
+    vals: np.ndarray,
+    aces: np.ndarray,
+    totals: np.ndarray,
+    legal: np.ndarray,
+    settled: np.ndarray,
+    natural_split: np.ndarray,
+    split_ok: np.ndarray,
+    completer: int,
+    surrender_mode: int,
+) -> Any:
+    H = max_hands
+    K = pool.shape[0]
+    n_pool = 0
+    for i in range(K):
+        n_pool += pool[i]
+    out = np.zeros(splits.shape[0])
+    V = np.zeros((H + 2, H + 2))
+    p_t = np.zeros(K + 1)
+    val_t = np.zeros(K + 1)
+    rs_t = np.zeros(K + 1, np.bool_)
+    for q in range(splits.shape[0]):
+        c = splits[q, 0]
+        same = splits[q, 1]
+        sa = 1 if aces[c] else 0
+        V[:, :] = 0.0
+        for h in range(H, 1, -1):
+            gone = h  # the pair and one card per resplit
+            total = n_pool - gone
+            same_g = same - (gone - 2)
+            nt = 0
+            e_i = ext_index[c, gone - 1] if gone - 1 < ext_index.shape[1] else -1
+            if total > 0 and e_i >= 0:
+                for j in range(K):
+                    av = pool[j] - (gone if j == c else 0)
+                    if av <= 0:
+                        continue
+                    for step in range(2):  # a pairing card first (as _Context.second_cards)
+                        if j != c:
+                            if step == 0:
+                                continue
+                            pair = 0
+                            n_j = av
+                        elif step == 0:
+                            pair = 1
+                            n_j = same_g
+                        else:
+                            pair = 0
+                            n_j = av - same_g
+                        if n_j <= 0:
+                            continue
+                        hard = vals[c] + vals[j]
+                        ace = 1 if (aces[c] or aces[j]) else 0
+                        natural = 1 if natural_split[hard, ace] else 0
+                        tot = totals[hard, ace]
+                        p_t[nt] = n_j / total
+                        if settled[tot, sa, h, pair, natural]:
+                            r = two_row[e_i, c, j]
+                            if natural:
+                                cat = 6
+                            else:
+                                cat = 0 if tot <= 16 else tot - 16
+                            val_t[nt] = stand[r, cat] if r >= 0 else np.nan
+                            rs_t[nt] = False
+                        else:
+                            val_t[nt] = _best_two(
+                                e_i, c, j, 1, sa, h, pair, natural, two_row, two_hit, two_dbl,
+                                stand, rows, pool, vals, aces, totals, legal, completer,
+                                surrender_mode,
+                            )
+                            rs_t[nt] = split_ok[pair, h, sa]
+                        nt += 1
+            for k in range(1, H + 1):
+                rest = V[h, k - 1]
+                ev = 0.0
+                for t in range(nt):
+                    no_split = val_t[t] + rest
+                    if rs_t[t]:
+                        again = V[h + 1, k + 1]
+                        ev += p_t[t] * (no_split if no_split >= again else again)
+                    else:
+                        ev += p_t[t] * no_split
+                V[h, k] = ev
+        out[q] = V[2, 2]
+    return out
+
+
 _rows = _jit(_rows)
 _dealer_tree = _jit(_dealer_tree)
 _dealer_paths = _jit(_dealer_paths)
 context_tables = _jit(_context_tables)
 hit_tables = _jit(_hit_tables)
+two_card_tables = _jit(_two_card_tables)
+_best_two = _jit(_best_two)
+two_card_values = _jit(_two_card_values)
+split_values = _jit(_split_values)
 
 context_tables.__doc__ = """``(codes, rows, radix, stand)`` of a context.
 
