@@ -687,16 +687,16 @@ class _RoundContext(_Context):
         tables = _round_tables(rules, self.up_value, self.up_ace)
         # a split hand of class c with n more pair cards out (n - 1 of them drawn by
         # resplits; see _Context.split_value)
-        self.extras: list[Extra] = [None]
+        split_extras: list[tuple[int, int]] = []
         for c in range(K):
             resplit = tables.resplit_aces if self.aces[c] else tables.resplit
             top = H - 1 if resplit else 1
-            self.extras += [(c, n) for n in range(1, min(top, pool[c] - 1) + 1)]
+            split_extras += [(c, n) for n in range(1, min(top, pool[c] - 1) + 1)]
+        self.extras: list[Extra] = [None, *split_extras]
         bases = np.zeros((len(self.extras), K), np.int64)
         max_hards = np.full(len(self.extras), 21, np.int64)
         ext_index = np.full((K, H + 1), -1, np.int64)
-        for b, extra in enumerate(self.extras[1:], start=1):
-            c, n = extra
+        for b, (c, n) in enumerate(split_extras, start=1):
             bases[b, c] = 1 + n
             ext_index[c, n] = b
             # split hands that can only stand (split aces, most rules) need no row

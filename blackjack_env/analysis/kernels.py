@@ -637,6 +637,13 @@ def _two_card_tables(
     return two_row, two_hit, two_dbl
 
 
+def _category(total: int, natural: int) -> int:
+    """The column of a stand table: 0 for 16 or less, 1..5 for 17..21, 6 a natural."""
+    if natural:
+        return 6
+    return 0 if total <= 16 else total - 16
+
+
 def _best_two(
     e_i: int,
     i: int,
@@ -669,12 +676,7 @@ def _best_two(
     mask = legal[hard, ace, fs, sa, h, pair]
     best = -np.inf
     if mask & STAND_BIT:
-        if natural:
-            cat = 6
-        else:
-            total = totals[hard, ace]
-            cat = 0 if total <= 16 else total - 16
-        best = max(best, stand[r, cat])
+        best = max(best, stand[r, _category(totals[hard, ace], natural)])
     if mask & HIT_BIT:
         best = max(best, two_hit[e_i, i, j])
     if mask & DOUBLE_BIT:
@@ -788,10 +790,7 @@ def _split_values(
                         p_t[nt] = n_j / total
                         if settled[tot, sa, h, pair, natural]:
                             r = two_row[e_i, c, j]
-                            if natural:
-                                cat = 6
-                            else:
-                                cat = 0 if tot <= 16 else tot - 16
+                            cat = _category(tot, natural)
                             val_t[nt] = stand[r, cat] if r >= 0 else np.nan
                             rs_t[nt] = False
                         else:
@@ -823,6 +822,7 @@ _dealer_paths = _jit(_dealer_paths)
 context_tables = _jit(_context_tables)
 hit_tables = _jit(_hit_tables)
 two_card_tables = _jit(_two_card_tables)
+_category = _jit(_category)
 _best_two = _jit(_best_two)
 two_card_values = _jit(_two_card_values)
 split_values = _jit(_split_values)
@@ -839,8 +839,8 @@ the mixed radix of the codes and ``stand = dealer_probabilities(row) @ pay``."""
 
 hit_tables.__doc__ = """``(hs, hit, dbl)``: per extra ``extras[e] = (class, n)`` (class -1:
 none; else ``n`` pair cards of a split hand's class also out of the pool, the hand being
-the row less those cards) and row, the best of standing and hitting, the value of one hit then the best play, and
-one card then standing (``NaN`` where the row is no such hand). ``totals[hard, ace]``
-is the engine's score; ``completer`` the class of a hole card making a dealer natural
-under a peek (-1: none); ``auto_total``: a hand reaching this total stands (-1:
-none)."""
+the row less those cards) and row, the best of standing and hitting, the value of one
+hit then the best play, and one card then standing (``NaN`` where the row is no such
+hand). ``totals[hard, ace]`` is the engine's score; ``completer`` the class of a hole
+card making a dealer natural under a peek (-1: none); ``auto_total``: a hand reaching
+this total stands (-1: none). :func:`two_card_tables` keeps the two-card hands only."""
