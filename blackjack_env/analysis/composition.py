@@ -687,26 +687,18 @@ class _RoundContext(_Context):
         tables = _round_tables(rules, self.up_value, self.up_ace)
         # a split hand of class c with n more pair cards out (n - 1 of them drawn by
         # resplits; see _Context.split_value)
-        split_extras: list[tuple[int, int]] = []
-        for c in range(K):
-            resplit = tables.resplit_aces if self.aces[c] else tables.resplit
-            top = H - 1 if resplit else 1
-            split_extras += [(c, n) for n in range(1, min(top, pool[c] - 1) + 1)]
+        split_extras = _split_extras(rules, self.aces, pool)
         self.extras: list[Extra] = [None, *split_extras]
-        bases = np.zeros((len(self.extras), K), np.int64)
-        max_hards = np.full(len(self.extras), 21, np.int64)
         ext_index = np.full((K, H + 1), -1, np.int64)
         for b, (c, n) in enumerate(split_extras, start=1):
-            bases[b, c] = 1 + n
             ext_index[c, n] = b
-            # split hands that can only stand (split aces, most rules) need no row
-            # beyond their second card
-            acts = tables.split_hands_act[1 if self.aces[c] else 0]
-            max_hards[b] = 21 + n * self.vals[c] if acts else (2 + n) * self.vals[c] + 10
         pool_a = np.array(pool, np.int64)
         vals = np.array(self.vals, np.int64)
         aces = np.array(self.aces, np.bool_)
-        codes, rows, radix, stand = kernels.context_tables(
+        full = list(pool)
+        full[up] += 1
+        codes, rows, radix, stand = kernels.stand_tables(
+            _round_rows(rules, tuple(full)),
             pool_a,
             vals,
             aces,
@@ -714,8 +706,6 @@ class _RoundContext(_Context):
             dealer_stop_table(rules),
             np.array(hole_naturals(rules, up), np.bool_),
             np.ascontiguousarray(self._pay),
-            bases,
-            max_hards,
         )
         comp = self.completer if (self.peek and self.completer is not None) else -1
         auto = AUTO_STAND_TOTAL if self.auto21 else -1
@@ -834,6 +824,39 @@ class _RoundContext(_Context):
 
     def hit_stand(self, code: int, hard: int, ace: bool) -> float:
         raise ValueError("a round context values the round's two-card decisions only")
+
+
+def _split_extras(rules: Rules, aces: Sequence[bool], pool: Comp) -> list[tuple[int, int]]:
+    """The split hands a round off ``pool`` can hold, as (pair class, ``n`` pair cards
+    out beyond the hand's own): ``n`` = 1 (the pair's other card) up to one per
+    resplit allowed, as far as the pool holds the cards."""
+    out: list[tuple[int, int]] = []
+    for c, ace in enumerate(aces):
+        resplit = split_allowed(rules, pair=True, hands=2, split_aces=ace)
+        top = rules.max_split_hands - 1 if resplit else 1
+        out += [(c, n) for n in range(1, min(top, pool[c] - 1) + 1)]
+    return out
+
+
+@lru_cache(maxsize=4)
+def _round_rows(rules: Rules, full: Comp) -> np.ndarray:
+    """The rows of every context of a round dealt off ``full`` (class counts before the
+    upcard): each two-card hand and its later cards, and each split hand with its pair
+    cards out (:func:`_split_extras`). The contexts keep the rows within their pools
+    (:func:`kernels.stand_tables`): one walk for the ten upcards, not ten. (A split
+    hand that only stands needs its two cards: ``(1 + n) v + 10 <= 21 + n v``.)"""
+    cl = _classes(rules)
+    split_extras = _split_extras(rules, cl.aces, full)
+    bases = np.zeros((1 + len(split_extras), len(full)), np.int64)
+    max_hards = np.full(1 + len(split_extras), 21, np.int64)
+    for b, (c, n) in enumerate(split_extras, start=1):
+        v = cl.values[c]
+        bases[b, c] = 1 + n
+        max_hards[b] = 21 + n * v
+    _codes, rows, _radix = kernels.round_rows(
+        np.array(full, np.int64), np.array(cl.values, np.int64), bases, max_hards
+    )
+    return cast("np.ndarray", rows)
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,9 @@ __all__ = [
     "SURRENDER_BIT",
     "context_tables",
     "hit_tables",
+    "round_rows",
     "split_values",
+    "stand_tables",
     "two_card_tables",
     "two_card_values",
 ]
@@ -305,10 +307,46 @@ def _context_tables(
     bases: np.ndarray,
     max_hards: np.ndarray,
 ) -> Any:
-    codes, rows, radix = _rows(pool, vals, bases, max_hards)
+    _codes, rows, _radix = _rows(pool, vals, bases, max_hards)
+    return _stand_tables(rows, pool, vals, aces, up, stop, natural, pay)
+
+
+def _stand_tables(
+    all_rows: np.ndarray,
+    pool: np.ndarray,
+    vals: np.ndarray,
+    aces: np.ndarray,
+    up: int,
+    stop: np.ndarray,
+    natural: np.ndarray,
+    pay: np.ndarray,
+) -> Any:
+    K = pool.shape[0]
+    # the rows within this pool (the rounds of every upcard share one list: a row
+    # list sorted by code is sorted for any radix, as the order is lexicographic)
+    keep = np.ones(all_rows.shape[0], np.bool_)
+    n_keep = 0
+    for r in range(all_rows.shape[0]):
+        for i in range(K):
+            if all_rows[r, i] > pool[i]:
+                keep[r] = False
+                break
+        if keep[r]:
+            n_keep += 1
+    rows = np.empty((n_keep, K), np.int64)
+    radix = np.ones(K, np.int64)
+    for i in range(1, K):
+        radix[i] = radix[i - 1] * (pool[i - 1] + 1)
+    codes = np.zeros(n_keep, np.int64)
+    t = 0
+    for r in range(all_rows.shape[0]):
+        if keep[r]:
+            for i in range(K):
+                rows[t, i] = all_rows[r, i]
+                codes[t] += all_rows[r, i] * radix[i]
+            t += 1
     drawn, count, target = _dealer_tree(pool, vals, aces, up, stop, natural)
     via, ratio, ends, weight = _dealer_paths(drawn, count, target, pool)
-    K = pool.shape[0]
     m = rows.shape[0]
     nodes = drawn.shape[0]
     n_ends = ends.shape[0]
@@ -325,7 +363,7 @@ def _context_tables(
     # per node and per distinct stopped hand, against one per edge of the graph (about
     # ten per node) in the edge-by-edge pass it replaced: 33 -> 14 ms for the ten
     # upcards of six decks.
-    B = 128
+    B = 256
     reach = np.zeros((nodes, B))
     out = np.zeros((_SLOTS, B))
     avail = np.zeros((K, B))
@@ -819,7 +857,9 @@ def _split_values(
 _rows = _jit(_rows)
 _dealer_tree = _jit(_dealer_tree)
 _dealer_paths = _jit(_dealer_paths)
+stand_tables = _jit(_stand_tables)
 context_tables = _jit(_context_tables)
+round_rows = _rows  # (its own docstring: the rows a round's contexts share)
 hit_tables = _jit(_hit_tables)
 two_card_tables = _jit(_two_card_tables)
 _category = _jit(_category)
@@ -836,6 +876,10 @@ card makes a dealer natural), ``pay`` (``7 x C``: a standing hand's payoff per d
 slot and player category), ``bases``/``max_hards`` (the row families: supersets of
 each base up to a hard total). Returns the rows' codes (sorted), the rows (``m x K``),
 the mixed radix of the codes and ``stand = dealer_probabilities(row) @ pay``."""
+
+stand_tables.__doc__ = """``(codes, rows, radix, stand)`` of a context from the rows of
+:func:`round_rows` (of a pool holding this one: those within ``pool`` are kept, in the
+same order), as :func:`context_tables` returns them."""
 
 hit_tables.__doc__ = """``(hs, hit, dbl)``: per extra ``extras[e] = (class, n)`` (class -1:
 none; else ``n`` pair cards of a split hand's class also out of the pool, the hand being
