@@ -364,7 +364,7 @@ def _stand_tables(
     # ten per node) in the edge-by-edge pass it replaced: 33 -> 14 ms for the ten
     # upcards of six decks.
     B = 256
-    reach = np.zeros((nodes, B))
+    scaled = np.zeros((nodes, B))
     out = np.zeros((_SLOTS, B))
     avail = np.zeros((K, B))
     inv = np.zeros((max_count + 1, B))
@@ -388,40 +388,45 @@ def _stand_tables(
                 if left - n > 0:
                     inv[n, b] = 1.0 / (left - n)
         out[:, :] = 0.0
-        for b in range(B):
-            reach[0, b] = 1.0 if b < nb else 0.0
-        for v in range(1, nodes):
-            p = via[v, 0]
-            aj = avail[via[v, 1]]
-            d = via[v, 2]
-            inv_p = inv[count[p]]
-            rp = reach[p]
-            rv = reach[v]
-            f = ratio[v]
-            for b in range(B):
-                cnt = aj[b] - d
-                rv[b] = rp[b] * (cnt if cnt > 0.0 else 0.0) * inv_p[b] * f
-        # a path that would need a card from an empty pool is dropped (module docstring
-        # of ``composition``): its mass is neither a bust nor a stand
         dropped[:] = 0.0
+        # scaled[v] = chance of node v times 1 / (cards left at v); the stopped hands of
+        # a node right after it, while its row is in cache (ends are in node order)
+        e = 0
         for v in range(nodes):
-            if count[v] < min_left:
-                continue
             inv_v = inv[count[v]]
-            for b in range(nb):
-                if inv_v[b] == 0.0:
-                    dropped[b] += reach[v, b]
-        for e in range(n_ends):
-            v = ends[e, 0]
-            aj = avail[ends[e, 1]]
-            d = ends[e, 2]
-            dst = out[ends[e, 3]]
-            inv_v = inv[count[v]]
-            rv = reach[v]
-            f = weight[e]
-            for b in range(B):
-                cnt = aj[b] - d
-                dst[b] += rv[b] * (cnt if cnt > 0.0 else 0.0) * inv_v[b] * f
+            sv = scaled[v]
+            if v == 0:
+                for b in range(B):
+                    sv[b] = (1.0 if b < nb else 0.0) * inv_v[b]
+            else:
+                sp = scaled[via[v, 0]]
+                aj = avail[via[v, 1]]
+                d = via[v, 2]
+                f = ratio[v]
+                for b in range(B):
+                    cnt = aj[b] - d
+                    sv[b] = sp[b] * (cnt if cnt > 0.0 else 0.0) * f * inv_v[b]
+            if count[v] >= min_left:
+                # a path that would need a card from an empty pool is dropped (module
+                # docstring of ``composition``): its mass is neither a bust nor a stand
+                for b in range(nb):
+                    if inv_v[b] == 0.0:
+                        if v == 0:
+                            dropped[b] += 1.0
+                        else:
+                            cnt = avail[via[v, 1], b] - via[v, 2]
+                            dropped[b] += (
+                                scaled[via[v, 0], b] * (cnt if cnt > 0.0 else 0.0) * ratio[v]
+                            )
+            while e < n_ends and ends[e, 0] == v:
+                aj = avail[ends[e, 1]]
+                d = ends[e, 2]
+                dst = out[ends[e, 3]]
+                f = weight[e]
+                for b in range(B):
+                    cnt = aj[b] - d
+                    dst[b] += sv[b] * (cnt if cnt > 0.0 else 0.0) * f
+                e += 1
         for b in range(nb):
             bust = 1.0 - dropped[b]
             for s in range(_SLOTS):
@@ -593,11 +598,13 @@ def _two_card_tables(
     two_row = np.full((E, K, K), -1, np.int64)
     two_hit = np.full((E, K, K), nan)
     two_dbl = np.full((E, K, K), nan)
+    # written for each row of an extra before a longer hand of that extra reads it (a
+    # child of a row of the extra is one: it holds the same cards and one more), so it
+    # needs no clearing between extras
     hs = np.empty(m)
     for e_i in range(E):
         e = extras[e_i, 0]
         n_e = extras[e_i, 1] if e >= 0 else 0
-        hs[:] = nan
         for r in range(m - 1, -1, -1):
             hard = row_hard[r]
             n_row = row_n[r] - n_e
@@ -666,6 +673,7 @@ def _two_card_tables(
                 else:
                     ev_hit += p * hs[k]
             if missing:
+                hs[r] = nan
                 continue
             st_own = stand[r, cat]
             hs[r] = st_own if st_own >= ev_hit else ev_hit
