@@ -311,11 +311,7 @@ class _Context:
         ``outcome`` and ``payout`` (``analysis._model.settle_values``); a dealer
         blackjack row is zero under a peek (those rounds are excluded from the joint
         values)."""
-        settle = settle_values(self.rules)  # rows: player category; columns: dealer slot
-        pay = settle[[16, 17, 18, 19, 20, 21, NATURAL_CATEGORY], :].T.copy()
-        if self.peek:
-            pay[BJ, :] = 0.0
-        return pay
+        return _payoff_table(self.rules, self.peek)
 
     def code(self, y: Comp) -> int:
         got = self._codes.get(y)
@@ -939,6 +935,17 @@ def _round_tables(rules: Rules, up_value: int, up_ace: bool) -> _RoundTables:
     )
 
 
+@lru_cache(maxsize=64)
+def _payoff_table(rules: Rules, peek: bool) -> np.ndarray:
+    """:meth:`_Context._payoffs` of a rule set (read-only: contexts share it)."""
+    settle = settle_values(rules)  # rows: player category; columns: dealer slot
+    pay = settle[[16, 17, 18, 19, 20, 21, NATURAL_CATEGORY], :].T.copy()
+    if peek:
+        pay[BJ, :] = 0.0
+    pay.setflags(write=False)
+    return pay
+
+
 @lru_cache(maxsize=256)
 def _legal_memo(rules: Rules, up_value: int, up_ace: bool) -> dict[tuple, tuple[Action, ...]]:
     """The dict :meth:`_Context.legal` fills, shared by the contexts of a rule set and
@@ -1237,7 +1244,14 @@ def _round_given_upcard(
     empty = tuple([0] * ctx.K)
     # every row the round needs: hands of two or more cards, and split hands
     ctx.cover(empty, [c for c in range(ctx.K) if ctx.pool[c] >= 2])
-    rules_ = rules
+    pay_natural = dealt_natural_effect(rules) is NaturalEffect.PAY
+    stands_natural = natural_stands(rules)
+    can_split = split_allowed(rules, pair=True, hands=1, split_aces=False)
+    by_rank = rules.split_by is SplitBy.RANK
+    early = ctx.peek and rules.surrender is Surrender.EARLY
+    # the return of a two-card hand depends on its classes, whether it is a pair and the
+    # cards that pair it, not on its ranks: each computed once
+    returns: dict[tuple[int, int, bool, int], float] = {}
     total = 0.0
     for r1 in range(1, 14):
         for r2 in range(r1, 14):
@@ -1246,32 +1260,36 @@ def _round_given_upcard(
             if c1 <= 0 or c2 <= 0:
                 continue
             prob = c1 * c2 / (n * (n - 1)) * (1 if r1 == r2 else 2)
-            y = ctx.plus(ctx.plus(empty, cl.of_rank[r1 - 1]), cl.of_rank[r2 - 1])
+            i, j = cl.of_rank[r1 - 1], cl.of_rank[r2 - 1]
             pair = pairs[r1 - 1] == pairs[r2 - 1]
-            hard, ace = ctx.hard_ace(y)
-            natural = is_natural(2, hard, ace)
-            pbj = ctx.p_bj(y) if ctx.peek else 0.0
-            if natural:
-                if dealt_natural_effect(rules_) is NaturalEffect.PAY:
-                    ret = ctx.payout
-                elif natural_stands(rules_):
-                    ret = pbj * ctx.bjbj + ctx.stand(ctx.code(y), 21, True)
-                else:
-                    ret = pbj * ctx.bjbj + ctx.best(y, None, False, False, 1, False, True)
-            else:
-                best = ctx.best(y, None, False, False, 1, pair, False)
-                if pair and split_allowed(rules_, pair=True, hands=1, split_aces=False):
-                    if rules_.split_by is SplitBy.RANK:
-                        same = pool[r1 - 1] - 2
+            same = -1
+            if pair and can_split:
+                same = pool[r1 - 1] - 2 if by_rank else ctx.pool[i] - 2
+            hand_key = (i, j, pair, same)
+            ret = returns.get(hand_key)
+            if ret is None:
+                y = ctx.plus(ctx.plus(empty, i), j)
+                hard, ace = ctx.hard_ace(y)
+                natural = is_natural(2, hard, ace)
+                pbj = ctx.p_bj(y) if ctx.peek else 0.0
+                if natural:
+                    if pay_natural:
+                        ret = ctx.payout
+                    elif stands_natural:
+                        ret = pbj * ctx.bjbj + ctx.stand(ctx.code(y), 21, True)
                     else:
-                        same = ctx.pool[cl.of_rank[r1 - 1]] - 2
-                    best = max(
-                        best,
-                        ctx.action_ev(y, None, False, False, 1, True, False, _A.SPLIT, same=same),
-                    )
-                ret = -pbj + best
-                if ctx.peek and rules_.surrender is Surrender.EARLY:
-                    ret = max(ret, -0.5)
+                        ret = pbj * ctx.bjbj + ctx.best(y, None, False, False, 1, False, True)
+                else:
+                    best = ctx.best(y, None, False, False, 1, pair, False)
+                    if same >= 0:
+                        split = ctx.action_ev(
+                            y, None, False, False, 1, True, False, _A.SPLIT, same=same
+                        )
+                        best = max(best, split)
+                    ret = -pbj + best
+                    if early:
+                        ret = max(ret, -0.5)
+                returns[hand_key] = ret
             total += prob * ret
     return total
 
