@@ -803,17 +803,23 @@ class _RoundContext(_Context):
         c = next(i for i, n in enumerate(y) if n)
         got = self._split_evs.get((c, same))
         if got is None:
-            got = float(
-                kernels.split_values(
-                    np.array([[c, same]], np.int64),
-                    self.rules.max_split_hands,
-                    self._ext_index,
-                    *self._args,
-                    *self._split_args,
-                )[0]
-            )
-            self._split_evs[(c, same)] = got
+            self.prepare_splits([(c, same)])
+            got = self._split_evs[(c, same)]
         return self.bet_factor * got
+
+    def prepare_splits(self, splits: Iterable[tuple[int, int]]) -> None:
+        """Value the splits (pair class, unseen cards pairing it) in one kernel call."""
+        todo = [key for key in dict.fromkeys(splits) if key not in self._split_evs]
+        if not todo:
+            return
+        got = kernels.split_values(
+            np.array(todo, np.int64),
+            self.rules.max_split_hands,
+            self._ext_index,
+            *self._args,
+            *self._split_args,
+        )
+        self._split_evs.update(zip(todo, got.tolist(), strict=True))
 
     def draw(self, code: int, hard: int, ace: bool, double: bool) -> float:
         raise ValueError("a round context values the round's two-card decisions only")
@@ -1249,6 +1255,12 @@ def _round_given_upcard(
     can_split = split_allowed(rules, pair=True, hands=1, split_aces=False)
     by_rank = rules.split_by is SplitBy.RANK
     early = ctx.peek and rules.surrender is Surrender.EARLY
+    if isinstance(ctx, _RoundContext) and can_split:
+        ctx.prepare_splits(
+            (cl.of_rank[r - 1], pool[r - 1] - 2 if by_rank else ctx.pool[cl.of_rank[r - 1]] - 2)
+            for r in range(1, 14)
+            if pool[r - 1] >= 2
+        )
     # the return of a two-card hand depends on its classes, whether it is a pair and the
     # cards that pair it, not on its ranks: each computed once
     returns: dict[tuple[int, int, bool, int], float] = {}
