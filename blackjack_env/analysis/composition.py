@@ -693,8 +693,10 @@ class _RoundContext(_Context):
         aces = np.array(self.aces, np.bool_)
         full = list(pool)
         full[up] += 1
-        codes, rows, radix, stand = kernels.stand_tables(
-            _round_rows(rules, tuple(full)),
+        shared = _round_rows(rules, tuple(full))
+        codes, rows, radix = shared.codes, shared.rows, shared.radix
+        stand = kernels.dealer_stands(
+            rows,
             pool_a,
             vals,
             aces,
@@ -705,10 +707,10 @@ class _RoundContext(_Context):
         )
         comp = self.completer if (self.peek and self.completer is not None) else -1
         auto = AUTO_STAND_TOTAL if self.auto21 else -1
-        two_row, two_hit, two_dbl = kernels.two_card_tables(
-            codes,
+        position = {extra: i for i, extra in enumerate(shared.extras)}
+        two_row, two_hit, two_dbl = kernels.shared_two_card_tables(
             rows,
-            radix,
+            *shared.structure,
             stand,
             pool_a,
             vals,
@@ -717,7 +719,8 @@ class _RoundContext(_Context):
             comp,
             auto,
             _totals_table(),
-            np.array([(-1, 0) if e is None else e for e in self.extras], np.int64),
+            np.array([(-1, 0) if e is None else e for e in shared.extras], np.int64),
+            np.array([position[e] for e in self.extras], np.int64),
         )
         self.base = [int(r) for r in radix]
         self._codes_sorted = codes
@@ -840,25 +843,47 @@ def _split_extras(rules: Rules, aces: Sequence[bool], pool: Comp) -> list[tuple[
     return out
 
 
+@dataclass(frozen=True)
+class _SharedRows:
+    """The rows every context of a round shares (:func:`_round_rows`): ``rows`` (sorted
+    by their code in ``radix``, the mixed radix of the pool before the upcard),
+    ``extras`` (the split hands, :func:`_split_extras`, after ``None``) and what
+    :func:`kernels.round_structure` derives from them (``structure``)."""
+
+    rows: np.ndarray
+    radix: np.ndarray
+    extras: tuple[Extra, ...]
+    codes: np.ndarray
+    structure: tuple[np.ndarray, ...]
+
+
 @lru_cache(maxsize=4)
-def _round_rows(rules: Rules, full: Comp) -> np.ndarray:
+def _round_rows(rules: Rules, full: Comp) -> _SharedRows:
     """The rows of every context of a round dealt off ``full`` (class counts before the
     upcard): each two-card hand and its later cards, and each split hand with its pair
-    cards out (:func:`_split_extras`). The contexts keep the rows within their pools
-    (:func:`kernels.stand_tables`): one walk for the ten upcards, not ten. (A split
-    hand that only stands needs its two cards: ``(1 + n) v + 10 <= 21 + n v``.)"""
+    cards out (:func:`_split_extras`), with their children and the rows of each extra
+    (:func:`kernels.round_structure`): computed once for the ten upcards, not ten times.
+    A context reads the rows within its pool. (A split hand that only stands needs its
+    two cards: ``(1 + n) v + 10 <= 21 + n v``.)"""
     cl = _classes(rules)
     split_extras = _split_extras(rules, cl.aces, full)
     bases = np.zeros((1 + len(split_extras), len(full)), np.int64)
     max_hards = np.full(1 + len(split_extras), 21, np.int64)
     for b, (c, n) in enumerate(split_extras, start=1):
-        v = cl.values[c]
         bases[b, c] = 1 + n
-        max_hards[b] = 21 + n * v
-    _codes, rows, _radix = kernels.round_rows(
-        np.array(full, np.int64), np.array(cl.values, np.int64), bases, max_hards
+        max_hards[b] = 21 + n * cl.values[c]
+    pool = np.array(full, np.int64)
+    vals = np.array(cl.values, np.int64)
+    _codes, rows, radix = kernels.round_rows(pool, vals, bases, max_hards)
+    extras = np.array([(-1, 0), *split_extras], np.int64)
+    codes, *structure = kernels.round_structure(rows, radix, pool, vals, extras)
+    return _SharedRows(
+        rows=rows,
+        radix=radix,
+        extras=(None, *split_extras),
+        codes=codes,
+        structure=tuple(structure),
     )
-    return cast("np.ndarray", rows)
 
 
 @dataclass(frozen=True)
@@ -1020,6 +1045,7 @@ def clear_cache() -> None:
     """Forget the cached contexts (the values of recent pools): the next query of any
     pool is computed afresh, as a cold call is (for timing)."""
     _cached_context.cache_clear()
+    _round_rows.cache_clear()
 
 
 @lru_cache(maxsize=64)

@@ -47,8 +47,11 @@ __all__ = [
     "STAND_BIT",
     "SURRENDER_BIT",
     "context_tables",
+    "dealer_stands",
     "hit_tables",
     "round_rows",
+    "round_structure",
+    "shared_two_card_tables",
     "split_values",
     "stand_tables",
     "two_card_tables",
@@ -345,6 +348,23 @@ def _stand_tables(
                 rows[t, i] = all_rows[r, i]
                 codes[t] += all_rows[r, i] * radix[i]
             t += 1
+    stand = _dealer_stands(rows, pool, vals, aces, up, stop, natural, pay)
+    return codes, rows, radix, stand
+
+
+def _dealer_stands(
+    rows: np.ndarray,
+    pool: np.ndarray,
+    vals: np.ndarray,
+    aces: np.ndarray,
+    up: int,
+    stop: np.ndarray,
+    natural: np.ndarray,
+    pay: np.ndarray,
+) -> Any:
+    """``dealer_probabilities(row) @ pay`` for each row (a row holding more cards of a
+    class than ``pool`` gets a meaningless value: no hand within the pool reaches it)."""
+    K = pool.shape[0]
     drawn, count, target = _dealer_tree(pool, vals, aces, up, stop, natural)
     via, ratio, ends, weight = _dealer_paths(drawn, count, target, pool)
     m = rows.shape[0]
@@ -381,7 +401,8 @@ def _stand_tables(
         for b in range(nb):
             left = total
             for i in range(K):
-                avail[i, b] = pool[i] - rows[r0 + b, i]
+                a_i = pool[i] - rows[r0 + b, i]
+                avail[i, b] = a_i if a_i > 0 else 0
                 left -= rows[r0 + b, i]
             min_left = min(min_left, left)
             for n in range(max_count + 1):
@@ -438,7 +459,7 @@ def _stand_tables(
                 for s in range(_SLOTS):
                     acc += out[s, b] * pay[s, c]
                 stand[r0 + b, c] = acc
-    return codes, rows, radix, stand
+    return stand
 
 
 def _hit_tables(
@@ -690,6 +711,175 @@ def _category(total: int, natural: int) -> int:
     return 0 if total <= 16 else total - 16
 
 
+def _round_structure(
+    rows: np.ndarray, radix: np.ndarray, pool: np.ndarray, vals: np.ndarray, extras: np.ndarray
+) -> Any:
+    """What the contexts of a round share about its rows (those of :func:`round_rows`,
+    sorted by code): ``child[r, j]`` the row with one more card of class ``j`` (-1:
+    none), each row's hard total and card count, and per extra ``e`` (as in
+    :func:`hit_tables`) the rows holding a hand of it (total 21 or less), longest
+    first: ``members[start[e]:start[e + 1]]``."""
+    m, K = rows.shape
+    E = extras.shape[0]
+    codes = np.zeros(m, np.int64)
+    for r in range(m):
+        for i in range(K):
+            codes[r] += rows[r, i] * radix[i]
+    child = np.full((m, K), -1, np.int64)
+    for j in range(K):
+        k = 0
+        for r in range(m):
+            c = codes[r] + radix[j]
+            while k < m and codes[k] < c:
+                k += 1
+            if k == m:
+                break
+            if codes[k] == c and rows[r, j] < pool[j]:
+                child[r, j] = k
+    row_hard = np.zeros(m, np.int64)
+    row_n = np.zeros(m, np.int64)
+    for r in range(m):
+        for i in range(K):
+            row_hard[r] += rows[r, i] * vals[i]
+            row_n[r] += rows[r, i]
+    start = np.zeros(E + 1, np.int64)
+    members = np.empty(E * m, np.int64)
+    t = 0
+    for e_i in range(E):
+        e = extras[e_i, 0]
+        n_e = extras[e_i, 1] if e >= 0 else 0
+        start[e_i] = t
+        for r in range(m - 1, -1, -1):
+            if e >= 0 and rows[r, e] < 1 + n_e:
+                continue
+            if row_hard[r] - (n_e * vals[e] if e >= 0 else 0) > 21:
+                continue
+            members[t] = r
+            t += 1
+    start[E] = t
+    return codes, child, row_hard, row_n, start, members[:t].copy()
+
+
+def _shared_two_card_tables(
+    rows: np.ndarray,
+    child: np.ndarray,
+    row_hard: np.ndarray,
+    row_n: np.ndarray,
+    start: np.ndarray,
+    members: np.ndarray,
+    stand: np.ndarray,
+    pool: np.ndarray,
+    vals: np.ndarray,
+    aces: np.ndarray,
+    ace_class: int,
+    completer: int,
+    auto_total: int,
+    totals: np.ndarray,
+    extras: np.ndarray,
+    which: np.ndarray,
+) -> Any:
+    """:func:`two_card_tables` of one context over a round's shared rows
+    (:func:`_round_structure`): ``which[e]`` is the index in the round's extras of the
+    context's extra ``e``; a draw the context's ``pool`` does not hold is skipped."""
+    m, K = rows.shape
+    E = which.shape[0]
+    nan = np.nan
+    n_pool = 0
+    for i in range(K):
+        n_pool += pool[i]
+    two_row = np.full((E, K, K), -1, np.int64)
+    two_hit = np.full((E, K, K), nan)
+    two_dbl = np.full((E, K, K), nan)
+    # written for each row of an extra before a longer hand of that extra reads it (a
+    # child of a row of the extra is one: it holds the same cards and one more)
+    hs = np.empty(m)
+    for e_i in range(E):
+        w = which[e_i]
+        e = extras[w, 0]
+        n_e = extras[w, 1] if e >= 0 else 0
+        for t in range(start[w], start[w + 1]):
+            r = members[t]
+            over = False
+            for i in range(K):
+                if rows[r, i] > pool[i]:
+                    over = True
+                    break
+            if over:
+                continue
+            hard = row_hard[r]
+            n_row = row_n[r] - n_e
+            n_ace = rows[r, ace_class]
+            if e >= 0:
+                hard -= n_e * vals[e]
+                if e == ace_class:
+                    n_ace -= n_e
+            a = -1
+            b = -1
+            if n_row == 2:
+                for i in range(K):
+                    cnt = rows[r, i] - (n_e if i == e else 0)
+                    for _ in range(cnt):
+                        if a < 0:
+                            a = i
+                        else:
+                            b = i
+                two_row[e_i, a, b] = r
+                two_row[e_i, b, a] = r
+            ace = n_ace > 0
+            left = n_pool - row_n[r]
+            own = totals[hard, 1 if ace else 0]
+            cat = 0 if own <= 16 else own - 16
+            if left <= 0:
+                v = stand[r, cat]
+                hs[r] = v
+                if a >= 0:
+                    two_hit[e_i, a, b] = two_hit[e_i, b, a] = v
+                    two_dbl[e_i, a, b] = two_dbl[e_i, b, a] = v
+                continue
+            ev_hit = 0.0
+            ev_dbl = 0.0
+            missing = False
+            inv_left = 1.0 / left
+            for j in range(K):
+                cnt = pool[j] - rows[r, j]
+                if cnt <= 0:
+                    continue
+                p = cnt * inv_left
+                nh = hard + vals[j]
+                if nh > 21:
+                    if completer < 0 or left <= 1:
+                        ev_hit -= p
+                        ev_dbl -= p
+                    else:
+                        hole = pool[completer] - rows[r, completer] - (1 if j == completer else 0)
+                        q = p * (1.0 - hole / (left - 1))
+                        ev_hit -= q
+                        ev_dbl -= q
+                    continue
+                na = ace or aces[j]
+                total = totals[nh, 1 if na else 0]
+                k = child[r, j]
+                if k < 0:  # a row the caller did not ask for: no value here
+                    missing = True
+                    break
+                ncat = 0 if total <= 16 else total - 16
+                st = stand[k, ncat]
+                ev_dbl += p * st
+                if total == auto_total:
+                    ev_hit += p * st
+                else:
+                    ev_hit += p * hs[k]
+            if missing:
+                hs[r] = nan
+                continue
+            st_own = stand[r, cat]
+            hs[r] = st_own if st_own >= ev_hit else ev_hit
+            if a >= 0:
+                two_hit[e_i, a, b] = two_hit[e_i, b, a] = ev_hit
+                two_dbl[e_i, a, b] = two_dbl[e_i, b, a] = ev_dbl
+    return two_row, two_hit, two_dbl
+
+
 def _best_two(
     e_i: int,
     i: int,
@@ -865,7 +1055,11 @@ def _split_values(
 _rows = _jit(_rows)
 _dealer_tree = _jit(_dealer_tree)
 _dealer_paths = _jit(_dealer_paths)
+_dealer_stands = _jit(_dealer_stands)
+dealer_stands = _dealer_stands
 stand_tables = _jit(_stand_tables)
+round_structure = _jit(_round_structure)
+shared_two_card_tables = _jit(_shared_two_card_tables)
 context_tables = _jit(_context_tables)
 round_rows = _rows  # (its own docstring: the rows a round's contexts share)
 hit_tables = _jit(_hit_tables)
