@@ -49,28 +49,36 @@ cards 13 ms on average (40 ms at most), 3 to 5 cards 8-9 ms (20 ms at most);
 six decks, 2 cards 18 ms (67 ms at most), 3 to 5 cards 9-12 ms (28 ms at most).
 A query answered from the cache takes about 0.03 ms.
 
-Split approximation (the only one). Splitting a pair of class ``c`` is valued
-as in :mod:`blackjack_env.analysis.finite`: each split hand is played off ``R``
-less the pair (its own cards and the other pair card are out) and less its
-own later cards; the cards of the *other* split hands are not removed, and the
-chance that a split hand receives another card of the pair's rank (to resplit)
-is the same for every hand (that of the pool less the pair). Each split hand
-plays its best composition-dependent strategy for that pool (double after split
-where allowed, resplits decided on the expected value of the hands still
-waiting, as in the infinite-deck solver). A split of aces that get one card
-each and cannot resplit is exact (the other hand's card is a uniformly random
-unseen card, which leaves the dealer's chances unchanged on average).
+Splits (the only approximation). Splitting a pair of class ``c`` is valued by the
+policy of Hugues Hoppe's notebook (github.com/hhoppe/blackjack, ``blackjack.py``:
+``reward_for_split`` with ``Attention.HAND_AND_NUM_PRIOR_SPLITS``; read there, written
+here in :meth:`_Context.split_value`): the split hands take their second cards in turn;
+a card that pairs the split card may be split again (here the better of splitting and
+not is taken; the reference always resplits, and finds no case where that loses); a
+hand that is not split again is played out with its best composition-dependent play
+off the pool less its own cards and less every pair card out so far (the pair, and one
+card per resplit drawn before it), and the chance of each second card is that of the
+pool less those pair cards. What the hand does not see, and the values do not remove,
+are the other split hands' other cards. Double after split, hitting split aces and
+resplits follow the rules. A split of aces that get one card each and cannot resplit is
+exact (the other hand's card is a uniformly random unseen card, which leaves the
+dealer's chances unchanged on average).
 
-Its error, measured against the engine playing the same strategy (each split
-hand decides off the pool of the split with the other split hands' cards put
-back; 100,000 rounds each, ``tests/analysis/test_composition_sim.py``), is
-within the simulation's 99% interval (+-0.012 to 0.023) in every case tried:
-one deck 8-8 v T -0.4473 (engine -0.4439), A-A v 6 +0.7583 (+0.7588), 2-2 v 5
-+0.2963 (+0.3104), 9-9 v 9 -0.0987 (-0.0988); six decks 8-8 v T -0.4751
-(-0.4826), 3-3 v 4 +0.0487 (+0.0476); a 25-card pool 8-8 v T -0.5693 (-0.5712),
-2-2 v 6 +0.1420 (+0.1603). So it errs by less than about 0.02 per split even in
-one deck (the small pairs, hit several times per hand, show the largest gaps,
-both below the engine: a sign the approximation may undervalue them slightly).
+Against the composition-dependent house edges Hoppe publishes (H17, DAS, late
+surrender, split to 4, no resplit of aces; the Wizard of Odds and bjstrat.net agree to
+0.001) this is within 0.0005 points at 1, 2, 4, 6 and 8 decks
+(``tests/analysis/test_composition_kernels.py``). An earlier version valued every split
+hand off the pool less the pair only (resplits did not remove their pair cards): 0.0024
+to 0.0006 points below those figures.
+
+Its error, measured against the engine playing the same strategy (each split hand
+decides off the pool of the split with the other split hands' non-pair cards put back;
+100,000 rounds each, ``tests/analysis/test_composition_sim.py``; figures of the earlier
+version), is within the simulation's 99% interval (+-0.012 to 0.023) in every case
+tried: one deck 8-8 v T -0.4473 (engine -0.4439), A-A v 6 +0.7583 (+0.7588), 2-2 v 5
++0.2963 (+0.3104), 9-9 v 9 -0.0987 (-0.0988); six decks 8-8 v T -0.4751 (-0.4826), 3-3
+v 4 +0.0487 (+0.0476); a 25-card pool 8-8 v T -0.5693 (-0.5712), 2-2 v 6 +0.1420
+(+0.1603). So it errs by less than about 0.02 per split even in one deck.
 
 A pool that runs dry in the middle of a round: paths that would need a card
 from an empty pool are dropped (the engine would reshuffle its discard tray
@@ -122,6 +130,7 @@ from blackjack_env.engine.shoe import Shoe
 from blackjack_env.engine.table import Action, Phase, Table, play_actions, split_allowed
 
 __all__ = [
+    "METHOD",
     "CompositionResult",
     "action_values",
     "clear_cache",
@@ -132,6 +141,11 @@ __all__ = [
     "table_action_values",
     "table_pool",
 ]
+
+#: The version of the method behind :func:`composition_return`'s figures, raised when
+#: they change (a store of priced rounds made by another version is not resumed).
+#: 2: splits remove the pair cards resplits drew (the module docstring).
+METHOD = 2
 
 _A = Action
 Comp = tuple[int, ...]
@@ -1348,23 +1362,21 @@ def composition_return(
 
     Check against Eric Farmer's combinatorial analysis (bjstrat.net, CDZ-): 6 decks,
     S17, DAS, double any two, split to 4, no resplit of aces, no surrender, 3:2,
-    peek: he publishes -0.4029%; this gives -0.40365%, 0.0008 points lower (the
+    peek: he publishes -0.4029%; this gives -0.40268%, 0.0002 points higher (the
     issue's tolerance is 0.005). Every non-split value is exact (stand, hit and
     double match Wizard of Odds' combinatorial tables to 1e-6), so the difference
-    is in the splits: Farmer values them exactly for a fixed post-split strategy,
-    here they follow the approximation of the module docstring (each split hand
-    ignores the cards of the other split hands, and resplit chances are those of
-    the first split).
+    is in the splits (the module docstring: a split hand does not see the other split
+    hands' non-pair cards).
 
-    The same rules, 1 to 8 decks: +0.1808, -0.1803, -0.2933, -0.3485, -0.3816,
-    -0.4036, -0.4194, -0.4312 (percent), each 0.002 to 0.04 points above the
+    The same rules, 1 to 8 decks: +0.1836, -0.1781, -0.2916, -0.3472, -0.3805,
+    -0.4027, -0.4186, -0.4304 (percent), each 0.003 to 0.04 points above the
     total-dependent :func:`.finite_shoe_return`.
 
     Against Hugues Hoppe's published CD house edges (H17, late surrender, otherwise the
-    same; github.com/hhoppe/blackjack): 1, 2, 4, 6, 8 decks give -0.0276, 0.3159,
-    0.4761, 0.5279, 0.5536% against his -0.030, 0.314, 0.475, 0.527, 0.553%: the
-    house edge here is 0.0024 to 0.0006 points higher, from the same split
-    approximation (``tests/analysis/test_composition_kernels.py``).
+    same; github.com/hhoppe/blackjack): 1, 2, 4, 6, 8 decks give -0.0305, 0.3137,
+    0.4748, 0.5270, 0.5529% against his -0.030, 0.314, 0.475, 0.527, 0.553%: within
+    0.0005 points, under the same split policy as his
+    (``tests/analysis/test_composition_kernels.py``).
 
     ``compiled``: True runs the numba kernels (``analysis.kernels``, the ``fast`` extra),
     False the pure Python path, None (default) the kernels when numba is installed.
