@@ -758,7 +758,7 @@ class _RoundContext(_Context):
                 if pool[i] - (i == j) < 1 or pool[j] < 1:
                     continue
                 hard = self.vals[i] + self.vals[j]
-                natural = is_natural(2, hard, self.aces[i] or self.aces[j])
+                natural = tables.natural_two[hard, int(self.aces[i] or self.aces[j])]
                 for pair in (False, True) if i == j else (False,):
                     hands.append((i, j, int(pair), int(natural)))
         got = kernels.two_card_values(
@@ -906,13 +906,15 @@ class _RoundTables:
     functions; ``kernels`` decides no rule): ``legal[hard, ace, from_split, split_aces,
     hands, pair]`` the action bits of a two-card hand (``kernels.STAND_BIT`` ...),
     ``settled[total, split_aces, hands, pair, natural]`` a split hand with no decision,
-    ``natural_split[hard, ace]`` a two-card split hand that counts as a natural,
+    ``natural_two[hard, ace]`` / ``natural_split[hard, ace]`` a two-card hand (dealt, or
+    from a split) that counts as a natural,
     ``split_ok[pair, hands, split_aces]`` a split allowed; ``resplit`` and
     ``resplit_aces`` whether a split hand (not of aces, of aces) may be split again, and
     ``split_hands_act[aces]`` whether a split hand may ever hit or double."""
 
     legal: np.ndarray
     settled: np.ndarray
+    natural_two: np.ndarray
     natural_split: np.ndarray
     split_ok: np.ndarray
     resplit: bool
@@ -958,9 +960,11 @@ def _round_tables(rules: Rules, up_value: int, up_ace: bool) -> _RoundTables:
                         )
     bas = natural_counts(rules, from_split=True)
     natural_split = np.zeros((32, 2), np.bool_)
+    natural_two = np.zeros((32, 2), np.bool_)
     for hard in range(2, 22):
         for ace in (0, 1):
             natural_split[hard, ace] = is_natural(2, hard, bool(ace), bas)
+            natural_two[hard, ace] = is_natural(2, hard, bool(ace))
     split_ok = np.zeros((2, H + 2, 2), np.bool_)
     for pair in (0, 1):
         for h in range(1, H + 1):
@@ -972,6 +976,7 @@ def _round_tables(rules: Rules, up_value: int, up_ace: bool) -> _RoundTables:
     return _RoundTables(
         legal=legal,
         settled=settled,
+        natural_two=natural_two,
         natural_split=natural_split,
         split_ok=split_ok,
         resplit=resplit,
@@ -1321,7 +1326,7 @@ def _round_given_upcard(
             ret = returns.get(hand_key)
             if ret is None:
                 y = ctx.plus(ctx.plus(empty, i), j)
-                hard, ace = ctx.hard_ace(y)
+                hard, ace = cl.values[i] + cl.values[j], cl.aces[i] or cl.aces[j]
                 natural = is_natural(2, hard, ace)
                 pbj = ctx.p_bj(y) if ctx.peek else 0.0
                 if natural:

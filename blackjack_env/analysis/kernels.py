@@ -58,6 +58,17 @@ __all__ = [
     "two_card_values",
 ]
 
+#: the most cards of one class a dealer's hand can draw (17 aces, with room to spare)
+_DEALER_MOST = 30
+
+
+def _digits(count: int, most: int) -> int:
+    """The base of a class's digit in a composition code: the counts 0..``count`` it
+    may take, at most 0..``most`` (so that the codes of a pool of thousands of decks
+    still fit in 64 bits)."""
+    return min(count, most) + 1
+
+
 #: dealer outcome slots (``analysis._model.OUTCOMES``): 17..21, bust, blackjack
 _SLOTS = 7
 _BUST = 5
@@ -79,9 +90,12 @@ def _rows(pool: np.ndarray, vals: np.ndarray, bases: np.ndarray, max_hards: np.n
     upcards of six decks, against 10 ms for the families one by one and a sort)."""
     K = pool.shape[0]
     F = bases.shape[0]
+    top = 0
+    for b in range(F):
+        top = max(top, max_hards[b])
     radix = np.ones(K, np.int64)
     for i in range(1, K):
-        radix[i] = radix[i - 1] * (pool[i - 1] + 1)
+        radix[i] = radix[i - 1] * (_digits(pool[i - 1], top // vals[i - 1]))
     # need[b, i]: the hard total family b's base asks of the classes below i
     need = np.zeros((F, K), np.int64)
     for b in range(F):
@@ -155,7 +169,7 @@ def _dealer_tree(
     K = pool.shape[0]
     radix = np.ones(K, np.int64)
     for i in range(1, K):
-        radix[i] = radix[i - 1] * (pool[i - 1] + 1)
+        radix[i] = radix[i - 1] * _digits(pool[i - 1], _DEALER_MOST)
     cap = 256
     drawn = np.zeros((cap, K), np.int64)
     hard = np.zeros(cap, np.int64)
@@ -235,7 +249,7 @@ def _dealer_paths(
     nodes, K = target.shape
     radix = np.ones(K, np.int64)
     for i in range(1, K):
-        radix[i] = radix[i - 1] * (pool[i - 1] + 2)
+        radix[i] = radix[i - 1] * (_digits(pool[i - 1], _DEALER_MOST) + 1)
     code = np.zeros(nodes, np.int64)
     for v in range(nodes):
         for i in range(K):
@@ -337,9 +351,14 @@ def _stand_tables(
         if keep[r]:
             n_keep += 1
     rows = np.empty((n_keep, K), np.int64)
+    most = np.zeros(K, np.int64)
+    for r in range(all_rows.shape[0]):
+        if keep[r]:
+            for i in range(K):
+                most[i] = max(most[i], all_rows[r, i])
     radix = np.ones(K, np.int64)
     for i in range(1, K):
-        radix[i] = radix[i - 1] * (pool[i - 1] + 1)
+        radix[i] = radix[i - 1] * _digits(pool[i - 1], most[i - 1])
     codes = np.zeros(n_keep, np.int64)
     t = 0
     for r in range(all_rows.shape[0]):
@@ -386,6 +405,7 @@ def _dealer_stands(
     B = 256
     scaled = np.zeros((nodes, B))
     out = np.zeros((_SLOTS, B))
+    acc = np.zeros((C, B))
     avail = np.zeros((K, B))
     inv = np.zeros((max_count + 1, B))
     dropped = np.zeros(B)
@@ -448,17 +468,27 @@ def _dealer_stands(
                     cnt = aj[b] - d
                     dst[b] += sv[b] * (cnt if cnt > 0.0 else 0.0) * f
                 e += 1
-        for b in range(nb):
-            bust = 1.0 - dropped[b]
+        # busts by complement, then the payoffs: vector loops over the block
+        bust = out[_BUST]
+        for b in range(B):
+            bust[b] = 1.0 - dropped[b]
+        for s in range(_SLOTS):
+            if s != _BUST:
+                row = out[s]
+                for b in range(B):
+                    bust[b] -= row[b]
+        for c in range(C):
+            acc_c = acc[c]
+            for b in range(B):
+                acc_c[b] = 0.0
             for s in range(_SLOTS):
-                if s != _BUST:
-                    bust -= out[s, b]
-            out[_BUST, b] = bust
+                w = pay[s, c]
+                row = out[s]
+                for b in range(B):
+                    acc_c[b] += row[b] * w
+        for b in range(nb):
             for c in range(C):
-                acc = 0.0
-                for s in range(_SLOTS):
-                    acc += out[s, b] * pay[s, c]
-                stand[r0 + b, c] = acc
+                stand[r0 + b, c] = acc[c, b]
     return stand
 
 
@@ -496,7 +526,8 @@ def _hit_tables(
                 k += 1
             if k == m:
                 break
-            if codes[k] == c and rows[r, j] < pool[j]:
+            fits = j == K - 1 or rows[r, j] + 1 < radix[j + 1] // radix[j]  # no carry
+            if codes[k] == c and rows[r, j] < pool[j] and fits:
                 child[r, j] = k
     row_hard = np.zeros(m, np.int64)
     row_n = np.zeros(m, np.int64)
@@ -608,7 +639,8 @@ def _two_card_tables(
                 k += 1
             if k == m:
                 break
-            if codes[k] == c and rows[r, j] < pool[j]:
+            fits = j == K - 1 or rows[r, j] + 1 < radix[j + 1] // radix[j]  # no carry
+            if codes[k] == c and rows[r, j] < pool[j] and fits:
                 child[r, j] = k
     row_hard = np.zeros(m, np.int64)
     row_n = np.zeros(m, np.int64)
@@ -734,7 +766,9 @@ def _round_structure(
                 k += 1
             if k == m:
                 break
-            if codes[k] == c and rows[r, j] < pool[j]:
+            # (a count at the top of its digit would carry into the next class)
+            fits = j == K - 1 or rows[r, j] + 1 < radix[j + 1] // radix[j]
+            if codes[k] == c and rows[r, j] < pool[j] and fits:
                 child[r, j] = k
     row_hard = np.zeros(m, np.int64)
     row_n = np.zeros(m, np.int64)
@@ -780,7 +814,9 @@ def _shared_two_card_tables(
 ) -> Any:
     """:func:`two_card_tables` of one context over a round's shared rows
     (:func:`_round_structure`): ``which[e]`` is the index in the round's extras of the
-    context's extra ``e``; a draw the context's ``pool`` does not hold is skipped."""
+    context's extra ``e``; a draw the context's ``pool`` does not hold is skipped, so a
+    row holding more cards than ``pool`` (its value meaningless) is never read from a
+    hand within it."""
     m, K = rows.shape
     E = which.shape[0]
     nan = np.nan
@@ -799,13 +835,6 @@ def _shared_two_card_tables(
         n_e = extras[w, 1] if e >= 0 else 0
         for t in range(start[w], start[w + 1]):
             r = members[t]
-            over = False
-            for i in range(K):
-                if rows[r, i] > pool[i]:
-                    over = True
-                    break
-            if over:
-                continue
             hard = row_hard[r]
             n_row = row_n[r] - n_e
             n_ace = rows[r, ace_class]
@@ -1052,6 +1081,7 @@ def _split_values(
     return out
 
 
+_digits = _jit(_digits)
 _rows = _jit(_rows)
 _dealer_tree = _jit(_dealer_tree)
 _dealer_paths = _jit(_dealer_paths)

@@ -103,3 +103,15 @@ def test_cd_house_edges_against_hoppe(decks) -> None:
     edge = -100 * composition_return(rules).expected_return
     assert abs(edge - HOPPE_CD[decks]) <= 0.001
     assert edge == pytest.approx(OURS_CD[decks], abs=1e-5)
+
+
+@needs_numba
+def test_a_pool_of_thousands_of_decks_keeps_its_codes_in_64_bits() -> None:
+    """5,000 decks: the composition codes count each class only as far as a hand (or a
+    dealer's hand) can hold it, so they stay in 64 bits; the return is the infinite
+    deck's (``solve``) to 2e-5, as the pure path's is."""
+    from blackjack_env.analysis import solve
+
+    rules = Rules(decks=1, surrender="late")
+    got = composition_return(rules, [4 * 5000] * 13, compiled=True).expected_return
+    assert got == pytest.approx(solve(rules.replace(decks=None)).expected_return, abs=2e-5)
