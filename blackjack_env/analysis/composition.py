@@ -716,12 +716,11 @@ class _RoundContext(_Context):
             aces,
             up,
             dealer_stop_table(rules),
-            np.array(hole_naturals(rules, up), np.bool_),
-            np.ascontiguousarray(self._pay),
+            _hole_naturals(rules, up),
+            self._pay,
         )
         comp = self.completer if (self.peek and self.completer is not None) else -1
         auto = AUTO_STAND_TOTAL if self.auto21 else -1
-        position = {extra: i for i, extra in enumerate(shared.extras)}
         two_row, two_hit, two_dbl = kernels.shared_two_card_tables(
             rows,
             *shared.structure,
@@ -733,8 +732,8 @@ class _RoundContext(_Context):
             comp,
             auto,
             _totals_table(),
-            np.array([(-1, 0) if e is None else e for e in shared.extras], np.int64),
-            np.array([position[e] for e in self.extras], np.int64),
+            shared.extras_array,
+            np.array([shared.position[e] for e in self.extras], np.int64),
         )
         self.base = [int(r) for r in radix]
         self._codes_sorted = codes
@@ -867,6 +866,8 @@ class _SharedRows:
     rows: np.ndarray
     radix: np.ndarray
     extras: tuple[Extra, ...]
+    extras_array: np.ndarray
+    position: dict[Extra, int]
     codes: np.ndarray
     structure: tuple[np.ndarray, ...]
 
@@ -895,6 +896,8 @@ def _round_rows(rules: Rules, full: Comp) -> _SharedRows:
         rows=rows,
         radix=radix,
         extras=(None, *split_extras),
+        extras_array=extras,
+        position={extra: i for i, extra in enumerate((None, *split_extras))},
         codes=codes,
         structure=tuple(structure),
     )
@@ -983,6 +986,14 @@ def _round_tables(rules: Rules, up_value: int, up_ace: bool) -> _RoundTables:
         resplit_aces=split_allowed(rules, pair=True, hands=2, split_aces=True),
         split_hands_act=(acts_after_split[0], acts_after_split[1]),
     )
+
+
+@lru_cache(maxsize=256)
+def _hole_naturals(rules: Rules, up: int) -> np.ndarray:
+    """:func:`.hole_naturals` as a bool array (read-only: contexts share it)."""
+    out = np.array(hole_naturals(rules, up), np.bool_)
+    out.setflags(write=False)
+    return out
 
 
 @lru_cache(maxsize=64)

@@ -408,6 +408,7 @@ def _dealer_stands(
     acc = np.zeros((C, B))
     avail = np.zeros((K, B))
     inv = np.zeros((max_count + 1, B))
+    lefts = np.zeros(B)
     dropped = np.zeros(B)
     for r0 in range(0, m, B):
         nb = min(B, m - r0)
@@ -425,9 +426,12 @@ def _dealer_stands(
                 avail[i, b] = a_i if a_i > 0 else 0
                 left -= rows[r0 + b, i]
             min_left = min(min_left, left)
-            for n in range(max_count + 1):
-                if left - n > 0:
-                    inv[n, b] = 1.0 / (left - n)
+            lefts[b] = left
+        for n in range(max_count + 1):  # (a vector loop: the block innermost)
+            inv_n = inv[n]
+            for b in range(nb):
+                gap = lefts[b] - n
+                inv_n[b] = 1.0 / gap if gap > 0.0 else 0.0
         out[:, :] = 0.0
         dropped[:] = 0.0
         # scaled[v] = chance of node v times 1 / (cards left at v); the stopped hands of
