@@ -1,30 +1,41 @@
 """Compiled kernels of the composition-dependent analysis (numba, optional).
 
 :mod:`blackjack_env.analysis.composition` values a round off a pool of cards from
-*rows*: every composition of player cards the round can reach, each with the
-dealer's final-hand probabilities off the pool less that row, and the best
-hit-or-stand value of every hand. These functions compute those tables for a
-whole context (pool and upcard) at once, in plain scalar loops compiled by numba.
-They decide no rule: every rule enters as a table built by the caller from the
-engine's functions (where the dealer stops, which hole card makes a dealer
-natural, what a standing hand is paid, how a hand is scored).
+*rows*: every composition of player cards the round can reach (the hands, and the
+split hands with the pair cards out beside them), each with the dealer's final-hand
+probabilities off the pool less that row, and the best play of every hand. These
+functions compute a round's tables in plain scalar loops compiled by numba:
+:func:`round_rows` and :func:`round_structure` the rows and their links, once for the
+ten upcards; per upcard :func:`dealer_stands` the stand values,
+:func:`shared_two_card_tables` the hit and double values of the two-card hands (the
+longer hands in a scratch vector), :func:`two_card_values` and :func:`split_values`
+the best play of each two-card hand and the value of each split. They decide no rule:
+every rule enters as a table built by the caller from the engine's functions (where
+the dealer stops, which hole card makes a dealer natural, what a standing hand is
+paid, how a hand is scored, which actions a hand has, when a split hand is done).
 
 Installed with the ``fast`` extra (``pip install blackjack_env[fast]``); without
 numba, :data:`AVAILABLE` is False and the composition analysis keeps its
-pure-Python path, which gives the same figures (to 1e-12 in the tests) 10 to 20
+pure-Python path, which gives the same figures (to 1e-12 in the tests) about 100
 times slower.
 
 Why numba: of the two tools measured (``scripts/bench_composition.py``, CPU of one
 core), numpy vectorisation of the dealer recursion over every row of a context
 (the pure path: one array operation per dealer node and card class, over all rows
-at once) takes 0.9 to 1.5 s for a 6-deck round, most of it in Python around the
-arrays (row generation, per-node temporaries, the hit/stand recursion through
-dicts); the same loops as scalar code compiled by numba take 25-35 ms for the
-dealer rows and 5-8 ms for the hit/stand tables. The dealer pass is written with a
-block of 256 rows innermost, which LLVM vectorises: 17x faster than the same pass
-one row at a time (0.43 s -> 25 ms for the ten upcards of six decks).
-"""
+at once) takes 1 to 4 s for a round, most of it in Python around the arrays (row
+generation, per-node temporaries, the hit/stand recursion through dicts); the same
+work as scalar loops compiled by numba takes 11 to 42 ms. Where the time goes (six
+decks, a full shoe, 16,500 rows per upcard; ``cProfile``, two cores shared): the
+dealer pass about 60%, the two-card tables 25%, the rows 8%, Python around them 10%.
 
+The dealer pass is in product form: every path to a node of the dealer's graph draws
+the same cards, so it has the same chance, and a node's chance follows from one
+parent's by one factor; the stopped hands that end on the same cards in the same slot
+are one term; busts are what the other slots leave. That is one multiply per node and
+per stopped hand for each row (against one per edge, ten per node), over a block of
+256 rows innermost, which LLVM vectorises (33 -> 14 ms for the ten upcards of six
+decks under the earlier split rows, 7,300 per upcard).
+"""
 from __future__ import annotations
 
 from typing import Any
