@@ -1397,10 +1397,11 @@ def composition_return(
     ``compiled``: True runs the numba kernels (``analysis.kernels``, the ``fast`` extra),
     False the pure Python path, None (default) the kernels when numba is installed.
     Both give the same figures (within 1e-12 in the tests). Time, CPU of one core
-    (``scripts/bench_composition.py``, two cores shared by other work): pure Python
-    0.4 to 1.5 s for 1 to 8 decks; with the kernels 30 to 75 ms, 17 to 21 times
-    less (a full or depleted pool; the first call in a process also loads the
-    compiled code from numba's cache, or compiles it: about 10 s once).
+    (``scripts/bench_composition.py``, two cores shared by other work, best of 5):
+    pure Python 0.7 to 4 s for 1 to 8 decks; with the kernels 11 to 32 ms (six decks,
+    a full shoe: 31 ms), 36 to 50 times less than the code before the kernels (a full
+    or depleted pool; the first call in a process also loads the compiled code from
+    numba's cache, or compiles it: 10 to 20 s once).
     """
     check_supported(rules)
     if pool is None:
