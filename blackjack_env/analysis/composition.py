@@ -606,9 +606,11 @@ class _Context:
         return got
 
     def split_plan_action(self, y: Comp, c: int, h: int, k: int, pair: bool, same: int) -> Action:
-        """The action the split approximation takes at a split hand ``y`` of pair class
-        ``c`` (``h`` hands in all, ``k`` hands waiting or deciding, this one included):
-        the strategy its values assume. For simulations that measure its error."""
+        """The action the split policy takes at a split hand ``y`` of pair class ``c``
+        (``h`` hands in all, ``k`` hands waiting or deciding, this one included), the
+        split having begun from one hand of this context's pool (so ``h`` pair cards
+        are out: the pair and one per resplit): the strategy its values assume. For
+        simulations that measure its error."""
         sa = self.aces[c]
         hard, ace = self.hard_ace(y)
         natural = is_natural(sum(y), hard, ace, natural_counts(self.rules, from_split=True))
