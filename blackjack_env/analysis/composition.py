@@ -49,28 +49,36 @@ cards 13 ms on average (40 ms at most), 3 to 5 cards 8-9 ms (20 ms at most);
 six decks, 2 cards 18 ms (67 ms at most), 3 to 5 cards 9-12 ms (28 ms at most).
 A query answered from the cache takes about 0.03 ms.
 
-Split approximation (the only one). Splitting a pair of class ``c`` is valued
-as in :mod:`blackjack_env.analysis.finite`: each split hand is played off ``R``
-less the pair (its own cards and the other pair card are out) and less its
-own later cards; the cards of the *other* split hands are not removed, and the
-chance that a split hand receives another card of the pair's rank (to resplit)
-is the same for every hand (that of the pool less the pair). Each split hand
-plays its best composition-dependent strategy for that pool (double after split
-where allowed, resplits decided on the expected value of the hands still
-waiting, as in the infinite-deck solver). A split of aces that get one card
-each and cannot resplit is exact (the other hand's card is a uniformly random
-unseen card, which leaves the dealer's chances unchanged on average).
+Splits (the only approximation). Splitting a pair of class ``c`` is valued by the
+policy of Hugues Hoppe's notebook (github.com/hhoppe/blackjack, ``blackjack.py``:
+``reward_for_split`` with ``Attention.HAND_AND_NUM_PRIOR_SPLITS``; read there, written
+here in :meth:`_Context.split_value`): the split hands take their second cards in turn;
+a card that pairs the split card may be split again (here the better of splitting and
+not is taken; the reference always resplits, and finds no case where that loses); a
+hand that is not split again is played out with its best composition-dependent play
+off the pool less its own cards and less every pair card out so far (the pair, and one
+card per resplit drawn before it), and the chance of each second card is that of the
+pool less those pair cards. What the hand does not see, and the values do not remove,
+are the other split hands' other cards. Double after split, hitting split aces and
+resplits follow the rules. A split of aces that get one card each and cannot resplit is
+exact (the other hand's card is a uniformly random unseen card, which leaves the
+dealer's chances unchanged on average).
 
-Its error, measured against the engine playing the same strategy (each split
-hand decides off the pool of the split with the other split hands' cards put
-back; 100,000 rounds each, ``tests/analysis/test_composition_sim.py``), is
-within the simulation's 99% interval (+-0.012 to 0.023) in every case tried:
-one deck 8-8 v T -0.4473 (engine -0.4439), A-A v 6 +0.7583 (+0.7588), 2-2 v 5
-+0.2963 (+0.3104), 9-9 v 9 -0.0987 (-0.0988); six decks 8-8 v T -0.4751
-(-0.4826), 3-3 v 4 +0.0487 (+0.0476); a 25-card pool 8-8 v T -0.5693 (-0.5712),
-2-2 v 6 +0.1420 (+0.1603). So it errs by less than about 0.02 per split even in
-one deck (the small pairs, hit several times per hand, show the largest gaps,
-both below the engine: a sign the approximation may undervalue them slightly).
+Against the composition-dependent house edges Hoppe publishes (H17, DAS, late
+surrender, split to 4, no resplit of aces; the Wizard of Odds and bjstrat.net agree to
+0.001) this is within 0.0005 points at 1, 2, 4, 6 and 8 decks
+(``tests/analysis/test_composition_kernels.py``). An earlier version valued every split
+hand off the pool less the pair only (resplits did not remove their pair cards): 0.0024
+to 0.0006 points below those figures.
+
+Its error, measured against the engine playing the same strategy (each split hand
+decides off the pool of the split with the other split hands' non-pair cards put back;
+100,000 rounds each, ``tests/analysis/test_composition_sim.py``; figures of the earlier
+version), is within the simulation's 99% interval (+-0.012 to 0.023) in every case
+tried: one deck 8-8 v T -0.4473 (engine -0.4439), A-A v 6 +0.7583 (+0.7588), 2-2 v 5
++0.2963 (+0.3104), 9-9 v 9 -0.0987 (-0.0988); six decks 8-8 v T -0.4751 (-0.4826), 3-3
+v 4 +0.0487 (+0.0476); a 25-card pool 8-8 v T -0.5693 (-0.5712), 2-2 v 6 +0.1420
+(+0.1603). So it errs by less than about 0.02 per split even in one deck.
 
 A pool that runs dry in the middle of a round: paths that would need a card
 from an empty pool are dropped (the engine would reshuffle its discard tray
@@ -122,6 +130,7 @@ from blackjack_env.engine.shoe import Shoe
 from blackjack_env.engine.table import Action, Phase, Table, play_actions, split_allowed
 
 __all__ = [
+    "METHOD",
     "CompositionResult",
     "action_values",
     "clear_cache",
@@ -133,8 +142,15 @@ __all__ = [
     "table_pool",
 ]
 
+#: The version of the method behind :func:`composition_return`'s figures, raised when
+#: they change (a store of priced rounds made by another version is not resumed).
+#: 2: splits remove the pair cards resplits drew (the module docstring).
+METHOD = 2
+
 _A = Action
 Comp = tuple[int, ...]
+#: cards out of the pool beyond a hand's own: (class, count), or none
+Extra = tuple[int, int] | None
 
 # player categories of the stand table: 0 = total <= 16, 1..5 = 17..21, 6 = natural
 _NATURAL = 6
@@ -309,11 +325,7 @@ class _Context:
         ``outcome`` and ``payout`` (``analysis._model.settle_values``); a dealer
         blackjack row is zero under a peek (those rounds are excluded from the joint
         values)."""
-        settle = settle_values(self.rules)  # rows: player category; columns: dealer slot
-        pay = settle[[16, 17, 18, 19, 20, 21, NATURAL_CATEGORY], :].T.copy()
-        if self.peek:
-            pay[BJ, :] = 0.0
-        return pay
+        return _payoff_table(self.rules, self.peek)
 
     def code(self, y: Comp) -> int:
         got = self._codes.get(y)
@@ -370,13 +382,20 @@ class _Context:
                 gen(i + 1, hard)
             cur[i] = b
 
-        if start_hard <= max_hard:
+        if start_hard <= max_hard and all(b <= n for b, n in zip(base, R, strict=True)):
             gen(0, start_hard)
         return out
 
     def split_rows(self, c: int) -> list[Comp]:
-        pair = self.plus(self.plus(tuple([0] * self.K), c), c)
-        return self.supersets(pair, 21 + self.vals[c])
+        """The rows of every split hand of pair class ``c``: its own cards plus ``n`` more
+        pair cards out of the pool (``n`` = 1 to ``max_split_hands - 1``: the other card
+        of the pair and the pair cards resplits drew)."""
+        out: list[Comp] = []
+        for n in range(1, min(self.rules.max_split_hands, self.pool[c])):
+            base = [0] * self.K
+            base[c] = 1 + n
+            out += self.supersets(tuple(base), 21 + n * self.vals[c])
+        return out
 
     # ------------------------------------------------------------ basics
     def p_bj(self, y: Comp) -> float:
@@ -467,6 +486,15 @@ class _Context:
         x[j] += 1
         return tuple(x)
 
+    @staticmethod
+    def out(y: Comp, extra: Extra) -> Comp:
+        """The row of hand ``y`` with the ``extra`` cards (class, count) also out."""
+        if extra is None:
+            return y
+        x = list(y)
+        x[extra[0]] += extra[1]
+        return tuple(x)
+
     # ------------------------------------------------------------ hands
     # A hand: y (its own cards by class), extra (class of a split partner card also out
     # of the pool, in the split approximation, else None), fs (from a split), sa (split
@@ -488,7 +516,7 @@ class _Context:
         )
 
     def best(
-        self, y: Comp, extra: int | None, fs: bool, sa: bool, h: int, pair: bool, natural: bool
+        self, y: Comp, extra: Extra, fs: bool, sa: bool, h: int, pair: bool, natural: bool
     ) -> float:
         """Optimal joint value of a hand awaiting a decision; a split is not considered
         here (the caller values it: resplits are chosen in :meth:`split_value`)."""
@@ -506,7 +534,7 @@ class _Context:
     def action_ev(
         self,
         y: Comp,
-        extra: int | None,
+        extra: Extra,
         fs: bool,
         sa: bool,
         h: int,
@@ -520,7 +548,7 @@ class _Context:
         unseen cards pair the hand's cards; ``waiting`` split hands of this pair wait for
         their second card (a split changes their value through the hand limit, and the
         change is counted in the split's value)."""
-        code = self.code(self.plus(y, extra))
+        code = self.code(self.out(y, extra))
         hard, ace = self.hard_ace(y)
         if action is _A.STAND:
             return self.stand(code, score(hard, ace)[0], natural)
@@ -534,18 +562,20 @@ class _Context:
             c = next(i for i, n in enumerate(y) if n)
             if same is None:
                 raise ValueError("a split value needs the count of unseen pairing cards")
-            gain = self.split_value(c, h + 1, waiting + 2, same)
+            gain = self.split_value(c, h + 1, waiting + 2, same, 2)
             if waiting:
-                gain -= self.split_value(c, h, waiting, same)
+                gain -= self.split_value(c, h, waiting, same, 2)
             return self.bet_factor * gain
         raise ValueError(f"{action!r} is not a playing action")
 
     # ------------------------------------------------------------ splits
-    def second_cards(self, c: int, same: int) -> list[tuple[float, Comp, bool]]:
+    def second_cards(self, c: int, same: int, gone: int) -> list[tuple[float, Comp, bool]]:
         """(probability, hand, is_pair) of a split hand's first two cards, drawn from the
-        pool less the pair; ``same`` of those cards pair the split card."""
+        pool less ``gone`` pair cards (the pair and the cards resplits drew); ``same`` of
+        the pool less the pair pair the split card, ``gone - 2`` of them are gone."""
         avail = list(self.pool)
-        avail[c] -= 2
+        avail[c] -= gone
+        same -= gone - 2
         total = sum(avail)
         out: list[tuple[float, Comp, bool]] = []
         if total <= 0:
@@ -576,109 +606,126 @@ class _Context:
         return got
 
     def split_plan_action(self, y: Comp, c: int, h: int, k: int, pair: bool, same: int) -> Action:
-        """The action the split approximation takes at a split hand ``y`` of pair class
-        ``c`` (``h`` hands in all, ``k`` hands waiting or deciding, this one included):
-        the strategy its values assume. For simulations that measure its error."""
+        """The action the split policy takes at a split hand ``y`` of pair class ``c``
+        (``h`` hands in all, ``k`` hands waiting or deciding, this one included), the
+        split having begun from one hand of this context's pool (so ``h`` pair cards
+        are out: the pair and one per resplit): the strategy its values assume. For
+        simulations that measure its error."""
         sa = self.aces[c]
         hard, ace = self.hard_ace(y)
         natural = is_natural(sum(y), hard, ace, natural_counts(self.rules, from_split=True))
+        extra = (c, h - 1)
         if sum(y) > 2:
-            code = self.code(self.plus(y, c))
+            code = self.code(self.out(y, extra))
             stand = self.stand(code, score(hard, ace)[0], False)
             return _A.HIT if self.draw(code, hard, ace, False) > stand else _A.STAND
         legal = [a for a in self.legal(y, True, sa, h, pair) if a is not _A.SPLIT]
-        evs = {a: self.action_ev(y, c, True, sa, h, pair, natural, a) for a in legal}
+        evs = {a: self.action_ev(y, extra, True, sa, h, pair, natural, a) for a in legal}
         best = max(evs, key=lambda a: evs[a])
         if split_allowed(self.rules, pair=pair, hands=h, split_aces=sa):
-            no_split = evs[best] + self.split_value(c, h, k - 1, same)
-            if self.split_value(c, h + 1, k + 1, same) > no_split:
+            no_split = evs[best] + self.split_value(c, h, k - 1, same, h)
+            if self.split_value(c, h + 1, k + 1, same, h + 1) > no_split:
                 return _A.SPLIT
         return best
 
-    def split_value(self, c: int, h: int, k: int, same: int) -> float:
+    def split_value(self, c: int, h: int, k: int, same: int, gone: int) -> float:
         """Expected sum of the joint results (per split hand's bet) of ``k`` split hands
-        of class ``c`` still waiting for their second card, ``h`` hands in all."""
+        of class ``c`` still waiting for their second card, ``h`` hands in all, ``gone``
+        pair cards out of the pool (the pair split first, then one per resplit).
+
+        The hands take their second cards in turn. A card that pairs the split card
+        may be split again (the better of the two is taken): one more hand waits and
+        one more pair card is gone, for every later hand. Otherwise the hand is played
+        out, its best play computed off the pool less its own cards and the ``gone``
+        pair cards (the non-pair cards of the other split hands are not removed)."""
         if k == 0:
             return 0.0
-        mk = (c, h, k, same)
+        mk = (c, h, k, same, gone)
         got = self._split_memo.get(mk)
         if got is not None:
             return got
-        rest = self.split_value(c, h, k - 1, same)
+        rest = self.split_value(c, h, k - 1, same, gone)
         ev = 0.0
-        for p, value, resplit in self.split_terms(c, h, same):
+        for p, value, resplit in self.split_terms(c, h, same, gone):
             no_split = value + rest
             if resplit:
-                ev += p * max(no_split, self.split_value(c, h + 1, k + 1, same))
+                ev += p * max(no_split, self.split_value(c, h + 1, k + 1, same, gone + 1))
             else:
                 ev += p * no_split
         self._split_memo[mk] = ev
         return ev
 
-    def split_terms(self, c: int, h: int, same: int) -> list[tuple[float, float, bool]]:
-        """For each second card of a split hand of class ``c`` (``h`` hands in all): its
-        probability, the hand's value without a resplit (standing if it has no decision,
-        else its best play), and whether it may be split again. They do not depend on
-        how many hands still wait, so :meth:`split_value` reads them once per ``h``."""
-        key = (c, h, same)
+    def split_terms(self, c: int, h: int, same: int, gone: int) -> list[tuple[float, float, bool]]:
+        """For each second card of a split hand of class ``c`` (``h`` hands in all,
+        ``gone`` pair cards out): its probability, the hand's value without a resplit
+        (standing if it has no decision, else its best play), and whether it may be
+        split again. They do not depend on how many hands still wait, so
+        :meth:`split_value` reads them once per ``(h, gone)``."""
+        key = (c, h, same, gone)
         got = self._split_terms.get(key)
         if got is not None:
             return got
         sa = self.aces[c]
         bas = natural_counts(self.rules, from_split=True)
+        extra = (c, gone - 1)
         got = []
-        for p, y, pair in self.second_cards(c, same):
+        for p, y, pair in self.second_cards(c, same, gone):
             hard, ace = self.hard_ace(y)
             natural = is_natural(2, hard, ace, bas)
             if self.two_card_done(y, sa, h, pair, natural):
-                code = self.code(self.plus(y, c))
+                code = self.code(self.out(y, extra))
                 got.append((p, self.stand(code, score(hard, ace)[0], natural), False))
                 continue
-            value = self.best(y, c, True, sa, h, pair, natural)
+            value = self.best(y, extra, True, sa, h, pair, natural)
             got.append((p, value, split_allowed(self.rules, pair=pair, hands=h, split_aces=sa)))
         self._split_terms[key] = got
         return got
 
 
 class _RoundContext(_Context):
-    """A :class:`_Context` whose rows (every hand of two or more cards, and every split
-    hand of each pair the pool holds) and hit/stand values are computed at once by the
+    """A :class:`_Context` for :func:`composition_return`: the rows of a round (every
+    hand of two or more cards, and every split hand of each pair the pool holds, with
+    each number of pair cards out), their stand values, and the value of every
+    two-card decision (the best play of each two-card hand, each split) computed by the
     compiled kernels (``blackjack_env.analysis.kernels``): the same values as the
-    recursion of :class:`_Context`, in a few milliseconds. Used by
-    :func:`composition_return` when numba is installed."""
+    recursion of :class:`_Context`. It answers a round's two-card decisions only
+    (:meth:`best` of a hand of two cards, :meth:`action_ev` of a split, :meth:`stand`);
+    a query about a later decision is refused."""
 
     def __init__(self, rules: Rules, pool: Comp, up: int) -> None:
         super().__init__(rules, pool, up)
         K = self.K
-        splits = [c for c in range(K) if pool[c] >= 2]
-        bases = np.zeros((1 + len(splits), K), np.int64)
-        max_hards = np.full(1 + len(splits), 21, np.int64)
-        for b, c in enumerate(splits, start=1):
-            bases[b, c] = 2
-            # split hands that can only stand (split aces, most rules) need no row
-            # beyond their second card
-            max_hards[b] = 21 + self.vals[c] if self._split_hands_act(c) else 3 * self.vals[c] + 10
+        H = rules.max_split_hands
+        tables = _round_tables(rules, self.up_value, self.up_ace)
+        # a split hand of class c with n more pair cards out (n - 1 of them drawn by
+        # resplits; see _Context.split_value)
+        split_extras = _split_extras(rules, self.aces, pool)
+        self.extras: list[Extra] = [None, *split_extras]
+        ext_index = np.full((K, H + 1), -1, np.int64)
+        for b, (c, n) in enumerate(split_extras, start=1):
+            ext_index[c, n] = b
         pool_a = np.array(pool, np.int64)
         vals = np.array(self.vals, np.int64)
         aces = np.array(self.aces, np.bool_)
-        codes, rows, radix, stand = kernels.context_tables(
+        full = list(pool)
+        full[up] += 1
+        shared = _round_rows(rules, tuple(full))
+        codes, rows, radix = shared.codes, shared.rows, shared.radix
+        stand = kernels.dealer_stands(
+            rows,
             pool_a,
             vals,
             aces,
             up,
             dealer_stop_table(rules),
-            np.array(hole_naturals(rules, up), np.bool_),
-            np.ascontiguousarray(self._pay),
-            bases,
-            max_hards,
+            _hole_naturals(rules, up),
+            self._pay,
         )
-        self.extras = [-1, *splits]
         comp = self.completer if (self.peek and self.completer is not None) else -1
         auto = AUTO_STAND_TOTAL if self.auto21 else -1
-        hs, hit, dbl = kernels.hit_tables(
-            codes,
+        two_row, two_hit, two_dbl = kernels.shared_two_card_tables(
             rows,
-            radix,
+            *shared.structure,
             stand,
             pool_a,
             vals,
@@ -687,26 +734,45 @@ class _RoundContext(_Context):
             comp,
             auto,
             _totals_table(),
-            np.array(self.extras, np.int64),
+            shared.extras_array,
+            np.array([shared.position[e] for e in self.extras], np.int64),
         )
         self.base = [int(r) for r in radix]
-        self.index = dict(zip(codes.tolist(), range(len(codes)), strict=True))
+        self._codes_sorted = codes
         self._rows = rows
-        self._row_hard = rows @ vals
         self._stand = stand
-        self._hit, self._dbl, self._hs_rows = hit, dbl, hs
+        mode = 2 if self.late_no_peek else (1 if self.peek else 0)
+        any_completer = -1 if self.completer is None else self.completer
+        # the arguments every value kernel takes after its own
+        self._args = (
+            two_row, two_hit, two_dbl, stand, rows, pool_a, vals, aces, _totals_table(),
+            tables.legal,
+        )
+        self._split_args = (
+            tables.settled, tables.natural_split, tables.split_ok, any_completer, mode,
+        )
+        self._ext_index = ext_index
+        # the best play (no split) of every two-card hand of the round, in one call
+        hands = []
+        for i in range(K):
+            for j in range(i, K):
+                if pool[i] - (i == j) < 1 or pool[j] < 1:
+                    continue
+                hard = self.vals[i] + self.vals[j]
+                natural = tables.natural_two[hard, int(self.aces[i] or self.aces[j])]
+                for pair in (False, True) if i == j else (False,):
+                    hands.append((i, j, int(pair), int(natural)))
+        got = kernels.two_card_values(
+            np.array(hands, np.int64).reshape(-1, 4), *self._args, any_completer, mode
+        )
+        self._two_card = {h: float(v) for h, v in zip(hands, got.tolist(), strict=True)}
+        self._split_evs: dict[tuple[int, int], float] = {}
 
-    def _split_hands_act(self, c: int) -> bool:
-        """Some split hand of pair class ``c`` may hit or double (by :meth:`legal`)."""
-        one = self.plus(tuple([0] * self.K), c)
-        for j in range(self.K):
-            y = self.plus(one, j)
-            for h in range(2, self.rules.max_split_hands + 1):
-                for pair in {False, j == c}:
-                    acts = self._legal_actions(y, True, self.aces[c], h, pair)
-                    if _A.HIT in acts or _A.DOUBLE in acts:
-                        return True
-        return False
+    def _row(self, code: int) -> int:
+        i = int(np.searchsorted(self._codes_sorted, code))
+        if i >= len(self._codes_sorted) or int(self._codes_sorted[i]) != code:
+            raise KeyError(code)
+        return i
 
     def ensure(self, rows: Iterable[Comp]) -> None:
         """Every row of a round is known from the start."""
@@ -714,24 +780,8 @@ class _RoundContext(_Context):
     def cover(self, y: Comp, split_classes: Iterable[int] = ()) -> None:
         """Every row of a round is known from the start."""
 
-    def _extra(self, i: int, hard: int, ace: bool) -> int:
-        """Which table holds the hand of row ``i`` with this hard total and ace flag."""
-        shift = int(self._row_hard[i]) - hard
-        if shift == 0:
-            return 0
-        row = self._rows[i]
-        for e_i, e in enumerate(self.extras):
-            if (
-                e >= 0
-                and self.vals[e] == shift
-                and row[e] >= 2
-                and (row[self.cl.ace] - (e == self.cl.ace) > 0) == ace
-            ):
-                return e_i
-        raise KeyError((i, hard, ace))
-
     def hole_completes(self, code: int) -> float:
-        row = self._rows[self.index[code]]
+        row = self._rows[self._row(code)]
         left = self.N - int(row.sum())
         if self.completer is None or left <= 0:
             return 0.0
@@ -739,41 +789,224 @@ class _RoundContext(_Context):
 
     def stand(self, code: int, total: int, natural: bool) -> float:
         cat = _NATURAL if natural else (0 if total <= 16 else total - 16)
-        return float(self._stand[self.index[code], cat])
+        return float(self._stand[self._row(code), cat])
 
     def best(
-        self, y: Comp, extra: int | None, fs: bool, sa: bool, h: int, pair: bool, natural: bool
+        self, y: Comp, extra: Extra, fs: bool, sa: bool, h: int, pair: bool, natural: bool
     ) -> float:
-        """:meth:`_Context.best` read straight from the tables (same values)."""
-        key = (y, extra, fs, sa, h, pair, natural)
-        got = self._memo.get(key)
-        if got is not None:
-            return got
-        i = self.index[self.code(self.plus(y, extra))]
-        hard, ace = self.hard_ace(y)
-        e_i = 0 if extra is None else self.extras.index(extra)
-        vals = []
-        for a in self.legal(y, fs, sa, h, pair):
-            if a is _A.STAND:
-                cat = _NATURAL if natural else max(0, score(hard, ace)[0] - 16)
-                vals.append(float(self._stand[i, cat]))
-            elif a is _A.HIT:
-                vals.append(float(self._hit[e_i, i]))
-            elif a is _A.DOUBLE:
-                vals.append(2.0 * float(self._dbl[e_i, i]))
-            elif a is _A.SURRENDER:
-                vals.append(self.surrender(self.code(self.plus(y, extra))))
-        got = self._memo[key] = max(vals)
-        return got
+        """:meth:`_Context.best` of a two-card hand before any split (same values)."""
+        if extra is not None or fs or sa or h != 1 or sum(y) != 2:
+            raise ValueError("a round context values the round's two-card hands only")
+        i = next(c for c in range(self.K) if y[c])
+        j = next(c for c in range(self.K - 1, -1, -1) if y[c])
+        return self._two_card[(i, j, int(pair), int(natural))]
+
+    def action_ev(
+        self,
+        y: Comp,
+        extra: Extra,
+        fs: bool,
+        sa: bool,
+        h: int,
+        pair: bool,
+        natural: bool,
+        action: Action,
+        same: int | None = None,
+        waiting: int = 0,
+    ) -> float:
+        """The value of a split of the round's two-card pair (:meth:`_Context.action_ev`,
+        same values); other actions are read through :meth:`best`."""
+        if action is not _A.SPLIT or extra is not None or h != 1 or waiting or same is None:
+            raise ValueError("a round context values the round's first split only")
+        c = next(i for i, n in enumerate(y) if n)
+        got = self._split_evs.get((c, same))
+        if got is None:
+            self.prepare_splits([(c, same)])
+            got = self._split_evs[(c, same)]
+        return self.bet_factor * got
+
+    def prepare_splits(self, splits: Iterable[tuple[int, int]]) -> None:
+        """Value the splits (pair class, unseen cards pairing it) in one kernel call."""
+        todo = [key for key in dict.fromkeys(splits) if key not in self._split_evs]
+        if not todo:
+            return
+        got = kernels.split_values(
+            np.array(todo, np.int64),
+            self.rules.max_split_hands,
+            self._ext_index,
+            *self._args,
+            *self._split_args,
+        )
+        self._split_evs.update(zip(todo, got.tolist(), strict=True))
 
     def draw(self, code: int, hard: int, ace: bool, double: bool) -> float:
-        i = self.index[code]
-        e_i = self._extra(i, hard, ace)
-        return float((self._dbl if double else self._hit)[e_i, i])
+        raise ValueError("a round context values the round's two-card decisions only")
 
     def hit_stand(self, code: int, hard: int, ace: bool) -> float:
-        i = self.index[code]
-        return float(self._hs_rows[self._extra(i, hard, ace), i])
+        raise ValueError("a round context values the round's two-card decisions only")
+
+
+def _split_extras(rules: Rules, aces: Sequence[bool], pool: Comp) -> list[tuple[int, int]]:
+    """The split hands a round off ``pool`` can hold, as (pair class, ``n`` pair cards
+    out beyond the hand's own): ``n`` = 1 (the pair's other card) up to one per
+    resplit allowed, as far as the pool holds the cards."""
+    out: list[tuple[int, int]] = []
+    for c, ace in enumerate(aces):
+        resplit = split_allowed(rules, pair=True, hands=2, split_aces=ace)
+        top = rules.max_split_hands - 1 if resplit else 1
+        out += [(c, n) for n in range(1, min(top, pool[c] - 1) + 1)]
+    return out
+
+
+@dataclass(frozen=True)
+class _SharedRows:
+    """The rows every context of a round shares (:func:`_round_rows`): ``rows`` (sorted
+    by their code in ``radix``, the mixed radix of the pool before the upcard),
+    ``extras`` (the split hands, :func:`_split_extras`, after ``None``) and what
+    :func:`kernels.round_structure` derives from them (``structure``)."""
+
+    rows: np.ndarray
+    radix: np.ndarray
+    extras: tuple[Extra, ...]
+    extras_array: np.ndarray
+    position: dict[Extra, int]
+    codes: np.ndarray
+    structure: tuple[np.ndarray, ...]
+
+
+@lru_cache(maxsize=4)
+def _round_rows(rules: Rules, full: Comp) -> _SharedRows:
+    """The rows of every context of a round dealt off ``full`` (class counts before the
+    upcard): each two-card hand and its later cards, and each split hand with its pair
+    cards out (:func:`_split_extras`), with their children and the rows of each extra
+    (:func:`kernels.round_structure`): computed once for the ten upcards, not ten times.
+    A context reads the rows within its pool. (A split hand that only stands needs its
+    two cards: ``(1 + n) v + 10 <= 21 + n v``.)"""
+    cl = _classes(rules)
+    split_extras = _split_extras(rules, cl.aces, full)
+    bases = np.zeros((1 + len(split_extras), len(full)), np.int64)
+    max_hards = np.full(1 + len(split_extras), 21, np.int64)
+    for b, (c, n) in enumerate(split_extras, start=1):
+        bases[b, c] = 1 + n
+        max_hards[b] = 21 + n * cl.values[c]
+    pool = np.array(full, np.int64)
+    vals = np.array(cl.values, np.int64)
+    _codes, rows, radix = kernels.round_rows(pool, vals, bases, max_hards)
+    extras = np.array([(-1, 0), *split_extras], np.int64)
+    codes, *structure = kernels.round_structure(rows, radix, pool, vals, extras)
+    return _SharedRows(
+        rows=rows,
+        radix=radix,
+        extras=(None, *split_extras),
+        extras_array=extras,
+        position={extra: i for i, extra in enumerate((None, *split_extras))},
+        codes=codes,
+        structure=tuple(structure),
+    )
+
+
+@dataclass(frozen=True)
+class _RoundTables:
+    """The rule decisions the round kernels read, as tables (from the engine's
+    functions; ``kernels`` decides no rule): ``legal[hard, ace, from_split, split_aces,
+    hands, pair]`` the action bits of a two-card hand (``kernels.STAND_BIT`` ...),
+    ``settled[total, split_aces, hands, pair, natural]`` a split hand with no decision,
+    ``natural_two[hard, ace]`` / ``natural_split[hard, ace]`` a two-card hand (dealt, or
+    from a split) that counts as a natural,
+    ``split_ok[pair, hands, split_aces]`` a split allowed; ``resplit`` and
+    ``resplit_aces`` whether a split hand (not of aces, of aces) may be split again, and
+    ``split_hands_act[aces]`` whether a split hand may ever hit or double."""
+
+    legal: np.ndarray
+    settled: np.ndarray
+    natural_two: np.ndarray
+    natural_split: np.ndarray
+    split_ok: np.ndarray
+    resplit: bool
+    resplit_aces: bool
+    split_hands_act: tuple[bool, bool]
+
+
+@lru_cache(maxsize=256)
+def _round_tables(rules: Rules, up_value: int, up_ace: bool) -> _RoundTables:
+    H = rules.max_split_hands
+    bits = {
+        _A.STAND: kernels.STAND_BIT,
+        _A.HIT: kernels.HIT_BIT,
+        _A.DOUBLE: kernels.DOUBLE_BIT,
+        _A.SURRENDER: kernels.SURRENDER_BIT,
+    }
+    legal = np.zeros((32, 2, 2, 2, H + 2, 2), np.int64)
+    acts_after_split = [False, False]
+    for hard in range(2, 22):
+        for ace in (0, 1):
+            for fs in (0, 1):
+                for sa in (0, 1) if fs else (0,):
+                    for h in range(1, H + 1):
+                        for pair in (0, 1):
+                            acts = _legal_actions(
+                                rules, up_value, up_ace, hard, bool(ace), True, bool(fs),
+                                bool(sa), h, bool(pair),
+                            )
+                            legal[hard, ace, fs, sa, h, pair] = sum(
+                                bits.get(a, 0) for a in acts
+                            )
+                            if fs and h >= 2 and (_A.HIT in acts or _A.DOUBLE in acts):
+                                acts_after_split[sa] = True
+    settled = np.zeros((32, 2, H + 2, 2, 2), np.bool_)
+    for total in range(2, 22):
+        for sa in (0, 1):
+            for h in range(2, H + 1):
+                for pair in (0, 1):
+                    for nat in (0, 1):
+                        settled[total, sa, h, pair, nat] = split_hand_settled(
+                            rules, split_aces=bool(sa), pair=bool(pair), hands=h,
+                            natural=bool(nat), total=total,
+                        )
+    bas = natural_counts(rules, from_split=True)
+    natural_split = np.zeros((32, 2), np.bool_)
+    natural_two = np.zeros((32, 2), np.bool_)
+    for hard in range(2, 22):
+        for ace in (0, 1):
+            natural_split[hard, ace] = is_natural(2, hard, bool(ace), bas)
+            natural_two[hard, ace] = is_natural(2, hard, bool(ace))
+    split_ok = np.zeros((2, H + 2, 2), np.bool_)
+    for pair in (0, 1):
+        for h in range(1, H + 1):
+            for sa in (0, 1):
+                split_ok[pair, h, sa] = split_allowed(
+                    rules, pair=bool(pair), hands=h, split_aces=bool(sa)
+                )
+    resplit = split_allowed(rules, pair=True, hands=2, split_aces=False)
+    return _RoundTables(
+        legal=legal,
+        settled=settled,
+        natural_two=natural_two,
+        natural_split=natural_split,
+        split_ok=split_ok,
+        resplit=resplit,
+        resplit_aces=split_allowed(rules, pair=True, hands=2, split_aces=True),
+        split_hands_act=(acts_after_split[0], acts_after_split[1]),
+    )
+
+
+@lru_cache(maxsize=256)
+def _hole_naturals(rules: Rules, up: int) -> np.ndarray:
+    """:func:`.hole_naturals` as a bool array (read-only: contexts share it)."""
+    out = np.array(hole_naturals(rules, up), np.bool_)
+    out.setflags(write=False)
+    return out
+
+
+@lru_cache(maxsize=64)
+def _payoff_table(rules: Rules, peek: bool) -> np.ndarray:
+    """:meth:`_Context._payoffs` of a rule set (read-only: contexts share it)."""
+    settle = settle_values(rules)  # rows: player category; columns: dealer slot
+    pay = settle[[16, 17, 18, 19, 20, 21, NATURAL_CATEGORY], :].T.copy()
+    if peek:
+        pay[BJ, :] = 0.0
+    pay.setflags(write=False)
+    return pay
 
 
 @lru_cache(maxsize=256)
@@ -844,6 +1077,7 @@ def clear_cache() -> None:
     """Forget the cached contexts (the values of recent pools): the next query of any
     pool is computed afresh, as a cold call is (for timing)."""
     _cached_context.cache_clear()
+    _round_rows.cache_clear()
 
 
 @lru_cache(maxsize=64)
@@ -1074,7 +1308,20 @@ def _round_given_upcard(
     empty = tuple([0] * ctx.K)
     # every row the round needs: hands of two or more cards, and split hands
     ctx.cover(empty, [c for c in range(ctx.K) if ctx.pool[c] >= 2])
-    rules_ = rules
+    pay_natural = dealt_natural_effect(rules) is NaturalEffect.PAY
+    stands_natural = natural_stands(rules)
+    can_split = split_allowed(rules, pair=True, hands=1, split_aces=False)
+    by_rank = rules.split_by is SplitBy.RANK
+    early = ctx.peek and rules.surrender is Surrender.EARLY
+    if isinstance(ctx, _RoundContext) and can_split:
+        ctx.prepare_splits(
+            (cl.of_rank[r - 1], pool[r - 1] - 2 if by_rank else ctx.pool[cl.of_rank[r - 1]] - 2)
+            for r in range(1, 14)
+            if pool[r - 1] >= 2
+        )
+    # the return of a two-card hand depends on its classes, whether it is a pair and the
+    # cards that pair it, not on its ranks: each computed once
+    returns: dict[tuple[int, int, bool, int], float] = {}
     total = 0.0
     for r1 in range(1, 14):
         for r2 in range(r1, 14):
@@ -1083,32 +1330,36 @@ def _round_given_upcard(
             if c1 <= 0 or c2 <= 0:
                 continue
             prob = c1 * c2 / (n * (n - 1)) * (1 if r1 == r2 else 2)
-            y = ctx.plus(ctx.plus(empty, cl.of_rank[r1 - 1]), cl.of_rank[r2 - 1])
+            i, j = cl.of_rank[r1 - 1], cl.of_rank[r2 - 1]
             pair = pairs[r1 - 1] == pairs[r2 - 1]
-            hard, ace = ctx.hard_ace(y)
-            natural = is_natural(2, hard, ace)
-            pbj = ctx.p_bj(y) if ctx.peek else 0.0
-            if natural:
-                if dealt_natural_effect(rules_) is NaturalEffect.PAY:
-                    ret = ctx.payout
-                elif natural_stands(rules_):
-                    ret = pbj * ctx.bjbj + ctx.stand(ctx.code(y), 21, True)
-                else:
-                    ret = pbj * ctx.bjbj + ctx.best(y, None, False, False, 1, False, True)
-            else:
-                best = ctx.best(y, None, False, False, 1, pair, False)
-                if pair and split_allowed(rules_, pair=True, hands=1, split_aces=False):
-                    if rules_.split_by is SplitBy.RANK:
-                        same = pool[r1 - 1] - 2
+            same = -1
+            if pair and can_split:
+                same = pool[r1 - 1] - 2 if by_rank else ctx.pool[i] - 2
+            hand_key = (i, j, pair, same)
+            ret = returns.get(hand_key)
+            if ret is None:
+                y = ctx.plus(ctx.plus(empty, i), j)
+                hard, ace = cl.values[i] + cl.values[j], cl.aces[i] or cl.aces[j]
+                natural = is_natural(2, hard, ace)
+                pbj = ctx.p_bj(y) if ctx.peek else 0.0
+                if natural:
+                    if pay_natural:
+                        ret = ctx.payout
+                    elif stands_natural:
+                        ret = pbj * ctx.bjbj + ctx.stand(ctx.code(y), 21, True)
                     else:
-                        same = ctx.pool[cl.of_rank[r1 - 1]] - 2
-                    best = max(
-                        best,
-                        ctx.action_ev(y, None, False, False, 1, True, False, _A.SPLIT, same=same),
-                    )
-                ret = -pbj + best
-                if ctx.peek and rules_.surrender is Surrender.EARLY:
-                    ret = max(ret, -0.5)
+                        ret = pbj * ctx.bjbj + ctx.best(y, None, False, False, 1, False, True)
+                else:
+                    best = ctx.best(y, None, False, False, 1, pair, False)
+                    if same >= 0:
+                        split = ctx.action_ev(
+                            y, None, False, False, 1, True, False, _A.SPLIT, same=same
+                        )
+                        best = max(best, split)
+                    ret = -pbj + best
+                    if early:
+                        ret = max(ret, -0.5)
+                returns[hand_key] = ret
             total += prob * ret
     return total
 
@@ -1129,31 +1380,30 @@ def composition_return(
 
     Check against Eric Farmer's combinatorial analysis (bjstrat.net, CDZ-): 6 decks,
     S17, DAS, double any two, split to 4, no resplit of aces, no surrender, 3:2,
-    peek: he publishes -0.4029%; this gives -0.40365%, 0.0008 points lower (the
+    peek: he publishes -0.4029%; this gives -0.40268%, 0.0002 points higher (the
     issue's tolerance is 0.005). Every non-split value is exact (stand, hit and
     double match Wizard of Odds' combinatorial tables to 1e-6), so the difference
-    is in the splits: Farmer values them exactly for a fixed post-split strategy,
-    here they follow the approximation of the module docstring (each split hand
-    ignores the cards of the other split hands, and resplit chances are those of
-    the first split).
+    is in the splits (the module docstring: a split hand does not see the other split
+    hands' non-pair cards).
 
-    The same rules, 1 to 8 decks: +0.1808, -0.1803, -0.2933, -0.3485, -0.3816,
-    -0.4036, -0.4194, -0.4312 (percent), each 0.002 to 0.04 points above the
+    The same rules, 1 to 8 decks: +0.1836, -0.1781, -0.2916, -0.3472, -0.3805,
+    -0.4027, -0.4186, -0.4304 (percent), each 0.003 to 0.04 points above the
     total-dependent :func:`.finite_shoe_return`.
 
     Against Hugues Hoppe's published CD house edges (H17, late surrender, otherwise the
-    same; github.com/hhoppe/blackjack): 1, 2, 4, 6, 8 decks give -0.0276, 0.3159,
-    0.4761, 0.5279, 0.5536% against his -0.030, 0.314, 0.475, 0.527, 0.553%: the
-    house edge here is 0.0024 to 0.0006 points higher, from the same split
-    approximation (``tests/analysis/test_composition_kernels.py``).
+    same; github.com/hhoppe/blackjack): 1, 2, 4, 6, 8 decks give -0.0305, 0.3137,
+    0.4748, 0.5270, 0.5529% against his -0.030, 0.314, 0.475, 0.527, 0.553%: within
+    0.0005 points, under the same split policy as his
+    (``tests/analysis/test_composition_kernels.py``).
 
     ``compiled``: True runs the numba kernels (``analysis.kernels``, the ``fast`` extra),
     False the pure Python path, None (default) the kernels when numba is installed.
     Both give the same figures (within 1e-12 in the tests). Time, CPU of one core
-    (``scripts/bench_composition.py``, two cores shared by other work): pure Python
-    0.4 to 1.5 s for 1 to 8 decks; with the kernels 30 to 75 ms, 17 to 21 times
-    less (a full or depleted pool; the first call in a process also loads the
-    compiled code from numba's cache, or compiles it: about 10 s once).
+    (``scripts/bench_composition.py``, two cores shared by other work, best of 5):
+    pure Python 0.7 to 4 s for 1 to 8 decks; with the kernels 11 to 32 ms (six decks,
+    a full shoe: 31 ms), 36 to 50 times less than the code before the kernels (a full
+    or depleted pool; the first call in a process also loads the compiled code from
+    numba's cache, or compiles it: 10 to 20 s once).
     """
     check_supported(rules)
     if pool is None:

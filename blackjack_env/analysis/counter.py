@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from blackjack_env.analysis.composition import composition_return
+from blackjack_env.analysis.composition import METHOD, composition_return
 from blackjack_env.analysis.strategy import BasicStrategy
 from blackjack_env.engine.play import hi_lo_running_count, hi_lo_true_count
 from blackjack_env.engine.rules import Rules
@@ -120,7 +120,13 @@ def deal_rounds(
 
 
 def _header(rules: Rules, penetration: float, seed: int) -> dict[str, Any]:
-    return {"rules": rules.to_dict(), "penetration": float(penetration), "seed": seed}
+    # the method version: edges priced by another version of the analysis are not mixed in
+    return {
+        "rules": rules.to_dict(),
+        "penetration": float(penetration),
+        "seed": seed,
+        "method": METHOD,
+    }
 
 
 def price_rounds(
@@ -137,7 +143,9 @@ def price_rounds(
     ``store``: a JSON-lines file; each priced round is appended (and flushed) as it is
     priced, and rounds already there (from an interrupted run with the same rules,
     penetration and seed) are read back instead of priced again. A file made with
-    other settings is refused (ValueError), not overwritten. ``progress(done,
+    other settings, or priced by another version of the analysis
+    (:data:`~blackjack_env.analysis.composition.METHOD`), is refused (ValueError), not
+    overwritten. ``progress(done,
     rounds)`` is called after each round. Ctrl-C (KeyboardInterrupt) propagates; what
     was priced stays in ``store``.
     """
@@ -152,6 +160,15 @@ def price_rounds(
                 first = json.loads(lines[0])
             except json.JSONDecodeError:
                 raise ValueError(f"{path}: not a perfect-counter store (first line)") from None
+            theirs = first.get("header") if isinstance(first, dict) else None
+            if isinstance(theirs, dict) and theirs.get("method") != METHOD and {
+                k: v for k, v in theirs.items() if k != "method"
+            } == {k: v for k, v in header.items() if k != "method"}:
+                raise ValueError(
+                    f"{path} holds edges priced by another version of the analysis "
+                    f"(method {theirs.get('method', 1)}, this is {METHOD}: splits changed); "
+                    f"give another path to price the rounds again"
+                )
             if first != {"header": header}:
                 raise ValueError(
                     f"{path} holds rounds of other settings ({first.get('header')}); "

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from blackjack_env.analysis import composition_return, counter
+from blackjack_env.analysis import composition, composition_return, counter
 from blackjack_env.analysis.counter import (
     CounterRound,
     counter_report,
@@ -93,6 +93,23 @@ def test_a_store_of_other_settings_is_refused_and_kept(tmp_path) -> None:
     with pytest.raises(ValueError, match="other settings"):
         price_rounds(RULES.replace(decks=2), 2, penetration=0.5, seed=2, store=store)
     assert store.read_bytes() == before
+
+
+def test_a_store_priced_by_another_version_of_the_analysis_is_refused(tmp_path) -> None:
+    """A store written before the split policy changed (its header has no method, or
+    another one) holds other edges: resuming it would mix two analyses."""
+    store = tmp_path / "c.jsonl"
+    price_rounds(RULES, 2, penetration=0.5, seed=2, store=store)
+    lines = store.read_text().splitlines()
+    header = json.loads(lines[0])
+    assert header["header"]["method"] == composition.METHOD
+    for old in ({k: v for k, v in header["header"].items() if k != "method"},
+                {**header["header"], "method": composition.METHOD - 1}):
+        store.write_text("\n".join([json.dumps({"header": old}), *lines[1:]]) + "\n")
+        before = store.read_bytes()
+        with pytest.raises(ValueError, match="another version of the analysis"):
+            price_rounds(RULES, 2, penetration=0.5, seed=2, store=store)
+        assert store.read_bytes() == before
 
 
 def _rounds(edges, nets, shoes, tcs=None) -> list[CounterRound]:

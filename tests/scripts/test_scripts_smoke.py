@@ -246,6 +246,24 @@ def test_demo_simulate_and_a_bench_run_from_the_command_line(tmp_path):
     assert data["settings"]["hands"] == 300 and len(data["cases"]) == 3
 
 
+def test_bench_composition_times_both_paths_and_checks_them(tmp_path):
+    """One deck, one call each: the pure path and (where numba is installed) the
+    kernels, the same return, and the return of composition_return itself."""
+    from blackjack_env.analysis import composition_return, kernels
+    from blackjack_env.engine import preset
+
+    out = tmp_path / "b.json"
+    r = run("bench_composition.py", "--decks", "1", "--repeats", "1", "--json", str(out))
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(out.read_text())["rows"]
+    assert [(row["decks"], row["pool"]) for row in rows] == [(1, "full"), (1, "depleted")]
+    want = composition_return(preset("vegas-strip").replace(decks=1)).expected_return
+    assert rows[0]["expected_return"] == pytest.approx(want, abs=1e-12)
+    assert all(row["pure_s"] > 0 for row in rows)
+    if kernels.AVAILABLE:
+        assert all(0 < row["numba_s"] < row["pure_s"] for row in rows)
+
+
 def test_bench_vector_times_several_seats_per_table(tmp_path):
     out = tmp_path / "bench.json"
     proc = subprocess.run(
