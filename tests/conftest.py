@@ -71,6 +71,9 @@ BUILD_NEUTRAL: dict[str, str] = {
     "the analysis's functions; the single env they drive is compared step by step with "
     "its source in tests/envs/test_compiled.py, and the envs and the analysis are tested "
     "in both passes",
+    "tests/analysis/test_composition_kernels.py": "numba's kernels of composition_return "
+    "against the analysis's own Python path, both on one build; the engine functions they "
+    "read are checked in both passes by tests/analysis's other files",
     "tests/test_simulate.py": "the evaluation loop and its worker processes, over the env "
     "API that tests/envs checks in both passes",
 }
