@@ -2,15 +2,17 @@
 pyproject.toml's ``[tool.pytest.ini_options]``).
 
 **A persistent JAX compilation cache.** Every jitted function the tests (and the
-commands they start in subprocesses) compile is stored under
-``.pytest_cache/jax-compilation/``, whatever its compile time, and read back by the next
-process that compiles the same program: the other xdist worker, a test's subprocess,
-CI's second pass, the next run. An entry is keyed by the program, the jax version and
-the backend, so it is reused only for the same program; deleting the folder (or
-``pytest --cache-clear``) only costs the compilations again. It holds at most
-:data:`JAX_CACHE_BYTES` (least recently used entries go first). A
-``JAX_COMPILATION_CACHE_DIR`` already set in the environment is used instead, and
-``JAX_COMPILATION_CACHE_DIR=`` (empty) turns the cache off.
+commands they start in subprocesses) compile is stored under the user's cache folder,
+``~/.cache/blackjack_env/tests/jax-compilation/`` (``$XDG_CACHE_HOME`` when set), whatever
+its compile time, and read back by the next process that compiles the same program: the
+other xdist worker, a test's subprocess, the next run, and the next clone of the
+repository on the same machine (a CI runner's fresh clone: most of the JAX tests' time
+is compiling, and an unchanged program is then not compiled again). An entry is keyed by
+the program (without its source locations), the jax version, the backend and the XLA
+flags, so it is reused only for the same program; deleting the folder only costs the
+compilations again. It holds at most :data:`JAX_CACHE_BYTES` (least recently used
+entries go first). A ``JAX_COMPILATION_CACHE_DIR`` already set in the environment is used
+instead, and ``JAX_COMPILATION_CACHE_DIR=`` (empty) turns the cache off (a cold run).
 
 **XLA's CPU backend at optimisation level 0** (``XLA_FLAGS``, for this process and the
 commands the tests start; an ``XLA_FLAGS`` that already sets
@@ -45,8 +47,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: Where the tests' compiled JAX programs are kept between processes and runs.
-JAX_CACHE_DIR = ROOT / ".pytest_cache" / "jax-compilation"
+#: Where the tests' compiled JAX programs are kept between processes, runs and clones.
+JAX_CACHE_DIR = (
+    Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    / "blackjack_env" / "tests" / "jax-compilation"
+)
 #: The cache's size limit (least recently used entries are evicted past it).
 JAX_CACHE_BYTES = 1 << 30
 
