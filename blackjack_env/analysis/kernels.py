@@ -57,15 +57,11 @@ __all__ = [
     "HIT_BIT",
     "STAND_BIT",
     "SURRENDER_BIT",
-    "context_tables",
     "dealer_stands",
-    "hit_tables",
     "round_rows",
     "round_structure",
     "shared_two_card_tables",
     "split_values",
-    "stand_tables",
-    "two_card_tables",
     "two_card_values",
 ]
 
@@ -324,64 +320,6 @@ def _dealer_paths(
     return via, ratio, ends, weight
 
 
-def _context_tables(
-    pool: np.ndarray,
-    vals: np.ndarray,
-    aces: np.ndarray,
-    up: int,
-    stop: np.ndarray,
-    natural: np.ndarray,
-    pay: np.ndarray,
-    bases: np.ndarray,
-    max_hards: np.ndarray,
-) -> Any:
-    _codes, rows, _radix = _rows(pool, vals, bases, max_hards)
-    return _stand_tables(rows, pool, vals, aces, up, stop, natural, pay)
-
-
-def _stand_tables(
-    all_rows: np.ndarray,
-    pool: np.ndarray,
-    vals: np.ndarray,
-    aces: np.ndarray,
-    up: int,
-    stop: np.ndarray,
-    natural: np.ndarray,
-    pay: np.ndarray,
-) -> Any:
-    K = pool.shape[0]
-    # the rows within this pool (the rounds of every upcard share one list: a row
-    # list sorted by code is sorted for any radix, as the order is lexicographic)
-    keep = np.ones(all_rows.shape[0], np.bool_)
-    n_keep = 0
-    for r in range(all_rows.shape[0]):
-        for i in range(K):
-            if all_rows[r, i] > pool[i]:
-                keep[r] = False
-                break
-        if keep[r]:
-            n_keep += 1
-    rows = np.empty((n_keep, K), np.int64)
-    most = np.zeros(K, np.int64)
-    for r in range(all_rows.shape[0]):
-        if keep[r]:
-            for i in range(K):
-                most[i] = max(most[i], all_rows[r, i])
-    radix = np.ones(K, np.int64)
-    for i in range(1, K):
-        radix[i] = radix[i - 1] * _digits(pool[i - 1], most[i - 1])
-    codes = np.zeros(n_keep, np.int64)
-    t = 0
-    for r in range(all_rows.shape[0]):
-        if keep[r]:
-            for i in range(K):
-                rows[t, i] = all_rows[r, i]
-                codes[t] += all_rows[r, i] * radix[i]
-            t += 1
-    stand = _dealer_stands(rows, pool, vals, aces, up, stop, natural, pay)
-    return codes, rows, radix, stand
-
-
 def _dealer_stands(
     rows: np.ndarray,
     pool: np.ndarray,
@@ -507,248 +445,8 @@ def _dealer_stands(
     return stand
 
 
-def _hit_tables(
-    codes: np.ndarray,
-    rows: np.ndarray,
-    radix: np.ndarray,
-    stand: np.ndarray,
-    pool: np.ndarray,
-    vals: np.ndarray,
-    aces: np.ndarray,
-    ace_class: int,
-    completer: int,
-    auto_total: int,
-    totals: np.ndarray,
-    extras: np.ndarray,
-) -> Any:
-    m, K = rows.shape
-    E = extras.shape[0]
-    nan = np.nan
-    hs = np.full((E, m), nan)
-    hit = np.full((E, m), nan)
-    dbl = np.full((E, m), nan)
-    n_pool = 0
-    for i in range(K):
-        n_pool += pool[i]
-    # child[r, j]: the row holding row r's cards and one more of class j (-1: none);
-    # codes are sorted, so the children of class j are found by one merge
-    child = np.full((m, K), -1, np.int64)
-    for j in range(K):
-        k = 0
-        for r in range(m):
-            c = codes[r] + radix[j]
-            while k < m and codes[k] < c:
-                k += 1
-            if k == m:
-                break
-            fits = j == K - 1 or rows[r, j] + 1 < radix[j + 1] // radix[j]  # no carry
-            if codes[k] == c and rows[r, j] < pool[j] and fits:
-                child[r, j] = k
-    row_hard = np.zeros(m, np.int64)
-    row_n = np.zeros(m, np.int64)
-    for r in range(m):
-        for i in range(K):
-            row_hard[r] += rows[r, i] * vals[i]
-            row_n[r] += rows[r, i]
-    for e_i in range(E):
-        e = extras[e_i, 0]
-        n_e = extras[e_i, 1]
-        for r in range(m - 1, -1, -1):
-            hard = row_hard[r]
-            n_row = row_n[r]
-            n_ace = rows[r, ace_class]
-            if e >= 0:
-                if rows[r, e] < 1 + n_e:
-                    continue
-                hard -= n_e * vals[e]
-                if e == ace_class:
-                    n_ace -= n_e
-            if hard > 21:
-                continue
-            ace = n_ace > 0
-            left = n_pool - n_row
-            own = totals[hard, 1 if ace else 0]
-            cat = 0 if own <= 16 else own - 16
-            if left <= 0:
-                v = stand[r, cat]
-                hit[e_i, r] = v
-                dbl[e_i, r] = v
-                hs[e_i, r] = v
-                continue
-            ev_hit = 0.0
-            ev_dbl = 0.0
-            missing = False
-            for j in range(K):
-                cnt = pool[j] - rows[r, j]
-                if cnt <= 0:
-                    continue
-                p = cnt / left
-                nh = hard + vals[j]
-                if nh > 21:
-                    if completer < 0 or left <= 1:
-                        ev_hit -= p
-                        ev_dbl -= p
-                    else:
-                        hole = pool[completer] - rows[r, completer] - (1 if j == completer else 0)
-                        q = p * (1.0 - hole / (left - 1))
-                        ev_hit -= q
-                        ev_dbl -= q
-                    continue
-                na = ace or aces[j]
-                total = totals[nh, 1 if na else 0]
-                k = child[r, j]
-                if k < 0:  # a row the caller did not ask for: no value here
-                    missing = True
-                    break
-                ncat = 0 if total <= 16 else total - 16
-                st = stand[k, ncat]
-                ev_dbl += p * st
-                if total == auto_total:
-                    ev_hit += p * st
-                else:
-                    ev_hit += p * hs[e_i, k]
-            if missing:
-                continue
-            hit[e_i, r] = ev_hit
-            dbl[e_i, r] = ev_dbl
-            st_own = stand[r, cat]
-            hs[e_i, r] = st_own if st_own >= ev_hit else ev_hit
-    return hs, hit, dbl
-
-
 #: action bits of the ``legal`` tables (:func:`two_card_values`, :func:`split_values`)
 STAND_BIT, HIT_BIT, DOUBLE_BIT, SURRENDER_BIT = 1, 2, 4, 8
-
-
-def _two_card_tables(
-    codes: np.ndarray,
-    rows: np.ndarray,
-    radix: np.ndarray,
-    stand: np.ndarray,
-    pool: np.ndarray,
-    vals: np.ndarray,
-    aces: np.ndarray,
-    ace_class: int,
-    completer: int,
-    auto_total: int,
-    totals: np.ndarray,
-    extras: np.ndarray,
-) -> Any:
-    """:func:`hit_tables` kept for the two-card hands only: ``(row, hit, dbl)``, each
-    ``E x K x K``: for extra ``e`` and hand ``{i, j}``, the row (-1: none), the value
-    of one hit then the best play, and of one card then standing. The best of standing
-    and hitting of the longer hands lives in one scratch vector per extra, so the
-    memory is ``m`` values, not ``E x m`` (3 x 29 x 16,000 for six decks)."""
-    m, K = rows.shape
-    E = extras.shape[0]
-    nan = np.nan
-    n_pool = 0
-    for i in range(K):
-        n_pool += pool[i]
-    child = np.full((m, K), -1, np.int64)
-    for j in range(K):
-        k = 0
-        for r in range(m):
-            c = codes[r] + radix[j]
-            while k < m and codes[k] < c:
-                k += 1
-            if k == m:
-                break
-            fits = j == K - 1 or rows[r, j] + 1 < radix[j + 1] // radix[j]  # no carry
-            if codes[k] == c and rows[r, j] < pool[j] and fits:
-                child[r, j] = k
-    row_hard = np.zeros(m, np.int64)
-    row_n = np.zeros(m, np.int64)
-    for r in range(m):
-        for i in range(K):
-            row_hard[r] += rows[r, i] * vals[i]
-            row_n[r] += rows[r, i]
-    two_row = np.full((E, K, K), -1, np.int64)
-    two_hit = np.full((E, K, K), nan)
-    two_dbl = np.full((E, K, K), nan)
-    # written for each row of an extra before a longer hand of that extra reads it (a
-    # child of a row of the extra is one: it holds the same cards and one more), so it
-    # needs no clearing between extras
-    hs = np.empty(m)
-    for e_i in range(E):
-        e = extras[e_i, 0]
-        n_e = extras[e_i, 1] if e >= 0 else 0
-        for r in range(m - 1, -1, -1):
-            hard = row_hard[r]
-            n_row = row_n[r] - n_e
-            n_ace = rows[r, ace_class]
-            if e >= 0:
-                if rows[r, e] < 1 + n_e:
-                    continue
-                hard -= n_e * vals[e]
-                if e == ace_class:
-                    n_ace -= n_e
-            if hard > 21:
-                continue
-            a = -1
-            b = -1
-            if n_row == 2:
-                for i in range(K):
-                    cnt = rows[r, i] - (n_e if i == e else 0)
-                    for _ in range(cnt):
-                        if a < 0:
-                            a = i
-                        else:
-                            b = i
-                two_row[e_i, a, b] = r
-                two_row[e_i, b, a] = r
-            ace = n_ace > 0
-            left = n_pool - row_n[r]
-            own = totals[hard, 1 if ace else 0]
-            cat = 0 if own <= 16 else own - 16
-            if left <= 0:
-                v = stand[r, cat]
-                hs[r] = v
-                if a >= 0:
-                    two_hit[e_i, a, b] = two_hit[e_i, b, a] = v
-                    two_dbl[e_i, a, b] = two_dbl[e_i, b, a] = v
-                continue
-            ev_hit = 0.0
-            ev_dbl = 0.0
-            missing = False
-            for j in range(K):
-                cnt = pool[j] - rows[r, j]
-                if cnt <= 0:
-                    continue
-                p = cnt / left
-                nh = hard + vals[j]
-                if nh > 21:
-                    if completer < 0 or left <= 1:
-                        ev_hit -= p
-                        ev_dbl -= p
-                    else:
-                        hole = pool[completer] - rows[r, completer] - (1 if j == completer else 0)
-                        q = p * (1.0 - hole / (left - 1))
-                        ev_hit -= q
-                        ev_dbl -= q
-                    continue
-                na = ace or aces[j]
-                total = totals[nh, 1 if na else 0]
-                k = child[r, j]
-                if k < 0:  # a row the caller did not ask for: no value here
-                    missing = True
-                    break
-                ncat = 0 if total <= 16 else total - 16
-                st = stand[k, ncat]
-                ev_dbl += p * st
-                if total == auto_total:
-                    ev_hit += p * st
-                else:
-                    ev_hit += p * hs[k]
-            if missing:
-                hs[r] = nan
-                continue
-            st_own = stand[r, cat]
-            hs[r] = st_own if st_own >= ev_hit else ev_hit
-            if a >= 0:
-                two_hit[e_i, a, b] = two_hit[e_i, b, a] = ev_hit
-                two_dbl[e_i, a, b] = two_dbl[e_i, b, a] = ev_dbl
-    return two_row, two_hit, two_dbl
 
 
 def _category(total: int, natural: int) -> int:
@@ -764,7 +462,7 @@ def _round_structure(
     """What the contexts of a round share about its rows (those of :func:`round_rows`,
     sorted by code): ``child[r, j]`` the row with one more card of class ``j`` (-1:
     none), each row's hard total and card count, and per extra ``e`` (as in
-    :func:`hit_tables`) the rows holding a hand of it (total 21 or less), longest
+    :func:`shared_two_card_tables`) the rows holding a hand of it (total 21 or less), longest
     first: ``members[start[e]:start[e + 1]]``."""
     m, K = rows.shape
     E = extras.shape[0]
@@ -827,11 +525,19 @@ def _shared_two_card_tables(
     extras: np.ndarray,
     which: np.ndarray,
 ) -> Any:
-    """:func:`two_card_tables` of one context over a round's shared rows
-    (:func:`_round_structure`): ``which[e]`` is the index in the round's extras of the
-    context's extra ``e``; a draw the context's ``pool`` does not hold is skipped, so a
-    row holding more cards than ``pool`` (its value meaningless) is never read from a
-    hand within it."""
+    """The hit and double values of the two-card hands of one context, over a round's
+    shared rows (:func:`_round_structure`): ``(row, hit, dbl)``, each ``E x K x K``:
+    for extra ``e`` and hand ``{i, j}``, the row (-1: none), the value of one hit then
+    the best play, and of one card then standing. An extra ``(class, n)`` (class -1:
+    none) is ``n`` pair cards of a split hand's class also out of the pool, the hand
+    being the row less those cards; ``which[e]`` is the index in the round's extras of
+    the context's extra ``e``. ``totals[hard, ace]`` is the engine's score;
+    ``completer`` the class of a hole card making a dealer natural under a peek (-1:
+    none); ``auto_total``: a hand reaching this total stands (-1: none). The best of
+    standing and hitting of the longer hands lives in one scratch vector per extra, so
+    the memory is ``m`` values, not ``E x m``. A draw the context's ``pool`` does not
+    hold is skipped, so a row holding more cards than ``pool`` (its value meaningless)
+    is never read from a hand within it."""
     m, K = rows.shape
     E = which.shape[0]
     nan = np.nan
@@ -1102,36 +808,11 @@ _dealer_tree = _jit(_dealer_tree)
 _dealer_paths = _jit(_dealer_paths)
 _dealer_stands = _jit(_dealer_stands)
 dealer_stands = _dealer_stands
-stand_tables = _jit(_stand_tables)
 round_structure = _jit(_round_structure)
 shared_two_card_tables = _jit(_shared_two_card_tables)
-context_tables = _jit(_context_tables)
 round_rows = _rows  # (its own docstring: the rows a round's contexts share)
-hit_tables = _jit(_hit_tables)
-two_card_tables = _jit(_two_card_tables)
 _category = _jit(_category)
 _best_two = _jit(_best_two)
 two_card_values = _jit(_two_card_values)
 split_values = _jit(_split_values)
 
-context_tables.__doc__ = """``(codes, rows, radix, stand)`` of a context.
-
-``pool`` (int64, K class counts, the upcard already out), ``vals``/``aces`` (per
-class), ``up`` (the upcard's class), ``stop`` (``[hard, ace] -> outcome slot`` where a
-dealer hand of two or more cards stops, else -1), ``natural`` (per class: that hole
-card makes a dealer natural), ``pay`` (``7 x C``: a standing hand's payoff per dealer
-slot and player category), ``bases``/``max_hards`` (the row families: supersets of
-each base up to a hard total). Returns the rows' codes (sorted), the rows (``m x K``),
-the mixed radix of the codes and ``stand = dealer_probabilities(row) @ pay``."""
-
-stand_tables.__doc__ = """``(codes, rows, radix, stand)`` of a context from the rows of
-:func:`round_rows` (of a pool holding this one: those within ``pool`` are kept, in the
-same order), as :func:`context_tables` returns them."""
-
-hit_tables.__doc__ = """``(hs, hit, dbl)``: per extra ``extras[e] = (class, n)`` (class -1:
-none; else ``n`` pair cards of a split hand's class also out of the pool, the hand being
-the row less those cards) and row, the best of standing and hitting, the value of one
-hit then the best play, and one card then standing (``NaN`` where the row is no such
-hand). ``totals[hard, ace]`` is the engine's score; ``completer`` the class of a hole
-card making a dealer natural under a peek (-1: none); ``auto_total``: a hand reaching
-this total stands (-1: none). :func:`two_card_tables` keeps the two-card hands only."""
