@@ -35,10 +35,13 @@ from __future__ import annotations
 
 import json
 import math
+import multiprocessing
+import os
+import signal
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
@@ -54,8 +57,10 @@ __all__ = [
     "CounterRow",
     "counter_report",
     "deal_rounds",
+    "default_workers",
     "perfect_counter",
     "price_rounds",
+    "stored_rounds",
 ]
 
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
@@ -129,6 +134,101 @@ def _header(rules: Rules, penetration: float, seed: int) -> dict[str, Any]:
     }
 
 
+def _read_store(path: Path, header: dict[str, Any]) -> dict[tuple[int, int], float]:
+    """The edges a store holds, by ``(shoe, round)``; a line cut short by an interruption
+    (and anything after it) is dropped from the file. Refuses (ValueError, the file
+    untouched) a file of other settings or of another version of the analysis."""
+    lines = path.read_text().splitlines()
+    try:
+        first = json.loads(lines[0])
+    except json.JSONDecodeError:
+        raise ValueError(f"{path}: not a perfect-counter store (first line)") from None
+    theirs = first.get("header") if isinstance(first, dict) else None
+    if isinstance(theirs, dict) and theirs.get("method") != METHOD and {
+        k: v for k, v in theirs.items() if k != "method"
+    } == {k: v for k, v in header.items() if k != "method"}:
+        raise ValueError(
+            f"{path} holds edges priced by another version of the analysis "
+            f"(method {theirs.get('method', 1)}, this is {METHOD}: splits changed); "
+            f"give another path to price the rounds again"
+        )
+    if first != {"header": header}:
+        raise ValueError(
+            f"{path} holds rounds of other settings ({first.get('header')}); "
+            f"give another path or the same rules, penetration and seed"
+        )
+    known: dict[tuple[int, int], float] = {}
+    good = 1
+    for line in lines[1:]:
+        try:
+            rec = json.loads(line)
+            known[rec["shoe"], rec["round"]] = float(rec["edge"])
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+            break  # a line cut short by an interruption: priced again
+        good += 1
+    if good < len(lines) or not path.read_text().endswith("\n"):
+        # drop the cut line (and anything after it) before appending
+        path.write_text("".join(line + "\n" for line in lines[:good]))
+    return known
+
+
+def _open_store(
+    store: str | Path | None, header: dict[str, Any]
+) -> tuple[dict[tuple[int, int], float], IO[str] | None]:
+    """What ``store`` holds, and the file opened to append to (None: no store)."""
+    if store is None:
+        return {}, None
+    path = Path(store)
+    if path.exists() and path.stat().st_size > 0:
+        known = _read_store(path, header)
+        return known, path.open("a")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    out = path.open("w")
+    out.write(json.dumps({"header": header}) + "\n")
+    out.flush()
+    return {}, out
+
+
+def stored_rounds(
+    rules: Rules,
+    rounds: int,
+    *,
+    penetration: float = 0.75,
+    seed: int = 0,
+    store: str | Path,
+) -> list[CounterRound]:
+    """The rounds among the first ``rounds`` of :func:`deal_rounds` whose edges
+    ``store`` holds (in dealing order, each with its edge): what an interrupted
+    :func:`price_rounds` priced. Nothing is priced; a missing store holds nothing."""
+    path = Path(store)
+    if not path.exists() or path.stat().st_size == 0:
+        return []
+    known = _read_store(path, _header(rules, penetration, seed))
+    return [
+        replace(r, edge=known[r.shoe, r.index])
+        for r in deal_rounds(rules, rounds, penetration=penetration, seed=seed)
+        if (r.shoe, r.index) in known
+    ]
+
+
+def _ignore_sigint() -> None:
+    # a pricing worker: Ctrl-C is the parent's to handle (it terminates the workers)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _price(job: tuple[Rules, tuple[int, ...]]) -> tuple[tuple[int, ...], float]:
+    rules, pool = job
+    return pool, composition_return(rules, list(pool)).expected_return
+
+
+def default_workers() -> int:
+    """The CPU cores this process may run on (the default number of pricing processes)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def price_rounds(
     rules: Rules,
     rounds: int,
@@ -137,79 +237,73 @@ def price_rounds(
     seed: int = 0,
     store: str | Path | None = None,
     progress: Callable[[int, int], None] | None = None,
+    workers: int = 1,
 ) -> list[CounterRound]:
-    """:func:`deal_rounds` with each round's exact edge.
+    """:func:`deal_rounds` with each round's exact edge, in dealing order.
 
     ``store``: a JSON-lines file; each priced round is appended (and flushed) as it is
     priced, and rounds already there (from an interrupted run with the same rules,
     penetration and seed) are read back instead of priced again. A file made with
     other settings, or priced by another version of the analysis
     (:data:`~blackjack_env.analysis.composition.METHOD`), is refused (ValueError), not
-    overwritten. ``progress(done,
-    rounds)`` is called after each round. Ctrl-C (KeyboardInterrupt) propagates; what
-    was priced stays in ``store``.
+    overwritten. Rounds whose pools are equal (the first round of every shoe: a full
+    shoe) are priced once.
+
+    ``workers``: processes pricing at once (``1``: this process; more: a pool of
+    processes started with ``spawn``, each pricing whole pools, so the edges are the
+    same to the last bit; the store's lines then come in the order they finish). A
+    script that asks for more than one worker must call this under ``if __name__ ==
+    "__main__":``, as every use of spawned processes must.
+    ``progress(done, rounds)`` is called as rounds are priced. Ctrl-C
+    (KeyboardInterrupt) stops the workers and propagates; what was priced stays in
+    ``store`` (:func:`stored_rounds` reads it back).
     """
-    header = _header(rules, penetration, seed)
-    known: dict[tuple[int, int], float] = {}
-    out_file = None
-    if store is not None:
-        path = Path(store)
-        if path.exists() and path.stat().st_size > 0:
-            lines = path.read_text().splitlines()
-            try:
-                first = json.loads(lines[0])
-            except json.JSONDecodeError:
-                raise ValueError(f"{path}: not a perfect-counter store (first line)") from None
-            theirs = first.get("header") if isinstance(first, dict) else None
-            if isinstance(theirs, dict) and theirs.get("method") != METHOD and {
-                k: v for k, v in theirs.items() if k != "method"
-            } == {k: v for k, v in header.items() if k != "method"}:
-                raise ValueError(
-                    f"{path} holds edges priced by another version of the analysis "
-                    f"(method {theirs.get('method', 1)}, this is {METHOD}: splits changed); "
-                    f"give another path to price the rounds again"
-                )
-            if first != {"header": header}:
-                raise ValueError(
-                    f"{path} holds rounds of other settings ({first.get('header')}); "
-                    f"give another path or the same rules, penetration and seed"
-                )
-            good = 1
-            for line in lines[1:]:
-                try:
-                    rec = json.loads(line)
-                    known[rec["shoe"], rec["round"]] = float(rec["edge"])
-                except (json.JSONDecodeError, KeyError, TypeError, ValueError):
-                    break  # a line cut short by an interruption: priced again
-                good += 1
-            if good < len(lines) or not lines[-1:] or not path.read_text().endswith("\n"):
-                # drop the cut line (and anything after it) before appending
-                path.write_text("".join(line + "\n" for line in lines[:good]))
-            out_file = path.open("a")
-        else:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            out_file = path.open("w")
-            out_file.write(json.dumps({"header": header}) + "\n")
-            out_file.flush()
-    priced: list[CounterRound] = []
+    if not (isinstance(workers, int) and workers >= 1):
+        raise ValueError(f"workers={workers!r} must be an int >= 1")
+    dealt = list(deal_rounds(rules, rounds, penetration=penetration, seed=seed))
+    known, out_file = _open_store(store, _header(rules, penetration, seed))
     try:
-        for rnd in deal_rounds(rules, rounds, penetration=penetration, seed=seed):
-            edge = known.get((rnd.shoe, rnd.index))
-            if edge is None:
-                edge = composition_return(rules, list(rnd.pool)).expected_return
+        todo: dict[tuple[int, ...], list[tuple[int, int]]] = {}
+        for r in dealt:
+            if (r.shoe, r.index) not in known:
+                todo.setdefault(r.pool, []).append((r.shoe, r.index))
+        done = len(dealt) - sum(len(keys) for keys in todo.values())
+        if progress is not None:
+            progress(done, len(dealt))
+
+        def record(pool: tuple[int, ...], edge: float) -> None:
+            nonlocal done
+            for shoe, index in todo[pool]:
+                known[shoe, index] = edge
                 if out_file is not None:
-                    rec = {"shoe": rnd.shoe, "round": rnd.index, "edge": edge}
-                    out_file.write(json.dumps(rec) + "\n")
-                    out_file.flush()
-            priced.append(
-                CounterRound(rnd.shoe, rnd.index, rnd.pool, rnd.true_count, rnd.net, edge)
-            )
+                    out_file.write(json.dumps({"shoe": shoe, "round": index, "edge": edge}) + "\n")
+            if out_file is not None:
+                out_file.flush()
+            done += len(todo[pool])
             if progress is not None:
-                progress(len(priced), rounds)
+                progress(done, len(dealt))
+
+        if workers == 1 or len(todo) <= 1:
+            for pool in todo:
+                record(pool, composition_return(rules, list(pool)).expected_return)
+        else:
+            jobs = [(rules, pool) for pool in todo]
+            ctx = multiprocessing.get_context("spawn")
+            workers_pool = ctx.Pool(min(workers, len(jobs)), initializer=_ignore_sigint)
+            try:
+                for pool, edge in workers_pool.imap_unordered(_price, jobs, chunksize=4):
+                    record(pool, edge)
+            except BaseException:
+                workers_pool.terminate()
+                raise
+            else:
+                workers_pool.close()
+            finally:
+                workers_pool.join()
     finally:
         if out_file is not None:
             out_file.close()
-    return priced
+    return [replace(r, edge=known[r.shoe, r.index]) for r in dealt]
 
 
 @dataclass(frozen=True)
@@ -345,15 +439,18 @@ def perfect_counter(
     bettors: Mapping[str, Callable[[CounterRound], float]] | None = None,
     store: str | Path | None = None,
     progress: Callable[[int, int], None] | None = None,
+    workers: int = 1,
 ) -> CounterReport:
     """The perfect counter's table for ``rounds`` rounds of shoes dealt at
     ``penetration`` (:func:`price_rounds`, then :func:`counter_report`).
 
     Example: ``perfect_counter(preset("vegas-strip"), 100, bettors={"Hi-Lo 1-8":
     lambda r: 8 if r.true_count >= 4 else 1})``. Cost: one
-    :func:`.composition_return` per round (tens of ms with numba installed).
+    :func:`.composition_return` per round (tens of ms with numba installed), shared
+    between ``workers`` processes.
     """
     priced = price_rounds(
-        rules, rounds, penetration=penetration, seed=seed, store=store, progress=progress
+        rules, rounds, penetration=penetration, seed=seed, store=store, progress=progress,
+        workers=workers,
     )
     return counter_report(priced, spread=spread, bettors=bettors)

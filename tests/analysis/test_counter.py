@@ -175,3 +175,46 @@ def test_exact_grade_is_narrower_than_simulation_on_the_same_rounds() -> None:
     rep = perfect_counter(RULES, 400, penetration=0.5, seed=0,
                           bettors={"hilo": lambda r: 8 if r.true_count >= 2 else 1})
     assert rep.narrowing["hilo"] > 3
+
+
+def test_workers_price_the_same_edges_and_the_store_resumes_out_of_order(tmp_path) -> None:
+    """Two spawned processes give the serial edges to the last bit; their store (lines in
+    the order the pools finished) resumes, and stored_rounds reads it back in dealing
+    order."""
+    serial = price_rounds(RULES, 14, penetration=0.5, seed=6)
+    store = tmp_path / "c.jsonl"
+    seen: list[tuple[int, int]] = []
+    parallel = price_rounds(RULES, 14, penetration=0.5, seed=6, store=store, workers=2,
+                            progress=lambda done, total: seen.append((done, total)))
+    assert parallel == serial
+    assert seen[-1] == (14, 14) and all(b >= a for (a, _), (b, _) in itertools.pairwise(seen))
+    # every shoe's first round is a full deck: priced once, stored for each shoe
+    records = [json.loads(line) for line in store.read_text().splitlines()[1:]]
+    assert sorted((r["shoe"], r["round"]) for r in records) == [(r.shoe, r.index)
+                                                               for r in serial]
+    assert counter.stored_rounds(RULES, 14, penetration=0.5, seed=6, store=store) == serial
+    # a store holding some rounds: stored_rounds gives those, in dealing order
+    keep = [lines for lines in store.read_text().splitlines()][:1] + [
+        json.dumps(r) for r in records if r["round"] % 2 == 0]
+    store.write_text("\n".join(keep) + "\n")
+    held = counter.stored_rounds(RULES, 14, penetration=0.5, seed=6, store=store)
+    assert held == [r for r in serial if r.index % 2 == 0]
+    assert counter.stored_rounds(RULES, 14, penetration=0.5, seed=6,
+                                 store=tmp_path / "none.jsonl") == []
+    with pytest.raises(ValueError, match="workers"):
+        price_rounds(RULES, 2, penetration=0.5, seed=6, workers=0)
+
+
+def test_equal_pools_are_priced_once(monkeypatch) -> None:
+    calls: list[tuple[int, ...]] = []
+    real = counter.composition_return
+
+    def counting(rules, pool, **kw):
+        calls.append(tuple(pool))
+        return real(rules, pool, **kw)
+
+    monkeypatch.setattr(counter, "composition_return", counting)
+    rounds = price_rounds(RULES, 12, penetration=0.5, seed=2)
+    full = [r for r in rounds if r.index == 0]
+    assert len(full) >= 2 and len(set(calls)) == len(calls)
+    assert len(calls) == len({r.pool for r in rounds})
