@@ -7,9 +7,10 @@ knows is written here into ``_generated/envs/SLUG-PART.md`` at build time:
 
 * ``summary``: the box, from the env the page's import line builds;
 * ``actions``: the action indices and names (``action_names``) of that env;
-* ``args``: the page's one arguments table: each argument with its default (the
-  signature, or what the id fixes) and its meaning (the class docstring's
-  ``## Arguments``: a bullet ``* ``name``: text`` or a ``name`` (text) in prose);
+* ``args``: the page's one arguments table (``bj_reference.argument_table``, one block
+  per argument on a phone): each argument with its type and default (the signature, or
+  what the id fixes) and its meaning (the class docstring's ``## Arguments``: a bullet
+  ``* ``name``: text`` or a ``name`` (text) in prose);
 * ``info``: the info keys as a played round shows them, each with its meaning from the
   docstring's ``## Info`` section (a key the docstring does not explain stops the build);
 * the docstring sections the page shows (``rewards``, ``episode-end``, ...), as MyST;
@@ -26,8 +27,11 @@ import re
 from typing import Any
 
 from bj_reference import (
+    Argument,
     BuildError,
+    annotation,
     argument_bullets,
+    argument_table,
     code,
     docstring_section,
     rst_to_md,
@@ -89,13 +93,14 @@ def _default(param: inspect.Parameter) -> str:
 
 
 def args_table(cls: Any, fixed: dict[str, Any] | None = None, skip: tuple[str, ...] = (),
-               fallback: dict[str, str] | None = None, first: list[tuple[str, ...]] | None = None,
-               prefer: dict[str, str] | None = None, then: list[tuple[str, ...]] | None = None
+               fallback: dict[str, str] | None = None, first: list[Argument] | None = None,
+               prefer: dict[str, str] | None = None, then: list[Argument] | None = None
                ) -> str:
-    """One table: every argument of ``cls.__init__`` with its default and meaning."""
+    """One table: every argument of ``cls.__init__`` with its type, default and meaning
+    (``first`` before them, ``then`` after)."""
     fixed = fixed or {}
     known = meanings(cls)
-    rows: list[tuple[str, ...]] = list(first or [])
+    rows: list[Argument] = list(first or [])
     missing = []
     for name, param in inspect.signature(cls.__init__).parameters.items():
         if name in ("self", *skip) or param.kind in (param.VAR_KEYWORD, param.VAR_POSITIONAL):
@@ -107,12 +112,12 @@ def args_table(cls: Any, fixed: dict[str, Any] | None = None, skip: tuple[str, .
         default = _default(param)
         if name in fixed:
             default = f"{code(repr(fixed[name]))} (this id)"
-        rows.append((code(name), default, meaning))
+        rows.append(Argument(name, annotation(param), default, meaning))
     rows.extend(then or [])
     if missing:
         raise BuildError(f"{cls.__name__}: arguments the docstring does not explain: "
                          f"{', '.join(missing)}")
-    return table(("argument", "default", "meaning"), rows)
+    return argument_table(rows)
 
 
 def _actions(names: Any) -> str:
@@ -231,11 +236,11 @@ def vector_page() -> None:
     from blackjack_env.envs import EnvSettings
 
     seats = inspect.signature(EnvSettings.batched).parameters["seats_per_table"]
-    first = [(code("seats_per_table"), code(repr(seats.default)),
-              "learner seats per table (1..7): every seat a sub-env, the table's shoe "
-              "and dealer shared")]
+    first = [Argument("seats_per_table", annotation(seats), code(repr(seats.default)),
+                      "learner seats per table (1..7): every seat a sub-env, the table's "
+                      "shoe and dealer shared")]
     sig = inspect.signature(BlackjackEnv.__init__).parameters
-    then = [(code(n), _default(sig[n]), m) for n, m in single.items()
+    then = [Argument(n, annotation(sig[n]), _default(sig[n]), m) for n, m in single.items()
             if n in sig and n not in ("render_mode",)]
     write("make-vec-args", args_table(BlackjackVectorEnv, prefer=extra, first=first,
                                       then=then))
@@ -342,7 +347,7 @@ def jax_pages() -> None:
     jax_known = {**single, **seats, **meanings(BlackjackJax)}
     jax_known["illegal_action"] = ('`"map"`, `"penalize"` or `"raise"` (each action checked '
                                    'against the mask on the host)')
-    rows = [(code(n), _default(p), jax_known[n])
+    rows = [Argument(n, annotation(p), _default(p), jax_known[n])
             for n, p in inspect.signature(BlackjackJax.__init__).parameters.items()
             if n in jax_known]
     write("jax-gym-args", args_table(

@@ -61,6 +61,102 @@ def table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+@dataclasses.dataclass(frozen=True)
+class Argument:
+    """One argument of an arguments table; each field is MyST inline text."""
+
+    name: str
+    #: the annotation as the signature writes it ("" where it has none)
+    kind: str
+    #: ``"required"``, or the default as MyST (```1```, ```1` (this id)``)
+    default: str
+    meaning: str
+    #: what the validator allows, in its words (``None``: the table has no such column)
+    allowed: str | None = None
+
+
+#: The class of every arguments table: ``_static/site.css`` turns its rows into one
+#: block per argument on a narrow screen.
+ARGS_CLASS = "bj-args"
+#: An allowed-values text longer than this (characters) is folded into a ``<details>``.
+FOLD = 100
+
+
+def annotation(param: inspect.Parameter) -> str:
+    """A parameter's annotation as the signature writes it (``""`` where it has none)."""
+    kind = param.annotation
+    if kind is inspect.Parameter.empty:
+        return ""
+    return kind if isinstance(kind, str) else getattr(kind, "__name__", str(kind))
+
+
+def _flat(value: Any) -> str:
+    return " ".join(str(value).split())
+
+
+def _inline_html(text: str) -> str:
+    """MyST inline text as HTML (a ``<summary>`` is raw HTML): escaped, code spans kept."""
+    import html
+
+    return re.sub(r"`([^`]+)`", r'<code class="docutils literal notranslate">\1</code>',
+                  html.escape(text, quote=False))
+
+
+def fold(text: str) -> list[str]:
+    """``text`` as the lines of a cell: as it is when short, else a ``<details>`` whose
+    summary is its first clause (up to the first parenthesis or comma, at most about 60
+    characters) and whose body is the rest, so that opened it reads as one text."""
+    text = _flat(text)
+    if len(text) <= FOLD:
+        return [text]
+    cut = -1
+    for mark in (" (", ", "):
+        at = text.find(mark, 15)
+        if 0 < at <= 60 and (cut < 0 or at < cut):
+            cut = at
+    if cut < 0:
+        cut = text.rfind(" ", 0, 60)
+    head, rest = text[:cut].rstrip(","), text[cut:].strip()
+    if text[cut:].startswith(","):
+        rest = rest[1:].strip()
+    return [f"<details><summary>{_inline_html(head)} …</summary>", "", rest, "",
+            "</details>"]
+
+
+def argument_table(arguments: Sequence[Argument], meaning: str = "meaning",
+                   allowed: str = "allowed") -> str:
+    """The one table of ``arguments``, as a MyST ``list-table`` of class ``ARGS_CLASS``.
+
+    A row per argument: its name, type and default in the first cell (three short
+    paragraphs), its meaning, then (where the arguments have it) what is allowed, folded
+    into a ``<details>`` when long. On a wide screen it reads as a table; on a phone
+    the site's stylesheet shows each row as a block (name, type and default on one line,
+    the meaning below, then what is allowed), from this same table.
+    """
+    with_allowed = any(a.allowed is not None for a in arguments)
+    header = ["argument", meaning] + ([allowed] if with_allowed else [])
+    lines = ["```{list-table}", ":header-rows: 1", f":class: {ARGS_CLASS}", ":widths: auto",
+             ""]
+    lines.append("* - " + header[0])
+    lines += [f"  - {h}" for h in header[1:]]
+    for arg in arguments:
+        first = [f"**`{arg.name}`**"]
+        if arg.kind:
+            first.append(f"`{_flat(arg.kind)}`")
+        first.append(arg.default if arg.default == "required" else f"default {arg.default}")
+        lines.append(f"* - {first[0]}")
+        for part in first[1:]:
+            lines += ["", f"    {part}"]
+        cells = [[_flat(arg.meaning)]]
+        if with_allowed:
+            cells.append(fold(arg.allowed or ""))
+        for cell_lines in cells:
+            lines.append(f"  - {cell_lines[0]}")
+            lines += [f"    {line}" if line else "" for line in cell_lines[1:]]
+    lines.append("```")
+    return "\n".join(lines) + "\n"
+
+
 def write(name: str, text: str) -> None:
     path = OUT / name
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -162,7 +258,7 @@ def envs_reference() -> None:
     # ---- constructor arguments of the single env
     sig = inspect.signature(BlackjackEnv.__init__)
     bullets = argument_bullets(BlackjackEnv)
-    rows = []
+    arguments: list[Argument] = []
     missing = []
     for name, param in sig.parameters.items():
         if name == "self" or param.kind is param.VAR_KEYWORD:
@@ -170,21 +266,20 @@ def envs_reference() -> None:
         if name not in bullets:
             missing.append(name)
             continue
-        annotation = param.annotation if isinstance(param.annotation, str) else (
-            getattr(param.annotation, "__name__", str(param.annotation)))
-        fallback = "True or False" if annotation == "bool" else "see the meaning"
+        kind = annotation(param)
+        fallback = "True or False" if kind == "bool" else "see the meaning"
         context = PROBE_CONTEXT.get(name)
         allowed = allowed_by(EnvSettings.single, name, fallback, context)
         if context:
             allowed += " (with " + ", ".join(f"{k}={v!r}" for k, v in context.items()) + ")"
-        rows.append((code(name), code(repr(param.default)), rst_to_md(allowed),
-                     rst_to_md(bullets[name])))
+        arguments.append(Argument(name, kind, code(repr(param.default)),
+                                  rst_to_md(bullets[name]), rst_to_md(allowed)))
     if missing:
         raise BuildError(
             f"BlackjackEnv arguments without a bullet in its docstring's ## Arguments: "
             f"{', '.join(missing)}")
-    write("env-args.md", table(("argument", "default", "allowed (the validator's words)",
-                                "meaning (the class docstring)"), rows))
+    write("env-args.md", argument_table(arguments, meaning="meaning (the class docstring)",
+                                        allowed="allowed (the validator's words)"))
 
     # ---- the batched env's own arguments and the multi-agent table's
     from blackjack_env.envs.vector import BlackjackVectorEnv
@@ -208,8 +303,8 @@ def envs_reference() -> None:
     for name, param in inspect.signature(aec.__init__).parameters.items():
         if name == "self" or param.kind is param.VAR_KEYWORD:
             continue
-        annotation = param.annotation if isinstance(param.annotation, str) else ""
-        fallback = "True or False" if annotation == "bool" else "see the docstring"
+        kind = annotation(param)
+        fallback = "True or False" if kind == "bool" else "see the docstring"
         rows.append((code(name), code(repr(param.default)),
                      rst_to_md(allowed_by(EnvSettings.table, name, fallback))))
     write("table-args.md", table(("argument", "default", "allowed (the validator's words)"),

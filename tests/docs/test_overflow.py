@@ -1,7 +1,8 @@
 """The site's layout at 1280 px and 390 px (marker ``browser``): ``docs/overflow.py``
 builds no site itself, so this builds one into a temporary folder, runs the script on
 it, and checks its rules: nothing cut or scrolling at 1280 px, nothing cut and no code
-scrolling at 390 px (wide tables may scroll inside their box there).
+scrolling at 390 px (wide tables may scroll inside their box there). On the same build,
+the arguments tables are measured: a block per argument at 390 px, a table at 1280 px.
 
 ``WIDE_FOR_NOW`` (in ``test_pages.py``) names the pages still allowed wider code blocks.
 """
@@ -9,6 +10,7 @@ scrolling at 390 px (wide tables may scroll inside their box there).
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import json
 import subprocess
 import sys
@@ -43,17 +45,23 @@ def test_the_rules_of_the_count() -> None:
     assert broken({**ok_phone, "page_scrolls": True})
 
 
-def test_no_page_overflows(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site, built once for this module's tests."""
     if not Path("/usr/bin/chromium").exists():
         pytest.skip("no Chromium at /usr/bin/chromium")
     pytest.importorskip("playwright.sync_api")
-    wide_for_now = _load(Path(__file__).with_name("test_pages.py"), "pages").WIDE_FOR_NOW
-
-    site = tmp_path / "html"
+    site = tmp_path_factory.mktemp("site") / "html"
     build = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-n", "-q",
                             "-b", "html", "docs", str(site)], cwd=ROOT, capture_output=True,
                            text=True, timeout=900)
     assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
+    return site
+
+
+def test_no_page_overflows(site: Path, tmp_path: Path) -> None:
+    wide_for_now = _load(Path(__file__).with_name("test_pages.py"), "pages").WIDE_FOR_NOW
+
     out = tmp_path / "counts.json"
     subprocess.run([sys.executable, "docs/overflow.py", str(site), "--json", str(out)],
                    cwd=ROOT, capture_output=True, text=True, timeout=600)
@@ -62,3 +70,99 @@ def test_no_page_overflows(tmp_path: Path) -> None:
     bad = [r for r in rows if broken(r) and f"{r['page']}.md" not in wide_for_now]
     assert not bad, f"pages that overflow: {bad}"
     assert {r["width"] for r in rows} == {1280, 390} and len(rows) > 40
+
+
+#: The layout of the arguments table on a page: the boxes of its header and of each
+#: row's cells, and of the parts (name, type, default) of each row's first cell.
+ARGUMENTS = """
+() => {
+  const box = (el) => { const r = el.getBoundingClientRect();
+    return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; };
+  const line = (el) => { const r = el.getClientRects()[0];
+    return (r.top + r.bottom) / 2; };
+  const table = document.querySelector('section#arguments table.bj-args');
+  if (!table) return null;
+  const wrapper = table.parentElement;
+  return {
+    width: window.innerWidth,
+    head: table.querySelector('thead').getBoundingClientRect().height,
+    scrolls: table.scrollWidth > table.clientWidth + 1
+             || wrapper.scrollWidth > wrapper.clientWidth + 1,
+    table: box(table),
+    rows: [...table.querySelectorAll('tbody > tr')].map((tr) => ({
+      cells: [...tr.children].map(box),
+      parts: [...tr.children[0].querySelectorAll('p')].map((p) => ({
+        text: p.innerText.trim(), line: line(p)})),
+    })),
+    details: [...table.querySelectorAll('details')].map((d) => ({
+      open: d.open, height: d.getBoundingClientRect().height})),
+  };
+}
+"""
+
+
+def _arguments_layout(site: Path, page: str, width: int, open_details: bool = False):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as play:
+        browser = play.chromium.launch(executable_path="/usr/bin/chromium",
+                                       args=["--no-sandbox"])
+        view = browser.new_page(viewport={"width": width, "height": 900})
+        view.goto((site / f"{page}.html").resolve().as_uri())
+        closed = view.evaluate(ARGUMENTS)
+        opened = None
+        if open_details:
+            for summary in view.locator("section#arguments table.bj-args summary").all():
+                summary.click()
+            opened = view.evaluate(ARGUMENTS)
+        browser.close()
+    assert closed is not None, f"{page} has no arguments table of class bj-args"
+    return closed, opened
+
+
+@pytest.mark.parametrize("page", ["reference", "envs/blackjack", "envs/make-vec"])
+def test_the_arguments_read_as_blocks_on_a_phone(site: Path, page: str) -> None:
+    """At 390 px each argument is a block as wide as the table: the name, the type and
+    the default start on one line, the meaning below them, then what is allowed; no
+    header, nothing scrolls sideways, a long allowed text is a closed <details> that
+    opens in place."""
+    got, opened = _arguments_layout(site, page, 390, open_details=True)
+    assert got["head"] == 0 and not got["scrolls"]
+    assert got["table"]["right"] <= got["width"]
+    assert len(got["rows"]) >= 10
+    span = got["table"]["right"] - got["table"]["left"]
+    for row in got["rows"]:
+        cells, parts = row["cells"], row["parts"]
+        name = parts[0]["text"]
+        assert len(cells) in (2, 3) and len(parts) >= 2, name
+        for upper, lower in itertools.pairwise(cells):
+            assert lower["top"] >= upper["bottom"] - 1, f"{page} {name}: cells side by side"
+        for cell in cells:
+            assert cell["right"] - cell["left"] >= 0.9 * span, f"{page} {name}: narrow cell"
+            assert cell["right"] <= got["width"], f"{page} {name}: cell past the window"
+        # the type (and the default) start on the name's line
+        assert abs(parts[1]["line"] - parts[0]["line"]) < 8, f"{page} {name}: {parts}"
+        if len(name) + len(parts[1]["text"]) + len(parts[-1]["text"]) < 30:
+            assert abs(parts[-1]["line"] - parts[0]["line"]) < 8, f"{page} {name}: {parts}"
+    if page == "reference":
+        assert got["details"] and not any(d["open"] for d in got["details"])
+        assert all(d["height"] < 60 for d in got["details"])  # one line, folded
+        assert opened is not None and all(d["open"] for d in opened["details"])
+        assert all(d["height"] > 60 for d in opened["details"])
+        assert not opened["scrolls"] and opened["table"]["right"] <= got["width"]
+
+
+@pytest.mark.parametrize("page", ["reference", "envs/blackjack"])
+def test_the_arguments_are_a_table_on_a_desktop(site: Path, page: str) -> None:
+    """At 1280 px the same table is a table: a header, each row's cells side by side on
+    one top line, nothing scrolling."""
+    got, _ = _arguments_layout(site, page, 1280)
+    assert got["head"] > 0 and not got["scrolls"]
+    for row in got["rows"]:
+        cells = row["cells"]
+        assert len({round(c["top"]) for c in cells}) == 1, row["parts"][0]["text"]
+        for left, right in itertools.pairwise(cells):
+            assert right["left"] >= left["right"] - 1
+        # name, type and default one under the other in the first cell
+        lines = [p["line"] for p in row["parts"]]
+        assert lines == sorted(lines) and len(set(lines)) == len(lines)

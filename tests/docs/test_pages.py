@@ -184,3 +184,95 @@ def test_the_api_page_names_what_the_examples_import() -> None:
                 if name and name[0] != "_" and name not in documented:
                     missing.add(f"{module}.{name} ({path.name})")
     assert not missing, f"names the examples import without an API entry: {sorted(missing)}"
+
+
+def _bj_reference():
+    sys.path.insert(0, str(DOCS / "_ext"))
+    try:
+        import bj_reference
+    finally:
+        sys.path.pop(0)
+    return bj_reference
+
+
+def _rows(html: str) -> list[list[str]]:
+    """The body rows of the one table in ``html``: each cell's inner HTML."""
+    body = html.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+    return [re.findall(r"<td>(.*?)</td>", row, re.S) for row in body.split("</tr>")
+            if "<td>" in row]
+
+
+def _text(html: str) -> str:
+    return " ".join(re.sub(r"<[^>]+>", " ", html).replace("&gt;", ">").replace(
+        "&lt;", "<").replace("&quot;", '"').replace("&#x27;", "'").replace(
+        "&amp;", "&").split())
+
+
+def test_the_reference_arguments_read_as_one_block_per_argument(monkeypatch) -> None:
+    """The reference's arguments are one generated table of class ``bj-args`` (which
+    site.css turns into a block per argument on a phone; ``test_overflow.py`` checks
+    that in Chromium): per argument one row whose first cell is the name, the type and
+    the default, then the meaning, then what the validator allows, a long one folded
+    into a closed ``<details>`` that holds the whole text."""
+    import inspect
+
+    from docutils.core import publish_string
+    from docutils.writers.html5_polyglot import Writer
+    from myst_parser.parsers.docutils_ import Parser
+
+    from blackjack_env.envs import BlackjackEnv, EnvSettings
+
+    bj_reference = _bj_reference()
+    written: dict[str, str] = {}
+    monkeypatch.setattr(bj_reference, "write", lambda name, text: written.update({name: text}))
+    bj_reference.envs_reference()
+    source = written["env-args.md"]
+    assert source.count("```{list-table}") == 1
+    html = publish_string(source, parser=Parser(), writer=Writer(),
+                          settings_overrides={"output_encoding": "unicode",
+                                              "halt_level": 2})
+    assert html.count("<table") == 1 and '<table class="bj-args' in html
+    params = [p for n, p in inspect.signature(BlackjackEnv.__init__).parameters.items()
+              if n != "self" and p.kind is not p.VAR_KEYWORD]
+    rows = _rows(html)
+    assert len(rows) == len(params)
+    folded = 0
+    for row, param in zip(rows, params, strict=True):
+        assert len(row) == 3, row
+        first, meaning, allowed = row
+        parts = [_text(p) for p in re.findall(r"<p>(.*?)</p>", first, re.S)]
+        assert parts == [param.name, param.annotation, f"default {param.default!r}"]
+        assert _text(meaning)
+        words = bj_reference.allowed_by(EnvSettings.single, param.name, "?",
+                                        bj_reference.PROBE_CONTEXT.get(param.name))
+        if "<details>" in allowed:
+            folded += 1
+            assert "<details open" not in allowed and len(words) > bj_reference.FOLD
+            summary = re.search(r"<summary>(.*?)</summary>", allowed, re.S).group(1)
+            assert _text(summary).endswith("…") and len(_text(summary)) < 70
+            # opened, the summary and the body read as the validator's whole message
+            whole = _text(summary).removesuffix("…") + " " + _text(
+                allowed.split("</summary>", 1)[1])
+            assert " ".join(whole.split()) == " ".join(words.split())
+        else:
+            assert len(words) <= bj_reference.FOLD
+            assert " ".join(words.split()) in _text(allowed)
+    assert folded >= 1  # the rules' preset list
+
+
+@pytest.mark.parametrize("text", [
+    "must be a Rules or a preset name (a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, "
+    "s, t, u, v, w, x, y, z), or a dict",
+    "x" * 40 + ", " + "y " * 50,
+    "word " * 40,
+])
+def test_fold_keeps_every_word_in_order(text: str) -> None:
+    bj_reference = _bj_reference()
+    lines = bj_reference.fold(text)
+    assert lines[0].startswith("<details><summary>") and lines[-1] == "</details>"
+    summary = lines[0].removeprefix("<details><summary>").removesuffix(" …</summary>")
+    assert 0 < len(summary) <= 60
+    body = " ".join(line for line in lines[1:-1] if line)
+    joined = summary + ("," if text[len(summary):].startswith(",") else "") + " " + body
+    assert joined.split() == text.split()
+    assert bj_reference.fold("short text") == ["short text"]
