@@ -184,6 +184,13 @@ class BetSpread:
     def units_for(self, true_count: float) -> int:
         return self.units[self.index(true_count)]
 
+    def size_for(self, true_count: float, sizes: Sequence[int]) -> int:
+        """The bet to place where only ``sizes`` (base bets, increasing) are offered: the
+        largest at most :meth:`units_for`, or the smallest when every size is above it."""
+        units = self.units_for(true_count)
+        fit = [s for s in sizes if s <= units]
+        return fit[-1] if fit else sizes[0]
+
     def bet(self, true_count: float, base: int, bankroll: float | None = None,
             table_max: int | None = None) -> int:
         """Chips to bet: ``base`` x units, capped by the table maximum and the bankroll."""

@@ -94,9 +94,9 @@ class StrategyAgent(Agent):
                 return int(legal[0])
             if self.counter is None:
                 return bets[0]
-            units = self.spread.units_for(self.counter.true_count)
-            fit = [a for a in bets if layout.bet_sizes[a - layout.n_play] <= units]
-            return fit[-1] if fit else bets[0]
+            offered = [layout.bet_sizes[a - layout.n_play] for a in bets]
+            size = self.spread.size_for(self.counter.true_count, offered)
+            return bets[offered.index(size)]
         who = table.to_act
         if who is None or who[0] != base.seat:  # a settled round: any action continues
             return int(legal[0])

@@ -79,11 +79,12 @@ from blackjack_env.agents.mlp import (
     VECTOR_FEATURES,
     VECTOR_IGNORED,
     MLPAgent,
+    bet_observations,
     exact_grades,
     expand_features,
+    greedy_bets,
 )
 from blackjack_env.engine import preset
-from blackjack_env.envs import view
 from blackjack_env.envs.vector import BlackjackVectorEnv
 from blackjack_env.jax import BlackjackJax
 
@@ -629,28 +630,6 @@ def play_agent(agent: MLPAgent, n_play: int) -> MLPAgent:
 
 #: True counts at which :func:`bets_by_count` asks a policy for its bet.
 BET_COUNTS: tuple[int, ...] = tuple(range(-6, 9))
-
-
-def bet_observations(true_counts: Any, shoe_left: float = 0.5) -> np.ndarray:
-    """``[len(true_counts), VECTOR_SIZE]``: the ``"vector"`` observation of a BET step at
-    each true count with ``shoe_left`` of the shoe undealt (what the table shows there:
-    phase BET, no cards, the true count and the shoe fraction; ``envs.view``'s fields)."""
-    tc = np.asarray(true_counts, dtype=np.float32)
-    obs = np.zeros((tc.size, view.VECTOR_SIZE), np.float32)
-    obs[:, view.VEC_PHASE + 2] = 1.0  # BET
-    obs[:, view.VEC_TRUE_COUNT] = np.clip(tc / view.VEC_COUNT_SCALE, -1.0, 1.0)
-    obs[:, view.VEC_SHOE] = shoe_left
-    return obs
-
-
-def greedy_bets(agent: MLPAgent, bet_sizes: Any, obs: np.ndarray) -> np.ndarray:
-    """The bet (base bets) the greedy policy of a bet-deciding ``agent`` places at each BET
-    observation ``obs`` (every size allowed, as with unlimited credit)."""
-    sizes = np.asarray(bet_sizes)
-    n_play = agent.n_actions - sizes.size
-    mask = np.zeros((len(obs), agent.n_actions), np.int8)
-    mask[:, n_play:] = 1
-    return sizes[agent.greedy_batch(obs, mask) - n_play]
 
 
 def bets_by_count(agent: MLPAgent, bet_sizes: Any, true_counts: Any = BET_COUNTS,

@@ -42,8 +42,8 @@ from blackjack_env.engine import Action
 from blackjack_env.envs import view as V
 
 __all__ = ["FORMAT", "MASKED_LOGIT", "VECTOR_FEATURES", "VECTOR_IGNORED", "MLPAgent",
-           "exact_grades",
-           "expand_features", "is_mlp_model"]
+           "bet_observations", "exact_grades", "expand_features", "greedy_bets",
+           "is_mlp_model"]
 
 #: The ``format`` entry of a saved model's meta.
 FORMAT = "blackjack_env.agents.mlp/1"
@@ -295,3 +295,26 @@ def exact_grades(agents: Sequence[MLPAgent], rules: Any, obs_mode: str = "vector
                          "split_states_depending_on_hand_index": ambiguous}
             pending.remove(k)
     return [g for g in grades if g is not None]
+
+
+def bet_observations(true_counts: Any, shoe_left: Any = 0.5) -> np.ndarray:
+    """``[len(true_counts), VECTOR_SIZE]``: the ``"vector"`` observation of a BET step at
+    each true count with ``shoe_left`` of the shoe undealt (what the table shows there:
+    phase BET, no cards, the true count and the shoe fraction; ``envs.view``'s fields).
+    ``shoe_left``: one fraction for every row, or one per row."""
+    tc = np.asarray(true_counts, dtype=np.float64)  # float64 until stored, as the env does
+    obs = np.zeros((tc.size, V.VECTOR_SIZE), np.float32)
+    obs[:, V.VEC_PHASE + 2] = 1.0  # BET
+    obs[:, V.VEC_TRUE_COUNT] = np.clip(tc / V.VEC_COUNT_SCALE, -1.0, 1.0)
+    obs[:, V.VEC_SHOE] = shoe_left
+    return obs
+
+
+def greedy_bets(agent: MLPAgent, bet_sizes: Any, obs: np.ndarray) -> np.ndarray:
+    """The bet (base bets) the greedy policy of a bet-deciding ``agent`` places at each BET
+    observation ``obs`` (every size allowed, as with unlimited credit)."""
+    sizes = np.asarray(bet_sizes)
+    n_play = agent.n_actions - sizes.size
+    mask = np.zeros((len(obs), agent.n_actions), np.int8)
+    mask[:, n_play:] = 1
+    return sizes[agent.greedy_batch(obs, mask) - n_play]

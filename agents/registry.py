@@ -11,6 +11,7 @@ was trained on, instead of failing inside the model with a shape error.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -148,17 +149,25 @@ def table_for(spec: str, rules: str = "", decks: str = "", seats: int = 0, seat:
     }
 
 
-def check_fits(agent: Any, env: Any, spec: str, trained_on: str | None = None) -> None:
+def check_fits(agent: Any, env: Any, spec: str, trained_on: str | None = None,
+               bet_sizes: Sequence[int] | None = None) -> None:
     """Raise ``ValueError`` when a saved model cannot play ``env``: it decides its bets
-    (a ``bet_sizes`` entry in its info: these commands play fixed bets), or its number of
-    actions or its observation shape differs from the env's (it was trained on other rules).
-    ``trained_on`` names those rules in the message when known."""
+    (a ``bet_sizes`` entry in its info) and the command plays fixed bets (``bet_sizes``
+    None) or offers other sizes, or its number of actions or its observation shape
+    differs from the env's (it was trained on other rules). ``trained_on`` names those
+    rules in the message when known."""
     sizes = (getattr(agent, "info", None) or {}).get("bet_sizes")
-    if sizes:  # a jax-ppo policy that decides its bets (model-bets.npz)
+    if sizes and (bet_sizes is None or tuple(bet_sizes) != tuple(sizes)):
+        listed = ", ".join(str(s) for s in sizes)
+        if bet_sizes is None:  # a jax-ppo policy that decides its bets (model-bets.npz)
+            raise ValueError(
+                f"{spec} decides its bets too (bet sizes {listed}) and this command plays "
+                f"fixed bets: use the play-alone model saved beside it (model.npz), or play "
+                f"it in BlackjackVectorEnv(bet_sizes=...)")
         raise ValueError(
-            f"{spec} decides its bets too (bet sizes {', '.join(str(s) for s in sizes)}) "
-            f"and this command plays fixed bets: use the play-alone model saved beside it "
-            f"(model.npz), or play it in BlackjackVectorEnv(bet_sizes=...)")
+            f"{spec} decides its bets too (bet sizes {listed}): give --bet-sizes "
+            f"{','.join(str(s) for s in sizes)} to let it bet, or play the play-alone model "
+            f"saved beside it (model.npz) at a fixed bet")
     n_env = int(env.action_space.n)
     space = env.observation_space
     problem = None

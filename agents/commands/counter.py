@@ -38,6 +38,7 @@ from blackjack_env.analysis.counter import (
     counter_report,
     default_workers,
     price_rounds,
+    store_name,
     stored_rounds,
 )
 
@@ -108,7 +109,7 @@ def run(s: Settings) -> dict[str, Any]:
     check_at_least("workers", s.workers, 0, "processes (0: one per core)")
     workers = s.workers or default_workers()
     check_writable("json", s.json)
-    store = s.store or f"counter-{s.rules}-{rules.decks}d-{s.penetration:g}-{s.seed}.jsonl"
+    store = s.store or store_name(s.rules, rules.decks, s.penetration, s.seed)
     check_writable("store", store)
     ramp = BetSpread()
 

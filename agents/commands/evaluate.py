@@ -42,11 +42,13 @@ import tyro
 from blackjack_env._cli import (
     CI_NAME,
     check_output_file,
+    check_writable,
     missing_package,
     option,
     write_json,
     z_value,
 )
+from blackjack_env.agents.ceiling import ceiling_report, decides_bets, round_bettor
 from blackjack_env.agents.commands import UsageError, run_command
 from blackjack_env.agents.fixed import FIXED_AGENTS
 from blackjack_env.agents.grading import (
@@ -57,6 +59,7 @@ from blackjack_env.agents.grading import (
 )
 from blackjack_env.agents.registry import check_fits, make_agent, table_for
 from blackjack_env.analysis import basic_strategy_chart
+from blackjack_env.analysis.counter import default_workers, store_name
 from blackjack_env.analysis.strategy import nearest_supported_rules
 from blackjack_env.engine.rules import STANDARD_VALUES
 from blackjack_env.simulate import POLICIES
@@ -91,6 +94,10 @@ class Settings:
     """seed of the evaluation env (different from training seeds)"""
     workers: Annotated[int, option("N", "0, the agent on one env in this process")] = 0
     """N >= 1: a fixed policy on the batched tables in N processes (same figures for any N)"""
+    ceiling: Annotated[int, option("ROUNDS", "0, none")] = 0
+    """grade the agent's bets on this many rounds of the perfect counter (exact edges), beside the ceiling of its spread, the Hi-Lo ramp and flat basic strategy"""  # noqa: E501
+    ceiling_store: Annotated[str, option("FILE", "blackjack-counter's file of these rules")] = ""
+    """the store of priced rounds (shared with blackjack-counter: a rerun prices nothing)"""
     json: bool = False
     """print the results as JSON instead of the table"""
     out: Annotated[str, option("FILE", "not written")] = ""
@@ -107,6 +114,7 @@ class Plan:
     obs_mode: str
     where: dict[str, Any]
     bet_sizes: tuple[int, ...]
+    ceiling_store: str = ""
 
 
 def _bet_sizes(text: str) -> tuple[int, ...]:
@@ -158,17 +166,47 @@ def prepare(settings: Settings) -> Plan:
                          f"({rules.summary()}) cannot give ({err}); it was trained on other "
                          f"rules{f' ({trained_on})' if trained_on else ''}") from None
     if loaded is not None:
-        if sizes:
-            raise UsageError("--bet-sizes: a saved model plays fixed bets; use it with the "
-                             "counter or a fixed agent")
-        check_fits(loaded, env, settings.agent, trained_on)
+        if sizes and not decides_bets(loaded):
+            raise UsageError(f"--bet-sizes: {settings.agent} plays at a fixed bet (it was "
+                             f"trained without bets); give --bet-sizes to the counter, a fixed "
+                             f"agent or a policy that decides its bets (model-bets.npz)")
+        check_fits(loaded, env, settings.agent, trained_on, bet_sizes=sizes)
     agent = loaded if loaded is not None else make_agent(settings.agent, env,
                                                          seed=settings.seed)
     if settings.workers:
         _check_batched(settings, rules)
     where = {"rules": t["name"], "seat": t["seat"], "others": t["others"],
              "decks": "inf" if rules.decks is None else rules.shoe_decks}
-    return Plan(rules, env, agent, obs_mode, where, sizes)
+    store = ""
+    if settings.ceiling:
+        store = _check_ceiling(settings, rules, agent, sizes, t["name"])
+    return Plan(rules, env, agent, obs_mode, where, sizes, store)
+
+
+def _check_ceiling(settings: Settings, rules: Any, agent: Any, sizes: tuple[int, ...],
+                   name: str) -> str:
+    """``--ceiling``'s checks; the store's path."""
+    if settings.ceiling < 0:
+        raise UsageError(f"--ceiling {settings.ceiling}: rounds to price, 0 (none) or more")
+    if rules.decks is None:
+        raise UsageError("--ceiling: the perfect counter needs a finite shoe (these rules deal "
+                         "an infinite deck); give --decks")
+    if not decides_bets(agent) or not sizes:
+        raise UsageError(f"--ceiling grades bets: give --bet-sizes and an agent that decides "
+                         f"its bets (counter, or a model-bets.npz); {settings.agent} "
+                         + ("bets nothing without --bet-sizes" if decides_bets(agent)
+                            else "plays at a fixed bet"))
+    try:
+        round_bettor(agent, sizes, rules)
+    except ValueError as err:
+        raise UsageError(f"--ceiling: {err}") from None
+    store = settings.ceiling_store or store_name(name, rules.decks, _penetration(rules), 0)
+    check_writable("ceiling-store", store)
+    return store
+
+
+def _penetration(rules: Any) -> float:
+    return 0.75 if rules.penetration is None else float(rules.penetration)
 
 
 def _check_batched(settings: Settings, rules: Any) -> None:
@@ -240,17 +278,50 @@ def run(settings: Settings) -> dict[str, Any]:
         lo, hi = sim["ci95"]
         reference = {**reference, "simulated_minus_reference": sim["mean_return"] - ref,
                      "simulated_minus_reference_ci95": [lo - ref, hi - ref]}
+    ceiling = _ceiling(settings, plan) if settings.ceiling else None
     result = {
         "agent": settings.agent, "agent_name": getattr(plan.agent, "name", "agent"),
         **plan.where, "rules_summary": plan.rules.summary(), "obs_mode": plan.obs_mode,
         "seed": settings.seed, "simulation": sim, "simulation_seconds": round(seconds, 2),
         "chart_seconds": chart_seconds,
         "exact": exact, "exact_unavailable": reason if exact is None else None,
-        "reference": reference, "settings": asdict(settings),
+        "reference": reference, "ceiling": ceiling, "settings": asdict(settings),
     }
     if settings.out:
         write_json(settings.out, result)
     return result
+
+
+def _ceiling(settings: Settings, plan: Plan) -> dict[str, Any]:
+    """``--ceiling``: the agent's bets and the Hi-Lo ramp graded on priced rounds beside the
+    ceiling of the spread (:func:`blackjack_env.agents.ceiling.ceiling_report`)."""
+    penetration = _penetration(plan.rules)
+    print(f"pricing {settings.ceiling:,} rounds of the perfect counter (the exact edge of each "
+          f"round's pool; store {plan.ceiling_store})", file=sys.stderr, flush=True)
+    bar = None
+    if settings.progress:
+        from tqdm.auto import tqdm  # deferred: loads tqdm (the optional [main] extra)
+
+        bar = tqdm(total=settings.ceiling, unit="round", desc="pricing", file=sys.stderr)
+
+    def progress(done: int, total: int) -> None:
+        if bar is not None:
+            bar.n = done
+            bar.refresh()
+
+    t0 = time.perf_counter()
+    try:
+        label = settings.agent if settings.agent in FIXED_AGENTS else Path(settings.agent).name
+        report = ceiling_report(plan.agent, label, plan.rules, plan.bet_sizes,
+                                settings.ceiling, penetration=penetration,
+                                store=plan.ceiling_store, progress=progress,
+                                workers=default_workers())
+    finally:
+        if bar is not None:
+            bar.close()
+    return {"penetration": penetration, "shoe_seed": 0, "store": plan.ceiling_store,
+            "seconds": round(time.perf_counter() - t0, 1), **report.to_dict(),
+            "table": report.table()}
 
 
 def batched_plan(hands: int, per_table: int = 64, tables: int = 1024) -> tuple[int, int]:
@@ -329,6 +400,17 @@ def print_table(result: dict[str, Any]) -> None:
                   f"({CI_NAME} {lo:+.4f} .. {hi:+.4f})")
     if not exact and (not ref or ref["expected_return"] is None):
         print("  the simulated return is the grade here: more --hands narrow its interval")
+    ceiling = result.get("ceiling")
+    if ceiling:
+        lo, hi = ceiling["spread"]
+        print(f"\nbets against the perfect counter: {ceiling['rounds']:,} rounds of "
+              f"{ceiling['shoes']:,} shoes cut at {ceiling['penetration']:g}, spread {lo}-{hi} "
+              f"(95% intervals, shoes as clusters; exact: the exact edge of each round's pool, "
+              f"simulated: what the round paid)")
+        print(ceiling["table"])
+        for name, ratio in ceiling["interval_narrowing"].items():
+            print(f"{name}: the exact-edge grade's interval is {ratio:.1f}x narrower than "
+                  f"simulation's on the same rounds")
 
 
 def _job(settings: Settings) -> None:

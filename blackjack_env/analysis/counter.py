@@ -60,6 +60,7 @@ __all__ = [
     "default_workers",
     "perfect_counter",
     "price_rounds",
+    "store_name",
     "stored_rounds",
 ]
 
@@ -126,8 +127,10 @@ def deal_rounds(
 
 def _header(rules: Rules, penetration: float, seed: int) -> dict[str, Any]:
     # the method version: edges priced by another version of the analysis are not mixed in
+    # the rules the rounds are dealt by (one seat, cut at the penetration): any table of
+    # these rules deals the same rounds, so every command of them shares one store
     return {
-        "rules": rules.to_dict(),
+        "rules": rules.replace(penetration=float(penetration), seats=1).to_dict(),
         "penetration": float(penetration),
         "seed": seed,
         "method": METHOD,
@@ -187,6 +190,12 @@ def _open_store(
     out.write(json.dumps({"header": header}) + "\n")
     out.flush()
     return {}, out
+
+
+def store_name(rules_name: str, decks: int, penetration: float, seed: int) -> str:
+    """The default file name of a store (the commands' ``--store`` / ``--ceiling-store``):
+    ``counter-<rules>-<decks>d-<penetration>-<seed>.jsonl``, one per setting."""
+    return f"counter-{rules_name}-{decks}d-{penetration:g}-{seed}.jsonl"
 
 
 def stored_rounds(
