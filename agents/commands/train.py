@@ -697,10 +697,10 @@ def _parse_bet_sizes(text: str | None) -> tuple[int, ...] | None:
 #: What a bet-deciding run's files are, said in its summary.
 BET_MODELS = (
     "model.npz (and seeds/seed-<k>.npz) is the play of the policy alone, at a fixed bet: what "
-    "blackjack-evaluate and the web table play; model-bets.npz (seeds/seed-<k>-bets.npz) is "
-    "the whole policy, bets included: blackjack-evaluate cannot play a bet-deciding model (it "
-    "plays saved models at a fixed bet), the numpy envs made with the same bet_sizes can "
-    "(MLPAgent.act / greedy_batch with the env's action mask)")
+    "the web table and blackjack-chart play; model-bets.npz (seeds/seed-<k>-bets.npz) is the "
+    "whole policy, bets included: blackjack-evaluate plays it with the same --bet-sizes (and "
+    "--ceiling grades its bets against the perfect counter), as do the numpy envs made with "
+    "the same bet_sizes (MLPAgent.act / greedy_batch with the env's action mask)")
 
 
 def _train_jax(plan: Plan, say: Any) -> dict[str, Any]:

@@ -249,7 +249,7 @@ def test_train_command_with_bets_writes_both_models(tmp_path, capsys):
                          "--no-progress"])
     assert status == 0
     text = capsys.readouterr().out
-    assert "blackjack-evaluate cannot play a bet-deciding model" in text
+    assert "blackjack-evaluate plays it with the same --bet-sizes" in text
     summary = json.loads((out / "summary.json").read_text())
     assert summary["bets"]["bet_sizes"] == [1, 2, 4, 8]
     assert summary["bets"]["bet_out_of_phase"] == 0 and summary["illegal_actions"] == 0
@@ -276,11 +276,17 @@ def test_train_command_with_bets_writes_both_models(tmp_path, capsys):
         obs, _, _, _, info = env.step(a)
         assert not info["illegal_action"].any()
     assert bets >= 16
-    # blackjack-evaluate plays the run's model.npz (the play) and refuses the whole policy
+    # blackjack-evaluate plays the run's model.npz (the play); the whole policy with the
+    # bet sizes it decides among, and without them it says which to give
     assert evaluate.main([str(out), "--hands", "200"]) == 0
     capsys.readouterr()
     assert evaluate.main([str(out / "model-bets.npz"), "--hands", "200"]) == 2
-    assert "decides its bets too (bet sizes 1, 2, 4, 8)" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "decides its bets too (bet sizes 1, 2, 4, 8)" in err and "--bet-sizes 1,2,4,8" in err
+    assert evaluate.main([str(out / "model-bets.npz"), "--hands", "200", "--bet-sizes",
+                          "1,2,4,8", "--session", "20", "--json"]) == 0
+    played = json.loads(capsys.readouterr().out)
+    assert played["simulation"]["rounds"] == 200
 
 
 # ---------------------------------------------------------------- per-seat streams (seat_gae)
