@@ -37,7 +37,9 @@ import json
 import math
 import multiprocessing
 import os
+import queue
 import signal
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -220,14 +222,69 @@ def stored_rounds(
     ]
 
 
-def _ignore_sigint() -> None:
-    # a pricing worker: Ctrl-C is the parent's to handle (it terminates the workers)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+def _pricing_worker(rules: Rules, tasks: Any, results: Any) -> None:
+    """A pricing process: prices the pools of ``tasks`` until a None, putting ``(pool,
+    edge)`` (or ``(None, message)`` when pricing fails) on ``results``."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    while (pool := tasks.get()) is not None:
+        try:
+            edge = composition_return(rules, list(pool)).expected_return
+        except Exception as err:  # said in the parent, which stops the others
+            results.put((None, f"pricing the pool {pool} failed: {err!r}"))
+            return
+        results.put((pool, edge))
 
 
-def _price(job: tuple[Rules, tuple[int, ...]]) -> tuple[tuple[int, ...], float]:
-    rules, pool = job
-    return pool, composition_return(rules, list(pool)).expected_return
+def _price_in_processes(
+    rules: Rules,
+    pools: list[tuple[int, ...]],
+    workers: int,
+    record: Callable[[tuple[int, ...], float], None],
+) -> None:
+    """Price ``pools`` in ``workers`` spawned processes, calling ``record(pool, edge)`` in
+    this process as each is priced. On any exception here (Ctrl-C among them) the
+    processes are terminated before it propagates."""
+    ctx = multiprocessing.get_context("spawn")
+    tasks, results = ctx.Queue(), ctx.Queue()
+    for pool in pools:
+        tasks.put(pool)
+    for _ in range(workers):
+        tasks.put(None)
+    procs = [ctx.Process(target=_pricing_worker, args=(rules, tasks, results), daemon=True)
+             for _ in range(workers)]
+    # started with SIGINT ignored (kept through exec), so a Ctrl-C while they import
+    # reaches only this process; put back at once
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    try:
+        for proc in procs:
+            proc.start()
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, previous)
+    try:
+        left = len(pools)
+        while left:
+            try:
+                pool, edge = results.get(timeout=1.0)
+            except queue.Empty:
+                if not any(proc.is_alive() for proc in procs):
+                    raise RuntimeError("every pricing process ended early") from None
+                continue
+            if pool is None:
+                raise RuntimeError(str(edge))
+            record(pool, edge)
+            left -= 1
+    except BaseException:
+        for proc in procs:
+            proc.terminate()
+        raise
+    finally:
+        for proc in procs:
+            proc.join()
+        for q in (tasks, results):
+            q.cancel_join_thread()  # nothing left to flush to processes that are gone
+            q.close()
 
 
 def default_workers() -> int:
@@ -296,19 +353,7 @@ def price_rounds(
             for pool in todo:
                 record(pool, composition_return(rules, list(pool)).expected_return)
         else:
-            jobs = [(rules, pool) for pool in todo]
-            ctx = multiprocessing.get_context("spawn")
-            workers_pool = ctx.Pool(min(workers, len(jobs)), initializer=_ignore_sigint)
-            try:
-                for pool, edge in workers_pool.imap_unordered(_price, jobs, chunksize=4):
-                    record(pool, edge)
-            except BaseException:
-                workers_pool.terminate()
-                raise
-            else:
-                workers_pool.close()
-            finally:
-                workers_pool.join()
+            _price_in_processes(rules, list(todo), min(workers, len(todo)), record)
     finally:
         if out_file is not None:
             out_file.close()

@@ -3,8 +3,14 @@ command docs/counting.md gives for its table (run here at a small size)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import shlex
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -12,6 +18,7 @@ import pytest
 from blackjack_env import preset
 from blackjack_env.agents.commands import counter as command
 from blackjack_env.analysis import counter
+from tests.scripts import interrupt
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = ["--rules", "vegas-strip", "--decks", "1", "--penetration", "0.5", "--no-progress",
@@ -104,3 +111,51 @@ def test_the_command_docs_counting_gives_runs_at_a_small_size(tmp_path, capsys) 
     data = json.loads((tmp_path / "o.json").read_text())
     assert data["rounds"] == 20 and data["rules"]["decks"] == 6
     assert data["penetration"] == 0.75 and data["spread"] == [1, 8]
+
+
+def test_ctrl_c_stops_every_worker_and_keeps_their_rounds(tmp_path) -> None:
+    """A real Ctrl-C (SIGINT to the command's process group, as a terminal sends it) while
+    two worker processes price: the command prints the table of what was priced, exits
+    130, leaves no worker running, and the store resumes."""
+    store = tmp_path / "s.jsonl"
+    args = [sys.executable, str(ROOT / "scripts" / "counter.py"), "--rules", "vegas-strip",
+            "--decks", "1", "--penetration", "0.5", "--rounds", "3000", "--workers", "2",
+            "--no-progress", "--store", str(store)]
+    proc = interrupt.start(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           env=dict(os.environ, PYTHONUNBUFFERED="1"), start_new_session=True)
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline and (
+                not store.exists() or len(store.read_text().splitlines()) < 1 + 20):
+            time.sleep(0.2)
+        os.killpg(proc.pid, signal.SIGINT)  # the whole group: the workers get it too
+        stdout, stderr = proc.communicate(timeout=120)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)  # never leave a worker past a failure
+    assert proc.returncode == 130 and stderr.endswith("error: interrupted\n"), stderr
+    held = len(store.read_text().splitlines()) - 1
+    assert 20 <= held < 3000
+    assert f"interrupted: {held:,} of 3,000 rounds priced" in stdout
+    assert f"{held:,} rounds of" in stdout
+    # no process of the group is left (the workers were stopped with the command; the
+    # spawn resource tracker leaves when it sees the command's end, a moment later)
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    with pytest.raises(ProcessLookupError):
+        os.killpg(proc.pid, 0)
+    # the priced rounds are those of the deal, with the edges of a fresh pricing
+    rules = preset("vegas-strip").replace(decks=1)
+    stored = counter.stored_rounds(rules, 3000, penetration=0.5, seed=0, store=store)
+    assert len(stored) == held
+    fresh = counter.price_rounds(rules, stored[-1].index + 1 if stored[-1].shoe == 0 else 1,
+                                 penetration=0.5, seed=0)
+    edges = {(r.shoe, r.index): r.edge for r in stored}
+    for r in fresh:
+        if (r.shoe, r.index) in edges:
+            assert edges[r.shoe, r.index] == r.edge
