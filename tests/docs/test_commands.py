@@ -79,6 +79,17 @@ SMALL: dict[str, tuple[str, str | None]] = {
          "--num-envs 16", "slow"),
 }
 
+#: docs/counting.md's perfect-counter table: three commands run in one folder, the
+#: second and third reading the store of priced rounds the first wrote.
+PERFECT_COUNTER = (
+    "blackjack-counter --rules vegas-strip --rounds 100000 --penetration 0.75 --spread 1-8 "
+    "--seed 0",
+    "blackjack-train --algo jax-ppo --rules vegas-strip --bet-sizes 1,2,4,8 --seeds 1 "
+    "--timesteps 20000000 --out runs/count",
+    "blackjack-evaluate runs/count/model-bets.npz --bet-sizes 1,2,4,8 --session 100 "
+    "--hands 1000000 --ceiling 100000",
+)
+
 #: Page commands held by their ``--help`` only, and why no small run is needed.
 HELP_ONLY = {
     "blackjack-main": "its job is the default run of blackjack-train --algo q-learning "
@@ -90,6 +101,10 @@ HELP_ONLY = {
         "the JAX PPO tutorial runs the same training small (-m slow)",
     "python -m blackjack_env.agents.jax_seats --seats 3": "tests/jax/test_jax_seats_ppo.py",
     "blackjack-evaluate runs/main": "needs a trained run; tests/scripts evaluate one",
+    PERFECT_COUNTER[1]: "run small after the counter, before the evaluation, by "
+                        "test_the_perfect_counter_commands_in_one_folder (-m slow)",
+    PERFECT_COUNTER[2]: "needs the run above: run small by "
+                        "test_the_perfect_counter_commands_in_one_folder (-m slow)",
     "blackjack-chart runs/main": "needs a trained run; tests/scripts chart one",
     "blackjack-web": "serves until stopped; tests/web start it",
     "blackjack-web --agent runs/main": "serves until stopped; tests/web start it",
@@ -266,3 +281,36 @@ def test_every_code_block_is_of_a_kind_a_test_walks() -> None:
             elif fence is not None and line.startswith("```"):
                 fence = None
     assert not odd, f"code blocks no test walks: {odd}"
+
+
+@pytest.mark.slow  # the JAX PPO's compilation: 15-30 s
+def test_the_perfect_counter_commands_in_one_folder(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/counting.md's three commands, in order in one folder, at a small size (24
+    rounds, a few thousand training steps, 300 simulated rounds): the evaluation grades
+    the trained policy's bets on the rounds the counter priced, pricing none again."""
+    import json
+
+    pytest.importorskip("jax")
+    monkeypatch.chdir(tmp_path)
+    counter_cmd, train_cmd, evaluate_cmd = (shlex.split(c) for c in PERFECT_COUNTER)
+
+    def sized(argv: list[str], **values: str) -> list[str]:
+        argv = list(argv)
+        for flag, value in values.items():
+            argv[argv.index("--" + flag.replace("_", "-")) + 1] = value
+        return argv
+
+    run_ours([*sized(counter_cmd, rounds="24"), "--no-progress"], tmp_path)
+    (store,) = tmp_path.glob("counter-*.jsonl")
+    priced = store.read_bytes()
+    assert len(priced.splitlines()) == 1 + 24
+    run_ours([*sized(train_cmd, timesteps="2048"), "--n-envs", "16", "--n-steps", "8",
+              "--curve-points", "2", "--no-progress"], tmp_path)
+    assert (tmp_path / "runs" / "count" / "model-bets.npz").is_file()
+    run_ours([*sized(evaluate_cmd, hands="300", ceiling="24"), "--out", "e.json"], tmp_path)
+    assert store.read_bytes() == priced  # the evaluation priced nothing again
+    result = json.loads((tmp_path / "e.json").read_text())
+    names = [row["name"] for row in result["ceiling"]["rows"]]
+    assert result["ceiling"]["rounds"] == 24 and len(names) == 7
+    assert "model-bets.npz: bets graded by the exact edge, CD play" in names
