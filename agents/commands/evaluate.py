@@ -22,6 +22,16 @@ the simulation's.
 the cards that remain in the shoe (the ``composition`` seat strategy); it costs a few
 ms per round (about 150-250 rounds/s), so give it ``--hands`` in the ten thousands.
 
+An agent that decides its bets (``counter``, or a ``jax-ppo`` policy trained with
+``--bet-sizes``, its ``model-bets.npz``, given the same ``--bet-sizes``) bets in the
+simulation; with ``--ceiling ROUNDS`` its bets are also graded against the perfect
+counter (:mod:`blackjack_env.agents.ceiling`): ``ROUNDS`` rounds of shoes cut at the
+rules' penetration are priced exactly (one process per core; the store is
+``blackjack-counter``'s file of these rules unless ``--ceiling-store`` names another,
+so rounds priced once are not priced again), and the agent's bets and the Hi-Lo ramp
+are graded by the exact edge of each round beside the ceiling of the spread, flat
+CD play and flat basic strategy.
+
 Every option is checked before the simulation starts; ``--out`` is written only at
 the end, whole.
 """
