@@ -11,11 +11,11 @@ round's pool of unseen cards determines. Two kinds of agent decide bets:
   to the sizes offered (:meth:`~blackjack_env.agents.counting.BetSpread.size_for`);
 * a saved policy that decides its bets (a ``jax-ppo`` run's ``model-bets.npz``, trained
   with ``--bet-sizes``; it reads the ``"vector"`` observation): its greedy bet at the
-  BET observation of the round (:func:`~blackjack_env.agents.mlp.bet_observations`:
-  the true count and the fraction of the shoe left), every size allowed.
+  BET observation of the round (``agents.mlp.bet_observations``: the true count and
+  the fraction of the shoe left), every size allowed.
 
-:func:`ceiling_report` prices the rounds (:func:`~blackjack_env.analysis.counter.
-price_rounds`, with a store) and reports the agent's bets and the Hi-Lo ramp beside
+:func:`ceiling_report` prices the rounds
+(:func:`~blackjack_env.analysis.counter.price_rounds`, with a store) and reports the agent's bets and the Hi-Lo ramp beside
 the ceiling, flat CD play and flat basic strategy
 (:func:`~blackjack_env.analysis.counter.counter_report`).
 """

@@ -182,6 +182,7 @@ class BetSpread:
         return sum(true_count >= t for t in self.thresholds)
 
     def units_for(self, true_count: float) -> int:
+        """Base bets at this true count."""
         return self.units[self.index(true_count)]
 
     def size_for(self, true_count: float, sizes: Sequence[int]) -> int:

@@ -11,7 +11,10 @@ if __name__ == "__main__":
         store="counter.jsonl",  # a rerun prices nothing again
         bettors={"8 from a true count of +1": lambda r: 8 if r.true_count >= 1 else 1},
     )
-    print(report.table())
+    for row in report.rows:  # (report.table() gives them as a Markdown table)
+        print(f"{row.name} ({row.measured}):\n    {row.per_round:+.5f} ± "
+              f"{row.per_round_ci:.5f} per round, {row.per_unit:+.5f} ± "
+              f"{row.per_unit_ci:.5f} per unit wagered")
     for name, ratio in report.narrowing.items():
         print(f"{name}: the exact grade's interval is {ratio:.0f}x narrower "
               f"than simulation's")
