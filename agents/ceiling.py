@@ -15,9 +15,9 @@ round's pool of unseen cards determines. Two kinds of agent decide bets:
   the fraction of the shoe left), every size allowed.
 
 :func:`ceiling_report` prices the rounds
-(:func:`~blackjack_env.analysis.counter.price_rounds`, with a store) and reports the agent's bets and the Hi-Lo ramp beside
-the ceiling, flat CD play and flat basic strategy
-(:func:`~blackjack_env.analysis.counter.counter_report`).
+(:func:`~blackjack_env.analysis.counter.price_rounds`, with a store) and reports the
+agent's bets and the Hi-Lo ramp beside the ceiling, flat CD play and flat basic
+strategy (:func:`~blackjack_env.analysis.counter.counter_report`).
 """
 
 from __future__ import annotations
