@@ -6,12 +6,15 @@ to be importable (so it cannot live in the package).
 whose work lives in the package, e.g. ``fingerprint_envs.py``). Before the install, or
 with a package the command needs missing, it says in one line what to install (status
 2); Ctrl-C during the imports is one line too (status 130). Once the command runs, its
-own errors are its ``run_command``'s.
+own errors are its ``run_command``'s. The benchmark scripts, which import their own
+work, put their imports in :func:`importing` for the same two lines.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, NoReturn
 
 #: The extra each command's packages come from (``pip install -e ".[EXTRA]"``; "" is
@@ -32,10 +35,13 @@ def launch_module(module: str, prog: str, extra: str = "") -> NoReturn:
     sys.exit(_import(module, extra).main(prog=prog))
 
 
-def _import(module: str, extra: str) -> Any:
+@contextmanager
+def importing(extra: str = "") -> Iterator[None]:
+    """Around a script's imports (the benchmark scripts import their own work): a
+    package missing is one line saying what to install (``pip install -e ".[extra]"``;
+    status 2), Ctrl-C while they load is ``error: interrupted`` (status 130)."""
     try:
-        # the import statement's own hook, as `from ... import main` would call it
-        return __import__(module, fromlist=["main"])
+        yield
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         sys.exit(130)
@@ -45,3 +51,9 @@ def _import(module: str, extra: str) -> Any:
         target = f'".[{extra}]"' if extra else "."
         print(f"error: {what} not installed: run pip install -e {target}", file=sys.stderr)
         sys.exit(2)
+
+
+def _import(module: str, extra: str) -> Any:
+    with importing(extra):
+        # the import statement's own hook, as `from ... import main` would call it
+        return __import__(module, fromlist=["main"])

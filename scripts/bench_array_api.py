@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import sys
 
-try:
+from _launch import importing
+
+with importing():  # a missing package or Ctrl-C here: one line, status 2 / 130
     import os
     import time
     from collections.abc import Sequence
@@ -36,13 +38,6 @@ try:
     import numpy as np
 
     from blackjack_env._cli import check_at_least, check_positive, option, run_command
-except ImportError as err:
-    print(f"error: blackjack_env is not installed ({err}): run pip install -e . in the "
-          f"repository", file=sys.stderr)
-    sys.exit(2)
-except KeyboardInterrupt:
-    print("error: interrupted", file=sys.stderr)
-    sys.exit(130)
 
 VALUES = np.array([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10])
 DEALER_CARDS = 12  # enough for any dealer hand to reach 17

@@ -30,7 +30,9 @@ from __future__ import annotations
 
 import sys
 
-try:
+from _launch import importing
+
+with importing():  # a missing package or Ctrl-C here: one line, status 2 / 130
     import json
     import os
     import subprocess
@@ -52,13 +54,6 @@ try:
     from blackjack_env.analysis import composition_return, kernels
     from blackjack_env.analysis.composition import clear_cache
     from blackjack_env.engine import Shoe, preset
-except ImportError as err:
-    print(f"error: blackjack_env is not installed ({err}): run pip install -e . in the "
-          f"repository", file=sys.stderr)
-    sys.exit(2)
-except KeyboardInterrupt:
-    print("error: interrupted", file=sys.stderr)
-    sys.exit(130)
 
 
 @dataclass

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import sys
 
-try:
+from _launch import importing
+
+with importing():  # a missing package or Ctrl-C here: one line, status 2 / 130
     import time
     from collections.abc import Sequence
     from dataclasses import dataclass
@@ -35,13 +37,6 @@ try:
         run_command,
     )
     from blackjack_env.engine import Action, Phase, Table, preset
-except ImportError as err:
-    print(f"error: blackjack_env is not installed ({err}): run pip install -e . in the "
-          f"repository", file=sys.stderr)
-    sys.exit(2)
-except KeyboardInterrupt:
-    print("error: interrupted", file=sys.stderr)
-    sys.exit(130)
 
 
 @dataclass

@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import sys
 
-try:
+from _launch import importing
+
+with importing():  # a missing package or Ctrl-C here: one line, status 2 / 130
     import json
     import os
     import subprocess
@@ -50,13 +52,6 @@ try:
         option,
         run_command,
     )
-except ImportError as err:
-    print(f"error: blackjack_env is not installed ({err}): run pip install -e . in the "
-          f"repository", file=sys.stderr)
-    sys.exit(2)
-except KeyboardInterrupt:
-    print("error: interrupted", file=sys.stderr)
-    sys.exit(130)
 
 
 @dataclass

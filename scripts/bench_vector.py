@@ -36,7 +36,9 @@ from __future__ import annotations
 
 import sys
 
-try:
+from _launch import importing
+
+with importing():  # a missing package or Ctrl-C here: one line, status 2 / 130
     import cProfile
     import os
     import pstats
@@ -59,13 +61,6 @@ try:
         run_command,
     )
     from blackjack_env.envs.vector import BlackjackVectorEnv, random_legal_actions
-except ImportError as err:
-    print(f"error: blackjack_env is not installed ({err}): run pip install -e . in the "
-          f"repository", file=sys.stderr)
-    sys.exit(2)
-except KeyboardInterrupt:
-    print("error: interrupted", file=sys.stderr)
-    sys.exit(130)
 
 
 @dataclass

@@ -183,7 +183,8 @@ def test_rllib_example_without_ray_says_how_to_install_it(tmp_path, monkeypatch,
 
 
 SCRIPT_NAMES = ["play.py", "analyze.py", "demo.py", "bench_engine.py", "bench_env.py",
-                "bench_vector.py", "rllib_example.py"]
+                "bench_vector.py", "bench_jax.py", "bench_train.py", "bench_composition.py",
+                "bench_array_api.py", "rllib_example.py"]
 
 
 @pytest.mark.parametrize("script", SCRIPT_NAMES)
