@@ -312,12 +312,13 @@ def _ceiling(settings: Settings, plan: Plan) -> dict[str, Any]:
     if settings.progress:
         from tqdm.auto import tqdm  # deferred: loads tqdm (the optional [main] extra)
 
-        bar = tqdm(total=settings.ceiling, unit="round", desc="pricing", file=sys.stderr)
+        bar = tqdm(total=settings.ceiling, unit="round", desc="pricing", file=sys.stderr,
+                   mininterval=1.0)
 
     def progress(done: int, total: int) -> None:
         if bar is not None:
             bar.n = done
-            bar.refresh()
+            bar.refresh() if done == total else bar.update(0)  # (update: at most 1/s)
 
     t0 = time.perf_counter()
     try:
