@@ -49,6 +49,7 @@ def test_table_and_json(tmp_path, capsys) -> None:
     (["--penetration", "1.5"], ["--penetration", "between 0 and 1"]),
     (["--rules", "nope"], ["--rules", "unknown preset"]),
     (["--decks", "9"], ["--decks", "1 to 8"]),
+    (["--workers", "-1"], ["--workers", ">= 0"]),
     (["--rules", "gymnasium"], ["infinite deck"]),
 ])
 def test_bad_options_are_one_line_and_write_nothing(args, words, tmp_path, capsys) -> None:
