@@ -16,7 +16,11 @@ SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "bench_train.py"
 
 @pytest.fixture(scope="module")
 def bench():
-    return runpy.run_path(str(SCRIPT), run_name="bench_train")
+    sys.path.insert(0, str(SCRIPT.parent))  # as `python scripts/NAME.py` does (for _launch)
+    try:
+        return runpy.run_path(str(SCRIPT), run_name="bench_train")
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
 
 
 def test_busy_competitors_are_stopped_and_end_by_themselves(bench):

@@ -26,7 +26,12 @@ def _main(name: str) -> Any:
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
+    scripts = str(ROOT / "scripts")
+    sys.path.insert(0, scripts)  # as `python scripts/NAME.py` puts it first (for _launch)
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(scripts)
     return module.main
 
 

@@ -393,6 +393,7 @@ def _help(target: str, monkeypatch, capsys) -> str:
 
     if target.startswith("scripts/"):
         monkeypatch.setattr(sys, "argv", [target, "--help"])
+        monkeypatch.syspath_prepend(str(ROOT / "scripts"))  # as `python scripts/X.py` does
         with pytest.raises(SystemExit) as stop:
             runpy.run_path(str(ROOT / target), run_name="__main__")
     else:
