@@ -22,7 +22,9 @@ strategy (:func:`~blackjack_env.analysis.counter.counter_report`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +33,7 @@ from blackjack_env.agents.mlp import MLPAgent, bet_observations, greedy_bets
 from blackjack_env.analysis.counter import CounterReport, CounterRound, counter_report, price_rounds
 from blackjack_env.engine.rules import Rules
 
-__all__ = ["HI_LO", "ceiling_report", "decides_bets", "round_bettor"]
+__all__ = ["HI_LO", "ceiling_report", "decides_bets", "pricing_bar", "round_bettor"]
 
 #: The name of the textbook Hi-Lo ramp's rows (1-2-4-8 units from true counts +2, +3, +4).
 HI_LO = "Hi-Lo ramp 1-2-4-8"
@@ -111,3 +113,35 @@ def ceiling_report(
     priced = price_rounds(rules, rounds, penetration=penetration, seed=seed, store=store,
                           progress=progress, workers=workers)
     return counter_report(priced, spread=(min(sizes), max(sizes)), bettors=bettors)
+
+
+@contextmanager
+def pricing_bar(total: int, enabled: bool = True) -> Iterator[Callable[[int, int], None]]:
+    """A ``progress(done, total)`` for :func:`~blackjack_env.analysis.counter.price_rounds`
+    that draws a tqdm bar of ``total`` rounds on stderr: "dealing" until its first call
+    (every round is dealt before the first is priced: about 15 s for 100,000), then
+    "pricing"; redrawn at most once a second; closed when the block ends. Without
+    ``enabled`` or without tqdm (the ``main`` extra) it draws nothing."""
+    bar = None
+    if enabled:
+        try:
+            from tqdm.auto import tqdm  # deferred: loads tqdm (the optional [main] extra)
+        except ImportError:
+            pass
+        else:
+            bar = tqdm(total=total, unit="round", desc="dealing", mininterval=1.0,
+                       file=sys.stderr)
+
+    def progress(done: int, _total: int) -> None:
+        if bar is None:
+            return
+        if bar.desc != "pricing":
+            bar.set_description("pricing", refresh=False)
+        bar.n = done
+        bar.refresh() if done == total else bar.update(0)  # (update: at most once a second)
+
+    try:
+        yield progress
+    finally:
+        if bar is not None:
+            bar.close()

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from blackjack_env._cli import check_at_least, check_writable, option, preset_option, write_json
+from blackjack_env.agents.ceiling import pricing_bar
 from blackjack_env.agents.commands import UsageError, run_command
 from blackjack_env.agents.counting import BetSpread
 from blackjack_env.analysis.counter import (
@@ -82,16 +83,6 @@ def _spread(text: str) -> tuple[int, int]:
     return lo, hi
 
 
-def _bar(total: int, enabled: bool) -> Any:
-    if not enabled:
-        return None
-    try:
-        from tqdm.auto import tqdm  # deferred: loads tqdm (the optional [main] extra)
-    except ImportError:
-        return None
-    return tqdm(total=total, unit="round", desc="pricing", mininterval=1.0, file=sys.stderr)
-
-
 def run(s: Settings) -> dict[str, Any]:
     """Check the options, price the rounds, print the table, write the JSON asked for."""
     rules = preset_option(s.rules)
@@ -116,28 +107,19 @@ def run(s: Settings) -> dict[str, Any]:
     def hilo(r: CounterRound) -> float:
         return ramp.units_for(r.true_count)
 
-    bar = _bar(s.rounds, s.progress)
     priced: list[CounterRound] = []
-
-    def progress(done: int, total: int) -> None:
-        if bar is not None:
-            bar.n = done
-            bar.refresh() if done == total else bar.update(0)
-
     interrupted = False
     try:
-        priced = price_rounds(
-            rules, s.rounds, penetration=s.penetration, seed=s.seed, store=store,
-            progress=progress, workers=workers,
-        )
+        with pricing_bar(s.rounds, s.progress) as progress:
+            priced = price_rounds(
+                rules, s.rounds, penetration=s.penetration, seed=s.seed, store=store,
+                progress=progress, workers=workers,
+            )
     except KeyboardInterrupt:
         interrupted = True
         # what is in the store now
         priced = stored_rounds(rules, s.rounds, penetration=s.penetration, seed=s.seed,
                                store=store)
-    finally:
-        if bar is not None:
-            bar.close()
     report = counter_report(priced, spread=spread, bettors={"Hi-Lo 1-2-4-8": hilo}) \
         if priced else None
     print(f"perfect counter: {rules.summary()}, penetration {s.penetration:g}, seed {s.seed}")

@@ -58,7 +58,12 @@ from blackjack_env._cli import (
     write_json,
     z_value,
 )
-from blackjack_env.agents.ceiling import ceiling_report, decides_bets, round_bettor
+from blackjack_env.agents.ceiling import (
+    ceiling_report,
+    decides_bets,
+    pricing_bar,
+    round_bettor,
+)
 from blackjack_env.agents.commands import UsageError, run_command
 from blackjack_env.agents.fixed import FIXED_AGENTS
 from blackjack_env.agents.grading import (
@@ -308,28 +313,13 @@ def _ceiling(settings: Settings, plan: Plan) -> dict[str, Any]:
     penetration = _penetration(plan.rules)
     print(f"pricing {settings.ceiling:,} rounds of the perfect counter (the exact edge of each "
           f"round's pool; store {plan.ceiling_store})", file=sys.stderr, flush=True)
-    bar = None
-    if settings.progress:
-        from tqdm.auto import tqdm  # deferred: loads tqdm (the optional [main] extra)
-
-        bar = tqdm(total=settings.ceiling, unit="round", desc="pricing", file=sys.stderr,
-                   mininterval=1.0)
-
-    def progress(done: int, total: int) -> None:
-        if bar is not None:
-            bar.n = done
-            bar.refresh() if done == total else bar.update(0)  # (update: at most 1/s)
-
     t0 = time.perf_counter()
-    try:
-        label = settings.agent if settings.agent in FIXED_AGENTS else Path(settings.agent).name
+    label = settings.agent if settings.agent in FIXED_AGENTS else Path(settings.agent).name
+    with pricing_bar(settings.ceiling, settings.progress) as progress:
         report = ceiling_report(plan.agent, label, plan.rules, plan.bet_sizes,
                                 settings.ceiling, penetration=penetration,
                                 store=plan.ceiling_store, progress=progress,
                                 workers=default_workers())
-    finally:
-        if bar is not None:
-            bar.close()
     return {"penetration": penetration, "shoe_seed": 0, "store": plan.ceiling_store,
             "seconds": round(time.perf_counter() - t0, 1), **report.to_dict(),
             "table": report.table()}

@@ -11,7 +11,13 @@ import numpy as np
 import pytest
 
 from blackjack_env import preset
-from blackjack_env.agents.ceiling import HI_LO, ceiling_report, decides_bets, round_bettor
+from blackjack_env.agents.ceiling import (
+    HI_LO,
+    ceiling_report,
+    decides_bets,
+    pricing_bar,
+    round_bettor,
+)
 from blackjack_env.agents.commands import evaluate
 from blackjack_env.agents.counting import BetSpread
 from blackjack_env.agents.fixed import counting_agent
@@ -209,3 +215,16 @@ def test_evaluate_refuses_in_one_line_and_writes_nothing(argv, words, tmp_path, 
     for word in words:
         assert word in lines[0], (word, lines[0])
     assert not store.exists() and not (tmp_path / "o.json").exists()
+
+
+def test_pricing_bar_says_dealing_then_pricing(capsys) -> None:
+    pytest.importorskip("tqdm")
+    with pricing_bar(10) as progress:
+        capsys.readouterr()  # (the bar's first draw: "dealing")
+        progress(0, 10)
+        progress(10, 10)
+    err = capsys.readouterr().err
+    assert "pricing" in err and "10/10" in err and "dealing" not in err.split("\r")[-1]
+    with pricing_bar(10, enabled=False) as quiet:
+        quiet(5, 10)
+    assert capsys.readouterr().err == ""
