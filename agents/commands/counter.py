@@ -128,9 +128,7 @@ def run(s: Settings) -> dict[str, Any]:
         raise KeyboardInterrupt
     print(f"{report.rounds:,} rounds of {report.shoes:,} shoes (store: {store})")
     print(report.table())
-    for name, ratio in report.narrowing.items():
-        print(f"{name}: the exact-edge grade's interval is {ratio:.1f}x narrower than "
-              f"simulation's on the same rounds (variance {ratio ** 2:.0f}x smaller)")
+    print("\n".join(report.narrowing_lines()))
     out = {"rules": rules.to_dict(), "penetration": s.penetration, "seed": s.seed,
            "store": store, "complete": not interrupted, **report.to_dict()}
     if s.json:

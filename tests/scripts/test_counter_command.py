@@ -154,9 +154,5 @@ def test_ctrl_c_stops_every_worker_and_keeps_their_rounds(tmp_path) -> None:
     rules = preset("vegas-strip").replace(decks=1)
     stored = counter.stored_rounds(rules, 3000, penetration=0.5, seed=0, store=store)
     assert len(stored) == held
-    fresh = counter.price_rounds(rules, stored[-1].index + 1 if stored[-1].shoe == 0 else 1,
-                                 penetration=0.5, seed=0)
-    edges = {(r.shoe, r.index): r.edge for r in stored}
-    for r in fresh:
-        if (r.shoe, r.index) in edges:
-            assert edges[r.shoe, r.index] == r.edge
+    for r in stored[:10]:  # each held edge is its pool's, priced here afresh
+        assert r.edge == counter.composition_return(rules, list(r.pool)).expected_return
