@@ -36,6 +36,7 @@ from blackjack_env.agents.commands import UsageError, run_command
 from blackjack_env.agents.counting import BetSpread
 from blackjack_env.analysis.counter import (
     CounterRound,
+    PricingInterrupted,
     counter_report,
     default_workers,
     price_rounds,
@@ -115,11 +116,11 @@ def run(s: Settings) -> dict[str, Any]:
                 rules, s.rounds, penetration=s.penetration, seed=s.seed, store=store,
                 progress=progress, workers=workers,
             )
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         interrupted = True
-        # what is in the store now
-        priced = stored_rounds(rules, s.rounds, penetration=s.penetration, seed=s.seed,
-                               store=store)
+        # what was priced (a Ctrl-C while the rounds were dealt: what the store holds)
+        priced = stop.priced if isinstance(stop, PricingInterrupted) else stored_rounds(
+            rules, s.rounds, penetration=s.penetration, seed=s.seed, store=store)
     report = counter_report(priced, spread=spread, bettors={"Hi-Lo 1-2-4-8": hilo}) \
         if priced else None
     print(f"perfect counter: {rules.summary()}, penetration {s.penetration:g}, seed {s.seed}")

@@ -57,6 +57,7 @@ __all__ = [
     "CounterReport",
     "CounterRound",
     "CounterRow",
+    "PricingInterrupted",
     "counter_report",
     "deal_rounds",
     "default_workers",
@@ -296,6 +297,17 @@ def default_workers() -> int:
         return os.cpu_count() or 1
 
 
+class PricingInterrupted(KeyboardInterrupt):
+    """Ctrl-C while :func:`price_rounds` prices: ``priced`` holds the rounds priced before
+    it (in dealing order, each with its edge), so a caller can report them without
+    dealing the rounds again. A ``KeyboardInterrupt``, so ``except KeyboardInterrupt``
+    still catches it."""
+
+    def __init__(self, priced: list[CounterRound]) -> None:
+        super().__init__("interrupted")
+        self.priced = priced
+
+
 def price_rounds(
     rules: Rules,
     rounds: int,
@@ -321,9 +333,10 @@ def price_rounds(
     same to the last bit; the store's lines then come in the order they finish). A
     script that asks for more than one worker must call this under ``if __name__ ==
     "__main__":``, as every use of spawned processes must.
-    ``progress(done, rounds)`` is called as rounds are priced. Ctrl-C
-    (KeyboardInterrupt) stops the workers and propagates; what was priced stays in
-    ``store`` (:func:`stored_rounds` reads it back).
+    ``progress(done, rounds)`` is called as rounds are priced. Ctrl-C while pricing
+    stops the workers and raises :class:`PricingInterrupted` (a KeyboardInterrupt) with
+    the rounds priced; what was priced stays in ``store`` (:func:`stored_rounds` reads
+    it back in another process).
     """
     if not (isinstance(workers, int) and workers >= 1):
         raise ValueError(f"workers={workers!r} must be an int >= 1")
@@ -355,6 +368,10 @@ def price_rounds(
                 record(pool, composition_return(rules, list(pool)).expected_return)
         else:
             _price_in_processes(rules, list(todo), min(workers, len(todo)), record)
+    except KeyboardInterrupt as stop:
+        held = [replace(r, edge=known[r.shoe, r.index]) for r in dealt
+                if (r.shoe, r.index) in known]
+        raise PricingInterrupted(held) from stop
     finally:
         if out_file is not None:
             out_file.close()

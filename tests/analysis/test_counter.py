@@ -218,3 +218,28 @@ def test_equal_pools_are_priced_once(monkeypatch) -> None:
     full = [r for r in rounds if r.index == 0]
     assert len(full) >= 2 and len(set(calls)) == len(calls)
     assert len(calls) == len({r.pool for r in rounds})
+
+
+def test_ctrl_c_while_pricing_hands_back_what_was_priced(tmp_path, monkeypatch) -> None:
+    """A KeyboardInterrupt while pricing comes out as PricingInterrupted (still a
+    KeyboardInterrupt) holding the rounds priced, the same the store then holds."""
+    store = tmp_path / "c.jsonl"
+    real = counter.composition_return
+    calls: list[int] = []
+
+    def interrupting(rules, pool, **kw):
+        calls.append(1)
+        if len(calls) == 4:
+            raise KeyboardInterrupt
+        return real(rules, pool, **kw)
+
+    monkeypatch.setattr(counter, "composition_return", interrupting)
+    with pytest.raises(KeyboardInterrupt) as stop:
+        price_rounds(RULES, 12, penetration=0.5, seed=2, store=store)
+    assert isinstance(stop.value, counter.PricingInterrupted)
+    held = stop.value.priced
+    dealt = list(deal_rounds(RULES, 12, penetration=0.5, seed=2))
+    first_pools = list(dict.fromkeys(r.pool for r in dealt))[:3]
+    assert [(r.shoe, r.index) for r in held] == [
+        (r.shoe, r.index) for r in dealt if r.pool in first_pools]
+    assert held == counter.stored_rounds(RULES, 12, penetration=0.5, seed=2, store=store)
