@@ -40,6 +40,7 @@ from blackjack_env.analysis.counter import (
     counter_report,
     default_workers,
     price_rounds,
+    speed_notice,
     store_name,
     stored_rounds,
 )
@@ -108,6 +109,8 @@ def run(s: Settings) -> dict[str, Any]:
     def hilo(r: CounterRound) -> float:
         return ramp.units_for(r.true_count)
 
+    if (notice := speed_notice()) is not None:
+        print(notice, file=sys.stderr, flush=True)
     priced: list[CounterRound] = []
     interrupted = False
     try:

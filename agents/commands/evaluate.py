@@ -74,7 +74,7 @@ from blackjack_env.agents.grading import (
 )
 from blackjack_env.agents.registry import check_fits, make_agent, table_for
 from blackjack_env.analysis import basic_strategy_chart
-from blackjack_env.analysis.counter import default_workers, store_name
+from blackjack_env.analysis.counter import default_workers, speed_notice, store_name
 from blackjack_env.analysis.strategy import nearest_supported_rules
 from blackjack_env.engine.rules import STANDARD_VALUES
 from blackjack_env.simulate import POLICIES
@@ -313,6 +313,8 @@ def _ceiling(settings: Settings, plan: Plan) -> dict[str, Any]:
     penetration = _penetration(plan.rules)
     print(f"pricing {settings.ceiling:,} rounds of the perfect counter (the exact edge of each "
           f"round's pool; store {plan.ceiling_store})", file=sys.stderr, flush=True)
+    if (notice := speed_notice()) is not None:
+        print(notice, file=sys.stderr, flush=True)
     t0 = time.perf_counter()
     label = settings.agent if settings.agent in FIXED_AGENTS else Path(settings.agent).name
     with pricing_bar(settings.ceiling, settings.progress) as progress:

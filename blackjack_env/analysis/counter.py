@@ -47,6 +47,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from blackjack_env.analysis import kernels
 from blackjack_env.analysis.composition import METHOD, composition_return
 from blackjack_env.analysis.strategy import BasicStrategy
 from blackjack_env.engine.play import hi_lo_running_count, hi_lo_true_count
@@ -63,6 +64,7 @@ __all__ = [
     "default_workers",
     "perfect_counter",
     "price_rounds",
+    "speed_notice",
     "store_name",
     "stored_rounds",
 ]
@@ -287,6 +289,15 @@ def _price_in_processes(
         for q in (tasks, results):
             q.cancel_join_thread()  # nothing left to flush to processes that are gone
             q.close()
+
+
+def speed_notice() -> str | None:
+    """What a command says before it prices rounds without numba (the ``fast`` extra):
+    each round then takes seconds, not tens of ms; None when the kernels are there."""
+    if kernels.AVAILABLE:
+        return None
+    return ('note: numba is not installed, so each round is priced in pure Python '
+            '(seconds a round, about 100x slower): pip install -e ".[fast]"')
 
 
 def default_workers() -> int:

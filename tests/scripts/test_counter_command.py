@@ -156,3 +156,18 @@ def test_ctrl_c_stops_every_worker_and_keeps_their_rounds(tmp_path) -> None:
     assert len(stored) == held
     for r in stored[:10]:  # each held edge is its pool's, priced here afresh
         assert r.edge == counter.composition_return(rules, list(r.pool)).expected_return
+
+
+def test_without_numba_the_command_says_pricing_is_slow(tmp_path, capsys, monkeypatch):
+    """Without the fast extra each round takes seconds: the command says so, in one line,
+    before it prices (the analysis's notice, its wording checked here)."""
+    monkeypatch.setattr(counter.kernels, "AVAILABLE", False)
+    notice = counter.speed_notice()
+    assert notice is not None and notice.startswith("note: numba is not installed")
+    assert 'pip install -e ".[fast]"' in notice
+    monkeypatch.setattr(counter.kernels, "AVAILABLE", True)
+    assert counter.speed_notice() is None
+    # the command prints it first (priced by the kernels: only the notice is faked)
+    monkeypatch.setattr(command, "speed_notice", lambda: notice)
+    assert command.main([*SMALL, "--rounds", "2", "--store", str(tmp_path / "s.jsonl")]) == 0
+    assert capsys.readouterr().err == notice + "\n"
