@@ -37,6 +37,7 @@ from blackjack_env.agents.counting import BetSpread
 from blackjack_env.analysis.counter import (
     CounterRound,
     PricingInterrupted,
+    check_store,
     counter_report,
     default_workers,
     price_rounds,
@@ -104,6 +105,7 @@ def run(s: Settings) -> dict[str, Any]:
     check_writable("json", s.json)
     store = s.store or store_name(s.rules, rules.decks, s.penetration, s.seed)
     check_writable("store", store)
+    check_store(rules, store, penetration=s.penetration, seed=s.seed)
     ramp = BetSpread()
 
     def hilo(r: CounterRound) -> float:

@@ -74,7 +74,12 @@ from blackjack_env.agents.grading import (
 )
 from blackjack_env.agents.registry import check_fits, make_agent, table_for
 from blackjack_env.analysis import basic_strategy_chart
-from blackjack_env.analysis.counter import default_workers, speed_notice, store_name
+from blackjack_env.analysis.counter import (
+    check_store,
+    default_workers,
+    speed_notice,
+    store_name,
+)
 from blackjack_env.analysis.strategy import nearest_supported_rules
 from blackjack_env.engine.rules import STANDARD_VALUES
 from blackjack_env.simulate import POLICIES
@@ -217,6 +222,7 @@ def _check_ceiling(settings: Settings, rules: Any, agent: Any, sizes: tuple[int,
         raise UsageError(f"--ceiling: {err}") from None
     store = settings.ceiling_store or store_name(name, rules.decks, _penetration(rules), 0)
     check_writable("ceiling-store", store)
+    check_store(rules, store, penetration=_penetration(rules), seed=0)
     return store
 
 

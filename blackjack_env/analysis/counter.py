@@ -59,6 +59,7 @@ __all__ = [
     "CounterRound",
     "CounterRow",
     "PricingInterrupted",
+    "check_store",
     "counter_report",
     "deal_rounds",
     "default_workers",
@@ -142,30 +143,55 @@ def _header(rules: Rules, penetration: float, seed: int) -> dict[str, Any]:
     }
 
 
+def _check_header(path: Path, first_line: str, header: dict[str, Any]) -> None:
+    """Refuse (ValueError, one line) a store whose first line is not ``header``: not a
+    store, priced by another version of the analysis, or of other settings (named)."""
+    try:
+        first = json.loads(first_line)
+    except json.JSONDecodeError:
+        first = None
+    theirs = first.get("header") if isinstance(first, dict) and len(first) == 1 else None
+    if not isinstance(theirs, dict):
+        raise ValueError(f"{path}: not a perfect-counter store (first line)")
+    if theirs == header:
+        return
+    differ = sorted(k for k in header.keys() | theirs.keys() if theirs.get(k) != header.get(k))
+    if differ == ["method"]:
+        raise ValueError(
+            f"{path} holds edges priced by another version of the analysis "
+            f"(method {theirs.get('method', 1)}, this is {METHOD}: splits changed); "
+            f"give another path to price the rounds again"
+        )
+    rules_then = theirs.get("rules")
+    if "rules" in differ and isinstance(rules_then, dict):  # name the rules that differ
+        fields = sorted(k for k in header["rules"].keys() | rules_then.keys()
+                        if rules_then.get(k) != header["rules"].get(k))
+        differ[differ.index("rules")] = f"rules: {', '.join(fields)}"
+    raise ValueError(
+        f"{path} holds rounds of other settings (different {'; '.join(differ)}); give "
+        f"another path or the same rules, penetration and seed"
+    )
+
+
+def check_store(
+    rules: Rules, store: str | Path, *, penetration: float = 0.75, seed: int = 0
+) -> None:
+    """Refuse now (ValueError) a store :func:`price_rounds` would refuse with these
+    settings, reading its first line only: a command checks it before any work. A
+    missing or empty store passes."""
+    path = Path(store)
+    if path.is_file() and path.stat().st_size > 0:
+        with path.open() as f:
+            _check_header(path, f.readline(), _header(rules, penetration, seed))
+
+
 def _read_store(path: Path, header: dict[str, Any]) -> dict[tuple[int, int], float]:
     """The edges a store holds, by ``(shoe, round)``; a line cut short by an interruption
     (and anything after it) is dropped from the file. Refuses (ValueError, the file
     untouched) a file of other settings or of another version of the analysis."""
     text = path.read_text()
     lines = text.splitlines()
-    try:
-        first = json.loads(lines[0])
-    except json.JSONDecodeError:
-        raise ValueError(f"{path}: not a perfect-counter store (first line)") from None
-    theirs = first.get("header") if isinstance(first, dict) else None
-    if isinstance(theirs, dict) and theirs.get("method") != METHOD and {
-        k: v for k, v in theirs.items() if k != "method"
-    } == {k: v for k, v in header.items() if k != "method"}:
-        raise ValueError(
-            f"{path} holds edges priced by another version of the analysis "
-            f"(method {theirs.get('method', 1)}, this is {METHOD}: splits changed); "
-            f"give another path to price the rounds again"
-        )
-    if first != {"header": header}:
-        raise ValueError(
-            f"{path} holds rounds of other settings ({first.get('header')}); "
-            f"give another path or the same rules, penetration and seed"
-        )
+    _check_header(path, lines[0], header)
     known: dict[tuple[int, int], float] = {}
     good = 1
     for line in lines[1:]:

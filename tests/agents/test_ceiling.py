@@ -22,7 +22,7 @@ from blackjack_env.agents.commands import evaluate
 from blackjack_env.agents.counting import BetSpread
 from blackjack_env.agents.fixed import counting_agent
 from blackjack_env.agents.mlp import MLPAgent, bet_observations
-from blackjack_env.analysis.counter import CounterRound, deal_rounds, stored_rounds
+from blackjack_env.analysis.counter import CounterRound, deal_rounds, price_rounds, stored_rounds
 from blackjack_env.engine.play import hi_lo_running_count, hi_lo_true_count
 from blackjack_env.envs import view as V
 
@@ -228,3 +228,17 @@ def test_pricing_bar_says_dealing_then_pricing(capsys) -> None:
     with pricing_bar(10, enabled=False) as quiet:
         quiet(5, 10)
     assert capsys.readouterr().err == ""
+
+
+def test_evaluate_refuses_a_store_of_other_settings_before_simulating(tmp_path, capsys):
+    store = tmp_path / "c.jsonl"
+    price_rounds(RULES.replace(decks=1), 2, penetration=0.75, seed=0, store=store)
+    before = store.read_bytes()
+    status = evaluate.main(["counter", "--rules", "vegas-strip", "--bet-sizes", "1,2,4,8",
+                            "--hands", "100", "--ceiling", "10", "--ceiling-store", str(store),
+                            "--out", str(tmp_path / "o.json")])
+    captured = capsys.readouterr()
+    assert status == 2 and captured.out == ""  # nothing simulated
+    lines = captured.err.strip().splitlines()
+    assert lines[-1].startswith("error: ") and "different rules: decks" in lines[-1]
+    assert store.read_bytes() == before and not (tmp_path / "o.json").exists()

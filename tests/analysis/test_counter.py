@@ -243,3 +243,28 @@ def test_ctrl_c_while_pricing_hands_back_what_was_priced(tmp_path, monkeypatch) 
     assert [(r.shoe, r.index) for r in held] == [
         (r.shoe, r.index) for r in dealt if r.pool in first_pools]
     assert held == counter.stored_rounds(RULES, 12, penetration=0.5, seed=2, store=store)
+
+
+def test_check_store_refuses_what_price_rounds_would_and_names_what_differs(tmp_path):
+    store = tmp_path / "c.jsonl"
+    counter.check_store(RULES, store, penetration=0.5, seed=2)  # missing: passes
+    price_rounds(RULES, 2, penetration=0.5, seed=2, store=store)
+    before = store.read_bytes()
+    counter.check_store(RULES, store, penetration=0.5, seed=2)
+    with pytest.raises(ValueError, match=r"other settings \(different rules: decks\)"):
+        counter.check_store(RULES.replace(decks=2), store, penetration=0.5, seed=2)
+    with pytest.raises(ValueError, match=r"other settings \(different seed\)"):
+        counter.check_store(RULES, store, penetration=0.5, seed=3)
+    with pytest.raises(ValueError, match=r"\(different penetration; rules: penetration\)"):
+        counter.check_store(RULES, store, penetration=0.6, seed=2)
+    with pytest.raises(ValueError, match="other settings"):  # price_rounds: the same
+        price_rounds(RULES, 2, penetration=0.5, seed=3, store=store)
+    assert store.read_bytes() == before
+    for first in ("5", "[1, 2]", '{"header": 1}', "not json"):
+        bad = tmp_path / "bad.jsonl"
+        bad.write_text(first + "\n")
+        with pytest.raises(ValueError, match="not a perfect-counter store"):
+            counter.check_store(RULES, bad, penetration=0.5, seed=2)
+        with pytest.raises(ValueError, match="not a perfect-counter store"):
+            price_rounds(RULES, 2, penetration=0.5, seed=2, store=bad)
+        assert bad.read_text() == first + "\n"
