@@ -63,10 +63,23 @@ def test_the_counter_bets_its_ramp_on_each_round() -> None:
         assert bettor(r) == BetSpread().size_for(r.true_count, SIZES)
 
 
-def test_a_round_gives_the_bet_observation_the_table_shows() -> None:
+def _random_rules(seed: int) -> object:
+    """A random finite-shoe rule set (decks, soft 17, surrender, doubling, penetration)."""
+    rng = np.random.default_rng(seed)
+    return RULES.replace(decks=int(rng.choice([1, 2, 4, 6, 8])),
+                         dealer_hits_soft_17=bool(rng.integers(2)),
+                         surrender=str(rng.choice(["none", "late"])),
+                         double=str(rng.choice(["any", "9-11"])),
+                         penetration=float(rng.choice([0.5, 0.75, 0.9])))
+
+
+@pytest.mark.parametrize("rules", [RULES, *(_random_rules(s) for s in range(3))],
+                         ids=["vegas-strip", "random-0", "random-1", "random-2"])
+def test_a_round_gives_the_bet_observation_the_table_shows(rules) -> None:
     """The round's (true count, shoe left) is what the env shows at the BET step before
-    it: the observation a saved policy's bet is asked with."""
-    env = gym.make("blackjack_env/Blackjack-v0", rules=RULES, obs_mode="vector",
+    it: the observation a saved policy's bet is asked with (the Strip rules and random
+    rule sets)."""
+    env = gym.make("blackjack_env/Blackjack-v0", rules=rules, obs_mode="vector",
                    bet_sizes=SIZES, rounds_per_episode=200)
     obs, info = env.reset(seed=5)
     table = env.unwrapped.table
@@ -80,7 +93,7 @@ def test_a_round_gives_the_bet_observation_the_table_shows() -> None:
             r = CounterRound(0, 0, tuple(pool),
                              hi_lo_true_count(hi_lo_running_count(pool), sum(pool)), 0.0)
             want = bet_observations([r.true_count],
-                                    r.cards_left / (52 * RULES.shoe_decks))[0]
+                                    r.cards_left / (52 * rules.shoe_decks))[0]
             np.testing.assert_array_equal(want, obs)
             seen += 1
             action = N_PLAY + int(rng.integers(len(SIZES)))
