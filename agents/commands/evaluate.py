@@ -211,6 +211,12 @@ def _check_ceiling(settings: Settings, rules: Any, agent: Any, sizes: tuple[int,
     if rules.decks is None:
         raise UsageError("--ceiling: the perfect counter needs a finite shoe (these rules deal "
                          "an infinite deck); give --decks")
+    if rules.penetration is None or rules.penetration >= 1:
+        raise UsageError(f"--ceiling: these rules ({name}) "
+                         + ("reshuffle before every round, so every round is a full shoe "
+                            "and there is nothing to count" if rules.penetration is None else
+                            "deal the whole shoe; the perfect counter needs a cut card")
+                         + "; use rules with a penetration below 1 (e.g. vegas-strip)")
     if not decides_bets(agent) or not sizes:
         raise UsageError(f"--ceiling grades bets: give --bet-sizes and an agent that decides "
                          f"its bets (counter, or a model-bets.npz); {settings.agent} "
@@ -227,7 +233,9 @@ def _check_ceiling(settings: Settings, rules: Any, agent: Any, sizes: tuple[int,
 
 
 def _penetration(rules: Any) -> float:
-    return 0.75 if rules.penetration is None else float(rules.penetration)
+    """Where the ceiling's shoes are cut: the rules' own penetration (checked to be a
+    fraction below 1 by ``_check_ceiling``)."""
+    return float(rules.penetration)
 
 
 def _check_batched(settings: Settings, rules: Any) -> None:

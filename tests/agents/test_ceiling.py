@@ -206,6 +206,8 @@ def test_evaluate_ceiling_for_the_counter_and_a_saved_bet_policy(tmp_path, capsy
      ["--ceiling -1"]),
     (["{model}", "--rules", "vegas-strip", "--decks", "inf", "--bet-sizes", "1,2,4,8",
       "--ceiling", "10"], ["--ceiling", "finite shoe"]),
+    (["counter", "--rules", "ood-book", "--bet-sizes", "1,2", "--ceiling", "10"],
+     ["--ceiling", "ood-book", "reshuffle before every round"]),
     (["{model}", "--rules", "vegas-strip", "--hands", "100"],
      ["decides its bets too (bet sizes 1, 2, 4, 8)", "--bet-sizes 1,2,4,8"]),
     (["{model}", "--rules", "vegas-strip", "--bet-sizes", "1,2,4", "--hands", "100"],
