@@ -525,8 +525,10 @@ def category(total: int, natural: bool) -> int:
 
 
 def array_category(total: np.ndarray, natural: np.ndarray) -> np.ndarray:
-    """:func:`category` for arrays of totals and natural flags (a natural's total is 21)."""
-    return np.minimum(total, BUST_CATEGORY) + (NATURAL_CATEGORY - 21) * natural
+    """:func:`category` for arrays of totals and natural flags (a natural's total is 21).
+    Written with array operators only: it serves jax arrays as numpy's."""
+    over = total > BUST_CATEGORY
+    return total + (BUST_CATEGORY - total) * over + (NATURAL_CATEGORY - 21) * natural
 
 
 def outcome(rules: Rules, player: int, dealer: int) -> Outcome:

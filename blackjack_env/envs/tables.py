@@ -33,6 +33,7 @@ Keys (the codes are :mod:`blackjack_env.envs.batch.codes`'s):
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields
 
 import numpy as np
@@ -90,6 +91,14 @@ class RuleTables:
     """``(52,)`` int64: point value of each card id"""
     hilo_of_card: np.ndarray
     """``(52,)`` int64: Hi-Lo tag of each card id (``play.HI_LO_TAGS``)"""
+
+    # ---- the shoe
+    shoe_cards: int
+    """cards in a full shoe (``52 * rules.shoe_decks``), 0 for an infinite deck"""
+    cut_cards: int
+    """a finite shoe is reshuffled between rounds once this many of its cards were dealt
+    (``ceil(penetration * shoe_cards)``; 1 when ``penetration`` is None: before every round
+    that dealt a card); 0 for an infinite deck"""
 
     # ---- outcomes and payouts
     payouts: np.ndarray
@@ -178,6 +187,12 @@ class RuleTables:
     """``(169,)`` int64: hard total of two ranks"""
     two_ace: np.ndarray
     """``(169,)`` bool: two ranks hold an ace"""
+    max_hands: int
+    """hands a seat may hold (``rules.max_split_hands``)"""
+    split_divisor: int
+    """each of the two hands of a split stakes the hand's chips ``// split_divisor``: 1 when
+    the bet is matched, 2 when it is halved (``play.split_stake``, whose value at a stake of
+    2 chips gives it)"""
     splits: bool
     """a split can happen at some stake this configuration bets"""
     split_stake_check: bool
@@ -356,6 +371,15 @@ def build_tables(
     n_play, n_actions = layout.n_play, layout.n_actions
     pre_peek_decisions = peek and (ask_insurance or rules.surrender is Surrender.EARLY)
 
+    decks = rules.shoe_decks
+    shoe_cards = 0 if decks is None else 52 * decks
+    if decks is None:
+        cut_cards = 0
+    elif rules.penetration is None:
+        cut_cards = 1
+    else:  # (dealt >= penetration * size, for whole cards dealt)
+        cut_cards = math.ceil(rules.penetration * shoe_cards)
+
     return RuleTables(
         rules=rules,
         bet=bet,
@@ -366,6 +390,8 @@ def build_tables(
         rank_of_card=_frozen(rank_of_card),
         value_of_card=_frozen(value_of_card),
         hilo_of_card=_frozen(hilo_of_card),
+        shoe_cards=shoe_cards,
+        cut_cards=cut_cards,
         payouts=_frozen(play.payout_factors(rules)),
         outcome_table=_frozen(outcome_table),
         hand_key_width=width,
@@ -402,6 +428,8 @@ def build_tables(
         second_key=_frozen(second_key),
         two_hard=_frozen(two_hard),
         two_ace=_frozen(two_ace),
+        max_hands=rules.max_split_hands,
+        split_divisor=2 // int(play.split_stake(rules, 2)),
         splits=splits,
         split_stake_check=split_stake_check,
         stake_ok=_frozen(stake_ok),

@@ -116,9 +116,10 @@ def chart_policy(env: Any, chart: Chart | None = None) -> Any:
         r0, r1 = st.first_rank[h], st.second_rank[h]
         pair = p.pair[13 * r0 + r1] & (st.ncards[h] == 2)
         mask = core.legal_mask(st, p, cfg)
-        decision = p.decision_of_phase[st.phase]
+        decision = core.decision_of(st.phase)
         return chart_actions(
-            table, decision, st.hard[h], st.ace[h], pair, r0, p.rank_of_id[st.upcard], mask, jnp
-        )
+            table, decision, st.hard[h], st.ace[h], pair, r0, p.rank_of_card[st.upcard], mask,
+            jnp,
+        )  # fmt: skip
 
     return policy

@@ -20,7 +20,8 @@ __all__ = ["check_params", "check_step_args", "state_shapes", "unwrap_state"]
 @cache
 def state_shapes(cfg: Config) -> State:
     """One table's state as shapes (``jax.eval_shape``), to check a state against."""
-    return jax.eval_shape(partial(new_state, cfg))
+    # (the shapes depend on the config alone: new_state reads only the shoe's card count)
+    return jax.eval_shape(partial(new_state, cfg), Params({"shoe_cards": jnp.int32(0)}))
 
 
 def check_params(params: Params | None, mine: Params) -> Params:
@@ -36,12 +37,20 @@ def check_params(params: Params | None, mine: Params) -> Params:
             f"params must be this env's Params (env.default_params), got "
             f"{type(params).__name__}"
         )
-    for name, want, got in zip(Params._fields, mine, params, strict=True):
+    if params.names != mine.names:
+        missing = sorted(set(mine.names) - set(params.names))
+        extra = sorted(set(params.names) - set(mine.names))
+        raise ValueError(
+            f"params has other entries than this env's (missing {missing}, extra {extra}): "
+            f"use env.default_params or env.params_of(rules)"
+        )
+    for (name, want), (_, got) in zip(mine.items(), params.items(), strict=True):
         if jnp.shape(got) != jnp.shape(want) or jnp.result_type(got) != want.dtype:
             raise ValueError(
                 f"params.{name} has shape {tuple(jnp.shape(got))} "
                 f"{jnp.result_type(got)}, this env's {tuple(want.shape)} {want.dtype}: "
-                f"params of another rule set or configuration; use env.default_params"
+                f"params of another configuration (or a batch: jax.vmap the call); use "
+                f"env.default_params or env.params_of(rules)"
             )
     return params
 

@@ -1,6 +1,6 @@
 """The learner's chips at a JAX table (the numpy batched tables'
 :mod:`blackjack_env.envs.batch.chips`): the chips off the table in exact units of
-``1 / Config.chip_den``, whether they cover a stake, insurance or a split, the BET
+``1 / Params.chip_den``, whether they cover a stake, insurance or a split, the BET
 step's mask, and the chips an ``info`` reports.
 """
 
@@ -18,54 +18,55 @@ from blackjack_env.jax.tables import Config, Params
 _INSURANCE_SHARE = float(play.insurance_stake(1))
 
 
-def to_units(x: Any, cfg: Config) -> Any:
-    """Chips (float) as whole units of ``1 / Config.chip_den`` (exact amounts, rounded)."""
-    return jnp.round(x * cfg.chip_den).astype(I32)
+def to_units(x: Any, p: Params) -> Any:
+    """Chips (float) as whole units of ``1 / Params.chip_den`` (exact amounts, rounded)."""
+    return jnp.round(x * p.chip_den).astype(I32)
 
 
-def chip_units(st: State, cfg: Config) -> Any:
+def chip_units(st: State, p: Params, cfg: Config) -> Any:
     """Finite bankroll: the learner's chips off the table now, in units of ``1 /
-    Config.chip_den`` (numpy ``TableBatch.chips``): the chips before the round's bet, plus
+    Params.chip_den`` (numpy ``TableBatch.chips``): the chips before the round's bet, plus
     the round's result so far, less the stakes of its unsettled hands."""
     live = live_hands(st, cfg)
     open_ = jnp.sum(jnp.where(live & ~st.settled, st.stake, 0), axis=-1).astype(F32)
     net = jnp.sum(jnp.where(live, st.net, 0.0), axis=-1) + st.insurance_net
-    return st.bank + to_units(net - open_, cfg)
+    return st.bank + to_units(net - open_, p)
 
 
-def covers_chips(st: State, cfg: Config, amount: Any) -> Any:
+def covers_chips(st: State, p: Params, cfg: Config, amount: Any) -> Any:
     """``play.can_cover`` of ``amount`` chips by the learner's chips off the table (exact,
     in units of ``1 / chip_den``); unlimited credit: True."""
-    if cfg.bankroll is None:
+    if not cfg.bankroll:
         return jnp.ones(jnp.shape(amount), bool)
-    return chip_units(st, cfg) >= to_units(jnp.asarray(amount, F32), cfg)
+    return chip_units(st, p, cfg) >= to_units(jnp.asarray(amount, F32), p)
 
 
 def covers_insurance(st: State, p: Params, cfg: Config) -> Any:
     """Insurance (or even money, on a natural) is affordable (numpy ``_covers_insurance``)."""
     stake = st.stake[0].astype(F32) * _INSURANCE_SHARE
-    return naturals(st, cfg)[0] | covers_chips(st, cfg, stake)
+    return naturals(st, p, cfg)[0] | covers_chips(st, p, cfg, stake)
 
 
 def split_stake_ok(st: State, p: Params, cfg: Config, h: Any) -> Any:
-    """``play.split_stake_ok`` of hand ``h`` (tabulated by stake and cover), where stakes
-    vary (bet steps) or a bankroll limits them (numpy ``_split_stakes_ok``); else True."""
+    """``play.split_stake_ok`` of hand ``h`` (tabulated by cover and by a stake of 0, 1,
+    2 or more chips), where stakes vary (bet steps) or a bankroll limits them (numpy
+    ``_split_stakes_ok``); else True."""
     if not cfg.stake_check:
         return jnp.ones((), bool)
     stake = st.stake[h]
-    covers = covers_chips(st, cfg, stake) if cfg.bankroll is not None else jnp.ones((), bool)
-    return p.stake_ok[covers.astype(I32), jnp.clip(stake, 0, p.stake_ok.shape[1] - 1)]
+    covers = covers_chips(st, p, cfg, stake)
+    return p.stake_ok[covers.astype(I32), jnp.clip(stake, 0, p.stake_ok.shape[-1] - 1)]
 
 
 def bet_mask(st: State, p: Params, cfg: Config) -> Any:
     """The BET step's mask (numpy ``_refresh_bets``): the bet actions ``n_play + k`` of
     the sizes the table limits allow."""
-    allowed = p.bet_within & covers_chips(st, cfg, p.bet_chips)
+    allowed = p.bet_within & covers_chips(st, p, cfg, p.bet_chips)
     return jnp.concatenate([jnp.zeros(cfg.n_play, bool), allowed])
 
 
-def bankroll(st: State, cfg: Config) -> Any:
+def bankroll(st: State, p: Params, cfg: Config) -> Any:
     """The learner's chips (float32, the numpy env's ``info["bankroll"]``): those off the
     table with a finite bankroll, the session's net chips with unlimited credit."""
-    units = st.session if cfg.bankroll is None else chip_units(st, cfg)
-    return units.astype(F32) / cfg.chip_den
+    units = chip_units(st, p, cfg) if cfg.bankroll else st.session
+    return units.astype(F32) / p.chip_den

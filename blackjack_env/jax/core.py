@@ -40,13 +40,16 @@ from blackjack_env.jax.dealer import dealer_add, dealer_turn, peek
 from blackjack_env.jax.hands import (
     act_play,
     advance,
+    decision_of,
     hands_done,
     legal_key,
     legal_mask,
+    map_illegal,
     seat_done,
     second_card,
     split_allowed,
     split_hand,
+    table_decision,
 )
 from blackjack_env.jax.loops import guarded_while
 from blackjack_env.jax.observe import (
@@ -86,13 +89,15 @@ from blackjack_env.jax.seats import (
     step_seats,
 )
 from blackjack_env.jax.settlement import (
+    category,
     outcomes,
     pay,
     round_net,
+    settle,
     settle_by_compare,
     settle_highest,
 )
-from blackjack_env.jax.shoe import Rng, draw, open_shoe, rng
+from blackjack_env.jax.shoe import Rng, draw, draw_if, open_shoe, rng
 from blackjack_env.jax.state import (
     F32,
     I32,
@@ -107,6 +112,7 @@ from blackjack_env.jax.state import (
     hands_axis,
     is_natural,
     live_hands,
+    natural_effects,
     naturals,
     new_state,
     rank_width,
@@ -130,6 +136,7 @@ __all__ = [
     "advance",
     "bankroll",
     "bet_mask",
+    "category",
     "chip_units",
     "count_bucket",
     "count_rank",
@@ -139,7 +146,9 @@ __all__ = [
     "dealer_add",
     "dealer_natural",
     "dealer_turn",
+    "decision_of",
     "draw",
+    "draw_if",
     "end_round",
     "first_round",
     "focus_fields",
@@ -154,8 +163,10 @@ __all__ = [
     "legal_key",
     "legal_mask",
     "live_hands",
+    "map_illegal",
     "masks",
     "merge_seat",
+    "natural_effects",
     "naturals",
     "new_state",
     "next_round",
@@ -181,6 +192,7 @@ __all__ = [
     "seat_view",
     "second_card",
     "select",
+    "settle",
     "settle_by_compare",
     "settle_highest",
     "split_allowed",
@@ -189,6 +201,7 @@ __all__ = [
     "start_round",
     "step",
     "step_seats",
+    "table_decision",
     "to_units",
     "true_count",
     "unseen_ranks",

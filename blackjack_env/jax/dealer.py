@@ -12,8 +12,8 @@ import jax.numpy as jnp
 
 from blackjack_env.envs.batch.codes import OUTCOME_BLACKJACK, PHASE_OVER
 from blackjack_env.jax.loops import guarded_while
-from blackjack_env.jax.settlement import pay, settle_by_compare, settle_highest
-from blackjack_env.jax.shoe import Rng, draw
+from blackjack_env.jax.settlement import pay, settle, settle_by_compare
+from blackjack_env.jax.shoe import Rng, draw, draw_if
 from blackjack_env.jax.state import (
     I32,
     State,
@@ -31,21 +31,23 @@ def dealer_turn(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> tuple[St
     dealer draws to the rules if some hand is still open and not surrendered, and the
     open hands are settled."""
     live = live_hands(st, cfg)
-    new = st._replace(phase=jnp.asarray(PHASE_OVER, I32), acting_hand=st.nhands - 1)
-    if not cfg.no_hole:
-        new = new._replace(hole_revealed=jnp.asarray(True))
+    new = st._replace(
+        phase=jnp.asarray(PHASE_OVER, I32), acting_hand=st.nhands - 1,
+        hole_revealed=st.hole_revealed | ~p.no_hole,
+    )  # fmt: skip
     st = select(on, new, st)
     any_open = jnp.any(live & ~st.settled)
-    plays = jnp.any(live & ~st.settled & ~st.surrendered) if cfg.surrenders else any_open
+    plays = jnp.any(live & ~st.settled & ~st.surrendered)
     open_ = on & any_open
-    if cfg.no_hole:
-        st = st._replace(hole_revealed=jnp.where(on & ~any_open, False, st.hole_revealed))
-        st, card, rk = draw(st, p, cfg, rk, open_)
-        st = dealer_add(st, p, card, open_)
-        st = st._replace(
-            hole_card=jnp.where(open_, card, st.hole_card),
-            hole_revealed=jnp.where(open_, True, st.hole_revealed),
-        )
+    # no hole card: the dealer's second card is drawn now (shown at once)
+    hole = open_ & p.no_hole
+    st = st._replace(hole_revealed=jnp.where(on & ~any_open & p.no_hole, False, st.hole_revealed))
+    st, card, rk = draw_if(st, p, cfg, rk, open_, p.no_hole)
+    st = dealer_add(st, p, card, hole)
+    st = st._replace(
+        hole_card=jnp.where(hole, card, st.hole_card),
+        hole_revealed=jnp.where(hole, True, st.hole_revealed),
+    )
     drawing = open_ & plays
 
     def need(carry: tuple[State, Rng, Any], p: Params, drawing: Any) -> Any:
@@ -61,15 +63,15 @@ def dealer_turn(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> tuple[St
         return dealer_add(s, p, card, go), r, k + go
 
     st, rk, _ = guarded_while(need, body, (st, rk, jnp.zeros((), I32)), p, drawing)
-    st = settle_highest(st, p, cfg, open_) if cfg.highest else settle_by_compare(st, p, cfg, open_)
+    st = settle(st, p, cfg, open_)
     return st, rk
 
 
 def dealer_add(st: State, p: Params, card: Any, on: Any) -> State:
     """The dealer's hand takes ``card`` where ``on``."""
-    r = p.rank_of_id[card]
+    r = p.rank_of_card[card]
     return st._replace(
-        dealer_hard=jnp.where(on, st.dealer_hard + p.values[r], st.dealer_hard),
+        dealer_hard=jnp.where(on, st.dealer_hard + p.card_values[r], st.dealer_hard),
         dealer_ace=jnp.where(on, st.dealer_ace | (r == 0), st.dealer_ace),
         dealer_ncards=jnp.where(on, st.dealer_ncards + 1, st.dealer_ncards),
         # (tracked: a static shape)
@@ -87,7 +89,6 @@ def peek(st: State, p: Params, cfg: Config, on: Any, dealer_bj: Any, natural: An
     st = select(hit, st._replace(hole_revealed=jnp.asarray(True)), st)
     st = settle_by_compare(st, p, cfg, hit)
     st = st._replace(phase=jnp.where(hit, PHASE_OVER, st.phase))
-    if cfg.naturals_paid_at_peek:
-        pay0 = hand_onehot(0, cfg) & hands_axis(on & ~dealer_bj & natural)
-        st = pay(st, p, pay0, jnp.full(cfg.hands, OUTCOME_BLACKJACK, I32))
-    return st
+    paid = on & ~dealer_bj & natural & p.naturals_paid_at_peek
+    pay0 = hand_onehot(0, cfg) & hands_axis(paid)
+    return pay(st, p, pay0, jnp.full(cfg.hands, OUTCOME_BLACKJACK, I32))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 import jax
@@ -16,11 +17,12 @@ from blackjack_env.envs.settings import KEEP_DECKS, EnvArgs, EnvSettings
 from blackjack_env.envs.tables import RuleTables
 from blackjack_env.envs.view.layout import Layout
 from blackjack_env.jax import checks, core, illegal, program
+from blackjack_env.jax import tables as tables_mod
 from blackjack_env.jax.checks import unwrap_state
 from blackjack_env.jax.gymnax import FULL_INFO, LEAN_INFO, GymnaxV1
 from blackjack_env.jax.program import Program
 from blackjack_env.jax.spaces import box, discrete, from_gymnasium
-from blackjack_env.jax.tables import Config, Params, build
+from blackjack_env.jax.tables import Config, Params, config_of, params_of
 
 __all__ = [
     "DEFAULT_OBS_MODE", "FULL_INFO", "LEAN_INFO", "BlackjackJax", "GymnaxV1", "unwrap_state",
@@ -203,19 +205,33 @@ class BlackjackJax:
 
     def _setup(self, args: EnvArgs, seats_per_table: int) -> None:
         """Build the table from its arguments: the settings (checked there), the rule
-        tables, the JAX config and params, the spaces."""
-        settings = EnvSettings.batched(seats_per_table, args)
+        tables, the JAX config and params, the spaces. ``args.rules`` may be a list of
+        rule sets: the table then fits every one of them (:attr:`rule_sets`)."""
+        given: Any = args.rules
+        many = isinstance(given, (list, tuple))
+        if many and not given:
+            raise ValueError("rules: an empty list; give one rule set or a list of them")
+        rule_list: list[Any] = list(given) if many else [given]
+        self._args, self._seats_per_table = args, seats_per_table
+        every = [self._settings_of(r) for r in rule_list]
+        settings, tables = every[0]
         illegal.refuse_raise(settings.illegal_action)
         rules = settings.rules
         layout = Layout(
             rules, settings.obs_mode, settings.bet, settings.bet_sizes,
             settings.insurance_decisions,
         )  # fmt: skip
-        tables = RuleTables.from_settings(settings)
-        cfg, params = build(settings, tables)
-        #: the validated settings (as the numpy envs' ``env.settings``)
+        names = [_rules_name(r) for r in rule_list]
+        cfg = tables_mod.join([config_of(s, t) for s, t in every], names)
+        params = params_of(tables)
+        #: every rule set this table was built for (one, unless ``rules`` was a list):
+        #: :meth:`params_of` and :meth:`stack_params` take any rule set of its shapes
+        self.rule_sets: tuple[Rules, ...] = tuple(s.rules for s, _ in every)
+        #: the validated settings (as the numpy envs' ``env.settings``; of the first rule
+        #: set)
         self.settings = settings
-        #: the rule tables ``params`` are read from (as the numpy vector env's ``env.tables``)
+        #: the rule tables ``params`` are read from (as the numpy vector env's
+        #: ``env.tables``; of the first rule set)
         self.tables = tables
         #: ``envs.step.IllegalAction`` and its penalty, validated by the settings
         self.illegal_action = settings.illegal_action
@@ -233,6 +249,30 @@ class BlackjackJax:
         #: the numpy envs' single-seat spaces (Gymnasium), for adapters
         self.gymnasium_observation_space = layout.observation_space()
         self.gymnasium_action_space = layout.action_space()
+
+    def _settings_of(self, rules: Any) -> tuple[EnvSettings, RuleTables]:
+        """The settings and rule tables of this table's arguments under ``rules``."""
+        settings = EnvSettings.batched(
+            self._seats_per_table, dataclasses.replace(self._args, rules=rules)
+        )
+        return settings, RuleTables.from_settings(settings)
+
+    # ------------------------------------------------------------------ rules as data
+    def params_of(self, rules: Any) -> Params:
+        """The :class:`~blackjack_env.jax.tables.Params` of ``rules`` (a ``Rules``, a
+        preset name or a ``Rules.to_dict()`` dict; the table's other arguments kept):
+        play it by passing it as ``params`` (the same compiled program). Refused
+        (``ValueError``, one line) when it does not fit this table's shapes
+        (:func:`~blackjack_env.jax.tables.fit`: more hands per seat or a larger shoe than
+        the table holds, another action count, a finite shoe at an infinite table...)."""
+        settings, tables = self._settings_of(rules)
+        tables_mod.fit(self.config, config_of(settings, tables), f"rules {_rules_name(rules)}")
+        return params_of(tables)
+
+    def stack_params(self, rules: Sequence[Any]) -> Params:
+        """:meth:`params_of` of each rule set, stacked along a leading axis: row ``t`` the
+        rules of table ``t`` of a batch (``jax.vmap(env.step, in_axes=(0, 0, 0, 0))``)."""
+        return tables_mod.stack([self.params_of(r) for r in rules])
 
     # ------------------------------------------------------------------ gymnax API
     @property
@@ -329,10 +369,15 @@ class BlackjackJax:
 
     # ------------------------------------------------------------------ scripted cards
     def stack(
-        self, state: core.State, cards: str | list[Card] | list[Any], table: int | None = None
+        self,
+        state: core.State,
+        cards: str | list[Card] | list[Any],
+        table: int | None = None,
+        params: Params | None = None,
     ) -> core.State:
         """A copy of ``state`` whose next cards are ``cards`` (text like ``"AS KH 9D"``),
-        dealt in order (host-side, outside ``jit``).
+        dealt in order (host-side, outside ``jit``). ``params``: the tables' rules (one
+        table's, or one row per table; default :attr:`default_params`).
 
         ``state`` is one table's, or a batch of them (leading axis): then ``cards`` is one
         entry (text, a list of cards, or None) per table, or ``table`` names the one row
@@ -340,6 +385,10 @@ class BlackjackJax:
         to the front, so it still holds every card once (as the numpy shoe's ``stack``);
         an infinite deck queues them in its stacked-card buffer."""
         arrays = {k: np.array(v) for k, v in state._asdict().items()}
+        shoe_cards = np.broadcast_to(
+            np.asarray((self._params if params is None else params).shoe_cards),
+            arrays["pos"].shape,
+        )
         if arrays["pos"].ndim == 0:
             rows: dict[int | None, Any] = {None: cards}
         elif table is not None:
@@ -351,16 +400,19 @@ class BlackjackJax:
                 )
             rows = {t: c for t, c in enumerate(cards) if c}
         for t, c in rows.items():
-            self._stack_row(arrays, t, c)
+            n = int(shoe_cards[()] if t is None else shoe_cards[t])
+            self._stack_row(arrays, t, c, n)
         return core.State(**{k: jnp.asarray(v) for k, v in arrays.items()})
 
-    def _stack_row(self, arrays: dict[str, np.ndarray], t: int | None, cards: Any) -> None:
+    def _stack_row(
+        self, arrays: dict[str, np.ndarray], t: int | None, cards: Any, shoe_cards: int
+    ) -> None:
         ids = [c.index for c in (parse_cards(cards) if isinstance(cards, str) else cards)]
         get = (lambda name: arrays[name]) if t is None else (lambda name: arrays[name][t])
         cfg = self.config
         shoe = get("shoe").astype(np.int64)
         pos, stacked = int(get("pos")), int(get("stacked"))
-        n = cfg.shoe_size
+        n = cfg.shoe_size if cfg.infinite else shoe_cards
         pending = [int(shoe[(pos + k) % n]) for k in range(stacked)]
         ids = ids + pending
         new: dict[str, Any]
@@ -387,7 +439,7 @@ class BlackjackJax:
                         f"or already stacked"
                     )
                 shoe[j], shoe[src] = shoe[src], shoe[j]
-            hilo = np.asarray(self._params.hilo_of_id)
+            hilo = np.asarray(self._params.hilo_of_card)
             new = {
                 "shoe": shoe,
                 "stacked": len(ids),
@@ -408,11 +460,18 @@ class BlackjackJax:
         p = self._params if params is None else params
         return program.start_round(self.program, key, state, p)
 
-    def new_state(self, num_tables: int | None = None) -> core.State:
-        """A table before its first round (a full shoe), or ``num_tables`` of them."""
-        one = core.new_state(self.config)
+    def new_state(
+        self, num_tables: int | None = None, params: Params | None = None
+    ) -> core.State:
+        """A table before its first round (a full shoe), or ``num_tables`` of them
+        (``params``: their rules, one table's or one row per table; default
+        :attr:`default_params`)."""
+        p = self._params if params is None else params
         if num_tables is None:
-            return one
+            return core.new_state(self.config, p)
+        if tables_mod.batched(p):
+            return jax.vmap(lambda q: core.new_state(self.config, q))(p)
+        one = core.new_state(self.config, p)
         return jax.tree.map(lambda a: jnp.broadcast_to(a, (num_tables, *a.shape)), one)
 
     # ------------------------------------------------------------------ adapters
@@ -421,3 +480,12 @@ class BlackjackJax:
         truncated, info``), for gymnax's own wrappers (``GymnaxV1``; ``full_info``:
         the rich ``info`` of :meth:`step_full`)."""
         return GymnaxV1(self, full_info)
+
+
+def _rules_name(rules: Any) -> str:
+    """A rule set as the errors name it: a preset's name, else its short summary."""
+    if isinstance(rules, str):
+        return repr(rules)
+    if isinstance(rules, Rules):
+        return f"({rules.summary()})"
+    return "(a dict)"

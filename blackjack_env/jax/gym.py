@@ -40,8 +40,8 @@ from blackjack_env.envs.vector_checks import (
 )
 from blackjack_env.jax import core, program
 from blackjack_env.jax.env import BlackjackJax
-from blackjack_env.jax.program import Program
-from blackjack_env.jax.tables import Config, Params
+from blackjack_env.jax.program import Program, per_table
+from blackjack_env.jax.tables import Config, Params, decision_of_phase
 
 __all__ = ["ENV_ID", "BlackjackJaxEnv", "BlackjackJaxVectorEnv", "register"]
 
@@ -78,9 +78,7 @@ def _check_legal(table: BlackjackJax, state: Any, actions: np.ndarray, batched: 
     bad = ~mask[np.arange(a.size), a]
     if bad.any():
         t = int(bad.nonzero()[0][0])
-        phase = np.asarray(table.default_params.decision_of_phase)[
-            np.asarray(state.phase).reshape(-1)[t]
-        ]
+        phase = decision_of_phase()[np.asarray(state.phase).reshape(-1)[t]]
         if table.config.bets and np.asarray(state.opened).reshape(-1)[t]:
             phase = int(Decision.BET)  # (one seat: bet steps take no several seats)
         raise ValueError(illegal_message(
@@ -113,17 +111,18 @@ def _finish_round(key: Any, st: core.State, on: Any, p: Params, cfg: Config) -> 
 def _finish(prog: Program, key: Any, st: core.State, on: Any, p: Params) -> core.State:
     """:func:`_finish_round` at each table of a batch where ``on``."""
     keys = jax.random.split(key, st.pos.shape[0])
-    return jax.vmap(partial(_finish_round, p=p, cfg=prog.config))(keys, st, on)
+    cfg = prog.config
+    return per_table(lambda k, s, o, q: _finish_round(k, s, o, q, cfg), p, keys, st, on)
 
 
 @partial(jax.jit, static_argnums=0)
-def _open(prog: Program, st: core.State, on: Any) -> core.State:
+def _open(prog: Program, st: core.State, on: Any, p: Params) -> core.State:
     """The last round's cards to the discards (a reshuffle if the cut card is out) at each
     table where ``on`` (a table awaiting its bet has opened its shoe), before stacking, as
     the numpy tables do; the deal then finds nothing more to do."""
     cfg = prog.config
-    return jax.vmap(lambda s, o: core.open_shoe(s, cfg, o & ~s.opened if cfg.bets else o))(
-        st, on
+    return per_table(
+        lambda s, o, q: core.open_shoe(s, q, cfg, o & ~s.opened if cfg.bets else o), p, st, on
     )
 
 
@@ -133,8 +132,8 @@ def _begin(prog: Program, key: Any, st: core.State, on: Any, p: Params) -> Any:
     of a new shoe), and the tables' observations."""
     cfg = prog.config
     keys = jax.random.split(key, st.pos.shape[0])
-    st = jax.vmap(lambda k, x, o: core.next_round(k, x, p, cfg, o, o))(keys, st, on)
-    return jax.vmap(lambda x: prog.observe(x, p))(st), st
+    st = per_table(lambda k, x, o, q: core.next_round(k, x, q, cfg, o, o), p, keys, st, on)
+    return per_table(prog.observe, p, st), st
 
 
 _BET, _SETTLED = int(Decision.BET), int(Decision.SETTLED)
@@ -143,7 +142,8 @@ _BET, _SETTLED = int(Decision.BET), int(Decision.SETTLED)
 @partial(jax.jit, static_argnums=0)
 def _state_info(prog: Program, st: core.State, p: Params) -> dict[str, Any]:
     """:func:`_table_info` of each table of a batch."""
-    return jax.vmap(partial(_table_info, p=p, cfg=prog.config))(st)
+    cfg = prog.config
+    return per_table(lambda s, q: _table_info(s, q, cfg), p, st)
 
 
 def _table_info(st: core.State, p: Params, cfg: Config) -> dict[str, Any]:
@@ -154,7 +154,7 @@ def _table_info(st: core.State, p: Params, cfg: Config) -> dict[str, Any]:
     infinite deck) and whether the shoe was reshuffled before this round. ``bankroll``
     is exact integer chips in units of ``1 / chip_den``: :func:`chips_to_float` makes
     the numpy env's float64 of them on the host."""
-    phase = p.decision_of_phase[st.phase]
+    phase = core.decision_of(st.phase)
     if cfg.bets:
         phase = jnp.where(st.opened, _BET, phase)
     if cfg.seats > 1:
@@ -164,19 +164,20 @@ def _table_info(st: core.State, p: Params, cfg: Config) -> dict[str, Any]:
     return {
         "phase": phase,
         "round": jnp.broadcast_to(st.episode_rounds, shape),
-        "bankroll": st.session if cfg.bankroll is None else core.chip_units(st, cfg),
+        "bankroll": core.chip_units(st, p, cfg) if cfg.bankroll else st.session,
         "shoe_remaining": jnp.broadcast_to(left, shape),
         "reshuffled": jnp.broadcast_to(st.reshuffled, shape),
     }
 
 
-def chips_to_float(units: Any, chip_den: int, per: int = 1) -> np.ndarray:
+def chips_to_float(units: Any, chip_den: Any, per: Any = 1) -> np.ndarray:
     """Exact chips in units of ``1 / chip_den`` (integers from the JAX table) as the
     numpy envs' float64, on the host: ``units / chip_den`` (``per``: then in units of
-    ``per`` chips, a base bet), the numpy vector env's arithmetic for exact chips, so the
-    two agree bit for bit (a 6:5 natural pays 1.2, not float32's 1.2000000476837158)."""
+    ``per`` chips, a base bet; both scalars or one per entry), the numpy vector env's
+    arithmetic for exact chips, so the two agree bit for bit (a 6:5 natural pays 1.2, not
+    float32's 1.2000000476837158; dividing by a ``per`` of 1 changes no bit)."""
     out = np.asarray(units, dtype=np.int64) / chip_den
-    return out / per if per != 1 else out
+    return out / per if np.any(np.asarray(per) != 1) else out
 
 
 #: the info entries of _state_info, as the numpy env's dtypes (bankroll: chip units,
@@ -286,9 +287,20 @@ class BlackjackJaxVectorEnv(VectorEnv):
             for name, value in (("table", np.arange(n) // s), ("seat", np.arange(n) % s)):
                 value.flags.writeable = False
                 self._seat_info[name] = value
+        self._set_params(table.default_params)
+
+    def _set_params(self, p: Params) -> None:
+        """The tables' rules (one rule set, or one row per table), and the host copies of
+        what the adapter reads per sub-env (the chip unit and the bet)."""
         #: the tables' arrays, passed to the compiled functions (keyed on the table's
         #: program: adapters of equal programs share their compilations)
-        self._params = table.default_params
+        self._params = p
+
+        def rows(x: Any) -> np.ndarray:
+            per_table = np.broadcast_to(np.asarray(x, np.int64), (self.num_tables,))
+            return np.repeat(per_table, self.seats)
+
+        self._chip_den, self._bet = rows(p.chip_den), rows(p.bet)
 
     def _flat(self, x: Any) -> Any:
         """A JAX output of the tables (leading axes tables[, seats]) as numpy rows, one per
@@ -319,15 +331,16 @@ class BlackjackJaxVectorEnv(VectorEnv):
         on = mask.reshape(self.num_tables, s)[:, 0]
         fresh = seed is not None or self.state is None
         if fresh:
-            st, on = self.table.new_state(self.num_tables), np.ones(self.num_tables, bool)
+            st = self.table.new_state(self.num_tables, self._params)
+            on = np.ones(self.num_tables, bool)
         else:
             st = _finish(self.table.program, k_finish, self.state, jnp.asarray(on), self._params)
         shuffled = np.zeros(self.num_tables, bool)
         if stacks:
-            st = _open(self.table.program, st, jnp.asarray(on))
+            st = _open(self.table.program, st, jnp.asarray(on), self._params)
             shuffled = np.asarray(st.reshuffled) & on
             per_table = [stacks.get(r * s) if on[r] else None for r in range(self.num_tables)]
-            st = self.table.stack(st, per_table)  # (refused: nothing has changed)
+            st = self.table.stack(st, per_table, params=self._params)  # (refused: unchanged)
         obs, new = _begin(self.table.program, k_begin, st, jnp.asarray(on), self._params)
         self.state = new._replace(reshuffled=new.reshuffled | shuffled)
         self._key = key
@@ -346,7 +359,7 @@ class BlackjackJaxVectorEnv(VectorEnv):
         info: dict[str, Any] = {"action_mask": self._np_mask()}
         for k, v in _state_info(self.table.program, st, self._params).items():
             info[k] = self._flat(v).astype(_STATE_INFO[k])
-        info["bankroll"] = chips_to_float(info["bankroll"], self.table.config.chip_den)
+        info["bankroll"] = chips_to_float(info["bankroll"], self._chip_den)
         if self.seats > 1:
             info.update(self._seat_info)
             info["active"] = self._flat(self.table.active(st))
@@ -370,8 +383,7 @@ class BlackjackJaxVectorEnv(VectorEnv):
             jnp.asarray(shaped, jnp.int32), self._params, True,
         )  # fmt: skip
         f = self._flat
-        cfg = self.table.config
-        round_net = chips_to_float(f(info["round_chips"]), cfg.chip_den, cfg.bet)
+        round_net = chips_to_float(f(info["round_chips"]), self._chip_den, self._bet)
         illegal = f(info["illegal_action"])
         reward = round_net
         if self.table.illegal_action is IllegalAction.PENALIZE:
@@ -455,8 +467,8 @@ class BlackjackJaxEnv(gym.Env[np.ndarray, np.int64]):
         self._obs = obs  # (the next round's first observation: returned by reset())
         self._done = bool(done)
         shown = info["final_observation"] if self._done else obs
-        cfg = self.table.config
-        net = float(chips_to_float(info["round_chips"], cfg.chip_den, cfg.bet))
+        p = t.default_params
+        net = float(chips_to_float(info["round_chips"], int(p.chip_den), int(p.bet)))
         illegal = bool(info["illegal_action"])
         penalty = self.table.illegal_penalty if illegal else 0.0
         reward = net - penalty if self.table.illegal_action is IllegalAction.PENALIZE else net

@@ -25,6 +25,7 @@ from blackjack_env.envs.batch.codes import (
     PHASE_DONE,
     PHASE_INSURE,
 )
+from blackjack_env.jax import tables
 from blackjack_env.jax.chips import bet_mask, covers_chips, covers_insurance, split_stake_ok
 from blackjack_env.jax.dealer import dealer_turn
 from blackjack_env.jax.loops import guarded_while
@@ -55,12 +56,10 @@ def second_card(st: State, p: Params, cfg: Config, rk: Rng, h: Any, on: Any) -> 
     st, card, rk = draw(st, p, cfg, rk, on)
     at = hand_onehot(h, cfg) & on
     r0 = st.first_rank[h]
-    r1 = p.rank_of_id[card]
+    r1 = p.rank_of_card[card]
     ranks = 13 * r0 + r1
-    key = p.second_key[ranks]
-    if cfg.splits:
-        ok = split_allowed(p, p.pair[ranks], st.nhands, r0 == 0)
-        key = key + 4 * (ok & split_stake_ok(st, p, cfg, h))
+    ok = p.splits & split_allowed(p, p.pair[ranks], st.nhands, r0 == 0)
+    key = p.second_key[ranks] + 4 * (ok & split_stake_ok(st, p, cfg, h))
     finish = p.split_done[key]
     st = st._replace(
         hard=jnp.where(at, p.two_hard[ranks], st.hard),
@@ -92,9 +91,9 @@ def advance(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> tuple[State,
         live = going & ~s.done[f]
         one = live & (s.ncards[f] == 1)
         s, r = second_card(s, p, cfg, r, f, one)
-        if cfg.auto21:
-            hit21 = live & ~one & (hand_total(s.hard[f], s.ace[f]) == play.AUTO_STAND_TOTAL)
-            s = s._replace(done=s.done | (hand_onehot(f, cfg) & hit21))
+        total = hand_total(s.hard[f], s.ace[f])
+        hit21 = p.auto21 & live & ~one & (total == play.AUTO_STAND_TOTAL)
+        s = s._replace(done=s.done | (hand_onehot(f, cfg) & hit21))
         going = going & s.done[f]
         return s, r, going, to_dealer
 
@@ -133,8 +132,8 @@ def split_hand(st: State, p: Params, cfg: Config, h: Any, on: Any) -> State:
     prev = jnp.maximum(k - 1, 0)
     new_at = k == h + 1
     r1 = st.second_rank[h]
-    v1 = p.values[r1]
-    new_stake = play.array_split_stake(cfg.rules, st.stake[h])  # type: ignore[arg-type]
+    v1 = p.card_values[r1]
+    new_stake = st.stake[h] // p.split_divisor  # play.split_stake
 
     def shifted(a: Any, fresh: Any) -> Any:
         a2 = jnp.where(move, a[prev], a)
@@ -154,7 +153,7 @@ def split_hand(st: State, p: Params, cfg: Config, h: Any, on: Any) -> State:
     at = hand_onehot(h, cfg)
     r0h = st.first_rank[h]
     new = new._replace(
-        hard=jnp.where(at, p.values[r0h], new.hard),
+        hard=jnp.where(at, p.card_values[r0h], new.hard),
         ace=jnp.where(at, r0h == 0, new.ace),
         stake=jnp.where(at, new_stake, new.stake),
     )
@@ -174,22 +173,21 @@ def act_play(st: State, p: Params, cfg: Config, rk: Rng, action: Any, on: Any) -
     if cfg.hands > 1:
         st = st._replace(last_hand=jnp.where(on, h, st.last_hand))
     takes = on & ((action == ACTION_HIT) | (action == ACTION_DOUBLE))
-    if cfg.can_double:
-        dbl = at & on & (action == ACTION_DOUBLE)
-        st = st._replace(
-            stake=jnp.where(dbl, 2 * st.stake, st.stake),
-            doubled=st.doubled | dbl,
-            done=st.done | dbl,
-        )
+    dbl = at & on & (action == ACTION_DOUBLE)
+    st = st._replace(
+        stake=jnp.where(dbl, 2 * st.stake, st.stake),
+        doubled=st.doubled | dbl,
+        done=st.done | dbl,
+    )
     split = on & (action == ACTION_SPLIT) if cfg.hands > 1 else jnp.zeros((), bool)
     if cfg.hands > 1:
         st = split_hand(st, p, cfg, h, split)
         st, rk = second_card(st, p, cfg, rk, h, split)
     st, card, rk = draw(st, p, cfg, rk, takes)
-    r = p.rank_of_id[card]
+    r = p.rank_of_card[card]
     hit = at & takes
     st = st._replace(
-        hard=jnp.where(hit, st.hard + p.values[r], st.hard),
+        hard=jnp.where(hit, st.hard + p.card_values[r], st.hard),
         ace=jnp.where(hit, st.ace | (r == 0), st.ace),
         ncards=jnp.where(hit, st.ncards + 1, st.ncards),
     )
@@ -197,15 +195,12 @@ def act_play(st: State, p: Params, cfg: Config, rk: Rng, action: Any, on: Any) -
         st = st._replace(hand_ranks=count_rank(st.hand_ranks, r, hit))
     bust = hit & (st.hard > 21)
     st = pay(st, p, bust, jnp.full(cfg.hands, OUTCOME_BUST, I32))
-    if cfg.auto21:
-        t21 = hit & ~bust & (hand_total(st.hard, st.ace) == play.AUTO_STAND_TOTAL)
-        st = st._replace(done=st.done | t21)
+    t21 = p.auto21 & hit & ~bust & (hand_total(st.hard, st.ace) == play.AUTO_STAND_TOTAL)
+    st = st._replace(done=st.done | t21)
     st = st._replace(done=st.done | (at & on & (action == ACTION_STAND)))
-    if cfg.surrenders:
-        surr = at & on & (action == ACTION_SURRENDER)
-        st = st._replace(surrendered=st.surrendered | surr, done=st.done | surr)
-        if cfg.surrender_at_once:
-            st = pay(st, p, surr, jnp.full(cfg.hands, OUTCOME_SURRENDER, I32))
+    surr = at & on & (action == ACTION_SURRENDER)
+    st = st._replace(surrendered=st.surrendered | surr, done=st.done | surr)
+    st = pay(st, p, surr & p.surrender_at_once, jnp.full(cfg.hands, OUTCOME_SURRENDER, I32))
     finished = on & st.done[h]
     return advance(st, p, cfg, rk, finished)
 
@@ -220,28 +215,49 @@ def legal_key(st: State, p: Params, cfg: Config) -> Any:
     key = 2 * hard + ace
     split = st.nhands > 1
     key = key + jnp.where(split, play.KEY_FROM_SPLIT + play.KEY_SPLIT_ACES * (r0 == 0), 0)
-    if cfg.splits:
-        maybe = p.pair[13 * r0 + r1] & two
+    if cfg.hands > 1:
+        maybe = p.splits & p.pair[13 * r0 + r1] & two
         aces = split & (r0 == 0)
         allowed = split_allowed(p, jnp.ones((), I32), st.nhands, aces)
         key = key + play.KEY_CAN_SPLIT * (maybe & allowed & split_stake_ok(st, p, cfg, h))
-    key = key + play.KEY_TWO_CARDS * two + play.KEY_UPCARD * p.rank_of_id[st.upcard]
-    if cfg.bankroll is not None:  # the rows without DOUBLE where it is not covered
-        key = key + cfg.poor_play_offset * ~covers_chips(st, cfg, st.stake[h])
-    key = jnp.where(st.phase == PHASE_DECIDE, key, cfg.over_key)
-    if cfg.pre_peek:
-        up = p.rank_of_id[st.upcard]
-        ins_key = cfg.pre_peek_key + 2 * up + naturals(st, cfg)[0]
-        if cfg.bankroll is not None:  # the rows without INSURE where it is not covered
-            ins_key = ins_key + cfg.poor_pre_peek_offset * ~covers_insurance(st, p, cfg)
-        key = jnp.where(st.phase == PHASE_INSURE, ins_key, key)
-    return key
+    key = key + play.KEY_TWO_CARDS * two + play.KEY_UPCARD * p.rank_of_card[st.upcard]
+    if cfg.bankroll:  # the rows without DOUBLE where it is not covered
+        key = key + p.poor_play_offset * ~covers_chips(st, p, cfg, st.stake[h])
+    key = jnp.where(st.phase == PHASE_DECIDE, key, p.over_key)
+    up = p.rank_of_card[st.upcard]
+    ins_key = p.pre_peek_key + 2 * up + naturals(st, p, cfg)[0]
+    if cfg.bankroll:  # the rows without INSURE where it is not covered
+        ins_key = ins_key + p.poor_pre_peek_offset * ~covers_insurance(st, p, cfg)
+    return jnp.where(st.phase == PHASE_INSURE, ins_key, key)
 
 
 def legal_mask(st: State, p: Params, cfg: Config) -> Any:
     """bool ``(n_actions,)``: the env's action mask (the numpy env's; a settled round:
-    every action; a table awaiting its bet: the bet sizes allowed)."""
-    mask = p.mask_rows[legal_key(st, p, cfg)]
+    every action; a table awaiting its bet: the bet sizes allowed): the row
+    ``p.mask_sets[p.mask_index[key]]`` of :func:`legal_key`."""
+    mask = p.mask_sets[p.mask_index[legal_key(st, p, cfg)].astype(I32)]
     if cfg.bets:
         mask = jnp.where(st.opened, bet_mask(st, p, cfg), mask)
     return mask
+
+
+def decision_of(phase: Any) -> Any:
+    """The observation's decision (``Decision``) of a ``BatchPhase`` code
+    (``envs.step.DECISION_BY_BATCH_PHASE``)."""
+    return jnp.asarray(tables.decision_of_phase())[phase]
+
+
+def map_illegal(decision: Any, mask: Any, a: Any, cfg: Config) -> Any:
+    """What an illegal action ``a`` plays at a decision (``envs.step.array_map_illegal``,
+    tabulated over every input: ``tables.mapped_action``)."""
+    table = jnp.asarray(tables.mapped_action(cfg.n_actions))
+    return table[decision, mask[ACTION_HIT].astype(I32), a]
+
+
+def table_decision(phase: Any, played: Any, cfg: Config) -> Any:
+    """The table's ``Action`` of a played env action: at the pre-peek question the env's
+    STAND is DECLINE (``envs.step.array_table_actions``, tabulated:
+    ``tables.table_action``)."""
+    ins = (phase == PHASE_INSURE).astype(I32)
+    return jnp.asarray(tables.table_action(cfg.n_actions))[ins, played]
+

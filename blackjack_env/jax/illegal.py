@@ -74,5 +74,5 @@ def penalized_step(
     played = jnp.where(bet_step, mapped, played)  # (core.step maps an illegal bet)
     st = finish_round(k_out, st, p, cfg, ~legal)
     over = st.phase == PHASE_OVER
-    reward = jnp.where(over, core.round_net(st, cfg), 0.0) - jnp.where(legal, 0.0, penalty)
+    reward = jnp.where(over, core.round_net(st, p, cfg), 0.0) - jnp.where(legal, 0.0, penalty)
     return st, reward, over, played, ~legal

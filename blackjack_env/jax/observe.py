@@ -30,6 +30,7 @@ from blackjack_env.envs.batch.codes import (
 )
 from blackjack_env.envs.step import Decision
 from blackjack_env.jax.chips import bankroll
+from blackjack_env.jax.hands import decision_of
 from blackjack_env.jax.seats import acting, masks
 from blackjack_env.jax.state import (
     F32,
@@ -59,7 +60,7 @@ def true_count(st: State, p: Params, cfg: Config) -> Any:
     if cfg.infinite:
         return jnp.zeros((), F32)
     hidden = hole_hidden(st, cfg)
-    unseen_hilo = st.undealt_hilo + p.hilo_of_id[jnp.maximum(st.hole_card, 0)] * hidden
+    unseen_hilo = st.undealt_hilo + p.hilo_of_card[jnp.maximum(st.hole_card, 0)] * hidden
     remaining = st.left + hidden
     tc = -unseen_hilo.astype(F32) * 52.0 / jnp.maximum(remaining, 1).astype(F32)
     return jnp.where(remaining > 0, tc, 0.0)
@@ -68,7 +69,7 @@ def true_count(st: State, p: Params, cfg: Config) -> Any:
 def focus_fields(st: State, p: Params, cfg: Config, mask: Any, settled: Any) -> dict[str, Any]:
     """The learner's view of the table, field by field (as the numpy vector env's
     ``_observe``): the focus hand (the hand to act, else the last one acted on)."""
-    phase = jnp.where(settled, _SETTLED, p.decision_of_phase[st.phase])
+    phase = jnp.where(settled, _SETTLED, decision_of(st.phase))
     play_ = phase == _PLAY
     if cfg.hands > 1:
         h = jnp.where(play_, jnp.clip(st.acting_hand, 0, cfg.hands - 1), st.last_hand)
@@ -76,7 +77,7 @@ def focus_fields(st: State, p: Params, cfg: Config, mask: Any, settled: Any) -> 
         h = jnp.zeros((), I32)
     hard, ace, nc = st.hard[h], st.ace[h], st.ncards[h]
     if cfg.n_play > 2:
-        ins_phase = (phase == _INSURANCE) if cfg.pre_peek_decisions else jnp.zeros((), bool)
+        ins_phase = (phase == _INSURANCE) & p.pre_peek_decisions
         can_double = play_ & mask[ACTION_DOUBLE]
         can_split = play_ & mask[ACTION_SPLIT]
         can_surr = (play_ | ins_phase) & mask[ACTION_SURRENDER]
@@ -86,7 +87,7 @@ def focus_fields(st: State, p: Params, cfg: Config, mask: Any, settled: Any) -> 
     out = {
         "phase": phase, "h": h, "hard": hard, "ace": ace, "ncards": nc,
         "soft": hand_soft(hard, ace), "total": hand_total(hard, ace),
-        "upcard": p.value_of_id[st.upcard], "can_double": can_double, "can_split": can_split,
+        "upcard": p.value_of_card[st.upcard], "can_double": can_double, "can_split": can_split,
         "can_surrender": can_surr, "can_insure": can_insure,
         "pair": (nc == 2) & (st.first_rank[h] == st.second_rank[h]), "nhands": st.nhands,
     }  # fmt: skip
@@ -103,12 +104,18 @@ def observe_vector(st: State, p: Params, cfg: Config, mask: Any, settled: Any = 
     encoder, in ``jax.numpy``). ``settled``: show the round as SETTLED (the last
     observation of an episode)."""
     f = focus_fields(st, p, cfg, mask, settled)
-    shoe_left = 1.0 if cfg.infinite else st.left.astype(F32) / cfg.shoe_size
     return view.encode_vector(
         f["phase"], f["total"], f["soft"], f["upcard"], f["can_double"], f["can_split"],
-        f["can_surrender"], f["can_insure"], f["h"], cfg.hands, f["nhands"], f["ncards"],
-        f["pair"], true_count(st, p, cfg), shoe_left, xp=jnp,
+        f["can_surrender"], f["can_insure"], f["h"], p.max_hands, f["nhands"], f["ncards"],
+        f["pair"], true_count(st, p, cfg), shoe_left(st, p, cfg), xp=jnp,
     )  # fmt: skip
+
+
+def shoe_left(st: State, p: Params, cfg: Config) -> Any:
+    """The fraction of the shoe not yet dealt (1 for an infinite deck)."""
+    if cfg.infinite:
+        return 1.0
+    return st.left.astype(F32) / p.shoe_cards.astype(F32)
 
 
 def observe_features(st: State, p: Params, cfg: Config, mask: Any, settled: Any = False) -> Any:
@@ -116,11 +123,10 @@ def observe_features(st: State, p: Params, cfg: Config, mask: Any, settled: Any 
     :func:`blackjack_env.envs.view.encode_features` of the state's fields (the vector's
     fields, then one-hot columns of the total, the upcard and the cards in the hand)."""
     f = focus_fields(st, p, cfg, mask, settled)
-    shoe_left = 1.0 if cfg.infinite else st.left.astype(F32) / cfg.shoe_size
     return view.encode_features(
         f["phase"], f["total"], f["soft"], f["upcard"], f["can_double"], f["can_split"],
-        f["can_surrender"], f["can_insure"], f["h"], cfg.hands, f["nhands"], f["ncards"],
-        f["pair"], true_count(st, p, cfg), shoe_left, xp=jnp,
+        f["can_surrender"], f["can_insure"], f["h"], p.max_hands, f["nhands"], f["ncards"],
+        f["pair"], true_count(st, p, cfg), shoe_left(st, p, cfg), xp=jnp,
     )  # fmt: skip
 
 
@@ -133,7 +139,7 @@ def count_bucket(st: State, p: Params, cfg: Config) -> Any:
     if cfg.infinite:
         return jnp.asarray(clip, I32)
     hidden = hole_hidden(st, cfg)
-    running = -(st.undealt_hilo + p.hilo_of_id[jnp.maximum(st.hole_card, 0)] * hidden)
+    running = -(st.undealt_hilo + p.hilo_of_card[jnp.maximum(st.hole_card, 0)] * hidden)
     d = jnp.maximum(st.left + hidden, 1)
     q = running * 52
     k = jnp.floor_divide(q, d)
@@ -172,9 +178,9 @@ def unseen_ranks(st: State, p: Params, cfg: Config) -> Any:
         return jnp.full(13, 4, I32)
     n = cfg.shoe_size
     undealt = jnp.arange(n) < st.left
-    ranks = p.rank_of_id[st.shoe[(st.pos + jnp.arange(n)) % n].astype(I32)]
+    ranks = p.rank_of_card[st.shoe[(st.pos + jnp.arange(n)) % p.shoe_cards].astype(I32)]
     counts = jnp.zeros(13, I32).at[ranks].add(undealt.astype(I32))
-    return count_rank(counts, p.rank_of_id[jnp.maximum(st.hole_card, 0)], hole_hidden(st, cfg))
+    return count_rank(counts, p.rank_of_card[jnp.maximum(st.hole_card, 0)], hole_hidden(st, cfg))
 
 
 def seat_ranks(st: State, cfg: Config) -> Any:
@@ -194,10 +200,10 @@ def observe_dict(
     f = focus_fields(st, p, cfg, mask, settled)
     bet = (st.opened & ~jnp.asarray(settled)) if cfg.bets else jnp.zeros((), bool)
     hand = st.hand_ranks[f["h"]]
-    dealer = (jnp.arange(13) == p.rank_of_id[st.upcard]).astype(I32)
+    dealer = (jnp.arange(13) == p.rank_of_card[st.upcard]).astype(I32)
     dealer = jnp.where(st.hole_revealed, st.dealer_ranks, dealer)
     seats = seat_ranks(st, cfg) if table_cards is None else table_cards
-    stake = st.stake[f["h"]].astype(F32) / cfg.bet
+    stake = st.stake[f["h"]].astype(F32) / p.bet
     none = jnp.zeros(13, I32)
     phase, total, soft, up, h, nh = (
         jnp.asarray(f[k], I32) for k in ("phase", "total", "soft", "upcard", "h", "nhands")
@@ -215,7 +221,7 @@ def observe_dict(
         unseen_ranks(st, p, cfg),
         true_count(st, p, cfg),
         jnp.where(bet, 0.0, stake),
-        bankroll(st, cfg) / cfg.bet,
+        bankroll(st, p, cfg) / p.bet,
         mask.astype(jnp.int8),
         xp=jnp,
     )

@@ -24,7 +24,7 @@ import jax
 import jax.numpy as jnp
 
 from blackjack_env.envs.step import IllegalAction
-from blackjack_env.jax import core, illegal
+from blackjack_env.jax import core, illegal, tables
 from blackjack_env.jax.tables import Config, Params
 
 __all__ = ["Program"]
@@ -64,9 +64,9 @@ class Program:
             st, reward, over, played, bad = core.step(k_play, state, action, p, cfg)
         # the round's net, the penalty not taken: the chips won or lost (the penalty is a
         # reward, never chips: the numpy envs' bankroll and session ignore it)
-        net = jnp.where(over, core.round_net(st, cfg), 0.0)
-        chips = jnp.where(over, jnp.round(net * (cfg.bet * cfg.chip_den)).astype(jnp.int32), 0)
-        st, term, trunc = core.end_round(st, net, over, cfg)
+        net = jnp.where(over, core.round_net(st, p, cfg), 0.0)
+        chips = jnp.where(over, jnp.round(net * (p.bet * p.chip_den)).astype(jnp.int32), 0)
+        st, term, trunc = core.end_round(st, net, over, p, cfg)
         ended = term | trunc
         # (the round is over: its mask allows every action, as the numpy env's SETTLED)
         final = self.observe(st, p, settled=True) if full else None
@@ -100,10 +100,18 @@ def _batched(st: core.State) -> bool:
     return bool(jnp.ndim(st.pos))
 
 
+def per_table(fn: Any, p: Params, *rows: Any) -> Any:
+    """``fn(*row, p)`` at each table of a batch: ``rows`` with a leading axis (one entry
+    per table), ``p`` one rule set for every table or one per table (a leading axis,
+    :func:`~blackjack_env.jax.tables.stack`)."""
+    axes = (*(0,) * len(rows), 0 if tables.batched(p) else None)
+    return jax.vmap(fn, in_axes=axes)(*rows, p)
+
+
 @partial(jax.jit, static_argnums=0)
 def reset(prog: Program, key: Any, p: Params) -> tuple[Any, core.State]:
     """A fresh table (a new shoe) with its first round dealt, and its observation."""
-    st = core.first_round(key, core.new_state(prog.config), p, prog.config)
+    st = core.first_round(key, core.new_state(prog.config, p), p, prog.config)
     return prog.observe(st, p), st
 
 
@@ -118,19 +126,22 @@ def step(
 @partial(jax.jit, static_argnums=0)
 def start_round(prog: Program, key: Any, state: core.State, p: Params) -> tuple[Any, core.State]:
     """An episode started at each table of ``state`` (one, or a batch: one key each)."""
+    cfg = prog.config
     if _batched(state):
         keys = jax.random.split(key, state.pos.shape[0])
-        st = jax.vmap(lambda k, s: core.first_round(k, s, p, prog.config))(keys, state)
-        return jax.vmap(lambda s: prog.observe(s, p))(st), st
-    st = core.first_round(key, state, p, prog.config)
+        st = per_table(lambda k, s, q: core.first_round(k, s, q, cfg), p, keys, state)
+        return per_table(prog.observe, p, st), st
+    st = core.first_round(key, state, p, cfg)
     return prog.observe(st, p), st
 
 
 @partial(jax.jit, static_argnums=0)
 def masks(prog: Program, state: core.State, p: Params) -> Any:
     """The legal actions of each seat of one table, or of a batch of tables."""
-    fn = partial(core.masks, p=p, cfg=prog.config)
-    return jax.vmap(fn)(state) if _batched(state) else fn(state)
+    cfg = prog.config
+    if _batched(state):
+        return per_table(lambda s, q: core.masks(s, q, cfg), p, state)
+    return core.masks(state, p, cfg)
 
 
 @partial(jax.jit, static_argnums=0)
@@ -143,14 +154,15 @@ def active(prog: Program, state: core.State) -> Any:
 @partial(jax.jit, static_argnums=0)
 def observe(prog: Program, state: core.State, p: Params) -> Any:
     """The observation of one table, or of a batch of tables."""
-    fn = partial(prog.observe, p=p)
-    return jax.vmap(fn)(state) if _batched(state) else fn(state)
+    if _batched(state):
+        return per_table(prog.observe, p, state)
+    return prog.observe(state, p)
 
 
 @partial(jax.jit, static_argnums=(0, 5))
 def batch_step(
     prog: Program, keys: Any, state: core.State, actions: Any, p: Params, full: bool
 ) -> tuple[Any, core.State, Any, Any, dict[str, Any]]:
-    """:meth:`Program.play_step` at a batch of tables (one key and action row each)."""
-    play = partial(prog.play_step, p=p, full=full)
-    return jax.vmap(play)(keys, state, actions)
+    """:meth:`Program.play_step` at a batch of tables (one key and action row each; ``p``
+    one rule set for every table, or one per table)."""
+    return per_table(lambda k, s, a, q: prog.play_step(k, s, a, q, full), p, keys, state, actions)

@@ -26,9 +26,7 @@ import jax
 import jax.numpy as jnp
 
 from blackjack_env.engine import play
-from blackjack_env.engine.play import NaturalEffect
 from blackjack_env.envs.batch.codes import (
-    ACTION_HIT,
     ACTION_INSURE,
     ACTION_SURRENDER,
     OUTCOME_BLACKJACK,
@@ -38,9 +36,17 @@ from blackjack_env.envs.batch.codes import (
     PHASE_INSURE,
     PHASE_OVER,
 )
+from blackjack_env.jax import tables
 from blackjack_env.jax.chips import chip_units, covers_chips, covers_insurance, to_units
 from blackjack_env.jax.dealer import dealer_turn, peek
-from blackjack_env.jax.hands import act_play, advance, legal_mask
+from blackjack_env.jax.hands import (
+    act_play,
+    advance,
+    decision_of,
+    legal_mask,
+    map_illegal,
+    table_decision,
+)
 from blackjack_env.jax.seats import (
     acting,
     deal_seats,
@@ -48,7 +54,7 @@ from blackjack_env.jax.seats import (
     step_seats,
 )
 from blackjack_env.jax.settlement import pay, round_net
-from blackjack_env.jax.shoe import Rng, draw, open_shoe, rng
+from blackjack_env.jax.shoe import Rng, draw, draw_if, open_shoe, rng
 from blackjack_env.jax.state import (
     F32,
     I32,
@@ -57,6 +63,7 @@ from blackjack_env.jax.state import (
     dealer_natural,
     hand_onehot,
     is_natural,
+    natural_effects,
     naturals,
     select,
 )
@@ -71,7 +78,7 @@ def act_insurance(
     """The pre-peek answer where ``on`` (``INSURE``, ``DECLINE`` or ``SURRENDER``), then
     the peek, then play starts (numpy ``_act_insurance``)."""
     h0 = hand_onehot(0, cfg)
-    bj0 = naturals(st, cfg)[0]
+    bj0 = naturals(st, p, cfg)[0]
     insure = on & (action == ACTION_INSURE)
     st = pay(st, p, h0 & insure & bj0, jnp.full(cfg.hands, OUTCOME_EVEN_MONEY, I32))
     st = st._replace(
@@ -87,7 +94,7 @@ def act_insurance(
             on & (ins > 0), jnp.where(dealer_bj, _INSURANCE_PAYS * ins, -ins), st.insurance_net
         )
     )
-    natural = st.done[0] & ~st.settled[0] & naturals(st, cfg)[0]
+    natural = st.done[0] & ~st.settled[0] & naturals(st, p, cfg)[0]
     st = peek(st, p, cfg, on, dealer_bj, natural)
     cont = on & (st.phase != PHASE_OVER)
     st = st._replace(
@@ -97,12 +104,12 @@ def act_insurance(
     return advance(st, p, cfg, rk, cont)
 
 
-def open_round(st: State, cfg: Config, on: Any = True) -> State:
+def open_round(st: State, p: Params, cfg: Config, on: Any = True) -> State:
     """Bet steps: open the next round where ``on`` (numpy ``open_rounds``): the cards go
     to the discards, the shoe is reshuffled if the cut card is out, and the table awaits
     the bet (``opened``); :func:`start_round` then deals without a second check."""
     on = jnp.asarray(on, bool)
-    st = open_shoe(st, cfg, on & ~st.opened)
+    st = open_shoe(st, p, cfg, on & ~st.opened)
     return st._replace(opened=st.opened | on)
 
 
@@ -112,40 +119,39 @@ def start_round(
     """Where ``on``: the last round's cards go to the discards, the shoe is reshuffled if
     the cut card is out (unless :func:`open_round` did), and a round is dealt (naturals,
     the pre-peek question or the peek; a round with no decision left is played out and
-    ``OVER``). ``stake``: the chips bet (default ``Config.bet``)."""
+    ``OVER``). ``stake``: the chips bet (default ``Params.bet``)."""
     on = jnp.asarray(on, bool)
     rk = rng(key)
     h = cfg.hands
-    bet = cfg.bet if stake is None else stake
-    if cfg.bankroll is not None:  # the last round's result joins the bankroll
-        st = st._replace(bank=jnp.where(on, chip_units(st, cfg), st.bank))
+    bet = p.bet if stake is None else stake
+    if cfg.bankroll:  # the last round's result joins the bankroll
+        st = st._replace(bank=jnp.where(on, chip_units(st, p, cfg), st.bank))
     if cfg.bets:
-        st = open_shoe(st, cfg, on & ~st.opened)
+        st = open_shoe(st, p, cfg, on & ~st.opened)
         st = st._replace(opened=jnp.where(on, False, st.opened))
     else:
-        st = open_shoe(st, cfg, on)
+        st = open_shoe(st, p, cfg, on)
     if cfg.seats > 1:
         return deal_seats(st, p, cfg, rk, on)
     zh = jnp.zeros(h, I32)
     fh = jnp.zeros(h, bool)
     cards = []
-    for _ in range(3 if cfg.no_hole else 4):
+    for _ in range(3):
         st, c, rk = draw(st, p, cfg, rk, on)
         cards.append(c)
-    rank = p.rank_of_id
-    val = p.value_of_id
+    st, hole_dealt, rk = draw_if(st, p, cfg, rk, on, ~p.no_hole)  # (no hole card: none)
+    rank = p.rank_of_card
+    val = p.value_of_card
     r1, ru, r2 = rank[cards[0]], rank[cards[1]], rank[cards[2]]
     hard0 = val[cards[0]] + val[cards[2]]
     ace0 = (r1 == 0) | (r2 == 0)
     h0 = hand_onehot(0, cfg)
     up_value = val[cards[1]]
     up_ace = ru == 0
-    if cfg.no_hole:
-        d_hard, d_ace, d_n, hole = up_value, up_ace, 1, -1
-    else:
-        d_hard = up_value + val[cards[3]]
-        d_ace = up_ace | (rank[cards[3]] == 0)
-        d_n, hole = 2, cards[3]
+    hole = jnp.where(p.no_hole, -1, hole_dealt)
+    d_hard = up_value + jnp.where(p.no_hole, 0, val[hole_dealt])
+    d_ace = up_ace | (~p.no_hole & (rank[hole_dealt] == 0))
+    d_n = jnp.where(p.no_hole, 1, 2)
     new = st._replace(
         rounds=st.rounds + 1, phase=jnp.asarray(PHASE_DECIDE, I32), nhands=jnp.ones((), I32),
         acting_hand=jnp.zeros((), I32), last_hand=jnp.zeros((), I32),
@@ -163,32 +169,24 @@ def start_round(
         one = jnp.zeros((h, 13), I32)
         one = count_rank(count_rank(one, r1, h0), r2, h0)
         dealer = count_rank(jnp.zeros(13, I32), ru, True)
-        if not cfg.no_hole:
-            dealer = count_rank(dealer, rank[cards[3]], True)
+        dealer = count_rank(dealer, rank[hole_dealt], ~p.no_hole)
         new = new._replace(hand_ranks=one, dealer_ranks=dealer)
     st = select(on, new, st)
     bj = on & is_natural(2, hard0, ace0)
-    effect = cfg.natural_effect  # play.dealt_natural_effect
-    if effect is NaturalEffect.PAY:
-        st = pay(st, p, h0 & bj, jnp.full(h, OUTCOME_BLACKJACK, I32))
-    elif effect is NaturalEffect.END:
-        st = st._replace(done=st.done | (h0 & bj))
-    if cfg.peek:
-        pp = p.peek_by_rank[ru]
-        st = st._replace(peek_possible=jnp.where(on, pp, st.peek_possible))
-        ask = jnp.zeros((), bool)
-        if cfg.pre_peek:
-            ask = on & pp & ~st.settled[0] & p.asks_pre_peek[2 * ru + bj.astype(I32)]
-            if cfg.bankroll is not None:  # insurance only when affordable
-                poor = p.asks_pre_peek_poor[2 * ru + bj.astype(I32)]
-                ask = ask & (poor | covers_insurance(st, p, cfg))
-            st = st._replace(phase=jnp.where(ask, PHASE_INSURE, st.phase))
-        natural = bj if effect is NaturalEffect.END else False
-        st = peek(st, p, cfg, on & ~ask, pp & dealer_natural(st), natural)
-    fin = jnp.zeros((), bool)
-    if effect is NaturalEffect.PAY or cfg.natural_stands:
-        fin = bj & (st.phase == PHASE_DECIDE)
-        st = st._replace(done=st.done | (h0 & fin))
+    pays, ends = natural_effects(p)
+    st = pay(st, p, h0 & bj & pays, jnp.full(h, OUTCOME_BLACKJACK, I32))
+    st = st._replace(done=st.done | (h0 & bj & ends))
+    # the peek (peek_by_rank: never without a hole card to peek at)
+    pp = p.peek_by_rank[ru]
+    st = st._replace(peek_possible=jnp.where(on, pp, st.peek_possible))
+    ask = on & pp & ~st.settled[0] & p.asks_pre_peek[2 * ru + bj.astype(I32)]
+    if cfg.bankroll:  # insurance only when affordable
+        poor = p.asks_pre_peek_poor[2 * ru + bj.astype(I32)]
+        ask = ask & (poor | covers_insurance(st, p, cfg))
+    st = st._replace(phase=jnp.where(ask, PHASE_INSURE, st.phase))
+    st = peek(st, p, cfg, on & p.peek & ~ask, pp & dealer_natural(st), bj & ends)
+    fin = bj & (pays | p.natural_stands) & (st.phase == PHASE_DECIDE)
+    st = st._replace(done=st.done | (h0 & fin))
     st, rk = dealer_turn(st, p, cfg, rk, fin)
     return st
 
@@ -207,27 +205,24 @@ def step(
     action = jnp.asarray(action, I32)
     mask = legal_mask(st, p, cfg)
     legal = mask[jnp.clip(action, 0, cfg.n_actions - 1)] & (action >= 0) & (action < cfg.n_actions)
-    obs_phase = p.decision_of_phase[st.phase]
+    obs_phase = decision_of(st.phase)
     a = jnp.clip(action, 0, cfg.n_actions - 1)
-    # envs.step.array_map_illegal, tabulated
-    mapped = p.mapped_action[obs_phase, mask[ACTION_HIT].astype(I32), a]
+    mapped = map_illegal(obs_phase, mask, a, cfg)
     if cfg.bets:  # envs.step.array_map_illegal_bet, tabulated by the allowed sizes' bits
         bits = jnp.sum(mask[cfg.n_play :].astype(I32) << jnp.arange(cfg.n_bets, dtype=I32))
-        mapped = jnp.where(st.opened, p.bet_mapped[bits, a], mapped)
+        bet_table = jnp.asarray(tables.bet_mapped(cfg.n_play, cfg.n_bets, cfg.n_actions))
+        mapped = jnp.where(st.opened, bet_table[bits, a], mapped)
         key, k_bet = jax.random.split(key)
     played = jnp.where(legal, action, mapped)
-    decision = played
     opened = st.opened
-    if cfg.pre_peek:
-        ins = st.phase == PHASE_INSURE
-        decision = p.table_action[ins.astype(I32), played]  # envs.step.array_table_actions
+    decision = table_decision(st.phase, played, cfg)
     st, _ = play_decision(st, p, cfg, rng(key), decision, decision, True)
     over = st.phase == PHASE_OVER
     if cfg.bets:  # the bet step: the round is dealt; one settled at the deal ends here
         k = jnp.clip(played - cfg.n_play, 0, cfg.n_bets - 1)
         st = start_round(k_bet, st, p, cfg, opened, p.bet_chips[k])
         over = jnp.where(opened, st.phase == PHASE_OVER, over)
-    reward = jnp.where(over, round_net(st, cfg), 0.0)
+    reward = jnp.where(over, round_net(st, p, cfg), 0.0)
     return st, reward, over, played, ~legal
 
 
@@ -240,8 +235,10 @@ def play_decision(
     (the one place a decision is played: :func:`step`, :func:`play_out`; several seats:
     :func:`blackjack_env.jax.seats.play_seat`)."""
     phase = st.phase
-    if cfg.pre_peek:
-        st, rk = act_insurance(st, p, cfg, rk, insurance, on & (phase == PHASE_INSURE))
+    st, after = act_insurance(st, p, cfg, rk, insurance, on & (phase == PHASE_INSURE))
+    # (rules that never ask the pre-peek question: the stream does not move, as if the
+    # question were not there; a rule set's stream is the same in a batch of any rules)
+    rk = Rng(rk.seed, jnp.where(p.pre_peek, after.i, rk.i))
     return act_play(st, p, cfg, rk, decision, on & (phase == PHASE_DECIDE))
 
 
@@ -271,20 +268,22 @@ def play_out(key: Any, st: State, p: Params, cfg: Config, on: Any) -> State:
     return st._replace(last_hand=last)
 
 
-def end_round(st: State, reward: Any, over: Any, cfg: Config) -> tuple[State, Any, Any]:
+def end_round(
+    st: State, reward: Any, over: Any, p: Params, cfg: Config
+) -> tuple[State, Any, Any]:
     """The episode after a step (numpy ``BlackjackVectorEnv.step``): the ended round's
     chips join the session; ``(state, terminated, truncated)``: with
     ``rounds_per_episode`` 1 a round is an episode; otherwise the episode is truncated
     after that many rounds (never with ``None``)."""
-    st = st._replace(session=st.session + jnp.where(over, to_units(reward * cfg.bet, cfg), 0))
+    st = st._replace(session=st.session + jnp.where(over, to_units(reward * p.bet, p), 0))
     if cfg.rounds == 1:
         return st, over, jnp.zeros((), bool)
     more = over if cfg.rounds is None else over & (st.episode_rounds < cfg.rounds)
     truncated = over & ~more
-    if cfg.bankroll is None:
+    if not cfg.bankroll:
         return st, jnp.zeros((), bool), truncated
     # the learner cannot cover the smallest bet: the session terminates
-    broke = more & ~covers_chips(st, cfg, jnp.asarray(cfg.min_cost, F32))
+    broke = more & ~covers_chips(st, p, cfg, jnp.asarray(p.min_cost, F32))
     return st, broke, truncated
 
 
@@ -294,10 +293,10 @@ def next_round(key: Any, st: State, p: Params, cfg: Config, over: Any, done: Any
     st = st._replace(
         session=jnp.where(done, 0, st.session), episode_rounds=jnp.where(done, 0, st.episode_rounds)
     )
-    if cfg.bankroll is not None:  # a new session starts with `bankroll` chips
-        units = cfg.bankroll * cfg.chip_den
-        st = st._replace(bank=jnp.where(done, units - (chip_units(st, cfg) - st.bank), st.bank))
-    st = open_round(st, cfg, over) if cfg.bets else start_round(key, st, p, cfg, over)
+    if cfg.bankroll:  # a new session starts with `bankroll` chips
+        units = p.bankroll * p.chip_den
+        st = st._replace(bank=jnp.where(done, units - (chip_units(st, p, cfg) - st.bank), st.bank))
+    st = open_round(st, p, cfg, over) if cfg.bets else start_round(key, st, p, cfg, over)
     return st._replace(episode_rounds=st.episode_rounds + over)
 
 

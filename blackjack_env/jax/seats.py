@@ -14,9 +14,7 @@ import jax
 import jax.numpy as jnp
 
 from blackjack_env.engine import play
-from blackjack_env.engine.play import NaturalEffect
 from blackjack_env.envs.batch.codes import (
-    ACTION_HIT,
     ACTION_INSURE,
     ACTION_SURRENDER,
     OUTCOME_BLACKJACK,
@@ -29,9 +27,16 @@ from blackjack_env.envs.batch.codes import (
     PHASE_PEEK_WAIT,
 )
 from blackjack_env.jax.dealer import dealer_turn, peek
-from blackjack_env.jax.hands import act_play, legal_mask, seat_done
+from blackjack_env.jax.hands import (
+    act_play,
+    decision_of,
+    legal_mask,
+    map_illegal,
+    seat_done,
+    table_decision,
+)
 from blackjack_env.jax.settlement import pay, round_net
-from blackjack_env.jax.shoe import Rng, draw, rng
+from blackjack_env.jax.shoe import Rng, draw, draw_if, rng
 from blackjack_env.jax.state import (
     F32,
     I32,
@@ -43,6 +48,7 @@ from blackjack_env.jax.state import (
     hand_total,
     hands_axis,
     is_natural,
+    natural_effects,
     naturals,
     seat_axes,
     select,
@@ -81,20 +87,20 @@ def deal_seats(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> State:
     (``DONE``); all done: the dealer."""
     n_s, h = cfg.seats, cfg.hands
     cards = []
-    for _ in range(2 * n_s + (1 if cfg.no_hole else 2)):
+    for _ in range(2 * n_s + 1):
         st, c, rk = draw(st, p, cfg, rk, on)
         cards.append(c)
-    rank, val = p.rank_of_id, p.value_of_id
+    st, hole_dealt, rk = draw_if(st, p, cfg, rk, on, ~p.no_hole)  # (no hole card: none)
+    rank, val = p.rank_of_card, p.value_of_card
     first, second = jnp.stack(cards[:n_s]), jnp.stack(cards[n_s + 1 : 2 * n_s + 1])
     r1, ru, r2 = rank[first], rank[cards[n_s]], rank[second]
     hard0 = val[first] + val[second]
     ace0 = (r1 == 0) | (r2 == 0)
     up_value, up_ace = val[cards[n_s]], ru == 0
-    if cfg.no_hole:
-        d_hard, d_ace, d_n, hole = up_value, up_ace, 1, -1
-    else:
-        hole = cards[-1]
-        d_hard, d_ace, d_n = up_value + val[hole], up_ace | (rank[hole] == 0), 2
+    hole = jnp.where(p.no_hole, -1, hole_dealt)
+    d_hard = up_value + jnp.where(p.no_hole, 0, val[hole_dealt])
+    d_ace = up_ace | (~p.no_hole & (rank[hole_dealt] == 0))
+    d_n = jnp.where(p.no_hole, 1, 2)
     ax = hands_axis
     h0 = jnp.broadcast_to(hand_onehot(0, cfg), (n_s, h))
     zs, zsh, fsh = jnp.zeros(n_s, I32), jnp.zeros((n_s, h), I32), jnp.zeros((n_s, h), bool)
@@ -102,7 +108,7 @@ def deal_seats(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> State:
         rounds=st.rounds + 1, phase=jnp.full(n_s, PHASE_DECIDE, I32), nhands=jnp.ones(n_s, I32),
         acting_hand=zs, last_hand=zs, hard=jnp.where(h0, ax(hard0), zsh), ace=h0 & ax(ace0),
         ncards=jnp.where(h0, 2, zsh), first_rank=jnp.where(h0, ax(r1), zsh),
-        second_rank=jnp.where(h0, ax(r2), zsh), stake=jnp.where(h0, cfg.bet, zsh), doubled=fsh,
+        second_rank=jnp.where(h0, ax(r2), zsh), stake=jnp.where(h0, p.bet, zsh), doubled=fsh,
         surrendered=fsh, done=fsh, settled=fsh, outcome=jnp.full((n_s, h), -1, I32),
         net=jnp.zeros((n_s, h), F32), insurance=jnp.zeros(n_s, F32),
         insurance_net=jnp.zeros(n_s, F32), dealer_hard=jnp.asarray(d_hard, I32),
@@ -114,30 +120,22 @@ def deal_seats(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> State:
         one = jnp.zeros((n_s, h, 13), I32)
         one = count_rank(count_rank(one, ax(r1), h0), ax(r2), h0)
         dealer = count_rank(jnp.zeros(13, I32), ru, True)
-        if not cfg.no_hole:
-            dealer = count_rank(dealer, rank[hole], True)
+        dealer = count_rank(dealer, rank[hole_dealt], ~p.no_hole)
         new = new._replace(hand_ranks=one, dealer_ranks=dealer)
     st = select(on, new, st)
     bj = on & is_natural(2, hard0, ace0)
-    effect = cfg.natural_effect  # play.dealt_natural_effect
-    if effect is NaturalEffect.PAY:
-        st = pay(st, p, h0 & ax(bj), jnp.full((n_s, h), OUTCOME_BLACKJACK, I32))
-    elif effect is NaturalEffect.END:
-        st = st._replace(done=st.done | (h0 & ax(bj)))
-    if cfg.peek:
-        pp = p.peek_by_rank[ru]
-        st = st._replace(peek_possible=jnp.where(on, pp, st.peek_possible))
-        table_ask = jnp.zeros((), bool)
-        if cfg.pre_peek:
-            ask = on & pp & ~st.settled[:, 0] & p.asks_pre_peek[2 * ru + bj.astype(I32)]
-            table_ask = jnp.any(ask)
-            phase = jnp.where(table_ask, PHASE_PEEK_WAIT, st.phase)
-            st = st._replace(phase=jnp.where(ask, PHASE_INSURE, phase))
-        natural = bj if effect is NaturalEffect.END else jnp.zeros(n_s, bool)
-        st = peek(st, p, cfg, on & ~table_ask, pp & dealer_natural(st), natural)
-    if effect is NaturalEffect.PAY or cfg.natural_stands:
-        fin = bj & (st.phase == PHASE_DECIDE)
-        st = seat_done(st._replace(done=st.done | (h0 & ax(fin))), fin)
+    pays, ends = natural_effects(p)
+    st = pay(st, p, h0 & ax(bj & pays), jnp.full((n_s, h), OUTCOME_BLACKJACK, I32))
+    st = st._replace(done=st.done | (h0 & ax(bj & ends)))
+    pp = p.peek_by_rank[ru]  # (never without a hole card to peek at)
+    st = st._replace(peek_possible=jnp.where(on, pp, st.peek_possible))
+    ask = on & pp & ~st.settled[:, 0] & p.asks_pre_peek[2 * ru + bj.astype(I32)]
+    table_ask = jnp.any(ask)
+    phase = jnp.where(table_ask, PHASE_PEEK_WAIT, st.phase)
+    st = st._replace(phase=jnp.where(ask, PHASE_INSURE, phase))
+    st = peek(st, p, cfg, on & p.peek & ~table_ask, pp & dealer_natural(st), bj & ends)
+    fin = bj & (pays | p.natural_stands) & (st.phase == PHASE_DECIDE)
+    st = seat_done(st._replace(done=st.done | (h0 & ax(fin))), fin)
     st, rk = dealer_turn(st, p, cfg, rk, on & jnp.all(st.phase == PHASE_DONE))
     return st
 
@@ -150,7 +148,7 @@ def act_insurance_seats(
     ``_peek_seats``)."""
     v = seat_view(st, s)
     h0 = hand_onehot(0, cfg)
-    bj0 = naturals(v, cfg)[0]
+    bj0 = naturals(v, p, cfg)[0]
     insure = on & (action == ACTION_INSURE)
     v = pay(v, p, h0 & insure & bj0, jnp.full(cfg.hands, OUTCOME_EVEN_MONEY, I32))
     v = v._replace(insurance=jnp.where(insure & ~bj0, v.stake[0].astype(F32) / 2.0, v.insurance))
@@ -168,7 +166,7 @@ def act_insurance_seats(
             st.insurance_net,
         )
     )  # fmt: skip
-    natural = st.done[:, 0] & ~st.settled[:, 0] & naturals(st, cfg)[:, 0]
+    natural = st.done[:, 0] & ~st.settled[:, 0] & naturals(st, p, cfg)[:, 0]
     st = peek(st, p, cfg, ready, dealer_bj, natural)
     cont = ready & (st.phase[0] != PHASE_OVER)
     # play starts: every seat's hand 0 (none is split yet; numpy advance from cur -1)
@@ -176,9 +174,8 @@ def act_insurance_seats(
         phase=jnp.where(cont, PHASE_DECIDE, st.phase),
         acting_hand=jnp.where(cont, 0, st.acting_hand),
     )
-    if cfg.auto21:
-        t0 = hand_total(st.hard[:, 0], st.ace[:, 0]) == play.AUTO_STAND_TOTAL
-        st = st._replace(done=st.done.at[:, 0].set(st.done[:, 0] | (cont & t0)))
+    t0 = p.auto21 & (hand_total(st.hard[:, 0], st.ace[:, 0]) == play.AUTO_STAND_TOTAL)
+    st = st._replace(done=st.done.at[:, 0].set(st.done[:, 0] | (cont & t0)))
     st = seat_done(st, cont & st.done[:, 0])
     return dealer_turn(st, p, cfg, rk, cont & jnp.all(st.phase == PHASE_DONE))
 
@@ -192,9 +189,8 @@ def play_seat(
     (:func:`step_seats`, :func:`blackjack_env.jax.round.play_out`)."""
     v = seat_view(st, s)
     phase = v.phase
-    if cfg.pre_peek:
-        st, rk = act_insurance_seats(st, p, cfg, rk, s, insurance, on & (phase == PHASE_INSURE))
-        v = seat_view(st, s)
+    st, rk = act_insurance_seats(st, p, cfg, rk, s, insurance, on & (phase == PHASE_INSURE))
+    v = seat_view(st, s)
     decide = on & (phase == PHASE_DECIDE)
     v, rk = act_play(v, p, cfg, rk, decision, decide)
     st = merge_seat(st, v, s)
@@ -215,15 +211,12 @@ def step_seats(
     mask = legal_mask(v, p, cfg)
     a = jnp.clip(a_s, 0, cfg.n_actions - 1)
     legal = mask[a] & (a_s >= 0) & (a_s < cfg.n_actions)
-    mapped = p.mapped_action[p.decision_of_phase[v.phase], mask[ACTION_HIT].astype(I32), a]
+    mapped = map_illegal(decision_of(v.phase), mask, a, cfg)
     played_s = jnp.where(legal, a_s, mapped)
-    decision = played_s
-    if cfg.pre_peek:
-        ins = v.phase == PHASE_INSURE
-        decision = p.table_action[ins.astype(I32), played_s]
+    decision = table_decision(v.phase, played_s, cfg)
     st, _ = play_seat(st, p, cfg, rng(key), s, decision, decision, True)
     over = st.phase[0] == PHASE_OVER
-    reward = jnp.where(over, round_net(st, cfg), 0.0)
+    reward = jnp.where(over, round_net(st, p, cfg), 0.0)
     me = jnp.arange(cfg.seats) == s
     return st, reward, over, jnp.where(me, played_s, action), me & ~legal
 

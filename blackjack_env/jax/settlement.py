@@ -1,8 +1,8 @@
 """Settlement at a JAX table (the numpy batched tables'
 :mod:`blackjack_env.envs.batch.settlement`): paying hands an outcome code
 (:func:`pay`), the outcome of every hand against the dealer's final hand
-(:func:`outcomes`, a lookup in ``Params.by_hands``), the two settlement rules, and the
-round's net in base bets.
+(:func:`outcomes`, a lookup in ``Params.outcome_table`` by the hands' categories), the
+two settlement rules (:func:`settle` picks the rules'), and the round's net in base bets.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from blackjack_env.jax.state import (
     dealer_natural,
     hand_total,
     hands_axis,
+    is_natural,
     live_hands,
 )
 from blackjack_env.jax.tables import Config, Params
@@ -27,7 +28,7 @@ from blackjack_env.jax.tables import Config, Params
 
 def pay(st: State, p: Params, which: Any, code: Any) -> State:
     """Settle hands ``which`` (bool (H,)) with outcome codes ``code``."""
-    net = st.stake.astype(F32) * p.factor[code]
+    net = st.stake.astype(F32) * p.payouts[code]
     return st._replace(
         outcome=jnp.where(which, code, st.outcome),
         net=jnp.where(which, net, st.net),
@@ -36,18 +37,25 @@ def pay(st: State, p: Params, which: Any, code: Any) -> State:
     )
 
 
+def category(hard: Any, ace: Any, two: Any) -> Any:
+    """A hand's outcome category (``play.array_category``): its total, a bust, or a natural
+    where it holds two cards that may make one (``two``)."""
+    natural = is_natural(jnp.where(two, 2, 3), hard, ace)
+    return play.array_category(hand_total(hard, ace), natural)  # type: ignore[arg-type]
+
+
 def outcomes(st: State, p: Params, cfg: Config) -> Any:
-    """Outcome code of every hand against the dealer's final hand (numpy ``_compare``)."""
-    w = cfg.key_width
+    """Outcome code of every hand against the dealer's final hand (numpy ``_compare``):
+    ``p.outcome_table`` at the two hands' categories (the numpy round's ``by_hands`` is
+    the same table keyed by the hands)."""
     two = st.ncards == 2
-    if cfg.hands > 1 and not cfg.split_naturals:
-        two = two & (hands_axis(st.nhands) == 1)
-    key = (2 * st.hard + st.ace + w * two) * (2 * w)
-    key = key + 2 * st.dealer_hard + st.dealer_ace + w * (st.dealer_ncards == 2)
-    out = p.by_hands[key]
-    if cfg.surrenders:
-        out = jnp.where(st.surrendered, p.surrender_outcome[dealer_natural(st).astype(I32)], out)
-    return out
+    if cfg.hands > 1:
+        two = two & (p.split_naturals | (hands_axis(st.nhands) == 1))
+    mine = category(st.hard, st.ace, two)
+    dealer = category(st.dealer_hard, st.dealer_ace, st.dealer_ncards == 2)
+    out = p.outcome_table[mine * play.NUM_CATEGORIES + hands_axis(dealer)]
+    surrendered = p.surrender_outcome[dealer_natural(st).astype(I32)]
+    return jnp.where(st.surrendered, hands_axis(surrendered), out)
 
 
 def settle_by_compare(st: State, p: Params, cfg: Config, on: Any) -> State:
@@ -71,7 +79,14 @@ def settle_highest(st: State, p: Params, cfg: Config, on: Any) -> State:
     return pay(st, p, rest, jnp.where(judged, out, OUTCOME_LOSS))
 
 
-def round_net(st: State, cfg: Config) -> Any:
+def settle(st: State, p: Params, cfg: Config, on: Any) -> State:
+    """Settle the seat's open hands where ``on`` by the rules' settlement
+    (``p.highest``: :func:`settle_highest`, else :func:`settle_by_compare`)."""
+    highest = settle_highest(st, p, cfg, on & p.highest)
+    return settle_by_compare(highest, p, cfg, on & ~p.highest)
+
+
+def round_net(st: State, p: Params, cfg: Config) -> Any:
     """The round's net so far in base bets (every hand, plus insurance)."""
     hands = jnp.sum(jnp.where(live_hands(st, cfg), st.net, 0.0), axis=-1)  # (per seat)
-    return (hands + st.insurance_net) / cfg.bet
+    return (hands + st.insurance_net) / p.bet

@@ -60,7 +60,8 @@ def _uniform(rk: Rng) -> tuple[Any, Rng]:
 
 
 def draw(st: State, p: Params, cfg: Config, rk: Rng, do: Any) -> tuple[State, Any, Rng]:
-    """Deal one card where ``do`` (a no-op elsewhere): ``(state, card id, rng)``."""
+    """Deal one card where ``do`` (a no-op elsewhere): ``(state, card id, rng)``. A finite
+    shoe is the first ``p.shoe_cards`` places of the state's row."""
     u, rk = _uniform(rk)
     do = jnp.asarray(do, bool)
     stacked = st.stacked > 0
@@ -70,7 +71,7 @@ def draw(st: State, p: Params, cfg: Config, rk: Rng, do: Any) -> tuple[State, An
         take = do & stacked
         st = st._replace(pos=st.pos + take, stacked=st.stacked - take)
         return st, card, rk
-    n = cfg.shoe_size
+    n = p.shoe_cards
     dry = do & (st.left == 0)  # the discards become the undealt cards
     left = jnp.where(dry, (st.round_start - st.pos) % n, st.left)
     undealt_hilo = jnp.where(dry, -st.round_hilo, st.undealt_hilo)
@@ -82,7 +83,7 @@ def draw(st: State, p: Params, cfg: Config, rk: Rng, do: Any) -> tuple[State, An
     cj = st.shoe[j]
     shoe = st.shoe.at[i].set(jnp.where(do, cj, ci)).at[j].set(jnp.where(do, ci, cj))
     card = cj.astype(I32)
-    tag = p.hilo_of_id[card] * do
+    tag = p.hilo_of_card[card] * do
     d = do.astype(I32)
     st = st._replace(
         shoe=shoe, pos=jnp.where(do, (i + 1) % n, i), left=left - d, dealt=st.dealt + d,
@@ -92,16 +93,26 @@ def draw(st: State, p: Params, cfg: Config, rk: Rng, do: Any) -> tuple[State, An
     return st, card, rk
 
 
-def open_shoe(st: State, cfg: Config, on: Any) -> State:
+def draw_if(
+    st: State, p: Params, cfg: Config, rk: Rng, do: Any, rule: Any
+) -> tuple[State, Any, Rng]:
+    """:func:`draw` where ``do`` under a rule flag ``rule`` (a traced bool): where the rule
+    is off nothing is dealt and the random stream does not move, as if the draw were not
+    there (a rule set's stream is the same in a batch of any rules)."""
+    st, card, moved = draw(st, p, cfg, rk, do & rule)
+    return st, card, Rng(rk.seed, jnp.where(rule, moved.i, rk.i))
+
+
+def open_shoe(st: State, p: Params, cfg: Config, on: Any) -> State:
     """Where ``on``: the last round's cards go to the discards and the shoe is reshuffled
-    if the cut card is out (numpy ``start_rounds`` / ``open_rounds``)."""
+    if the cut card is out (``p.cut_cards`` dealt; numpy ``start_rounds`` /
+    ``open_rounds``)."""
     if cfg.infinite:
         return st
-    dealt = st.dealt
-    shuffle = dealt > 0 if cfg.cut is None else dealt >= cfg.cut
+    shuffle = st.dealt >= p.cut_cards
     new = st._replace(
         round_start=st.pos, round_hilo=jnp.zeros((), I32), reshuffled=shuffle,
-        left=jnp.where(shuffle, cfg.shoe_size, st.left),
+        left=jnp.where(shuffle, p.shoe_cards, st.left),
         dealt=jnp.where(shuffle, 0, st.dealt),
         undealt_hilo=jnp.where(shuffle, 0, st.undealt_hilo),
     )  # fmt: skip

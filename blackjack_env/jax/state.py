@@ -7,7 +7,7 @@ whose shapes depend only on the :class:`~blackjack_env.jax.tables.Config` (seats
 per seat, shoe size); with several seats the per-seat fields, ``SEAT_FIELDS``, gain a
 leading seat axis, and a seat's decisions are played on a one-seat view of it
 (:func:`blackjack_env.jax.seats.seat_view`). Chips are exact integers in units of
-``1 / Config.chip_den`` where they accumulate (``session``, ``bank``).
+``1 / Params.chip_den`` where they accumulate (``session``, ``bank``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import jax.numpy as jnp
 
 from blackjack_env.engine import play
 from blackjack_env.envs.batch.codes import PHASE_OVER
-from blackjack_env.jax.tables import Config
+from blackjack_env.jax.tables import Config, Params
 
 #: the integer and float dtypes of the state and the round's arithmetic
 I32 = jnp.int32
@@ -71,9 +71,9 @@ class State(NamedTuple):
     table's. Units: cards are ids ``0..51`` (``Params.rank_of_id``, ``value_of_id``);
     ranks are indices ``0..12`` (ace .. king); totals are points with every ace counted
     1 (``hard``; ``engine.play.array_total`` adds 10 for a usable ace); chips on a hand
-    are whole chips (``Config.bet`` a base bet), results are float32 chips, and the
+    are whole chips (``Params.bet`` a base bet), results are float32 chips, and the
     episode's and the bankroll's chips are exact integers in units of ``1 /
-    Config.chip_den``. The finite shoe's layout (a ring) is
+    Params.chip_den``. The finite shoe's layout (a ring) is
     ``blackjack_env.jax.shoe``'s; the phase codes are the numpy batched tables'
     (``BatchPhase``).
 
@@ -219,16 +219,18 @@ class State(NamedTuple):
         return _renamed(self, "ep_rounds")
 
 
-def new_state(cfg: Config) -> State:
-    """A table before its first round: a full, freshly gathered shoe (the shuffle is
-    lazy: each draw picks a random undealt card)."""
+def new_state(cfg: Config, p: Params) -> State:
+    """A table before its first round: a full, freshly gathered shoe of ``p.shoe_cards``
+    cards in the first places of its ``cfg.shoe_size`` (the shuffle is lazy: each draw
+    picks a random undealt card)."""
     h, s = cfg.hands, cfg.shoe_size
     z, f = jnp.zeros((), I32), jnp.zeros((), bool)
     shoe = jnp.zeros(s, jnp.int8) if cfg.infinite else (jnp.arange(s) % 52).astype(jnp.int8)
     zh = jnp.zeros(h, I32)
     fh = jnp.zeros(h, bool)
+    left = jnp.zeros((), I32) if cfg.infinite else jnp.asarray(p.shoe_cards, I32)
     one = State(
-        shoe=shoe, pos=z, left=jnp.asarray(0 if cfg.infinite else s, I32), dealt=z,
+        shoe=shoe, pos=z, left=left, dealt=z,
         round_start=z, stacked=z, undealt_hilo=z, round_hilo=z, reshuffled=f, rounds=z,
         phase=jnp.asarray(PHASE_OVER, I32), nhands=jnp.ones((), I32), acting_hand=z, last_hand=z,
         hard=zh, ace=fh, ncards=zh, first_rank=zh, second_rank=zh, stake=zh, doubled=fh,
@@ -298,14 +300,24 @@ def live_hands(st: State, cfg: Config) -> Any:
     return jnp.arange(cfg.hands) < hands_axis(st.nhands)
 
 
-def naturals(st: State, cfg: Config) -> Any:
+def naturals(st: State, p: Params, cfg: Config) -> Any:
     """Natural on each hand (split hands only under ``blackjack_after_split``)."""
     bj = is_natural(st.ncards, st.hard, st.ace)
-    if cfg.hands > 1 and not cfg.split_naturals:
-        bj = bj & (hands_axis(st.nhands) == 1)
+    if cfg.hands > 1:
+        bj = bj & (p.split_naturals | (hands_axis(st.nhands) == 1))
     return bj
 
 
 def dealer_natural(st: State) -> Any:
     """The dealer holds a natural (two cards, 21)."""
     return is_natural(st.dealer_ncards, st.dealer_hard, st.dealer_ace)
+
+
+def natural_effects(p: Params) -> tuple[Any, Any]:
+    """What a dealt natural does under the rules (``p.natural_effect``,
+    ``play.dealt_natural_effect``): ``(paid at the deal, ends the hand)``."""
+    return (
+        p.natural_effect == int(play.NaturalEffect.PAY),
+        p.natural_effect == int(play.NaturalEffect.END),
+    )
+

@@ -1,25 +1,42 @@
 """The rule tables of the JAX table, built on the host: nothing here decides a rule.
 
-:func:`build` turns a validated configuration (an env's
-:class:`~blackjack_env.envs.settings.EnvSettings`) into a :class:`Config` (Python
-constants that fix shapes and which code is traced: the hands per seat, the shoe's size,
-whether the dealer peeks, ...) and a :class:`Params` pytree of arrays (the lookup
-tables). Both are read off the public fields of the rule-table layer
-(:class:`~blackjack_env.envs.tables.RuleTables`, built from
-:mod:`blackjack_env.engine.play`'s functions), which the numpy batched tables read too:
-the JAX round reads exactly the tables the numpy round reads, and no numpy env is built.
+A table's traced code reads two things:
+
+* :class:`Config`: Python constants that fix the arrays' shapes (seats, hand slots per
+  seat, the shoe's places, the action and bet counts, rounds per episode, whether the
+  shoe is infinite, whether cards are tracked by rank, whether the learner holds a
+  finite bankroll). It is the static part: one compiled program per ``Config`` (and
+  observation mode and illegal-action policy, :mod:`blackjack_env.jax.program`).
+* :class:`Params`: every rule as a traced value, read off the rule-table layer
+  (:class:`~blackjack_env.envs.tables.RuleTables`, built from
+  :mod:`blackjack_env.engine.play`'s functions, which the numpy batched tables read too):
+  lookup tables and flags, the payouts, the decks, the cut card, the bet. Two rule sets of
+  one ``Config`` give ``Params`` of the same shapes and dtypes, so they share every
+  compilation, and ``Params`` stacked along a leading axis (:func:`stack`) play a batch
+  of tables each under its own rules in one ``jax.vmap``.
+
+``Params`` is derived from ``RuleTables`` in one place (:func:`params_of`): each field of
+``RuleTables`` becomes the entry of the same name, as a ``jax`` array (int32, float32 or
+bool), except the fields listed in :data:`NOT_READ` (what the JAX round does not read,
+each with its reason) and :data:`CONVERTED` (stored in another form). A new rule-table
+entry is therefore one edit, in ``RuleTables``: the JAX round reads it as ``p.<name>``.
+A rule set that does not fit a ``Config`` (more hands per seat than it holds, a larger
+shoe, another action count) is refused in one line (:func:`fit`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+import dataclasses
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from functools import cache
+from typing import Any
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
-from blackjack_env.engine.play import NaturalEffect
-from blackjack_env.engine.rules import Rules
 from blackjack_env.envs import step as env_step
 from blackjack_env.envs.batch import BatchPhase
 from blackjack_env.envs.settings import EnvSettings
@@ -27,102 +44,258 @@ from blackjack_env.envs.step import Decision
 from blackjack_env.envs.tables import RuleTables
 from blackjack_env.envs.view.layout import ObsMode
 
-__all__ = ["Config", "Params", "build"]
+__all__ = [
+    "CONVERTED",
+    "NOT_READ",
+    "Config",
+    "Params",
+    "batched",
+    "build",
+    "config_of",
+    "fit",
+    "join",
+    "params_of",
+    "stack",
+]
 
 #: Stacked-card buffer of an infinite deck (cards dealt first, in order), per table of
 #: one seat; each further seat adds :data:`INFINITE_STACK_SEAT`.
 INFINITE_STACK = 64
 INFINITE_STACK_SEAT = 32
+#: The largest bet-size count (the illegal bet's mapping is tabulated over ``2 ** K``).
+MAX_BET_SIZES = 12
+#: Distinct rows of an action mask a rule set can have (``Params.mask_sets``): the legal
+#: sets of a hand in play (stand, stand-hit, stand-split, stand-hit with any of double,
+#: split, surrender: 11), a settled round (every action), the pre-peek question's (4).
+MASK_SETS = 16
 
 
 @dataclass(frozen=True)
 class Config:
-    """Constants of one rule set and env configuration (hashable: a static argument).
+    """What fixes the arrays' shapes of one table, or of a batch of tables (hashable: a
+    static argument; every rule is in :class:`Params`).
 
-    ``hands``: hands a seat may hold (``rules.max_split_hands``); ``seats``: learner
-    seats at the table (the numpy env's ``seats_per_table``); ``shoe_size``: cards in
-    a finite shoe, or the stacked-card buffer of an infinite deck; ``cut``: a finite shoe
-    is reshuffled between rounds once this many cards were dealt (``None``: after every
-    round that dealt a card); ``bet``: chips per base bet; ``n_actions``: the action
-    space (the numpy env's ``Layout.n_actions``). The flags say which parts of the round
-    the rules use, each read from :mod:`blackjack_env.engine.play` (as the numpy batched
-    tables read them).
-
-    Two configs are equal (and hash alike) when their traced code is the same: ``rules``
-    is carried for reference and left out of the comparison, since everything traced
-    reads of it is in the other fields or in :class:`Params` (so rule sets that differ
-    only in table values share one compilation; :mod:`blackjack_env.jax.program`).
+    ``seats``: learner seats at the table; ``hands``: hand slots per seat (the largest
+    ``rules.max_split_hands`` of the rule sets it plays: a rule set of fewer hands leaves
+    the rest unused); ``shoe_size``: places in a finite shoe (52 times the most decks;
+    a shoe of fewer decks uses the first ``Params.shoe_cards``), or the stacked-card
+    buffer of an infinite deck; ``infinite``: the deck is infinite (cards drawn with
+    replacement; no ring of cards, so a table is finite or infinite by its shapes);
+    ``n_play`` / ``n_actions``: the playing actions and the action space
+    (``Layout.n_play`` / ``n_actions``: 2, 5 or 6, plus one per bet size); ``n_bets``:
+    bet sizes offered at a BET step (0: a fixed bet); ``rounds``: rounds per episode
+    (``None``: no end); ``track``: cards are kept by rank (the ``"dict"`` observation);
+    ``bankroll``: the learner holds a finite bankroll (its legal table has the rows of a
+    seat that cannot afford a double or insurance; the amount is ``Params.bankroll``).
     """
 
-    rules: Rules = field(compare=False)
-    hands: int
     seats: int
+    hands: int
     shoe_size: int
     infinite: bool
-    cut: float | None
-    bet: int
-    n_actions: int
     n_play: int
-    peek: bool
-    no_hole: bool
-    pre_peek: bool
-    pre_peek_decisions: bool
-    natural_effect: NaturalEffect
-    natural_stands: bool
-    naturals_paid_at_peek: bool
-    auto21: bool
-    split_naturals: bool
-    surrender_at_once: bool
-    surrenders: bool
-    can_double: bool
-    splits: bool
-    highest: bool
-    key_width: int
-    over_key: int
-    pre_peek_key: int
-    bets: bool = False
-    track: bool = False
+    n_actions: int
     n_bets: int = 0
     rounds: int | None = 1
-    chip_den: int = 1
-    bankroll: int | None = None
-    min_cost: int = 1
-    stake_check: bool = False
-    poor_play_offset: int = 0
-    poor_pre_peek_offset: int = 0
+    track: bool = False
+    bankroll: bool = False
+
+    @property
+    def bets(self) -> bool:
+        """Every round opens with a BET step."""
+        return self.n_bets > 0
+
+    @property
+    def stake_check(self) -> bool:
+        """Stakes vary (bet steps) or a bankroll limits them: a split asks
+        ``play.split_stake_ok`` per hand (``RuleTables.split_stake_check``)."""
+        return self.bets or self.bankroll
 
 
-class Params(NamedTuple):
-    """The rule tables (``jax`` arrays; a pytree). Indexing as in the rule-table layer
-    (:class:`~blackjack_env.envs.tables.RuleTables`), whose field each mirrors (named in
-    the comment where the name differs)."""
+#: RuleTables fields the JAX round does not read, with the reason.
+NOT_READ: dict[str, str] = {
+    "rules": "the Rules object itself (host); what the round reads of it is in the other fields",
+    "bet_sizes": "their count is Config.n_bets, their chips bet_chips",
+    "ask_insurance": "the learner is asked when Config.n_play is 6",
+    "n_play": "a shape: Config.n_play",
+    "n_actions": "a shape: Config.n_actions",
+    "split_stake_check": "fixed by the shapes: Config.stake_check",
+    "legal_table": "the round reads the env's mask rows (mask_index, mask_sets)",
+    "legal_table_phase": "the phase is the state's (State.phase)",
+    "by_hands": "outcomes are looked up by the hands' categories in outcome_table "
+    "(settlement.outcomes): the keyed table is 128 KB a rule set",
+    "hand_key_width": "the width of by_hands' keys",
+    "dealer_next": "the numpy round's infinite-deck dealer sampling",
+}
 
-    value_of_id: Any  # (52,) point value of each card id (value_of_card)
-    rank_of_id: Any  # (52,) rank index 0..12 (0 = ace) (rank_of_card)
-    hilo_of_id: Any  # (52,) Hi-Lo tag (hilo_of_card)
-    values: Any  # (13,) point value by rank index (card_values)
-    factor: Any  # (7,) net chips per chip staked, by outcome code (payouts)
-    by_hands: Any  # (2W * 2W,) outcome code by (player key, dealer key)
-    dealer_hits: Any  # (64,) play.dealer_draw_table
-    peek_by_rank: Any  # (13,) play.peek_by_rank
-    asks_pre_peek: Any  # (26,) the pre-peek question asks more than DECLINE
-    legal_keys_phase: Any  # (K,) BatchPhase of each legal-table row (legal_table_phase)
-    mask_rows: Any  # (K, n_actions) the env's action mask by legal-table row
-    pair: Any  # (169,) play.pair_table
-    split_ok: Any  # (36,) play.split_allowed_table, flat
-    split_done: Any  # (16,) play.split_done_table
-    second_key: Any  # (169,) split hand's split_done key bits from its two ranks
-    two_hard: Any  # (169,) hard total of two ranks
-    two_ace: Any  # (169,) two ranks hold an ace
-    decision_of_phase: Any  # (5,) BatchPhase -> observation phase (Decision)
-    surrender_outcome: Any  # (2,) outcome code of a surrendered hand by dealer natural
-    mapped_action: Any  # (4, 2, n) an illegal action's replacement by (Decision, HIT legal, a)
-    table_action: Any  # (2, n) the table's Action code of action a by (pre-peek, a)
-    bet_chips: Any  # (K,) chips of bet size k (bet steps)
-    bet_within: Any  # (K,) bet size k is within the table limits
-    bet_mapped: Any  # (2**K, n) a BET step's illegal action replaced, by allowed-size bits
-    asks_pre_peek_poor: Any  # (26,) the pre-peek question without insurance asks more
-    stake_ok: Any  # (2, M + 1) play.split_stake_ok by (bankroll covers, stake in chips)
+
+def _mask_sets(mask_rows: np.ndarray, _: RuleTables) -> dict[str, np.ndarray]:
+    """``mask_rows`` (``(K, n_actions)``, 13 KB a rule set as int8 rows, 66 KB as bools) as
+    the index of each row's set (int8 ``(K,)``) and the sets (bool ``(MASK_SETS,
+    n_actions)``, padded with empty rows): a batch of tables each under its own rules
+    holds 13 KB a table."""
+    sets, index = np.unique(mask_rows.astype(bool), axis=0, return_inverse=True)
+    if sets.shape[0] > MASK_SETS:
+        raise ValueError(
+            f"mask_rows holds {sets.shape[0]} distinct rows, more than MASK_SETS={MASK_SETS}"
+        )
+    padded = np.zeros((MASK_SETS, mask_rows.shape[1]), dtype=bool)
+    padded[: sets.shape[0]] = sets
+    return {"mask_index": index.reshape(-1).astype(np.int8), "mask_sets": padded}
+
+
+#: The stakes ``Params.stake_ok`` tells apart: 0, 1, and 2 or more chips.
+STAKE_CLASSES = 3
+
+
+def _stake_ok(stake_ok: np.ndarray, _: RuleTables) -> dict[str, np.ndarray]:
+    """``stake_ok`` (``(2, M + 1)`` by bankroll cover and stake, ``M`` the largest bet) for
+    stakes 0, 1 and 2 or more (its width would differ between bets). Checked: every
+    column from 2 on equals column 2 (``play.split_stake_ok`` asks ``stake >= 2`` or the
+    cover only)."""
+    width = stake_ok.shape[1]
+    edge = stake_ok[:, min(2, width - 1)]
+    if width > 3 and not (stake_ok[:, 2:] == edge[:, None]).all():
+        raise ValueError("stake_ok differs between stakes of 2 chips and more")
+    cols = [stake_ok[:, min(c, width - 1)] for c in range(STAKE_CLASSES)]
+    return {"stake_ok": np.stack(cols, axis=1)}
+
+
+#: RuleTables fields stored in another form: field -> ``(value, tables) -> entries``.
+CONVERTED: dict[str, Callable[[Any, RuleTables], dict[str, Any]]] = {
+    "mask_rows": _mask_sets,
+    "stake_ok": _stake_ok,
+    "bankroll": lambda v, _: {"bankroll": 0 if v is None else v},
+}
+
+
+def _jax_value(name: str, value: Any) -> Any:
+    """A RuleTables value as the entry's jax array: int64 as int32, float64 as float32,
+    bools as bool, an enum as its int code."""
+    if isinstance(value, np.ndarray):
+        if value.dtype == np.float64:
+            return jnp.asarray(value, jnp.float32)
+        if value.dtype.kind in "iu" and value.dtype.itemsize > 4:
+            return jnp.asarray(value, jnp.int32)
+        return jnp.asarray(value)
+    if isinstance(value, (bool, np.bool_)):
+        return jnp.asarray(bool(value))
+    if isinstance(value, Enum):
+        return jnp.asarray(int(value.value), jnp.int32)
+    if isinstance(value, (int, np.integer)):
+        return jnp.asarray(int(value), jnp.int32)
+    raise TypeError(f"RuleTables.{name} ({type(value).__name__}): list it in NOT_READ or CONVERTED")
+
+
+@jax.tree_util.register_pytree_node_class
+class Params:
+    """The rules of one table, or of a batch of tables (a leading axis on every entry):
+    ``jax`` arrays by name, a pytree.
+
+    Each entry is the :class:`~blackjack_env.envs.tables.RuleTables` field of the same
+    name (its docstring there gives the indexing), as int32, float32 or bool, except
+    those of :data:`NOT_READ` and :data:`CONVERTED`: ``mask_index`` / ``mask_sets`` (the
+    env's action-mask rows: row ``k`` is ``mask_sets[mask_index[k]]``), ``stake_ok``
+    (``(2, 3)``: by cover and by a stake of 0, 1, 2 or more chips), ``bankroll`` (the
+    starting chips, 0 with unlimited credit). Read an entry as an attribute
+    (``p.payouts``); ``p.names`` lists them, :meth:`replace` gives a copy with some
+    entries replaced (their shapes and dtypes kept: a rule set of the same shapes)."""
+
+    __slots__ = ("_entries",)
+
+    def __init__(self, entries: Mapping[str, Any]) -> None:
+        object.__setattr__(self, "_entries", dict(sorted(entries.items())))
+
+    def __getattr__(self, name: str) -> Any:
+        try:  # (an object being unpickled has no entries yet)
+            entries = object.__getattribute__(self, "_entries")
+        except AttributeError:
+            raise AttributeError(name) from None
+        try:
+            return entries[name]
+        except KeyError:
+            raise AttributeError(
+                f"Params has no entry {name!r} (RuleTables field not read, or a typo)"
+            ) from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("Params is immutable: use replace()")
+
+    def __getstate__(self) -> dict[str, Any]:
+        return dict(self._entries)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        object.__setattr__(self, "_entries", dict(state))
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The entries' names (sorted)."""
+        return tuple(self._entries)
+
+    def items(self) -> Iterator[tuple[str, Any]]:
+        """``(name, array)`` pairs, by name."""
+        return iter(self._entries.items())
+
+    def replace(self, **entries: Any) -> Params:
+        """A copy with ``entries`` replaced (unknown names are refused)."""
+        unknown = sorted(set(entries) - set(self._entries))
+        if unknown:
+            raise ValueError(f"Params has no entries {unknown}")
+        return Params({**self._entries, **entries})
+
+    def tree_flatten(self) -> tuple[tuple[Any, ...], tuple[str, ...]]:
+        return tuple(self._entries.values()), tuple(self._entries)
+
+    @classmethod
+    def tree_unflatten(cls, names: tuple[str, ...], values: Iterable[Any]) -> Params:
+        return cls(dict(zip(names, values, strict=True)))
+
+    def __repr__(self) -> str:
+        shapes = ", ".join(f"{k}={tuple(jnp.shape(v))}" for k, v in self._entries.items())
+        return f"Params({shapes})"
+
+
+def params_of(tables: RuleTables) -> Params:
+    """The :class:`Params` of a rule set and env configuration: every field of ``tables``
+    but :data:`NOT_READ`, converted (:data:`CONVERTED`, else int32 / float32 / bool)."""
+    entries: dict[str, Any] = {}
+    for f in dataclasses.fields(RuleTables):
+        if f.name in NOT_READ:
+            continue
+        value = getattr(tables, f.name)
+        convert = CONVERTED.get(f.name)
+        if convert is None:
+            entries[f.name] = _jax_value(f.name, value)
+        else:
+            for k, v in convert(value, tables).items():
+                entries[k] = _jax_value(k, v)
+    return Params(entries)
+
+
+def config_of(settings: EnvSettings, tables: RuleTables) -> Config:
+    """The :class:`Config` of validated settings alone (one rule set: its own hands and
+    shoe)."""
+    rules = settings.rules
+    seats = rules.seats
+    infinite = rules.shoe_decks is None
+    stack_size = INFINITE_STACK + INFINITE_STACK_SEAT * (seats - 1)
+    n_bets = len(tables.bet_sizes)
+    if n_bets > MAX_BET_SIZES:
+        raise ValueError(
+            f"bet_sizes: the JAX table takes at most {MAX_BET_SIZES} bet sizes, got {n_bets}"
+        )
+    return Config(
+        seats=seats,
+        hands=rules.max_split_hands,
+        shoe_size=stack_size if infinite else tables.shoe_cards,
+        infinite=infinite,
+        n_play=tables.n_play,
+        n_actions=tables.n_actions,
+        n_bets=n_bets,
+        rounds=settings.rounds_per_episode,
+        track=settings.obs_mode is ObsMode.DICT,
+        bankroll=tables.bankroll is not None,
+    )
 
 
 def build(settings: EnvSettings, tables: RuleTables | None = None) -> tuple[Config, Params]:
@@ -131,105 +304,105 @@ def build(settings: EnvSettings, tables: RuleTables | None = None) -> tuple[Conf
     their :class:`~blackjack_env.envs.tables.RuleTables` (``tables``, built here when not
     given)."""
     t = RuleTables.from_settings(settings) if tables is None else tables
-    rules: Rules = settings.rules
-    seats = rules.seats
-    decks = rules.shoe_decks
-    infinite = decks is None
-    stack = INFINITE_STACK + INFINITE_STACK_SEAT * (seats - 1)
-    size = stack if decks is None else 52 * decks
-    cut = None if infinite or rules.penetration is None else rules.penetration * size
-    cfg = Config(
-        rules=rules,
-        hands=rules.max_split_hands,
-        seats=seats,
-        shoe_size=size,
-        infinite=infinite,
-        cut=cut,
-        bet=t.bet,
-        n_actions=t.n_actions,
-        n_play=t.n_play,
-        peek=t.peek,
-        no_hole=t.no_hole,
-        pre_peek=t.pre_peek,
-        pre_peek_decisions=t.pre_peek_decisions,
-        natural_effect=t.natural_effect,
-        natural_stands=t.natural_stands,
-        naturals_paid_at_peek=t.naturals_paid_at_peek,
-        auto21=t.auto21,
-        split_naturals=t.split_naturals,
-        surrender_at_once=t.surrender_at_once,
-        surrenders=t.surrenders,
-        can_double=t.can_double,
-        splits=t.splits,
-        highest=t.highest,
-        key_width=t.hand_key_width,
-        over_key=t.over_key,
-        pre_peek_key=t.pre_peek_key,
-        bets=bool(t.bet_sizes),
-        track=settings.obs_mode is ObsMode.DICT,
-        n_bets=len(t.bet_sizes),
-        rounds=settings.rounds_per_episode,
-        chip_den=t.chip_den,
-        bankroll=t.bankroll,
-        min_cost=t.min_cost,
-        stake_check=t.split_stake_check,
-        poor_play_offset=t.poor_play_offset,
-        poor_pre_peek_offset=t.poor_pre_peek_offset,
-    )
-    i32 = jnp.int32
-    decision = np.asarray(env_step.DECISION_BY_BATCH_PHASE, dtype=np.int32)
+    return config_of(settings, t), params_of(t)
+
+
+#: Config fields a rule set may fill partly (a batch holds the largest), the others equal.
+_UP_TO = ("hands", "shoe_size")
+
+
+def fit(config: Config, own: Config, what: str = "rules") -> None:
+    """Refuse (``ValueError``, one line) a rule set whose own config ``own`` does not fit
+    the table's ``config``: more hands per seat or a larger shoe than it holds, or any
+    other shape that differs (an action count, a finite shoe at an infinite table...)."""
+    for f in dataclasses.fields(Config):
+        mine, theirs = getattr(config, f.name), getattr(own, f.name)
+        if f.name in _UP_TO:
+            if theirs > mine:
+                raise ValueError(
+                    f"{what} need {f.name}={theirs}, more than this table's {mine}: build "
+                    f"the table for every rule set it plays (BlackjackJax(rules=[...]) or a "
+                    f"RuleSpace)"
+                )
+        elif mine != theirs:
+            raise ValueError(
+                f"{what} have {f.name}={theirs!r}, this table {mine!r}: one batch of tables "
+                f"shares its shapes (the action count, bets, seats, an infinite or finite "
+                f"deck, rounds per episode, a bankroll)"
+            )
+
+
+def join(configs: Sequence[Config], names: Sequence[str] | None = None) -> Config:
+    """The config of a batch of rule sets: the largest ``hands`` and ``shoe_size``, every
+    other field shared (else ``ValueError`` naming the first rule set that differs)."""
+    first = configs[0]
+    up = {k: max(getattr(c, k) for c in configs) for k in _UP_TO}
+    out = dataclasses.replace(first, **up)
+    for i, c in enumerate(configs):
+        fit(out, c, f"rule set {names[i] if names else i}")
+    return out
+
+
+def batched(p: Params) -> bool:
+    """Whether ``p`` holds a batch of rule sets (a leading axis: ``p.bet`` is a row)."""
+    return bool(jnp.ndim(p.bet))
+
+
+def stack(params: Sequence[Params]) -> Params:
+    """Params of several rule sets of one config, stacked along a new leading axis (one
+    row per table: ``jax.vmap(..., in_axes=0)`` plays each table under its own)."""
+    if not params:
+        raise ValueError("stack: no params given")
+    return jax.tree.map(lambda *xs: jnp.stack(xs), *params)
+
+
+# ------------------------------------------------------------------ shape constants
+# What the traced code reads that is no rule: the env's illegal-action mapping and its
+# pre-peek reading (envs.step), tabulated over every input for an action count.
+
+
+@cache
+def decision_of_phase() -> np.ndarray:
+    """int32 ``(5,)``: the observation's decision (``Decision``) of each ``BatchPhase``."""
     assert [int(p) for p in BatchPhase] == list(range(5))
-    # the env's illegal-action mapping and pre-peek reading, tabulated over every input
-    na = cfg.n_actions
-    a = np.arange(na)
-    mapped = np.stack([
+    return np.asarray(env_step.DECISION_BY_BATCH_PHASE, dtype=np.int32)
+
+
+@cache
+def mapped_action(n_actions: int) -> np.ndarray:
+    """int32 ``(4, 2, n)``: an illegal action's replacement by (Decision, HIT legal,
+    action) (``envs.step.array_map_illegal``)."""
+    a = np.arange(n_actions)
+    return np.stack([
         np.stack([
-            env_step.array_map_illegal(a, np.ones(na, bool), np.full(na, d), np.full(na, hit))
+            env_step.array_map_illegal(
+                a, np.ones(n_actions, bool), np.full(n_actions, d), np.full(n_actions, hit)
+            )
             for hit in (False, True)
         ])
         for d in range(len(Decision))
-    ])  # fmt: skip
-    table_action = np.stack(
-        [env_step.array_table_actions(a, np.full(na, pre)) for pre in (False, True)]
-    )
-    # the BET step: sizes, limits and the mapping of an illegal bet action, by every
-    # pattern of allowed sizes (envs.step.array_map_illegal_bet)
-    k = cfg.n_bets
-    if k > 12:
-        raise ValueError(f"bet_sizes: the JAX table takes at most 12 bet sizes, got {k}")
-    bits = np.arange(max(1, 2**k))
-    allowed = ((bits[:, None] >> np.arange(k)) & 1).astype(bool)
-    bet_mapped = np.zeros((bits.size, na), dtype=np.int32)
-    if k:
-        for j in range(na):
-            want = np.full(bits.size, j - cfg.n_play)
-            bet_mapped[:, j] = cfg.n_play + env_step.array_map_illegal_bet(want, allowed)
-    params = Params(
-        value_of_id=jnp.asarray(t.value_of_card, i32),
-        rank_of_id=jnp.asarray(t.rank_of_card, i32),
-        hilo_of_id=jnp.asarray(t.hilo_of_card, i32),
-        values=jnp.asarray(t.card_values, i32),
-        factor=jnp.asarray(t.payouts, jnp.float32),
-        by_hands=jnp.asarray(t.by_hands.reshape(-1), i32),
-        dealer_hits=jnp.asarray(t.dealer_hits),
-        peek_by_rank=jnp.asarray(t.peek_by_rank),
-        asks_pre_peek=jnp.asarray(t.asks_pre_peek),
-        legal_keys_phase=jnp.asarray(t.legal_table_phase, i32),
-        mask_rows=jnp.asarray(t.mask_rows.astype(bool)),
-        pair=jnp.asarray(t.pair),
-        split_ok=jnp.asarray(t.split_ok),
-        split_done=jnp.asarray(t.split_done),
-        second_key=jnp.asarray(t.second_key, i32),
-        two_hard=jnp.asarray(t.two_hard, i32),
-        two_ace=jnp.asarray(t.two_ace),
-        decision_of_phase=jnp.asarray(decision),
-        surrender_outcome=jnp.asarray(t.surrender_outcome, i32),
-        mapped_action=jnp.asarray(mapped, i32),
-        table_action=jnp.asarray(table_action, i32),
-        bet_chips=jnp.asarray(t.bet_chips.reshape(-1), i32),
-        bet_within=jnp.asarray(t.bet_within.reshape(-1)),
-        bet_mapped=jnp.asarray(bet_mapped),
-        asks_pre_peek_poor=jnp.asarray(t.asks_pre_peek_poor, bool),
-        stake_ok=jnp.asarray(t.stake_ok),
-    )
-    return cfg, params
+    ]).astype(np.int32)  # fmt: skip
+
+
+@cache
+def table_action(n_actions: int) -> np.ndarray:
+    """int32 ``(2, n)``: the table's ``Action`` code of env action ``a`` by (pre-peek, a)
+    (``envs.step.array_table_actions``)."""
+    a = np.arange(n_actions)
+    return np.stack(
+        [env_step.array_table_actions(a, np.full(n_actions, pre)) for pre in (False, True)]
+    ).astype(np.int32)
+
+
+@cache
+def bet_mapped(n_play: int, n_bets: int, n_actions: int) -> np.ndarray:
+    """int32 ``(2 ** K, n)``: a BET step's illegal action replaced, by the allowed sizes'
+    bits (``envs.step.array_map_illegal_bet``)."""
+    bits = np.arange(max(1, 2**n_bets))
+    allowed = ((bits[:, None] >> np.arange(n_bets)) & 1).astype(bool)
+    out = np.zeros((bits.size, n_actions), dtype=np.int32)
+    if n_bets:
+        for j in range(n_actions):
+            want = np.full(bits.size, j - n_play)
+            out[:, j] = n_play + env_step.array_map_illegal_bet(want, allowed)
+    return out

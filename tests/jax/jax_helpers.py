@@ -39,7 +39,7 @@ def batched_step(env: BlackjackJax) -> Any:
 @cache
 def batched_chips(cfg: Config) -> Any:
     """The learner's chips at each table (the numpy env's ``info["bankroll"]``)."""
-    return jax.jit(jax.vmap(lambda st: core.bankroll(st, cfg)))
+    return jax.jit(jax.vmap(lambda st, p: core.bankroll(st, p, cfg), in_axes=(0, None)))
 
 
 def flat(x: Any, seats: int) -> Any:
@@ -80,7 +80,7 @@ class PureTables:
         self._step = batched_step(env)
 
     def _info(self, info: dict[str, Any]) -> dict[str, Any]:
-        info = {**info, "bankroll": batched_chips(self.env.config)(self.state)}
+        info = {**info, "bankroll": batched_chips(self.env.config)(self.state, self.params)}
         return {k: flat(v, self.s) for k, v in info.items()}
 
     def reset(self, seed: int, options: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
@@ -230,14 +230,14 @@ def invariants(env: BlackjackJax, st: core.State, p: Any) -> dict[str, Any]:
         out["round_cards"] = (st.pos - st.round_start) % n != on_table
         out["left"] = (st.left < 0) | (st.left + on_table > n)
         idx = (st.pos + jnp.arange(n)) % n
-        tags = p.hilo_of_id[st.shoe[idx].astype(jnp.int32)]
+        tags = p.hilo_of_card[st.shoe[idx].astype(jnp.int32)]
         out["undealt_hilo"] = (
             jnp.sum(jnp.where(jnp.arange(n) < st.left, tags, 0)) != st.undealt_hilo
         )
-    net = st.stake.astype(jnp.float32) * p.factor[jnp.maximum(st.outcome, 0)]
+    net = st.stake.astype(jnp.float32) * p.payouts[jnp.maximum(st.outcome, 0)]
     out["net"] = jnp.any(live & st.settled & (jnp.abs(net - st.net) > 1e-5))
     if not cfg.bets:
-        bet = cfg.bet
+        bet = p.bet
         odd = (st.stake != bet) & (st.stake != 2 * bet) & (st.stake != bet // 2)
         out["stake"] = jnp.any(live & odd)
     out["over_unsettled"] = jnp.any((jnp.expand_dims(st.phase, -1) == 2) & live & ~st.settled)

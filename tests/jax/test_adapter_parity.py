@@ -143,9 +143,8 @@ def check_random_settings(
         for k, v in seen.items():
             total[k] = total.get(k, 0) + v
         total["settings"] = total.get("settings", 0) + 1
-        total["non_dyadic"] = total.get("non_dyadic", 0) + (
-            env.table.config.chip_den & (env.table.config.chip_den - 1) != 0
-        )
+        chip_den = int(env.table.default_params.chip_den)
+        total["non_dyadic"] = total.get("non_dyadic", 0) + (chip_den & (chip_den - 1) != 0)
         env.close()
         if long_run:
             jax.clear_caches()

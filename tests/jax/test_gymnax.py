@@ -179,9 +179,9 @@ def test_step_refuses_params_of_another_rule_set(table: BlackjackJax) -> None:
     """``sutton-barto``'s 2-action params on a vegas-strip state are named, not played."""
     other = jax_env("gymnax-sutton", rules="sutton-barto", decks=None)
     _, st = table.reset(jax.random.PRNGKey(0))
-    with pytest.raises(ValueError, match=r"params.mask_rows has shape .* another rule set"):
+    with pytest.raises(ValueError, match=r"params.mask_sets has shape .* another configuration"):
         table.step(jax.random.PRNGKey(1), st, 0, other.default_params)
-    with pytest.raises(ValueError, match=r"params\.mask_rows"):
+    with pytest.raises(ValueError, match=r"params\.mask_sets"):
         table.reset(jax.random.PRNGKey(1), other.default_params)
     batch = jax.tree.map(lambda x: jnp.stack([x, x]), st)
     with pytest.raises(ValueError, match=r"state.shoe has shape \(2, 64\).*jax.vmap"):

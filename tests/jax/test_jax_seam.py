@@ -21,11 +21,11 @@ def test_params_are_the_rule_tables_without_a_numpy_env(monkeypatch) -> None:
     monkeypatch.setattr(BlackjackVectorEnv, "__init__", refuse)
     env = BlackjackJax(rules="vegas-strip", bet_sizes=(1, 2), bankroll=30, obs_mode="dict")
     t, p = env.tables, env.default_params
-    assert np.array_equal(np.asarray(p.by_hands), t.by_hands.reshape(-1))
-    assert np.array_equal(np.asarray(p.mask_rows), t.mask_rows == 1)
-    assert np.array_equal(np.asarray(p.legal_keys_phase), t.legal_table_phase)
-    assert env.config.poor_play_offset == t.poor_play_offset > 0
-    assert env.config.key_width == t.hand_key_width
+    assert np.array_equal(np.asarray(p.mask_sets)[np.asarray(p.mask_index)], t.mask_rows == 1)
+    assert int(p.poor_play_offset) == t.poor_play_offset > 0
+    assert np.array_equal(np.asarray(p.outcome_table), t.outcome_table)
+    assert np.asarray(p.payouts).dtype == np.float32
+    np.testing.assert_array_equal(np.asarray(p.payouts), t.payouts.astype(np.float32))
     assert env.action_names == ["STAND", "HIT", "DOUBLE", "SPLIT", "SURRENDER", "BET_1", "BET_2"]
 
 

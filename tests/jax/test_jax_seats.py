@@ -91,7 +91,7 @@ def play_random(env: Any, n: int, steps: int, seed: int) -> dict[str, int]:
     cfg, p = env.config, env.default_params
 
     def start(key: Any) -> Any:
-        st = core.start_round(key, core.new_state(cfg), p, cfg)
+        st = core.start_round(key, core.new_state(cfg, p), p, cfg)
         return st, core.masks(st, p, cfg)
 
     def table_step(key: Any, st: core.State, mask: Any) -> Any:
@@ -100,7 +100,7 @@ def play_random(env: Any, n: int, steps: int, seed: int) -> dict[str, int]:
         st, reward, over, _, _ = core.step(k_s, st, a, p, cfg)
         bad = invariants(env, st, p)
         live = jnp.arange(cfg.hands) < jnp.expand_dims(st.nhands, -1)
-        net = (jnp.sum(jnp.where(live, st.net, 0.0), axis=-1) + st.insurance_net) / cfg.bet
+        net = (jnp.sum(jnp.where(live, st.net, 0.0), axis=-1) + st.insurance_net) / p.bet
         bad["reward"] = over & jnp.any(jnp.abs(net - reward) > 1e-5)
         st = core.start_round(k_r, st, p, cfg, over)
         after = invariants(env, st, p)

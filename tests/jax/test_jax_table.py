@@ -31,7 +31,7 @@ def _play(env: BlackjackJax, n: int, steps: int, seed: int) -> dict[str, int]:
     cfg, p = env.config, env.default_params
 
     def start(key: Any) -> Any:
-        st = core.start_round(key, core.new_state(cfg), p, cfg)
+        st = core.start_round(key, core.new_state(cfg, p), p, cfg)
         return st, core.legal_mask(st, p, cfg)
 
     def table_step(key: Any, st: core.State, mask: Any) -> Any:
@@ -42,7 +42,7 @@ def _play(env: BlackjackJax, n: int, steps: int, seed: int) -> dict[str, int]:
         refill = st.left > left  # the shoe ran dry mid-round: the discards came back
         bad = invariants(env, st, p)
         live = jnp.arange(cfg.hands) < st.nhands
-        net = (jnp.sum(jnp.where(live, st.net, 0.0)) + st.insurance_net) / cfg.bet
+        net = (jnp.sum(jnp.where(live, st.net, 0.0)) + st.insurance_net) / p.bet
         bad["reward"] = over & (jnp.abs(net - reward) > 1e-5)
         st = core.start_round(k_r, st, p, cfg, over)
         after = invariants(env, st, p)
@@ -94,7 +94,7 @@ def test_mid_round_refill_keeps_every_card() -> None:
     rules = Rules(decks=1, penetration=0.98)
     env = BlackjackJax(rules=rules, obs_mode="vector")
     cfg, p = env.config, env.default_params
-    st = core.start_round(jax.random.PRNGKey(0), core.new_state(cfg), p, cfg)
+    st = core.start_round(jax.random.PRNGKey(0), core.new_state(cfg, p), p, cfg)
     refills = 0
     step = jax.jit(lambda k, s: core.step(k, s, 1, p, cfg))  # always hit
     start = jax.jit(lambda k, s, on: core.start_round(k, s, p, cfg, on))
@@ -122,7 +122,7 @@ def test_shuffle_is_uniform_chi_square() -> None:
     @jax.jit
     def deal(keys: Any) -> Any:
         def one(key: Any) -> Any:
-            st = core.new_state(cfg)
+            st = core.new_state(cfg, p)
             rk = core.rng(key)
             cards = []
             for _ in range(k):
@@ -133,7 +133,7 @@ def test_shuffle_is_uniform_chi_square() -> None:
         return jax.vmap(one)(keys)
 
     cards = np.asarray(deal(jax.random.split(jax.random.PRNGKey(42), n)))
-    ranks = np.asarray(p.rank_of_id)[cards]
+    ranks = np.asarray(p.rank_of_card)[cards]
     # the 8 cards of a shoe are distinct cards (no card dealt twice)
     assert all(len(set(row)) == k for row in cards[:1000].tolist())
     critical = 42.58  # chi-square(12) 0.9999 quantile
@@ -282,7 +282,7 @@ def test_renamed_state_fields_read_with_a_deprecation_warning() -> None:
     _, st = env.start_round(jax.random.PRNGKey(0), st)
     assert int(st.first_rank[0]) == 9 and int(st.second_rank[0]) == 5  # ten, six
     assert int(st.dealer_hard) == 16 and int(st.dealer_ncards) == 2
-    rank = np.asarray(env.default_params.rank_of_id)
+    rank = np.asarray(env.default_params.rank_of_card)
     assert rank[int(st.upcard)] == 8 and rank[int(st.hole_card)] == 6  # nine, seven
     for old, new in core.RENAMED_FIELDS.items():
         with pytest.warns(DeprecationWarning, match=f"State.{old} is deprecated.*State.{new}"):
@@ -305,7 +305,7 @@ def test_play_out_stands_every_seat_and_settles_the_round() -> None:
     done = out(st, jnp.asarray(True))
     assert np.asarray(done.phase).tolist() == [int(BatchPhase.OVER)] * 2
     assert np.asarray(done.done[:, 0]).all() and np.asarray(done.settled[:, 0]).all()
-    np.testing.assert_array_equal(np.asarray(core.round_net(done, cfg)), [-1.0, -1.0])
+    np.testing.assert_array_equal(np.asarray(core.round_net(done, p, cfg)), [-1.0, -1.0])
     assert int(done.dealer_hard) == 17 and int(done.dealer_ncards) == 2
     kept = out(st, jnp.asarray(False))
     for a, b in zip(kept, st, strict=True):
