@@ -188,8 +188,6 @@ class RuleTables:
     """``(169,)`` int64: hard total of two ranks"""
     two_ace: np.ndarray
     """``(169,)`` bool: two ranks hold an ace"""
-    max_hands: int
-    """hands a seat may hold (``rules.max_split_hands``)"""
     split_divisor: int
     """each of the two hands of a split stakes the hand's chips ``// split_divisor``: 1 when
     the bet is matched, 2 when it is halved (``play.split_stake``, whose value at a stake of
@@ -435,7 +433,6 @@ def build_tables(
         second_key=_frozen(second_key),
         two_hard=_frozen(two_hard),
         two_ace=_frozen(two_ace),
-        max_hands=rules.max_split_hands,
         split_divisor=2 // int(play.split_stake(rules, 2)),
         splits=splits,
         split_stake_check=split_stake_check,

@@ -45,6 +45,7 @@ from blackjack_env.jax.hands import (
     legal_key,
     legal_mask,
     map_illegal,
+    play_hand,
     seat_done,
     second_card,
     split_allowed,
@@ -95,7 +96,6 @@ from blackjack_env.jax.settlement import (
     round_net,
     settle,
     settle_by_compare,
-    settle_highest,
 )
 from blackjack_env.jax.shoe import Rng, draw, draw_if, open_shoe, rng
 from blackjack_env.jax.state import (
@@ -181,6 +181,7 @@ __all__ = [
     "pay",
     "peek",
     "play_decision",
+    "play_hand",
     "play_out",
     "play_seat",
     "rank_width",
@@ -194,7 +195,6 @@ __all__ = [
     "select",
     "settle",
     "settle_by_compare",
-    "settle_highest",
     "split_allowed",
     "split_hand",
     "split_stake_ok",

@@ -12,6 +12,7 @@ import numpy as np
 
 from blackjack_env.engine.cards import ALL_CARDS, Card, parse_cards
 from blackjack_env.engine.rules import Rules
+from blackjack_env.engine.rulespace import RuleSpace
 from blackjack_env.envs import view
 from blackjack_env.envs.settings import KEEP_DECKS, EnvArgs, EnvSettings
 from blackjack_env.envs.tables import RuleTables
@@ -22,7 +23,7 @@ from blackjack_env.jax.checks import unwrap_state
 from blackjack_env.jax.gymnax import FULL_INFO, LEAN_INFO, GymnaxV1
 from blackjack_env.jax.program import Program
 from blackjack_env.jax.spaces import box, discrete, from_gymnasium
-from blackjack_env.jax.tables import Config, Params, config_of, params_of
+from blackjack_env.jax.tables import Config, Params, RuleBank, config_of, params_of
 
 __all__ = [
     "DEFAULT_OBS_MODE", "FULL_INFO", "LEAN_INFO", "BlackjackJax", "GymnaxV1", "unwrap_state",
@@ -37,7 +38,7 @@ DEFAULT_OBS_MODE = "features"
 _TAKES = (
     "rules", "decks", "obs_mode", "bet", "insurance_decisions", "illegal_action",
     "illegal_penalty", "seats_per_table", "bet_sizes", "rounds_per_episode", "bankroll",
-    "num_seats", "seat", "others", "render_mode", "info_cards",
+    "observe_rules", "num_seats", "seat", "others", "render_mode", "info_cards",
 )  # fmt: skip
 
 
@@ -206,7 +207,9 @@ class BlackjackJax:
     def _setup(self, args: EnvArgs, seats_per_table: int) -> None:
         """Build the table from its arguments: the settings (checked there), the rule
         tables, the JAX config and params, the spaces. ``args.rules`` may be a list of
-        rule sets: the table then fits every one of them (:attr:`rule_sets`)."""
+        rule sets (the table then fits every one of them, :attr:`rule_sets`) or a
+        :class:`~blackjack_env.engine.rulespace.RuleSpace` (every rule set of the space,
+        :attr:`rule_space`)."""
         given: Any = args.rules
         many = isinstance(given, (list, tuple))
         if many and not given:
@@ -215,17 +218,21 @@ class BlackjackJax:
         self._args, self._seats_per_table = args, seats_per_table
         every = [self._settings_of(r) for r in rule_list]
         settings, tables = every[0]
+        if many and any(s.rule_space is not None for s, _ in every):
+            raise ValueError("rules: a list of rule sets, or one RuleSpace, not a list of spaces")
         illegal.refuse_raise(settings.illegal_action)
+        names = [_rules_name(r) for r in rule_list]
+        cfg = tables_mod.join([config_of(s, t) for s, t in every], names)
         rules = settings.rules
         layout = Layout(
             rules, settings.obs_mode, settings.bet, settings.bet_sizes,
-            settings.insurance_decisions,
+            settings.insurance_decisions, cfg.hands, settings.observe_rules,
         )  # fmt: skip
-        names = [_rules_name(r) for r in rule_list]
-        cfg = tables_mod.join([config_of(s, t) for s, t in every], names)
-        params = params_of(tables)
-        #: every rule set this table was built for (one, unless ``rules`` was a list):
-        #: :meth:`params_of` and :meth:`stack_params` take any rule set of its shapes
+        #: the rule space the table plays (``rules=<a RuleSpace>``), or None
+        self.rule_space: RuleSpace | None = settings.rule_space
+        #: the rule sets this table was built for (``rules`` given as a list; one rule
+        #: set; a space's first): :meth:`params_of` and :meth:`stack_params` take any rule
+        #: set of its shapes (of its space, under a space)
         self.rule_sets: tuple[Rules, ...] = tuple(s.rules for s, _ in every)
         #: the validated settings (as the numpy envs' ``env.settings``; of the first rule
         #: set)
@@ -240,11 +247,15 @@ class BlackjackJax:
         self.seats = cfg.seats
         self.rules: Rules = rules
         self.obs_mode = settings.obs_mode.value
+        #: the observation carries the rule features (``observe_rules``)
+        self.observe_rules = settings.observe_rules
         self.config: Config = cfg
         #: what the compiled functions are keyed on (:mod:`blackjack_env.jax.program`):
         #: envs of equal programs share their compilations
-        self.program = Program(cfg, self.obs_mode, self.illegal_action, self.illegal_penalty)
-        self._params = params
+        self.program = Program(
+            cfg, self.obs_mode, self.illegal_action, self.illegal_penalty, self.observe_rules
+        )
+        self._params = params_of(tables)
         self.action_names: list[str] = layout.action_names()
         #: the numpy envs' single-seat spaces (Gymnasium), for adapters
         self.gymnasium_observation_space = layout.observation_space()
@@ -265,14 +276,47 @@ class BlackjackJax:
         (``ValueError``, one line) when it does not fit this table's shapes
         (:func:`~blackjack_env.jax.tables.fit`: more hands per seat or a larger shoe than
         the table holds, another action count, a finite shoe at an infinite table...)."""
+        return params_of(self._fitting_tables(rules))
+
+    def _fitting_tables(self, rules: Any) -> RuleTables:
+        """The rule tables of ``rules`` under this table's other arguments, refused
+        (``ValueError``, one line) unless they fit its shapes (and its space)."""
+        if isinstance(rules, RuleSpace):
+            raise ValueError("give one rule set here; for a RuleSpace use env.rule_bank()")
         settings, tables = self._settings_of(rules)
+        if self.rule_space is not None:
+            self.rule_space.check(settings.rules)  # (one line: the field outside the space)
         tables_mod.fit(self.config, config_of(settings, tables), f"rules {_rules_name(rules)}")
-        return params_of(tables)
+        return tables
 
     def stack_params(self, rules: Sequence[Any]) -> Params:
         """:meth:`params_of` of each rule set, stacked along a leading axis: row ``t`` the
         rules of table ``t`` of a batch (``jax.vmap(env.step, in_axes=(0, 0, 0, 0))``)."""
-        return tables_mod.stack([self.params_of(r) for r in rules])
+        if isinstance(rules, (str, Rules, RuleSpace, dict)):
+            raise ValueError("stack_params takes a list of rule sets")
+        return tables_mod.stack_tables([self._fitting_tables(r) for r in rules])
+
+    def rule_bank(
+        self, rules: Sequence[Any] | None = None, *, sample: int | None = None, seed: int = 0
+    ) -> RuleBank:
+        """A :class:`~blackjack_env.jax.tables.RuleBank` of rule sets this table plays, from
+        which ``bank.sample(key)`` draws a table's params inside ``jit``: ``rules`` (a list
+        of rule sets), or, under a rule space, the space's training rule sets (every one
+        the space's sampler can draw, its held-out ones left out; ``sample=n``: ``n`` of
+        them drawn with ``seed``), or else the rule sets the table was built for."""
+        if rules is None:
+            space = self.rule_space
+            if space is None:
+                rules = list(self.rule_sets)
+            elif sample is not None:
+                rules = space.sample_many(np.random.default_rng(seed), int(sample))
+            else:
+                rules = [r for r in space if not space.is_held_out(r)]
+        elif sample is not None:
+            raise ValueError("rule_bank: give rules or sample=n (drawn from the space), not both")
+        if not rules:
+            raise ValueError("rule_bank: no rule sets")
+        return RuleBank(self.stack_params(rules))
 
     # ------------------------------------------------------------------ gymnax API
     @property
@@ -296,7 +340,7 @@ class BlackjackJax:
             nvec = view.multidiscrete_nvec(self.config.hands)
             high = np.broadcast_to((nvec - 1).astype(np.int32), (*lead, view.MD_SIZE))
             return box(np.zeros_like(high), high, high.shape, jnp.int32)
-        flat = view.features_space() if self.obs_mode == "features" else view.vector_space()
+        flat = self.gymnasium_observation_space  # (a Box: with the rule features if asked)
         low = np.broadcast_to(flat.low, (*lead, *flat.shape))
         return box(low, np.broadcast_to(flat.high, low.shape), low.shape, jnp.float32)
 

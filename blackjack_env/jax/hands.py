@@ -166,8 +166,19 @@ def split_hand(st: State, p: Params, cfg: Config, h: Any, on: Any) -> State:
 
 
 def act_play(st: State, p: Params, cfg: Config, rk: Rng, action: Any, on: Any) -> tuple[State, Rng]:
+    """A playing decision (``Action`` 0..4, legal) on the current hand where ``on``
+    (:func:`play_hand`), then the move to the next hand needing one, or to the dealer
+    (:func:`advance`; numpy ``_act_play``)."""
+    st, rk, finished = play_hand(st, p, cfg, rk, action, on)
+    return advance(st, p, cfg, rk, finished)
+
+
+def play_hand(
+    st: State, p: Params, cfg: Config, rk: Rng, action: Any, on: Any
+) -> tuple[State, Rng, Any]:
     """A playing decision (``Action`` 0..4, legal) on the current hand where ``on``: the
-    one place a hand's decision is played (numpy ``_act_play``)."""
+    one place a hand's decision is played. ``(state, rng, finished)``: ``finished`` where
+    the hand is done (the caller moves on, :func:`advance`)."""
     h = jnp.clip(st.acting_hand, 0, cfg.hands - 1)
     at = hand_onehot(h, cfg)
     if cfg.hands > 1:
@@ -201,8 +212,7 @@ def act_play(st: State, p: Params, cfg: Config, rk: Rng, action: Any, on: Any) -
     surr = at & on & (action == ACTION_SURRENDER)
     st = st._replace(surrendered=st.surrendered | surr, done=st.done | surr)
     st = pay(st, p, surr & p.surrender_at_once, jnp.full(cfg.hands, OUTCOME_SURRENDER, I32))
-    finished = on & st.done[h]
-    return advance(st, p, cfg, rk, finished)
+    return st, rk, on & st.done[h]
 
 
 def legal_key(st: State, p: Params, cfg: Config) -> Any:

@@ -106,7 +106,7 @@ def observe_vector(st: State, p: Params, cfg: Config, mask: Any, settled: Any = 
     f = focus_fields(st, p, cfg, mask, settled)
     return view.encode_vector(
         f["phase"], f["total"], f["soft"], f["upcard"], f["can_double"], f["can_split"],
-        f["can_surrender"], f["can_insure"], f["h"], p.max_hands, f["nhands"], f["ncards"],
+        f["can_surrender"], f["can_insure"], f["h"], cfg.hands, f["nhands"], f["ncards"],
         f["pair"], true_count(st, p, cfg), shoe_left(st, p, cfg), xp=jnp,
     )  # fmt: skip
 
@@ -125,7 +125,7 @@ def observe_features(st: State, p: Params, cfg: Config, mask: Any, settled: Any 
     f = focus_fields(st, p, cfg, mask, settled)
     return view.encode_features(
         f["phase"], f["total"], f["soft"], f["upcard"], f["can_double"], f["can_split"],
-        f["can_surrender"], f["can_insure"], f["h"], p.max_hands, f["nhands"], f["ncards"],
+        f["can_surrender"], f["can_insure"], f["h"], cfg.hands, f["nhands"], f["ncards"],
         f["pair"], true_count(st, p, cfg), shoe_left(st, p, cfg), xp=jnp,
     )  # fmt: skip
 
@@ -238,20 +238,41 @@ OBSERVERS = {
 
 
 def observe(
-    st: State, p: Params, cfg: Config, mode: str, settled: Any = False, mask: Any = None
+    st: State,
+    p: Params,
+    cfg: Config,
+    mode: str,
+    settled: Any = False,
+    mask: Any = None,
+    rules: bool = False,
 ) -> Any:
     """The observation of every seat in mode ``mode`` (one seat: as the observer; several:
     a leading seat axis, a seat the table does not wait for shown ``SETTLED``, as the
-    numpy vector env shows it). ``mask``: the masks to show (default: the state's)."""
+    numpy vector env shows it). ``mask``: the masks to show (default: the state's).
+    ``rules``: the observation carries the rule features (``p.rule_features``, as
+    :func:`blackjack_env.envs.view.append_rules` lays them out; the ``"dict"`` mode's
+    ``view.DICT_RULES_KEY``), as the numpy envs' ``observe_rules``."""
     fn = OBSERVERS[mode]
     if mask is None:
         mask = masks(st, p, cfg)
     if cfg.seats == 1:
-        return fn(st, p, cfg, mask, settled)
+        return with_rules(fn(st, p, cfg, mask, settled), p, rules)
     shown = jnp.asarray(settled) | (jnp.arange(cfg.seats) != acting(st, cfg))
     if mode == "dict":  # every seat's cards, in seat order, seen from each seat
         cards = seat_ranks(st, cfg).reshape(-1)
         fn = partial(observe_dict, table_cards=cards)
-    return jax.vmap(lambda v, m, sd: fn(v, p, cfg, m, sd), in_axes=(seat_axes(cfg), 0, 0))(
-        st, mask, shown
-    )
+    return jax.vmap(
+        lambda v, m, sd: with_rules(fn(v, p, cfg, m, sd), p, rules),
+        in_axes=(seat_axes(cfg), 0, 0),
+    )(st, mask, shown)
+
+
+def with_rules(obs: Any, p: Params, rules: bool) -> Any:
+    """One seat's observation with the rule features where ``rules``: after a flat
+    observation (:func:`blackjack_env.envs.view.append_rules`), or under the dict's
+    ``view.DICT_RULES_KEY``."""
+    if not rules:
+        return obs
+    if isinstance(obs, dict):
+        return {**obs, view.DICT_RULES_KEY: jnp.asarray(p.rule_features, F32)}
+    return view.append_rules(obs, p.rule_features, xp=jnp)

@@ -34,19 +34,23 @@ __all__ = ["Program"]
 class Program:
     """What a table's traced code reads besides its arrays (hashable: a static argument).
 
-    ``config``: the table's shapes and rule flags; ``obs_mode``: the observation mode's
-    value (``"features"``, ``"vector"``, ...); ``illegal_action`` and
-    ``illegal_penalty``: the policy for an illegal action and the reward it costs under
-    ``PENALIZE``."""
+    ``config``: the table's shapes; ``obs_mode``: the observation mode's value
+    (``"features"``, ``"vector"``, ...); ``illegal_action`` and ``illegal_penalty``: the
+    policy for an illegal action and the reward it costs under ``PENALIZE``;
+    ``observe_rules``: the observation carries the rule features."""
 
     config: Config
     obs_mode: str
     illegal_action: IllegalAction
     illegal_penalty: float
+    observe_rules: bool = False
 
     def observe(self, st: core.State, p: Params, settled: Any = False) -> Any:
-        """One table's observation (one seat's, or ``(seats, ...)``)."""
-        return core.observe(st, p, self.config, self.obs_mode, settled=settled)
+        """One table's observation (one seat's, or ``(seats, ...)``; with the rule
+        features under ``observe_rules``)."""
+        return core.observe(
+            st, p, self.config, self.obs_mode, settled=settled, rules=self.observe_rules
+        )
 
     def play_step(
         self, key: Any, state: core.State, action: Any, p: Params, full: bool

@@ -40,11 +40,11 @@ from blackjack_env.jax import tables
 from blackjack_env.jax.chips import chip_units, covers_chips, covers_insurance, to_units
 from blackjack_env.jax.dealer import dealer_turn, peek
 from blackjack_env.jax.hands import (
-    act_play,
     advance,
     decision_of,
     legal_mask,
     map_illegal,
+    play_hand,
     table_decision,
 )
 from blackjack_env.jax.seats import (
@@ -72,11 +72,11 @@ from blackjack_env.jax.tables import Config, Params
 _INSURANCE_PAYS = float(play.INSURANCE_PAYS)
 
 
-def act_insurance(
-    st: State, p: Params, cfg: Config, rk: Rng, action: Any, on: Any
-) -> tuple[State, Rng]:
+def act_insurance(st: State, p: Params, cfg: Config, action: Any, on: Any) -> tuple[State, Any]:
     """The pre-peek answer where ``on`` (``INSURE``, ``DECLINE`` or ``SURRENDER``), then
-    the peek, then play starts (numpy ``_act_insurance``)."""
+    the peek (numpy ``_act_insurance``): ``(state, cont)``, ``cont`` where play starts
+    (the caller then moves to the first hand needing a decision,
+    :func:`~blackjack_env.jax.hands.advance`)."""
     h0 = hand_onehot(0, cfg)
     bj0 = naturals(st, p, cfg)[0]
     insure = on & (action == ACTION_INSURE)
@@ -101,7 +101,7 @@ def act_insurance(
         phase=jnp.where(cont, PHASE_DECIDE, st.phase),
         acting_hand=jnp.where(cont, -1, st.acting_hand),
     )
-    return advance(st, p, cfg, rk, cont)
+    return st, cont
 
 
 def open_round(st: State, p: Params, cfg: Config, on: Any = True) -> State:
@@ -235,11 +235,19 @@ def play_decision(
     (the one place a decision is played: :func:`step`, :func:`play_out`; several seats:
     :func:`blackjack_env.jax.seats.play_seat`)."""
     phase = st.phase
-    st, after = act_insurance(st, p, cfg, rk, insurance, on & (phase == PHASE_INSURE))
-    # (rules that never ask the pre-peek question: the stream does not move, as if the
-    # question were not there; a rule set's stream is the same in a batch of any rules)
-    rk = Rng(rk.seed, jnp.where(p.pre_peek, after.i, rk.i))
-    return act_play(st, p, cfg, rk, decision, on & (phase == PHASE_DECIDE))
+    st, cont = act_insurance(st, p, cfg, insurance, on & (phase == PHASE_INSURE))
+    # One move to the next hand serves both answers. The random stream is the one of a
+    # round that answers the pre-peek question first and then plays: the answer's move
+    # takes the step's first hands + 1 draws, the play's draws come after them (rules
+    # that never ask the question: the stream does not move for it, as if it were not
+    # there; a rule set's stream is the same in a batch of any rules).
+    first = rk.i
+    skip = jnp.where(p.pre_peek, jnp.uint32(cfg.hands + 1), jnp.uint32(0))
+    st, rk, finished = play_hand(
+        st, p, cfg, Rng(rk.seed, first + skip), decision, on & (phase == PHASE_DECIDE)
+    )
+    rk = Rng(rk.seed, jnp.where(cont, first, rk.i))
+    return advance(st, p, cfg, rk, finished | cont)
 
 
 #: engine.play.play_out_action as table actions at [pre_peek]: STAND, DECLINE

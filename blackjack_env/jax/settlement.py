@@ -60,30 +60,28 @@ def outcomes(st: State, p: Params, cfg: Config) -> Any:
 
 def settle_by_compare(st: State, p: Params, cfg: Config, on: Any) -> State:
     """Settle the seat's open hands where ``on`` by :func:`outcomes` (the usual
-    settlement)."""
+    settlement; the dealer's peek finding a blackjack)."""
     which = on & live_hands(st, cfg) & ~st.settled
     return pay(st, p, which, outcomes(st, p, cfg))
 
 
-def settle_highest(st: State, p: Params, cfg: Config, on: Any) -> State:
-    """``Settlement.HIGHEST_HAND`` (numpy ``_settle_highest``): only the best can win."""
+def settle(st: State, p: Params, cfg: Config, on: Any) -> State:
+    """Settle the seat's open hands where ``on`` by the rules' settlement (numpy
+    ``_settle_by_compare`` / ``_settle_highest``): each hand by :func:`outcomes`; under
+    ``Settlement.HIGHEST_HAND`` (``p.highest``) only the best can win: a standing hand
+    that does not hold the highest total at the seat loses
+    (``play.array_highest_hand_judged``; a surrendered hand keeps its outcome)."""
     open_ = on & live_hands(st, cfg) & ~st.settled
     out = outcomes(st, p, cfg)
-    surr = open_ & st.surrendered
-    st = pay(st, p, surr, out)
-    rest = open_ & ~st.surrendered & (st.hard <= 21)
+    standing = ~st.surrendered & (st.hard <= 21)
+    rest = open_ & standing
     total = hand_total(st.hard, st.ace)
     top = jnp.max(jnp.where(rest, total, -1), axis=-1, keepdims=True)  # per seat
     # the rule is written with array operators only: it serves jax arrays as numpy's
     judged = play.array_highest_hand_judged(total, top, st.dealer_hard > 21)  # type: ignore[arg-type]
-    return pay(st, p, rest, jnp.where(judged, out, OUTCOME_LOSS))
-
-
-def settle(st: State, p: Params, cfg: Config, on: Any) -> State:
-    """Settle the seat's open hands where ``on`` by the rules' settlement
-    (``p.highest``: :func:`settle_highest`, else :func:`settle_by_compare`)."""
-    highest = settle_highest(st, p, cfg, on & p.highest)
-    return settle_by_compare(highest, p, cfg, on & ~p.highest)
+    code = jnp.where(p.highest & rest & ~judged, OUTCOME_LOSS, out)
+    # (highest-hand settlement pays the standing and the surrendered hands only)
+    return pay(st, p, open_ & ~(p.highest & ~st.surrendered & ~standing), code)
 
 
 def round_net(st: State, p: Params, cfg: Config) -> Any:

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -49,13 +49,16 @@ __all__ = [
     "NOT_READ",
     "Config",
     "Params",
+    "RuleBank",
     "batched",
     "build",
     "config_of",
+    "entries_of",
     "fit",
     "join",
     "params_of",
     "stack",
+    "stack_tables",
 ]
 
 #: Stacked-card buffer of an infinite deck (cards dealt first, in order), per table of
@@ -134,13 +137,14 @@ def _mask_sets(mask_rows: np.ndarray, _: RuleTables) -> dict[str, np.ndarray]:
     the index of each row's set (int8 ``(K,)``) and the sets (bool ``(MASK_SETS,
     n_actions)``, padded with empty rows): a batch of tables each under its own rules
     holds 13 KB a table."""
-    sets, index = np.unique(mask_rows.astype(bool), axis=0, return_inverse=True)
-    if sets.shape[0] > MASK_SETS:
-        raise ValueError(
-            f"mask_rows holds {sets.shape[0]} distinct rows, more than MASK_SETS={MASK_SETS}"
-        )
-    padded = np.zeros((MASK_SETS, mask_rows.shape[1]), dtype=bool)
-    padded[: sets.shape[0]] = sets
+    rows = mask_rows.astype(bool)
+    width = rows.shape[1]
+    codes = rows.astype(np.int64) @ (np.int64(1) << np.arange(width, dtype=np.int64))
+    found, first, index = np.unique(codes, return_index=True, return_inverse=True)
+    if found.size > MASK_SETS:
+        raise ValueError(f"mask_rows holds {found.size} distinct rows, more than {MASK_SETS}")
+    padded = np.zeros((MASK_SETS, width), dtype=bool)
+    padded[: found.size] = rows[first]
     return {"mask_index": index.reshape(-1).astype(np.int8), "mask_sets": padded}
 
 
@@ -169,21 +173,21 @@ CONVERTED: dict[str, Callable[[Any, RuleTables], dict[str, Any]]] = {
 }
 
 
-def _jax_value(name: str, value: Any) -> Any:
-    """A RuleTables value as the entry's jax array: int64 as int32, float64 as float32,
-    bools as bool, an enum as its int code."""
+def _entry(name: str, value: Any) -> np.ndarray:
+    """A RuleTables value as the entry's array (numpy, in the dtype the JAX round reads):
+    int64 as int32, float64 as float32, bools as bool, an enum as its int code."""
     if isinstance(value, np.ndarray):
         if value.dtype == np.float64:
-            return jnp.asarray(value, jnp.float32)
+            return value.astype(np.float32)
         if value.dtype.kind in "iu" and value.dtype.itemsize > 4:
-            return jnp.asarray(value, jnp.int32)
-        return jnp.asarray(value)
+            return value.astype(np.int32)
+        return value
     if isinstance(value, (bool, np.bool_)):
-        return jnp.asarray(bool(value))
+        return np.asarray(bool(value))
     if isinstance(value, Enum):
-        return jnp.asarray(int(value.value), jnp.int32)
+        return np.asarray(int(value.value), np.int32)
     if isinstance(value, (int, np.integer)):
-        return jnp.asarray(int(value), jnp.int32)
+        return np.asarray(int(value), np.int32)
     raise TypeError(f"RuleTables.{name} ({type(value).__name__}): list it in NOT_READ or CONVERTED")
 
 
@@ -255,26 +259,42 @@ class Params:
         return f"Params({shapes})"
 
 
-def params_of(tables: RuleTables) -> Params:
-    """The :class:`Params` of a rule set and env configuration: every field of ``tables``
-    but :data:`NOT_READ`, converted (:data:`CONVERTED`, else int32 / float32 / bool)."""
-    entries: dict[str, Any] = {}
+def entries_of(tables: RuleTables) -> dict[str, np.ndarray]:
+    """The entries of :func:`params_of` as numpy arrays (every field of ``tables`` but
+    :data:`NOT_READ`, converted: :data:`CONVERTED`, else int32 / float32 / bool)."""
+    entries: dict[str, np.ndarray] = {}
     for f in dataclasses.fields(RuleTables):
         if f.name in NOT_READ:
             continue
         value = getattr(tables, f.name)
         convert = CONVERTED.get(f.name)
         if convert is None:
-            entries[f.name] = _jax_value(f.name, value)
+            entries[f.name] = _entry(f.name, value)
         else:
             for k, v in convert(value, tables).items():
-                entries[k] = _jax_value(k, v)
-    return Params(entries)
+                entries[k] = _entry(k, v)
+    return entries
+
+
+def params_of(tables: RuleTables) -> Params:
+    """The :class:`Params` of a rule set and env configuration (:func:`entries_of`, as
+    jax arrays)."""
+    return Params({k: jnp.asarray(v) for k, v in entries_of(tables).items()})
+
+
+def stack_tables(tables: Sequence[RuleTables]) -> Params:
+    """The params of several rule sets of one config, stacked along a leading axis (row
+    ``i`` rule set ``i``), built on the host: one transfer per entry."""
+    if not tables:
+        raise ValueError("stack: no rule sets given")
+    rows = [entries_of(t) for t in tables]
+    return Params({k: jnp.asarray(np.stack([r[k] for r in rows])) for k in rows[0]})
 
 
 def config_of(settings: EnvSettings, tables: RuleTables) -> Config:
-    """The :class:`Config` of validated settings alone (one rule set: its own hands and
-    shoe)."""
+    """The :class:`Config` of validated settings: one rule set's own hands and shoe, or,
+    under a rule space (``settings.rule_space``), the space's most hands per seat and its
+    largest shoe."""
     rules = settings.rules
     seats = rules.seats
     infinite = rules.shoe_decks is None
@@ -284,10 +304,14 @@ def config_of(settings: EnvSettings, tables: RuleTables) -> Config:
         raise ValueError(
             f"bet_sizes: the JAX table takes at most {MAX_BET_SIZES} bet sizes, got {n_bets}"
         )
+    cards = tables.shoe_cards
+    space = settings.rule_space
+    if space is not None and not infinite:
+        cards = 52 * int(space.shoe_decks[1] or 0)
     return Config(
         seats=seats,
-        hands=rules.max_split_hands,
-        shoe_size=stack_size if infinite else tables.shoe_cards,
+        hands=settings.max_hands,
+        shoe_size=stack_size if infinite else cards,
         infinite=infinite,
         n_play=tables.n_play,
         n_actions=tables.n_actions,
@@ -354,6 +378,32 @@ def stack(params: Sequence[Params]) -> Params:
     if not params:
         raise ValueError("stack: no params given")
     return jax.tree.map(lambda *xs: jnp.stack(xs), *params)
+
+
+class RuleBank(NamedTuple):
+    """A set of rule sets as one pytree, from which a key draws a table's rules inside
+    ``jit`` (XLand-MiniGrid's ``Benchmark.sample_ruleset``): ``params`` holds each rule
+    set's :class:`Params` stacked along a leading axis (row ``i`` rule set ``i``)."""
+
+    params: Params
+
+    @property
+    def size(self) -> int:
+        """Rule sets in the bank."""
+        return int(jnp.shape(self.params.bet)[0])
+
+    def at(self, index: Any) -> Params:
+        """The params of rule set ``index`` (an int, or a traced int32: ``jit``-clean)."""
+        return jax.tree.map(lambda a: a[index], self.params)
+
+    def sample(self, key: Any) -> Params:
+        """One table's rules drawn uniformly from the bank with ``key`` (``jax.vmap`` over
+        keys for a batch of tables, each under its own draw)."""
+        return self.at(self.sample_index(key))
+
+    def sample_index(self, key: Any) -> Any:
+        """The index :meth:`sample` draws with ``key`` (int32)."""
+        return jax.random.randint(key, (), 0, jnp.shape(self.params.bet)[0], jnp.int32)
 
 
 # ------------------------------------------------------------------ shape constants

@@ -506,14 +506,6 @@ def _column(x: Any, low: float, high: float, xp: Any = np) -> Any:
     return np.array([max(low, min(high, x))], dtype=np.float32)
 
 
-def _hand_span(max_hands: Any, xp: Any) -> Any:
-    """The hand index's scale: ``max(1, max_hands - 1)`` (``max_hands`` an int, or a traced
-    value: the JAX table's rules are data)."""
-    if xp is np:
-        return max_hands - 1 if max_hands > 1 else 1
-    return xp.maximum(max_hands - 1, 1)
-
-
 def encode_vector(
     phase: Any,
     total: Any,
@@ -524,7 +516,7 @@ def encode_vector(
     can_surrender: Any,
     can_insure: Any,
     hand_index: Any,
-    max_hands: Any,
+    max_hands: int,
     num_hands: Any,
     cards: Any,
     pair: Any,
@@ -545,7 +537,7 @@ def encode_vector(
         can_split,
         can_surrender,
         can_insure,
-        hand_index / _hand_span(max_hands, xp),
+        hand_index / (max_hands - 1 if max_hands > 1 else 1),
         num_hands / max_hands,
         _at_most(cards / VEC_CARDS_SCALE, 1.0, xp),
         pair,
@@ -581,7 +573,7 @@ def encode_features(
     can_surrender: Any,
     can_insure: Any,
     hand_index: Any,
-    max_hands: Any,
+    max_hands: int,
     num_hands: Any,
     cards: Any,
     pair: Any,
