@@ -270,4 +270,3 @@ def table_decision(phase: Any, played: Any, cfg: Config) -> Any:
     ``tables.table_action``)."""
     ins = (phase == PHASE_INSURE).astype(I32)
     return jnp.asarray(tables.table_action(cfg.n_actions))[ins, played]
-

@@ -320,4 +320,3 @@ def natural_effects(p: Params) -> tuple[Any, Any]:
         p.natural_effect == int(play.NaturalEffect.PAY),
         p.natural_effect == int(play.NaturalEffect.END),
     )
-
