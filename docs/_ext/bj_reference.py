@@ -812,6 +812,57 @@ def frame_figure() -> None:
     plt.imsave(FIG / "frame.png", frame)
 
 
+# ---------------------------------------------------------------------------- citation
+def citation(cff_path: Path | None = None, repository: str = "") -> tuple[str, str]:
+    """``(bibtex, text)``: the BibTeX entry and a one-line citation of the repository's
+    ``CITATION.cff`` (the one place the citation is written), with its URL."""
+    import yaml
+
+    cff = yaml.safe_load((cff_path or HERE.parent / "CITATION.cff").read_text())
+    authors = " and ".join(
+        "{" + a["name"] + "}" if "name" in a else f"{a['family-names']}, {a['given-names']}"
+        for a in cff["authors"])
+    fields = {"author": authors, "title": "{" + cff["title"] + "}",
+              "version": cff.get("version"), "license": cff.get("license")}
+    date = cff.get("date-released")
+    if date:
+        fields["year"] = str(date)[:4]
+    url = cff.get("repository-code") or cff.get("url") or repository
+    if url:
+        fields["url"] = url
+    body = ",\n".join(f"  {k} = {{{v}}}" for k, v in fields.items() if v)
+    bibtex = f"@software{{blackjack_env,\n{body}\n}}\n"
+    names = ", ".join(a.get("name") or f"{a['given-names']} {a['family-names']}"
+                      for a in cff["authors"])
+    text = (f"{names}. *{cff['title']}*, version {cff.get('version')}"
+            + (f", {str(date)[:4]}" if date else "") + (f". {url}" if url else "") + ".\n")
+    return bibtex, text
+
+
+def citation_reference() -> None:
+    import re as _re
+
+    text = (HERE.parent / "pyproject.toml").read_text()
+    match = _re.search(r'^Repository = "([^"]+)"', text, _re.M)
+    bibtex, line = citation(repository=match.group(1) if match else "")
+    write("citation.bib", bibtex, note=False)
+    write("citation.md", line)
+    repo = match.group(1) if match else ""
+    folder = repo.rstrip("/").rsplit("/", 1)[-1] or "blackjack_env"
+    write("install-lines.md", f"""Python 3.10 or later, in a virtual environment:
+
+```bash
+# from a clone of the repository (editable: your changes take effect at once)
+git clone {repo} && cd {folder} && pip install -e ".[main]"
+# or straight from the repository, without a clone
+pip install "blackjack_env[main] @ git+{repo}"
+```
+
+It is not on a package index (PyPI) yet; the [extras](install.md#extras) add the
+training, JAX, web and multi-agent parts.
+""")
+
+
 # ---------------------------------------------------------------------------- sphinx
 def generate(app: Any = None) -> None:
     start = time.perf_counter()
@@ -820,6 +871,7 @@ def generate(app: Any = None) -> None:
     info_reference()
     observation_reference()
     rules_reference()
+    citation_reference()
     import bj_envpages
     import bj_figures
 
