@@ -231,7 +231,8 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
     skipped: its observation has ``phase = SETTLED`` (the settled cards are in
     the observation and ``info``) and the next step, whatever its action,
     returns that round's reward. Such rounds are therefore counted in returns
-    exactly like the others.
+    exactly like the others. With a BET step (``bet_sizes``) the bet is that round's
+    decision: the BET step that deals it settles it and returns its reward.
 
     ## Starting State
 

@@ -217,12 +217,15 @@ def rewards_md(settings: Any) -> str:
                  f"{settings.bet_sizes[-1]:+d}.")
     text += (' Under `illegal_action="penalize"` an illegal action also subtracts '
              "`illegal_penalty`.\n")
-    if no_decision_rounds(rules):
-        text += ("\nA round in which the learner has no decision ("
-                 + ", ".join(no_decision_causes(rules))
-                 + ") is *not* skipped: its observation shows phase `SETTLED` (the settled "
-                 "cards are in `info`) and the next step, whatever its action, returns that "
-                 "round's reward, so such rounds count in returns as the others.\n")
+    causes = ", ".join(no_decision_causes(rules))
+    if no_decision_rounds(rules) and settings.bet_sizes:
+        text += (f"\nA round that needs no decision after the bet ({causes}) is settled on "
+                 "the BET step that deals it, which returns its reward.\n")
+    elif no_decision_rounds(rules):
+        text += (f"\nA round in which the learner has no decision ({causes}) is *not* "
+                 "skipped: its observation shows phase `SETTLED` (the settled cards are in "
+                 "`info`) and the next step, whatever its action, returns that round's "
+                 "reward, so such rounds count in returns as the others.\n")
     return text
 
 
