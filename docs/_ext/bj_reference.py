@@ -547,13 +547,14 @@ def observation_table(mode: str, space: Any, cls: Any = None) -> str:
         if (index or "") != where:
             raise BuildError(f"{cls.__name__}'s docstring places the {mode!r} field {field!r} "
                              f"at {index!r}; the view module at {where!r}")
-        rows.append(((where,) if mode != "dict" else ()) + (
-            code(field), values, dtype, rst_to_md(meaning)))
+        # the field first: the column a phone keeps in sight while the table scrolls
+        rows.append((code(field),) + ((where,) if mode != "dict" else ()) + (
+            values, dtype, rst_to_md(meaning)))
     extra = set(meanings) - {r[1] for r in observation_rows(mode, space)}
     if missing or extra:
         raise BuildError(f"{cls.__name__}'s ## Observation Space, mode {mode!r}: fields "
                          f"without a line {missing}, lines of no field {sorted(extra)}")
-    header = ("key",) if mode == "dict" else ("index", "field")
+    header = ("key",) if mode == "dict" else ("field", "index")
     return table((*header, "range", "dtype", "meaning"), rows)
 
 
@@ -853,7 +854,8 @@ def citation_reference() -> None:
 
 ```bash
 # from a clone of the repository (editable: your changes take effect at once)
-git clone {repo} && cd {folder} && pip install -e ".[main]"
+git clone {repo}
+cd {folder} && pip install -e ".[main]"
 # or straight from the repository, without a clone
 pip install "blackjack_env[main] @ git+{repo}"
 ```
