@@ -38,7 +38,6 @@ from blackjack_env.engine.hand import Hand, score
 from blackjack_env.engine.play import play_out_action
 from blackjack_env.engine.shoe import read_stack
 from blackjack_env.engine.table import Action, HandResult, Phase, Table
-from blackjack_env.strategies import refused, strategy_name
 from blackjack_env.envs.step import (
     Decision,
     IllegalAction,
@@ -54,6 +53,7 @@ from blackjack_env.envs.view.fields import (
     UPCARD_HIGH,
     encode_multidiscrete,
 )
+from blackjack_env.strategies import refused, strategy_name
 
 __all__ = [
     "Decision",

@@ -168,21 +168,26 @@ def test_the_arguments_are_a_table_on_a_desktop(site: Path, page: str) -> None:
         assert lines == sorted(lines) and len(set(lines)) == len(lines)
 
 
-#: Every wide table of a page, scrolled to its right end inside its box: where each row's
-#: first cell is, and whether it is on top at its centre (not under another cell).
+#: Every wide table of a page in sight (not in a closed <details>), scrolled to its right
+#: end inside its box: where each row's first cell is, and whether it is on top (not
+#: under another cell).
 KEY_COLUMN = """
 () => [...document.querySelectorAll('article table.docutils:not(.bj-args)')]
-  .filter((t) => t.scrollWidth > t.clientWidth + 1)
+  .filter((t) => t.checkVisibility() && t.scrollWidth > t.clientWidth + 1)
   .map((t) => {
     t.scrollLeft = t.scrollWidth;
-    const box = t.getBoundingClientRect();
     return {scrolled: t.scrollLeft, rows: [...t.querySelectorAll('tr')].map((tr) => {
-      const c = tr.children[0].getBoundingClientRect();
+      const cell = tr.children[0];
+      // the row in the middle of the screen (vertically only: the table stays scrolled)
+      window.scrollTo({top: cell.getBoundingClientRect().top + window.scrollY - 300,
+                       behavior: 'instant'});
+      const c = cell.getBoundingClientRect();
+      const box = t.getBoundingClientRect();
       const x = c.left + Math.min(c.width / 2, 20);
-      const top = document.elementFromPoint(x, c.top + c.height / 2);
+      const top = document.elementFromPoint(x, c.top + Math.min(c.height / 2, 10));
       return {left: c.left, right: c.right, boxLeft: box.left,
-              onTop: top !== null && tr.children[0].contains(top),
-              text: tr.children[0].innerText.trim().slice(0, 30)};
+              onTop: top !== null && cell.contains(top),
+              text: cell.innerText.trim().slice(0, 30)};
     })};
   })
 """

@@ -36,7 +36,7 @@ def always_split(table: Table) -> Action:
 
 def test_a_strategy_after_the_learner_is_named_not_the_learners_step() -> None:
     env = gym.make(ENV_ID, num_seats=2, seat=0, others=always_split)
-    obs, info = env.reset(seed=0, options={"cards": CARDS})
+    _obs, info = env.reset(seed=0, options={"cards": CARDS})
     mask = info["action_mask"].copy()
     with pytest.raises(StrategyError) as caught:
         env.step(int(Action.STAND))  # legal for the learner
