@@ -42,7 +42,8 @@ ENV_IDS: dict[str, dict[str, object]] = {
     "blackjack_env/BlackjackVector-v0": {"obs_mode": "vector"},
     # Gymnasium's Blackjack-v1 (sab=True) reproduced: stick/hit, tuple observations.
     "blackjack_env/BlackjackSuttonBarto-v0": {"rules": "sutton-barto", "obs_mode": "tuple"},
-    # A card-counting session: bet step before each round, 100 rounds from one shoe.
+    # A card-counting session: bet step before each round, 100 rounds; the shoe carries
+    # over between rounds and is reshuffled at the cut card (more than once a session).
     "blackjack_env/BlackjackCounting-v0": {
         "obs_mode": "vector",
         "bet_sizes": (1, 2, 4, 8),

@@ -36,7 +36,11 @@ extensions = [
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 root_doc = "index"
 exclude_patterns = ["_build", "_generated/**", "overflow.py", "examples", "data", "README.md"]
-myst_enable_extensions = ["colon_fence", "deflist"]
+myst_enable_extensions = ["colon_fence", "deflist", "substitution"]
+# the figures the pages quote ({{ name }}), each computed from its source (_ext/bj_figures.py)
+import bj_figures  # noqa: E402
+
+myst_substitutions = bj_figures.figures()
 myst_heading_anchors = 3
 
 html_theme = "furo"

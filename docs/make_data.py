@@ -1,11 +1,12 @@
-"""Writes the run files behind the site's slower pictures (``docs/data/*.json``).
+"""Writes the run files behind the site's slower pictures and figures (``docs/data/*.json``).
 
 The docs build draws every picture itself, in seconds; what takes longer than a build
-may (a training run, the effects of removal of a 6-deck shoe) is computed here once and
-committed. ``tests/docs/test_data.py`` (slow) recomputes them and checks they are current.
+may (a training run, the effects of removal of a 6-deck shoe, the composition-dependent
+returns checked against published figures) is computed here once and committed.
+``tests/docs/test_data.py`` (slow) recomputes them and checks they are current.
 
-    python docs/make_data.py            # both files
-    python docs/make_data.py learning   # or: removal
+    python docs/make_data.py                       # every file
+    python docs/make_data.py learning              # or: removal, published, tutorials
 """
 
 from __future__ import annotations
@@ -22,6 +23,23 @@ DATA = Path(__file__).resolve().parent / "data"
 LEARNING = {"algo": "q-learning", "rules": "sutton-barto", "hands": 200_000, "seed": 1}
 #: The effects of removal: the Strip game with one deck and with its own six.
 REMOVAL = {"vegas-strip, 1 deck": ("vegas-strip", 1), "vegas-strip, 6 decks": ("vegas-strip", 6)}
+#: Published composition-dependent (CDZ-) returns of one round off a full shoe, in percent,
+#: with their sources (cited; the analysis's own figures are computed by ``published``).
+FARMER = {
+    "source": "Eric Farmer's combinatorial analysis (bjstrat.net), CDZ-",
+    "rules": {"decks": 6, "surrender": "none", "resplit_aces": False, "max_split_hands": 4},
+    "words": "6 decks, S17, DAS, double any two, split to 4, no resplit of aces, "
+             "no surrender, 3:2, peek",
+    "published_return_percent": -0.4029,
+}
+HOPPE = {
+    "source": "Hugues Hoppe's notebook (github.com/hhoppe/blackjack, blackjack.ipynb, "
+              "section \"Composition-dep. strategy\"), house edge in percent",
+    "rules": {"dealer_hits_soft_17": True, "surrender": "late"},
+    "words": "H17, peek, late surrender, DAS, double any two, split to 4, no resplit of "
+             "aces, 3:2",
+    "published_edge_percent": {"1": -0.030, "2": 0.314, "4": 0.475, "6": 0.527, "8": 0.553},
+}
 
 
 def learning_run() -> dict[str, Any]:
@@ -55,6 +73,59 @@ def removal() -> dict[str, Any]:
     return {"rules": {k: list(v) for k, v in REMOVAL.items()}, "results": results}
 
 
+def published() -> dict[str, Any]:
+    """The analysis's composition-dependent returns beside the published ones."""
+    from blackjack_env.analysis import composition_return
+    from blackjack_env.engine import Rules
+
+    farmer = dict(FARMER)
+    farmer["return_percent"] = 100 * composition_return(
+        Rules(**FARMER["rules"])).expected_return
+    hoppe = dict(HOPPE)
+    hoppe["edge_percent"] = {
+        decks: -100 * composition_return(
+            Rules(decks=int(decks), **HOPPE["rules"])).expected_return
+        for decks in HOPPE["published_edge_percent"]}
+    return {"command": "python docs/make_data.py published", "farmer": farmer,
+            "hoppe": hoppe}
+
+
+#: Tutorials whose pages quote their output at the default size (the tests run them small).
+TUTORIALS = ("tutorial_first_agent", "tutorial_counting")
+
+
+def tutorials() -> dict[str, Any]:
+    """Each tutorial of ``TUTORIALS`` run at its default size, as a user runs it: its
+    printed output (``docs/examples/NAME.py`` in a temporary folder)."""
+    import contextlib
+    import io
+    import os
+    import runpy
+    import time
+
+    out: dict[str, Any] = {"command": "python docs/make_data.py tutorials", "runs": {}}
+    here = os.getcwd()
+    for name in TUTORIALS:
+        buffer = io.StringIO()
+        start = time.perf_counter()
+        with tempfile.TemporaryDirectory() as folder, contextlib.redirect_stdout(buffer):
+            os.chdir(folder)
+            try:
+                runpy.run_path(str(DATA.parent / "examples" / f"{name}.py"),
+                               run_name="__main__")
+            finally:
+                os.chdir(here)
+        out["runs"][name] = {"output": buffer.getvalue(),
+                             "seconds": round(time.perf_counter() - start, 1)}
+    return out
+
+
+PARTS = {"learning": ("learning-run.json", learning_run),
+         "removal": ("effects-of-removal.json", removal),
+         "published": ("published-checks.json", published),
+         "tutorials": ("tutorials-full-size.json", tutorials)}
+
+
 def write(name: str, data: dict[str, Any]) -> None:
     DATA.mkdir(exist_ok=True)
     path = DATA / name
@@ -63,15 +134,16 @@ def write(name: str, data: dict[str, Any]) -> None:
 
 
 def main(argv: list[str]) -> int:
-    which = set(argv) or {"learning", "removal"}
-    unknown = which - {"learning", "removal"}
+    which = set(argv) or set(PARTS)
+    unknown = which - set(PARTS)
     if unknown:
-        print(f"error: unknown part(s) {', '.join(sorted(unknown))}; choose learning, removal")
+        print(f"error: unknown part(s) {', '.join(sorted(unknown))}; choose "
+              f"{', '.join(PARTS)}")
         return 2
-    if "learning" in which:
-        write("learning-run.json", learning_run())
-    if "removal" in which:
-        write("effects-of-removal.json", removal())
+    for part in PARTS:
+        if part in which:
+            name, make = PARTS[part]
+            write(name, make())
     return 0
 
 

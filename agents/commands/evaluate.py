@@ -109,7 +109,7 @@ class Settings:
     bet_sizes: Annotated[str, option("SIZES", "a fixed bet")] = ""
     """bet sizes offered before each round, e.g. 1,2,4,8 (the counter bets by its count)"""
     session: int = 1
-    """rounds per episode (a session at one shoe; e.g. 100 with --bet-sizes)"""
+    """rounds per episode (e.g. 100 with --bet-sizes; the shoe carries over, cut card and all)"""
     seed: int = 12345
     """seed of the evaluation env (different from training seeds)"""
     workers: Annotated[int, option("N", "0, the agent on one env in this process")] = 0

@@ -21,7 +21,7 @@ from blackjack_env.envs.settings import (
     json_ready_spec,
 )
 from blackjack_env.envs.view.layout import Decision, Layout
-from blackjack_env.strategies import Strategy, make_strategy
+from blackjack_env.strategies import Strategy, make_strategy, strategy_name
 
 __all__ = ["BlackjackEnv", "IllegalAction"]  # (IllegalAction lives in envs.settings)
 
@@ -120,51 +120,102 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
     ## Observation Space
 
     (Each field's position, bounds and encoder are defined in
-    :mod:`blackjack_env.envs.view`; a field added there is described here.)
+    :mod:`blackjack_env.envs.view`; a field added there is described here, in its
+    mode's list: the docs build stops on a field without its line.)
 
     Fields describe the learner's *focus hand*: the hand to act, or else the hand
-    it last acted on. ``phase`` is a :class:`~blackjack_env.envs.step.Decision`:
-    0 PLAY, 1 INSURANCE (pre-peek decision), 2 BET, 3 SETTLED (round over; any
-    action continues). Totals are the best total (an ace counts 11 unless that
-    busts), ``0..31``; the dealer upcard is its point value 1 (ace) .. 10, 0
-    before the deal. The true count is the Hi-Lo running count of the cards the
-    learner has seen since the shuffle (the hole card only once turned) divided
-    by the decks not yet seen (always 0 with an infinite deck).
+    it last acted on. ``H`` is ``rules.max_split_hands``. Totals are the best total
+    (an ace counts 11 unless that busts), ``0..31``. The true count is the Hi-Lo
+    running count of the cards the learner has seen since the shuffle (the hole card
+    only once turned) divided by the decks not yet seen (always 0 with an infinite
+    deck).
 
-    * ``"tuple"``: ``Tuple(Discrete(32), Discrete(11), Discrete(2))`` =
-      (player total, dealer upcard, usable ace), as ``Blackjack-v1``. It cannot
-      show a bet or pre-peek step, so it is refused with ``bet_sizes``,
-      ``insurance_decisions`` or early surrender.
-    * ``"multidiscrete"`` (default): ``MultiDiscrete([4, 32, 11, 2, 2, 2, 2, H, 11])``
-      = [phase, player total, dealer upcard, usable ace, can double, can split,
-      can surrender, hand index (``H = rules.max_split_hands``), true count
-      rounded (Python ``round``: halves to even) and clipped to -5..5, plus 5].
-    * ``"vector"``: ``Box(float32, shape (17,))``, every entry in [0, 1] except
-      index 15 in [-1, 1]: 0-3 one-hot phase (PLAY, INSURANCE, BET, SETTLED),
-      4 total / 31, 5 usable ace, 6 upcard / 10, 7 can double, 8 can split,
-      9 can surrender, 10 can insure, 11 hand index / max(1, H - 1),
-      12 number of hands / H, 13 cards in the hand / 12 (at most 1), 14 the hand
-      is a pair of equal ranks, 15 true count / 10 clipped to [-1, 1],
-      16 fraction of the shoe not yet dealt (1 for an infinite deck).
-    * ``"features"``: ``Box(float32, shape (73,))``: the 17 entries of ``"vector"``,
-      then one-hot columns: 17-48 the total (0..31), 49-59 the upcard (0..10),
-      60-72 the cards in the hand (0..12, 12 for 12 or more); the input a plain MLP
-      that reads the raw numbers learns from (the vector's scaled total and upcard
-      are hard for it to cut into the chart's thresholds; tools that one-hot-encode
-      a ``MultiDiscrete`` themselves, such as stable-baselines3, need not).
-    * ``"dict"``: ``Dict`` with ``phase`` Discrete(4); ``player_total``
-      Discrete(32); ``soft`` Discrete(2); ``dealer_upcard`` Discrete(11);
-      ``hand_index`` Discrete(H); ``num_hands`` Discrete(H + 1);
-      ``hand_cards`` the focus hand's cards by rank (ace..king), int64 (13,);
-      ``dealer_cards`` the dealer's visible cards by rank (13,); ``seat_cards``
-      every seat's cards on the table (all its hands) by rank, flattened seat
-      by seat: entry ``13 * seat + rank - 1``, shape (num_seats * 13,);
-      ``unseen_cards`` cards the learner has not seen by rank: undealt plus the
-      face-down hole card, 4 each for an infinite deck (13,); count fields lie
-      in 0..255; ``true_count`` float32 (1,) clipped to [-20, 20]; ``bet`` the
-      focus hand's stake in base bets, float32 (1,); ``bankroll`` the learner's
-      chips off the table in base bets (with unlimited credit: the session's net
-      result), float32 (1,) in [-1e9, 1e9]; ``action_mask`` MultiBinary(P + B).
+    ### ``"tuple"``
+
+    ``Tuple(Discrete(32), Discrete(11), Discrete(2))``, as ``Blackjack-v1``. It
+    cannot show a bet or pre-peek step, so it is refused with ``bet_sizes``,
+    ``insurance_decisions`` or early surrender.
+
+    * 0 ``total``: the focus hand's total; 0 before the deal.
+    * 1 ``upcard``: the dealer's upcard: 1 an ace, 2..10 its point value (ten, jack,
+      queen, king: 10); 0 before the deal.
+    * 2 ``soft``: 1 when the total counts an ace as 11 (a usable ace), else 0.
+
+    ### ``"multidiscrete"`` (default)
+
+    ``MultiDiscrete([4, 32, 11, 2, 2, 2, 2, H, 11])``, integers:
+
+    * 0 ``phase``: the decision (:class:`~blackjack_env.envs.step.Decision`): 0 PLAY, 1
+      INSURANCE (the pre-peek step), 2 BET, 3 SETTLED (the round is over; any action
+      continues).
+    * 1 ``total``: the focus hand's total, as ``"tuple"``.
+    * 2 ``upcard``: the dealer's upcard, as ``"tuple"`` (1 an ace, 0 before the deal).
+    * 3 ``soft``: 1 when the total is soft, as ``"tuple"``.
+    * 4 ``can_double``: 1 when DOUBLE is legal now.
+    * 5 ``can_split``: 1 when SPLIT is legal now.
+    * 6 ``can_surrender``: 1 when SURRENDER is legal now (late: the first decision;
+      early: the pre-peek step).
+    * 7 ``hand_index``: the focus hand's index among the learner's hands, 0..H - 1
+      (split hands left to right).
+    * 8 ``count``: the true count rounded (Python ``round``: halves to even), clipped to
+      -5..5, plus 5 (5: a count of 0).
+
+    ### ``"vector"``
+
+    ``Box(float32, shape (17,))``, every entry in [0, 1] except the true count in
+    [-1, 1]:
+
+    * 0..3 ``phase``: one-hot of the phase: PLAY, INSURANCE, BET, SETTLED.
+    * 4 ``total``: the total / 31.
+    * 5 ``soft``: 1 when the total is soft.
+    * 6 ``upcard``: the upcard / 10 (0.1 an ace, 1 a ten-valued card, 0 before the
+      deal).
+    * 7 ``can_double``: 1 when DOUBLE is legal now.
+    * 8 ``can_split``: 1 when SPLIT is legal now.
+    * 9 ``can_surrender``: 1 when SURRENDER is legal now.
+    * 10 ``can_insure``: 1 at the pre-peek step when INSURE is legal
+      (``insurance_decisions``).
+    * 11 ``hand_index``: the focus hand's index / max(1, H - 1).
+    * 12 ``num_hands``: the learner's hands / H.
+    * 13 ``cards``: the cards in the focus hand / 12, at most 1.
+    * 14 ``pair``: 1 when the focus hand is a pair of equal ranks.
+    * 15 ``true_count``: the true count / 10, clipped to [-1, 1].
+    * 16 ``shoe``: the fraction of the shoe not yet dealt (1 for an infinite deck).
+
+    ### ``"features"``
+
+    ``Box(float32, shape (73,))``: the input a plain MLP that reads the raw numbers
+    learns from (the vector's scaled total and upcard are hard for it to cut into the
+    chart's thresholds; tools that one-hot-encode a ``MultiDiscrete`` themselves,
+    such as stable-baselines3, need not):
+
+    * 0..16 ``vector``: the 17 entries of ``"vector"``, unchanged.
+    * 17..48 ``total``: one-hot of the total, 0..31 (entry 17 + total).
+    * 49..59 ``upcard``: one-hot of the upcard, 0..10 (entry 49 + upcard; 50 an ace).
+    * 60..72 ``cards``: one-hot of the cards in the focus hand, 0..12 (12 for 12 or
+      more).
+
+    ### ``"dict"``
+
+    ``Dict`` of the fields below (count fields lie in 0..255):
+
+    * ``phase``: the decision, as ``"multidiscrete"``'s phase.
+    * ``player_total``: the focus hand's total.
+    * ``soft``: 1 when the total is soft.
+    * ``dealer_upcard``: the dealer's upcard (1 an ace, 0 before the deal).
+    * ``hand_index``: the focus hand's index, 0..H - 1.
+    * ``num_hands``: the learner's hands, 0..H (0 before the deal).
+    * ``hand_cards``: the focus hand's cards by rank (13 counts, ace .. king).
+    * ``dealer_cards``: the dealer's visible cards by rank.
+    * ``seat_cards``: every seat's cards on the table (all its hands) by rank, seat by
+      seat: entry ``13 * seat + rank - 1``, shape (num_seats * 13,).
+    * ``unseen_cards``: the cards the learner has not seen, by rank: undealt plus the
+      face-down hole card, 4 each for an infinite deck.
+    * ``true_count``: the true count, clipped to [-20, 20].
+    * ``bet``: the focus hand's stake in base bets.
+    * ``bankroll``: the learner's chips off the table in base bets (with unlimited
+      credit: the session's net result).
+    * ``action_mask``: the legal actions, 1 = legal (as ``info["action_mask"]``).
 
     **The rules in the observation** (``observe_rules=True``; refused with ``"tuple"``
     and ``"multidiscrete"``, which cannot carry them): ``"vector"`` and ``"features"``
@@ -191,7 +242,8 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
     skipped: its observation has ``phase = SETTLED`` (the settled cards are in
     the observation and ``info``) and the next step, whatever its action,
     returns that round's reward. Such rounds are therefore counted in returns
-    exactly like the others.
+    exactly like the others. With a BET step (``bet_sizes``) the bet is that round's
+    decision: the BET step that deals it settles it and returns its reward.
 
     ## Starting State
 
@@ -312,12 +364,15 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
 
     ## Version History
 
-    * v0: initial version. Later additions that leave the default behaviour as it
-      was: ``info_cards`` (2026-11); the id ``blackjack_env/BlackjackVector-v0``
-      (``obs_mode="vector"``, for tools that take only an id); ``decks`` (2026-12);
-      ``observe_rules`` and ``rules=RuleSpace`` (2026-12, domain randomization). Each is
-      a new option whose default (off, or fixed rules) behaves exactly as before, so
-      the ids keep their version.
+    A line that names an id is about that id alone; the others are about every id.
+
+    * v0: initial version. Later additions that leave each id's default behaviour as it
+      was: ``info_cards`` (2026-11); ``decks`` (2026-12); ``obs_mode="features"``
+      (2026-12); ``observe_rules`` and ``rules=RuleSpace`` (2026-12, domain
+      randomization). Each is a new option whose default (off, or fixed rules) behaves
+      exactly as before, so the ids keep their version.
+    * ``blackjack_env/BlackjackVector-v0``: registered in 2026-11, ``obs_mode="vector"``
+      fixed, for tools that take only an id.
     """
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -495,11 +550,14 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
         bankrolls[self.seat] = self.bankroll
         table = Table(rules, rng, bankroll=bankrolls)
         strategies: dict[int, Strategy] = {}
+        names: dict[int, str] = {}
         others = iter(self._others_spec)
         for i in range(n):
             if i != self.seat:
-                strategies[i] = make_strategy(next(others), rules, int(seeds[i]))
-        self._core.use_table(table, strategies)
+                spec = next(others)
+                strategies[i] = make_strategy(spec, rules, int(seeds[i]))
+                names[i] = strategy_name(spec)
+        self._core.use_table(table, strategies, names)
 
     def _caption(self) -> str:
         core = self._core

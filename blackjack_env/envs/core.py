@@ -53,6 +53,7 @@ from blackjack_env.envs.view.fields import (
     UPCARD_HIGH,
     encode_multidiscrete,
 )
+from blackjack_env.strategies import refused, strategy_name
 
 __all__ = [
     "Decision",
@@ -69,6 +70,11 @@ __all__ = [
 # module). Measured (compiled, 2026-11-30, CPU time, builds alternated): reading them
 # through their enums instead makes the env 12% / 9% slower (sutton-barto tuple /
 # vegas-strip multidiscrete). Kept.
+#: What a learner whose ``others`` strategy failed is told to do (:func:`.strategies.refused`).
+_STRATEGY_THEN: Final = (
+    ". The learner's call was legal and its observation, reward and bankroll stand as "
+    "last returned, but the round cannot go on: fix the strategy, then reset()"
+)
 _DECISION_PLAY: Final = Decision.PLAY
 _DECISION_INSURANCE: Final = Decision.INSURANCE
 _DECISION_BET: Final = Decision.BET
@@ -376,6 +382,7 @@ class EnvCore:
         self.fast_obs = self.mode == TUPLE or self.mode == MULTIDISCRETE
         self.table: Table | None = None
         self.strategies: dict[int, Any] = {}
+        self.strategy_names: dict[int, str] = {}  # seat -> how a message names its strategy
         self.phase = _DECISION_SETTLED
         self.legal: tuple[int, ...] = ()
         self.last_hand = 0
@@ -384,10 +391,16 @@ class EnvCore:
         self.done = True
         self.last_settlement: dict[str, Any] | None = None
 
-    def use_table(self, table: Table, strategies: dict[int, Any]) -> None:
-        """Play at ``table`` from now on, the other seats with ``strategies`` (seat -> strategy)."""
+    def use_table(
+        self, table: Table, strategies: dict[int, Any], names: dict[int, str] | None = None
+    ) -> None:
+        """Play at ``table`` from now on, the other seats with ``strategies`` (seat ->
+        strategy), named in messages by ``names`` (seat -> name; default: their own)."""
         self.table = table
         self.strategies = strategies
+        self.strategy_names = names if names is not None else {
+            i: strategy_name(s) for i, s in strategies.items()
+        }
 
     # ================================================================ API
     def reset(self, cards: Any) -> tuple[Any, dict[str, Any]]:
@@ -579,7 +592,16 @@ class EnvCore:
         while True:
             who = table.to_act
             while who is not None and who[0] != seat:
-                table.act(strategies[who[0]](table))
+                i = who[0]
+                action = strategies[i](table)
+                try:
+                    table.act(action)
+                except ValueError as err:  # the table refused it and changed nothing
+                    self.done = True  # the round cannot go on: reset() is needed
+                    raise refused(
+                        table, action, self.strategy_names[i], "others strategy",
+                        _STRATEGY_THEN,
+                    ) from err
                 who = table.to_act
             if (
                 who is not None

@@ -32,7 +32,7 @@ from blackjack_env.envs.step import (
 )
 from blackjack_env.envs.view.layout import Layout
 from blackjack_env.render import render_ansi
-from blackjack_env.strategies import Strategy, make_strategy
+from blackjack_env.strategies import Strategy, act_for, make_strategy, strategy_name
 
 __all__ = ["BlackjackAECEnv", "env", "raw_env"]
 
@@ -387,7 +387,8 @@ class BlackjackAECEnv(AECEnv):
                 return
             seat = who[0]
             if seat in self._fixed:
-                table.act(self._fixed[seat](table))
+                act_for(table, self._fixed[seat], strategy_name(self._fixed_spec[seat]),
+                        "others strategy", ": fix the strategy, then reset()")
                 continue
             if table.phase is Phase.INSURANCE and not self.layout.asks_pre_peek(
                 table.legal_actions()

@@ -416,10 +416,10 @@ class EnvSettings:
         if insurance_decisions and space is not None:
             _every_rule_set_insures(space)
         if mode is ObsMode.TUPLE and (sizes or insurance_decisions or early):
+            others = ", ".join(repr(m.value) for m in ObsMode if m is not ObsMode.TUPLE)
             raise ValueError(
-                "obs_mode='tuple' cannot show a bet step or a pre-peek decision: use "
-                "'multidiscrete', 'vector' or 'dict' with bet_sizes, insurance_decisions "
-                "or early surrender"
+                "obs_mode='tuple' cannot show a bet step or a pre-peek decision: use one "
+                f"of {others} with bet_sizes, insurance_decisions or early surrender"
             )
         rounds = _int_or_none(
             "rounds_per_episode", rounds_per_episode, 1, None, "an int >= 1 or None (no limit)"
@@ -696,7 +696,7 @@ def _obs_mode(value: Any, allowed: tuple[ObsMode, ...]) -> ObsMode:
         if mode is ObsMode.TUPLE:
             raise ValueError(
                 "obs_mode='tuple' cannot show whose turn it is or a settled round; choose "
-                "'multidiscrete', 'vector' or 'dict'"
+                f"one of {', '.join(repr(m.value) for m in allowed)}"
             )
         raise ValueError(
             f"obs_mode={value!r} is not allowed; choose one of "

@@ -50,14 +50,13 @@ class BlackjackVectorEnv(VectorEnv, ObserveMixin, InfoMixin):
 
     The batched form of :class:`~blackjack_env.envs.blackjack.BlackjackEnv`, whose
     docstring is the specification: rules, spaces (``single_action_space`` /
-    ``single_observation_space`` are built by the same
-    :class:`~blackjack_env.envs.view.layout.Layout`), action meanings, masks, bet steps,
+    ``single_observation_space``, the single env's), action meanings, masks, bet steps,
     bankrolls, illegal-action handling, rewards and episode ends are the single env's with
     the same arguments; the parity tests replay stacked shoes through both and compare
     every observation, mask and reward. ``gymnasium.make_vec(id, num_envs=N)`` builds it
     for every registered id. Each sub-env is one table with its own shoe; the tables are
-    played by :class:`~blackjack_env.envs.batch.TableBatch` (the engine's round as numpy
-    arrays, reading the same rule tables). What differs from the single env is below.
+    played as numpy arrays (the engine's round, reading the same rule tables; the module
+    ``blackjack_env.envs.batch``). What differs from the single env is below.
 
     * Random cards: the same seed draws other cards than the single env's (equal in
       distribution, not in stream); the env has one generator (``seed`` an int or None).

@@ -124,8 +124,9 @@ class BlackjackJax:
     round ended. A round with no decision (a natural, a dealer blackjack found by the peek)
     shows ``phase = SETTLED`` and the next step, whatever its action, returns its reward.
     ``step`` resets by itself (gymnax convention): the step that ends an episode returns
-    the first observation of the next round, dealt from the same shoe;
-    ``info["final_observation"]`` is the ended round's last observation (SETTLED).
+    the first observation of the next round, dealt from the same shoe. Its ``info`` is
+    lean (no ``final_observation``); :meth:`step_full` and :meth:`gymnax_v1`'s step add
+    ``info["final_observation"]``, the ended round's last observation (SETTLED).
 
     Why ``"features"`` is this table's default (the numpy envs keep ``"multidiscrete"``):
     a JAX learner's network reads the observation's raw numbers. The vector shows the

@@ -41,12 +41,16 @@ from blackjack_env.engine.table import Action, Phase, Table
 __all__ = [
     "RandomLegal",
     "Strategy",
+    "StrategyError",
+    "act_for",
     "dealer_style",
     "make_strategy",
     "never_bust",
     "play_until",
+    "refused",
     "register_strategy",
     "stand_always",
+    "strategy_name",
     "strategy_names",
 ]
 
@@ -153,17 +157,68 @@ def make_strategy(spec: str | Strategy, rules=None, seed: int | None = None) -> 
     return factory(rules=rules, seed=seed)
 
 
+class StrategyError(ValueError):
+    """A seat strategy chose an action the table does not allow (or no action at all).
+
+    Raised by :func:`act_for` in place of the table's ``IllegalActionError``, so that
+    the message names the strategy that failed, not the caller whose call let it act
+    (a learner's legal ``step``). The table refused the action and is as it was before
+    it.
+    """
+
+
+def strategy_name(spec: object) -> str:
+    """How a message names a strategy given as ``spec``: a registered name as itself,
+    a function by its name, any other callable by its class's name."""
+    if isinstance(spec, str):
+        return repr(spec)
+    name = getattr(spec, "__qualname__", None) or type(spec).__qualname__
+    return str(name)
+
+
+def refused(
+    table: Table, action: object, name: str, role: str = "strategy", then: str = ""
+) -> StrategyError:
+    """The :class:`StrategyError` for ``action``, which the strategy ``name`` chose for
+    the hand the table waits on and the table refused: it names the strategy (with
+    ``role``, e.g. ``"others strategy"``), the seat and hand, what it chose and what it
+    may choose, then ``then`` (what the caller's user should do)."""
+    who = table.to_act
+    where = f"seat {who[0]} hand {who[1]} ({table.current_hand})" if who else "the table"
+    legal = ", ".join(a.name for a in table.legal_actions()) if who else "nothing"
+    chose = getattr(action, "name", None) or repr(action)
+    return StrategyError(
+        f"the {role} {name} chose {chose} for {where}, which the table does not allow "
+        f"now; it may choose {legal} (table.legal_actions()){then}"
+    )
+
+
+def act_for(
+    table: Table, strategy: Strategy, name: str, role: str = "strategy", then: str = ""
+) -> None:
+    """Let ``strategy`` decide for the hand the table waits on and play its action; an
+    action the table refuses raises :func:`refused`'s :class:`StrategyError` (the table
+    is unchanged by the refused action)."""
+    action = strategy(table)
+    try:
+        table.act(action)
+    except ValueError as err:  # the engine's IllegalActionError: the call changed nothing
+        raise refused(table, action, name, role, then) from err
+
+
 def play_until(table: Table, strategies: dict[int, Strategy], stop_seat: int | None = None) -> None:
     """Let the strategies act until the table awaits ``stop_seat`` (or no one).
 
     ``strategies`` maps seat index to strategy. A decision for a seat with no
-    strategy, other than ``stop_seat``, raises ``KeyError``.
+    strategy, other than ``stop_seat``, raises ``KeyError``; a strategy's illegal
+    action raises :class:`StrategyError` (:func:`act_for`).
     """
     while True:
         who = table.to_act
         if who is None or who[0] == stop_seat:
             return
-        table.act(strategies[who[0]](table))
+        strategy = strategies[who[0]]
+        act_for(table, strategy, strategy_name(strategy))
 
 
 # random_legal: the former name of RandomLegal

@@ -463,7 +463,22 @@ class Game:
                 "shuffles": shoe.shuffles,
             },
             "house": _num(table.house),
+            # betting, and no seat can bet: what the page says instead of "Deal"
+            "cannot_deal": self._cannot_deal() if phase is Phase.BETTING else None,
         }
+
+    def _cannot_deal(self) -> str | None:
+        """Why no round can be dealt at this table (every seat out of chips), or None."""
+        rules = self.rules
+        if any((b := self.table.seats[i].bankroll) is None or b >= rules.min_bet
+               for i in self.people):
+            return None
+        if any(self._bot_bet(i) for i in self.strategies):
+            return None
+        who = "Every player is" if len(self.people) > 1 else (
+            "You are" if self.people else "Every seat is")
+        return (f"{who} out of chips (under the table minimum of {rules.min_bet}): no round "
+                f"can be dealt. Set up a new table to play on.")
 
     def _next_bet(self, i: int) -> int | None:
         """The bet to offer a person at seat ``i``: the last one, at most the bankroll;
@@ -507,8 +522,10 @@ class Game:
             up = dealer.cards[0]
             total, soft = score(self.rules.value(up.rank), up.rank == 1)
         showing = None
-        if dealer.cards and not table.hole_revealed and len(dealer.cards) > 1:
-            up = dealer.cards[0]  # the upcard alone: an ace is an ace, not "soft 11"
+        if dealer.cards and not table.hole_revealed:
+            # the upcard alone (a hole card face down, or none yet under no-hole-card
+            # rules): an ace is an ace, not "soft 11"
+            up = dealer.cards[0]
             showing = "A" if up.rank == 1 else str(self.rules.value(up.rank))
         return {
             "cards": cards,

@@ -461,6 +461,10 @@ def create_app(config: WebConfig | None = None, *, clock: Callable[[], float] = 
             "players": [PERSON, *players],
             "agents": list(config.agents),
             "actions": list(_ACTIONS),
+            # a table idle this long may be given to a new table when the server is full
+            # (the page warns before), and one idle idle_seconds is dropped
+            "evict_seconds": store.min_idle,
+            "idle_seconds": store.idle,
         })
 
     async def new_session(request: Request) -> Response:

@@ -425,7 +425,7 @@ def summary_rows(summary: dict[str, Any]) -> list[tuple[str, str]]:
         elif key == "exact":
             if isinstance(value, dict):
                 for sub, sub_value in value.items():
-                    rows.append((_EXACT.get(sub, sub.replace("_", " ")), _figure(sub_value)))
+                    rows += _rows(_EXACT.get(sub, sub.replace("_", " ")), sub_value)
         elif key == "exact_unavailable":
             if value:
                 rows.append((label, f"n/a: {value}"))
@@ -434,10 +434,18 @@ def summary_rows(summary: dict[str, Any]) -> list[tuple[str, str]]:
     for key, value in summary.items():
         if key in done or key == "rules_summary":
             continue
-        label = key.replace("_", " ")
-        if isinstance(value, dict):
-            for sub, sub_value in value.items():
-                rows.append((f"{label} · {str(sub).replace('_', ' ')}", _figure(sub_value)))
-        else:
-            rows.append((label, _figure(value)))
+        rows += _rows(key.replace("_", " "), value)
     return rows
+
+
+def _rows(label: str, value: Any, depth: int = 0) -> list[tuple[str, str]]:
+    """``value`` under ``label`` as lines: a dict (at any depth, up to a few levels) as a
+    line per entry, labelled ``outer · inner``, each figure rounded (:func:`_figure`)."""
+    if isinstance(value, dict) and depth < 3:
+        out: list[tuple[str, str]] = []
+        for sub, sub_value in value.items():
+            out += _rows(f"{label} · {str(sub).replace('_', ' ')}", sub_value, depth + 1)
+        return out
+    if isinstance(value, dict):
+        return [(label, f"{len(value)} entries")]
+    return [(label, _figure(value))]

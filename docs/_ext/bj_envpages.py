@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import inspect
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from bj_reference import (
@@ -34,6 +35,7 @@ from bj_reference import (
     argument_table,
     code,
     docstring_section,
+    glossary_links,
     rst_to_md,
     space_text,
     table,
@@ -56,7 +58,7 @@ def _section_md(obj: Any, title: str, level: int = 3) -> str:
     text = docstring_section(obj, title).strip()
     text = re.sub(r"^### ", "#" * (level + 1) + " ", text, flags=re.M)
     text = re.sub(r"::\n", ":\n", text)
-    return rst_to_md(text) + "\n"
+    return glossary_links(rst_to_md(text)) + "\n"
 
 
 def prose_meanings(text: str) -> dict[str, str]:
@@ -112,6 +114,7 @@ def args_table(cls: Any, fixed: dict[str, Any] | None = None, skip: tuple[str, .
         default = _default(param)
         if name in fixed:
             default = f"{code(repr(fixed[name]))} (this id)"
+            meaning = without_default(meaning)
         rows.append(Argument(name, annotation(param), default, meaning))
     rows.extend(then or [])
     if missing:
@@ -165,6 +168,176 @@ INFO_WRITTEN = {
 }
 
 
+def without_default(text: str) -> str:
+    """A docstring meaning without the default it names (``(default 1)``, ``"map"``
+    (default), ``(fixed bet, default)``): for an argument the id fixes, whose first cell
+    shows the id's value."""
+    text = re.sub(r"\s*\(default[^()]*\)", "", text)
+    text = re.sub(r",\s*default\)", ")", text)
+    return re.sub(r"\s+([,.;])", r"\1", text)
+
+
+def _ratio(value: Any) -> str:
+    return f"{value.numerator}:{value.denominator}"
+
+
+def rewards_md(settings: Any) -> str:
+    """The rewards of an id, from its settings: what each outcome pays under its rules."""
+    from blackjack_env.engine.rules import DoubleRule, Settlement, Surrender, TieRule
+
+    rules = settings.rules
+    if rules.settlement is not Settlement.DEALER:
+        raise BuildError(f"rewards_md: no words yet for settlement={rules.settlement}")
+    pays = ["+1 a win, -1 a loss"]
+    pays.append({TieRule.PUSH: "0 a push (equal totals)",
+                 TieRule.DEALER_WINS: "-1 a tie (the dealer wins ties)",
+                 TieRule.PLAYER_LOSES: "-1 equal totals, 0 blackjack against blackjack",
+                 }[rules.ties])
+    payout = rules.blackjack_payout
+    if payout is None:
+        pays.append("a natural is paid as any win")
+    else:
+        pays.append(f"{float(payout):+g} a natural ({_ratio(payout)})")
+    if rules.double is not DoubleRule.NEVER:
+        pays.append("+2 / -2 a won / lost double")
+    if rules.surrender is not Surrender.NONE:
+        pays.append(f"-0.5 a surrender ({rules.surrender.value})")
+    if rules.max_split_hands > 1:
+        pays.append("after a split, the sum over the hands, each with its own bet")
+    text = ("The learner's net chips of the round divided by the base bet `bet`, on the "
+            "step that settles it; every other step gives 0. " + "; ".join(pays) + ".")
+    if rules.insurance:
+        text += (" Insurance and even money are offered against an ace: with "
+                 "`insurance_decisions=True` the learner may take them (the round's net "
+                 "includes the insurance bet's), else they are declined for it.")
+    if settings.bet_sizes:
+        sizes = ", ".join(str(b) for b in settings.bet_sizes)
+        text += (f" Each figure is multiplied by the round's bet ({sizes} base bets, chosen "
+                 f"at the BET step): a won bet of {settings.bet_sizes[-1]} is "
+                 f"{settings.bet_sizes[-1]:+d}.")
+    text += (' Under `illegal_action="penalize"` an illegal action also subtracts '
+             "`illegal_penalty`.\n")
+    causes = ", ".join(no_decision_causes(rules))
+    if no_decision_rounds(rules) and settings.bet_sizes:
+        text += (f"\nA round that needs no decision after the bet ({causes}) is settled on "
+                 "the BET step that deals it, which returns its reward.\n")
+    elif no_decision_rounds(rules):
+        text += (f"\nA round in which the learner has no decision ({causes}) is *not* "
+                 "skipped: its observation shows phase `SETTLED` (the settled cards are in "
+                 "`info`) and the next step, whatever its action, returns that round's "
+                 "reward, so such rounds count in returns as the others.\n")
+    return text
+
+
+def no_decision_causes(rules: Any) -> list[str]:
+    """Why a round of these rules may need no decision of the learner."""
+    from blackjack_env.engine.rules import HoleCard
+
+    causes = []
+    if rules.natural_ends_hand:
+        causes.append("a natural that ends the hand")
+    if rules.hole_card is HoleCard.PEEK:
+        causes.append("a dealer blackjack found by the peek")
+    if rules.natural_paid_at_deal:
+        causes.append("a natural paid at the deal")
+    return causes
+
+
+def no_decision_rounds(rules: Any) -> bool:
+    return bool(no_decision_causes(rules))
+
+
+def starting_state_md(settings: Any, num_seats: int) -> str:
+    """How an episode of an id starts, from its settings."""
+    rules = settings.rules
+    if rules.decks is None:
+        text = ("An infinite deck: every card is drawn independently (there is nothing to "
+                "count); `reset(seed=...)` seeds the draws. ")
+    else:
+        text = (f"`reset(seed=...)` builds a freshly shuffled {rules.decks}-deck shoe, cut "
+                f"at {rules.penetration:.0%}; it persists across rounds and episodes (a "
+                "reset without a seed keeps it) and is reshuffled between rounds once the "
+                "cut card is out. ")
+    if num_seats == 1:
+        text += ("The table has one seat, the learner's (`num_seats` adds seats that "
+                 "`others` plays). ")
+    else:
+        text += (f"The table has {num_seats} seats; the learner plays seat "
+                 f"{settings.seat} and `others` the rest. ")
+    if settings.bet_sizes:
+        text += ("Each round opens with a BET step: the first observation shows phase "
+                 "`BET` and no cards, the learner's bet action deals the round. ")
+    else:
+        text += ("The learner bets `bet` chips (one base bet), the cards are dealt in "
+                 "casino order, and the first observation is the learner's first "
+                 "decision")
+        if no_decision_rounds(rules):
+            text += " (or a `SETTLED` one when the round needs none, see Rewards)"
+        text += ". "
+    if settings.insurance_decisions or rules.surrender.value == "early":
+        text += ("Against an ace (or a ten) a pre-peek step (phase `INSURANCE`) comes "
+                 "first. ")
+    return text.strip() + "\n"
+
+
+def episode_end_md(settings: Any) -> str:
+    """How an episode of an id ends, from its settings."""
+    rounds = settings.rounds_per_episode
+    if rounds == 1:
+        text = "An episode is one round: it *terminates* on the step that settles it."
+    elif rounds is None:
+        text = ("An episode has no round limit: after a round is settled the next one "
+                "starts at once (its first observation comes with the settled round's "
+                "reward).")
+    else:
+        text = (f"An episode is a session of {rounds} rounds: after a round is settled the "
+                "next one starts at once (its first observation comes with the settled "
+                "round's reward; the shoe carries over and is reshuffled whenever the cut "
+                f"card is out, within a session too), and the {rounds}th settlement "
+                "*truncates* the episode.")
+    if settings.bankroll is None:
+        text += (" The learner has unlimited credit (`bankroll=None`); with a `bankroll` "
+                 "the episode also terminates when its chips cannot cover the smallest "
+                 "bet.")
+    else:
+        text += (" The episode also terminates when the learner's chips cannot cover the "
+                 "smallest bet.")
+    return text + "\n"
+
+
+def versions_md(cls: Any, env_id: str, all_ids: Iterable[str]) -> str:
+    """The docstring's ``## Version History`` lines about ``env_id``: those that name no
+    id, and those that name it."""
+    section = docstring_section(cls, "Version History")
+    bullets = re.findall(r"^\* (.*?)(?=^\* |\Z)", section, re.M | re.S)
+    keep = []
+    for bullet in bullets:
+        named = [i for i in all_ids if i in bullet]
+        if not named or env_id in named:
+            keep.append("* " + rst_to_md(" ".join(bullet.split())))
+    if not keep:
+        raise BuildError(f"no Version History line about {env_id}")
+    return "\n".join(keep) + "\n"
+
+
+def actions_md(env: Any) -> str:
+    """The action space of an id: its actions, named, and how the mask and an illegal
+    action work there."""
+    names = env.unwrapped.action_names
+    settings = env.unwrapped.settings
+    playing = len(names) - len(settings.bet_sizes or ())
+    text = (f"`{env.action_space}`: the {playing} playing decisions with the engine's "
+            "`Action` numbers")
+    if settings.bet_sizes:
+        text += (f", then {len(settings.bet_sizes)} bet actions (legal only at the BET "
+                 "step)")
+    text += (". `info[\"action_mask\"]` (int8, 1 = legal) and "
+             "`env.unwrapped.action_masks()` (booleans, for sb3-contrib's MaskablePPO) give "
+             "the legal ones; an illegal action is mapped to a documented legal one by "
+             "default (`illegal_action`).\n\n")
+    return text + _actions(names)
+
+
 def single_env_pages() -> None:
     import gymnasium as gym
 
@@ -187,28 +360,64 @@ def single_env_pages() -> None:
                  "`info_cards=True` (default)" if key in with_cards else "`info_cards=False`")
         info_rows.append((code(key), where, meaning))
     write("single-info", table(("key", "present with", "meaning"), info_rows))
-    for part, title in (("rewards", "Rewards"), ("starting-state", "Starting State"),
-                        ("episode-end", "Episode End"), ("reset-options", "Reset options"),
-                        ("libraries", "With other RL libraries"),
-                        ("versions", "Version History")):
+    for part, title in (("reset-options", "Reset options"),
+                        ("libraries", "With other RL libraries")):
         write(f"single-{part}", _section_md(BlackjackEnv, title))
     for slug, env_id in SINGLE_IDS.items():
-        fixed = blackjack_env.ENV_IDS[env_id]
-        env = gym.make(env_id)
-        made = ", ".join(f"{k}={v!r}" for k, v in fixed.items())
-        write(f"{slug}-summary", summary([
-            ("Import", code(f'gym.make("{env_id}")')),
-            ("Action Space", code(env.action_space)),
-            ("Observation Space", code(space_text(env.observation_space))),
-            ("Arguments it fixes", code(made) if made else "none (the defaults)"),
-            ("Batched", code(f'gym.make_vec("{env_id}", num_envs=N)')),
-        ]))
-        write(f"{slug}-actions", _actions(env.unwrapped.action_names))
-        env.close()
-        write(f"{slug}-args", args_table(BlackjackEnv, fixed))
+        write_single_id(slug, env_id)
+
+
+def write_single_id(slug: str, env_id: str) -> None:
+    """The generated parts of one id's page, each from that id's own env."""
+    import gymnasium as gym
+    from bj_reference import observation_table
+
+    import blackjack_env
+    from blackjack_env.envs import BlackjackEnv
+
+    fixed = blackjack_env.ENV_IDS[env_id]
+    env = gym.make(env_id)
+    settings = env.unwrapped.settings
+    made = ", ".join(f"{k}={v!r}" for k, v in fixed.items())
+    write(f"{slug}-summary", summary([
+        ("Import", code(f'gym.make("{env_id}")')),
+        ("Action Space", code(env.action_space)),
+        ("Observation Space", code(space_text(env.observation_space))),
+        ("Observation mode", code(repr(settings.obs_mode.value))),
+        ("Rules", code(rules_name(settings.rules))),
+        ("Arguments it fixes", code(made) if made else "none (the defaults)"),
+        ("Batched", code(f'gym.make_vec("{env_id}", num_envs=N)')),
+    ]))
+    write(f"{slug}-actions", actions_md(env))
+    mode = settings.obs_mode.value
+    write(f"{slug}-obs", f"The `{mode}` mode ([all observation modes](../observations.md)): "
+          f"`{space_text(env.observation_space)}`. The fields describe the learner's "
+          "{term}`focus hand`.\n\n"
+          + observation_table(mode, env.observation_space))
+    write(f"{slug}-rewards", rewards_md(settings))
+    num_seats = settings.rules.seats  # num_seats= replaces rules.seats
+    write(f"{slug}-starting-state", starting_state_md(settings, num_seats))
+    write(f"{slug}-episode-end", episode_end_md(settings))
+    write(f"{slug}-versions", versions_md(BlackjackEnv, env_id, blackjack_env.ENV_IDS))
+    env.close()
+    write(f"{slug}-args", args_table(BlackjackEnv, fixed))
+
+
+def rules_name(rules: Any) -> str:
+    """The preset these rules are, by name (``"vegas-strip"``), or ``"custom"``."""
+    from blackjack_env.engine import PRESETS
+
+    for name, entry in PRESETS.items():
+        if entry.rules == rules:
+            return name
+    return "custom"
 
 
 # ---------------------------------------------------------------------------- batched
+#: The single env's arguments the batched env takes no other value of than one seat's
+#: (``tests/docs/test_env_pages.py`` checks that it refuses the others).
+VECTOR_REFUSED = ("num_seats", "seat", "others", "render_mode")
+
 def vector_page() -> None:
     import gymnasium as gym
 
@@ -225,25 +434,29 @@ def vector_page() -> None:
     ]))
     envs.close()
     single = meanings(BlackjackEnv)
+    from gymnasium.vector import AutoresetMode
+
+    modes = ", ".join(f"`{m.value}`" for m in AutoresetMode)
     extra = {
         "num_envs": "tables stepped at once (sub-envs; with `seats_per_table=S`, "
                     "`num_envs / S` tables of S learner seats)",
-        "autoreset_mode": "Gymnasium's autoreset mode: `NextStep` (Gymnasium's default) or "
-                          "`SameStep` (the fastest: no step is spent on resets)",
+        "autoreset_mode": f"Gymnasium's autoreset mode, one of {modes} (see Autoreset; "
+                          "`SameStep` is the fastest: no step is spent on resets)",
         "max_episode_steps": "steps after which a sub-env's episode is truncated "
                              "(None: no limit)",
+        "seats_per_table": "learner seats per table (1..7): every seat a sub-env, the "
+                           "table's shoe and dealer shared",
     }
-    from blackjack_env.envs import EnvSettings
-
-    seats = inspect.signature(EnvSettings.batched).parameters["seats_per_table"]
-    first = [Argument("seats_per_table", annotation(seats), code(repr(seats.default)),
-                      "learner seats per table (1..7): every seat a sub-env, the table's "
-                      "shoe and dealer shared")]
     sig = inspect.signature(BlackjackEnv.__init__).parameters
+    own = inspect.signature(BlackjackVectorEnv.__init__).parameters
     then = [Argument(n, annotation(sig[n]), _default(sig[n]), m) for n, m in single.items()
-            if n in sig and n not in ("render_mode",)]
-    write("make-vec-args", args_table(BlackjackVectorEnv, prefer=extra, first=first,
-                                      then=then))
+            if n in sig and n not in own and n not in VECTOR_REFUSED]
+    write("make-vec-args", args_table(BlackjackVectorEnv, prefer=extra, then=then)
+          + "\nThe single env's " + ", ".join(code(n) for n in VECTOR_REFUSED)
+          + " have no use here: the batched env seats one learner per table and draws "
+          "nothing (`num_seats` other than 1, a `seat` other than 0, a list of `others` "
+          "and a `render_mode` are refused; a strategy name is checked and plays no seat; "
+          "several learners at a table: `seats_per_table`).\n")
     for part, title in (("description", "Description"), ("autoreset", "Autoreset"),
                         ("seats", "Several learner seats per table"), ("info", "Info"),
                         ("reset-options", "Reset options"), ("versions", "Version History")):
@@ -295,6 +508,19 @@ def multiagent_pages() -> None:
 
 
 # ---------------------------------------------------------------------------- JAX
+def jax_observation_text(env: Any) -> str:
+    """The default observation of a ``BlackjackJax`` as the env makes it: its mode, and
+    the dtype and shape of one table's observation (``"features": float32 (73,)``)."""
+    space = env.observation_space(env.default_params)
+    shape = getattr(space, "shape", None)
+    dtype = getattr(space, "dtype", None)
+    if shape is None or dtype is None:  # dict / tuple: the space's own name
+        return code(f'"{env.obs_mode}": {type(space).__name__}')
+    import numpy as np
+
+    return code(f'"{env.obs_mode}": {np.dtype(dtype).name} {tuple(shape)}')
+
+
 def jax_pages() -> None:
     try:
         import jax  # noqa: F401
@@ -316,7 +542,7 @@ def jax_pages() -> None:
         ("Import", code("from blackjack_env.jax import BlackjackJax")),
         ("Make", code('BlackjackJax(rules="vegas-strip")')),
         ("Actions", code(f"{env.num_actions} (Discrete)")),
-        ("Observation", code('"vector": float32 (17,)') + " by default"),
+        ("Observation", jax_observation_text(env) + " by default"),
         ("Step", code("obs, state, reward, done, info = env.step(key, state, action, "
                       "params)")),
     ]))

@@ -1,6 +1,4 @@
 """The JAX table: pure reset / step, jit, and many tables with vmap."""
-# requires: jax, blackjack_env.jax
-# marker: integration
 
 import jax
 import jax.numpy as jnp

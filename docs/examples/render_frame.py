@@ -1,5 +1,4 @@
 """An rgb_array frame (needs pygame: pip install -e ".[render]")."""
-# requires: pygame
 
 import os
 

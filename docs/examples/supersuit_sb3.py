@@ -1,6 +1,4 @@
 """One PPO policy for every seat: the parallel table through SuperSuit into SB3."""
-# requires: supersuit, stable_baselines3
-# marker: integration
 
 import supersuit as ss
 from stable_baselines3 import PPO

@@ -1,6 +1,4 @@
 """Tianshou's vector env over the single env (numeric info for its Batch)."""
-# requires: tianshou
-# marker: integration
 
 import gymnasium as gym
 from tianshou.env import DummyVectorEnv

@@ -1,6 +1,5 @@
 """Counting and bet sizing: Hi-Lo bet spreads against flat-betting basic strategy,
 per round and per unit wagered, with 95% intervals."""
-# small: BJ_TUTORIAL_ROUNDS=6000
 
 import math
 import os
@@ -24,7 +23,7 @@ SPREADS = {
 
 
 def play(spread, rounds, seed=0):
-    """Net and bet of each round: 6-deck vegas-strip, 100-round sessions, one shoe."""
+    """Net and bet of each round: 6-deck vegas-strip, 100-round sessions."""
     env = gym.make("blackjack_env/BlackjackCounting-v0")  # bet 1, 2, 4 or 8 each round
     names = env.unwrapped.action_names  # STAND .. SURRENDER, BET_1 .. BET_8
     agent = counting_agent(env, spread)

@@ -1,6 +1,5 @@
 """Train and grade a first agent: tabular Q-learning on BlackjackSuttonBarto-v0,
 graded by its exact regret (no simulation noise)."""
-# small: BJ_TUTORIAL_HANDS=20000
 
 import os
 from collections import defaultdict

@@ -1,9 +1,5 @@
 """JAX: masked PPO trained inside one ``jit``, several seeds at once, each graded
 exactly."""
-# requires: jax, optax, flax
-# marker: slow
-# small: BJ_TUTORIAL_STEPS=16384
-# output: approximate
 
 import os
 

@@ -1,9 +1,5 @@
 """Deep RL with stable-baselines3: MaskablePPO on batched tables, one torch thread,
 graded exactly against the optimal strategy."""
-# requires: sb3_contrib
-# marker: integration
-# small: BJ_TUTORIAL_STEPS=4096
-# output: approximate
 
 import os
 

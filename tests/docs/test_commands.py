@@ -44,15 +44,16 @@ OUTSIDE = {
     "python -m sphinx": "this site's build (CI builds it with -W -n)",
     "python -m rl_zoo3": "tests/integration/test_rl_zoo.py",
     "python cleanrl/": "tests/integration/test_cleanrl.py",
+    "python docs/make_data.py": "tests/docs/test_data.py (slow) recomputes what it writes",
 }
 
 #: Reproduce commands run at a small size: the page's command -> (the command run, marker).
 #: The marker ``slow`` keeps the JAX compilations out of the default run.
 SMALL: dict[str, tuple[str, str | None]] = {
     "blackjack-evaluate counter --rules vegas-strip --hands 1000000 --bet-sizes 1,2,4,8 "
-    "--session 100":
+    "--session 100 --out docs/data/counter-1m.json":
         ("blackjack-evaluate counter --rules vegas-strip --hands 300 --bet-sizes 1,2,4,8 "
-         "--session 100 --json", None),
+         "--session 100 --json --out counter-1m.json", None),
     "python scripts/bench_engine.py": ("python scripts/bench_engine.py --hands 300 --repeats 1",
                                        None),
     "python scripts/bench_env.py": ("python scripts/bench_env.py --steps 300 --repeats 1",
@@ -106,6 +107,9 @@ HELP_ONLY = {
     PERFECT_COUNTER[2]: "needs the run above: run small by "
                         "test_the_perfect_counter_commands_in_one_folder (-m slow)",
     "blackjack-chart runs/main": "needs a trained run; tests/scripts chart one",
+    "blackjack-train --algo q-learning --rules sutton-barto --hands 200000 --seed 1":
+        "the run docs/data/learning-run.json records: python docs/make_data.py learning "
+        "makes it, tests/docs/test_data.py (-m slow) makes it again and compares",
     "blackjack-web": "serves until stopped; tests/web start it",
     "blackjack-web --agent runs/main": "serves until stopped; tests/web start it",
     "python scripts/bench_vector.py": "the default of the rows run small above",
@@ -120,10 +124,34 @@ def _pages() -> list[Path]:
                   if "_build" not in p.parts and "_generated" not in p.parts)
 
 
+def data_commands() -> list[tuple[str, str]]:
+    """``(file, command)`` for each command a run file of ``docs/data`` records (its
+    ``command`` entries): the pages show them through the tables the build makes of
+    those files."""
+    import json
+
+    out: list[tuple[str, str]] = []
+
+    def walk(name: str, value: object) -> None:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if key == "command" and isinstance(item, str):
+                    out.append((name, " ".join(item.split())))
+                else:
+                    walk(name, item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(name, item)
+
+    for path in sorted((DOCS / "data").glob("*.json")):
+        walk(f"data/{path.name}", json.loads(path.read_text()))
+    return out
+
+
 def page_commands(inline: bool = True) -> list[tuple[str, str]]:
     """``(page, command)`` for every command the pages show (``inline=False``: those of
-    the shell blocks only)."""
-    out = []
+    the shell blocks and of the run files behind the generated tables only)."""
+    out = list(data_commands())
     for page in _pages():
         text = page.read_text()
         name = str(page.relative_to(DOCS))
@@ -257,8 +285,8 @@ def test_the_counting_command_bets_by_the_count(tmp_path: Path,
     run_ours(shlex.split(base.format("flat.json")), tmp_path)
     spread_sd = json.loads((tmp_path / "spread.json").read_text())["simulation"]["sd"]
     flat_sd = json.loads((tmp_path / "flat.json").read_text())["simulation"]["sd"]
-    assert "--bet-sizes 1,2,4,8 --session 100" in (DOCS / "data" / "counting-figures.md"
-                                                   ).read_text()
+    figures = json.loads((DOCS / "data" / "counting-figures.json").read_text())
+    assert "--bet-sizes 1,2,4,8 --session 100" in figures["command_row"]["command"]
     assert flat_sd < 1.4 < 1.5 * flat_sd < spread_sd
 
 
@@ -268,7 +296,7 @@ def test_every_code_block_is_of_a_kind_a_test_walks() -> None:
     ``test_examples.py`` runs, ``{include}``, ``{eval-rst}``, ``{toctree}``, ``{raw}``):
     a block of another language (Python typed into a page) would be untested."""
     allowed = {"bash", "text"}
-    directives = {"literalinclude", "include", "eval-rst", "toctree", "raw"}
+    directives = {"literalinclude", "include", "eval-rst", "toctree", "raw", "glossary"}
     odd = []
     for page in _pages():
         fence = None

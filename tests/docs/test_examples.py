@@ -2,14 +2,15 @@
 output is the one the pages show (``docs/examples/output/NAME.txt``).
 
 The pages include these files (``literalinclude``); ``test_pages.py`` checks that no page
-carries Python code of its own. An example's header may say what it needs:
+carries Python code of its own. What an example needs to be tested is said here, in
+``EXAMPLES`` (not in the example, which a reader copies):
 
-* ``# requires: pkg, pkg``: skipped without them;
-* ``# marker: integration`` (or ``slow``): run with ``pytest -m integration`` / ``-m slow``;
-* ``# small: NAME=VALUE, ...``: environment variables that size it down for the test
-  (a tutorial's budget); the page says so beside the output;
-* ``# output: approximate``: its numbers may move with the platform (a float reduction in
-  JAX or torch): compared to 2 significant digits, the words exactly.
+* ``requires``: modules it imports; skipped without them;
+* ``marker``: ``integration`` (or ``slow``): run with ``pytest -m integration`` / ``-m slow``;
+* ``small``: environment variables that size it down for the test (a tutorial's
+  budget); the page says so beside the output;
+* ``output``: ``approximate``: its numbers may move with the platform (a float reduction
+  in JAX or torch): compared to 2 significant digits, the words exactly.
 
 Each runs in this process with its working directory in a temporary folder, as a user
 would run it. Its standard output must equal the committed ``output/NAME.txt`` (which the
@@ -26,19 +27,33 @@ from pathlib import Path
 
 import pytest
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
-OUTPUT = EXAMPLES / "output"
+EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "docs" / "examples"
+OUTPUT = EXAMPLES_DIR / "output"
 NUMBER = re.compile(r"[-+]?\d[\d,]*\.?\d*(?:e[-+]?\d+)?")
 
 
+#: What each example needs to be tested (see the module docstring), by file name.
+EXAMPLES: dict[str, dict[str, list[str]]] = {
+    "jax_table": {"requires": ["jax", "blackjack_env.jax"], "marker": ["integration"]},
+    "render_frame": {"requires": ["pygame"]},
+    "supersuit_sb3": {"requires": ["supersuit", "stable_baselines3"], "marker": ["integration"]},
+    "tianshou_envs": {"requires": ["tianshou"], "marker": ["integration"]},
+    "tutorial_counting": {"small": ["BJ_TUTORIAL_ROUNDS=6000"]},
+    "tutorial_first_agent": {"small": ["BJ_TUTORIAL_HANDS=20000"]},
+    "tutorial_jax_ppo": {"requires": ["jax", "optax", "flax"], "marker": ["slow"],
+                         "small": ["BJ_TUTORIAL_STEPS=16384"], "output": ["approximate"]},
+    "tutorial_sb3": {"requires": ["sb3_contrib"], "marker": ["integration"],
+                     "small": ["BJ_TUTORIAL_STEPS=4096"], "output": ["approximate"]},
+}
+
+
 def _header(path: Path, key: str) -> list[str]:
-    match = re.search(rf"^# {key}: (.*)$", path.read_text(), re.M)
-    return [w.strip() for w in match.group(1).split(",")] if match else []
+    return EXAMPLES.get(path.stem, {}).get(key, [])
 
 
 def _params() -> list[object]:
     out = []
-    for path in sorted(EXAMPLES.glob("*.py")):
+    for path in sorted(EXAMPLES_DIR.glob("*.py")):
         marks = [getattr(pytest.mark, m) for m in _header(path, "marker")]
         out.append(pytest.param(path, id=path.stem, marks=marks))
     return out
@@ -84,8 +99,18 @@ def test_example_runs(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         assert out == want, f"{path.name} printed\n{out}\nbut the page shows\n{want}"
 
 
+def test_the_examples_hold_no_test_settings() -> None:
+    """The code a page shows carries no test-harness header (they live in ``EXAMPLES``),
+    and every entry of ``EXAMPLES`` names an example."""
+    stems = {p.stem for p in EXAMPLES_DIR.glob("*.py")}
+    assert set(EXAMPLES) <= stems, set(EXAMPLES) - stems
+    for path in sorted(EXAMPLES_DIR.glob("*.py")):
+        found = re.findall(r"^# (?:requires|marker|small|output):", path.read_text(), re.M)
+        assert not found, f"{path.name} holds test settings {found}: move them to EXAMPLES"
+
+
 def test_every_output_file_belongs_to_an_example() -> None:
-    stems = {p.stem for p in EXAMPLES.glob("*.py")}
+    stems = {p.stem for p in EXAMPLES_DIR.glob("*.py")}
     extra = {p.name for p in OUTPUT.glob("*.txt") if p.stem not in stems}
     assert not extra, f"output files of no example: {sorted(extra)}"
 

@@ -166,3 +166,50 @@ def test_the_arguments_are_a_table_on_a_desktop(site: Path, page: str) -> None:
         # name, type and default one under the other in the first cell
         lines = [p["line"] for p in row["parts"]]
         assert lines == sorted(lines) and len(set(lines)) == len(lines)
+
+
+#: Every wide table of a page in sight (not in a closed <details>), scrolled to its right
+#: end inside its box: where each row's first cell is, and whether it is on top (not
+#: under another cell).
+KEY_COLUMN = """
+() => [...document.querySelectorAll('article table.docutils:not(.bj-args)')]
+  .filter((t) => t.checkVisibility() && t.scrollWidth > t.clientWidth + 1)
+  .map((t) => {
+    t.scrollLeft = t.scrollWidth;
+    return {scrolled: t.scrollLeft, rows: [...t.querySelectorAll('tr')].map((tr) => {
+      const cell = tr.children[0];
+      // the row in the middle of the screen (vertically only: the table stays scrolled)
+      window.scrollTo({top: cell.getBoundingClientRect().top + window.scrollY - 300,
+                       behavior: 'instant'});
+      const c = cell.getBoundingClientRect();
+      const box = t.getBoundingClientRect();
+      const x = c.left + Math.min(c.width / 2, 20);
+      const top = document.elementFromPoint(x, c.top + Math.min(c.height / 2, 10));
+      return {left: c.left, right: c.right, boxLeft: box.left,
+              onTop: top !== null && cell.contains(top),
+              text: cell.innerText.trim().slice(0, 30)};
+    })};
+  })
+"""
+
+
+@pytest.mark.parametrize("page", ["rules", "jax", "reference", "training", "observations"])
+def test_a_wide_table_keeps_its_key_column_in_sight_on_a_phone(site: Path, page: str) -> None:
+    """Issue 39, item 13: at 390 px a table wider than the screen scrolls inside its box;
+    scrolled to its right end, each row's first cell (the field, argument, preset, agent
+    it is about) is still at the box's left edge and on top."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as play:
+        browser = play.chromium.launch(executable_path="/usr/bin/chromium",
+                                       args=["--no-sandbox"])
+        view = browser.new_page(viewport={"width": 390, "height": 844})
+        view.goto((site / f"{page}.html").resolve().as_uri())
+        tables = view.evaluate(KEY_COLUMN)
+        browser.close()
+    assert tables, f"{page} has no table wider than a phone"
+    for table in tables:
+        assert table["scrolled"] > 0
+        for row in table["rows"]:
+            assert abs(row["left"] - row["boxLeft"]) <= 1.5, (page, row)
+            assert row["onTop"], (page, row)

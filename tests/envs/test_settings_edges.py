@@ -149,3 +149,22 @@ def test_pettingzoo_state_test_passes_and_both_apis_give_one_state(kwargs) -> No
     assert aec.state_space.contains(aec.state())
     with pytest.raises(gym.error.ResetNeeded):
         raw_env(**kwargs).state()
+
+
+@pytest.mark.parametrize("kind", ["aec", "tuple-with-bets"])
+def test_a_refused_tuple_mode_names_every_mode_that_works(kind: str) -> None:
+    """``obs_mode="tuple"`` refused (the multi-agent table; the single env with a bet
+    step) names every other mode, ``"features"`` included (it once listed three of
+    four)."""
+    from blackjack_env.envs import ObsMode
+
+    with pytest.raises(ValueError) as caught:
+        if kind == "aec":
+            aec_env(num_seats=2, obs_mode="tuple")
+        else:
+            gym.make(ENV_ID, obs_mode="tuple", bet_sizes=(1, 2))
+    message = str(caught.value)
+    assert message.startswith("obs_mode='tuple' cannot show")
+    for mode in ObsMode:
+        if mode is not ObsMode.TUPLE:
+            assert repr(mode.value) in message, (mode, message)

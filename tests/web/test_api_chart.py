@@ -97,7 +97,9 @@ def _summary(run) -> dict:
         "hands": 50000, "budget_hands": 50000, "seconds": 5.78, "finished": True,
         "states": 280,
         "exact": {"exact_return": -0.04989510647417923, "optimal_return": -0.04311310541347696,
-                  "regret": 0.006782001060702272, "split_states_depending_on_hand_index": 0},
+                  "regret": 0.006782001060702272, "split_states_depending_on_hand_index": 2,
+                  "regret_if_split_hands_play_as_index": {"0": 0.006782001060702272,
+                                                          "1": 0.007018204337612394}},
         "exact_unavailable": None, "model": str(run / "model.npz"),
         "checkpoints": str(run.parent / "elsewhere" / "ck"), "lr_schedule": [0.1, 0.05],
     }
@@ -123,7 +125,9 @@ def test_the_run_view_names_the_model_and_rounds_the_figures(tmp_path):
         "finished": "yes", "states visited": "280",
         "exact return of the greedy policy (per unit bet)": "-0.04990",
         "optimal return (per unit bet)": "-0.04311", "regret": "0.00678",
-        "split states depending on hand index": "0", "model": "model.npz",
+        "split states depending on hand index": "2",
+        "regret if split hands play as index · 0": "0.00678",
+        "regret if split hands play as index · 1": "0.00702", "model": "model.npz",
         "checkpoints": "ck", "lr schedule": "0.10000, 0.05000",
     }
     assert [label for label, _ in doc["rows"]][:3] == ["algorithm", "rules", "observation"]

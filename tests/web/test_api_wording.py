@@ -102,3 +102,34 @@ def test_the_chart_legend_lists_only_the_codes_in_the_chart(app, browser):
     assert {"H", "S", "D", "Ds", "P", "Rh"} <= set(doc["codes"])
     assert doc["finite"] and doc["decks"] == 6
     assert client(make_app()).get("/api/chart?preset=sutton-barto").json()["decks"] is None
+
+
+def test_a_no_hole_card_dealers_one_card_is_shown_as_showing(app, browser):
+    """Issue 39, item 15: under european-no-hole-card the dealer's single card (an ace)
+    was sent with no ``showing`` and drawn as "soft 11"; it is sent as "A" showing until
+    the dealer has played. T 7 (17) v A; the dealer then draws 9: soft 20, 17 loses."""
+    sit(browser, app=app, cards="TS AH 7C 9D", players=["person"],
+        preset="european-no-hole-card")
+    state = post(browser, "/api/deal", {"bets": {"0": 10}})
+    if state["phase"] == "insurance":
+        state = post(browser, "/api/act", {"seat": 0, "action": "decline"})
+    assert len(state["dealer"]["cards"]) == 1 and state["dealer"]["showing"] == "A"
+    state = post(browser, "/api/act", {"seat": 0, "action": "stand"})
+    assert state["dealer"]["showing"] is None
+    assert (state["dealer"]["total"], state["dealer"]["soft"]) == (20, True)
+
+
+def test_a_table_where_nobody_can_bet_says_so_instead_of_offering_a_deal(app, browser):
+    """Issue 39, item 16: a bankroll of 10 lost on the first round (16 v 19): in the next
+    betting phase the state says why no round can be dealt (the page shows it in place
+    of "Place your bets, then Deal" and turns Deal off); with chips left it says
+    nothing."""
+    state = sit(browser, app=app, cards="TS 9H 6D TC", players=["person"],
+                preset="vegas-strip", bankroll=10)
+    assert state["cannot_deal"] is None
+    post(browser, "/api/deal", {"bets": {"0": 10}})
+    post(browser, "/api/act", {"seat": 0, "action": "stand"})
+    state = post(browser, "/api/next", {})
+    assert state["phase"] == "betting" and state["seats"][0]["bankroll"] == 0
+    assert state["cannot_deal"].startswith("You are out of chips (under the table minimum")
+    assert "new table" in state["cannot_deal"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import socket
 import threading
 import time
@@ -856,11 +857,238 @@ def test_a_seat_out_of_chips_is_not_offered_a_bet(page, server):
     press(page, "Enter", key=True)
     assert page.locator("#bet-0").count() == 0
     assert "out of chips" in page.inner_text("#broke-0")
-    with page.expect_response("**/api/deal") as resp:
-        page.keyboard.press("Enter")
-    assert resp.value.status == 422
-    page.wait_for_selector("#message:not([hidden])")
-    assert "set up a new table" in page.inner_text("#message")
+
+
+# ---------------------------------------------------------------- issue 39: items 15-20
+SIZES = {"desktop": {"viewport": {"width": 1280, "height": 800}}, "phone": PHONE}
+
+
+@pytest.fixture(params=list(SIZES))
+def sized(request, browser, server):
+    """A page at 1280 x 800 and at a 390 x 844 phone (the issue's two widths)."""
+    failures: list[str] = []
+    page = open_page(browser, server[1], failures, **SIZES[request.param])
+    page.device = request.param
+    yield page
+    page.context.close()
+    assert failures == []
+
+
+def test_a_no_hole_card_dealer_shows_its_upcard_not_a_soft_total(sized, server):
+    """Item 15: under european-no-hole-card the dealer's one card, an ace, read "soft 11"
+    (the upcard was named only beside a face-down hole card); it reads "A showing", and
+    the dealer's total once it has played."""
+    app, _ = server
+    setup_table(sized, preset="european-no-hole-card", seed=39)
+    game = the_game(app)
+    game.table.shoe.stack("TS AH 7C 9D")  # 17 against an ace; the dealer draws 9: soft 20
+    sized.fill("#bet-0", "10")
+    press(sized, "#deal")
+    if game.table.phase.value == "insurance":
+        press(sized, "#play-controls [data-action=decline]")
+    assert len(game.table.dealer.cards) == 1
+    assert sized.inner_text("#dealer-total") == "A showing"
+    assert "soft" not in sized.inner_text("#dealer-total")
+    press(sized, "s", key=True)
+    sized.wait_for_selector("#next:not([disabled])")
+    assert sized.inner_text("#dealer-total") == "soft 20"
+    shot(sized, f"enhc_ace_showing_{sized.device}.png", full_page=False)
+
+
+def test_a_player_out_of_chips_is_told_so_and_offered_a_new_table(sized, server):
+    """Item 16: with every seat out of chips the bar said "Place your bets, then Deal",
+    Deal glowed, and pressing it answered 422. It says they are out of chips, Deal is
+    off (no request goes out), and a New table button opens the setup."""
+    app, _ = server
+    sized.fill("#bankroll", "10")
+    setup_table(sized, preset="vegas-strip", seed=20)
+    the_game(app).table.shoe.stack("TS 9H 6D TC")  # 16 stands against 19: lost
+    sized.fill("#bet-0", "10")
+    press(sized, "#deal")
+    press(sized, "s", key=True)
+    press(sized, "Enter", key=True)  # the next round: nobody can bet
+    turn = sized.inner_text("#turn")
+    assert "out of chips" in turn and "Place your bets" not in turn
+    assert sized.is_disabled("#deal")
+    assert "legal" not in (sized.get_attribute("#deal", "class") or "")
+    sent: list[str] = []
+    sized.on("request", lambda r: sent.append(r.url) if "/api/deal" in r.url else None)
+    sized.clock.fast_forward(DOUBLE_MS)
+    sized.keyboard.press("Enter")
+    sized.wait_for_timeout(300)
+    assert sent == []
+    assert _in_sight(sized, "#new-table")
+    shot(sized, f"out_of_chips_{sized.device}.png", full_page=False)
+    sized.click("#new-table")
+    assert sized.is_visible("#setup")
+
+
+def _acting_hand_in_sight(page) -> bool:
+    return page.evaluate("""() => {
+        const h = document.querySelector('.hand-box.acting');
+        const bar = document.querySelector('#controls').getBoundingClientRect().top;
+        const r = h.getBoundingClientRect();
+        return r.top >= 0 && r.bottom <= bar + 0.5;
+    }""")
+
+
+def test_the_hand_to_act_is_scrolled_into_sight(sized, server):
+    """Item 17: in a 3-person terminal-21 hot seat on a phone the third seat's hand sat
+    under the decision bar (its hand at y 591-726, the bar from 583); each hand to act
+    is now in sight, above the bar."""
+    app, _ = server
+    setup_table(sized, preset="terminal-21", players=("person",) * 3, seed=40)
+    game = the_game(app)
+    game.table.shoe.stack("9S TS 7D 9C 5H 8H 6C 2C 8C 6D TD")
+    for seat in range(3):
+        sized.fill(f"#bet-{seat}", "10")
+    press(sized, "#deal")
+    seen = []
+    while game.table.to_act is not None:
+        seen.append(game.table.to_act[0])
+        assert _acting_hand_in_sight(sized), (sized.device, game.table.to_act)
+        press(sized, "s", key=True)
+    assert seen == [0, 1, 2]
+    shot(sized, f"terminal21_settled_{sized.device}.png", full_page=False)
+
+
+def test_a_long_hand_stays_in_its_seat(sized, server):
+    """Item 18: with five seats on a phone a sixth card covered the neighbouring seat
+    (five cards already spilled 9 px); the cards of a long hand overlap more instead."""
+    app, _ = server
+    setup_table(sized, preset="vegas-strip", players=("person",) * 5, seed=41,
+                overrides='{"decks": 4}')
+    game = the_game(app)
+    # seat 1: 2 2 then 2 2 3 3 (7 cards, 17 hard ... every hit small); the others stand
+    game.table.shoe.stack("2C 9C 9D 9H 9S 6H 2D 7C 7D 7H 7S TC 2H 2S 3C 3D 4C")
+    for seat in range(5):
+        sized.fill(f"#bet-{seat}", "10")
+    press(sized, "#deal")
+    for _ in range(5):
+        press(sized, "h", key=True)
+    assert len(game.table.seats[0].hands[0].cards) == 7
+    spill = sized.eval_on_selector_all(".seat", """ss => ss.flatMap(s => {
+        const b = s.getBoundingClientRect();
+        return [...s.querySelectorAll('.card')].map(c => c.getBoundingClientRect())
+          .filter(r => r.left < b.left - 0.5 || r.right > b.right + 0.5)
+          .map(r => [s.id, r.left, r.right, b.left, b.right]); })""")
+    assert spill == []
+    # each card's corner (rank and suit) is still in sight: the next card starts after it
+    gaps = sized.eval_on_selector_all("#seat-0 .card", "cs => cs.map(c => "
+                                      "c.getBoundingClientRect().left)")
+    steps = [b - a for a, b in itertools.pairwise(gaps)]
+    assert min(steps) >= 8, steps
+    shot(sized, f"long_hand_{sized.device}.png", full_page=False)
+
+
+def test_the_run_view_lays_nested_figures_out_as_rounded_rows(sized, server):
+    """Item 19: a nested figure (regret if split hands play as index) showed as raw
+    text with 17-digit floats; every figure is rounded and each entry is its own row."""
+    sized.click("#view-runs")
+    sized.wait_for_selector(".run[data-run=q-run] table.run-summary")
+    rows = dict(sized.eval_on_selector_all(
+        ".run-summary tr", "rs => rs.map(r => [r.children[0].textContent, "
+        "r.children[1].textContent])"))
+    assert rows["regret if split hands play as index · 0"] == "0.00678"
+    assert rows["regret if split hands play as index · 1"] == "0.00702"
+    text = sized.inner_text("#runs-view")
+    assert "{" not in text and not re.search(r"\d\.\d{6,}", text), text
+
+
+def test_the_values_read_in_the_buttons_order_and_the_help_says_where(sized, server):
+    """Item 20: the values in the bar were listed stand, hit, double under buttons that
+    read Hit, Stand, Double; and the help said the numbers were "beside the buttons"."""
+    app, _ = server
+    setup_table(sized, preset="vegas-strip", seed=42)
+    the_game(app).table.shoe.stack("8S 6H 8D TC")
+    sized.fill("#bet-0", "10")
+    press(sized, "#deal")
+    shown = sized.eval_on_selector_all("#values-table td[data-action]",
+                                       "ts => ts.map(t => t.dataset.action)")
+    buttons = sized.eval_on_selector_all("#play-controls [data-action]",
+                                         "bs => bs.map(b => b.dataset.action)")
+    assert shown == [b for b in buttons if b in shown] and len(shown) == 5
+    assert "beside the buttons" not in sized.inner_text("#values-explained")
+    assert "above the buttons" in sized.inner_text("#values-explained")
+    shot(sized, f"pair_values_{sized.device}.png", full_page=False)
+    press(sized, "#play-controls [data-action=split]")
+    shot(sized, f"split_{sized.device}.png", full_page=False)
+
+
+def test_the_values_panel_stays_inside_the_felt(page, server):
+    """Item 20: the Values panel's bottom corners passed the felt's curved edge."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    setup_table(page, preset="vegas-strip", seed=43)
+    outside = page.evaluate("""() => {
+        const felt = document.querySelector('main');
+        const m = felt.getBoundingClientRect();
+        const style = getComputedStyle(felt);
+        const [rx, ry] = style.borderBottomLeftRadius.split(' ').map(parseFloat);
+        const ryy = Number.isFinite(ry) ? ry : rx;
+        const v = document.querySelector('#values').getBoundingClientRect();
+        const inside = (x, y, cx) => {  // within the ellipse of the corner at cx
+          if (y <= m.bottom - ryy) return true;
+          const dx = (x - cx) / rx, dy = (y - (m.bottom - ryy)) / ryy;
+          return dx * dx + dy * dy <= 1.0001;
+        };
+        return [[v.left, v.bottom, m.left + rx], [v.right, v.bottom, m.right - rx]]
+          .filter(([x, y, cx]) => (x < m.left + rx || x > m.right - rx) && !inside(x, y, cx));
+    }""")
+    assert outside == []
+
+
+def test_the_chart_uses_the_width_of_the_page(page, server):
+    """Item 20: the chart used the left 330 px of a 1280 px page."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    setup_table(page, preset="vegas-strip", seed=44)
+    page.click("#view-chart")
+    page.wait_for_selector("#chart-optimal table.chart")
+    span = page.eval_on_selector_all("#chart-optimal table.chart", """ts => {
+        const rs = ts.map(t => t.getBoundingClientRect());
+        return Math.max(...rs.map(r => r.right)) - Math.min(...rs.map(r => r.left)); }""")
+    assert span >= 0.6 * 1280, span
+    shot(page, "chart_1280.png", full_page=False)
+
+
+def test_a_bot_is_not_named_as_the_dealer(page, server):
+    """Item 20: a bot playing the "dealer" strategy sat beside the real Dealer named
+    "dealer"."""
+    setup_table(page, preset="vegas-strip", players=("person", "dealer", "basic"), seed=45)
+    names = page.eval_on_selector_all(".seat-name", "ns => ns.map(n => n.textContent)")
+    assert names == ["1. Player 1", "2. dealer-style bot", "3. basic bot"]
+
+
+def test_seven_seats_keep_their_cards_readable(page, server):
+    """Item 20: the cards were tiny with seven seats (41 px wide at 1280)."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    setup_table(page, preset="atlantic-city", players=("person",) * 7, seed=46)
+    for seat in range(7):
+        page.fill(f"#bet-{seat}", "10")
+    press(page, "#deal")
+    width = page.eval_on_selector("#seat-0 .card", "c => c.getBoundingClientRect().width")
+    assert width >= 50, width
+    shot(page, "seven_seats_1280.png", full_page=False)
+
+
+def test_a_long_idle_table_is_warned_about_before_it_can_be_replaced(sized, server):
+    """Item 20: the page never polls, so a person thinking longer than the eviction age
+    on a full server lost the table without warning. Before that age the bar says so,
+    and Keep my table asks the server (which keeps the table as used)."""
+    app, _ = server
+    setup_table(sized, preset="vegas-strip", seed=47)
+    age = app.state.store.min_idle
+    assert sized.is_hidden("#idle")
+    sized.clock.fast_forward(int(1000 * (age - 200)))
+    sized.wait_for_timeout(100)
+    assert sized.is_hidden("#idle")
+    sized.clock.fast_forward(1000 * 150)
+    sized.wait_for_selector("#idle:not([hidden])")
+    assert "can be given to a new visitor" in sized.inner_text("#idle")
+    assert _in_sight(sized, "#keep")
+    shot(sized, f"idle_warning_{sized.device}.png", full_page=False)
+    with sized.expect_response("**/api/session"):
+        sized.click("#keep")
+    sized.wait_for_selector("#idle", state="hidden")
 
 
 def test_a_click_begun_before_the_table_changed_is_no_decision(page, server):

@@ -22,6 +22,11 @@ let busy = 0;           // requests in flight: the action buttons are disabled m
 //   presses again once the card is seen.
 const DOUBLE_MS = 600;
 let drawnAt = 0;
+// The server may give a table idle for options.evict_seconds to a new visitor when it is
+// full (it never does while the table is in use). The page keeps no connection open, so it
+// counts the time since it last heard from the server and says so before that age.
+let lastContact = performance.now();
+const WARN_BEFORE_S = 120;  // the warning shows this long before the age (or at half of it)
 let lastPress = -Infinity;  // when the latest press began (taken or not)
 window.bjIdle = () => busy === 0;  // for tests: no request in flight
 window.bjReady = () => busy === 0 && performance.now() - lastPress >= DOUBLE_MS;
@@ -84,6 +89,7 @@ async function call(method, path, body) {
     $("#working").hidden = true;
     setBusy(-1);
   }
+  if (resp) { lastContact = performance.now(); idleCheck(); }
   if (!resp || !resp.ok) {
     showError(data.error || `HTTP ${resp.status}`);
     // a stale decision (409: the table moved on) or a lost table: draw what is there now
@@ -96,6 +102,8 @@ async function call(method, path, body) {
 
 async function refresh() {
   const resp = await fetch("/api/session");
+  lastContact = performance.now();
+  idleCheck();
   if (!resp.ok) return;
   const doc = await resp.json();
   if (doc.state) show(doc.state, true);
@@ -110,6 +118,22 @@ function tableGone() {
   $("#rules-summary").textContent = "no table: set one up";
   $("#table").hidden = true;
   if (view === "table") $("#setup").hidden = false;
+}
+
+function idleCheck() {
+  const box = $("#idle");
+  const evict = options && options.evict_seconds;
+  if (!evict || !live) { box.hidden = true; return; }
+  const idle = (performance.now() - lastContact) / 1000;
+  const warnAt = Math.max(evict / 2, evict - WARN_BEFORE_S);
+  if (idle < warnAt) { box.hidden = true; return; }
+  const mins = (s) => (s < 90 ? `${Math.round(s)} s` : `${Math.round(s / 60)} minutes`);
+  $("#idle-text").textContent = idle < evict
+    ? `This table has been idle for ${mins(idle)}. When the server is full, a table idle for ` +
+      `${mins(evict)} can be given to a new visitor: keep it, or make your move.`
+    : `This table has been idle for ${mins(idle)}: if the server filled up meanwhile it may ` +
+      `have been given to a new visitor. Keep it checks, and keeps it if it is still yours.`;
+  box.hidden = false;
 }
 
 // ------------------------------------------------------------------ setup form
@@ -169,7 +193,7 @@ function cardNode(card, k) {
     : el("div", { class: "card" + (card.red ? " red" : ""), title: card.text, "data-card": card.text },
       el("div", { class: "corner" }, el("span", { text: card.rank }), el("span", { text: card.suit })),
       el("div", { class: "pip", text: card.suit }));
-  node.style.left = `${k * CASCADE.left}em`;
+  node.style.left = `calc(${k} * var(--step))`;
   node.style.top = `${(k % CASCADE.every) * CASCADE.top}em`;
   return node;
 }
@@ -179,6 +203,9 @@ function cardsNode(cards) {
   cards.forEach((c, k) => box.append(cardNode(c, k)));
   const n = Math.max(cards.length, 2);
   box.style.width = `calc(${(n - 1) * CASCADE.left}em + var(--card-w))`;
+  // where the box is narrower than the cascade (a long hand in a narrow seat: the box's
+  // max-width is its hand's width), the cards overlap more instead of spilling out
+  box.style.setProperty("--step", `min(${CASCADE.left}em, (100% - var(--card-w)) / ${n - 1})`);
   // the full cascade's height from the start, so a card drawn never moves what is below
   box.style.height = `calc(${(CASCADE.every - 1) * CASCADE.top}em + var(--card-h))`;
   return box;
@@ -211,9 +238,16 @@ function handNode(h, s, k) {
   return box;
 }
 
+// a bot seat by its strategy's name as a bot's ("dealer" plays like the dealer: it is not
+// the Dealer at the head of the table)
+const BOT_NAMES = { dealer: "dealer-style" };
+function playerName(seat) {
+  return seat.person ? `Player ${seat.index + 1}` : `${BOT_NAMES[seat.player] || seat.player} bot`;
+}
+
 function seatNode(seat, st) {
   const node = el("div", { class: "seat" + (seat.to_act ? " acting" : ""), id: `seat-${seat.index}` });
-  const who = seat.person ? `Player ${seat.index + 1}` : `${seat.player}`;
+  const who = playerName(seat);
   node.append(el("div", { class: "seat-head" },
     el("span", { class: "seat-name", text: `${seat.index + 1}. ${who}` }),
     el("span", { class: "bankroll", text: `bankroll ${chips(seat.bankroll)}` })));
@@ -255,7 +289,7 @@ function drawValues(st) {
   if (v && st.to_act) {
     const seat = st.seats[st.to_act.seat];
     const h = seat.hands[st.to_act.hand];
-    const who = seat.person ? `Player ${seat.index + 1}` : seat.player;
+    const who = playerName(seat);
     body.append(el("p", { id: "values-for", text: `${who}, hand ${st.to_act.hand + 1}: ` +
       `${totalText(h)} against the dealer's ${st.dealer.cards[0].rank}` +
       (st.phase === "insurance" ? " (before the peek)" : "") }));
@@ -264,7 +298,7 @@ function drawValues(st) {
     body.append(el("p", { text: "No decision awaited." }));
     // a settled round: why a hand lost where the table pays the highest hand, in sight
     const why = st.phase === "settled" ? st.seats.flatMap((s) => s.hands.filter((h) => h.result && h.result.why)
-      .map((h) => `${s.person ? `Player ${s.index + 1}` : s.player}: ${h.result.why}`)) : [];
+      .map((h) => `${playerName(s)}: ${h.result.why}`)) : [];
     if (why.length) now.append(el("p", { class: "note", id: "round-why", text: why.join(" · ") }));
   }
   else if (!v.available) {
@@ -274,7 +308,11 @@ function drawValues(st) {
     const names = el("tr", {}, el("th", { scope: "row", text: "action" }));
     const evs = el("tr", {}, el("th", { scope: "row" }, v.alone ? "EV*" : "EV",
       el("span", { class: "wide", text: v.alone ? " v the dealer alone" : " per chip bet" })));
-    for (const [a, ev] of Object.entries(v.evs)) {
+    // in the order of the buttons below them (Hit, Stand, Double, ...), then any other
+    const order = [...document.querySelectorAll("#play-controls [data-action]")].map((b) => b.dataset.action);
+    const rank = (a) => (order.includes(a) ? order.indexOf(a) : order.length);
+    const entries = Object.entries(v.evs).sort((x, y) => rank(x[0]) - rank(y[0]));
+    for (const [a, ev] of entries) {
       const best = a === v.best ? "best" : "";
       names.append(el("th", { class: best, "data-action": a, text: a + (best ? " (best)" : "") }));
       evs.append(el("td", { class: best, "data-action": a, text: (ev > 0 ? "+" : "") + ev.toFixed(4) }));
@@ -326,6 +364,18 @@ function show(st, isLive) {
   seats.replaceChildren(...st.seats.map((s) => seatNode(s, st)));
   drawValues(st);
   drawControls(st);
+  if (isLive && st.to_act && view === "table") inSight(st.to_act);
+}
+
+// the hand to act, in sight: above the decision bar fixed at the foot of the screen and
+// below the top (on a phone a hot seat's hand may sit under the bar); its scroll margins
+// (style.css) keep it clear of the bar
+function inSight(who) {
+  const hand = document.getElementById(`seat-${who.seat}-hand-${who.hand}`);
+  if (!hand) return;
+  const r = hand.getBoundingClientRect();
+  const barTop = $("#controls").getBoundingClientRect().top;
+  if (r.top < 0 || r.bottom > barTop) hand.scrollIntoView({ block: "nearest" });
 }
 
 // before the peek: what is offered (only that), and what insurance costs
@@ -352,9 +402,10 @@ function drawControls(st) {
   }
   $("#raise-box").hidden = !st.rules.bet_raising;
   $("#raise").disabled = !ready || !st.can_raise;
-  $("#deal").disabled = !ready || st.phase !== "betting";
+  const canDeal = st.phase === "betting" && !st.cannot_deal;
+  $("#deal").disabled = !ready || !canDeal;
   $("#next").disabled = !ready || st.phase !== "settled";
-  $("#deal").classList.toggle("legal", atLive && st.phase === "betting");
+  $("#deal").classList.toggle("legal", atLive && canDeal);
   $("#next").classList.toggle("legal", atLive && st.phase === "settled");
   const f = live.frames;
   const slider = $("#frame-slider");
@@ -367,18 +418,25 @@ function drawControls(st) {
   let turn = "";
   if (st.to_act) {
     const seat = st.seats[st.to_act.seat];
-    const who = seat.person ? `Player ${seat.index + 1}` : seat.player;
+    const who = playerName(seat);
     const h = seat.hands[st.to_act.hand];
     turn = `${who} (seat ${seat.index + 1}, hand ${st.to_act.hand + 1}) to act: ` +
       `${totalText(h)} against the dealer's ${st.dealer.cards[0].rank}` + offerText(st);
-  } else if (st.phase === "betting") turn = watch ? "Bets next: Step deals the round." : "Place your bets, then Deal.";
+  } else if (st.phase === "betting" && st.cannot_deal) turn = st.cannot_deal;
+  else if (st.phase === "betting") turn = watch ? "Bets next: Step deals the round." : "Place your bets, then Deal.";
   else if (st.phase === "settled") {
     // the round's result, in the bar (in sight whatever the size of the table above)
     const nets = st.seats.filter((s) => s.net != null && s.hands.length)
-      .map((s) => `${s.person ? `Player ${s.index + 1}` : s.player} ${signed(s.net)}`);
+      .map((s) => `${playerName(s)} ${signed(s.net)}`);
     turn = "Round settled" + (nets.length ? ": " + nets.join(" · ") : ".");
   }
   $("#turn").textContent = turn;
+  // out of chips: what can be done, in the bar where Deal would have been pressed
+  if (st.phase === "betting" && st.cannot_deal && atLive) {
+    const again = el("button", { type: "button", id: "new-table", text: "New table" });
+    again.addEventListener("click", () => { showView("table"); $("#setup").hidden = false; $("#setup").scrollIntoView(); });
+    $("#turn").append(" ", again);
+  }
 }
 
 // ------------------------------------------------------------------ requests
@@ -489,6 +547,8 @@ async function init() {
   $("#live").addEventListener("click", () => gotoFrame(live.frames.last));
   $("#frame-slider").addEventListener("change", (e) => gotoFrame(Number(e.target.value)));
   document.addEventListener("keydown", onKey);
+  $("#keep").addEventListener("click", refresh);
+  setInterval(idleCheck, 5000);
   // room at the foot of the page for the decision bar fixed there (style.css)
   const bar = $("#controls");
   new ResizeObserver(() => {
