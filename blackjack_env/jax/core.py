@@ -97,7 +97,7 @@ from blackjack_env.jax.settlement import (
     settle,
     settle_by_compare,
 )
-from blackjack_env.jax.shoe import Rng, draw, draw_if, open_shoe, rng
+from blackjack_env.jax.shoe import Rng, draw, open_shoe, rng
 from blackjack_env.jax.state import (
     F32,
     I32,
@@ -118,6 +118,7 @@ from blackjack_env.jax.state import (
     rank_width,
     seat_axes,
     select,
+    when,
 )
 
 __all__ = [
@@ -148,7 +149,6 @@ __all__ = [
     "dealer_turn",
     "decision_of",
     "draw",
-    "draw_if",
     "end_round",
     "first_round",
     "focus_fields",
@@ -205,4 +205,5 @@ __all__ = [
     "to_units",
     "true_count",
     "unseen_ranks",
+    "when",
 ]

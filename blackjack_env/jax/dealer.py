@@ -13,7 +13,7 @@ import jax.numpy as jnp
 from blackjack_env.envs.batch.codes import OUTCOME_BLACKJACK, PHASE_OVER
 from blackjack_env.jax.loops import guarded_while
 from blackjack_env.jax.settlement import pay, settle, settle_by_compare
-from blackjack_env.jax.shoe import Rng, draw, draw_if
+from blackjack_env.jax.shoe import Rng, draw
 from blackjack_env.jax.state import (
     I32,
     State,
@@ -22,6 +22,7 @@ from blackjack_env.jax.state import (
     hands_axis,
     live_hands,
     select,
+    when,
 )
 from blackjack_env.jax.tables import Config, Params
 
@@ -39,15 +40,19 @@ def dealer_turn(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> tuple[St
     any_open = jnp.any(live & ~st.settled)
     plays = jnp.any(live & ~st.settled & ~st.surrendered)
     open_ = on & any_open
-    # no hole card: the dealer's second card is drawn now (shown at once)
-    hole = open_ & p.no_hole
-    st = st._replace(hole_revealed=jnp.where(on & ~any_open & p.no_hole, False, st.hole_revealed))
-    st, card, rk = draw_if(st, p, cfg, rk, open_, p.no_hole)
-    st = dealer_add(st, p, card, hole)
-    st = st._replace(
-        hole_card=jnp.where(hole, card, st.hole_card),
-        hole_revealed=jnp.where(hole, True, st.hole_revealed),
-    )
+
+    def second_card(st: State, rk: Rng) -> tuple[State, Rng]:
+        """No hole card: the dealer's second card is drawn now, shown at once."""
+        st = st._replace(hole_revealed=jnp.where(on & ~any_open, False, st.hole_revealed))
+        st, card, rk = draw(st, p, cfg, rk, open_)
+        st = dealer_add(st, p, card, open_)
+        st = st._replace(
+            hole_card=jnp.where(open_, card, st.hole_card),
+            hole_revealed=jnp.where(open_, True, st.hole_revealed),
+        )
+        return st, rk
+
+    st, rk = when(p.no_hole, second_card, st, rk)
     drawing = open_ & plays
 
     def need(carry: tuple[State, Rng, Any], p: Params, drawing: Any) -> Any:

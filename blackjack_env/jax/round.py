@@ -54,7 +54,7 @@ from blackjack_env.jax.seats import (
     step_seats,
 )
 from blackjack_env.jax.settlement import pay, round_net
-from blackjack_env.jax.shoe import Rng, draw, draw_if, open_shoe, rng
+from blackjack_env.jax.shoe import Rng, draw, open_shoe, rng
 from blackjack_env.jax.state import (
     F32,
     I32,
@@ -66,6 +66,7 @@ from blackjack_env.jax.state import (
     natural_effects,
     naturals,
     select,
+    when,
 )
 from blackjack_env.jax.tables import Config, Params
 
@@ -139,7 +140,9 @@ def start_round(
     for _ in range(3):
         st, c, rk = draw(st, p, cfg, rk, on)
         cards.append(c)
-    st, hole_dealt, rk = draw_if(st, p, cfg, rk, on, ~p.no_hole)  # (no hole card: none)
+    # the hole card (none under no-hole rules: the dealer's second card comes later)
+    none = jnp.zeros((), I32)
+    st, hole_dealt, rk = when(~p.no_hole, lambda s, c, r: draw(s, p, cfg, r, on), st, none, rk)
     rank = p.rank_of_card
     val = p.value_of_card
     r1, ru, r2 = rank[cards[0]], rank[cards[1]], rank[cards[2]]
@@ -184,7 +187,7 @@ def start_round(
         poor = p.asks_pre_peek_poor[2 * ru + bj.astype(I32)]
         ask = ask & (poor | covers_insurance(st, p, cfg))
     st = st._replace(phase=jnp.where(ask, PHASE_INSURE, st.phase))
-    st = peek(st, p, cfg, on & p.peek & ~ask, pp & dealer_natural(st), bj & ends)
+    st = when(p.peek, lambda s: peek(s, p, cfg, on & ~ask, pp & dealer_natural(s), bj & ends), st)
     fin = bj & (pays | p.natural_stands) & (st.phase == PHASE_DECIDE)
     st = st._replace(done=st.done | (h0 & fin))
     st, rk = dealer_turn(st, p, cfg, rk, fin)
@@ -235,7 +238,10 @@ def play_decision(
     (the one place a decision is played: :func:`step`, :func:`play_out`; several seats:
     :func:`blackjack_env.jax.seats.play_seat`)."""
     phase = st.phase
-    st, cont = act_insurance(st, p, cfg, insurance, on & (phase == PHASE_INSURE))
+    asked = on & (phase == PHASE_INSURE)
+    st, cont = when(
+        p.pre_peek, lambda s, c: act_insurance(s, p, cfg, insurance, asked), st, asked & False
+    )
     # One move to the next hand serves both answers. The random stream is the one of a
     # round that answers the pre-peek question first and then plays: the answer's move
     # takes the step's first hands + 1 draws, the play's draws come after them (rules

@@ -36,7 +36,7 @@ from blackjack_env.jax.hands import (
     table_decision,
 )
 from blackjack_env.jax.settlement import pay, round_net
-from blackjack_env.jax.shoe import Rng, draw, draw_if, rng
+from blackjack_env.jax.shoe import Rng, draw, rng
 from blackjack_env.jax.state import (
     F32,
     I32,
@@ -52,6 +52,7 @@ from blackjack_env.jax.state import (
     naturals,
     seat_axes,
     select,
+    when,
 )
 from blackjack_env.jax.tables import Config, Params
 
@@ -90,7 +91,9 @@ def deal_seats(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> State:
     for _ in range(2 * n_s + 1):
         st, c, rk = draw(st, p, cfg, rk, on)
         cards.append(c)
-    st, hole_dealt, rk = draw_if(st, p, cfg, rk, on, ~p.no_hole)  # (no hole card: none)
+    # the hole card (none under no-hole rules: the dealer's second card comes later)
+    none = jnp.zeros((), I32)
+    st, hole_dealt, rk = when(~p.no_hole, lambda s, c, r: draw(s, p, cfg, r, on), st, none, rk)
     rank, val = p.rank_of_card, p.value_of_card
     first, second = jnp.stack(cards[:n_s]), jnp.stack(cards[n_s + 1 : 2 * n_s + 1])
     r1, ru, r2 = rank[first], rank[cards[n_s]], rank[second]
@@ -133,7 +136,9 @@ def deal_seats(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> State:
     table_ask = jnp.any(ask)
     phase = jnp.where(table_ask, PHASE_PEEK_WAIT, st.phase)
     st = st._replace(phase=jnp.where(ask, PHASE_INSURE, phase))
-    st = peek(st, p, cfg, on & p.peek & ~table_ask, pp & dealer_natural(st), bj & ends)
+    st = when(
+        p.peek, lambda s: peek(s, p, cfg, on & ~table_ask, pp & dealer_natural(s), bj & ends), st
+    )
     fin = bj & (pays | p.natural_stands) & (st.phase == PHASE_DECIDE)
     st = seat_done(st._replace(done=st.done | (h0 & ax(fin))), fin)
     st, rk = dealer_turn(st, p, cfg, rk, on & jnp.all(st.phase == PHASE_DONE))
@@ -189,7 +194,10 @@ def play_seat(
     (:func:`step_seats`, :func:`blackjack_env.jax.round.play_out`)."""
     v = seat_view(st, s)
     phase = v.phase
-    st, rk = act_insurance_seats(st, p, cfg, rk, s, insurance, on & (phase == PHASE_INSURE))
+    asked = on & (phase == PHASE_INSURE)
+    st, rk = when(
+        p.pre_peek, lambda t, r: act_insurance_seats(t, p, cfg, r, s, insurance, asked), st, rk
+    )
     v = seat_view(st, s)
     decide = on & (phase == PHASE_DECIDE)
     v, rk = act_play(v, p, cfg, rk, decision, decide)

@@ -22,6 +22,7 @@ from blackjack_env.jax.state import (
     hands_axis,
     is_natural,
     live_hands,
+    when,
 )
 from blackjack_env.jax.tables import Config, Params
 
@@ -73,15 +74,19 @@ def settle(st: State, p: Params, cfg: Config, on: Any) -> State:
     (``play.array_highest_hand_judged``; a surrendered hand keeps its outcome)."""
     open_ = on & live_hands(st, cfg) & ~st.settled
     out = outcomes(st, p, cfg)
-    standing = ~st.surrendered & (st.hard <= 21)
-    rest = open_ & standing
-    total = hand_total(st.hard, st.ace)
-    top = jnp.max(jnp.where(rest, total, -1), axis=-1, keepdims=True)  # per seat
-    # the rule is written with array operators only: it serves jax arrays as numpy's
-    judged = play.array_highest_hand_judged(total, top, st.dealer_hard > 21)  # type: ignore[arg-type]
-    code = jnp.where(p.highest & rest & ~judged, OUTCOME_LOSS, out)
-    # (highest-hand settlement pays the standing and the surrendered hands only)
-    return pay(st, p, open_ & ~(p.highest & ~st.surrendered & ~standing), code)
+
+    def highest(which: Any, code: Any) -> tuple[Any, Any]:
+        standing = ~st.surrendered & (st.hard <= 21)
+        rest = which & standing
+        total = hand_total(st.hard, st.ace)
+        top = jnp.max(jnp.where(rest, total, -1), axis=-1, keepdims=True)  # per seat
+        # the rule is written with array operators only: it serves jax arrays as numpy's
+        judged = play.array_highest_hand_judged(total, top, st.dealer_hard > 21)  # type: ignore[arg-type]
+        # (the standing and the surrendered hands are paid; the best of them can win)
+        return which & (standing | st.surrendered), jnp.where(rest & ~judged, OUTCOME_LOSS, code)
+
+    which, code = when(p.highest, highest, open_, out)
+    return pay(st, p, which, code)
 
 
 def round_net(st: State, p: Params, cfg: Config) -> Any:

@@ -93,16 +93,6 @@ def draw(st: State, p: Params, cfg: Config, rk: Rng, do: Any) -> tuple[State, An
     return st, card, rk
 
 
-def draw_if(
-    st: State, p: Params, cfg: Config, rk: Rng, do: Any, rule: Any
-) -> tuple[State, Any, Rng]:
-    """:func:`draw` where ``do`` under a rule flag ``rule`` (a traced bool): where the rule
-    is off nothing is dealt and the random stream does not move, as if the draw were not
-    there (a rule set's stream is the same in a batch of any rules)."""
-    st, card, moved = draw(st, p, cfg, rk, do & rule)
-    return st, card, Rng(rk.seed, jnp.where(rule, moved.i, rk.i))
-
-
 def open_shoe(st: State, p: Params, cfg: Config, on: Any) -> State:
     """Where ``on``: the last round's cards go to the discards and the shoe is reshuffled
     if the cut card is out (``p.cut_cards`` dealt; numpy ``start_rounds`` /
