@@ -1,6 +1,7 @@
 """The pure game engine: cards, shoe, hands, rules and the table state machine.
 
-Modules: ``cards``, ``shoe``, ``hand``, ``rules``; ``play`` (the rules of play);
+Modules: ``cards``, ``shoe``, ``hand``, ``rules``; ``rulespace`` (sets of rule sets: a
+seeded sampler and the held-out test set); ``play`` (the rules of play);
 ``table`` (the round's state machine) with ``seat`` (a player's place),
 ``events`` (phases, event records, hand results) and ``errors``.
 
@@ -30,6 +31,7 @@ from blackjack_env.engine.rules import (
     list_presets,
     preset,
 )
+from blackjack_env.engine.rulespace import Grid, RuleSpace, default_space, held_out
 from blackjack_env.engine.seat import Seat
 from blackjack_env.engine.shoe import Shoe, ShoeExhaustedError
 from blackjack_env.engine.table import Table
@@ -44,6 +46,7 @@ __all__ = [
     "DoubleRule",
     "Event",
     "EventKind",
+    "Grid",
     "Hand",
     "HandResult",
     "HoleCard",
@@ -53,6 +56,7 @@ __all__ = [
     "PhaseError",
     "Preset",
     "Rank",
+    "RuleSpace",
     "Rules",
     "Seat",
     "Settlement",
@@ -65,6 +69,8 @@ __all__ = [
     "Table",
     "TableError",
     "TieRule",
+    "default_space",
+    "held_out",
     "list_presets",
     "parse_card",
     "parse_cards",

@@ -56,6 +56,7 @@ from blackjack_env.envs.batch.codes import (
 )
 from blackjack_env.envs.settings import EnvSettings
 from blackjack_env.envs.step import DECISION_BY_BATCH_PHASE, Decision
+from blackjack_env.envs.view import fields as view_fields
 from blackjack_env.envs.view.layout import Layout, ObsMode
 
 __all__ = ["RuleTables", "build_tables", "mask_rows"]
@@ -203,6 +204,12 @@ class RuleTables:
     """``(len(bet_sizes),)`` bool: each bet size is within the table limits"""
     min_cost: int
     """the smallest bet of a round in chips"""
+
+    # ---- what an observation shows of the rules
+    rule_features: np.ndarray
+    """``(RULES_SIZE,)`` float32 in [0, 1]: the rules' features
+    (:func:`~blackjack_env.envs.view.fields.rule_features`; appended to the observation
+    with ``observe_rules=True``)"""
 
     @classmethod
     def from_settings(cls, settings: EnvSettings) -> RuleTables:
@@ -412,4 +419,5 @@ def build_tables(
         bet_chips=_frozen(bet_chips),
         bet_within=_frozen(bet_within),
         min_cost=bet_sizes[0] * bet if bet_sizes else bet,
+        rule_features=_frozen(view_fields.rule_features(rules)),
     )

@@ -36,6 +36,17 @@ each value as its own input (the columns are those ``agents/mlp.py``'s
 
 ``"dict"``: the keys of :func:`dict_space`; count fields in ``0..COUNT_HIGH``.
 
+Rule features (``observe_rules=True``): the ``"vector"`` and ``"features"`` observations
+end with :func:`rule_features` of the table's rules (:func:`append_rules`), and the
+``"dict"`` observation has the key ``"rules"`` (:data:`DICT_RULES_KEY`) holding them:
+``RULES_SIZE`` float32 entries, every one in [0, 1], the same length whatever the rules.
+Each enum field is a one-hot group ``field=value`` (one entry per member, in the enum's
+order), each flag 0 / 1, each number scaled; :data:`RULE_FEATURE_TABLE` gives every
+entry's name and meaning (the docs render it), :data:`RULE_FEATURES` the names in order.
+Not encoded: ``max_seats``, ``min_bet`` and ``max_bet`` (table limits, not rules of
+play: the bet sizes they allow show in the action mask); two rule sets that differ in
+any other field differ in their features.
+
 The single env's ``"multidiscrete"`` observation is made in the compiled
 ``LearnerView.observe``, which caches :func:`encode_multidiscrete`'s arrays keyed by
 every field but the count (a new field must join that key); a test checks it against
@@ -44,10 +55,22 @@ every field but the count (a new field must join that key); a test checks it aga
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import Any, Final
 
 import numpy as np
 from gymnasium import spaces
+
+from blackjack_env.engine.rules import (
+    DoubleRule,
+    HoleCard,
+    Rules,
+    Settlement,
+    SplitBet,
+    SplitBy,
+    Surrender,
+    TieRule,
+)
 
 __all__ = [
     "BUCKET_CLIP",
@@ -55,6 +78,7 @@ __all__ = [
     "COUNT_CLIP",
     "COUNT_HIGH",
     "DICT_KEYS",
+    "DICT_RULES_KEY",
     "FEATURES_SIZE",
     "FEAT_CARDS",
     "FEAT_CARDS_SIZE",
@@ -72,6 +96,8 @@ __all__ = [
     "MD_TOTAL",
     "MD_UPCARD",
     "N_PHASES",
+    "RULES_SIZE",
+    "RULE_FEATURES",
     "TUPLE_SOFT",
     "TUPLE_TOTAL",
     "TUPLE_UPCARD",
@@ -93,6 +119,7 @@ __all__ = [
     "VEC_TOTAL",
     "VEC_TRUE_COUNT",
     "VEC_UPCARD",
+    "append_rules",
     "count_bucket",
     "dict_space",
     "encode_dict",
@@ -103,6 +130,8 @@ __all__ = [
     "features_space",
     "multidiscrete_nvec",
     "observation_space",
+    "rule_features",
+    "rules_space",
     "tuple_space",
     "vector_space",
 ]
@@ -192,6 +221,102 @@ DICT_KEYS: Final = (
 )
 
 
+
+# ------------------------------------------------------------------ rule features
+#: The dict mode's key holding the rule features (with ``observe_rules=True``).
+DICT_RULES_KEY: Final = "rules"
+#: Scales of the numeric rule features (each field divided by it lies in [0, 1]).
+RULES_DECKS_SCALE: Final = 8.0
+RULES_SEATS_SCALE: Final = 7.0
+RULES_SPLIT_SCALE: Final = 7.0  # max_split_hands - 1: 0 (no split) .. 7 (eight hands)
+RULES_VALUE_SCALE: Final = 10.0
+
+_RULE_FLAGS: Final = (
+    ("natural_beats_21", "1: a player's natural beats a dealer 21 of three or more cards"),
+    ("dealer_natural_beats_21", "1: a dealer natural beats a player's multi-card 21"),
+    ("natural_ends_hand", "1: a natural takes no further cards"),
+    ("natural_paid_at_deal", "1: a natural is paid at once, before the dealer's hand is known"),
+    ("blackjack_after_split", "1: a two-card 21 on a split hand counts as a natural"),
+)
+
+
+def _one_hot_rows(field: str, enum: type[Enum], what: str) -> list[tuple[str, str]]:
+    return [(f"{field}={m.value}", f"1 when {what} is {m.value!r}") for m in enum]
+
+
+#: ``(name, meaning)`` of every rule feature, in order (:func:`rule_features`); every
+#: entry lies in [0, 1].
+RULE_FEATURE_TABLE: Final[tuple[tuple[str, str], ...]] = tuple([
+    ("infinite_deck", "1 for an infinite deck (decks=None)"),
+    ("decks", "decks / 8 (decks per group of seats when seats_per_deck is set); 0 for an "
+              "infinite deck"),
+    ("seats_per_deck", "seats_per_deck / 7; 0 when None"),
+    ("penetration", "the fraction of the shoe dealt before a reshuffle; 0 when None "
+                    "(reshuffled before every round) or for an infinite deck"),
+    ("dealer_hits_soft_17", "1 under H17, 0 under S17"),
+    *_one_hot_rows("hole_card", HoleCard, "the hole-card rule"),
+    ("blackjack_payout", "r / (1 + r) of the payout ratio r: 1:1 is 0.5, 6:5 0.545, 3:2 "
+                         "0.6, 2:1 0.667 (one to one with the ratio)"),
+    *_RULE_FLAGS,
+    *_one_hot_rows("ties", TieRule, "the tie rule"),
+    *_one_hot_rows("settlement", Settlement, "the settlement"),
+    *_one_hot_rows("double", DoubleRule, "the double rule"),
+    ("double_after_split", "1: doubling after a split is allowed (DAS)"),
+    ("max_split_hands", "(max_split_hands - 1) / 7: 0 no splitting .. 1 eight hands"),
+    ("resplit_aces", "1: split aces may be split again"),
+    ("hit_split_aces", "1: split aces may be hit"),
+    *_one_hot_rows("split_by", SplitBy, "what makes a pair"),
+    *_one_hot_rows("split_bet", SplitBet, "the bet on split hands"),
+    *_one_hot_rows("surrender", Surrender, "the surrender rule"),
+    ("insurance", "1: insurance and even money are offered"),
+    ("auto_stand_21", "1: a hand reaching 21 stands by itself"),
+    ("bet_raising", "1: the bet may be raised after each card"),
+    ("seats", "seats at the table / 7"),
+    *[(f"value_{letter}", f"the point value of a {letter} / 10 (card_values; the ace is "
+                          f"always 1 or 11 and has no entry)")
+      for letter in ("2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K")],
+])
+#: The rule features' names, in order (the entries of :func:`rule_features`).
+RULE_FEATURES: Final[tuple[str, ...]] = tuple(name for name, _ in RULE_FEATURE_TABLE)
+#: The number of rule features.
+RULES_SIZE: Final = len(RULE_FEATURES)
+
+
+def rule_features(rules: Rules) -> np.ndarray:
+    """The rule features of ``rules``: float32 ``(RULES_SIZE,)``, every entry in [0, 1],
+    laid out as :data:`RULE_FEATURE_TABLE` says (a new array)."""
+    if not isinstance(rules, Rules):
+        raise ValueError(f"rule_features needs a Rules, got {type(rules).__name__}")
+    infinite = rules.decks is None
+    ratio = rules.blackjack_payout
+    values: list[float] = [
+        float(infinite),
+        0.0 if rules.decks is None else rules.decks / RULES_DECKS_SCALE,
+        0.0 if rules.seats_per_deck is None else rules.seats_per_deck / RULES_SEATS_SCALE,
+        0.0 if infinite or rules.penetration is None else float(rules.penetration),
+        float(rules.dealer_hits_soft_17),
+        *(float(rules.hole_card is m) for m in HoleCard),
+        float(ratio / (1 + ratio)),
+        *(float(getattr(rules, name)) for name, _ in _RULE_FLAGS),
+        *(float(rules.ties is m) for m in TieRule),
+        *(float(rules.settlement is m) for m in Settlement),
+        *(float(rules.double is m) for m in DoubleRule),
+        float(rules.double_after_split),
+        (rules.max_split_hands - 1) / RULES_SPLIT_SCALE,
+        float(rules.resplit_aces),
+        float(rules.hit_split_aces),
+        *(float(rules.split_by is m) for m in SplitBy),
+        *(float(rules.split_bet is m) for m in SplitBet),
+        *(float(rules.surrender is m) for m in Surrender),
+        float(rules.insurance),
+        float(rules.auto_stand_21),
+        float(rules.bet_raising),
+        rules.seats / RULES_SEATS_SCALE,
+        *(v / RULES_VALUE_SCALE for v in rules.card_values[1:]),
+    ]
+    return np.array(values, dtype=np.float32)
+
+
 # ======================================================================== spaces
 def tuple_space() -> spaces.Tuple:
     return spaces.Tuple(
@@ -249,19 +374,38 @@ def dict_space(max_hands: int, seats: int, n_actions: int) -> spaces.Dict:
     return spaces.Dict(fields)
 
 
+def rules_space() -> spaces.Box:
+    """The rule features' space: float32 ``(RULES_SIZE,)`` in [0, 1]."""
+    return spaces.Box(0.0, 1.0, shape=(RULES_SIZE,), dtype=np.float32)
+
+
+def _with_rules(box: spaces.Box) -> spaces.Box:
+    """A flat observation's ``Box`` followed by the rule features' bounds."""
+    rules = rules_space()
+    return spaces.Box(
+        np.concatenate([box.low, rules.low]), np.concatenate([box.high, rules.high]),
+        dtype=np.float32,
+    )
+
+
 def observation_space(
-    obs_mode: str, max_hands: int, seats: int, n_actions: int
+    obs_mode: str, max_hands: int, seats: int, n_actions: int, observe_rules: bool = False
 ) -> spaces.Space[Any]:
-    """The observation space of ``obs_mode`` (``max_hands``: ``rules.max_split_hands``)."""
+    """The observation space of ``obs_mode`` (``max_hands``: ``rules.max_split_hands``,
+    or the rule space's largest); ``observe_rules``: with the rule features (the flat
+    modes' ``Box`` grows by ``RULES_SIZE``, the dict gains :data:`DICT_RULES_KEY`)."""
     if obs_mode == "tuple":
         return tuple_space()
     if obs_mode == "multidiscrete":
         return spaces.MultiDiscrete(multidiscrete_nvec(max_hands))
     if obs_mode == "vector":
-        return vector_space()
+        return _with_rules(vector_space()) if observe_rules else vector_space()
     if obs_mode == "features":
-        return features_space()
-    return dict_space(max_hands, seats, n_actions)
+        return _with_rules(features_space()) if observe_rules else features_space()
+    space = dict_space(max_hands, seats, n_actions)
+    if observe_rules:
+        space = spaces.Dict({**space.spaces, DICT_RULES_KEY: rules_space()})
+    return space
 
 
 # ======================================================================== encoders
@@ -493,3 +637,14 @@ def encode_dict(
         "bankroll": _column(bankroll, -CHIP_BOUND, CHIP_BOUND, xp),
         "action_mask": action_mask,
     }
+
+
+def append_rules(obs: Any, features: Any, xp: Any = np) -> Any:
+    """A flat observation (``"vector"`` or ``"features"``, ``(D,)`` or a batch ``(N, D)``)
+    followed by rule features (``(RULES_SIZE,)``, shared by the batch, or ``(N,
+    RULES_SIZE)``, one row per table): float32 ``(D + RULES_SIZE,)`` or ``(N, D +
+    RULES_SIZE)``, with ``xp`` ``numpy`` or ``jax.numpy``."""
+    features = xp.asarray(features, dtype=xp.float32)
+    if features.ndim < obs.ndim:
+        features = xp.broadcast_to(features, (*obs.shape[:-1], features.shape[-1]))
+    return xp.concatenate([obs, features], axis=-1)
