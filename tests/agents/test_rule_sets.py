@@ -9,6 +9,7 @@ table); the summary against numpy on those figures; the optimum as an agent at r
 from __future__ import annotations
 
 import itertools
+import json
 import zlib
 from typing import Any
 
@@ -101,14 +102,24 @@ class FixedChart:
 
 
 # ----------------------------------------------------------------------- the encoding
-@pytest.mark.parametrize("mode", ["multidiscrete", "vector", "features"])
-def test_encode_states_rows_equal_encode_state(mode: str) -> None:
-    """Batched and one by one give the same bits, at every hand index, and the masks."""
+@pytest.mark.parametrize(("mode", "carry"), [("multidiscrete", False), ("vector", False),
+                                             ("features", False), ("vector", True),
+                                             ("features", True)])
+def test_encode_states_rows_equal_encode_state(mode: str, carry: bool) -> None:
+    """Batched and one by one give the same bits, at every hand index, and the masks; with
+    the rules carried, each row ends with the rule set's features."""
     for rules in [VEGAS, *rule_list(3, seed=5)]:
         states = decision_states(rules)[::7]
         for index in (0, 1, 3):
-            batch = encode_states(states, rules, mode, index)
-            rows = np.stack([np.asarray(encode_state(s, rules, mode, index)) for s in states])
+            batch = encode_states(states, rules, mode, index, observe_rules=carry)
+            rows = np.stack([np.asarray(encode_state(s, rules, mode, index, carry))
+                             for s in states])
+            if carry:
+                np.testing.assert_array_equal(batch[:, -V.RULES_SIZE:],
+                                              np.broadcast_to(V.rule_features(rules),
+                                                              (len(states), V.RULES_SIZE)))
+                np.testing.assert_array_equal(
+                    batch[:, :-V.RULES_SIZE], encode_states(states, rules, mode, index))
             assert batch.dtype == rows.dtype
             np.testing.assert_array_equal(batch, rows)
         masks = state_masks(states, rules, 7)
@@ -156,9 +167,10 @@ def test_a_fixed_agent_grades_as_exact_grade_one_rule_set_at_a_time() -> None:
 
 @pytest.mark.parametrize(("make", "mode"), [
     (lambda: random_mlp("vector", seed=3), "vector"),
+    (lambda: random_mlp("features", seed=4, observe_rules=True), "features"),
     (lambda: HashAgent("multidiscrete"), "multidiscrete"),
     (lambda: HashAgent("vector"), "vector"),
-], ids=["mlp-vector", "act-multidiscrete", "act-vector"])
+], ids=["mlp-vector", "mlp-features-rules", "act-multidiscrete", "act-vector"])
 def test_observation_agents_grade_as_exact_grade(make: Any, mode: str) -> None:
     """Networks asked in one batch per rule set, and agents with only ``act``: the same
     regrets and the same count of split states whose answer depends on the hand index."""
@@ -287,3 +299,44 @@ def test_agents_without_a_deterministic_policy_are_refused() -> None:
     result = grade_rule_sets(basic, [VEGAS, VEGAS.replace(dealer_hits_soft_17=True)],
                              workers=1)
     assert result.grades[0].regret == pytest.approx(0.0, abs=1e-12)
+
+
+# ----------------------------------------------------------------------- MLPAgent
+def test_an_mlp_that_observes_the_rules_saves_and_loads(tmp_path: Any) -> None:
+    agent = random_mlp("features", seed=2, observe_rules=True)
+    assert agent.obs_size == V.FEATURES_SIZE + V.RULES_SIZE
+    back = MLPAgent.load(agent.save(tmp_path / "m.npz"))
+    assert back.observe_rules is True and back.obs_size == agent.obs_size
+    for w in (agent, back):
+        assert grade_rule_sets(w, [VEGAS], workers=1).grades[0].regret == grade_rule_sets(
+            agent, [VEGAS], workers=1).grades[0].regret
+    # a file written before the flag existed (no observe_rules in its meta) loads as before
+    plain = random_mlp("vector", seed=2)
+    path = plain.save(tmp_path / "old.npz")
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files}
+    meta = json.loads(str(arrays["meta"]))
+    del meta["observe_rules"]
+    arrays["meta"] = np.array(json.dumps(meta))
+    np.savez(path, **arrays)
+    old = MLPAgent.load(path)
+    assert old.observe_rules is False and old.obs_size == V.VECTOR_SIZE
+
+
+def test_an_mlp_that_cannot_carry_the_rules_is_refused(tmp_path: Any) -> None:
+    layers = [(np.zeros((V.MD_SIZE, 5)), np.zeros(5))]
+    with pytest.raises(ValueError, match="follow the 'vector' and 'features'"):
+        MLPAgent(layers, obs_mode="multidiscrete", observe_rules=True)
+    with pytest.raises(ValueError, match=f"has {V.VECTOR_SIZE + V.RULES_SIZE} entries"):
+        MLPAgent([(np.zeros((V.VECTOR_SIZE, 5)), np.zeros(5))], observe_rules=True)
+    with pytest.raises(ValueError, match="True or False"):
+        MLPAgent([(np.zeros((V.VECTOR_SIZE, 5)), np.zeros(5))], observe_rules=1)  # type: ignore[arg-type]
+    path = random_mlp("vector").save(tmp_path / "m.npz")
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files}
+    meta = json.loads(str(arrays["meta"]))
+    meta["observe_rules"] = True  # a header that does not fit its arrays
+    arrays["meta"] = np.array(json.dumps(meta))
+    np.savez(path, **arrays)
+    with pytest.raises(ValueError, match="m.npz: a damaged MLP policy"):
+        MLPAgent.load(path)
