@@ -338,5 +338,5 @@ def test_an_mlp_that_cannot_carry_the_rules_is_refused(tmp_path: Any) -> None:
     meta["observe_rules"] = True  # a header that does not fit its arrays
     arrays["meta"] = np.array(json.dumps(meta))
     np.savez(path, **arrays)
-    with pytest.raises(ValueError, match="m.npz: a damaged MLP policy"):
+    with pytest.raises(ValueError, match=r"m\.npz: a damaged MLP policy"):
         MLPAgent.load(path)
