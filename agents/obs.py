@@ -41,6 +41,7 @@ __all__ = [
     "decode",
     "encode_state",
     "encode_states",
+    "n_play_actions",
     "state_mask",
     "state_masks",
     "table_state",
@@ -98,7 +99,9 @@ def decode(obs: Any, obs_mode: str) -> ObsView:
     )
 
 
-def _n_play(rules: Rules) -> int:
+def n_play_actions(rules: Rules) -> int:
+    """The env's play actions under ``rules`` (the width of :func:`state_mask`): 2 when
+    the rules allow only stand and hit, else 5 (the env's ``Layout.n_play``)."""
     return Layout(rules, ObsMode.MULTIDISCRETE).n_play
 
 
@@ -107,7 +110,7 @@ def state_mask(state: Any, rules: Rules) -> np.ndarray:
 
     Before the peek, the env's action 0 (STAND) is the "decline" answer.
     """
-    mask = np.zeros(_n_play(rules), dtype=np.int8)
+    mask = np.zeros(n_play_actions(rules), dtype=np.int8)
     for action in state.legal:
         index = int(Action.STAND) if action is Action.DECLINE else int(action)
         if index < mask.size:
@@ -214,7 +217,7 @@ def state_masks(states: Sequence[Any], rules: Rules, n_actions: int | None = Non
     """:func:`state_mask` of every state at once, int8 ``(len(states), n_actions)``
     (``n_actions``: at least the rules' play actions, ``None`` for exactly those; the
     extra columns are 0)."""
-    n_play = _n_play(rules)
+    n_play = n_play_actions(rules)
     width = n_play if n_actions is None else n_actions
     if width < n_play:
         raise ValueError(f"n_actions={n_actions}: these rules have {n_play} play actions")

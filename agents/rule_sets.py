@@ -39,6 +39,7 @@ the agent pickled.
 
 from __future__ import annotations
 
+import json
 import math
 import pickle
 import time
@@ -47,6 +48,7 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass
 from enum import Enum
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -58,20 +60,29 @@ except ImportError:  # pragma: no cover - the extra installs it
     threadpool_limits = None
 
 from blackjack_env.agents.grading import analysis_reason, optimal_return, table_free
-from blackjack_env.agents.obs import HAND_INDEX_MODES, encode_state, encode_states, state_masks
+from blackjack_env.agents.obs import (
+    HAND_INDEX_MODES,
+    encode_state,
+    encode_states,
+    n_play_actions,
+    state_masks,
+)
 from blackjack_env.analysis import DecisionState, decision_states, evaluate_policy, solve
 from blackjack_env.analysis.counter import default_workers
 from blackjack_env.engine import Action, Rules
 from blackjack_env.engine.rules import FIELD_NAMES
+from blackjack_env.engine.rulespace import DEFAULT_VERSIONS, RuleSpace, default_space, held_out
 from blackjack_env.simulate import worker_context
 
 __all__ = [
     "BOOTSTRAP_RESAMPLES",
     "AxisCost",
+    "NamedRuleSets",
     "OptimalPlay",
     "RuleSetGrade",
     "RuleSetGrades",
     "grade_rule_sets",
+    "load_rule_sets",
     "rule_axes",
 ]
 
@@ -482,6 +493,12 @@ def grade_rule_sets(agent: Any, rules_list: Sequence[Rules], *, workers: int | N
     """
     rules_all = check_gradable(rules_list)
     kind = _kind(agent)
+    n_actions = getattr(agent, "n_actions", None) if kind in ("batch", "act") else None
+    if n_actions is not None:
+        for i, rules in enumerate(rules_all):
+            if n_play_actions(rules) > int(n_actions):
+                raise ValueError(f"rule set {i} ({rules.summary()}) has {n_play_actions(rules)} "
+                                 f"play actions; the agent answers with {n_actions}")
     axis_names = tuple(rule_axes(rules_all) if axes is None else axes)
     unknown = [a for a in axis_names if a not in FIELD_NAMES]
     if unknown:
@@ -514,3 +531,89 @@ def grade_rule_sets(agent: Any, rules_list: Sequence[Rules], *, workers: int | N
     return RuleSetGrades(label, tuple(grades), axis_costs(grades, axis_names),
                          bootstrap_interval(regrets), time.perf_counter() - t0,
                          max(1, n_workers), name)
+
+
+# ----------------------------------------------------------------------- named lists
+#: The names :func:`load_rule_sets` reads (``held-out`` is the newest version's).
+HELD_OUT_NAME = "held-out"
+
+
+@dataclass(frozen=True)
+class NamedRuleSets:
+    """A list of rule sets with its name and, when it comes from a rule space, the
+    space's axes (what :func:`grade_rule_sets` breaks the regret down by)."""
+
+    name: str
+    rules: tuple[Rules, ...]
+    axes: tuple[str, ...] | None = None
+
+
+def load_rule_sets(spec: str) -> NamedRuleSets:
+    """The rule sets ``spec`` names; ``ValueError`` (one line) for anything else.
+
+    * ``held-out`` or ``held-out:<version>`` (``held-out:v1``): the fixed held-out test
+      set of the default rule space (:func:`blackjack_env.engine.rulespace.held_out`),
+      broken down by that space's axes; ``held-out`` is the newest version.
+    * a JSON file holding a list of rule sets, each as
+      :meth:`Rules.to_dict <blackjack_env.engine.Rules.to_dict>` writes it (fields left
+      out take ``Rules``' defaults), or an object whose ``"rules"`` is such a list (the
+      package's held-out file);
+    * a JSON file holding a rule space (:meth:`RuleSpace.to_dict
+      <blackjack_env.engine.rulespace.RuleSpace.to_dict>`): its held-out rule sets
+      (:meth:`~blackjack_env.engine.rulespace.RuleSpace.held_out_rules`), broken down by
+      its axes.
+    """
+    text = str(spec).strip()
+    if text == HELD_OUT_NAME or text.startswith(HELD_OUT_NAME + ":"):
+        version = text.partition(":")[2] or DEFAULT_VERSIONS[-1]
+        if version not in DEFAULT_VERSIONS:
+            raise ValueError(f"{text}: no such version of the held-out set; versions are "
+                             f"{', '.join(f'{HELD_OUT_NAME}:{v}' for v in DEFAULT_VERSIONS)}")
+        return NamedRuleSets(f"{HELD_OUT_NAME}:{version}", held_out(version),
+                             default_space(version).axis_names)
+    path = Path(text)
+    if not path.is_file():
+        names = ", ".join([HELD_OUT_NAME, *(f"{HELD_OUT_NAME}:{v}" for v in DEFAULT_VERSIONS)])
+        what = "is a folder" if path.is_dir() else "is no file"
+        raise ValueError(f"{text}: {what} and no set name; give {names}, or a JSON file of "
+                         f"rule sets (a list of Rules.to_dict() objects, or a RuleSpace file)")
+    try:
+        data = json.loads(path.read_text())
+    except UnicodeDecodeError:
+        raise ValueError(f"{text}: not a JSON file (not text)") from None
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{text}: not valid JSON ({err.msg} at line {err.lineno})") from None
+    axes: tuple[str, ...] | None = None
+    name = path.name
+    if isinstance(data, dict) and "axes" in data and "base" in data:
+        try:
+            space = RuleSpace.from_dict(data)
+        except (ValueError, TypeError) as err:
+            raise ValueError(f"{text}: not a rule space ({err})") from None
+        entries: list[Any] = list(space.held_out_rules())
+        if not entries:
+            raise ValueError(f"{text}: the rule space {space.name!r} holds out no rule set "
+                             f"(hold_out={space.hold_out}); give it a hold_out of 2 or more, "
+                             f"or a list of rule sets")
+        axes = space.axis_names
+        name = f"{path.name} (held out of {space.name})"
+    elif isinstance(data, dict) and isinstance(data.get("rules"), list):
+        entries = data["rules"]
+    elif isinstance(data, list):
+        entries = data
+    else:
+        raise ValueError(f"{text}: not a list of rule sets: expected a JSON list of "
+                         f"Rules.to_dict() objects (or a RuleSpace.to_dict() object), found "
+                         f"a {type(data).__name__}")
+    if not entries:
+        raise ValueError(f"{text}: the list of rule sets is empty")
+    rules: list[Rules] = []
+    for i, entry in enumerate(entries):
+        if isinstance(entry, Rules):
+            rules.append(entry)
+            continue
+        try:
+            rules.append(Rules.from_dict(entry))
+        except (ValueError, TypeError) as err:
+            raise ValueError(f"{text}: rule set {i} is not a rule set ({err})") from None
+    return NamedRuleSets(name, tuple(rules), axes)
