@@ -72,15 +72,22 @@ from blackjack_env.analysis.counter import default_workers
 from blackjack_env.engine import Action, Rules
 from blackjack_env.engine.rules import FIELD_NAMES
 from blackjack_env.engine.rulespace import DEFAULT_VERSIONS, RuleSpace, default_space, held_out
+from blackjack_env.envs import view as V
 from blackjack_env.simulate import worker_context
 
 __all__ = [
     "BOOTSTRAP_RESAMPLES",
+    "INTERVAL_METHOD",
     "AxisCost",
     "NamedRuleSets",
     "OptimalPlay",
     "RuleSetGrade",
     "RuleSetGrades",
+    "axis_costs",
+    "bootstrap_interval",
+    "check_agent",
+    "check_gradable",
+    "grade_one",
     "grade_rule_sets",
     "load_rule_sets",
     "rule_axes",
@@ -364,6 +371,14 @@ def _env_answer(action: int, state: DecisionState) -> Action:
     return Action(int(action))
 
 
+def _blind_to_index(agent: Any) -> bool:
+    """The agent's input drops the hand-index field (an MLP policy's ``ignored`` fields, as
+    :data:`blackjack_env.agents.mlp.VECTOR_IGNORED`): its answers cannot depend on it, so
+    it is not asked at other hand indices."""
+    field = V.MD_HAND_INDEX if str(agent.obs_mode) == "multidiscrete" else V.VEC_HAND_INDEX
+    return field in tuple(getattr(agent, "ignored", ()) or ())
+
+
 def _answers(agent: Any, kind: str, rules: Rules, states: Sequence[DecisionState]
              ) -> tuple[list[Action], np.ndarray | None]:
     """The agent's answer at every state, and for agents that see a hand index, whether
@@ -375,7 +390,7 @@ def _answers(agent: Any, kind: str, rules: Rules, states: Sequence[DecisionState
     carry = bool(getattr(agent, "observe_rules", False))
     hands = rules.max_split_hands
     split = [i for i, s in enumerate(states) if s.split]
-    track = mode in HAND_INDEX_MODES and hands > 1 and bool(split)
+    track = mode in HAND_INDEX_MODES and hands > 1 and bool(split) and not _blind_to_index(agent)
     n_actions = int(getattr(agent, "n_actions", 0) or 0) or None
     masks = state_masks(states, rules, n_actions)
     if kind == "batch":
@@ -471,6 +486,22 @@ def check_gradable(rules_list: Sequence[Any]) -> list[Rules]:
     return out
 
 
+def check_agent(agent: Any, rules_list: Sequence[Rules]) -> str:
+    """``ValueError`` (one line) when ``agent`` cannot be graded on these rule sets: no
+    deterministic policy over any state (a random agent, a fixed agent that reads its live
+    table), an observation the analysis cannot encode (``dict``), rule features asked of
+    an observation that cannot carry them, or fewer actions than a rule set's play
+    actions. Returns how the agent is asked (see the module docstring)."""
+    kind = _kind(agent)
+    n_actions = getattr(agent, "n_actions", None) if kind in ("batch", "act") else None
+    if n_actions is not None:
+        for i, rules in enumerate(rules_list):
+            if n_play_actions(rules) > int(n_actions):
+                raise ValueError(f"rule set {i} ({rules.summary()}) has {n_play_actions(rules)} "
+                                 f"play actions; the agent answers with {n_actions}")
+    return kind
+
+
 def grade_rule_sets(agent: Any, rules_list: Sequence[Rules], *, workers: int | None = None,
                     axes: Iterable[str] | None = None, name: str = "",
                     progress: Callable[[int], Any] | None = None) -> RuleSetGrades:
@@ -492,13 +523,7 @@ def grade_rule_sets(agent: Any, rules_list: Sequence[Rules], *, workers: int | N
         :class:`RuleSetGrades` (``to_dict()`` for JSON, ``table()`` for text).
     """
     rules_all = check_gradable(rules_list)
-    kind = _kind(agent)
-    n_actions = getattr(agent, "n_actions", None) if kind in ("batch", "act") else None
-    if n_actions is not None:
-        for i, rules in enumerate(rules_all):
-            if n_play_actions(rules) > int(n_actions):
-                raise ValueError(f"rule set {i} ({rules.summary()}) has {n_play_actions(rules)} "
-                                 f"play actions; the agent answers with {n_actions}")
+    kind = check_agent(agent, rules_all)
     axis_names = tuple(rule_axes(rules_all) if axes is None else axes)
     unknown = [a for a in axis_names if a not in FIELD_NAMES]
     if unknown:

@@ -421,16 +421,24 @@ class RoundModel:
                     state = self.state(key, (_A.SURRENDER, _A.DECLINE))
                     found.setdefault(DecisionState(**{**_fields(state), "pre_peek": True}))
                 visit(key)
+        hits: dict[tuple[int, bool], list[tuple[int, bool]]] = {}  # a hit's going hands
         while stack:
             key = stack.pop()
             hard, ace, n, pair, _nat, fs, sa, h = key
             legal = self.legal(key)
             found.setdefault(self.state(key, legal))
             if _A.HIT in legal:
-                for v, a, _p in self.draws:
-                    nh, na = hard + v, ace or a
-                    if nh <= 21 and not auto_stands(rules, score(nh, na)[0]):
-                        visit((nh, na, n + 1, None, False, fs, sa, h))
+                going = hits.get((hard, ace))
+                if going is None:
+                    going = hits[(hard, ace)] = [
+                        (hard + v, ace or a) for v, a, _p in self.draws
+                        if hard + v <= 21 and not auto_stands(rules, score(hard + v, ace or a)[0])
+                    ]
+                for nh, na in going:
+                    nxt = (nh, na, n + 1, None, False, fs, sa, h)
+                    if nxt not in seen:  # (visit(), inlined: the walk's hottest line)
+                        seen.add(nxt)
+                        stack.append(nxt)
             if _A.SPLIT in legal and pair is not None:
                 split_hands(pair, h + 1)
         return list(found)

@@ -259,8 +259,6 @@ def decision_states(rules: Rules) -> tuple[DecisionState, ...]:
     optimum, of the enumeration's few thousand more.
     """
     _require_infinite(rules, "decision_states()")
-    found: dict[DecisionState, None] = {}
-    for _label, rank, _p in _upcard_classes(rules):
-        for state in RoundModel(rules, rank).decision_states():
-            found.setdefault(state)
-    return tuple(found)
+    # (no state is met against two upcards: each shows its own upcard class)
+    return tuple(state for _label, rank, _p in _upcard_classes(rules)
+                 for state in RoundModel(rules, rank).decision_states())
