@@ -59,7 +59,7 @@ try:  # optional (the [main] extra): without it the figures are the same, a litt
 except ImportError:  # pragma: no cover - the extra installs it
     threadpool_limits = None
 
-from blackjack_env.agents.grading import analysis_reason, optimal_return, table_free
+from blackjack_env.agents.grading import optimal_return, table_free
 from blackjack_env.agents.obs import (
     HAND_INDEX_MODES,
     encode_state,
@@ -68,6 +68,7 @@ from blackjack_env.agents.obs import (
     state_masks,
 )
 from blackjack_env.analysis import DecisionState, decision_states, evaluate_policy, solve
+from blackjack_env.analysis._model import check_supported
 from blackjack_env.analysis.counter import default_workers
 from blackjack_env.engine import Action, Rules
 from blackjack_env.engine.rules import FIELD_NAMES
@@ -348,9 +349,9 @@ def _kind(agent: Any) -> str:
         return "state"
     if getattr(agent, "name", "") == "random" or not table_free(agent):
         raise ValueError(
-            f"{getattr(agent, 'name', type(agent).__name__)}: this agent has no deterministic "
-            f"policy the analysis can ask about any state (a random agent, or a fixed agent "
-            f"that reads its live table); grade an agent that decides from its observation")
+            "this agent has no deterministic policy the analysis can ask about any state (a "
+            "random agent, or a fixed agent that reads its live table); grade an agent that "
+            "decides from its observation")
     mode = str(getattr(agent, "obs_mode", "") or "")
     if mode not in ("tuple", "multidiscrete", "vector", "features"):
         raise ValueError(
@@ -480,9 +481,14 @@ def check_gradable(rules_list: Sequence[Any]) -> list[Rules]:
     for i, rules in enumerate(out):
         if not isinstance(rules, Rules):
             raise ValueError(f"rule set {i} is a {type(rules).__name__}, not a Rules")
-        why = analysis_reason(rules)
-        if why is not None:
-            raise ValueError(f"rule set {i} ({rules.summary()}): {why}")
+        try:
+            check_supported(rules)
+        except ValueError as err:
+            raise ValueError(f"rule set {i} ({rules.summary()}): the exact analysis does not "
+                             f"serve these rules ({err})") from None
+        if rules.decks is not None:
+            raise ValueError(f"rule set {i} ({rules.summary()}): a finite shoe; the exact grade "
+                             f"needs an infinite deck (decks=None)")
     return out
 
 
@@ -627,9 +633,11 @@ def load_rule_sets(spec: str) -> NamedRuleSets:
     elif isinstance(data, list):
         entries = data
     else:
+        found = {bool: "true or false", int: "a number", float: "a number", str: "a string",
+                 dict: "an object without 'rules'"}.get(type(data), "null")
         raise ValueError(f"{text}: not a list of rule sets: expected a JSON list of "
                          f"Rules.to_dict() objects (or a RuleSpace.to_dict() object), found "
-                         f"a {type(data).__name__}")
+                         f"{found}")
     if not entries:
         raise ValueError(f"{text}: the list of rule sets is empty")
     rules: list[Rules] = []

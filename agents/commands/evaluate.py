@@ -408,9 +408,12 @@ def prepare_rule_sets(settings: Settings) -> RuleSetsPlan:
                          f"of --rule-sets; --rules names the rules a fixed agent plays by")
     try:
         named = load_rule_sets(settings.rule_sets)
-        check_gradable(named.rules)
     except ValueError as err:
         raise UsageError(f"--rule-sets {err}") from None
+    try:
+        check_gradable(named.rules)
+    except ValueError as err:
+        raise UsageError(f"--rule-sets {settings.rule_sets}: {err}") from None
     plays_by = None
     if fixed:
         t = table_for(settings.agent, settings.rules)
