@@ -177,7 +177,7 @@ def encode_states(states: Sequence[Any], rules: Rules, obs_mode: str,
                   split_hand_index: int = 1, observe_rules: bool = False) -> np.ndarray:
     """:func:`encode_state` of every state at once: ``(len(states), size)``, row ``i`` equal
     to ``encode_state(states[i], rules, obs_mode, split_hand_index, observe_rules)`` (the
-    same encoders of :mod:`blackjack_env.envs.view`, given arrays; a test checks the rows).
+    same encoders of ``blackjack_env.envs.view``, given arrays; a test checks the rows).
     The ``"multidiscrete"``, ``"vector"`` and ``"features"`` modes (the tuple mode's
     observation is a tuple: :func:`encode_state`)."""
     if obs_mode not in ("multidiscrete", "vector", "features"):

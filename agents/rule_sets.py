@@ -31,9 +31,9 @@ the analysis evaluates the policy from that table of answers:
 Split hands are shown with hand index 1 (as :func:`~blackjack_env.agents.grading.exact_grade`
 shows them); ``split_states_depending_on_hand_index`` counts, per rule set, the split-hand
 states the analysis asked about where the agent would answer otherwise at another hand
-index (0: the grade is exact; see :mod:`blackjack_env.agents.obs`). Each rule set is
+index (0: the grade is exact; see ``blackjack_env.agents.obs``). Each rule set is
 graded on its own, so the figures are the same whatever the number of worker processes
-(started as :func:`blackjack_env.simulate.worker_context` starts them); the workers get
+(started as ``blackjack_env.simulate.worker_context`` starts them); the workers get
 the agent pickled.
 """
 
@@ -91,6 +91,7 @@ __all__ = [
     "grade_one",
     "grade_rule_sets",
     "load_rule_sets",
+    "planned_workers",
     "rule_axes",
 ]
 
@@ -107,7 +108,7 @@ INTERVAL_METHOD = (f"percentile bootstrap over rule sets ({BOOTSTRAP_RESAMPLES:,
 
 class OptimalPlay:
     """The exact optimum of whatever rules it is graded on: ``state_policy_for(rules)`` is
-    :meth:`solve(rules).policy <blackjack_env.analysis.Solution.policy>`. Its regret is 0
+    ``solve(rules).policy``. Its regret is 0
     on every rule set (to float precision): a reference, and a check of the grading."""
 
     name = "optimum"
@@ -151,9 +152,9 @@ class AxisCost:
     """What one rule axis costs the policy: the mean regret of the rule sets at each value.
 
     Attributes:
-        axis: the axis (a :class:`~blackjack_env.engine.Rules` field).
+        axis: the axis (a :class:`~blackjack_env.engine.rules.Rules` field).
         values: ``(value, mean regret, rule sets)`` per value, in the values' order
-            (values as :meth:`Rules.to_dict <blackjack_env.engine.Rules.to_dict>` writes
+            (values as :meth:`Rules.to_dict <blackjack_env.engine.rules.Rules.to_dict>` writes
             them).
         spread: the highest mean regret minus the lowest.
     """
@@ -204,7 +205,7 @@ def _label(value: Any) -> str:
 
 
 def rule_axes(rules_list: Sequence[Rules]) -> tuple[str, ...]:
-    """The :class:`~blackjack_env.engine.Rules` fields whose value is not the same on every
+    """The :class:`~blackjack_env.engine.rules.Rules` fields whose value is not the same on every
     rule set of ``rules_list`` (in the fields' order): the axes inferred from a list."""
     dicts = [r.to_dict() for r in rules_list]
     return tuple(name for name in FIELD_NAMES
@@ -314,8 +315,8 @@ class RuleSetGrades:
         lo, hi = self.ci95
         w = self.worst
         lines = [
-            f"{self.agent} on {len(self.grades)} rule sets{f' ({self.name})' if self.name else ''}"
-            f" (exact, infinite deck; regret = optimal - agent, per unit bet)",
+            f"{self.agent}: {len(self.grades)} rule sets{f' ({self.name})' if self.name else ''}",
+            "  graded exactly on an infinite deck; regret = optimal - agent, per unit bet",
             f"  mean regret    {self.mean:.5f}  (95% CI {lo:.5f} .. {hi:.5f}, bootstrap over "
             f"rule sets)",
             f"  median regret  {self.median:.5f}",
@@ -366,7 +367,7 @@ def _kind(agent: Any) -> str:
 
 def _env_answer(action: int, state: DecisionState) -> Action:
     """An env action read as the analysis's: STAND before the peek is DECLINE (as
-    :func:`~blackjack_env.agents.obs.decision_policy` reads it)."""
+    ``decision_policy`` reads it)."""
     if state.pre_peek:
         return Action.SURRENDER if action == int(Action.SURRENDER) else Action.DECLINE
     return Action(int(action))
@@ -374,7 +375,7 @@ def _env_answer(action: int, state: DecisionState) -> Action:
 
 def _blind_to_index(agent: Any) -> bool:
     """The agent's input drops the hand-index field (an MLP policy's ``ignored`` fields, as
-    :data:`blackjack_env.agents.mlp.VECTOR_IGNORED`): its answers cannot depend on it, so
+    ``blackjack_env.agents.mlp.VECTOR_IGNORED``): its answers cannot depend on it, so
     it is not asked at other hand indices."""
     field = V.MD_HAND_INDEX if str(agent.obs_mode) == "multidiscrete" else V.VEC_HAND_INDEX
     return field in tuple(getattr(agent, "ignored", ()) or ())
@@ -508,6 +509,21 @@ def check_agent(agent: Any, rules_list: Sequence[Rules]) -> str:
     return kind
 
 
+#: ``workers=None`` starts one worker process per this many rule sets (at most one per
+#: core): a worker first imports the package (a second or more), against 0.1-0.3 s of
+#: work a rule set, so a short list is graded sooner in the calling process.
+RULE_SETS_PER_WORKER = 32
+
+
+def planned_workers(n_rule_sets: int, workers: int | None = None) -> int:
+    """The processes :func:`grade_rule_sets` grades ``n_rule_sets`` in: ``workers`` (at
+    most one per rule set), or for ``None`` one per :data:`RULE_SETS_PER_WORKER` rule
+    sets, at most every core this process may use (1: in the calling process)."""
+    if workers is None:
+        workers = min(default_workers(), n_rule_sets // RULE_SETS_PER_WORKER)
+    return max(1, min(n_rule_sets, workers))
+
+
 def grade_rule_sets(agent: Any, rules_list: Sequence[Rules], *, workers: int | None = None,
                     axes: Iterable[str] | None = None, name: str = "",
                     progress: Callable[[int], Any] | None = None) -> RuleSetGrades:
@@ -518,8 +534,12 @@ def grade_rule_sets(agent: Any, rules_list: Sequence[Rules], *, workers: int | N
             ``state_policy`` / ``state_policy_for(rules)`` (see the module docstring).
         rules_list: infinite-deck rule sets the analysis serves (``ValueError`` naming
             the first that is not, before any work).
-        workers: processes to grade in (``None``: every core this process may use, at
-            most one per rule set; 1: in this process). The figures do not depend on it.
+        workers: processes to grade in (1: in this process; ``None``: one per
+            :data:`RULE_SETS_PER_WORKER` rule sets, at most every core this process may
+            use, :func:`planned_workers`). The figures do not depend on it. Worker
+            processes start as ``blackjack_env.simulate.worker_context`` starts them,
+            importing the calling script: call this under ``if __name__ ==
+            "__main__":`` in a script.
         axes: the rule axes to break the regret down by (``Rules`` field names; default:
             the fields that vary over the list, :func:`rule_axes`).
         name: a name for the list in reports (e.g. ``"held-out:v1"``).
@@ -538,7 +558,7 @@ def grade_rule_sets(agent: Any, rules_list: Sequence[Rules], *, workers: int | N
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
                                 or workers < 1):
         raise ValueError(f"workers={workers!r} must be None or an int >= 1")
-    n_workers = min(len(rules_all), default_workers() if workers is None else workers)
+    n_workers = planned_workers(len(rules_all), workers)
     t0 = time.perf_counter()
     items = list(enumerate(rules_all))
     grades: list[RuleSetGrade] = []
@@ -561,7 +581,7 @@ def grade_rule_sets(agent: Any, rules_list: Sequence[Rules], *, workers: int | N
     label = str(getattr(agent, "name", "") or type(agent).__name__)
     return RuleSetGrades(label, tuple(grades), axis_costs(grades, axis_names),
                          bootstrap_interval(regrets), time.perf_counter() - t0,
-                         max(1, n_workers), name)
+                         n_workers, name)
 
 
 # ----------------------------------------------------------------------- named lists
@@ -586,7 +606,7 @@ def load_rule_sets(spec: str) -> NamedRuleSets:
       set of the default rule space (:func:`blackjack_env.engine.rulespace.held_out`),
       broken down by that space's axes; ``held-out`` is the newest version.
     * a JSON file holding a list of rule sets, each as
-      :meth:`Rules.to_dict <blackjack_env.engine.Rules.to_dict>` writes it (fields left
+      :meth:`Rules.to_dict <blackjack_env.engine.rules.Rules.to_dict>` writes it (fields left
       out take ``Rules``' defaults), or an object whose ``"rules"`` is such a list (the
       package's held-out file);
     * a JSON file holding a rule space (:meth:`RuleSpace.to_dict

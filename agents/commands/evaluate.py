@@ -45,7 +45,8 @@ with the rule features of each table), or a fixed agent with a policy over the a
 states (``basic``, ``dealer``, ``stand``, ``composition``), which plays by ``--rules``
 (infinite deck) on every rule set. The JSON goes to ``--out``, or by default beside the
 model (``rule-sets-<set>.json`` in its folder; ``runs/rule-sets/`` for a fixed agent).
-``--workers N``: processes (0: every core); the figures do not depend on it.
+``--workers N``: processes (0: one per 32 rule sets, at most every core); the figures do
+not depend on it.
 
 Every option is checked before the simulation starts; ``--out`` is written only at
 the end, whole.
@@ -90,11 +91,13 @@ from blackjack_env.agents.grading import (
 )
 from blackjack_env.agents.registry import check_fits, find_model, make_agent, table_for
 from blackjack_env.agents.rule_sets import (
+    RULE_SETS_PER_WORKER,
     NamedRuleSets,
     check_agent,
     check_gradable,
     grade_rule_sets,
     load_rule_sets,
+    planned_workers,
 )
 from blackjack_env.analysis import basic_strategy_chart
 from blackjack_env.analysis.counter import (
@@ -136,7 +139,7 @@ class Settings:
     seed: int = 12345
     """seed of the evaluation env (different from training seeds)"""
     workers: Annotated[int, option("N", "0, the agent on one env in this process")] = 0
-    """N >= 1: a fixed policy on the batched tables in N processes (same figures for any N)"""
+    """N >= 1: a fixed policy on the batched tables in N processes (same figures for any N); with --rule-sets, the processes that grade (0: one per 32 rule sets, at most every core)"""  # noqa: E501
     ceiling: Annotated[int, option("ROUNDS", "0, none")] = 0
     """grade the agent's bets on this many rounds of the perfect counter (exact edges), beside the ceiling of its spread, the Hi-Lo ramp and flat basic strategy"""  # noqa: E501
     ceiling_store: Annotated[str, option("FILE", "blackjack-counter's file of these rules")] = ""
@@ -400,8 +403,8 @@ def prepare_rule_sets(settings: Settings) -> RuleSetsPlan:
                          f"{', '.join(given)} {'belongs' if len(given) == 1 else 'belong'} to "
                          f"the evaluation at one table; drop {'it' if len(given) == 1 else 'them'}")
     if settings.workers < 0:
-        raise UsageError(f"--workers {settings.workers}: processes to grade in, 0 (every core) "
-                         f"or more")
+        raise UsageError(f"--workers {settings.workers}: processes to grade in, 0 (one per "
+                         f"{RULE_SETS_PER_WORKER} rule sets, at most every core) or more")
     fixed = settings.agent in FIXED_AGENTS
     if settings.rules and not fixed:
         raise UsageError(f"--rules {settings.rules}: a saved model is graded on each rule set "
@@ -458,9 +461,9 @@ def run_rule_sets(settings: Settings) -> dict[str, Any]:
     """``--rule-sets``: the exact grade on every rule set of the list; the JSON written."""
     plan = prepare_rule_sets(settings)
     named = plan.named
-    workers = settings.workers or default_workers()
+    workers = planned_workers(len(named.rules), settings.workers or None)
     print(f"grading {settings.agent} exactly on {len(named.rules)} rule sets ({named.name}) in "
-          f"{min(workers, len(named.rules))} process(es)", file=sys.stderr, flush=True)
+          f"{workers} process{'es' if workers > 1 else ''}", file=sys.stderr, flush=True)
     bar = None
     if settings.progress:
         # deferred: loads tqdm (the optional [main] extra)

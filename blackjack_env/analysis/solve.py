@@ -248,7 +248,7 @@ def evaluate_policy(rules: Rules, policy: Policy | Callable[[DecisionState], Act
 def decision_states(rules: Rules) -> tuple[DecisionState, ...]:
     """Every state :func:`evaluate_policy` may ask a policy about under ``rules``
     (infinite deck), whatever the policy: the union over upcards of
-    :meth:`RoundModel.decision_states <blackjack_env.analysis.infinite.RoundModel.decision_states>`,
+    ``RoundModel.decision_states`` (``analysis.infinite``),
     in a fixed order (upcards as :func:`evaluate_policy` takes them, then the order each
     state is first met), without repeats.
 

@@ -57,8 +57,8 @@ def test_a_model_graded_on_a_list_end_to_end(tmp_path: Path, monkeypatch: Any,
     out, err = capsys.readouterr()
     assert code == 0, err
     assert "grading" in err and "4 rule sets" in err
-    for words in ("on 4 rule sets (four.json)", "mean regret", "95% CI", "median regret",
-                  "worst", "costliest rule axes", "results:"):
+    for words in ("model.npz: 4 rule sets (four.json)\n  graded exactly", "mean regret",
+                  "95% CI", "median regret", "worst", "costliest rule axes", "results:"):
         assert words in out, (words, out)
     written = run / "rule-sets-four.json"  # beside the model
     assert f"results: {written}" in out
@@ -199,3 +199,25 @@ def test_wrong_input_is_one_line_and_writes_nothing(what: str, args: Any, words:
     assert words in lines[0], lines[0]
     assert "Traceback" not in out + err
     assert snapshot(tmp_path) == before
+
+
+@pytest.mark.slow  # 256 rule sets: 20-60 s on two cores
+def test_the_page_figures_come_from_the_command(tmp_path: Path, monkeypatch: Any,
+                                               capsys: Any) -> None:
+    """docs/grading.md's figures for basic strategy of vegas-strip on the held-out set are
+    this command's table, word for word (the grades are exact: nothing moves between
+    runs or machines but the last digit of a float, which the table rounds)."""
+    import re
+
+    page = Path(__file__).resolve().parents[2] / "docs" / "data" / "rule-sets-figures.md"
+    text = page.read_text()
+    command = re.search(r"```bash\n(.*?)\n```", text, re.S)
+    shown = re.search(r"```text\n(.*?)```", text, re.S)
+    assert command is not None and shown is not None
+    argv = command.group(1).split()
+    assert argv[:1] == ["blackjack-evaluate"]
+    monkeypatch.chdir(tmp_path)
+    assert evaluate.main(argv[1:]) == 0
+    out = capsys.readouterr().out
+    table = out.split("\n  results: ")[0]
+    assert table.strip() == shown.group(1).strip()
