@@ -31,10 +31,16 @@ the analysis evaluates the policy from that table of answers:
 Split hands are shown with hand index 1 (as :func:`~blackjack_env.agents.grading.exact_grade`
 shows them); ``split_states_depending_on_hand_index`` counts, per rule set, the split-hand
 states the analysis asked about where the agent would answer otherwise at another hand
-index (0: the grade is exact; see ``blackjack_env.agents.obs``). Each rule set is
-graded on its own, so the figures are the same whatever the number of worker processes
-(started as ``blackjack_env.simulate.worker_context`` starts them); the workers get
-the agent pickled.
+index (0: the grade is exact; see ``blackjack_env.agents.obs``). A network that drops the
+hand index from its input (an MLP policy's ``ignored`` fields) is not asked twice: its
+count is 0.
+
+Each rule set is graded on its own, so the figures are the same whatever the number of
+worker processes (started as ``blackjack_env.simulate.worker_context`` starts them,
+each with one BLAS thread); the workers get the agent pickled (a fixed agent: its state
+policy only). A worker costs a second or more to start, against 0.1-0.3 s of CPU a rule
+set (``scripts/bench_rule_sets.py`` measures it), so by default a short list is graded
+in the calling process (:func:`planned_workers`).
 """
 
 from __future__ import annotations
