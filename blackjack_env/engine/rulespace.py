@@ -381,6 +381,24 @@ class RuleSpace:
         return self.base.replace(**{n: v[0] for n, v in self.axes}).decks is None
 
     @property
+    def shoe_decks(self) -> tuple[int | None, int | None]:
+        """The fewest and the most decks in a shoe of the space (``Rules.shoe_decks``;
+        ``(None, None)`` for an infinite deck)."""
+        if self.infinite:
+            return None, None
+        axes = dict(self.axes)
+        first = self.base.replace(**{n: v[0] for n, v in self.axes})
+        counts = [
+            first.replace(decks=d, seats_per_deck=k).shoe_decks
+            for d, k in itertools.product(
+                axes.get("decks", (first.decks,)),
+                axes.get("seats_per_deck", (first.seats_per_deck,)),
+            )
+        ]
+        finite = [c for c in counts if c is not None]
+        return min(finite), max(finite)
+
+    @property
     def n_play(self) -> int:
         """Playing actions of every rule set: 2 (stand, hit) or 5 (double, split,
         surrender too); an env that asks insurance decisions adds ``INSURE`` (6)."""

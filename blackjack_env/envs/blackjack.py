@@ -166,6 +166,17 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
       chips off the table in base bets (with unlimited credit: the session's net
       result), float32 (1,) in [-1e9, 1e9]; ``action_mask`` MultiBinary(P + B).
 
+    **The rules in the observation** (``observe_rules=True``; refused with ``"tuple"``
+    and ``"multidiscrete"``, which cannot carry them): ``"vector"`` and ``"features"``
+    end with the table's rule features (the Box grows by ``RULES_SIZE`` = 50 entries,
+    each in [0, 1]: ``(67,)`` and ``(123,)``), and ``"dict"`` gains the key ``"rules"``,
+    float32 (50,) in [0, 1]. The entries (one-hot enums, 0/1 flags, scaled numbers) are
+    named and documented by :data:`~blackjack_env.envs.view.fields.RULE_FEATURE_TABLE`
+    and made by :func:`~blackjack_env.envs.view.fields.rule_features`, the one encoder
+    every env uses. Under a rule space ``H`` is the space's largest
+    ``max_split_hands`` (:attr:`~blackjack_env.engine.rulespace.RuleSpace.max_hands`),
+    for every rule set drawn.
+
     ## Rewards
 
     The learner's net chip result of the round (all hands, doubles, splits,
@@ -213,6 +224,10 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
     payouts (net per hand in base bets), insurance (net in base bets), net
     (round total in base bets)).
 
+    Under a rule space (``rules=RuleSpace``), the info of ``reset`` also has ``rules``
+    (the episode's rules, :meth:`Rules.to_dict`: JSON-ready, ``Rules.from_dict`` reads it
+    back) and ``rules_index`` (its index in the space, ``space.rules_at(i)``).
+
     With ``info_cards=False`` the info holds numbers only, with the same keys at every
     step, which is what tools that stack infos across envs need (Tianshou's ``Batch``
     cannot stack the variable-length card tuples): no ``hands`` or ``dealer``, and after
@@ -246,7 +261,18 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
     ## Arguments
 
     * ``rules``: a :class:`Rules`, a preset name (default ``"vegas-strip"``), or the
-      dict of :meth:`Rules.to_dict` (how ``env.spec`` records a ``Rules``).
+      dict of :meth:`Rules.to_dict` (how ``env.spec`` records a ``Rules``). Or a
+      :class:`~blackjack_env.engine.rulespace.RuleSpace` (or its ``to_dict()``, which is
+      how ``env.spec`` records it), for domain randomization: each ``reset`` draws a rule
+      set from the space with the env's ``np_random`` (so a seed fixes the draws as it
+      fixes the cards; the sampler never draws the space's held-out rule sets) and plays
+      the episode at a new table under it, with a fresh shoe (no shoe carries over from
+      one episode to the next); ``env.unwrapped.rules`` is the episode's rules. Every
+      rule set of a space shares the action and observation spaces (a space whose
+      rule sets would not is refused when built); the table limits (``min_bet``,
+      ``max_bet``) and ``max_seats`` may not vary; ``num_seats`` and ``decks`` apply to
+      every rule set (``decks`` refused when the space varies the decks). ``options
+      ["cards"]`` must fit the space's smallest shoe.
 
     Whole-number arguments accept Python and numpy integers. Every argument is
     checked by :class:`~blackjack_env.envs.settings.EnvSettings` (``env.settings``);
@@ -278,6 +304,8 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
       default ``"rules"``: the rules' own). The one rule override every env takes
       (this env, the batched env, ``BlackjackJax``), since the deck count is the rule
       most often varied; other rule fields go in ``rules=preset(name, field=...)``.
+    * ``observe_rules``: the observation carries the rules' features (default False; see
+      Observation Space): ``"vector"``, ``"features"`` and ``"dict"`` only.
 
     The learner never raises a bet under ``rules.bet_raising`` (that decision is
     not in the action space); it may still be used by other seats' strategies.
@@ -286,7 +314,10 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
 
     * v0: initial version. Later additions that leave the default behaviour as it
       was: ``info_cards`` (2026-11); the id ``blackjack_env/BlackjackVector-v0``
-      (``obs_mode="vector"``, for tools that take only an id); ``decks`` (2026-12).
+      (``obs_mode="vector"``, for tools that take only an id); ``decks`` (2026-12);
+      ``observe_rules`` and ``rules=RuleSpace`` (2026-12, domain randomization). Each is
+      a new option whose default (off, or fixed rules) behaves exactly as before, so
+      the ids keep their version.
     """
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -314,7 +345,12 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
         self._others_spec = [spec for _, spec in settings.others]
         insurance_decisions = settings.insurance_decisions
 
-        self.layout = Layout(rules, mode, bet, sizes, insurance_decisions)
+        #: the rule space a rule set is drawn from at each reset (None: fixed rules)
+        self.rule_space = settings.rule_space
+        self.layout = Layout(
+            rules, mode, bet, sizes, insurance_decisions, settings.max_hands,
+            settings.observe_rules,
+        )
         self.action_space = self.layout.action_space()
         self.observation_space = self.layout.observation_space()
         self.action_names: list[str] = self.layout.action_names()
@@ -381,20 +417,31 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
         # Options are read and checked before anything changes: a refused reset leaves
         # the running episode as it was (not played out, not abandoned).
         cards = None
+        space = self.rule_space
         if options is not None:
             check_reset_options(options, _KNOWN_OPTIONS)
             cards = options.get("cards")
             if cards is not None:
-                cards = check_stack(cards, self.rules.shoe_decks)
+                # under a rule space: cards every shoe of the space holds
+                decks = space.shoe_decks[0] if space is not None else self.rules.shoe_decks
+                cards = check_stack(cards, decks)
         super().reset(seed=seed)
         self._core.done = True  # until this reset succeeds, step() asks for one
         core = self._core
-        if seed is not None or core.table is None:
+        index = -1
+        if space is not None:  # a rule set drawn for the episode, at a table of its own
+            index = int(space.sample_indices(self.np_random, 1)[0])
+            self.rules = space.rules_at(index)
             self._build_table()
-        out = core.reset(cards)
+        elif seed is not None or core.table is None:
+            self._build_table()
+        obs, info = core.reset(cards)
+        if space is not None:
+            info["rules"] = self.rules.to_dict()
+            info["rules_index"] = index
         if self.render_mode == "human":
             self.render()
-        return out
+        return obs, info
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         out = self._core.step(action)

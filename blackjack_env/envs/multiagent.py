@@ -119,7 +119,13 @@ class BlackjackAECEnv(AECEnv):
     (default False: insurance always declined), ``illegal_action`` (``"map"``
     or ``"raise"``), ``render_mode`` (None, ``"ansi"``: :meth:`render` returns the table as text, or
     ``"human"``: every reset and step prints it), ``decks`` (replacing ``rules.decks``,
-    None an infinite deck, as in every env). They are validated by
+    None an infinite deck, as in every env), ``observe_rules`` (default False: the
+    ``"vector"``, ``"features"`` and ``"dict"`` observations carry the rule features, as
+    in the single env). ``rules`` may also be a
+    :class:`~blackjack_env.engine.rulespace.RuleSpace`: each ``reset`` draws the
+    episode's rule set from it (with the env's seeded generator) and seats the agents at
+    a new table under it, as the single env does; every agent's reset info then has
+    ``rules`` (:meth:`Rules.to_dict`). They are validated by
     :meth:`~blackjack_env.envs.settings.EnvSettings.table` (``env.settings``): more
     seats than ``rules.max_seats`` are refused, as by the single env (give rules
     with ``max_seats`` raised); whole numbers may be numpy integers.
@@ -155,7 +161,12 @@ class BlackjackAECEnv(AECEnv):
         fixed = settings.fixed_seats
         self._fixed_spec = fixed
 
-        self.layout = Layout(rules, mode, bet, (), insurance_decisions)
+        #: the rule space a rule set is drawn from at each reset (None: fixed rules)
+        self.rule_space = settings.rule_space
+        self.layout = Layout(
+            rules, mode, bet, (), insurance_decisions, settings.max_hands,
+            settings.observe_rules,
+        )
         self.possible_agents = [f"seat_{i}" for i in range(num_seats) if i not in fixed]
         self._seat_of = {a: int(a.split("_")[1]) for a in self.possible_agents}
         self._agent_of = {s: a for a, s in self._seat_of.items()}
@@ -207,12 +218,23 @@ class BlackjackAECEnv(AECEnv):
         # The cards are read and checked before anything changes: a refused reset leaves
         # the running episode as it was. Until this reset succeeds no agent is live.
         cards = (options or {}).get("cards")
-        if cards is not None:
-            cards = check_stack(cards, self.rules.shoe_decks)
+        space = self.rule_space
+        if cards is not None:  # under a rule space: cards every shoe of the space holds
+            decks = space.shoe_decks[0] if space is not None else self.rules.shoe_decks
+            cards = check_stack(cards, decks)
         self.agents = []
-        if seed is not None or self._np_random is None:
+        new_table = seed is not None or self._np_random is None
+        if new_table:
             self._np_random, _ = seeding.np_random(seed)
+        elif space is not None:
+            self._finish_round()
+        if space is not None:  # a rule set drawn for the episode, at a table of its own
+            assert self._np_random is not None
+            self.rules = space.rules_at(int(space.sample_indices(self._np_random, 1)[0]))
+            new_table = True
+        if new_table:
             rng = self._np_random
+            assert rng is not None
             n = self.rules.seats
             seeds = rng.integers(0, 2**63, size=n)
             self._table = Table(self.rules, rng)
@@ -239,6 +261,9 @@ class BlackjackAECEnv(AECEnv):
         self._ack = False  # a round settled at the deal in the last episode is gone
         self._start_round()
         self._select()
+        if space is not None:
+            for agent in self.agents:
+                self.infos[agent]["rules"] = self.rules.to_dict()
         if self.render_mode == "human":
             self.render()
 

@@ -96,7 +96,8 @@ class BlackjackParallelEnv(ParallelEnv):
         self.aec_env.reset(seed=seed, options=options)
         self.agents = list(self.aec_env.agents)
         observations = {a: self.aec_env.observe(a) for a in self.agents}
-        infos = {a: self._info(a, {}) for a in self.agents}
+        # the reset's own entries (the episode's rules under a rule space)
+        infos = {a: self._info(a, dict(self.aec_env.infos.get(a, {}))) for a in self.agents}
         return observations, infos
 
     def step(self, actions: dict[str, Any]) -> tuple[

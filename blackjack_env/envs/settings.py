@@ -13,7 +13,10 @@ value raises one ``ValueError`` naming the argument, the value and what is allow
 Whole numbers may be Python or numpy integers (``np.int64(3)``) everywhere; ``bool``
 is never read as a number. ``rules`` is a :class:`~blackjack_env.engine.rules.Rules`,
 a preset name, or the dict of :meth:`Rules.to_dict` (which is how an env's
-``spec`` records a ``Rules``, see :func:`json_ready_spec`).
+``spec`` records a ``Rules``, see :func:`json_ready_spec`); or a
+:class:`~blackjack_env.engine.rulespace.RuleSpace` (or its :meth:`RuleSpace.to_dict`),
+from which the env draws a rule set at each reset (:attr:`EnvSettings.rule_space`;
+:func:`read_rules_or_space`).
 
 The helpers :func:`check_action` and :func:`check_stack` give every env the same
 checks of an action and of ``reset(options={"cards": ...})``.
@@ -34,6 +37,7 @@ import numpy as np
 
 from blackjack_env.engine.cards import Card
 from blackjack_env.engine.rules import PRESETS, Rules, Surrender, preset
+from blackjack_env.engine.rulespace import RuleSpace
 from blackjack_env.engine.shoe import read_stack
 from blackjack_env.envs.step import IllegalAction
 from blackjack_env.envs.view.layout import ObsMode
@@ -50,6 +54,7 @@ __all__ = [
     "check_stack",
     "json_ready_spec",
     "read_rules",
+    "read_rules_or_space",
 ]
 
 #: ``decks`` keeps the rules' decks (the default of :attr:`EnvArgs.decks`)
@@ -127,6 +132,24 @@ def read_rules(rules: Any) -> Rules:
     )
 
 
+def read_rules_or_space(rules: Any) -> Rules | RuleSpace:
+    """:func:`read_rules`, or a :class:`RuleSpace` given as one or as its
+    :meth:`RuleSpace.to_dict` (a dict with ``"axes"``)."""
+    if isinstance(rules, RuleSpace):
+        return rules
+    if isinstance(rules, Mapping) and "axes" in rules:
+        return RuleSpace.from_dict(rules)  # ValueError names what is wrong
+    return read_rules(rules)
+
+
+#: Rule fields a rule space given to an env may not vary: the table limits (the bet
+#: checks and the BET step's sizes are fixed per env).
+ENV_FIXED_AXES = ("min_bet", "max_bet", "max_seats")
+
+#: Observation modes that can carry the rule features (``observe_rules=True``).
+RULE_MODES = (ObsMode.VECTOR, ObsMode.FEATURES, ObsMode.DICT)
+
+
 @dataclass(frozen=True)
 class EnvArgs:
     """The arguments of :class:`~blackjack_env.envs.blackjack.BlackjackEnv` as given: the
@@ -135,8 +158,9 @@ class EnvArgs:
     (CleanRL's ``Args``); :meth:`EnvSettings.from_args` checks them all, once, into
     :class:`EnvSettings`. ``BlackjackEnv(EnvArgs(num_seats=3))`` passes them whole."""
 
-    rules: Rules | str | Mapping[str, Any] = "vegas-strip"
-    """the rules, as a ``Rules``, a preset name or a ``Rules.to_dict()`` dict"""
+    rules: Rules | RuleSpace | str | Mapping[str, Any] = "vegas-strip"
+    """the rules, as a ``Rules``, a preset name or a ``Rules.to_dict()`` dict; or a
+    ``RuleSpace`` (or its ``to_dict()``): a rule set drawn from it at each reset"""
     num_seats: int | None = None
     """seats at the table, replacing ``rules.seats`` (None keeps them)"""
     seat: int = 0
@@ -167,6 +191,9 @@ class EnvArgs:
     """decks in the shoe, replacing ``rules.decks`` (None: an infinite deck; the default
     ``"rules"`` keeps the rules' own): one rule override taken by every env, as
     ``num_seats`` is, since the deck count is the rule most often varied"""
+    observe_rules: bool = False
+    """the observation carries the rules' features (``"vector"``, ``"features"``: appended;
+    ``"dict"``: the key ``"rules"``)"""
 
     @classmethod
     def bind(cls, args: tuple[Any, ...], kwargs: dict[str, Any]) -> EnvArgs:
@@ -188,8 +215,9 @@ class TableArgs:
     (:class:`~blackjack_env.envs.multiagent.BlackjackAECEnv`, and the parallel env) as
     given, with defaults and help lines; :meth:`EnvSettings.table` checks them."""
 
-    rules: Rules | str | Mapping[str, Any] = "vegas-strip"
-    """the rules, as a ``Rules``, a preset name or a ``Rules.to_dict()`` dict"""
+    rules: Rules | RuleSpace | str | Mapping[str, Any] = "vegas-strip"
+    """the rules, as a ``Rules``, a preset name or a ``Rules.to_dict()`` dict; or a
+    ``RuleSpace`` (or its ``to_dict()``): a rule set drawn from it at each reset"""
     num_seats: int = 3
     """seats at the table, replacing ``rules.seats``"""
     others: Mapping[int, Any] | None = None
@@ -209,6 +237,9 @@ class TableArgs:
     decks: int | str | None = KEEP_DECKS
     """decks in the shoe, replacing ``rules.decks`` (None: an infinite deck; the default
     ``"rules"`` keeps the rules' own), as in every env (:attr:`EnvArgs.decks`)"""
+    observe_rules: bool = False
+    """the observation carries the rules' features (``"vector"``, ``"features"``,
+    ``"dict"``), as in the single env (:attr:`EnvArgs.observe_rules`)"""
 
     @classmethod
     def bind(cls, args: tuple[Any, ...], kwargs: dict[str, Any]) -> TableArgs:
@@ -269,9 +300,15 @@ class EnvSettings:
     :meth:`table`; the meaning of each field is in the env's docstring).
 
     Attributes:
-        rules: the rules, with ``seats`` set to the table's seats.
+        rules: the rules, with ``seats`` set to the table's seats; under a rule space,
+            its first rule set (which shares with every other what fixes the envs'
+            shapes: the deck kind and the action count).
         seat: the learner's seat (single and batched env; 0 for the multi-agent table).
         others: ``(seat, strategy spec)`` for every seat the env plays itself, by seat.
+        rule_space: the :class:`~blackjack_env.engine.rulespace.RuleSpace` the env draws a
+            rule set from at each reset (with ``seats`` and ``decks`` applied to its
+            base), or None for fixed rules.
+        observe_rules: the observation carries the rule features.
 
     The other fields (``obs_mode``, ``rounds_per_episode``, ``bankroll``, ``bet``,
     ``bet_sizes``, ``insurance_decisions``, ``illegal_action``, ``illegal_penalty``,
@@ -297,6 +334,16 @@ class EnvSettings:
     illegal_penalty: float
     render_mode: str | None
     info_cards: bool = True
+    rule_space: RuleSpace | None = None
+    observe_rules: bool = False
+
+    @property
+    def max_hands(self) -> int:
+        """The most hands a seat can hold: ``rules.max_split_hands``, or the rule space's
+        largest (the observation's hand fields are bounded and scaled by it)."""
+        if self.rule_space is not None:
+            return self.rule_space.max_hands
+        return self.rules.max_split_hands
 
     @property
     def seats_per_table(self) -> int:
@@ -342,12 +389,12 @@ class EnvSettings:
         bet, bet_sizes, insurance_decisions = args.bet, args.bet_sizes, args.insurance_decisions
         illegal_action, illegal_penalty = args.illegal_action, args.illegal_penalty
         render_mode, info_cards = args.render_mode, args.info_cards
-        rules = _with_decks(read_rules(rules), args.decks)
+        rules, space = _read_rules_arg(rules, args.decks)
         # with several learner seats (batched), every seat is a learner: no seat, no
         # others (refused by batched), and the seats are set after every other check
         learners = seats_per_table > 1
         if num_seats is not None and not learners:
-            rules = rules.replace(seats=_num_seats(num_seats, rules))
+            rules, space = _with_seats(rules, space, _num_seats(num_seats, rules))
         seat_i = 0
         if not learners:
             last = rules.seats - 1
@@ -364,7 +411,10 @@ class EnvSettings:
             f"None (unlimited credit) or an int >= {min_cost} (the smallest bet)",
         )
         insurance_decisions = _flag("insurance_decisions", insurance_decisions)
-        early = rules.surrender is Surrender.EARLY
+        observe_rules = _observe_rules(args.observe_rules, mode)
+        early = Surrender.EARLY in _values(rules, space, "surrender")
+        if insurance_decisions and space is not None:
+            _every_rule_set_insures(space)
         if mode is ObsMode.TUPLE and (sizes or insurance_decisions or early):
             raise ValueError(
                 "obs_mode='tuple' cannot show a bet step or a pre-peek decision: use "
@@ -382,7 +432,7 @@ class EnvSettings:
             () if learners else _others(others, rules, seat_i)
         )
         if learners:
-            _check_batched_rules(rules)
+            _check_batched_rules(rules, space)
             if illegal is IllegalAction.PENALIZE:
                 raise ValueError(
                     f"illegal_action='penalize' is not supported with "
@@ -394,7 +444,7 @@ class EnvSettings:
                     f"seats_per_table={seats_per_table} is not allowed; these rules seat 1 "
                     f"to {rules.max_seats} players (give rules with max_seats raised)"
                 )
-            rules = rules.replace(seats=seats_per_table)
+            rules, space = _with_seats(rules, space, seats_per_table)
         return cls(
             rules=rules,
             seat=seat_i,
@@ -409,6 +459,8 @@ class EnvSettings:
             illegal_penalty=penalty,
             render_mode=render_mode,
             info_cards=bool(info_cards),
+            rule_space=space,
+            observe_rules=observe_rules,
         )
 
     @classmethod
@@ -444,7 +496,7 @@ class EnvSettings:
                 f"the batched env seats one learner per table; got {rules.seats} seats "
                 f"(num_seats / rules.seats): use the single env or the multi-agent env"
             )
-        _check_batched_rules(rules)
+        _check_batched_rules(rules, settings.rule_space)
         return settings
 
     @staticmethod
@@ -475,16 +527,19 @@ class EnvSettings:
         insurance_decisions, illegal_action, render_mode = (
             a.insurance_decisions, a.illegal_action, a.render_mode
         )
-        rules = _with_decks(read_rules(rules), a.decks)
-        rules = rules.replace(seats=_num_seats(num_seats, rules))
+        rules, space = _read_rules_arg(rules, a.decks)
+        rules, space = _with_seats(rules, space, _num_seats(num_seats, rules))
         n = rules.seats
         mode = _obs_mode(
             obs_mode, (ObsMode.MULTIDISCRETE, ObsMode.VECTOR, ObsMode.FEATURES, ObsMode.DICT)
         )
+        observe_rules = _observe_rules(a.observe_rules, mode)
         rounds_i = _int_or_none("rounds", rounds, 1, None, "an int >= 1")
         bet_i = _bet(bet, rules)
         illegal = _illegal_action(illegal_action, (IllegalAction.MAP, IllegalAction.RAISE))
         insurance = _flag("insurance_decisions", insurance_decisions)
+        if insurance and space is not None:
+            _every_rule_set_insures(space)
         render_mode = _render_mode(render_mode, TABLE_RENDER_MODES)
         if others is not None and not isinstance(others, Mapping):
             raise ValueError(
@@ -512,6 +567,8 @@ class EnvSettings:
             illegal_action=illegal,
             illegal_penalty=0.0,
             render_mode=render_mode,
+            rule_space=space,
+            observe_rules=observe_rules,
         )
 
 
@@ -562,10 +619,72 @@ def _with_decks(rules: Rules, decks: Any) -> Rules:
         raise ValueError(f"decks={decks!r}: {exc}") from None
 
 
-def _check_batched_rules(rules: Rules) -> None:
+def _check_batched_rules(rules: Rules, space: RuleSpace | None = None) -> None:
     """What the batched tables cannot play (their one check of the rules)."""
-    if rules.bet_raising:
+    if True in _values(rules, space, "bet_raising"):
         raise ValueError("rules with bet_raising=True are not supported by the batched env")
+
+
+def _read_rules_arg(value: Any, decks: Any) -> tuple[Rules, RuleSpace | None]:
+    """The ``rules`` argument (a rule set or a rule space) with the ``decks`` argument
+    applied: the rules (a space's first rule set) and the space (None for fixed rules)."""
+    given = read_rules_or_space(value)
+    if isinstance(given, Rules):
+        return _with_decks(given, decks), None
+    varied = [a for a in given.axis_names if a in ENV_FIXED_AXES]
+    if varied:
+        raise ValueError(
+            f"rules: the rule space {given.name!r} varies {varied[0]}, which an env keeps "
+            f"fixed (the table limits and seats); set it in the space's base"
+        )
+    space = given
+    if not (isinstance(decks, str) and decks == KEEP_DECKS):
+        _with_decks(given.base, decks)  # the value checked as for fixed rules
+        try:
+            space = given.replace_base(decks=None if decks is None else int(decks))
+        except ValueError as exc:
+            raise ValueError(f"decks={decks!r}: {exc}") from None
+    return space.rules_at(0), space
+
+
+def _with_seats(
+    rules: Rules, space: RuleSpace | None, seats: int
+) -> tuple[Rules, RuleSpace | None]:
+    """``rules`` and ``space`` with ``seats`` seats at the table (checked by the caller)."""
+    if space is None:
+        return rules.replace(seats=seats), None
+    space = space.replace_base(seats=seats)
+    return space.rules_at(0), space
+
+
+def _values(rules: Rules, space: RuleSpace | None, name: str) -> tuple[Any, ...]:
+    """The values the rule field ``name`` takes: the space's axis, or ``rules``' own."""
+    if space is not None:
+        axes = dict(space.axes)
+        if name in axes:
+            return axes[name]
+    return (getattr(rules, name),)
+
+
+def _every_rule_set_insures(space: RuleSpace) -> None:
+    """``insurance_decisions=True`` under a rule space: every rule set offers insurance."""
+    if False in _values(space.base, space, "insurance"):
+        raise ValueError(
+            f"insurance_decisions=True needs rules that offer insurance, in every rule set "
+            f"of the space {space.name!r} (insurance=True in its base, not an axis)"
+        )
+
+
+def _observe_rules(value: Any, mode: ObsMode) -> bool:
+    """The ``observe_rules`` argument, checked against the observation mode."""
+    flag = _flag("observe_rules", value)
+    if flag and mode not in RULE_MODES:
+        raise ValueError(
+            f"observe_rules=True cannot be carried by obs_mode={mode.value!r}; the modes "
+            f"that carry the rule features are "
+            f"{', '.join(repr(m.value) for m in RULE_MODES)}"
+        )
+    return flag
 
 
 def _obs_mode(value: Any, allowed: tuple[ObsMode, ...]) -> ObsMode:
@@ -699,12 +818,13 @@ def check_stack(cards: Any, decks: int | None) -> list[Card]:
 
 
 def json_ready_spec(spec: Any) -> Any:
-    """``spec`` (a Gymnasium ``EnvSpec``) with a ``Rules`` in its kwargs replaced by its
-    :meth:`Rules.to_dict`, so ``spec.to_json()`` works and ``gymnasium.make(spec)`` builds
-    the same env (the envs read such a dict as rules)."""
+    """``spec`` (a Gymnasium ``EnvSpec``) with a ``Rules`` or a ``RuleSpace`` in its kwargs
+    replaced by its ``to_dict()``, so ``spec.to_json()`` works and
+    ``gymnasium.make(spec)`` builds the same env (the envs read such a dict as rules, or
+    as a rule space when it has ``"axes"``)."""
     if spec is None:
         return None
     kwargs = getattr(spec, "kwargs", None)
-    if isinstance(kwargs, dict) and isinstance(kwargs.get("rules"), Rules):
+    if isinstance(kwargs, dict) and isinstance(kwargs.get("rules"), (Rules, RuleSpace)):
         spec = dataclasses.replace(spec, kwargs={**kwargs, "rules": kwargs["rules"].to_dict()})
     return spec

@@ -29,7 +29,7 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass
 from enum import Enum
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
@@ -61,6 +61,7 @@ __all__ = [
     "Layout",
     "ObsMode",
     "decision",
+    "features_of",
     "focus_hand",
     "focus_index",
     "hi_lo_true_count",
@@ -113,6 +114,13 @@ class Layout:
         bet_sizes: bet multiples offered at a bet step, or ``()`` for a fixed bet.
         insurance_decisions: the learner decides insurance / even money (an
             ``INSURE`` action exists); otherwise it is always declined.
+        max_hands: the most hands a seat can hold (0: ``rules.max_split_hands``; a rule
+            space's largest, :attr:`EnvSettings.max_hands`): the hand fields' bound
+            and scale.
+        observe_rules: the ``"vector"``, ``"features"`` and ``"dict"`` observations carry
+            the rule features of the observed table's rules
+            (:func:`~blackjack_env.envs.view.fields.rule_features` of ``table.rules``:
+            under a rule space, the rules of the episode).
     """
 
     rules: Rules
@@ -120,6 +128,8 @@ class Layout:
     bet_unit: int = 1
     bet_sizes: tuple[int, ...] = ()
     insurance_decisions: bool = False
+    max_hands: int = 0
+    observe_rules: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.insurance_decisions, bool):
@@ -130,6 +140,11 @@ class Layout:
             raise ValueError(
                 "insurance_decisions=True needs rules that offer insurance (rules.insurance=True)"
             )
+
+    @property
+    def hands(self) -> int:
+        """The most hands a seat can hold (``max_hands``, else ``rules.max_split_hands``)."""
+        return self.max_hands or self.rules.max_split_hands
 
     # ------------------------------------------------------------- actions
     @cached_property
@@ -173,7 +188,7 @@ class Layout:
             rules.max_bet,
             self.insurance_decisions,
             self.obs_mode.value,
-            rules.max_split_hands,
+            self.hands,
         )
 
     def legal(self, table: Table, seat: int, phase: Decision) -> tuple[int, ...]:
@@ -204,7 +219,8 @@ class Layout:
 
     def observation_space(self) -> spaces.Space[Any]:
         return fields.observation_space(
-            self.obs_mode.value, self.rules.max_split_hands, self.rules.seats, self.n_actions
+            self.obs_mode.value, self.hands, self.rules.seats, self.n_actions,
+            self.observe_rules,
         )
 
     def observe(
@@ -229,8 +245,14 @@ class Layout:
             return self.per_step.observe(table, seat, int(phase), last_hand, legal)
         index, hand, total, soft, up = LearnerView.summary(table, seat, last_hand)
         if mode is ObsMode.VECTOR or mode is ObsMode.FEATURES:
-            return self._vector(table, seat, phase, index, legal, hand, total, soft, up)
-        return self._dict(table, seat, phase, index, legal, hand, total, soft, up, bankroll)
+            obs = self._vector(table, seat, phase, index, legal, hand, total, soft, up)
+            if self.observe_rules:
+                obs = fields.append_rules(obs, features_of(table.rules))
+            return obs
+        out = self._dict(table, seat, phase, index, legal, hand, total, soft, up, bankroll)
+        if self.observe_rules:
+            out[fields.DICT_RULES_KEY] = features_of(table.rules).copy()
+        return out
 
     # ------------------------------------------------------------- helpers
     def _vector(
@@ -253,7 +275,7 @@ class Layout:
         return encode(
             int(phase), total, soft, up, can_double, can_split, can_surrender,
             float(phase is Decision.INSURANCE and Action.INSURE in legal), index,
-            self.rules.max_split_hands, len(table.seats[seat].hands),
+            self.hands, len(table.seats[seat].hands),
             0 if hand is None else len(hand.cards),
             float(hand is not None and hand.is_pair(False)), hi_lo_true_count(table),
             1.0 if decks is None else (table.shoe.remaining or 0) / (52 * decks),
@@ -293,6 +315,15 @@ class Layout:
             dealer_cards, seat_cards.reshape(-1), unseen, hi_lo_true_count(table), stake,
             bankroll, self.mask(legal),
         )
+
+
+@lru_cache(maxsize=4096)
+def features_of(rules: Rules) -> np.ndarray:
+    """:func:`~blackjack_env.envs.view.fields.rule_features` of ``rules``, computed once per
+    rule set (read-only: copy it to hand it out)."""
+    features = fields.rule_features(rules)
+    features.flags.writeable = False
+    return features
 
 
 # The ranks' order in every by-rank field (ace..king), for documentation and tests.
