@@ -48,6 +48,7 @@ from __future__ import annotations
 import json
 import math
 import pickle
+import textwrap
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -107,6 +108,8 @@ BOOTSTRAP_RESAMPLES = 10_000
 BOOTSTRAP_SEED = 0
 #: The interval's method, as reports state it.
 _DEFAULT_RULES = Rules()
+#: The width of :meth:`RuleSetGrades.table`'s lines.
+TABLE_WIDTH = 88
 
 INTERVAL_METHOD = (f"percentile bootstrap over rule sets ({BOOTSTRAP_RESAMPLES:,} resamples, "
                    f"seed {BOOTSTRAP_SEED})")
@@ -315,33 +318,54 @@ class RuleSetGrades:
         counts = [g.split_states_depending_on_hand_index for g in self.grades]
         return None if any(c is None for c in counts) else sum(c for c in counts if c)
 
-    def table(self, axes: int = 8, values: int = 6) -> str:
-        """The summary as text: mean (interval), median, worst, and the ``axes`` costliest
-        axes with the mean regret at each value (at most ``values`` per axis)."""
+    def table(self, axes: int | None = None, values: int = 6, width: int = TABLE_WIDTH
+              ) -> str:
+        """The summary as text, lines of at most ``width`` characters: mean (interval),
+        median, worst, and the ``axes`` costliest axes (None: every axis), each with its
+        spread and the mean regret at each value (at most ``values`` per axis; the rule
+        sets at that value in brackets)."""
+        axes = len(self.axes) if axes is None else axes
         lo, hi = self.ci95
         w = self.worst
+
+        def wrapped(text: str, indent: str) -> list[str]:
+            return textwrap.wrap(text, width, subsequent_indent=indent,
+                                 break_on_hyphens=False) or [text]
+
+        name = f" ({self.name})" if self.name else ""
         lines = [
-            f"{self.agent}: {len(self.grades)} rule sets{f' ({self.name})' if self.name else ''}",
+            *wrapped(f"{self.agent}: {len(self.grades)} rule sets{name}", "  "),
             "  graded exactly on an infinite deck; regret = optimal - agent, per unit bet",
             f"  mean regret    {self.mean:.5f}  (95% CI {lo:.5f} .. {hi:.5f}, bootstrap over "
             f"rule sets)",
             f"  median regret  {self.median:.5f}",
-            f"  worst          {w.regret:.5f}  (rule set {w.index}: {w.rules.summary()})",
+            *wrapped(f"  worst          {w.regret:.5f}  (rule set {w.index}: "
+                     f"{w.rules.summary()})", " " * 27),
             f"  mean optimal return {np.mean([g.optimal_return for g in self.grades]):+.5f}, "
             f"the agent's {np.mean([g.exact_return for g in self.grades]):+.5f}",
         ]
         amb = self._ambiguous()
         if amb:
-            lines.append(f"  ({amb} split-hand states depend on the hand index, which the "
-                         f"analysis does not see: those hands are graded as hand 1)")
+            lines += wrapped(f"  ({amb} split-hand states depend on the hand index, which "
+                             f"the analysis does not see: those hands are graded as hand 1)",
+                             "   ")
         if self.axes:
-            lines.append("  costliest rule axes (mean regret of the rule sets at each value; "
-                         "spread = highest - lowest):")
-            width = max(len(a.axis) for a in self.axes[:axes])
+            lines.append("  costliest rule axes: the spread (highest - lowest), then the mean")
+            lines.append("  regret of the rule sets at each value (how many in brackets)")
+            name_width = max(len(a.axis) for a in self.axes[:axes])
+            indent = " " * (4 + name_width + 2 + 7 + 2)
             for a in self.axes[:axes]:
-                shown = ", ".join(f"{_label(v)} {m:.5f} ({n})" for v, m, n in a.values[:values])
-                more = f", ... {len(a.values) - values} more" if len(a.values) > values else ""
-                lines.append(f"    {a.axis:<{width}}  spread {a.spread:.5f}:  {shown}{more}")
+                entries = [f"{_label(v)} {m:.5f} ({n})" for v, m, n in a.values[:values]]
+                if len(a.values) > values:
+                    entries.append(f"... {len(a.values) - values} more")
+                line = f"    {a.axis:<{name_width}}  {a.spread:.5f}  "
+                for k, entry in enumerate(entries):  # whole entries to a line
+                    text = entry + ("," if k < len(entries) - 1 else "")
+                    if len(line) + len(text) > width and line.strip() and line != indent:
+                        lines.append(line.rstrip())
+                        line = indent
+                    line += text + " "
+                lines.append(line.rstrip())
             if len(self.axes) > axes:
                 lines.append(f"    ... {len(self.axes) - axes} more axes")
         return "\n".join(lines)

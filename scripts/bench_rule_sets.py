@@ -110,9 +110,9 @@ def run(settings: Settings) -> dict[str, Any]:
     policies = {"network": network(settings.hidden, settings.seed), "basic": VegasBasic()}
     hidden = "x".join(str(h) for h in settings.hidden)
     print(f"exact grading of {len(rules)} rule sets of {held.name} (wall time, workers' start "
-          f"included); network: features + rule features -> {hidden} tanh -> 5")
+          f"included)\nnetwork: features + rule features -> {hidden} tanh -> 5 actions")
     print(f"{'policy':>8} {'workers':>7} {'seconds':>8} {'CPU s':>7} {'ms/rule set':>11} "
-          f"{'mean regret':>11}  load average before")
+          f"{'mean regret':>11}  load before")
     results: dict[str, Any] = {"rule_sets": len(rules), "rows": []}
     for name, agent in policies.items():
         figures = None

@@ -20,16 +20,17 @@ class VegasBasic:
         self.state_policy = solve(preset("vegas-strip", decks=None)).chart.action
 
 
-if __name__ == "__main__":  # grade_rule_sets starts worker processes: guard the script
-    held = load_rule_sets("held-out:v1")  # 256 rule sets the default sampler never draws
+if __name__ == "__main__":  # grade_rule_sets may start worker processes: guard
+    held = load_rule_sets("held-out:v1")  # 256 rule sets the sampler never draws
     rules = held.rules[:N]
     name = held.name if len(held.rules) == N else f"{held.name}, the first {N}"
     result = grade_rule_sets(VegasBasic(), rules, axes=held.axes, name=name)
     print(result.table(axes=4))
 
-    worst = result.worst  # every rule set's figures: result.grades; JSON: result.to_dict()
-    print(f"worst: optimal {worst.optimal_return:+.5f}, basic strategy of vegas-strip "
-          f"{worst.exact_return:+.5f}")
+    worst = result.worst  # each rule set: result.grades; JSON: result.to_dict()
+    print(f"worst: optimal {worst.optimal_return:+.5f}, "
+          f"basic strategy of vegas-strip {worst.exact_return:+.5f}")
 
     best = grade_rule_sets(OptimalPlay(), rules)  # each rule set's own optimum
-    print(f"the optimum itself: every regret below 1e-12: {bool(abs(best.regrets).max() < 1e-12)}")
+    exact = bool(abs(best.regrets).max() < 1e-12)
+    print(f"the optimum itself: every regret below 1e-12: {exact}")
