@@ -58,7 +58,7 @@ import json
 import math
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -423,7 +423,11 @@ def prepare_rule_sets(settings: Settings) -> RuleSetsPlan:
         rules = t["rules"].replace(decks=None)
         plays_by = f"{t['name']}, infinite deck"
         env = gym.make("blackjack_env/Blackjack-v0", rules=rules)
-        agent = make_agent(settings.agent, env, seed=0)
+        try:
+            agent = make_agent(settings.agent, env, seed=0)
+        except ValueError as err:  # e.g. the counter, which needs a finite shoe
+            raise UsageError(f"{settings.agent}: {err} (--rule-sets grades on infinite "
+                             f"decks)") from None
     else:
         agent = make_agent(settings.agent)
         _check_observes_rules(agent, settings.agent)
@@ -483,7 +487,7 @@ def run_rule_sets(settings: Settings) -> dict[str, Any]:
     label = settings.agent if settings.agent in FIXED_AGENTS else Path(settings.agent).name
     if plan.plays_by:
         label = f"{label} (plays by {plan.plays_by})"
-    table = result.table().replace(result.agent, label, 1)
+    table = replace(result, agent=label).table()
     out = {"agent": settings.agent, "agent_name": result.agent, "plays_by": plan.plays_by,
            **result.to_dict(), "table": table, "path": str(plan.path),
            "load_average": load_average(), "settings": asdict(settings)}

@@ -340,3 +340,12 @@ def test_an_mlp_that_cannot_carry_the_rules_is_refused(tmp_path: Any) -> None:
     np.savez(path, **arrays)
     with pytest.raises(ValueError, match=r"m\.npz: a damaged MLP policy"):
         MLPAgent.load(path)
+
+
+def test_planned_workers() -> None:
+    from blackjack_env.agents.rule_sets import RULE_SETS_PER_WORKER, planned_workers
+    from blackjack_env.analysis.counter import default_workers
+
+    assert planned_workers(RULE_SETS_PER_WORKER - 1) == 1  # a short list: in this process
+    assert planned_workers(256) == max(1, min(default_workers(), 256 // RULE_SETS_PER_WORKER))
+    assert planned_workers(3, 8) == 3 and planned_workers(10, 2) == 2

@@ -172,6 +172,8 @@ WRONG: list[tuple[str, Any, str]] = [
      "reads the multidiscrete observation, which cannot carry the rules"),
     ("a random agent", lambda t: ["random", "--rule-sets", _list(t)],
      "no deterministic policy"),
+    ("the counter", lambda t: ["counter", "--rule-sets", _list(t)],
+     "counter: a counter needs a finite shoe"),
     ("a single-table option", lambda t: [_model(t), "--rule-sets", _list(t), "--decks", "6"],
      "--decks belongs to the evaluation at one table"),
     ("rules for a model", lambda t: [_model(t), "--rule-sets", _list(t), "--rules",
