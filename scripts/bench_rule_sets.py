@@ -33,7 +33,7 @@ import sys
 
 from _launch import importing
 
-with importing("main"):  # a missing package or Ctrl-C here: one line, status 2 / 130
+with importing():  # a missing package or Ctrl-C here: one line, status 2 / 130
     import itertools
     import time
     from collections.abc import Sequence
