@@ -203,6 +203,8 @@ def prepare(settings: Settings) -> Plan:
     if t["run"]:
         trained_on = f"{t['run'].get('rules')}, {t['run'].get('obs_mode')} observation"
     extra: dict[str, Any] = {"bet_sizes": sizes} if sizes else {}
+    if getattr(loaded, "observe_rules", False):  # its observation carries the rules
+        extra["observe_rules"] = True
     try:
         env = gym.make("blackjack_env/Blackjack-v0", rules=rules, seat=t["seat"],
                        others=t["others"], obs_mode=obs_mode,

@@ -223,3 +223,24 @@ def test_the_page_figures_come_from_the_command(tmp_path: Path, monkeypatch: Any
     out = capsys.readouterr().out
     table = out.split("\n  results: ")[0]
     assert table.strip() == shown.group(1).strip()
+
+
+def test_a_model_that_observes_the_rules_plays_and_charts_one_table(
+        tmp_path: Path, monkeypatch: Any, capsys: Any) -> None:
+    """Without --rule-sets, blackjack-evaluate and blackjack-chart make the table's env
+    with the rules in its observation, so such a model plays it and is graded exactly."""
+    from blackjack_env.agents.commands import chart
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    model = tiny_model(tmp_path / "run")
+    code = evaluate.main([str(model), "--rules", "vegas-strip", "--decks", "inf", "--hands",
+                          "200", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    result = json.loads(out)
+    alone = exact_grade(MLPAgent.load(model), VEGAS.replace(insurance=True))
+    assert alone is not None
+    assert result["exact"]["regret"] == pytest.approx(alone["regret"], abs=1e-12)
+    assert chart.main([str(model), "--rules", "vegas-strip", "--decks", "inf"]) == 0
+    assert (tmp_path / "run" / "chart.png").is_file()
