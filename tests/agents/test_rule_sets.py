@@ -349,3 +349,20 @@ def test_planned_workers() -> None:
     assert planned_workers(RULE_SETS_PER_WORKER - 1) == 1  # a short list: in this process
     assert planned_workers(256) == max(1, min(default_workers(), 256 // RULE_SETS_PER_WORKER))
     assert planned_workers(3, 8) == 3 and planned_workers(10, 2) == 2
+
+
+def test_mlp_exact_grades_carries_the_rules_too() -> None:
+    """``mlp.exact_grades`` (the training's grader) encodes with the rule features of a
+    network that observes them: the same regret as exact_grade and grade_rule_sets."""
+    from blackjack_env.agents.mlp import exact_grades
+
+    agent = random_mlp("features", seed=6, observe_rules=True)
+    rules = VEGAS.replace(surrender="early", insurance=False)
+    (batch,) = exact_grades([agent], rules, "features")
+    alone = exact_grade(agent, rules)
+    assert alone is not None
+    assert batch["regret"] == pytest.approx(alone["regret"], abs=1e-12)
+    assert grade_rule_sets(agent, [rules], workers=1).grades[0].regret == pytest.approx(
+        alone["regret"], abs=1e-12)
+    with pytest.raises(ValueError, match="observe the rules or none"):
+        exact_grades([agent, random_mlp("features", seed=6)], rules, "features")
