@@ -11,7 +11,9 @@ so evaluation, charts and the ``play`` script treat them alike:
   (:mod:`blackjack_env.agents.fixed`), and the Hi-Lo card counter
   (:mod:`blackjack_env.agents.counting`);
 * :func:`decision_policy` turns any agent into a policy over the analysis's
-  ``DecisionState`` for exact grading (:mod:`blackjack_env.agents.obs`).
+  ``DecisionState`` for exact grading (:mod:`blackjack_env.agents.obs`);
+  :func:`grade_rule_sets` grades one agent exactly on every rule set of a list
+  (:mod:`blackjack_env.agents.rule_sets`).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from blackjack_env.agents.obs import (
     table_state,
 )
 from blackjack_env.agents.registry import load_agent, make_agent
+from blackjack_env.agents.rule_sets import RuleSetGrades, grade_rule_sets, load_rule_sets
 from blackjack_env.agents.sb3 import SB3_ALGOS, SB3Agent, SB3Config, train_sb3
 from blackjack_env.agents.seats import AgentStrategy, CountingSeat, seat_strategy
 from blackjack_env.agents.tabular import MonteCarloAgent, QLearningAgent, TabularAgent, run_episode
@@ -58,6 +61,7 @@ __all__ = [
     "ObsView",
     "Policy",
     "QLearningAgent",
+    "RuleSetGrades",
     "SB3Agent",
     "SB3Config",
     "StrategyAgent",
@@ -70,10 +74,12 @@ __all__ = [
     "encode_state",
     "exact_grade",
     "fixed_agent",
+    "grade_rule_sets",
     "hilo_tag",
     "legal_actions",
     "legal_argmax",
     "load_agent",
+    "load_rule_sets",
     "make_agent",
     "obs_key",
     "run_episode",

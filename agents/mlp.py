@@ -19,8 +19,15 @@ the exact grading asks every decision state of the analysis at once.
 File format (:meth:`MLPAgent.save`): one NumPy ``.npz`` archive, no pickling, with the
 arrays ``w0, b0, w1, b1, ...`` (the last pair is the output layer) and ``meta`` (a string
 holding JSON: ``format`` ``"blackjack_env.agents.mlp/1"``, ``algo``, ``obs_mode``,
-``n_actions``, ``obs_size``, ``activation``, ``features``, ``ignored`` and free-form
-``info`` about the training).
+``n_actions``, ``obs_size``, ``activation``, ``features``, ``ignored``, ``observe_rules``
+and free-form ``info`` about the training). ``observe_rules`` (absent in older files: False)
+says the observation ends with the rule features of the table's rules
+(:func:`blackjack_env.envs.view.rule_features`, appended by an env made with
+``observe_rules=True``): such a policy reads the rules of the table it plays, and the exact
+grading encodes the analysis's states with them
+(:func:`blackjack_env.agents.obs.encode_states`), so it is graded on any rule set
+(:func:`~blackjack_env.agents.grading.exact_grade`,
+:func:`~blackjack_env.agents.rule_sets.grade_rule_sets`).
 """
 
 from __future__ import annotations
@@ -41,9 +48,12 @@ from blackjack_env.analysis import evaluate_policy
 from blackjack_env.engine import Action
 from blackjack_env.envs import view as V
 
-__all__ = ["FORMAT", "MASKED_LOGIT", "VECTOR_FEATURES", "VECTOR_IGNORED", "MLPAgent",
+__all__ = ["FORMAT", "MASKED_LOGIT", "RULE_MODES", "VECTOR_FEATURES", "VECTOR_IGNORED", "MLPAgent",
            "bet_observations", "exact_grades", "expand_features", "greedy_bets",
            "is_mlp_model"]
+
+#: The observation modes that can carry the rule features, with their sizes without them.
+RULE_MODES: dict[str, int] = {"vector": V.VECTOR_SIZE, "features": V.FEATURES_SIZE}
 
 #: The ``format`` entry of a saved model's meta.
 FORMAT = "blackjack_env.agents.mlp/1"
@@ -94,12 +104,19 @@ class MLPAgent(Agent):
         obs_mode: the observation mode it reads (``"vector"``).
         algo: the learner that trained it (its ``name``).
         info: free-form facts about the training, saved with the model.
+        observe_rules: its observation ends with the rule features (``"vector"`` or
+            ``"features"`` followed by ``RULES_SIZE`` entries; see the module doc).
     """
 
     def __init__(self, layers: Sequence[tuple[np.ndarray, np.ndarray]], *,
                  obs_mode: str = "vector", algo: str = "jax-ppo",
                  features: Sequence[Sequence[float]] = (), ignored: Sequence[int] = (),
-                 info: dict[str, Any] | None = None) -> None:
+                 info: dict[str, Any] | None = None, observe_rules: bool = False) -> None:
+        if not isinstance(observe_rules, bool):
+            raise ValueError(f"observe_rules={observe_rules!r} must be True or False")
+        if observe_rules and obs_mode not in RULE_MODES:
+            raise ValueError(f"observe_rules=True with obs_mode={obs_mode!r}: the rule features "
+                             f"follow the {' and '.join(map(repr, RULE_MODES))} observations")
         if not layers:
             raise ValueError("layers is empty: an MLP needs at least its output layer")
         arrays = [(np.asarray(w, dtype=np.float32), np.asarray(b, dtype=np.float32))
@@ -124,6 +141,14 @@ class MLPAgent(Agent):
             raise ValueError(f"features {self.features} and ignored fields {self.ignored} do "
                              f"not fit a first layer of {arrays[0][0].shape[0]} inputs")
         self.n_actions = int(arrays[-1][0].shape[1])
+        #: the observation ends with the rule features (see the module doc)
+        self.observe_rules = observe_rules
+        if observe_rules:
+            want = RULE_MODES[obs_mode] + V.RULES_SIZE
+            if self.obs_size != want:
+                raise ValueError(f"observe_rules=True: the {obs_mode} observation with the rule "
+                                 f"features has {want} entries; this network reads "
+                                 f"{self.obs_size}")
 
     def logits_batch(self, obs: np.ndarray) -> np.ndarray:
         """Unmasked logits, ``[N, n_actions]``, of observations ``[N, obs_size]``."""
@@ -161,7 +186,7 @@ class MLPAgent(Agent):
                 "n_actions": self.n_actions, "obs_size": self.obs_size,
                 "activation": "tanh", "layers": len(self.layers),
                 "features": [list(f) for f in self.features], "ignored": list(self.ignored),
-                "info": self.info}
+                "observe_rules": self.observe_rules, "info": self.info}
         with atomic_path(path) as tmp, open(tmp, "wb") as f:
             payload: dict[str, Any] = {"meta": np.array(json.dumps(meta)), **arrays}
             np.savez(f, **payload)
@@ -187,10 +212,14 @@ class MLPAgent(Agent):
         if meta.get("activation") != "tanh":
             raise ValueError(f"{path}: activation {meta.get('activation')!r}; this reader "
                              f"knows 'tanh'")
-        agent = cls(layers, obs_mode=str(meta.get("obs_mode", "vector")),
-                    algo=str(meta.get("algo", "jax-ppo")), features=meta.get("features", ()),
-                    ignored=meta.get("ignored", ()),
-                    info=meta.get("info") or {})
+        try:
+            agent = cls(layers, obs_mode=str(meta.get("obs_mode", "vector")),
+                        algo=str(meta.get("algo", "jax-ppo")),
+                        features=meta.get("features", ()), ignored=meta.get("ignored", ()),
+                        info=meta.get("info") or {},
+                        observe_rules=meta.get("observe_rules", False))
+        except ValueError as err:
+            raise ValueError(f"{path}: a damaged MLP policy ({err})") from None
         if agent.n_actions != meta.get("n_actions") or agent.obs_size != meta.get("obs_size"):
             raise ValueError(f"{path}: a damaged MLP policy (its arrays give {agent.obs_size} "
                              f"inputs and {agent.n_actions} actions, its meta says "
@@ -231,13 +260,19 @@ def exact_grades(agents: Sequence[MLPAgent], rules: Any, obs_mode: str = "vector
     why = analysis_reason(rules)
     if why is not None:
         raise ValueError(f"exact_grades: {why}")
+    carry = {bool(getattr(a, "observe_rules", False)) for a in agents}
+    if len(carry) > 1:
+        raise ValueError("exact_grades: the agents share one table of observations, so they "
+                         "must all observe the rules or none")
+    observe_rules = carry.pop() if carry else False
     hands_max = rules.max_split_hands
     index: dict[bytes, int] = {}
     obs_rows: list[np.ndarray] = []
     mask_rows: list[np.ndarray] = []
 
     def row(state: Any, hand_index: int) -> int:
-        obs = np.asarray(encode_state(state, rules, obs_mode, hand_index), dtype=np.float32)
+        obs = np.asarray(encode_state(state, rules, obs_mode, hand_index, observe_rules),
+                         dtype=np.float32)
         mask = state_mask(state, rules)
         key = obs.tobytes() + mask.tobytes()
         i = index.get(key)

@@ -23,7 +23,7 @@ hand they play. The true count of an infinite deck is always 0.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,13 +35,21 @@ from blackjack_env.envs import view as V
 from blackjack_env.envs.view.layout import Layout, ObsMode
 
 __all__ = [
+    "HAND_INDEX_MODES",
     "ObsView",
     "decision_policy",
     "decode",
     "encode_state",
+    "encode_states",
+    "n_play_actions",
     "state_mask",
+    "state_masks",
     "table_state",
 ]
+
+#: The observation modes that show a split hand's index (the one field the analysis's
+#: states lack; see the module doc).
+HAND_INDEX_MODES: tuple[str, ...] = ("multidiscrete", "vector", "features")
 
 # Phases (``envs.core.Decision``); the fields' positions are in blackjack_env.envs.view.
 _PLAY, _INSURANCE, _BET, _SETTLED = 0, 1, 2, 3
@@ -91,7 +99,9 @@ def decode(obs: Any, obs_mode: str) -> ObsView:
     )
 
 
-def _n_play(rules: Rules) -> int:
+def n_play_actions(rules: Rules) -> int:
+    """The env's play actions under ``rules`` (the width of :func:`state_mask`): 2 when
+    the rules allow only stand and hit, else 5 (the env's ``Layout.n_play``)."""
     return Layout(rules, ObsMode.MULTIDISCRETE).n_play
 
 
@@ -100,7 +110,7 @@ def state_mask(state: Any, rules: Rules) -> np.ndarray:
 
     Before the peek, the env's action 0 (STAND) is the "decline" answer.
     """
-    mask = np.zeros(_n_play(rules), dtype=np.int8)
+    mask = np.zeros(n_play_actions(rules), dtype=np.int8)
     for action in state.legal:
         index = int(Action.STAND) if action is Action.DECLINE else int(action)
         if index < mask.size:
@@ -108,13 +118,33 @@ def state_mask(state: Any, rules: Rules) -> np.ndarray:
     return mask
 
 
-def encode_state(state: Any, rules: Rules, obs_mode: str, split_hand_index: int = 1) -> Any:
+def _rules_carried(obs: Any, rules: Rules, obs_mode: str, observe_rules: bool) -> Any:
+    """``obs`` with the rule features appended when ``observe_rules`` (as the env appends
+    them: ``fields.append_rules`` of ``fields.rule_features(rules)``)."""
+    if not observe_rules:
+        return obs
+    if obs_mode not in ("vector", "features"):
+        raise ValueError(
+            f"observe_rules=True: the {obs_mode!r} observation cannot carry the rules; the "
+            f"rule features follow the 'vector' and 'features' observations (and are the "
+            f"'rules' key of 'dict')"
+        )
+    return V.append_rules(obs, V.rule_features(rules), np)
+
+
+def encode_state(state: Any, rules: Rules, obs_mode: str, split_hand_index: int = 1,
+                 observe_rules: bool = False) -> Any:
     """The env observation (in ``obs_mode``) of the decision ``state`` describes.
 
     ``split_hand_index``: the hand index shown for a split hand (clipped to the
-    rules' hands; unsplit hands show 0).
+    rules' hands; unsplit hands show 0). ``observe_rules``: the observation of an env made
+    with ``observe_rules=True`` (the rule features appended; ``"vector"`` and
+    ``"features"`` only). :func:`encode_states` encodes many states at once, the same
+    values.
     """
     if obs_mode == "tuple":
+        if observe_rules:
+            _rules_carried(None, rules, obs_mode, observe_rules)  # (raises)
         return V.encode_tuple(state.total, state.dealer, int(state.soft))
     legal = state.legal
     phase = _INSURANCE if state.pre_peek else _PLAY
@@ -126,14 +156,16 @@ def encode_state(state: Any, rules: Rules, obs_mode: str, split_hand_index: int 
     hands_max = rules.max_split_hands
     hand_index = min(split_hand_index, hands_max - 1) if state.split else 0
     if obs_mode == "multidiscrete":
+        _rules_carried(None, rules, obs_mode, observe_rules)
         return V.encode_multidiscrete(phase, state.total, state.dealer, int(state.soft), *can,
                                       hand_index, 0.0)
     if obs_mode in ("vector", "features"):
         # no insurance step, no count and a full shoe: the analysis's infinite deck
         encode = V.encode_features if obs_mode == "features" else V.encode_vector
-        return encode(phase, state.total, float(state.soft), state.dealer, *can, 0.0,
-                      hand_index, hands_max, state.hands, state.cards,
-                      float(state.pair is not None and state.cards == 2), 0.0, 1.0)
+        obs = encode(phase, state.total, float(state.soft), state.dealer, *can, 0.0,
+                     hand_index, hands_max, state.hands, state.cards,
+                     float(state.pair is not None and state.cards == 2), 0.0, 1.0)
+        return _rules_carried(obs, rules, obs_mode, observe_rules)
     raise ValueError(
         f"exact grading needs obs_mode 'tuple', 'multidiscrete', 'vector' or 'features', not "
         f"{obs_mode!r} "
@@ -141,27 +173,91 @@ def encode_state(state: Any, rules: Rules, obs_mode: str, split_hand_index: int 
     )
 
 
+def encode_states(states: Sequence[Any], rules: Rules, obs_mode: str,
+                  split_hand_index: int = 1, observe_rules: bool = False) -> np.ndarray:
+    """:func:`encode_state` of every state at once: ``(len(states), size)``, row ``i`` equal
+    to ``encode_state(states[i], rules, obs_mode, split_hand_index, observe_rules)`` (the
+    same encoders of ``blackjack_env.envs.view``, given arrays; a test checks the rows).
+    The ``"multidiscrete"``, ``"vector"`` and ``"features"`` modes (the tuple mode's
+    observation is a tuple: :func:`encode_state`)."""
+    if obs_mode not in ("multidiscrete", "vector", "features"):
+        raise ValueError(
+            f"encode_states encodes the 'multidiscrete', 'vector' and 'features' "
+            f"observations, not {obs_mode!r} (encode_state gives the tuple one; the dict mode "
+            f"shows card compositions the analysis does not track)"
+        )
+    n = len(states)
+    pre = np.fromiter((s.pre_peek for s in states), bool, n)
+    total = np.fromiter((s.total for s in states), np.int64, n)
+    soft = np.fromiter((s.soft for s in states), np.int64, n)
+    dealer = np.fromiter((s.dealer for s in states), np.int64, n)
+    split = np.fromiter((s.split for s in states), bool, n)
+    legal = [s.legal for s in states]
+    can_double = np.fromiter((Action.DOUBLE in lg for lg in legal), np.int64, n) * ~pre
+    can_split = np.fromiter((Action.SPLIT in lg for lg in legal), np.int64, n) * ~pre
+    can_surrender = np.fromiter((Action.SURRENDER in lg for lg in legal), np.int64, n)
+    phase = np.where(pre, _INSURANCE, _PLAY)
+    hands_max = rules.max_split_hands
+    hand_index = np.where(split, min(split_hand_index, hands_max - 1), 0)
+    if obs_mode == "multidiscrete":
+        _rules_carried(None, rules, obs_mode, observe_rules)
+        return np.asarray(V.encode_multidiscrete(phase, total, dealer, soft, can_double,
+                                                 can_split, can_surrender, hand_index, 0.0))
+    hands = np.fromiter((s.hands for s in states), np.int64, n)
+    cards = np.fromiter((s.cards for s in states), np.int64, n)
+    pair = np.fromiter((s.pair is not None and s.cards == 2 for s in states), np.float64, n)
+    encode = V.encode_features if obs_mode == "features" else V.encode_vector
+    obs = encode(phase, total, soft.astype(np.float64), dealer, can_double, can_split,
+                 can_surrender, 0.0, hand_index, hands_max, hands, cards, pair, 0.0, 1.0)
+    return np.asarray(_rules_carried(obs, rules, obs_mode, observe_rules))
+
+
+def state_masks(states: Sequence[Any], rules: Rules, n_actions: int | None = None
+                ) -> np.ndarray:
+    """:func:`state_mask` of every state at once, int8 ``(len(states), n_actions)``
+    (``n_actions``: at least the rules' play actions, ``None`` for exactly those; the
+    extra columns are 0)."""
+    n_play = n_play_actions(rules)
+    width = n_play if n_actions is None else n_actions
+    if width < n_play:
+        raise ValueError(f"n_actions={n_actions}: these rules have {n_play} play actions")
+    rows: dict[tuple[Action, ...], int] = {}  # one row per set of legal actions
+    which = np.fromiter((rows.setdefault(s.legal, len(rows)) for s in states), np.int64,
+                        len(states))
+    table = np.zeros((max(1, len(rows)), width), dtype=np.int8)
+    for legal, i in rows.items():
+        for action in legal:
+            index = int(Action.STAND) if action is Action.DECLINE else int(action)
+            if index < n_play:
+                table[i, index] = 1
+    return table[which]
+
+
 def decision_policy(agent: Any, rules: Rules, obs_mode: str | None = None,
-                    ambiguous: list[Any] | None = None, split_hand_index: int = 1
-                    ) -> Callable[[Any], Action]:
+                    ambiguous: list[Any] | None = None, split_hand_index: int = 1,
+                    observe_rules: bool | None = None) -> Callable[[Any], Action]:
     """The agent's greedy policy as ``policy(DecisionState) -> Action`` for the analysis.
 
     The env's answer 0 (STAND) before the peek is read as ``DECLINE``. If a list
     is given as ``ambiguous``, every split-hand state at which the agent would
     answer differently for another hand index is appended to it (for those the
     grade is not exact; see the module doc). ``split_hand_index``: see
-    :func:`encode_state`.
+    :func:`encode_state`. ``observe_rules``: whether the agent's observation carries
+    the rule features (default: the agent's own ``observe_rules``, False when it has
+    none).
     """
     mode = obs_mode or agent.obs_mode
+    carry = bool(getattr(agent, "observe_rules", False)) if observe_rules is None \
+        else observe_rules
 
     def answer(obs: Any, mask: np.ndarray) -> Action:
         return Action(int(agent.act(obs, mask)))
 
     def policy(state: Any) -> Action:
-        obs = encode_state(state, rules, mode, split_hand_index)
+        obs = encode_state(state, rules, mode, split_hand_index, carry)
         mask = state_mask(state, rules)
         action = answer(obs, mask)
-        if ambiguous is not None and state.split and mode in ("multidiscrete", "vector"):
+        if ambiguous is not None and state.split and mode in HAND_INDEX_MODES:
             hands_max = rules.max_split_hands
             for index in range(hands_max):
                 other = np.array(obs, copy=True)

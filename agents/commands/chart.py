@@ -115,8 +115,9 @@ def run(settings: Settings) -> dict[str, Any]:
     obs_mode = getattr(loaded, "obs_mode", None) or t["obs_mode"] or "multidiscrete"
     trained_on = (f"{t['run'].get('rules')}, {t['run'].get('obs_mode')} observation"
                   if t["run"] else None)
+    carry = {"observe_rules": True} if getattr(loaded, "observe_rules", False) else {}
     try:
-        env = gym.make("blackjack_env/Blackjack-v0", rules=infinite, obs_mode=obs_mode)
+        env = gym.make("blackjack_env/Blackjack-v0", rules=infinite, obs_mode=obs_mode, **carry)
     except ValueError as err:
         if loaded is None:
             raise

@@ -32,6 +32,22 @@ so rounds priced once are not priced again), and the agent's bets and the Hi-Lo 
 are graded by the exact edge of each round beside the ceiling of the spread, flat
 CD play and flat basic strategy.
 
+With ``--rule-sets SET|FILE`` the agent is graded exactly on every rule set of a list
+instead (no simulation): ``held-out`` (the default rule space's fixed held-out test set,
+versioned: ``held-out:v1``), or a JSON file holding a list of rule sets
+(``Rules.to_dict()`` objects, or an object whose ``"rules"`` is such a list) or a rule
+space (``RuleSpace.to_dict()``: its held-out rule sets). Per rule set: the optimal return,
+the agent's exact return and the regret (infinite deck); printed: the mean regret with its
+95% interval over rule sets (bootstrap), the median, the worst rule set and the rule axes
+that cost most (:func:`blackjack_env.agents.rule_sets.grade_rule_sets`). The agent is a
+saved model that observes the rules (trained with ``observe_rules``: its observation ends
+with the rule features of each table), or a fixed agent with a policy over the analysis's
+states (``basic``, ``dealer``, ``stand``, ``composition``), which plays by ``--rules``
+(infinite deck) on every rule set. The JSON goes to ``--out``, or by default beside the
+model (``rule-sets-<set>.json`` in its folder; ``runs/rule-sets/`` for a fixed agent).
+``--workers N``: processes (0: one per 32 rule sets, at most every core); the figures do
+not depend on it.
+
 Every option is checked before the simulation starts; ``--out`` is written only at
 the end, whole.
 """
@@ -42,7 +58,7 @@ import json
 import math
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -53,6 +69,7 @@ from blackjack_env._cli import (
     CI_NAME,
     check_output_file,
     check_writable,
+    load_average,
     missing_package,
     option,
     write_json,
@@ -72,7 +89,16 @@ from blackjack_env.agents.grading import (
     exact_grade,
     simulate,
 )
-from blackjack_env.agents.registry import check_fits, make_agent, table_for
+from blackjack_env.agents.registry import check_fits, find_model, make_agent, table_for
+from blackjack_env.agents.rule_sets import (
+    RULE_SETS_PER_WORKER,
+    NamedRuleSets,
+    check_agent,
+    check_gradable,
+    grade_rule_sets,
+    load_rule_sets,
+    planned_workers,
+)
 from blackjack_env.analysis import basic_strategy_chart
 from blackjack_env.analysis.counter import (
     check_store,
@@ -113,11 +139,13 @@ class Settings:
     seed: int = 12345
     """seed of the evaluation env (different from training seeds)"""
     workers: Annotated[int, option("N", "0, the agent on one env in this process")] = 0
-    """N >= 1: a fixed policy on the batched tables in N processes (same figures for any N)"""
+    """N >= 1: a fixed policy on the batched tables in N processes (same figures for any N); with --rule-sets, the processes that grade (0: one per 32 rule sets, at most every core)"""  # noqa: E501
     ceiling: Annotated[int, option("ROUNDS", "0, none")] = 0
     """grade the agent's bets on this many rounds of the perfect counter (exact edges), beside the ceiling of its spread, the Hi-Lo ramp and flat basic strategy"""  # noqa: E501
     ceiling_store: Annotated[str, option("FILE", "blackjack-counter's file of these rules")] = ""
     """the store of priced rounds (shared with blackjack-counter: a rerun prices nothing)"""
+    rule_sets: Annotated[str, option("SET|FILE", "none: one table")] = ""
+    """grade exactly on every rule set of a list instead of simulating: held-out (the default rule space's held-out set; held-out:v1), or a JSON file: a list of Rules.to_dict() objects, or a RuleSpace.to_dict() (its held-out rule sets)"""  # noqa: E501
     json: bool = False
     """print the results as JSON instead of the table"""
     out: Annotated[str, option("FILE", "not written")] = ""
@@ -175,6 +203,8 @@ def prepare(settings: Settings) -> Plan:
     if t["run"]:
         trained_on = f"{t['run'].get('rules')}, {t['run'].get('obs_mode')} observation"
     extra: dict[str, Any] = {"bet_sizes": sizes} if sizes else {}
+    if getattr(loaded, "observe_rules", False):  # its observation carries the rules
+        extra["observe_rules"] = True
     try:
         env = gym.make("blackjack_env/Blackjack-v0", rules=rules, seat=t["seat"],
                        others=t["others"], obs_mode=obs_mode,
@@ -277,6 +307,8 @@ def chart_notice(rules: Any, name: str) -> str:
 
 def run(settings: Settings) -> dict[str, Any]:
     """Run the evaluation; return the results as a JSON-ready dict (``--out`` written)."""
+    if settings.rule_sets:
+        return run_rule_sets(settings)
     plan = prepare(settings)
     chart_seconds = None
     chart_rules = finite_chart_rules(settings, plan)
@@ -339,6 +371,130 @@ def _ceiling(settings: Settings, plan: Plan) -> dict[str, Any]:
     return {"penetration": penetration, "shoe_seed": 0, "store": plan.ceiling_store,
             "seconds": round(time.perf_counter() - t0, 1), **report.to_dict(),
             "table": report.table(), "narrowing_lines": report.narrowing_lines()}
+
+
+# ----------------------------------------------------------------------- --rule-sets
+#: The options of one simulated table that --rule-sets does not take (name, default).
+SINGLE_TABLE_OPTIONS = (("decks", ""), ("seats", 0), ("seat", -1), ("others", ""),
+                        ("hands", 100_000), ("bet_sizes", ""), ("session", 1), ("seed", 12345),
+                        ("ceiling", 0), ("ceiling_store", ""))
+#: Where a fixed agent's --rule-sets results go when no --out is given.
+RULE_SETS_DIR = Path("runs") / "rule-sets"
+
+
+@dataclass
+class RuleSetsPlan:
+    agent: Any
+    named: NamedRuleSets
+    path: Path
+    plays_by: str | None
+
+
+def _slug(name: str) -> str:
+    stem = Path(name.split(" (")[0]).stem if name.endswith(")") or "." in name else name
+    return "".join(c if c.isalnum() or c in "-_" else "-" for c in stem)
+
+
+def prepare_rule_sets(settings: Settings) -> RuleSetsPlan:
+    """``--rule-sets``' checks: the options, the list, the agent and the output file;
+    nothing is written and nothing graded."""
+    given = [f"--{name.replace('_', '-')}" for name, default in SINGLE_TABLE_OPTIONS
+             if getattr(settings, name) != default]
+    if given:
+        raise UsageError(f"--rule-sets grades exactly on a list of rule sets (no simulation): "
+                         f"{', '.join(given)} {'belongs' if len(given) == 1 else 'belong'} to "
+                         f"the evaluation at one table; drop {'it' if len(given) == 1 else 'them'}")
+    if settings.workers < 0:
+        raise UsageError(f"--workers {settings.workers}: processes to grade in, 0 (one per "
+                         f"{RULE_SETS_PER_WORKER} rule sets, at most every core) or more")
+    fixed = settings.agent in FIXED_AGENTS
+    if settings.rules and not fixed:
+        raise UsageError(f"--rules {settings.rules}: a saved model is graded on each rule set "
+                         f"of --rule-sets; --rules names the rules a fixed agent plays by")
+    try:
+        named = load_rule_sets(settings.rule_sets)
+    except ValueError as err:
+        raise UsageError(f"--rule-sets {err}") from None
+    try:
+        check_gradable(named.rules)
+    except ValueError as err:
+        raise UsageError(f"--rule-sets {settings.rule_sets}: {err}") from None
+    plays_by = None
+    if fixed:
+        t = table_for(settings.agent, settings.rules)
+        rules = t["rules"].replace(decks=None)
+        plays_by = f"{t['name']}, infinite deck"
+        env = gym.make("blackjack_env/Blackjack-v0", rules=rules)
+        try:
+            agent = make_agent(settings.agent, env, seed=0)
+        except ValueError as err:  # e.g. the counter, which needs a finite shoe
+            raise UsageError(f"{settings.agent}: {err} (--rule-sets grades on infinite "
+                             f"decks)") from None
+    else:
+        agent = make_agent(settings.agent)
+        _check_observes_rules(agent, settings.agent)
+    if settings.out:
+        path = check_output_file(settings.out, "--out")
+    else:
+        folder = RULE_SETS_DIR if fixed else find_model(settings.agent).parent
+        name = (f"{settings.agent}-{settings.rules or 'sutton-barto'}-" if fixed else "") + \
+            f"rule-sets-{_slug(named.name)}.json"
+        path = check_output_file(folder / name, "--out")
+    try:  # the agent's own checks (a random agent, actions, observation), before any work
+        check_agent(agent, named.rules)
+    except ValueError as err:
+        raise UsageError(f"{settings.agent}: {err}") from None
+    return RuleSetsPlan(agent, named, path, plays_by)
+
+
+def _check_observes_rules(agent: Any, spec: str) -> None:
+    mode = str(getattr(agent, "obs_mode", "") or "")
+    if getattr(agent, "observe_rules", False):
+        return
+    if mode not in ("vector", "features"):
+        raise UsageError(f"{spec} reads the {mode or 'unknown'} observation, which cannot carry "
+                         f"the rules: --rule-sets grades a policy that observes the rules of "
+                         f"each table ('vector' or 'features' with the rule features, "
+                         f"observe_rules), or a fixed agent (basic, dealer, stand)")
+    raise UsageError(f"{spec} does not observe the rules (its {mode} observation has no rule "
+                     f"features): it would play every rule set alike; --rule-sets grades a "
+                     f"policy trained with observe_rules, or a fixed agent (basic, dealer, "
+                     f"stand); grade_rule_sets (blackjack_env.agents.rule_sets) grades any "
+                     f"policy from Python")
+
+
+def run_rule_sets(settings: Settings) -> dict[str, Any]:
+    """``--rule-sets``: the exact grade on every rule set of the list; the JSON written."""
+    plan = prepare_rule_sets(settings)
+    named = plan.named
+    workers = planned_workers(len(named.rules), settings.workers or None)
+    print(f"grading {settings.agent} exactly on {len(named.rules)} rule sets ({named.name}) in "
+          f"{workers} process{'es' if workers > 1 else ''}", file=sys.stderr, flush=True)
+    bar = None
+    if settings.progress:
+        # deferred: loads tqdm (the optional [main] extra)
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(named.rules), unit="rule set", desc="grade", mininterval=0.5)
+    try:
+        result = grade_rule_sets(plan.agent, named.rules, workers=workers, axes=named.axes,
+                                 name=named.name,
+                                 progress=None if bar is None else
+                                 lambda done: bar.update(done - bar.n))
+    except ValueError as err:
+        raise UsageError(f"{settings.agent}: {err}") from None
+    finally:
+        if bar is not None:
+            bar.close()
+    label = settings.agent if settings.agent in FIXED_AGENTS else Path(settings.agent).name
+    if plan.plays_by:
+        label = f"{label} (plays by {plan.plays_by})"
+    table = replace(result, agent=label).table()
+    out = {"agent": settings.agent, "agent_name": result.agent, "plays_by": plan.plays_by,
+           **result.to_dict(), "table": table, "path": str(plan.path),
+           "load_average": load_average(), "settings": asdict(settings)}
+    write_json(plan.path, out)
+    return out
 
 
 def batched_plan(hands: int, per_table: int = 64, tables: int = 1024) -> tuple[int, int]:
@@ -433,6 +589,9 @@ def _job(settings: Settings) -> None:
         result = run(settings)
         if settings.json:
             print(json.dumps(result, indent=2))
+        elif settings.rule_sets:
+            print(result["table"])
+            print(f"  results: {result['path']}")
         else:
             print_table(result)
             if settings.out:

@@ -77,7 +77,7 @@ from blackjack_env.analysis.counter import (
 )
 from blackjack_env.analysis.dealer import dealer_probabilities
 from blackjack_env.analysis.finite import FiniteResult, finite_chart, finite_shoe_return, hand_evs
-from blackjack_env.analysis.solve import Solution, evaluate_policy, solve
+from blackjack_env.analysis.solve import Solution, decision_states, evaluate_policy, solve
 from blackjack_env.analysis.state import DecisionState
 from blackjack_env.analysis.strategy import BasicStrategy, basic_strategy_chart, table_state
 
@@ -98,6 +98,7 @@ __all__ = [
     "composition_return",
     "counter_report",
     "dealer_probabilities",
+    "decision_states",
     "effects_of_removal",
     "evaluate_policy",
     "finite_chart",

@@ -383,6 +383,66 @@ class RoundModel:
                 return -0.5
         return cont
 
+    def decision_states(self) -> list[DecisionState]:
+        """Every :class:`DecisionState` that :meth:`round_return` may ask a policy about
+        against this upcard, whatever the policy answers (policy mode; in the order first
+        met). The walk follows the recursion above branch for branch: the two-card hands
+        of :meth:`hand_return` (a natural only when it is a decision; the pre-peek
+        question where early surrender is offered), every legal action's successors at a
+        decision (a hit's cards that neither bust nor stand by themselves, a split's
+        second cards that still need a decision, resplits), and nothing after a stand, a
+        double or a surrender. A superset of the states one policy reaches: a policy that
+        never splits is asked about no split hand.
+        """
+        rules = self.rules
+        found: dict[DecisionState, None] = {}
+        seen: set[Key] = set()
+        stack: list[Key] = []
+
+        def visit(key: Key) -> None:
+            if key not in seen:
+                seen.add(key)
+                stack.append(key)
+
+        def split_hands(c: int, h: int) -> None:  # split_value(c, h, k): the second cards
+            for _p, key in self.second_card_keys(c, h):
+                if not self.two_card_done(key):
+                    visit(key)
+
+        for r1 in range(1, 14):
+            for r2 in range(1, 14):
+                key = self.initial_key(r1, r2)
+                if key[4]:
+                    if dealt_natural_effect(rules) is NaturalEffect.PAY or natural_stands(rules):
+                        continue
+                    visit(key)
+                    continue
+                if self.pre_peek_surrender(key):
+                    state = self.state(key, (_A.SURRENDER, _A.DECLINE))
+                    found.setdefault(DecisionState(**{**_fields(state), "pre_peek": True}))
+                visit(key)
+        hits: dict[tuple[int, bool], list[tuple[int, bool]]] = {}  # a hit's going hands
+        while stack:
+            key = stack.pop()
+            hard, ace, n, pair, _nat, fs, sa, h = key
+            legal = self.legal(key)
+            found.setdefault(self.state(key, legal))
+            if _A.HIT in legal:
+                going = hits.get((hard, ace))
+                if going is None:
+                    going = hits[(hard, ace)] = [
+                        (hard + v, ace or a) for v, a, _p in self.draws
+                        if hard + v <= 21 and not auto_stands(rules, score(hard + v, ace or a)[0])
+                    ]
+                for nh, na in going:
+                    nxt = (nh, na, n + 1, None, False, fs, sa, h)
+                    if nxt not in seen:  # (visit(), inlined: the walk's hottest line)
+                        seen.add(nxt)
+                        stack.append(nxt)
+            if _A.SPLIT in legal and pair is not None:
+                split_hands(pair, h + 1)
+        return list(found)
+
     def round_return(self) -> float:
         """Expected return of a round with this upcard (average over the player's two cards)."""
         total = 0.0

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
+from typing import Any
 
 import numpy as np
 
@@ -42,6 +43,7 @@ from blackjack_env.engine import play
 from blackjack_env.engine.cards import ALL_CARDS
 from blackjack_env.engine.play import NaturalEffect
 from blackjack_env.engine.rules import HoleCard, Rules, Surrender
+from blackjack_env.engine.rulespace import RuleSpace
 from blackjack_env.envs.batch.codes import (
     ACTION_DOUBLE,
     ACTION_HIT,
@@ -60,7 +62,7 @@ from blackjack_env.envs.step import DECISION_BY_BATCH_PHASE, Decision
 from blackjack_env.envs.view import fields as view_fields
 from blackjack_env.envs.view.layout import Layout, ObsMode
 
-__all__ = ["RuleTables", "build_tables", "mask_rows"]
+__all__ = ["BANK_KEY_WIDTH", "RuleBank", "RuleTables", "build_tables", "mask_rows"]
 
 _INSURANCE, _SETTLED = int(Decision.INSURANCE), int(Decision.SETTLED)
 
@@ -446,3 +448,227 @@ def build_tables(
         min_cost=bet_sizes[0] * bet if bet_sizes else bet,
         rule_features=_frozen(view_fields.rule_features(rules)),
     )
+
+
+# ======================================================================== the bank
+#: The hand-key width of a bank's ``by_hands`` (``2 * (22 + 10)``: every card is worth at
+#: most 10, so every rule set's keys fit).
+BANK_KEY_WIDTH = 2 * (22 + 10)
+
+#: Sizes of a rule space above which a bank maps space indices through a dict (below:
+#: one array).
+_MAP_ARRAY_MAX = 1 << 20
+
+
+class _Rows:
+    """The distinct values of one rule-table field, stacked as rows (capacity doubles)."""
+
+    def __init__(self, first: np.ndarray) -> None:
+        self.shape = first.shape
+        self.data = np.empty((4, *first.shape), dtype=first.dtype)
+        self.count = 0
+        self.seen: dict[bytes, int] = {}
+
+    def add(self, value: np.ndarray) -> int:
+        """The row holding ``value`` (added if new)."""
+        if value.shape != self.shape:
+            raise ValueError(f"a bank row of shape {value.shape}, not {self.shape}")
+        key = value.tobytes()
+        row = self.seen.get(key)
+        if row is None:
+            if self.count == self.data.shape[0]:
+                grown = np.empty((2 * self.count, *self.shape), dtype=self.data.dtype)
+                grown[: self.count] = self.data[: self.count]
+                self.data = grown
+            row = self.seen[key] = self.count
+            self.data[row] = value
+            self.count += 1
+        return row
+
+    def put(self, row: int, value: np.ndarray) -> None:
+        """Set row ``row`` (the next row, or an existing one holding the same value)."""
+        if row < self.count:
+            if not np.array_equal(self.data[row], value):
+                raise ValueError("a bank row changed its value")
+            return
+        if row != self.count:
+            raise ValueError(f"bank row {row} put after {self.count} rows")
+        self.add(value)
+        self.seen.pop(value.tobytes(), None)  # rows by position only
+
+    @property
+    def flat(self) -> np.ndarray:
+        """The rows as one flat array (row ``r`` at ``r * row_size``; read-only view)."""
+        view = self.data.reshape(-1) if len(self.shape) == 1 else self.data.reshape(
+            -1, *self.shape[1:])
+        view = view.view()
+        view.flags.writeable = False
+        return view
+
+    @property
+    def row_size(self) -> int:
+        """Entries per row (a row of a flat lookup table starts at ``row * row_size``)."""
+        return int(np.prod(self.shape))
+
+
+class RuleBank:
+    """The rule tables of the rule sets of a rule space under one env configuration,
+    stacked for batched tables that play each table under its own rules
+    (:meth:`TableBatch.set_rules <blackjack_env.envs.batch.TableBatch.set_rules>`).
+
+    A rule set joins the bank the first time it is asked for (:meth:`slots`): its
+    :class:`RuleTables` are built by :func:`build_tables` (the one source; about 5 ms
+    each) and each array field is stored once per distinct value: :data:`STACKED`
+    fields as rows of one array per field (``stacked[field]``, read flat), with
+    ``rows[field][slot]`` the row of the rule set in slot ``slot``. The flags a batched
+    table branches on are arrays by slot (``flags[name]``, :data:`FLAGS`); the fields
+    every rule set of a bank shares (:data:`SHARED`: the legal table's row layout, the
+    action counts, the bets) are checked as each joins, and kept in :attr:`first`.
+    ``by_hands`` is rebuilt at the common key width :data:`BANK_KEY_WIDTH`; ``split_ok``
+    is all False for a rule set whose stakes never allow a split (``RuleTables.splits``).
+    ``cdf`` rows (the infinite deck's dealer sampling) are added by the batch.
+
+    Args:
+        space: the rule space (its rule sets' shapes are shared by construction).
+        bet, bet_sizes, bankroll, insurance_decisions: the env configuration, as
+            :func:`build_tables` takes it.
+    """
+
+    #: ``RuleTables`` array fields stacked by distinct value.
+    STACKED = (
+        "card_values", "value_of_card", "payouts", "dealer_hits", "dealer_next",
+        "peek_by_rank", "legal_table", "mask_rows", "asks_pre_peek", "asks_pre_peek_poor",
+        "pair", "split_ok", "split_done", "second_key", "two_hard", "rule_features",
+        "by_hands",
+    )  # fmt: skip
+    #: ``RuleTables`` flags kept per rule set (by slot), as arrays.
+    FLAGS = (
+        "peek", "no_hole", "auto21", "natural_stands", "naturals_paid_at_peek",
+        "split_naturals", "surrender_at_once", "highest", "natural_effect", "splits",
+        "surrenders", "can_double", "pre_peek", "pre_peek_decisions", "chip_den",
+    )  # fmt: skip
+    #: ``RuleTables`` fields every rule set of a bank shares.
+    SHARED = (
+        "legal_table_phase", "over_key", "pre_peek_key", "poor_play_offset",
+        "poor_pre_peek_offset", "n_play", "n_actions", "stand_hit_only", "bet",
+        "bet_sizes", "bankroll", "ask_insurance", "rank_of_card", "hilo_of_card",
+        "two_ace", "surrender_outcome", "split_stake_check", "bet_chips", "bet_within",
+        "min_cost",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        space: RuleSpace,
+        *,
+        bet: int = 1,
+        bet_sizes: tuple[int, ...] = (),
+        bankroll: int | None = None,
+        insurance_decisions: bool = False,
+    ) -> None:
+        if not isinstance(space, RuleSpace):
+            raise ValueError(f"space must be a RuleSpace, got {type(space).__name__}")
+        self.space = space
+        self.config: dict[str, Any] = dict(
+            bet=bet, bet_sizes=tuple(bet_sizes), bankroll=bankroll,
+            insurance_decisions=insurance_decisions,
+        )  # fmt: skip
+        #: the rule sets in the bank, by slot
+        self.rules: list[Rules] = []
+        #: the rule space index of each slot
+        self.indices: list[int] = []
+        self.stacked: dict[str, _Rows] = {}
+        self.rows: dict[str, np.ndarray] = {}
+        self.flags: dict[str, np.ndarray] = {}
+        #: bumped whenever the bank's arrays are reallocated or gain rows
+        self.version = 0
+        self._slot_of: np.ndarray | dict[int, int] = (
+            np.full(space.size, -1, dtype=np.int64) if space.size <= _MAP_ARRAY_MAX else {}
+        )
+        first = build_tables(space.rules_at(0), **self.config)
+        #: the first rule set's tables: what every rule set of the bank shares
+        self.first = first
+        self._add(0, first)
+
+    @property
+    def size(self) -> int:
+        """Rule sets in the bank."""
+        return len(self.rules)
+
+    def slots(self, indices: np.ndarray) -> np.ndarray:
+        """The bank slots (int64) of rule space indices ``indices`` (rule sets not in the
+        bank yet are built and added)."""
+        indices = np.asarray(indices, dtype=np.int64)
+        slot_of = self._slot_of
+        if isinstance(slot_of, np.ndarray):
+            slots = slot_of.take(indices)
+            missing = np.unique(indices[slots < 0])
+        else:
+            slots = np.array([slot_of.get(int(i), -1) for i in indices], dtype=np.int64)
+            missing = np.unique(indices[slots < 0])
+        if missing.size:
+            for i in missing.tolist():
+                rules = self.space.rules_at(i)
+                self._add(i, build_tables(rules, **self.config))
+            slots = self.slots(indices)
+        return slots
+
+    def _add(self, index: int, tables: RuleTables) -> None:
+        first = self.first
+        for name in self.SHARED:
+            a, b = getattr(first, name), getattr(tables, name)
+            same = np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b
+            if not same:
+                raise ValueError(
+                    f"rule set {index} of the space ({tables.rules.summary()}) differs from "
+                    f"the first in {name}: a batch of tables under one space must share it"
+                )
+        slot = len(self.rules)
+        self.rules.append(tables.rules)
+        self.indices.append(index)
+        for name in self.STACKED:
+            value = getattr(tables, name)
+            if name == "by_hands":
+                value = _outcome_by_hands(tables.outcome_table, BANK_KEY_WIDTH)
+            elif name == "split_ok" and not tables.splits:
+                value = np.zeros_like(value)
+            stack = self.stacked.get(name)
+            if stack is None:
+                stack = self.stacked[name] = _Rows(value)
+            if name == "mask_rows":  # row for row with the legal table it is made from
+                row = int(self.rows["legal_table"][slot])
+                stack.put(row, value)
+            else:
+                row = stack.add(value)
+            self._set(self.rows, name, slot, row)
+        for name in self.FLAGS:
+            value = int(getattr(tables, name))
+            self._set(self.flags, name, slot, value)
+        if isinstance(self._slot_of, np.ndarray):
+            self._slot_of[index] = slot
+        else:
+            self._slot_of[index] = slot
+        self.version += 1
+
+    @staticmethod
+    def _set(arrays: dict[str, np.ndarray], name: str, slot: int, value: int) -> None:
+        arr = arrays.get(name)
+        if arr is None:
+            arr = arrays[name] = np.zeros(4, dtype=np.int64)
+        if slot >= arr.size:
+            grown = np.zeros(2 * arr.size, dtype=np.int64)
+            grown[: arr.size] = arr
+            arr = arrays[name] = grown
+        arr[slot] = value
+
+    def chip_denominator(self) -> int:
+        """The chip unit of every rule set of the space (the least common multiple of
+        their :func:`~blackjack_env.engine.play.chip_denominator`): finite bankrolls are
+        kept in its units. Reads every rule set of the space once."""
+        den = 1
+        seen: set[int] = set()
+        for rules in self.space:
+            d = play.chip_denominator(rules)
+            if d not in seen:
+                seen.add(d)
+                den = den * d // math.gcd(den, d)
+        return den

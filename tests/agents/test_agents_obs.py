@@ -9,6 +9,7 @@ import pytest
 import blackjack_env  # noqa: F401
 from blackjack_env.agents.obs import decode, encode_state, state_mask, table_state
 from blackjack_env.engine import Phase, preset
+from blackjack_env.engine.rulespace import held_out
 
 RULES = {
     "sutton-barto": preset("sutton-barto"),
@@ -22,16 +23,22 @@ MODES = {
     "european-inf": ("multidiscrete", "vector"),
     "early-surrender-inf": ("multidiscrete", "vector"),
 }
-CASES = [(name, mode) for name, modes in MODES.items() for mode in modes]
+RULES["held-out-7"] = held_out("v1")[7]  # a rule set of the default space (no hole card)
+CASES = [(name, mode, False) for name, modes in MODES.items() for mode in modes]
+# the rules carried in the observation (observe_rules=True): the features appended
+CASES += [("vegas-inf", "vector", True), ("early-surrender-inf", "features", True),
+          ("held-out-7", "features", True)]
 
 
-@pytest.mark.parametrize(("name", "mode"), CASES)
-def test_encode_state_matches_env_observation(name, mode):
+@pytest.mark.parametrize(("name", "mode", "carry"), CASES)
+def test_encode_state_matches_env_observation(name, mode, carry):
     """Random legal play for 400 rounds; at each learner decision the encoding of the
     table's DecisionState equals the env's observation and mask (the hand index of a
-    split hand excepted: the state does not carry it, see blackjack_env.agents.obs)."""
+    split hand excepted: the state does not carry it, see blackjack_env.agents.obs), with
+    the rule features when the env is made with ``observe_rules=True``."""
     rules = RULES[name]
-    env = gym.make("blackjack_env/Blackjack-v0", rules=rules, obs_mode=mode)
+    extra = {"observe_rules": True} if carry else {}
+    env = gym.make("blackjack_env/Blackjack-v0", rules=rules, obs_mode=mode, **extra)
     rng = np.random.default_rng(0)
     obs, info = env.reset(seed=11)
     checked = 0
@@ -43,11 +50,12 @@ def test_encode_state_matches_env_observation(name, mode):
             mask = info["action_mask"]
             if table.to_act is not None and table.phase in (Phase.PLAYER_TURNS, Phase.INSURANCE):
                 state = table_state(table)
-                mine = encode_state(state, rules, mode)
+                mine = encode_state(state, rules, mode, observe_rules=carry)
                 np.testing.assert_array_equal(state_mask(state, rules), mask)
                 a, b = np.asarray(mine, dtype=np.float64), np.asarray(obs, dtype=np.float64)
+                assert a.shape == b.shape
                 if state.split:
-                    index = {"multidiscrete": 7, "vector": 11}.get(mode)
+                    index = {"multidiscrete": 7, "vector": 11, "features": 11}.get(mode)
                     if index is not None:
                         a[index] = b[index]
                     split_checked += 1

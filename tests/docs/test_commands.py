@@ -75,6 +75,8 @@ SMALL: dict[str, tuple[str, str | None]] = {
     "--seed 0":
         ("blackjack-counter --rules vegas-strip --rounds 12 --penetration 0.75 --spread 1-8 "
          "--seed 0 --no-progress --store counter.jsonl", None),
+    "python scripts/bench_rule_sets.py":
+        ("python scripts/bench_rule_sets.py --rule-sets 4 --workers 1", None),
     "python scripts/jax_ppo_counting.py --seeds 4 --timesteps 20000000 --hands 8000000":
         ("python scripts/jax_ppo_counting.py --seeds 1 --timesteps 4096 --hands 200 "
          "--num-envs 16", "slow"),
@@ -110,6 +112,10 @@ HELP_ONLY = {
     "blackjack-train --algo q-learning --rules sutton-barto --hands 200000 --seed 1":
         "the run docs/data/learning-run.json records: python docs/make_data.py learning "
         "makes it, tests/docs/test_data.py (-m slow) makes it again and compares",
+    "blackjack-evaluate basic --rules vegas-strip --rule-sets held-out":
+        "run whole by tests/agents/test_rule_sets_command.py::"
+        "test_the_page_figures_come_from_the_command (-m slow), which compares its table "
+        "with the page's",
     "blackjack-web": "serves until stopped; tests/web start it",
     "blackjack-web --agent runs/main": "serves until stopped; tests/web start it",
     "python scripts/bench_vector.py": "the default of the rows run small above",

@@ -79,6 +79,11 @@ BAD_INPUTS: list[tuple[str, list[str], str]] = [
     ("bench_train.py", ["--busy", "-1"], "--busy -1"),
     ("bench_train.py", ["--limit", "0"], "--limit 0"),
     ("bench_train.py", ["--json", "{tmp}"], "is a folder"),
+    ("bench_rule_sets.py", ["--rule-sets", "0"], "--rule-sets 0"),
+    ("bench_rule_sets.py", ["--rule-sets", "300"], "--rule-sets 300"),
+    ("bench_rule_sets.py", ["--workers", "0"], "--workers 0"),
+    ("bench_rule_sets.py", ["--hidden", "0"], "--hidden 0"),
+    ("bench_rule_sets.py", ["--json", "{tmp}"], "is a folder"),
     ("bench_composition.py", ["--repeats", "0"], "--repeats 0"),
     ("bench_composition.py", ["--decks", "0"], "--decks 0"),
     ("bench_composition.py", ["--before", MISSING], MISSING),
@@ -184,7 +189,7 @@ def test_rllib_example_without_ray_says_how_to_install_it(tmp_path, monkeypatch,
 
 SCRIPT_NAMES = ["play.py", "analyze.py", "demo.py", "bench_engine.py", "bench_env.py",
                 "bench_vector.py", "bench_jax.py", "bench_train.py", "bench_composition.py",
-                "bench_array_api.py", "rllib_example.py"]
+                "bench_array_api.py", "bench_rule_sets.py", "rllib_example.py"]
 
 
 @pytest.mark.parametrize("script", SCRIPT_NAMES)

@@ -264,6 +264,28 @@ def test_bench_composition_times_both_paths_and_checks_them(tmp_path):
         assert all(0 < row["numba_s"] < row["pure_s"] for row in rows)
 
 
+def test_bench_rule_sets_times_both_policies_with_the_same_figures(tmp_path):
+    """Four held-out rule sets, in this process and in two workers: every row timed, the
+    regrets those of grade_rule_sets (the script checks they agree across workers)."""
+    from blackjack_env.agents.rule_sets import grade_rule_sets, load_rule_sets
+    from blackjack_env.analysis import solve
+    from blackjack_env.engine import preset
+
+    out = tmp_path / "b.json"
+    r = run("bench_rule_sets.py", "--rule-sets", "4", "--workers", "1", "2", "--json", str(out))
+    assert r.returncode == 0, r.stderr
+    data = json.loads(out.read_text())
+    rows = data["rows"]
+    assert [(row["policy"], row["workers"]) for row in rows] == [
+        ("network", 1), ("network", 2), ("basic", 1), ("basic", 2)]
+    assert all(row["seconds"] > 0 for row in rows) and data["rule_sets"] == 4
+    basic = type("Basic", (), {"state_policy": solve(preset("vegas-strip", decks=None)
+                                                     ).chart.action, "name": "b"})()
+    want = grade_rule_sets(basic, load_rule_sets("held-out").rules[:4], workers=1).mean
+    assert rows[2]["mean_regret"] == pytest.approx(want, abs=1e-15)
+    assert "load average" in r.stdout
+
+
 def test_bench_vector_times_several_seats_per_table(tmp_path):
     out = tmp_path / "bench.json"
     proc = subprocess.run(

@@ -112,6 +112,12 @@ class ChipsMixin(BatchState):
             covers = np.ones(f.size, dtype=bool)
         else:
             covers = play.array_can_cover(self.chips(f % self.num_tables), stake)
+        if self._mixed:  # each table's rules
+            bank = self.bank
+            assert bank is not None
+            rules_of = [bank.rules[k] for k in self.rule_slot.take(f % self.num_tables).tolist()]
+            triples = zip(rules_of, stake.tolist(), covers.tolist(), strict=True)
+            return np.array([play.split_stake_ok(r, s, c) for r, s, c in triples], dtype=bool)
         rules = self.rules
         pairs = zip(stake.tolist(), covers.tolist(), strict=True)
         return np.array([play.split_stake_ok(rules, s, c) for s, c in pairs], dtype=bool)

@@ -16,6 +16,7 @@ import numpy as np
 
 from blackjack_env.analysis.dealer import final_distribution
 from blackjack_env.engine import play
+from blackjack_env.engine.rules import Rules
 from blackjack_env.envs.batch.codes import PHASE_OVER
 from blackjack_env.envs.batch.shoe import deal_swap
 from blackjack_env.envs.batch.state import BatchState
@@ -23,6 +24,21 @@ from blackjack_env.envs.batch.state import BatchState
 #: The dealer's final total (22: bust) by the category 0..5 of :meth:`TableBatch._dealer_cdf`
 #: (17, 18, 19, 20, 21, bust), for any count 0..16 of thresholds passed.
 _DEALER_FINAL = np.minimum(17 + np.arange(17), 22)
+
+
+def dealer_cdf(rules: Rules) -> np.ndarray:
+    """Infinite deck: ``cdf[2 * hard + ace, k]`` = P(the dealer ends on category <= k)
+    from a hand of two or more cards (categories: 17, 18, 19, 20, 21, bust), from the
+    exact analysis (:func:`~blackjack_env.analysis.dealer.final_distribution`); rows of 8
+    (2.0 after the top: never <= u), by key ``2 * hard + ace``: ``(64, 8)``."""
+    cdf = np.ones((32, 2, 6))
+    for hard in range(2, 32):
+        for ace in (False, True):
+            cdf[hard, int(ace)] = np.cumsum(final_distribution(rules, hard, ace)[:6])
+    cdf[..., -1] = 1.0  # exact top, whatever the rounding
+    out = np.full((64, 8), 2.0)
+    out[:, :6] = cdf.reshape(64, 6)
+    return out
 
 
 class DealerMixin(BatchState):
@@ -48,7 +64,9 @@ class DealerMixin(BatchState):
         if self.max_hands > 1:  # one hand: the cursor is always on hand 0
             nh = self.nhands.take(idx)
             self.cur[idx] = nh - 1
-        if not self._no_hole:  # every table shows its hole card, played or not
+        if self._mixed:  # the tables dealt a hole card show it
+            self.hole_revealed[idx[~self._flag_t["no_hole"].take(idx)]] = True
+        elif not self._no_hole:  # every table shows its hole card, played or not
             self.hole_revealed[idx] = True
         return nh
 
@@ -62,7 +80,10 @@ class DealerMixin(BatchState):
         # walk over them adds the split tables' later hands to any_open and plays
         f, t = self._hand_grid(idx, nh, any_open, plays if surrender else None)
         if np.count_nonzero(any_open) != any_open.size:
-            if self._no_hole:
+            if self._mixed:  # no hole card: a table with nothing open shows none
+                shut = idx[~any_open]
+                self.hole_revealed[shut[self._flag_t["no_hole"].take(shut)]] = False
+            elif self._no_hole:
                 self.hole_revealed[idx[~any_open]] = False
             keep = any_open.nonzero()[0]
             if not keep.size:
@@ -72,9 +93,21 @@ class DealerMixin(BatchState):
                 plays = plays.take(keep)
         # without surrender every open table plays
         self._dealer_draws(idx, idx.compress(plays) if surrender else idx)
-        if self._highest:
+        self._settle_hands(f, t)
+
+    def _settle_hands(self, f: np.ndarray, t: np.ndarray) -> None:
+        """Settle hands ``f`` (flat) of tables ``t`` once the dealer has played: by the
+        highest hand or against the dealer (per table in a mixed batch)."""
+        if self._mixed:
+            top = self._flag_t["highest"].take(t)
+            if np.count_nonzero(top):
+                self._settle_highest(f[top], t[top])
+                f, t = f[~top], t[~top]
+            if f.size:
+                self._pay_outcomes(f, self._compare(f, t))
+        elif self._highest:
             self._settle_highest(f, t)
-        else:
+        elif f.size:
             self._pay_outcomes(f, self._compare(f, t))
 
     def _dealer_draws(self, open_: np.ndarray, drawing: np.ndarray) -> None:
@@ -82,11 +115,16 @@ class DealerMixin(BatchState):
         card its second card is dealt now; then it draws to the rules at the tables
         ``drawing`` (a subset of ``open_``: some hand is neither settled nor surrendered).
         An infinite deck with nothing stacked samples the final hand in one step."""
-        if self._no_hole:
-            card = self._draw(open_)
-            self._dealer_add(open_, card)
-            self.hole[open_] = card
-            self.hole_revealed[open_] = True
+        second = None
+        if self._mixed:  # the tables dealt no hole card
+            second = open_[self._flag_t["no_hole"].take(open_)]
+        elif self._no_hole:
+            second = open_
+        if second is not None and second.size:
+            card = self._draw(second)
+            self._dealer_add(second, card)
+            self.hole[second] = card
+            self.hole_revealed[second] = True
         if self.infinite and not self._stacked_any and not self.track_cards and drawing.size:
             self._sample_dealer(drawing)
             return
@@ -94,7 +132,8 @@ class DealerMixin(BatchState):
             drawing = self._dealer_draws_shoe(drawing)
         hits = self._dealer_hits
         while drawing.size:
-            need = hits.take(self.d_hard[drawing] * 2 + self.d_ace[drawing])
+            key = self.d_hard[drawing] * 2 + self.d_ace[drawing]
+            need = hits.take(self._at("dealer_hits", key, drawing) if self._mixed else key)
             drawing = drawing[need]
             if drawing.size:
                 self._dealer_add(drawing, self._draw(drawing))
@@ -110,10 +149,17 @@ class DealerMixin(BatchState):
         key = self.d_hard.take(t)
         key *= 2
         key += self.d_ace.take(t)
-        sel = self._dealer_hits.take(key).nonzero()[0]
+        # a mixed batch: each table's rows of the drawing and next-key tables
+        hit_off = next_off = None
+        if self._mixed:
+            hit_off = self._off["dealer_hits"].take(t)
+        sel = self._dealer_hits.take(key if hit_off is None else key + hit_off).nonzero()[0]
         if not sel.size:
             return sel
         t, key = t.take(sel), key.take(sel)
+        if hit_off is not None:
+            hit_off = hit_off.take(sel)
+            next_off = self._off["dealer_next"].take(t)
         size = self.shoe_size
         pos = self.pos[t]
         # draws every table can make from its undealt cards
@@ -140,10 +186,17 @@ class DealerMixin(BatchState):
             k = key.take(act)
             k *= 52
             k += cards
-            k = after.take(k)
-            key[act] = k
-            acc[act] += tag.take(cards)
-            act = act.compress(hits.take(k))
+            if hit_off is not None and next_off is not None:
+                k += next_off.take(act)
+                k = after.take(k)
+                key[act] = k
+                acc[act] += tag.take(cards)
+                act = act.compress(hits.take(k + hit_off.take(act)))
+            else:
+                k = after.take(k)
+                key[act] = k
+                acc[act] += tag.take(cards)
+                act = act.compress(hits.take(k))
             j += 1
         n = (acc + 32) >> 6  # cards drawn at each table
         self.pos[t] = pos + n
@@ -154,36 +207,37 @@ class DealerMixin(BatchState):
         return t[act]
 
     def _dealer_cdf(self) -> np.ndarray:
-        """Infinite deck: ``cdf[2 * hard + ace, k]`` = P(the dealer ends on category <= k)
-        from a hand of two or more cards (categories: 17, 18, 19, 20, 21, bust), from
-        the exact analysis (:func:`~blackjack_env.analysis.dealer.final_distribution`)."""
-        cdf = np.ones((32, 2, 6))
-        for hard in range(2, 32):
-            for ace in (False, True):
-                cdf[hard, int(ace)] = np.cumsum(final_distribution(self.rules, hard, ace)[:6])
-        cdf[..., -1] = 1.0  # exact top, whatever the rounding
-        # rows of 8 (2.0 after the top: never <= u), by key 2 * hard + ace
-        out = np.full((64, 8), 2.0)
-        out[:, :6] = cdf.reshape(64, 6)
-        return out
+        """Infinite deck: the dealer's final-hand CDF table of the batch's rules
+        (:func:`dealer_cdf`)."""
+        return dealer_cdf(self.rules)
 
     def _sample_dealer(self, idx: np.ndarray) -> None:
         """Infinite deck, no stacked cards: the dealer's drawing at tables ``idx`` in one
         step, sampled from the exact distribution of the final hand given the cards
         showing. ``d_hard`` then holds the final total (22: bust), ``d_ace`` False and
         ``d_n`` 3 (three or more cards: the drawn cards themselves are not kept)."""
-        if self._cdf is None:
-            self._cdf = self._dealer_cdf()
         key = self.d_hard[idx] * 2
         key += self.d_ace[idx]
-        sel = self._dealer_hits.take(key).nonzero()[0]
-        if not sel.size:
-            return
-        idx = idx[sel]
+        if self._mixed:  # each table's rows of the bank's drawing and CDF tables
+            cdf = self._cdf_stack
+            sel = self._dealer_hits.take(self._at("dealer_hits", key, idx)).nonzero()[0]
+            if not sel.size:
+                return
+            idx = idx[sel]
+            key = key[sel] + self._cdf_off.take(idx)
+        else:
+            if self._cdf is None:
+                self._cdf = self._dealer_cdf()
+            cdf = self._cdf
+            sel = self._dealer_hits.take(key).nonzero()[0]
+            if not sel.size:
+                return
+            idx = idx[sel]
+            key = key[sel]
         # row (hard, ace) of the CDF table, as one gather of whole rows; the category is
         # the number of thresholds <= u, the number of True bytes in the row of 8
         # comparisons read as one 8-byte word: each byte's weight, 256 ** j, is 1 modulo 17
-        rows = self._cdf.take(key[sel], axis=0)
+        rows = cdf.take(key, axis=0)
         u = self._random_uniform(idx.size)
         words = (rows <= u[:, None]).view(np.uint64).reshape(-1)
         self.d_hard[idx] = _DEALER_FINAL.take(words % 17)
@@ -198,7 +252,7 @@ class DealerMixin(BatchState):
         r = self._rank_of_id.take(cards)
         if self.track_cards:
             self.dealer_ranks[idx, r] += 1
-        self.d_hard[idx] += self._values.take(r)
+        self.d_hard[idx] += self._values.take(self._at("card_values", r, idx) if self._mixed else r)
         self.d_ace[idx] |= r == 0
         self.d_n[idx] += 1
 
@@ -207,4 +261,6 @@ class DealerMixin(BatchState):
 
     def dealer_up_value(self) -> np.ndarray:
         """Point value of each dealer upcard (ace = 1)."""
+        if self._mixed:
+            return self._value_of_id.take(self.up + self._off["value_of_card"])
         return self._value_of_id.take(self.up)

@@ -36,7 +36,9 @@ class HandsMixin(BatchState):
         """Natural on hands ``f`` (flat index) of tables ``t`` (split hands only if
         blackjack_after_split)."""
         bj = play.array_natural(self._ncards[f], self._hard[f], self._ace[f])
-        if self.max_hands > 1 and not self._split_naturals:
+        if self._mixed and self.max_hands > 1:  # per table: split naturals count or not
+            bj &= (self.nhands[t] == 1) | self._flag_t["split_naturals"][t]
+        elif self.max_hands > 1 and not self._split_naturals:
             bj &= self.nhands[t] == 1
         return bj
 
@@ -62,6 +64,7 @@ class HandsMixin(BatchState):
         """
         rows = self._legal_rows.take(self.legal_keys())
         return rows.view(np.bool_).reshape(-1, 8)[:, :NUM_CORE_ACTIONS]
+
 
     def legal_keys(self) -> np.ndarray:
         """``(N,)`` int: the row of :attr:`legal_table` holding each table's legal
@@ -101,9 +104,10 @@ class HandsMixin(BatchState):
                     )
                     two[split] = self._ncards.take(fs) == 2
                 if self._splits:  # pairs (few) that may be split
-                    maybe = self._pair.take(13 * r0 + r1)
+                    maybe = self._pair.take(self._at("pair", 13 * r0 + r1, self._arange))
                     if split.size:
-                        maybe[split] = self._pair.take(13 * r0s + self._r1.take(fs))
+                        maybe[split] = self._pair.take(
+                            self._at("pair", 13 * r0s + self._r1.take(fs), split))
                     maybe &= two
                     c = maybe.nonzero()[0]
                     if c.size:  # two-card pairs
@@ -130,6 +134,8 @@ class HandsMixin(BatchState):
                 key[ins] = self._pre_peek_key + 2 * up + self._is_bj(ins, ins)
                 if self.bankroll is not None:  # the rows without INSURE where not covered
                     key[ins] += self._poor_pre_peek_offset * ~self._covers_insurance(ins)
+        if self._mixed:  # each table's rows in the bank's legal table
+            key += self._legal_off
         return key
 
     def _split_allowed(
@@ -139,7 +145,10 @@ class HandsMixin(BatchState):
         two-card hands ``f`` (flat) of tables holding ``nh`` hands: ``pair`` (1 / 0, or
         an array of them) whether each is a pair, ``split_aces`` whether it comes from
         split aces."""
-        ok = self._split_ok.take(18 * pair + 2 * nh + split_aces)
+        key = 18 * pair + 2 * nh + split_aces
+        if self._mixed:
+            key = self._at("split_ok", key, f % self.num_tables)
+        ok = self._split_ok.take(key)
         if self._split_stake_check and np.count_nonzero(ok):  # stakes vary: per hand
             ok &= self._split_stakes_ok(f)
         return ok
@@ -186,6 +195,8 @@ class HandsMixin(BatchState):
             if self._auto21:
                 twenty_one = array_total(hard, self._ace.take(fh)) == play.AUTO_STAND_TOTAL
                 twenty_one &= ~bust
+                if self._mixed:  # the tables whose rules stand on 21
+                    twenty_one &= self._flag_t["auto21"].take(t)
                 self._done[fh.compress(twenty_one)] = True
         stand = (actions == ACTION_STAND).nonzero()[0]
         if stand.size:
@@ -195,7 +206,11 @@ class HandsMixin(BatchState):
             fs = f[surr]
             self._surrendered[fs] = True
             self._done[fs] = True
-            if self._surrender_at_once:
+            if self._mixed:  # the tables whose rules settle a surrender at once
+                fs = fs[self._flag_t["surrender_at_once"].take(idx[surr])]
+                if fs.size:
+                    self._pay(fs, OUTCOME_SURRENDER)
+            elif self._surrender_at_once:
                 self._pay(fs, OUTCOME_SURRENDER)
         if split.size:
             self._split(idx[split], h[split], split_cards)
@@ -209,7 +224,11 @@ class HandsMixin(BatchState):
     def _add_card(self, f: np.ndarray, cards: np.ndarray) -> None:
         """Cards ``cards`` join hands ``f`` (flat) holding two or more cards (a hit; a
         split hand's second card: :meth:`_second_card`)."""
-        self._hard[f] = self._hard.take(f) + self._value_of_id.take(cards)
+        if self._mixed:
+            values = self._value_of_id.take(self._at("value_of_card", cards, f % self.num_tables))
+        else:
+            values = self._value_of_id.take(cards)
+        self._hard[f] = self._hard.take(f) + values
         self._ace[f] = self._ace.take(f) | self._ace_of_id.take(cards)
         n = self._ncards.take(f)
         n += 1
@@ -234,7 +253,7 @@ class HandsMixin(BatchState):
         f = h * n + t
         fn = f + n
         r1 = self._r1[f]
-        v1 = self._values.take(r1)
+        v1 = self._values.take(self._at("card_values", r1, t))
         # the new hand: every field written (those not set below start at 0)
         for arr in (self._r1, self._doubled, self._surrendered, self._done, self._settled,
                     self._net):
@@ -248,7 +267,16 @@ class HandsMixin(BatchState):
             self._hand_ranks_f[fn] = 0
             self._hand_ranks_f[fn, r1] = 1
             self._hand_ranks_f[f, r1] -= 1
-        stake = play.array_split_stake(self.rules, self._stake[f])
+        if self._mixed:  # each table's rules say what a split hand stakes
+            stake = self._stake[f]
+            bank = self.bank
+            assert bank is not None
+            slots = self.rule_slot.take(t)
+            for slot in np.unique(slots).tolist():
+                sel = slots == slot
+                stake[sel] = play.array_split_stake(bank.rules[slot], stake[sel])
+        else:
+            stake = play.array_split_stake(self.rules, self._stake[f])
         self._stake[f] = stake
         self._stake[fn] = stake
         self._hard[f] -= v1  # the hand keeps its first card
@@ -266,17 +294,18 @@ class HandsMixin(BatchState):
         r0 = self._r0[f]
         r1 = self._rank_of_id.take(cards)
         ranks = 13 * r0 + r1  # the hand's one card is its first: _two_hard and others
-        self._hard[f] = self._two_hard.take(ranks)
+        self._hard[f] = self._two_hard.take(self._at("two_hard", ranks, t))
         self._ace[f] = self._two_ace.take(ranks)
         self._ncards[f] = 2
         self._r1[f] = r1
         if self.track_cards:
             self._hand_ranks_f[f, r1] += 1
-        key = self._second_key.take(ranks)  # split aces, natural, 21
+        key = self._second_key.take(self._at("second_key", ranks, t))  # split aces, natural, 21
         if self._splits:  # split aces: the seat holds two hands or more
-            ok = self._split_allowed(self._pair.take(ranks), self.nhands[t], r0 == 0, f)
+            pair = self._pair.take(self._at("pair", ranks, t))
+            ok = self._split_allowed(pair, self.nhands[t], r0 == 0, f)
             key += 4 * ok
-        finish = self._split_done.take(key)  # engine.play.split_hand_done
+        finish = self._split_done.take(self._at("split_done", key, t))  # play.split_hand_done
         if np.count_nonzero(finish):
             self._done[f[finish]] = True
 
@@ -288,6 +317,8 @@ class HandsMixin(BatchState):
         self.cur[idx] = 0
         if self._auto21:
             live = idx[~self._done[idx]]
+            if self._mixed:  # the tables whose rules stand on 21
+                live = live[self._flag_t["auto21"].take(live)]
             hit21 = self._total(live) == play.AUTO_STAND_TOTAL
             if np.count_nonzero(hit21):
                 self._done[live[hit21]] = True
@@ -320,6 +351,8 @@ class HandsMixin(BatchState):
                 self._second_card(f[one], idx[one])
             if self._auto21:
                 two = live & ~one
+                if self._mixed:  # the tables whose rules stand on 21
+                    two &= self._flag_t["auto21"].take(idx)
                 hit21 = two & (self._total(f) == play.AUTO_STAND_TOTAL)
                 if np.count_nonzero(hit21):
                     self._done[f[hit21]] = True

@@ -30,6 +30,9 @@ from blackjack_env.envs.batch.codes import (
 from blackjack_env.envs.batch.state import BatchState
 
 _INSURANCE_PAYS = float(play.INSURANCE_PAYS)  # net per chip staked on insurance, 2:1
+#: what a dealt natural does, per table of a mixed batch (play.dealt_natural_effect)
+_EFFECT_PAY = int(NaturalEffect.PAY)
+_EFFECT_END = int(NaturalEffect.END)
 #: the Action codes of play.play_out_action at [pre_peek] (finish_rounds)
 _PLAY_OUT = tuple(int(a) for a in play.play_out_codes())
 
@@ -60,7 +63,10 @@ class RoundMixin(BatchState):
             pos = self.pos.take(idx)
             self.round_start[idx] = pos
             dealt = pos + self._dealt_minus_pos.take(idx)  # as needs_shuffle
-            shuffle = dealt > 0 if self._cut is None else dealt >= self._cut
+            if self._mixed:  # each table's own cut card
+                shuffle = dealt >= self._cut_t.take(idx)
+            else:
+                shuffle = dealt > 0 if self._cut is None else dealt >= self._cut
             self.reshuffled[idx] = shuffle
             if np.count_nonzero(shuffle):
                 self._new_shoes(idx.compress(shuffle))
@@ -96,11 +102,16 @@ class RoundMixin(BatchState):
         self.hole_revealed[idx] = False
         self.rounds[idx] += 1
 
-        k = 3 if self._no_hole else 4
-        # card-major rows: player, up, player, hole
-        ids = self._deal_seats(idx, k) if self.seats > 1 else self._draw_many(idx, k)
+        no_hole = None  # a mixed batch: per table, no hole card is dealt
+        if self._mixed:
+            ids, no_hole = self._deal_mixed(idx)
+            vk = self._value_of_id.take(ids + self._off["value_of_card"].take(idx))
+        else:
+            k = 3 if self._no_hole else 4
+            # card-major rows: player, up, player, hole
+            ids = self._deal_seats(idx, k) if self.seats > 1 else self._draw_many(idx, k)
+            vk = self._value_of_id.take(ids)
         rk = self._rank_of_id.take(ids)
-        vk = self._value_of_id.take(ids)
         ak = self._ace_of_id.take(ids)
         r1, ru, r2 = rk[0], rk[1], rk[2]
         up_value = vk[1]
@@ -122,12 +133,23 @@ class RoundMixin(BatchState):
             self._hand_ranks_f[idx, r2] += 1
             self.dealer_ranks[idx] = 0
             self.dealer_ranks[idx, ru] += 1
-            if not self._no_hole:
+            if no_hole is not None:
+                hole = ~no_hole
+                self.dealer_ranks[idx[hole], rk[3][hole]] += 1
+            elif not self._no_hole:
                 self.dealer_ranks[idx, rk[3]] += 1
         self.up[idx] = ids[1]
         if self._pre_peek or not self._stand_hit_only:  # read by legal_keys only then
             self._up_key[idx] = play.KEY_UPCARD * ru
-        if self._no_hole:
+        if no_hole is not None:
+            hole = ~no_hole
+            d_hard = up_value + vk[3] * hole
+            d_ace = up_ace | (ak[3] & hole)
+            self.d_hard[idx] = d_hard
+            self.d_ace[idx] = d_ace
+            self.d_n[idx] = 2 - no_hole
+            self.hole[idx] = np.where(no_hole, -1, ids[3])
+        elif self._no_hole:
             self.d_hard[idx] = up_value
             self.d_ace[idx] = up_ace
             self.d_n[idx] = 1
@@ -143,7 +165,17 @@ class RoundMixin(BatchState):
         bj = play.array_natural(2, hard, ace)  # two cards each
         dealt_to = idx
         effect = self._natural_effect  # play.dealt_natural_effect
-        if effect is not NaturalEffect.PLAY and np.count_nonzero(bj):
+        ended = None  # a mixed batch: the naturals that end their hand, per table
+        eff = None
+        if self._mixed:
+            eff = self._effect_t.take(idx)
+            pays = bj & (eff == _EFFECT_PAY)
+            ended = bj & (eff == _EFFECT_END)
+            if np.count_nonzero(pays):
+                self._pay(idx.compress(pays), OUTCOME_BLACKJACK)
+            if np.count_nonzero(ended):
+                self._done[idx.compress(ended)] = True
+        elif effect is not NaturalEffect.PLAY and np.count_nonzero(bj):
             if effect is NaturalEffect.PAY:
                 self._pay(idx.compress(bj), OUTCOME_BLACKJACK)
             else:
@@ -152,16 +184,30 @@ class RoundMixin(BatchState):
         # rank, since custom values may give a non-ace the value 1)
         self.phase[idx] = PHASE_DECIDE
         if self._peek:  # no peek: peek_possible stays False
-            peek_possible = self._peek_by_rank.take(ru)
+            asks = poor = None
+            if self._mixed:
+                off = self._off
+                peek_possible = self._peek_by_rank.take(ru + off["peek_by_rank"].take(idx))
+                question = 2 * ru + bj
+                asks = self._asks_pre_peek.take(question + off["asks_pre_peek"].take(idx))
+                if self.bankroll is not None:
+                    poor = self._asks_pre_peek_poor.take(
+                        question + off["asks_pre_peek_poor"].take(idx))
+            else:
+                peek_possible = self._peek_by_rank.take(ru)
+                if self._pre_peek:
+                    asks = self._asks_pre_peek.take(2 * ru + bj)
+                    if self.bankroll is not None:
+                        poor = self._asks_pre_peek_poor.take(2 * ru + bj)
             self.peek_possible[idx] = peek_possible
             ask = None  # nobody is asked the pre-peek question unless _pre_peek
             if self._pre_peek:
+                assert asks is not None
                 ask = peek_possible & ~self._settled.take(idx)
-                ask &= self._asks_pre_peek.take(2 * ru + bj)
+                ask &= asks
                 if self.bankroll is not None:  # insurance only when affordable
-                    ask &= self._asks_pre_peek_poor.take(2 * ru + bj) | self._covers_insurance(
-                        idx
-                    )
+                    assert poor is not None
+                    ask &= poor | self._covers_insurance(idx)
             if ask is not None and np.count_nonzero(ask):
                 if self.seats > 1:
                     idx = self._ask_seats(idx, ask)
@@ -171,7 +217,7 @@ class RoundMixin(BatchState):
                     self._do_peek(idx)
                     idx = idx[self.phase[idx] != PHASE_OVER]
             else:  # the naturals are known from the deal (a peek rule has a hole card)
-                natural = bj if effect is NaturalEffect.END else None
+                natural = bj if effect is NaturalEffect.END else ended
                 idx = self._do_peek(
                     idx, peek_possible & play.array_natural(2, d_hard, d_ace), natural,
                     at_deal=True,
@@ -180,18 +226,23 @@ class RoundMixin(BatchState):
         # done exactly when it is a natural that is paid at the deal or ends the hand, or a
         # 21 under auto_stand_21; those still to play (DECIDE: not a dealer blackjack, not
         # asked the pre-peek question) go to the dealer
-        if effect is NaturalEffect.PAY or self._natural_stands:
+        if self._mixed:  # per table: the naturals paid at the deal or standing
+            stands = self._flag_t["natural_stands"].take(dealt_to)
+            fin = dealt_to.compress(bj & ((eff == _EFFECT_PAY) | stands))
+        elif effect is NaturalEffect.PAY or self._natural_stands:
             fin = dealt_to.compress(bj)
+        else:
+            fin = dealt_to[:0]
+        if fin.size:
+            fin = fin[self.phase[fin] == PHASE_DECIDE]
+            self._done[fin] = True
             if fin.size:
-                fin = fin[self.phase[fin] == PHASE_DECIDE]
-                self._done[fin] = True
-                if fin.size:
-                    # all paid (at the peek): the dealer's turn would only end the rounds
-                    paid = np.count_nonzero(self._settled.take(fin)) == fin.size
-                    if paid and self.seats == 1:
-                        self._round_over(fin)
-                    else:
-                        self._to_dealer.append(fin)
+                # all paid (at the peek): the dealer's turn would only end the rounds
+                paid = np.count_nonzero(self._settled.take(fin)) == fin.size
+                if paid and self.seats == 1:
+                    self._round_over(fin)
+                else:
+                    self._to_dealer.append(fin)
         self._flush_dealer()
         if self.seats > 1:
             self._sync_shoes()
@@ -208,7 +259,29 @@ class RoundMixin(BatchState):
         ``at_deal``: called right after the deal (nobody insured yet), with the dealer's
         peeked blackjack per table in ``dealer_bj`` and, in ``natural``, the player's
         natural that ended the hand (None: none did). Returns the tables whose round
-        goes on (no dealer blackjack)."""
+        goes on (no dealer blackjack). In a mixed batch only the tables whose rules peek
+        are peeked (the others' rounds go on)."""
+        if not self._mixed:
+            return self._peek_now(idx, dealer_bj, natural, at_deal)
+        peeks = self._flag_t["peek"].take(idx)
+        if np.count_nonzero(peeks) == peeks.size:
+            return self._peek_now(idx, dealer_bj, natural, at_deal)
+        self._peek_now(
+            idx.compress(peeks),
+            None if dealer_bj is None else dealer_bj.compress(peeks),
+            None if natural is None else natural.compress(peeks),
+            at_deal,
+        )
+        return idx[self.phase.take(idx) != PHASE_OVER]
+
+    def _peek_now(
+        self,
+        idx: np.ndarray,
+        dealer_bj: np.ndarray | None,
+        natural: np.ndarray | None,
+        at_deal: bool,
+    ) -> np.ndarray:
+        """:meth:`_do_peek` at tables whose rules peek."""
         if idx.size == 0:
             return idx
         if not at_deal:
@@ -237,9 +310,27 @@ class RoundMixin(BatchState):
                 return rest
             else:  # at the deal: done & unsettled & natural is exactly this
                 done_bj = natural
+            if self._mixed:  # the rules that pay a natural at the peek
+                done_bj = done_bj & self._flag_t["naturals_paid_at_peek"].take(rest)
             if np.count_nonzero(done_bj):
                 self._pay(rest.compress(done_bj), OUTCOME_BLACKJACK)
         return rest
+
+    def _deal_mixed(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """A mixed batch's deal at tables ``idx``: the card ids ``(4, len(idx))`` as
+        :meth:`start_rounds` reads them (first card, upcard, second card, hole card; the
+        hole card's row 0 where no hole card is dealt) and, per table, whether its rules
+        deal no hole card."""
+        no_hole = self._flag_t["no_hole"].take(idx)
+        deal = self._deal_seats if self.seats > 1 else self._draw_many
+        count = np.count_nonzero(no_hole)
+        if not count:
+            return deal(idx, 4).astype(np.intp), no_hole
+        ids = np.zeros((4, idx.size), dtype=np.intp)
+        for sel, k in ((~no_hole, 4), (no_hole, 3)):
+            if np.count_nonzero(sel):
+                ids[:k, sel] = deal(idx[sel], k)
+        return ids, no_hole
 
     def finish_rounds(self, idx: np.ndarray) -> None:
         """Play out the rounds at tables ``idx``, the player taking

@@ -138,7 +138,12 @@ class SeatsMixin(BatchState):
         t_open = any_open.reshape(-1, s).any(axis=1)
         t_plays = plays.reshape(-1, s).any(axis=1)
         lead = rows[::s]
-        if not self._no_hole:  # every table shows its hole card, played or not
+        if self._mixed:  # per table: its hole card shown, or (none dealt) none if all shut
+            no_hole = self._flag_t["no_hole"].take(rows)
+            self.hole_revealed[rows[~no_hole]] = True
+            shut = (~t_open).repeat(s) & no_hole
+            self.hole_revealed[rows[shut]] = False
+        elif not self._no_hole:  # every table shows its hole card, played or not
             self.hole_revealed[rows] = True
         elif np.count_nonzero(t_open) != t_open.size:
             self.hole_revealed[rows.reshape(-1, s)[~t_open].reshape(-1)] = False
@@ -153,7 +158,4 @@ class SeatsMixin(BatchState):
             arr[open_rows] = arr[src]
         if self.track_cards:
             self.dealer_ranks[open_rows] = self.dealer_ranks[src]
-        if self._highest:
-            self._settle_highest(f, t)
-        elif f.size:
-            self._pay_outcomes(f, self._compare(f, t))
+        self._settle_hands(f, t)

@@ -65,7 +65,9 @@ class SettlementMixin(BatchState):
         by_hands = self._by_hands
         width = by_hands.shape[1] // 2
         two = self._ncards.take(f) == 2  # a natural: two cards, an ace and a hard 11
-        if self.max_hands > 1 and not self._split_naturals:
+        if self._mixed and self.max_hands > 1:  # per table: split naturals count or not
+            two &= (self.nhands.take(t) == 1) | self._flag_t["split_naturals"].take(t)
+        elif self.max_hands > 1 and not self._split_naturals:
             two &= self.nhands.take(t) == 1
         key = self._hard.take(f)
         key *= 2
@@ -75,6 +77,8 @@ class SettlementMixin(BatchState):
         key += self.d_hard.take(t) * 2
         key += self.d_ace.take(t)
         key += width * (self.d_n.take(t) == 2)
+        if self._mixed:  # each table's outcome rows in the bank
+            key += self._off["by_hands"].take(t)
         out = by_hands.reshape(-1).take(key)
         surr = self._surrendered.take(f)
         if np.count_nonzero(surr):
@@ -110,7 +114,10 @@ class SettlementMixin(BatchState):
     def _pay(self, f: np.ndarray, code: int) -> None:
         """Settle hands ``f`` with one outcome (as :meth:`_pay_outcomes`)."""
         self._outcome[f] = code
-        if self._stake_fixed:
+        if self._mixed:  # each table's payouts
+            self._net[f] = self._stake[f] * self._factor.take(
+                code + self._off["payouts"].take(f % self.num_tables))
+        elif self._stake_fixed:
             self._net[f] = self._bet_factor[code]
         else:
             self._net[f] = self._stake[f] * self._factor[code]
@@ -120,7 +127,10 @@ class SettlementMixin(BatchState):
     def _pay_outcomes(self, f: np.ndarray, codes: np.ndarray) -> None:
         """Settle hands (flat indices): the one place a hand's result is written."""
         self._outcome[f] = codes
-        if self._stake_fixed:
+        if self._mixed:  # each table's payouts
+            self._net[f] = self._stake[f] * self._factor.take(
+                codes + self._off["payouts"].take(f % self.num_tables))
+        elif self._stake_fixed:
             self._net[f] = self._bet_factor.take(codes)
         else:
             self._net[f] = self._stake[f] * self._factor.take(codes)

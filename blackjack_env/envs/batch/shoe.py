@@ -124,6 +124,8 @@ class ShoeMixin(BatchState):
         if self.infinite:
             return np.zeros(idx.size, dtype=bool)
         dealt = self.pos[idx] + self._dealt_minus_pos[idx]
+        if self._mixed:  # each table's own cut card
+            return dealt >= self._cut_t[idx]
         if self._cut is None:
             return dealt > 0
         return dealt >= self._cut

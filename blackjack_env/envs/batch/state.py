@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from blackjack_env.engine.cards import Card
-    from blackjack_env.envs.tables import RuleTables
+    from blackjack_env.envs.tables import RuleBank, RuleTables
 
 __all__ = ["BatchState"]
 
@@ -167,12 +167,30 @@ class BatchState:
     _poor_play_offset: int
     _poor_pre_peek_offset: int
     _asks_pre_peek_poor: np.ndarray
+    mask_rows: np.ndarray
+    rule_features: np.ndarray
+    # ---- each table under its own rules (rules.py; a batch built from a RuleBank)
+    bank: RuleBank | None
+    _mixed: bool
+    rule_slot: np.ndarray
+    _off: dict[str, np.ndarray]
+    _flag_t: dict[str, np.ndarray]
+    _effect_t: np.ndarray
+    _cut_t: np.ndarray
+    _legal_off: np.ndarray
+    _cdf_off: np.ndarray
+    _bank_version: int
+    _legal_rows_count: int
+    _cdf_stack: np.ndarray
+    _cdf_row: dict[tuple[int, int], int]
+    _cdf_of_slot: dict[int, int]
 
     if TYPE_CHECKING:
         # Methods one mixin calls on another (each defined once, in its mixin): declared
         # here for the type checker only.
         def _act_play(self, idx: np.ndarray, actions: np.ndarray, track: bool = True) -> None: ...
         def _advance(self, idx: np.ndarray) -> None: ...
+        def _at(self, name: str, key: np.ndarray, t: np.ndarray) -> np.ndarray: ...
         def _ask_seats(self, idx: np.ndarray, ask: np.ndarray) -> np.ndarray: ...
         def _close_openings(self, idx: np.ndarray) -> None: ...
         def _compare(self, f: np.ndarray, t: np.ndarray) -> np.ndarray: ...
@@ -212,6 +230,7 @@ class BatchState:
         def _round_over(self, idx: np.ndarray) -> np.ndarray | None: ...
         def _seats_done(self, idx: np.ndarray) -> None: ...
         def _settle_by_compare(self, idx: np.ndarray) -> None: ...
+        def _settle_hands(self, f: np.ndarray, t: np.ndarray) -> None: ...
         def _settle_highest(self, f: np.ndarray, t: np.ndarray) -> None: ...
         def _short_of_double(self, decide: np.ndarray) -> np.ndarray: ...
         def _split_stakes_ok(self, f: np.ndarray) -> np.ndarray: ...

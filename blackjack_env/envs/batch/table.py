@@ -27,19 +27,21 @@ from blackjack_env.envs.batch.codes import (
 from blackjack_env.envs.batch.dealer import DealerMixin
 from blackjack_env.envs.batch.hands import HandsMixin
 from blackjack_env.envs.batch.round import RoundMixin
+from blackjack_env.envs.batch.rules import RulesMixin
 from blackjack_env.envs.batch.seats import SeatsMixin
 from blackjack_env.envs.batch.settlement import SettlementMixin
 from blackjack_env.envs.batch.shoe import ShoeMixin
 from blackjack_env.envs.settings import EnvSettings
 
 if TYPE_CHECKING:
-    from blackjack_env.envs.tables import RuleTables
+    from blackjack_env.envs.tables import RuleBank, RuleTables
 
 __all__ = ["TableBatch"]
 
 
 class TableBatch(
-    RoundMixin, HandsMixin, DealerMixin, SettlementMixin, SeatsMixin, ChipsMixin, ShoeMixin
+    RoundMixin, HandsMixin, DealerMixin, SettlementMixin, SeatsMixin, ChipsMixin, ShoeMixin,
+    RulesMixin,
 ):
     """``num_tables`` single-seat blackjack tables stepped together.
 
@@ -66,6 +68,11 @@ class TableBatch(
             (:class:`~blackjack_env.envs.tables.RuleTables`; :meth:`from_tables`): read
             as they are, the arguments not checked again; ``ValueError`` if they were
             built for other arguments. None: built here, after the arguments' checks.
+        bank: a :class:`~blackjack_env.envs.tables.RuleBank` (:meth:`from_bank`; its
+            first rule set's tables are ``tables``): each table then plays under its own
+            rule set of the bank, set by :meth:`set_rules` (see
+            :mod:`~blackjack_env.envs.batch.rules`); hand arrays hold the bank's space's
+            largest ``max_split_hands``.
 
     Public state (numpy arrays; ``H = rules.max_split_hands``, ``N = num_tables``;
     hand arrays are ``(H, N)``, hand ``h`` of table ``t`` at ``[h, t]``):
@@ -102,6 +109,7 @@ class TableBatch(
         seats: int = 1,
         *,
         tables: RuleTables | None = None,
+        bank: RuleBank | None = None,
     ) -> None:
         if tables is None:
             self._check_args(rules, num_tables, bet, bet_sizes, bankroll, seats)
@@ -117,7 +125,31 @@ class TableBatch(
                 "tables: the rule tables were built for another configuration than the "
                 "arguments (give both from the same settings, or use TableBatch.from_tables)"
             )
-        self._build(tables, int(num_tables), rng, track_cards)
+        if bank is not None:
+            if bank.first is not tables:
+                raise ValueError("bank: the tables must be the bank's first (TableBatch.from_bank)")
+            low, high = bank.space.shoe_decks
+            if low != high:
+                raise ValueError(
+                    f"the batched tables play one shoe size per batch; the rule space "
+                    f"{bank.space.name!r} has shoes of {low} to {high} decks: use one deck "
+                    f"count (penetration may vary), or the single env"
+                )
+        self._build(tables, int(num_tables), rng, track_cards, bank)
+
+    @classmethod
+    def from_bank(
+        cls, bank: RuleBank, num_tables: int, rng: np.random.Generator,
+        track_cards: bool = False,
+    ) -> TableBatch:
+        """Tables that each play under their own rule set of ``bank`` (a
+        :class:`~blackjack_env.envs.tables.RuleBank` of validated settings): every table
+        starts under the bank's first rule set; :meth:`set_rules` gives tables others."""
+        t = bank.first
+        return cls(
+            t.rules, num_tables, rng, t.bet, t.ask_insurance, track_cards, t.bet_sizes,
+            t.bankroll, t.rules.seats, tables=t, bank=bank,
+        )  # fmt: skip
 
     @classmethod
     def from_settings(
@@ -201,10 +233,12 @@ class TableBatch(
             )
 
     def _build(
-        self, tables: RuleTables, num_tables: int, rng: np.random.Generator, track_cards: bool
+        self, tables: RuleTables, num_tables: int, rng: np.random.Generator, track_cards: bool,
+        bank: RuleBank | None = None,
     ) -> None:
         """Set every attribute (:class:`~.state.BatchState`) from checked arguments."""
         rules = tables.rules
+        mixed = self._mixed = bank is not None
         #: the rule tables this batch reads (:class:`~blackjack_env.envs.tables.RuleTables`)
         self.tables = tables
         self.rules = rules
@@ -212,7 +246,7 @@ class TableBatch(
         self.bet = tables.bet
         self.ask_insurance = tables.ask_insurance
         n = self.num_tables = int(num_tables)
-        h = self.max_hands = rules.max_split_hands
+        h = self.max_hands = bank.space.max_hands if bank is not None else rules.max_split_hands
         self._arange = np.arange(n)
         #: seats per table: row ``r`` is seat ``r % seats`` of table ``r // seats``
         self.seats = int(rules.seats)
@@ -333,6 +367,31 @@ class TableBatch(
         self._bind_views()
         self._new_shoes(self._arange)
         self._init_chips(tables.bet_sizes, tables.bankroll)
+        #: the env's action mask by legal key (``tables.mask_rows``; a mixed batch: the bank's)
+        self.mask_rows = tables.mask_rows
+        #: ``(1, RULES_SIZE)``: the rule features by slot (a mixed batch: by bank row)
+        self.rule_features = tables.rule_features[None, :]
+        if mixed:
+            # every gate a single-rule batch sets from its rules is open: the per-table
+            # tables and flags decide (batch/rules.py)
+            self._stake_fixed = False
+            self._negative_zero = True
+            self._pre_peek = True
+            self._can_double_rule = True
+            self._surrenders = True
+            self._splits = True
+            self._peek = True
+            self._auto21 = True
+            self._naturals_paid_at_peek = True
+            self._hit_block = False
+            # read per table (``_flag_t``), never as the first rule set's
+            self._no_hole = self._highest = self._natural_stands = False
+            self._split_naturals = self._surrender_at_once = False
+            self.stake[0] = 0
+            if bank is not None and tables.bankroll is not None:
+                self.chip_den = bank.chip_denominator()
+                self.bankroll = np.full(self.num_tables, tables.bankroll * self.chip_den, np.int64)
+        self._init_rules(bank)
 
     @property
     def _round_flags(self) -> tuple[np.ndarray, ...]:
