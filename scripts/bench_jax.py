@@ -18,9 +18,13 @@ machine's load average is printed too.
     python scripts/bench_jax.py                               # CPU: 4096 and 65536 tables
     python scripts/bench_jax.py --tables 4096 65536 1048576 4194304 --no-numpy  # a GPU
     python scripts/bench_jax.py --json out.json
+    python scripts/bench_jax.py --tables 4096 --mixed --no-numpy   # each table its own rules
 
 Rule sets: ``sutton-barto`` (infinite deck, stand/hit) and ``vegas-strip`` (6 decks,
-finite shoe with a cut card, every action), as issue 22 asks.
+finite shoe with a cut card, every action), as issue 22 asks. With ``--mixed`` each row
+is followed by the same ``N`` tables each under its own rule set (``MIXED_AXES``: up to
+``N`` distinct rule sets around the preset, in one compiled program, rules as data), and
+its ratio to those tables under the preset alone (the same program and shapes).
 """
 
 from __future__ import annotations
@@ -53,16 +57,29 @@ with importing():  # a missing package or Ctrl-C here: one line, status 2 / 130
 _Flag = tyro.conf.FlagCreatePairsOff
 
 
-def _jax_run(env: Any, n: int, steps: int, policy: str = "random") -> Any:
+def _jax_run(
+    env: Any, n: int, steps: int, policy: str = "random", params: Any = None, chart_of: Any = None
+) -> Any:
+    """The timed program: ``n`` tables of ``env`` (``params``: one rule set for all, the
+    default, or one row per table) stepped ``steps`` times in one jit; ``chart_of``: the
+    rules whose chart the ``"chart"`` policy plays (default the env's)."""
     import jax
     import jax.numpy as jnp
 
+    from blackjack_env.analysis.strategy import basic_strategy_chart, nearest_supported_rules
+    from blackjack_env.jax import tables
     from blackjack_env.jax.chart import chart_policy
 
-    params = env.default_params
-    step_v = jax.vmap(env.step, in_axes=(0, 0, 0, None))
-    reset_v = jax.vmap(env.reset, in_axes=(0, None))
-    chart = jax.vmap(chart_policy(env), in_axes=(0, None)) if policy == "chart" else None
+    params = env.default_params if params is None else params
+    rows = 0 if tables.batched(params) else None
+    step_v = jax.vmap(env.step, in_axes=(0, 0, 0, rows))
+    reset_v = jax.vmap(env.reset, in_axes=(0, rows))
+    chart = None
+    if policy == "chart":
+        table = None
+        if chart_of is not None:
+            table = basic_strategy_chart(nearest_supported_rules(chart_of)[0])
+        chart = jax.vmap(chart_policy(env, table), in_axes=(0, rows))
 
     def body(carry: Any, key: Any) -> Any:
         state, mask, hands, ret = carry
@@ -78,7 +95,7 @@ def _jax_run(env: Any, n: int, steps: int, policy: str = "random") -> Any:
     def run(key: Any) -> Any:
         k0, k1 = jax.random.split(key)
         _, state = reset_v(jax.random.split(k0, n), params)
-        mask = jax.vmap(lambda s: env.action_mask(s, params))(state)
+        mask = jax.vmap(env.action_mask, in_axes=(0, rows))(state, params)
         carry = (state, mask, jnp.zeros((), jnp.int32), jnp.zeros((), jnp.float32))
         carry, _ = jax.lax.scan(body, carry, jax.random.split(k1, steps))
         return carry[2], carry[3]
@@ -86,15 +103,75 @@ def _jax_run(env: Any, n: int, steps: int, policy: str = "random") -> Any:
     return jax.jit(run)
 
 
+#: The rule spaces of ``--mixed``, by preset: every rule that changes no array's shape
+#: varied around the preset (vegas-strip: finite shoes of 1 to 8 decks and five actions;
+#: sutton-barto: an infinite deck, stand and hit only), the insurance off (a table without
+#: a peek offers none).
+MIXED_AXES: dict[str, tuple[tuple[str, tuple[Any, ...]], ...]] = {
+    "vegas-strip": (
+        ("decks", (1, 2, 4, 6, 8)),
+        ("penetration", (0.6, 0.7, 0.75, 0.8, 0.9)),
+        ("dealer_hits_soft_17", (False, True)),
+        ("blackjack_payout", ("3:2", "6:5", "1:1", "7:5")),
+        ("hole_card", ("peek", "no-peek", "none")),
+        ("double", ("any", "9-11", "10-11")),
+        ("double_after_split", (True, False)),
+        ("max_split_hands", (2, 3, 4)),
+        ("resplit_aces", (False, True)),
+        ("hit_split_aces", (False, True)),
+        ("surrender", ("none", "late", "early")),
+        ("ties", ("push", "dealer-wins")),
+    ),
+    "sutton-barto": (
+        ("dealer_hits_soft_17", (False, True)),
+        ("blackjack_payout", ("1:1", "3:2", "6:5", "2:1")),
+        ("hole_card", ("no-peek", "none", "peek")),
+        ("ties", ("push", "dealer-wins", "player-loses")),
+        ("natural_beats_21", (True, False)),
+        ("dealer_natural_beats_21", (True, False)),
+    ),
+}
+
+
+def mixed_tables(rules: str, n: int, seed: int = 0) -> tuple[Any, list[Any], Any]:
+    """``(space, rule sets, base)``: ``n`` rule sets of ``MIXED_AXES[rules]`` (distinct
+    while the space has that many, else every one of them in turn), drawn with ``seed``."""
+    from blackjack_env.engine import preset
+    from blackjack_env.engine.rulespace import RuleSpace
+
+    base = preset(rules, insurance=False)
+    space = RuleSpace(base, MIXED_AXES[rules], name=f"{rules}-mixed")
+    rng = np.random.default_rng(seed)
+    size = len(space)
+    picks = rng.choice(size, n, replace=False) if n <= size else np.arange(n) % size
+    return space, [space.rules_at(int(i)) for i in picks], base
+
+
 def bench_jax(
-    rules: str, n: int, steps: int, repeats: int, policy: str = "random"
+    rules: str, n: int, steps: int, repeats: int, policy: str = "random", mixed: bool = False
 ) -> dict[str, Any]:
+    """One row: ``n`` tables of ``rules`` (``mixed``: each under its own rule set of
+    ``MIXED_AXES[rules]``, and the same table config under ``rules`` alone beside it,
+    ``single_hands_per_s``)."""
     import jax
 
     from blackjack_env.jax import BlackjackJax
 
-    env = BlackjackJax(rules=rules, obs_mode="vector")
-    run = _jax_run(env, n, steps, policy)
+    extra: dict[str, Any] = {}
+    if mixed:
+        space, drawn, base = mixed_tables(rules, n)
+        env = BlackjackJax(rules=space, obs_mode="vector")
+        t0 = time.perf_counter()
+        params = env.stack_params(drawn)
+        extra = {"rule_sets": len({r.to_dict().__repr__() for r in drawn}),
+                 "params_build_s": time.perf_counter() - t0}  # fmt: skip
+        single = _rate(_jax_run(env, n, steps, policy, env.params_of(base), base), repeats)
+        extra["single_hands_per_s"] = single[0]
+        extra["single_hands_per_cpu_s"] = single[1]
+        run = _jax_run(env, n, steps, policy, params, base)
+    else:
+        env = BlackjackJax(rules=rules, obs_mode="vector")
+        run = _jax_run(env, n, steps, policy)
     t0 = time.perf_counter()
     hands, ret = run(jax.random.PRNGKey(0))
     hands.block_until_ready()
@@ -112,10 +189,27 @@ def bench_jax(
         total_r += float(ret)
     return {
         "impl": "jax", "rules": rules, "policy": policy, "tables": n, "steps": steps,
-        "hands_per_s": best, "hands_per_cpu_s": best_cpu, "compile_s": compile_s,
-        "mean_return": total_r / max(total_h, 1), "hands": total_h,
-        "backend": jax.default_backend(),
+        "mixed": mixed, "hands_per_s": best, "hands_per_cpu_s": best_cpu,
+        "compile_s": compile_s, "mean_return": total_r / max(total_h, 1), "hands": total_h,
+        "backend": jax.default_backend(), **extra,
     }  # fmt: skip
+
+
+def _rate(run: Any, repeats: int) -> tuple[float, float]:
+    """The best hands per second and per CPU-second of ``repeats`` timed calls of ``run``
+    (after one untimed call that compiles it)."""
+    import jax
+
+    run(jax.random.PRNGKey(0))[0].block_until_ready()
+    best = best_cpu = 0.0
+    for rep in range(repeats):
+        t, c = time.perf_counter(), time.process_time()
+        hands, _ = run(jax.random.PRNGKey(rep + 1))
+        hands.block_until_ready()
+        dt, dc = time.perf_counter() - t, time.process_time() - c
+        best = max(best, int(hands) / dt)
+        best_cpu = max(best_cpu, int(hands) / max(dc, 1e-9))
+    return best, best_cpu
 
 
 def bench_numpy(rules: str, n: int, seconds: float, policy: str = "random") -> dict[str, Any]:
@@ -169,6 +263,9 @@ class Settings:
     """seconds of numpy play per measurement"""
     json: Annotated[str | None, option("FILE", "not written")] = None
     """write the results as JSON here (after every row)"""
+    mixed: Annotated[bool, _Flag, option(default="")] = False
+    """also time every table under its own rule set (a rule space around each preset, one
+    compiled program) beside the same tables under the preset alone"""
 
 
 def run(args: Settings) -> dict[str, Any]:
@@ -215,6 +312,19 @@ def run(args: Settings) -> dict[str, Any]:
                     line += f" {row['numpy_cpu_ratio']:>7.2f}x"
                     means += f" / {ref['mean_return']:+.4f}"
                 print(f"{line}  {means}", flush=True)
+                if args.mixed:
+                    mix = bench_jax(rules, n, steps, args.repeats, policy, mixed=True)
+                    rows.append(mix)
+                    ratio = mix["hands_per_s"] / mix["single_hands_per_s"]
+                    cpu_ratio = mix["hands_per_cpu_s"] / mix["single_hands_per_cpu_s"]
+                    print(
+                        f"{'  mixed':13s} {policy:6s} {n:>8d} {mix['hands_per_s']:>14,.0f} "
+                        f"{mix['compile_s']:>7.1f}s  {mix['rule_sets']:,} rule sets: "
+                        f"{ratio:.2f}x ({cpu_ratio:.2f}x per CPU-s) of the same table under "
+                        f"{rules} alone ({mix['single_hands_per_s']:,.0f}); params built in "
+                        f"{mix['params_build_s']:.1f}s",
+                        flush=True,
+                    )
                 if args.json:  # after every row: a run cut short keeps what it measured
                     note_new_folder(args.json)
                     with atomic_path(args.json) as tmp, open(tmp, "w") as fh:

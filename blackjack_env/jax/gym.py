@@ -41,7 +41,7 @@ from blackjack_env.envs.vector_checks import (
 from blackjack_env.jax import core, program
 from blackjack_env.jax.env import BlackjackJax
 from blackjack_env.jax.program import Program, per_table
-from blackjack_env.jax.tables import Config, Params, decision_of_phase
+from blackjack_env.jax.tables import Config, Params, RuleBank, decision_of_phase
 
 __all__ = ["ENV_ID", "BlackjackJaxEnv", "BlackjackJaxVectorEnv", "register"]
 
@@ -134,6 +134,31 @@ def _begin(prog: Program, key: Any, st: core.State, on: Any, p: Params) -> Any:
     keys = jax.random.split(key, st.pos.shape[0])
     st = per_table(lambda k, x, o, q: core.next_round(k, x, q, cfg, o, o), p, keys, st, on)
     return per_table(prog.observe, p, st), st
+
+
+@partial(jax.jit, static_argnums=0)
+def _redraw(
+    prog: Program, key: Any, st: core.State, on: Any, p: Params, bank: RuleBank
+) -> tuple[Any, core.State, Params, Any]:
+    """Each table where ``on`` draws its rules from ``bank`` and starts a new episode at a
+    fresh table under them (a full shoe of its decks: :func:`core.new_state`); the others
+    keep theirs. ``(observations, state, params, the drawn bank rows)`` (a row of -1
+    where nothing was drawn)."""
+    cfg = prog.config
+    k_draw, k_deal = jax.random.split(key)
+    n = st.pos.shape[0]
+    rows = jax.vmap(bank.sample_index)(jax.random.split(k_draw, n))
+    drawn = bank.at(rows)
+
+    def pick(new: Any, old: Any) -> Any:
+        return jnp.where(on.reshape((n,) + (1,) * (jnp.ndim(old) - 1)), new, old)
+
+    p = jax.tree.map(pick, drawn, p)
+    fresh = per_table(lambda q: core.new_state(cfg, q), p)
+    st = jax.tree.map(pick, fresh, st)
+    keys = jax.random.split(k_deal, n)
+    st = per_table(lambda k, x, o, q: core.next_round(k, x, q, cfg, o, o), p, keys, st, on)
+    return per_table(prog.observe, p, st), st, p, jnp.where(on, rows, -1)
 
 
 _BET, _SETTLED = int(Decision.BET), int(Decision.SETTLED)
@@ -287,7 +312,31 @@ class BlackjackJaxVectorEnv(VectorEnv):
             for name, value in (("table", np.arange(n) // s), ("seat", np.arange(n) % s)):
                 value.flags.writeable = False
                 self._seat_info[name] = value
-        self._set_params(table.default_params)
+        given = kwargs.get("rules")
+        #: one row per table: the index of its rule set in the ``rules`` list, or in the
+        #: rule space (``space.rules_at(i)``); None for one rule set
+        self.rules_index: np.ndarray | None = None
+        self._bank: RuleBank | None = None
+        if isinstance(given, (list, tuple)):
+            if len(given) != self.num_tables:
+                raise ValueError(
+                    f"rules: a list of {len(given)} rule sets for {self.num_tables} tables "
+                    f"(one per table: num_envs // seats_per_table); give one per table, one "
+                    f"rule set, or a RuleSpace"
+                )
+            self._set_params(table.stack_params(list(given)))
+            self.rules_index = np.arange(self.num_tables)
+        elif table.rule_space is not None:
+            space = table.rule_space
+            training = [i for i in range(len(space)) if not space.is_held_out(space.rules_at(i))]
+            #: the bank's rule sets (a space's training ones: those its sampler draws), by
+            #: their index in the space
+            self.bank_rules = np.asarray(training, dtype=np.int64)
+            self._bank = table.rule_bank([space.rules_at(i) for i in training])
+            self._set_params(table.stack_params([table.rules] * self.num_tables))
+            self.rules_index = np.full(self.num_tables, space.index(table.rules), np.int64)
+        else:
+            self._set_params(table.default_params)
 
     def _set_params(self, p: Params) -> None:
         """The tables' rules (one rule set, or one row per table), and the host copies of
@@ -341,10 +390,26 @@ class BlackjackJaxVectorEnv(VectorEnv):
             shuffled = np.asarray(st.reshuffled) & on
             per_table = [stacks.get(r * s) if on[r] else None for r in range(self.num_tables)]
             st = self.table.stack(st, per_table, params=self._params)  # (refused: unchanged)
-        obs, new = _begin(self.table.program, k_begin, st, jnp.asarray(on), self._params)
+        if self._bank is not None and not stacks:  # (stacked cards: the rules kept)
+            obs, new = self._draw(k_begin, st, on)
+        else:
+            obs, new = _begin(self.table.program, k_begin, st, jnp.asarray(on), self._params)
         self.state = new._replace(reshuffled=new.reshuffled | shuffled)
         self._key = key
         return self._np_obs(obs), self._info({})
+
+    def _draw(self, key: Any, st: Any, on: np.ndarray) -> tuple[Any, Any]:
+        """Under a rule space: the tables where ``on`` draw their rules from the bank and
+        start an episode at a fresh table under them."""
+        assert self._bank is not None and self.rules_index is not None
+        obs, st, p, rows = _redraw(
+            self.table.program, key, st, jnp.asarray(on), self._params, self._bank
+        )
+        self._set_params(p)
+        rows = np.asarray(rows)
+        self.rules_index = np.where(rows >= 0, self.bank_rules[np.maximum(rows, 0)],
+                                    self.rules_index)  # fmt: skip
+        return obs, st
 
     def _np_obs(self, obs: Any) -> Any:
         return _to_numpy(self._flat(obs), self.single_observation_space)
@@ -363,6 +428,8 @@ class BlackjackJaxVectorEnv(VectorEnv):
         if self.seats > 1:
             info.update(self._seat_info)
             info["active"] = self._flat(self.table.active(st))
+        if self.rules_index is not None:  # (the rules of each sub-env's table)
+            info["rules_index"] = np.repeat(self.rules_index, self.seats)
         info.update(extra)
         for k in list(info):
             info["_" + k] = self._all
@@ -388,20 +455,25 @@ class BlackjackJaxVectorEnv(VectorEnv):
         reward = round_net
         if self.table.illegal_action is IllegalAction.PENALIZE:
             reward = round_net - np.where(illegal, self.table.illegal_penalty, 0.0)
+        ended = f(done)
+        final = {"round_net": round_net, "_round_net": ended, "round": rounds, "_round": ended}
+        if self._bank is not None and ended.any():  # (under a rule space: new rules)
+            assert self.rules_index is not None
+            final["rules_index"] = np.repeat(self.rules_index, self.seats)
+            final["_rules_index"] = ended
+            self._key, k_draw = jax.random.split(self._key)
+            table_ended = ended.reshape(self.num_tables, self.seats)[:, 0]
+            obs, self.state = self._draw(k_draw, self.state, table_ended)
         out = self._info({
             "illegal_action": illegal,
             "action_played": f(info["action_played"]).astype(np.int64),
             "round_over": f(info["round_over"]),
             "round_net": round_net,
         })  # fmt: skip
-        ended = f(done)
         if ended.any():  # (as the numpy env: only on a step that ends an episode)
             out["final_obs"] = self._np_obs(info["final_observation"])
             out["_final_obs"] = ended
-            out["final_info"] = {
-                "round_net": out["round_net"], "_round_net": ended,
-                "round": rounds, "_round": ended,
-            }  # fmt: skip
+            out["final_info"] = final
             out["_final_info"] = ended
         return (
             self._np_obs(obs), reward, f(info["terminated"]), f(info["truncated"]), out,
