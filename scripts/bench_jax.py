@@ -71,31 +71,44 @@ def _jax_run(
     from blackjack_env.jax.chart import chart_policy
 
     params = env.default_params if params is None else params
-    rows = 0 if tables.batched(params) else None
-    step_v = jax.vmap(env.step, in_axes=(0, 0, 0, rows))
-    reset_v = jax.vmap(env.reset, in_axes=(0, rows))
+
+    def per_table(fn: Any) -> Any:
+        """``fn(*row, params)`` vmapped over tables (a bank: each table its rule set)."""
+        if isinstance(params, tables.Banked):
+            bank = params.bank
+            return jax.vmap(lambda *a: fn(*a[:-1], bank.at(a[-1])))
+        rows = 0 if tables.batched(params) else None
+        return lambda *a: jax.vmap(fn, in_axes=(*(0,) * (len(a) - 1), rows))(*a)
+
+    def rules_of(_: Any) -> Any:
+        return params.index if isinstance(params, tables.Banked) else params
+
+    step_v = per_table(env.step)
+    reset_v = per_table(env.reset)
     chart = None
     if policy == "chart":
         table = None
         if chart_of is not None:
             table = basic_strategy_chart(nearest_supported_rules(chart_of)[0])
-        chart = jax.vmap(chart_policy(env, table), in_axes=(0, rows))
+        chart = per_table(chart_policy(env, table))
 
     def body(carry: Any, key: Any) -> Any:
         state, mask, hands, ret = carry
         k_a, k_s = jax.random.split(key)
         if chart is not None:  # basic strategy looked up from the state inside the loop
-            action = chart(state, params)
+            action = chart(state, rules_of(state))
         else:
             u = jax.random.uniform(k_a, mask.shape)
             action = jnp.argmax(jnp.where(mask, u, -1.0), axis=1)
-        _, state, reward, done, info = step_v(jax.random.split(k_s, n), state, action, params)
+        _, state, reward, done, info = step_v(
+            jax.random.split(k_s, n), state, action, rules_of(state)
+        )
         return (state, info["action_mask"], hands + done.sum(), ret + reward.sum()), None
 
     def run(key: Any) -> Any:
         k0, k1 = jax.random.split(key)
-        _, state = reset_v(jax.random.split(k0, n), params)
-        mask = jax.vmap(env.action_mask, in_axes=(0, rows))(state, params)
+        _, state = reset_v(jax.random.split(k0, n), rules_of(None))
+        mask = per_table(env.action_mask)(state, rules_of(state))
         carry = (state, mask, jnp.zeros((), jnp.int32), jnp.zeros((), jnp.float32))
         carry, _ = jax.lax.scan(body, carry, jax.random.split(k1, steps))
         return carry[2], carry[3]
@@ -155,15 +168,16 @@ def bench_jax(
     ``single_hands_per_s``)."""
     import jax
 
-    from blackjack_env.jax import BlackjackJax
+    from blackjack_env.jax import BlackjackJax, tables
 
     extra: dict[str, Any] = {}
     if mixed:
         space, drawn, base = mixed_tables(rules, n)
         env = BlackjackJax(rules=space, obs_mode="vector")
         t0 = time.perf_counter()
-        params = env.stack_params(drawn)
-        extra = {"rule_sets": len({r.to_dict().__repr__() for r in drawn}),
+        bank = env.rule_bank(drawn)  # (one rule set per table: row t of the bank)
+        params = tables.Banked(bank, jax.numpy.arange(n, dtype=jax.numpy.int32))
+        extra = {"rule_sets": len({repr(r.to_dict()) for r in drawn}),
                  "params_build_s": time.perf_counter() - t0}  # fmt: skip
         single = _rate(_jax_run(env, n, steps, policy, env.params_of(base), base), repeats)
         extra["single_hands_per_s"] = single[0]

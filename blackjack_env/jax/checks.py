@@ -12,7 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from blackjack_env.jax.state import State, new_state
-from blackjack_env.jax.tables import Config, Params
+from blackjack_env.jax.tables import Config, Params, Row
 
 __all__ = ["check_params", "check_step_args", "state_shapes", "unwrap_state"]
 
@@ -45,10 +45,11 @@ def check_params(params: Params | None, mine: Params) -> Params:
             f"use env.default_params or env.params_of(rules)"
         )
     for (name, want), (_, got) in zip(mine.items(), params.items(), strict=True):
-        if jnp.shape(got) != jnp.shape(want) or jnp.result_type(got) != want.dtype:
+        kind = got.dtype if isinstance(got, Row) else jnp.result_type(got)
+        if tuple(jnp.shape(got)) != tuple(jnp.shape(want)) or kind != want.dtype:
             raise ValueError(
                 f"params.{name} has shape {tuple(jnp.shape(got))} "
-                f"{jnp.result_type(got)}, this env's {tuple(want.shape)} {want.dtype}: "
+                f"{kind}, this env's {tuple(want.shape)} {want.dtype}: "
                 f"params of another configuration (or a batch: jax.vmap the call); use "
                 f"env.default_params or env.params_of(rules)"
             )

@@ -61,7 +61,7 @@ def split_stake_ok(st: State, p: Params, cfg: Config, h: Any) -> Any:
 def bet_mask(st: State, p: Params, cfg: Config) -> Any:
     """The BET step's mask (numpy ``_refresh_bets``): the bet actions ``n_play + k`` of
     the sizes the table limits allow."""
-    allowed = p.bet_within & covers_chips(st, p, cfg, p.bet_chips)
+    allowed = jnp.asarray(p.bet_within) & covers_chips(st, p, cfg, jnp.asarray(p.bet_chips))
     return jnp.concatenate([jnp.zeros(cfg.n_play, bool), allowed])
 
 

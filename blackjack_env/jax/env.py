@@ -23,7 +23,7 @@ from blackjack_env.jax.checks import unwrap_state
 from blackjack_env.jax.gymnax import FULL_INFO, LEAN_INFO, GymnaxV1
 from blackjack_env.jax.program import Program
 from blackjack_env.jax.spaces import box, discrete, from_gymnasium
-from blackjack_env.jax.tables import Config, Params, RuleBank, config_of, params_of
+from blackjack_env.jax.tables import Banked, Config, Params, RuleBank, config_of, params_of
 
 __all__ = [
     "DEFAULT_OBS_MODE", "FULL_INFO", "LEAN_INFO", "BlackjackJax", "GymnaxV1", "unwrap_state",
@@ -317,7 +317,9 @@ class BlackjackJax:
             raise ValueError("rule_bank: give rules or sample=n (drawn from the space), not both")
         if not rules:
             raise ValueError("rule_bank: no rule sets")
-        return RuleBank(self.stack_params(rules))
+        if isinstance(rules, (str, Rules, RuleSpace, dict)):
+            raise ValueError("rule_bank takes a list of rule sets")
+        return RuleBank.of([self._fitting_tables(r) for r in rules])
 
     # ------------------------------------------------------------------ gymnax API
     @property
@@ -418,7 +420,7 @@ class BlackjackJax:
         state: core.State,
         cards: str | list[Card] | list[Any],
         table: int | None = None,
-        params: Params | None = None,
+        params: Params | Banked | None = None,
     ) -> core.State:
         """A copy of ``state`` whose next cards are ``cards`` (text like ``"AS KH 9D"``),
         dealt in order (host-side, outside ``jit``). ``params``: the tables' rules (one
@@ -430,10 +432,8 @@ class BlackjackJax:
         to the front, so it still holds every card once (as the numpy shoe's ``stack``);
         an infinite deck queues them in its stacked-card buffer."""
         arrays = {k: np.array(v) for k, v in state._asdict().items()}
-        shoe_cards = np.broadcast_to(
-            np.asarray((self._params if params is None else params).shoe_cards),
-            arrays["pos"].shape,
-        )
+        shoe_cards = np.broadcast_to(_shoe_cards(self._params if params is None else params),
+                                     arrays["pos"].shape)  # fmt: skip
         if arrays["pos"].ndim == 0:
             rows: dict[int | None, Any] = {None: cards}
         elif table is not None:
@@ -506,12 +506,14 @@ class BlackjackJax:
         return program.start_round(self.program, key, state, p)
 
     def new_state(
-        self, num_tables: int | None = None, params: Params | None = None
+        self, num_tables: int | None = None, params: Params | Banked | None = None
     ) -> core.State:
         """A table before its first round (a full shoe), or ``num_tables`` of them
-        (``params``: their rules, one table's or one row per table; default
-        :attr:`default_params`)."""
+        (``params``: their rules, one table's, one row per table, or a
+        :class:`~blackjack_env.jax.tables.Banked` batch; default :attr:`default_params`)."""
         p = self._params if params is None else params
+        if isinstance(p, Banked):
+            return program.per_table(lambda q: core.new_state(self.config, q), p)
         if num_tables is None:
             return core.new_state(self.config, p)
         if tables_mod.batched(p):
@@ -534,3 +536,11 @@ def _rules_name(rules: Any) -> str:
     if isinstance(rules, Rules):
         return f"({rules.summary()})"
     return "(a dict)"
+
+
+def _shoe_cards(p: Params | Banked) -> np.ndarray:
+    """The cards in each table's full shoe (host): one table's, one per row of stacked
+    params, or each table's rule set's in a bank."""
+    if isinstance(p, Banked):
+        return np.asarray(p.bank.scalars["shoe_cards"])[np.asarray(p.index)]
+    return np.asarray(p.shoe_cards)

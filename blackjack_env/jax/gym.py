@@ -41,7 +41,7 @@ from blackjack_env.envs.vector_checks import (
 from blackjack_env.jax import core, program
 from blackjack_env.jax.env import BlackjackJax
 from blackjack_env.jax.program import Program, per_table
-from blackjack_env.jax.tables import Config, Params, RuleBank, decision_of_phase
+from blackjack_env.jax.tables import Banked, Config, Params, decision_of_phase
 
 __all__ = ["ENV_ID", "BlackjackJaxEnv", "BlackjackJaxVectorEnv", "register"]
 
@@ -138,27 +138,25 @@ def _begin(prog: Program, key: Any, st: core.State, on: Any, p: Params) -> Any:
 
 @partial(jax.jit, static_argnums=0)
 def _redraw(
-    prog: Program, key: Any, st: core.State, on: Any, p: Params, bank: RuleBank
-) -> tuple[Any, core.State, Params, Any]:
-    """Each table where ``on`` draws its rules from ``bank`` and starts a new episode at a
-    fresh table under them (a full shoe of its decks: :func:`core.new_state`); the others
-    keep theirs. ``(observations, state, params, the drawn bank rows)`` (a row of -1
-    where nothing was drawn)."""
+    prog: Program, key: Any, st: core.State, on: Any, p: Banked
+) -> tuple[Any, core.State, Any]:
+    """Each table where ``on`` draws its rule set from the bank and starts a new episode
+    at a fresh table under it (a full shoe of its decks: :func:`core.new_state`); the
+    others keep theirs. ``(observations, state, each table's rule set index)``."""
     cfg = prog.config
     k_draw, k_deal = jax.random.split(key)
     n = st.pos.shape[0]
-    rows = jax.vmap(bank.sample_index)(jax.random.split(k_draw, n))
-    drawn = bank.at(rows)
+    drawn = jax.vmap(p.bank.sample_index)(jax.random.split(k_draw, n))
+    p = p._replace(index=jnp.where(on, drawn, p.index))
 
     def pick(new: Any, old: Any) -> Any:
         return jnp.where(on.reshape((n,) + (1,) * (jnp.ndim(old) - 1)), new, old)
 
-    p = jax.tree.map(pick, drawn, p)
     fresh = per_table(lambda q: core.new_state(cfg, q), p)
     st = jax.tree.map(pick, fresh, st)
     keys = jax.random.split(k_deal, n)
     st = per_table(lambda k, x, o, q: core.next_round(k, x, q, cfg, o, o), p, keys, st, on)
-    return per_table(prog.observe, p, st), st, p, jnp.where(on, rows, -1)
+    return per_table(prog.observe, p, st), st, p.index
 
 
 _BET, _SETTLED = int(Decision.BET), int(Decision.SETTLED)
@@ -316,7 +314,10 @@ class BlackjackJaxVectorEnv(VectorEnv):
         #: one row per table: the index of its rule set in the ``rules`` list, or in the
         #: rule space (``space.rules_at(i)``); None for one rule set
         self.rules_index: np.ndarray | None = None
-        self._bank: RuleBank | None = None
+        #: the bank's rule sets by their index in the ``rules`` list or the space (a
+        #: space's training ones: those its sampler draws); None for one rule set
+        self.bank_rules: np.ndarray | None = None
+        self._draws = False
         if isinstance(given, (list, tuple)):
             if len(given) != self.num_tables:
                 raise ValueError(
@@ -324,24 +325,23 @@ class BlackjackJaxVectorEnv(VectorEnv):
                     f"(one per table: num_envs // seats_per_table); give one per table, one "
                     f"rule set, or a RuleSpace"
                 )
-            self._set_params(table.stack_params(list(given)))
-            self.rules_index = np.arange(self.num_tables)
+            self.bank_rules = np.arange(self.num_tables)
+            bank = table.rule_bank(list(given))
+            self._set_params(Banked(bank, jnp.arange(self.num_tables, dtype=jnp.int32)))
         elif table.rule_space is not None:
             space = table.rule_space
             training = [i for i in range(len(space)) if not space.is_held_out(space.rules_at(i))]
-            #: the bank's rule sets (a space's training ones: those its sampler draws), by
-            #: their index in the space
             self.bank_rules = np.asarray(training, dtype=np.int64)
-            self._bank = table.rule_bank([space.rules_at(i) for i in training])
-            self._set_params(table.stack_params([table.rules] * self.num_tables))
-            self.rules_index = np.full(self.num_tables, space.index(table.rules), np.int64)
+            bank = table.rule_bank([space.rules_at(i) for i in training])
+            self._draws = True  # (each table draws its rule set at every reset)
+            self._set_params(Banked(bank, jnp.zeros(self.num_tables, jnp.int32)))
         else:
             self._set_params(table.default_params)
 
-    def _set_params(self, p: Params) -> None:
-        """The tables' rules (one rule set, or one row per table), and the host copies of
-        what the adapter reads per sub-env (the chip unit and the bet)."""
-        #: the tables' arrays, passed to the compiled functions (keyed on the table's
+    def _set_params(self, p: Params | Banked) -> None:
+        """The tables' rules (one rule set, or each table's of a bank), and the host copies
+        of what the adapter reads per sub-env (the chip unit, the bet, the rules' index)."""
+        #: the tables' rules, passed to the compiled functions (keyed on the table's
         #: program: adapters of equal programs share their compilations)
         self._params = p
 
@@ -349,7 +349,14 @@ class BlackjackJaxVectorEnv(VectorEnv):
             per_table = np.broadcast_to(np.asarray(x, np.int64), (self.num_tables,))
             return np.repeat(per_table, self.seats)
 
-        self._chip_den, self._bet = rows(p.chip_den), rows(p.bet)
+        if isinstance(p, Banked):
+            at = np.asarray(p.index)
+            assert self.bank_rules is not None
+            self.rules_index = self.bank_rules[at]
+            self._chip_den = rows(np.asarray(p.bank.scalars["chip_den"])[at])
+            self._bet = rows(np.asarray(p.bank.scalars["bet"])[at])
+        else:
+            self._chip_den, self._bet = rows(p.chip_den), rows(p.bet)
 
     def _flat(self, x: Any) -> Any:
         """A JAX output of the tables (leading axes tables[, seats]) as numpy rows, one per
@@ -390,7 +397,7 @@ class BlackjackJaxVectorEnv(VectorEnv):
             shuffled = np.asarray(st.reshuffled) & on
             per_table = [stacks.get(r * s) if on[r] else None for r in range(self.num_tables)]
             st = self.table.stack(st, per_table, params=self._params)  # (refused: unchanged)
-        if self._bank is not None and not stacks:  # (stacked cards: the rules kept)
+        if self._draws and not stacks:  # (stacked cards: the rules kept)
             obs, new = self._draw(k_begin, st, on)
         else:
             obs, new = _begin(self.table.program, k_begin, st, jnp.asarray(on), self._params)
@@ -399,16 +406,12 @@ class BlackjackJaxVectorEnv(VectorEnv):
         return self._np_obs(obs), self._info({})
 
     def _draw(self, key: Any, st: Any, on: np.ndarray) -> tuple[Any, Any]:
-        """Under a rule space: the tables where ``on`` draw their rules from the bank and
-        start an episode at a fresh table under them."""
-        assert self._bank is not None and self.rules_index is not None
-        obs, st, p, rows = _redraw(
-            self.table.program, key, st, jnp.asarray(on), self._params, self._bank
-        )
-        self._set_params(p)
-        rows = np.asarray(rows)
-        self.rules_index = np.where(rows >= 0, self.bank_rules[np.maximum(rows, 0)],
-                                    self.rules_index)  # fmt: skip
+        """Under a rule space: the tables where ``on`` draw their rule sets from the bank
+        and start an episode at a fresh table under them."""
+        p = self._params
+        assert isinstance(p, Banked)
+        obs, st, index = _redraw(self.table.program, key, st, jnp.asarray(on), p)
+        self._set_params(p._replace(index=index))
         return obs, st
 
     def _np_obs(self, obs: Any) -> Any:
@@ -457,7 +460,7 @@ class BlackjackJaxVectorEnv(VectorEnv):
             reward = round_net - np.where(illegal, self.table.illegal_penalty, 0.0)
         ended = f(done)
         final = {"round_net": round_net, "_round_net": ended, "round": rounds, "_round": ended}
-        if self._bank is not None and ended.any():  # (under a rule space: new rules)
+        if self._draws and ended.any():  # (under a rule space: new rules)
             assert self.rules_index is not None
             final["rules_index"] = np.repeat(self.rules_index, self.seats)
             final["_rules_index"] = ended

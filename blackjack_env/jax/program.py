@@ -104,10 +104,15 @@ def _batched(st: core.State) -> bool:
     return bool(jnp.ndim(st.pos))
 
 
-def per_table(fn: Any, p: Params, *rows: Any) -> Any:
+def per_table(fn: Any, p: Params | tables.Banked, *rows: Any) -> Any:
     """``fn(*row, p)`` at each table of a batch: ``rows`` with a leading axis (one entry
-    per table), ``p`` one rule set for every table or one per table (a leading axis,
-    :func:`~blackjack_env.jax.tables.stack`)."""
+    per table); ``p`` one rule set for every table, one per table (a leading axis,
+    :func:`~blackjack_env.jax.tables.stack`), or a :class:`~blackjack_env.jax.tables.Banked`
+    batch (a bank shared by the tables, an index per table: each table reads its rule
+    set's rows of the bank)."""
+    if isinstance(p, tables.Banked):
+        bank = p.bank
+        return jax.vmap(lambda *a: fn(*a[:-1], bank.at(a[-1])))(*rows, p.index)
     axes = (*(0,) * len(rows), 0 if tables.batched(p) else None)
     return jax.vmap(fn, in_axes=axes)(*rows, p)
 
@@ -165,8 +170,9 @@ def observe(prog: Program, state: core.State, p: Params) -> Any:
 
 @partial(jax.jit, static_argnums=(0, 5))
 def batch_step(
-    prog: Program, keys: Any, state: core.State, actions: Any, p: Params, full: bool
+    prog: Program, keys: Any, state: core.State, actions: Any, p: Params | tables.Banked,
+    full: bool,
 ) -> tuple[Any, core.State, Any, Any, dict[str, Any]]:
     """:meth:`Program.play_step` at a batch of tables (one key and action row each; ``p``
-    one rule set for every table, or one per table)."""
+    as :func:`per_table` takes it)."""
     return per_table(lambda k, s, a, q: prog.play_step(k, s, a, q, full), p, keys, state, actions)

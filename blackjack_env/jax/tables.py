@@ -47,8 +47,10 @@ from blackjack_env.envs.view.layout import ObsMode
 __all__ = [
     "CONVERTED",
     "NOT_READ",
+    "Banked",
     "Config",
     "Params",
+    "Row",
     "RuleBank",
     "batched",
     "build",
@@ -380,30 +382,135 @@ def stack(params: Sequence[Params]) -> Params:
     return jax.tree.map(lambda *xs: jnp.stack(xs), *params)
 
 
-class RuleBank(NamedTuple):
-    """A set of rule sets as one pytree, from which a key draws a table's rules inside
-    ``jit`` (XLand-MiniGrid's ``Benchmark.sample_ruleset``): ``params`` holds each rule
-    set's :class:`Params` stacked along a leading axis (row ``i`` rule set ``i``)."""
+@jax.tree_util.register_pytree_node_class
+class Row:
+    """One rule set's value of a rule table held by a :class:`RuleBank`: row ``row`` of
+    ``rows`` (the bank's distinct values of the table), read as the table itself:
+    ``r[i]`` is ``rows[row, i]`` (one gather from the shared rows: tables under many rule
+    sets read few distinct rows), ``r.shape`` / ``r.dtype`` are the table's, and
+    ``jnp.asarray(r)`` is the row."""
 
-    params: Params
+    __slots__ = ("row", "rows")
+
+    def __init__(self, rows: Any, row: Any) -> None:
+        self.rows = rows
+        self.row = row
+
+    def __getitem__(self, index: Any) -> Any:
+        index = index if isinstance(index, tuple) else (index,)
+        return self.rows[(self.row, *index)]
+
+    def __jax_array__(self) -> Any:
+        return self.rows[self.row]
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(jnp.shape(self.rows)[1:])
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def dtype(self) -> Any:
+        return self.rows.dtype
+
+    def tree_flatten(self) -> tuple[tuple[Any, Any], None]:
+        return (self.rows, self.row), None
+
+    @classmethod
+    def tree_unflatten(cls, _: None, children: Iterable[Any]) -> Row:
+        rows, row = children
+        return cls(rows, row)
+
+
+@jax.tree_util.register_pytree_node_class
+class RuleBank:
+    """A set of rule sets of one :class:`Config` as one pytree, from which a table's
+    rules are read inside ``jit`` by their index (:meth:`at`) or drawn with a key
+    (:meth:`sample`, XLand-MiniGrid's ``Benchmark.sample_ruleset``).
+
+    Each array entry of :class:`Params` is kept once per distinct value (``rows[name]``,
+    ``(D, ...)``; ``index[name]`` the row of each rule set, ``(R,)``), each scalar entry
+    as one value per rule set (``scalars[name]``, ``(R,)``): rule sets that share a
+    table share its row (the legal-action masks of the default space's 5,184 rule sets
+    are a few hundred rows), so a batch of tables each under its own rule set reads few
+    rows (``bank.at(i)`` inside the ``jax.vmap`` over tables: the bank shared, the index
+    per table). Build it with :meth:`of` (``BlackjackJax.rule_bank``)."""
+
+    def __init__(
+        self, rows: dict[str, Any], index: dict[str, Any], scalars: dict[str, Any]
+    ) -> None:
+        self.rows, self.index, self.scalars = rows, index, scalars
+
+    @classmethod
+    def of(cls, tables: Sequence[RuleTables]) -> RuleBank:
+        """The bank of the rule sets' rule tables (one :class:`Config`: equal shapes),
+        built on the host (one transfer per entry)."""
+        if not tables:
+            raise ValueError("a rule bank needs at least one rule set")
+        every = [entries_of(t) for t in tables]
+        rows: dict[str, Any] = {}
+        index: dict[str, Any] = {}
+        scalars: dict[str, Any] = {}
+        for name, first in every[0].items():
+            values = [e[name] for e in every]
+            if first.ndim == 0:
+                scalars[name] = jnp.asarray(np.stack(values))
+                continue
+            seen: dict[bytes, int] = {}
+            at = np.array([seen.setdefault(v.tobytes(), len(seen)) for v in values], np.int32)
+            distinct = [values[i] for i in np.unique(at, return_index=True)[1]]
+            rows[name] = jnp.asarray(np.stack(distinct))
+            index[name] = jnp.asarray(at)
+        return cls(rows, index, scalars)
 
     @property
     def size(self) -> int:
         """Rule sets in the bank."""
-        return int(jnp.shape(self.params.bet)[0])
+        return int(jnp.shape(next(iter(self.scalars.values())))[0])
 
-    def at(self, index: Any) -> Params:
-        """The params of rule set ``index`` (an int, or a traced int32: ``jit``-clean)."""
-        return jax.tree.map(lambda a: a[index], self.params)
-
-    def sample(self, key: Any) -> Params:
-        """One table's rules drawn uniformly from the bank with ``key`` (``jax.vmap`` over
-        keys for a batch of tables, each under its own draw)."""
-        return self.at(self.sample_index(key))
+    def at(self, i: Any) -> Params:
+        """The params of rule set ``i`` (an int, or a traced int32: ``jit``-clean): each
+        array entry a :class:`Row` of the shared rows, each scalar its value."""
+        entries: dict[str, Any] = {k: v[i] for k, v in self.scalars.items()}
+        for k, rows in self.rows.items():
+            entries[k] = Row(rows, self.index[k][i])
+        return Params(entries)
 
     def sample_index(self, key: Any) -> Any:
-        """The index :meth:`sample` draws with ``key`` (int32)."""
-        return jax.random.randint(key, (), 0, jnp.shape(self.params.bet)[0], jnp.int32)
+        """A rule set's index drawn uniformly with ``key`` (int32)."""
+        return jax.random.randint(key, (), 0, self.size, jnp.int32)
+
+    def sample(self, key: Any) -> Params:
+        """One table's rules drawn uniformly from the bank with ``key`` (``jax.vmap``
+        over keys for a batch of tables, each under its own draw)."""
+        return self.at(self.sample_index(key))
+
+    def tree_flatten(self) -> tuple[tuple[Any, ...], tuple[tuple[str, ...], ...]]:
+        names = (tuple(self.rows), tuple(self.scalars))
+        leaves = (*self.rows.values(), *(self.index[k] for k in self.rows),
+                  *self.scalars.values())  # fmt: skip
+        return leaves, names
+
+    @classmethod
+    def tree_unflatten(cls, names: tuple[tuple[str, ...], ...], leaves: Any) -> RuleBank:
+        arrays, scalar_names = names
+        leaves = list(leaves)
+        n = len(arrays)
+        rows = dict(zip(arrays, leaves[:n], strict=True))
+        index = dict(zip(arrays, leaves[n : 2 * n], strict=True))
+        scalars = dict(zip(scalar_names, leaves[2 * n :], strict=True))
+        return cls(rows, index, scalars)
+
+
+class Banked(NamedTuple):
+    """A batch of tables each under a rule set of a bank: ``bank`` shared, ``index`` the
+    rule set of each table (``(N,)``). The batch functions of
+    :mod:`blackjack_env.jax.program` take it where they take ``Params``."""
+
+    bank: RuleBank
+    index: Any
 
 
 # ------------------------------------------------------------------ shape constants

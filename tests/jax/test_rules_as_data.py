@@ -148,10 +148,21 @@ def test_rule_bank_samples_inside_jit() -> None:
     counts = np.bincount(idx, minlength=4)
     half = 3.29 * np.sqrt(8000 * 0.25 * 0.75)
     assert np.all(np.abs(counts - 2000) < half), counts
-    drawn = jax.jit(bank.sample)(keys[0])
+    drawn = jax.jit(lambda k: jax.tree.map(jnp.asarray, dict(bank.sample(k).items()),
+                                           is_leaf=lambda x: isinstance(x, tables.Row)))(keys[0])
     want = env.params_of(rules[int(idx[0])])
     for name, value in want.items():
-        np.testing.assert_array_equal(np.asarray(getattr(drawn, name)), np.asarray(value))
+        np.testing.assert_array_equal(np.asarray(drawn[name]), np.asarray(value))
+    # a bank keeps each distinct table once: the four rule sets share their card values
+    assert bank.rows["rank_of_card"].shape[0] == 1 and bank.rows["mask_index"].shape[0] <= 4
+    # tables each under a rule set of the bank play as under that rule set's own params
+    n = 8
+    index = jnp.asarray(np.arange(n) % 4, jnp.int32)
+    k = jax.random.split(jax.random.PRNGKey(9), n)
+    obs_b, _ = jax.vmap(lambda kk, i: env.reset(kk, bank.at(i)))(k, index)
+    for t in range(n):
+        obs, _ = env.reset(k[t], env.params_of(rules[t % 4]))
+        np.testing.assert_array_equal(np.asarray(obs_b[t]), np.asarray(obs))
 
 
 def test_rule_features_in_the_observation() -> None:
