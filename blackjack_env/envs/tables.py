@@ -309,7 +309,10 @@ def build_tables(
     # pre_peek_action_table's rows; with a finite bankroll, the rows of a seat that cannot
     # afford a double or insurance after those
     pre_peek_rows = play.pre_peek_action_table(rules, ask_insurance, NUM_CORE_ACTIONS)
-    play_rows = play.play_action_table(rules, NUM_CORE_ACTIONS)
+    # called as play.stand_hit_only calls it (the default n_actions, NUM_CORE_ACTIONS; the
+    # concatenation below fails if they ever differ): one entry of its cache for both
+    # (measured: a rule set's tables took 2 ms more without)
+    play_rows = play.play_action_table(rules)
     over_key = 13 * play.KEY_UPCARD
     pre_peek_key = over_key + 1
     parts = [play_rows, STAND_ONLY_ROW[None, :], pre_peek_rows]

@@ -21,7 +21,7 @@ from blackjack_env.envs.settings import (
     json_ready_spec,
 )
 from blackjack_env.envs.step import Decision, array_play_illegal, array_table_actions
-from blackjack_env.envs.tables import RuleTables
+from blackjack_env.envs.tables import RuleBank, RuleTables
 from blackjack_env.envs.vector_checks import (
     check_actions,
     check_autoreset_mode,
@@ -189,12 +189,24 @@ class BlackjackVectorEnv(VectorEnv, ObserveMixin, InfoMixin):
         whole = () if args is None else (args,)
         settings = EnvSettings.batched(seats_per_table, *whole, **kwargs)
         self.settings = settings
-        #: the rule tables of these settings (what the batched round reads; built once)
-        self.tables = RuleTables.from_settings(settings)
+        #: the rule space each sub-env draws its rules from at each reset (None: fixed rules)
+        self.rule_space = settings.rule_space
+        #: under a rule space, the rule tables of the rule sets drawn (built on first draw)
+        self.bank: RuleBank | None = None
+        if self.rule_space is not None:
+            self.bank = RuleBank(
+                self.rule_space, bet=settings.bet, bet_sizes=settings.bet_sizes,
+                bankroll=settings.bankroll, insurance_decisions=settings.insurance_decisions,
+            )  # fmt: skip
+            #: the rule tables of these settings (under a rule space: its first rule set's)
+            self.tables = self.bank.first
+        else:
+            self.tables = RuleTables.from_settings(settings)
         rules: Rules = settings.rules
         self.rules = rules
         self.layout = Layout(
-            rules, settings.obs_mode, settings.bet, settings.bet_sizes, settings.insurance_decisions
+            rules, settings.obs_mode, settings.bet, settings.bet_sizes,
+            settings.insurance_decisions, settings.max_hands, settings.observe_rules,
         )
         self.obs_mode = settings.obs_mode
         self.bet = settings.bet
@@ -248,6 +260,12 @@ class BlackjackVectorEnv(VectorEnv, ObserveMixin, InfoMixin):
         self._ended = np.zeros(n, dtype=bool)
         self._init_bets()
         self._pre_peek_decisions = self.tables.pre_peek_decisions
+        self._observe_rules = settings.observe_rules
+        #: each sub-env's rule set, as its index in the rule space (0 for fixed rules)
+        self._rules_index = np.zeros(n, dtype=np.int64)
+        if self.bank is not None:
+            # any rule set of the space may ask a pre-peek question: STAND declines it
+            self._pre_peek_decisions = True
 
     # ================================================================ API
     def reset(
@@ -264,13 +282,15 @@ class BlackjackVectorEnv(VectorEnv, ObserveMixin, InfoMixin):
             cards = options.get("cards")
             if "reset_mask" in options:
                 mask = check_reset_mask(options["reset_mask"], n, self.seats)
-        stacks = read_stacks(cards, n, self.seats, self.rules.shoe_decks)
+        stacks = read_stacks(cards, n, self.seats, self.rules.shoe_decks)  # one shoe size
         super().reset(seed=seed)
         idx = mask.nonzero()[0]
         if seed is not None or self.batch is None:
-            self.batch = TableBatch.from_tables(
-                self.tables, n, self.np_random, track_cards=self.obs_mode is ObsMode.DICT
-            )
+            track = self.obs_mode is ObsMode.DICT
+            if self.bank is not None:
+                self.batch = TableBatch.from_bank(self.bank, n, self.np_random, track)
+            else:
+                self.batch = TableBatch.from_tables(self.tables, n, self.np_random, track)
             idx = self._arange
         else:
             self.batch.finish_rounds(idx)
@@ -432,8 +452,18 @@ class BlackjackVectorEnv(VectorEnv, ObserveMixin, InfoMixin):
 
     # ============================================================ autoreset
     def _new_episodes(self, idx: np.ndarray, stacks: dict[int, Any] | None = None) -> None:
-        """Start a new episode at sub-envs ``idx`` (a reset or an autoreset): its first
+        """Start a new episode at sub-envs ``idx`` (a reset or an autoreset): under a rule
+        space, a rule set drawn for each table (from the env's ``np_random``); its first
         round, with ``bankroll`` chips, and the episode's counters at zero."""
+        if self.rule_space is not None and self.bank is not None and idx.size:
+            batch = self.batch
+            assert batch is not None
+            lead = idx if self.seats == 1 else idx[idx % self.seats == 0]
+            drawn = self.rule_space.sample_indices(self.np_random, lead.size)
+            if self.seats > 1:  # every seat of a table plays its rules
+                drawn = np.repeat(drawn, self.seats)
+            batch.set_rules(idx, self.bank.slots(drawn))
+            self._rules_index[idx] = drawn
         self._start_rounds(idx, stacks, episode=True)
         self._rounds[idx] = 1
         self._steps[idx] = 0

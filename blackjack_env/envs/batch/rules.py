@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 OFFSET_FIELDS = (
     "card_values", "value_of_card", "payouts", "by_hands", "dealer_hits", "dealer_next",
     "peek_by_rank", "asks_pre_peek", "asks_pre_peek_poor", "pair", "split_ok",
-    "split_done", "second_key", "two_hard", "rule_features",
+    "split_done", "second_key", "two_hard",
 )  # fmt: skip
 #: The flags a mixed batch reads per table.
 TABLE_FLAGS = (
@@ -68,6 +68,8 @@ class RulesMixin(BatchState):
         self._cdf_stack: np.ndarray = np.zeros((0, 8))
         self._cdf_row: dict[tuple[int, int], int] = {}
         self._cdf_of_slot: dict[int, int] = {}
+        #: per table, its row of :attr:`rule_features` (0 in a single-rule batch)
+        self.feature_row = np.zeros(n, dtype=np.int64)
         if bank is None:
             return
         for name in OFFSET_FIELDS:
@@ -139,6 +141,7 @@ class RulesMixin(BatchState):
         if self._bank_version != bank.version:
             self._bind_bank()
         self.rule_slot[idx] = slots
+        self.feature_row[idx] = bank.rows["rule_features"].take(slots)
         for name, off in self._off.items():
             stack = bank.stacked[name]
             off[idx] = bank.rows[name].take(slots) * stack.row_size

@@ -173,6 +173,7 @@ class BatchState:
     bank: RuleBank | None
     _mixed: bool
     rule_slot: np.ndarray
+    feature_row: np.ndarray
     _off: dict[str, np.ndarray]
     _flag_t: dict[str, np.ndarray]
     _effect_t: np.ndarray
