@@ -111,6 +111,33 @@ class BlackjackVectorEnv(VectorEnv, ObserveMixin, InfoMixin):
     episode is truncated, as the single env's. A table of S seats takes about S times
     more steps per round (``scripts/bench_vector.py --seats 3 7``).
 
+    ## Rule spaces (domain randomization)
+
+    ``rules`` may be a :class:`~blackjack_env.engine.rulespace.RuleSpace` (or its
+    ``to_dict()``, as ``spec`` records it): every sub-env draws its rule set from the
+    space at each of its resets, autoresets included, from the env's ``np_random`` (one
+    stream: the same seed and actions give the same draws and games), and plays that
+    episode at a fresh table under it (a finite shoe starts full). With several seats
+    per table every seat of a table plays the table's draw. The sampler never draws the
+    space's held-out rule sets. ``info["rules_index"]`` gives each sub-env's rule set as
+    its index in the space (``env.rule_space.rules_at(i)``; an int array, fixed-shape and
+    cheap to stack at every step, where a list of dicts would not be; the single env
+    gives ``Rules.to_dict()`` at reset). The tables play each rule set exactly as a
+    batched env of fixed rules would (``tests/envs/test_batch_rules.py``): their rule
+    tables are stacked in ``env.bank`` (a :class:`~blackjack_env.envs.tables.RuleBank`;
+    each rule set's tables are built the first time it is drawn, about 2-5 ms, so the
+    first steps of a large space take longer), and each table reads its own rows. One
+    shoe size per env: a space that varies the deck count is refused here (the single
+    env plays it); penetration may vary. The observation space is the space's:
+    ``H`` is its largest ``max_split_hands``.
+
+    ## Observations that carry the rules
+
+    ``observe_rules=True`` (``"vector"``, ``"features"``, ``"dict"``; refused with
+    ``"tuple"`` and ``"multidiscrete"``): as the single env, each sub-env's observation
+    ends with its table's rule features (the dict: key ``"rules"``), the same encoder
+    (:func:`~blackjack_env.envs.view.fields.rule_features`), so one policy reads both.
+
     ## Info
 
     Batched, each key with its ``_key`` mask (all True): ``action_mask``
@@ -159,7 +186,9 @@ class BlackjackVectorEnv(VectorEnv, ObserveMixin, InfoMixin):
     * v0: initial version. Later additions that leave the existing behaviour as it was:
       ``bet_sizes`` and a finite ``bankroll`` (2026-11), so every registered id with one
       seat, ``BlackjackCounting-v0`` included, has this native batched env;
-      ``seats_per_table`` (2026-11): several learner seats per table.
+      ``seats_per_table`` (2026-11): several learner seats per table; ``observe_rules``
+      and ``rules=RuleSpace`` (2026-12): observations that carry the rules, and a rule set
+      drawn per sub-env at each reset; both off by default, where the env is as before.
     """
 
     metadata: ClassVar[dict[str, Any]] = {
