@@ -493,19 +493,19 @@ class _Rows:
 class RuleBank:
     """The rule tables of the rule sets of a rule space under one env configuration,
     stacked for batched tables that play each table under its own rules
-    (:meth:`TableBatch.set_rules <blackjack_env.envs.batch.TableBatch.set_rules>`).
+    (``TableBatch.from_bank`` and ``TableBatch.set_rules`` of ``blackjack_env.envs.batch``).
 
     A rule set joins the bank the first time it is asked for (:meth:`slots`): its
-    :class:`RuleTables` are built by :func:`build_tables` (the one source; about 5 ms
-    each) and each array field is stored once per distinct value: :data:`STACKED`
+    :class:`RuleTables` are built by :func:`build_tables` (the one source; 2 to 5 ms
+    each) and each array field is stored once per distinct value: the ``STACKED``
     fields as rows of one array per field (``stacked[field]``, read flat), with
     ``rows[field][slot]`` the row of the rule set in slot ``slot``. The flags a batched
-    table branches on are arrays by slot (``flags[name]``, :data:`FLAGS`); the fields
-    every rule set of a bank shares (:data:`SHARED`: the legal table's row layout, the
-    action counts, the bets) are checked as each joins, and kept in :attr:`first`.
-    ``by_hands`` is rebuilt at the common key width :data:`BANK_KEY_WIDTH`; ``split_ok``
-    is all False for a rule set whose stakes never allow a split (``RuleTables.splits``).
-    ``cdf`` rows (the infinite deck's dealer sampling) are added by the batch.
+    table branches on are arrays by slot (``flags[name]``, ``FLAGS``); the fields every
+    rule set of a bank shares (``SHARED``: the legal table's row layout, the action
+    counts, the bets) are checked as each joins, and kept in ``first``. ``by_hands`` is
+    rebuilt at the common key width ``BANK_KEY_WIDTH`` (every rule set's keys fit);
+    ``split_ok`` is all False for a rule set whose stakes never allow a split
+    (``RuleTables.splits``).
 
     Args:
         space: the rule space (its rule sets' shapes are shared by construction).
