@@ -560,6 +560,10 @@ class RuleBank:
         self.flags: dict[str, np.ndarray] = {}
         #: bumped whenever the bank's arrays are reallocated or gain rows
         self.version = 0
+        #: the rule sets of the bank grouped by ``play.split_stake_share`` (what a split hand
+        #: stakes depends on nothing else): a rule set of each group, and each slot's group
+        self.split_rules: list[Rules] = []
+        self._split_share: list[Any] = []
         self._slot_of: np.ndarray | dict[int, int] = (
             np.full(space.size, -1, dtype=np.int64) if space.size <= _MAP_ARRAY_MAX else {}
         )
@@ -622,6 +626,11 @@ class RuleBank:
         for name in self.FLAGS:
             value = int(getattr(tables, name))
             self._set(self.flags, name, slot, value)
+        share = play.split_stake_share(tables.rules)
+        if share not in self._split_share:
+            self._split_share.append(share)
+            self.split_rules.append(tables.rules)
+        self._set(self.flags, "split_group", slot, self._split_share.index(share))
         if isinstance(self._slot_of, np.ndarray):
             self._slot_of[index] = slot
         else:

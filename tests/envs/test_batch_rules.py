@@ -231,3 +231,27 @@ def test_what_a_bank_batch_refuses() -> None:
     single = TableBatch(Rules(decks=None), 2, np.random.default_rng(0))
     with pytest.raises(ValueError, match=r"^set_rules needs a batch built from a RuleBank"):
         single.set_rules(np.arange(2), np.zeros(2, dtype=np.int64))
+
+
+def test_a_bank_batch_pickles_and_plays_on_the_same() -> None:
+    import pickle
+
+    space = default_space()
+    bank, batch = _batches(space, {}, 64, seed=9)
+    rng = np.random.default_rng(9)
+    batch.set_rules(np.arange(64), bank.slots(space.sample_indices(rng, 64)))
+    batch.start_rounds(np.arange(64))
+    copy = pickle.loads(pickle.dumps(batch))
+    for _ in range(30):
+        mask = batch.legal_mask()
+        assert np.array_equal(mask, copy.legal_mask())
+        actions = random_legal_actions(rng, mask)
+        a, b = batch.step(actions), copy.step(actions)
+        assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+        ended = np.flatnonzero(a[0])
+        if ended.size:
+            drawn = space.sample_indices(rng, ended.size)
+            for x in (batch, copy):  # each its own bank (the copy's was pickled with it)
+                assert x.bank is not None
+                x.set_rules(ended, x.bank.slots(drawn))
+                x.start_rounds(ended)

@@ -185,6 +185,11 @@ class BatchState:
     _cdf_stack: np.ndarray
     _cdf_row: dict[tuple[int, int], int]
     _cdf_of_slot: dict[int, int]
+    _cdf_blocks: np.ndarray
+    _int_t: np.ndarray
+    _bool_t: np.ndarray
+    _slot_int: np.ndarray
+    _slot_bool: np.ndarray
 
     if TYPE_CHECKING:
         # Methods one mixin calls on another (each defined once, in its mixin): declared
