@@ -18,6 +18,7 @@ same machine load (printed too, from ``os.getloadavg``).
                                                    # also: a registered id, natively
                                                    # against SyncVectorEnv of it
     python scripts/bench_vector.py --seats 3 7     # also: several learner seats per table
+    python scripts/bench_vector.py --rule-space v1 # also: every table under its own rules
 
 With ``--seats S``, ``vegas-strip`` tables of S learner seats are timed as
 ``BlackjackVectorEnv(S * (tables // S), seats_per_table=S)`` against a Python loop over
@@ -28,6 +29,11 @@ With ``--id``, each id is also timed as ``gym.make_vec(id, num_envs=tables)`` (t
 native batched env) against ``gym.make_vec(id, num_envs=baseline_envs,
 vectorization_mode="sync")`` (``SyncVectorEnv`` of the same single env), both with
 random legal actions chosen in numpy and counted in settled rounds.
+
+With ``--rule-space VERSION``, ``BlackjackVectorEnv(tables, rules=default_space(VERSION))``
+(every table under its own rule set, redrawn at each of its resets) is timed against the
+same env under the space's first rule set, after its rule tables are built for every rule
+set the sampler draws (the time that takes is printed apart).
 
 Targets (issue 5): >= 200x with ``sutton-barto``, >= 100x with ``vegas-strip``.
 """
@@ -60,6 +66,7 @@ with importing():  # a missing package or Ctrl-C here: one line, status 2 / 130
         option,
         run_command,
     )
+    from blackjack_env.engine.rulespace import default_space
     from blackjack_env.envs.vector import BlackjackVectorEnv, random_legal_actions
 
 
@@ -87,6 +94,8 @@ class Settings:
     """registered ids to time natively against SyncVectorEnv of the same single env"""
     seats: Annotated[list[int], option("S [S ...]", "none")] = field(default_factory=list)
     """seats per table (2..7) to time: --tables // S tables of S learner seats against a Python loop over the multi-agent table"""  # noqa: E501
+    rule_space: Annotated[str | None, option("VERSION", "not timed")] = None
+    """also time the default rule space of this version (e.g. v1): every table under its own rule set, redrawn at each reset, against one rule set for all"""  # noqa: E501
 
 
 CASES = (("sutton-barto", "tuple", 200.0), ("vegas-strip", "multidiscrete", 100.0))
@@ -226,6 +235,35 @@ def run_ids(s: Settings) -> list[dict[str, object]]:
     return rows
 
 
+def run_space(s: Settings) -> list[dict[str, object]]:
+    """``--rule-space``: the batched env under the default rule space (its rule tables
+    built first, timed apart) against the same env under the space's first rule set."""
+    space = default_space(s.rule_space or "v1")
+    first = space.rules_at(0)
+    print(f"\nrule space {space.name} ({space.training_size:,} rule sets drawn), "
+          f"multidiscrete, {s.tables} tables:")
+    rows: list[dict[str, object]] = []
+    for autoreset in s.autoreset:
+        env = BlackjackVectorEnv(s.tables, rules=space, autoreset_mode=autoreset)
+        bank = env.bank
+        assert bank is not None
+        start = time.perf_counter()
+        bank.slots(np.array([i for i, r in enumerate(space) if not space.is_held_out(r)]))
+        built = time.perf_counter() - start
+        mixed = _time_batched(env, s)
+        fixed = _time_batched(BlackjackVectorEnv(s.tables, rules=first,
+                                                 autoreset_mode=autoreset), s)
+        ratio = mixed["hands_per_s"] / fixed["hands_per_s"]
+        print(f"  {autoreset:9s} one rule set {fixed['hands_per_s']:>12,.0f} hands/s; every "
+              f"table its own {mixed['hands_per_s']:>12,.0f} hands/s ({ratio:.2f}x); "
+              f"{bank.size:,} rule sets' tables built in {built:.1f} s")
+        rows.append({"space": space.name, "autoreset": autoreset, "tables": s.tables,
+                     "hands_per_s": mixed["hands_per_s"],
+                     "one_rule_set_hands_per_s": fixed["hands_per_s"], "ratio": ratio,
+                     "bank_build_s": built, "rule_sets": bank.size})
+    return rows
+
+
 def profile_ours(s: Settings, rules: str, obs_mode: str, autoreset: str) -> None:
     """cProfile the same loop as :func:`bench_ours` (not timed) and print the top functions."""
     env = BlackjackVectorEnv(s.tables, rules=rules, obs_mode=obs_mode, autoreset_mode=autoreset)
@@ -258,6 +296,8 @@ def run(s: Settings) -> dict[str, object]:
                 f"--id {env_id}: not one of this package's registered ids; choose from "
                 f"{', '.join(ENV_IDS)}"
             )
+    if s.rule_space is not None:
+        default_space(s.rule_space)  # ValueError names the versions there are
     check_writable("json", s.json)
     print(f"load before: {_load()}")
     before = bench_baseline(s)
@@ -303,6 +343,8 @@ def run(s: Settings) -> dict[str, object]:
         result["ids"] = run_ids(s)
     if s.seats:
         result["seats"] = run_seats(s)
+    if s.rule_space is not None:
+        result["rule_space"] = run_space(s)
     finish_benchmark(result, s, s.json)
     if s.profile > 0:
         for rules, obs_mode, _ in CASES:

@@ -3,7 +3,8 @@
 A :class:`RuleSpace` is a base :class:`~blackjack_env.engine.rules.Rules` and a few
 *axes*: rule fields with the values each may take. Its rule sets are the product of the
 axes (every other field as in the base), in a fixed order (the first axis varies
-slowest): ``len(space)`` of them, each one :class:`Rules`. It draws rule sets from a
+slowest): ``len(space)`` of them, each one
+:class:`~blackjack_env.engine.rules.Rules`. It draws rule sets from a
 ``numpy.random.Generator`` (:meth:`RuleSpace.sample`, :meth:`RuleSpace.sample_many`),
 tells whether a rule set belongs to it (:meth:`RuleSpace.contains`,
 :meth:`RuleSpace.check`, one line naming the field and what the space allows), lists its
@@ -11,7 +12,8 @@ rule sets (``for rules in space``, :meth:`RuleSpace.rules_at`) and round-trips t
 JSON-ready dict (:meth:`RuleSpace.to_dict`, :meth:`RuleSpace.from_dict`).
 
 Axes
-    Each axis is a field of :class:`Rules` (not ``seats``: the seats at a table fix
+    Each axis is a field of :class:`~blackjack_env.engine.rules.Rules` (not ``seats``:
+    the seats at a table fix
     the envs' arrays) with a tuple of values, read as ``Rules`` reads them (enums from
     their strings, ``"3:2"`` payouts, numpy numbers). A numeric field may take a
     :class:`Grid` instead: ``Grid(0.5, 0.9, 0.1)`` is the values 0.5, 0.6, 0.7, 0.8, 0.9
@@ -36,7 +38,8 @@ Shapes
 Held out
     With ``hold_out=k`` (k >= 2) one rule set in about k is held out for testing: those
     whose *key* (the SHA-256 of the JSON of the rule set's values on the space's axes,
-    in :meth:`Rules.to_dict` form, keys sorted, no spaces) read as a big-endian integer
+    in :meth:`~blackjack_env.engine.rules.Rules.to_dict` form, keys sorted, no spaces)
+    read as a big-endian integer
     from its first 8 bytes is divisible by k (:meth:`RuleSpace.is_held_out`). The
     sampler never draws them (it rejects and draws again, so training draws are uniform
     over the other rule sets), which makes the two sets disjoint by construction, not by
@@ -170,7 +173,8 @@ def _field_values(base: Rules, name: str, spec: Any) -> tuple[Any, ...]:
 
 
 def _shown(rules: Rules, name: str) -> str:
-    """A field's value as :meth:`Rules.to_dict` writes it, quoted for a message."""
+    """A field's value as :meth:`~blackjack_env.engine.rules.Rules.to_dict` writes it,
+    quoted for a message."""
     return repr(rules.to_dict()[name])
 
 
@@ -181,7 +185,8 @@ def _canonical(point: Mapping[str, Any]) -> str:
 
 @dataclass(frozen=True)
 class RuleSpace:
-    """A set of rule sets: a base :class:`Rules` and named axes (see the module docstring).
+    """A set of rule sets, a base :class:`~blackjack_env.engine.rules.Rules` and named
+    axes (see the module docstring).
 
     Args:
         base: every field that is not an axis takes its value here.
@@ -400,14 +405,16 @@ class RuleSpace:
 
     @property
     def n_play(self) -> int:
-        """Playing actions of every rule set: 2 (stand, hit) or 5 (double, split,
-        surrender too); an env that asks insurance decisions adds ``INSURE`` (6)."""
+        """The playing actions every rule set of the space offers, 2 (stand and hit) or 5
+        (double, split and surrender too); an env that asks insurance decisions adds
+        ``INSURE`` (6)."""
         first = self.base.replace(**{n: v[0] for n, v in self.axes})
         return 2 if play.stand_hit_only(first) else 5
 
     # ------------------------------------------------------------- membership
     def contains(self, rules: Any) -> bool:
-        """Whether ``rules`` (a :class:`Rules`) is one of the space's rule sets."""
+        """Whether ``rules`` (a :class:`~blackjack_env.engine.rules.Rules`) is one of the
+        space's rule sets."""
         return isinstance(rules, Rules) and self._outside(rules) is None
 
     def check(self, rules: Any) -> None:
@@ -522,9 +529,10 @@ class RuleSpace:
 
     # ------------------------------------------------------------- JSON
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict: ``name``, ``hold_out``, ``base`` (:meth:`Rules.to_dict`) and
-        ``axes`` (field -> list of values in ``to_dict`` form, or ``{"grid": [low, high,
-        step]}``); :meth:`from_dict` reads it back."""
+        """A JSON-ready dict with ``name``, ``hold_out``, ``base``
+        (:meth:`~blackjack_env.engine.rules.Rules.to_dict`) and ``axes`` (field -> list of
+        values in ``to_dict`` form, or ``{"grid": [low, high, step]}``); :meth:`from_dict`
+        reads it back."""
         grids = dict(self.grids)
         axes: dict[str, Any] = {}
         for name, values in self.axes:
@@ -572,14 +580,14 @@ class RuleSpace:
 
 
 # ---------------------------------------------------------------- the default space
-#: The base of the default space, version 1: an infinite deck (every rule set is graded
-#: exactly by ``blackjack_env.analysis``), one seat, no insurance offered (the hole-card
-#: axis includes rules without a peek, where insurance cannot be offered).
+#: The base of the default space (version 1) is an infinite deck (every rule set is
+#: graded exactly by ``blackjack_env.analysis``), one seat, no insurance offered (the
+#: hole-card axis includes rules without a peek, where insurance cannot be offered).
 DEFAULT_BASE_V1 = Rules(decks=None, penetration=None, insurance=False, seats=1)
 
-#: The axes of the default space, version 1, in its order: the rules a blackjack
-#: researcher names when comparing games. 2 x 4 x 3 x 3 x 2 x 3 x 2 x 2 x 3 = 5,184 rule
-#: sets, every one with double, split and surrender actions (5 playing actions).
+#: The axes of the default space (version 1) in order, the rules a blackjack researcher
+#: names when comparing games. 2 x 4 x 3 x 3 x 2 x 3 x 2 x 2 x 3 = 5,184 rule sets, every
+#: one with double, split and surrender actions (5 playing actions).
 DEFAULT_AXES_V1: tuple[tuple[str, tuple[Any, ...]], ...] = (
     ("dealer_hits_soft_17", (False, True)),
     ("blackjack_payout", ("3:2", "6:5", "1:1", "2:1")),
@@ -636,8 +644,9 @@ def held_out(version: str = "v1") -> tuple[Rules, ...]:
     They are the first :data:`HELD_OUT_SIZE` of the space's held-out rule sets in the
     order of their keys (:meth:`RuleSpace.held_out_rules`): each is held out, so the
     default sampler never draws it (disjoint by construction). Read from the package
-    file :func:`held_out_file` (its ``"rules"``, each :meth:`Rules.to_dict`), which a
-    test regenerates from the space and checks is unchanged."""
+    file :func:`held_out_file` (its ``"rules"``, each
+    :meth:`~blackjack_env.engine.rules.Rules.to_dict`), which a test regenerates from the
+    space and checks is unchanged."""
     return _held_out(held_out_file(version))
 
 

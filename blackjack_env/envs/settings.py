@@ -623,6 +623,13 @@ def _check_batched_rules(rules: Rules, space: RuleSpace | None = None) -> None:
     """What the batched tables cannot play (their one check of the rules)."""
     if True in _values(rules, space, "bet_raising"):
         raise ValueError("rules with bet_raising=True are not supported by the batched env")
+    if space is not None and space.shoe_decks[0] != space.shoe_decks[1]:
+        low, high = space.shoe_decks
+        raise ValueError(
+            f"rules: the batched env plays one shoe size per env; the rule space "
+            f"{space.name!r} has shoes of {low} to {high} decks: use one deck count "
+            f"(penetration may vary), or the single env"
+        )
 
 
 def _read_rules_arg(value: Any, decks: Any) -> tuple[Rules, RuleSpace | None]:

@@ -21,7 +21,7 @@ from blackjack_env.envs.settings import (
     json_ready_spec,
 )
 from blackjack_env.envs.step import Decision, array_play_illegal, array_table_actions
-from blackjack_env.envs.tables import RuleTables
+from blackjack_env.envs.tables import RuleBank, RuleTables
 from blackjack_env.envs.vector_checks import (
     check_actions,
     check_autoreset_mode,
@@ -110,6 +110,33 @@ class BlackjackVectorEnv(VectorEnv, ObserveMixin, InfoMixin):
     episode is truncated, as the single env's. A table of S seats takes about S times
     more steps per round (``scripts/bench_vector.py --seats 3 7``).
 
+    ## Rule spaces (domain randomization)
+
+    ``rules`` may be a :class:`~blackjack_env.engine.rulespace.RuleSpace` (or its
+    ``to_dict()``, as ``spec`` records it): every sub-env draws its rule set from the
+    space at each of its resets, autoresets included, from the env's ``np_random`` (one
+    stream: the same seed and actions give the same draws and games), and plays that
+    episode at a fresh table under it (a finite shoe starts full). With several seats
+    per table every seat of a table plays the table's draw. The sampler never draws the
+    space's held-out rule sets. ``info["rules_index"]`` gives each sub-env's rule set as
+    its index in the space (``env.rule_space.rules_at(i)``; an int array, fixed-shape and
+    cheap to stack at every step, where a list of dicts would not be; the single env
+    gives ``Rules.to_dict()`` at reset). The tables play each rule set exactly as a
+    batched env of fixed rules would (``tests/envs/test_batch_rules.py``): their rule
+    tables are stacked in ``env.bank`` (a :class:`~blackjack_env.envs.tables.RuleBank`;
+    each rule set's tables are built the first time it is drawn, about 2-5 ms, so the
+    first steps of a large space take longer), and each table reads its own rows. One
+    shoe size per env: a space that varies the deck count is refused here (the single
+    env plays it); penetration may vary. The observation space is the space's:
+    ``H`` is its largest ``max_split_hands``.
+
+    ## Observations that carry the rules
+
+    ``observe_rules=True`` (``"vector"``, ``"features"``, ``"dict"``; refused with
+    ``"tuple"`` and ``"multidiscrete"``): as the single env, each sub-env's observation
+    ends with its table's rule features (the dict: key ``"rules"``), the same encoder
+    (:func:`~blackjack_env.envs.view.fields.rule_features`), so one policy reads both.
+
     ## Info
 
     Batched, each key with its ``_key`` mask (all True): ``action_mask``
@@ -158,7 +185,9 @@ class BlackjackVectorEnv(VectorEnv, ObserveMixin, InfoMixin):
     * v0: initial version. Later additions that leave the existing behaviour as it was:
       ``bet_sizes`` and a finite ``bankroll`` (2026-11), so every registered id with one
       seat, ``BlackjackCounting-v0`` included, has this native batched env;
-      ``seats_per_table`` (2026-11): several learner seats per table.
+      ``seats_per_table`` (2026-11): several learner seats per table; ``observe_rules``
+      and ``rules=RuleSpace`` (2026-12): observations that carry the rules, and a rule set
+      drawn per sub-env at each reset; both off by default, where the env is as before.
     """
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -188,12 +217,24 @@ class BlackjackVectorEnv(VectorEnv, ObserveMixin, InfoMixin):
         whole = () if args is None else (args,)
         settings = EnvSettings.batched(seats_per_table, *whole, **kwargs)
         self.settings = settings
-        #: the rule tables of these settings (what the batched round reads; built once)
-        self.tables = RuleTables.from_settings(settings)
+        #: the rule space each sub-env draws its rules from at each reset (None: fixed rules)
+        self.rule_space = settings.rule_space
+        #: under a rule space, the rule tables of the rule sets drawn (built on first draw)
+        self.bank: RuleBank | None = None
+        if self.rule_space is not None:
+            self.bank = RuleBank(
+                self.rule_space, bet=settings.bet, bet_sizes=settings.bet_sizes,
+                bankroll=settings.bankroll, insurance_decisions=settings.insurance_decisions,
+            )  # fmt: skip
+            #: the rule tables of these settings (under a rule space: its first rule set's)
+            self.tables = self.bank.first
+        else:
+            self.tables = RuleTables.from_settings(settings)
         rules: Rules = settings.rules
         self.rules = rules
         self.layout = Layout(
-            rules, settings.obs_mode, settings.bet, settings.bet_sizes, settings.insurance_decisions
+            rules, settings.obs_mode, settings.bet, settings.bet_sizes,
+            settings.insurance_decisions, settings.max_hands, settings.observe_rules,
         )
         self.obs_mode = settings.obs_mode
         self.bet = settings.bet
@@ -247,6 +288,12 @@ class BlackjackVectorEnv(VectorEnv, ObserveMixin, InfoMixin):
         self._ended = np.zeros(n, dtype=bool)
         self._init_bets()
         self._pre_peek_decisions = self.tables.pre_peek_decisions
+        self._observe_rules = settings.observe_rules
+        #: each sub-env's rule set, as its index in the rule space (0 for fixed rules)
+        self._rules_index = np.zeros(n, dtype=np.int64)
+        if self.bank is not None:
+            # any rule set of the space may ask a pre-peek question: STAND declines it
+            self._pre_peek_decisions = True
 
     # ================================================================ API
     def reset(
@@ -263,13 +310,15 @@ class BlackjackVectorEnv(VectorEnv, ObserveMixin, InfoMixin):
             cards = options.get("cards")
             if "reset_mask" in options:
                 mask = check_reset_mask(options["reset_mask"], n, self.seats)
-        stacks = read_stacks(cards, n, self.seats, self.rules.shoe_decks)
+        stacks = read_stacks(cards, n, self.seats, self.rules.shoe_decks)  # one shoe size
         super().reset(seed=seed)
         idx = mask.nonzero()[0]
         if seed is not None or self.batch is None:
-            self.batch = TableBatch.from_tables(
-                self.tables, n, self.np_random, track_cards=self.obs_mode is ObsMode.DICT
-            )
+            track = self.obs_mode is ObsMode.DICT
+            if self.bank is not None:
+                self.batch = TableBatch.from_bank(self.bank, n, self.np_random, track)
+            else:
+                self.batch = TableBatch.from_tables(self.tables, n, self.np_random, track)
             idx = self._arange
         else:
             self.batch.finish_rounds(idx)
@@ -431,8 +480,18 @@ class BlackjackVectorEnv(VectorEnv, ObserveMixin, InfoMixin):
 
     # ============================================================ autoreset
     def _new_episodes(self, idx: np.ndarray, stacks: dict[int, Any] | None = None) -> None:
-        """Start a new episode at sub-envs ``idx`` (a reset or an autoreset): its first
+        """Start a new episode at sub-envs ``idx`` (a reset or an autoreset): under a rule
+        space, a rule set drawn for each table (from the env's ``np_random``); its first
         round, with ``bankroll`` chips, and the episode's counters at zero."""
+        if self.rule_space is not None and self.bank is not None and idx.size:
+            batch = self.batch
+            assert batch is not None
+            lead = idx if self.seats == 1 else idx[idx % self.seats == 0]
+            drawn = self.rule_space.sample_indices(self.np_random, lead.size)
+            if self.seats > 1:  # every seat of a table plays its rules
+                drawn = np.repeat(drawn, self.seats)
+            batch.set_rules(idx, self.bank.slots(drawn))
+            self._rules_index[idx] = drawn
         self._start_rounds(idx, stacks, episode=True)
         self._rounds[idx] = 1
         self._steps[idx] = 0

@@ -41,7 +41,9 @@ class BetsMixin(VectorState):
         # bet step), or summed over split hands and rounds, is not exact in floats (3 *
         # 1.2 is 3.5999999999999996): rewards and chips are then taken from the exact
         # chips (the single env's float(Fraction); the JAX adapters' chips_to_float)
-        den = play.chip_denominator(self.rules)
+        # under a rule space: a unit every rule set's chips are multiples of
+        bank = self.bank
+        den = play.chip_denominator(self.rules) if bank is None else bank.chip_denominator()
         self._chip_den = den
         self._exact_chips = den & (den - 1) != 0
 

@@ -38,6 +38,9 @@ class InfoMixin(BetsMixin):
             "reshuffled": batch.reshuffled.copy(),
             "_reshuffled": t,
         }
+        if self.rule_space is not None:  # each sub-env's rule set, by its index in the space
+            info["rules_index"] = self._rules_index.copy()
+            info["_rules_index"] = t
         if self.seats > 1:
             info["table"] = self._table
             info["_table"] = t

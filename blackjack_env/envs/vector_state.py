@@ -15,10 +15,11 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 
 from blackjack_env.engine.rules import Rules
+from blackjack_env.engine.rulespace import RuleSpace
 from blackjack_env.envs.batch import TableBatch
 from blackjack_env.envs.settings import EnvSettings
 from blackjack_env.envs.step import IllegalAction
-from blackjack_env.envs.tables import RuleTables
+from blackjack_env.envs.tables import RuleBank, RuleTables
 from blackjack_env.envs.view.layout import Layout, ObsMode
 
 __all__ = ["VectorState"]
@@ -31,8 +32,17 @@ class VectorState:
     # ---- configuration (frozen after __init__)
     #: the validated settings, as the single env's
     settings: EnvSettings
-    #: the rule tables of the settings (the batched round's and the mask rows' source)
+    #: the rule tables of the settings (the batched round's and the mask rows' source;
+    #: under a rule space, its first rule set's)
     tables: RuleTables
+    #: the rule space sub-envs draw their rules from at each reset (None: fixed rules)
+    rule_space: RuleSpace | None
+    #: under a rule space, the rule tables of every rule set drawn so far
+    bank: RuleBank | None
+    #: the observations carry the rule features
+    _observe_rules: bool
+    #: each sub-env's rule set as its index in the rule space (``info["rules_index"]``)
+    _rules_index: np.ndarray
     rules: Rules
     #: the spaces and per-step view of one sub-env (as the single env's)
     layout: Layout

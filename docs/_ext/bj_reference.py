@@ -721,6 +721,39 @@ def rules_reference() -> None:
     write("presets.md", text)
 
 
+def rule_space_reference() -> None:
+    """The rule features (index, name, meaning) and the default rule space's axes."""
+    from blackjack_env.engine.rulespace import DEFAULT_VERSIONS, default_space
+    from blackjack_env.envs.view.fields import RULE_FEATURE_TABLE
+
+    rows = [(i, code(name), meaning, "[0, 1]")
+            for i, (name, meaning) in enumerate(RULE_FEATURE_TABLE)]
+    write("rule-features.md", table(("index", "feature", "meaning", "range"), rows))
+    for version in DEFAULT_VERSIONS:
+        space = default_space(version)
+        base = space.base.to_dict()
+        rows = []
+        for name, values in space.axes:
+            shown = [space.base.replace(**{name: v}).to_dict()[name] for v in values]
+            rows.append((code(name), ", ".join(code(_show_json(v)) for v in shown), len(values)))
+        text = table(("axis", "values", "count"), rows)
+        fixed = [f"{code(f'{k}={_show_json(v)}')}" for k, v in base.items()
+                 if k not in space.axis_names]
+        text += (f"\n{space.size:,} rule sets ({' x '.join(str(len(v)) for _, v in space.axes)});"
+                 f" {space.size - space.training_size:,} held out (`hold_out={space.hold_out}`),"
+                 f" the sampler draws from the other {space.training_size:,}. Every other "
+                 f"field as the base: {', '.join(fixed)}.\n")
+        write(f"rule-space-{version}.md", text)
+
+
+def _show_json(value: Any) -> str:
+    if value is None:
+        return "None"
+    if isinstance(value, list):
+        return "(" + ", ".join(str(v) for v in value) + ")"
+    return str(value)
+
+
 def _house_edges(names: Sequence[str]) -> dict[str, str]:
     from blackjack_env.analysis import solve
     from blackjack_env.engine import preset
@@ -874,6 +907,7 @@ def generate(app: Any = None) -> None:
     observation_reference()
     rules_reference()
     citation_reference()
+    rule_space_reference()
     import bj_envpages
     import bj_figures
 

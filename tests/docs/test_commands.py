@@ -120,6 +120,9 @@ HELP_ONLY = {
     "blackjack-web --agent runs/main": "serves until stopped; tests/web start it",
     "python scripts/bench_vector.py": "the default of the rows run small above",
     "python scripts/bench_vector.py --tables 8192": "the same benchmark at another size",
+    "python scripts/bench_vector.py --rule-space v1": "run small by tests/scripts/"
+        "test_scripts_smoke.py::test_bench_vector_times_a_rule_space (-m slow: it builds "
+        "the tables of 4,499 rule sets)",
 }
 
 INLINE = re.compile(r"`((?:blackjack-[a-z]+|python scripts/|python -m blackjack_env)[^`]*)`")

@@ -54,10 +54,19 @@ INSURED = RuleSpace(
      "dealer_hits_soft_17": (False, True), "blackjack_payout": ("3:2", "1:1", "7:5")},
     name="insured-test",
 )
+#: Finite bankrolls and bet sizes: chips kept exact in the space's unit (6:5 and 3:2).
+BANKROLL = RuleSpace(
+    Rules(decks=6, insurance=True),
+    {"blackjack_payout": ("3:2", "6:5"), "surrender": ("none", "late", "early"),
+     "double": ("any", "9-11")},
+    name="bankroll-test",
+)
 CONFIGS = {
     "default": (default_space(), {}),
     "finite": (FINITE, {}),
     "insured": (INSURED, {"bet": 2, "insurance_decisions": True}),
+    "bankroll": (BANKROLL, {"bet_sizes": (1, 2, 4), "bankroll": 40,
+                            "insurance_decisions": True}),
 }
 
 
@@ -84,6 +93,8 @@ def test_mixed_tables_play_as_single_rule_batches(name: str) -> None:
         index = pool[rng.integers(pool.size, size=n)]
         mixed.clear_stacks(np.arange(n))  # last round's stacked cards not dealt
         mixed.set_rules(np.arange(n), bank.slots(index))
+        if kw.get("bankroll") is not None:  # a new session, as each reference batch's
+            mixed.set_chips(np.arange(n), kw["bankroll"])
         rules_of = [space.rules_at(int(i)) for i in index]
         stacks = [CardIds(r, rng, 90).ids for r in rules_of]
         mixed.start_rounds(np.arange(n), {t: [ALL_CARDS[c] for c in s]
@@ -127,13 +138,15 @@ def test_mixed_tables_play_as_single_rule_batches(name: str) -> None:
                 assert np.array_equal(ref.d_hard, mixed.d_hard[where])
                 assert np.array_equal(ref.hole_revealed, mixed.hole_revealed[where])
                 assert np.array_equal(ref.insurance_net, mixed.insurance_net[where])
+                if ref.bankroll is not None:  # the same chips (kept in other units)
+                    assert np.array_equal(ref.chips(np.arange(where.size)), mixed.chips(where))
             decisions += int(np.count_nonzero(~finished))
             finished |= over
             if finished.all():
                 break
         assert finished.all()
     assert decisions > n * rounds
-    assert len(set(bank.rules)) == bank.size > (60 if name != "insured" else 10)
+    assert len(set(bank.rules)) == bank.size > (60 if name in ("default", "finite") else 10)
 
 
 @pytest.mark.parametrize("name", sorted(CONFIGS))
@@ -162,9 +175,14 @@ def test_a_bank_batch_under_one_rule_set_is_the_single_rule_batch(name: str) -> 
             assert np.array_equal(ref.pos, mixed.pos)
             assert np.array_equal(ref.shuffles, mixed.shuffles)
             ended = np.flatnonzero(over)
+            if ref.bankroll is not None:
+                assert np.array_equal(ref.chips(np.arange(n)), mixed.chips(np.arange(n)))
             if ended.size:
-                ref.start_rounds(ended)
-                mixed.start_rounds(ended)
+                bets = None
+                if kw.get("bet_sizes"):  # a size each, as a BET step would place it
+                    bets = np.array(kw["bet_sizes"])[act_rng.integers(3, size=ended.size)]
+                ref.start_rounds(ended, bets=bets)
+                mixed.start_rounds(ended, bets=bets)
 
 
 def test_seats_per_table_under_mixed_rules() -> None:
@@ -213,3 +231,27 @@ def test_what_a_bank_batch_refuses() -> None:
     single = TableBatch(Rules(decks=None), 2, np.random.default_rng(0))
     with pytest.raises(ValueError, match=r"^set_rules needs a batch built from a RuleBank"):
         single.set_rules(np.arange(2), np.zeros(2, dtype=np.int64))
+
+
+def test_a_bank_batch_pickles_and_plays_on_the_same() -> None:
+    import pickle
+
+    space = default_space()
+    bank, batch = _batches(space, {}, 64, seed=9)
+    rng = np.random.default_rng(9)
+    batch.set_rules(np.arange(64), bank.slots(space.sample_indices(rng, 64)))
+    batch.start_rounds(np.arange(64))
+    copy = pickle.loads(pickle.dumps(batch))
+    for _ in range(30):
+        mask = batch.legal_mask()
+        assert np.array_equal(mask, copy.legal_mask())
+        actions = random_legal_actions(rng, mask)
+        a, b = batch.step(actions), copy.step(actions)
+        assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+        ended = np.flatnonzero(a[0])
+        if ended.size:
+            drawn = space.sample_indices(rng, ended.size)
+            for x in (batch, copy):  # each its own bank (the copy's was pickled with it)
+                assert x.bank is not None
+                x.set_rules(ended, x.bank.slots(drawn))
+                x.start_rounds(ended)

@@ -213,3 +213,119 @@ def test_the_multi_agent_envs_draw_and_observe_rules() -> None:
         env.reset()
         drawn.add(env.rules)
     assert len(drawn) > 3  # 8 rule sets
+
+
+# ------------------------------------------------------------------ the batched env
+def test_the_batched_env_draws_per_sub_env_at_every_reset() -> None:
+    from blackjack_env.envs.random_legal import random_legal_actions
+    from blackjack_env.envs.vector import BlackjackVectorEnv
+
+    space = RuleSpace(BASE, {"dealer_hits_soft_17": (False, True),
+                             "surrender": ("none", "late", "early"),
+                             "blackjack_payout": ("3:2", "6:5", "1:1"),
+                             "double": ("any", "10-11"), "max_split_hands": (2, 3, 4)},
+                      hold_out=5)
+    for mode in ("NextStep", "SameStep"):
+        env = BlackjackVectorEnv(64, rules=space, obs_mode="features", observe_rules=True,
+                                 autoreset_mode=mode)
+        n = fields.FEATURES_SIZE
+        assert env.single_observation_space.shape == (n + RULES_SIZE,)
+        obs, info = env.reset(seed=3)
+        rng = np.random.default_rng(3)
+        changed = 0
+        resetting = np.zeros(64, dtype=bool)  # NextStep: sub-envs reset on this step
+        for _ in range(30):
+            index = info["rules_index"]
+            assert info["_rules_index"].all()
+            for k in range(64):
+                rules = space.rules_at(int(index[k]))
+                assert not space.is_held_out(rules)
+                assert np.array_equal(obs[k, n:], rule_features(rules))
+            assert env.observation_space.contains(obs)
+            obs, _, term, trunc, info = env.step(random_legal_actions(rng, info["action_mask"]))
+            done = term | trunc
+            if mode == "SameStep":  # the new episode's rules at once; the others kept
+                assert np.array_equal(info["rules_index"][~done], index[~done])
+                final = info["final_obs"]
+                for k in np.flatnonzero(done)[:5]:
+                    ended = space.rules_at(int(index[k]))
+                    assert np.array_equal(final[k, n:], rule_features(ended))
+                changed += int(np.count_nonzero(info["rules_index"][done] != index[done]))
+            else:  # the sub-envs that ended last step drew new rules on this one
+                kept = ~resetting
+                assert np.array_equal(info["rules_index"][kept], index[kept])
+                changed += int(np.count_nonzero(info["rules_index"][resetting]
+                                                != index[resetting]))
+                resetting = done
+        assert changed > 100  # fresh draws (of 108 rule sets, about 86 not held out)
+
+
+def test_the_batched_env_is_deterministic_under_a_seed() -> None:
+    from blackjack_env.envs.random_legal import random_legal_actions
+    from blackjack_env.envs.vector import BlackjackVectorEnv
+
+    def run(seed: int) -> list:
+        env = BlackjackVectorEnv(32, rules=small_space(), obs_mode="vector",
+                                 observe_rules=True)
+        obs, info = env.reset(seed=seed)
+        rng = np.random.default_rng(0)
+        out = [obs.tobytes(), info["rules_index"].tobytes()]
+        for _ in range(25):
+            obs, reward, *_, info = env.step(random_legal_actions(rng, info["action_mask"]))
+            out += [obs.tobytes(), reward.tobytes(), info["rules_index"].tobytes()]
+        return out
+
+    assert run(4) == run(4)
+    assert run(4) != run(5)
+
+
+def test_each_sub_env_plays_as_a_fixed_rules_env_of_its_rule_set() -> None:
+    """Stacked cards: each sub-env's rewards and masks are those of a one-table batched
+    env under its drawn rule set (fixed rules), dealt the same cards."""
+    from blackjack_env.envs.random_legal import random_legal_actions
+    from blackjack_env.envs.vector import BlackjackVectorEnv
+    from tests.envs.vector_helpers import CardIds
+
+    space = default_space()
+    n = 24
+    env = BlackjackVectorEnv(n, rules=space, obs_mode="vector", observe_rules=True)
+    rng = np.random.default_rng(8)
+    for _ in range(3):
+        cards = [CardIds(space.base, rng, 60).text() for _ in range(n)]
+        _obs, info = env.reset(seed=int(rng.integers(1000)), options={"cards": cards})
+        refs = [BlackjackVectorEnv(1, rules=space.rules_at(int(i)), obs_mode="vector")
+                for i in info["rules_index"]]
+        ref_info = [r.reset(seed=0, options={"cards": [c]})[1] for r, c in zip(refs, cards,
+                                                                                 strict=True)]
+        done = np.zeros(n, dtype=bool)
+        while not done.all():
+            mask = info["action_mask"]
+            for k in np.flatnonzero(~done):
+                assert np.array_equal(ref_info[k]["action_mask"][0], mask[k])
+            actions = random_legal_actions(rng, mask)
+            _obs, reward, term, trunc, info = env.step(np.where(done, 0, actions))
+            for k in np.flatnonzero(~done):
+                _, r_reward, r_term, _, ref_info[k] = refs[k].step(actions[k : k + 1])
+                assert r_reward[0] == reward[k] and r_term[0] == term[k]
+            done |= term | trunc
+
+
+def test_the_batched_env_refuses_shoes_of_several_sizes() -> None:
+    from blackjack_env.envs.vector import BlackjackVectorEnv
+
+    space = RuleSpace(Rules(decks=2, insurance=False), {"decks": (2, 6)})
+    BlackjackEnv(rules=space)  # the single env plays it
+    with pytest.raises(ValueError, match=r"^rules: the batched env plays one shoe size per env"):
+        BlackjackVectorEnv(4, rules=space)
+    same = RuleSpace(Rules(decks=2, insurance=False), {"penetration": Grid(0.5, 0.9, 0.2)})
+    env = BlackjackVectorEnv(4, rules=same)
+    env.reset(seed=0)
+
+
+def test_make_vec_records_the_space_in_its_spec() -> None:
+    envs = gym.make_vec("blackjack_env/Blackjack-v0", num_envs=4, rules=small_space(),
+                        obs_mode="dict", observe_rules=True)
+    obs, info = envs.reset(seed=0)
+    assert obs["rules"].shape == (4, RULES_SIZE) and "rules_index" in info
+    data = json.loads(envs.spec.to_json())
+    assert RuleSpace.from_dict(data["kwargs"]["rules"]) == small_space()

@@ -94,6 +94,7 @@ BAD_INPUTS: list[tuple[str, list[str], str]] = [
     ("bench_vector.py", ["--seats", "8"], "--seats 8"),
     ("bench_vector.py", ["--json", MISSING], MISSING),
     ("bench_vector.py", ["--id", "bogus/Nope-v0"], "--id bogus/Nope-v0"),
+    ("bench_vector.py", ["--rule-space", "v9"], "'v9'"),
     ("rllib_example.py", ["--iterations", "0"], "--iterations 0"),
     ("rllib_example.py", ["--minibatch", "1024"], "--minibatch 1024"),
     ("rllib_example.py", ["--obs-mode", "pixels"], "'pixels'"),

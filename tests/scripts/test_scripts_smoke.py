@@ -299,3 +299,20 @@ def test_bench_vector_times_several_seats_per_table(tmp_path):
     rows = json.loads(out.read_text())["seats"]
     assert [(r["seats"], r["tables"], r["autoreset"]) for r in rows] == [(3, 10, "SameStep")]
     assert rows[0]["hands_per_s"] > 0 and rows[0]["parallel_hands_per_s"] > 0
+
+
+@pytest.mark.slow
+def test_bench_vector_times_a_rule_space(tmp_path):
+    """``--rule-space v1``: every table under its own rule set (the 4,499 rule sets'
+    tables are built first: tens of seconds, hence slow)."""
+    out = tmp_path / "bench.json"
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPTS / "bench_vector.py"), "--seconds", "0.05", "--tables", "64",
+         "--baseline-envs", "2", "--autoreset", "SameStep", "--rule-space", "v1",
+         "--json", str(out)],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "rule space default-v1" in proc.stdout
+    rows = json.loads(out.read_text())["rule_space"]
+    assert rows[0]["rule_sets"] >= 4499 and rows[0]["hands_per_s"] > 0

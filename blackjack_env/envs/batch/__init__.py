@@ -1,7 +1,9 @@
 """Many blackjack tables stepped at once with numpy: the batched tables of the vector env.
 
 :class:`TableBatch` plays ``num_tables`` independent tables, each with one
-player seat and a dealer, under one :class:`~blackjack_env.engine.rules.Rules`.
+player seat and a dealer, under one :class:`~blackjack_env.engine.rules.Rules`, or
+(:meth:`TableBatch.from_bank`) each under its own rule set of a rule space
+(``rules.py``).
 It is the engine's round (:class:`~blackjack_env.engine.table.Table`) rewritten
 as structure-of-arrays code: every field of every hand of every table is an
 element of a numpy array, and one call advances all tables. Nothing here
@@ -104,7 +106,10 @@ as mixins, and every module's docstring says what it holds):
     several seats per table: who acts, the deal and the peek seat by seat, the
     dealer once per table;
 ``chips.py``
-    bet steps (``open_rounds``) and finite bankrolls (``chips``, ``set_chips``).
+    bet steps (``open_rounds``) and finite bankrolls (``chips``, ``set_chips``);
+``rules.py``
+    each table under its own rules: a :class:`~blackjack_env.envs.tables.RuleBank`'s
+    stacked tables, a rule slot per table (``set_rules``), the per-table offsets and flags.
 """
 
 from blackjack_env.envs.batch.codes import NUM_CORE_ACTIONS, OUTCOME_CODES, BatchPhase

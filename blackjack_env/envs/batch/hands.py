@@ -268,13 +268,17 @@ class HandsMixin(BatchState):
             self._hand_ranks_f[fn, r1] = 1
             self._hand_ranks_f[f, r1] -= 1
         if self._mixed:  # each table's rules say what a split hand stakes
-            stake = self._stake[f]
             bank = self.bank
             assert bank is not None
-            slots = self.rule_slot.take(t)
-            for slot in np.unique(slots).tolist():
-                sel = slots == slot
-                stake[sel] = play.array_split_stake(bank.rules[slot], stake[sel])
+            stake = self._stake[f]
+            if len(bank.split_rules) == 1:
+                stake = play.array_split_stake(bank.split_rules[0], stake)
+            else:
+                group = bank.flags["split_group"].take(self.rule_slot.take(t))
+                for g, rules in enumerate(bank.split_rules):
+                    sel = group == g
+                    if np.count_nonzero(sel):
+                        stake[sel] = play.array_split_stake(rules, stake[sel])
         else:
             stake = play.array_split_stake(self.rules, self._stake[f])
         self._stake[f] = stake

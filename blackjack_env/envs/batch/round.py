@@ -327,9 +327,12 @@ class RoundMixin(BatchState):
         if not count:
             return deal(idx, 4).astype(np.intp), no_hole
         ids = np.zeros((4, idx.size), dtype=np.intp)
-        for sel, k in ((~no_hole, 4), (no_hole, 3)):
-            if np.count_nonzero(sel):
-                ids[:k, sel] = deal(idx[sel], k)
+        if count == idx.size:
+            ids[:3] = deal(idx, 3)
+            return ids, no_hole
+        hole, none = (~no_hole).nonzero()[0], no_hole.nonzero()[0]
+        ids[:, hole] = deal(idx.take(hole), 4)
+        ids[:3, none] = deal(idx.take(none), 3)
         return ids, no_hole
 
     def finish_rounds(self, idx: np.ndarray) -> None:

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 OFFSET_FIELDS = (
     "card_values", "value_of_card", "payouts", "by_hands", "dealer_hits", "dealer_next",
     "peek_by_rank", "asks_pre_peek", "asks_pre_peek_poor", "pair", "split_ok",
-    "split_done", "second_key", "two_hard", "rule_features",
+    "split_done", "second_key", "two_hard",
 )  # fmt: skip
 #: The flags a mixed batch reads per table.
 TABLE_FLAGS = (
@@ -68,14 +68,31 @@ class RulesMixin(BatchState):
         self._cdf_stack: np.ndarray = np.zeros((0, 8))
         self._cdf_row: dict[tuple[int, int], int] = {}
         self._cdf_of_slot: dict[int, int] = {}
+        self._cdf_blocks = np.zeros(0, dtype=np.int64)  # by slot: its CDF block (-1: none yet)
+        #: per table, its row of :attr:`rule_features` (0 in a single-rule batch)
+        self.feature_row = np.zeros(n, dtype=np.int64)
+        # per table, every int the rules give (offsets, the legal rows, the features' row,
+        # the natural effect) as rows of one array, and every flag: set_rules writes each
+        # with one assignment from the same arrays by slot (built in _bind_bank)
+        self._int_t = np.zeros((len(OFFSET_FIELDS) + 3, n if bank is not None else 0),
+                               dtype=np.int64)
+        self._bool_t = np.zeros((len(TABLE_FLAGS), self._int_t.shape[1]), dtype=bool)
+        self._slot_int = np.zeros((self._int_t.shape[0], 0), dtype=np.int64)
+        self._slot_bool = np.zeros((self._bool_t.shape[0], 0), dtype=bool)
         if bank is None:
             return
-        for name in OFFSET_FIELDS:
-            self._off[name] = np.zeros(n, dtype=np.int64)
-        for name in TABLE_FLAGS:
-            self._flag_t[name] = np.zeros(n, dtype=bool)
+        self._bind_rule_rows()
         self._bind_bank()
         self.set_rules(self._arange, np.zeros(n, dtype=np.int64), new_shoes=False)
+
+    def _bind_rule_rows(self) -> None:
+        """The per-table arrays as rows of :attr:`_int_t` and :attr:`_bool_t` (views:
+        rebuilt after unpickling, which does not keep them)."""
+        rows = self._int_t
+        f = len(OFFSET_FIELDS)
+        self._off = {name: rows[k] for k, name in enumerate(OFFSET_FIELDS)}
+        self._legal_off, self.feature_row, self._effect_t = rows[f], rows[f + 1], rows[f + 2]
+        self._flag_t = {name: self._bool_t[k] for k, name in enumerate(TABLE_FLAGS)}
 
     def _at(self, name: str, key: np.ndarray, t: np.ndarray) -> np.ndarray:
         """``key`` into the lookup table ``name``, read for tables ``t``: in a mixed batch,
@@ -124,6 +141,14 @@ class RulesMixin(BatchState):
             masks.flags.writeable = False
             #: ``(rows, n_actions)`` int8: the env's action mask by legal key (the bank's)
             self.mask_rows = masks
+        size = bank.size
+        k = legal.shape[0]
+        self._slot_int = np.stack(
+            [bank.rows[name][:size] * st[name].row_size for name in OFFSET_FIELDS]
+            + [bank.rows["legal_table"][:size] * k, bank.rows["rule_features"][:size],
+               bank.flags["natural_effect"][:size]]
+        )
+        self._slot_bool = np.stack([bank.flags[name][:size] != 0 for name in TABLE_FLAGS])
         self._bank_version = bank.version
 
     def set_rules(self, idx: np.ndarray, slots: np.ndarray, new_shoes: bool = True) -> None:
@@ -139,17 +164,22 @@ class RulesMixin(BatchState):
         if self._bank_version != bank.version:
             self._bind_bank()
         self.rule_slot[idx] = slots
-        for name, off in self._off.items():
-            stack = bank.stacked[name]
-            off[idx] = bank.rows[name].take(slots) * stack.row_size
-        k = bank.stacked["legal_table"].shape[0]
-        self._legal_off[idx] = bank.rows["legal_table"].take(slots) * k
-        for name, flag in self._flag_t.items():
-            flag[idx] = bank.flags[name].take(slots).astype(bool)
-        self._effect_t[idx] = bank.flags["natural_effect"].take(slots)
+        self._int_t[:, idx] = self._slot_int[:, slots]
+        self._bool_t[:, idx] = self._slot_bool[:, slots]
         if self.infinite:
-            if not self.track_cards:
-                self._cdf_off[idx] = [self._cdf_slot(int(s)) * 64 for s in slots.tolist()]
+            if not self.track_cards:  # each slot's block found once, then read by slot
+                blocks = self._cdf_blocks
+                if blocks.size < bank.size:
+                    grown = np.full(2 * bank.size, -1, dtype=np.int64)
+                    grown[: blocks.size] = blocks
+                    blocks = self._cdf_blocks = grown
+                block = blocks.take(slots)
+                new = np.unique(slots[block < 0])
+                if new.size:
+                    for slot in new.tolist():
+                        blocks[slot] = self._cdf_slot(slot)
+                    block = blocks.take(slots)
+                self._cdf_off[idx] = block * 64
             return
         cuts = [self._cut_of(bank.rules[s]) for s in slots.tolist()]
         self._cut_t[idx] = cuts

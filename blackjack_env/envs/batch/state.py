@@ -173,6 +173,7 @@ class BatchState:
     bank: RuleBank | None
     _mixed: bool
     rule_slot: np.ndarray
+    feature_row: np.ndarray
     _off: dict[str, np.ndarray]
     _flag_t: dict[str, np.ndarray]
     _effect_t: np.ndarray
@@ -184,6 +185,11 @@ class BatchState:
     _cdf_stack: np.ndarray
     _cdf_row: dict[tuple[int, int], int]
     _cdf_of_slot: dict[int, int]
+    _cdf_blocks: np.ndarray
+    _int_t: np.ndarray
+    _bool_t: np.ndarray
+    _slot_int: np.ndarray
+    _slot_bool: np.ndarray
 
     if TYPE_CHECKING:
         # Methods one mixin calls on another (each defined once, in its mixin): declared

@@ -430,3 +430,5 @@ class TableBatch(
         self.__dict__.update(state)
         self.__dict__.setdefault("_ever_stacked", True)
         self._bind_views()
+        if self._mixed:  # the per-table rule arrays are views too
+            self._bind_rule_rows()

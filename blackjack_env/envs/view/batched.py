@@ -45,7 +45,7 @@ class ObserveMixin(BetsMixin):
         """Recompute the observation phase and the action masks from the batch."""
         batch = self.batch
         assert batch is not None
-        if self._mask_rows is None:
+        if self._mask_rows is None or self.bank is not None:  # a bank grows: read it again
             self._mask_rows = self._mask_table(batch)
         self._phase = _DECISION.take(batch.phase)
         self._mask = self._mask_rows.take(batch.legal_keys(), axis=0)
@@ -60,8 +60,9 @@ class ObserveMixin(BetsMixin):
     def _mask_table(self, batch: TableBatch) -> np.ndarray:
         """``(K, n)`` int8: the action-mask row of a table by its batch key
         (:meth:`TableBatch.legal_keys`): the rule tables' ``mask_rows``
-        (:func:`blackjack_env.envs.tables.mask_rows`, where the rows are defined)."""
-        return batch.tables.mask_rows
+        (:func:`blackjack_env.envs.tables.mask_rows`, where the rows are defined; a batch
+        under per-table rules: its bank's, by the keys ``legal_keys`` gives)."""
+        return batch.mask_rows
 
     def _focus(self) -> tuple[np.ndarray, np.ndarray]:
         """The hand each sub-env's observation describes (``focus_index``: the hand to act
@@ -151,17 +152,32 @@ class ObserveMixin(BetsMixin):
             )
         tc = self._true_count()
         if mode is ObsMode.DICT:
-            return self._observe_dict(h, fi, total, soft, up, tc)
-        n_hands = self.rules.max_split_hands
+            out = self._observe_dict(h, fi, total, soft, up, tc)
+            if self._observe_rules:
+                out[fields.DICT_RULES_KEY] = self._rule_features()
+            return out
+        n_hands = self.layout.hands
         can_insure = ins & (mask[:, _INSURE] > 0) if self._n_play == 6 and ins is not None else 0
         ncards = batch.ncards.reshape(-1)[fi]
         pair = (ncards == 2) & (batch.r0.reshape(-1)[fi] == batch.r1.reshape(-1)[fi])
         shoe_left = 1.0 if self._infinite else batch.remaining() / batch.shoe_size
         encode = fields.encode_features if mode is ObsMode.FEATURES else fields.encode_vector
-        return encode(
+        obs = encode(
             phase, total, soft, up, can_double, can_split, can_surr, can_insure, h, n_hands,
             batch.nhands, ncards, pair, tc, shoe_left,
         )
+        if self._observe_rules:
+            obs = fields.append_rules(obs, self._rule_features())
+        return obs
+
+    def _rule_features(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """``(N, RULES_SIZE)`` (or the sub-envs ``rows``): each sub-env's rule features
+        (its table's rules: ``fields.rule_features``, built with the rule tables); a new
+        array."""
+        batch = self.batch
+        assert batch is not None
+        rows_of = batch.feature_row if rows is None else batch.feature_row.take(rows)
+        return batch.rule_features.take(rows_of, axis=0)
 
     def _observe_dict(
         self,
@@ -231,10 +247,13 @@ class ObserveMixin(BetsMixin):
         elif mode is ObsMode.VECTOR or mode is ObsMode.FEATURES:
             shoe_left = 1.0 if self._infinite else remaining / batch.shoe_size
             encode = fields.encode_features if mode is ObsMode.FEATURES else fields.encode_vector
-            obs[rows] = encode(
+            part = encode(
                 phase, zero, zero, zero, zero, zero, zero, zero, zero,
-                self.rules.max_split_hands, zero, zero, zero, tc, shoe_left,
+                self.layout.hands, zero, zero, zero, tc, shoe_left,
             )  # fmt: skip
+            if self._observe_rules:
+                part = fields.append_rules(part, self._rule_features(rows))
+            obs[rows] = part
         elif mode is ObsMode.DICT:
             none = np.zeros((m, 13), dtype=np.int64)
             unseen = np.full((m, 13), 4, dtype=np.int64) if self._infinite else batch.counts[rows]
