@@ -18,7 +18,6 @@ so evaluation, charts and the ``play`` script treat them alike:
 
 from __future__ import annotations
 
-from blackjack_env._renamed import renamed
 from blackjack_env.agents.base import Agent, Policy, legal_actions, legal_argmax, obs_key
 from blackjack_env.agents.counting import (
     BetSpread,
@@ -91,7 +90,3 @@ __all__ = [
     "train_sb3",
     "train_tabular",
 ]
-
-
-# basic_strategy: the former name of basic_seat_strategy
-__getattr__ = renamed(__name__, globals(), {"basic_strategy": "basic_seat_strategy"})

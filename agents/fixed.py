@@ -24,7 +24,6 @@ from typing import Any
 
 import numpy as np
 
-from blackjack_env._renamed import renamed
 from blackjack_env.agents.base import Agent, legal_actions
 from blackjack_env.agents.counting import BetSpread, HiLoCounter
 from blackjack_env.agents.obs import table_state
@@ -169,7 +168,3 @@ def fixed_agent(name: str, env: Any, seed: int | None = None) -> StrategyAgent:
         "stand": _stand_state_policy,
     }.get(name)
     return StrategyAgent(strategy, env, name, state_policy=state_policy)
-
-
-# basic_strategy: the former name of basic_seat_strategy
-__getattr__ = renamed(__name__, globals(), {"basic_strategy": "basic_seat_strategy"})

@@ -13,7 +13,7 @@
   choice of hand index are given beside it.
 * :func:`simulate`: plays the agent greedily for N rounds in an env and reports
   the mean return per round with a 95% confidence interval (normal
-  approximation, ``z * sd / sqrt(n)``, z from :func:`blackjack_env._cli.z_value`),
+  approximation, ``z * sd / sqrt(n)``, z from :func:`blackjack_env.cli.z_value`),
   and the per-hand rates of each
   outcome (split hands count as hands).
 * :func:`composition_reference`: on a finite shoe, where the simulation is the grade,
@@ -39,12 +39,12 @@ from typing import Any
 
 import numpy as np
 
-from blackjack_env._cli import z_value
 from blackjack_env.agents.fixed import StrategyAgent
 from blackjack_env.agents.obs import decision_policy
 from blackjack_env.analysis import evaluate_policy, solve
-from blackjack_env.analysis._model import check_supported
 from blackjack_env.analysis.composition import composition_return
+from blackjack_env.analysis.model import check_supported
+from blackjack_env.cli import z_value
 from blackjack_env.engine import Rules
 
 __all__ = [

@@ -39,8 +39,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from blackjack_env._cli import atomic_path, check_output_file
 from blackjack_env.agents.jax_ppo import JaxPPOConfig, rules_of, train_seeds
+from blackjack_env.cli import atomic_path, check_output_file
 from blackjack_env.jax import BlackjackJax, core
 
 __all__ = ["ActingSeatEnv", "train_table"]

@@ -40,11 +40,11 @@ from typing import Any
 
 import numpy as np
 
-from blackjack_env._cli import atomic_path
 from blackjack_env.agents.base import Agent, legal_actions
 from blackjack_env.agents.grading import analysis_reason, optimal_return
 from blackjack_env.agents.obs import encode_state, state_mask
 from blackjack_env.analysis import evaluate_policy
+from blackjack_env.cli import atomic_path
 from blackjack_env.engine import Action
 from blackjack_env.envs import view as V
 

@@ -22,11 +22,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, cast
 
-from blackjack_env._cli import atomic_path
 from blackjack_env.analysis import Chart, Play
 from blackjack_env.analysis.chart import card_label as column_label
 from blackjack_env.analysis.chart import cell_state as model_cell
 from blackjack_env.analysis.chart_draw import card_label, chart_figure, pyplot, row_label
+from blackjack_env.cli import atomic_path
 from blackjack_env.engine import Action, Rules
 from blackjack_env.engine.play import auto_stands, natural_stands
 

@@ -18,12 +18,12 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from blackjack_env._cli import preset_option, read_json_object
 from blackjack_env.agents.base import Agent
 from blackjack_env.agents.fixed import FIXED_AGENTS, fixed_agent
 from blackjack_env.agents.mlp import MLPAgent, is_mlp_model
 from blackjack_env.agents.sb3 import SB3Agent
 from blackjack_env.agents.tabular import TabularAgent
+from blackjack_env.cli import preset_option, read_json_object
 from blackjack_env.engine import Rules
 
 __all__ = [

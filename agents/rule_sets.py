@@ -75,8 +75,8 @@ from blackjack_env.agents.obs import (
     state_masks,
 )
 from blackjack_env.analysis import DecisionState, decision_states, evaluate_policy, solve
-from blackjack_env.analysis._model import check_supported
 from blackjack_env.analysis.counter import default_workers
+from blackjack_env.analysis.model import check_supported
 from blackjack_env.engine import Action, Rules
 from blackjack_env.engine.rules import FIELD_NAMES
 from blackjack_env.engine.rulespace import DEFAULT_VERSIONS, RuleSpace, default_space, held_out

@@ -50,8 +50,8 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from blackjack_env._cli import atomic_path, read_json_object, write_json
 from blackjack_env.agents.base import Agent, legal_argmax
+from blackjack_env.cli import atomic_path, read_json_object, write_json
 
 __all__ = [
     "SB3_ALGOS",

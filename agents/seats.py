@@ -24,7 +24,8 @@ from blackjack_env.agents.counting import BetSpread, HiLoCounter
 from blackjack_env.agents.fixed import basic_seat_strategy
 from blackjack_env.agents.registry import load_agent
 from blackjack_env.engine import Action, Phase, Rules, Table
-from blackjack_env.envs.view.layout import Layout, ObsMode, decision
+from blackjack_env.envs.step import learner_decision
+from blackjack_env.envs.view.layout import Layout, ObsMode
 from blackjack_env.strategies import make_strategy, strategy_names
 
 __all__ = ["AgentStrategy", "CountingSeat", "seat_strategy"]
@@ -39,7 +40,7 @@ def table_observation(
 ) -> tuple[Any, np.ndarray]:
     """The env's observation and int8 action mask for ``seat`` in the table's current state."""
     layout = _layout(table.rules, obs_mode)
-    phase = decision(table, seat)
+    phase = learner_decision(table, seat)
     legal = layout.legal(table, seat, phase)
     bankroll = table.seats[seat].bankroll
     obs = layout.observe(table, seat, phase, last_hand, legal,

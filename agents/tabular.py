@@ -45,8 +45,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from blackjack_env._cli import atomic_path
 from blackjack_env.agents.base import Agent, legal_actions, legal_argmax, obs_key
+from blackjack_env.cli import atomic_path
 
 __all__ = ["MonteCarloAgent", "QLearningAgent", "TabularAgent", "run_episode"]
 

@@ -71,7 +71,7 @@ def _register() -> None:
             extra["vector_entry_point"] = "blackjack_env.envs.vector:BlackjackVectorEnv"
         gymnasium.register(
             id=env_id,
-            entry_point="blackjack_env.envs.blackjack:BlackjackEnv",
+            entry_point="blackjack_env.envs.single:BlackjackEnv",
             kwargs=dict(kwargs),
             **extra,
         )

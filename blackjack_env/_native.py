@@ -43,7 +43,8 @@ KNOWN = (
     "blackjack_env.engine.seat",
     "blackjack_env.engine.shoe",
     "blackjack_env.engine.table",
-    "blackjack_env.envs.core",
+    "blackjack_env.envs.single.core",
+    "blackjack_env.envs.view.per_step",
 )
 
 

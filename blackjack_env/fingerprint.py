@@ -34,14 +34,6 @@ from typing import Annotated, Any, Literal
 
 import numpy as np
 
-from blackjack_env._cli import (
-    check_at_least,
-    check_writable,
-    option,
-    read_json_object,
-    run_command,
-    write_json,
-)
 from blackjack_env.analysis import (
     action_values,
     composition_return,
@@ -50,9 +42,17 @@ from blackjack_env.analysis import (
     hand_evs,
     solve,
 )
+from blackjack_env.cli import (
+    check_at_least,
+    check_writable,
+    option,
+    read_json_object,
+    run_command,
+    write_json,
+)
 from blackjack_env.engine.play import Action
 from blackjack_env.engine.rules import PRESETS, preset
-from blackjack_env.envs.blackjack import BlackjackEnv
+from blackjack_env.envs.single.env import BlackjackEnv
 from blackjack_env.envs.vector import BlackjackVectorEnv
 
 __all__ = [

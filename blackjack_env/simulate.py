@@ -51,7 +51,8 @@ from typing import Annotated, Any
 
 import numpy as np
 
-from blackjack_env._cli import (
+from blackjack_env.analysis import basic_strategy_chart
+from blackjack_env.cli import (
     check_at_least,
     check_writable,
     option,
@@ -59,7 +60,6 @@ from blackjack_env._cli import (
     run_command,
     write_json,
 )
-from blackjack_env.analysis import basic_strategy_chart
 from blackjack_env.engine.play import pair_table
 from blackjack_env.engine.rules import Rules, preset
 from blackjack_env.envs.step import DECISION_BY_BATCH_PHASE

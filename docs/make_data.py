@@ -44,7 +44,7 @@ HOPPE = {
 
 def learning_run() -> dict[str, Any]:
     """Q-learning as ``blackjack-train`` runs it, with its curve and exact grades."""
-    from blackjack_env.agents.commands import train
+    from blackjack_env.commands import train
 
     with tempfile.TemporaryDirectory() as out:
         summary = train.run(train.Settings(**LEARNING, out=out, progress=False))

@@ -1,7 +1,7 @@
 """The start of every command script in this folder, before ``blackjack_env`` is known
 to be importable (so it cannot live in the package).
 
-``python scripts/NAME.py ...`` runs ``blackjack_env.agents.commands.NAME.main``
+``python scripts/NAME.py ...`` runs ``blackjack_env.commands.NAME.main``
 (:func:`launch`), or a package module's ``main`` (:func:`launch_module`: the scripts
 whose work lives in the package, e.g. ``fingerprint_envs.py``). Before the install, or
 with a package the command needs missing, it says in one line what to install (status
@@ -25,7 +25,7 @@ EXTRA = {"analyze": "", "chart": "main", "counter": "", "demo": "", "evaluate": 
 
 def launch(name: str) -> NoReturn:
     """Import command ``name`` and exit with its status."""
-    command = _import(f"blackjack_env.agents.commands.{name}", EXTRA[name])
+    command = _import(f"blackjack_env.commands.{name}", EXTRA[name])
     sys.exit(command.main())
 
 

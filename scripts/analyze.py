@@ -9,7 +9,7 @@ Usage::
     python scripts/analyze.py --help                 # every option
 
 The same command is installed as ``blackjack-analyze`` (``--chart`` needs matplotlib:
-``pip install -e ".[charts]"``). The work is done by ``blackjack_env.agents.commands.analyze``.
+``pip install -e ".[charts]"``). The work is done by ``blackjack_env.commands.analyze``.
 """
 
 from _launch import launch

@@ -37,7 +37,7 @@ with importing():  # a missing package or Ctrl-C here: one line, status 2 / 130
 
     import numpy as np
 
-    from blackjack_env._cli import check_at_least, check_positive, option, run_command
+    from blackjack_env.cli import check_at_least, check_positive, option, run_command
 
 VALUES = np.array([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10])
 DEALER_CARDS = 12  # enough for any dealer hand to reach 17

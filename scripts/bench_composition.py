@@ -44,15 +44,15 @@ with importing():  # a missing package or Ctrl-C here: one line, status 2 / 130
 
     import numpy as np
 
-    from blackjack_env._cli import (
+    from blackjack_env.analysis import composition_return, kernels
+    from blackjack_env.analysis.composition import clear_cache
+    from blackjack_env.cli import (
         check_at_least,
         check_writable,
         finish_benchmark,
         option,
         run_command,
     )
-    from blackjack_env.analysis import composition_return, kernels
-    from blackjack_env.analysis.composition import clear_cache
     from blackjack_env.engine import Shoe, preset
 
 

@@ -29,7 +29,7 @@ with importing():  # a missing package or Ctrl-C here: one line, status 2 / 130
     import gymnasium as gym
 
     import blackjack_env
-    from blackjack_env._cli import (
+    from blackjack_env.cli import (
         check_at_least,
         check_writable,
         finish_benchmark,

@@ -44,7 +44,7 @@ with importing():  # a missing package or Ctrl-C here: one line, status 2 / 130
     import numpy as np
     import tyro
 
-    from blackjack_env._cli import (
+    from blackjack_env.cli import (
         UsageError,
         atomic_path,
         check_at_least,

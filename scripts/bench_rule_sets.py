@@ -42,7 +42,10 @@ with importing():  # a missing package or Ctrl-C here: one line, status 2 / 130
 
     import numpy as np
 
-    from blackjack_env._cli import (
+    from blackjack_env.agents.mlp import MLPAgent
+    from blackjack_env.agents.rule_sets import grade_rule_sets, load_rule_sets
+    from blackjack_env.analysis import solve
+    from blackjack_env.cli import (
         check_at_least,
         check_writable,
         finish_benchmark,
@@ -50,9 +53,6 @@ with importing():  # a missing package or Ctrl-C here: one line, status 2 / 130
         option,
         run_command,
     )
-    from blackjack_env.agents.mlp import MLPAgent
-    from blackjack_env.agents.rule_sets import grade_rule_sets, load_rule_sets
-    from blackjack_env.analysis import solve
     from blackjack_env.engine import preset
     from blackjack_env.envs import view as V
 

@@ -41,7 +41,7 @@ with importing():  # a missing package or Ctrl-C here: one line, status 2 / 130
     from pathlib import Path
     from typing import Annotated, Any
 
-    from blackjack_env._cli import (
+    from blackjack_env.cli import (
         UsageError,
         check_at_least,
         check_positive,
@@ -76,7 +76,7 @@ class Settings:
 #: (label, --torch-threads): 1 is the default, 0 torch's own setting (the old default)
 CASES: tuple[tuple[str, int], ...] = (("1 thread", 1), ("torch's own", 0))
 
-_TRAIN = ("import sys; from blackjack_env.agents.commands.train import main; "
+_TRAIN = ("import sys; from blackjack_env.commands.train import main; "
           "sys.exit(main(sys.argv[1:]))")
 _BUSY = "import sys, time\nend = time.monotonic() + float(sys.argv[1])\n" \
         "while time.monotonic() < end:\n    pass\n"

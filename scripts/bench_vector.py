@@ -57,7 +57,7 @@ with importing():  # a missing package or Ctrl-C here: one line, status 2 / 130
     import numpy as np
 
     from blackjack_env import ENV_IDS
-    from blackjack_env._cli import (
+    from blackjack_env.cli import (
         check_at_least,
         check_positive,
         check_writable,
@@ -177,7 +177,7 @@ def bench_seats_batched(s: Settings, seats: int, autoreset: str) -> dict[str, fl
 
 def bench_seats_parallel(s: Settings, seats: int) -> dict[str, float]:
     """Seat-rounds settled per second of a Python loop over the multi-agent table."""
-    from blackjack_env.envs.parallel import BlackjackParallelEnv
+    from blackjack_env.envs.multiagent.parallel import BlackjackParallelEnv
 
     env = BlackjackParallelEnv(rules="vegas-strip", num_seats=seats, rounds=100)
     rng = np.random.default_rng(s.seed)

@@ -8,7 +8,7 @@ Usage::
     python scripts/chart.py --help
 
 Installed, the same command is ``blackjack-chart``. The work is done by
-``blackjack_env.agents.commands.chart``.
+``blackjack_env.commands.chart``.
 """
 
 from _launch import launch

@@ -8,7 +8,7 @@ Usage::
     python scripts/counter.py --help                 # every option
 
 The same command is installed as ``blackjack-counter``; it resumes from its ``--store``
-after Ctrl-C. The work is done by ``blackjack_env.agents.commands.counter``.
+after Ctrl-C. The work is done by ``blackjack_env.commands.counter``.
 """
 
 from _launch import launch

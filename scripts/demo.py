@@ -8,7 +8,7 @@ Usage::
     python scripts/demo.py --help                # every option
 
 The same command is installed as ``blackjack-demo``. The work is done by
-``blackjack_env.agents.commands.demo``.
+``blackjack_env.commands.demo``.
 """
 
 from _launch import launch

@@ -9,7 +9,7 @@ Usage::
     python scripts/evaluate.py --help
 
 Installed, the same command is ``blackjack-evaluate``. The work is done by
-``blackjack_env.agents.commands.evaluate``.
+``blackjack_env.commands.evaluate``.
 """
 
 from _launch import launch

@@ -42,7 +42,7 @@ try:
     from dataclasses import dataclass
     from typing import Annotated, Any
 
-    from blackjack_env._cli import check_writable, option, preset_option, run_command, write_json
+    from blackjack_env.cli import check_writable, option, preset_option, run_command, write_json
 except ImportError as err:
     print(f"error: blackjack_env is not installed ({err}): run pip install -e . in the "
           f"repository", file=sys.stderr)

@@ -24,7 +24,7 @@ try:
 
     import numpy as np
 
-    from blackjack_env._cli import check_at_least, check_writable, option, run_command, write_json
+    from blackjack_env.cli import check_at_least, check_writable, option, run_command, write_json
 except ImportError as err:
     print(f"error: blackjack_env is not installed ({err}): run pip install -e . in the "
           f"repository", file=sys.stderr)

@@ -41,7 +41,7 @@ from typing import Annotated, Any
 
 import numpy as np
 
-from blackjack_env._cli import check_at_least, check_writable, option, run_command, write_json
+from blackjack_env.cli import check_at_least, check_writable, option, run_command, write_json
 
 #: name -> BlackjackJax keywords
 CONFIGS: dict[str, dict[str, Any]] = {

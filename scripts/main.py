@@ -7,7 +7,7 @@ Usage::
     python scripts/main.py --help
 
 Needs only the ``[main]`` extra (``pip install -e ".[main]"``); installed, the same
-command is ``blackjack-main``. The work is done by ``blackjack_env.agents.commands.main``.
+command is ``blackjack-main``. The work is done by ``blackjack_env.commands.main``.
 """
 
 from _launch import launch

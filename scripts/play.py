@@ -9,7 +9,7 @@ Usage::
     python scripts/play.py --help                            # every option
 
 The same command is installed as ``blackjack-play``. The game itself lives in
-``blackjack_env.agents.commands.play`` (its docstring lists the answers to type).
+``blackjack_env.commands.play`` (its docstring lists the answers to type).
 """
 
 from _launch import launch

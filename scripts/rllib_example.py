@@ -11,7 +11,7 @@ that imports ``blackjack_env`` in the worker and builds the env from the
 
 Every key of ``env_config`` except ``env_id`` is passed to
 ``gymnasium.make(env_id, ...)`` (default id ``blackjack_env/Blackjack-v0``), so
-any :class:`~blackjack_env.envs.blackjack.BlackjackEnv` argument can be set.
+any :class:`~blackjack_env.envs.single.BlackjackEnv` argument can be set.
 The default observation mode here is ``"vector"`` (a ``Box``, which RLlib's
 default models take as is); the other modes (``multidiscrete``, ``tuple``, ``dict``)
 go through RLlib's ``FlattenObservations`` env-to-module connector, which one-hot
@@ -19,7 +19,7 @@ encodes the discrete parts and joins everything into one vector. RLlib samples
 actions without a mask; the env's default ``illegal_action="map"`` plays an illegal
 action as a documented legal one (masking in RLlib needs a custom RLModule).
 ``--seats N`` trains on the multi-agent table instead: the parallel env
-(:func:`blackjack_env.envs.parallel.parallel_env`) wrapped in RLlib's
+(:func:`blackjack_env.envs.multiagent.parallel_env`) wrapped in RLlib's
 ``ParallelPettingZooEnv``, every seat an agent sharing one policy (its observation
 is the seat's view and its action mask, flattened by the same connector).
 
@@ -47,7 +47,7 @@ try:
     from dataclasses import asdict, dataclass
     from typing import Annotated, Any
 
-    from blackjack_env._cli import (
+    from blackjack_env.cli import (
         UsageError,
         check_at_least,
         check_writable,
@@ -121,7 +121,7 @@ def make_table(env_config: dict[str, Any] | None = None) -> Any:
     RLlib's ``ParallelPettingZooEnv`` (runs in the worker process)."""
     from ray.rllib.env.wrappers.pettingzoo_env import ParallelPettingZooEnv
 
-    from blackjack_env.envs.parallel import parallel_env
+    from blackjack_env.envs.multiagent.parallel import parallel_env
 
     return ParallelPettingZooEnv(parallel_env(**dict(env_config or {})))
 
@@ -199,7 +199,7 @@ def check(s: Settings) -> None:
     """Refuse bad options and a missing Ray before any work (one ``error:`` line)."""
     import importlib.util
 
-    from blackjack_env.envs.observations import ObsMode
+    from blackjack_env.envs.view.layout import ObsMode
 
     for name, low, what in (
         ("iterations", 1, "PPO training iterations"),

@@ -11,7 +11,7 @@ Usage::
 
 Tabular agents need the ``[main]`` extra, stable-baselines3 agents ``[train]``;
 installed, the same command is ``blackjack-train``. The work is done by
-``blackjack_env.agents.commands.train``.
+``blackjack_env.commands.train``.
 """
 
 from _launch import launch

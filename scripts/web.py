@@ -1,6 +1,6 @@
 """The table in a browser: ``python scripts/web.py`` (the same as ``blackjack-web``).
 
-See :mod:`blackjack_env.agents.commands.web` for the options (``--help``).
+See :mod:`blackjack_env.commands.web` for the options (``--help``).
 """
 
 from _launch import launch

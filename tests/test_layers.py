@@ -9,7 +9,7 @@ module's own names, ``self._x`` / ``cls._x``, and NamedTuple's public API, whose
 names start with an underscore (``_replace``, ``_fields``, ``_asdict``, ``_make``).
 
 Dependencies point one way (design.md): engine <- strategies / analysis <- envs (and the
-JAX table) <- agents <- web <- commands (``agents/commands``). No module imports a higher
+JAX table) <- agents <- web <- commands (``blackjack_env/commands``). No module imports a higher
 layer, at its top or in a function. A function-local import is there only to defer an
 optional heavy dependency (:data:`HEAVY`) that the module does not load at its top anyway,
 and says so in a comment on its line or just above, naming what it defers; the few
@@ -87,8 +87,7 @@ NOT_WITH_THE_PACKAGE = ("jax", "torch", "matplotlib", "starlette", "uvicorn", "p
 LAYER_OF = {
     "blackjack_env": 0,  # the package itself: the engine's names, env registration
     "blackjack_env._native": 0,
-    "blackjack_env._renamed": 0,
-    "blackjack_env._cli": 0,  # the commands' option and file helpers: needs the engine only
+    "blackjack_env.cli": 0,  # the commands' option and file helpers: needs the engine only
     "blackjack_env.engine": 0,
     "blackjack_env.strategies": 1,
     "blackjack_env.analysis": 1,
@@ -99,7 +98,7 @@ LAYER_OF = {
     "blackjack_env.fingerprint": 2,
     "blackjack_env.agents": 3,
     "blackjack_env.web": 4,
-    "blackjack_env.agents.commands": 5,
+    "blackjack_env.commands": 5,
 }
 
 #: (module, imported module) pairs imported in a function for a reason other than a heavy

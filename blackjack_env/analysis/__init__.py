@@ -35,9 +35,6 @@ Off the cards that remain (finite shoes, composition-dependent play; see
 With numba installed (the ``fast`` extra) :func:`composition_return` runs its compiled
 kernels (``analysis.kernels``); without it, the same figures in pure Python.
 
-(``basic_strategy`` and ``composition_strategy``, these classes' former names, still
-import, deprecated; the first warns.)
-
 Insurance and even money are never taken by the analysed policies.
 
 Grading an agent (infinite-deck rules)::
@@ -54,8 +51,6 @@ usable_ace)``.
 
 from __future__ import annotations
 
-from blackjack_env._renamed import renamed
-from blackjack_env.analysis._model import OUTCOMES
 from blackjack_env.analysis.chart import Chart, Play
 from blackjack_env.analysis.composition import (
     CompositionResult,
@@ -77,6 +72,7 @@ from blackjack_env.analysis.counter import (
 )
 from blackjack_env.analysis.dealer import dealer_probabilities
 from blackjack_env.analysis.finite import FiniteResult, finite_chart, finite_shoe_return, hand_evs
+from blackjack_env.analysis.model import OUTCOMES
 from blackjack_env.analysis.solve import Solution, decision_states, evaluate_policy, solve
 from blackjack_env.analysis.state import DecisionState
 from blackjack_env.analysis.strategy import BasicStrategy, basic_strategy_chart, table_state
@@ -114,10 +110,3 @@ __all__ = [
     "table_state",
 ]
 
-
-#: The former name of CompositionStrategy. It is also the name of its submodule, which the
-#: import system sets here when loading it, so it is rebound by hand, and cannot warn.
-composition_strategy = CompositionStrategy
-
-# basic_strategy: the class's name before it took CapWords
-__getattr__ = renamed(__name__, globals(), {"basic_strategy": "BasicStrategy"})

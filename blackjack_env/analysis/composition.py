@@ -95,20 +95,20 @@ from typing import cast
 import numpy as np
 
 from blackjack_env.analysis import kernels
-from blackjack_env.analysis._model import (
-    BJ,
-    CardModel,
-    check_supported,
-    natural_stands,
-    settle_values,
-    split_hand_settled,
-)
 from blackjack_env.analysis.dealer import (
     dealer_rows,
     dealer_stop_table,
     hole_naturals,
     natural_completer,
     upcard_rank,
+)
+from blackjack_env.analysis.model import (
+    BJ,
+    CardModel,
+    check_supported,
+    natural_stands,
+    settle_values,
+    split_hand_settled,
 )
 from blackjack_env.engine.cards import Card, Rank, parse_card, parse_cards
 from blackjack_env.engine.hand import score

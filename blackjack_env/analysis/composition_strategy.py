@@ -24,9 +24,8 @@ rounds a second), against well under 0.1 ms for ``basic``.
 
 from __future__ import annotations
 
-from blackjack_env._renamed import renamed
-from blackjack_env.analysis._model import check_supported
 from blackjack_env.analysis.composition import table_action_values
+from blackjack_env.analysis.model import check_supported
 from blackjack_env.analysis.strategy import BasicStrategy
 from blackjack_env.engine.rules import Rules
 from blackjack_env.engine.table import Action, Phase, Table
@@ -69,7 +68,3 @@ class CompositionStrategy:
                 best = action
         assert best is not None
         return best
-
-
-# composition_strategy: the former name of CompositionStrategy
-__getattr__ = renamed(__name__, globals(), {"composition_strategy": "CompositionStrategy"})

@@ -24,7 +24,7 @@ from typing import cast
 
 import numpy as np
 
-from blackjack_env.analysis._model import BJ, BUST, OUTCOMES, CardModel
+from blackjack_env.analysis.model import BJ, BUST, OUTCOMES, CardModel
 from blackjack_env.engine.cards import Card, Rank, parse_cards
 from blackjack_env.engine.play import dealer_draws, dealer_peeks, is_natural, score
 from blackjack_env.engine.rules import Rules

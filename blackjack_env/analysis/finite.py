@@ -34,7 +34,10 @@ from typing import Any
 
 import numpy as np
 
-from blackjack_env.analysis._model import (
+from blackjack_env.analysis.chart import Chart, Play, code_from_evs, pair_label
+from blackjack_env.analysis.dealer import dealer_rows, natural_completer, upcard_rank
+from blackjack_env.analysis.infinite import upcard_label
+from blackjack_env.analysis.model import (
     BJ,
     CardModel,
     check_supported,
@@ -43,9 +46,6 @@ from blackjack_env.analysis._model import (
     settle_values,
     split_hand_settled,
 )
-from blackjack_env.analysis.chart import Chart, Play, code_from_evs, pair_label
-from blackjack_env.analysis.dealer import dealer_rows, natural_completer, upcard_rank
-from blackjack_env.analysis.infinite import upcard_label
 from blackjack_env.analysis.solve import solve
 from blackjack_env.analysis.state import DecisionState, Policy, as_policy
 from blackjack_env.engine.cards import Card, Rank, parse_cards

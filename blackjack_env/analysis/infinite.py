@@ -42,7 +42,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from blackjack_env.analysis._model import (
+from blackjack_env.analysis.chart import card_label
+from blackjack_env.analysis.dealer import dealer_vector
+from blackjack_env.analysis.model import (
     BJ,
     CardModel,
     check_supported,
@@ -51,8 +53,6 @@ from blackjack_env.analysis._model import (
     settle_values,
     split_hand_settled,
 )
-from blackjack_env.analysis.chart import card_label
-from blackjack_env.analysis.dealer import dealer_vector
 from blackjack_env.analysis.state import DecisionState
 from blackjack_env.engine.play import (
     BUST_CATEGORY,

@@ -9,7 +9,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from blackjack_env.analysis._model import CardModel, check_supported
 from blackjack_env.analysis.chart import (
     Chart,
     Play,
@@ -19,6 +18,7 @@ from blackjack_env.analysis.chart import (
     state_labels,
 )
 from blackjack_env.analysis.infinite import Key, RoundModel, optimal_round, upcard_label
+from blackjack_env.analysis.model import CardModel, check_supported
 from blackjack_env.analysis.state import DecisionState, Policy, as_policy
 from blackjack_env.engine.hand import score
 from blackjack_env.engine.rules import Rules, SplitBy

@@ -24,10 +24,9 @@ from __future__ import annotations
 import warnings
 from functools import lru_cache
 
-from blackjack_env._renamed import renamed
-from blackjack_env.analysis._model import check_supported
 from blackjack_env.analysis.chart import Chart
 from blackjack_env.analysis.finite import finite_chart
+from blackjack_env.analysis.model import check_supported
 from blackjack_env.analysis.solve import solve
 from blackjack_env.analysis.state import DecisionState
 from blackjack_env.engine.rules import Rules, Settlement, SplitBy
@@ -166,7 +165,3 @@ class BasicStrategy:
                 return Action.SURRENDER
             return Action.DECLINE
         return chart.action(state)
-
-
-# basic_strategy: the former name of BasicStrategy
-__getattr__ = renamed(__name__, globals(), {"basic_strategy": "BasicStrategy"})

@@ -29,9 +29,10 @@ Example (sb3-contrib reads the legal actions through ``env.action_masks()``)::
 
 from __future__ import annotations
 
-from blackjack_env.envs.blackjack import BlackjackEnv
-from blackjack_env.envs.settings import EnvArgs, EnvSettings, IllegalAction, TableArgs
-from blackjack_env.envs.view.layout import Decision, Layout, ObsMode
+from blackjack_env.envs.settings import EnvArgs, EnvSettings, TableArgs
+from blackjack_env.envs.single import BlackjackEnv
+from blackjack_env.envs.step import Decision, IllegalAction
+from blackjack_env.envs.view.layout import Layout, ObsMode
 
 __all__ = [
     "BlackjackEnv",

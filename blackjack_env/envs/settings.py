@@ -4,7 +4,7 @@
 seats, the learner's seat or the agents' seats, the other seats' strategies, the
 observation mode, bets, bankroll, episode length, what an illegal action does,
 rendering). It is built and checked here, once: :meth:`EnvSettings.single` for
-:class:`~blackjack_env.envs.blackjack.BlackjackEnv` (and, with the batched env's
+:class:`~blackjack_env.envs.single.BlackjackEnv` (and, with the batched env's
 own limits, :meth:`EnvSettings.batched` for
 :class:`~blackjack_env.envs.vector.BlackjackVectorEnv`), :meth:`EnvSettings.table`
 for the multi-agent :class:`~blackjack_env.envs.multiagent.BlackjackAECEnv`. A bad
@@ -27,7 +27,6 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import math
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -46,10 +45,10 @@ from blackjack_env.strategies import make_strategy
 __all__ = [
     "EnvArgs",
     "EnvSettings",
-    "IllegalAction",
     "TableArgs",
     "action_error",
     "check_action",
+    "check_bet_sizes",
     "check_reset_options",
     "check_stack",
     "json_ready_spec",
@@ -152,7 +151,7 @@ RULE_MODES = (ObsMode.VECTOR, ObsMode.FEATURES, ObsMode.DICT)
 
 @dataclass(frozen=True)
 class EnvArgs:
-    """The arguments of :class:`~blackjack_env.envs.blackjack.BlackjackEnv` as given: the
+    """The arguments of :class:`~blackjack_env.envs.single.BlackjackEnv` as given: the
     one signature of the single env (its ``__init__`` shows these fields) and, with
     ``seats_per_table``, of the batched env. Each field has its default and its help line
     (CleanRL's ``Args``); :meth:`EnvSettings.from_args` checks them all, once, into
@@ -344,15 +343,6 @@ class EnvSettings:
         if self.rule_space is not None:
             return self.rule_space.max_hands
         return self.rules.max_split_hands
-
-    @property
-    def seats_per_table(self) -> int:
-        """Deprecated: the batched env's seats per table are ``rules.seats``."""
-        warnings.warn(
-            "EnvSettings.seats_per_table is deprecated; use settings.rules.seats (the "
-            "batched env's seats per table)", DeprecationWarning, stacklevel=2,
-        )
-        return 1 if self.others or self.seat else self.rules.seats
 
     @property
     def min_cost(self) -> int:
@@ -736,12 +726,17 @@ def _bet(bet: Any, rules: Rules) -> int:
     return int(bet)
 
 
-def _bet_sizes(bet_sizes: Any, bet: int, rules: Rules) -> tuple[int, ...]:
+def check_bet_sizes(bet_sizes: Any, name: str = "bet_sizes") -> tuple[int, ...]:
+    """``bet_sizes`` as a tuple of ints: None (a fixed bet) is ``()``; otherwise strictly
+    increasing whole numbers >= 1 (a sequence or a numpy array), else ``ValueError``
+    naming ``name`` (the argument, or a command's option such as ``--bet-sizes``). The
+    one check of their shape; :meth:`EnvSettings.from_args` then checks them against the
+    table limits, and the commands' ``--bet-sizes``
+    (:func:`blackjack_env.commands.bet_sizes_option`) is read through it."""
     if bet_sizes is None:
         return ()
     allowed = (
-        f"bet_sizes={bet_sizes!r} must be None or strictly increasing ints >= 1 "
-        f"(multiples of bet={bet}), e.g. (1, 2, 4, 8)"
+        f"{name}={bet_sizes!r} must be None or strictly increasing ints >= 1, e.g. (1, 2, 4, 8)"
     )
     if isinstance(bet_sizes, (str, bytes)) or not isinstance(bet_sizes, (Sequence, np.ndarray)):
         raise ValueError(allowed)
@@ -752,7 +747,12 @@ def _bet_sizes(bet_sizes: Any, bet: int, rules: Rules) -> tuple[int, ...]:
         or list(sizes) != sorted(set(sizes))
     ):
         raise ValueError(allowed)
-    sizes = tuple(int(s) for s in sizes)
+    return tuple(int(s) for s in sizes)
+
+
+def _bet_sizes(bet_sizes: Any, bet: int, rules: Rules) -> tuple[int, ...]:
+    """:func:`check_bet_sizes`, then each size times ``bet`` within the table limits."""
+    sizes = check_bet_sizes(bet_sizes)
     outside = [s for s in sizes if not rules.min_bet <= s * bet <= rules.max_bet]
     if outside:
         raise ValueError(

@@ -1,7 +1,7 @@
 """The step policy every env applies: the learner's decision, what an illegal action does,
 and how an action reaches the table. Written once, array-first, for the three envs.
 
-The single env (:class:`~blackjack_env.envs.core.EnvCore`), the batched env
+The single env (:class:`~blackjack_env.envs.single.core.EnvCore`), the batched env
 (:class:`~blackjack_env.envs.vector.BlackjackVectorEnv`) and the multi-agent table
 (:class:`~blackjack_env.envs.multiagent.BlackjackAECEnv`) call these and keep only
 their API:
@@ -9,7 +9,7 @@ their API:
 * :class:`Decision`, what the learner is asked at a step, and where it comes from:
   :func:`decision_of_phase` and :func:`learner_decision` (a table's phase, for a seat)
   and :data:`DECISION_BY_BATCH_PHASE` (a batched table's phase code, an array lookup);
-* the illegal-action policy (:class:`~blackjack_env.envs.settings.IllegalAction`):
+* the illegal-action policy (:class:`~blackjack_env.envs.step.IllegalAction`):
   :func:`illegal_message` (``RAISE``: the one message), :func:`map_illegal` and its
   array form :func:`array_map_illegal` (``MAP``: the documented legal action),
   :func:`map_illegal_bet` / :func:`array_map_illegal_bet` (an illegal bet step), and

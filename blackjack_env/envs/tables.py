@@ -14,7 +14,7 @@ themselves, checked by the caller).
 A new rule-table entry is one field here (its line in :class:`RuleTables`, its value in
 :func:`build_tables`); both rounds then read it by name. The arrays are read-only.
 
-Keys (the codes are :mod:`blackjack_env.envs.batch.codes`'s):
+Keys (the codes are :mod:`blackjack_env.envs.codes`'s):
 
 * a card id 0..51 (suit-major, :data:`~blackjack_env.engine.cards.ALL_CARDS`), a rank
   index 0..12 (0 = ace);
@@ -44,7 +44,7 @@ from blackjack_env.engine.cards import ALL_CARDS
 from blackjack_env.engine.play import NaturalEffect
 from blackjack_env.engine.rules import HoleCard, Rules, Surrender
 from blackjack_env.engine.rulespace import RuleSpace
-from blackjack_env.envs.batch.codes import (
+from blackjack_env.envs.codes import (
     ACTION_DOUBLE,
     ACTION_HIT,
     ACTION_INSURE,

@@ -10,7 +10,7 @@ from typing import Any
 
 import jax.numpy as jnp
 
-from blackjack_env.envs.batch.codes import OUTCOME_BLACKJACK, PHASE_OVER
+from blackjack_env.envs.codes import OUTCOME_BLACKJACK, PHASE_OVER
 from blackjack_env.jax.loops import guarded_while
 from blackjack_env.jax.settlement import pay, settle, settle_by_compare
 from blackjack_env.jax.shoe import Rng, draw

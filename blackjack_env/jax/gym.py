@@ -32,7 +32,7 @@ from gymnasium.vector.utils import batch_space
 
 from blackjack_env.envs.settings import check_action, check_reset_options
 from blackjack_env.envs.step import Decision, IllegalAction, illegal_message
-from blackjack_env.envs.vector_checks import (
+from blackjack_env.envs.vector.checks import (
     check_actions,
     check_num_envs,
     check_reset_mask,

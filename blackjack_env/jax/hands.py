@@ -13,7 +13,7 @@ from typing import Any
 import jax.numpy as jnp
 
 from blackjack_env.engine import play
-from blackjack_env.envs.batch.codes import (
+from blackjack_env.envs.codes import (
     ACTION_DOUBLE,
     ACTION_HIT,
     ACTION_SPLIT,

@@ -29,7 +29,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from blackjack_env.envs.batch.codes import PHASE_OVER
+from blackjack_env.envs.codes import PHASE_OVER
 from blackjack_env.envs.step import PENALTY_ACTION, IllegalAction
 from blackjack_env.jax import core
 from blackjack_env.jax.core import State

@@ -1,5 +1,5 @@
 """The learner's observation of a JAX table, in every mode (the numpy vector env's
-``_observe``, from :mod:`blackjack_env.envs.view.batched`): the focus hand's fields
+``_observe``, from :mod:`blackjack_env.envs.vector.observe`): the focus hand's fields
 (:func:`focus_fields`), the true count and its bucket, the unseen cards, and
 :func:`observe` (every seat, one mode).
 
@@ -22,7 +22,7 @@ import jax
 import jax.numpy as jnp
 
 from blackjack_env.envs import view
-from blackjack_env.envs.batch.codes import (
+from blackjack_env.envs.codes import (
     ACTION_DOUBLE,
     ACTION_INSURE,
     ACTION_SPLIT,

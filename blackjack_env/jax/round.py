@@ -26,7 +26,7 @@ import jax
 import jax.numpy as jnp
 
 from blackjack_env.engine import play
-from blackjack_env.envs.batch.codes import (
+from blackjack_env.envs.codes import (
     ACTION_INSURE,
     ACTION_SURRENDER,
     OUTCOME_BLACKJACK,

@@ -12,7 +12,7 @@ from typing import Any
 import jax.numpy as jnp
 
 from blackjack_env.engine import play
-from blackjack_env.envs.batch.codes import OUTCOME_LOSS
+from blackjack_env.envs.codes import OUTCOME_LOSS
 from blackjack_env.jax.state import (
     F32,
     I32,

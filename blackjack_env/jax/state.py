@@ -20,7 +20,7 @@ import jax
 import jax.numpy as jnp
 
 from blackjack_env.engine import play
-from blackjack_env.envs.batch.codes import PHASE_OVER
+from blackjack_env.envs.codes import PHASE_OVER
 from blackjack_env.jax.tables import Config, Params
 
 #: the integer and float dtypes of the state and the round's arithmetic

@@ -35,7 +35,6 @@ from typing import Protocol
 
 import numpy as np
 
-from blackjack_env._renamed import renamed
 from blackjack_env.engine.table import Action, Phase, Table
 
 __all__ = [
@@ -219,7 +218,3 @@ def play_until(table: Table, strategies: dict[int, Strategy], stop_seat: int | N
             return
         strategy = strategies[who[0]]
         act_for(table, strategy, strategy_name(strategy))
-
-
-# random_legal: the former name of RandomLegal
-__getattr__ = renamed(__name__, globals(), {"random_legal": "RandomLegal"})

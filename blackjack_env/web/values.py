@@ -38,10 +38,10 @@ from typing import Any, TypeVar
 from blackjack_env.agents.obs import decision_policy
 from blackjack_env.agents.plots import agent_chart
 from blackjack_env.analysis import solve, table_state
-from blackjack_env.analysis._model import check_supported
 from blackjack_env.analysis.chart import COLOURS
 from blackjack_env.analysis.composition import action_values as cd_values
 from blackjack_env.analysis.composition import pre_peek_values, table_action_values, table_pool
+from blackjack_env.analysis.model import check_supported
 from blackjack_env.engine import Action, Phase, Rules, Table
 
 __all__ = ["Values", "action_values", "analysis_rules", "chart_document", "once", "read_run",

@@ -353,7 +353,7 @@ def envs_reference() -> None:
           + ", ".join(code(n) for n in strategies.strategy_names()) + ".\n")
 
     # ---- the class docstrings, which are the specification, as MyST
-    from blackjack_env.envs.parallel import BlackjackParallelEnv
+    from blackjack_env.envs.multiagent.parallel import BlackjackParallelEnv
 
     for name, cls in (("env", BlackjackEnv), ("vector", BlackjackVectorEnv),
                       ("table", aec), ("parallel", BlackjackParallelEnv)):

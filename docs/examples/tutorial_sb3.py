@@ -9,7 +9,7 @@ from sb3_contrib import MaskablePPO
 from blackjack_env import preset
 from blackjack_env.agents.grading import exact_grade
 from blackjack_env.agents.sb3 import SB3Agent
-from blackjack_env.envs.sb3_vec import SB3VecEnv
+from blackjack_env.envs.vector.sb3 import SB3VecEnv
 
 STEPS = int(os.environ.get("BJ_TUTORIAL_STEPS", 2_000_000))  # the tests run 4_096
 torch.set_num_threads(1)  # small networks: more threads only spin (see the FAQ)

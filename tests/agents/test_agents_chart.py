@@ -12,12 +12,12 @@ import gymnasium as gym
 import pytest
 
 import blackjack_env  # noqa: F401  (registers the env ids)
-from blackjack_env.agents.commands.chart import Settings, differences_text, run
 from blackjack_env.agents.fixed import fixed_agent
 from blackjack_env.agents.plots import agent_chart, chart_differences
 from blackjack_env.analysis import solve, table_state
 from blackjack_env.analysis.chart import card_label, cell_state, label_card
 from blackjack_env.analysis.strategy import nearest_supported_rules
+from blackjack_env.commands.chart import Settings, differences_text, run
 from blackjack_env.engine import PRESETS, Action, Phase, Rules, Table
 
 

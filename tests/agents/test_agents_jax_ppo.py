@@ -274,7 +274,7 @@ def test_config_refuses_bad_values_naming_the_field():
 def cli_run(tmp_path_factory):
     """A tiny ``blackjack-train --algo jax-ppo`` run on the JAX table (sutton-barto)."""
     pytest.importorskip("blackjack_env.jax")
-    from blackjack_env.agents.commands import train
+    from blackjack_env.commands import train
 
     out = tmp_path_factory.mktemp("jaxrun") / "run"
     status = train.main(["--algo", "jax-ppo", "--rules", "sutton-barto", "--seeds", "2",
@@ -286,8 +286,8 @@ def cli_run(tmp_path_factory):
 
 @pytest.mark.slow  # compiles the JAX table inside the PPO program: about 15 s unloaded
 def test_train_command_writes_a_run_the_other_commands_read(cli_run, capsys):
-    from blackjack_env.agents.commands import evaluate
     from blackjack_env.agents.registry import load_agent, table_for
+    from blackjack_env.commands import evaluate
 
     names = {p.name for p in cli_run.iterdir()}
     assert {"settings.json", "model.npz", "curve.json", "summary.json", "learning_curve.png",
@@ -318,7 +318,7 @@ def test_train_command_writes_a_run_the_other_commands_read(cli_run, capsys):
 @pytest.mark.slow
 def test_web_table_watch_mode_loads_the_run(cli_run):
     pytest.importorskip("starlette")
-    from blackjack_env.agents.commands import web
+    from blackjack_env.commands import web
 
     _, names = web.build(web.Settings(agent=[str(cli_run)]))
     assert list(names.values()) == [str(cli_run / "model.npz")]
@@ -345,7 +345,7 @@ JAX_BAD = [
 @pytest.mark.parametrize(("args", "words"), JAX_BAD, ids=[" ".join(a) for a, _ in JAX_BAD])
 def test_train_command_refuses_bad_jax_options_in_one_line(tmp_path, capsys, args, words):
     pytest.importorskip("blackjack_env.jax")
-    from blackjack_env.agents.commands import train
+    from blackjack_env.commands import train
 
     out = tmp_path / "run"
     status = train.main([*args, "--out", str(out), "--no-progress"])

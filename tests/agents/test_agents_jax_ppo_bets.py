@@ -238,8 +238,8 @@ def test_train_command_with_bets_writes_both_models(tmp_path, capsys):
     pytest.importorskip("blackjack_env.jax")
     import json
 
-    from blackjack_env.agents.commands import evaluate, train
     from blackjack_env.agents.mlp import MLPAgent
+    from blackjack_env.commands import evaluate, train
     from blackjack_env.envs.vector import BlackjackVectorEnv
 
     out = tmp_path / "run"

@@ -18,11 +18,11 @@ from blackjack_env.agents.ceiling import (
     pricing_bar,
     round_bettor,
 )
-from blackjack_env.agents.commands import evaluate
 from blackjack_env.agents.counting import BetSpread
 from blackjack_env.agents.fixed import counting_agent
 from blackjack_env.agents.mlp import MLPAgent, bet_observations
 from blackjack_env.analysis.counter import CounterRound, deal_rounds, price_rounds, stored_rounds
+from blackjack_env.commands import evaluate
 from blackjack_env.engine.play import hi_lo_running_count, hi_lo_true_count
 from blackjack_env.envs import view as V
 

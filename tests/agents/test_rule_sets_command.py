@@ -11,11 +11,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from blackjack_env.agents.commands import evaluate
 from blackjack_env.agents.grading import exact_grade
 from blackjack_env.agents.mlp import MLPAgent
 from blackjack_env.agents.rule_sets import load_rule_sets
 from blackjack_env.agents.tabular import QLearningAgent
+from blackjack_env.commands import evaluate
 from blackjack_env.engine import Rules, preset
 from blackjack_env.engine.rulespace import RuleSpace, default_space, held_out
 from blackjack_env.envs import view as V
@@ -229,7 +229,7 @@ def test_a_model_that_observes_the_rules_plays_and_charts_one_table(
         tmp_path: Path, monkeypatch: Any, capsys: Any) -> None:
     """Without --rule-sets, blackjack-evaluate and blackjack-chart make the table's env
     with the rules in its observation, so such a model plays it and is graded exactly."""
-    from blackjack_env.agents.commands import chart
+    from blackjack_env.commands import chart
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MPLBACKEND", "Agg")

@@ -55,7 +55,7 @@ def random_gradable_rules(rng: np.random.Generator) -> Rules:
     """A random infinite-deck rule set the exact analysis serves: every rule of play drawn
     (payouts with denominators up to 6, value splits, custom card values now and then),
     one seat, dealer settlement, no bet raising."""
-    from blackjack_env.analysis._model import check_supported
+    from blackjack_env.analysis.model import check_supported
     from blackjack_env.engine.rules import (
         STANDARD_VALUES,
         DoubleRule,

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from blackjack_env.analysis import OUTCOMES, dealer_probabilities
-from blackjack_env.analysis._model import CardModel
 from blackjack_env.analysis.dealer import dealer_rows, natural_completer
+from blackjack_env.analysis.model import CardModel
 from blackjack_env.engine import ALL_CARDS, Hand, Rules, parse_cards
 
 INF = Rules(decks=None)

@@ -14,7 +14,7 @@ SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "analyze.py"
 def analyze():
     """The command scripts/analyze.py starts (through scripts/_launch.py, whose start-up is
     tested with every script in tests/scripts)."""
-    from blackjack_env.agents.commands import analyze as command
+    from blackjack_env.commands import analyze as command
 
     assert 'launch("analyze")' in SCRIPT.read_text()
     return command

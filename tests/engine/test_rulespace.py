@@ -240,7 +240,7 @@ def test_the_default_space() -> None:
 
 def test_the_exact_analysis_grades_every_rule_set_of_the_default_space() -> None:
     from blackjack_env.analysis import solve
-    from blackjack_env.analysis._model import check_supported
+    from blackjack_env.analysis.model import check_supported
 
     space = default_space()
     for rules in space:

@@ -128,20 +128,3 @@ def test_basic_and_composition_registered_without_importing_the_analysis() -> No
         "assert type(s).__name__ == 'BasicStrategy', type(s)"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
-
-
-def test_former_class_names_warn() -> None:
-    import blackjack_env.agents as agents
-    import blackjack_env.analysis as analysis
-    from blackjack_env import strategies as strategies_module
-
-    with pytest.warns(DeprecationWarning, match="RandomLegal"):
-        assert strategies_module.random_legal is RandomLegal
-    with pytest.warns(DeprecationWarning, match="BasicStrategy"):
-        assert analysis.basic_strategy is analysis.BasicStrategy
-    # (the name of its submodule as well: kept without a warning)
-    assert analysis.composition_strategy is analysis.CompositionStrategy
-    with pytest.warns(DeprecationWarning, match="basic_seat_strategy"):
-        assert agents.basic_strategy is agents.basic_seat_strategy
-    with pytest.raises(AttributeError):
-        _ = strategies_module.no_such_name

@@ -17,8 +17,8 @@ import pytest
 
 from blackjack_env.engine import ALL_CARDS, Grid, Rules, RuleSpace, default_space
 from blackjack_env.envs.batch import TableBatch
-from blackjack_env.envs.random_legal import random_legal_actions
 from blackjack_env.envs.tables import RuleBank, build_tables
+from blackjack_env.envs.vector.random_legal import random_legal_actions
 from tests.envs.vector_helpers import CardIds
 
 #: A finite-shoe space that varies nearly every flag a batched table branches on.

@@ -1,4 +1,4 @@
-"""The compiled env (``blackjack_env.envs.core`` built by mypyc) behaves as its source.
+"""The compiled env (``blackjack_env.envs.single.core`` built by mypyc) behaves as its source.
 
 A trajectory (observations, rewards, flags, every info entry, and the errors of
 illegal actions under ``illegal_action="raise"``) is recorded in this process and in

@@ -269,7 +269,8 @@ def test_settings_are_one_frozen_object_for_all_three_envs() -> None:
     import dataclasses
 
     from blackjack_env.envs.multiagent import raw_env
-    from blackjack_env.envs.settings import EnvSettings, IllegalAction
+    from blackjack_env.envs.settings import EnvSettings
+    from blackjack_env.envs.step import IllegalAction
 
     single = gym.make(ENV_ID, illegal_action="penalize").unwrapped.settings
     vec = gym.make_vec(ENV_ID, num_envs=2, illegal_action="raise").settings
@@ -316,7 +317,7 @@ def test_batched_only_arguments_take_numpy_integers_and_say_what_is_wrong() -> N
     env = BlackjackVectorEnv(np.int64(2), max_episode_steps=np.int64(3))
     assert env.max_episode_steps == 3 and type(env.max_episode_steps) is int
     pytest.importorskip("stable_baselines3")
-    from blackjack_env.envs.sb3_vec import SB3VecEnv
+    from blackjack_env.envs.vector.sb3 import SB3VecEnv
 
     with pytest.raises(ValueError, match="autoreset_mode='bogus': stable-baselines3 resets"):
         SB3VecEnv(2, autoreset_mode="bogus")

@@ -1,9 +1,11 @@
 """The learner layer's seams (issue 21): the settings dataclasses as the envs' signatures,
-the old import paths and deprecated names, the batched env's job modules."""
+the envs' folders (issue 41: one folder per concept, no old paths or deprecated names left),
+the batched env's job modules."""
 
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import inspect
 import warnings
 
@@ -54,10 +56,6 @@ def test_several_seats_settings_checked_once() -> None:
     built from the settings whole."""
     settings = EnvSettings.batched(seats_per_table=3)
     assert settings.rules.seats == 3 and settings.others == () and settings.seat == 0
-    with pytest.warns(DeprecationWarning, match="seats_per_table is deprecated"):
-        assert settings.seats_per_table == 3
-    with pytest.warns(DeprecationWarning):
-        assert EnvSettings.single(num_seats=3).seats_per_table == 1
     env = BlackjackVectorEnv(6, seats_per_table=3)
     env.reset(seed=0)
     assert env.seats == 3 and env.batch is not None and env.batch.seats == 3
@@ -65,24 +63,52 @@ def test_several_seats_settings_checked_once() -> None:
         EnvSettings.batched(seats_per_table=6, rules="how-to-play")
 
 
-def test_old_import_paths_and_deprecated_names() -> None:
-    from blackjack_env.envs import observations, view
-    from blackjack_env.envs.view import layout
+#: Module paths and names removed in 0.1 (issue 41): the changelog says where each went.
+REMOVED_MODULES = (
+    "blackjack_env.envs.observations", "blackjack_env.envs.blackjack", "blackjack_env.envs.core",
+    "blackjack_env.envs.vector_bets", "blackjack_env.envs.vector_checks",
+    "blackjack_env.envs.vector_info", "blackjack_env.envs.vector_state",
+    "blackjack_env.envs.view.batched", "blackjack_env.envs.random_legal",
+    "blackjack_env.envs.sb3_vec", "blackjack_env.envs.parallel", "blackjack_env.envs.batch.codes",
+    "blackjack_env._cli", "blackjack_env._renamed", "blackjack_env.analysis._model",
+    "blackjack_env.agents.commands", "blackjack_env.agents.jax_ppo_counting",
+)  # fmt: skip
 
-    for name in observations.__all__:
-        assert hasattr(observations, name)
-    assert observations.Layout is layout.Layout
-    assert view.encode_vector is view.fields.encode_vector
-    assert view.VECTOR_SIZE == view.fields.VECTOR_SIZE
+
+@pytest.mark.parametrize("module", REMOVED_MODULES)
+def test_old_module_paths_are_gone(module: str) -> None:
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module(module)
+
+
+def test_deprecated_names_are_gone() -> None:
+    import blackjack_env.agents as agents
+    import blackjack_env.analysis as analysis
+    from blackjack_env import strategies
+
     env = BlackjackEnv()
-    with pytest.warns(DeprecationWarning, match="Layout.view is deprecated"):
-        assert env.layout.view is env.layout.per_step
+    vec = BlackjackVectorEnv(2)
+    for owner, name in ((env.layout, "view"), (env.settings, "seats_per_table"),
+                        (vec, "core"), (strategies, "random_legal"),
+                        (analysis, "basic_strategy"), (agents, "basic_strategy")):
+        assert not hasattr(owner, name), name
+    # the submodule, no longer rebound to the class
+    assert not isinstance(analysis.composition_strategy, type)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        env.layout.per_step  # noqa: B018  (the new name warns nothing)
+        env.layout.per_step  # noqa: B018
 
 
-def test_random_legal_actions_old_path() -> None:
-    from blackjack_env.envs import random_legal, vector
+def test_the_view_is_one_family_and_each_env_a_folder() -> None:
+    from blackjack_env.envs import multiagent, single, vector, view
+    from blackjack_env.envs.vector import random_legal
 
+    assert view.encode_vector is view.fields.encode_vector
+    assert view.VECTOR_SIZE == view.fields.VECTOR_SIZE
     assert vector.random_legal_actions is random_legal.random_legal_actions
+    assert single.BlackjackEnv is BlackjackEnv and vector.BlackjackVectorEnv is BlackjackVectorEnv
+    assert multiagent.BlackjackAECEnv is BlackjackAECEnv
+    for cls in (BlackjackEnv, BlackjackVectorEnv, BlackjackAECEnv,
+                multiagent.BlackjackParallelEnv):
+        # each class's documented home is its folder's package
+        assert cls.__module__.rsplit(".", 1)[-1] in ("single", "vector", "multiagent")

@@ -14,7 +14,7 @@ import blackjack_env  # noqa: F401  (registers the ids)
 from blackjack_env.engine import Grid, Rules, RuleSpace, default_space, preset
 from blackjack_env.envs import BlackjackEnv, EnvSettings
 from blackjack_env.envs.multiagent import BlackjackAECEnv
-from blackjack_env.envs.parallel import BlackjackParallelEnv
+from blackjack_env.envs.multiagent.parallel import BlackjackParallelEnv
 from blackjack_env.envs.view import fields
 from blackjack_env.envs.view.fields import RULES_SIZE, rule_features
 
@@ -217,8 +217,8 @@ def test_the_multi_agent_envs_draw_and_observe_rules() -> None:
 
 # ------------------------------------------------------------------ the batched env
 def test_the_batched_env_draws_per_sub_env_at_every_reset() -> None:
-    from blackjack_env.envs.random_legal import random_legal_actions
     from blackjack_env.envs.vector import BlackjackVectorEnv
+    from blackjack_env.envs.vector.random_legal import random_legal_actions
 
     space = RuleSpace(BASE, {"dealer_hits_soft_17": (False, True),
                              "surrender": ("none", "late", "early"),
@@ -261,8 +261,8 @@ def test_the_batched_env_draws_per_sub_env_at_every_reset() -> None:
 
 
 def test_the_batched_env_is_deterministic_under_a_seed() -> None:
-    from blackjack_env.envs.random_legal import random_legal_actions
     from blackjack_env.envs.vector import BlackjackVectorEnv
+    from blackjack_env.envs.vector.random_legal import random_legal_actions
 
     def run(seed: int) -> list:
         env = BlackjackVectorEnv(32, rules=small_space(), obs_mode="vector",
@@ -282,8 +282,8 @@ def test_the_batched_env_is_deterministic_under_a_seed() -> None:
 def test_each_sub_env_plays_as_a_fixed_rules_env_of_its_rule_set() -> None:
     """Stacked cards: each sub-env's rewards and masks are those of a one-table batched
     env under its drawn rule set (fixed rules), dealt the same cards."""
-    from blackjack_env.envs.random_legal import random_legal_actions
     from blackjack_env.envs.vector import BlackjackVectorEnv
+    from blackjack_env.envs.vector.random_legal import random_legal_actions
     from tests.envs.vector_helpers import CardIds
 
     space = default_space()

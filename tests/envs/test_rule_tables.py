@@ -21,8 +21,8 @@ from blackjack_env.engine.play import Action, Outcome, OutcomeCode
 from blackjack_env.engine.rules import preset
 from blackjack_env.envs import EnvArgs, EnvSettings
 from blackjack_env.envs.batch import OUTCOME_CODES, TableBatch, codes
-from blackjack_env.envs.blackjack import BlackjackEnv
 from blackjack_env.envs.multiagent import BlackjackAECEnv
+from blackjack_env.envs.single.env import BlackjackEnv
 from blackjack_env.envs.tables import RuleTables, build_tables
 from blackjack_env.envs.vector import BlackjackVectorEnv
 
@@ -183,7 +183,7 @@ def test_the_vector_env_names_the_wrong_argument(name: str, value: object) -> No
 
 @pytest.mark.parametrize(
     "module",
-    ["blackjack_env.envs.tables", "blackjack_env.envs.batch.codes", "blackjack_env.envs.batch",
+    ["blackjack_env.envs.tables", "blackjack_env.envs.codes", "blackjack_env.envs.batch",
      "blackjack_env.envs.batch.table"],
 )
 def test_each_module_imports_first(module: str) -> None:

@@ -20,7 +20,7 @@ pytest.importorskip("pettingzoo")
 
 from blackjack_env.envs.multiagent import env as aec_env
 from blackjack_env.envs.multiagent import raw_env
-from blackjack_env.envs.parallel import parallel_env
+from blackjack_env.envs.multiagent.parallel import parallel_env
 
 ENV_ID = "blackjack_env/Blackjack-v0"
 

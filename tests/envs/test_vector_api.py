@@ -13,7 +13,7 @@ from gymnasium.vector import AutoresetMode
 import blackjack_env
 from blackjack_env.engine import Rules
 from blackjack_env.envs.batch import BatchPhase
-from blackjack_env.envs.blackjack import BlackjackEnv
+from blackjack_env.envs.single.env import BlackjackEnv
 from blackjack_env.envs.vector import BlackjackVectorEnv, random_legal_actions
 
 gym.register_envs(blackjack_env)
@@ -192,13 +192,6 @@ def test_unsupported_and_bad_arguments_raise_clear_errors() -> None:
         env.reset(options={"card": "AS"})
     with pytest.raises(ValueError, match="cannot read card"):
         env.reset(options={"cards": "AS ZZ"})
-
-
-def test_the_old_name_core_still_reads_the_batch_with_a_warning():
-    env = BlackjackVectorEnv(num_envs=2)
-    env.reset(seed=0)
-    with pytest.warns(DeprecationWarning, match=r"\.batch"):
-        assert env.core is env.batch
 
 
 @pytest.mark.parametrize("decks", [1, 8])

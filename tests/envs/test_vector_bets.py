@@ -23,7 +23,7 @@ import pytest
 import blackjack_env  # noqa: F401  (registers the ids)
 from blackjack_env import ENV_IDS
 from blackjack_env.engine import Rules, preset
-from blackjack_env.envs.blackjack import BlackjackEnv
+from blackjack_env.envs.single.env import BlackjackEnv
 from blackjack_env.envs.vector import BlackjackVectorEnv
 from tests.envs.vector_helpers import (
     assert_means_agree,

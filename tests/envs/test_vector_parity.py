@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from blackjack_env.engine import Rules, preset
-from blackjack_env.envs.blackjack import BlackjackEnv
+from blackjack_env.envs.single.env import BlackjackEnv
 from blackjack_env.envs.vector import BlackjackVectorEnv
 from tests.envs.vector_helpers import (
     Z99,

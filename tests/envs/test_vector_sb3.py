@@ -14,7 +14,7 @@ from stable_baselines3 import PPO
 from stable_baselines3.common.vec_env import VecMonitor
 
 from blackjack_env.envs.batch import BatchPhase
-from blackjack_env.envs.sb3_vec import SB3VecEnv
+from blackjack_env.envs.vector.sb3 import SB3VecEnv
 
 
 def test_step_api_terminal_observation_and_masks() -> None:

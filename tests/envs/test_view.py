@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from blackjack_env.envs import view as V
-from blackjack_env.envs.blackjack import BlackjackEnv
-from blackjack_env.envs.core import LearnerView, hi_lo_true_count
+from blackjack_env.envs.single.core import LearnerView, hi_lo_true_count
+from blackjack_env.envs.single.env import BlackjackEnv
 
 
 def _positions(prefix: str) -> list[int]:

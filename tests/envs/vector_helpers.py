@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from blackjack_env.engine import ALL_CARDS, Rules
-from blackjack_env.envs.blackjack import BlackjackEnv
+from blackjack_env.envs.single.env import BlackjackEnv
 from blackjack_env.envs.vector import BlackjackVectorEnv
 
 __all__ = [

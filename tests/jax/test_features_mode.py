@@ -22,8 +22,8 @@ import jax.numpy as jnp  # noqa: E402
 
 from blackjack_env.agents.mlp import VECTOR_FEATURES, expand_features  # noqa: E402
 from blackjack_env.envs import view  # noqa: E402
-from blackjack_env.envs.blackjack import BlackjackEnv  # noqa: E402
 from blackjack_env.envs.multiagent import BlackjackAECEnv  # noqa: E402
+from blackjack_env.envs.single.env import BlackjackEnv  # noqa: E402
 from blackjack_env.envs.vector import BlackjackVectorEnv  # noqa: E402
 from blackjack_env.jax import BlackjackJax  # noqa: E402
 from tests.jax.jax_helpers import jax_env, run_parity  # noqa: E402

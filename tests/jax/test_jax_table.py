@@ -16,7 +16,7 @@ jax = pytest.importorskip("jax")
 import jax.numpy as jnp  # noqa: E402
 
 from blackjack_env.engine import Rules  # noqa: E402
-from blackjack_env.envs.batch.codes import BatchPhase  # noqa: E402
+from blackjack_env.envs.codes import BatchPhase  # noqa: E402
 from blackjack_env.jax import BlackjackJax, core  # noqa: E402
 from tests.envs.vector_helpers import assert_means_agree, random_legal_returns_vector  # noqa: E402
 from tests.jax.jax_helpers import invariants, jax_env, scan_tables, violations  # noqa: E402

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from blackjack_env import preset
-from blackjack_env.agents.commands import counter as command
 from blackjack_env.analysis import counter
+from blackjack_env.commands import counter as command
 from tests.scripts import interrupt
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,4 +1,4 @@
-"""blackjack_env.agents.jax_ppo_counting (scripts/jax_ppo_counting.py): its tallies (per
+"""The counting experiment scripts/jax_ppo_counting.py: its tallies (per
 hand, per unit wagered, by count), a smoke run with a tiny budget (slow: it compiles the
 JAX table inside the PPO), and its refusals before any training."""
 
@@ -18,10 +18,13 @@ SCRIPT = ROOT / "scripts" / "jax_ppo_counting.py"
 
 
 def _module() -> dict[str, Any]:
-    """The module's names (it imports numpy and the package; JAX only when it trains)."""
-    from blackjack_env.agents import jax_ppo_counting
-
-    return vars(jax_ppo_counting)
+    """The script's names, loaded as a module (it imports numpy and the package; JAX only
+    when it trains)."""
+    sys.path.insert(0, str(SCRIPT.parent))  # as `python scripts/NAME.py` does (for _launch)
+    try:
+        return runpy.run_path(str(SCRIPT), run_name="jax_ppo_counting")
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
 
 
 def test_tally_intervals_match_the_spread_of_repeated_samples() -> None:

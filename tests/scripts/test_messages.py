@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from blackjack_env.agents.commands import play
+from blackjack_env.commands import play
 
 
 class Terminal:
@@ -120,7 +120,7 @@ def test_people_after_computer_seats_are_told_the_seat_option_too() -> None:
 def test_demo_shows_a_natural_paid_3_to_2_and_the_dealers_hand_when_it_is_final(capsys):
     """seed 0, two seats: round 2 deals seat 0 A♣ Q♣, paid 3:2 on a bet of 1 (+1.5, a
     Fraction the demo could not print) before the dealer plays out to 21."""
-    from blackjack_env.agents.commands.demo import Settings, run
+    from blackjack_env.commands.demo import Settings, run
 
     result = run(Settings(rounds=2, seats=2))
     out = capsys.readouterr().out
@@ -132,7 +132,7 @@ def test_demo_shows_a_natural_paid_3_to_2_and_the_dealers_hand_when_it_is_final(
 
 
 def test_demo_strategy_help_lists_every_strategy(capsys) -> None:
-    from blackjack_env.agents.commands import demo
+    from blackjack_env.commands import demo
     from blackjack_env.strategies import strategy_names
 
     with pytest.raises(SystemExit) as stop:
@@ -174,7 +174,7 @@ def test_every_message_names_the_spelling_its_command_takes(command, args, line,
     import importlib
 
     monkeypatch.chdir(tmp_path)
-    module = importlib.import_module(f"blackjack_env.agents.commands.{command}")
+    module = importlib.import_module(f"blackjack_env.commands.{command}")
     assert module.main([*args]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith(line), err
@@ -183,7 +183,7 @@ def test_every_message_names_the_spelling_its_command_takes(command, args, line,
 
 
 def test_analyze_decks_inf_is_the_infinite_deck(capsys) -> None:
-    from blackjack_env.agents.commands import analyze
+    from blackjack_env.commands import analyze
 
     assert analyze.main(["--decks", "inf", "--quiet", "--no-composition"]) == 0
     assert "infinite deck" in capsys.readouterr().out
@@ -210,7 +210,7 @@ def test_a_write_that_fails_names_the_path_given_not_a_temporary_file(tmp_path,
 
 @pytest.mark.skipif(not __import__("os").path.isdir("/proc/self"), reason="needs /proc")
 def test_analyze_json_into_proc_names_the_path(capsys) -> None:
-    from blackjack_env.agents.commands import analyze
+    from blackjack_env.commands import analyze
 
     assert analyze.main(["--decks", "inf", "--quiet", "--json", "/proc/out.json"]) == 2
     err = capsys.readouterr().err
@@ -220,7 +220,7 @@ def test_analyze_json_into_proc_names_the_path(capsys) -> None:
 def test_missing_web_extra_is_one_lowercase_error_line(monkeypatch, capsys) -> None:
     import sys
 
-    from blackjack_env.agents.commands import web
+    from blackjack_env.commands import web
 
     for name in ("starlette", "uvicorn", "blackjack_env.web.server"):
         monkeypatch.setitem(sys.modules, name, None)
@@ -235,7 +235,7 @@ def test_web_port_in_use_is_one_error_line(capsys) -> None:
 
     pytest.importorskip("uvicorn")
     pytest.importorskip("starlette")
-    from blackjack_env.agents.commands import web
+    from blackjack_env.commands import web
 
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
@@ -291,7 +291,7 @@ DEAL = ("blackjack_env.engine.table.Table", "deal")
 #: The single env's step: never compiled, so patching it interrupts the commands that
 #: drive the env (the compiled build's env core calls ``Table.deal`` directly, past a
 #: patch on the class).
-STEP = ("blackjack_env.envs.blackjack.BlackjackEnv", "step")
+STEP = ("blackjack_env.envs.single.BlackjackEnv", "step")
 #: command, arguments, where the Ctrl-C comes (the work each command does)
 CTRL_C: list[tuple[str, list[str], tuple[str, str], int]] = [
     ("play", [], ("stdin", ""), 0),  # at the first bet
@@ -300,8 +300,8 @@ CTRL_C: list[tuple[str, list[str], tuple[str, str], int]] = [
     ("evaluate", ["basic", "--hands", "5000"], STEP, 100),
     ("demo", ["--rounds", "50"], DEAL, 3),
     ("main", ["--hands", "5000", "--no-progress", "--out", "{tmp}/main"], STEP, 300),
-    ("analyze", ["--decks", "inf"], ("blackjack_env.agents.commands.analyze", "analyze"), 0),
-    ("chart", ["basic"], ("blackjack_env.agents.commands.chart", "run"), 0),
+    ("analyze", ["--decks", "inf"], ("blackjack_env.commands.analyze", "analyze"), 0),
+    ("chart", ["basic"], ("blackjack_env.commands.chart", "run"), 0),
     ("web", [], ("uvicorn.Server", "run"), 0),  # uvicorn re-raises Ctrl-C after its shutdown
     ("simulate", ["--policy", "dealer", "--hands", "5000", "--tables", "64",
                   "--rounds-per-table", "16"],
@@ -332,7 +332,7 @@ def test_ctrl_c_ends_every_command_with_status_130_and_one_line(
         _interrupt_at(monkeypatch, *where, after=after)
     module = importlib.import_module(
         "blackjack_env.simulate" if command == "simulate"
-        else f"blackjack_env.agents.commands.{command}")
+        else f"blackjack_env.commands.{command}")
     assert module.main(args) == 130
     out, err = capsys.readouterr()
     assert err == "error: interrupted\n", err
@@ -378,7 +378,7 @@ def test_ctrl_c_sent_to_a_running_web_server_exits_130(tmp_path) -> None:
 
 
 # ------------------------------------------------------------------ --help
-HELPS = [("blackjack_env.agents.commands." + c, []) for c in
+HELPS = [("blackjack_env.commands." + c, []) for c in
          ("play", "train", "evaluate", "main", "demo", "web", "analyze")] + [
     ("blackjack_env.simulate", []),
     *[(f"scripts/{s}.py", []) for s in ("bench_engine", "bench_env", "bench_vector",
@@ -418,7 +418,7 @@ def test_help_reads_as_a_person_wrote_it(target, monkeypatch, capsys) -> None:
 
 
 def test_analyze_help_says_what_each_default_is(monkeypatch, capsys) -> None:
-    text = _words(_help("blackjack_env.agents.commands.analyze", monkeypatch, capsys))
+    text = _words(_help("blackjack_env.commands.analyze", monkeypatch, capsys))
     assert ("--decks N|inf number of decks 1..8, or inf for an infinite deck (default: the "
             "preset's)") in text
     for flag in ("--h17", "--s17", "--das", "--no-das"):
@@ -460,7 +460,7 @@ def test_a_refused_bet_gives_the_range_the_prompt_gave() -> None:
 def test_lr_advice_fits_the_algorithm(args, says, not_says, tmp_path, capsys) -> None:
     """``--algo ppo --lr 5`` gave the tabular default's advice (and ``--lr 0.5`` was ignored
     without a word): SB3 keeps its own learning rate."""
-    from blackjack_env.agents.commands import train
+    from blackjack_env.commands import train
 
     assert train.main([*args, "--out", str(tmp_path / "run")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
@@ -480,7 +480,7 @@ def test_jax_ppo_advice_names_the_seats_trainer_and_its_own_lr(tmp_path, capsys)
     """``--algo jax-ppo --seats 3`` said "use the single env or the multi-agent env", though
     ``python -m blackjack_env.agents.jax_seats --seats 3`` trains exactly that; ``--lr 5``
     said "leave it out for 1/N(s,a)^p", the tabular default."""
-    from blackjack_env.agents.commands import train
+    from blackjack_env.commands import train
 
     out = str(tmp_path / "run")
     assert train.main(["--algo", "jax-ppo", "--rules", "vegas-strip", "--seats", "3",

@@ -20,7 +20,7 @@ from statistics import NormalDist
 
 import pytest
 
-from blackjack_env.agents.commands import play
+from blackjack_env.commands import play
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = ROOT / "scripts"
@@ -500,7 +500,7 @@ def test_simulate_prints_a_95_percent_interval(monkeypatch, capsys) -> None:
 
 
 def test_analyze_writes_json_and_reads_a_card_value_mapping(tmp_path, capsys) -> None:
-    from blackjack_env.agents.commands.analyze import Settings, build_rules, run
+    from blackjack_env.commands.analyze import Settings, build_rules, run
 
     rules = build_rules(Settings(decks="inf", set=['card_values={"J": 1, "Q": 2, "K": 3}']))
     assert rules.card_values[10:] == (1, 2, 3) and rules.decks is None
@@ -512,7 +512,7 @@ def test_analyze_writes_json_and_reads_a_card_value_mapping(tmp_path, capsys) ->
 
 def test_analyze_skips_the_composition_figures_when_asked_or_on_an_infinite_deck(
         tmp_path, capsys) -> None:
-    from blackjack_env.agents.commands.analyze import Settings, run
+    from blackjack_env.commands.analyze import Settings, run
 
     result = run(Settings(rules="vegas-strip", decks="1", quiet=True, composition=False,
                           json=str(tmp_path / "a.json")))
@@ -534,7 +534,7 @@ def test_analyze_prints_and_writes_the_composition_return_and_effects_of_removal
     issue asks for agreement within 0.005 points. The effects of removal have the known
     signs (small cards help the player, aces and tens hurt, the 5 most of all) and the
     four ten-valued ranks agree."""
-    from blackjack_env.agents.commands.analyze import Settings, run
+    from blackjack_env.commands.analyze import Settings, run
 
     out_json = tmp_path / "cd.json"
     result = run(Settings(rules="vegas-strip", surrender="none", quiet=True,
@@ -560,8 +560,8 @@ def test_evaluate_composition_on_a_finite_shoe_shows_the_reference(capsys) -> No
     the 6-deck shoe; no exact grade there, so the reference beside the simulated return
     is the composition-dependent optimum of a fresh shoe, and the difference's interval
     is the simulation's shifted by it."""
-    from blackjack_env.agents.commands import evaluate
     from blackjack_env.agents.grading import composition_reference
+    from blackjack_env.commands import evaluate
     from blackjack_env.engine import preset
 
     settings = evaluate.Settings(agent="composition", rules="vegas-strip", hands=150)
@@ -584,7 +584,7 @@ def test_evaluate_composition_on_a_finite_shoe_shows_the_reference(capsys) -> No
 
 
 def test_evaluate_on_an_infinite_deck_has_the_exact_grade_and_no_reference() -> None:
-    from blackjack_env.agents.commands import evaluate
+    from blackjack_env.commands import evaluate
 
     result = evaluate.run(evaluate.Settings(agent="composition", rules="vegas-strip",
                                             decks="inf", hands=50))
@@ -593,7 +593,7 @@ def test_evaluate_on_an_infinite_deck_has_the_exact_grade_and_no_reference() -> 
 
 
 def test_demo_plays_the_rounds_asked_for(capsys) -> None:
-    from blackjack_env.agents.commands.demo import Settings, run
+    from blackjack_env.commands.demo import Settings, run
 
     result = run(Settings(rounds=2, seats=2, cards="8S 5H TD 8C 6D 9S"))
     out = capsys.readouterr().out
@@ -614,7 +614,7 @@ def test_console_commands_are_declared() -> None:
     text = (ROOT / "pyproject.toml").read_text()
     for name, module in [("blackjack-play", "play"), ("blackjack-analyze", "analyze"),
                          ("blackjack-demo", "demo")]:
-        assert f'{name} = "blackjack_env.agents.commands.{module}:main"' in text
+        assert f'{name} = "blackjack_env.commands.{module}:main"' in text
     assert os.path.exists(SCRIPTS / "play.py")
 
 
@@ -649,7 +649,7 @@ def test_a_missing_optional_package_is_one_line_naming_its_extra(
     keeps its traceback."""
     from dataclasses import dataclass
 
-    from blackjack_env._cli import run_command
+    from blackjack_env.cli import run_command
 
     @dataclass
     class Settings:
@@ -678,7 +678,7 @@ def test_options_that_do_not_parse_are_one_error_line(
     """tyro's boxed report of an option that does not parse becomes one line too."""
     from dataclasses import dataclass
 
-    from blackjack_env._cli import run_command
+    from blackjack_env.cli import run_command
 
     @dataclass
     class Settings:

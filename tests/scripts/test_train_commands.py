@@ -22,9 +22,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from blackjack_env.agents.commands import chart, evaluate, train
-from blackjack_env.agents.commands import main as main_job
 from blackjack_env.agents.mlp import MLPAgent
+from blackjack_env.commands import chart, evaluate, train
+from blackjack_env.commands import main as main_job
 from blackjack_env.envs.view import VECTOR_SIZE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -378,7 +378,7 @@ def test_chart_lists_forty_differences_and_counts_the_rest():
 
 
 def test_z_value_is_the_normal_quantile():
-    from blackjack_env._cli import z_value
+    from blackjack_env.cli import z_value
 
     # 1.959963984540054: the 97.5% point of the standard normal (tables, scipy.stats.norm.ppf)
     assert z_value(0.95) == pytest.approx(1.959963984540054, abs=1e-12)
@@ -413,7 +413,7 @@ def test_the_main_job_needs_no_torch_and_lists_every_file(tmp_path):
         "        if name.split('.')[0] in ('torch', 'stable_baselines3', 'sb3_contrib'):\n"
         "            raise ImportError(f'{name} is blocked in this test')\n"
         "sys.meta_path.insert(0, Block())\n"
-        "from blackjack_env.agents.commands.main import main\n"
+        "from blackjack_env.commands.main import main\n"
         f"sys.exit(main(['--hands', '3000', '--eval-hands', '500', '--out', {str(out)!r},\n"
         "                 '--no-progress']))\n"
     )
@@ -560,8 +560,8 @@ def test_jax_ppo_says_what_its_median_is_and_which_seed_is_saved(regrets, model,
     the two middle seeds for an even count); the model is the better middle seed, and its
     own regret is printed beside it."""
     pytest.importorskip("jax")
-    from blackjack_env.agents.commands.train import summary_text
     from blackjack_env.agents.jax_ppo import JaxPPOConfig, SeedsResult
+    from blackjack_env.commands.train import summary_text
 
     n = len(regrets)
     grades = [[{"regret": r, "exact_return": -0.005 - r, "optimal_return": -0.005,

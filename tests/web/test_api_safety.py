@@ -167,7 +167,7 @@ def test_one_client_replaces_only_its_own_tables():
 
 
 def test_the_limits_are_options():
-    from blackjack_env.agents.commands.web import Settings, build
+    from blackjack_env.commands.web import Settings, build
 
     app, _ = build(Settings(max_sessions=5, idle_minutes=2.5))
     assert app.state.store.limit == 5 and app.state.store.idle == 150.0

@@ -44,8 +44,8 @@ def test_watch_steps_one_decision_at_a_time_and_keeps_every_frame():
 
 
 def test_a_trained_agent_from_a_run_folder_plays_a_seat(tmp_path):
-    from blackjack_env.agents.commands.web import Settings, build
     from blackjack_env.agents.tabular import QLearningAgent
+    from blackjack_env.commands.web import Settings, build
 
     run = tmp_path / "q-run"
     run.mkdir()
@@ -81,7 +81,7 @@ def test_watch_mode_under_highest_hand_settlement():
 
 
 def test_command_refuses_bad_options(capsys):
-    from blackjack_env.agents.commands.web import main
+    from blackjack_env.commands.web import main
 
     assert main(["--port", "70000"]) == 2
     assert "--port 70000" in capsys.readouterr().err
@@ -93,7 +93,7 @@ def test_command_refuses_bad_options(capsys):
 @pytest.mark.parametrize(("host", "extra"), [("127.0.0.1", []), ("0.0.0.0", ["table.lan"]),
                                              ("192.168.1.20", ["table.lan"])])
 def test_command_serves_the_configured_hosts_only(host, extra):
-    from blackjack_env.agents.commands.web import Settings, build
+    from blackjack_env.commands.web import Settings, build
 
     app, _ = build(Settings(host=host, allow_host=extra))
     browser = client(app)
@@ -111,7 +111,7 @@ def test_command_serves_the_configured_hosts_only(host, extra):
 
 @pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.20", "::"])
 def test_a_non_loopback_host_needs_allow_host(host, capsys):
-    from blackjack_env.agents.commands.web import main
+    from blackjack_env.commands.web import main
 
     assert main(["--host", host]) == 2
     err = capsys.readouterr().err
@@ -121,7 +121,7 @@ def test_a_non_loopback_host_needs_allow_host(host, capsys):
 
 
 def _supported(rules) -> bool:
-    from blackjack_env.analysis._model import check_supported
+    from blackjack_env.analysis.model import check_supported
 
     try:
         check_supported(rules)
@@ -200,7 +200,7 @@ def test_a_counter_bets_the_bots_unit_spread_by_the_count():
 
 
 def test_command_runs_option(tmp_path, capsys):
-    from blackjack_env.agents.commands.web import Settings, build, main
+    from blackjack_env.commands.web import Settings, build, main
 
     assert main(["--runs", str(tmp_path / "none")]) == 2
     assert "error: --runs" in capsys.readouterr().err

@@ -71,7 +71,7 @@ def test_another_host_only_with_a_warning():
     (["--evict-minutes", "nan"], "--evict-minutes nan"),
 ])
 def test_the_eviction_options_are_checked(capsys, args, needle):
-    from blackjack_env.agents.commands.web import main
+    from blackjack_env.commands.web import main
 
     assert main(args) == 2
     err = capsys.readouterr().err

@@ -112,8 +112,8 @@ as mixins, and every module's docstring says what it holds):
     stacked tables, a rule slot per table (``set_rules``), the per-table offsets and flags.
 """
 
-from blackjack_env.envs.batch.codes import NUM_CORE_ACTIONS, OUTCOME_CODES, BatchPhase
 from blackjack_env.envs.batch.table import TableBatch
+from blackjack_env.envs.codes import NUM_CORE_ACTIONS, OUTCOME_CODES, BatchPhase
 
 __all__ = ["NUM_CORE_ACTIONS", "OUTCOME_CODES", "BatchPhase", "TableBatch"]
 

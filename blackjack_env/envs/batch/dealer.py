@@ -17,9 +17,9 @@ import numpy as np
 from blackjack_env.analysis.dealer import final_distribution
 from blackjack_env.engine import play
 from blackjack_env.engine.rules import Rules
-from blackjack_env.envs.batch.codes import PHASE_OVER
 from blackjack_env.envs.batch.shoe import deal_swap
 from blackjack_env.envs.batch.state import BatchState
+from blackjack_env.envs.codes import PHASE_OVER
 
 #: The dealer's final total (22: bust) by the category 0..5 of :meth:`TableBatch._dealer_cdf`
 #: (17, 18, 19, 20, 21, bust), for any count 0..16 of thresholds passed.

@@ -14,7 +14,8 @@ import numpy as np
 
 from blackjack_env.engine import play
 from blackjack_env.engine.play import array_soft, array_total
-from blackjack_env.envs.batch.codes import (
+from blackjack_env.envs.batch.state import BatchState
+from blackjack_env.envs.codes import (
     ACTION_DOUBLE,
     ACTION_SPLIT,
     ACTION_STAND,
@@ -26,7 +27,6 @@ from blackjack_env.envs.batch.codes import (
     PHASE_INSURE,
     TAKES_CARD,
 )
-from blackjack_env.envs.batch.state import BatchState
 
 
 class HandsMixin(BatchState):

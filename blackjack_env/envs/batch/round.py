@@ -17,7 +17,8 @@ import numpy as np
 from blackjack_env.engine import play
 from blackjack_env.engine.cards import Card
 from blackjack_env.engine.play import NaturalEffect
-from blackjack_env.envs.batch.codes import (
+from blackjack_env.envs.batch.state import BatchState
+from blackjack_env.envs.codes import (
     ACTION_INSURE,
     ACTION_SURRENDER,
     OUTCOME_BLACKJACK,
@@ -27,7 +28,6 @@ from blackjack_env.envs.batch.codes import (
     PHASE_INSURE,
     PHASE_OVER,
 )
-from blackjack_env.envs.batch.state import BatchState
 
 _INSURANCE_PAYS = float(play.INSURANCE_PAYS)  # net per chip staked on insurance, 2:1
 #: what a dealt natural does, per table of a mixed batch (play.dealt_natural_effect)

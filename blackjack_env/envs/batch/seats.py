@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from blackjack_env.envs.batch.codes import (
+from blackjack_env.envs.batch.state import BatchState
+from blackjack_env.envs.codes import (
     PHASE_DECIDE,
     PHASE_DONE,
     PHASE_INSURE,
     PHASE_OVER,
     PHASE_PEEK_WAIT,
 )
-from blackjack_env.envs.batch.state import BatchState
 
 
 class SeatsMixin(BatchState):

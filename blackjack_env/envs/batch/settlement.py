@@ -13,8 +13,8 @@ import numpy as np
 
 from blackjack_env.engine import play
 from blackjack_env.engine.play import array_total
-from blackjack_env.envs.batch.codes import OUTCOME_LOSS
 from blackjack_env.envs.batch.state import BatchState
+from blackjack_env.envs.codes import OUTCOME_LOSS
 
 
 class SettlementMixin(BatchState):

@@ -20,10 +20,6 @@ from blackjack_env.engine.rules import Rules
 # the module, not its names: envs.tables imports this package's codes (either may load first)
 from blackjack_env.envs import tables as rule_tables
 from blackjack_env.envs.batch.chips import ChipsMixin
-from blackjack_env.envs.batch.codes import (
-    NUM_CORE_ACTIONS,
-    PHASE_OVER,
-)
 from blackjack_env.envs.batch.dealer import DealerMixin
 from blackjack_env.envs.batch.hands import HandsMixin
 from blackjack_env.envs.batch.round import RoundMixin
@@ -31,6 +27,10 @@ from blackjack_env.envs.batch.rules import RulesMixin
 from blackjack_env.envs.batch.seats import SeatsMixin
 from blackjack_env.envs.batch.settlement import SettlementMixin
 from blackjack_env.envs.batch.shoe import ShoeMixin
+from blackjack_env.envs.codes import (
+    NUM_CORE_ACTIONS,
+    PHASE_OVER,
+)
 from blackjack_env.envs.settings import EnvSettings
 
 if TYPE_CHECKING:

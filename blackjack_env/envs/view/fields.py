@@ -2,7 +2,7 @@
 
 Each mode's fields (their positions, ranges and dtypes) are named here and nowhere
 else; the single env (:mod:`~blackjack_env.envs.view.layout` and the compiled
-:mod:`~blackjack_env.envs.core`), the batched env (:mod:`~blackjack_env.envs.vector`),
+:mod:`~blackjack_env.envs.single.core`), the batched env (:mod:`~blackjack_env.envs.vector`),
 the multi-agent env (through the single env's layout), ``blackjack_env.agents.obs``
 (decoding, and encoding the analysis's states for exact grading) and the simulator
 (:mod:`~blackjack_env.simulate`) read them from here. The encoders below take the
@@ -11,7 +11,7 @@ tables, and lay them out: the same function writes an observation of the single 
 and a batch of the batched env, so both give bit-identical values.
 
 The meaning of each field is specified in the docstring of
-:class:`~blackjack_env.envs.blackjack.BlackjackEnv` ("Observation Space"); adding
+:class:`~blackjack_env.envs.single.BlackjackEnv` ("Observation Space"); adding
 a field is one edit here plus its line there.
 
 ``"tuple"`` (``Blackjack-v1``'s): (player total, dealer upcard, usable ace).

@@ -3,30 +3,27 @@ observations (:class:`Layout`), and the observation modes (:class:`ObsMode`).
 
 Everything here is a function of a :class:`~blackjack_env.engine.table.Table`, the
 learner's seat and a frozen :class:`Layout` (the env's configuration of spaces), so
-any environment (the single-seat :class:`~blackjack_env.envs.blackjack.BlackjackEnv`,
+any environment (the single-seat :class:`~blackjack_env.envs.single.BlackjackEnv`,
 a batched vector env) produces bit-identical observations and masks for the same
 table state. Nothing here mutates the table or draws a card.
 
 The fields of every observation mode are specified in the docstring of
-:class:`~blackjack_env.envs.blackjack.BlackjackEnv`; their positions, bounds, spaces
+:class:`~blackjack_env.envs.single.BlackjackEnv`; their positions, bounds, spaces
 and encoders are defined once in :mod:`blackjack_env.envs.view.fields`, which
-:class:`Layout` and the batched env (:mod:`blackjack_env.envs.view.batched`) both
+:class:`Layout` and the batched env (:mod:`blackjack_env.envs.vector.observe`) both
 call (the single env's ``"multidiscrete"`` observations are
 ``fields.encode_multidiscrete``'s, cached by the compiled ``LearnerView.observe``).
 
-:class:`Decision` and :func:`decision` (what the learner is asked) are
-:mod:`blackjack_env.envs.step`'s, re-exported here. The per-step part, run on every env
-step, lives in the compiled module :mod:`blackjack_env.envs.core` and is re-exported
-here: :func:`focus_index`, :func:`unseen_by_rank`, :func:`hi_lo_true_count`, and the
-:class:`~blackjack_env.envs.core.LearnerView` each :class:`Layout` delegates its
-legal actions, masks and ``"tuple"`` / ``"multidiscrete"`` observations to
-(:attr:`Layout.per_step`). The old module :mod:`blackjack_env.envs.observations`
-re-exports this one.
+The per-step half of a layout, run on every env step, is the compiled
+:class:`~blackjack_env.envs.view.per_step.LearnerView` (:attr:`Layout.per_step`), to which
+each :class:`Layout` delegates its legal actions, masks and ``"tuple"`` /
+``"multidiscrete"`` observations; the two are split for the compiler (see
+:mod:`blackjack_env.envs.view.per_step`). The decision the learner is asked
+(:class:`~blackjack_env.envs.step.Decision`) is :mod:`blackjack_env.envs.step`'s.
 """
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from enum import Enum
 from functools import cached_property, lru_cache
@@ -35,57 +32,29 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from blackjack_env.engine.cards import Rank
 from blackjack_env.engine.hand import Hand
-from blackjack_env.engine.play import HI_LO_TAGS, stand_hit_only
+from blackjack_env.engine.play import stand_hit_only
 from blackjack_env.engine.rules import Rules
 from blackjack_env.engine.table import Action, Table
-from blackjack_env.envs.core import (
+from blackjack_env.envs.step import Decision
+from blackjack_env.envs.view import fields
+from blackjack_env.envs.view.per_step import (
     LearnerView,
     focus_index,
     hi_lo_true_count,
-    read_cards,
     unseen_by_rank,
 )
-from blackjack_env.envs.step import Decision, learner_decision
-from blackjack_env.envs.view import fields
-from blackjack_env.envs.view.fields import CHIP_BOUND, COUNT_CLIP, COUNT_HIGH, MAX_TOTAL
 
-__all__ = [
-    "CHIP_BOUND",
-    "COUNT_CLIP",
-    "COUNT_HIGH",
-    "HI_LO",
-    "MAX_TOTAL",
-    "Decision",
-    "Layout",
-    "ObsMode",
-    "decision",
-    "features_of",
-    "focus_hand",
-    "focus_index",
-    "hi_lo_true_count",
-    "read_cards",
-    "unseen_by_rank",
-]
-
-#: Hi-Lo tags by rank, ace to king (``engine.play.HI_LO_TAGS``).
-HI_LO: tuple[int, ...] = HI_LO_TAGS
-
+__all__ = ["Layout", "ObsMode", "features_of", "focus_hand"]
 
 class ObsMode(str, Enum):
-    """The observation encodings (see :class:`~blackjack_env.envs.blackjack.BlackjackEnv`)."""
+    """The observation encodings (see :class:`~blackjack_env.envs.single.BlackjackEnv`)."""
 
     TUPLE = "tuple"
     MULTIDISCRETE = "multidiscrete"
     VECTOR = "vector"
     DICT = "dict"
     FEATURES = "features"
-
-
-#: The learner's decision in a table's state (:func:`.step.learner_decision`, the one
-#: mapping of a table's phase to a :class:`Decision`).
-decision = learner_decision
 
 
 def focus_hand(table: Table, seat: int, last_hand: int) -> Hand | None:
@@ -101,7 +70,7 @@ class Layout:
 
     Its per-step methods (``legal``, ``mask``, the ``"tuple"`` / ``"multidiscrete"``
     observations) forward to :attr:`per_step`, a compiled
-    :class:`~blackjack_env.envs.core.LearnerView`, which the single env's step calls
+    :class:`~blackjack_env.envs.single.core.LearnerView`, which the single env's step calls
     directly: this class holds what is not per step (spaces, names, the vector and
     dict encodings) and stays plain Python (a dataclass with cached properties and
     gymnasium spaces). Measured (2026-11-30): the compiled view and env core make the
@@ -166,14 +135,6 @@ class Layout:
         names = [Action(i).name for i in range(self.n_play)]
         names += [f"BET_{size}" for size in self.bet_sizes]
         return names
-
-    @property
-    def view(self) -> LearnerView:
-        """Deprecated name of :attr:`per_step`."""
-        warnings.warn(
-            "Layout.view is deprecated; use Layout.per_step", DeprecationWarning, stacklevel=2
-        )
-        return self.per_step
 
     @cached_property
     def per_step(self) -> LearnerView:
@@ -324,7 +285,3 @@ def features_of(rules: Rules) -> np.ndarray:
     features = fields.rule_features(rules)
     features.flags.writeable = False
     return features
-
-
-# The ranks' order in every by-rank field (ace..king), for documentation and tests.
-RANK_ORDER: tuple[Rank, ...] = tuple(Rank)

@@ -25,14 +25,6 @@ from typing import Annotated, Any
 import gymnasium as gym
 import tyro
 
-from blackjack_env._cli import (
-    check_output_dir,
-    check_output_file,
-    missing_package,
-    note_new_folder,
-    option,
-)
-from blackjack_env.agents.commands import UsageError, run_command
 from blackjack_env.agents.fixed import FIXED_AGENTS
 from blackjack_env.agents.grading import exact_grade
 from blackjack_env.agents.obs import decision_policy
@@ -46,6 +38,14 @@ from blackjack_env.agents.plots import (
 from blackjack_env.agents.registry import check_fits, find_model, make_agent, table_for
 from blackjack_env.analysis import solve
 from blackjack_env.analysis.strategy import nearest_supported_rules
+from blackjack_env.cli import (
+    check_output_dir,
+    check_output_file,
+    missing_package,
+    note_new_folder,
+    option,
+)
+from blackjack_env.commands import UsageError, run_command
 
 __all__ = ["Settings", "differences_text", "main", "run"]
 

@@ -1,6 +1,6 @@
 """What the command-line programs share: one runner, option checks, output files.
 
-:func:`run_command` runs every command (``blackjack_env.agents.commands``, ``python -m
+:func:`run_command` runs every command (``blackjack_env.commands``, ``python -m
 blackjack_env.simulate``, the benchmark scripts): it parses the options with `tyro`_
 from a settings dataclass (its fields, with a docstring line each, are the options)
 and turns a user's mistake into one line ``error: ...`` on stderr with exit status 2

@@ -17,7 +17,7 @@ from blackjack_env.engine import play
 from blackjack_env.engine.cards import Card
 from blackjack_env.envs.batch import BatchPhase
 from blackjack_env.envs.step import Decision, array_map_illegal_bet
-from blackjack_env.envs.vector_state import VectorState
+from blackjack_env.envs.vector.state import VectorState
 
 __all__ = ["BetsMixin"]
 

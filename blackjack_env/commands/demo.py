@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from blackjack_env._cli import check_at_least, option, preset_option
-from blackjack_env.agents.commands import UsageError, run_command
+from blackjack_env.cli import check_at_least, option, preset_option
+from blackjack_env.commands import UsageError, run_command
 from blackjack_env.engine import Event, EventKind, Table
 from blackjack_env.render import OUTCOME_TEXT, hand_text
 from blackjack_env.strategies import make_strategy, play_until, strategy_names

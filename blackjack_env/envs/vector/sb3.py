@@ -9,7 +9,7 @@ autoreset mode) through that API, so SB3 and sb3-contrib train on the batched
 tables directly::
 
     from sb3_contrib import MaskablePPO
-    from blackjack_env.envs.sb3_vec import SB3VecEnv
+    from blackjack_env.envs.vector.sb3 import SB3VecEnv
 
     env = SB3VecEnv(num_envs=256, rules="vegas-strip", obs_mode="vector")
     model = MaskablePPO("MlpPolicy", env).learn(100_000)
@@ -40,7 +40,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env import VecEnv
 
-from blackjack_env.envs.vector import BlackjackVectorEnv
+from blackjack_env.envs.vector.env import BlackjackVectorEnv
 from blackjack_env.envs.view.layout import ObsMode
 
 __all__ = ["SB3VecEnv"]

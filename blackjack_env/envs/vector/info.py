@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from blackjack_env.envs.vector_bets import BetsMixin
+from blackjack_env.envs.vector.bets import BetsMixin
 
 __all__ = ["InfoMixin"]
 

@@ -60,10 +60,10 @@ from typing import Annotated, Any
 
 import tyro
 
-from blackjack_env._cli import apply_rule_changes, option, preset_option, set_options
-from blackjack_env.agents.commands import UsageError, run_command
 from blackjack_env.agents.seats import CountingSeat, seat_strategy
-from blackjack_env.analysis._model import check_supported
+from blackjack_env.analysis.model import check_supported
+from blackjack_env.cli import apply_rule_changes, option, preset_option, set_options
+from blackjack_env.commands import UsageError, run_command
 from blackjack_env.engine import Action, EventKind, Outcome, Phase, Table
 from blackjack_env.engine.rules import Settlement, TieRule
 from blackjack_env.engine.table import TableError
@@ -204,7 +204,7 @@ class Session:
     """A table in the terminal: ``read(prompt) -> str`` and ``write(text)`` are the terminal.
 
     Every option is checked here, before the first line is written: a bad one raises
-    :class:`~blackjack_env.agents.commands.UsageError` (or the library's ``ValueError``).
+    :class:`~blackjack_env.commands.UsageError` (or the library's ``ValueError``).
     """
 
     def __init__(self, settings: Settings, read: Callable[[str], str] = input,

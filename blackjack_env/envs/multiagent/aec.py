@@ -17,7 +17,6 @@ from blackjack_env.engine.play import play_out_action
 from blackjack_env.engine.table import Action, Phase, Table
 from blackjack_env.envs.settings import (
     EnvSettings,
-    IllegalAction,
     TableArgs,
     check_action,
     check_reset_options,
@@ -25,6 +24,7 @@ from blackjack_env.envs.settings import (
 )
 from blackjack_env.envs.step import (
     Decision,
+    IllegalAction,
     illegal_message,
     learner_decision,
     map_illegal,
@@ -67,7 +67,7 @@ class BlackjackAECEnv(AECEnv):
     ## Action Space
 
     Per agent, the single env's ``Discrete(P)`` (see
-    :class:`~blackjack_env.envs.blackjack.BlackjackEnv`): 0 STAND (in the
+    :class:`~blackjack_env.envs.single.BlackjackEnv`): 0 STAND (in the
     pre-peek decision: decline), 1 HIT, 2 DOUBLE, 3 SPLIT, 4 SURRENDER, and 5
     INSURE with ``insurance_decisions=True``; ``Discrete(2)`` for stand/hit-only
     rules. An illegal action is handled as in the single env's ``"map"`` mode

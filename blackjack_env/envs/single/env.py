@@ -11,19 +11,19 @@ from gymnasium.error import ResetNeeded
 
 from blackjack_env import render as _render
 from blackjack_env.engine.table import Action, Table
-from blackjack_env.envs.core import EnvCore
 from blackjack_env.envs.settings import (
     EnvArgs,
     EnvSettings,
-    IllegalAction,
     check_reset_options,
     check_stack,
     json_ready_spec,
 )
-from blackjack_env.envs.view.layout import Decision, Layout
+from blackjack_env.envs.single.core import EnvCore
+from blackjack_env.envs.step import Decision, IllegalAction
+from blackjack_env.envs.view.layout import Layout
 from blackjack_env.strategies import Strategy, make_strategy, strategy_name
 
-__all__ = ["BlackjackEnv", "IllegalAction"]  # (IllegalAction lives in envs.settings)
+__all__ = ["BlackjackEnv"]
 
 
 _KNOWN_OPTIONS = ("cards",)
@@ -411,7 +411,7 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
         self.action_names: list[str] = self.layout.action_names()
         self.obs_mode = mode
 
-        # ---- state and per-step work (compiled; see blackjack_env.envs.core)
+        # ---- state and per-step work (compiled; see blackjack_env.envs.single.core)
         self._core = EnvCore(self.layout, settings)  # the settings, whole
         self._renderer: Any = None
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from typing import Any, ClassVar
 
 import numpy as np
@@ -12,17 +11,20 @@ from gymnasium.vector.utils import batch_space
 
 from blackjack_env.engine.rules import Rules
 from blackjack_env.envs.batch import BatchPhase, TableBatch
-from blackjack_env.envs.random_legal import random_legal_actions
 from blackjack_env.envs.settings import (
     EnvArgs,
     EnvSettings,
-    IllegalAction,
     check_reset_options,
     json_ready_spec,
 )
-from blackjack_env.envs.step import Decision, array_play_illegal, array_table_actions
+from blackjack_env.envs.step import (
+    Decision,
+    IllegalAction,
+    array_play_illegal,
+    array_table_actions,
+)
 from blackjack_env.envs.tables import RuleBank, RuleTables
-from blackjack_env.envs.vector_checks import (
+from blackjack_env.envs.vector.checks import (
     check_actions,
     check_autoreset_mode,
     check_max_episode_steps,
@@ -31,8 +33,9 @@ from blackjack_env.envs.vector_checks import (
     check_seed,
     read_stacks,
 )
-from blackjack_env.envs.vector_info import InfoMixin
-from blackjack_env.envs.view.batched import ObserveMixin
+from blackjack_env.envs.vector.info import InfoMixin
+from blackjack_env.envs.vector.observe import ObserveMixin
+from blackjack_env.envs.vector.random_legal import random_legal_actions
 from blackjack_env.envs.view.layout import Layout, ObsMode
 
 __all__ = ["BlackjackVectorEnv", "random_legal_actions"]
@@ -48,7 +51,7 @@ class BlackjackVectorEnv(VectorEnv, ObserveMixin, InfoMixin):
 
     ## Description
 
-    The batched form of :class:`~blackjack_env.envs.blackjack.BlackjackEnv`, whose
+    The batched form of :class:`~blackjack_env.envs.single.BlackjackEnv`, whose
     docstring is the specification: rules, spaces (``single_action_space`` /
     ``single_observation_space``, the single env's), action meanings, masks, bet steps,
     bankrolls, illegal-action handling, rewards and episode ends are the single env's with
@@ -94,7 +97,7 @@ class BlackjackVectorEnv(VectorEnv, ObserveMixin, InfoMixin):
     ``seats_per_table=S`` (default 1) seats S learners at each table: ``num_envs`` must be
     a multiple of S, and sub-env ``r`` is seat ``r % S`` of table ``r // S``
     (``info["table"]``, ``info["seat"]``). Each sub-env is the agent ``seat_s`` of the
-    multi-agent table (:class:`~blackjack_env.envs.parallel.BlackjackParallelEnv`, whose
+    multi-agent table (:class:`~blackjack_env.envs.multiagent.BlackjackParallelEnv`, whose
     docstring is the specification: casino order of the deal, pre-peek questions seat by
     seat, seat 0 plays all its hands first; the parity tests compare every seat at every
     step). Each step only the seat each table waits for acts: ``info["active"]`` marks the
@@ -167,12 +170,12 @@ class BlackjackVectorEnv(VectorEnv, ObserveMixin, InfoMixin):
     ## Code
 
     This module is the Gymnasium API and autoreset; each other job has its module:
-    :mod:`~blackjack_env.envs.vector_checks` (argument checks),
+    :mod:`~blackjack_env.envs.vector.checks` (argument checks),
     :mod:`~blackjack_env.envs.step` (the illegal-action policy, shared with the other
-    envs), :mod:`~blackjack_env.envs.vector_bets` (bet steps and bankrolls),
-    :mod:`~blackjack_env.envs.view.batched` (decisions, masks, observations),
-    :mod:`~blackjack_env.envs.vector_info` (the info dict); their state is declared in
-    :mod:`~blackjack_env.envs.vector_state`.
+    envs), :mod:`~blackjack_env.envs.vector.bets` (bet steps and bankrolls),
+    :mod:`~blackjack_env.envs.vector.observe` (decisions, masks, observations),
+    :mod:`~blackjack_env.envs.vector.info` (the info dict); their state is declared in
+    :mod:`~blackjack_env.envs.vector.state`.
 
     ## Performance
 
@@ -463,13 +466,6 @@ class BlackjackVectorEnv(VectorEnv, ObserveMixin, InfoMixin):
     @spec.setter
     def spec(self, value: Any) -> None:
         self.__dict__["_spec"] = json_ready_spec(value)
-
-    @property
-    def core(self) -> TableBatch | None:
-        """Deprecated name of :attr:`batch` (the :class:`TableBatch` that plays the tables)."""
-        warnings.warn("BlackjackVectorEnv.core is deprecated; use .batch", DeprecationWarning,
-                      stacklevel=2)
-        return self.batch
 
     def action_masks(self) -> np.ndarray:
         """``(num_envs, n)`` bool: legal actions (sb3-contrib MaskablePPO convention)."""

@@ -30,9 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from blackjack_env._cli import check_at_least, check_writable, option, preset_option, write_json
 from blackjack_env.agents.ceiling import pricing_bar
-from blackjack_env.agents.commands import UsageError, run_command
 from blackjack_env.agents.counting import BetSpread
 from blackjack_env.analysis.counter import (
     CounterRound,
@@ -45,6 +43,8 @@ from blackjack_env.analysis.counter import (
     store_name,
     stored_rounds,
 )
+from blackjack_env.cli import check_at_least, check_writable, option, preset_option, write_json
+from blackjack_env.commands import UsageError, run_command
 
 __all__ = ["Settings", "main", "run"]
 

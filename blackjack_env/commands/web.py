@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
-from blackjack_env._cli import option
-from blackjack_env.agents.commands import fail, run_command
 from blackjack_env.agents.registry import find_model, load_agent
 from blackjack_env.agents.seats import AgentStrategy
+from blackjack_env.cli import option
+from blackjack_env.commands import fail, run_command
 
 __all__ = ["Settings", "build", "main", "run"]
 

@@ -2,9 +2,9 @@
 :class:`~blackjack_env.envs.vector.BlackjackVectorEnv` holds.
 
 ``BlackjackVectorEnv.__init__`` sets these; the modules that each do one of its jobs
-(:mod:`~blackjack_env.envs.view.batched` the observations, phases and masks,
-:mod:`~blackjack_env.envs.vector_bets` the bet steps and bankrolls,
-:mod:`~blackjack_env.envs.vector_info` the info dict) are mixins that derive from
+(:mod:`~blackjack_env.envs.vector.observe` the observations, phases and masks,
+:mod:`~blackjack_env.envs.vector.bets` the bet steps and bankrolls,
+:mod:`~blackjack_env.envs.vector.info` the info dict) are mixins that derive from
 :class:`VectorState`, so a reader and a type checker see every field in one place.
 Per-sub-env arrays have one entry per sub-env (``num_envs``).
 """

@@ -35,7 +35,10 @@ from typing import Annotated, Any
 
 import tyro
 
-from blackjack_env._cli import (
+from blackjack_env.agents.plots import draw_chart
+from blackjack_env.analysis import basic_strategy_chart, finite_shoe_return, solve
+from blackjack_env.analysis.composition import composition_return, effects_of_removal
+from blackjack_env.cli import (
     apply_rule_changes,
     check_writable,
     note_new_folder,
@@ -45,10 +48,7 @@ from blackjack_env._cli import (
     set_options,
     write_json,
 )
-from blackjack_env.agents.commands import UsageError, run_command
-from blackjack_env.agents.plots import draw_chart
-from blackjack_env.analysis import basic_strategy_chart, finite_shoe_return, solve
-from blackjack_env.analysis.composition import composition_return, effects_of_removal
+from blackjack_env.commands import UsageError, run_command
 from blackjack_env.engine.rules import Rules
 
 __all__ = ["Settings", "analyze", "build_rules", "composition_figures", "main", "run"]

@@ -40,14 +40,6 @@ import numpy as np
 import tyro
 from tyro.constructors import PrimitiveConstructorSpec
 
-from blackjack_env._cli import (
-    check_output_dir,
-    missing_package,
-    preset_option,
-    read_json_object,
-    write_json,
-)
-from blackjack_env.agents.commands import UsageError, run_command
 from blackjack_env.agents.grading import analysis_reason, exact_grade
 from blackjack_env.agents.plots import learning_curve
 from blackjack_env.agents.registry import parse_decks
@@ -63,6 +55,14 @@ from blackjack_env.agents.sb3 import (
 )
 from blackjack_env.agents.tabular import MonteCarloAgent, QLearningAgent, TabularAgent
 from blackjack_env.agents.training import TrainLog, train_tabular
+from blackjack_env.cli import (
+    check_output_dir,
+    missing_package,
+    preset_option,
+    read_json_object,
+    write_json,
+)
+from blackjack_env.commands import UsageError, run_command
 from blackjack_env.engine import Rules
 from blackjack_env.engine.rules import Surrender
 from blackjack_env.envs.view.layout import Layout, ObsMode

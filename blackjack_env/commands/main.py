@@ -22,11 +22,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
-from blackjack_env._cli import CI_NAME, check_output_dir, missing_package, option, write_json
-from blackjack_env.agents.commands import UsageError, chart, evaluate, run_command, train
-from blackjack_env.agents.commands.chart import differences_text
-from blackjack_env.agents.commands.train import build_rules
 from blackjack_env.agents.grading import analysis_reason
+from blackjack_env.cli import CI_NAME, check_output_dir, missing_package, option, write_json
+from blackjack_env.commands import UsageError, chart, evaluate, run_command, train
+from blackjack_env.commands.chart import differences_text
+from blackjack_env.commands.train import build_rules
 
 __all__ = ["Settings", "main", "run"]
 

@@ -65,23 +65,12 @@ from typing import Annotated, Any
 import gymnasium as gym
 import tyro
 
-from blackjack_env._cli import (
-    CI_NAME,
-    check_output_file,
-    check_writable,
-    load_average,
-    missing_package,
-    option,
-    write_json,
-    z_value,
-)
 from blackjack_env.agents.ceiling import (
     ceiling_report,
     decides_bets,
     pricing_bar,
     round_bettor,
 )
-from blackjack_env.agents.commands import UsageError, run_command
 from blackjack_env.agents.fixed import FIXED_AGENTS
 from blackjack_env.agents.grading import (
     analysis_reason,
@@ -107,6 +96,17 @@ from blackjack_env.analysis.counter import (
     store_name,
 )
 from blackjack_env.analysis.strategy import nearest_supported_rules
+from blackjack_env.cli import (
+    CI_NAME,
+    check_output_file,
+    check_writable,
+    load_average,
+    missing_package,
+    option,
+    write_json,
+    z_value,
+)
+from blackjack_env.commands import UsageError, bet_sizes_option, run_command
 from blackjack_env.engine.rules import STANDARD_VALUES
 from blackjack_env.simulate import POLICIES
 from blackjack_env.simulate import simulate as batched
@@ -165,18 +165,6 @@ class Plan:
     ceiling_store: str = ""
 
 
-def _bet_sizes(text: str) -> tuple[int, ...]:
-    if not text:
-        return ()
-    try:
-        sizes = tuple(int(x) for x in text.split(","))
-    except ValueError:
-        raise UsageError(f"--bet-sizes {text!r}: use whole numbers, e.g. 1,2,4,8") from None
-    if any(s < 1 for s in sizes):
-        raise UsageError(f"--bet-sizes {text!r}: every size must be at least 1")
-    return sizes
-
-
 def prepare(settings: Settings) -> Plan:
     """Check every option, load the agent and build its table; write nothing."""
     if settings.hands < 2:
@@ -192,7 +180,7 @@ def prepare(settings: Settings) -> Plan:
         raise UsageError(f"--seats {settings.seats}: must be at least 1 (or 0 for the default)")
     if settings.out:
         check_output_file(settings.out, "--out")
-    sizes = _bet_sizes(settings.bet_sizes)
+    sizes = bet_sizes_option(settings.bet_sizes)
     fixed = settings.agent in FIXED_AGENTS
     t = table_for(settings.agent, settings.rules, settings.decks, settings.seats,
                   settings.seat, settings.others)

@@ -21,7 +21,7 @@ from blackjack_env.engine import play
 from blackjack_env.engine.play import Action, array_hi_lo_true_count, array_soft
 from blackjack_env.envs.batch import TableBatch
 from blackjack_env.envs.step import DECISION_BY_BATCH_PHASE, Decision
-from blackjack_env.envs.vector_bets import BetsMixin
+from blackjack_env.envs.vector.bets import BetsMixin
 from blackjack_env.envs.view import fields
 from blackjack_env.envs.view.layout import ObsMode
 
