@@ -177,7 +177,7 @@ def bench_seats_batched(s: Settings, seats: int, autoreset: str) -> dict[str, fl
 
 def bench_seats_parallel(s: Settings, seats: int) -> dict[str, float]:
     """Seat-rounds settled per second of a Python loop over the multi-agent table."""
-    from blackjack_env.envs.multiagent.parallel import BlackjackParallelEnv
+    from blackjack_env.envs.multiagent import BlackjackParallelEnv
 
     env = BlackjackParallelEnv(rules="vegas-strip", num_seats=seats, rounds=100)
     rng = np.random.default_rng(s.seed)

@@ -121,7 +121,7 @@ def make_table(env_config: dict[str, Any] | None = None) -> Any:
     RLlib's ``ParallelPettingZooEnv`` (runs in the worker process)."""
     from ray.rllib.env.wrappers.pettingzoo_env import ParallelPettingZooEnv
 
-    from blackjack_env.envs.multiagent.parallel import parallel_env
+    from blackjack_env.envs.multiagent import parallel_env
 
     return ParallelPettingZooEnv(parallel_env(**dict(env_config or {})))
 

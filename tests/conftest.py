@@ -79,6 +79,7 @@ BUILD_NEUTRAL: dict[str, str] = {
     "tests/analysis/test_composition_kernels.py": "numba's kernels of composition_return "
     "against the analysis's own Python path, both on one build; the engine functions they "
     "read are checked in both passes by tests/analysis's other files",
+    "tests/test_dead_code.py": "a static reading of the sources (nothing is run)",
     "tests/test_simulate.py": "the evaluation loop and its worker processes, over the env "
     "API that tests/envs checks in both passes",
 }

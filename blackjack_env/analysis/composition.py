@@ -605,29 +605,6 @@ class _Context:
             )
         return got
 
-    def split_plan_action(self, y: Comp, c: int, h: int, k: int, pair: bool, same: int) -> Action:
-        """The action the split policy takes at a split hand ``y`` of pair class ``c``
-        (``h`` hands in all, ``k`` hands waiting or deciding, this one included), the
-        split having begun from one hand of this context's pool (so ``h`` pair cards
-        are out: the pair and one per resplit): the strategy its values assume. For
-        simulations that measure its error."""
-        sa = self.aces[c]
-        hard, ace = self.hard_ace(y)
-        natural = is_natural(sum(y), hard, ace, natural_counts(self.rules, from_split=True))
-        extra = (c, h - 1)
-        if sum(y) > 2:
-            code = self.code(self.out(y, extra))
-            stand = self.stand(code, score(hard, ace)[0], False)
-            return _A.HIT if self.draw(code, hard, ace, False) > stand else _A.STAND
-        legal = [a for a in self.legal(y, True, sa, h, pair) if a is not _A.SPLIT]
-        evs = {a: self.action_ev(y, extra, True, sa, h, pair, natural, a) for a in legal}
-        best = max(evs, key=lambda a: evs[a])
-        if split_allowed(self.rules, pair=pair, hands=h, split_aces=sa):
-            no_split = evs[best] + self.split_value(c, h, k - 1, same, h)
-            if self.split_value(c, h + 1, k + 1, same, h + 1) > no_split:
-                return _A.SPLIT
-        return best
-
     def split_value(self, c: int, h: int, k: int, same: int, gone: int) -> float:
         """Expected sum of the joint results (per split hand's bet) of ``k`` split hands
         of class ``c`` still waiting for their second card, ``h`` hands in all, ``gone``

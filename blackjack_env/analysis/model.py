@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from blackjack_env.engine.hand import score
 from blackjack_env.engine.play import (
     BUST_CATEGORY,
     NATURAL_CATEGORY,
@@ -153,6 +152,3 @@ class CardModel:
         """``engine.play.dealer_peeks``: the dealer peeks with an ace or a ten-value card up."""
         return dealer_peeks(self.rules, up_value, up_ace)
 
-
-def total_of(hard: int, ace: bool) -> tuple[int, bool]:
-    return score(hard, ace)

@@ -71,11 +71,6 @@ class Solution:
     chart: Chart
     _models: dict[str, RoundModel] = field(repr=False, compare=False, default_factory=dict)
 
-    @property
-    def house_edge(self) -> float:
-        """``-expected_return``."""
-        return -self.expected_return
-
     def action_values(self, state: DecisionState) -> dict[Action, float]:
         """EV (per unit of the hand's bet) of each legal action in any decision state:
         multi-card hands, split hands, naturals that may be played.

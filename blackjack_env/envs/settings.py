@@ -29,7 +29,6 @@ import inspect
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from enum import Enum
 from typing import Any, TypeVar, cast
 
 import numpy as np
@@ -62,10 +61,6 @@ KEEP_DECKS = "rules"
 #: render modes of the single env (the batched env does not render; the table: text, printed or not)
 SINGLE_RENDER_MODES = ("ansi", "rgb_array", "human")
 TABLE_RENDER_MODES = ("ansi", "human")
-
-
-def _choices(enum: type[Enum]) -> str:
-    return ", ".join(repr(m.value) for m in enum)
 
 
 def _is_int(value: Any) -> bool:
@@ -353,12 +348,6 @@ class EnvSettings:
     def fixed_seats(self) -> dict[int, Any]:
         """Seat -> strategy spec of the seats the env plays itself."""
         return dict(self.others)
-
-    @property
-    def agent_seats(self) -> list[int]:
-        """The seats played by learners, in seat order."""
-        fixed = self.fixed_seats
-        return [s for s in range(self.rules.seats) if s not in fixed]
 
     # ------------------------------------------------------------- builders
     @classmethod

@@ -34,7 +34,7 @@ Keys (the codes are :mod:`blackjack_env.envs.codes`'s):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -237,11 +237,6 @@ class RuleTables:
             bankroll=settings.bankroll,
             insurance_decisions=settings.insurance_decisions,
         )
-
-    @classmethod
-    def field_names(cls) -> tuple[str, ...]:
-        """Every field's name, in order."""
-        return tuple(f.name for f in fields(cls))
 
 
 def _frozen(arr: np.ndarray) -> np.ndarray:

@@ -632,7 +632,3 @@ class Game:
             },
         }
 
-
-def values_of(game: Game) -> Values | None:
-    """The values of the decision the game waits on (for tests and callers)."""
-    return action_values(game.table)

@@ -466,7 +466,7 @@ def vector_page() -> None:
 # ---------------------------------------------------------------------------- PettingZoo
 def multiagent_pages() -> None:
     from blackjack_env.envs import multiagent
-    from blackjack_env.envs.multiagent.parallel import BlackjackParallelEnv, parallel_env
+    from blackjack_env.envs.multiagent import BlackjackParallelEnv, parallel_env
 
     aec_cls = multiagent.BlackjackAECEnv
     aec = multiagent.env(num_seats=3)
@@ -483,7 +483,7 @@ def multiagent_pages() -> None:
     par = parallel_env(num_seats=3)
     par.reset(seed=0)
     write("parallel-summary", summary([
-        ("Import", code("from blackjack_env.envs.multiagent.parallel import parallel_env")),
+        ("Import", code("from blackjack_env.envs.multiagent import parallel_env")),
         ("Make", code("parallel_env(num_seats=3)")),
         ("Agents", code(", ".join(par.agents))),
         ("Action Space (each)", code(par.action_space(par.agents[0]))),
@@ -499,7 +499,7 @@ def multiagent_pages() -> None:
                         ("episode-end", "Episode End"), ("state", "State"),
                         ("reset-options", "Reset options")):
         write(f"aec-{part}", _section_md(aec_cls, title))
-    from blackjack_env.envs import parallel
+    from blackjack_env.envs.multiagent import parallel
 
     # the class defers to its module's docstring: the page shows that one's sections
     for part, title in (("steps", "Steps"), ("state", "State")):

@@ -353,7 +353,7 @@ def envs_reference() -> None:
           + ", ".join(code(n) for n in strategies.strategy_names()) + ".\n")
 
     # ---- the class docstrings, which are the specification, as MyST
-    from blackjack_env.envs.multiagent.parallel import BlackjackParallelEnv
+    from blackjack_env.envs.multiagent import BlackjackParallelEnv
 
     for name, cls in (("env", BlackjackEnv), ("vector", BlackjackVectorEnv),
                       ("table", aec), ("parallel", BlackjackParallelEnv)):
@@ -610,16 +610,9 @@ def observation_reference() -> None:
 
 
 def _view_module() -> Any:
-    import importlib
+    from blackjack_env.envs import view
 
-    for name in ("blackjack_env.envs.view", "blackjack_env.envs.observations"):
-        try:
-            module = importlib.import_module(name)
-        except ImportError:
-            continue
-        if hasattr(module, "DICT_KEYS"):
-            return module
-    raise BuildError("no view module with DICT_KEYS found (blackjack_env.envs.view moved?)")
+    return view
 
 
 def _constants(module: Any, prefix: str, skip: Sequence[str] = ()) -> list[str]:

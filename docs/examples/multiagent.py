@@ -1,7 +1,7 @@
 """Every seat an agent: PettingZoo's AEC loop and the parallel API."""
 
 from blackjack_env.envs.multiagent import env as aec_env
-from blackjack_env.envs.multiagent.parallel import parallel_env
+from blackjack_env.envs.multiagent import parallel_env
 
 table = aec_env(num_seats=3, others={2: "basic"})  # seat 2 is played by basic strategy
 table.reset(seed=0)

@@ -3,7 +3,7 @@
 import supersuit as ss
 from stable_baselines3 import PPO
 
-from blackjack_env.envs.multiagent.parallel import parallel_env
+from blackjack_env.envs.multiagent import parallel_env
 
 table = parallel_env(num_seats=3, rounds=5, obs_mode="vector")
 vec = ss.pettingzoo_env_to_vec_env_v1(table)

@@ -4,6 +4,7 @@ rounds played through the engine from such a shoe with a fixed first decision.""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -11,7 +12,9 @@ from blackjack_env.analysis import CompositionStrategy
 from blackjack_env.analysis.composition import _classes, _query_context, _same_count
 from blackjack_env.engine import Action, Card, HoleCard, Rules, Shoe, Table, parse_cards
 from blackjack_env.engine.cards import ALL_CARDS, Suit
-from blackjack_env.engine.table import Phase
+from blackjack_env.engine.hand import score
+from blackjack_env.engine.play import is_natural, natural_counts
+from blackjack_env.engine.table import Phase, split_allowed
 
 Z99 = 2.5758293035489004  # two-sided 99% normal quantile
 
@@ -96,6 +99,31 @@ def play_rounds(
     return float(arr.mean()), float(arr.std(ddof=1) / np.sqrt(len(arr))), len(arr)
 
 
+
+def split_plan_action(ctx: Any, y: Any, c: int, h: int, k: int, pair: bool, same: int) -> Action:
+    """The action the split policy takes at a split hand ``y`` of pair class ``c``
+    (``h`` hands in all, ``k`` hands waiting or deciding, this one included), the
+    split having begun from one hand of this context's pool (so ``h`` pair cards
+    are out: the pair and one per resplit): the strategy its values assume. For
+    simulations that measure its error (the analysis's own composition context, ``ctx``)."""
+    sa = ctx.aces[c]
+    hard, ace = ctx.hard_ace(y)
+    natural = is_natural(sum(y), hard, ace, natural_counts(ctx.rules, from_split=True))
+    extra = (c, h - 1)
+    if sum(y) > 2:
+        code = ctx.code(ctx.out(y, extra))
+        stand = ctx.stand(code, score(hard, ace)[0], False)
+        return Action.HIT if ctx.draw(code, hard, ace, False) > stand else Action.STAND
+    legal = [a for a in ctx.legal(y, True, sa, h, pair) if a is not Action.SPLIT]
+    evs = {a: ctx.action_ev(y, extra, True, sa, h, pair, natural, a) for a in legal}
+    best = max(evs, key=lambda a: evs[a])
+    if split_allowed(ctx.rules, pair=pair, hands=h, split_aces=sa):
+        no_split = evs[best] + ctx.split_value(c, h, k - 1, same, h)
+        if ctx.split_value(c, h + 1, k + 1, same, h + 1) > no_split:
+            return Action.SPLIT
+    return best
+
+
 class split_plan_policy:
     """Plays every split hand as the split approximation assumes (off the pool of the
     split, with the other split hands' cards put back): the same strategy its value is
@@ -122,7 +150,7 @@ class split_plan_policy:
         y = self.cl.comp(counts)
         waiting = sum(1 for other in hands if len(other.cards) == 1)
         pair = hand.is_pair(self.rules.split_by.value == "value")
-        action = self.ctx.split_plan_action(y, self.c, len(hands), waiting + 1, pair, self.same)
+        action = split_plan_action(self.ctx, y, self.c, len(hands), waiting + 1, pair, self.same)
         legal = table.legal_actions()
         assert action in legal, (action, legal, hand)
         return action

@@ -14,8 +14,7 @@ pytest.importorskip("pettingzoo")
 from gymnasium.error import ResetNeeded
 from pettingzoo.test import parallel_api_test, parallel_seed_test
 
-from blackjack_env.envs.multiagent import raw_env
-from blackjack_env.envs.multiagent.parallel import parallel_env
+from blackjack_env.envs.multiagent import parallel_env, raw_env
 
 CONFIGS: list[dict[str, Any]] = [
     {},

@@ -13,8 +13,7 @@ from gymnasium.utils.env_checker import check_env
 import blackjack_env  # noqa: F401  (registers the ids)
 from blackjack_env.engine import Grid, Rules, RuleSpace, default_space, preset
 from blackjack_env.envs import BlackjackEnv, EnvSettings
-from blackjack_env.envs.multiagent import BlackjackAECEnv
-from blackjack_env.envs.multiagent.parallel import BlackjackParallelEnv
+from blackjack_env.envs.multiagent import BlackjackAECEnv, BlackjackParallelEnv
 from blackjack_env.envs.view import fields
 from blackjack_env.envs.view.fields import RULES_SIZE, rule_features
 

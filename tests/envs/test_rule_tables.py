@@ -125,7 +125,7 @@ def test_codes_are_one_vocabulary() -> None:
 def test_build_tables_takes_plain_values() -> None:
     a = build_tables(preset("vegas-strip"), bet=2, bet_sizes=(1, 3))
     b = RuleTables.from_settings(EnvSettings.batched(rules="vegas-strip", bet=2, bet_sizes=(1, 3)))
-    for name in RuleTables.field_names():
+    for name in (f.name for f in dataclasses.fields(RuleTables)):
         x, y = getattr(a, name), getattr(b, name)
         assert np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y, name
 

@@ -19,8 +19,7 @@ from blackjack_env.envs.vector import BlackjackVectorEnv
 pytest.importorskip("pettingzoo")
 
 from blackjack_env.envs.multiagent import env as aec_env
-from blackjack_env.envs.multiagent import raw_env
-from blackjack_env.envs.multiagent.parallel import parallel_env
+from blackjack_env.envs.multiagent import parallel_env, raw_env
 
 ENV_ID = "blackjack_env/Blackjack-v0"
 

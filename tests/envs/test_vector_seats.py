@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from blackjack_env.engine.rules import preset
-from blackjack_env.envs.multiagent.parallel import BlackjackParallelEnv
+from blackjack_env.envs.multiagent import BlackjackParallelEnv
 from blackjack_env.envs.step import Decision
 from blackjack_env.envs.vector import BlackjackVectorEnv
 from tests.envs.vector_helpers import obs_row, record_random_legal, same_obs, stacked_cards

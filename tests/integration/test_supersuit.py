@@ -12,7 +12,7 @@ pytest.importorskip("stable_baselines3")
 import supersuit as ss
 from stable_baselines3 import PPO
 
-from blackjack_env.envs.multiagent.parallel import parallel_env
+from blackjack_env.envs.multiagent import parallel_env
 
 pytestmark = pytest.mark.integration
 

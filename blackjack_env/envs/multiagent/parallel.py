@@ -8,7 +8,7 @@ casino order (seat 0 first; each seat plays all its hands before the next seat).
 SuperSuit's vector conversion and its route to stable-baselines3, RLlib's
 ``ParallelPettingZooEnv``)::
 
-    from blackjack_env.envs.multiagent.parallel import parallel_env
+    from blackjack_env.envs.multiagent import parallel_env
 
     env = parallel_env(num_seats=3, rounds=10)
     observations, infos = env.reset(seed=0)

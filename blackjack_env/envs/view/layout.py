@@ -174,10 +174,6 @@ class Layout:
         return spaces.Discrete(self.n_actions)
 
     # -------------------------------------------------------- observations
-    @property
-    def vector_size(self) -> int:
-        return fields.VECTOR_SIZE
-
     def observation_space(self) -> spaces.Space[Any]:
         return fields.observation_space(
             self.obs_mode.value, self.hands, self.rules.seats, self.n_actions,
