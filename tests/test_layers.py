@@ -108,8 +108,6 @@ DEFERRED_ON_PURPOSE = {
     # (tests/engine/test_strategies.py)
     ("blackjack_env.strategies", "blackjack_env.analysis.strategy"),
     ("blackjack_env.strategies", "blackjack_env.analysis.composition_strategy"),
-    # chart_draw reads COLOURS from chart: Chart.plot imports the drawing when it draws
-    ("blackjack_env.analysis.chart", "blackjack_env.analysis.chart_draw"),
 }
 
 

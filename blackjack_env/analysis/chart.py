@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from blackjack_env.analysis.chart_draw import chart_figure
 from blackjack_env.analysis.state import DecisionState
 from blackjack_env.engine.play import (
     dealer_peeks,
@@ -67,19 +68,6 @@ _FALLBACK = {
     Play.SURRENDER_STAND: Play.STAND,
     Play.SURRENDER_SPLIT: Play.SPLIT,
 }
-
-#: Colours for drawn charts (the usual printed-chart palette).
-COLOURS = {
-    Play.HIT: "#f4f4f4",
-    Play.STAND: "#f6d54a",
-    Play.DOUBLE_HIT: "#5fb760",
-    Play.DOUBLE_STAND: "#9fd68f",
-    Play.SPLIT: "#5b8fd6",
-    Play.SURRENDER_HIT: "#e0605c",
-    Play.SURRENDER_STAND: "#eb9a94",
-    Play.SURRENDER_SPLIT: "#b07ad6",
-}
-
 
 def code_from_evs(evs: dict[Action, float]) -> Play:
     """The chart code for one cell from the expected value of each legal action."""
@@ -299,10 +287,6 @@ class Chart:
         """Draw the chart colour-coded with matplotlib; save to ``path`` (PNG) if given.
         Returns the figure. The drawing is the one of every chart picture (``chart.png``,
         ``blackjack-analyze --chart``): :func:`blackjack_env.analysis.chart_draw.chart_figure`."""
-        # here, not at the top: chart_draw imports COLOURS from this module (a cycle), and
-        # drawing loads matplotlib (the optional [charts] extra)
-        from blackjack_env.analysis.chart_draw import chart_figure
-
         fig = chart_figure([self], title=self.title)
         if path is not None:
             fig.savefig(path, dpi=110, format="png")

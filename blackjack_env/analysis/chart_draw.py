@@ -2,7 +2,9 @@
 chart's :meth:`~blackjack_env.analysis.chart.Chart.plot`, ``chart.png`` of a training run
 and ``blackjack-analyze --chart`` all call :func:`chart_figure`, and the agents' pictures
 (:mod:`blackjack_env.agents.plots`) re-export it. It sits here, below the agents, so the
-analysis draws its own charts without importing the layer above it."""
+analysis draws its own charts without importing the layer above it; it reads a chart by
+its attributes and imports nothing of :mod:`~blackjack_env.analysis.chart`, which imports
+it (matplotlib itself loads only when a picture is drawn)."""
 
 from __future__ import annotations
 
@@ -10,9 +12,7 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any
 
-from blackjack_env.analysis.chart import COLOURS
-
-__all__ = ["MEANING", "card_label", "chart_figure", "pyplot", "row_label"]
+__all__ = ["COLOURS", "MEANING", "card_label", "chart_figure", "pyplot", "row_label"]
 
 
 def pyplot() -> Any:
@@ -42,6 +42,13 @@ def row_label(kind: str, row: Any) -> str:
         return f"{card},{card}"
     return str(row)
 
+
+#: Colours of the chart codes (:class:`~blackjack_env.analysis.chart.Play` values) in drawn
+#: charts (the usual printed-chart palette), in the legend's order.
+COLOURS = {
+    "H": "#f4f4f4", "S": "#f6d54a", "D": "#5fb760", "Ds": "#9fd68f", "P": "#5b8fd6",
+    "Rh": "#e0605c", "Rs": "#eb9a94", "Rp": "#b07ad6",
+}
 
 #: What each chart code means, as the legend says it.
 MEANING = {
@@ -73,7 +80,7 @@ def chart_figure(charts: Sequence[Any], differing: Any = frozenset(), title: str
     fig, axes = plt.subplots(len(blocks), len(charts), squeeze=False,
                              figsize=(width, 0.24 * sum(counts) + 1.1 * len(blocks) + 1.2),
                              gridspec_kw={"height_ratios": counts})  # cells of one size
-    seen: set[Any] = set()
+    seen: set[str] = set()  # the codes drawn
     for col, chart in enumerate(charts):
         label = chart.title if len(charts) > 1 else ""
         for r, (name, kind) in enumerate(blocks):
@@ -82,9 +89,9 @@ def chart_figure(charts: Sequence[Any], differing: Any = frozenset(), title: str
             rows = list(table)
             for i, row in enumerate(rows):
                 for j, play in enumerate(table[row]):
-                    seen.add(play)
+                    seen.add(play.value)
                     differs = (kind, row, chart.upcards[j]) in differing
-                    ax.add_patch(Rectangle((j, -i - 1), 1, 1, facecolor=COLOURS[play],
+                    ax.add_patch(Rectangle((j, -i - 1), 1, 1, facecolor=COLOURS[play.value],
                                            edgecolor="#d00000" if differs else "#666",
                                            lw=2.2 if differs else 0.5, zorder=3 if differs else 2))
                     ax.text(j + 0.5, -i - 0.5, play.value, ha="center", va="center", fontsize=7,
@@ -104,8 +111,8 @@ def chart_figure(charts: Sequence[Any], differing: Any = frozenset(), title: str
                 spine.set_visible(False)
             ax.set_title(f"{label}: {name}" if label else name, fontsize=8, pad=4)
     handles = [Patch(facecolor=c, edgecolor="#555",
-                     label=f"{p.value} {MEANING.get(p.value, '')}".rstrip())
-               for p, c in COLOURS.items() if p in seen]
+                     label=f"{code} {MEANING.get(code, '')}".rstrip())
+               for code, c in COLOURS.items() if code in seen]
     if differing:
         handles.append(Patch(facecolor="white", edgecolor="#d00000", lw=2,
                              label="differs from optimal"))

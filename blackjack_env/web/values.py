@@ -38,7 +38,7 @@ from typing import Any, TypeVar
 from blackjack_env.agents.obs import decision_policy
 from blackjack_env.agents.plots import agent_chart
 from blackjack_env.analysis import solve, table_state
-from blackjack_env.analysis.chart import COLOURS
+from blackjack_env.analysis.chart_draw import COLOURS
 from blackjack_env.analysis.composition import action_values as cd_values
 from blackjack_env.analysis.composition import pre_peek_values, table_action_values, table_pool
 from blackjack_env.analysis.model import check_supported
@@ -252,7 +252,7 @@ def chart_document(rules: Rules, agent: Any = None, agent_name: str | None = Non
         "codes": {p.value: p.name.lower().replace("_", " ") for p in type(
             next(iter(chart.hard.values()))[0])},
         "chart": chart.to_dict(),
-        "colours": {p.value: c for p, c in COLOURS.items()},
+        "colours": dict(COLOURS),
     }
     cells: dict[str, list[list[dict[str, Any]]]] = {}
     for kind, table in (("hard", chart.hard), ("soft", chart.soft), ("pair", chart.pairs)):
