@@ -394,46 +394,57 @@ def _plain(value: Any, depth: int = 0) -> bool:
     return False
 
 
-def create_app(config: WebConfig | None = None, *, clock: Callable[[], float] = time.monotonic,
-               bots: Mapping[str, Callable[[Rules, int | None], Any]] | None = None,
-               ) -> Starlette:
-    """The app. ``config.agents`` maps a name to an agent strategy loaded at start."""
-    config = config or WebConfig()
+class _Api:
+    """The app's parts, one method each: the page's files, the sessions (one table per
+    browser, one request at a time per table), each API endpoint, and the routes."""
 
-    players: dict[str, Callable[[Rules, int | None], Any]] = dict(
-        bots if bots is not None else fixed_bots())
-    for name, strategy in config.agents.items():
+    def __init__(self, config: WebConfig, clock: Callable[[], float],
+                 bots: Mapping[str, Callable[[Rules, int | None], Any]] | None) -> None:
+        self.config = config
+        self.players = self._players(config, bots)
+        self.run_docs = [read_run(name, folder) for name, folder in config.runs.items()]
+        package = resources.files("blackjack_env.web") / "static"
+        self.static = {path: ((package / name).read_bytes(), ctype)
+                       for path, (name, ctype) in _STATIC.items()}
+        locks: weakref.WeakKeyDictionary[Game, asyncio.Lock] = weakref.WeakKeyDictionary()
+        self.locks = locks
+        self.store = SessionStore(config.max_sessions, config.idle_seconds, clock,
+                                  busy=lambda game: game in locks and locks[game].locked(),
+                                  min_idle=min(config.evict_idle_seconds, config.idle_seconds),
+                                  per_client=min(config.max_per_client, config.max_sessions))
 
-        def player(rules: Rules, seed: int | None, s: Any = strategy) -> Any:
-            return s
+    @staticmethod
+    def _players(config: WebConfig, bots: Mapping[str, Callable[[Rules, int | None], Any]] | None
+                 ) -> dict[str, Callable[[Rules, int | None], Any]]:
+        """Who can sit at a table besides a person: the bots, then the agents loaded at
+        start (each a strategy whatever the rules and seed)."""
+        players: dict[str, Callable[[Rules, int | None], Any]] = dict(
+            bots if bots is not None else fixed_bots())
+        for name, strategy in config.agents.items():
 
-        players[name] = player
-    run_docs = [read_run(name, folder) for name, folder in config.runs.items()]
-    package = resources.files("blackjack_env.web") / "static"
-    static = {path: ((package / name).read_bytes(), ctype)
-              for path, (name, ctype) in _STATIC.items()}
+            def player(rules: Rules, seed: int | None, s: Any = strategy) -> Any:
+                return s
 
-    def page(request: Request) -> Response:
-        body, ctype = static[request.url.path]
+            players[name] = player
+        return players
+
+    # ------------------------------------------------------------------ the page
+    def page(self, request: Request) -> Response:
+        body, ctype = self.static[request.url.path]
         return Response(body, media_type=ctype, headers={
             "Cache-Control": "no-store",
             "Content-Security-Policy": "default-src 'self'; style-src 'self' 'unsafe-inline'",
         })
 
-    locks: weakref.WeakKeyDictionary[Game, asyncio.Lock] = weakref.WeakKeyDictionary()
-    store = SessionStore(config.max_sessions, config.idle_seconds, clock,
-                         busy=lambda game: game in locks and locks[game].locked(),
-                         min_idle=min(config.evict_idle_seconds, config.idle_seconds),
-                         per_client=min(config.max_per_client, config.max_sessions))
-
-    def game_of(request: Request) -> Game:
-        game = store.get(request.cookies.get(COOKIE))
+    # ------------------------------------------------------------------ sessions
+    def game_of(self, request: Request) -> Game:
+        game = self.store.get(request.cookies.get(COOKIE))
         if game is None:
             raise _NoSession("no table for this browser (new, expired, or given to a newer "
                              "table when the server was full): set one up first")
         return game
 
-    async def on_table(game: Game, work: Callable[[], Any] | None = None,
+    async def on_table(self, game: Game, work: Callable[[], Any] | None = None,
                        frame: int | None = None) -> JSONResponse:
         """Run ``work`` (a change to ``game``), then read its state document, on a worker
         thread, one request at a time per table."""
@@ -442,9 +453,10 @@ def create_app(config: WebConfig | None = None, *, clock: Callable[[], float] = 
                 work()
             return game.state(frame)
 
-        async with locks.setdefault(game, asyncio.Lock()):
+        async with self.locks.setdefault(game, asyncio.Lock()):
             return JSONResponse(await run_in_threadpool(run))
 
+    @staticmethod
     def handler(fn: Callable[..., Any]) -> Callable[[Request], Any]:
         async def endpoint(request: Request) -> Response:
             try:
@@ -453,21 +465,32 @@ def create_app(config: WebConfig | None = None, *, clock: Callable[[], float] = 
                 return _error(err)
         return endpoint
 
-    async def options(request: Request) -> Response:
+    def seat_field(self, data: dict, game: Game) -> int:
+        return _int(data, "seat", 0, len(game.table.seats) - 1)
+
+    @staticmethod
+    def checked(game: Game, frame: int | None, work: Callable[[], None]) -> Callable[[], None]:
+        def run() -> None:
+            game.check_frame(frame)
+            work()
+        return run
+
+    # ------------------------------------------------------------------ endpoints
+    async def options(self, request: Request) -> Response:
         return JSONResponse({
             "presets": [{"name": p.name, "summary": p.summary, "seats": p.rules.seats,
                          "rules": p.rules.to_dict()} for p in PRESETS.values()],
             "fields": list(FIELD_NAMES),
-            "players": [PERSON, *players],
-            "agents": list(config.agents),
+            "players": [PERSON, *self.players],
+            "agents": list(self.config.agents),
             "actions": list(_ACTIONS),
             # a table idle this long may be given to a new table when the server is full
             # (the page warns before), and one idle idle_seconds is dropped
-            "evict_seconds": store.min_idle,
-            "idle_seconds": store.idle,
+            "evict_seconds": self.store.min_idle,
+            "idle_seconds": self.store.idle,
         })
 
-    async def new_session(request: Request) -> Response:
+    async def new_session(self, request: Request) -> Response:
         data = await _body(request, {"mode": str, "preset": str, "overrides": dict,
                                      "players": list, "bankroll": int, "bot_bet": int,
                                      "seed": (int, type(None))})
@@ -478,40 +501,40 @@ def create_app(config: WebConfig | None = None, *, clock: Callable[[], float] = 
         seed = data.get("seed")
         if seed is not None:
             seed = _int(data, "seed", 0, 2**63 - 1)
-        bankroll = _int(data, "bankroll", 1, config.max_bankroll, 1000)
-        bot_bet = _int(data, "bot_bet", 1, config.max_bankroll, 10)
+        bankroll = _int(data, "bankroll", 1, self.config.max_bankroll, 1000)
+        bot_bet = _int(data, "bot_bet", 1, self.config.max_bankroll, 10)
         game = await run_in_threadpool(
             Game, rules=rules, rules_name=data.get("preset", "vegas-strip"),
-            mode=data.get("mode", "play"), players=list(seats), bots=players,
+            mode=data.get("mode", "play"), players=list(seats), bots=self.players,
             bankroll=bankroll, bot_bet=bot_bet, seed=seed,
         )
-        response = await on_table(game)  # (the first values are computed here)
+        response = await self.on_table(game)  # (the first values are computed here)
         key = request.cookies.get(COOKIE)
-        if key is None or store.get(key) is None:
+        if key is None or self.store.get(key) is None:
             key = secrets.token_urlsafe(24)
-        store.put(key, game, request.client.host if request.client else "")
+        self.store.put(key, game, request.client.host if request.client else "")
         response.set_cookie(COOKIE, key, httponly=True, samesite="strict")
         return response
 
-    async def current(request: Request) -> Response:
+    async def current(self, request: Request) -> Response:
         """This browser's table, or null: the page's first question (never an error)."""
-        game = store.get(request.cookies.get(COOKIE))
+        game = self.store.get(request.cookies.get(COOKIE))
         if game is None:
             return JSONResponse({"state": None})
-        response = await on_table(game)
+        response = await self.on_table(game)
         return JSONResponse({"state": json.loads(bytes(response.body))})
 
-    async def state(request: Request) -> Response:
-        game = game_of(request)
+    async def state(self, request: Request) -> Response:
+        game = self.game_of(request)
         frame = request.query_params.get("frame")
         if frame is None:
-            return await on_table(game)
+            return await self.on_table(game)
         if not (frame.isascii() and frame.isdigit()) or len(frame) > 12:
             raise Invalid(f"frame={frame[:20]!r} must be a whole number")
-        return await on_table(game, frame=int(frame))
+        return await self.on_table(game, frame=int(frame))
 
-    async def deal(request: Request) -> Response:
-        game = game_of(request)
+    async def deal(self, request: Request) -> Response:
+        game = self.game_of(request)
         data = await _body(request, {"bets": dict, "frame": int})
         frame = _frame(data, required=False)
         bets: dict[int, int] = {}
@@ -525,47 +548,38 @@ def create_app(config: WebConfig | None = None, *, clock: Callable[[], float] = 
             game.check_frame(frame)
             game.deal(bets)
 
-        return await on_table(game, work)
+        return await self.on_table(game, work)
 
-    def seat_field(data: dict, game: Game) -> int:
-        return _int(data, "seat", 0, len(game.table.seats) - 1)
-
-    async def act(request: Request) -> Response:
-        game = game_of(request)
+    async def act(self, request: Request) -> Response:
+        game = self.game_of(request)
         data = await _body(request, {"seat": int, "action": str, "frame": int})
-        seat = seat_field(data, game)
+        seat = self.seat_field(data, game)
         name = data.get("action")
         if name not in _ACTIONS:
             raise Invalid(f"action {str(name)[:30]!r} is unknown; actions: {', '.join(_ACTIONS)}")
         frame = _frame(data, required=True)
-        return await on_table(game, lambda: game.act(seat, _ACTIONS[name], frame))
+        return await self.on_table(game, lambda: game.act(seat, _ACTIONS[name], frame))
 
-    async def raise_bet(request: Request) -> Response:
-        game = game_of(request)
+    async def raise_bet(self, request: Request) -> Response:
+        game = self.game_of(request)
         data = await _body(request, {"seat": int, "amount": int, "frame": int})
-        seat = seat_field(data, game)
-        amount = _int(data, "amount", 1, config.max_bankroll)
+        seat = self.seat_field(data, game)
+        amount = _int(data, "amount", 1, self.config.max_bankroll)
         frame = _frame(data, required=True)
-        return await on_table(game, lambda: game.raise_bet(seat, amount, frame))
+        return await self.on_table(game, lambda: game.raise_bet(seat, amount, frame))
 
-    def checked(game: Game, frame: int | None, work: Callable[[], None]) -> Callable[[], None]:
-        def run() -> None:
-            game.check_frame(frame)
-            work()
-        return run
-
-    async def next_round(request: Request) -> Response:
-        game = game_of(request)
+    async def next_round(self, request: Request) -> Response:
+        game = self.game_of(request)
         frame = _frame(await _body(request, {"frame": int}), required=False)
-        return await on_table(game, checked(game, frame, game.next_round))
+        return await self.on_table(game, self.checked(game, frame, game.next_round))
 
-    async def step(request: Request) -> Response:
-        game = game_of(request)
+    async def step(self, request: Request) -> Response:
+        game = self.game_of(request)
         frame = _frame(await _body(request, {"frame": int}), required=False)
-        return await on_table(game, checked(game, frame, game.step))
+        return await self.on_table(game, self.checked(game, frame, game.step))
 
-    async def chart(request: Request) -> Response:
-        game = store.get(request.cookies.get(COOKIE))
+    async def chart(self, request: Request) -> Response:
+        game = self.store.get(request.cookies.get(COOKIE))
         name = request.query_params.get("preset")
         if game is not None and name is None:
             rules, label = game.rules, game.rules_name
@@ -577,10 +591,10 @@ def create_app(config: WebConfig | None = None, *, clock: Callable[[], float] = 
         agent_name = request.query_params.get("agent")
         agent = None
         if agent_name:
-            if agent_name not in config.agents:
+            if agent_name not in self.config.agents:
                 raise Invalid(f"no agent {agent_name[:60]!r}; the server was given "
-                              f"{', '.join(config.agents) or 'none (start it with --agent)'}")
-            agent = config.agents[agent_name]
+                              f"{', '.join(self.config.agents) or 'none (start it with --agent)'}")
+            agent = self.config.agents[agent_name]
 
         def work() -> dict[str, Any]:
             try:
@@ -594,33 +608,45 @@ def create_app(config: WebConfig | None = None, *, clock: Callable[[], float] = 
 
         return JSONResponse(await run_in_threadpool(work))
 
-    async def runs(request: Request) -> Response:
-        return JSONResponse({"runs": run_docs})
+    async def runs(self, request: Request) -> Response:
+        return JSONResponse({"runs": self.run_docs})
 
-    async def not_found(request: Request, exc: Exception) -> Response:
+    async def not_found(self, request: Request, exc: Exception) -> Response:
         code = getattr(exc, "status_code", 404)
         if code == 405:
             return _error(f"{request.method} is not allowed on {request.url.path[:80]}", 405)
         return _error(f"no such page or route: {request.url.path[:80]}", code)
 
-    routes = [Route(path, page, methods=["GET"]) for path in _STATIC]
-    routes.append(Route("/favicon.ico", lambda request: Response(status_code=204)))
-    routes += [
-        Route("/api/options", handler(options), methods=["GET"]),
-        Route("/api/session", handler(new_session), methods=["POST"]),
-        Route("/api/session", handler(current), methods=["GET"]),
-        Route("/api/state", handler(state), methods=["GET"]),
-        Route("/api/deal", handler(deal), methods=["POST"]),
-        Route("/api/act", handler(act), methods=["POST"]),
-        Route("/api/raise", handler(raise_bet), methods=["POST"]),
-        Route("/api/next", handler(next_round), methods=["POST"]),
-        Route("/api/step", handler(step), methods=["POST"]),
-        Route("/api/chart", handler(chart), methods=["GET"]),
-        Route("/api/runs", handler(runs), methods=["GET"]),
-    ]
-    app = Starlette(routes=routes, middleware=[
+    # ------------------------------------------------------------------ routes
+    def routes(self) -> list[Route]:
+        handler = self.handler
+        routes = [Route(path, self.page, methods=["GET"]) for path in _STATIC]
+        routes.append(Route("/favicon.ico", lambda request: Response(status_code=204)))
+        routes += [
+            Route("/api/options", handler(self.options), methods=["GET"]),
+            Route("/api/session", handler(self.new_session), methods=["POST"]),
+            Route("/api/session", handler(self.current), methods=["GET"]),
+            Route("/api/state", handler(self.state), methods=["GET"]),
+            Route("/api/deal", handler(self.deal), methods=["POST"]),
+            Route("/api/act", handler(self.act), methods=["POST"]),
+            Route("/api/raise", handler(self.raise_bet), methods=["POST"]),
+            Route("/api/next", handler(self.next_round), methods=["POST"]),
+            Route("/api/step", handler(self.step), methods=["POST"]),
+            Route("/api/chart", handler(self.chart), methods=["GET"]),
+            Route("/api/runs", handler(self.runs), methods=["GET"]),
+        ]
+        return routes
+
+
+def create_app(config: WebConfig | None = None, *, clock: Callable[[], float] = time.monotonic,
+               bots: Mapping[str, Callable[[Rules, int | None], Any]] | None = None,
+               ) -> Starlette:
+    """The app. ``config.agents`` maps a name to an agent strategy loaded at start."""
+    config = config or WebConfig()
+    api = _Api(config, clock, bots)
+    app = Starlette(routes=api.routes(), middleware=[
         Middleware(_HostCheck, allowed=config.allowed_hosts),
-    ], exception_handlers={HTTPException: not_found})
-    app.state.store = store
+    ], exception_handlers={HTTPException: api.not_found})
+    app.state.store = api.store
     app.state.config = config
     return app
