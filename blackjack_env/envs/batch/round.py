@@ -56,6 +56,19 @@ class RoundMixin(BatchState):
         idx = np.asarray(idx, dtype=np.int64)
         if idx.size == 0:
             return
+        self._clear_rounds(idx, stacks)
+        hard, ace, ru, d_hard, d_ace = self._deal_round(idx, bets)
+        bj, eff, ended = self._deal_naturals(idx, hard, ace)
+        self._peek_at_deal(idx, bj, ru, ended, d_hard, d_ace)
+        self._finish_deal(idx, bj, eff)
+        self._flush_dealer()
+        if self.seats > 1:
+            self._sync_shoes()
+
+    def _clear_rounds(self, idx: np.ndarray, stacks: Mapping[int, str | list[Card]] | None
+                      ) -> None:
+        """Settle the last round's chips, reshuffle where the cut card is out, stack
+        ``stacks``, and start every hand of tables ``idx`` afresh (:meth:`start_rounds`)."""
         if self.bankroll is not None:  # the last round's result joins the bankroll
             self.bankroll[idx] += self._on_table_units(idx)
         # previous round's cards go to the discard tray
@@ -102,6 +115,12 @@ class RoundMixin(BatchState):
         self.hole_revealed[idx] = False
         self.rounds[idx] += 1
 
+    def _deal_round(
+        self, idx: np.ndarray, bets: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+        """Deal two cards to the hand and the dealer's cards at tables ``idx`` (casino
+        order), staking ``bets``: the hand's hard total and ace, the upcard's rank index,
+        and the dealer's hard total and ace with the hole card (None without one)."""
         no_hole = None  # a mixed batch: per table, no hole card is dealt
         if self._mixed:
             ids, no_hole = self._deal_mixed(idx)
@@ -154,6 +173,7 @@ class RoundMixin(BatchState):
             self.d_ace[idx] = up_ace
             self.d_n[idx] = 1
             self.hole[idx] = -1
+            d_hard = d_ace = None  # no hole card: the deal shows no dealer natural
         else:
             self.hole[idx] = ids[3]
             d_hard = up_value + vk[3]
@@ -161,9 +181,15 @@ class RoundMixin(BatchState):
             self.d_hard[idx] = d_hard
             self.d_ace[idx] = d_ace
             self.d_n[idx] = 2
+        return hard, ace, ru, d_hard, d_ace
 
+    def _deal_naturals(
+        self, idx: np.ndarray, hard: np.ndarray, ace: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+        """The naturals dealt at tables ``idx``, paid or ended at once as the rules say
+        (``play.dealt_natural_effect``): the naturals, and in a mixed batch each table's
+        effect and the naturals that ended their hand (else None)."""
         bj = play.array_natural(2, hard, ace)  # two cards each
-        dealt_to = idx
         effect = self._natural_effect  # play.dealt_natural_effect
         ended = None  # a mixed batch: the naturals that end their hand, per table
         eff = None
@@ -180,6 +206,13 @@ class RoundMixin(BatchState):
                 self._pay(idx.compress(bj), OUTCOME_BLACKJACK)
             else:
                 self._done[idx.compress(bj)] = True
+        return bj, eff, ended
+
+    def _peek_at_deal(self, idx: np.ndarray, bj: np.ndarray, ru: np.ndarray,
+                      ended: np.ndarray | None, d_hard: np.ndarray | None,
+                      d_ace: np.ndarray | None) -> None:
+        """The pre-peek question or the peek at tables ``idx`` right after the deal."""
+        effect = self._natural_effect  # play.dealt_natural_effect
         # a blackjack needs an ace and a ten-value card: peek under either (the ace by
         # rank, since custom values may give a non-ace the value 1)
         self.phase[idx] = PHASE_DECIDE
@@ -222,6 +255,11 @@ class RoundMixin(BatchState):
                     idx, peek_possible & play.array_natural(2, d_hard, d_ace), natural,
                     at_deal=True,
                 )
+
+    def _finish_deal(self, dealt_to: np.ndarray, bj: np.ndarray, eff: np.ndarray | None
+                     ) -> None:
+        """The hands of tables ``dealt_to`` that are done at the deal go to the dealer."""
+        effect = self._natural_effect  # play.dealt_natural_effect
         # the cursor is on hand 0 (as in _advance_fresh); hand 0 has two cards, so it is
         # done exactly when it is a natural that is paid at the deal or ends the hand, or a
         # 21 under auto_stand_21; those still to play (DECIDE: not a dealer blackjack, not
@@ -243,9 +281,6 @@ class RoundMixin(BatchState):
                     self._round_over(fin)
                 else:
                     self._to_dealer.append(fin)
-        self._flush_dealer()
-        if self.seats > 1:
-            self._sync_shoes()
 
     def _do_peek(
         self,
