@@ -91,7 +91,7 @@ class Decision(IntEnum):
     SETTLED = 3
 
 
-# One alias scheme (as envs.core and envs.batch.codes): an enum member is
+# One alias scheme (as envs.single.core and envs.codes): an enum member is
 # ``_<ENUM>_<MEMBER>``, its int code ``_<MEMBER>``; both derived from the enums.
 _STAND: Final = int(Action.STAND)
 _HIT: Final = int(Action.HIT)
@@ -140,7 +140,7 @@ def learner_decision(table: Any, seat: int) -> Decision:
     return decision
 
 
-#: A batched table's phase code (``envs.batch.BatchPhase``: DECIDE, INSURE, OVER,
+#: A batched table's phase code (``envs.codes.BatchPhase``: DECIDE, INSURE, OVER,
 #: PEEK_WAIT, DONE) -> the learner's :class:`Decision` code (a seat waiting for the
 #: others, several seats per table, is SETTLED), as :func:`learner_decision` reads a table.
 DECISION_BY_BATCH_PHASE: Final = np.array(

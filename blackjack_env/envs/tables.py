@@ -291,27 +291,94 @@ def build_tables(
     insurance_decisions: bool = False,
 ) -> RuleTables:
     """The :class:`RuleTables` of checked values (see :meth:`RuleTables.from_settings`):
-    ``insurance_decisions`` asks the learner where the rules offer insurance."""
+    ``insurance_decisions`` asks the learner where the rules offer insurance. Each group
+    of fields is built by its own function below (cards, shoe, outcomes, dealer,
+    legality, naturals, splits, actions), which returns them by name."""
     bet = int(bet)
     bet_sizes = tuple(int(k) for k in bet_sizes)
     bankroll = None if bankroll is None else int(bankroll)
     ask_insurance = bool(insurance_decisions) and rules.insurance
+    cards = _card_fields(rules)
+    legal = _legal_fields(rules, ask_insurance, bankroll)
+    fields: dict[str, Any] = {
+        **cards,
+        **_shoe_fields(rules),
+        **_outcome_fields(rules, cards["card_values"]),
+        **_dealer_fields(rules, cards["value_of_card"], cards["rank_of_card"]),
+        **legal,
+        **_natural_fields(rules),
+        **_split_fields(rules, cards["card_values"], bet, bet_sizes, bankroll),
+        **_action_fields(rules, bet, bet_sizes, ask_insurance, legal),
+    }
+    frozen = {k: _frozen(v) if isinstance(v, np.ndarray) else v for k, v in fields.items()}
+    return RuleTables(rules=rules, bet=bet, bet_sizes=bet_sizes, bankroll=bankroll,
+                      ask_insurance=ask_insurance, **frozen,
+                      min_cost=bet_sizes[0] * bet if bet_sizes else bet,
+                      rule_features=_frozen(view_fields.rule_features(rules)))
+
+
+def _card_fields(rules: Rules) -> dict[str, np.ndarray]:
+    """``card_values``, ``rank_of_card``, ``value_of_card``, ``hilo_of_card``."""
     values = np.array(rules.card_values, dtype=np.int64)
     rank_of_card = np.array([c.rank - 1 for c in ALL_CARDS], dtype=np.int64)
-    value_of_card = values.take(rank_of_card)
-    hilo_of_card = np.array(play.HI_LO_TAGS, dtype=np.int64)[rank_of_card]
+    return {
+        "card_values": values,
+        "rank_of_card": rank_of_card,
+        "value_of_card": values.take(rank_of_card),
+        "hilo_of_card": np.array(play.HI_LO_TAGS, dtype=np.int64)[rank_of_card],
+    }
+
+
+def _shoe_fields(rules: Rules) -> dict[str, int]:
+    """``shoe_cards``, ``cut_cards``."""
+    decks = rules.shoe_decks
+    shoe_cards = 0 if decks is None else 52 * decks
+    if decks is None:
+        cut_cards = 0
+    elif rules.penetration is None:
+        cut_cards = 1
+    else:  # (dealt >= penetration * size, for whole cards dealt)
+        cut_cards = math.ceil(rules.penetration * shoe_cards)
+    return {"shoe_cards": shoe_cards, "cut_cards": cut_cards}
+
+
+def _outcome_fields(rules: Rules, values: np.ndarray) -> dict[str, Any]:
+    """``payouts``, ``outcome_table``, ``hand_key_width``, ``by_hands``,
+    ``surrender_outcome``, ``highest``, ``chip_den``."""
     outcome_table = play.outcome_table(rules)
     width = 2 * (22 + int(values.max()))
+    return {
+        "payouts": play.payout_factors(rules),
+        "outcome_table": outcome_table,
+        "hand_key_width": width,
+        "by_hands": _outcome_by_hands(outcome_table, width),
+        "surrender_outcome": play.array_surrender_outcome(np.array([False, True])),
+        "highest": play.settles_by_highest_hand(rules),
+        "chip_den": int(play.chip_denominator(rules)),
+    }
+
+
+def _dealer_fields(rules: Rules, value_of_card: np.ndarray, rank_of_card: np.ndarray
+                   ) -> dict[str, Any]:
+    """``dealer_hits``, ``dealer_next``, ``peek_by_rank``, ``peek``, ``no_hole``."""
     dealer_hits = play.dealer_draw_table(rules)
     # the dealer key after one more card; drawing keys stay below 64 (hard <= 16 plus a
     # card of at most 10)
     keys = np.arange(64)
     after = 2 * (keys[:, None] // 2 + value_of_card[None, :])
     after |= (keys[:, None] % 2 == 1) | (rank_of_card == 0)[None, :]
-    dealer_next = np.where(dealer_hits[:, None], after, keys[:, None]).reshape(-1)
-    peek_by_rank = play.peek_by_rank(rules)
-    peek = rules.hole_card is HoleCard.PEEK
+    return {
+        "dealer_hits": dealer_hits,
+        "dealer_next": np.where(dealer_hits[:, None], after, keys[:, None]).reshape(-1),
+        "peek_by_rank": play.peek_by_rank(rules),
+        "peek": rules.hole_card is HoleCard.PEEK,
+        "no_hole": rules.hole_card is HoleCard.NONE,
+    }
 
+
+def _legal_fields(rules: Rules, ask_insurance: bool, bankroll: int | None) -> dict[str, Any]:
+    """The legal decisions by row (``legal_table`` and the fields that lay its rows out),
+    the pre-peek question's, and the flags of what the rules allow."""
     # legal decisions by row: play_action_table's rows, the row of a round that is over,
     # pre_peek_action_table's rows; with a finite bankroll, the rows of a seat that cannot
     # afford a double or insurance after those
@@ -343,109 +410,91 @@ def build_tables(
         poor_play_offset = base
         poor_pre_peek_offset = base + 13 * play.KEY_UPCARD - pre_peek_key
         asks_pre_peek_poor = poor_pre_peek.sum(axis=1) > 1
-    legal_table = np.concatenate(parts)
-    legal_table_phase = np.concatenate(phases)
-    pre_peek = peek and bool(
+    peek_by_rank = play.peek_by_rank(rules)
+    pre_peek = rules.hole_card is HoleCard.PEEK and bool(
         np.count_nonzero(asks_pre_peek.reshape(13, 2) & peek_by_rank[:, None])
     )
+    return {
+        "legal_table": np.concatenate(parts),
+        "legal_table_phase": np.concatenate(phases),
+        "over_key": over_key,
+        "pre_peek_key": pre_peek_key,
+        "asks_pre_peek": asks_pre_peek,
+        "asks_pre_peek_poor": asks_pre_peek_poor,
+        "poor_play_offset": poor_play_offset,
+        "poor_pre_peek_offset": poor_pre_peek_offset,
+        "pre_peek": pre_peek,
+        "stand_hit_only": play.stand_hit_only(rules),
+        "can_double": rules.can_double,
+        "surrenders": rules.surrender is not Surrender.NONE,
+        "surrender_at_once": play.surrender_settles_at_once(rules),
+    }
 
-    # splits: a split hand's two cards by 13 * first rank + second rank
-    split_naturals = play.natural_counts(rules, from_split=True)
+
+def _natural_fields(rules: Rules) -> dict[str, Any]:
+    """``natural_effect``, ``natural_stands``, ``naturals_paid_at_peek``, ``auto21``,
+    ``split_naturals``."""
+    return {
+        "natural_effect": play.dealt_natural_effect(rules),
+        "natural_stands": play.natural_stands(rules),
+        "naturals_paid_at_peek": play.natural_paid_at_peek(rules),
+        "auto21": play.auto_stands(rules, play.AUTO_STAND_TOTAL),
+        "split_naturals": play.natural_counts(rules, from_split=True),
+    }
+
+
+def _split_fields(rules: Rules, values: np.ndarray, bet: int, bet_sizes: tuple[int, ...],
+                  bankroll: int | None) -> dict[str, Any]:
+    """The split tables: a split hand's two cards by ``13 * first rank + second rank``,
+    and the stakes a split may take."""
     r0, r1 = np.divmod(np.arange(169), 13)
     two_hard = values.take(r0) + values.take(r1)
     two_ace = (r0 == 0) | (r1 == 0)
     second_key = 8 * (r0 == 0) + (play.array_total(two_hard, two_ace) == 21)
-    if split_naturals:  # else a split hand is never a natural
+    if play.natural_counts(rules, from_split=True):  # else a split hand is never a natural
         second_key += 2 * play.array_natural(2, two_hard, two_ace)
     split_stake_check = bool(bet_sizes) or bankroll is not None
     stakes = [k * bet for k in bet_sizes] if split_stake_check and bet_sizes else [bet]
     splits = any(play.split_stake_ok(rules, k, True) for k in stakes) and bool(
         play.split_allowed_table(rules)[:, 1:].any()
     )
-    bet_chips = np.array(bet_sizes, dtype=np.int64) * bet
-    top = int(max([bet, *bet_chips.tolist()]))
+    top = int(max([bet, *(k * bet for k in bet_sizes)]))
     stake_ok = np.array(
         [[play.split_stake_ok(rules, m, covers) for m in range(top + 1)]
          for covers in (False, True)],
         dtype=np.bool_,
     )  # fmt: skip
+    return {
+        "pair": play.pair_table(rules),
+        "split_ok": play.split_allowed_table(rules).reshape(-1),
+        "split_done": play.split_done_table(rules),
+        "second_key": second_key,
+        "two_hard": two_hard,
+        "two_ace": two_ace,
+        "split_divisor": 2 // int(play.split_stake(rules, 2)),
+        "splits": splits,
+        "split_stake_check": split_stake_check,
+        "stake_ok": stake_ok,
+    }
 
+
+def _action_fields(rules: Rules, bet: int, bet_sizes: tuple[int, ...], ask_insurance: bool,
+                   legal: dict[str, Any]) -> dict[str, Any]:
+    """The env's actions, masks and bets (its :class:`Layout`)."""
     layout = Layout(rules, ObsMode.MULTIDISCRETE, bet, bet_sizes, ask_insurance)
     per_step = layout.per_step
-    bet_within = np.array([per_step.bet_allowed(k, None) for k in range(len(bet_sizes))], bool)
     n_play, n_actions = layout.n_play, layout.n_actions
-    pre_peek_decisions = peek and (ask_insurance or rules.surrender is Surrender.EARLY)
-
-    decks = rules.shoe_decks
-    shoe_cards = 0 if decks is None else 52 * decks
-    if decks is None:
-        cut_cards = 0
-    elif rules.penetration is None:
-        cut_cards = 1
-    else:  # (dealt >= penetration * size, for whole cards dealt)
-        cut_cards = math.ceil(rules.penetration * shoe_cards)
-
-    return RuleTables(
-        rules=rules,
-        bet=bet,
-        bet_sizes=bet_sizes,
-        bankroll=bankroll,
-        ask_insurance=ask_insurance,
-        card_values=_frozen(values),
-        rank_of_card=_frozen(rank_of_card),
-        value_of_card=_frozen(value_of_card),
-        hilo_of_card=_frozen(hilo_of_card),
-        shoe_cards=shoe_cards,
-        cut_cards=cut_cards,
-        payouts=_frozen(play.payout_factors(rules)),
-        outcome_table=_frozen(outcome_table),
-        hand_key_width=width,
-        by_hands=_frozen(_outcome_by_hands(outcome_table, width)),
-        surrender_outcome=_frozen(play.array_surrender_outcome(np.array([False, True]))),
-        highest=play.settles_by_highest_hand(rules),
-        chip_den=int(play.chip_denominator(rules)),
-        dealer_hits=_frozen(dealer_hits),
-        dealer_next=_frozen(dealer_next),
-        peek_by_rank=_frozen(peek_by_rank),
-        peek=peek,
-        no_hole=rules.hole_card is HoleCard.NONE,
-        legal_table=_frozen(legal_table),
-        legal_table_phase=_frozen(legal_table_phase),
-        over_key=over_key,
-        pre_peek_key=pre_peek_key,
-        asks_pre_peek=_frozen(asks_pre_peek),
-        asks_pre_peek_poor=_frozen(asks_pre_peek_poor),
-        poor_play_offset=poor_play_offset,
-        poor_pre_peek_offset=poor_pre_peek_offset,
-        pre_peek=pre_peek,
-        stand_hit_only=play.stand_hit_only(rules),
-        can_double=rules.can_double,
-        surrenders=rules.surrender is not Surrender.NONE,
-        surrender_at_once=play.surrender_settles_at_once(rules),
-        natural_effect=play.dealt_natural_effect(rules),
-        natural_stands=play.natural_stands(rules),
-        naturals_paid_at_peek=play.natural_paid_at_peek(rules),
-        auto21=play.auto_stands(rules, play.AUTO_STAND_TOTAL),
-        split_naturals=split_naturals,
-        pair=_frozen(play.pair_table(rules)),
-        split_ok=_frozen(play.split_allowed_table(rules).reshape(-1)),
-        split_done=_frozen(play.split_done_table(rules)),
-        second_key=_frozen(second_key),
-        two_hard=_frozen(two_hard),
-        two_ace=_frozen(two_ace),
-        split_divisor=2 // int(play.split_stake(rules, 2)),
-        splits=splits,
-        split_stake_check=split_stake_check,
-        stake_ok=_frozen(stake_ok),
-        n_play=n_play,
-        n_actions=n_actions,
-        pre_peek_decisions=pre_peek_decisions,
-        mask_rows=mask_rows(legal_table, legal_table_phase, n_play, n_actions),
-        bet_chips=_frozen(bet_chips),
-        bet_within=_frozen(bet_within),
-        min_cost=bet_sizes[0] * bet if bet_sizes else bet,
-        rule_features=_frozen(view_fields.rule_features(rules)),
-    )
+    peek = rules.hole_card is HoleCard.PEEK
+    return {
+        "n_play": n_play,
+        "n_actions": n_actions,
+        "pre_peek_decisions": peek and (ask_insurance or rules.surrender is Surrender.EARLY),
+        "mask_rows": mask_rows(legal["legal_table"], legal["legal_table_phase"], n_play,
+                               n_actions),
+        "bet_chips": np.array(bet_sizes, dtype=np.int64) * bet,
+        "bet_within": np.array([per_step.bet_allowed(k, None) for k in range(len(bet_sizes))],
+                               bool),
+    }
 
 
 # ======================================================================== the bank

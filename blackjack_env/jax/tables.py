@@ -38,7 +38,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from blackjack_env.envs import step as env_step
-from blackjack_env.envs.batch import BatchPhase
+from blackjack_env.envs.codes import BatchPhase
 from blackjack_env.envs.settings import EnvSettings
 from blackjack_env.envs.step import Decision
 from blackjack_env.envs.tables import RuleTables

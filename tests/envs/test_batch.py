@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from blackjack_env.engine import ALL_CARDS, Action, Phase, Rules, Table, preset
-from blackjack_env.envs.batch import OUTCOME_CODES, BatchPhase, TableBatch
+from blackjack_env.envs.batch import TableBatch
+from blackjack_env.envs.codes import OUTCOME_CODES, BatchPhase
 from tests.envs.vector_helpers import CardIds
 
 RULESETS: dict[str, Rules] = {

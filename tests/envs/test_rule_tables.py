@@ -19,8 +19,9 @@ import pytest
 from blackjack_env.engine import play
 from blackjack_env.engine.play import Action, Outcome, OutcomeCode
 from blackjack_env.engine.rules import preset
-from blackjack_env.envs import EnvArgs, EnvSettings
-from blackjack_env.envs.batch import OUTCOME_CODES, TableBatch, codes
+from blackjack_env.envs import EnvArgs, EnvSettings, codes
+from blackjack_env.envs.batch import TableBatch
+from blackjack_env.envs.codes import OUTCOME_CODES
 from blackjack_env.envs.multiagent import BlackjackAECEnv
 from blackjack_env.envs.single.env import BlackjackEnv
 from blackjack_env.envs.tables import RuleTables, build_tables

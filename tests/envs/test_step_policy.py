@@ -8,7 +8,7 @@ import pytest
 from blackjack_env.engine import Table, preset
 from blackjack_env.engine.play import Action as A
 from blackjack_env.envs import step
-from blackjack_env.envs.batch import BatchPhase
+from blackjack_env.envs.codes import BatchPhase
 from blackjack_env.envs.step import Decision as D
 
 

@@ -12,7 +12,7 @@ from gymnasium.vector import AutoresetMode
 
 import blackjack_env
 from blackjack_env.engine import Rules
-from blackjack_env.envs.batch import BatchPhase
+from blackjack_env.envs.codes import BatchPhase
 from blackjack_env.envs.single.env import BlackjackEnv
 from blackjack_env.envs.vector import BlackjackVectorEnv, random_legal_actions
 

@@ -13,7 +13,7 @@ from sb3_contrib.common.maskable.utils import get_action_masks
 from stable_baselines3 import PPO
 from stable_baselines3.common.vec_env import VecMonitor
 
-from blackjack_env.envs.batch import BatchPhase
+from blackjack_env.envs.codes import BatchPhase
 from blackjack_env.envs.vector.sb3 import SB3VecEnv
 
 

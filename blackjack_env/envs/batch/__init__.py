@@ -77,15 +77,16 @@ step and the net result in units of the bet; a round that ends mid-step is
 reported on that step (no extra step), a round settled at the deal on the
 step after the deal.
 
+The int codes the batched rounds share with the rule tables and the JAX table
+(:class:`~blackjack_env.envs.codes.BatchPhase`, the outcome and action codes) are
+:mod:`blackjack_env.envs.codes`'s.
+
 Where things are (one module per concept; :class:`TableBatch` combines their methods
 as mixins, and every module's docstring says what it holds):
 
 ``table.py``
     :class:`TableBatch` itself: ``__init__`` (every field, the rule constants as
     lookup tables), the flat views of the hand arrays, pickling;
-``codes.py``
-    :class:`BatchPhase`, :data:`OUTCOME_CODES`, :data:`NUM_CORE_ACTIONS` and the
-    int codes the other modules share;
 ``shoe.py``
     the per-table shoes: lazy Fisher-Yates draws from pools of uniforms, the
     infinite deck's pool of cards, stacking, reshuffles, mid-round refills, and
@@ -113,11 +114,8 @@ as mixins, and every module's docstring says what it holds):
 """
 
 from blackjack_env.envs.batch.table import TableBatch
-from blackjack_env.envs.codes import NUM_CORE_ACTIONS, OUTCOME_CODES, BatchPhase
 
-__all__ = ["NUM_CORE_ACTIONS", "OUTCOME_CODES", "BatchPhase", "TableBatch"]
+__all__ = ["TableBatch"]
 
-# the public names keep the package as their home (their pickles and documented paths)
-for _public in (BatchPhase, TableBatch):
-    _public.__module__ = __name__
-del _public
+# the class keeps the package as its home (its pickles and documented path)
+TableBatch.__module__ = __name__

@@ -15,7 +15,7 @@ import numpy as np
 
 from blackjack_env.engine import play
 from blackjack_env.engine.cards import Card
-from blackjack_env.envs.batch import BatchPhase
+from blackjack_env.envs.codes import BatchPhase
 from blackjack_env.envs.step import Decision, array_map_illegal_bet
 from blackjack_env.envs.vector.state import VectorState
 

@@ -10,7 +10,8 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from blackjack_env.engine.rules import Rules
-from blackjack_env.envs.batch import BatchPhase, TableBatch
+from blackjack_env.envs.batch import TableBatch
+from blackjack_env.envs.codes import BatchPhase
 from blackjack_env.envs.settings import (
     EnvArgs,
     EnvSettings,
