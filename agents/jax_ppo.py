@@ -61,9 +61,12 @@ surface can be given to :func:`make_train`.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
+from functools import partial
+from pathlib import Path
 from typing import Any, NamedTuple, cast
 
 import jax
@@ -85,8 +88,16 @@ from blackjack_env.agents.mlp import (
     greedy_bets,
 )
 from blackjack_env.engine import preset
+from blackjack_env.engine.rulespace import (
+    DEFAULT_VERSIONS,
+    HELD_OUT_SIZE,
+    RuleSpace,
+    default_space,
+    held_out,
+)
 from blackjack_env.envs.vector import BlackjackVectorEnv
 from blackjack_env.jax import BlackjackJax
+from blackjack_env.jax.tables import RuleBank
 
 __all__ = [
     "ActorCritic",
@@ -166,10 +177,23 @@ class JaxPPOConfig:
     every round opens with a BET step at which the agent bets ``bet_sizes[k]`` base bets
     (action ``n_play + k``; the table's ``bet_sizes``); the rewards stay in base bets, so a
     seed's return is its net per round in base bets, the bet's scale included"""
+    rule_space: str | None = None
+    """None: train on ``rules``. A rule space (``"v1"``: the default space,
+    :func:`~blackjack_env.engine.rulespace.default_space`; or a RuleSpace JSON file): one
+    policy for every rule set of the space. Each table plays a rule set drawn from the
+    space's training rule sets (its held-out ones never: the test set stays unseen), the
+    tables draw again every ``redraw_every`` updates (each a fresh round), and the
+    observation carries the rule features (``observe_rules``); the grade is exact on the
+    space's held-out rule sets"""
+    redraw_every: int = 1
+    """under a rule space: updates between the tables' draws of their rule sets"""
+    curve_rule_sets: int = 16
+    """under a rule space: held-out rule sets graded at each curve point (the last point
+    is graded on every held-out rule set)"""
 
     def __post_init__(self) -> None:
         positive = ("seeds", "total_timesteps", "num_envs", "num_steps", "update_epochs",
-                    "num_minibatches", "curve_points")
+                    "num_minibatches", "curve_points", "redraw_every", "curve_rule_sets")
         for name in positive:
             value = getattr(self, name)
             if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
@@ -227,6 +251,11 @@ class JaxPPOConfig:
     def timesteps(self) -> int:
         """Env steps per seed actually trained (whole updates)."""
         return self.num_updates * self.batch_size
+
+    @property
+    def observe_rules(self) -> bool:
+        """The observation carries the rule features (under a rule space)."""
+        return self.rule_space is not None
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -345,11 +374,32 @@ def make_env(config: JaxPPOConfig, seat: int = 0, others: str = "dealer") -> tup
         kwargs["seat"] = seat
     if others != "dealer":
         kwargs["others"] = others
+    if config.rule_space is not None:  # one policy for every rule set of a space
+        env = BlackjackJax(rules=space_of(config), observe_rules=True, **kwargs)
+        return env, env.rule_bank()  # (the space's training rule sets)
     if isinstance(config.rules, str):
         env = BlackjackJax(rules=config.rules, decks=config.decks, **kwargs)
     else:
         env = BlackjackJax(rules=config.rules, **kwargs)
     return env, env.default_params
+
+
+def space_of(config: JaxPPOConfig) -> RuleSpace:
+    """The rule space of ``config.rule_space``: a version of the default space (``"v1"``)
+    or a RuleSpace JSON file (one line ``ValueError`` otherwise)."""
+    name = config.rule_space
+    if name is None:
+        raise ValueError("JaxPPOConfig.rule_space is None: the run trains on one rule set")
+    if name in DEFAULT_VERSIONS:
+        return default_space(name)
+    path = Path(name)
+    if not path.is_file():
+        raise ValueError(f"rule_space={name!r}: neither a version of the default space "
+                         f"({', '.join(DEFAULT_VERSIONS)}) nor a RuleSpace JSON file")
+    try:
+        return RuleSpace.from_dict(json.loads(path.read_text()))
+    except (ValueError, TypeError, KeyError, json.JSONDecodeError) as err:
+        raise ValueError(f"rule_space={name!r}: not a RuleSpace file ({err})") from None
 
 
 def _step_out(out: tuple[Any, ...]) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
@@ -427,9 +477,24 @@ def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
         optax.clip_by_global_norm(config.max_grad_norm),
         optax.adam(learning_rate=schedule if config.anneal_lr else config.lr, eps=1e-5),
     )
-    reset = jax.vmap(env.reset, in_axes=(0, None))
-    step = jax.vmap(env.step, in_axes=(0, 0, 0, None))
-    action_mask = jax.vmap(env.action_mask, in_axes=(0, None))
+    bank = env_params if isinstance(env_params, RuleBank) else None
+    if bank is not None and seat_streams:
+        raise ValueError("a rule bank trains one learner seat per table (seats_per_table=1)")
+
+    def rules_at(rule: jax.Array) -> Any:
+        """The params of a table: its rule set of the bank, or the one rule set."""
+        return env_params if bank is None else bank.at(rule)
+
+    # (each table's rule set is an index into the bank: the bank is shared, not copied)
+    reset = jax.vmap(lambda k, r: env.reset(k, rules_at(r)))
+    step = jax.vmap(lambda k, s, a, r: env.step(k, s, a, rules_at(r)))
+    action_mask = jax.vmap(lambda s, r: env.action_mask(s, rules_at(r)))
+
+    def draw_rules(key: jax.Array) -> jax.Array:
+        """Each table's rule set (a bank's index; 0 for one rule set)."""
+        if bank is None:
+            return jnp.zeros(n_envs, jnp.int32)
+        return jax.vmap(bank.sample_index)(jax.random.split(key, n_envs))
 
     def loss_fn(params: Any, batch: Transition, advantages: jax.Array, targets: jax.Array,
                 weight: jax.Array) -> tuple[jax.Array, tuple[jax.Array, ...]]:
@@ -466,11 +531,12 @@ def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
         return total, (value_loss, policy_loss, entropy)
 
     def train(key: jax.Array) -> dict[str, Any]:
-        key, k_init, k_reset = jax.random.split(key, 3)
-        obs, env_state = reset(jax.random.split(k_reset, n_envs), env_params)
+        key, k_init, k_reset, k_rules = jax.random.split(key, 4)
+        rule = draw_rules(k_rules)
+        obs, env_state = reset(jax.random.split(k_reset, n_envs), rule)
         params = network.init(k_init, jnp.zeros(obs.shape[1:], dtype=jnp.float32))
         opt_state = tx.init(params)
-        mask = action_mask(env_state, env_params).astype(bool)
+        mask = action_mask(env_state, rule).astype(bool)
         if seat_streams:  # (the network's parameters do not depend on the seat axis)
             valid = jax.vmap(env.active, in_axes=(0, None))(env_state, env_params)
         else:
@@ -478,7 +544,7 @@ def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
         look = (mask, valid.astype(jnp.float32))
 
         def env_step(carry: tuple[Any, ...], _: None) -> tuple[tuple[Any, ...], Transition]:
-            params, env_state, obs, (mask, valid), key = carry
+            params, env_state, obs, (mask, valid), key, rule = carry
             key, k_act, k_env = jax.random.split(key, 3)
             logits, value = _apply(network, params, obs)
             masked = jnp.where(mask, logits, MASKED_LOGIT)
@@ -486,12 +552,28 @@ def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
             log_prob = jnp.take_along_axis(jax.nn.log_softmax(masked, axis=-1),
                                            action[..., None], axis=-1)[..., 0]
             next_obs, env_state, reward, done, info = _step_out(
-                step(jax.random.split(k_env, n_envs), env_state, action, env_params))
+                step(jax.random.split(k_env, n_envs), env_state, action, rule))
             t = Transition(obs, mask, action, log_prob, value,
                            reward.astype(jnp.float32), done.astype(jnp.float32), valid)
             next_valid = info["active"].astype(jnp.float32) if seat_streams else valid
             next_look = (info["action_mask"].astype(bool), next_valid)
-            return (params, env_state, next_obs, next_look, key), t
+            return (params, env_state, next_obs, next_look, key, rule), t
+
+        def redraw(carry: tuple[Any, ...], count: jax.Array) -> tuple[Any, ...]:
+            """Under a bank, every ``redraw_every`` updates: each table draws its rule set
+            again and starts a fresh round under it (the rollout before it was cut at its
+            last observation, whose value the advantages bootstrap from, as at any cut)."""
+            params, opt_state, env_state, obs, look, key, rule = carry
+            if bank is None:
+                return carry
+            key, k_rules, k_reset = jax.random.split(key, 3)
+            new_rule = draw_rules(k_rules)
+            new_obs, new_state = reset(jax.random.split(k_reset, n_envs), new_rule)
+            new_look = (action_mask(new_state, new_rule).astype(bool), look[1])
+            now = (count % config.redraw_every) == 0
+            pick = partial(jax.tree_util.tree_map, lambda a, b: jnp.where(now, a, b))
+            return (params, opt_state, pick(new_state, env_state), pick(new_obs, obs),
+                    pick(new_look, look), key, jnp.where(now, new_rule, rule))
 
         def gae(traj: Transition, last_value: jax.Array) -> tuple[jax.Array, jax.Array]:
             def back(carry: tuple[jax.Array, jax.Array], t: Transition
@@ -506,10 +588,11 @@ def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
                                          reverse=True)
             return advantages, advantages + traj.value
 
-        def update(carry: tuple[Any, ...], _: None) -> tuple[tuple[Any, ...], dict[str, Any]]:
-            params, opt_state, env_state, obs, look, key = carry
-            (params, env_state, obs, look, key), traj = jax.lax.scan(
-                env_step, (params, env_state, obs, look, key), None, n_steps)
+        def update(carry: tuple[Any, ...], count: jax.Array
+                   ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+            params, opt_state, env_state, obs, look, key, rule = redraw(carry, count)
+            (params, env_state, obs, look, key, rule), traj = jax.lax.scan(
+                env_step, (params, env_state, obs, look, key, rule), None, n_steps)
             _logits, last_value = _apply(network, params, obs)
             full = traj  # (the metrics count every seat's rounds)
             if seat_streams:
@@ -574,17 +657,18 @@ def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
                 # a bet taken where the mask allowed no bet, or a play where it allowed one
                 bet_phase = traj.mask[..., n_play:].any(axis=-1) & (traj.valid > 0)
                 metrics["bet_out_of_phase"] = (is_bet != bet_phase).sum()
-            return (params, opt_state, env_state, obs, look, key), metrics
+            return (params, opt_state, env_state, obs, look, key, rule), metrics
 
         def stretch(carry: tuple[Any, ...], index: jax.Array) -> tuple[tuple[Any, ...], Any]:
-            carry, metrics = jax.lax.scan(update, carry, None, config.updates_per_point)
+            counts = index * config.updates_per_point + jnp.arange(config.updates_per_point)
+            carry, metrics = jax.lax.scan(update, carry, counts)
             if progress is not None:  # handed the stretch's results, so it runs after them
                 jax.debug.callback(progress, index + 1, metrics["episodes"].sum())
             return carry, (carry[0]["params"], metrics)
 
         first = params["params"]
         final, (actors, metrics) = jax.lax.scan(
-            stretch, (params, opt_state, env_state, obs, look, key),
+            stretch, (params, opt_state, env_state, obs, look, key, rule),
             jnp.arange(config.curve_points))
         actors = jax.tree_util.tree_map(lambda a, b: jnp.concatenate([a[None], b]),
                                         first, actors)
@@ -602,14 +686,14 @@ def _inputs(config: JaxPPOConfig) -> tuple[Any, Any]:
 
 
 def actor_agent(actor: dict[str, Any], hidden_layers: int, info: dict[str, Any] | None = None,
-                features: Any = (), ignored: Any = ()) -> MLPAgent:
+                features: Any = (), ignored: Any = (), observe_rules: bool = False) -> MLPAgent:
     """The numpy :class:`MLPAgent` of one actor's parameters (a dict ``actor_0 ..
     actor_out`` of ``{"kernel", "bias"}``, as :func:`make_train` returns them per seed and
-    point)."""
+    point); ``observe_rules``: its observation ends with the rule features."""
     names = [f"actor_{i}" for i in range(hidden_layers)] + ["actor_out"]
     layers = [(np.asarray(actor[n]["kernel"]), np.asarray(actor[n]["bias"])) for n in names]
     return MLPAgent(layers, obs_mode="vector", algo="jax-ppo", features=features,
-                    ignored=ignored, info=info)
+                    ignored=ignored, info=info, observe_rules=observe_rules)
 
 
 def play_agent(agent: MLPAgent, n_play: int) -> MLPAgent:
@@ -625,7 +709,7 @@ def play_agent(agent: MLPAgent, n_play: int) -> MLPAgent:
     info.pop("bet_sizes", None)
     return MLPAgent([*hidden, (w[:, :n_play], b[:n_play])], obs_mode=agent.obs_mode,
                     algo=agent.algo, features=agent.features, ignored=agent.ignored,
-                    info=info)
+                    info=info, observe_rules=agent.observe_rules)
 
 
 #: True counts at which :func:`bets_by_count` asks a policy for its bet.
@@ -817,14 +901,18 @@ def train_seeds(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
     about: dict[str, Any] = {}
     if config.bet_sizes:
         about = {"bet_sizes": list(config.bet_sizes)}
+    if config.rule_space is not None:
+        about["rule_space"] = config.rule_space
     agents = [[actor_agent(jax.tree_util.tree_map(lambda x, k=k, p=p: x[k, p], actor), layers,
                            {"seed_index": k, "timesteps": timesteps[p], **about},
-                           *_inputs(config))
+                           *_inputs(config), observe_rules=config.observe_rules)
                for p in range(points)] for k in range(config.seeds)]
     grades = None
     t1 = time.perf_counter()
 
-    if grade and analysis_reason(rules) is None:
+    if grade and config.rule_space is not None:
+        grades = grade_held_out(agents, test_rule_sets(config), config.curve_rule_sets)
+    elif grade and analysis_reason(rules) is None:
         every = [a for row in agents for a in row]
         n_play = every[0].n_actions - len(config.bet_sizes or ())
         plays = [play_agent(a, n_play) for a in every] if config.bet_sizes else every
@@ -836,6 +924,54 @@ def train_seeds(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
     grade_seconds = time.perf_counter() - t1
     return SeedsResult(config, agents, grades, timesteps, metrics, train_seconds,
                        compile_seconds, grade_seconds)
+
+
+def test_rule_sets(config: JaxPPOConfig) -> list[Any]:
+    """The rule sets a rule-space run is graded on: the default space's fixed held-out set
+    (``held_out(version)``, 256 rule sets), or a space file's first 256 held-out rule
+    sets (in the order of their keys)."""
+    name = config.rule_space
+    if name in DEFAULT_VERSIONS:
+        return list(held_out(str(name)))
+    held = space_of(config).held_out_rules()
+    if not held:
+        raise ValueError(f"rule_space={name!r}: the space holds no rule set out (hold_out=0), "
+                         f"so there is nothing to test the policy on")
+    return list(held[:HELD_OUT_SIZE])
+
+
+def grade_held_out(agents: list[list[MLPAgent]], test: list[Any], curve_sets: int
+                   ) -> list[list[dict[str, Any]]]:
+    """Exact grades of a rule-space run, per seed and curve point: the last point on every
+    rule set of ``test``, the others on its first ``curve_sets`` (each rule set's decision
+    states encoded once for every agent graded on it: :func:`exact_grades`). A grade holds
+    the mean over its rule sets of the exact regret (``regret``), the optimal and the
+    agent's return, and the median and worst regret, with the rule sets' count."""
+    points = len(agents[0])
+    flat = [a for row in agents for a in row]
+    last = [row[-1] for row in agents]
+    per_agent: dict[int, list[dict[str, Any]]] = {id(a): [] for a in flat}
+    for i, rules in enumerate(test):
+        asked = flat if i < curve_sets else last
+        for agent, g in zip(asked, exact_grades(asked, rules, "vector"), strict=True):
+            per_agent[id(agent)].append(g)
+    out = []
+    for row in agents:
+        seed = []
+        for agent in row:
+            found = per_agent[id(agent)]
+            regrets = np.array([g["regret"] for g in found])
+            seed.append({
+                "regret": float(regrets.mean()), "regret_median": float(np.median(regrets)),
+                "regret_worst": float(regrets.max()), "rule_sets": len(found),
+                "optimal_return": float(np.mean([g["optimal_return"] for g in found])),
+                "exact_return": float(np.mean([g["exact_return"] for g in found])),
+                "split_states_depending_on_hand_index": int(sum(
+                    g["split_states_depending_on_hand_index"] for g in found)),
+            })
+        out.append(seed)
+    assert all(len(row) == points for row in out)
+    return out
 
 
 def config_fields() -> list[str]:

@@ -51,7 +51,7 @@ __all__ = [
 #: states lack; see the module doc).
 HAND_INDEX_MODES: tuple[str, ...] = ("multidiscrete", "vector", "features")
 
-# Phases (``envs.core.Decision``); the fields' positions are in blackjack_env.envs.view.
+# Phases (``envs.step.Decision``); the fields' positions are in blackjack_env.envs.view.
 _PLAY, _INSURANCE, _BET, _SETTLED = 0, 1, 2, 3
 
 

@@ -322,7 +322,7 @@ class _Context:
     def _payoffs(self) -> np.ndarray:
         """Payoff of a standing hand (column: category 16-or-less, 17..21, natural)
         against each dealer outcome (row: 17..21, bust, blackjack), from the engine's
-        ``outcome`` and ``payout`` (``analysis._model.settle_values``); a dealer
+        ``outcome`` and ``payout`` (``analysis.model.settle_values``); a dealer
         blackjack row is zero under a peek (those rounds are excluded from the joint
         values)."""
         return _payoff_table(self.rules, self.peek)

@@ -76,7 +76,7 @@ def _digits(count: int, most: int) -> int:
     return min(count, most) + 1
 
 
-#: dealer outcome slots (``analysis._model.OUTCOMES``): 17..21, bust, blackjack
+#: dealer outcome slots (``analysis.model.OUTCOMES``): 17..21, bust, blackjack
 _SLOTS = 7
 _BUST = 5
 

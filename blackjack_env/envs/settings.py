@@ -48,6 +48,7 @@ __all__ = [
     "action_error",
     "check_action",
     "check_bet_sizes",
+    "check_one_shoe",
     "check_reset_options",
     "check_stack",
     "json_ready_spec",
@@ -602,12 +603,18 @@ def _check_batched_rules(rules: Rules, space: RuleSpace | None = None) -> None:
     """What the batched tables cannot play (their one check of the rules)."""
     if True in _values(rules, space, "bet_raising"):
         raise ValueError("rules with bet_raising=True are not supported by the batched env")
+
+
+def check_one_shoe(space: RuleSpace | None) -> None:
+    """The numpy batched tables hold one shoe size: a rule space whose shoes differ is
+    refused there in one line (the JAX table pads its shoe to the largest)."""
     if space is not None and space.shoe_decks[0] != space.shoe_decks[1]:
         low, high = space.shoe_decks
         raise ValueError(
-            f"rules: the batched env plays one shoe size per env; the rule space "
+            f"rules: the numpy batched env plays one shoe size per env; the rule space "
             f"{space.name!r} has shoes of {low} to {high} decks: use one deck count "
-            f"(penetration may vary), or the single env"
+            f"(penetration may vary), the single env, or the JAX table (BlackjackJax, "
+            f"blackjack_env/BlackjackJax-v0), which pads its shoe to the largest"
         )
 
 

@@ -52,7 +52,7 @@ from blackjack_env.jax.hands import (
     split_hand,
     table_decision,
 )
-from blackjack_env.jax.loops import guarded_while
+from blackjack_env.jax.loops import guarded_while, when
 from blackjack_env.jax.observe import (
     OBSERVERS,
     count_bucket,
@@ -118,7 +118,6 @@ from blackjack_env.jax.state import (
     rank_width,
     seat_axes,
     select,
-    when,
 )
 
 __all__ = [

@@ -11,18 +11,18 @@ from typing import Any
 import jax.numpy as jnp
 
 from blackjack_env.envs.codes import OUTCOME_BLACKJACK, PHASE_OVER
-from blackjack_env.jax.loops import guarded_while
+from blackjack_env.jax.loops import guarded_while, when
 from blackjack_env.jax.settlement import pay, settle, settle_by_compare
 from blackjack_env.jax.shoe import Rng, draw
 from blackjack_env.jax.state import (
     I32,
     State,
     count_rank,
+    dealer_natural,
     hand_onehot,
     hands_axis,
     live_hands,
     select,
-    when,
 )
 from blackjack_env.jax.tables import Config, Params
 
@@ -41,18 +41,7 @@ def dealer_turn(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> tuple[St
     plays = jnp.any(live & ~st.settled & ~st.surrendered)
     open_ = on & any_open
 
-    def second_card(st: State, rk: Rng) -> tuple[State, Rng]:
-        """No hole card: the dealer's second card is drawn now, shown at once."""
-        st = st._replace(hole_revealed=jnp.where(on & ~any_open, False, st.hole_revealed))
-        st, card, rk = draw(st, p, cfg, rk, open_)
-        st = dealer_add(st, p, card, open_)
-        st = st._replace(
-            hole_card=jnp.where(open_, card, st.hole_card),
-            hole_revealed=jnp.where(open_, True, st.hole_revealed),
-        )
-        return st, rk
-
-    st, rk = when(p.no_hole, second_card, st, rk)
+    st, rk = when(on & p.no_hole, second_card, (st, rk), (p, on, any_open), cfg=cfg)
     drawing = open_ & plays
 
     def need(carry: tuple[State, Rng, Any], p: Params, drawing: Any) -> Any:
@@ -70,6 +59,25 @@ def dealer_turn(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> tuple[St
     st, rk, _ = guarded_while(need, body, (st, rk, jnp.zeros((), I32)), p, drawing)
     st = settle(st, p, cfg, open_)
     return st, rk
+
+
+def second_card(
+    st: State, rk: Rng, p: Params, on: Any, any_open: Any, *, cfg: Config
+) -> tuple[State, Rng]:
+    """No hole card (``p.no_hole``): the dealer's second card is drawn when the dealer
+    plays (``on``) for an open hand, and shown at once; no open hand: the dealer keeps one
+    card. Guarded by ``on & p.no_hole`` (nothing changes elsewhere, the random stream
+    included)."""
+    on = on & p.no_hole
+    dealt = on & any_open
+    st = st._replace(hole_revealed=jnp.where(on & ~any_open, False, st.hole_revealed))
+    st, card, moved = draw(st, p, cfg, rk, dealt)
+    st = dealer_add(st, p, card, dealt)
+    st = st._replace(
+        hole_card=jnp.where(dealt, card, st.hole_card),
+        hole_revealed=jnp.where(dealt, True, st.hole_revealed),
+    )
+    return st, Rng(rk.seed, jnp.where(on, moved.i, rk.i))
 
 
 def dealer_add(st: State, p: Params, card: Any, on: Any) -> State:
@@ -97,3 +105,21 @@ def peek(st: State, p: Params, cfg: Config, on: Any, dealer_bj: Any, natural: An
     paid = on & ~dealer_bj & natural & p.naturals_paid_at_peek
     pay0 = hand_onehot(0, cfg) & hands_axis(paid)
     return pay(st, p, pay0, jnp.full(cfg.hands, OUTCOME_BLACKJACK, I32))
+
+
+def deal_hole(
+    st: State, card: Any, rk: Rng, p: Params, on: Any, *, cfg: Config
+) -> tuple[State, Any, Rng]:
+    """The dealer's hole card dealt where ``on``, under rules with a hole card; guarded by
+    ``~p.no_hole`` (no-hole rules: nothing dealt, the stream does not move, ``card`` kept)."""
+    holds = ~p.no_hole
+    st, dealt, moved = draw(st, p, cfg, rk, on & holds)
+    return st, jnp.where(holds, dealt, card), Rng(rk.seed, jnp.where(holds, moved.i, rk.i))
+
+
+def peek_at_deal(
+    st: State, p: Params, on: Any, peeks: Any, natural: Any, *, cfg: Config
+) -> tuple[State]:
+    """The dealer's peek after the deal where ``on`` (``peeks``: the upcard lets the dealer
+    peek; ``natural``: a natural that ended the hand, paid at the peek); guarded by ``on``."""
+    return (peek(st, p, cfg, on, peeks & dealer_natural(st), natural),)

@@ -166,7 +166,7 @@ class BlackjackJax:
 
     def __init__(
         self,
-        rules: Rules | str | dict[str, Any] = "vegas-strip",
+        rules: Rules | str | dict[str, Any] | RuleSpace | Sequence[Any] = "vegas-strip",
         decks: int | str | None = KEEP_DECKS,
         obs_mode: str = DEFAULT_OBS_MODE,
         bet: int | None = None,
@@ -177,6 +177,7 @@ class BlackjackJax:
         bet_sizes: Any = None,
         rounds_per_episode: int | None = 1,
         bankroll: int | None = None,
+        observe_rules: bool = False,
         **more: Any,
     ) -> None:
         # one EnvArgs, checked once by the numpy envs' settings (every name they take:
@@ -186,7 +187,8 @@ class BlackjackJax:
             "rules": rules, "decks": decks, "obs_mode": obs_mode, "bet": bet,
             "insurance_decisions": insurance_decisions, "illegal_action": illegal_action,
             "illegal_penalty": illegal_penalty, "bet_sizes": bet_sizes,
-            "rounds_per_episode": rounds_per_episode, "bankroll": bankroll, **more,
+            "rounds_per_episode": rounds_per_episode, "bankroll": bankroll,
+            "observe_rules": observe_rules, **more,
         }  # fmt: skip
         unknown = sorted(set(more) - {f.name for f in dataclasses.fields(EnvArgs)})
         if unknown:

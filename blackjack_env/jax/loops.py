@@ -1,6 +1,13 @@
-"""A ``lax.while_loop`` for guarded bodies that needs no whole-carry select under
-``jax.vmap`` (:func:`guarded_while`), used by the dealer's draws and the search for the
-next hand.
+"""Control flow for guarded code that needs no whole-carry select under ``jax.vmap``: a
+``lax.while_loop`` (:func:`guarded_while`, the dealer's draws and the search for the next
+hand) and a branch (:func:`when`, the parts of the round a rule set may not use).
+
+A *guarded* function changes nothing at a table where its guard is off: every update it
+makes is masked by the guard. ``jax.vmap`` of ``lax.while_loop`` and ``lax.cond`` with a
+condition that differs between tables selects the whole carry or result, table by table,
+after the fact (the whole state: the shoe's bytes included); guarded code needs no such
+select, so the batched forms here run it for every table while any table needs it, and
+skip it when none does.
 """
 
 from __future__ import annotations
@@ -48,3 +55,40 @@ def guarded_while(cond: Any, body: Any, carry: Any, *args: Any) -> Any:
         return out, jax.tree.map(lambda _: True, carry)
 
     return loop(carry, args)
+
+
+def when(
+    guard: Any, fn: Any, operands: tuple[Any, ...], args: tuple[Any, ...] = (), **static: Any
+) -> Any:
+    """``fn(*operands, *args, **static)`` (a tuple like ``operands``; ``args`` arrays,
+    ``static`` Python values such as the config) where ``guard`` holds, else
+    ``operands`` unchanged, for a *guarded* ``fn``: at a table where ``guard`` is off,
+    ``fn`` returns its operands unchanged (its updates masked by the guard, the random
+    stream's counter too). One table: a ``lax.cond`` (the other branch costs nothing: a part
+    of the round that a rule set does not use is skipped). Under ``jax.vmap``: ``fn`` runs
+    for every table (no select) while any table's guard holds, and not at all when none
+    does; a guard shared by the batch (rules shared by every table) stays a branch."""
+
+    def keep(ops: tuple[Any, ...], extra: tuple[Any, ...]) -> tuple[Any, ...]:
+        return ops
+
+    def run(ops: tuple[Any, ...], extra: tuple[Any, ...]) -> tuple[Any, ...]:
+        return tuple(fn(*ops, *extra, **static))
+
+    @custom_batching.custom_vmap
+    def branch(g: Any, ops: tuple[Any, ...], extra: tuple[Any, ...]) -> tuple[Any, ...]:
+        return jax.lax.cond(g, run, keep, ops, extra)
+
+    @branch.def_vmap
+    def _batched(n: int, in_batched: Any, g: Any, ops: Any, extra: Any) -> Any:
+        g_batched, o_batched, e_batched = in_batched
+        ops = jax.tree.map(
+            lambda x, b: x if b else jnp.broadcast_to(x, (n, *jnp.shape(x))), ops, o_batched
+        )
+        axes = (0, jax.tree.map(lambda b: 0 if b else None, e_batched))
+        every = jax.vmap(run, in_axes=axes)
+        go = jnp.any(g) if g_batched else g
+        out = jax.lax.cond(go, every, keep, ops, extra)
+        return out, jax.tree.map(lambda _: True, out)
+
+    return branch(jnp.asarray(guard, bool), tuple(operands), tuple(args))

@@ -38,7 +38,7 @@ from blackjack_env.envs.codes import (
 )
 from blackjack_env.jax import tables
 from blackjack_env.jax.chips import chip_units, covers_chips, covers_insurance, to_units
-from blackjack_env.jax.dealer import dealer_turn, peek
+from blackjack_env.jax.dealer import deal_hole, dealer_turn, peek, peek_at_deal
 from blackjack_env.jax.hands import (
     advance,
     decision_of,
@@ -47,6 +47,7 @@ from blackjack_env.jax.hands import (
     play_hand,
     table_decision,
 )
+from blackjack_env.jax.loops import when
 from blackjack_env.jax.seats import (
     acting,
     deal_seats,
@@ -66,7 +67,6 @@ from blackjack_env.jax.state import (
     natural_effects,
     naturals,
     select,
-    when,
 )
 from blackjack_env.jax.tables import Config, Params
 
@@ -103,6 +103,13 @@ def act_insurance(st: State, p: Params, cfg: Config, action: Any, on: Any) -> tu
         acting_hand=jnp.where(cont, -1, st.acting_hand),
     )
     return st, cont
+
+
+def answer_pre_peek(
+    st: State, cont: Any, p: Params, action: Any, on: Any, *, cfg: Config
+) -> tuple[State, Any]:
+    """:func:`act_insurance` as a guarded branch (``on``: nothing changes elsewhere)."""
+    return act_insurance(st, p, cfg, action, on)
 
 
 def open_round(st: State, p: Params, cfg: Config, on: Any = True) -> State:
@@ -142,7 +149,7 @@ def start_round(
         cards.append(c)
     # the hole card (none under no-hole rules: the dealer's second card comes later)
     none = jnp.zeros((), I32)
-    st, hole_dealt, rk = when(~p.no_hole, lambda s, c, r: draw(s, p, cfg, r, on), st, none, rk)
+    st, hole_dealt, rk = when(~p.no_hole, deal_hole, (st, none, rk), (p, on), cfg=cfg)
     rank = p.rank_of_card
     val = p.value_of_card
     r1, ru, r2 = rank[cards[0]], rank[cards[1]], rank[cards[2]]
@@ -187,7 +194,8 @@ def start_round(
         poor = p.asks_pre_peek_poor[2 * ru + bj.astype(I32)]
         ask = ask & (poor | covers_insurance(st, p, cfg))
     st = st._replace(phase=jnp.where(ask, PHASE_INSURE, st.phase))
-    st = when(p.peek, lambda s: peek(s, p, cfg, on & ~ask, pp & dealer_natural(s), bj & ends), st)
+    looks = on & p.peek & ~ask
+    (st,) = when(looks, peek_at_deal, (st,), (p, looks, pp, bj & ends), cfg=cfg)
     fin = bj & (pays | p.natural_stands) & (st.phase == PHASE_DECIDE)
     st = st._replace(done=st.done | (h0 & fin))
     st, rk = dealer_turn(st, p, cfg, rk, fin)
@@ -238,10 +246,8 @@ def play_decision(
     (the one place a decision is played: :func:`step`, :func:`play_out`; several seats:
     :func:`blackjack_env.jax.seats.play_seat`)."""
     phase = st.phase
-    asked = on & (phase == PHASE_INSURE)
-    st, cont = when(
-        p.pre_peek, lambda s, c: act_insurance(s, p, cfg, insurance, asked), st, asked & False
-    )
+    asked = on & (phase == PHASE_INSURE)  # (only under rules that ask: p.pre_peek)
+    st, cont = when(asked, answer_pre_peek, (st, asked & False), (p, insurance, asked), cfg=cfg)
     # One move to the next hand serves both answers. The random stream is the one of a
     # round that answers the pre-peek question first and then plays: the answer's move
     # takes the step's first hands + 1 draws, the play's draws come after them (rules

@@ -26,7 +26,7 @@ from blackjack_env.envs.codes import (
     PHASE_OVER,
     PHASE_PEEK_WAIT,
 )
-from blackjack_env.jax.dealer import dealer_turn, peek
+from blackjack_env.jax.dealer import deal_hole, dealer_turn, peek, peek_at_deal
 from blackjack_env.jax.hands import (
     act_play,
     decision_of,
@@ -35,6 +35,7 @@ from blackjack_env.jax.hands import (
     seat_done,
     table_decision,
 )
+from blackjack_env.jax.loops import when
 from blackjack_env.jax.settlement import pay, round_net
 from blackjack_env.jax.shoe import Rng, draw, rng
 from blackjack_env.jax.state import (
@@ -52,7 +53,6 @@ from blackjack_env.jax.state import (
     naturals,
     seat_axes,
     select,
-    when,
 )
 from blackjack_env.jax.tables import Config, Params
 
@@ -93,7 +93,7 @@ def deal_seats(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> State:
         cards.append(c)
     # the hole card (none under no-hole rules: the dealer's second card comes later)
     none = jnp.zeros((), I32)
-    st, hole_dealt, rk = when(~p.no_hole, lambda s, c, r: draw(s, p, cfg, r, on), st, none, rk)
+    st, hole_dealt, rk = when(~p.no_hole, deal_hole, (st, none, rk), (p, on), cfg=cfg)
     rank, val = p.rank_of_card, p.value_of_card
     first, second = jnp.stack(cards[:n_s]), jnp.stack(cards[n_s + 1 : 2 * n_s + 1])
     r1, ru, r2 = rank[first], rank[cards[n_s]], rank[second]
@@ -136,9 +136,8 @@ def deal_seats(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> State:
     table_ask = jnp.any(ask)
     phase = jnp.where(table_ask, PHASE_PEEK_WAIT, st.phase)
     st = st._replace(phase=jnp.where(ask, PHASE_INSURE, phase))
-    st = when(
-        p.peek, lambda s: peek(s, p, cfg, on & ~table_ask, pp & dealer_natural(s), bj & ends), st
-    )
+    looks = on & p.peek & ~table_ask
+    (st,) = when(looks, peek_at_deal, (st,), (p, looks, pp, bj & ends), cfg=cfg)
     fin = bj & (pays | p.natural_stands) & (st.phase == PHASE_DECIDE)
     st = seat_done(st._replace(done=st.done | (h0 & ax(fin))), fin)
     st, rk = dealer_turn(st, p, cfg, rk, on & jnp.all(st.phase == PHASE_DONE))
@@ -185,6 +184,14 @@ def act_insurance_seats(
     return dealer_turn(st, p, cfg, rk, cont & jnp.all(st.phase == PHASE_DONE))
 
 
+def answer_seat(
+    st: State, rk: Rng, p: Params, s: Any, action: Any, on: Any, *, cfg: Config
+) -> tuple[State, Rng]:
+    """:func:`act_insurance_seats` as a guarded branch (``on``: nothing changes
+    elsewhere)."""
+    return act_insurance_seats(st, p, cfg, rk, s, action, on)
+
+
 def play_seat(
     st: State, p: Params, cfg: Config, rk: Rng, s: Any, insurance: Any, decision: Any, on: Any
 ) -> tuple[State, Rng]:
@@ -194,10 +201,8 @@ def play_seat(
     (:func:`step_seats`, :func:`blackjack_env.jax.round.play_out`)."""
     v = seat_view(st, s)
     phase = v.phase
-    asked = on & (phase == PHASE_INSURE)
-    st, rk = when(
-        p.pre_peek, lambda t, r: act_insurance_seats(t, p, cfg, r, s, insurance, asked), st, rk
-    )
+    asked = on & (phase == PHASE_INSURE)  # (only under rules that ask: p.pre_peek)
+    st, rk = when(asked, answer_seat, (st, rk), (p, s, insurance, asked), cfg=cfg)
     v = seat_view(st, s)
     decide = on & (phase == PHASE_DECIDE)
     v, rk = act_play(v, p, cfg, rk, decision, decide)

@@ -13,6 +13,7 @@ import jax.numpy as jnp
 
 from blackjack_env.engine import play
 from blackjack_env.envs.codes import OUTCOME_LOSS
+from blackjack_env.jax.loops import when
 from blackjack_env.jax.state import (
     F32,
     I32,
@@ -22,7 +23,6 @@ from blackjack_env.jax.state import (
     hands_axis,
     is_natural,
     live_hands,
-    when,
 )
 from blackjack_env.jax.tables import Config, Params
 
@@ -75,18 +75,23 @@ def settle(st: State, p: Params, cfg: Config, on: Any) -> State:
     open_ = on & live_hands(st, cfg) & ~st.settled
     out = outcomes(st, p, cfg)
 
-    def highest(which: Any, code: Any) -> tuple[Any, Any]:
-        standing = ~st.surrendered & (st.hard <= 21)
-        rest = which & standing
-        total = hand_total(st.hard, st.ace)
-        top = jnp.max(jnp.where(rest, total, -1), axis=-1, keepdims=True)  # per seat
-        # the rule is written with array operators only: it serves jax arrays as numpy's
-        judged = play.array_highest_hand_judged(total, top, st.dealer_hard > 21)  # type: ignore[arg-type]
-        # (the standing and the surrendered hands are paid; the best of them can win)
-        return which & (standing | st.surrendered), jnp.where(rest & ~judged, OUTCOME_LOSS, code)
-
-    which, code = when(p.highest, highest, open_, out)
+    which, code = when(p.highest, highest_hand, (open_, out), (st, p.highest))
     return pay(st, p, which, code)
+
+
+def highest_hand(which: Any, code: Any, st: State, highest: Any) -> tuple[Any, Any]:
+    """``Settlement.HIGHEST_HAND`` where ``highest`` (guarded: elsewhere ``which`` and
+    ``code`` are kept): of the hands ``which`` settling with outcome codes ``code``, the
+    standing and the surrendered ones are paid, and a standing hand that does not hold the
+    seat's highest total loses (``play.array_highest_hand_judged``)."""
+    standing = ~st.surrendered & (st.hard <= 21)
+    rest = which & standing
+    total = hand_total(st.hard, st.ace)
+    top = jnp.max(jnp.where(rest, total, -1), axis=-1, keepdims=True)  # per seat
+    # the rule is written with array operators only: it serves jax arrays as numpy's
+    judged = play.array_highest_hand_judged(total, top, st.dealer_hard > 21)  # type: ignore[arg-type]
+    paid = which & (standing | st.surrendered | ~highest)
+    return paid, jnp.where(highest & rest & ~judged, OUTCOME_LOSS, code)
 
 
 def round_net(st: State, p: Params, cfg: Config) -> Any:

@@ -132,7 +132,7 @@ class State(NamedTuple):
     done: jax.Array
     #: bool ``(H,)``: the hand is paid
     settled: jax.Array
-    #: int32 ``(H,)``: the hand's outcome code (``envs.batch.codes``), -1 unsettled
+    #: int32 ``(H,)``: the hand's outcome code (``envs.codes``), -1 unsettled
     outcome: jax.Array
     #: float32 ``(H,)``: chips the hand won (+) or lost (-)
     net: jax.Array
@@ -320,17 +320,3 @@ def natural_effects(p: Params) -> tuple[Any, Any]:
         p.natural_effect == int(play.NaturalEffect.PAY),
         p.natural_effect == int(play.NaturalEffect.END),
     )
-
-
-def when(rule: Any, fn: Callable[..., Any], *operands: Any) -> Any:
-    """``fn(*operands)`` where the rule flag ``rule`` (a traced bool of ``Params``) holds,
-    else ``operands`` as they are (one operand: itself): ``fn`` must change nothing a
-    rule set without the rule would keep. A ``lax.cond``: at tables that share their
-    rules (params not batched) only the rule's branch runs, so a part of the round a rule
-    set does not use costs it nothing; under ``jax.vmap`` over tables with their own rules
-    (a batched flag) JAX computes both branches and selects, table by table."""
-
-    def keep(*ops: Any) -> Any:
-        return ops if len(ops) > 1 else ops[0]
-
-    return jax.lax.cond(rule, fn, keep, *operands)

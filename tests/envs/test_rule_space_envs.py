@@ -314,7 +314,7 @@ def test_the_batched_env_refuses_shoes_of_several_sizes() -> None:
 
     space = RuleSpace(Rules(decks=2, insurance=False), {"decks": (2, 6)})
     BlackjackEnv(rules=space)  # the single env plays it
-    with pytest.raises(ValueError, match=r"^rules: the batched env plays one shoe size per env"):
+    with pytest.raises(ValueError, match=r"^rules: the numpy batched env plays one shoe size"):
         BlackjackVectorEnv(4, rules=space)
     same = RuleSpace(Rules(decks=2, insurance=False), {"penetration": Grid(0.5, 0.9, 0.2)})
     env = BlackjackVectorEnv(4, rules=same)

@@ -106,11 +106,34 @@ def _fits(config: tables.Config, rules: Rules) -> bool:
     return True
 
 
-def test_a_batch_plays_each_table_as_its_own_rules() -> None:
+#: several learner seats asked the pre-peek questions (insurance, early surrender)
+SEATED = RuleSpace(
+    preset("vegas-strip", seats=2),
+    (
+        ("decks", (1, 6)),
+        ("dealer_hits_soft_17", (False, True)),
+        ("blackjack_payout", ("3:2", "6:5")),
+        ("double", ("any", "10-11")),
+        ("surrender", ("none", "late", "early")),
+        ("ties", ("push", "dealer-wins")),
+        ("natural_paid_at_deal", (False, True)),
+    ),
+    name="seated-test",
+)
+
+
+@pytest.mark.parametrize(
+    ("space", "kwargs"),
+    [(MIXED, {}), (SEATED, {"seats_per_table": 2, "insurance_decisions": True})],
+    ids=["one-seat", "two-seats"],
+)
+def test_a_batch_plays_each_table_as_its_own_rules(space: RuleSpace, kwargs: dict) -> None:
     """Tables under different rule sets in one ``vmap`` play exactly as each rule set's
-    own table (the same keys and actions): rewards, observations, masks."""
-    env = BlackjackJax(rules=MIXED, obs_mode="vector")
-    rules = MIXED.sample_many(np.random.default_rng(1), 16)
+    own table (the same keys and actions): rewards, observations, masks (the round's
+    optional parts run for every table of a batch while any needs them, so each must
+    leave the others unchanged)."""
+    env = BlackjackJax(rules=space, obs_mode="vector", **kwargs)
+    rules = space.sample_many(np.random.default_rng(1), 16)
     batch = env.stack_params(rules)
     n = len(rules)
     keys = jax.random.split(jax.random.PRNGKey(5), n)
@@ -121,16 +144,17 @@ def test_a_batch_plays_each_table_as_its_own_rules() -> None:
         np.testing.assert_array_equal(np.asarray(obs_b[i]), np.asarray(singles[i][0]))
     rng = np.random.default_rng(2)
     states = [s for _, s in singles]
-    for t in range(40):
+    for t in range(60):
         mask = np.asarray(jax.vmap(env.action_mask)(st_b, batch))
-        a = (rng.random(mask.shape) * mask).argmax(axis=1).astype(np.int32)
+        a = (rng.random(mask.shape) * mask).argmax(axis=-1).astype(np.int32)
         k = jax.random.split(jax.random.PRNGKey(100 + t), n)
         obs_b, st_b, r_b, d_b, info_b = step(k, st_b, jnp.asarray(a), batch)
         for i, r in enumerate(rules):
-            o, states[i], rew, done, info = env.step(k[i], states[i], jnp.int32(a[i]),
+            o, states[i], rew, done, info = env.step(k[i], states[i], jnp.asarray(a[i]),
                                                      env.params_of(r))
             np.testing.assert_array_equal(np.asarray(obs_b[i]), np.asarray(o))
-            assert float(r_b[i]) == float(rew) and bool(d_b[i]) == bool(done)
+            np.testing.assert_array_equal(np.asarray(r_b[i]), np.asarray(rew))
+            np.testing.assert_array_equal(np.asarray(d_b[i]), np.asarray(done))
             np.testing.assert_array_equal(np.asarray(info_b["action_mask"][i]),
                                           np.asarray(info["action_mask"]))
 

@@ -15,6 +15,7 @@ from blackjack_env.envs.codes import BatchPhase
 from blackjack_env.envs.settings import (
     EnvArgs,
     EnvSettings,
+    check_one_shoe,
     check_reset_options,
     json_ready_spec,
 )
@@ -220,6 +221,7 @@ class BlackjackVectorEnv(VectorEnv, ObserveMixin, InfoMixin):
         # every argument checked there, once (an EnvArgs whole, or the keywords)
         whole = () if args is None else (args,)
         settings = EnvSettings.batched(seats_per_table, *whole, **kwargs)
+        check_one_shoe(settings.rule_space)
         self.settings = settings
         #: the rule space each sub-env draws its rules from at each reset (None: fixed rules)
         self.rule_space = settings.rule_space
