@@ -64,7 +64,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple, cast
@@ -95,6 +95,7 @@ from blackjack_env.engine.rulespace import (
     default_space,
     held_out,
 )
+from blackjack_env.envs.settings import check_bet_sizes
 from blackjack_env.envs.vector import BlackjackVectorEnv
 from blackjack_env.jax import BlackjackJax
 from blackjack_env.jax.tables import RuleBank
@@ -218,16 +219,9 @@ class JaxPPOConfig:
         if not self.hidden or any(int(h) < 1 for h in self.hidden):
             raise ValueError(f"JaxPPOConfig.hidden={self.hidden!r}: give one or more widths "
                              f">= 1")
-        if self.bet_sizes is not None:
-            sizes = self.bet_sizes
-            if (isinstance(sizes, (str, bytes)) or not isinstance(sizes, (tuple, list))
-                    or not sizes
-                    or any(not isinstance(b, (int, np.integer)) or isinstance(b, bool) or b < 1
-                           for b in sizes)
-                    or list(sizes) != sorted(set(sizes))):
-                raise ValueError(f"JaxPPOConfig.bet_sizes={sizes!r}: give None (a fixed bet) "
-                                 f"or strictly increasing whole numbers >= 1, e.g. (1, 2, 4, 8)")
-            object.__setattr__(self, "bet_sizes", tuple(int(b) for b in sizes))
+        if self.bet_sizes is not None:  # the envs' one check of their shape
+            object.__setattr__(self, "bet_sizes",
+                               check_bet_sizes(self.bet_sizes, "JaxPPOConfig.bet_sizes"))
         if self.total_timesteps < self.batch_size * self.curve_points:
             raise ValueError(
                 f"JaxPPOConfig.total_timesteps={self.total_timesteps:,}: less than one update "
@@ -973,7 +967,3 @@ def grade_held_out(agents: list[list[MLPAgent]], test: list[Any], curve_sets: in
     assert all(len(row) == points for row in out)
     return out
 
-
-def config_fields() -> list[str]:
-    """The names of :class:`JaxPPOConfig`'s settings."""
-    return [f.name for f in fields(JaxPPOConfig)]

@@ -62,7 +62,7 @@ from blackjack_env.cli import (
     read_json_object,
     write_json,
 )
-from blackjack_env.commands import UsageError, run_command
+from blackjack_env.commands import UsageError, bet_sizes_option, run_command
 from blackjack_env.engine import Rules
 from blackjack_env.engine.rules import Surrender
 from blackjack_env.envs.view.layout import Layout, ObsMode
@@ -655,7 +655,7 @@ def _prepare_jax(settings: Settings, out: Path, given: dict[str, Any]) -> Plan:
     _check_env(env_kwargs)
     batch = values["n_envs"] * values["n_steps"]
     minibatches = next(m for m in (8, 4, 2, 1) if batch % m == 0)
-    sizes = _parse_bet_sizes(values["bet_sizes"])
+    sizes = bet_sizes_option(values["bet_sizes"]) or None
     try:
         config = JaxPPOConfig(
             rules=rules, seeds=values["seeds"], seed=values["seed"],
@@ -664,9 +664,6 @@ def _prepare_jax(settings: Settings, out: Path, given: dict[str, Any]) -> Plan:
             curve_points=values["curve_points"], bet_sizes=sizes)
     except ValueError as err:
         text = str(err).replace("JaxPPOConfig.total_timesteps", "--timesteps")
-        if "JaxPPOConfig.bet_sizes" in text:
-            text = (f"--bet-sizes {values['bet_sizes']}: give strictly increasing whole "
-                    f"numbers >= 1 separated by commas, e.g. 1,2,4,8")
         raise UsageError(text) from None
     try:
         # deferred: loads flax, jax, optax (the optional [jax] extra)
@@ -681,17 +678,6 @@ def _prepare_jax(settings: Settings, out: Path, given: dict[str, Any]) -> Plan:
         raise UsageError(f"--algo jax-ppo: the JAX table cannot play these rules "
                          f"({rules.summary()}){bets}: {err}") from None
     return Plan(values, rules, "vector", out, None, 0, env_kwargs, {"config": config})
-
-
-def _parse_bet_sizes(text: str | None) -> tuple[int, ...] | None:
-    """``--bet-sizes`` text (``1,2,4,8``) as sizes; the config checks their order."""
-    if text is None:
-        return None
-    try:
-        return tuple(int(x) for x in str(text).split(","))
-    except ValueError:
-        raise UsageError(f"--bet-sizes {text!r}: give strictly increasing whole numbers >= 1 "
-                         f"separated by commas, e.g. 1,2,4,8") from None
 
 
 #: What a bet-deciding run's files are, said in its summary.

@@ -101,7 +101,6 @@ from blackjack_env.jax.shoe import Rng, draw, open_shoe, rng
 from blackjack_env.jax.state import (
     F32,
     I32,
-    RENAMED_FIELDS,
     SEAT_FIELDS,
     State,
     count_rank,
@@ -124,7 +123,6 @@ __all__ = [
     "F32",
     "I32",
     "OBSERVERS",
-    "RENAMED_FIELDS",
     "SEAT_FIELDS",
     "Rng",
     "State",

@@ -12,7 +12,6 @@ leading seat axis, and a seat's decisions are played on a one-seat view of it
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -33,31 +32,6 @@ hand_total: Callable[[Any, Any], Any] = play.array_total
 hand_soft: Callable[[Any, Any], Any] = play.array_soft
 is_natural: Callable[[Any, Any, Any], Any] = play.array_natural
 
-#: Deprecated names of :class:`State` fields (readable as properties, with a
-#: ``DeprecationWarning``; removed in 0.2.0): old name -> field.
-RENAMED_FIELDS: dict[str, str] = {
-    "r0": "first_rank",
-    "r1": "second_rank",
-    "cur": "acting_hand",
-    "d_hard": "dealer_hard",
-    "d_ace": "dealer_ace",
-    "d_n": "dealer_ncards",
-    "up": "upcard",
-    "hole": "hole_card",
-    "ep_rounds": "episode_rounds",
-}
-
-
-def _renamed(st: Any, old: str) -> jax.Array:
-    """Field ``RENAMED_FIELDS[old]`` of ``st``, read by its deprecated name ``old``."""
-    new = RENAMED_FIELDS[old]
-    warnings.warn(
-        f"State.{old} is deprecated (removed in 0.2.0); use State.{new}",
-        DeprecationWarning,
-        stacklevel=3,
-    )
-    return getattr(st, new)  # type: ignore[no-any-return]
-
 
 class State(NamedTuple):
     """One table's state: every field a ``jax.Array`` whose shape depends only on the
@@ -76,10 +50,6 @@ class State(NamedTuple):
     Params.chip_den``. The finite shoe's layout (a ring) is
     ``blackjack_env.jax.shoe``'s; the phase codes are the numpy batched tables'
     (``BatchPhase``).
-
-    Renamed fields (the old names read with a ``DeprecationWarning``, ``RENAMED_FIELDS``):
-    ``r0``, ``r1``, ``cur``, ``d_hard``, ``d_ace``, ``d_n``, ``up``, ``hole``,
-    ``ep_rounds``.
     """
 
     # ---------------------------------------------------------------- the shoe (table)
@@ -171,52 +141,6 @@ class State(NamedTuple):
     hand_ranks: jax.Array
     #: int32 ``(13,)``: the dealer's cards by rank, the hole card's included (else ``(0,)``)
     dealer_ranks: jax.Array
-
-    # deprecated names of renamed fields (read only)
-    @property
-    def r0(self) -> jax.Array:
-        """Deprecated name of :attr:`first_rank`."""
-        return _renamed(self, "r0")
-
-    @property
-    def r1(self) -> jax.Array:
-        """Deprecated name of :attr:`second_rank`."""
-        return _renamed(self, "r1")
-
-    @property
-    def cur(self) -> jax.Array:
-        """Deprecated name of :attr:`acting_hand`."""
-        return _renamed(self, "cur")
-
-    @property
-    def d_hard(self) -> jax.Array:
-        """Deprecated name of :attr:`dealer_hard`."""
-        return _renamed(self, "d_hard")
-
-    @property
-    def d_ace(self) -> jax.Array:
-        """Deprecated name of :attr:`dealer_ace`."""
-        return _renamed(self, "d_ace")
-
-    @property
-    def d_n(self) -> jax.Array:
-        """Deprecated name of :attr:`dealer_ncards`."""
-        return _renamed(self, "d_n")
-
-    @property
-    def up(self) -> jax.Array:
-        """Deprecated name of :attr:`upcard`."""
-        return _renamed(self, "up")
-
-    @property
-    def hole(self) -> jax.Array:
-        """Deprecated name of :attr:`hole_card`."""
-        return _renamed(self, "hole")
-
-    @property
-    def ep_rounds(self) -> jax.Array:
-        """Deprecated name of :attr:`episode_rounds`."""
-        return _renamed(self, "ep_rounds")
 
 
 def new_state(cfg: Config, p: Params) -> State:

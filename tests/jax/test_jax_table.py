@@ -276,7 +276,7 @@ def test_bad_arguments_raise_one_clear_error() -> None:
 
 
 # ----------------------------------------------------------------- state and play-out
-def test_renamed_state_fields_read_with_a_deprecation_warning() -> None:
+def test_state_fields_by_their_names() -> None:
     env = jax_env("vegas-strip", rules="vegas-strip", obs_mode="vector")
     st = env.stack(env.new_state(), "TS 9H 6D 7C")  # learner T 6, dealer 9 up, 7 hole
     _, st = env.start_round(jax.random.PRNGKey(0), st)
@@ -284,11 +284,8 @@ def test_renamed_state_fields_read_with_a_deprecation_warning() -> None:
     assert int(st.dealer_hard) == 16 and int(st.dealer_ncards) == 2
     rank = np.asarray(env.default_params.rank_of_card)
     assert rank[int(st.upcard)] == 8 and rank[int(st.hole_card)] == 6  # nine, seven
-    for old, new in core.RENAMED_FIELDS.items():
-        with pytest.warns(DeprecationWarning, match=f"State.{old} is deprecated.*State.{new}"):
-            value = getattr(st, old)
-        np.testing.assert_array_equal(np.asarray(value), np.asarray(getattr(st, new)))
-    assert not set(core.RENAMED_FIELDS) & set(core.State._fields)
+    for old in ("r0", "r1", "cur", "d_hard", "d_ace", "d_n", "up", "hole", "ep_rounds"):
+        assert not hasattr(st, old), old  # the names before 0.1: gone, no alias
 
 
 def test_play_out_stands_every_seat_and_settles_the_round() -> None:
