@@ -191,17 +191,19 @@ class EnvArgs:
     ``"dict"``: the key ``"rules"``)"""
 
     @classmethod
-    def bind(cls, args: tuple[Any, ...], kwargs: dict[str, Any]) -> EnvArgs:
-        """``BlackjackEnv(*args, **kwargs)``'s arguments as an :class:`EnvArgs` (or one
+    def bind(cls, args: tuple[Any, ...], kwargs: dict[str, Any], owner: str = "BlackjackEnv",
+             more: tuple[str, ...] = ()) -> EnvArgs:
+        """``owner(*args, **kwargs)``'s arguments as an :class:`EnvArgs` (or one
         ``EnvArgs`` given whole); an unknown name raises ``ValueError`` naming the
-        arguments there are."""
-        return _bind(cls, "BlackjackEnv", args, kwargs)
+        arguments ``owner`` takes (these fields, then ``more``: its own)."""
+        return _bind(cls, owner, args, kwargs, more)
 
     @classmethod
-    def signature(cls) -> inspect.Signature:
+    def signature(cls, **defaults: Any) -> inspect.Signature:
         """The fields as a call signature (with their defaults and types): the single
-        env's ``__init__`` shows it."""
-        return _signature(cls)
+        env's ``__init__`` shows it; ``defaults`` replaces some (the JAX table's
+        ``obs_mode``)."""
+        return _signature(cls, defaults)
 
 
 @dataclass(frozen=True)
@@ -251,8 +253,10 @@ class TableArgs:
 _ArgsT = TypeVar("_ArgsT", EnvArgs, TableArgs)
 
 
-def _bind(cls: type[_ArgsT], owner: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> _ArgsT:
-    """``owner(*args, **kwargs)``'s arguments as ``cls`` (an args dataclass)."""
+def _bind(cls: type[_ArgsT], owner: str, args: tuple[Any, ...], kwargs: dict[str, Any],
+          more: tuple[str, ...] = ()) -> _ArgsT:
+    """``owner(*args, **kwargs)``'s arguments as ``cls`` (an args dataclass; ``more``: the
+    owner's own arguments besides them, named in the message for an unknown one)."""
     if len(args) == 1 and not kwargs and isinstance(args[0], cls):
         return args[0]
     names = [f.name for f in dataclasses.fields(cls)]
@@ -269,7 +273,7 @@ def _bind(cls: type[_ArgsT], owner: str, args: tuple[Any, ...], kwargs: dict[str
     if unknown and cls is EnvArgs:
         raise ValueError(
             f"unknown argument(s) {', '.join(unknown)}; {owner} takes "
-            f"{', '.join(names)} (rule fields go in rules=preset(name, field=...) "
+            f"{', '.join([*names, *more])} (rule fields go in rules=preset(name, field=...) "
             f"or a Rules)"
         )
     if unknown:
@@ -278,12 +282,14 @@ def _bind(cls: type[_ArgsT], owner: str, args: tuple[Any, ...], kwargs: dict[str
     return cls(**given, **kwargs)
 
 
-def _signature(cls: type[Any]) -> inspect.Signature:
-    """An args dataclass's fields as a call signature (keyword or positional)."""
+def _signature(cls: type[Any], defaults: dict[str, Any] | None = None) -> inspect.Signature:
+    """An args dataclass's fields as a call signature (keyword or positional), with the
+    defaults ``defaults`` names replaced."""
+    defaults = defaults or {}
     return inspect.Signature([
         inspect.Parameter(
-            f.name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=f.default,
-            annotation=f.type,
+            f.name, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            default=defaults.get(f.name, f.default), annotation=f.type,
         )
         for f in dataclasses.fields(cls)
     ])  # fmt: skip

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,7 +15,7 @@ from blackjack_env.engine.cards import ALL_CARDS, Card, parse_cards
 from blackjack_env.engine.rules import Rules
 from blackjack_env.engine.rulespace import RuleSpace
 from blackjack_env.envs import view
-from blackjack_env.envs.settings import KEEP_DECKS, EnvArgs, EnvSettings
+from blackjack_env.envs.settings import EnvArgs, EnvSettings
 from blackjack_env.envs.tables import RuleTables
 from blackjack_env.envs.view.layout import Layout
 from blackjack_env.jax import checks, core, illegal, program
@@ -34,12 +35,6 @@ __all__ = [
 #: columns of "features", not from the scaled numbers of "vector" (BlackjackJax's
 #: docstring gives the measurement); Gymnasium's SB3 path one-hot encodes a MultiDiscrete
 DEFAULT_OBS_MODE = "features"
-#: the arguments BlackjackJax names in its signature, then the other EnvArgs fields
-_TAKES = (
-    "rules", "decks", "obs_mode", "bet", "insurance_decisions", "illegal_action",
-    "illegal_penalty", "seats_per_table", "bet_sizes", "rounds_per_episode", "bankroll",
-    "observe_rules", "num_seats", "seat", "others", "render_mode", "info_cards",
-)  # fmt: skip
 
 
 class BlackjackJax:
@@ -164,40 +159,14 @@ class BlackjackJax:
     adapters check it on the host).
     """
 
-    def __init__(
-        self,
-        rules: Rules | str | dict[str, Any] | RuleSpace | Sequence[Any] = "vegas-strip",
-        decks: int | str | None = KEEP_DECKS,
-        obs_mode: str = DEFAULT_OBS_MODE,
-        bet: int | None = None,
-        insurance_decisions: bool = False,
-        illegal_action: str = "map",
-        illegal_penalty: float = 1.0,
-        seats_per_table: int = 1,
-        bet_sizes: Any = None,
-        rounds_per_episode: int | None = 1,
-        bankroll: int | None = None,
-        observe_rules: bool = False,
-        **more: Any,
-    ) -> None:
-        # one EnvArgs, checked once by the numpy envs' settings (every name they take:
-        # one that does not apply here, such as num_seats or render_mode, is refused
-        # there by name; an unknown one too)
-        given = {
-            "rules": rules, "decks": decks, "obs_mode": obs_mode, "bet": bet,
-            "insurance_decisions": insurance_decisions, "illegal_action": illegal_action,
-            "illegal_penalty": illegal_penalty, "bet_sizes": bet_sizes,
-            "rounds_per_episode": rounds_per_episode, "bankroll": bankroll,
-            "observe_rules": observe_rules, **more,
-        }  # fmt: skip
-        unknown = sorted(set(more) - {f.name for f in dataclasses.fields(EnvArgs)})
-        if unknown:
-            raise ValueError(
-                f"unknown argument(s) {', '.join(unknown)}; BlackjackJax takes "
-                f"{', '.join(_TAKES)} (rule fields go in rules=preset(name, field=...) or a "
-                f"Rules)"
-            )
-        self._setup(EnvArgs(**given), seats_per_table)
+    def __init__(self, *args: Any, seats_per_table: int = 1, **kwargs: Any) -> None:
+        # the arguments are the numpy envs' (EnvArgs, listed once there; the signature is
+        # set below the class, obs_mode defaulting to DEFAULT_OBS_MODE), checked once by
+        # their settings: one that does not apply here, such as num_seats or render_mode,
+        # is refused there by name, an unknown one here
+        kwargs.setdefault("obs_mode", DEFAULT_OBS_MODE)
+        args_whole = EnvArgs.bind(args, kwargs, "BlackjackJax", ("seats_per_table",))
+        self._setup(args_whole, seats_per_table)
 
     @classmethod
     def from_args(cls, args: EnvArgs, seats_per_table: int = 1) -> BlackjackJax:
@@ -530,6 +499,17 @@ class BlackjackJax:
         the rich ``info`` of :meth:`step_full`)."""
         return GymnaxV1(self, full_info)
 
+
+
+# BlackjackJax's arguments are EnvArgs' fields (their defaults, obs_mode's here, and help
+# lines are there), plus seats_per_table; the docs show them as its signature
+BlackjackJax.__init__.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+    [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+     *EnvArgs.signature(obs_mode=DEFAULT_OBS_MODE).parameters.values(),
+     inspect.Parameter("seats_per_table", inspect.Parameter.KEYWORD_ONLY, default=1,
+                       annotation="int")],
+    return_annotation=None,
+)
 
 def _rules_name(rules: Any) -> str:
     """A rule set as the errors name it: a preset's name, else its short summary."""
