@@ -41,7 +41,9 @@ import numpy as np
 
 from blackjack_env.agents.jax_ppo import JaxPPOConfig, rules_of, train_seeds
 from blackjack_env.cli import atomic_path, check_output_file
-from blackjack_env.jax import BlackjackJax, core
+from blackjack_env.jax import BlackjackJax
+from blackjack_env.jax.seats import acting
+from blackjack_env.jax.state import State
 
 __all__ = ["ActingSeatEnv", "train_table"]
 
@@ -64,14 +66,14 @@ class ActingSeatEnv:
     def default_params(self) -> Any:
         return self.table.default_params
 
-    def _acting(self, state: core.State) -> Any:
-        return core.acting(state, self.table.config)
+    def _acting(self, state: State) -> Any:
+        return acting(state, self.table.config)
 
-    def reset(self, key: Any, params: Any = None) -> tuple[Any, core.State]:
+    def reset(self, key: Any, params: Any = None) -> tuple[Any, State]:
         obs, st = self.table.reset(key, params)
         return obs[self._acting(st)], st
 
-    def step(self, key: Any, state: core.State, action: Any, params: Any = None) -> Any:
+    def step(self, key: Any, state: State, action: Any, params: Any = None) -> Any:
         s = self._acting(state)
         actions = jnp.zeros(self.seats, jnp.int32).at[s].set(jnp.asarray(action, jnp.int32))
         obs, st, reward, done, info = self.table.step(key, state, actions, params)
@@ -83,7 +85,7 @@ class ActingSeatEnv:
         }
         return obs[nxt], st, reward.sum(), done[0], out
 
-    def action_mask(self, state: core.State, params: Any = None) -> Any:
+    def action_mask(self, state: State, params: Any = None) -> Any:
         return self.table.action_mask(state, params)[self._acting(state)]
 
 

@@ -28,7 +28,7 @@ from blackjack_env.analysis.strategy import basic_strategy_chart, nearest_suppor
 from blackjack_env.engine.play import Action, array_soft, array_total
 from blackjack_env.engine.rules import Rules
 from blackjack_env.envs.step import Decision
-from blackjack_env.jax import core
+from blackjack_env.jax.hands import decision_of, legal_mask
 
 __all__ = ["N_HAND_STATES", "chart_actions", "chart_policy", "chart_table", "hand_state"]
 
@@ -115,8 +115,8 @@ def chart_policy(env: Any, chart: Chart | None = None) -> Any:
         h = jnp.clip(st.acting_hand, 0, cfg.hands - 1)
         r0, r1 = st.first_rank[h], st.second_rank[h]
         pair = p.pair[13 * r0 + r1] & (st.ncards[h] == 2)
-        mask = core.legal_mask(st, p, cfg)
-        decision = core.decision_of(st.phase)
+        mask = legal_mask(st, p, cfg)
+        decision = decision_of(st.phase)
         return chart_actions(
             table, decision, st.hard[h], st.ace[h], pair, r0, p.rank_of_card[st.upcard], mask,
             jnp,

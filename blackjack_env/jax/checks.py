@@ -87,7 +87,7 @@ def check_step_args(state: State, action: Any, cfg: Config, num_actions: int) ->
         )
     if not isinstance(state, State):
         raise ValueError(
-            f"state must be this env's core.State (from reset or step), got "
+            f"state must be this env's State (from reset or step), got "
             f"{type(state).__name__}"
         )
     for name, got, ref in zip(
@@ -109,7 +109,7 @@ def unwrap_state(state: Any) -> State:
         state = state.env_state
     if not isinstance(state, State):
         raise ValueError(
-            f"state must be the table's core.State or a wrapper's state holding it as "
+            f"state must be the table's State or a wrapper's state holding it as "
             f"env_state, got {type(state).__name__}"
         )
     return state

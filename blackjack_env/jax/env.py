@@ -1,4 +1,4 @@
-"""The gymnax-style environment object over the JAX table (:mod:`blackjack_env.jax.core`)."""
+"""The gymnax-style environment object over the JAX table (the round: :mod:`blackjack_env.jax.round`)."""
 
 from __future__ import annotations
 
@@ -18,12 +18,14 @@ from blackjack_env.envs import view
 from blackjack_env.envs.settings import EnvArgs, EnvSettings
 from blackjack_env.envs.tables import RuleTables
 from blackjack_env.envs.view.layout import Layout
-from blackjack_env.jax import checks, core, illegal, program
+from blackjack_env.jax import checks, illegal, program
+from blackjack_env.jax import state as table_state
 from blackjack_env.jax import tables as tables_mod
 from blackjack_env.jax.checks import unwrap_state
 from blackjack_env.jax.gymnax import FULL_INFO, LEAN_INFO, GymnaxV1
 from blackjack_env.jax.program import Program
 from blackjack_env.jax.spaces import box, discrete, from_gymnasium
+from blackjack_env.jax.state import State
 from blackjack_env.jax.tables import Banked, Config, Params, RuleBank, config_of, params_of
 
 __all__ = [
@@ -45,7 +47,7 @@ class BlackjackJax:
     The game of :class:`~blackjack_env.envs.vector.BlackjackVectorEnv` (one table, one
     learner seat, a dealer, a shoe that persists across rounds and episodes, reshuffled
     between rounds once the cut card is out, or an infinite deck), written as a pure
-    function of a fixed-shape state (:class:`~blackjack_env.jax.core.State`) so that it
+    function of a fixed-shape state (:class:`~blackjack_env.jax.State`) so that it
     runs inside ``jax.jit``; ``jax.vmap`` over keys and states makes many tables::
 
         env = BlackjackJax(rules="vegas-strip", decks=None, obs_mode="vector")
@@ -321,14 +323,14 @@ class BlackjackJax:
     def action_space(self, params: Params | None = None) -> Any:
         return discrete(self.config.n_actions)
 
-    def reset(self, key: Any, params: Params | None = None) -> tuple[Any, core.State]:
+    def reset(self, key: Any, params: Params | None = None) -> tuple[Any, State]:
         """A fresh table (a new shoe) with its first round dealt (or opened for its bet).
         ``params`` are checked against this env's (:meth:`check_params`)."""
         return program.reset(self.program, key, self.check_params(params))
 
     def step(
-        self, key: Any, state: core.State, action: Any, params: Params | None = None
-    ) -> tuple[Any, core.State, Any, Any, dict[str, Any]]:
+        self, key: Any, state: State, action: Any, params: Params | None = None
+    ) -> tuple[Any, State, Any, Any, dict[str, Any]]:
         """One decision; the step that ends the round deals the next one (same shoe), or
         opens it for its bet; the step that ends the episode starts the next one.
 
@@ -339,16 +341,16 @@ class BlackjackJax:
         return self._checked_step(key, state, action, params, False)
 
     def step_full(
-        self, key: Any, state: core.State, action: Any, params: Params | None = None
-    ) -> tuple[Any, core.State, Any, Any, dict[str, Any]]:
+        self, key: Any, state: State, action: Any, params: Params | None = None
+    ) -> tuple[Any, State, Any, Any, dict[str, Any]]:
         """:meth:`step` with the rich ``info``: ``LEAN_INFO`` and ``FULL_INFO``
         (the ended round's last observation, the round's net in base bets and in exact
         chips, the action played), what the Gymnasium adapters read."""
         return self._checked_step(key, state, action, params, True)
 
     def _checked_step(
-        self, key: Any, state: core.State, action: Any, params: Params | None, full: bool
-    ) -> tuple[Any, core.State, Any, Any, dict[str, Any]]:
+        self, key: Any, state: State, action: Any, params: Params | None, full: bool
+    ) -> tuple[Any, State, Any, Any, dict[str, Any]]:
         p = self.check_params(params)
         self.check_step_args(state, action)
         return program.step(self.program, key, state, action, p, full)
@@ -360,7 +362,7 @@ class BlackjackJax:
         (``blackjack_env.jax.checks.check_params``)."""
         return checks.check_params(params, self._params)
 
-    def check_step_args(self, state: core.State, action: Any) -> None:
+    def check_step_args(self, state: State, action: Any) -> None:
         """Refuse (``ValueError``, one line) an ``action`` that is not an integer array of
         one table's shape and a ``state`` that is not one of this env's tables
         (``blackjack_env.jax.checks.check_step_args``, which says what an integer out
@@ -381,18 +383,18 @@ class BlackjackJax:
         :meth:`action_mask`."""
         return program.active(self.program, unwrap_state(state))
 
-    def get_obs(self, state: core.State, params: Params | None = None) -> Any:
+    def get_obs(self, state: State, params: Params | None = None) -> Any:
         p = self._params if params is None else params
         return self.program.observe(state, p)
 
     # ------------------------------------------------------------------ scripted cards
     def stack(
         self,
-        state: core.State,
+        state: State,
         cards: str | list[Card] | list[Any],
         table: int | None = None,
         params: Params | Banked | None = None,
-    ) -> core.State:
+    ) -> State:
         """A copy of ``state`` whose next cards are ``cards`` (text like ``"AS KH 9D"``),
         dealt in order (host-side, outside ``jit``). ``params``: the tables' rules (one
         table's, or one row per table; default :attr:`default_params`).
@@ -418,7 +420,7 @@ class BlackjackJax:
         for t, c in rows.items():
             n = int(shoe_cards[()] if t is None else shoe_cards[t])
             self._stack_row(arrays, t, c, n)
-        return core.State(**{k: jnp.asarray(v) for k, v in arrays.items()})
+        return State(**{k: jnp.asarray(v) for k, v in arrays.items()})
 
     def _stack_row(
         self, arrays: dict[str, np.ndarray], t: int | None, cards: Any, shoe_cards: int
@@ -468,8 +470,8 @@ class BlackjackJax:
                 arrays[name][t] = value
 
     def start_round(
-        self, key: Any, state: core.State, params: Params | None = None
-    ) -> tuple[Any, core.State]:
+        self, key: Any, state: State, params: Params | None = None
+    ) -> tuple[Any, State]:
         """Start an episode at ``state``'s table (its last round must be over): its first
         round dealt, or opened for its bet (bet steps); for scripted rounds :meth:`stack`
         first."""
@@ -478,18 +480,18 @@ class BlackjackJax:
 
     def new_state(
         self, num_tables: int | None = None, params: Params | Banked | None = None
-    ) -> core.State:
+    ) -> State:
         """A table before its first round (a full shoe), or ``num_tables`` of them
         (``params``: their rules, one table's, one row per table, or a
         :class:`~blackjack_env.jax.tables.Banked` batch; default :attr:`default_params`)."""
         p = self._params if params is None else params
         if isinstance(p, Banked):
-            return program.per_table(lambda q: core.new_state(self.config, q), p)
+            return program.per_table(lambda q: table_state.new_state(self.config, q), p)
         if num_tables is None:
-            return core.new_state(self.config, p)
+            return table_state.new_state(self.config, p)
         if tables_mod.batched(p):
-            return jax.vmap(lambda q: core.new_state(self.config, q))(p)
-        one = core.new_state(self.config, p)
+            return jax.vmap(lambda q: table_state.new_state(self.config, q))(p)
+        one = table_state.new_state(self.config, p)
         return jax.tree.map(lambda a: jnp.broadcast_to(a, (num_tables, *a.shape)), one)
 
     # ------------------------------------------------------------------ adapters

@@ -38,9 +38,15 @@ from blackjack_env.envs.vector.checks import (
     check_reset_mask,
     read_stacks,
 )
-from blackjack_env.jax import core, program
+from blackjack_env.jax import program
+from blackjack_env.jax.chips import chip_units
 from blackjack_env.jax.env import BlackjackJax
+from blackjack_env.jax.hands import decision_of
 from blackjack_env.jax.program import Program, per_table
+from blackjack_env.jax.round import next_round, play_out
+from blackjack_env.jax.seats import active
+from blackjack_env.jax.shoe import open_shoe
+from blackjack_env.jax.state import State, new_state
 from blackjack_env.jax.tables import Banked, Config, Params, decision_of_phase
 
 __all__ = ["ENV_ID", "BlackjackJaxEnv", "BlackjackJaxVectorEnv", "register"]
@@ -98,17 +104,17 @@ def _to_numpy(obs: Any, space: gym.Space[Any]) -> Any:
     return out[()] if isinstance(space, gym.spaces.Discrete) and out.ndim == 0 else out
 
 
-def _finish_round(key: Any, st: core.State, on: Any, p: Params, cfg: Config) -> core.State:
+def _finish_round(key: Any, st: State, on: Any, p: Params, cfg: Config) -> State:
     """One table (of one or several seats) where ``on``, before a reset that keeps its
     shoe (numpy ``TableBatch.finish_rounds`` then ``clear_stacks``): the round in play is
     played out (:func:`blackjack_env.jax.round.play_out`), and stacked cards not dealt
     are forgotten."""
-    st = core.play_out(key, st, p, cfg, on)
+    st = play_out(key, st, p, cfg, on)
     return st._replace(stacked=jnp.where(on, 0, st.stacked))
 
 
 @partial(jax.jit, static_argnums=0)
-def _finish(prog: Program, key: Any, st: core.State, on: Any, p: Params) -> core.State:
+def _finish(prog: Program, key: Any, st: State, on: Any, p: Params) -> State:
     """:func:`_finish_round` at each table of a batch where ``on``."""
     keys = jax.random.split(key, st.pos.shape[0])
     cfg = prog.config
@@ -116,32 +122,32 @@ def _finish(prog: Program, key: Any, st: core.State, on: Any, p: Params) -> core
 
 
 @partial(jax.jit, static_argnums=0)
-def _open(prog: Program, st: core.State, on: Any, p: Params) -> core.State:
+def _open(prog: Program, st: State, on: Any, p: Params) -> State:
     """The last round's cards to the discards (a reshuffle if the cut card is out) at each
     table where ``on`` (a table awaiting its bet has opened its shoe), before stacking, as
     the numpy tables do; the deal then finds nothing more to do."""
     cfg = prog.config
     return per_table(
-        lambda s, o, q: core.open_shoe(s, q, cfg, o & ~s.opened if cfg.bets else o), p, st, on
+        lambda s, o, q: open_shoe(s, q, cfg, o & ~s.opened if cfg.bets else o), p, st, on
     )
 
 
 @partial(jax.jit, static_argnums=0)
-def _begin(prog: Program, key: Any, st: core.State, on: Any, p: Params) -> Any:
+def _begin(prog: Program, key: Any, st: State, on: Any, p: Params) -> Any:
     """A new episode at each table of a batch where ``on`` (a fresh table: the first round
     of a new shoe), and the tables' observations."""
     cfg = prog.config
     keys = jax.random.split(key, st.pos.shape[0])
-    st = per_table(lambda k, x, o, q: core.next_round(k, x, q, cfg, o, o), p, keys, st, on)
+    st = per_table(lambda k, x, o, q: next_round(k, x, q, cfg, o, o), p, keys, st, on)
     return per_table(prog.observe, p, st), st
 
 
 @partial(jax.jit, static_argnums=0)
 def _redraw(
-    prog: Program, key: Any, st: core.State, on: Any, p: Banked
-) -> tuple[Any, core.State, Any]:
+    prog: Program, key: Any, st: State, on: Any, p: Banked
+) -> tuple[Any, State, Any]:
     """Each table where ``on`` draws its rule set from the bank and starts a new episode
-    at a fresh table under it (a full shoe of its decks: :func:`core.new_state`); the
+    at a fresh table under it (a full shoe of its decks: :func:`new_state`); the
     others keep theirs. ``(observations, state, each table's rule set index)``."""
     cfg = prog.config
     k_draw, k_deal = jax.random.split(key)
@@ -152,10 +158,10 @@ def _redraw(
     def pick(new: Any, old: Any) -> Any:
         return jnp.where(on.reshape((n,) + (1,) * (jnp.ndim(old) - 1)), new, old)
 
-    fresh = per_table(lambda q: core.new_state(cfg, q), p)
+    fresh = per_table(lambda q: new_state(cfg, q), p)
     st = jax.tree.map(pick, fresh, st)
     keys = jax.random.split(k_deal, n)
-    st = per_table(lambda k, x, o, q: core.next_round(k, x, q, cfg, o, o), p, keys, st, on)
+    st = per_table(lambda k, x, o, q: next_round(k, x, q, cfg, o, o), p, keys, st, on)
     return per_table(prog.observe, p, st), st, p.index
 
 
@@ -163,13 +169,13 @@ _BET, _SETTLED = int(Decision.BET), int(Decision.SETTLED)
 
 
 @partial(jax.jit, static_argnums=0)
-def _state_info(prog: Program, st: core.State, p: Params) -> dict[str, Any]:
+def _state_info(prog: Program, st: State, p: Params) -> dict[str, Any]:
     """:func:`_table_info` of each table of a batch."""
     cfg = prog.config
     return per_table(lambda s, q: _table_info(s, q, cfg), p, st)
 
 
-def _table_info(st: core.State, p: Params, cfg: Config) -> dict[str, Any]:
+def _table_info(st: State, p: Params, cfg: Config) -> dict[str, Any]:
     """One table's ``info`` entries read from its state, per seat (the numpy vector env's
     ``_info``): the decision each seat is asked (``phase``: a seat the table does not
     wait for ``SETTLED``, a table awaiting its bet ``BET``), the episode's ``round``, the
@@ -177,17 +183,17 @@ def _table_info(st: core.State, p: Params, cfg: Config) -> dict[str, Any]:
     infinite deck) and whether the shoe was reshuffled before this round. ``bankroll``
     is exact integer chips in units of ``1 / chip_den``: :func:`chips_to_float` makes
     the numpy env's float64 of them on the host."""
-    phase = core.decision_of(st.phase)
+    phase = decision_of(st.phase)
     if cfg.bets:
         phase = jnp.where(st.opened, _BET, phase)
     if cfg.seats > 1:
-        phase = jnp.where(core.active(st, cfg), phase, _SETTLED)
+        phase = jnp.where(active(st, cfg), phase, _SETTLED)
     shape = jnp.shape(phase)
     left = jnp.asarray(-1 if cfg.infinite else st.left)
     return {
         "phase": phase,
         "round": jnp.broadcast_to(st.episode_rounds, shape),
-        "bankroll": core.chip_units(st, p, cfg) if cfg.bankroll else st.session,
+        "bankroll": chip_units(st, p, cfg) if cfg.bankroll else st.session,
         "shoe_remaining": jnp.broadcast_to(left, shape),
         "reshuffled": jnp.broadcast_to(st.reshuffled, shape),
     }
@@ -259,7 +265,7 @@ class BlackjackJaxVectorEnv(VectorEnv):
     ``active``; after ``step``: ``illegal_action``, ``action_played``, ``round_over``,
     ``round_net``, and on a step that ends an episode ``final_obs`` and ``final_info``
     (``round_net``, ``round``). The tables' state is ``env.state`` (a
-    :class:`~blackjack_env.jax.core.State` of ``num_envs // S`` tables).
+    :class:`~blackjack_env.jax.State` of ``num_envs // S`` tables).
 
     ## Reset options
 

@@ -1,7 +1,7 @@
 """The illegal-action policies of the JAX table (the env's ``illegal_action`` setting), as
 :mod:`blackjack_env.envs.step` defines them for the numpy envs.
 
-* ``"map"``: :func:`blackjack_env.jax.core.step` (``envs.step.array_map_illegal``,
+* ``"map"``: :func:`blackjack_env.jax.step` (``envs.step.array_map_illegal``,
   tabulated in ``Params.mapped_action``).
 * ``"penalize"``: :func:`penalized_step`: an illegal action plays
   ``envs.step.PENALTY_ACTION`` (at a BET step the bet ``"map"`` chooses), the round is
@@ -31,8 +31,11 @@ import jax.numpy as jnp
 
 from blackjack_env.envs.codes import PHASE_OVER
 from blackjack_env.envs.step import PENALTY_ACTION, IllegalAction
-from blackjack_env.jax import core
-from blackjack_env.jax.core import State
+from blackjack_env.jax.state import State
+from blackjack_env.jax.hands import legal_mask
+from blackjack_env.jax.round import play_out, step
+from blackjack_env.jax.settlement import round_net
+from blackjack_env.jax.state import I32
 from blackjack_env.jax.tables import Config, Params
 
 __all__ = ["finish_round", "penalized_step", "refuse_raise"]
@@ -53,26 +56,26 @@ def refuse_raise(illegal_action: IllegalAction) -> None:
 def finish_round(key: Any, st: State, p: Params, cfg: Config, on: Any) -> State:
     """Play out the round where ``on`` (numpy ``TableBatch.finish_rounds``): the table's
     one round play-out, :func:`blackjack_env.jax.round.play_out`."""
-    return core.play_out(key, st, p, cfg, on)
+    return play_out(key, st, p, cfg, on)
 
 
 def penalized_step(
     key: Any, st: State, action: Any, p: Params, cfg: Config, penalty: float
 ) -> tuple[State, Any, Any, Any, Any]:
-    """:func:`blackjack_env.jax.core.step` under ``illegal_action="penalize"`` (same
+    """:func:`blackjack_env.jax.step` under ``illegal_action="penalize"`` (same
     returns): an illegal action plays ``PENALTY_ACTION`` (at a BET step: the bet that
     ``"map"`` chooses for it, the round then dealt) and ends the round
     (:func:`finish_round`); its reward is the round's net minus ``penalty``."""
-    action = jnp.asarray(action, core.I32)
-    mask = core.legal_mask(st, p, cfg)
+    action = jnp.asarray(action, I32)
+    mask = legal_mask(st, p, cfg)
     inside = (action >= 0) & (action < cfg.n_actions)
     legal = mask[jnp.clip(action, 0, cfg.n_actions - 1)] & inside
     bet_step = st.opened if cfg.bets else jnp.zeros((), bool)
     played = jnp.where(legal | bet_step, action, jnp.int32(PENALTY_ACTION))
     k_step, k_out = jax.random.split(key)
-    st, _, _, mapped, _ = core.step(k_step, st, played, p, cfg)
-    played = jnp.where(bet_step, mapped, played)  # (core.step maps an illegal bet)
+    st, _, _, mapped, _ = step(k_step, st, played, p, cfg)
+    played = jnp.where(bet_step, mapped, played)  # (step maps an illegal bet)
     st = finish_round(k_out, st, p, cfg, ~legal)
     over = st.phase == PHASE_OVER
-    reward = jnp.where(over, core.round_net(st, p, cfg), 0.0) - jnp.where(legal, 0.0, penalty)
+    reward = jnp.where(over, round_net(st, p, cfg), 0.0) - jnp.where(legal, 0.0, penalty)
     return st, reward, over, played, ~legal

@@ -24,7 +24,13 @@ import jax
 import jax.numpy as jnp
 
 from blackjack_env.envs.step import IllegalAction
-from blackjack_env.jax import core, illegal, tables
+from blackjack_env.jax import illegal, tables
+from blackjack_env.jax import observe as observation
+from blackjack_env.jax import round as table_round
+from blackjack_env.jax import seats as seat_turns
+from blackjack_env.jax.round import end_round, first_round, next_round
+from blackjack_env.jax.settlement import round_net
+from blackjack_env.jax.state import State, new_state
 from blackjack_env.jax.tables import Config, Params
 
 __all__ = ["Program"]
@@ -45,16 +51,16 @@ class Program:
     illegal_penalty: float
     observe_rules: bool = False
 
-    def observe(self, st: core.State, p: Params, settled: Any = False) -> Any:
+    def observe(self, st: State, p: Params, settled: Any = False) -> Any:
         """One table's observation (one seat's, or ``(seats, ...)``; with the rule
         features under ``observe_rules``)."""
-        return core.observe(
+        return observation.observe(
             st, p, self.config, self.obs_mode, settled=settled, rules=self.observe_rules
         )
 
     def play_step(
-        self, key: Any, state: core.State, action: Any, p: Params, full: bool
-    ) -> tuple[Any, core.State, Any, Any, dict[str, Any]]:
+        self, key: Any, state: State, action: Any, p: Params, full: bool
+    ) -> tuple[Any, State, Any, Any, dict[str, Any]]:
         """One decision at one table, unjitted (:func:`step` compiles it): the step that
         ends the round deals the next one or opens it for its bet, the step that ends the
         episode starts the next one. ``full``: the rich ``info`` (``FULL_INFO``)."""
@@ -65,24 +71,24 @@ class Program:
                 k_play, state, action, p, cfg, self.illegal_penalty
             )
         else:
-            st, reward, over, played, bad = core.step(k_play, state, action, p, cfg)
+            st, reward, over, played, bad = table_round.step(k_play, state, action, p, cfg)
         # the round's net, the penalty not taken: the chips won or lost (the penalty is a
         # reward, never chips: the numpy envs' bankroll and session ignore it)
-        net = jnp.where(over, core.round_net(st, p, cfg), 0.0)
+        net = jnp.where(over, round_net(st, p, cfg), 0.0)
         chips = jnp.where(over, jnp.round(net * (p.bet * p.chip_den)).astype(jnp.int32), 0)
-        st, term, trunc = core.end_round(st, net, over, p, cfg)
+        st, term, trunc = end_round(st, net, over, p, cfg)
         ended = term | trunc
         # (the round is over: its mask allows every action, as the numpy env's SETTLED)
         final = self.observe(st, p, settled=True) if full else None
         # stacked cards not dealt by an ended episode are dropped (numpy
         # TableBatch.clear_stacks): the next episode's cards are random
         st = st._replace(stacked=jnp.where(jnp.any(ended), 0, st.stacked))
-        st = core.next_round(k_next, st, p, cfg, over, ended)
+        st = next_round(k_next, st, p, cfg, over, ended)
         obs = self.observe(st, p)
         shape = jnp.shape(reward)
         done = jnp.broadcast_to(ended, shape)
         info: dict[str, Any] = {
-            "action_mask": core.masks(st, p, cfg),
+            "action_mask": seat_turns.masks(st, p, cfg),
             "round_over": jnp.broadcast_to(over, shape),
             "illegal_action": bad,
             "terminated": jnp.broadcast_to(term, shape),
@@ -90,7 +96,7 @@ class Program:
             "discount": jnp.where(term, 0.0, 1.0) * jnp.ones(shape),
         }
         if cfg.seats > 1:
-            info["active"] = core.active(st, cfg)
+            info["active"] = seat_turns.active(st, cfg)
         if full:
             info["final_observation"] = final
             info["round_net"] = jnp.broadcast_to(net, shape).astype(jnp.float32)
@@ -99,7 +105,7 @@ class Program:
         return obs, st, reward.astype(jnp.float32), done, info
 
 
-def _batched(st: core.State) -> bool:
+def _batched(st: State) -> bool:
     """Whether ``st`` holds a batch of tables (a leading axis)."""
     return bool(jnp.ndim(st.pos))
 
@@ -118,50 +124,50 @@ def per_table(fn: Any, p: Params | tables.Banked, *rows: Any) -> Any:
 
 
 @partial(jax.jit, static_argnums=0)
-def reset(prog: Program, key: Any, p: Params) -> tuple[Any, core.State]:
+def reset(prog: Program, key: Any, p: Params) -> tuple[Any, State]:
     """A fresh table (a new shoe) with its first round dealt, and its observation."""
-    st = core.first_round(key, core.new_state(prog.config, p), p, prog.config)
+    st = first_round(key, new_state(prog.config, p), p, prog.config)
     return prog.observe(st, p), st
 
 
 @partial(jax.jit, static_argnums=(0, 5))
 def step(
-    prog: Program, key: Any, state: core.State, action: Any, p: Params, full: bool
-) -> tuple[Any, core.State, Any, Any, dict[str, Any]]:
+    prog: Program, key: Any, state: State, action: Any, p: Params, full: bool
+) -> tuple[Any, State, Any, Any, dict[str, Any]]:
     """:meth:`Program.play_step`, compiled."""
     return prog.play_step(key, state, action, p, full)
 
 
 @partial(jax.jit, static_argnums=0)
-def start_round(prog: Program, key: Any, state: core.State, p: Params) -> tuple[Any, core.State]:
+def start_round(prog: Program, key: Any, state: State, p: Params) -> tuple[Any, State]:
     """An episode started at each table of ``state`` (one, or a batch: one key each)."""
     cfg = prog.config
     if _batched(state):
         keys = jax.random.split(key, state.pos.shape[0])
-        st = per_table(lambda k, s, q: core.first_round(k, s, q, cfg), p, keys, state)
+        st = per_table(lambda k, s, q: first_round(k, s, q, cfg), p, keys, state)
         return per_table(prog.observe, p, st), st
-    st = core.first_round(key, state, p, cfg)
+    st = first_round(key, state, p, cfg)
     return prog.observe(st, p), st
 
 
 @partial(jax.jit, static_argnums=0)
-def masks(prog: Program, state: core.State, p: Params) -> Any:
+def masks(prog: Program, state: State, p: Params) -> Any:
     """The legal actions of each seat of one table, or of a batch of tables."""
     cfg = prog.config
     if _batched(state):
-        return per_table(lambda s, q: core.masks(s, q, cfg), p, state)
-    return core.masks(state, p, cfg)
+        return per_table(lambda s, q: seat_turns.masks(s, q, cfg), p, state)
+    return seat_turns.masks(state, p, cfg)
 
 
 @partial(jax.jit, static_argnums=0)
-def active(prog: Program, state: core.State) -> Any:
+def active(prog: Program, state: State) -> Any:
     """The seat the next step plays at one table, or at a batch of tables."""
-    fn = partial(core.active, cfg=prog.config)
+    fn = partial(seat_turns.active, cfg=prog.config)
     return jax.vmap(fn)(state) if _batched(state) else fn(state)
 
 
 @partial(jax.jit, static_argnums=0)
-def observe(prog: Program, state: core.State, p: Params) -> Any:
+def observe(prog: Program, state: State, p: Params) -> Any:
     """The observation of one table, or of a batch of tables."""
     if _batched(state):
         return per_table(prog.observe, p, state)
@@ -170,9 +176,9 @@ def observe(prog: Program, state: core.State, p: Params) -> Any:
 
 @partial(jax.jit, static_argnums=(0, 5))
 def batch_step(
-    prog: Program, keys: Any, state: core.State, actions: Any, p: Params | tables.Banked,
+    prog: Program, keys: Any, state: State, actions: Any, p: Params | tables.Banked,
     full: bool,
-) -> tuple[Any, core.State, Any, Any, dict[str, Any]]:
+) -> tuple[Any, State, Any, Any, dict[str, Any]]:
     """:meth:`Program.play_step` at a batch of tables (one key and action row each; ``p``
     as :func:`per_table` takes it)."""
     return per_table(lambda k, s, a, q: prog.play_step(k, s, a, q, full), p, keys, state, actions)

@@ -14,8 +14,10 @@ import jax.numpy as jnp  # noqa: E402
 
 from blackjack_env.envs.step import Decision  # noqa: E402
 from blackjack_env.envs.vector import BlackjackVectorEnv  # noqa: E402
-from blackjack_env.jax import BlackjackJax, core, program  # noqa: E402
+from blackjack_env.jax import BlackjackJax, program  # noqa: E402
+from blackjack_env.jax.chips import bankroll  # noqa: E402
 from blackjack_env.jax.gym import BlackjackJaxVectorEnv  # noqa: E402
+from blackjack_env.jax.state import State  # noqa: E402
 from blackjack_env.jax.tables import Config  # noqa: E402
 from tests.envs.vector_helpers import stacked_cards  # noqa: E402
 
@@ -39,7 +41,7 @@ def batched_step(env: BlackjackJax) -> Any:
 @cache
 def batched_chips(cfg: Config) -> Any:
     """The learner's chips at each table (the numpy env's ``info["bankroll"]``)."""
-    return jax.jit(jax.vmap(lambda st, p: core.bankroll(st, p, cfg), in_axes=(0, None)))
+    return jax.jit(jax.vmap(lambda st, p: bankroll(st, p, cfg), in_axes=(0, None)))
 
 
 def flat(x: Any, seats: int) -> Any:
@@ -210,7 +212,7 @@ def run_parity(
 
 
 # ----------------------------------------------------------------- conservation scans
-def invariants(env: BlackjackJax, st: core.State, p: Any) -> dict[str, Any]:
+def invariants(env: BlackjackJax, st: State, p: Any) -> dict[str, Any]:
     """Violations of the card and chip invariants of one table of one or several seats
     (hand arrays ``(H,)`` or ``(S, H)``), an int32 per check: every card once in the
     shoe's row, the round's cards exactly those behind ``pos`` since ``round_start``, the

@@ -16,7 +16,11 @@ jax = pytest.importorskip("jax")
 import jax.numpy as jnp  # noqa: E402
 
 from blackjack_env.engine import Rules, preset  # noqa: E402
-from blackjack_env.jax import core  # noqa: E402
+from blackjack_env.jax import round as table_round  # noqa: E402
+from blackjack_env.jax.chips import chip_units  # noqa: E402
+from blackjack_env.jax.round import end_round, first_round, next_round  # noqa: E402
+from blackjack_env.jax.seats import masks  # noqa: E402
+from blackjack_env.jax.state import new_state  # noqa: E402
 from tests.jax.jax_helpers import (  # noqa: E402
     invariants,
     jax_env,
@@ -153,24 +157,24 @@ def test_bankroll_chips_and_cards_conserved() -> None:
     units = 8 * p.chip_den
 
     def start(key: Any) -> Any:
-        st = core.first_round(key, core.new_state(cfg, p), p, cfg)
-        return st, core.masks(st, p, cfg)
+        st = first_round(key, new_state(cfg, p), p, cfg)
+        return st, masks(st, p, cfg)
 
     def table_step(key: Any, st: Any, mask: Any) -> Any:
         k_a, k_s, k_r = jax.random.split(key, 3)
         a = jnp.argmax(jnp.where(mask, jax.random.uniform(k_a, mask.shape), -1.0))
-        st, reward, over, _, _ = core.step(k_s, st, a, p, cfg)
+        st, reward, over, _, _ = table_round.step(k_s, st, a, p, cfg)
         bad = invariants(env, st, p)
-        chips = core.chip_units(st, p, cfg)
+        chips = chip_units(st, p, cfg)
         bad["negative"] = chips < 0
-        st, term, trunc = core.end_round(st, reward, over, p, cfg)
+        st, term, trunc = end_round(st, reward, over, p, cfg)
         # the session's chips: the bankroll plus the rewards so far (exact units)
         bad["session"] = over & (chips != units + st.session)
-        st = core.next_round(k_r, st, p, cfg, over, term | trunc)
+        st = next_round(k_r, st, p, cfg, over, term | trunc)
         after = invariants(env, st, p)
         counts = {k: v + after.get(k, 0) for k, v in bad.items()}
         counts.update(_rounds=over, _broke=term)
-        return st, core.masks(st, p, cfg), counts
+        return st, masks(st, p, cfg), counts
 
     seen = scan_tables(start, table_step, n=128, steps=300, seed=7)
     assert seen["_rounds"] > 5_000 and seen["_broke"] > 50, seen

@@ -15,7 +15,9 @@ jax = pytest.importorskip("jax")
 import jax.numpy as jnp  # noqa: E402
 
 from blackjack_env.engine import Rules, preset  # noqa: E402
-from blackjack_env.jax import core  # noqa: E402
+from blackjack_env.jax.round import start_round, step  # noqa: E402
+from blackjack_env.jax.seats import masks  # noqa: E402
+from blackjack_env.jax.state import State, new_state  # noqa: E402
 from tests.jax.jax_helpers import (  # noqa: E402
     invariants,
     jax_env,
@@ -85,28 +87,28 @@ def test_seats_parity_presets(name: str) -> None:
 
 # ----------------------------------------------------------------- conservation
 def play_random(env: Any, n: int, steps: int, seed: int) -> dict[str, int]:
-    """``n`` tables, ``steps`` random legal steps through ``core.step``: invariant
+    """``n`` tables, ``steps`` random legal steps through ``step``: invariant
     violations after each (:func:`invariants`), the rounds played, and the chips: the
     rewards of every seat equal its hands' and insurance nets of the ended rounds."""
     cfg, p = env.config, env.default_params
 
     def start(key: Any) -> Any:
-        st = core.start_round(key, core.new_state(cfg, p), p, cfg)
-        return st, core.masks(st, p, cfg)
+        st = start_round(key, new_state(cfg, p), p, cfg)
+        return st, masks(st, p, cfg)
 
-    def table_step(key: Any, st: core.State, mask: Any) -> Any:
+    def table_step(key: Any, st: State, mask: Any) -> Any:
         k_a, k_s, k_r = jax.random.split(key, 3)
         a = jnp.argmax(jnp.where(mask, jax.random.uniform(k_a, mask.shape), -1.0), axis=-1)
-        st, reward, over, _, _ = core.step(k_s, st, a, p, cfg)
+        st, reward, over, _, _ = step(k_s, st, a, p, cfg)
         bad = invariants(env, st, p)
         live = jnp.arange(cfg.hands) < jnp.expand_dims(st.nhands, -1)
         net = (jnp.sum(jnp.where(live, st.net, 0.0), axis=-1) + st.insurance_net) / p.bet
         bad["reward"] = over & jnp.any(jnp.abs(net - reward) > 1e-5)
-        st = core.start_round(k_r, st, p, cfg, over)
+        st = start_round(k_r, st, p, cfg, over)
         after = invariants(env, st, p)
         counts = {k: v + after.get(k, 0) for k, v in bad.items()}
         counts["_rounds"] = over
-        return st, core.masks(st, p, cfg), counts
+        return st, masks(st, p, cfg), counts
 
     return scan_tables(start, table_step, n, steps, seed)
 

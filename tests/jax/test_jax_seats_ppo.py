@@ -17,7 +17,7 @@ import jax.numpy as jnp  # noqa: E402
 
 from blackjack_env.agents.jax_ppo import JaxPPOConfig  # noqa: E402
 from blackjack_env.agents.jax_seats import ActingSeatEnv, train_table  # noqa: E402
-from blackjack_env.jax import core  # noqa: E402
+from blackjack_env.jax.seats import acting  # noqa: E402
 from tests.jax.jax_helpers import jax_env  # noqa: E402
 
 
@@ -28,7 +28,7 @@ def test_acting_seat_stream_plays_the_acting_seat() -> None:
     p = env.default_params
     obs, st = env.reset(jax.random.PRNGKey(0), p)
     step = jax.jit(env.step)
-    look = jax.jit(lambda st: (core.acting(st, table.config), table.action_mask(st, p),
+    look = jax.jit(lambda st: (acting(st, table.config), table.action_mask(st, p),
                                env.action_mask(st, p), table.get_obs(st, p)))  # fmt: skip
     total, rounds = 0.0, 0
     for k in range(40):

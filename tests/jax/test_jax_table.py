@@ -17,38 +17,44 @@ import jax.numpy as jnp  # noqa: E402
 
 from blackjack_env.engine import Rules  # noqa: E402
 from blackjack_env.envs.codes import BatchPhase  # noqa: E402
-from blackjack_env.jax import BlackjackJax, core  # noqa: E402
+from blackjack_env.jax import BlackjackJax  # noqa: E402
+from blackjack_env.jax import round as table_round  # noqa: E402
+from blackjack_env.jax.hands import legal_mask  # noqa: E402
+from blackjack_env.jax.round import play_out, start_round  # noqa: E402
+from blackjack_env.jax.settlement import round_net  # noqa: E402
+from blackjack_env.jax.shoe import draw, rng  # noqa: E402
+from blackjack_env.jax.state import State, new_state  # noqa: E402
 from tests.envs.vector_helpers import assert_means_agree, random_legal_returns_vector  # noqa: E402
 from tests.jax.jax_helpers import invariants, jax_env, scan_tables, violations  # noqa: E402
 
 
 # ----------------------------------------------------------------- conservation
 def _play(env: BlackjackJax, n: int, steps: int, seed: int) -> dict[str, int]:
-    """``n`` tables, ``steps`` random legal steps through ``core.step`` and
-    ``core.start_round``: invariant violations after each (:func:`invariants`), the
+    """``n`` tables, ``steps`` random legal steps through ``table_round.step`` and
+    ``start_round``: invariant violations after each (:func:`invariants`), the
     reward against the round's net from the hands and the insurance, and the rounds,
     reshuffles and mid-round refills seen."""
     cfg, p = env.config, env.default_params
 
     def start(key: Any) -> Any:
-        st = core.start_round(key, core.new_state(cfg, p), p, cfg)
-        return st, core.legal_mask(st, p, cfg)
+        st = start_round(key, new_state(cfg, p), p, cfg)
+        return st, legal_mask(st, p, cfg)
 
-    def table_step(key: Any, st: core.State, mask: Any) -> Any:
+    def table_step(key: Any, st: State, mask: Any) -> Any:
         k_a, k_s, k_r = jax.random.split(key, 3)
         a = jnp.argmax(jnp.where(mask, jax.random.uniform(k_a, mask.shape), -1.0))
         left = st.left
-        st, reward, over, _, _ = core.step(k_s, st, a, p, cfg)
+        st, reward, over, _, _ = table_round.step(k_s, st, a, p, cfg)
         refill = st.left > left  # the shoe ran dry mid-round: the discards came back
         bad = invariants(env, st, p)
         live = jnp.arange(cfg.hands) < st.nhands
         net = (jnp.sum(jnp.where(live, st.net, 0.0)) + st.insurance_net) / p.bet
         bad["reward"] = over & (jnp.abs(net - reward) > 1e-5)
-        st = core.start_round(k_r, st, p, cfg, over)
+        st = start_round(k_r, st, p, cfg, over)
         after = invariants(env, st, p)
         counts = {k: v + after.get(k, 0) for k, v in bad.items()}
         counts.update(_rounds=over, _shuffles=st.reshuffled & over, _refills=refill)
-        return st, core.legal_mask(st, p, cfg), counts
+        return st, legal_mask(st, p, cfg), counts
 
     return scan_tables(start, table_step, n, steps, seed)
 
@@ -94,10 +100,10 @@ def test_mid_round_refill_keeps_every_card() -> None:
     rules = Rules(decks=1, penetration=0.98)
     env = BlackjackJax(rules=rules, obs_mode="vector")
     cfg, p = env.config, env.default_params
-    st = core.start_round(jax.random.PRNGKey(0), core.new_state(cfg, p), p, cfg)
+    st = start_round(jax.random.PRNGKey(0), new_state(cfg, p), p, cfg)
     refills = 0
-    step = jax.jit(lambda k, s: core.step(k, s, 1, p, cfg))  # always hit
-    start = jax.jit(lambda k, s, on: core.start_round(k, s, p, cfg, on))
+    step = jax.jit(lambda k, s: table_round.step(k, s, 1, p, cfg))  # always hit
+    start = jax.jit(lambda k, s, on: start_round(k, s, p, cfg, on))
     key = jax.random.PRNGKey(1)
     for _ in range(120):
         key, k1, k2 = jax.random.split(key, 3)
@@ -122,11 +128,11 @@ def test_shuffle_is_uniform_chi_square() -> None:
     @jax.jit
     def deal(keys: Any) -> Any:
         def one(key: Any) -> Any:
-            st = core.new_state(cfg, p)
-            rk = core.rng(key)
+            st = new_state(cfg, p)
+            rk = rng(key)
             cards = []
             for _ in range(k):
-                st, c, rk = core.draw(st, p, cfg, rk, True)
+                st, c, rk = draw(st, p, cfg, rk, True)
                 cards.append(c)
             return jnp.stack(cards)
 
@@ -298,11 +304,11 @@ def test_play_out_stands_every_seat_and_settles_the_round() -> None:
     _, st = env.start_round(jax.random.PRNGKey(0), st)
     # vegas-strip, a nine up: no insurance question; both seats have a hand to play
     assert np.asarray(st.phase).tolist() == [int(BatchPhase.DECIDE)] * 2
-    out = jax.jit(lambda s, on: core.play_out(jax.random.PRNGKey(1), s, p, cfg, on))
+    out = jax.jit(lambda s, on: play_out(jax.random.PRNGKey(1), s, p, cfg, on))
     done = out(st, jnp.asarray(True))
     assert np.asarray(done.phase).tolist() == [int(BatchPhase.OVER)] * 2
     assert np.asarray(done.done[:, 0]).all() and np.asarray(done.settled[:, 0]).all()
-    np.testing.assert_array_equal(np.asarray(core.round_net(done, p, cfg)), [-1.0, -1.0])
+    np.testing.assert_array_equal(np.asarray(round_net(done, p, cfg)), [-1.0, -1.0])
     assert int(done.dealer_hard) == 17 and int(done.dealer_ncards) == 2
     kept = out(st, jnp.asarray(False))
     for a, b in zip(kept, st, strict=True):
