@@ -31,11 +31,10 @@ import jax.numpy as jnp
 
 from blackjack_env.envs.codes import PHASE_OVER
 from blackjack_env.envs.step import PENALTY_ACTION, IllegalAction
-from blackjack_env.jax.state import State
 from blackjack_env.jax.hands import legal_mask
 from blackjack_env.jax.round import play_out, step
 from blackjack_env.jax.settlement import round_net
-from blackjack_env.jax.state import I32
+from blackjack_env.jax.state import I32, State
 from blackjack_env.jax.tables import Config, Params
 
 __all__ = ["finish_round", "penalized_step", "refuse_raise"]
