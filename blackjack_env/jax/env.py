@@ -1,4 +1,4 @@
-"""The gymnax-style environment object over the JAX table (the round: :mod:`blackjack_env.jax.round`)."""
+"""The gymnax-style environment object over the JAX table (:mod:`blackjack_env.jax.round`)."""
 
 from __future__ import annotations
 
