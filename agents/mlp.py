@@ -337,12 +337,13 @@ def bet_observations(true_counts: Any, shoe_left: Any = 0.5) -> np.ndarray:
     each true count with ``shoe_left`` of the shoe undealt (what the table shows there:
     phase BET, no cards, the true count and the shoe fraction; ``envs.view``'s fields).
     ``shoe_left``: one fraction for every row, or one per row."""
-    tc = np.asarray(true_counts, dtype=np.float64)  # float64 until stored, as the env does
-    obs = np.zeros((tc.size, V.VECTOR_SIZE), np.float32)
-    obs[:, V.VEC_PHASE + 2] = 1.0  # BET
-    obs[:, V.VEC_TRUE_COUNT] = np.clip(tc / V.VEC_COUNT_SCALE, -1.0, 1.0)
-    obs[:, V.VEC_SHOE] = shoe_left
-    return obs
+    tc = np.asarray(true_counts, dtype=np.float64).reshape(-1)  # float64, as the env's
+    zero = np.zeros(tc.size, dtype=np.int64)
+    facts = {name: zero for name in V.reads(V.VECTOR_FIELDS)}
+    facts.update(phase=np.full(tc.size, 2, dtype=np.int64),  # Decision.BET
+                 true_count=tc, shoe_left=np.broadcast_to(np.asarray(shoe_left, np.float64),
+                                                          tc.shape))
+    return np.asarray(V.encode("vector", facts, 1))
 
 
 def greedy_bets(agent: MLPAgent, bet_sizes: Any, obs: np.ndarray) -> np.ndarray:

@@ -53,6 +53,8 @@ HAND_INDEX_MODES: tuple[str, ...] = ("multidiscrete", "vector", "features")
 
 # Phases (``envs.step.Decision``); the fields' positions are in blackjack_env.envs.view.
 _PLAY, _INSURANCE, _BET, _SETTLED = 0, 1, 2, 3
+#: The count facts of the analysis's states: an infinite deck, a full shoe.
+_NO_COUNT = {"true_count": 0.0, "count_bucket": V.BUCKET_CLIP, "shoe_left": 1.0}
 
 
 @dataclass(frozen=True)
@@ -145,7 +147,8 @@ def encode_state(state: Any, rules: Rules, obs_mode: str, split_hand_index: int 
     if obs_mode == "tuple":
         if observe_rules:
             _rules_carried(None, rules, obs_mode, observe_rules)  # (raises)
-        return V.encode_tuple(state.total, state.dealer, int(state.soft))
+        return V.encode("tuple", {"total": state.total, "upcard": state.dealer,
+                                  "soft": int(state.soft)})
     legal = state.legal
     phase = _INSURANCE if state.pre_peek else _PLAY
     if state.pre_peek:
@@ -155,17 +158,20 @@ def encode_state(state: Any, rules: Rules, obs_mode: str, split_hand_index: int 
                int(Action.SURRENDER in legal))
     hands_max = rules.max_split_hands
     hand_index = min(split_hand_index, hands_max - 1) if state.split else 0
+    # no insurance step, no count and a full shoe: the analysis's infinite deck
+    facts = {"phase": phase, "total": state.total, "soft": float(state.soft),
+             "upcard": state.dealer, "can_double": can[0], "can_split": can[1],
+             "can_surrender": can[2], "can_insure": 0.0, "hand_index": hand_index,
+             "num_hands": state.hands, "cards": state.cards,
+             "pair": float(state.pair is not None and state.cards == 2),
+             **_NO_COUNT}  # fmt: skip
     if obs_mode == "multidiscrete":
         _rules_carried(None, rules, obs_mode, observe_rules)
-        return V.encode_multidiscrete(phase, state.total, state.dealer, int(state.soft), *can,
-                                      hand_index, 0.0)
+        facts["soft"] = int(state.soft)
+        return V.encode(obs_mode, facts, hands_max)
     if obs_mode in ("vector", "features"):
-        # no insurance step, no count and a full shoe: the analysis's infinite deck
-        encode = V.encode_features if obs_mode == "features" else V.encode_vector
-        obs = encode(phase, state.total, float(state.soft), state.dealer, *can, 0.0,
-                     hand_index, hands_max, state.hands, state.cards,
-                     float(state.pair is not None and state.cards == 2), 0.0, 1.0)
-        return _rules_carried(obs, rules, obs_mode, observe_rules)
+        return _rules_carried(V.encode(obs_mode, facts, hands_max), rules, obs_mode,
+                              observe_rules)
     raise ValueError(
         f"exact grading needs obs_mode 'tuple', 'multidiscrete', 'vector' or 'features', not "
         f"{obs_mode!r} "
@@ -199,16 +205,18 @@ def encode_states(states: Sequence[Any], rules: Rules, obs_mode: str,
     phase = np.where(pre, _INSURANCE, _PLAY)
     hands_max = rules.max_split_hands
     hand_index = np.where(split, min(split_hand_index, hands_max - 1), 0)
-    if obs_mode == "multidiscrete":
-        _rules_carried(None, rules, obs_mode, observe_rules)
-        return np.asarray(V.encode_multidiscrete(phase, total, dealer, soft, can_double,
-                                                 can_split, can_surrender, hand_index, 0.0))
     hands = np.fromiter((s.hands for s in states), np.int64, n)
     cards = np.fromiter((s.cards for s in states), np.int64, n)
     pair = np.fromiter((s.pair is not None and s.cards == 2 for s in states), np.float64, n)
-    encode = V.encode_features if obs_mode == "features" else V.encode_vector
-    obs = encode(phase, total, soft.astype(np.float64), dealer, can_double, can_split,
-                 can_surrender, 0.0, hand_index, hands_max, hands, cards, pair, 0.0, 1.0)
+    facts = {"phase": phase, "total": total, "soft": soft, "upcard": dealer,
+             "can_double": can_double, "can_split": can_split, "can_surrender": can_surrender,
+             "can_insure": 0.0, "hand_index": hand_index, "num_hands": hands, "cards": cards,
+             "pair": pair, **_NO_COUNT}  # fmt: skip
+    if obs_mode == "multidiscrete":
+        _rules_carried(None, rules, obs_mode, observe_rules)
+        return np.asarray(V.encode(obs_mode, facts, hands_max))
+    facts["soft"] = soft.astype(np.float64)
+    obs = V.encode(obs_mode, facts, hands_max)
     return np.asarray(_rules_carried(obs, rules, obs_mode, observe_rules))
 
 

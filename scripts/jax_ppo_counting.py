@@ -109,16 +109,11 @@ RULES = "vegas-strip"
 def probe(total: int, up: int, cards: int, extra: tuple[int, ...], tc: float, hands: int) -> Any:
     """The vector observation (and mask) of a hand of ``cards`` cards, hard ``total``,
     against ``up``, at true count ``tc``, mid shoe (the fields of envs.view)."""
-    obs = np.zeros(view.VECTOR_SIZE, np.float32)
-    obs[view.VEC_PHASE + 0] = 1.0  # PLAY
-    obs[view.VEC_TOTAL] = total / view.MAX_TOTAL
-    obs[view.VEC_UPCARD] = up / view.UPCARD_HIGH
-    obs[view.VEC_CAN_DOUBLE] = 2 in extra
-    obs[view.VEC_CAN_SURRENDER] = 4 in extra
-    obs[view.VEC_NUM_HANDS] = 1.0 / hands
-    obs[view.VEC_CARDS] = min(cards / view.VEC_CARDS_SCALE, 1.0)
-    obs[view.VEC_TRUE_COUNT] = np.clip(tc / view.VEC_COUNT_SCALE, -1.0, 1.0)
-    obs[view.VEC_SHOE] = 0.5
+    facts = {name: 0 for name in view.reads(view.VECTOR_FIELDS)}
+    facts.update(phase=0, total=total, upcard=up, can_double=int(2 in extra),  # PLAY
+                 can_surrender=int(4 in extra), num_hands=1, cards=cards, true_count=tc,
+                 shoe_left=0.5)
+    obs = view.encode("vector", facts, hands)
     mask = np.zeros(N_PLAY, np.int8)
     mask[[0, 1, *extra]] = 1
     return obs, mask

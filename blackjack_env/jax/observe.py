@@ -1,21 +1,17 @@
 """The learner's observation of a JAX table, in every mode (the numpy vector env's
-``_observe``, from :mod:`blackjack_env.envs.vector.observe`): the focus hand's fields
-(:func:`focus_fields`), the true count and its bucket, the unseen cards, and
-:func:`observe` (every seat, one mode).
+``_observe``, from :mod:`blackjack_env.envs.vector.observe`): the facts of the learner's
+situation read from the state (:func:`facts`: the focus hand, what is legal, the true
+count and its bucket, the unseen cards), and :func:`observe` (every seat, one mode).
 
-Each mode is encoded once for both backends: the observers here read the state's fields
-and call :mod:`blackjack_env.envs.view`'s encoders (``encode_vector``, ``encode_features``,
-``encode_multidiscrete``, ``encode_dict``, ``encode_tuple``) with ``xp=jax.numpy``, the
-functions the numpy envs call with numpy; positions, scales and bounds are defined there
-only. A new mode is an encoder in :mod:`blackjack_env.envs.view.fields` (taking ``xp``)
-and an observer here (``(state, params, config, mask, settled) -> observation``, from
-:func:`focus_fields`) registered in :data:`OBSERVERS`; :func:`observe` then serves it for
-one seat and for several.
+Each mode is encoded once for both backends: the observer hands the facts by name to
+:func:`blackjack_env.envs.view.fields.encode` with ``xp=jax.numpy``, the function the
+numpy envs call with numpy; the fields, their positions, scales and bounds are defined
+there only. A field added there that reads the facts given here is in the JAX table's
+observation with no edit here.
 """
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 import jax
@@ -98,19 +94,6 @@ def focus_fields(st: State, p: Params, cfg: Config, mask: Any, settled: Any) -> 
     return out
 
 
-def observe_vector(st: State, p: Params, cfg: Config, mask: Any, settled: Any = False) -> Any:
-    """The ``"vector"`` observation, float32 ``(view.VECTOR_SIZE,)``:
-    :func:`blackjack_env.envs.view.encode_vector` of the state's fields (the numpy envs'
-    encoder, in ``jax.numpy``). ``settled``: show the round as SETTLED (the last
-    observation of an episode)."""
-    f = focus_fields(st, p, cfg, mask, settled)
-    return view.encode_vector(
-        f["phase"], f["total"], f["soft"], f["upcard"], f["can_double"], f["can_split"],
-        f["can_surrender"], f["can_insure"], f["h"], cfg.hands, f["nhands"], f["ncards"],
-        f["pair"], true_count(st, p, cfg), shoe_left(st, p, cfg), xp=jnp,
-    )  # fmt: skip
-
-
 def shoe_left(st: State, p: Params, cfg: Config) -> Any:
     """The fraction of the shoe not yet dealt (1 for an infinite deck)."""
     if cfg.infinite:
@@ -118,57 +101,14 @@ def shoe_left(st: State, p: Params, cfg: Config) -> Any:
     return st.left.astype(F32) / p.shoe_cards.astype(F32)
 
 
-def observe_features(st: State, p: Params, cfg: Config, mask: Any, settled: Any = False) -> Any:
-    """The ``"features"`` observation, float32 ``(view.FEATURES_SIZE,)``:
-    :func:`blackjack_env.envs.view.encode_features` of the state's fields (the vector's
-    fields, then one-hot columns of the total, the upcard and the cards in the hand)."""
-    f = focus_fields(st, p, cfg, mask, settled)
-    return view.encode_features(
-        f["phase"], f["total"], f["soft"], f["upcard"], f["can_double"], f["can_split"],
-        f["can_surrender"], f["can_insure"], f["h"], cfg.hands, f["nhands"], f["ncards"],
-        f["pair"], true_count(st, p, cfg), shoe_left(st, p, cfg), xp=jnp,
-    )  # fmt: skip
-
-
 def count_bucket(st: State, p: Params, cfg: Config) -> Any:
-    """:func:`blackjack_env.envs.view.count_bucket` of the true count, exactly: the Hi-Lo
-    running count times 52 over the unseen cards, rounded half to even in integers (the
-    numpy env rounds the float64 quotient, which is never within rounding error of a
-    half unless it is one), clipped to ``-BUCKET_CLIP..BUCKET_CLIP``, plus ``BUCKET_CLIP``."""
-    clip = view.BUCKET_CLIP
+    """The fact ``count_bucket``: :func:`blackjack_env.envs.view.fields.count_bucket` (the
+    one computation, in integers) of the Hi-Lo running count and the cards not seen."""
     if cfg.infinite:
-        return jnp.asarray(clip, I32)
+        return jnp.asarray(view.BUCKET_CLIP, I32)
     hidden = hole_hidden(st, cfg)
     running = -(st.undealt_hilo + p.hilo_of_card[jnp.maximum(st.hole_card, 0)] * hidden)
-    d = jnp.maximum(st.left + hidden, 1)
-    q = running * 52
-    k = jnp.floor_divide(q, d)
-    r2 = 2 * (q - k * d)
-    k = k + ((r2 > d) | ((r2 == d) & (k % 2 == 1)))
-    k = jnp.where(st.left + hidden > 0, k, 0)
-    return jnp.clip(k, -clip, clip) + clip
-
-
-def observe_multidiscrete(
-    st: State, p: Params, cfg: Config, mask: Any, settled: Any = False
-) -> Any:
-    """The ``"multidiscrete"`` observation, int32 ``(view.MD_SIZE,)``:
-    :func:`blackjack_env.envs.view.encode_multidiscrete` of the state's fields, the count
-    field the exact :func:`count_bucket`."""
-    f = focus_fields(st, p, cfg, mask, settled)
-    return view.encode_multidiscrete(
-        f["phase"], f["total"], f["upcard"], f["soft"], f["can_double"], f["can_split"],
-        f["can_surrender"], f["h"], None, count_bucket(st, p, cfg), xp=jnp,
-    )  # fmt: skip
-
-
-def observe_tuple(
-    st: State, p: Params, cfg: Config, mask: Any, settled: Any = False
-) -> tuple[Any, Any, Any]:
-    """The ``"tuple"`` observation (:func:`blackjack_env.envs.view.encode_tuple`): the
-    focus hand's total, the upcard's value, a usable ace; int32 scalars."""
-    f = focus_fields(st, p, cfg, mask, settled)
-    return view.encode_tuple(*(jnp.asarray(f[k], I32) for k in ("total", "upcard", "soft")))
+    return view.count_bucket(running, st.left + hidden, xp=jnp)
 
 
 def unseen_ranks(st: State, p: Params, cfg: Config) -> Any:
@@ -189,52 +129,61 @@ def seat_ranks(st: State, cfg: Config) -> Any:
     return jnp.sum(jnp.where(live[..., None], st.hand_ranks, 0), axis=-2)
 
 
-def observe_dict(
+def facts(
     st: State, p: Params, cfg: Config, mask: Any, settled: Any = False, table_cards: Any = None
-) -> dict[str, Any]:
-    """The ``"dict"`` observation (keys ``view.DICT_KEYS``, the bounds of
-    :mod:`blackjack_env.envs.view`'s ``encode_dict`` and ``dict_space``), read from the
-    state as the numpy vector env's ``_observe_dict`` (``_observe_bets`` at a BET step).
-    ``table_cards``: every seat's cards in seat order (several seats); default this
-    seat's."""
+) -> view.Facts:
+    """The facts of the learner's situation (:data:`blackjack_env.envs.view.fields.FACTS`),
+    read from the state as the numpy vector env reads them (its ``_observe_bets`` at a BET
+    step), each computed when a field reads it. ``settled``: show the round as SETTLED
+    (the last observation of an episode); ``table_cards``: every seat's cards in seat
+    order (several seats), default this seat's."""
     f = focus_fields(st, p, cfg, mask, settled)
     bet = (st.opened & ~jnp.asarray(settled)) if cfg.bets else jnp.zeros((), bool)
-    hand = st.hand_ranks[f["h"]]
-    dealer = (jnp.arange(13) == p.rank_of_card[st.upcard]).astype(I32)
-    dealer = jnp.where(st.hole_revealed, st.dealer_ranks, dealer)
-    seats = seat_ranks(st, cfg) if table_cards is None else table_cards
-    stake = st.stake[f["h"]].astype(F32) / p.bet
     none = jnp.zeros(13, I32)
-    phase, total, soft, up, h, nh = (
-        jnp.asarray(f[k], I32) for k in ("phase", "total", "soft", "upcard", "h", "nhands")
-    )
-    return view.encode_dict(
-        phase,
-        total,
-        soft,
-        up,
-        h,
-        nh,
-        jnp.where(bet, none, hand),
-        jnp.where(bet, none, dealer),
-        jnp.where(bet, jnp.zeros_like(seats), seats),
-        unseen_ranks(st, p, cfg),
-        true_count(st, p, cfg),
-        jnp.where(bet, 0.0, stake),
-        bankroll(st, p, cfg) / p.bet,
-        mask.astype(jnp.int8),
-        xp=jnp,
-    )
+
+    def dealer_cards() -> Any:
+        dealer = (jnp.arange(13) == p.rank_of_card[st.upcard]).astype(I32)
+        return jnp.where(bet, none, jnp.where(st.hole_revealed, st.dealer_ranks, dealer))
+
+    def seat_cards() -> Any:
+        seats = seat_ranks(st, cfg) if table_cards is None else table_cards
+        return jnp.where(bet, jnp.zeros_like(seats), seats)
+
+    return view.Facts(
+        {
+            "true_count": lambda: true_count(st, p, cfg),
+            "count_bucket": lambda: count_bucket(st, p, cfg),
+            "shoe_left": lambda: shoe_left(st, p, cfg),
+            "hand_cards": lambda: jnp.where(bet, none, st.hand_ranks[f["h"]]),
+            "dealer_cards": dealer_cards,
+            "seat_cards": seat_cards,
+            "unseen_cards": lambda: unseen_ranks(st, p, cfg),
+            "stake": lambda: jnp.where(bet, 0.0, st.stake[f["h"]].astype(F32) / p.bet),
+            "bankroll": lambda: bankroll(st, p, cfg) / p.bet,
+            "action_mask": lambda: mask.astype(jnp.int8),
+        },
+        phase=f["phase"], total=f["total"], soft=f["soft"], upcard=f["upcard"],
+        can_double=f["can_double"], can_split=f["can_split"], can_surrender=f["can_surrender"],
+        can_insure=f["can_insure"], hand_index=f["h"], num_hands=f["nhands"],
+        cards=f["ncards"], pair=f["pair"],
+    )  # fmt: skip
 
 
-#: The observers by ``obs_mode``: ``(state, params, config, mask, settled) -> observation``.
-OBSERVERS = {
-    "vector": observe_vector,
-    "features": observe_features,
-    "multidiscrete": observe_multidiscrete,
-    "tuple": observe_tuple,
-    "dict": observe_dict,
-}
+#: The facts the ``"tuple"`` and ``"dict"`` observations show as int32 scalars.
+_INT_FACTS = ("phase", "total", "soft", "upcard", "hand_index", "num_hands")
+
+
+def observe_one(
+    st: State, p: Params, cfg: Config, mode: str, mask: Any, settled: Any = False,
+    table_cards: Any = None,
+) -> Any:
+    """One seat's observation in mode ``mode``: :func:`blackjack_env.envs.view.encode` of
+    its :func:`facts` (``jax.numpy``; the tuple's and the dict's scalars int32)."""
+    f = facts(st, p, cfg, mask, settled, table_cards)
+    if mode in ("tuple", "dict"):
+        for name in _INT_FACTS:
+            f[name] = jnp.asarray(f[name], I32)
+    return view.encode(mode, f, cfg.hands, xp=jnp)
 
 
 def observe(
@@ -252,17 +201,15 @@ def observe(
     ``rules``: the observation carries the rule features (``p.rule_features``, as
     :func:`blackjack_env.envs.view.append_rules` lays them out; the ``"dict"`` mode's
     ``view.DICT_RULES_KEY``), as the numpy envs' ``observe_rules``."""
-    fn = OBSERVERS[mode]
     if mask is None:
         mask = masks(st, p, cfg)
     if cfg.seats == 1:
-        return with_rules(fn(st, p, cfg, mask, settled), p, rules)
+        return with_rules(observe_one(st, p, cfg, mode, mask, settled), p, rules)
     shown = jnp.asarray(settled) | (jnp.arange(cfg.seats) != acting(st, cfg))
-    if mode == "dict":  # every seat's cards, in seat order, seen from each seat
-        cards = seat_ranks(st, cfg).reshape(-1)
-        fn = partial(observe_dict, table_cards=cards)
+    # "dict": every seat's cards, in seat order, seen from each seat
+    cards = seat_ranks(st, cfg).reshape(-1) if mode == "dict" else None
     return jax.vmap(
-        lambda v, m, sd: with_rules(fn(v, p, cfg, m, sd), p, rules),
+        lambda v, m, sd: with_rules(observe_one(v, p, cfg, mode, m, sd, cards), p, rules),
         in_axes=(seat_axes(cfg), 0, 0),
     )(st, mask, shown)
 

@@ -13,6 +13,7 @@ BET step's observation at the tables that await a bet.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -86,15 +87,14 @@ class ObserveMixin(BetsMixin):
         unseen_hilo, remaining = batch.unseen_hilo()
         return _true_counts(-unseen_hilo, remaining)
 
-    def _count_buckets(self) -> np.ndarray | None:
+    def _count_buckets(self) -> np.ndarray:
         """The multidiscrete count field of each table, looked up by (running count,
-        unseen cards) in a table of :func:`fields.count_bucket` of :func:`_true_counts`
-        built once (the same values, computed once per pair); None for an infinite deck.
-        """
+        unseen cards) in a table of :func:`fields.count_bucket` built once (its values,
+        computed once per pair); an infinite deck's (5) without a table."""
         batch = self.batch
         assert batch is not None
         if self._infinite:
-            return None
+            return np.full(self.num_envs, fields.BUCKET_CLIP, dtype=np.int64)
         unseen_hilo, remaining = batch.unseen_hilo()
         if self._bucket_rows is None:  # rows by running count, columns by unseen cards
             width = batch.shoe_size + 1
@@ -104,7 +104,7 @@ class ObserveMixin(BetsMixin):
             top = self._full_ranks * max(np.count_nonzero(tags > 0), np.count_nonzero(tags < 0))
             running = np.arange(-top, top + 1)[:, None].repeat(width, axis=1)
             unseen = np.arange(width)[None, :].repeat(running.shape[0], axis=0)
-            grid = fields.count_bucket(_true_counts(running.reshape(-1), unseen.reshape(-1)))
+            grid = fields.count_bucket(running.reshape(-1), unseen.reshape(-1))
             self._bucket_rows = grid.astype(np.int8)
             self._bucket_width = width
             self._bucket_top = int(top)
@@ -135,40 +135,65 @@ class ObserveMixin(BetsMixin):
         total = hard + 10 * soft
         up = batch.dealer_up_value()
         if mode is ObsMode.TUPLE:
-            return fields.encode_tuple(total, up, soft.astype(np.int64))
-        phase = self._phase
-        mask = self._mask
-        ins = phase == _INSURANCE if self._pre_peek_decisions else None
-        flags = mask.view(np.bool_)  # the mask holds 0 / 1
-        can_double = play & flags[:, _DOUBLE] if self._n_play > 2 else np.zeros_like(play)
-        can_split = play & flags[:, _SPLIT] if self._n_play > 2 else np.zeros_like(play)
-        surr_phase = play if ins is None else play | ins
-        can_surr = surr_phase & flags[:, _SURRENDER] if self._n_play > 2 else np.zeros_like(play)
-        if mode is ObsMode.MULTIDISCRETE:
-            bucket = self._count_buckets()
-            return fields.encode_multidiscrete(
-                phase, total, up, soft, can_double, can_split, can_surr, h,
-                self._true_count() if bucket is None else None, bucket,
-            )
-        tc = self._true_count()
-        if mode is ObsMode.DICT:
-            out = self._observe_dict(h, fi, total, soft, up, tc)
+            facts = {"total": total, "upcard": up, "soft": soft.astype(np.int64)}
+            return fields.encode(mode.value, facts, self.layout.hands)
+        facts = fields.Facts(self._facts(h, fi, play), phase=self._phase, total=total,
+                             soft=soft, upcard=up, hand_index=h)
+        if mode is ObsMode.DICT:  # the dict holds its arrays: copies, int64
+            facts["phase"] = self._phase.copy()
+            facts["soft"] = soft.astype(np.int64)
+            facts["hand_index"] = h.astype(np.int64)
+            facts["num_hands"] = batch.nhands.copy()
+            out = fields.encode(mode.value, facts, self.layout.hands)
             if self._observe_rules:
                 out[fields.DICT_RULES_KEY] = self._rule_features()
             return out
-        n_hands = self.layout.hands
-        can_insure = ins & (mask[:, _INSURE] > 0) if self._n_play == 6 and ins is not None else 0
-        ncards = batch.ncards.reshape(-1)[fi]
-        pair = (ncards == 2) & (batch.r0.reshape(-1)[fi] == batch.r1.reshape(-1)[fi])
-        shoe_left = 1.0 if self._infinite else batch.remaining() / batch.shoe_size
-        encode = fields.encode_features if mode is ObsMode.FEATURES else fields.encode_vector
-        obs = encode(
-            phase, total, soft, up, can_double, can_split, can_surr, can_insure, h, n_hands,
-            batch.nhands, ncards, pair, tc, shoe_left,
-        )
-        if self._observe_rules:
+        obs = fields.encode(mode.value, facts, self.layout.hands)
+        if self._observe_rules and mode is not ObsMode.MULTIDISCRETE:
             obs = fields.append_rules(obs, self._rule_features())
         return obs
+
+    def _facts(self, h: np.ndarray, fi: np.ndarray, play: np.ndarray
+               ) -> dict[str, Callable[[], Any]]:
+        """The facts (:data:`~blackjack_env.envs.view.fields.FACTS`) of every sub-env
+        beside the phase, the total, the upcard and the hand, each computed when a field
+        reads it: ``h`` the focus hand, ``fi`` its flat index, ``play`` the sub-envs in
+        play."""
+        batch = self.batch
+        assert batch is not None
+        mask = self._mask
+        ins = self._phase == _INSURANCE if self._pre_peek_decisions else None
+        flags = mask.view(np.bool_)  # the mask holds 0 / 1
+        n_play = self._n_play
+
+        def can(action: int, phases: np.ndarray | None) -> Any:
+            return phases & flags[:, action] if n_play > 2 else np.zeros_like(play)
+
+        def ncards() -> np.ndarray:
+            return batch.ncards.reshape(-1)[fi]
+
+        return {
+            "can_double": lambda: can(_DOUBLE, play),
+            "can_split": lambda: can(_SPLIT, play),
+            "can_surrender": lambda: can(_SURRENDER, play if ins is None else play | ins),
+            "can_insure": lambda: (ins & (mask[:, _INSURE] > 0)
+                                   if n_play == 6 and ins is not None else 0),
+            "num_hands": lambda: batch.nhands,
+            "cards": ncards,
+            "pair": lambda: (ncards() == 2) & (batch.r0.reshape(-1)[fi]
+                                               == batch.r1.reshape(-1)[fi]),
+            "true_count": self._true_count,
+            "count_bucket": self._count_buckets,
+            "shoe_left": lambda: (1.0 if self._infinite
+                                  else batch.remaining() / batch.shoe_size),
+            "hand_cards": lambda: batch.hand_ranks.reshape(-1, 13)[fi],
+            "dealer_cards": self._dealer_cards,
+            "seat_cards": self._seat_cards,
+            "unseen_cards": self._unseen_cards,
+            "stake": lambda: batch.stake.reshape(-1)[fi] / self.bet,
+            "bankroll": lambda: self._bankroll_chips() / self.bet,
+            "action_mask": lambda: self._mask.copy(),
+        }
 
     def _rule_features(self, rows: np.ndarray | None = None) -> np.ndarray:
         """``(N, RULES_SIZE)`` (or the sub-envs ``rows``): each sub-env's rule features
@@ -179,45 +204,38 @@ class ObserveMixin(BetsMixin):
         rows_of = batch.feature_row if rows is None else batch.feature_row.take(rows)
         return batch.rule_features.take(rows_of, axis=0)
 
-    def _observe_dict(
-        self,
-        h: np.ndarray,
-        fi: np.ndarray,
-        total: np.ndarray,
-        soft: np.ndarray,
-        up: np.ndarray,
-        tc: np.ndarray,
-    ) -> dict[str, np.ndarray]:
-        """The ``"dict"`` observation (fields as ``Layout.observe``), batched."""
+    def _dealer_cards(self) -> np.ndarray:
+        """``(N, 13)``: the dealer's cards shown, by rank (the upcard; all once revealed)."""
         batch = self.batch
         assert batch is not None
-        n = self.num_envs
-        hand_cards = batch.hand_ranks.reshape(-1, 13)[fi]
-        up_rank = batch.rank_of_card[batch.up]
-        dealer_cards = np.zeros((n, 13), dtype=np.int64)
-        dealer_cards[self._arange, up_rank] = 1
+        dealer_cards = np.zeros((self.num_envs, 13), dtype=np.int64)
+        dealer_cards[self._arange, batch.rank_of_card[batch.up]] = 1
         shown = batch.hole_revealed
         dealer_cards[shown] = batch.dealer_ranks[shown]
+        return dealer_cards
+
+    def _seat_cards(self) -> np.ndarray:
+        """``(N, 13 S)``: every seat's cards by rank, in seat order, seen from each seat."""
+        batch = self.batch
+        assert batch is not None
         exists = np.arange(batch.max_hands)[:, None] < batch.nhands[None, :]
         seat_cards = (batch.hand_ranks * exists[:, :, None]).sum(axis=0)  # one seat: (N, 13)
-        if self.seats > 1:  # every seat of the table, in seat order, seen from each seat
+        if self.seats > 1:
             seat_cards = np.repeat(seat_cards.reshape(-1, 13 * self.seats), self.seats, axis=0)
-        if self._infinite:
-            unseen = np.full((n, 13), 4, dtype=np.int64)
-        else:
-            unseen = batch.counts.copy()
-            hidden = (batch.hole >= 0) & ~batch.hole_revealed
-            if np.count_nonzero(hidden):
-                t = hidden.nonzero()[0]
-                unseen[t, batch.rank_of_card[batch.hole[t]]] += 1
-        stake = batch.stake.reshape(-1)[fi] / self.bet
-        bankroll = self._bankroll_chips() / self.bet
-        return fields.encode_dict(
-            self._phase.copy(), total, soft.astype(np.int64), up, h.astype(np.int64),
-            batch.nhands.copy(), hand_cards, dealer_cards, seat_cards, unseen, tc, stake,
-            bankroll, self._mask.copy(),
-        )
+        return seat_cards
 
+    def _unseen_cards(self) -> np.ndarray:
+        """``(N, 13)``: the cards not seen, by rank (an infinite deck: 4 of each)."""
+        batch = self.batch
+        assert batch is not None
+        if self._infinite:
+            return np.full((self.num_envs, 13), 4, dtype=np.int64)
+        unseen = batch.counts.copy()
+        hidden = (batch.hole >= 0) & ~batch.hole_revealed
+        if np.count_nonzero(hidden):
+            t = hidden.nonzero()[0]
+            unseen[t, batch.rank_of_card[batch.hole[t]]] += 1
+        return unseen
 
     def _observation(self) -> Any:
         """:meth:`_observe`, with the BET step's observation at tables awaiting a bet."""
@@ -238,31 +256,26 @@ class ObserveMixin(BetsMixin):
         zero = np.zeros(m, dtype=np.int64)
         phase = np.full(m, _BET, dtype=np.int64)
         hilo, remaining = batch.shoe_count(rows)
-        tc = _true_counts(-hilo, remaining)
+        none = np.zeros((m, 13), dtype=np.int64)
+        facts = fields.Facts(
+            {"true_count": lambda: _true_counts(-hilo, remaining),
+             "count_bucket": lambda: fields.count_bucket(-hilo, remaining),
+             "unseen_cards": lambda: (np.full((m, 13), 4, dtype=np.int64) if self._infinite
+                                      else batch.counts[rows]),
+             "shoe_left": lambda: 1.0 if self._infinite else remaining / batch.shoe_size,
+             "bankroll": lambda: self._bankroll_chips()[rows] / self.bet},
+            phase=phase, total=zero, soft=zero, upcard=zero, can_double=zero, can_split=zero,
+            can_surrender=zero, can_insure=zero, hand_index=zero, num_hands=zero, cards=zero,
+            pair=zero, hand_cards=none, dealer_cards=none,
+            seat_cards=np.zeros((m, 13 * self.rules.seats), dtype=np.int64),
+            stake=np.zeros(m), action_mask=self._mask[rows],
+        )  # fmt: skip
         mode = self.obs_mode
-        if mode is ObsMode.MULTIDISCRETE:
-            obs[rows] = fields.encode_multidiscrete(
-                phase, zero, zero, zero, zero, zero, zero, zero, tc
-            )
-        elif mode is ObsMode.VECTOR or mode is ObsMode.FEATURES:
-            shoe_left = 1.0 if self._infinite else remaining / batch.shoe_size
-            encode = fields.encode_features if mode is ObsMode.FEATURES else fields.encode_vector
-            part = encode(
-                phase, zero, zero, zero, zero, zero, zero, zero, zero,
-                self.layout.hands, zero, zero, zero, tc, shoe_left,
-            )  # fmt: skip
-            if self._observe_rules:
-                part = fields.append_rules(part, self._rule_features(rows))
-            obs[rows] = part
-        elif mode is ObsMode.DICT:
-            none = np.zeros((m, 13), dtype=np.int64)
-            unseen = np.full((m, 13), 4, dtype=np.int64) if self._infinite else batch.counts[rows]
-            seats = np.zeros((m, 13 * self.rules.seats), dtype=np.int64)
-            part = fields.encode_dict(
-                phase, zero, zero, zero, zero, zero, none, none, seats, unseen, tc,
-                np.zeros(m), self._bankroll_chips()[rows] / self.bet, self._mask[rows],
-            )  # fmt: skip
+        part = fields.encode(mode.value, facts, self.layout.hands)
+        if mode is ObsMode.DICT:
             for key, value in part.items():
                 obs[key][rows] = value
-
-
+            return
+        if self._observe_rules and mode is not ObsMode.MULTIDISCRETE:
+            part = fields.append_rules(part, self._rule_features(rows))
+        obs[rows] = part

@@ -1,40 +1,38 @@
-"""The learner's view, defined once: every observation mode's fields and its encoders.
+"""The learner's view, defined once: every observation mode's fields and its encoder.
 
-Each mode's fields (their positions, ranges and dtypes) are named here and nowhere
-else; the single env (:mod:`~blackjack_env.envs.view.layout` and the compiled
-:mod:`~blackjack_env.envs.single.core`), the batched env (:mod:`~blackjack_env.envs.vector`),
-the multi-agent env (through the single env's layout), ``blackjack_env.agents.obs``
-(decoding, and encoding the analysis's states for exact grading) and the simulator
-(:mod:`~blackjack_env.simulate`) read them from here. The encoders below take the
-field values, as scalars for one table or as arrays of shape ``(N,)`` for ``N``
-tables, and lay them out: the same function writes an observation of the single env
-and a batch of the batched env, so both give bit-identical values.
+Each mode is a list of named fields (:class:`Field`: the facts it reads, its formula,
+its width and bounds), here and nowhere else: :data:`TUPLE_FIELDS`,
+:data:`MULTIDISCRETE_FIELDS`, :data:`VECTOR_FIELDS`, :data:`FEATURES_FIELDS` and
+:data:`DICT_FIELDS`. From those lists come the positions (``MD_*``, ``VEC_*``,
+``FEAT_*``, :func:`positions`), the sizes, the spaces (:func:`observation_space`) and the
+observations (:func:`encode`). Every backend hands the encoder the same *facts* by name
+(:data:`FACTS`: the phase, the focus hand's total, the upcard, what is legal, the count,
+...), each computed from its own state: the single env and the multi-agent table from an
+engine table (:mod:`~blackjack_env.envs.view.layout` and the compiled
+:mod:`~blackjack_env.envs.view.per_step`), the batched env from its arrays
+(:mod:`~blackjack_env.envs.vector.observe`), the JAX table from its ``State``
+(:mod:`blackjack_env.jax.observe`, with ``xp=jax.numpy``), and the analysis's decision
+states (``blackjack_env.agents.obs``). The same function writes an observation of the
+single env and a batch of the batched env, so both give bit-identical values.
 
-The meaning of each field is specified in the docstring of
-:class:`~blackjack_env.envs.single.BlackjackEnv` ("Observation Space"); adding
-a field is one edit here plus its line there.
+Adding an observation field is one edit here: a :class:`Field` in its mode's list,
+computed from the facts. Every env, the JAX table and the spaces then show it; the
+single env's cached ``"multidiscrete"`` observations are keyed by the facts the mode's
+fields read (:data:`MD_KEY_FACTS`), the count's fields written per step
+(:data:`MD_PER_STEP`). A field that needs a fact no backend computes yet needs that
+fact in each backend too. The meaning of each field is specified in the docstring of
+:class:`~blackjack_env.envs.single.BlackjackEnv` ("Observation Space").
 
 ``"tuple"`` (``Blackjack-v1``'s): (player total, dealer upcard, usable ace).
-
-``"multidiscrete"``: ``MD_*`` positions, sizes :func:`multidiscrete_nvec`; the
-true count is bucketed by :func:`count_bucket`.
-
-``"vector"``: ``VEC_*`` positions in a float32 array of ``VECTOR_SIZE``; every entry
-in [0, 1] except ``VEC_TRUE_COUNT`` in [-1, 1].
-
-``"features"``: the ``"vector"`` observation (its ``VECTOR_SIZE`` entries, unchanged)
-followed by one-hot columns of the hand total (``FEAT_TOTAL``, ``MAX_TOTAL + 1``
-entries), the upcard (``FEAT_UPCARD``, ``UPCARD_HIGH + 1``) and the cards in the hand,
-at most ``VEC_CARDS_SCALE`` (``FEAT_CARDS``, 13); float32 ``FEATURES_SIZE`` entries in
-[0, 1] except ``VEC_TRUE_COUNT``. For a network that reads the raw numbers (a plain MLP
-in JAX): the vector shows the total and the upcard as single scaled numbers, and a tanh
-MLP must carve every threshold of the chart out of each; the one-hot columns give it
-each value as its own input (the columns are those ``agents/mlp.py``'s
-``VECTOR_FEATURES`` appends for the project's PPO). Tools that one-hot-encode a
-``MultiDiscrete`` observation themselves (stable-baselines3) do the same from
-``"multidiscrete"``.
-
-``"dict"``: the keys of :func:`dict_space`; count fields in ``0..COUNT_HIGH``.
+``"multidiscrete"``: ints, sizes :func:`multidiscrete_nvec`; the true count is bucketed
+by :func:`count_bucket` (the one computation of it, exact in integers). ``"vector"``:
+float32, every entry in [0, 1] except ``VEC_TRUE_COUNT`` in [-1, 1]. ``"features"``:
+the ``"vector"`` observation followed by one-hot columns of the hand total, the upcard
+and the cards in the hand (for a network that reads the raw numbers, a plain MLP in
+JAX: the vector shows the total and the upcard as single scaled numbers, and a tanh MLP
+must carve every threshold of the chart out of each; the one-hot columns give it each
+value as its own input). ``"dict"``: the keys of :data:`DICT_KEYS`; count fields in
+``0..COUNT_HIGH``.
 
 Rule features (``observe_rules=True``): the ``"vector"`` and ``"features"`` observations
 end with :func:`rule_features` of the table's rules (:func:`append_rules`), and the
@@ -46,17 +44,13 @@ entry's name and meaning (the docs render it), :data:`RULE_FEATURES` the names i
 Not encoded: ``max_seats``, ``min_bet`` and ``max_bet`` (table limits, not rules of
 play: the bet sizes they allow show in the action mask); two rule sets that differ in
 any other field differ in their features.
-
-The single env's ``"multidiscrete"`` observation is made in the compiled
-``LearnerView.observe``, which caches :func:`encode_multidiscrete`'s arrays keyed by
-every field but the count (a new field must join that key); a test checks it against
-:func:`encode_multidiscrete` over played rounds.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import Enum
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import numpy as np
 from gymnasium import spaces
@@ -76,9 +70,13 @@ __all__ = [
     "BUCKET_CLIP",
     "CHIP_BOUND",
     "COUNT_CLIP",
+    "COUNT_FACTS",
     "COUNT_HIGH",
+    "DICT_FIELDS",
     "DICT_KEYS",
     "DICT_RULES_KEY",
+    "FACTS",
+    "FEATURES_FIELDS",
     "FEATURES_SIZE",
     "FEAT_CARDS",
     "FEAT_CARDS_SIZE",
@@ -90,18 +88,26 @@ __all__ = [
     "MD_CAN_SURRENDER",
     "MD_COUNT",
     "MD_HAND_INDEX",
+    "MD_KEY_FACTS",
+    "MD_PER_STEP",
     "MD_PHASE",
     "MD_SIZE",
     "MD_SOFT",
     "MD_TOTAL",
     "MD_UPCARD",
+    "MODE_FIELDS",
+    "MULTIDISCRETE_FIELDS",
     "N_PHASES",
     "RULES_SIZE",
     "RULE_FEATURES",
+    "RULE_FEATURE_TABLE",
+    "TUPLE_FIELDS",
+    "TUPLE_PLAIN",
     "TUPLE_SOFT",
     "TUPLE_TOTAL",
     "TUPLE_UPCARD",
     "UPCARD_HIGH",
+    "VECTOR_FIELDS",
     "VECTOR_SIZE",
     "VEC_CAN_DOUBLE",
     "VEC_CAN_INSURE",
@@ -119,21 +125,23 @@ __all__ = [
     "VEC_TOTAL",
     "VEC_TRUE_COUNT",
     "VEC_UPCARD",
+    "DictField",
+    "Facts",
+    "Field",
     "append_rules",
     "count_bucket",
     "dict_space",
-    "encode_dict",
-    "encode_features",
-    "encode_multidiscrete",
-    "encode_tuple",
-    "encode_vector",
+    "encode",
     "features_space",
     "multidiscrete_nvec",
     "observation_space",
+    "positions",
+    "reads",
     "rule_features",
     "rules_space",
     "tuple_space",
     "vector_space",
+    "width",
 ]
 
 
@@ -153,73 +161,311 @@ CHIP_BOUND: Final = 1e9
 #: The multidiscrete true count: rounded, clipped to ``-BUCKET_CLIP..BUCKET_CLIP``,
 #: plus ``BUCKET_CLIP`` (so it lies in ``0..2 * BUCKET_CLIP``).
 BUCKET_CLIP: Final = 5
-
-# ------------------------------------------------------------------ "tuple"
-TUPLE_TOTAL: Final = 0
-TUPLE_UPCARD: Final = 1
-TUPLE_SOFT: Final = 2
-
-# ------------------------------------------------------------------ "multidiscrete"
-MD_PHASE: Final = 0
-MD_TOTAL: Final = 1
-MD_UPCARD: Final = 2
-MD_SOFT: Final = 3
-MD_CAN_DOUBLE: Final = 4
-MD_CAN_SPLIT: Final = 5
-MD_CAN_SURRENDER: Final = 6
-MD_HAND_INDEX: Final = 7
-MD_COUNT: Final = 8
-MD_SIZE: Final = 9
-
-# ------------------------------------------------------------------ "vector"
-VEC_PHASE: Final = 0  # one-hot over N_PHASES entries, 0..3
-VEC_TOTAL: Final = 4  # total / MAX_TOTAL
-VEC_SOFT: Final = 5
-VEC_UPCARD: Final = 6  # upcard / UPCARD_HIGH
-VEC_CAN_DOUBLE: Final = 7
-VEC_CAN_SPLIT: Final = 8
-VEC_CAN_SURRENDER: Final = 9
-VEC_CAN_INSURE: Final = 10
-VEC_HAND_INDEX: Final = 11  # index / max(1, H - 1)
-VEC_NUM_HANDS: Final = 12  # hands / H
-VEC_CARDS: Final = 13  # cards in the hand / VEC_CARDS_SCALE, at most 1
-VEC_PAIR: Final = 14
-VEC_TRUE_COUNT: Final = 15  # true count / VEC_COUNT_SCALE, clipped to [-1, 1]
-VEC_SHOE: Final = 16  # fraction of the shoe not yet dealt
-VECTOR_SIZE: Final = 17
+#: The vector's scales: cards in the hand over ``VEC_CARDS_SCALE`` (at most 1), the true
+#: count over ``VEC_COUNT_SCALE`` (clipped to [-1, 1]).
 VEC_CARDS_SCALE: Final = 12.0
 VEC_COUNT_SCALE: Final = 10.0
-# the encoders take each mode's fields in position order (the positions are consecutive:
-# a new field is a new position, a line in its encoder's tuple, and the size moved on)
-assert (VEC_PHASE, VEC_TOTAL, VEC_SHOE + 1) == (0, N_PHASES, VECTOR_SIZE)
-assert (MD_PHASE, MD_COUNT + 1) == (0, MD_SIZE)
 
-# ------------------------------------------------------------------ "features"
-FEAT_TOTAL: Final = VECTOR_SIZE  # one-hot of the total, MAX_TOTAL + 1 entries
-FEAT_UPCARD: Final = FEAT_TOTAL + MAX_TOTAL + 1  # one-hot of the upcard, UPCARD_HIGH + 1
-FEAT_CARDS: Final = FEAT_UPCARD + UPCARD_HIGH + 1  # one-hot of min(cards, 12)
+# ------------------------------------------------------------------ the facts
+#: What every backend tells the encoders about the learner's situation, by name: each
+#: field below is a formula over these (scalars for one table, ``(N,)`` arrays for a
+#: batch). A backend (the engine table of the single and multi-agent envs, the numpy
+#: batch, the JAX ``State``, the analysis's decision states) computes each fact from its
+#: own state, under this name; a field that reads only these facts is then in every
+#: backend's observation with no edit there.
+FACTS: Final[dict[str, str]] = {
+    "phase": "the learner's decision (Decision: 0 PLAY, 1 INSURANCE, 2 BET, 3 SETTLED)",
+    "total": "the focus hand's total (0 before the deal)",
+    "soft": "1 when the total counts an ace as 11",
+    "upcard": "the dealer upcard's point value (1 the ace; 0 before the deal)",
+    "can_double": "1 when doubling is legal now",
+    "can_split": "1 when splitting is legal now",
+    "can_surrender": "1 when surrendering is legal now (also at the pre-peek step)",
+    "can_insure": "1 when insuring is legal now (the pre-peek step, insurance_decisions)",
+    "hand_index": "the focus hand's index among the seat's hands",
+    "num_hands": "the hands the seat holds (after splits)",
+    "cards": "the cards in the focus hand",
+    "pair": "1 when the focus hand is a pair of equal ranks",
+    "true_count": "the Hi-Lo true count of the cards seen since the shuffle (0 for an "
+                  "infinite deck)",
+    "count_bucket": "count_bucket(running count, cards not seen): the true count rounded "
+                    "half to even, clipped to -5..5, plus 5 (5 for an infinite deck)",
+    "shoe_left": "the fraction of the shoe not yet dealt (1 for an infinite deck)",
+    "hand_cards": "the focus hand's cards by rank, ace..king",
+    "dealer_cards": "the dealer's cards shown, by rank",
+    "seat_cards": "every seat's cards by rank, seat after seat",
+    "unseen_cards": "the cards not seen, by rank",
+    "stake": "the focus hand's bet in base bets",
+    "bankroll": "the learner's bankroll in base bets",
+    "action_mask": "the legal actions (int8, one per action)",
+}  # fmt: skip
+
+
+class Field(NamedTuple):
+    """One field of an observation mode: its name, the facts it reads, its value, its
+    width and bounds.
+
+    ``value(f, xp, max_hands)``: the field's value from the facts ``f`` (a mapping by
+    name), in the array namespace ``xp`` (numpy, or ``jax.numpy``) and with ``max_hands``
+    (the seat's most hands: the hand fields' scale); for a one-hot field (``size`` >
+    1), the integer index whose entry is 1 (clipped into ``0..size - 1``). ``low`` /
+    ``high``: a ``Box`` field's bounds; a ``MultiDiscrete`` / ``Discrete`` field's number
+    of values is ``high`` (an int, or ``"hands"``: ``max_hands``)."""
+
+    name: str
+    reads: tuple[str, ...]
+    value: Callable[[Any, Any, int], Any]
+    size: int = 1
+    low: float = 0.0
+    high: float | str = 1.0
+    meaning: str = ""
+
+
+def _fact(name: str) -> Callable[[Any, Any, int], Any]:
+    """The value of a field that is the fact ``name`` itself (``fact`` names it)."""
+
+    def value(f: Any, xp: Any, h: int) -> Any:
+        return f[name]
+
+    value.fact = name  # type: ignore[attr-defined]
+    return value
+
+
+def _as_is(name: str, high: float | str, meaning: str = "") -> Field:
+    """A field that is the fact ``name`` itself."""
+    return Field(name, (name,), _fact(name), high=high, meaning=meaning or FACTS[name])
+
+
+def _clip(x: Any, low: float, high: float, xp: Any = np) -> Any:
+    """``x`` clipped to ``[low, high]``: with ``xp`` for an array, with Python's min / max
+    for a scalar (the same value; a scalar observation is cheaper without numpy)."""
+    if xp is not np or isinstance(x, np.ndarray):
+        return xp.clip(x, low, high)
+    return max(low, min(high, x))
+
+
+def _at_most(x: Any, high: float, xp: Any = np) -> Any:
+    if xp is not np or isinstance(x, np.ndarray):
+        return xp.minimum(x, high)
+    return min(high, x)
+
+
+def count_bucket(running: Any, unseen: Any, xp: Any = np) -> Any:
+    """The multidiscrete count field (the fact ``count_bucket``), one computation for
+    every backend (each calls it on its running count and unseen cards): the Hi-Lo true
+    count ``running * 52 / unseen`` rounded half to even, clipped to
+    ``-BUCKET_CLIP..BUCKET_CLIP``, plus ``BUCKET_CLIP`` (so in ``0..2 * BUCKET_CLIP``);
+    ``BUCKET_CLIP`` when no card is unseen (an infinite deck). In integers, so exact:
+    the same as rounding the float quotient (an exact half is a float; any other
+    quotient is at least ``1 / (2 * unseen)`` from one). Ints, numpy or ``jax.numpy``
+    arrays (``xp``)."""
+    clip = BUCKET_CLIP
+    if xp is np and not isinstance(running, np.ndarray) and not isinstance(unseen, np.ndarray):
+        if unseen <= 0:
+            return clip
+        q = int(running) * 52
+        k, r = divmod(q, int(unseen))
+        if 2 * r > unseen or (2 * r == unseen and k % 2 == 1):
+            k += 1
+        return max(-clip, min(clip, k)) + clip
+    d = xp.maximum(unseen, 1)
+    q = running * 52
+    k = xp.floor_divide(q, d)
+    r2 = 2 * (q - k * d)
+    k = k + ((r2 > d) | ((r2 == d) & (k % 2 == 1)))
+    k = xp.where(unseen > 0, k, 0)
+    return xp.clip(k, -clip, clip) + clip
+
+
+# ------------------------------------------------------------------ the modes' fields
+#: ``"tuple"`` (``Blackjack-v1``'s): ``Discrete`` fields.
+TUPLE_FIELDS: Final[tuple[Field, ...]] = (
+    _as_is("total", MAX_TOTAL + 1),
+    _as_is("upcard", UPCARD_HIGH + 1),
+    _as_is("soft", 2),
+)
+#: ``"multidiscrete"``: int fields, ``high`` values each.
+MULTIDISCRETE_FIELDS: Final[tuple[Field, ...]] = (
+    _as_is("phase", N_PHASES),
+    _as_is("total", MAX_TOTAL + 1),
+    _as_is("upcard", UPCARD_HIGH + 1),
+    _as_is("soft", 2),
+    _as_is("can_double", 2),
+    _as_is("can_split", 2),
+    _as_is("can_surrender", 2),
+    _as_is("hand_index", "hands"),
+    Field("count", ("count_bucket",), _fact("count_bucket"), high=2 * BUCKET_CLIP + 1,
+          meaning=FACTS["count_bucket"]),
+)
+#: ``"vector"``: float32 fields in [0, 1] (the true count in [-1, 1]).
+VECTOR_FIELDS: Final[tuple[Field, ...]] = (
+    Field("phase", ("phase",), _fact("phase"), size=N_PHASES,
+          meaning="one-hot of the decision (PLAY, INSURANCE, BET, SETTLED)"),
+    Field("total", ("total",), lambda f, xp, h: f["total"] / MAX_TOTAL,
+          meaning="the total / 31"),
+    _as_is("soft", 1.0),
+    Field("upcard", ("upcard",), lambda f, xp, h: f["upcard"] / float(UPCARD_HIGH),
+          meaning="the upcard's value / 10"),
+    _as_is("can_double", 1.0),
+    _as_is("can_split", 1.0),
+    _as_is("can_surrender", 1.0),
+    _as_is("can_insure", 1.0),
+    Field("hand_index", ("hand_index",),
+          lambda f, xp, h: f["hand_index"] / (h - 1 if h > 1 else 1),
+          meaning="the hand's index / (H - 1)"),
+    Field("num_hands", ("num_hands",), lambda f, xp, h: f["num_hands"] / h,
+          meaning="the hands held / H"),
+    Field("cards", ("cards",),
+          lambda f, xp, h: _at_most(f["cards"] / VEC_CARDS_SCALE, 1.0, xp),
+          meaning="the cards in the hand / 12, at most 1"),
+    _as_is("pair", 1.0),
+    Field("true_count", ("true_count",),
+          lambda f, xp, h: _clip(f["true_count"] / VEC_COUNT_SCALE, -1.0, 1.0, xp),
+          low=-1.0, meaning="the true count / 10, clipped to [-1, 1]"),
+    _as_is("shoe_left", 1.0),
+)
+#: ``"features"``: the vector's fields, then one-hot columns of the total, the upcard
+#: and the cards in the hand (at most ``VEC_CARDS_SCALE``).
+FEATURES_FIELDS: Final[tuple[Field, ...]] = (
+    *VECTOR_FIELDS,
+    Field("total_onehot", ("total",), _fact("total"), size=MAX_TOTAL + 1,
+          meaning="one-hot of the total"),
+    Field("upcard_onehot", ("upcard",), _fact("upcard"), size=UPCARD_HIGH + 1,
+          meaning="one-hot of the upcard's value"),
+    Field("cards_onehot", ("cards",), _fact("cards"), size=int(VEC_CARDS_SCALE) + 1,
+          meaning="one-hot of the cards in the hand, at most 12"),
+)
+#: The tuple mode's fields are the facts ``total``, ``upcard`` and ``soft`` as they are
+#: (``Blackjack-v1``'s): the single env's compiled step returns them without the encoder.
+TUPLE_PLAIN: Final = [(f.name, getattr(f.value, "fact", None)) for f in TUPLE_FIELDS] == [
+    ("total", "total"), ("upcard", "upcard"), ("soft", "soft")]
+#: Each flat mode's fields (``"dict"``'s are :data:`DICT_FIELDS`).
+MODE_FIELDS: Final[dict[str, tuple[Field, ...]]] = {
+    "tuple": TUPLE_FIELDS,
+    "multidiscrete": MULTIDISCRETE_FIELDS,
+    "vector": VECTOR_FIELDS,
+    "features": FEATURES_FIELDS,
+}
+
+
+def positions(fields: tuple[Field, ...]) -> dict[str, int]:
+    """The position of each field's first entry in a flat observation of ``fields``."""
+    out, at = {}, 0
+    for field in fields:
+        out[field.name] = at
+        at += field.size
+    return out
+
+
+def width(fields: tuple[Field, ...]) -> int:
+    """The entries of a flat observation of ``fields``."""
+    return sum(field.size for field in fields)
+
+
+def reads(fields: tuple[Field, ...]) -> tuple[str, ...]:
+    """The facts ``fields`` read, each once, in the order first read."""
+    return tuple(dict.fromkeys(name for field in fields for name in field.reads))
+
+
+_TUPLE, _MD, _VEC, _FEAT = (positions(MODE_FIELDS[m]) for m in MODE_FIELDS)
+# the positions under their names (for readers of an observation, e.g. agents.obs)
+TUPLE_TOTAL: Final = _TUPLE["total"]
+TUPLE_UPCARD: Final = _TUPLE["upcard"]
+TUPLE_SOFT: Final = _TUPLE["soft"]
+MD_PHASE: Final = _MD["phase"]
+MD_TOTAL: Final = _MD["total"]
+MD_UPCARD: Final = _MD["upcard"]
+MD_SOFT: Final = _MD["soft"]
+MD_CAN_DOUBLE: Final = _MD["can_double"]
+MD_CAN_SPLIT: Final = _MD["can_split"]
+MD_CAN_SURRENDER: Final = _MD["can_surrender"]
+MD_HAND_INDEX: Final = _MD["hand_index"]
+MD_COUNT: Final = _MD["count"]
+MD_SIZE: Final = width(MULTIDISCRETE_FIELDS)
+VEC_PHASE: Final = _VEC["phase"]
+VEC_TOTAL: Final = _VEC["total"]
+VEC_SOFT: Final = _VEC["soft"]
+VEC_UPCARD: Final = _VEC["upcard"]
+VEC_CAN_DOUBLE: Final = _VEC["can_double"]
+VEC_CAN_SPLIT: Final = _VEC["can_split"]
+VEC_CAN_SURRENDER: Final = _VEC["can_surrender"]
+VEC_CAN_INSURE: Final = _VEC["can_insure"]
+VEC_HAND_INDEX: Final = _VEC["hand_index"]
+VEC_NUM_HANDS: Final = _VEC["num_hands"]
+VEC_CARDS: Final = _VEC["cards"]
+VEC_PAIR: Final = _VEC["pair"]
+VEC_TRUE_COUNT: Final = _VEC["true_count"]
+VEC_SHOE: Final = _VEC["shoe_left"]
+VECTOR_SIZE: Final = width(VECTOR_FIELDS)
+FEAT_TOTAL: Final = _FEAT["total_onehot"]
+FEAT_UPCARD: Final = _FEAT["upcard_onehot"]
+FEAT_CARDS: Final = _FEAT["cards_onehot"]
 FEAT_CARDS_SIZE: Final = int(VEC_CARDS_SCALE) + 1
-FEATURES_SIZE: Final = FEAT_CARDS + FEAT_CARDS_SIZE
+FEATURES_SIZE: Final = width(FEATURES_FIELDS)
+#: The multidiscrete fields that read the count (written per step into a cached array
+#: of the others by the single env: :class:`~blackjack_env.envs.view.per_step.LearnerView`).
+COUNT_FACTS: Final = ("true_count", "count_bucket", "shoe_left")
+MD_PER_STEP: Final[tuple[tuple[int, Field], ...]] = tuple(
+    (_MD[field.name], field) for field in MULTIDISCRETE_FIELDS
+    if set(field.reads) & set(COUNT_FACTS)
+)
+#: The facts the other multidiscrete fields read: the single env's cache key.
+MD_KEY_FACTS: Final = reads(tuple(f for f in MULTIDISCRETE_FIELDS
+                                 if not set(f.reads) & set(COUNT_FACTS)))
+
 
 # ------------------------------------------------------------------ "dict"
-#: The dict mode's keys, in order.
-DICT_KEYS: Final = (
-    "phase",
-    "player_total",
-    "soft",
-    "dealer_upcard",
-    "hand_index",
-    "num_hands",
-    "hand_cards",
-    "dealer_cards",
-    "seat_cards",
-    "unseen_cards",
-    "true_count",
-    "bet",
-    "bankroll",
-    "action_mask",
-)
+class DictField(NamedTuple):
+    """One key of the ``"dict"`` observation: ``value(f, xp)`` from the facts ``f`` (the
+    bounds applied), and its space ``space(max_hands, seats, n_actions)``."""
 
+    key: str
+    value: Callable[[Any, Any], Any]
+    space: Callable[[int, int, int], spaces.Space[Any]]
+
+
+def _counts(n: int = 13) -> spaces.Box:
+    return spaces.Box(0, COUNT_HIGH, shape=(n,), dtype=np.int64)
+
+
+def _column(x: Any, low: float, high: float, xp: Any = np) -> Any:
+    """``x`` clipped to ``[low, high]`` as a float32 field of shape ``(1,)`` (one table)
+    or ``(N, 1)`` (a batch)."""
+    if xp is not np or isinstance(x, np.ndarray):
+        return xp.clip(x, low, high).astype(xp.float32)[..., None]
+    return np.array([max(low, min(high, x))], dtype=np.float32)
+
+
+#: ``"dict"``: its keys in order, each a fact with its bound (count fields at most
+#: ``COUNT_HIGH``; chips in base bets).
+DICT_FIELDS: Final[tuple[DictField, ...]] = (
+    DictField("phase", lambda f, xp: f["phase"], lambda h, s, n: spaces.Discrete(N_PHASES)),
+    DictField("player_total", lambda f, xp: f["total"],
+              lambda h, s, n: spaces.Discrete(MAX_TOTAL + 1)),
+    DictField("soft", lambda f, xp: f["soft"], lambda h, s, n: spaces.Discrete(2)),
+    DictField("dealer_upcard", lambda f, xp: f["upcard"],
+              lambda h, s, n: spaces.Discrete(UPCARD_HIGH + 1)),
+    DictField("hand_index", lambda f, xp: f["hand_index"], lambda h, s, n: spaces.Discrete(h)),
+    DictField("num_hands", lambda f, xp: f["num_hands"],
+              lambda h, s, n: spaces.Discrete(h + 1)),
+    DictField("hand_cards", lambda f, xp: xp.minimum(f["hand_cards"], COUNT_HIGH),
+              lambda h, s, n: _counts()),
+    DictField("dealer_cards", lambda f, xp: f["dealer_cards"], lambda h, s, n: _counts()),
+    DictField("seat_cards", lambda f, xp: xp.minimum(f["seat_cards"], COUNT_HIGH),
+              lambda h, s, n: _counts(s * 13)),
+    DictField("unseen_cards", lambda f, xp: xp.minimum(f["unseen_cards"], COUNT_HIGH),
+              lambda h, s, n: _counts()),
+    DictField("true_count", lambda f, xp: _column(f["true_count"], -COUNT_CLIP, COUNT_CLIP, xp),
+              lambda h, s, n: spaces.Box(-COUNT_CLIP, COUNT_CLIP, shape=(1,), dtype=np.float32)),
+    DictField("bet", lambda f, xp: _column(f["stake"], -np.inf, CHIP_BOUND, xp),
+              lambda h, s, n: spaces.Box(0.0, CHIP_BOUND, shape=(1,), dtype=np.float32)),
+    DictField("bankroll", lambda f, xp: _column(f["bankroll"], -CHIP_BOUND, CHIP_BOUND, xp),
+              lambda h, s, n: spaces.Box(-CHIP_BOUND, CHIP_BOUND, shape=(1,), dtype=np.float32)),
+    DictField("action_mask", lambda f, xp: f["action_mask"],
+              lambda h, s, n: spaces.MultiBinary(n)),
+)
+#: The dict mode's keys, in order.
+DICT_KEYS: Final = tuple(d.key for d in DICT_FIELDS)
 
 
 # ------------------------------------------------------------------ rule features
@@ -318,60 +564,37 @@ def rule_features(rules: Rules) -> np.ndarray:
 
 
 # ======================================================================== spaces
+def _n(field: Field, max_hands: int) -> int:
+    """The number of values of a discrete field."""
+    return max_hands if field.high == "hands" else int(field.high)
+
+
 def tuple_space() -> spaces.Tuple:
-    return spaces.Tuple(
-        (spaces.Discrete(MAX_TOTAL + 1), spaces.Discrete(UPCARD_HIGH + 1), spaces.Discrete(2))
-    )
+    return spaces.Tuple(tuple(spaces.Discrete(_n(f, 1)) for f in TUPLE_FIELDS))
 
 
 def multidiscrete_nvec(max_hands: int) -> np.ndarray:
     """The multidiscrete space's sizes, field by field (``max_hands``: ``H``)."""
-    nvec = np.empty(MD_SIZE, dtype=np.int64)
-    nvec[MD_PHASE] = N_PHASES
-    nvec[MD_TOTAL] = MAX_TOTAL + 1
-    nvec[MD_UPCARD] = UPCARD_HIGH + 1
-    nvec[MD_SOFT] = 2
-    nvec[MD_CAN_DOUBLE] = 2
-    nvec[MD_CAN_SPLIT] = 2
-    nvec[MD_CAN_SURRENDER] = 2
-    nvec[MD_HAND_INDEX] = max_hands
-    nvec[MD_COUNT] = 2 * BUCKET_CLIP + 1
-    return nvec
+    return np.array([_n(f, max_hands) for f in MULTIDISCRETE_FIELDS], dtype=np.int64)
+
+
+def _box(fields: tuple[Field, ...]) -> spaces.Box:
+    low = np.concatenate([np.full(f.size, f.low, np.float32) for f in fields])
+    high = np.concatenate([np.full(f.size, float(f.high), np.float32) for f in fields])
+    return spaces.Box(low, high, dtype=np.float32)
 
 
 def vector_space() -> spaces.Box:
-    low = np.zeros(VECTOR_SIZE, dtype=np.float32)
-    low[VEC_TRUE_COUNT] = -1.0
-    return spaces.Box(low, np.ones(VECTOR_SIZE, dtype=np.float32), dtype=np.float32)
+    return _box(VECTOR_FIELDS)
 
 
 def features_space() -> spaces.Box:
     """The ``"features"`` space: the vector's bounds, then ``[0, 1]`` one-hot columns."""
-    low = np.zeros(FEATURES_SIZE, dtype=np.float32)
-    low[:VECTOR_SIZE] = vector_space().low
-    return spaces.Box(low, np.ones(FEATURES_SIZE, dtype=np.float32), dtype=np.float32)
+    return _box(FEATURES_FIELDS)
 
 
 def dict_space(max_hands: int, seats: int, n_actions: int) -> spaces.Dict:
-    count = spaces.Box(0, COUNT_HIGH, shape=(13,), dtype=np.int64)
-    fields: dict[str, spaces.Space[Any]] = {
-        "phase": spaces.Discrete(N_PHASES),
-        "player_total": spaces.Discrete(MAX_TOTAL + 1),
-        "soft": spaces.Discrete(2),
-        "dealer_upcard": spaces.Discrete(UPCARD_HIGH + 1),
-        "hand_index": spaces.Discrete(max_hands),
-        "num_hands": spaces.Discrete(max_hands + 1),
-        "hand_cards": count,
-        "dealer_cards": count,
-        "seat_cards": spaces.Box(0, COUNT_HIGH, shape=(seats * 13,), dtype=np.int64),
-        "unseen_cards": count,
-        "true_count": spaces.Box(-COUNT_CLIP, COUNT_CLIP, shape=(1,), dtype=np.float32),
-        "bet": spaces.Box(0.0, CHIP_BOUND, shape=(1,), dtype=np.float32),
-        "bankroll": spaces.Box(-CHIP_BOUND, CHIP_BOUND, shape=(1,), dtype=np.float32),
-        "action_mask": spaces.MultiBinary(n_actions),
-    }
-    assert tuple(fields) == DICT_KEYS
-    return spaces.Dict(fields)
+    return spaces.Dict({d.key: d.space(max_hands, seats, n_actions) for d in DICT_FIELDS})
 
 
 def rules_space() -> spaces.Box:
@@ -408,235 +631,96 @@ def observation_space(
     return space
 
 
-# ======================================================================== encoders
-# Each takes scalars (one table) or arrays of shape (N,) (N tables, a batch), and the
-# array namespace ``xp`` of its inputs: ``numpy`` (the default: the single, batched and
-# multi-agent envs) or ``jax.numpy`` (the JAX table, inside ``jit``; one table, vmapped).
-# Each field's formula is written once and evaluated in the inputs' own arithmetic (numpy
-# in float64 / int64, then stored in the observation's dtype; JAX in its dtypes), so both
-# backends give what they gave when each had its own copy. Only the assembly differs:
-# numpy writes into one preallocated array, jax.numpy (immutable arrays) stacks.
+# ======================================================================== the encoder
+# One encoder for every mode and backend. It takes the facts by name (scalars: one table;
+# arrays of shape (N,): N tables, a batch) and the array namespace ``xp`` of its inputs:
+# ``numpy`` (the default: the single, batched and multi-agent envs, the analysis's states)
+# or ``jax.numpy`` (the JAX table, inside ``jit``; one table, vmapped). Each field's
+# formula is its ``value``, evaluated in the inputs' own arithmetic (numpy in float64 /
+# int64, then stored in the observation's dtype; JAX in its dtypes). Only the assembly
+# differs: numpy writes into one preallocated array, jax.numpy (immutable arrays)
+# concatenates.
 
 
-def encode_tuple(total: Any, up: Any, soft: Any) -> tuple[Any, Any, Any]:
-    """The ``"tuple"`` observation (``TUPLE_*`` order). The single env's compiled
-    ``LearnerView.observe`` returns this tuple inline (its hot path)."""
-    return (total, up, soft)
+class Facts(dict):  # type: ignore[type-arg]
+    """Facts by name, each computed on its first read from ``compute[name]()`` (a
+    backend gives what it knows at once and the rest as functions, so a mode computes
+    only the facts its fields read)."""
+
+    def __init__(self, compute: dict[str, Callable[[], Any]], **known: Any) -> None:
+        super().__init__(known)
+        self.compute = compute
+
+    def __missing__(self, name: str) -> Any:
+        fn = self.compute.get(name)
+        if fn is None:
+            raise KeyError(f"the fact {name!r} is not given here; the facts are "
+                           f"{', '.join(FACTS)}")
+        value = self[name] = fn()
+        return value
 
 
-def count_bucket(true_count: Any) -> Any:
-    """The multidiscrete true-count field: ``clip(round(tc), -5, 5) + 5``, halves to
-    even (``np.rint``, as Python's ``round``); float64 whole numbers."""
-    bucket = np.rint(true_count)
-    bucket = np.minimum(np.maximum(bucket, -float(BUCKET_CLIP)), float(BUCKET_CLIP))
-    return bucket + float(BUCKET_CLIP)
-
-
-def _assemble(values: tuple[Any, ...], first: int, out: Any, xp: Any) -> Any:
-    """The observation with entries ``first, first + 1, ...`` set to ``values`` (in
-    position order): numpy writes them into ``out`` (preallocated, ``(..., size)``: one
-    table, or a batch), ``jax.numpy`` (immutable arrays; ``out`` gives the dtype and the
-    entries before ``first``) stacks them, each converted to the dtype."""
+def encode(mode: str, facts: Any, max_hands: int = 1, xp: Any = np) -> Any:
+    """The observation in ``mode`` (``"tuple"``, ``"multidiscrete"``, ``"vector"``,
+    ``"features"``, ``"dict"``) of the facts ``facts`` (a mapping by name: :data:`FACTS`;
+    only those the mode's fields read are looked up). ``max_hands``: the seat's most
+    hands (the hand fields' scale and bound). Flat modes: ``(size,)`` or ``(N, size)``,
+    int64 (``"multidiscrete"``; int32 with ``jax.numpy``) or float32; ``"tuple"``: a
+    tuple of the facts' values; ``"dict"``: a dict (:data:`DICT_KEYS`)."""
+    if mode == "dict":
+        return {d.key: d.value(facts, xp) for d in DICT_FIELDS}
+    fields = MODE_FIELDS[mode]
+    if mode == "tuple":
+        return tuple(field.value(facts, xp, max_hands) for field in fields)
+    integer = mode == "multidiscrete"
     if xp is np:
-        if out.ndim == 1:  # one table: one assignment (numpy converts the tuple)
-            out[first : first + len(values)] = values
+        return _write(fields, facts, max_hands, np.int64 if integer else np.float32)
+    dtype = xp.int32 if integer else xp.float32
+    parts = []
+    for field in fields:
+        v = field.value(facts, xp, max_hands)
+        if field.size == 1:
+            parts.append(xp.asarray(v, dtype)[..., None])
         else:
-            field = out.T  # field[k]: column k of the batch
-            for k, v in enumerate(values, first):
-                field[k] = v
+            index = xp.clip(xp.asarray(v), 0, field.size - 1)
+            parts.append((index[..., None] == xp.arange(field.size)).astype(dtype))
+    return xp.concatenate(parts, axis=-1)
+
+
+def _write(fields: tuple[Field, ...], facts: Any, max_hands: int, dtype: Any) -> np.ndarray:
+    """numpy: the fields written into one new array (a run of one-entry fields of one
+    table in one assignment, numpy converting the values)."""
+    shape = np.shape(facts["total"])
+    size = width(fields)
+    onehot = any(field.size > 1 for field in fields)
+    out = (np.zeros if onehot else np.empty)((*shape, size), dtype)
+    if not shape:  # one table
+        at, run = 0, []
+        for field in fields:
+            v = field.value(facts, np, max_hands)
+            if field.size == 1:
+                run.append(v)
+                continue
+            if run:
+                out[at : at + len(run)] = run
+                at += len(run)
+                run = []
+            out[at + max(0, min(field.size - 1, int(v)))] = 1
+            at += field.size
+        if run:
+            out[at : at + len(run)] = run
         return out
-    head = [out[..., k] for k in range(first)]
-    return xp.stack(head + [xp.asarray(v, out.dtype) for v in values], axis=-1)
-
-
-def encode_multidiscrete(
-    phase: Any,
-    total: Any,
-    up: Any,
-    soft: Any,
-    can_double: Any,
-    can_split: Any,
-    can_surrender: Any,
-    hand_index: Any,
-    true_count: Any,
-    bucket: Any = None,
-    xp: Any = np,
-) -> Any:
-    """The ``"multidiscrete"`` observation, ``(MD_SIZE,)`` or ``(N, MD_SIZE)``: int64
-    with numpy, int32 with ``jax.numpy``.
-
-    ``bucket``: the count field when the caller has it already (``count_bucket`` of
-    the true count, e.g. looked up in a table of them, or the JAX table's exact integer
-    bucket); ``true_count`` is then not read."""
-    values = (  # MD_PHASE .. MD_COUNT, in position order
-        phase,
-        total,
-        up,
-        soft,
-        can_double,
-        can_split,
-        can_surrender,
-        hand_index,
-        count_bucket(true_count) if bucket is None else bucket,
-    )
-    if xp is np:
-        return _assemble(values, MD_PHASE, np.empty((*np.shape(total), MD_SIZE), np.int64), xp)
-    return _assemble(values, MD_PHASE, xp.zeros((0,), xp.int32), xp)  # (int32, no head)
-
-
-def _clip(x: Any, low: float, high: float, xp: Any = np) -> Any:
-    """``x`` clipped to ``[low, high]``: with ``xp`` for an array, with Python's min / max
-    for a scalar (the same value; a scalar observation is cheaper without numpy)."""
-    if xp is not np or isinstance(x, np.ndarray):
-        return xp.clip(x, low, high)
-    return max(low, min(high, x))
-
-
-def _at_most(x: Any, high: float, xp: Any = np) -> Any:
-    if xp is not np or isinstance(x, np.ndarray):
-        return xp.minimum(x, high)
-    return min(high, x)
-
-
-def _column(x: Any, low: float, high: float, xp: Any = np) -> Any:
-    """``x`` clipped to ``[low, high]`` as a float32 field of shape ``(1,)`` (one table)
-    or ``(N, 1)`` (a batch)."""
-    if xp is not np or isinstance(x, np.ndarray):
-        return xp.clip(x, low, high).astype(xp.float32)[..., None]
-    return np.array([max(low, min(high, x))], dtype=np.float32)
-
-
-def encode_vector(
-    phase: Any,
-    total: Any,
-    soft: Any,
-    up: Any,
-    can_double: Any,
-    can_split: Any,
-    can_surrender: Any,
-    can_insure: Any,
-    hand_index: Any,
-    max_hands: int,
-    num_hands: Any,
-    cards: Any,
-    pair: Any,
-    true_count: Any,
-    shoe_left: Any,
-    xp: Any = np,
-) -> Any:
-    """The ``"vector"`` observation, float32 ``(VECTOR_SIZE,)`` or ``(N, VECTOR_SIZE)``.
-
-    ``cards``: cards in the focus hand; ``pair``: it is a pair of equal ranks;
-    ``shoe_left``: the fraction of the shoe not yet dealt (1 for an infinite deck).
-    """
-    values = (  # VEC_TOTAL .. VEC_SHOE, in position order (after the phase one-hot)
-        total / MAX_TOTAL,
-        soft,
-        up / float(UPCARD_HIGH),
-        can_double,
-        can_split,
-        can_surrender,
-        can_insure,
-        hand_index / (max_hands - 1 if max_hands > 1 else 1),
-        num_hands / max_hands,
-        _at_most(cards / VEC_CARDS_SCALE, 1.0, xp),
-        pair,
-        _clip(true_count / VEC_COUNT_SCALE, -1.0, 1.0, xp),
-        shoe_left,
-    )
-    if xp is not np:  # the phase one-hot, then the fields
-        onehot = xp.stack([xp.asarray(phase == k, xp.float32) for k in range(N_PHASES)], -1)
-        return _assemble(values, VEC_TOTAL, onehot, xp)
-    if isinstance(total, np.ndarray):
-        out = np.zeros((total.shape[0], VECTOR_SIZE), dtype=np.float32)
-        out[np.arange(total.shape[0]), VEC_PHASE + phase] = 1.0
-    else:
-        out = np.zeros(VECTOR_SIZE, dtype=np.float32)
-        out[VEC_PHASE + phase] = 1.0
-    return _assemble(values, VEC_TOTAL, out, xp)
-
-
-def _onehot(value: Any, size: int, xp: Any) -> Any:
-    """float32 one-hot of the integer ``value`` (a scalar or ``(N,)``) over ``0..size - 1``
-    (clipped into that range): ``(size,)`` or ``(N, size)``."""
-    value = xp.clip(xp.asarray(value), 0, size - 1)
-    return (value[..., None] == xp.arange(size)).astype(xp.float32)
-
-
-def encode_features(
-    phase: Any,
-    total: Any,
-    soft: Any,
-    up: Any,
-    can_double: Any,
-    can_split: Any,
-    can_surrender: Any,
-    can_insure: Any,
-    hand_index: Any,
-    max_hands: int,
-    num_hands: Any,
-    cards: Any,
-    pair: Any,
-    true_count: Any,
-    shoe_left: Any,
-    xp: Any = np,
-) -> Any:
-    """The ``"features"`` observation, float32 ``(FEATURES_SIZE,)`` or
-    ``(N, FEATURES_SIZE)``: :func:`encode_vector` of the same arguments, then the one-hot
-    columns of ``total``, ``up`` and ``min(cards, VEC_CARDS_SCALE)`` (integers)."""
-    vector = encode_vector(
-        phase, total, soft, up, can_double, can_split, can_surrender, can_insure, hand_index,
-        max_hands, num_hands, cards, pair, true_count, shoe_left, xp=xp,
-    )  # fmt: skip
-    return xp.concatenate(
-        [
-            vector,
-            _onehot(total, MAX_TOTAL + 1, xp),
-            _onehot(up, UPCARD_HIGH + 1, xp),
-            _onehot(cards, FEAT_CARDS_SIZE, xp),
-        ],
-        axis=-1,
-    )
-
-
-def encode_dict(
-    phase: Any,
-    total: Any,
-    soft: Any,
-    up: Any,
-    hand_index: Any,
-    num_hands: Any,
-    hand_cards: Any,
-    dealer_cards: Any,
-    seat_cards: Any,
-    unseen_cards: Any,
-    true_count: Any,
-    stake: Any,
-    bankroll: Any,
-    action_mask: Any,
-    xp: Any = np,
-) -> dict[str, Any]:
-    """The ``"dict"`` observation (keys :data:`DICT_KEYS`), for one table or a batch.
-
-    The by-rank counts are given unclipped (``seat_cards`` flattened seat by seat),
-    ``stake`` and ``bankroll`` in base bets; the bounds are applied here.
-    """
-    return {
-        "phase": phase,
-        "player_total": total,
-        "soft": soft,
-        "dealer_upcard": up,
-        "hand_index": hand_index,
-        "num_hands": num_hands,
-        "hand_cards": xp.minimum(hand_cards, COUNT_HIGH),
-        "dealer_cards": dealer_cards,
-        "seat_cards": xp.minimum(seat_cards, COUNT_HIGH),
-        "unseen_cards": xp.minimum(unseen_cards, COUNT_HIGH),
-        "true_count": _column(true_count, -COUNT_CLIP, COUNT_CLIP, xp),
-        "bet": _column(stake, -np.inf, CHIP_BOUND, xp),
-        "bankroll": _column(bankroll, -CHIP_BOUND, CHIP_BOUND, xp),
-        "action_mask": action_mask,
-    }
+    column = out.T  # column[k]: entry k of every table
+    rows = np.arange(shape[0])
+    at = 0
+    for field in fields:
+        v = field.value(facts, np, max_hands)
+        if field.size == 1:
+            column[at] = v
+        else:
+            out[rows, at + np.clip(v, 0, field.size - 1)] = 1
+        at += field.size
+    return out
 
 
 def append_rules(obs: Any, features: Any, xp: Any = np) -> Any:

@@ -24,6 +24,7 @@ each :class:`Layout` delegates its legal actions, masks and ``"tuple"`` /
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from functools import cached_property, lru_cache
@@ -40,6 +41,7 @@ from blackjack_env.envs.step import Decision
 from blackjack_env.envs.view import fields
 from blackjack_env.envs.view.per_step import (
     LearnerView,
+    count_facts,
     focus_index,
     hi_lo_true_count,
     unseen_by_rank,
@@ -200,78 +202,61 @@ class Layout:
         seat, last_hand, legal = int(seat), int(last_hand), tuple(legal)
         if mode is ObsMode.TUPLE or mode is ObsMode.MULTIDISCRETE:
             return self.per_step.observe(table, seat, int(phase), last_hand, legal)
-        index, hand, total, soft, up = LearnerView.summary(table, seat, last_hand)
-        if mode is ObsMode.VECTOR or mode is ObsMode.FEATURES:
-            obs = self._vector(table, seat, phase, index, legal, hand, total, soft, up)
-            if self.observe_rules:
-                obs = fields.append_rules(obs, features_of(table.rules))
-            return obs
-        out = self._dict(table, seat, phase, index, legal, hand, total, soft, up, bankroll)
-        if self.observe_rules:
+        facts = fields.Facts(
+            self._more_facts(table, seat, last_hand, legal, bankroll),
+            **self.per_step.facts(table, seat, int(phase), last_hand, legal),
+        )
+        out = fields.encode(mode.value, facts, self.hands)
+        if not self.observe_rules:
+            return out
+        if mode is ObsMode.DICT:
             out[fields.DICT_RULES_KEY] = features_of(table.rules).copy()
-        return out
+            return out
+        return fields.append_rules(out, features_of(table.rules))
 
-    # ------------------------------------------------------------- helpers
-    def _vector(
-        self,
-        table: Table,
-        seat: int,
-        phase: Decision,
-        index: int,
-        legal: tuple[int, ...],
-        hand: Hand | None,
-        total: int,
-        soft: int,
-        up: int,
-    ) -> np.ndarray:
-        can_double, can_split, can_surrender = LearnerView.can(legal, int(phase))
-        decks = table.shoe.decks
-        encode = fields.encode_features if self.obs_mode is ObsMode.FEATURES else (
-            fields.encode_vector
-        )
-        return encode(
-            int(phase), total, soft, up, can_double, can_split, can_surrender,
-            float(phase is Decision.INSURANCE and Action.INSURE in legal), index,
-            self.hands, len(table.seats[seat].hands),
-            0 if hand is None else len(hand.cards),
-            float(hand is not None and hand.is_pair(False)), hi_lo_true_count(table),
-            1.0 if decks is None else (table.shoe.remaining or 0) / (52 * decks),
-        )
+    def _more_facts(self, table: Table, seat: int, last_hand: int, legal: tuple[int, ...],
+                    bankroll: float) -> dict[str, Callable[[], Any]]:
+        """The facts :meth:`LearnerView.facts` does not give, each computed when a field
+        reads it (:class:`~blackjack_env.envs.view.fields.Facts`)."""
+        hand = focus_hand(table, seat, last_hand)
 
-    def _dict(
-        self,
-        table: Table,
-        seat: int,
-        phase: Decision,
-        index: int,
-        legal: tuple[int, ...],
-        hand: Hand | None,
-        total: int,
-        soft: int,
-        up: int,
-        bankroll: float,
-    ) -> dict[str, Any]:
-        rules = self.rules
-        hand_cards = np.zeros(13, dtype=np.int64)
-        if hand is not None:
-            for card in hand.cards:
-                hand_cards[card.rank - 1] += 1
-        dealer_cards = np.zeros(13, dtype=np.int64)
-        shown = table.dealer.cards if table.hole_revealed else table.dealer.cards[:1]
-        for card in shown:
-            dealer_cards[card.rank - 1] += 1
-        seat_cards = np.zeros((rules.seats, 13), dtype=np.int64)
-        for s in table.seats:
-            for h in s.hands:
-                for card in h.cards:
-                    seat_cards[s.index, card.rank - 1] += 1
-        unseen = np.array(unseen_by_rank(table), dtype=np.int64)
-        stake = 0.0 if hand is None else float(hand.bet) / self.bet_unit
-        return fields.encode_dict(
-            int(phase), total, soft, up, index, len(table.seats[seat].hands), hand_cards,
-            dealer_cards, seat_cards.reshape(-1), unseen, hi_lo_true_count(table), stake,
-            bankroll, self.mask(legal),
-        )
+        def shoe_left() -> float:
+            decks = table.shoe.decks
+            return 1.0 if decks is None else (table.shoe.remaining or 0) / (52 * decks)
+
+        def hand_cards() -> np.ndarray:
+            counts = np.zeros(13, dtype=np.int64)
+            for card in () if hand is None else hand.cards:
+                counts[card.rank - 1] += 1
+            return counts
+
+        def dealer_cards() -> np.ndarray:
+            counts = np.zeros(13, dtype=np.int64)
+            shown = table.dealer.cards if table.hole_revealed else table.dealer.cards[:1]
+            for card in shown:
+                counts[card.rank - 1] += 1
+            return counts
+
+        def seat_cards() -> np.ndarray:
+            counts = np.zeros((self.rules.seats, 13), dtype=np.int64)
+            for s in table.seats:
+                for h in s.hands:
+                    for card in h.cards:
+                        counts[s.index, card.rank - 1] += 1
+            return counts.reshape(-1)
+
+        return {
+            "true_count": lambda: hi_lo_true_count(table),
+            "count_bucket": lambda: fields.count_bucket(*count_facts(table)),
+            "shoe_left": shoe_left,
+            "hand_cards": hand_cards,
+            "dealer_cards": dealer_cards,
+            "seat_cards": seat_cards,
+            "unseen_cards": lambda: np.array(unseen_by_rank(table), dtype=np.int64),
+            "stake": lambda: 0.0 if hand is None else float(hand.bet) / self.bet_unit,
+            "bankroll": lambda: bankroll,
+            "action_mask": lambda: self.mask(legal),
+        }
 
 
 @lru_cache(maxsize=4096)

@@ -29,11 +29,12 @@ from blackjack_env.engine.hand import Hand, score
 from blackjack_env.engine.table import Action, Phase, Table
 from blackjack_env.envs.step import Decision
 from blackjack_env.envs.view.fields import (
-    BUCKET_CLIP,
-    MAX_TOTAL,
-    MD_COUNT,
-    UPCARD_HIGH,
-    encode_multidiscrete,
+    MD_KEY_FACTS,
+    MD_PER_STEP,
+    TUPLE_PLAIN,
+    count_bucket,
+    encode,
+    multidiscrete_nvec,
 )
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "OBS_CACHE_SIZE",
     "TUPLE",
     "LearnerView",
+    "count_facts",
     "focus_index",
     "hi_lo_true_count",
     "unseen_by_rank",
@@ -96,19 +98,27 @@ def unseen_by_rank(table: Table) -> list[int]:
     )
 
 
-def hi_lo_true_count(table: Table) -> float:
-    """Hi-Lo true count of the cards the learner has seen since the last shuffle:
-    the running count divided by the decks not yet seen (0 for an infinite deck).
-
-    The running count comes from the unseen cards (``engine.play.hi_lo_running_count``).
-    """
+def count_facts(table: Table) -> tuple[int, int]:
+    """The Hi-Lo running count of the cards the learner has seen since the last shuffle
+    and the number of cards it has not seen (``engine.play.hi_lo_running_count`` of
+    :func:`unseen_by_rank`); ``(0, 0)`` for an infinite deck."""
     if table.shoe.decks is None:
-        return 0.0
+        return 0, 0
     u = unseen_by_rank(table)
     remaining = 0
     for n in u:
         remaining += n
-    return play.hi_lo_true_count(play.hi_lo_running_count(u), remaining)
+    return play.hi_lo_running_count(u), remaining
+
+
+def hi_lo_true_count(table: Table) -> float:
+    """Hi-Lo true count of the cards the learner has seen since the last shuffle:
+    the running count divided by the decks not yet seen (0 for an infinite deck;
+    ``engine.play.hi_lo_true_count`` of :func:`count_facts`)."""
+    if table.shoe.decks is None:
+        return 0.0
+    running, remaining = count_facts(table)
+    return play.hi_lo_true_count(running, remaining)
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)
@@ -154,7 +164,8 @@ class LearnerView:
         self._play_legal: dict[tuple[Action, ...], tuple[int, ...]] = {}
         self._masks: dict[tuple[int, ...], np.ndarray] = {}
         self._bool_masks: dict[tuple[int, ...], np.ndarray] = {}
-        self._observations: dict[int, np.ndarray] = {}
+        self._observations: dict[tuple[Any, ...], np.ndarray] = {}
+        self._nvec = multidiscrete_nvec(max_hands)
 
     def __getstate__(self) -> dict[str, Any]:
         """The configuration only: a pickled or copied view starts with empty caches."""
@@ -266,38 +277,48 @@ class LearnerView:
         up = table.rules.card_values[dealer[0].rank - 1] if dealer else 0
         return index, hand, total, soft, up
 
+    def facts(
+        self, table: Table, seat: int, phase: int, last_hand: int, legal: tuple[int, ...]
+    ) -> dict[str, Any]:
+        """The facts of the learner's situation that are read off the hand and the legal
+        actions (:data:`~blackjack_env.envs.view.fields.FACTS`: all but the count's,
+        the shoe's and the dict mode's by-rank counts and chips)."""
+        index, hand, total, soft, up = self.summary(table, seat, last_hand)
+        can_double, can_split, can_surrender = self.can(legal, phase)
+        return {
+            "phase": phase, "total": total, "soft": soft, "upcard": up,
+            "can_double": can_double, "can_split": can_split, "can_surrender": can_surrender,
+            "can_insure": 1 if phase == _INSURANCE and _INSURE in legal else 0,
+            "hand_index": index, "num_hands": len(table.seats[seat].hands),
+            "cards": 0 if hand is None else len(hand.cards),
+            "pair": 1 if hand is not None and hand.is_pair(False) else 0,
+        }  # fmt: skip
+
     def observe(
         self, table: Table, seat: int, phase: int, last_hand: int, legal: tuple[int, ...]
     ) -> Any:
-        """The ``"tuple"`` or ``"multidiscrete"`` observation (see the env's docstring)."""
-        index, _, total, soft, up = self.summary(table, seat, last_hand)
+        """The ``"tuple"`` or ``"multidiscrete"`` observation (see the env's docstring):
+        :func:`~blackjack_env.envs.view.fields.encode` of the :meth:`facts`, the
+        multidiscrete arrays cached by the facts their fields read but the count's
+        (``fields.MD_KEY_FACTS``; a copy with the count's fields written in is returned)."""
+        if self.obs_mode == TUPLE and TUPLE_PLAIN:
+            _, _, total, soft, up = self.summary(table, seat, last_hand)
+            return (total, up, soft)  # the tuple's fields are these facts: the hot path
+        facts = self.facts(table, seat, phase, last_hand, legal)
+        running, unseen = count_facts(table)
+        facts["count_bucket"] = count_bucket(running, unseen)
         if self.obs_mode == TUPLE:
-            return (total, up, soft)  # fields.encode_tuple, inline: the hot path
-        can_double, can_split, can_surrender = self.can(legal, phase)
-        # Python's round: halves go to the even integer
-        count = round(hi_lo_true_count(table))
-        count = (
-            0 if count < -BUCKET_CLIP else 2 * BUCKET_CLIP if count > BUCKET_CLIP
-            else count + BUCKET_CLIP
-        )
-        # one int per observation without the count (the fields' ranges as mixed
-        # radix) keys the cache; the count is written into the copy. Every field but
-        # the count must be in the key; the layout itself is envs/view/fields.py's.
-        key = phase * (MAX_TOTAL + 1) + total
-        key = ((key * (UPCARD_HIGH + 1) + up) * 2 + soft) * 2 + can_double
-        key = ((key * 2 + can_split) * 2 + can_surrender) * self.max_hands + index
+            return encode(TUPLE, facts, self.max_hands)
+        key = tuple([facts[name] for name in MD_KEY_FACTS])
         cached = self._observations.get(key)
         if cached is None:
-            cached = encode_multidiscrete(
-                phase, total, up, soft, can_double, can_split, can_surrender, index, 0.0
-            )
-            cached[MD_COUNT] = count
-            if total > MAX_TOTAL or up > UPCARD_HIGH or not 0 <= index < self.max_hands:
+            cached = encode(MULTIDISCRETE, facts, self.max_hands)
+            if not bool(((cached >= 0) & (cached < self._nvec)).all()):
                 return cached  # outside the space: never cached (the key could collide)
-            if len(self._observations) < OBS_CACHE_SIZE:
-                self._observations[key] = cached
-            else:
+            if len(self._observations) >= OBS_CACHE_SIZE:
                 return cached
+            self._observations[key] = cached
         out = cached.copy()
-        out[MD_COUNT] = count
+        for at, field in MD_PER_STEP:
+            out[at] = field.value(facts, np, self.max_hands)
         return out
