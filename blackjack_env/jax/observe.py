@@ -174,28 +174,28 @@ _INT_FACTS = ("phase", "total", "soft", "upcard", "hand_index", "num_hands")
 
 
 def observe_one(
-    st: State, p: Params, cfg: Config, mode: str, mask: Any, settled: Any = False,
+    st: State, p: Params, cfg: Config, obs_mode: str, mask: Any, settled: Any = False,
     table_cards: Any = None,
 ) -> Any:
-    """One seat's observation in mode ``mode``: :func:`blackjack_env.envs.view.encode` of
+    """One seat's observation in ``obs_mode``: :func:`blackjack_env.envs.view.encode` of
     its :func:`facts` (``jax.numpy``; the tuple's and the dict's scalars int32)."""
     f = facts(st, p, cfg, mask, settled, table_cards)
-    if mode in ("tuple", "dict"):
+    if obs_mode in ("tuple", "dict"):
         for name in _INT_FACTS:
             f[name] = jnp.asarray(f[name], I32)
-    return view.encode(mode, f, cfg.hands, xp=jnp)
+    return view.encode(obs_mode, f, cfg.hands, xp=jnp)
 
 
 def observe(
     st: State,
     p: Params,
     cfg: Config,
-    mode: str,
+    obs_mode: str,
     settled: Any = False,
     mask: Any = None,
     rules: bool = False,
 ) -> Any:
-    """The observation of every seat in mode ``mode`` (one seat: as the observer; several:
+    """The observation of every seat in ``obs_mode`` (one seat: as the observer; several:
     a leading seat axis, a seat the table does not wait for shown ``SETTLED``, as the
     numpy vector env shows it). ``mask``: the masks to show (default: the state's).
     ``rules``: the observation carries the rule features (``p.rule_features``, as
@@ -204,12 +204,12 @@ def observe(
     if mask is None:
         mask = masks(st, p, cfg)
     if cfg.seats == 1:
-        return with_rules(observe_one(st, p, cfg, mode, mask, settled), p, rules)
+        return with_rules(observe_one(st, p, cfg, obs_mode, mask, settled), p, rules)
     shown = jnp.asarray(settled) | (jnp.arange(cfg.seats) != acting(st, cfg))
     # "dict": every seat's cards, in seat order, seen from each seat
-    cards = seat_ranks(st, cfg).reshape(-1) if mode == "dict" else None
+    cards = seat_ranks(st, cfg).reshape(-1) if obs_mode == "dict" else None
     return jax.vmap(
-        lambda v, m, sd: with_rules(observe_one(v, p, cfg, mode, m, sd, cards), p, rules),
+        lambda v, m, sd: with_rules(observe_one(v, p, cfg, obs_mode, m, sd, cards), p, rules),
         in_axes=(seat_axes(cfg), 0, 0),
     )(st, mask, shown)
 

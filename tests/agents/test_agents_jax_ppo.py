@@ -173,7 +173,10 @@ def test_numpy_policy_matches_the_flax_network():
 def test_one_hot_features_read_the_fields_of_the_vector():
     from blackjack_env.envs import view as V
 
-    obs = V.encode_vector(0, 16, 0.0, 10, 1, 0, 1, 0, 0, 4, 1, 3, 0.0, 0.0, 1.0)
+    obs = V.encode("vector", {"phase": 0, "total": 16, "soft": 0.0, "upcard": 10,
+                              "can_double": 1, "can_split": 0, "can_surrender": 1,
+                              "can_insure": 0, "hand_index": 0, "num_hands": 1, "cards": 3,
+                              "pair": 0.0, "true_count": 0.0, "shoe_left": 1.0}, 4)
     x = expand_features(obs[None], VECTOR_FEATURES)[0]
     assert x.shape == (17 + sum(n for _, _, n in VECTOR_FEATURES),)
     np.testing.assert_array_equal(x[:17], obs)

@@ -103,7 +103,7 @@ def test_the_view_is_one_family_and_each_env_a_folder() -> None:
     from blackjack_env.envs import multiagent, single, vector, view
     from blackjack_env.envs.vector import random_legal
 
-    assert view.encode_vector is view.fields.encode_vector
+    assert view.encode is view.fields.encode
     assert view.VECTOR_SIZE == view.fields.VECTOR_SIZE
     assert vector.random_legal_actions is random_legal.random_legal_actions
     assert single.BlackjackEnv is BlackjackEnv and vector.BlackjackVectorEnv is BlackjackVectorEnv

@@ -197,9 +197,10 @@ def test_unsupported_and_bad_arguments_raise_clear_errors() -> None:
 @pytest.mark.parametrize("decks", [1, 8])
 def test_multidiscrete_count_field_is_the_bucketed_true_count(decks: int) -> None:
     """The batched multidiscrete count field (looked up by running count and unseen
-    cards) is ``view.count_bucket`` of the Hi-Lo true count of the cards the learner has
-    not seen, over whole shoes dealt to the last card: counts far from 0 and few cards
-    left, where the bucket clips, included."""
+    cards) is the Hi-Lo true count of the cards the learner has not seen, rounded half to
+    even (Python's round of the float quotient) and clipped, plus 5, over whole shoes dealt
+    to the last card: counts far from 0 and few cards left, where the bucket clips,
+    included."""
     from blackjack_env.envs import view
 
     env = BlackjackVectorEnv(
@@ -212,7 +213,8 @@ def test_multidiscrete_count_field_is_the_bucketed_true_count(decks: int) -> Non
         hilo, unseen = env.batch.unseen_hilo()
         running = -hilo.astype(np.float64)
         tc = np.divide(running * 52.0, unseen, out=np.zeros(64), where=unseen > 0)
-        assert np.array_equal(obs[:, view.MD_COUNT], view.count_bucket(tc))
+        expect = [min(5, max(-5, round(x))) + 5 for x in tc.tolist()]
+        assert obs[:, view.MD_COUNT].tolist() == expect
         seen.update(obs[:, view.MD_COUNT].tolist())
         obs, _, _, _, info = env.step(random_legal_actions(rng, info["action_mask"]))
     assert seen == set(range(2 * view.BUCKET_CLIP + 1))  # every bucket, both clips

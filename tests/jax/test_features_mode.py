@@ -1,6 +1,6 @@
 """The ``"features"`` observation mode (issue 33, item 20): the vector's fields followed
 by one-hot columns of the hand total, the upcard and the cards in the hand, one encoder
-(:func:`blackjack_env.envs.view.encode_features`) for the numpy envs and the JAX table.
+(:func:`blackjack_env.envs.view.fields.encode`) for the numpy envs and the JAX table.
 
 Checked here: the layout against its definition (each one-hot block read back gives the
 field it encodes, the first ``VECTOR_SIZE`` entries are the vector), the numpy and
@@ -28,28 +28,33 @@ from blackjack_env.envs.vector import BlackjackVectorEnv  # noqa: E402
 from blackjack_env.jax import BlackjackJax  # noqa: E402
 from tests.jax.jax_helpers import jax_env, run_parity  # noqa: E402
 
+H = 4  # the most hands (the hand fields' scale)
 
-def random_fields(rng: np.random.Generator, n: int, max_hands: int = 4) -> tuple[Any, ...]:
-    """``n`` rows of every argument of ``encode_vector`` / ``encode_features`` (cards up to
-    15 to reach the clipped top of the cards column)."""
-    return (
-        rng.integers(0, view.N_PHASES, n), rng.integers(0, view.MAX_TOTAL + 1, n),
-        rng.integers(0, 2, n), rng.integers(0, view.UPCARD_HIGH + 1, n),
-        rng.integers(0, 2, n), rng.integers(0, 2, n), rng.integers(0, 2, n),
-        rng.integers(0, 2, n), rng.integers(0, max_hands, n), max_hands,
-        rng.integers(0, max_hands + 1, n), rng.integers(0, 16, n), rng.integers(0, 2, n),
-        rng.normal(0.0, 6.0, n), rng.random(n),
-    )  # fmt: skip
+
+def random_fields(rng: np.random.Generator, n: int, max_hands: int = H) -> dict[str, Any]:
+    """``n`` rows of every fact the ``"vector"`` / ``"features"`` fields read, by name
+    (cards up to 15 to reach the clipped top of the cards column)."""
+    return {
+        "phase": rng.integers(0, view.N_PHASES, n),
+        "total": rng.integers(0, view.MAX_TOTAL + 1, n), "soft": rng.integers(0, 2, n),
+        "upcard": rng.integers(0, view.UPCARD_HIGH + 1, n),
+        "can_double": rng.integers(0, 2, n), "can_split": rng.integers(0, 2, n),
+        "can_surrender": rng.integers(0, 2, n), "can_insure": rng.integers(0, 2, n),
+        "hand_index": rng.integers(0, max_hands, n),
+        "num_hands": rng.integers(0, max_hands + 1, n), "cards": rng.integers(0, 16, n),
+        "pair": rng.integers(0, 2, n), "true_count": rng.normal(0.0, 6.0, n),
+        "shoe_left": rng.random(n),
+    }  # fmt: skip
 
 
 def test_layout_reads_back_the_fields() -> None:
     rng = np.random.default_rng(5)
     args = random_fields(rng, 500)
-    obs = view.encode_features(*args)
+    obs = view.encode("features", args, H)
     assert obs.shape == (500, view.FEATURES_SIZE) and obs.dtype == np.float32
     assert view.FEATURES_SIZE == 17 + 32 + 11 + 13
-    assert np.array_equal(obs[:, : view.VECTOR_SIZE], view.encode_vector(*args))
-    total, up, cards = args[1], args[3], args[11]
+    assert np.array_equal(obs[:, : view.VECTOR_SIZE], view.encode("vector", args, H))
+    total, up, cards = args["total"], args["upcard"], args["cards"]
     blocks = (
         (view.FEAT_TOTAL, view.MAX_TOTAL + 1, total),
         (view.FEAT_UPCARD, view.UPCARD_HIGH + 1, up),
@@ -61,20 +66,17 @@ def test_layout_reads_back_the_fields() -> None:
         assert np.array_equal(block.argmax(axis=1), value)
     assert view.FEAT_CARDS + view.FEAT_CARDS_SIZE == view.FEATURES_SIZE
     # one table (scalars) gives the batch's row
-    row = tuple(a[7] if isinstance(a, np.ndarray) else a for a in args)
-    assert np.array_equal(view.encode_features(*row), obs[7])
+    row = {k: a[7].item() for k, a in args.items()}
+    assert np.array_equal(view.encode("features", row, H), obs[7])
 
 
 def test_numpy_and_jax_encoders_agree() -> None:
     rng = np.random.default_rng(6)
     args = random_fields(rng, 400)
-    ref = view.encode_features(*args)
-    jargs = tuple(
-        jnp.asarray(a, jnp.float32 if a.dtype.kind == "f" else jnp.int32)
-        if isinstance(a, np.ndarray) else a
-        for a in args
-    )
-    got = np.asarray(jax.jit(lambda *a: view.encode_features(*a, xp=jnp), static_argnums=9)(*jargs))
+    ref = view.encode("features", args, H)
+    jargs = {k: jnp.asarray(a, jnp.float32 if a.dtype.kind == "f" else jnp.int32)
+             for k, a in args.items()}
+    got = np.asarray(jax.jit(lambda f: view.encode("features", f, H, xp=jnp))(jargs))
     assert got.dtype == np.float32
     np.testing.assert_allclose(got, ref, rtol=1e-6, atol=1e-7)
     # the one-hot columns, the flags and the phase are exact
@@ -90,7 +92,8 @@ def test_same_columns_as_the_project_ppo_input() -> None:
     rng = np.random.default_rng(7)
     args = random_fields(rng, 300)
     assert np.array_equal(
-        view.encode_features(*args), expand_features(view.encode_vector(*args), VECTOR_FEATURES)
+        view.encode("features", args, H),
+        expand_features(view.encode("vector", args, H), VECTOR_FEATURES)
     )
 
 

@@ -113,30 +113,32 @@ def test_one_encoder_serves_numpy_and_jax() -> None:
     shoe = rng.random(n)
     bucket = rng.integers(0, 2 * view.BUCKET_CLIP + 1, n)
 
-    vec_args = (phase, total, soft, up, cd, cs, cu, ci, h, 4, nh, cards, pair, tc, shoe)
-    ref = view.encode_vector(*vec_args)
-    jx = jax.vmap(lambda *a: view.encode_vector(*a[:9], 4, *a[9:], xp=jnp))(
-        *(jnp.asarray(a) for i, a in enumerate(vec_args) if i != 9)
-    )
+    facts = {"phase": phase, "total": total, "soft": soft, "upcard": up, "can_double": cd,
+             "can_split": cs, "can_surrender": cu, "can_insure": ci, "hand_index": h,
+             "num_hands": nh, "cards": cards, "pair": pair, "true_count": tc,
+             "shoe_left": shoe, "count_bucket": bucket}  # fmt: skip
+    jfacts = {k: jnp.asarray(v) for k, v in facts.items()}
+    ref = view.encode("vector", facts, 4)
+    jx = jax.vmap(lambda f: view.encode("vector", f, 4, xp=jnp))(jfacts)
     assert jx.dtype == jnp.float32 and jx.shape == ref.shape == (n, view.VECTOR_SIZE)
     np.testing.assert_allclose(np.asarray(jx), ref, rtol=0, atol=1e-6)
     assert (ref[np.arange(n), view.VEC_PHASE + phase] == 1).all()  # the one-hot phase
 
-    md_args = (phase, total, up, soft, cd, cs, cu, h)
-    ref_md = view.encode_multidiscrete(*md_args, None, bucket)
-    jx_md = view.encode_multidiscrete(
-        *(jnp.asarray(a) for a in md_args), None, jnp.asarray(bucket), xp=jnp
-    )
+    ref_md = view.encode("multidiscrete", facts, 4)
+    jx_md = view.encode("multidiscrete", jfacts, 4, xp=jnp)
     assert jx_md.dtype == jnp.int32 and ref_md.dtype == np.int64
     np.testing.assert_array_equal(np.asarray(jx_md), ref_md)
     assert (ref_md[:, view.MD_COUNT] == bucket).all() and (ref_md[:, view.MD_TOTAL] == total).all()
 
     counts = rng.integers(0, 300, (n, 13))
     chips = rng.normal(0.0, 3e9, n)
-    dict_args = (phase, total, soft, up, h, nh, counts, counts, counts, counts, tc * 3, chips,
-                 chips, np.ones((n, 5), np.int8))  # fmt: skip
-    ref_d = view.encode_dict(*dict_args)
-    jx_d = view.encode_dict(*(jnp.asarray(a) for a in dict_args), xp=jnp)
+    dict_facts = {"phase": phase, "total": total, "soft": soft, "upcard": up,
+                  "hand_index": h, "num_hands": nh, "hand_cards": counts,
+                  "dealer_cards": counts, "seat_cards": counts, "unseen_cards": counts,
+                  "true_count": tc * 3, "stake": chips, "bankroll": chips,
+                  "action_mask": np.ones((n, 5), np.int8)}  # fmt: skip
+    ref_d = view.encode("dict", dict_facts)
+    jx_d = view.encode("dict", {k: jnp.asarray(v) for k, v in dict_facts.items()}, xp=jnp)
     assert tuple(jx_d) == tuple(ref_d) == view.DICT_KEYS
     for key in view.DICT_KEYS:
         assert np.shape(jx_d[key]) == np.shape(ref_d[key]), key

@@ -104,8 +104,8 @@ class EnvCore:
         self.penalize_illegal = illegal_action is IllegalAction.PENALIZE
         self.illegal_penalty: float = settings.illegal_penalty
         self.min_cost: int = settings.min_cost
-        self.mode = per_step.obs_mode
-        self.fast_obs = self.mode == TUPLE or self.mode == MULTIDISCRETE
+        self.obs_mode = per_step.obs_mode
+        self.fast_obs = self.obs_mode == TUPLE or self.obs_mode == MULTIDISCRETE
         self.table: Table | None = None
         self.strategies: dict[int, Any] = {}
         self.strategy_names: dict[int, str] = {}  # seat -> how a message names its strategy
@@ -224,7 +224,7 @@ class EnvCore:
             self.phase,
             self.last_hand,
             self.legal,
-            self.bankroll_chips() / self.bet if self.mode == "dict" else 0.0,
+            self.bankroll_chips() / self.bet if self.obs_mode == "dict" else 0.0,
         )
 
     def info(

@@ -2,7 +2,7 @@
 may do at each step, for every env.
 
 * :mod:`blackjack_env.envs.view.fields` (re-exported here, so ``from blackjack_env.envs
-  import view; view.encode_vector(...)`` reads it): every observation mode's fields,
+  import view; view.encode("vector", facts)`` reads it): every observation mode's fields,
   their positions, bounds and spaces, and their encoders, scalar or batched. Defined
   once: a new observation field is one edit there.
 * :mod:`blackjack_env.envs.view.layout`: :class:`~.layout.ObsMode` and

@@ -12,7 +12,7 @@ The fields of every observation mode are specified in the docstring of
 and encoders are defined once in :mod:`blackjack_env.envs.view.fields`, which
 :class:`Layout` and the batched env (:mod:`blackjack_env.envs.vector.observe`) both
 call (the single env's ``"multidiscrete"`` observations are
-``fields.encode_multidiscrete``'s, cached by the compiled ``LearnerView.observe``).
+``fields.encode``'s, cached by the compiled ``LearnerView.observe``).
 
 The per-step half of a layout, run on every env step, is the compiled
 :class:`~blackjack_env.envs.view.per_step.LearnerView` (:attr:`Layout.per_step`), to which
