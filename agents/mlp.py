@@ -339,7 +339,7 @@ def bet_observations(true_counts: Any, shoe_left: Any = 0.5) -> np.ndarray:
     ``shoe_left``: one fraction for every row, or one per row."""
     tc = np.asarray(true_counts, dtype=np.float64).reshape(-1)  # float64, as the env's
     zero = np.zeros(tc.size, dtype=np.int64)
-    facts = {name: zero for name in V.reads(V.VECTOR_FIELDS)}
+    facts: dict[str, Any] = {name: zero for name in V.reads(V.VECTOR_FIELDS)}
     facts.update(phase=np.full(tc.size, 2, dtype=np.int64),  # Decision.BET
                  true_count=tc, shoe_left=np.broadcast_to(np.asarray(shoe_left, np.float64),
                                                           tc.shape))

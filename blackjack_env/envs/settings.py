@@ -259,7 +259,7 @@ def _bind(cls: type[_ArgsT], owner: str, args: tuple[Any, ...], kwargs: dict[str
     owner's own arguments besides them, named in the message for an unknown one)."""
     if len(args) == 1 and not kwargs and isinstance(args[0], cls):
         return args[0]
-    names = [f.name for f in dataclasses.fields(cls)]
+    names: list[str] = [f.name for f in dataclasses.fields(cls)]
     if len(args) > len(names):
         raise TypeError(
             f"{owner}.__init__() takes at most {len(names)} positional arguments "
@@ -271,10 +271,10 @@ def _bind(cls: type[_ArgsT], owner: str, args: tuple[Any, ...], kwargs: dict[str
         raise TypeError(f"{owner}.__init__() got multiple values for argument {twice[0]!r}")
     unknown = sorted(set(kwargs) - set(names))
     if unknown and cls is EnvArgs:
+        takes = ", ".join(names + list(more))
         raise ValueError(
-            f"unknown argument(s) {', '.join(unknown)}; {owner} takes "
-            f"{', '.join([*names, *more])} (rule fields go in rules=preset(name, field=...) "
-            f"or a Rules)"
+            f"unknown argument(s) {', '.join(unknown)}; {owner} takes {takes} (rule fields "
+            f"go in rules=preset(name, field=...) or a Rules)"
         )
     if unknown:
         first = next(k for k in kwargs if k not in names)
@@ -728,17 +728,19 @@ def _bet(bet: Any, rules: Rules) -> int:
     return int(bet)
 
 
-def check_bet_sizes(bet_sizes: Any, name: str = "bet_sizes") -> tuple[int, ...]:
+def check_bet_sizes(bet_sizes: Any, name: str = "bet_sizes", of: str = "") -> tuple[int, ...]:
     """``bet_sizes`` as a tuple of ints: None (a fixed bet) is ``()``; otherwise strictly
     increasing whole numbers >= 1 (a sequence or a numpy array), else ``ValueError``
-    naming ``name`` (the argument, or a command's option such as ``--bet-sizes``). The
+    naming ``name`` (the argument, or a command's option such as ``--bet-sizes``; ``of``:
+    what they are multiples of, said in the message). The
     one check of their shape; :meth:`EnvSettings.from_args` then checks them against the
     table limits, and the commands' ``--bet-sizes``
     (:func:`blackjack_env.commands.bet_sizes_option`) is read through it."""
     if bet_sizes is None:
         return ()
     allowed = (
-        f"{name}={bet_sizes!r} must be None or strictly increasing ints >= 1, e.g. (1, 2, 4, 8)"
+        f"{name}={bet_sizes!r} must be None or strictly increasing ints >= 1{of}, e.g. "
+        f"(1, 2, 4, 8)"
     )
     if isinstance(bet_sizes, (str, bytes)) or not isinstance(bet_sizes, (Sequence, np.ndarray)):
         raise ValueError(allowed)
@@ -754,7 +756,7 @@ def check_bet_sizes(bet_sizes: Any, name: str = "bet_sizes") -> tuple[int, ...]:
 
 def _bet_sizes(bet_sizes: Any, bet: int, rules: Rules) -> tuple[int, ...]:
     """:func:`check_bet_sizes`, then each size times ``bet`` within the table limits."""
-    sizes = check_bet_sizes(bet_sizes)
+    sizes = check_bet_sizes(bet_sizes, of=f" (multiples of bet={bet})")
     outside = [s for s in sizes if not rules.min_bet <= s * bet <= rules.max_bet]
     if outside:
         raise ValueError(

@@ -310,7 +310,9 @@ def build_tables(
         **_split_fields(rules, cards["card_values"], bet, bet_sizes, bankroll),
         **_action_fields(rules, bet, bet_sizes, ask_insurance, legal),
     }
-    frozen = {k: _frozen(v) if isinstance(v, np.ndarray) else v for k, v in fields.items()}
+    frozen: dict[str, Any] = {
+        k: _frozen(v) if isinstance(v, np.ndarray) else v for k, v in fields.items()
+    }
     return RuleTables(rules=rules, bet=bet, bet_sizes=bet_sizes, bankroll=bankroll,
                       ask_insurance=ask_insurance, **frozen,
                       min_cost=bet_sizes[0] * bet if bet_sizes else bet,

@@ -251,6 +251,7 @@ class RoundMixin(BatchState):
                     idx = idx[self.phase[idx] != PHASE_OVER]
             else:  # the naturals are known from the deal (a peek rule has a hole card)
                 natural = bj if effect is NaturalEffect.END else ended
+                assert d_hard is not None and d_ace is not None  # a peek: a hole card
                 idx = self._do_peek(
                     idx, peek_possible & play.array_natural(2, d_hard, d_ace), natural,
                     at_deal=True,

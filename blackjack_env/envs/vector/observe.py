@@ -166,7 +166,7 @@ class ObserveMixin(BetsMixin):
         flags = mask.view(np.bool_)  # the mask holds 0 / 1
         n_play = self._n_play
 
-        def can(action: int, phases: np.ndarray | None) -> Any:
+        def can(action: int, phases: np.ndarray) -> Any:
             return phases & flags[:, action] if n_play > 2 else np.zeros_like(play)
 
         def ncards() -> np.ndarray:
