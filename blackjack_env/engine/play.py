@@ -33,7 +33,8 @@ function and cannot disagree:
   :func:`chip_denominator`;
 * card counting: :data:`HI_LO_TAGS`, :func:`hi_lo_tag`, :func:`unseen_by_rank`
   (the cards a player has not seen, with :func:`hidden_hole_rank`),
-  :func:`hi_lo_running_count` and :func:`hi_lo_true_count` (:func:`array_hi_lo_true_count`).
+  :func:`hi_lo_running_count` and :func:`hi_lo_true_count` (:func:`array_hi_lo_true_count`),
+  and the true count rounded and clipped, exactly (:func:`true_count_bucket`).
 
 Batched code does not re-derive these: it reads lookup tables *built from these
 functions* when it starts (:func:`play_action_table`, :func:`pre_peek_action_table`,
@@ -51,7 +52,7 @@ import math
 from enum import Enum, IntEnum
 from fractions import Fraction
 from functools import lru_cache
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 
@@ -143,6 +144,7 @@ __all__ = [
     "surrender_allowed",
     "surrender_outcome",
     "surrender_settles_at_once",
+    "true_count_bucket",
     "unseen_by_rank",
 ]
 
@@ -774,6 +776,24 @@ def array_hi_lo_true_count(running: np.ndarray, unseen: np.ndarray) -> np.ndarra
     tc = np.zeros(unseen.shape, dtype=np.float64)
     np.divide(running * 52.0, unseen, out=tc, where=unseen > 0)
     return tc
+
+
+def true_count_bucket(running: Any, unseen: Any, clip: int) -> Any:
+    """The Hi-Lo true count ``running * 52 / unseen`` rounded half to even, clipped to
+    ``-clip..clip``, plus ``clip`` (so in ``0..2 * clip``); ``clip`` when no card is
+    unseen. In integers, so exact: the same as rounding :func:`hi_lo_true_count`'s float
+    quotient (an exact half is a float, and any other quotient is at least
+    ``1 / (2 * unseen)`` from one). Written with operators only, so it takes Python ints,
+    numpy arrays and ``jax.numpy`` arrays alike (the observation's count field:
+    ``envs.view.fields.count_bucket``)."""
+    d = unseen + (unseen <= 0)  # max(unseen, 1) for unseen >= 0
+    q = running * 52
+    k = q // d
+    r2 = 2 * (q - k * d)
+    k = k + ((r2 > d) | ((r2 == d) & (k % 2 == 1)))  # round half to even
+    k = k * (unseen > 0)
+    k = k + (k < -clip) * (-clip - k) + (k > clip) * (clip - k)
+    return k + clip
 
 
 # HI_LO_TAGS as the rank indices tagged +1 and -1 (Hi-Lo tags are -1, 0 or +1): adding

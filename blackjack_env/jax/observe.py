@@ -108,7 +108,7 @@ def count_bucket(st: State, p: Params, cfg: Config) -> Any:
         return jnp.asarray(view.BUCKET_CLIP, I32)
     hidden = hole_hidden(st, cfg)
     running = -(st.undealt_hilo + p.hilo_of_card[jnp.maximum(st.hole_card, 0)] * hidden)
-    return view.count_bucket(running, st.left + hidden, xp=jnp)
+    return view.count_bucket(running, st.left + hidden)
 
 
 def unseen_ranks(st: State, p: Params, cfg: Config) -> Any:

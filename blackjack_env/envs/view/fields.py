@@ -55,6 +55,7 @@ from typing import Any, Final, NamedTuple
 import numpy as np
 from gymnasium import spaces
 
+from blackjack_env.engine.play import true_count_bucket
 from blackjack_env.engine.rules import (
     DoubleRule,
     HoleCard,
@@ -250,31 +251,14 @@ def _at_most(x: Any, high: float, xp: Any = np) -> Any:
     return min(high, x)
 
 
-def count_bucket(running: Any, unseen: Any, xp: Any = np) -> Any:
-    """The multidiscrete count field (the fact ``count_bucket``), one computation for
-    every backend (each calls it on its running count and unseen cards): the Hi-Lo true
-    count ``running * 52 / unseen`` rounded half to even, clipped to
-    ``-BUCKET_CLIP..BUCKET_CLIP``, plus ``BUCKET_CLIP`` (so in ``0..2 * BUCKET_CLIP``);
-    ``BUCKET_CLIP`` when no card is unseen (an infinite deck). In integers, so exact:
-    the same as rounding the float quotient (an exact half is a float; any other
-    quotient is at least ``1 / (2 * unseen)`` from one). Ints, numpy or ``jax.numpy``
-    arrays (``xp``)."""
-    clip = BUCKET_CLIP
-    if xp is np and not isinstance(running, np.ndarray) and not isinstance(unseen, np.ndarray):
-        if unseen <= 0:
-            return clip
-        q = int(running) * 52
-        k, r = divmod(q, int(unseen))
-        if 2 * r > unseen or (2 * r == unseen and k % 2 == 1):
-            k += 1
-        return max(-clip, min(clip, k)) + clip
-    d = xp.maximum(unseen, 1)
-    q = running * 52
-    k = xp.floor_divide(q, d)
-    r2 = 2 * (q - k * d)
-    k = k + ((r2 > d) | ((r2 == d) & (k % 2 == 1)))
-    k = xp.where(unseen > 0, k, 0)
-    return xp.clip(k, -clip, clip) + clip
+def count_bucket(running: Any, unseen: Any) -> Any:
+    """The multidiscrete count field (the fact ``count_bucket``), one computation for every
+    backend (each calls it on its running count and unseen cards; ints, numpy or
+    ``jax.numpy`` arrays): the true count rounded half to even, clipped to
+    ``-BUCKET_CLIP..BUCKET_CLIP``, plus ``BUCKET_CLIP``, in integers
+    (:func:`~blackjack_env.engine.play.true_count_bucket`); ``BUCKET_CLIP`` when no card
+    is unseen (an infinite deck)."""
+    return true_count_bucket(running, unseen, BUCKET_CLIP)
 
 
 # ------------------------------------------------------------------ the modes' fields

@@ -26,18 +26,20 @@ from mypy_extensions import mypyc_attr
 
 from blackjack_env.engine import play
 from blackjack_env.engine.hand import Hand, score
+from blackjack_env.engine.play import true_count_bucket
 from blackjack_env.engine.table import Action, Phase, Table
 from blackjack_env.envs.step import Decision
 from blackjack_env.envs.view.fields import (
+    BUCKET_CLIP,
     MD_KEY_FACTS,
     MD_PER_STEP,
     TUPLE_PLAIN,
-    count_bucket,
     encode,
     multidiscrete_nvec,
 )
 
 __all__ = [
+    "HAND_FACTS",
     "MULTIDISCRETE",
     "OBS_CACHE_SIZE",
     "TUPLE",
@@ -66,6 +68,21 @@ _BET: Final = int(Decision.BET)
 #: Observation modes :class:`LearnerView` encodes itself (the ObsMode values).
 TUPLE: Final = "tuple"
 MULTIDISCRETE: Final = "multidiscrete"
+#: The facts :meth:`LearnerView.facts` reads off the hand and the legal actions, in the
+#: order of :meth:`LearnerView.hand_facts` (the first eight computed at every step).
+HAND_FACTS: Final = ("phase", "total", "soft", "upcard", "can_double", "can_split",
+                     "can_surrender", "hand_index", "can_insure", "num_hands", "cards", "pair")
+# The single env's multidiscrete cache key holds the values of fields.MD_KEY_FACTS (the
+# facts the multidiscrete fields but the count's read), derived from the field list here:
+# hand_facts' first eight values when those facts are among them, else all twelve (a key
+# that holds more facts than the fields read is still a key); and where the count field
+# writes the bucket as it is (-1: another per-step field, run generically)
+_MD_EVERY: Final = max(HAND_FACTS.index(name) for name in MD_KEY_FACTS) >= 8
+_MD_COUNT_AT: Final = (
+    MD_PER_STEP[0][0]
+    if len(MD_PER_STEP) == 1 and getattr(MD_PER_STEP[0][1].value, "fact", "") == "count_bucket"
+    else -1
+)
 #: Multidiscrete observations cached per view, without their count field (each a
 #: 9-int array; a copy with the count written in is returned).
 OBS_CACHE_SIZE: Final = 4096
@@ -282,43 +299,66 @@ class LearnerView:
     ) -> dict[str, Any]:
         """The facts of the learner's situation that are read off the hand and the legal
         actions (:data:`~blackjack_env.envs.view.fields.FACTS`: all but the count's,
-        the shoe's and the dict mode's by-rank counts and chips)."""
+        the shoe's and the dict mode's by-rank counts and chips), by name."""
+        return dict(zip(HAND_FACTS, self.hand_facts(table, seat, phase, last_hand, legal, True),
+                        strict=True))
+
+    def hand_facts(
+        self, table: Table, seat: int, phase: int, last_hand: int, legal: tuple[int, ...],
+        every: bool,
+    ) -> tuple[Any, ...]:
+        """The values of :data:`HAND_FACTS` in their order (``every=False``: the first
+        eight, the facts every step reads)."""
         index, hand, total, soft, up = self.summary(table, seat, last_hand)
         can_double, can_split, can_surrender = self.can(legal, phase)
-        return {
-            "phase": phase, "total": total, "soft": soft, "upcard": up,
-            "can_double": can_double, "can_split": can_split, "can_surrender": can_surrender,
-            "can_insure": 1 if phase == _INSURANCE and _INSURE in legal else 0,
-            "hand_index": index, "num_hands": len(table.seats[seat].hands),
-            "cards": 0 if hand is None else len(hand.cards),
-            "pair": 1 if hand is not None and hand.is_pair(False) else 0,
-        }  # fmt: skip
+        if not every:
+            return (phase, total, soft, up, can_double, can_split, can_surrender, index)
+        return (
+            phase, total, soft, up, can_double, can_split, can_surrender, index,
+            1 if phase == _INSURANCE and _INSURE in legal else 0,
+            len(table.seats[seat].hands),
+            0 if hand is None else len(hand.cards),
+            1 if hand is not None and hand.is_pair(False) else 0,
+        )  # fmt: skip
 
     def observe(
         self, table: Table, seat: int, phase: int, last_hand: int, legal: tuple[int, ...]
     ) -> Any:
         """The ``"tuple"`` or ``"multidiscrete"`` observation (see the env's docstring):
-        :func:`~blackjack_env.envs.view.fields.encode` of the :meth:`facts`, the
-        multidiscrete arrays cached by the facts their fields read but the count's
+        :func:`~blackjack_env.envs.view.fields.encode` of the facts, the multidiscrete
+        arrays cached by the facts their fields read but the count's
         (``fields.MD_KEY_FACTS``; a copy with the count's fields written in is returned)."""
         if self.obs_mode == TUPLE and TUPLE_PLAIN:
             _, _, total, soft, up = self.summary(table, seat, last_hand)
             return (total, up, soft)  # the tuple's fields are these facts: the hot path
-        facts = self.facts(table, seat, phase, last_hand, legal)
+        values = self.hand_facts(table, seat, phase, last_hand, legal, _MD_EVERY)
         running, unseen = count_facts(table)
-        facts["count_bucket"] = count_bucket(running, unseen)
+        bucket = true_count_bucket(running, unseen, BUCKET_CLIP)
         if self.obs_mode == TUPLE:
-            return encode(TUPLE, facts, self.max_hands)
-        key = tuple([facts[name] for name in MD_KEY_FACTS])
-        cached = self._observations.get(key)
+            return encode(TUPLE, self._all_facts(table, seat, phase, last_hand, legal, bucket),
+                          self.max_hands)
+        cached = self._observations.get(values)
         if cached is None:
+            facts = self._all_facts(table, seat, phase, last_hand, legal, bucket)
             cached = encode(MULTIDISCRETE, facts, self.max_hands)
             if not bool(((cached >= 0) & (cached < self._nvec)).all()):
                 return cached  # outside the space: never cached (the key could collide)
             if len(self._observations) >= OBS_CACHE_SIZE:
                 return cached
-            self._observations[key] = cached
+            self._observations[values] = cached
         out = cached.copy()
-        for at, field in MD_PER_STEP:
-            out[at] = field.value(facts, np, self.max_hands)
+        if _MD_COUNT_AT >= 0:  # the count field is the bucket as it is
+            out[_MD_COUNT_AT] = bucket
+        else:
+            facts = self._all_facts(table, seat, phase, last_hand, legal, bucket)
+            for at, field in MD_PER_STEP:
+                out[at] = field.value(facts, np, self.max_hands)
         return out
+
+    def _all_facts(self, table: Table, seat: int, phase: int, last_hand: int,
+                   legal: tuple[int, ...], bucket: int) -> dict[str, Any]:
+        """:meth:`facts` and the count's (``count_bucket``; the true count)."""
+        facts = self.facts(table, seat, phase, last_hand, legal)
+        facts["count_bucket"] = bucket
+        facts["true_count"] = hi_lo_true_count(table)
+        return facts
