@@ -213,6 +213,9 @@ class BlackjackAECEnv(AECEnv):
 
     # ================================================================ API
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start an episode (PettingZoo's AEC ``reset``: observations through
+        :meth:`observe` and ``last()``): ``seed`` starts a fresh table; ``options["cards"]``
+        deals these cards first. Checked before anything changes."""
         if options is not None:
             options = _reset_options(options)
         # The cards are read and checked before anything changes: a refused reset leaves
@@ -297,6 +300,8 @@ class BlackjackAECEnv(AECEnv):
         return {"observation": obs, "action_mask": self.layout.mask(legal)}
 
     def step(self, action: Any) -> None:
+        """Play ``action`` for the agent to act (``agent_selection``); the rewards of a
+        settled round go to every seated agent (PettingZoo's AEC ``step``)."""
         if not self.agents:
             raise ResetNeeded(
                 "no agent is live (the episode is over or never started): call reset()"

@@ -408,6 +408,7 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
         )
         self.action_space = self.layout.action_space()
         self.observation_space = self.layout.observation_space()
+        #: the name of each action index: ``STAND``, ``HIT``, ... then ``BET_<size>``
         self.action_names: list[str] = self.layout.action_names()
         self.obs_mode = mode
 
@@ -469,8 +470,16 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
-        # Options are read and checked before anything changes: a refused reset leaves
-        # the running episode as it was (not played out, not abandoned).
+        """Start an episode: ``(observation, info)``.
+
+        ``seed`` (an int) reseeds the env and starts a fresh table with a full shoe;
+        without it the shoe carries on (a round still in play is first played out with
+        the learner standing). ``options``: ``{"cards": "AS KH 9D 7C"}`` deals these
+        cards first (text, or a list of ``Card`` / card text; see "Reset options" in the
+        class docstring). Under a rule space a rule set is drawn for the episode
+        (``info["rules"]``, ``info["rules_index"]``). Options are checked before
+        anything changes: a refused reset raises ``ValueError`` and leaves the running
+        episode as it was."""
         cards = None
         space = self.rule_space
         if options is not None:
@@ -499,6 +508,12 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
         return obs, info
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """Play ``action`` (an index of ``action_space``; :attr:`action_names` names
+        them): ``(observation, reward, terminated, truncated, info)``. The reward is the
+        round's net result in base bets when a round ends on this step, else 0; an
+        illegal action is mapped, raised or penalized as ``illegal_action`` says
+        (``info["illegal_action"]``, ``info["action_played"]``). Before :meth:`reset`
+        (or after the episode ended) it raises ``gymnasium.error.ResetNeeded``."""
         out = self._core.step(action)
         if self.render_mode == "human":
             self.render()
@@ -509,6 +524,9 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
         return self.layout.per_step.bool_mask(self._core.legal)
 
     def render(self) -> Any:
+        """The table as ``render_mode`` draws it: text (``"ansi"``), an RGB frame
+        (``"rgb_array"``, ``(H, W, 3)`` uint8), or a window (``"human"``, drawn at every
+        reset and step; needs pygame). None, with a warning, without a render mode."""
         if self.render_mode is None:
             gym.logger.warn(
                 "render() called without a render_mode; make the env with render_mode="
@@ -530,6 +548,7 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
         return None
 
     def close(self) -> None:
+        """Close the window of ``render_mode="human"`` (nothing else to release)."""
         if self._renderer is not None:
             self._renderer.close()
             self._renderer = None

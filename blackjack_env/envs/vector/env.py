@@ -247,6 +247,7 @@ class BlackjackVectorEnv(VectorEnv, ObserveMixin, InfoMixin):
         self.illegal_action = settings.illegal_action
         self.illegal_penalty = settings.illegal_penalty
         self.rounds_per_episode = settings.rounds_per_episode
+        #: the name of each action index (as the single env's)
         self.action_names = self.layout.action_names()
         self.max_episode_steps = max_episode_steps
         self.autoreset_mode = mode
@@ -305,6 +306,10 @@ class BlackjackVectorEnv(VectorEnv, ObserveMixin, InfoMixin):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
+        """Reset every sub-env (or those of ``options["reset_mask"]``): ``(observations,
+        info)``, batched. ``seed`` (an int) reseeds the env and starts fresh tables;
+        ``options["cards"]`` stacks cards at every table, or per sub-env (see "Reset
+        options"). Options are checked before anything changes."""
         seed = check_seed(seed)
         n = self.num_envs
         cards: Any = None
@@ -340,6 +345,10 @@ class BlackjackVectorEnv(VectorEnv, ObserveMixin, InfoMixin):
     def step(
         self, actions: Any
     ) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Play one action per sub-env (an int array of shape ``(num_envs,)``; the names
+        are :attr:`action_names`): ``(observations, rewards, terminated, truncated,
+        info)``, each batched, with the autoreset of ``autoreset_mode`` (see
+        "Autoreset")."""
         batch = self.batch
         if batch is None:
             raise ResetNeeded("call reset() before step()")
