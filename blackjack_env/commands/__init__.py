@@ -23,7 +23,7 @@ def bet_sizes_option(text: str | None, flag: str = "--bet-sizes") -> tuple[int, 
     """The ``--bet-sizes`` option's text (``"1,2,4,8"``) as bet sizes: ``()`` (a fixed bet)
     for None or ``""``; otherwise whole numbers separated by commas, checked by the envs'
     one rule (:func:`~blackjack_env.envs.settings.check_bet_sizes`: strictly increasing,
-    each >= 1). Anything else raises :class:`UsageError` naming ``flag``."""
+    each >= 1). Anything else raises ``UsageError`` naming ``flag``."""
     if text is None or not str(text).strip():
         return ()
     parts = [part.strip() for part in str(text).split(",")]

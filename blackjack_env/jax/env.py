@@ -47,7 +47,7 @@ class BlackjackJax:
     The game of :class:`~blackjack_env.envs.vector.BlackjackVectorEnv` (one table, one
     learner seat, a dealer, a shoe that persists across rounds and episodes, reshuffled
     between rounds once the cut card is out, or an infinite deck), written as a pure
-    function of a fixed-shape state (:class:`~blackjack_env.jax.State`) so that it
+    function of a fixed-shape state (:class:`~blackjack_env.jax.state.State`) so that it
     runs inside ``jax.jit``; ``jax.vmap`` over keys and states makes many tables::
 
         env = BlackjackJax(rules="vegas-strip", decks=None, obs_mode="vector")
@@ -397,7 +397,7 @@ class BlackjackJax:
     ) -> State:
         """A copy of ``state`` whose next cards are ``cards`` (text like ``"AS KH 9D"``),
         dealt in order (host-side, outside ``jit``). ``params``: the tables' rules (one
-        table's, or one row per table; default :attr:`default_params`).
+        table's, or one row per table; default ``default_params``).
 
         ``state`` is one table's, or a batch of them (leading axis): then ``cards`` is one
         entry (text, a list of cards, or None) per table, or ``table`` names the one row
@@ -483,7 +483,7 @@ class BlackjackJax:
     ) -> State:
         """A table before its first round (a full shoe), or ``num_tables`` of them
         (``params``: their rules, one table's, one row per table, or a
-        :class:`~blackjack_env.jax.tables.Banked` batch; default :attr:`default_params`)."""
+        :class:`~blackjack_env.jax.tables.Banked` batch; default ``default_params``)."""
         p = self._params if params is None else params
         if isinstance(p, Banked):
             return program.per_table(lambda q: table_state.new_state(self.config, q), p)

@@ -265,7 +265,7 @@ class BlackjackJaxVectorEnv(VectorEnv):
     ``active``; after ``step``: ``illegal_action``, ``action_played``, ``round_over``,
     ``round_net``, and on a step that ends an episode ``final_obs`` and ``final_info``
     (``round_net``, ``round``). The tables' state is ``env.state`` (a
-    :class:`~blackjack_env.jax.State` of ``num_envs // S`` tables).
+    :class:`~blackjack_env.jax.state.State` of ``num_envs // S`` tables).
 
     ## Reset options
 

@@ -617,7 +617,7 @@ def _view_module() -> Any:
 
 def _constants(module: Any, prefix: str, skip: Sequence[str] = ()) -> list[str]:
     names = [n for n, v in vars(module).items()
-             if n.startswith(prefix) and n not in skip and isinstance(v, int)]
+             if n.startswith(prefix) and n not in skip and type(v) is int]
     return sorted(names, key=lambda n: getattr(module, n))
 
 

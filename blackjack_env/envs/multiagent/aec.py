@@ -214,7 +214,7 @@ class BlackjackAECEnv(AECEnv):
     # ================================================================ API
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start an episode (PettingZoo's AEC ``reset``: observations through
-        :meth:`observe` and ``last()``): ``seed`` starts a fresh table; ``options["cards"]``
+        ``observe(agent)`` and ``last()``): ``seed`` starts a fresh table; ``options["cards"]``
         deals these cards first. Checked before anything changes."""
         if options is not None:
             options = _reset_options(options)
@@ -347,7 +347,7 @@ class BlackjackAECEnv(AECEnv):
 
     def render(self) -> str | None:
         """``"ansi"``: the table as text (the project's one text renderer,
-        :func:`blackjack_env.render.render_ansi`, with each seat named by its agent);
+        ``blackjack_env.render.render_ansi``, with each seat named by its agent);
         ``"human"``: the same text printed."""
         if self.render_mode is None:
             return None

@@ -508,7 +508,7 @@ class BlackjackEnv(gym.Env[Any, np.int64]):
         return obs, info
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        """Play ``action`` (an index of ``action_space``; :attr:`action_names` names
+        """Play ``action`` (an index of ``action_space``; ``action_names`` names
         them): ``(observation, reward, terminated, truncated, info)``. The reward is the
         round's net result in base bets when a round ends on this step, else 0; an
         illegal action is mapped, raised or penalized as ``illegal_action`` says

@@ -346,7 +346,7 @@ class BlackjackVectorEnv(VectorEnv, ObserveMixin, InfoMixin):
         self, actions: Any
     ) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Play one action per sub-env (an int array of shape ``(num_envs,)``; the names
-        are :attr:`action_names`): ``(observations, rewards, terminated, truncated,
+        are ``action_names``): ``(observations, rewards, terminated, truncated,
         info)``, each batched, with the autoreset of ``autoreset_mode`` (see
         "Autoreset")."""
         batch = self.batch

@@ -168,7 +168,7 @@ VEC_CARDS_SCALE: Final = 12.0
 VEC_COUNT_SCALE: Final = 10.0
 
 # ------------------------------------------------------------------ the facts
-#: What every backend tells the encoders about the learner's situation, by name: each
+#: What every backend tells the encoders about the learner's situation, by name. Each
 #: field below is a formula over these (scalars for one table, ``(N,)`` arrays for a
 #: batch). A backend (the engine table of the single and multi-agent envs, the numpy
 #: batch, the JAX ``State``, the analysis's decision states) computes each fact from its
