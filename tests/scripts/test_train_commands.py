@@ -175,7 +175,7 @@ SCRIPTS = {"analyze": ".", "chart": '".[main]"', "counter": ".", "demo": ".",
 
 
 def test_every_command_script_is_listed():
-    from blackjack_env.agents import commands
+    from blackjack_env import commands
 
     modules = {p.stem for p in Path(commands.__file__).parent.glob("*.py")} - {"__init__"}
     assert set(SCRIPTS) == modules
