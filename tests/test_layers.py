@@ -330,3 +330,18 @@ def test_import_blackjack_env_stays_light() -> None:
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=ROOT)
     assert run.stdout.strip() == "[]"
+
+
+def test_a_module_others_share_has_a_public_name() -> None:
+    """A module whose name starts with an underscore is one module's business: no more
+    than one other module of the package imports it (what many share is public)."""
+    importers: dict[str, set[str]] = {}
+    for module in MODULES:
+        for node, _ in imports(module):
+            for target in imported(node, module):
+                if target in MODULES and target != module:
+                    importers.setdefault(target, set()).add(module)
+    private = {m: sorted(users) for m, users in importers.items()
+               if any(_private(part) for part in m.split("."))
+               and len(users - {m.rsplit(".", 1)[0]}) > 1}
+    assert private == {}

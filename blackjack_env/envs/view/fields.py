@@ -644,19 +644,19 @@ class Facts(dict):  # type: ignore[type-arg]
         return value
 
 
-def encode(mode: str, facts: Any, max_hands: int = 1, xp: Any = np) -> Any:
-    """The observation in ``mode`` (``"tuple"``, ``"multidiscrete"``, ``"vector"``,
+def encode(obs_mode: str, facts: Any, max_hands: int = 1, xp: Any = np) -> Any:
+    """The observation in ``obs_mode`` (``"tuple"``, ``"multidiscrete"``, ``"vector"``,
     ``"features"``, ``"dict"``) of the facts ``facts`` (a mapping by name: :data:`FACTS`;
     only those the mode's fields read are looked up). ``max_hands``: the seat's most
     hands (the hand fields' scale and bound). Flat modes: ``(size,)`` or ``(N, size)``,
     int64 (``"multidiscrete"``; int32 with ``jax.numpy``) or float32; ``"tuple"``: a
     tuple of the facts' values; ``"dict"``: a dict (:data:`DICT_KEYS`)."""
-    if mode == "dict":
+    if obs_mode == "dict":
         return {d.key: d.value(facts, xp) for d in DICT_FIELDS}
-    fields = MODE_FIELDS[mode]
-    if mode == "tuple":
+    fields = MODE_FIELDS[obs_mode]
+    if obs_mode == "tuple":
         return tuple(field.value(facts, xp, max_hands) for field in fields)
-    integer = mode == "multidiscrete"
+    integer = obs_mode == "multidiscrete"
     if xp is np:
         return _write(fields, facts, max_hands, np.int64 if integer else np.float32)
     dtype = xp.int32 if integer else xp.float32
