@@ -732,9 +732,9 @@ def check_bet_sizes(bet_sizes: Any, name: str = "bet_sizes", of: str = "") -> tu
     """``bet_sizes`` as a tuple of ints: None (a fixed bet) is ``()``; otherwise strictly
     increasing whole numbers >= 1 (a sequence or a numpy array), else ``ValueError``
     naming ``name`` (the argument, or a command's option such as ``--bet-sizes``; ``of``:
-    what they are multiples of, said in the message). The
-    one check of their shape; :meth:`~blackjack_env.envs.EnvSettings.from_args` then checks them against the
-    table limits, and the commands' ``--bet-sizes``
+    what they are multiples of, said in the message). The one check of their shape;
+    :meth:`~blackjack_env.envs.EnvSettings.from_args` then checks them against the table
+    limits, and the commands' ``--bet-sizes``
     (:func:`blackjack_env.commands.bet_sizes_option`) is read through it."""
     if bet_sizes is None:
         return ()
