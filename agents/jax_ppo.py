@@ -87,6 +87,13 @@ from blackjack_env.agents.mlp import (
     expand_features,
     greedy_bets,
 )
+from blackjack_env.agents.rule_sets import (
+    RuleSetGrade,
+    RuleSetGrades,
+    axis_costs,
+    bootstrap_interval,
+    rule_axes,
+)
 from blackjack_env.engine import preset
 from blackjack_env.engine.rulespace import (
     DEFAULT_VERSIONS,
@@ -769,6 +776,9 @@ class SeedsResult:
     ``timesteps[p]``: env steps per seed at point p.
     ``metrics``: numpy arrays ``[seeds, num_updates]``. ``train_seconds``: wall time of
     the jitted program, compilation included; ``compile_seconds``: of that, the compile.
+    Under a rule space a grade is over held-out rule sets (:func:`grade_held_out`: its
+    ``regret`` the mean over them), and ``held_out[k]`` is seed k's last policy graded on
+    every held-out rule set.
     """
 
     config: JaxPPOConfig
@@ -779,6 +789,7 @@ class SeedsResult:
     train_seconds: float
     compile_seconds: float
     grade_seconds: float
+    held_out: list[RuleSetGrades] | None = None
 
     @property
     def n_play(self) -> int:
@@ -828,6 +839,13 @@ class SeedsResult:
                 "split_states_depending_on_hand_index": [
                     g[-1]["split_states_depending_on_hand_index"] for g in self.grades],
             })
+        if self.held_out is not None:
+            out["held_out"] = {
+                "rule_sets": len(self.held_out[0].grades), "name": self.held_out[0].name,
+                "mean_regret_by_seed": [g.mean for g in self.held_out],
+                "median_regret_by_seed": [g.median for g in self.held_out],
+                "worst_regret_by_seed": [g.worst.regret for g in self.held_out],
+            }
         sizes = self.config.bet_sizes
         if sizes:
             bets: dict[str, Any] = {
@@ -910,8 +928,11 @@ def train_seeds(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
     grades = None
     t1 = time.perf_counter()
 
+    held: list[RuleSetGrades] | None = None
     if grade and config.rule_space is not None:
-        grades = grade_held_out(agents, test_rule_sets(config), config.curve_rule_sets)
+        space = space_of(config)
+        grades, held = grade_held_out(agents, test_rule_sets(config), config.curve_rule_sets,
+                                      space.axis_names, f"held-out of {space.name}")
     elif grade and analysis_reason(rules) is None:
         every = [a for row in agents for a in row]
         n_play = every[0].n_actions - len(config.bet_sizes or ())
@@ -923,7 +944,7 @@ def train_seeds(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
         grades = [flat[k * points:(k + 1) * points] for k in range(config.seeds)]
     grade_seconds = time.perf_counter() - t1
     return SeedsResult(config, agents, grades, timesteps, metrics, train_seconds,
-                       compile_seconds, grade_seconds)
+                       compile_seconds, grade_seconds, held)
 
 
 def test_rule_sets(config: JaxPPOConfig) -> list[Any]:
@@ -940,14 +961,18 @@ def test_rule_sets(config: JaxPPOConfig) -> list[Any]:
     return list(held[:HELD_OUT_SIZE])
 
 
-def grade_held_out(agents: list[list[MLPAgent]], test: list[Any], curve_sets: int
-                   ) -> list[list[dict[str, Any]]]:
-    """Exact grades of a rule-space run, per seed and curve point: the last point on every
+def grade_held_out(agents: list[list[MLPAgent]], test: list[Any], curve_sets: int,
+                   axes: Any = None, name: str = ""
+                   ) -> tuple[list[list[dict[str, Any]]], list[RuleSetGrades]]:
+    """Exact grades of a rule-space run: per seed and curve point, the last point on every
     rule set of ``test``, the others on its first ``curve_sets`` (each rule set's decision
-    states encoded once for every agent graded on it: :func:`exact_grades`). A grade holds
-    the mean over its rule sets of the exact regret (``regret``), the optimal and the
-    agent's return, and the median and worst regret, with the rule sets' count."""
-    points = len(agents[0])
+    states encoded once for every agent graded on it: :func:`exact_grades`). A point's
+    grade holds the mean over its rule sets of the exact regret (``regret``), of the
+    optimal and of the agent's return, the median and worst regret and the rule sets'
+    count; each seed's last point is also a
+    :class:`~blackjack_env.agents.rule_sets.RuleSetGrades` (every rule set, the interval
+    of the mean, the costliest ``axes``), as ``blackjack-evaluate --rule-sets`` gives it."""
+    t0 = time.perf_counter()
     flat = [a for row in agents for a in row]
     last = [row[-1] for row in agents]
     per_agent: dict[int, list[dict[str, Any]]] = {id(a): [] for a in flat}
@@ -955,7 +980,7 @@ def grade_held_out(agents: list[list[MLPAgent]], test: list[Any], curve_sets: in
         asked = flat if i < curve_sets else last
         for agent, g in zip(asked, exact_grades(asked, rules, "vector"), strict=True):
             per_agent[id(agent)].append(g)
-    out = []
+    grades = []
     for row in agents:
         seed = []
         for agent in row:
@@ -969,9 +994,19 @@ def grade_held_out(agents: list[list[MLPAgent]], test: list[Any], curve_sets: in
                 "split_states_depending_on_hand_index": int(sum(
                     g["split_states_depending_on_hand_index"] for g in found)),
             })
-        out.append(seed)
-    assert all(len(row) == points for row in out)
-    return out
+        grades.append(seed)
+    seconds = time.perf_counter() - t0
+    axis_names = tuple(rule_axes(test) if axes is None else axes)
+    finals = []
+    for agent in last:
+        rows = tuple(RuleSetGrade(i, rules, g["optimal_return"], g["exact_return"], g["regret"],
+                                  g["split_states_depending_on_hand_index"])
+                     for i, (rules, g) in enumerate(zip(test, per_agent[id(agent)],
+                                                        strict=True)))
+        regrets = np.array([r.regret for r in rows])
+        finals.append(RuleSetGrades(agent.name, rows, axis_costs(rows, axis_names),
+                                    bootstrap_interval(regrets), seconds, 1, name))
+    return grades, finals
 
 
 def config_fields() -> list[str]:
