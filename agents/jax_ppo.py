@@ -931,8 +931,9 @@ def train_seeds(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
     held: list[RuleSetGrades] | None = None
     if grade and config.rule_space is not None:
         space = space_of(config)
-        grades, held = grade_held_out(agents, test_rule_sets(config), config.curve_rule_sets,
-                                      space.axis_names, f"held-out of {space.name}")
+        grades, held = grade_held_out(agents, held_out_rule_sets(config),
+                                      config.curve_rule_sets, space.axis_names,
+                                      f"held-out of {space.name}")
     elif grade and analysis_reason(rules) is None:
         every = [a for row in agents for a in row]
         n_play = every[0].n_actions - len(config.bet_sizes or ())
@@ -947,7 +948,7 @@ def train_seeds(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
                        compile_seconds, grade_seconds, held)
 
 
-def test_rule_sets(config: JaxPPOConfig) -> list[Any]:
+def held_out_rule_sets(config: JaxPPOConfig) -> list[Any]:
     """The rule sets a rule-space run is graded on: the default space's fixed held-out set
     (``held_out(version)``, 256 rule sets), or a space file's first 256 held-out rule
     sets (in the order of their keys)."""
