@@ -914,6 +914,9 @@ def generate(app: Any = None) -> None:
     bj_envpages.generate()
     write("published-cd.md", bj_figures.published_table())
     write("counting-figures.md", bj_figures.counting_table())
+    write("jax-mixed.md", bj_figures.jax_mixed_table())
+    write("one-agent-output.md", bj_figures.one_agent_output())
+    write("one-agent.md", bj_figures.one_agent_table())
     for name, output in bj_figures.full_size_outputs().items():
         write(f"full-size/{name}.txt", output, note=False)
     figures()

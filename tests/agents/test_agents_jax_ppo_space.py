@@ -20,9 +20,9 @@ pytest.importorskip("flax")
 from blackjack_env.agents.grading import exact_grade  # noqa: E402
 from blackjack_env.agents.jax_ppo import (  # noqa: E402
     JaxPPOConfig,
+    held_out_rule_sets,
     make_env,
     space_of,
-    held_out_rule_sets,
     train_seeds,
 )
 from blackjack_env.agents.mlp import MLPAgent  # noqa: E402
