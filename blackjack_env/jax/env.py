@@ -62,6 +62,24 @@ class BlackjackJax:
     ``params``); the round's flow is the numpy batched tables', and parity tests replay
     stacked cards through both.
 
+    ## Rules as data
+
+    Every rule is a value of ``params`` (:class:`~blackjack_env.jax.tables.Params`), not a
+    choice of compiled code: the program is keyed by the table's shapes alone
+    (:class:`~blackjack_env.jax.tables.Config`: seats, hand slots, shoe places, an
+    infinite deck or not, the action and bet counts, rounds per episode, tracked cards, a
+    finite bankroll), the observation mode and the illegal-action policy. ``rules`` may be
+    a list of rule sets or a :class:`~blackjack_env.engine.rulespace.RuleSpace`: the table
+    is then built to fit every one of them (the most hands per seat, the largest shoe),
+    and ``params_of(rules)`` gives any of them as ``params`` for the same program,
+    ``stack_params([...])`` one row per table (``jax.vmap(env.step, in_axes=(0, 0, 0,
+    0))``), ``rule_bank([...])`` a :class:`~blackjack_env.jax.tables.RuleBank` (each
+    distinct table kept once; ``bank.at(i)`` and ``bank.sample(key)`` inside ``jit``; a
+    space's training rule sets by default). ``observe_rules=True`` ends the ``"vector"``
+    and ``"features"`` observations with the rule features of the table's rules (the
+    ``"dict"`` gains ``"rules"``), the numpy envs' encoding. ``default_params`` are the
+    first rule set's (a space's first).
+
     ## Several learner seats
 
     ``seats_per_table=S`` (2..7) seats S learners at each table, as the numpy vector env's
@@ -143,9 +161,11 @@ class BlackjackJax:
     validated once by :meth:`~blackjack_env.envs.EnvSettings.batched`, as the
     numpy vector env's; a wrong value's ``ValueError`` names its argument): ``rules`` (a
     :class:`~blackjack_env.engine.rules.Rules`, a preset name or a ``Rules.to_dict``
-    dict), ``decks`` (replaces the rules' decks, ``None`` the infinite deck: the one rule
-    override every env takes), ``obs_mode`` (``"features"``, the default, ``"vector"``,
-    ``"multidiscrete"``, ``"dict"``, ``"tuple"``), ``bet`` (chips per base bet),
+    dict; a list of them, or a :class:`~blackjack_env.engine.rulespace.RuleSpace`: see
+    "Rules as data"), ``observe_rules``, ``decks`` (replaces the rules' decks, ``None``
+    the infinite deck: the one rule override every env takes), ``obs_mode``
+    (``"features"``, the default, ``"vector"``, ``"multidiscrete"``, ``"dict"``,
+    ``"tuple"``), ``bet`` (chips per base bet),
     ``insurance_decisions``, ``seats_per_table``, ``bet_sizes``, ``rounds_per_episode``,
     ``bankroll``, ``illegal_action`` (``"map"`` or ``"penalize"``), ``illegal_penalty``;
     the single env's ``num_seats`` (other seats played by strategies), ``seat``,

@@ -261,6 +261,17 @@ class BlackjackJaxVectorEnv(VectorEnv):
     (``round_net``, ``round``). The tables' state is ``env.state`` (a
     :class:`~blackjack_env.jax.core.State` of ``num_envs // S`` tables).
 
+    ## Rules per table
+
+    ``rules`` may also be a list of rule sets, one per table (``num_envs //
+    seats_per_table`` of them), each table playing its own in the one compiled program;
+    or a :class:`~blackjack_env.engine.rulespace.RuleSpace`: each table draws its rule set
+    from the space's training rule sets (its held-out ones never) at every reset and every
+    automatic reset, and starts a fresh table (a full shoe) under it. ``info["rules_index"]``
+    (int64 per sub-env) is then the index of its table's rule set in the list or in the
+    space (``space.rules_at(i)``), and on a step that ends an episode
+    ``info["final_info"]["rules_index"]`` is the ended episode's (under a space).
+
     ## Reset options
 
     As the numpy env's: ``cards`` (text dealt first at every table, or one entry per
