@@ -114,16 +114,18 @@ def jax_mixed_table() -> str:
     machine's load average while it ran."""
     data = _data("jax-mixed.json")
     lines = ["| rules | policy | tables | preset alone (hands/s) | mixed (hands/s) | "
-             "rule sets | mixed / alone | per CPU-second |",
+             "rule sets | hands: mixed / alone (per CPU-s) | steps: mixed / alone "
+             "(per CPU-s) |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for row in data["rows"]:
         if not row.get("mixed"):
             continue
         alone = row["single_hands_per_s"]
         cpu = row["hands_per_cpu_s"] / row["single_hands_per_cpu_s"]
+        steps = row["steps_per_cpu_s"] / row["single_steps_per_cpu_s"]
         lines.append(f"| {row['rules']} | {row['policy']} | {row['tables']:,} | {alone:,.0f} | "
                      f"{row['hands_per_s']:,.0f} | {row['rule_sets']:,} | "
-                     f"{row['hands_per_s'] / alone:.2f}x | {cpu:.2f}x |")
+                     f"{row['hands_per_s'] / alone:.2f}x ({cpu:.2f}x) | {steps:.2f}x |")
     load = ", ".join(f"{x:.1f}" for x in data["load"])
     return ("\n".join(lines) + f"\n\nMeasured on {data['backend']} (load average {load} when "
             "the run ended: other processes took the cores).\n")
