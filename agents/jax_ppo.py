@@ -92,6 +92,7 @@ from blackjack_env.agents.rule_sets import (
     RuleSetGrades,
     axis_costs,
     bootstrap_interval,
+    grade_one,
     rule_axes,
 )
 from blackjack_env.engine import preset
@@ -992,44 +993,41 @@ def grade_held_out(agents: list[list[MLPAgent]], test: list[Any], curve_sets: in
                    axes: Any = None, name: str = ""
                    ) -> tuple[list[list[dict[str, Any]]], list[RuleSetGrades]]:
     """Exact grades of a rule-space run: per seed and curve point, the last point on every
-    rule set of ``test``, the others on its first ``curve_sets`` (each rule set's decision
-    states encoded once for every agent graded on it: :func:`exact_grades`). A point's
-    grade holds the mean over its rule sets of the exact regret (``regret``), of the
-    optimal and of the agent's return, the median and worst regret and the rule sets'
-    count; each seed's last point is also a
-    :class:`~blackjack_env.agents.rule_sets.RuleSetGrades` (every rule set, the interval
-    of the mean, the costliest ``axes``), as ``blackjack-evaluate --rule-sets`` gives it."""
+    rule set of ``test``, the others on its first ``curve_sets``
+    (:func:`~blackjack_env.agents.rule_sets.grade_one`: each rule set's decision states
+    and optimum computed once for every agent graded on it). A point's grade holds the
+    mean over its rule sets of the exact regret (``regret``), of the optimal and of the
+    agent's return, the median and worst regret and the rule sets' count; each seed's last
+    point is also a :class:`~blackjack_env.agents.rule_sets.RuleSetGrades` (every rule set,
+    the interval of the mean, the costliest ``axes``), as ``blackjack-evaluate
+    --rule-sets`` gives it."""
     t0 = time.perf_counter()
     flat = [a for row in agents for a in row]
     last = [row[-1] for row in agents]
-    per_agent: dict[int, list[dict[str, Any]]] = {id(a): [] for a in flat}
+    per_agent: dict[int, list[RuleSetGrade]] = {id(a): [] for a in flat}
     for i, rules in enumerate(test):
-        asked = flat if i < curve_sets else last
-        for agent, g in zip(asked, exact_grades(asked, rules, "vector"), strict=True):
-            per_agent[id(agent)].append(g)
+        for agent in flat if i < curve_sets else last:
+            per_agent[id(agent)].append(grade_one(agent, rules, i, "batch"))
     grades = []
     for row in agents:
         seed = []
         for agent in row:
             found = per_agent[id(agent)]
-            regrets = np.array([g["regret"] for g in found])
+            regrets = np.array([g.regret for g in found])
             seed.append({
                 "regret": float(regrets.mean()), "regret_median": float(np.median(regrets)),
                 "regret_worst": float(regrets.max()), "rule_sets": len(found),
-                "optimal_return": float(np.mean([g["optimal_return"] for g in found])),
-                "exact_return": float(np.mean([g["exact_return"] for g in found])),
+                "optimal_return": float(np.mean([g.optimal_return for g in found])),
+                "exact_return": float(np.mean([g.exact_return for g in found])),
                 "split_states_depending_on_hand_index": int(sum(
-                    g["split_states_depending_on_hand_index"] for g in found)),
+                    g.split_states_depending_on_hand_index or 0 for g in found)),
             })
         grades.append(seed)
     seconds = time.perf_counter() - t0
     axis_names = tuple(rule_axes(test) if axes is None else axes)
     finals = []
     for agent in last:
-        rows = tuple(RuleSetGrade(i, rules, g["optimal_return"], g["exact_return"], g["regret"],
-                                  g["split_states_depending_on_hand_index"])
-                     for i, (rules, g) in enumerate(zip(test, per_agent[id(agent)],
-                                                        strict=True)))
+        rows = tuple(per_agent[id(agent)])
         regrets = np.array([r.regret for r in rows])
         finals.append(RuleSetGrades(agent.name, rows, axis_costs(rows, axis_names),
                                     bootstrap_interval(regrets), seconds, 1, name))
