@@ -125,7 +125,9 @@ class BlackjackJax:
     shows ``phase = SETTLED`` and the next step, whatever its action, returns its reward.
     ``step`` resets by itself (gymnax convention): the step that ends an episode returns
     the first observation of the next round, dealt from the same shoe. Its ``info`` is
-    lean (no ``final_observation``); :meth:`step_full` and :meth:`gymnax_v1`'s step add
+    lean (no ``final_observation``), and so is :meth:`gymnax_v1`'s by default (its
+    ``final_observation`` empty); :meth:`step_full` (and
+    ``gymnax_v1(final_observation=True)`` or ``full_info=True``) gives
     ``info["final_observation"]``, the ended round's last observation (SETTLED).
 
     Why ``"features"`` is this table's default (the numpy envs keep ``"multidiscrete"``):
@@ -522,11 +524,14 @@ class BlackjackJax:
         return jax.tree.map(lambda a: jnp.broadcast_to(a, (num_tables, *a.shape)), one)
 
     # ------------------------------------------------------------------ adapters
-    def gymnax_v1(self, full_info: bool = False) -> GymnaxV1:
+    def gymnax_v1(self, full_info: bool = False, final_observation: bool = False) -> GymnaxV1:
         """This env with gymnax 1.0's step signature (``obs, state, reward, terminated,
-        truncated, info``), for gymnax's own wrappers (``GymnaxV1``; ``full_info``:
-        the rich ``info`` of :meth:`step_full`)."""
-        return GymnaxV1(self, full_info)
+        truncated, info``), for gymnax's own wrappers (``GymnaxV1``): the lean ``info`` of
+        :meth:`step` and an empty ``final_observation`` (gymnax's
+        ``FlattenObservationWrapper`` reads the key); ``final_observation``: the ended
+        round's last observation there; ``full_info``: the rich ``info`` of
+        :meth:`step_full`."""
+        return GymnaxV1(self, full_info, final_observation)
 
 
 def _rules_name(rules: Any) -> str:
