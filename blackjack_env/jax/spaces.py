@@ -42,7 +42,7 @@ def _gymnax_spaces() -> Any:
 def _rebuild(cls: type, state: dict[str, Any]) -> Any:
     """A space of class ``cls`` (one of this module's) with the attributes ``state``: what
     :meth:`_Space.__reduce__` pickles."""
-    space = object.__new__(cls)
+    space: Any = object.__new__(cls)
     space.__dict__.update(state)
     return space
 
