@@ -398,11 +398,13 @@ class BlackjackJax:
         of range does under each illegal-action policy)."""
         checks.check_step_args(state, action, self.config, self.num_actions)
 
-    def action_mask(self, state: Any, params: Params | None = None) -> Any:
+    def action_mask(self, state: Any, params: Params | Banked | None = None) -> Any:
         """bool ``(num_actions,)`` (``(seats, num_actions)`` with several seats; or
-        batched over tables): the legal actions of ``state``. ``state`` may be a wrapper's
-        state that holds this env's as ``env_state`` (gymnax's ``LogWrapper``, at any
-        depth): the mask of the state that :meth:`reset` returns is read here."""
+        batched over tables, ``params`` then one rule set, one row per table or a
+        :class:`~blackjack_env.jax.tables.Banked` batch): the legal actions of ``state``.
+        ``state`` may be a wrapper's state that holds this env's as ``env_state``
+        (gymnax's ``LogWrapper``, at any depth): the mask of the state that
+        :meth:`reset` returns is read here."""
         p = self._params if params is None else params
         return program.masks(self.program, unwrap_state(state), p)
 
