@@ -143,7 +143,9 @@ class BlackjackJax:
     shows ``phase = SETTLED`` and the next step, whatever its action, returns its reward.
     ``step`` resets by itself (gymnax convention): the step that ends an episode returns
     the first observation of the next round, dealt from the same shoe. Its ``info`` is
-    lean (no ``final_observation``); :meth:`step_full` and :meth:`gymnax_v1`'s step add
+    lean (no ``final_observation``), and so is :meth:`gymnax_v1`'s by default (its
+    ``final_observation`` empty); :meth:`step_full` (and
+    ``gymnax_v1(final_observation=True)`` or ``full_info=True``) gives
     ``info["final_observation"]``, the ended round's last observation (SETTLED).
 
     Why ``"features"`` is this table's default (the numpy envs keep ``"multidiscrete"``):
@@ -418,11 +420,13 @@ class BlackjackJax:
         of range does under each illegal-action policy)."""
         checks.check_step_args(state, action, self.config, self.num_actions)
 
-    def action_mask(self, state: Any, params: Params | None = None) -> Any:
+    def action_mask(self, state: Any, params: Params | Banked | None = None) -> Any:
         """bool ``(num_actions,)`` (``(seats, num_actions)`` with several seats; or
-        batched over tables): the legal actions of ``state``. ``state`` may be a wrapper's
-        state that holds this env's as ``env_state`` (gymnax's ``LogWrapper``, at any
-        depth): the mask of the state that :meth:`reset` returns is read here."""
+        batched over tables, ``params`` then one rule set, one row per table or a
+        :class:`~blackjack_env.jax.tables.Banked` batch): the legal actions of ``state``.
+        ``state`` may be a wrapper's state that holds this env's as ``env_state``
+        (gymnax's ``LogWrapper``, at any depth): the mask of the state that
+        :meth:`reset` returns is read here."""
         p = self._params if params is None else params
         return program.masks(self.program, unwrap_state(state), p)
 
@@ -544,11 +548,14 @@ class BlackjackJax:
         return jax.tree.map(lambda a: jnp.broadcast_to(a, (num_tables, *a.shape)), one)
 
     # ------------------------------------------------------------------ adapters
-    def gymnax_v1(self, full_info: bool = False) -> GymnaxV1:
+    def gymnax_v1(self, full_info: bool = False, final_observation: bool = False) -> GymnaxV1:
         """This env with gymnax 1.0's step signature (``obs, state, reward, terminated,
-        truncated, info``), for gymnax's own wrappers (``GymnaxV1``; ``full_info``:
-        the rich ``info`` of :meth:`step_full`)."""
-        return GymnaxV1(self, full_info)
+        truncated, info``), for gymnax's own wrappers (``GymnaxV1``): the lean ``info`` of
+        :meth:`step` and an empty ``final_observation`` (gymnax's
+        ``FlattenObservationWrapper`` reads the key); ``final_observation``: the ended
+        round's last observation there; ``full_info``: the rich ``info`` of
+        :meth:`step_full`."""
+        return GymnaxV1(self, full_info, final_observation)
 
 
 def _rules_name(rules: Any) -> str:
