@@ -147,6 +147,7 @@ def one_agent() -> dict[str, Any]:
     with contextlib.redirect_stdout(buffer):
         done = runpy.run_path(str(DATA.parent / "examples" / "tutorial_one_agent.py"),
                               run_name="__main__")
+    print(buffer.getvalue(), file=sys.stderr, flush=True)  # the generalist, while the rest runs
     from blackjack_env.agents.grading import exact_grade
 
     run, model = done["run"], done["model"]

@@ -723,6 +723,7 @@ def _prepare_jax_space(values: dict[str, Any], given: dict[str, Any], out: Path)
             raise UsageError(f"--{name.replace('_', '-')} {given[name]}: --rule-space "
                              f"{values['rule_space']} draws every table's rules from the "
                              f"space (one learner seat, a fixed bet); leave it out")
+    # deferred: loads flax, jax, optax (the optional [jax] extra)
     from blackjack_env.agents.jax_ppo import JaxPPOConfig, space_of
 
     batch = values["n_envs"] * values["n_steps"]

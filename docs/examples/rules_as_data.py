@@ -1,4 +1,5 @@
-"""Rules as data: 4,096 JAX tables, each under its own rule set, in one compiled program."""
+"""Rules as data: 4,096 JAX tables, each under its own rule set, in one compiled
+program."""
 
 import jax
 import jax.numpy as jnp
@@ -24,7 +25,8 @@ print(env.config)  # the static part: shapes only (the shoe holds the space's 8 
 
 rules = space.sample_many(np.random.default_rng(0), 4096)
 bank = env.rule_bank(rules)  # one pytree; each distinct table kept once
-print(f"{bank.size} rule sets, {bank.rows['mask_index'].shape[0]} distinct legal-action tables")
+distinct = bank.rows["mask_index"].shape[0]
+print(f"{bank.size} rule sets, {distinct} distinct legal-action tables")
 
 
 def one_table(key, index):
@@ -41,14 +43,16 @@ def one_table(key, index):
         return (state, info["action_mask"], net + reward), done
 
     mask = env.action_mask(state, p)
-    (state, _, net), done = jax.lax.scan(play, (state, mask, 0.0), jax.random.split(k1, 50))
+    keys = jax.random.split(k1, 50)
+    (state, _, net), done = jax.lax.scan(play, (state, mask, 0.0), keys)
     return obs, net, done.sum()
 
 
 keys = jax.random.split(jax.random.PRNGKey(0), 4096)
 obs, net, rounds = jax.jit(jax.vmap(one_table))(keys, jnp.arange(4096))
 print(f"observation {obs.shape[1:]}: the features' 73 entries, then 50 rule features")
-print(f"{int(rounds.sum()):,} rounds, mean net per round {float(net.sum() / rounds.sum()):+.3f}")
+mean = float(net.sum() / rounds.sum())
+print(f"{int(rounds.sum()):,} rounds, mean net per round {mean:+.3f}")
 
 # a key draws a table's rules inside jit (XLand-MiniGrid's sample_ruleset): bank.sample
 i = int(jax.jit(bank.sample_index)(jax.random.PRNGKey(7)))

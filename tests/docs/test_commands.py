@@ -82,6 +82,11 @@ SMALL: dict[str, tuple[str, str | None]] = {
          "--num-envs 16", "slow"),
 }
 
+#: docs/tutorials/one-agent.md's two commands: a generalist trained over the default rule
+#: space, then a saved model graded on the space's held-out rule sets.
+ONE_AGENT = ("blackjack-train --algo jax-ppo --rule-space v1 --timesteps 8000000",
+             "blackjack-evaluate runs/jax-ppo-space-v1/model.npz --rule-sets held-out")
+
 #: docs/counting.md's perfect-counter table: three commands run in one folder, the
 #: second and third reading the store of priced rounds the first wrote.
 PERFECT_COUNTER = (
@@ -116,6 +121,10 @@ HELP_ONLY = {
         "run whole by tests/agents/test_rule_sets_command.py::"
         "test_the_page_figures_come_from_the_command (-m slow), which compares its table "
         "with the page's",
+    ONE_AGENT[0]: "run small, then graded, by test_the_one_agent_commands_in_one_folder "
+                  "(-m slow)",
+    ONE_AGENT[1]: "needs the run above: run by test_the_one_agent_commands_in_one_folder "
+                  "(-m slow)",
     "blackjack-web": "serves until stopped; tests/web start it",
     "blackjack-web --agent runs/main": "serves until stopped; tests/web start it",
     "python scripts/bench_vector.py": "the default of the rows run small above",
@@ -351,3 +360,25 @@ def test_the_perfect_counter_commands_in_one_folder(tmp_path: Path,
     names = [row["name"] for row in result["ceiling"]["rows"]]
     assert result["ceiling"]["rounds"] == 24 and len(names) == 7
     assert "model-bets.npz: bets graded by the exact edge, CD play" in names
+
+
+@pytest.mark.slow  # the rule bank of 4,499 rule sets, the JAX PPO's compilation, 2 gradings
+def test_the_one_agent_commands_in_one_folder(tmp_path: Path) -> None:
+    """docs/tutorials/one-agent.md's two commands in one folder, the training at a small
+    size: it writes the model the second command reads, and both grade the same model
+    on the same 256 held-out rule sets, to the same figures."""
+    import json
+
+    pytest.importorskip("jax")
+    train_cmd, evaluate_cmd = (shlex.split(c) for c in ONE_AGENT)
+    train_cmd[train_cmd.index("--timesteps") + 1] = "2048"
+    run_ours([*train_cmd, "--seeds", "1", "--n-envs", "16", "--n-steps", "8",
+              "--curve-points", "2", "--no-progress"], tmp_path)
+    run = tmp_path / "runs" / "jax-ppo-space-v1"
+    assert (run / "model.npz").is_file()
+    held = json.loads((run / "held-out.json").read_text())
+    run_ours([*evaluate_cmd, "--out", "e.json"], tmp_path)
+    graded = json.loads((tmp_path / "e.json").read_text())
+    assert held["n_rule_sets"] == graded["n_rule_sets"] == 256
+    for key in ("mean_regret", "median_regret", "mean_exact_return"):
+        assert graded[key] == pytest.approx(held[key], abs=1e-9), key
