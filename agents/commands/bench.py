@@ -178,9 +178,9 @@ def _grade(s: Grade) -> list[dict[str, Any]]:
     if not s.policies:
         raise UsageError("give one or more policies to grade")
     check_writable("json", s.json, suffixes=(".json",))
-    submit = s.out is not None
+    submit = False
     budget = None
-    if submit:
+    if s.out is not None:
         if not s.name or s.budget is None:
             raise UsageError("--out writes a results file: give --name (the row) and "
                              "--budget (the env steps each policy was trained on)")
@@ -188,6 +188,7 @@ def _grade(s: Grade) -> list[dict[str, Any]]:
             raise UsageError(f"--name {s.name}: a baseline's name; give your algorithm's")
         budget = found.check_budget(parse_budget(s.budget))
         check_output_dir(s.out, "--out")
+        submit = True
     elif s.name is not None or s.budget is not None:
         raise UsageError("--name and --budget describe a results file: give --out too")
     loaded = [load_policy(p, found, s.obs_mode, s.sb3_algo) for p in s.policies]
@@ -243,7 +244,7 @@ def _report(s: Report) -> str:
     if not folder.is_dir():
         raise UsageError(f"{s.folder}: not a folder of results files")
     if s.out is not None:
-        check_output_dir(s.out, "--out")
+        check_output_dir(str(s.out), "--out")
     board = leaderboard(folder)
     text = "\n".join(f"## {TASKS[name].id}\n\n{markdown(TASKS[name], rows)}"
                      for name, rows in board.items())

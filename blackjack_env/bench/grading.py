@@ -209,7 +209,7 @@ def grade_bets(task: Task, bets: Sequence[float] | np.ndarray, *,
         raise ValueError(f"give one bet of {sorted(allowed)} for each of the {len(rounds):,} "
                          f"rounds")
     spread = (min(task.bet_sizes), max(task.bet_sizes))
-    fraction, half = ceiling_fraction(rounds, bets, spread=spread)
+    fraction, half = ceiling_fraction(rounds, [float(b) for b in bets], spread=spread)
     by_round = {(r.shoe, r.index): b for r, b in zip(rounds, bets, strict=True)}
     report = counter_report(rounds, spread=spread,
                             bettors={"policy": lambda r: by_round[r.shoe, r.index]})

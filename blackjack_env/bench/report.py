@@ -22,6 +22,7 @@ state put back after: the same files give the same intervals.
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,12 +79,18 @@ class Row:
 
 @contextlib.contextmanager
 def _seeded() -> Iterator[None]:
+    """numpy's global generator seeded for rliable, and its ``absl`` log (a line per
+    estimate) quiet; both put back after."""
     state = np.random.get_state()
     np.random.seed(BOOTSTRAP_SEED)
+    log = logging.getLogger("absl")
+    level = log.level
+    log.setLevel(logging.WARNING)
     try:
         yield
     finally:
         np.random.set_state(state)
+        log.setLevel(level)
 
 
 def interval_estimates(scores: Sequence[float]) -> tuple[float, tuple[float, float] | None,
@@ -97,7 +104,7 @@ def interval_estimates(scores: Sequence[float]) -> tuple[float, tuple[float, flo
         return float(x[0]), None, None, None
     # deferred: rliable (and scipy, arch, pandas) come with the [bench] extra
     from rliable import library as rly
-    from rliable import metrics
+    from rliable import metrics  # (deferred: rliable)
 
     def aggregate(s: np.ndarray) -> np.ndarray:
         return np.array([metrics.aggregate_mean(s), metrics.aggregate_iqm(s)])
@@ -112,9 +119,12 @@ def interval_estimates(scores: Sequence[float]) -> tuple[float, tuple[float, flo
     return float(point["x"][0]), mean_ci, float(point["x"][1]), (float(lo[1]), float(hi[1]))
 
 
-def _group(found: list[tuple[Path, dict[str, Any]]]
-           ) -> dict[tuple[str, str, int | None], tuple[Path, dict[str, Any], list[dict[str, Any]]]]:
-    groups: dict[tuple[str, str, int | None], tuple[Path, dict[str, Any], list[dict[str, Any]]]] = {}
+_Key = tuple[str, str, "int | None"]
+_Group = tuple[Path, dict[str, Any], list[dict[str, Any]]]
+
+
+def _group(found: list[tuple[Path, dict[str, Any]]]) -> dict[_Key, _Group]:
+    groups: dict[_Key, _Group] = {}
     for path, data in found:
         by_budget: dict[int | None, list[dict[str, Any]]] = {}
         for r in data["runs"]:
@@ -237,6 +247,64 @@ def markdown(task: Task, rows: Sequence[Row]) -> str:
     return "\n".join(lines) + "\n"
 
 
+@dataclass(frozen=True)
+class Speed:
+    """A learner's measured speed in a folder: env steps per CPU-second over its runs at
+    its largest budget there (training and grading; a JAX program's compilation shared
+    between its seeds)."""
+
+    algo: str
+    budget: int
+    steps_per_cpu_second: float
+
+
+def speeds(folder: str | Path) -> dict[str, Speed]:
+    """Each learner's :class:`Speed` from the results under ``folder``."""
+    best: dict[str, tuple[int, float, float]] = {}
+    for _, data in results_in(folder):
+        for r in data["runs"]:
+            if r["budget"] is None or not r["cpu_seconds"] or not r["env_steps"]:
+                continue
+            name = data["algo"]["name"]
+            budget, steps, cpu = best.get(name, (0, 0.0, 0.0))
+            if r["budget"] > budget:
+                best[name] = (r["budget"], float(r["env_steps"]), float(r["cpu_seconds"]))
+            elif r["budget"] == budget:
+                best[name] = (budget, steps + r["env_steps"], cpu + r["cpu_seconds"])
+    return {name: Speed(name, b, steps / cpu) for name, (b, steps, cpu) in best.items()}
+
+
+def timing(folder: str | Path, seeds: int = 5) -> list[dict[str, Any]]:
+    """The table's cost by budget (None: the references): ``runs`` graded policies in the
+    folder with their summed ``cpu_seconds`` and ``wall_seconds``, and the CPU-seconds
+    ``missing_cpu_seconds`` of the table's runs not in the folder, estimated from each
+    learner's :func:`speeds` (``seeds`` seeds; None where the learner has no speed yet)."""
+    rows: dict[int | None, dict[str, Any]] = {}
+    for _, data in results_in(folder):
+        for r in data["runs"]:
+            row = rows.setdefault(r["budget"], {"budget": r["budget"], "runs": 0,
+                                                "cpu_seconds": 0.0, "wall_seconds": 0.0,
+                                                "missing_runs": 0, "missing_cpu_seconds": 0.0})
+            row["runs"] += 1
+            row["cpu_seconds"] += r["cpu_seconds"] or 0.0
+            row["wall_seconds"] += r["wall_seconds"] or 0.0
+    measured = speeds(folder)
+    for board in leaderboard(folder).values():
+        for r in board:
+            if r.status != "missing" or r.budget is None:
+                continue
+            row = rows.setdefault(r.budget, {"budget": r.budget, "runs": 0, "cpu_seconds": 0.0,
+                                             "wall_seconds": 0.0, "missing_runs": 0,
+                                             "missing_cpu_seconds": 0.0})
+            row["missing_runs"] += seeds
+            speed = measured.get(r.algo)
+            if speed is None or row["missing_cpu_seconds"] is None:
+                row["missing_cpu_seconds"] = None
+            else:
+                row["missing_cpu_seconds"] += seeds * r.budget / speed.steps_per_cpu_second
+    return [rows[k] for k in sorted(rows, key=lambda b: (b is not None, b or 0))]
+
+
 def report(folder: str | Path) -> str:
     """Every task's table (:func:`markdown`) from the results under ``folder``."""
     board = leaderboard(folder)
@@ -267,14 +335,12 @@ def plots(folder: str | Path, out: str | Path, *, dpi: int = 100) -> list[Path]:
         found = TASKS[name]
         learned = [r for r in rows if r.status == "ok" and r.budget is not None]
         refs = [r for r in rows if r.status == "ok" and r.budget is None]
-        if not learned:
-            continue
         by_algo: dict[str, list[Row]] = {}
         for r in learned:
             by_algo.setdefault(r.algo, []).append(r)
         for kind in ("steps", "wall"):
             fig, ax = plt.subplots(figsize=(7.0, 4.0))
-            for i, (algo_name, pts) in enumerate(by_algo.items()):
+            for i, pts in enumerate(by_algo.values()):
                 pts = sorted(pts, key=lambda r: r.budget or 0)
                 xs = [float(r.env_steps or r.budget or 0) if kind == "steps"
                       else float(r.wall_seconds or 0) for r in pts]
@@ -291,6 +357,9 @@ def plots(folder: str | Path, out: str | Path, *, dpi: int = 100) -> list[Path]:
                     continue
                 ax.axhline(r.mean, color="0.4", ls=[":", "--", "-."][j % 3], lw=1,
                            label=f"{r.title} ({_num(found, r.mean)})")
+            if not learned:
+                ax.text(0.5, 0.5, "no learner's results in the folder yet", ha="center",
+                        transform=ax.transAxes)
             ax.set_xscale("log")
             if not found.higher_is_better:
                 ax.set_yscale("log")
@@ -320,6 +389,13 @@ def _profile(found: Task, rows: Sequence[Row], path: Path, dpi: int) -> Path:
     from rliable import library as rly
 
     budgets = sorted({r.budget for r in rows if r.budget is not None})
+    if not budgets:
+        fig, ax = plt.subplots(figsize=(4.0, 3.0))
+        ax.text(0.5, 0.5, "no learner's results in the folder yet", ha="center")
+        ax.set_axis_off()
+        fig.savefig(path, dpi=dpi)
+        plt.close(fig)
+        return path
     fig, axes = plt.subplots(1, len(budgets), figsize=(3.2 * len(budgets) + 1, 3.4),
                              squeeze=False, sharey=True)
     every = np.concatenate([np.asarray(r.scores) for r in rows])

@@ -61,8 +61,13 @@ def default_budgets(found: Task, method: Algo) -> list[int]:
 
 def results_path(out: str | Path, found: Task, name: str, budgets: Sequence[int]) -> Path:
     """``OUT/TASK-ID/ALGO[-BUDGET...].json``."""
-    tail = "".join(f"-{format_budget(b)}" for b in budgets)
+    tail = "".join(f"-{_token(b)}" for b in budgets)
     return Path(out) / found.id / f"{name}{tail}.json"
+
+
+def _token(budget: int) -> str:
+    """A budget in a file name: ``1e5``, or its digits."""
+    return format_budget(budget).replace(",", "")
 
 
 def run_command(task_name: str, name: str, seeds: int, budgets: Sequence[int],
@@ -154,7 +159,8 @@ def run(task_name: str, name: str, *, seeds: int = DEFAULT_SEEDS,
     runs: list[dict[str, Any]] = []
     reused = 0
     if not method.trained:
-        for seed in seed_list or [None]:
+        seeds_or_none: list[int | None] = list(seed_list) or [None]
+        for seed in seeds_or_none:
             w, c = time.perf_counter(), time.process_time()
             grade = grade_reference(found, name, seed)
             runs.append({"seed": seed, "budget": None, "env_steps": None,
@@ -166,7 +172,7 @@ def run(task_name: str, name: str, *, seeds: int = DEFAULT_SEEDS,
             units = [seed_list] if method.together else [[s] for s in seed_list]
             for unit_seeds in units:
                 key = _unit_key(found, name, budget, unit_seeds, settings)
-                where = work_root / format_budget(budget) / (
+                where = work_root / _token(budget) / (
                     f"seeds-0-{len(unit_seeds) - 1}" if method.together
                     else f"seed-{unit_seeds[0]}")
 
@@ -208,14 +214,14 @@ def run(task_name: str, name: str, *, seeds: int = DEFAULT_SEEDS,
 def _check_libraries(name: str) -> None:
     """ImportError (the extra to install) when a learner's library is missing."""
     if name == "jax-ppo":
-        # deferred: loads jax, flax, optax (the optional [jax] extra)
-        import flax  # noqa: F401
-        import jax  # noqa: F401
-        import optax  # noqa: F401
+        # each import is deferred: it loads an optional package of the [jax] extra
+        import flax  # noqa: F401 - (loads flax)
+        import jax  # noqa: F401 - (loads jax)
+        import optax  # noqa: F401 - (loads optax)
     elif name in ("ppo", "a2c", "dqn", "maskable-ppo"):
-        # deferred: loads torch, stable_baselines3, sb3_contrib (the optional [train] extra)
-        import sb3_contrib  # noqa: F401
-        import stable_baselines3  # noqa: F401
+        # each import is deferred: it loads an optional package of the [train] extra
+        import sb3_contrib  # noqa: F401 - (loads sb3_contrib)
+        import stable_baselines3  # noqa: F401 - (loads stable_baselines3)
 
 
 @dataclass(frozen=True)

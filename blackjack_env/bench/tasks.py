@@ -153,11 +153,12 @@ class Task:
         return budget
 
     def definition(self) -> dict[str, Any]:
-        """Everything that decides a grade, as JSON (what :meth:`fingerprint` hashes)."""
+        """Everything that decides a grade, as JSON (what :meth:`fingerprint` hashes): the
+        words that describe it are left out, so they can be improved under one version."""
         out: dict[str, Any] = {
             "name": self.name, "version": self.version, "rules": self.rules.to_dict(),
-            "grade": self.grade, "obs_modes": list(self.obs_modes), "metric": self.metric,
-            "better": self.better, "budgets": list(self.budgets), "hide_shoe": self.hide_shoe,
+            "grade": self.grade, "obs_modes": list(self.obs_modes), "better": self.better,
+            "budgets": list(self.budgets), "hide_shoe": self.hide_shoe,
             "bet_sizes": list(self.bet_sizes),
         }
         if self.grade in ("shoe-regret", "ceiling-fraction"):

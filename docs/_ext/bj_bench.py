@@ -87,42 +87,54 @@ def tasks_table() -> str:
 
 
 def algos_table() -> str:
-    from blackjack_env.bench import ALGOS
+    from blackjack_env.bench import ALGOS, TASKS
+    from blackjack_env.bench.report import speeds
     from blackjack_env.bench.tasks import format_budget
 
-    rows = [(f"`{a.name}`", a.title, a.kind, a.about,
-             format_budget(a.reach) if a.trained else "",
-             a.reach_note) for a in ALGOS.values()]
+    measured = speeds(RESULTS)
+    rows = []
+    for a in ALGOS.values():
+        speed, cost = "", ""
+        if a.trained and a.name in measured:
+            s = measured[a.name]
+            speed = f"{s.steps_per_cpu_second:,.0f} at {format_budget(s.budget)}"
+            tasks = [t for t in TASKS.values() if a.name in t.baselines]
+            beyond = sorted({b for t in tasks for b in t.budgets if b > a.reach})
+            if beyond:
+                hours = 5 * beyond[0] * len(tasks) / s.steps_per_cpu_second / 3600
+                cost = f"{format_budget(beyond[0])}: {hours:,.1f} CPU-hours"
+        rows.append((f"`{a.name}`", a.title, a.kind, a.about,
+                     format_budget(a.reach) if a.trained else "", speed, cost))
     return table(["name", "algorithm", "kind", "what", "largest budget in the table",
-                  "why not beyond"], rows)
+                  "env steps per CPU-second (measured)",
+                  "next budget, 5 seeds, every task"], rows)
 
 
 def timing() -> str:
     """The table's measured time, per budget, from the results files."""
-    from blackjack_env.bench.results import results_in
+    from blackjack_env.bench.report import timing as cost
     from blackjack_env.bench.tasks import format_budget
 
-    by: dict[Any, list[float]] = {}
-    loads: dict[Any, list[float]] = {}
-    for _, data in results_in(RESULTS):
-        for run in data["runs"]:
-            by.setdefault(run["budget"], []).append(run["wall_seconds"] or 0.0)
-        load = data["machine"].get("load_average_start")
-        if load:
-            for budget in {r["budget"] for r in data["runs"]}:
-                loads.setdefault(budget, []).append(load[0])
     rows = []
-    for budget in sorted(by, key=lambda b: (b is not None, b or 0)):
-        seconds = sum(by[budget])
-        spread = loads.get(budget) or [float("nan")]
-        rows.append(("references" if budget is None else format_budget(budget),
-                     f"{len(by[budget])}", f"{seconds:,.0f} s ({seconds / 60:,.1f} min)",
-                     f"{min(spread):.1f} to {max(spread):.1f}"))
-    total = sum(sum(v) for v in by.values())
-    rows.append(("all", f"{sum(len(v) for v in by.values())}",
-                 f"{total:,.0f} s ({total / 3600:,.2f} h)", ""))
-    return table(["budget", "graded policies", "wall time (one process, summed)",
-                  "load average at the runs' start"], rows)
+    total = missing = 0.0
+    unknown = False
+    for row in cost(RESULTS):
+        total += row["cpu_seconds"]
+        left = row["missing_cpu_seconds"]
+        unknown |= left is None and row["missing_runs"] > 0
+        missing += left or 0.0
+        rows.append(("references" if row["budget"] is None else format_budget(row["budget"]),
+                     f"{row['runs']}", f"{row['cpu_seconds']:,.0f}",
+                     f"{row['wall_seconds']:,.0f}",
+                     f"{row['missing_runs']}" if row["missing_runs"] else "",
+                     "" if not row["missing_runs"] else "unknown" if left is None else
+                     f"{left:,.0f}"))
+    rows.append(("all", "", f"{total:,.0f} ({total / 7200:.2f} h on 2 cores)", "", "",
+                 f"{missing:,.0f} ({missing / 7200:.2f} h on 2 cores)"
+                 + (" and runs of unknown speed" if unknown else "")))
+    return table(["budget", "graded policies", "CPU seconds", "wall seconds (shared "
+                  "machine)", "policies not in the folder", "their CPU seconds (estimated "
+                  "from the learners' speeds)"], rows)
 
 
 def _kind(spec: dict[str, Any]) -> str:
@@ -156,10 +168,18 @@ def schema_table() -> str:
     return table(["field", "type", "meaning"], rows)
 
 
+def leaderboard_pages(folder: Path) -> dict[str, str]:
+    """Each task's leaderboard as the page shows it (``bench/leaderboard-NAME.md``)."""
+    from blackjack_env.bench import TASKS
+    from blackjack_env.bench.report import leaderboard, markdown
+
+    return {name: markdown(TASKS[name], rows) for name, rows in leaderboard(folder).items()}
+
+
 def generate(app: Any = None) -> None:
     start = time.perf_counter()
     from blackjack_env.bench import PLANNED, TASKS
-    from blackjack_env.bench.report import leaderboard, markdown, plots
+    from blackjack_env.bench.report import plots
 
     for task in TASKS.values():
         write(f"bench/task-{task.name}.md", task_page(task))
@@ -167,9 +187,8 @@ def generate(app: Any = None) -> None:
         write(f"bench/task-{name}.md", planned_page(name, why))
     write("bench/tasks.md", tasks_table() + "\n")
     write("bench/algos.md", algos_table() + "\n")
-    board = leaderboard(RESULTS)
-    for name, rows in board.items():
-        write(f"bench/leaderboard-{name}.md", markdown(TASKS[name], rows))
+    for name, text in leaderboard_pages(RESULTS).items():
+        write(f"bench/leaderboard-{name}.md", text)
     write("bench/timing.md", timing() + "\n")
     write("bench/schema.md", schema_table() + "\n")
     plots(RESULTS, OUT / "fig")

@@ -13,7 +13,7 @@ from blackjack_env.bench import grade, task
 
 
 def hit_below_17(obs):
-    total, upcard, usable_ace = obs
+    total, _upcard, _usable_ace = obs
     return int(total < 17)
 
 

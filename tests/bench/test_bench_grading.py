@@ -10,10 +10,19 @@ import pytest
 
 from blackjack_env.agents.counting import BetSpread
 from blackjack_env.agents.mlp import MLPAgent
-from blackjack_env.analysis import composition_return, evaluate_policy, finite_chart, \
-    finite_shoe_return, solve
-from blackjack_env.analysis.counter import CounterRound, ceiling_fraction, counter_report, \
-    deal_rounds
+from blackjack_env.analysis import (
+    composition_return,
+    evaluate_policy,
+    finite_chart,
+    finite_shoe_return,
+    solve,
+)
+from blackjack_env.analysis.counter import (
+    CounterRound,
+    ceiling_fraction,
+    counter_report,
+    deal_rounds,
+)
 from blackjack_env.bench import grade, load_policy, task
 from blackjack_env.bench.algos import grade_reference
 from blackjack_env.bench.grading import round_set
@@ -132,7 +141,7 @@ def test_the_ceiling_fraction_by_hand() -> None:
     assert ceiling_fraction(rounds, [8, 1, 8])[0] == pytest.approx(1.0)
     assert ceiling_fraction(rounds, [1, 1, 1])[0] == pytest.approx(0.25 / 2.35)
     assert ceiling_fraction(rounds, [2, 2, 4])[0] == pytest.approx(0.9 / 2.35)
-    with pytest.raises(ValueError, match="3 bets for 3 rounds|positive"):
+    with pytest.raises(ValueError, match="every bet must be a positive number"):
         ceiling_fraction(rounds, [1, 0, 1])
 
 
