@@ -106,8 +106,8 @@ class Algo:
 
 #: Why a learner stops where it does in the table (its measured speed and what its next
 #: budget would cost are on the results page, from its results files).
-_NEXT = ("its next budget, 5 seeds on every task, does not fit the table's 4 hours on 2 "
-         "cores beside the other learners")
+_NEXT = ("5 seeds of it on every task do not fit the table's 4 hours on 2 cores: its "
+         "measured speed and that cost are in the algorithms table")
 
 #: The algorithms, by name.
 ALGOS: dict[str, Algo] = {a.name: a for a in (

@@ -55,7 +55,9 @@ class Row:
     """One row of a task's leaderboard. ``scores``: one per seed (a reference: one);
     ``mean_ci`` / ``iqm_ci``: 95% bootstrap intervals over seeds (None for one score);
     ``iqm`` None where every seed scored the same. ``status``: ``"ok"``, ``"not run"``
-    (beyond the algorithm's reach in the table) or ``"missing"`` (not in the folder)."""
+    (beyond the algorithm's reach in the table) or ``"missing"`` (not in the folder).
+    ``split_states``: the most split-hand states at which one seed's policy depends on the
+    hand index (graded playing every split hand as the second; see the task's limits)."""
 
     task: str
     algo: str
@@ -75,6 +77,7 @@ class Row:
     source: str = ""
     status: str = "ok"
     note: str = ""
+    split_states: int = 0
 
 
 @contextlib.contextmanager
@@ -153,11 +156,12 @@ def _row(found: Task, path: Path, data: dict[str, Any], runs: list[dict[str, Any
         within = (float(lo), float(hi))
     measured = "simulated" if any(r["grade"]["measured"] == "simulated" for r in runs) \
         else "exact"
+    split = max(int(r["grade"].get("split_states_depending_on_hand_index", 0)) for r in runs)
     return Row(found.name, data["algo"]["name"], data["algo"]["title"], data["algo"]["kind"],
                runs[0]["budget"], tuple(scores), int(np.median(steps)) if steps else None,
                measured, mean, mean_ci, iqm, iqm_ci, within,
                float(np.median(walls)) if walls else None, data["command"],
-               str(path.relative_to(root)))
+               str(path.relative_to(root)), split_states=split)
 
 
 def leaderboard(folder: str | Path) -> dict[str, list[Row]]:
@@ -182,7 +186,8 @@ def leaderboard(folder: str | Path) -> dict[str, list[Row]]:
                     continue
                 if budget > method.reach:
                     rows.append(Row(found.name, name, method.title, method.kind, budget,
-                                    status="not run", note=method.reach_note))
+                                    status="not run",
+                                    note=f"beyond its reach in the table ({method.reach_note})"))
                 else:
                     rows.append(Row(found.name, name, method.title, method.kind, budget,
                                     status="missing",
@@ -221,7 +226,7 @@ def markdown(task: Task, rows: Sequence[Row]) -> str:
     for r in rows:
         budget = "—" if r.budget is None else format_budget(r.budget)
         if r.status != "ok":
-            why = r.note or "no results in this folder"
+            why = r.note or "no results in this folder (its command is below)"
             lines.append(f"| {r.title} | {budget} | | | {r.status}: {why} | | | |")
             continue
         assert r.mean is not None
@@ -232,8 +237,13 @@ def markdown(task: Task, rows: Sequence[Row]) -> str:
         steps = "" if r.env_steps is None else f"{r.env_steps:,}"
         seeds = "" if r.kind == "reference" else str(len(r.scores))
         wall = "" if r.wall_seconds is None else f"{r.wall_seconds:,.1f}"
+        graded = r.measured + (" †" if r.split_states else "")
         lines.append(f"| {r.title} | {budget} | {steps} | {seeds} | {score} | {iqm} | {wall} "
-                     f"| {r.measured} |")
+                     f"| {graded} |")
+    if any(r.split_states for r in rows):
+        lines += ["", "† Its policy reads the split hand's index, which the analysis's state "
+                      "does not carry: graded playing every split hand as the second (the "
+                      "results file gives the regret for every other index)."]
     commands: dict[str, list[str]] = {}
     for r in rows:
         if r.command:
@@ -369,7 +379,8 @@ def plots(folder: str | Path, out: str | Path, *, dpi: int = 100) -> list[Path]:
             ax.set_title(f"{found.id}: {found.metric} (mean of seeds, 95% interval)",
                          fontsize=9)
             ax.grid(alpha=0.3, which="both")
-            ax.legend(fontsize=7, loc="best")
+            if ax.get_legend_handles_labels()[0]:
+                ax.legend(fontsize=7, loc="best")
             fig.tight_layout()
             path = target / f"bench-{name}-{kind}.png"
             fig.savefig(path, dpi=dpi)

@@ -57,15 +57,15 @@ def test_the_tables_and_figures_change_with_the_files(tmp_path: Path) -> None:
     names = {p.name for p in drawn}
     page = PAGE.read_text()
     assert names and all(f"_generated/fig/{n}" in page for n in names)
-    (victim,) = [p for p in copy.glob("vegas-play-v1/q-learning-1e5.json")]
+    (victim,) = [p for p in copy.glob("v1-play-v1/q-learning-1e5.json")]
     victim.unlink()
-    rows = {(r.algo, r.budget): r for r in leaderboard(copy)["vegas-play"]}
+    rows = {(r.algo, r.budget): r for r in leaderboard(copy)["v1-play"]}
     assert rows["q-learning", 100_000].status == "missing"
-    assert "blackjack-bench run vegas-play --algo q-learning" in rows[
+    assert "blackjack-bench run v1-play --algo q-learning" in rows[
         "q-learning", 100_000].command
     again = plots(copy, tmp_path / "fig2")
-    before = (tmp_path / "fig" / "bench-vegas-play-steps.png").read_bytes()
-    after = (tmp_path / "fig2" / "bench-vegas-play-steps.png").read_bytes()
+    before = (tmp_path / "fig" / "bench-v1-play-steps.png").read_bytes()
+    after = (tmp_path / "fig2" / "bench-v1-play-steps.png").read_bytes()
     assert again and before != after
 
 

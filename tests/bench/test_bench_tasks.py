@@ -22,10 +22,10 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
 #: observation, budgets, metric, the analysis method, the shipped rounds) changes it, and
 #: must come with a new version (and this line).
 FINGERPRINTS = {
-    "v1-play-v1": "PINNED",
-    "vegas-play-v1": "PINNED",
-    "shoe-play-v1": "PINNED",
-    "spread-bet-v1": "PINNED",
+    "v1-play-v1": "4ee69d855d9a0ec3",
+    "vegas-play-v1": "3150443b3a445176",
+    "shoe-play-v1": "19283de497abc0aa",
+    "spread-bet-v1": "4c29021f5702e0f9",
 }
 
 
