@@ -3,16 +3,19 @@ baselines run by one command, and a leaderboard made from results files.
 
 The same as ``blackjack-bench list | run | grade | report | table`` in Python:
 
-* :data:`TASKS`, :func:`task`: the tasks (:mod:`.tasks`), each with its rules,
+* :data:`~blackjack_env.bench.tasks.TASKS`, :func:`~blackjack_env.bench.tasks.task`: the
+  tasks (:mod:`.tasks`), each with its rules,
   observation, actions, budgets, metric and grade; ``gym.make(task(name).env_id)``
   builds its env;
 * :func:`grade`: grade a policy without training (a callable ``obs -> action``, an SB3
   ``.zip``, a saved MLP or tabular ``.npz``, or an agent object);
-* :func:`run`: train an algorithm for the task's budgets over seeds, grade it, write one
-  results file (:mod:`.results`, a versioned JSON schema); :func:`table`: every baseline
-  of every task, resumable;
-* :func:`report`, :func:`leaderboard`, :func:`plots`: the tables and figures of a folder
-  of results files, intervals from ``rliable`` (:mod:`.report`).
+* :func:`~blackjack_env.bench.runner.run`: train an algorithm for the task's budgets over
+  seeds, grade it, write one results file (:mod:`.results`, a versioned JSON schema);
+  :func:`~blackjack_env.bench.runner.table`: every baseline of every task, resumable;
+* :func:`~blackjack_env.bench.report.report`,
+  :func:`~blackjack_env.bench.report.leaderboard`,
+  :func:`~blackjack_env.bench.report.plots`: the tables and figures of a folder of results
+  files, intervals from ``rliable`` (:mod:`.report`).
 
 Example::
 
@@ -73,11 +76,11 @@ def grade(task_name: str, policy: str | Callable[[Any], Any] | Any, *,
           obs_mode: str | None = None, sb3_algo: str | None = None) -> dict[str, Any]:
     """The grade of ``policy`` on the task ``task_name``, without training.
 
-    ``policy``: a spec that :func:`load_policy` reads (``FILE.py:NAME``, ``MODULE:NAME``, a
-    ``.zip``, an ``.npz``, a run folder), a callable ``obs -> action`` (it reads
-    ``obs_mode``, the task's first by default), or an agent with ``act(obs, mask)`` and an
-    ``obs_mode``. Returns the grade (``score`` and its figures, see :mod:`.grading`) with
-    ``task`` (the id), ``policy`` and ``obs_mode``."""
+    ``policy``: a spec that :func:`~blackjack_env.bench.policies.load_policy` reads
+    (``FILE.py:NAME``, ``MODULE:NAME``, a ``.zip``, an ``.npz``, a run folder), a callable
+    ``obs -> action`` (it reads ``obs_mode``, the task's first by default), or an agent
+    with ``act(obs, mask)`` and an ``obs_mode``. Returns the grade (``score`` and its
+    figures, see :mod:`.grading`) with ``task`` (the id), ``policy`` and ``obs_mode``."""
     found = task(task_name)
     if isinstance(policy, str):
         loaded = load_policy(policy, found, obs_mode, sb3_algo)

@@ -13,17 +13,17 @@ that of its mean bet).
 Learners, each with the project's own settings (those of ``blackjack-train``), the
 budget its only change:
 
-* ``q-learning``: tabular one-step Q-learning (:class:`~blackjack_env.agents.tabular.
-  QLearningAgent`, step size ``1/N(s,a)^0.8``, epsilon from 1 to 0.05 over the first
-  half of the budget's env steps), on the ``"tuple"`` observation where the rules allow
-  only stand and hit, else ``"multidiscrete"``; it learns after every round, so its run
-  ends with the round that reaches the budget (at most a round beyond it);
+* ``q-learning``: tabular one-step Q-learning (``QLearningAgent`` of
+  ``blackjack_env.agents.tabular``, step size ``1/N(s,a)^0.8``, epsilon from 1 to 0.05
+  over the first half of the budget's env steps), on the ``"tuple"`` observation where
+  the rules allow only stand and hit, else ``"multidiscrete"``; it learns after every
+  round, so its run ends with the round that reaches the budget (at most a round beyond);
 * ``ppo``, ``a2c``, ``maskable-ppo``, ``dqn``: stable-baselines3 / sb3-contrib with
-  :data:`~blackjack_env.agents.sb3.DEFAULT_HYPERPARAMETERS`, 4 envs, one torch thread,
+  ``DEFAULT_HYPERPARAMETERS`` of ``blackjack_env.agents.sb3``, 4 envs, one torch thread,
   on ``"multidiscrete"``; they learn from whole rollouts (PPO 8,192 steps, A2C 128, DQN
   16), so a run trains the largest number of whole rollouts within the budget;
 * ``jax-ppo``: masked PPO inside one jitted JAX program, every seed at once
-  (:mod:`blackjack_env.agents.jax_ppo`, its defaults: 256 tables x 32 steps an update),
+  (``blackjack_env.agents.jax_ppo``, its defaults: 256 tables x 32 steps an update),
   on ``"vector"``; the whole updates within the budget. On ``spread-bet`` it learns the
   bets too (``bet_sizes``), and its bets are graded.
 

@@ -3,8 +3,8 @@
 Nothing here decides a value: a play task's grade is
 :func:`blackjack_env.agents.grading.exact_grade` (infinite deck) or
 :func:`blackjack_env.analysis.finite_shoe_return` read against
-:func:`blackjack_env.agents.grading.composition_reference` (a shoe), each asking the
-policy through :func:`blackjack_env.agents.obs.decision_policy`; a bets task's is
+``blackjack_env.agents.grading.composition_reference`` (a shoe), each asking the policy
+through ``blackjack_env.agents.obs.decision_policy``; a bets task's is
 :func:`blackjack_env.analysis.counter.ceiling_fraction` and
 :func:`~blackjack_env.analysis.counter.counter_report` on the task's round set. This
 module picks the one the task names and writes the figures in the results file's form.
@@ -154,7 +154,7 @@ def _play_figures(task: Task, value: float, ref: float, ambiguous: int) -> dict[
 def grade_random_play(task: Task, seed: int, rounds: int = SIMULATED_ROUNDS) -> dict[str, Any]:
     """The random legal policy's regret on a play task, *simulated* (it decides nothing
     deterministic, so the analysis cannot grade it): ``rounds`` rounds on the batched
-    table (:func:`blackjack_env.simulate.simulate`, seed ``seed``), with the 95%
+    table (``blackjack_env.simulate.simulate``, seed ``seed``), with the 95%
     interval of the simulated return."""
     if task.grade not in ("regret", "shoe-regret"):
         raise ValueError(f"{task.name} grades bets, not play")
@@ -170,7 +170,7 @@ def grade_random_play(task: Task, seed: int, rounds: int = SIMULATED_ROUNDS) -> 
 def agent_bets(task: Task, agent: Any, rounds: Sequence[CounterRound]) -> np.ndarray:
     """The bet (base bets) ``agent`` places before each round: its greedy action at the
     round's bet-step observation (``"vector"``: the round's true count and the fraction of
-    the shoe left, :func:`blackjack_env.agents.mlp.bet_observations`), only the bets
+    the shoe left, ``blackjack_env.agents.mlp.bet_observations``), only the bets
     legal; action ``n_play + k`` bets ``task.bet_sizes[k]``."""
     sizes = np.asarray(task.bet_sizes)
     layout = task.layout("vector")

@@ -5,7 +5,7 @@ true count of the cards seen since the shuffle and (``"vector"``) the fraction o
 shoe left; within a round these move with the cards of the hand, which is composition a
 policy of the totals cannot be graded on. :func:`hide_shoe` writes them as a full shoe's
 (a true count of 0, the whole shoe left): the values the exact analysis shows a policy
-when it grades it (:func:`blackjack_env.agents.obs.encode_state`), so a policy's grade
+when it grades it (``blackjack_env.agents.obs.encode_state``), so a policy's grade
 is its return in the env it trained in. Every other field is the env's own.
 
 :class:`HideShoe` does it to a Gymnasium env, :class:`HideShoeJax` to the JAX table's
@@ -60,6 +60,7 @@ class HideShoe(gym.ObservationWrapper):
                              f"tuple, multidiscrete and vector observations")
 
     def observation(self, observation: Any) -> Any:
+        """The env's observation with the shoe hidden."""
         return hide_shoe(observation, self.obs_mode)
 
 

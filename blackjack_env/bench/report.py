@@ -39,14 +39,20 @@ __all__ = [
     "BOOTSTRAP_REPS",
     "BOOTSTRAP_SEED",
     "Row",
+    "Speed",
     "interval_estimates",
     "leaderboard",
     "markdown",
     "plots",
     "report",
+    "speeds",
+    "timing",
+    "unique_runs",
 ]
 
+#: Resamples of each bootstrap interval.
 BOOTSTRAP_REPS = 2000
+#: The seed numpy's global generator is given for each bootstrap (then put back).
 BOOTSTRAP_SEED = 0
 
 
@@ -127,6 +133,9 @@ _Group = tuple[Path, dict[str, Any], list[dict[str, Any]]]
 
 
 def _group(found: list[tuple[Path, dict[str, Any]]]) -> dict[_Key, _Group]:
+    """The runs of the files by (task, algorithm, budget). Two files may hold the same
+    runs (a run of several budgets that read back the units of a one-budget run: the same
+    records), which count once; two files with other runs of one row are refused."""
     groups: dict[_Key, _Group] = {}
     for path, data in found:
         by_budget: dict[int | None, list[dict[str, Any]]] = {}
@@ -134,6 +143,8 @@ def _group(found: list[tuple[Path, dict[str, Any]]]) -> dict[_Key, _Group]:
             by_budget.setdefault(r["budget"], []).append(r)
         for budget, runs in by_budget.items():
             key = (data["task"]["name"], data["algo"]["name"], budget)
+            if key in groups and _same_runs(groups[key][2], runs):
+                continue
             if key in groups:
                 raise ResultsError(
                     f"{groups[key][0]} and {path} both hold {key[0]} {key[1]}"
@@ -141,6 +152,20 @@ def _group(found: list[tuple[Path, dict[str, Any]]]) -> dict[_Key, _Group]:
                     + ": keep one")
             groups[key] = (path, data, runs)
     return groups
+
+
+def _same_runs(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> bool:
+    def key(runs: list[dict[str, Any]]) -> list[Any]:
+        return sorted(((r["seed"] if r["seed"] is not None else -1), r["env_steps"] or 0,
+                       r["grade"]["score"], r["cpu_seconds"] or 0.0) for r in runs)
+
+    return key(a) == key(b)
+
+
+def unique_runs(folder: str | Path) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """``(file data, run)`` of every run under ``folder``, a run held by two files
+    counted once (see :func:`leaderboard`)."""
+    return [(data, r) for _, data, runs in _group(results_in(folder)).values() for r in runs]
 
 
 def _row(found: Task, path: Path, data: dict[str, Any], runs: list[dict[str, Any]],
@@ -271,16 +296,15 @@ class Speed:
 def speeds(folder: str | Path) -> dict[str, Speed]:
     """Each learner's :class:`Speed` from the results under ``folder``."""
     best: dict[str, tuple[int, float, float]] = {}
-    for _, data in results_in(folder):
-        for r in data["runs"]:
-            if r["budget"] is None or not r["cpu_seconds"] or not r["env_steps"]:
-                continue
-            name = data["algo"]["name"]
-            budget, steps, cpu = best.get(name, (0, 0.0, 0.0))
-            if r["budget"] > budget:
-                best[name] = (r["budget"], float(r["env_steps"]), float(r["cpu_seconds"]))
-            elif r["budget"] == budget:
-                best[name] = (budget, steps + r["env_steps"], cpu + r["cpu_seconds"])
+    for data, r in unique_runs(folder):
+        if r["budget"] is None or not r["cpu_seconds"] or not r["env_steps"]:
+            continue
+        name = data["algo"]["name"]
+        budget, steps, cpu = best.get(name, (0, 0.0, 0.0))
+        if r["budget"] > budget:
+            best[name] = (r["budget"], float(r["env_steps"]), float(r["cpu_seconds"]))
+        elif r["budget"] == budget:
+            best[name] = (budget, steps + r["env_steps"], cpu + r["cpu_seconds"])
     return {name: Speed(name, b, steps / cpu) for name, (b, steps, cpu) in best.items()}
 
 
@@ -290,28 +314,27 @@ def timing(folder: str | Path, seeds: int = 5) -> list[dict[str, Any]]:
     ``missing_cpu_seconds`` of the table's runs not in the folder, estimated from each
     learner's :func:`speeds` (``seeds`` seeds; None where the learner has no speed yet)."""
     rows: dict[int | None, dict[str, Any]] = {}
-    for _, data in results_in(folder):
-        for r in data["runs"]:
-            row = rows.setdefault(r["budget"], {"budget": r["budget"], "runs": 0,
-                                                "cpu_seconds": 0.0, "wall_seconds": 0.0,
-                                                "missing_runs": 0, "missing_cpu_seconds": 0.0})
-            row["runs"] += 1
-            row["cpu_seconds"] += r["cpu_seconds"] or 0.0
-            row["wall_seconds"] += r["wall_seconds"] or 0.0
+    for _, r in unique_runs(folder):
+        row = rows.setdefault(r["budget"], {"budget": r["budget"], "runs": 0,
+                                            "cpu_seconds": 0.0, "wall_seconds": 0.0,
+                                            "missing_runs": 0, "missing_cpu_seconds": 0.0})
+        row["runs"] += 1
+        row["cpu_seconds"] += r["cpu_seconds"] or 0.0
+        row["wall_seconds"] += r["wall_seconds"] or 0.0
     measured = speeds(folder)
     for board in leaderboard(folder).values():
-        for r in board:
-            if r.status != "missing" or r.budget is None:
+        for line in board:
+            if line.status != "missing" or line.budget is None:
                 continue
-            row = rows.setdefault(r.budget, {"budget": r.budget, "runs": 0, "cpu_seconds": 0.0,
-                                             "wall_seconds": 0.0, "missing_runs": 0,
-                                             "missing_cpu_seconds": 0.0})
+            row = rows.setdefault(line.budget, {"budget": line.budget, "runs": 0,
+                                                "cpu_seconds": 0.0, "wall_seconds": 0.0,
+                                                "missing_runs": 0, "missing_cpu_seconds": 0.0})
             row["missing_runs"] += seeds
-            speed = measured.get(r.algo)
+            speed = measured.get(line.algo)
             if speed is None or row["missing_cpu_seconds"] is None:
                 row["missing_cpu_seconds"] = None
             else:
-                row["missing_cpu_seconds"] += seeds * r.budget / speed.steps_per_cpu_second
+                row["missing_cpu_seconds"] += seeds * line.budget / speed.steps_per_cpu_second
     return [rows[k] for k in sorted(rows, key=lambda b: (b is not None, b or 0))]
 
 

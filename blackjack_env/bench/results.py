@@ -44,7 +44,9 @@ __all__ = [
     "write_results",
 ]
 
+#: The name and version of the results schema this package writes and reads.
 SCHEMA = "blackjack_env.bench/results/1"
+#: The schema as JSON Schema (2020-12), shipped with the package.
 SCHEMA_PATH = Path(__file__).resolve().parent / "results.schema.json"
 #: The libraries whose versions a results file records.
 LIBRARIES = ("numpy", "gymnasium", "torch", "stable-baselines3", "sb3-contrib", "jax", "flax",

@@ -3,10 +3,11 @@
 A round set is the first ``N`` rounds of the shoes the perfect counter deals
 (:func:`blackjack_env.analysis.counter.deal_rounds`: one seat, basic strategy, the cut
 card at the penetration, shoe ``s`` shuffled by ``default_rng([seed, s])``), each with its
-pool of unseen cards and its exact edge (:func:`~blackjack_env.analysis.counter.
-price_rounds`), stored so that no user prices them again: grading a bettor on the
-15,000 rounds of ``spread-bet-rounds-v1.npz`` (343 shoes, 210 kB) takes a fraction of a
-second; pricing them took about 15 CPU-minutes with numba (the ``fast`` extra).
+pool of unseen cards and its exact edge
+(:func:`~blackjack_env.analysis.counter.price_rounds`), stored so that no user prices them
+again: grading a bettor on the 15,000 rounds of ``spread-bet-rounds-v1.npz`` (343 shoes,
+210 kB) takes a fraction of a second; pricing them took about 15 CPU-minutes with numba
+(the ``fast`` extra).
 
 File format (``blackjack_env/bench/data/NAME.npz``, no pickle): ``shoe`` and ``index``
 (uint16: the shoe and the round's number in it), ``pool`` (uint8 ``[N, 13]``: the
@@ -58,6 +59,7 @@ __all__ = [
 
 #: Where the shipped round sets lie.
 DATA = Path(__file__).resolve().parent / "data"
+#: The format of a round set's file (its meta's ``format``).
 FORMAT = "blackjack_env.bench.rounds/1"
 
 

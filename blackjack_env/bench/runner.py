@@ -10,11 +10,11 @@ whose key matches and does only the others, so Ctrl-C loses at most the unit in 
 unit is done the run's results file is written, whole: ``OUT/TASK-ID/ALGO[-BUDGETS].json``
 (:mod:`.results`).
 
-:func:`table` runs every baseline of every task (:data:`~blackjack_env.bench.tasks.Task.
-baselines`) at every budget it reaches (:data:`~blackjack_env.bench.algos.ALGOS`), the
-references first, then the budgets from the smallest; a (task, algorithm, budget) whose
-results are already in ``OUT`` is skipped. ``jobs`` runs that many at once, each in its own
-process (``blackjack-bench run``).
+:func:`table` runs every baseline of every task (each task's ``baselines``) at every
+budget it reaches (:data:`~blackjack_env.bench.algos.ALGOS`), the references first, then
+the budgets from the smallest; a (task, algorithm, budget) whose results are already in
+``OUT`` is skipped. ``jobs`` runs that many at once, each in its own process
+(``blackjack-bench run``).
 """
 
 from __future__ import annotations
@@ -47,7 +47,8 @@ from blackjack_env.bench.tasks import TASKS, Task, format_budget, task
 __all__ = ["DEFAULT_SEEDS", "Step", "default_budgets", "results_path", "run", "run_command",
            "table", "table_steps"]
 
-#: Seeds of a learner's run unless told otherwise (the issue's "at least 5").
+#: Seeds of a learner's run unless told otherwise. With five, the interquartile mean
+#: leaves out the best and the worst seed.
 DEFAULT_SEEDS = 5
 
 

@@ -15,7 +15,7 @@ Three grades, all exact where the analysis allows (:mod:`.grading`):
   (:func:`blackjack_env.agents.grading.exact_grade`);
 * ``shoe-regret`` (a finite shoe shuffled before every round): the
   composition-dependent optimum of a round off a full shoe
-  (:func:`blackjack_env.analysis.composition_return`) minus the exact return of the
+  (:func:`blackjack_env.analysis.composition.composition_return`) minus the exact return of the
   policy's play off that shoe, which the analysis computes for a policy of the totals
   (:func:`blackjack_env.analysis.finite_shoe_return`). The observation hides the
   shoe (the true count and the fraction of the shoe left are shown as those of a full
@@ -59,8 +59,8 @@ __all__ = [
     "task",
 ]
 
-#: The sample budgets of the tasks, in env steps (Atari-100k's convention: the policy
-#: graded at a budget has been trained on at most that many steps of its env).
+#: The sample budgets of the tasks in env steps. As in Atari-100k, the policy graded at a
+#: budget has been trained on at most that many steps of its env.
 BUDGETS: tuple[int, ...] = (100_000, 1_000_000, 10_000_000)
 
 #: The observation modes the analysis can encode (the dict mode shows the cards of every
