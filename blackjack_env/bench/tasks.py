@@ -317,10 +317,10 @@ TASKS: dict[str, Task] = {t.name: t for t in (
 PLANNED: dict[str, str] = {
     "rules-generalize": (
         "Train on the default rule space, be graded exactly on its held-out rule sets "
-        "(mean exact regret over them). It needs a rule space with a versioned held-out "
-        "set and grading across rule sets (the rules-as-data work, issue 38), which this "
-        "version of the package does not have yet; when they land the task is one more "
-        "entry of TASKS with its grade."),
+        "(mean exact regret over them). It needs rules as data: a rule space (named axes, "
+        "a seeded sampler, a versioned held-out set) and the exact grade across rule sets, "
+        "which this version of the package does not have yet; with them the task is one "
+        "more entry of TASKS and its grade."),
 }
 
 

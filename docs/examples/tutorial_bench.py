@@ -19,12 +19,14 @@ def hit_below_17(obs):
 
 result = grade("v1-play", hit_below_17)
 print(f"hit below 17: exact regret {result['score']:.5f} per unit bet "
-      f"(its return {result['return']:+.5f}, the optimum's {result['reference_return']:+.5f})")
+      f"(its return {result['return']:+.5f}, "
+      f"the optimum's {result['reference_return']:+.5f})")
 
 # 2. A stable-baselines3 model, trained briefly on the task's own env and saved.
 torch.set_num_threads(1)
 env = task("v1-play").make_env("multidiscrete")
-model = PPO("MlpPolicy", env, n_steps=512, batch_size=128, seed=0, device="cpu", verbose=0)
+model = PPO("MlpPolicy", env, n_steps=512, batch_size=128, seed=0, device="cpu",
+            verbose=0)
 model.learn(total_timesteps=4096)
 model.save("ppo-v1-play.zip")
 
