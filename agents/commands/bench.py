@@ -31,6 +31,7 @@ Usage::
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -39,7 +40,13 @@ from typing import Annotated, Any, Union
 
 import tyro
 
-from blackjack_env._cli import check_output_dir, check_writable, option, write_json
+from blackjack_env._cli import (
+    atomic_path,
+    check_output_dir,
+    check_writable,
+    option,
+    write_json,
+)
 from blackjack_env.agents.commands import UsageError, run_command
 from blackjack_env.bench import ALGOS, PLANNED, TASKS, load_policy, task
 from blackjack_env.bench.grading import agent_bets, grade_agent, grade_bets, round_set
@@ -213,8 +220,7 @@ def _grade(s: Grade) -> list[dict[str, Any]]:
                          "fingerprint": found.fingerprint()},
                 "algo": {"name": s.name, "title": s.name, "kind": "submitted",
                          "settings": {"obs_mode": loaded[0].obs_mode}},
-                "command": " ".join(["blackjack-bench", "grade", *sys.argv[2:]]) if
-                sys.argv[1:2] == ["grade"] else f"blackjack-bench grade {s.task} ...",
+                "command": _grade_command(s),
                 "seeds": list(range(len(runs))), "budgets": [budget], "runs": runs,
                 "machine": start, "software": software(), "started": now(), "finished": now(),
                 "wall_seconds": 0.0, "cpu_seconds": 0.0}
@@ -222,6 +228,16 @@ def _grade(s: Grade) -> list[dict[str, Any]]:
         write_results(path, data)
         print(f"wrote {path}")
     return grades
+
+
+def _grade_command(s: Grade) -> str:
+    """The ``blackjack-bench grade`` command line of these settings."""
+    parts = ["blackjack-bench", "grade", s.task, *s.policies]
+    for flag, value in (("--obs-mode", s.obs_mode), ("--sb3-algo", s.sb3_algo),
+                        ("--out", s.out), ("--name", s.name), ("--budget", s.budget)):
+        if value is not None:
+            parts += [flag, str(value)]
+    return shlex.join(parts)
 
 
 def _say_grade(found: Any, label: str, mode: str, grade: dict[str, Any]) -> None:
@@ -253,7 +269,8 @@ def _report(s: Report) -> str:
         out = Path(s.out)
         write_json(out / "leaderboard.json", {name: [_row_json(r) for r in rows]
                                               for name, rows in board.items()})
-        (out / "leaderboard.md").write_text(text)
+        with atomic_path(out / "leaderboard.md") as tmp:
+            tmp.write_text(text)
         for path in plots(folder, out):
             print(f"wrote {path}")
         print(f"wrote {out / 'leaderboard.md'}")

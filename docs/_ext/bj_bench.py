@@ -52,9 +52,12 @@ def task_page(task: Any) -> str:
         from blackjack_env.bench.grading import round_set
 
         rs = round_set(task)
-        rows.append(("priced rounds", f"`{task.rounds}`: {len(rs.rounds):,} rounds of "
-                                      f"{rs.shoes:,} shoes, dealing seed {rs.seed}, "
-                                      f"penetration {rs.penetration:g}"))
+        rows.append(("priced rounds", f"`{task.rounds}` (shipped with the package): "
+                                      f"{len(rs.rounds):,} rounds of {rs.shoes:,} shoes, "
+                                      f"dealing seed {rs.seed}, penetration "
+                                      f"{rs.penetration:g}; made by `python -m "
+                                      f"blackjack_env.bench.rounds --rounds "
+                                      f"{len(rs.rounds)}`, which no user needs to run"))
     budgets = ", ".join(format_budget(b) for b in task.budgets)
     return "\n".join([
         f"# {task.id}: {task.title}", "", task.description, "",

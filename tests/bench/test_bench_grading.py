@@ -179,3 +179,23 @@ def test_a_bettor_is_asked_at_each_rounds_bet_step() -> None:
     with pytest.raises(ValueError, match="chose STAND where it is not legal "
                                          r"\(legal: BET_1, BET_2, BET_4, BET_8"):
         grade("spread-bet", lambda obs: 0)
+
+
+def test_the_round_set_is_remade_by_its_command(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """``python -m blackjack_env.bench.rounds`` with the shipped set's settings makes the
+    same rounds with the same edges (here the first 12), and refuses a bad option in one
+    line, writing nothing."""
+    from blackjack_env.bench.rounds import load_round_set, main
+
+    out, store = tmp_path / "r.npz", tmp_path / "s.jsonl"
+    assert main(["--rounds", "12", "--store", str(store), "--out", str(out),
+                 "--workers", "1"]) == 0
+    made = load_round_set(out).rounds
+    shipped = round_set(task("spread-bet")).rounds[:12]
+    assert [(r.shoe, r.index, r.pool, r.edge, r.net) for r in made] == [
+        (r.shoe, r.index, r.pool, r.edge, r.net) for r in shipped]
+    capsys.readouterr()
+    assert main(["--rounds", "0", "--out", str(tmp_path / "x.npz")]) == 2
+    assert capsys.readouterr().err.startswith("error: --rounds >= 1")
+    assert not (tmp_path / "x.npz").exists()
