@@ -5,7 +5,7 @@ A round set is the first ``N`` rounds of the shoes the perfect counter deals
 card at the penetration, shoe ``s`` shuffled by ``default_rng([seed, s])``), each with its
 pool of unseen cards and its exact edge
 (:func:`~blackjack_env.analysis.counter.price_rounds`), stored so that no user prices them
-again: grading a bettor on the 15,000 rounds of ``spread-bet-rounds-v1.npz`` (343 shoes,
+again: grading a bettor on the 15,000 rounds of ``spread-bet-rounds-v1.npz`` (344 shoes,
 210 kB) takes a fraction of a second; pricing them took about 15 CPU-minutes with numba
 (the ``fast`` extra).
 

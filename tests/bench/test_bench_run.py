@@ -42,13 +42,19 @@ def test_the_bets_task_end_to_end(tmp_path: Path) -> None:
     assert 0.2 < only["grade"]["score"] < 0.8
 
 
-@pytest.mark.slow  # JAX's compilation: 20-60 s
-def test_jax_ppo_learns_the_bets_of_the_bets_task(tiny: int, tmp_path: Path) -> None:
+@pytest.mark.slow  # JAX's compilation: 20-60 s a task
+@pytest.mark.parametrize("name", ["spread-bet", "shoe-play"])
+def test_jax_ppo_end_to_end(name: str, tiny: int, tmp_path: Path) -> None:
+    """The JAX learner on the bets task (its bets graded) and on the shoe task (the JAX
+    table with the shoe hidden, its play graded off the full shoe)."""
     pytest.importorskip("jax")
-    _, data = run("spread-bet", "jax-ppo", seeds=2, out=tmp_path, say=lambda _: None,
+    _, data = run(name, "jax-ppo", seeds=2, out=tmp_path, say=lambda _: None,
                   overrides={"num_envs": 16, "num_steps": 8, "num_minibatches": 2})
     assert [r["seed"] for r in data["runs"]] == [0, 1]
-    assert all(-1 < r["grade"]["score"] <= 1 for r in data["runs"])
+    assert all(r["env_steps"] == tiny for r in data["runs"])
+    for r in data["runs"]:
+        assert -1 < r["grade"]["score"] <= 1 if name == "spread-bet" else \
+            0 < r["grade"]["score"] < 0.5
 
 
 def test_an_sb3_learner_end_to_end(tiny: int, tmp_path: Path) -> None:
