@@ -88,8 +88,9 @@ class Grade:
 
     task: Annotated[str, tyro.conf.Positional, option("TASK")]
     """the task (blackjack-bench list)"""
-    policies: Annotated[tuple[str, ...], tyro.conf.Positional, option("POLICY")]
-    """FILE.py:NAME or MODULE:NAME (a callable obs -> action), a .zip, an .npz, a run folder"""
+    policies: Annotated[tuple[str, ...], tyro.conf.Positional, option("POLICY...", "")]
+    """one or more: FILE.py:NAME or MODULE:NAME (a callable obs -> action), a .zip, an
+    .npz, a run folder (required)"""
     obs_mode: Annotated[str | None, option("MODE", "the task's first")] = None
     """the observation a callable reads"""
     sb3_algo: Annotated[str | None, option("ALGO", "from the .json beside it, or the zip")
@@ -99,9 +100,9 @@ class Grade:
     """write the grades as JSON to this file"""
     out: Annotated[str | None, option("FOLDER", "not written")] = None
     """write a results file of the policies (one per seed) into this folder"""
-    name: Annotated[str | None, option("NAME")] = None
+    name: Annotated[str | None, option("NAME", "")] = None
     """with --out: the row's name in the leaderboard"""
-    budget: Annotated[str | None, option("B")] = None
+    budget: Annotated[str | None, option("B", "")] = None
     """with --out: the env steps each policy was trained on (a budget of the task)"""
 
 
