@@ -278,7 +278,8 @@ def _train_sb3(task: Task, name: str, seed: int, budget: int, work: Path,
     steps = budget - budget % rollout
     config = SB3Config(algo=name, env_id=task.env_id, env_kwargs={"obs_mode": settings[
         "obs_mode"]}, timesteps=steps, seed=seed, n_envs=SB3_ENVS, eval_freq=10 * budget,
-        eval_episodes=1, checkpoint_freq=10 * budget, hyperparameters=hyper, torch_threads=1)
+        eval_episodes=1, checkpoint_freq=10 * budget, hyperparameters=hyper, torch_threads=1,
+        monitor_files=False)
     agent, finished = train_sb3(config, work, progress=False, say=say)
     if not finished:
         raise KeyboardInterrupt
