@@ -435,7 +435,8 @@ def train_sb3(
     ``resume``: a saved model (``.zip``) whose training continues up to
     ``config.timesteps`` in all. The episode logs of each stretch of training (unless
     ``config.monitor_files`` is False) go to their own folder
-    ``<out>/monitor/from<start step>/`` (a resume never overwrites the earlier ones), and the evaluations recorded up to the resumed step are kept in
+    ``<out>/monitor/from<start step>/`` (a resume never overwrites the earlier ones), and
+    the evaluations recorded up to the resumed step are kept in
     ``<out>/eval/evaluations.npz``. ``learn`` trains whole rollouts, so the run may end
     up to one rollout beyond the budget; ``say`` is told when it does.
 
