@@ -380,11 +380,14 @@ def plots(folder: str | Path, out: str | Path, *, dpi: int = 100) -> list[Path]:
                 ys = [float(r.mean or 0) for r in pts]
                 colour = f"C{i}"
                 ax.plot(xs, ys, "o-", color=colour, label=pts[0].title)
-                lo = [r.mean_ci[0] if r.mean_ci else r.mean for r in pts]
-                hi = [r.mean_ci[1] if r.mean_ci else r.mean for r in pts]
+                lo = [float(r.mean_ci[0] if r.mean_ci else r.mean or 0) for r in pts]
+                hi = [float(r.mean_ci[1] if r.mean_ci else r.mean or 0) for r in pts]
                 if not found.higher_is_better:
-                    lo = [max(v or 0.0, 1e-7) for v in lo]
+                    lo = [max(v, 1e-7) for v in lo]
                 ax.fill_between(xs, lo, hi, color=colour, alpha=0.2)
+                ax.errorbar(xs, ys, yerr=[[y - a for y, a in zip(ys, lo, strict=True)],
+                                          [b - y for y, b in zip(ys, hi, strict=True)]],
+                            fmt="none", ecolor=colour, capsize=3, lw=1)
             for j, r in enumerate(refs):
                 if r.mean is None or (not found.higher_is_better and r.mean <= 0):
                     continue
@@ -394,6 +397,8 @@ def plots(folder: str | Path, out: str | Path, *, dpi: int = 100) -> list[Path]:
                 ax.text(0.5, 0.5, "no learner's results in the folder yet", ha="center",
                         transform=ax.transAxes)
             ax.set_xscale("log")
+            if kind == "steps":
+                ax.set_xlim(min(found.budgets) / 2, max(found.budgets) * 2)
             if not found.higher_is_better:
                 ax.set_yscale("log")
             ax.set_xlabel("env steps trained (per seed)" if kind == "steps"
