@@ -327,6 +327,12 @@ def _in_processes(todo: Sequence[Step], seeds: int, out: Path, jobs: int,
                         failed.append(f"{item[0].task.name} {item[0].algo.name} "
                                       f"{item[0].budget} (status {code})")
     except KeyboardInterrupt:
+        # Ctrl-C in a terminal reaches the runs too (one process group): give them a few
+        # seconds to stop by themselves (a second SIGINT would break into their exit), and
+        # interrupt only those that did not get it (the table alone was signalled)
+        deadline = time.monotonic() + 5.0
+        while time.monotonic() < deadline and any(p.poll() is None for _, p in running):
+            time.sleep(0.1)
         for _, proc in running:
             if proc.poll() is None:
                 proc.send_signal(signal.SIGINT)
