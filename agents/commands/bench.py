@@ -31,7 +31,9 @@ Usage::
 from __future__ import annotations
 
 import json
+import os
 import shlex
+import signal
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -52,7 +54,7 @@ from blackjack_env.bench import ALGOS, PLANNED, TASKS, load_policy, task
 from blackjack_env.bench.grading import agent_bets, grade_agent, grade_bets, round_set
 from blackjack_env.bench.report import leaderboard, markdown, plots
 from blackjack_env.bench.results import SCHEMA, machine, now, software, write_results
-from blackjack_env.bench.runner import DEFAULT_SEEDS, results_path, run, table
+from blackjack_env.bench.runner import DEFAULT_SEEDS, TABLE_RUN, results_path, run, table
 from blackjack_env.bench.tasks import format_budget, parse_budget
 
 __all__ = ["Grade", "List", "Report", "Run", "Table", "main"]
@@ -311,6 +313,8 @@ def _job(s: Any) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The ``blackjack-bench`` command."""
+    if os.environ.pop(TABLE_RUN, None):  # a run of `table --jobs`, started deaf to Ctrl-C
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     commands: Any = Commands
     return run_command(commands, _job, argv, prog="blackjack-bench")
 

@@ -26,6 +26,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -303,6 +304,24 @@ def table(out: str | Path, *, seeds: int = DEFAULT_SEEDS, budgets: Sequence[int]
     return todo
 
 
+#: The environment variable that tells a ``blackjack-bench run`` it was started by
+#: :func:`table` (it then takes Ctrl-C again once it has started: see :func:`_start`).
+TABLE_RUN = "BLACKJACK_BENCH_TABLE_RUN"
+
+
+def _start(argv: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """Start a run with SIGINT ignored (kept through exec), so that a Ctrl-C while it
+    imports does not show a traceback; the command takes SIGINT back as it starts
+    (``blackjack-bench``'s ``main``, seeing :data:`TABLE_RUN`)."""
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    try:
+        return subprocess.Popen(argv, env=env)
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, previous)
+
+
 def _in_processes(todo: Sequence[Step], seeds: int, out: Path, jobs: int,
                   say: Callable[[str], Any]) -> None:
     """Run the steps as ``blackjack-bench run`` processes, ``jobs`` at once; Ctrl-C
@@ -310,14 +329,14 @@ def _in_processes(todo: Sequence[Step], seeds: int, out: Path, jobs: int,
     pending = list(todo)
     running: list[tuple[Step, subprocess.Popen[bytes]]] = []
     failed: list[str] = []
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", TABLE_RUN: "1"}
     try:
         while pending or running:
             while pending and len(running) < jobs:
                 step = pending.pop(0)
                 argv = [sys.executable, "-m", "blackjack_env.agents.commands.bench",
                         *step.argv(seeds, out)]
-                running.append((step, subprocess.Popen(argv, env=env)))
+                running.append((step, _start(argv, env)))
             time.sleep(0.5)
             for item in list(running):
                 code = item[1].poll()
@@ -327,15 +346,16 @@ def _in_processes(todo: Sequence[Step], seeds: int, out: Path, jobs: int,
                         failed.append(f"{item[0].task.name} {item[0].algo.name} "
                                       f"{item[0].budget} (status {code})")
     except KeyboardInterrupt:
-        # Ctrl-C in a terminal reaches the runs too (one process group): give them a few
-        # seconds to stop by themselves (a second SIGINT would break into their exit), and
-        # interrupt only those that did not get it (the table alone was signalled)
+        # Ctrl-C in a terminal reaches the runs too (one process group): a run past its
+        # start-up stops by itself (its unit in progress is dropped, status 130); one still
+        # importing ignores it (see _start), and it and any run the Ctrl-C missed (the table
+        # alone was signalled) are ended after a few seconds: nothing of theirs is kept
         deadline = time.monotonic() + 5.0
         while time.monotonic() < deadline and any(p.poll() is None for _, p in running):
             time.sleep(0.1)
         for _, proc in running:
             if proc.poll() is None:
-                proc.send_signal(signal.SIGINT)
+                proc.terminate()
         for _, proc in running:
             proc.wait()
         raise
