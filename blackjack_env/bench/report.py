@@ -240,7 +240,7 @@ def markdown(task: Task, rows: Sequence[Row]) -> str:
     within = "; ± shoes: the 95% interval of one seed's figure over the shoes dealt" \
         if task.grade == "ceiling-fraction" else ""
     lines = [
-        f"**{task.id}**: {task.metric} ({task.better} is better). Score: the mean over "
+        f"**{task.id}**: {task.metric}; {task.better} is better. Score: the mean over "
         f"seeds [95% bootstrap interval]; IQM: the interquartile mean [its interval], "
         f"where the seeds disagree{within}.",
         "",
