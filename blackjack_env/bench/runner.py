@@ -19,6 +19,7 @@ the budgets from the smallest; a (task, algorithm, budget) whose results are alr
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -28,7 +29,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -108,16 +109,62 @@ def _read_unit(folder: Path, key: dict[str, Any]) -> list[dict[str, Any]] | None
 def _unit(folder: Path, key: dict[str, Any],
           work: Callable[[Path], list[dict[str, Any]]]) -> tuple[list[dict[str, Any]], bool]:
     """The records of one unit: read back when ``folder`` holds them under ``key``,
-    else done afresh (the folder emptied first) and recorded. Returns (records, reused)."""
+    else done afresh (the folder emptied first) and recorded. Returns (records, reused).
+    While it works, the unit is locked (:func:`_locked`)."""
     done = _read_unit(folder, key)
     if done is not None:
         return done, True
-    if folder.exists():
-        shutil.rmtree(folder)
-    folder.mkdir(parents=True)
-    runs = work(folder)
-    write_json(folder / "unit.json", {"key": key, "runs": runs})
+    with _locked(folder):
+        done = _read_unit(folder, key)  # (finished by the process that held the lock)
+        if done is not None:
+            return done, True
+        if folder.exists():
+            shutil.rmtree(folder)
+        folder.mkdir(parents=True)
+        runs = work(folder)
+        write_json(folder / "unit.json", {"key": key, "runs": runs})
     return runs, False
+
+
+@contextlib.contextmanager
+def _locked(folder: Path) -> Iterator[None]:
+    """A lock file beside a unit's folder (``FOLDER.lock``, holding the process id), so
+    that two commands on one results folder never work on the same unit: a unit another
+    living process holds is refused (ValueError, one line); the lock of a process that is
+    gone is taken over."""
+    lock = folder.with_name(folder.name + ".lock")
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    while True:
+        try:
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            try:
+                holder = int(lock.read_text().strip() or "0")
+            except (OSError, ValueError):
+                holder = 0
+            if holder and _alive(holder):
+                raise ValueError(f"{folder}: another command (process {holder}) is running "
+                                 f"this unit; wait for it to finish, or run other tasks "
+                                 f"meanwhile") from None
+            lock.unlink(missing_ok=True)  # its process is gone
+            continue
+        with os.fdopen(fd, "w") as f:
+            f.write(str(os.getpid()))
+        break
+    try:
+        yield
+    finally:
+        lock.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's: alive
+        return True
+    return True
 
 
 def run(task_name: str, name: str, *, seeds: int = DEFAULT_SEEDS,

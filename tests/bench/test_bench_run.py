@@ -206,3 +206,20 @@ def test_a_submitted_row(tiny: int, tmp_path: Path, capsys: pytest.CaptureFixtur
     data = read_results(path)
     assert data["algo"]["kind"] == "submitted" and [r["seed"] for r in data["runs"]] == [0, 1]
     assert data["runs"][1]["grade"]["score"] == pytest.approx(0.139812, abs=1e-6)
+
+
+def test_a_unit_another_process_works_on_is_refused(tiny: int, tmp_path: Path) -> None:
+    """Two commands on one results folder: a unit locked by a living process is refused
+    in one line (nothing written); the lock of a process that is gone is taken over."""
+    import os
+
+    unit = tmp_path / ".work" / "v1-play-v1" / "q-learning" / str(tiny) / "seed-0"
+    unit.parent.mkdir(parents=True)
+    lock = unit.with_name("seed-0.lock")
+    lock.write_text(str(os.getppid()))  # a living process: this one's parent
+    with pytest.raises(ValueError, match="another command .* is running this unit"):
+        run("v1-play", "q-learning", seeds=1, out=tmp_path, say=lambda _: None)
+    assert not list(tmp_path.glob("v1-play-v1/*.json")) and not unit.exists()
+    lock.write_text("999999999")  # no such process
+    path, _ = run("v1-play", "q-learning", seeds=1, out=tmp_path, say=lambda _: None)
+    assert path.is_file() and not lock.exists()
