@@ -50,6 +50,7 @@ from blackjack_env._cli import (
     write_json,
 )
 from blackjack_env.agents.commands import UsageError, run_command
+from blackjack_env.analysis.counter import default_workers
 from blackjack_env.bench import ALGOS, PLANNED, TASKS, load_policy, task
 from blackjack_env.bench.grading import agent_bets, grade_agent, grade_bets, round_set
 from blackjack_env.bench.report import leaderboard, markdown, plots
@@ -130,8 +131,8 @@ class Table:
     """only these tasks"""
     seeds: int = DEFAULT_SEEDS
     """seeds of each learner"""
-    jobs: int = 1
-    """runs at once, each in its own process"""
+    jobs: Annotated[int, option("N", "one per CPU core")] = 0
+    """runs at once, each in its own process (0: one per CPU core)"""
 
 
 Commands = Union[  # noqa: UP007 - (tyro reads the subcommands from a typing.Union)
@@ -293,9 +294,10 @@ def _table(s: Table) -> None:
     tasks = [t.strip() for t in s.tasks.split(",") if t.strip()] or None
     for name in tasks or ():
         task(name)
-    if s.seeds < 1 or s.jobs < 1:
-        raise UsageError("--seeds and --jobs: whole numbers >= 1")
-    table(s.out, seeds=s.seeds, budgets=budgets, tasks=tasks, jobs=s.jobs)
+    if s.seeds < 1 or s.jobs < 0:
+        raise UsageError("--seeds: a whole number >= 1; --jobs: >= 0 (0: one per CPU core)")
+    table(s.out, seeds=s.seeds, budgets=budgets, tasks=tasks,
+          jobs=s.jobs or default_workers())
 
 
 def _job(s: Any) -> None:

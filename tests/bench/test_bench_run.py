@@ -217,7 +217,7 @@ def test_a_unit_another_process_works_on_is_refused(tiny: int, tmp_path: Path) -
     unit.parent.mkdir(parents=True)
     lock = unit.with_name("seed-0.lock")
     lock.write_text(str(os.getppid()))  # a living process: this one's parent
-    with pytest.raises(ValueError, match="another command .* is running this unit"):
+    with pytest.raises(ValueError, match=r"another command .* is running this unit"):
         run("v1-play", "q-learning", seeds=1, out=tmp_path, say=lambda _: None)
     assert not list(tmp_path.glob("v1-play-v1/*.json")) and not unit.exists()
     lock.write_text("999999999")  # no such process
