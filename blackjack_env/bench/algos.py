@@ -106,8 +106,9 @@ class Algo:
 
 #: Why a learner stops where it does in the table (its measured speed and what its next
 #: budget would cost are on the results page, from its results files).
-_NEXT = ("5 seeds of it on every task do not fit the table's 4 hours on 2 cores: its "
-         "measured speed and that cost are in the algorithms table")
+_NEXT = ("Five seeds of the learner on every task at that budget do not fit the table's 4 "
+         "hours on 2 cores beside the others; its measured speed and what the budget would "
+         "cost are in the algorithms table of the results page")
 
 #: The algorithms, by name.
 ALGOS: dict[str, Algo] = {a.name: a for a in (

@@ -211,8 +211,7 @@ def leaderboard(folder: str | Path) -> dict[str, list[Row]]:
                     continue
                 if budget > method.reach:
                     rows.append(Row(found.name, name, method.title, method.kind, budget,
-                                    status="not run",
-                                    note=f"beyond its reach in the table ({method.reach_note})"))
+                                    status="not run", note=method.reach_note))
                 else:
                     rows.append(Row(found.name, name, method.title, method.kind, budget,
                                     status="missing",
@@ -250,9 +249,13 @@ def markdown(task: Task, rows: Sequence[Row]) -> str:
     ]
     for r in rows:
         budget = "—" if r.budget is None else format_budget(r.budget)
+        if r.status == "not run":
+            lines.append(f"| {r.title} | {budget} | | | not run: beyond its reach in the "
+                         f"table ‡ | | | |")
+            continue
         if r.status != "ok":
-            why = r.note or "no results in this folder (its command is below)"
-            lines.append(f"| {r.title} | {budget} | | | {r.status}: {why} | | | |")
+            lines.append(f"| {r.title} | {budget} | | | missing: no results in this folder "
+                         f"(its command is below) | | | |")
             continue
         assert r.mean is not None
         score = _num(task, r.mean) + _ci(task, r.mean_ci)
@@ -269,6 +272,9 @@ def markdown(task: Task, rows: Sequence[Row]) -> str:
         lines += ["", "† Its policy reads the split hand's index, which the analysis's state "
                       "does not carry: graded playing every split hand as the second (the "
                       "results file gives the regret for every other index)."]
+    reasons = list(dict.fromkeys(r.note for r in rows if r.status == "not run"))
+    if reasons:
+        lines += ["", f"‡ {' '.join(reasons)}."]
     commands: dict[str, list[str]] = {}
     for r in rows:
         if r.command:
