@@ -77,6 +77,7 @@ SMALL: dict[str, tuple[str, str | None]] = {
          "--seed 0 --no-progress --store counter.jsonl", None),
     "python scripts/bench_rule_sets.py":
         ("python scripts/bench_rule_sets.py --rule-sets 4 --workers 1", None),
+    "blackjack-bench list": ("blackjack-bench list", None),
     "python scripts/jax_ppo_counting.py --seeds 4 --timesteps 20000000 --hands 8000000":
         ("python scripts/jax_ppo_counting.py --seeds 1 --timesteps 4096 --hands 200 "
          "--num-envs 16", "slow"),
@@ -132,6 +133,23 @@ HELP_ONLY = {
     "python scripts/bench_vector.py --rule-space v1": "run small by tests/scripts/"
         "test_scripts_smoke.py::test_bench_vector_times_a_rule_space (-m slow: it builds "
         "the tables of 4,499 rule sets)",
+    "blackjack-bench run vegas-play --algo jax-ppo --seeds 5":
+        "hours of training; tests/bench run each task end to end at a tiny budget (jax-ppo: "
+        "-m slow), and the shipped results file came from it",
+    "blackjack-bench run vegas-play --algo ppo --seeds 5":
+        "hours of training; tests/bench run ppo end to end at a tiny budget",
+    "blackjack-bench report docs/data/bench --out report":
+        "tests/bench/test_bench_report.py runs report on docs/data/bench",
+    "blackjack-bench table --out results":
+        "the whole table (hours); tests/bench run the table on tiny tasks",
+    "blackjack-bench table --out results --budgets 1e5":
+        "its first stage (minutes); tests/bench run the table on tiny tasks",
+    "blackjack-bench grade vegas-play my_policy.py:policy --out docs/data/bench --name my-algo "
+    "--budget 1e6": "needs the user's policies; tests/bench/test_bench_run.py submits a row",
+    "blackjack-bench grade v1-play ppo-v1-play.zip":
+        "needs the zip the tutorial saves; tests/bench grade SB3 zips",
+    "blackjack-bench grade v1-play my_policy.py:hit_below_17 --json grades.json":
+        "needs the user's file; tests/bench grade callables named FILE.py:NAME",
 }
 
 INLINE = re.compile(r"`((?:blackjack-[a-z]+|python scripts/|python -m blackjack_env)[^`]*)`")
@@ -255,7 +273,7 @@ def test_the_flags_a_page_gives_exist(command: str, tmp_path: Path,
             pytest.skip(f"needs {module}")
     argv = shlex.split(command)
     program = argv[:3] if argv[:2] == ["python", "-m"] else argv[:2] if argv[0] == "python" \
-        else argv[:1]
+        else argv[:2] if argv[0] == "blackjack-bench" else argv[:1]  # (its subcommand's)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("COLUMNS", "200")
     help_text = run_ours([*program, "--help"], tmp_path)
