@@ -1,5 +1,3 @@
-# requires: stable_baselines3
-# output: approximate
 """Grade your own policies on the benchmark: a Python function, then an SB3 model."""
 
 import torch

@@ -38,6 +38,7 @@ EXAMPLES: dict[str, dict[str, list[str]]] = {
     "rules_as_data": {"requires": ["jax", "blackjack_env.jax"], "marker": ["integration"]},
     "render_frame": {"requires": ["pygame"]},
     "grading_rule_sets": {"small": ["BJ_RULE_SETS=24"]},
+    "tutorial_bench": {"requires": ["stable_baselines3"], "output": ["approximate"]},
     "supersuit_sb3": {"requires": ["supersuit", "stable_baselines3"], "marker": ["integration"]},
     "tianshou_envs": {"requires": ["tianshou"], "marker": ["integration"]},
     "tutorial_counting": {"small": ["BJ_TUTORIAL_ROUNDS=6000"]},
