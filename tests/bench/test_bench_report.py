@@ -14,7 +14,7 @@ import pytest
 
 from blackjack_env.agents.commands import bench as command
 from blackjack_env.bench import TASKS
-from blackjack_env.bench.report import interval_estimates, leaderboard, plots
+from blackjack_env.bench.report import interval_estimates, iqm, leaderboard, plots
 from blackjack_env.bench.results import results_in
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,6 +67,20 @@ def test_the_tables_and_figures_change_with_the_files(tmp_path: Path) -> None:
     before = (tmp_path / "fig" / "bench-v1-play-steps.png").read_bytes()
     after = (tmp_path / "fig2" / "bench-v1-play-steps.png").read_bytes()
     assert again and before != after
+
+
+def test_iqm_is_rliables() -> None:
+    """report.iqm (numpy) equals rliable's aggregate_iqm on score sets of every size and
+    on ties, to float rounding."""
+    pytest.importorskip("rliable")
+    from rliable import metrics
+
+    rng = np.random.default_rng(0)
+    for n in (1, 2, 3, 4, 5, 7, 8, 10, 13, 40):
+        for scores in (rng.normal(size=n), rng.integers(0, 3, size=n).astype(float)):
+            assert iqm(scores) == pytest.approx(metrics.aggregate_iqm(scores), abs=1e-12)
+    grid = rng.normal(size=(5, 3))  # rliable flattens runs x tasks
+    assert iqm(grid) == pytest.approx(metrics.aggregate_iqm(grid), abs=1e-12)
 
 
 def test_interval_estimates_from_rliable() -> None:
