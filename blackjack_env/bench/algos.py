@@ -9,8 +9,8 @@ for bets, ``ceiling`` (the perfect counter's bets: 1 by definition, a check), ``
 (the textbook Hi-Lo ramp 1-2-4-8 from true counts +2, +3, +4), ``flat`` (always the
 smallest bet) and ``random-bets`` (a uniformly random size; its expected grade, which is
 that of its mean bet); for a rule space, ``vegas-chart`` (the basic strategy of vegas-strip
-played whatever the rules: the fixed agent ``basic`` of vegas-strip, the best a policy
-that ignores the rule features can be sure of) beside ``optimum`` (each rule set's own),
+played whatever the rules: the fixed agent ``basic`` of vegas-strip, one chart for every
+table, as a policy blind to the rule features plays) beside ``optimum`` (each rule set's own),
 ``stand`` and ``random``.
 
 Learners, each with the project's own settings (those of ``blackjack-train``), the
@@ -74,6 +74,7 @@ from blackjack_env.bench.grading import (
     round_set,
 )
 from blackjack_env.bench.observe import HideShoeJax
+from blackjack_env.bench.results import cpu_seconds
 from blackjack_env.bench.tasks import Task, format_budget
 from blackjack_env.engine.rules import preset
 
@@ -134,7 +135,7 @@ ALGOS: dict[str, Algo] = {a.name: a for a in (
          "rule set's own optimum"),
     Algo("vegas-chart", "fixed chart (vegas-strip basic strategy)", "reference", RULES,
          "the basic strategy of vegas-strip (infinite deck) played whatever the rules: "
-         "what a policy that ignores the rule features can be sure of"),
+         "one chart for every table, as a policy blind to the rule features plays"),
     Algo("stand", "always stand", "reference", PLAY + RULES, "stand on every hand"),
     Algo("random", "random legal", "seeded", PLAY + RULES,
          "a uniformly random legal action; simulated (no deterministic policy)"),
@@ -288,7 +289,7 @@ class _StepCount(gym.Wrapper):
 
 
 def _clock() -> tuple[float, float]:
-    return time.perf_counter(), time.process_time()
+    return time.perf_counter(), cpu_seconds()
 
 
 def _train_q(task: Task, seed: int, budget: int, work: Path, own: dict[str, Any],

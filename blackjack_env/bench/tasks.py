@@ -400,9 +400,9 @@ TASKS: dict[str, Task] = {t.name: t for t in (
         about_baselines=(
             "The exact optimum of each rule set (regret 0: a check of the whole pipeline, "
             "from the held-out list to the grade); a fixed chart, the basic strategy of "
-            "vegas-strip played whatever the rules, which is what a policy that ignores "
-            "the rule features can at best hope for, so a learner that reads the rules "
-            "must beat it; always stand and the random legal policy (simulated on every "
+            "vegas-strip played whatever the rules: one chart for every table, as a "
+            "policy blind to the rule features plays, so a learner that reads the rules "
+            "should beat it; always stand and the random legal policy (simulated on every "
             "rule set: it has no deterministic policy), the floors. Learners: the JAX PPO, "
             "which trains one network over the rule space in one jitted program (its "
             "tables draw their rules from the space, blackjack-train --algo jax-ppo "
@@ -412,8 +412,8 @@ TASKS: dict[str, Task] = {t.name: t for t in (
             "batched forward). Tabular Q-learning is left out: its table is keyed by the "
             "observation, and the rule features are a vector of floats in [0, 1] "
             "(blackjack_env.envs.view.fields.RULE_FEATURE_TABLE), which it cannot "
-            "index; without them it would learn one chart for every rule set, which the "
-            "fixed chart already bounds."),
+            "index; without them it would learn one chart for every rule set, as the fixed "
+            "chart plays."),
         rule_space="v1",
     ),
 )}

@@ -95,7 +95,11 @@ def task_page(task: Any) -> str:
 
 
 def _shown(value: Any) -> str:
-    """An axis value as a page shows it (an enum by its value)."""
+    """An axis value as a page shows it (an enum by its value, a payout as ``3:2``)."""
+    from fractions import Fraction
+
+    if isinstance(value, Fraction):
+        return f"{value.numerator}:{value.denominator}"
     return str(getattr(value, "value", value))
 
 
