@@ -74,7 +74,6 @@ from blackjack_env.bench.grading import (
     round_set,
 )
 from blackjack_env.bench.observe import HideShoeJax
-from blackjack_env.bench.results import cpu_seconds
 from blackjack_env.bench.tasks import Task, format_budget
 from blackjack_env.engine.rules import preset
 
@@ -289,7 +288,7 @@ class _StepCount(gym.Wrapper):
 
 
 def _clock() -> tuple[float, float]:
-    return time.perf_counter(), cpu_seconds()
+    return time.perf_counter(), time.process_time()
 
 
 def _train_q(task: Task, seed: int, budget: int, work: Path, own: dict[str, Any],

@@ -20,7 +20,6 @@ the figures behind the score.
 
 from __future__ import annotations
 
-import pickle
 from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
@@ -232,29 +231,22 @@ def _rule_reader(task: Task, agent: Any, obs_mode: str) -> Any:
     return agent
 
 
-def _picklable(agent: Any) -> bool:
-    try:
-        pickle.dumps(agent)
-    except Exception:  # what pickling raises varies (a lambda, a live env, a lock)
-        return False
-    return True
-
-
 def grade_rule_space(task: Task, agent: Any, obs_mode: str | None = None,
-                     workers: int | None = None) -> dict[str, Any]:
+                     workers: int | None = 1) -> dict[str, Any]:
     """The exact grade of ``agent``'s greedy play on a rule-space task: every held-out rule
-    set graded by :func:`~blackjack_env.agents.rule_sets.grade_rule_sets` (``workers``:
-    its processes; None: as it plans, or 1 for an agent that cannot be pickled, such as a
-    lambda). ``score``: the mean regret; ``score_ci95`` its 95% interval over rule sets
-    (bootstrap); the median, the worst rule set, the costliest axes and every rule set's
-    regret beside it."""
+    set graded by :func:`~blackjack_env.agents.rule_sets.grade_rule_sets`. ``score``: the
+    mean regret; ``score_ci95`` its 95% interval over rule sets (bootstrap); the median,
+    the worst rule set, the costliest axes and every rule set's regret beside it.
+
+    ``workers``: grade_rule_sets' processes. By default 1, in this process: a results
+    file's CPU seconds (``time.process_time``) then count the grade, which they would
+    not in worker processes (started by a forkserver, they are not this process's
+    children), and any agent grades, a lambda too (workers get the agent pickled)."""
     mode = task.check_obs_mode(obs_mode)
     space = task.space
     if space is None:
         raise ValueError(f"{task.name} plays one rule set: grade it with grade_agent")
     asked = _rule_reader(task, agent, mode)
-    if workers is None and not _picklable(asked):
-        workers = 1
     result = grade_rule_sets(asked, held_out_rules(task), workers=workers,
                              axes=space.axis_names, name=f"held-out:{task.rule_space}")
     return _rule_figures(result)

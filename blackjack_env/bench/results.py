@@ -34,7 +34,6 @@ __all__ = [
     "SCHEMA",
     "SCHEMA_PATH",
     "ResultsError",
-    "cpu_seconds",
     "machine",
     "now",
     "read_results",
@@ -56,14 +55,6 @@ LIBRARIES = ("numpy", "gymnasium", "torch", "stable-baselines3", "sb3-contrib", 
 
 class ResultsError(ValueError):
     """A file that is not a results file of this package's tasks (one line)."""
-
-
-def cpu_seconds() -> float:
-    """CPU seconds used so far by this process and by its child processes that have ended
-    (the worker processes a grade starts, ``blackjack_env.agents.rule_sets``): what a
-    results file's ``cpu_seconds`` counts, as differences of this clock."""
-    t = os.times()
-    return t.user + t.system + t.children_user + t.children_system
 
 
 @cache
