@@ -216,10 +216,11 @@ class ReadsRules:
 
 def _rule_reader(task: Task, agent: Any, obs_mode: str) -> Any:
     """``agent`` as the rule-space grade asks it: an agent that says what it reads
-    (``observe_rules``, a ``state_policy`` or ``state_policy_for``) as it is; one that
-    says it reads no rules is refused (one line); any other is taken to read the env's
-    observation whole (:class:`ReadsRules`)."""
-    if any(callable(getattr(agent, k, None)) for k in ("state_policy_for", "state_policy")):
+    (``observe_rules``, ``state_policy_for``, or a fixed agent's ``state_policy``, which
+    grade_rule_sets refuses when it is None: such an agent reads its live table) as it
+    is; one that says it reads no rules is refused (one line); any other is taken to read
+    the env's observation whole (:class:`ReadsRules`)."""
+    if callable(getattr(agent, "state_policy_for", None)) or hasattr(agent, "state_policy"):
         return agent
     says = getattr(agent, "observe_rules", None)
     if says is None:

@@ -8,6 +8,7 @@ rule sets, 15-40 s a policy) is graded by the shipped results' command."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -169,11 +170,28 @@ def test_the_command_lists_and_grades_the_task(few: list[Rules], tmp_path: Path,
     code, out, _ = _main(["list"], capsys)
     assert code == 0 and "rules-generalize-v1:" in out and "not yet available" not in out
     policy = tmp_path / "mine.py"
-    policy.write_text("def stand(obs):\n    return 0\n")
-    code, out, err = _main(["grade", "rules-generalize", f"{policy}:stand", "--json",
-                            str(tmp_path / "g.json")], capsys)
+    policy.write_text(
+        "from blackjack_env.envs.view import fields as F\n\n"
+        "H17 = F.RULE_FEATURES.index('dealer_hits_soft_17') - F.RULES_SIZE\n\n"
+        "def hit_more_under_h17(obs):\n"
+        "    if obs[F.VEC_PHASE + 1] == 1.0:\n"
+        "        return 0\n"
+        "    total = round(float(obs[F.VEC_TOTAL]) * F.MAX_TOTAL)\n"
+        "    h17 = obs[H17] == 1.0\n"
+        "    return int(total <= 11 or (total == 12 and not obs[F.VEC_SOFT] and h17))\n")
+    code, out, err = _main(["grade", "rules-generalize", f"{policy}:hit_more_under_h17",
+                            "--json", str(tmp_path / "g.json")], capsys)
     assert code == 0, err
-    assert f"over {FEW} held-out rule sets" in out and (tmp_path / "g.json").is_file()
+    assert f"over {FEW} held-out rule sets" in out
+    graded = json.loads((tmp_path / "g.json").read_text())["grades"][0]
+    by_state = _toy(True)[1]
+    want = [optimal_return(r) - float(evaluate_policy(r, by_state(r))) for r in few]
+    assert graded["regrets"] == pytest.approx(want, abs=1e-12)
+    code, out, err = _main(["run", "rules-generalize", "--algo", "optimum", "--out",
+                            str(tmp_path / "res")], capsys)
+    assert code == 0, err
+    data = read_results(tmp_path / "res" / "rules-generalize-v1" / "optimum.json")
+    assert abs(data["runs"][0]["grade"]["score"]) < 1e-12
 
 
 @pytest.mark.parametrize(("argv", "words"), [
@@ -223,3 +241,21 @@ def test_jax_ppo_end_to_end(few: list[Rules], tiny: int, tmp_path: Path) -> None
     for r in data["runs"]:
         assert r["env_steps"] == tiny and r["grade"]["rule_sets"] == FEW
         assert 0 < r["grade"]["score"] < 1
+
+
+def test_the_leaderboard_shows_the_median_and_worst_beside_the_mean(
+        few: list[Rules], tmp_path: Path) -> None:
+    from blackjack_env.bench.report import leaderboard, markdown
+
+    _, data = run("rules-generalize", "stand", out=tmp_path, say=lambda _: None)
+    got = data["runs"][0]["grade"]
+    rows = leaderboard(tmp_path)["rules-generalize"]
+    (row,) = [r for r in rows if r.algo == "stand"]
+    assert row.mean == got["score"] and row.within == tuple(got["score_ci95"])
+    assert row.median == got["median_regret"] and row.worst == max(got["regrets"])
+    text = markdown(task("rules-generalize"), rows)
+    half = (got["score_ci95"][1] - got["score_ci95"][0]) / 2
+    assert f"| always stand | — | | | {got['score']:.5f} ± {half:.5f} rule sets |" in text
+    assert f"| always stand | — | {np.median(got['regrets']):.5f} | " \
+           f"{max(got['regrets']):.5f} |" in text
+    assert "| JAX PPO | 1e5 | | | missing: no results in this folder" in text
