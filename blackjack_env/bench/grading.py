@@ -198,7 +198,9 @@ class ReadsRules:
     """An agent that reads the observation of a rule-space task's env, rule features
     included, but does not say so (an SB3 model, a user's callable): what
     :func:`~blackjack_env.agents.rule_sets.grade_rule_sets` needs to show it the
-    features (``observe_rules``), its answers unchanged."""
+    features (``observe_rules``), its answers unchanged. The agent's ``greedy_batch``
+    (an SB3 model's), when it has one, is kept: every state of a rule set is then asked
+    in one call."""
 
     observe_rules = True
 
@@ -209,6 +211,9 @@ class ReadsRules:
         n_actions = getattr(agent, "n_actions", None)
         if n_actions is not None:
             self.n_actions = int(n_actions)
+        batch = getattr(agent, "greedy_batch", None)
+        if callable(batch):
+            self.greedy_batch = batch
 
     def act(self, obs: Any, mask: np.ndarray | None = None) -> int:
         return int(self.agent.act(obs, mask))

@@ -407,13 +407,12 @@ TASKS: dict[str, Task] = {t.name: t for t in (
             "which trains one network over the rule space in one jitted program (its "
             "tables draw their rules from the space, blackjack-train --algo jax-ppo "
             "--rule-space v1), and stable-baselines3 PPO on the task's Gymnasium env, "
-            "which draws a rule set at each reset; SB3 policies are graded by the same "
-            "exact grade, asked one state at a time (slower than the JAX network's "
-            "batched forward). Tabular Q-learning is left out: its table is keyed by the "
-            "observation, and the rule features are a vector of floats in [0, 1] "
-            "(blackjack_env.envs.view.fields.RULE_FEATURE_TABLE), which it cannot "
-            "index; without them it would learn one chart for every rule set, as the fixed "
-            "chart plays."),
+            "which draws a rule set at each reset, graded by the same exact grade (its "
+            "network asked every state of a rule set in one forward pass). Tabular "
+            "Q-learning is left out: its table is keyed by the observation, and the rule "
+            "features are a vector of floats in [0, 1] (blackjack_env.envs.view.fields."
+            "RULE_FEATURE_TABLE), which it cannot index; without them it would learn one "
+            "chart for every rule set, as the fixed chart plays."),
         rule_space="v1",
     ),
 )}

@@ -146,7 +146,7 @@ def test_random_play_is_simulated_on_every_rule_set(few: list[Rules]) -> None:
     assert grade_reference(found, "stand")["score"] < lo
 
 
-@pytest.mark.slow  # SB3 asks its network one state at a time: ~40 s of CPU here
+@pytest.mark.slow  # torch and SB3 imported, a model trained and graded: ~10 s of CPU
 def test_the_task_end_to_end_at_a_tiny_budget(few: list[Rules], tiny: int,
                                               tmp_path: Path) -> None:
     """SB3 PPO trained on the task's env (a rule set drawn at each reset, the features in
@@ -157,6 +157,23 @@ def test_the_task_end_to_end_at_a_tiny_budget(few: list[Rules], tiny: int,
     (only,) = data["runs"]
     assert only["env_steps"] == tiny and data["algo"]["settings"]["obs_mode"] == "vector"
     assert only["grade"]["rule_sets"] == FEW and 0 < only["grade"]["score"] < 1
+    # the grade asks the network every state at once (greedy_batch): as act, one by one
+    from blackjack_env.agents.sb3 import SB3Agent
+
+    (saved,) = (tmp_path / ".work").rglob("*.zip")
+    agent = SB3Agent.load(saved)
+    env = task("rules-generalize").make_env("vector")
+    rng = np.random.default_rng(0)
+    rows, masks = [], []
+    obs, info = env.reset(seed=0)
+    while len(rows) < 300:
+        rows.append(obs)
+        masks.append(info["action_mask"])
+        obs, _, done, cut, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        if done or cut:
+            obs, info = env.reset()
+    batch = agent.greedy_batch(np.array(rows), np.array(masks))
+    assert list(batch) == [agent.act(o, m) for o, m in zip(rows, masks, strict=True)]
 
 
 def _main(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
