@@ -30,7 +30,7 @@ Three grades, all exact where the analysis allows (:mod:`.grading`):
   (:func:`blackjack_env.agents.rule_sets.grade_rule_sets`, infinite deck); the score is
   the mean regret over those rule sets, with its median, worst and interval beside it.
   The task trains on the space's other rule sets: its env draws one at each reset
-  (``rules=<the space>``, :attr:`Task.rule_space`).
+  (``rules=<the space>``, the task's ``rule_space``).
 
 Each task also registers a Gymnasium id (:attr:`Task.env_id`, e.g.
 ``blackjack_env/bench-vegas-play-v1``) that builds its env, with the observation the task
@@ -123,12 +123,13 @@ class Task:
 
     @property
     def space(self) -> RuleSpace | None:
-        """The rule space the task's env draws from (None: one rule set, :attr:`rules`)."""
+        """The rule space the task's env draws from, or None for a task of one rule set
+        (its ``rules``)."""
         return default_space(self.rule_space) if self.rule_space else None
 
     @property
     def observe_rules(self) -> bool:
-        """The observation ends with the rule features (a rule-space task)."""
+        """Whether the observation ends with the rule features (a rule-space task)."""
         return bool(self.rule_space)
 
     def held_out(self) -> tuple[Rules, ...]:
