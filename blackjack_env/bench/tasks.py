@@ -373,7 +373,7 @@ TASKS: dict[str, Task] = {t.name: t for t in (
         rules=default_space("v1").base,
         grade="held-out-regret",
         obs_modes=("vector", "features"),
-        metric="mean exact regret per unit bet over the held-out rule sets",
+        metric="mean exact regret over the held-out rule sets",
         better="lower",
         reference=(
             "each held-out rule set's own optimal return (blackjack_env.analysis.solve): "
