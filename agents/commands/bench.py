@@ -52,7 +52,7 @@ from blackjack_env._cli import (
 from blackjack_env.agents.commands import UsageError, run_command
 from blackjack_env.analysis.counter import default_workers
 from blackjack_env.bench import ALGOS, PLANNED, TASKS, load_policy, task
-from blackjack_env.bench.grading import agent_bets, grade_agent, grade_bets, round_set
+from blackjack_env.bench.grading import grade_policy
 from blackjack_env.bench.report import leaderboard, markdown, plots
 from blackjack_env.bench.results import SCHEMA, machine, now, software, write_results
 from blackjack_env.bench.runner import DEFAULT_SEEDS, TABLE_RUN, results_path, run, table
@@ -205,10 +205,7 @@ def _grade(s: Grade) -> list[dict[str, Any]]:
     loaded = [load_policy(p, found, s.obs_mode, s.sb3_algo) for p in s.policies]
     grades = []
     for policy in loaded:
-        if found.grade == "ceiling-fraction":
-            grade = grade_bets(found, agent_bets(found, policy.agent, round_set(found).rounds))
-        else:
-            grade = grade_agent(found, policy.agent, policy.obs_mode)
+        grade = grade_policy(found, policy.agent, policy.obs_mode)
         grades.append({"policy": policy.label, "obs_mode": policy.obs_mode, **grade})
         _say_grade(found, policy.label, policy.obs_mode, grade)
     if s.json:
@@ -251,8 +248,16 @@ def _say_grade(found: Any, label: str, mode: str, grade: dict[str, Any]) -> None
               f"shoes {lo:.4f} to {hi:.4f}); net {grade['net_per_round']:+.5f} per round, "
               f"mean bet {grade['mean_bet']:.2f}")
         return
-    print(f"{found.id} {label} ({mode}): exact regret {grade['score']:.6f} per unit bet "
-          f"(return {grade['return']:+.6f}, reference {grade['reference_return']:+.6f})")
+    if found.grade == "held-out-regret":
+        lo, hi = grade["score_ci95"]
+        worst = grade["worst"]
+        print(f"{found.id} {label} ({mode}): mean exact regret {grade['score']:.6f} per unit "
+              f"bet over {grade['rule_sets']} held-out rule sets (95% interval over rule sets "
+              f"{lo:.6f} to {hi:.6f}); median {grade['median_regret']:.6f}, worst "
+              f"{worst['regret']:.6f} ({worst['summary']})")
+    else:
+        print(f"{found.id} {label} ({mode}): exact regret {grade['score']:.6f} per unit bet "
+              f"(return {grade['return']:+.6f}, reference {grade['reference_return']:+.6f})")
     if grade.get("split_states_depending_on_hand_index"):
         print(f"  {grade['split_states_depending_on_hand_index']} split-hand states depend on "
               f"the hand index: graded as the second hand (regret by index "

@@ -33,13 +33,7 @@ from collections.abc import Callable
 from typing import Any
 
 from blackjack_env.bench.algos import ALGOS, Algo
-from blackjack_env.bench.grading import (
-    agent_bets,
-    grade_agent,
-    grade_bets,
-    reference,
-    round_set,
-)
+from blackjack_env.bench.grading import grade_policy, reference
 from blackjack_env.bench.policies import CallableAgent, LoadedPolicy, load_policy
 from blackjack_env.bench.report import leaderboard, markdown, plots, report
 from blackjack_env.bench.results import read_results, validate
@@ -78,8 +72,9 @@ def grade(task_name: str, policy: str | Callable[[Any], Any] | Any, *,
 
     ``policy``: a spec that :func:`~blackjack_env.bench.policies.load_policy` reads
     (``FILE.py:NAME``, ``MODULE:NAME``, a ``.zip``, an ``.npz``, a run folder), a callable
-    ``obs -> action`` (it reads ``obs_mode``, the task's first by default), or an agent
-    with ``act(obs, mask)`` and an ``obs_mode``. Returns the grade (``score`` and its
+    ``obs -> action`` (it reads ``obs_mode``, the task's first by default; on a
+    rule-space task the observation ends with the rule features of the table's rules), or
+    an agent with ``act(obs, mask)`` and an ``obs_mode``. Returns the grade (``score`` and its
     figures, see :mod:`.grading`) with ``task`` (the id), ``policy`` and ``obs_mode``."""
     found = task(task_name)
     if isinstance(policy, str):
@@ -96,8 +91,5 @@ def grade(task_name: str, policy: str | Callable[[Any], Any] | Any, *,
     else:
         raise ValueError(f"policy {policy!r}: give a callable obs -> action, an agent, or a "
                          f"file / FILE.py:NAME spec")
-    if found.grade == "ceiling-fraction":
-        result = grade_bets(found, agent_bets(found, agent, round_set(found).rounds))
-    else:
-        result = grade_agent(found, agent, mode)
+    result = grade_policy(found, agent, mode)
     return {"task": found.id, "policy": label, "obs_mode": mode, **result}

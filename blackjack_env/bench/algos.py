@@ -8,7 +8,10 @@ simulation of :data:`~blackjack_env.bench.grading.SIMULATED_ROUNDS` rounds per s
 for bets, ``ceiling`` (the perfect counter's bets: 1 by definition, a check), ``hi-lo``
 (the textbook Hi-Lo ramp 1-2-4-8 from true counts +2, +3, +4), ``flat`` (always the
 smallest bet) and ``random-bets`` (a uniformly random size; its expected grade, which is
-that of its mean bet).
+that of its mean bet); for a rule space, ``vegas-chart`` (the basic strategy of vegas-strip
+played whatever the rules: the fixed agent ``basic`` of vegas-strip, one chart for every
+table, as a policy blind to the rule features plays) beside ``optimum`` (each rule set's own),
+``stand`` and ``random``.
 
 Learners, each with the project's own settings (those of ``blackjack-train``), the
 budget its only change:
@@ -16,16 +19,21 @@ budget its only change:
 * ``q-learning``: tabular one-step Q-learning (``QLearningAgent`` of
   ``blackjack_env.agents.tabular``, step size ``1/N(s,a)^0.8``, epsilon from 1 to 0.05
   over the first half of the budget's env steps), on the ``"tuple"`` observation where
-  the rules allow only stand and hit, else ``"multidiscrete"``; it learns after every
+  the rules allow only stand and hit, else ``"multidiscrete"`` (not on a rule space: the
+  rule features are floats its table cannot index); it learns after every
   round, so its run ends with the round that reaches the budget (at most a round beyond);
 * ``ppo``, ``a2c``, ``maskable-ppo``, ``dqn``: stable-baselines3 / sb3-contrib with
   ``DEFAULT_HYPERPARAMETERS`` of ``blackjack_env.agents.sb3``, 4 envs, one torch thread,
   on ``"multidiscrete"``; they learn from whole rollouts (PPO 8,192 steps, A2C 128, DQN
-  16), so a run trains the largest number of whole rollouts within the budget;
+  16), so a run trains the largest number of whole rollouts within the budget; on a rule
+  space they read ``"vector"`` with the rule features, their env drawing a rule set at
+  each reset;
 * ``jax-ppo``: masked PPO inside one jitted JAX program, every seed at once
   (``blackjack_env.agents.jax_ppo``, its defaults: 256 tables x 32 steps an update),
   on ``"vector"``; the whole updates within the budget. On ``spread-bet`` it learns the
-  bets too (``bet_sizes``), and its bets are graded.
+  bets too (``bet_sizes``), and its bets are graded. On a rule space it trains one policy
+  over the space (``JaxPPOConfig.rule_space``: each table plays a training rule set, drawn
+  again every update), reading the rule features.
 
 :data:`ALGOS` records for each learner the largest budget it is run at in the shipped
 table (``reach``) and why not beyond, from speeds measured on the 2-core machine of the
@@ -38,6 +46,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import gymnasium as gym
@@ -46,6 +55,7 @@ import numpy as np
 from blackjack_env.agents.counting import BetSpread
 from blackjack_env.agents.fixed import fixed_agent
 from blackjack_env.agents.mlp import MLPAgent
+from blackjack_env.agents.rule_sets import OptimalPlay
 from blackjack_env.agents.sb3 import (
     DEFAULT_HYPERPARAMETERS,
     SB3Config,
@@ -54,16 +64,18 @@ from blackjack_env.agents.sb3 import (
 )
 from blackjack_env.agents.tabular import QLearningAgent
 from blackjack_env.bench.grading import (
-    agent_bets,
     grade_agent,
     grade_bets,
+    grade_policy,
     grade_random_play,
+    grade_rule_space,
     grade_state_policy,
     optimum_policy,
     round_set,
 )
 from blackjack_env.bench.observe import HideShoeJax
 from blackjack_env.bench.tasks import Task, format_budget
+from blackjack_env.engine.rules import preset
 
 __all__ = [
     "ALGOS",
@@ -76,6 +88,10 @@ __all__ = [
 
 PLAY = ("regret", "shoe-regret")
 BETS = ("ceiling-fraction",)
+RULES = ("held-out-regret",)
+#: What each kind of grade grades, for messages.
+_GRADES_WHAT = {"regret": "play", "shoe-regret": "play", "ceiling-fraction": "bets",
+                "held-out-regret": "play over a rule space"}
 #: SB3's parallel training envs in the benchmark (blackjack-train's default).
 SB3_ENVS = 4
 
@@ -112,11 +128,15 @@ _NEXT = ("Five seeds of the learner on every task at that budget do not fit the 
 
 #: The algorithms, by name.
 ALGOS: dict[str, Algo] = {a.name: a for a in (
-    Algo("optimum", "exact optimum", "reference", PLAY,
+    Algo("optimum", "exact optimum", "reference", PLAY + RULES,
          "the analysis's best policy: the optimal chart (infinite deck; regret 0, a check "
-         "of the pipeline), the best total-dependent chart (shoe)"),
-    Algo("stand", "always stand", "reference", PLAY, "stand on every hand"),
-    Algo("random", "random legal", "seeded", PLAY,
+         "of the pipeline), the best total-dependent chart (shoe); on a rule space each "
+         "rule set's own optimum"),
+    Algo("vegas-chart", "fixed chart (vegas-strip basic strategy)", "reference", RULES,
+         "the basic strategy of vegas-strip (infinite deck) played whatever the rules: "
+         "one chart for every table, as a policy blind to the rule features plays"),
+    Algo("stand", "always stand", "reference", PLAY + RULES, "stand on every hand"),
+    Algo("random", "random legal", "seeded", PLAY + RULES,
          "a uniformly random legal action; simulated (no deterministic policy)"),
     Algo("ceiling", "perfect counter (ceiling)", "reference", BETS,
          "the largest bet where the round's exact edge is positive, the smallest "
@@ -129,16 +149,16 @@ ALGOS: dict[str, Algo] = {a.name: a for a in (
     Algo("q-learning", "tabular Q-learning", "trained", PLAY,
          "one-step Q-learning over legal actions, epsilon-greedy (blackjack-train's)",
          reach=10_000_000),
-    Algo("ppo", "SB3 PPO", "trained", PLAY, "stable-baselines3 PPO, 4 envs",
+    Algo("ppo", "SB3 PPO", "trained", PLAY + RULES, "stable-baselines3 PPO, 4 envs",
          reach=1_000_000, reach_note=_NEXT),
-    Algo("a2c", "SB3 A2C", "trained", PLAY, "stable-baselines3 A2C, 4 envs",
+    Algo("a2c", "SB3 A2C", "trained", PLAY + RULES, "stable-baselines3 A2C, 4 envs",
          reach=1_000_000, reach_note=_NEXT),
-    Algo("maskable-ppo", "sb3-contrib MaskablePPO", "trained", PLAY,
+    Algo("maskable-ppo", "sb3-contrib MaskablePPO", "trained", PLAY + RULES,
          "sb3-contrib MaskablePPO (illegal actions masked), 4 envs",
          reach=100_000, reach_note=_NEXT),
-    Algo("dqn", "SB3 DQN", "trained", PLAY, "stable-baselines3 DQN, 4 envs",
+    Algo("dqn", "SB3 DQN", "trained", PLAY + RULES, "stable-baselines3 DQN, 4 envs",
          reach=100_000, reach_note=_NEXT),
-    Algo("jax-ppo", "JAX PPO", "trained", PLAY + BETS,
+    Algo("jax-ppo", "JAX PPO", "trained", PLAY + BETS + RULES,
          "masked PPO in one jitted JAX program, the seeds vmapped (blackjack-train's)",
          reach=10_000_000, together=True),
 )}
@@ -151,15 +171,14 @@ def algo(name: str, task: Task | None = None) -> Algo:
     if found is None:
         raise ValueError(f"unknown algorithm {name!r}; choose one of {', '.join(names)}")
     if task is not None and task.grade not in found.grades:
-        raise ValueError(f"{name} does not apply to {task.name} (it "
-                         f"{'grades bets' if task.grade in BETS else 'grades play'}); "
-                         f"choose one of {', '.join(names)}")
+        raise ValueError(f"{name} does not apply to {task.name} (it grades "
+                         f"{_GRADES_WHAT[task.grade]}); choose one of {', '.join(names)}")
     return found
 
 
 def learner_obs_mode(task: Task, name: str) -> str:
     """The observation a learner reads on ``task``."""
-    if name == "jax-ppo":
+    if name == "jax-ppo" or task.rule_space:  # (the rule features need "vector")
         return "vector"
     if name == "q-learning" and task.layout("tuple").n_play == 2 and "tuple" in task.obs_modes:
         return "tuple"
@@ -178,9 +197,12 @@ def _jax_config(task: Task, seeds: int, budget: int, overrides: dict[str, Any]) 
     # deferred: loads jax, flax, optax (the optional [jax] extra)
     from blackjack_env.agents.jax_ppo import JaxPPOConfig
 
+    own = {k: v for k, v in overrides.items() if k != "explore_fraction"}
+    if task.rule_space:  # one policy over the space (its rules, drawn per table)
+        return JaxPPOConfig(rule_space=task.rule_space, seeds=seeds, seed=0,
+                            total_timesteps=budget, curve_points=1, **own)
     return JaxPPOConfig(rules=task.rules, seeds=seeds, seed=0, total_timesteps=budget,
-                        curve_points=1, bet_sizes=task.bet_sizes or None,
-                        **{k: v for k, v in overrides.items() if k != "explore_fraction"})
+                        curve_points=1, bet_sizes=task.bet_sizes or None, **own)
 
 
 def algo_settings(task: Task, name: str, budget: int | None, seeds: int = 1,
@@ -210,6 +232,8 @@ def algo_settings(task: Task, name: str, budget: int | None, seeds: int = 1,
 # ------------------------------------------------------------------------ references
 def grade_reference(task: Task, name: str, seed: int | None = None) -> dict[str, Any]:
     """The grade of a reference policy (``seed``: the simulation's, for ``random``)."""
+    if task.rule_space and name in ("optimum", "vegas-chart", "stand"):
+        return grade_rule_space(task, _rules_reference(name))
     if name == "optimum":
         return grade_state_policy(task, optimum_policy(task))
     if name == "stand":
@@ -232,6 +256,22 @@ def grade_reference(task: Task, name: str, seed: int | None = None) -> dict[str,
         ramp = BetSpread()
         return grade_bets(task, [ramp.size_for(r.true_count, sizes) for r in rounds])
     raise ValueError(f"{name} is not a reference policy")
+
+
+def _rules_reference(name: str) -> Any:
+    """A reference policy of a rule-space task, as the rule-space grade asks it: each rule
+    set's optimum (``state_policy_for``), or a fixed agent's policy over the analysis's
+    states, the same on every rule set (``stand``; ``vegas-chart``: the fixed agent
+    ``basic`` of vegas-strip on an infinite deck)."""
+    if name == "optimum":
+        return OptimalPlay()
+    env = gym.make("blackjack_env/Blackjack-v0", rules=preset("vegas-strip", decks=None))
+    try:
+        agent = fixed_agent("basic" if name == "vegas-chart" else name, env)
+    finally:
+        env.close()
+    # its policy over states alone (what the grade asks, and what worker processes get)
+    return SimpleNamespace(name=name, state_policy=agent.state_policy)
 
 
 # ------------------------------------------------------------------------ learners
@@ -288,9 +328,7 @@ def _train_sb3(task: Task, name: str, seed: int, budget: int, work: Path,
 
 
 def _grade_trained(task: Task, agent: Any, mode: str) -> dict[str, Any]:
-    if task.grade in BETS:
-        return grade_bets(task, agent_bets(task, agent, round_set(task).rounds))
-    return grade_agent(task, agent, mode)
+    return grade_policy(task, agent, mode)
 
 
 def train_and_grade(task: Task, name: str, budget: int, seeds: Sequence[int], work: Path, *,
@@ -343,7 +381,7 @@ def _jax_units(task: Task, budget: int, seeds: Sequence[int], work: Path,
     result = train_seeds(config, env, params, rules=task.rules, grade=False)
     wall1, cpu1 = _clock()
     agents: list[MLPAgent] = [row[-1] for row in result.agents]
-    plays = result.play_agents() if task.grade in PLAY else agents
+    plays = result.play_agents() if task.grade in PLAY + RULES else agents
     out = []
     for k, agent in enumerate(plays):
         agent.save(work / f"seed-{k}.npz")

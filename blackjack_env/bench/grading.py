@@ -6,8 +6,11 @@ Nothing here decides a value: a play task's grade is
 ``blackjack_env.agents.grading.composition_reference`` (a shoe), each asking the policy
 through ``blackjack_env.agents.obs.decision_policy``; a bets task's is
 :func:`blackjack_env.analysis.counter.ceiling_fraction` and
-:func:`~blackjack_env.analysis.counter.counter_report` on the task's round set. This
-module picks the one the task names and writes the figures in the results file's form.
+:func:`~blackjack_env.analysis.counter.counter_report` on the task's round set; a rule-space
+task's is :func:`blackjack_env.agents.rule_sets.grade_rule_sets` on the task's held-out
+rule sets (:meth:`Task.held_out <blackjack_env.bench.tasks.Task.held_out>`). This module
+picks the one the task names (:func:`grade_policy`) and writes the figures in the results
+file's form.
 
 Every grade is a dict with ``score`` (the task's metric: regret per unit bet, lower is
 better, or the fraction of the ceiling, higher is better), ``measured`` (``"exact"``, or
@@ -26,21 +29,26 @@ import numpy as np
 from blackjack_env.agents.grading import composition_reference, exact_grade, optimal_return
 from blackjack_env.agents.mlp import MLPAgent, bet_observations, greedy_bets
 from blackjack_env.agents.obs import decision_policy
+from blackjack_env.agents.rule_sets import RuleSetGrades, grade_rule_sets
 from blackjack_env.analysis import evaluate_policy, finite_chart, finite_shoe_return, solve
 from blackjack_env.analysis.counter import CounterRound, ceiling_fraction, counter_report
 from blackjack_env.analysis.state import DecisionState
 from blackjack_env.bench.rounds import RoundSet, load_round_set
 from blackjack_env.bench.tasks import Task
-from blackjack_env.engine import Action
+from blackjack_env.engine import Action, Rules
 from blackjack_env.simulate import simulate
 
 __all__ = [
     "SIMULATED_ROUNDS",
+    "ReadsRules",
     "agent_bets",
     "grade_agent",
     "grade_bets",
+    "grade_policy",
     "grade_random_play",
+    "grade_rule_space",
     "grade_state_policy",
+    "held_out_rules",
     "optimum_policy",
     "reference",
     "round_set",
@@ -52,8 +60,14 @@ SIMULATED_ROUNDS = 1_000_000
 
 def reference(task: Task) -> dict[str, Any]:
     """What a task's score is measured against: ``{"name", "return"}`` (a play task:
-    the optimal return, or the composition-dependent one of a shoe, per unit bet) or
-    ``{"name", "net_per_round"}`` (a bets task: the ceiling's expected net per round)."""
+    the optimal return, or the composition-dependent one of a shoe, per unit bet; a
+    rule-space task: the mean over its held-out rule sets of each one's optimal return)
+    or ``{"name", "net_per_round"}`` (a bets task: the ceiling's expected net per round)."""
+    if task.grade == "held-out-regret":
+        rules = held_out_rules(task)
+        return {"name": f"each rule set's optimal return, the mean over {len(rules)} "
+                        f"held-out rule sets (infinite deck)",
+                "return": float(np.mean([optimal_return(r) for r in rules]))}
     if task.grade == "regret":
         return {"name": "optimal return (infinite deck)", "return": optimal_return(task.rules)}
     if task.grade == "shoe-regret":
@@ -114,6 +128,9 @@ def grade_agent(task: Task, agent: Any, obs_mode: str) -> dict[str, Any]:
     ``split_states_depending_on_hand_index`` counts those states and
     ``regret_if_split_hands_play_as_index`` gives the regret for each other index."""
     task.check_obs_mode(obs_mode)
+    if task.grade == "held-out-regret":
+        raise ValueError(f"{task.name} grades play on many rule sets: grade the agent with "
+                         f"grade_rule_space (or grade_policy)")
     if task.grade == "regret":
         got = exact_grade(agent, task.rules, obs_mode)
         if got is None:
@@ -155,7 +172,10 @@ def grade_random_play(task: Task, seed: int, rounds: int = SIMULATED_ROUNDS) -> 
     """The random legal policy's regret on a play task, *simulated* (it decides nothing
     deterministic, so the analysis cannot grade it): ``rounds`` rounds on the batched
     table (``blackjack_env.simulate.simulate``, seed ``seed``), with the 95%
-    interval of the simulated return."""
+    interval of the simulated return. On a rule-space task the rounds are split equally
+    over its held-out rule sets, each simulated on its own."""
+    if task.grade == "held-out-regret":
+        return _grade_random_rules(task, seed, rounds)
     if task.grade not in ("regret", "shoe-regret"):
         raise ValueError(f"{task.name} grades bets, not play")
     ref = reference(task)["return"]
@@ -164,6 +184,137 @@ def grade_random_play(task: Task, seed: int, rounds: int = SIMULATED_ROUNDS) -> 
     return {"score": ref - sim.mean, "measured": "simulated", "return": sim.mean,
             "reference_return": ref, "score_ci95": [ref - high, ref - low],
             "rounds": sim.hands}
+
+
+# ------------------------------------------------------------------------------ rules
+def held_out_rules(task: Task) -> list[Rules]:
+    """The rule sets a rule-space task grades on (:meth:`Task.held_out
+    <blackjack_env.bench.tasks.Task.held_out>`, in the held-out file's order). Every
+    grade of this module reads them here, once."""
+    return list(task.held_out())
+
+
+class ReadsRules:
+    """An agent that reads the observation of a rule-space task's env, rule features
+    included, but does not say so (an SB3 model, a user's callable): what
+    :func:`~blackjack_env.agents.rule_sets.grade_rule_sets` needs to show it the
+    features (``observe_rules``), its answers unchanged. The agent's ``greedy_batch``
+    (an SB3 model's), when it has one, is kept: every state of a rule set is then asked
+    in one call."""
+
+    observe_rules = True
+
+    def __init__(self, agent: Any, obs_mode: str) -> None:
+        self.agent = agent
+        self.obs_mode = obs_mode
+        self.name = str(getattr(agent, "name", "") or type(agent).__name__)
+        n_actions = getattr(agent, "n_actions", None)
+        if n_actions is not None:
+            self.n_actions = int(n_actions)
+        batch = getattr(agent, "greedy_batch", None)
+        if callable(batch):
+            self.greedy_batch = batch
+
+    def act(self, obs: Any, mask: np.ndarray | None = None) -> int:
+        return int(self.agent.act(obs, mask))
+
+
+def _rule_reader(task: Task, agent: Any, obs_mode: str) -> Any:
+    """``agent`` as the rule-space grade asks it: an agent that says what it reads
+    (``observe_rules``, ``state_policy_for``, or a fixed agent's ``state_policy``, which
+    grade_rule_sets refuses when it is None: such an agent reads its live table) as it
+    is; one that says it reads no rules is refused (one line); any other is taken to read
+    the env's observation whole (:class:`ReadsRules`)."""
+    if callable(getattr(agent, "state_policy_for", None)) or hasattr(agent, "state_policy"):
+        return agent
+    says = getattr(agent, "observe_rules", None)
+    if says is None:
+        return ReadsRules(agent, obs_mode)
+    if not says:
+        raise ValueError(f"{getattr(agent, 'name', agent)} reads no rule features; "
+                         f"{task.name}'s observation ends with them (observe_rules): train "
+                         f"it on the task's env ({task.env_id})")
+    return agent
+
+
+def grade_rule_space(task: Task, agent: Any, obs_mode: str | None = None,
+                     workers: int | None = 1) -> dict[str, Any]:
+    """The exact grade of ``agent``'s greedy play on a rule-space task: every held-out rule
+    set graded by :func:`~blackjack_env.agents.rule_sets.grade_rule_sets`. ``score``: the
+    mean regret; ``score_ci95`` its 95% interval over rule sets (bootstrap); the median,
+    the worst rule set, the costliest axes and every rule set's regret beside it.
+
+    ``workers``: grade_rule_sets' processes. By default 1, in this process: a results
+    file's CPU seconds (``time.process_time``) then count the grade, which they would
+    not in worker processes (started by a forkserver, they are not this process's
+    children), and any agent grades, a lambda too (workers get the agent pickled)."""
+    mode = task.check_obs_mode(obs_mode)
+    space = task.space
+    if space is None:
+        raise ValueError(f"{task.name} plays one rule set: grade it with grade_agent")
+    asked = _rule_reader(task, agent, mode)
+    result = grade_rule_sets(asked, held_out_rules(task), workers=workers,
+                             axes=space.axis_names, name=f"held-out:{task.rule_space}")
+    return _rule_figures(result)
+
+
+def _rule_figures(result: RuleSetGrades) -> dict[str, Any]:
+    """A :class:`RuleSetGrades` in the results file's form."""
+    full = result.to_dict()
+    lo, hi = result.ci95
+    return {"score": result.mean, "measured": "exact", "score_ci95": [lo, hi],
+            "interval": full["interval_method"],
+            "return": full["mean_exact_return"], "reference_return": full["mean_optimal_return"],
+            "median_regret": result.median, "worst": full["worst"],
+            "rule_sets": len(result.grades), "rule_set_list": full["rule_sets"],
+            "split_states_depending_on_hand_index": full["split_states_depending_on_hand_index"]
+            or 0,
+            "axes": [{"axis": a["axis"], "spread": a["spread"]} for a in full["axes"]],
+            "regrets": [g.regret for g in result.grades]}
+
+
+def _grade_random_rules(task: Task, seed: int, rounds: int) -> dict[str, Any]:
+    """The random legal policy on a rule-space task, simulated: ``rounds`` rounds split
+    equally over the held-out rule sets (each its own simulation, seeded from ``seed``
+    and the rule set's place), each rule set's regret its optimal return minus its
+    simulated mean; the interval of the mean regret from the simulations' own (normal,
+    the rule sets independent)."""
+    rules_list = held_out_rules(task)
+    each = max(64, rounds // len(rules_list))
+    tables = min(each, 64)
+    per_table = -(-each // tables)
+    regrets, variances, optima, played = [], [], [], 0
+    seeds = np.random.SeedSequence(seed).spawn(len(rules_list))
+    for rules, child in zip(rules_list, seeds, strict=True):
+        sim = simulate("random", rules, hands=tables * per_table,
+                       seed=int(child.generate_state(1)[0]), tables=tables,
+                       rounds_per_table=per_table)
+        low, high = sim.ci95
+        optima.append(optimal_return(rules))
+        regrets.append(optima[-1] - sim.mean)
+        variances.append(((high - low) / (2 * 1.959963984540054)) ** 2)
+        played += sim.hands
+    mean = float(np.mean(regrets))
+    half = 1.959963984540054 * float(np.sqrt(np.sum(variances))) / len(regrets)
+    ref = float(np.mean(optima))  # (reference(task), without solving each again)
+    return {"score": mean, "measured": "simulated", "return": ref - mean,
+            "reference_return": ref, "score_ci95": [mean - half, mean + half],
+            "rounds": played, "rule_sets": len(rules_list),
+            "median_regret": float(np.median(regrets)),
+            "regrets": [float(r) for r in regrets]}
+
+
+def grade_policy(task: Task, agent: Any, obs_mode: str | None = None) -> dict[str, Any]:
+    """The grade of an agent on any task, the one the task names: its bets
+    (:func:`grade_bets`), its play on every held-out rule set (:func:`grade_rule_space`)
+    or its play on the task's rules (:func:`grade_agent`), asked in ``obs_mode`` (default:
+    the task's first)."""
+    mode = task.check_obs_mode(obs_mode)
+    if task.grade == "ceiling-fraction":
+        return grade_bets(task, agent_bets(task, agent, round_set(task).rounds))
+    if task.grade == "held-out-regret":
+        return grade_rule_space(task, agent, mode)
+    return grade_agent(task, agent, mode)
 
 
 # ------------------------------------------------------------------------------ bets

@@ -65,7 +65,10 @@ class Row:
     ``iqm`` None where every seed scored the same. ``status``: ``"ok"``, ``"not run"``
     (beyond the algorithm's reach in the table) or ``"missing"`` (not in the folder).
     ``split_states``: the most split-hand states at which one seed's policy depends on the
-    hand index (graded playing every split hand as the second; see the task's limits)."""
+    hand index (graded playing every split hand as the second; see the task's limits).
+    ``median`` / ``worst``: on a rule-space task, the median and the worst rule set's
+    regret of each seed's policy over the held-out rule sets, averaged over seeds (None
+    where the grade has none)."""
 
     task: str
     algo: str
@@ -86,6 +89,8 @@ class Row:
     status: str = "ok"
     note: str = ""
     split_states: int = 0
+    median: float | None = None
+    worst: float | None = None
 
 
 @contextlib.contextmanager
@@ -204,11 +209,16 @@ def _row(found: Task, path: Path, data: dict[str, Any], runs: list[dict[str, Any
     measured = "simulated" if any(r["grade"]["measured"] == "simulated" for r in runs) \
         else "exact"
     split = max(int(r["grade"].get("split_states_depending_on_hand_index", 0)) for r in runs)
+    medians = [float(r["grade"]["median_regret"]) for r in runs if "median_regret" in r["grade"]]
+    worsts = [float(r["grade"]["worst"]["regret"]) if "worst" in r["grade"]
+              else float(max(r["grade"]["regrets"])) for r in runs if "regrets" in r["grade"]]
     return Row(found.name, data["algo"]["name"], data["algo"]["title"], data["algo"]["kind"],
                runs[0]["budget"], tuple(scores), int(np.median(steps)) if steps else None,
                measured, mean, mean_ci, iqm, iqm_ci, within,
                float(np.median(walls)) if walls else None, data["command"],
-               str(path.relative_to(root)), split_states=split)
+               str(path.relative_to(root)), split_states=split,
+               median=float(np.mean(medians)) if len(medians) == len(runs) else None,
+               worst=float(np.mean(worsts)) if len(worsts) == len(runs) else None)
 
 
 def leaderboard(folder: str | Path) -> dict[str, list[Row]]:
@@ -258,8 +268,10 @@ def _ci(task: Task, ci: tuple[float, float] | None) -> str:
 
 def markdown(task: Task, rows: Sequence[Row]) -> str:
     """A task's leaderboard as a Markdown table, then each row's command."""
-    within = "; ± shoes: the 95% interval of one seed's figure over the shoes dealt" \
-        if task.grade == "ceiling-fraction" else ""
+    unit = {"ceiling-fraction": "shoes", "held-out-regret": "rule sets"}.get(task.grade, "")
+    within = {"shoes": "; ± shoes: the 95% interval of one seed's figure over the shoes dealt",
+              "rule sets": "; ± rule sets: the 95% interval of one policy's mean regret over "
+                           "the held-out rule sets (bootstrap)"}.get(unit, "")
     lines = [
         f"**{task.id}**: {task.metric}; {task.better} is better. Score: the mean over "
         f"seeds [95% bootstrap interval]; IQM: the interquartile mean [its interval], "
@@ -282,7 +294,7 @@ def markdown(task: Task, rows: Sequence[Row]) -> str:
         assert r.mean is not None
         score = _num(task, r.mean) + _ci(task, r.mean_ci)
         if r.within is not None and r.mean_ci is None:
-            score += f" ± {_num(task, (r.within[1] - r.within[0]) / 2)} shoes"
+            score += f" ± {_num(task, (r.within[1] - r.within[0]) / 2)} {unit or 'rounds'}"
         iqm = "—" if r.iqm is None else _num(task, r.iqm) + _ci(task, r.iqm_ci)
         steps = "" if r.env_steps is None else f"{r.env_steps:,}"
         seeds = "" if r.kind == "reference" else str(len(r.scores))
@@ -290,6 +302,15 @@ def markdown(task: Task, rows: Sequence[Row]) -> str:
         graded = r.measured + (" †" if r.split_states else "")
         lines.append(f"| {r.title} | {budget} | {steps} | {seeds} | {score} | {iqm} | {wall} "
                      f"| {graded} |")
+    spread = [r for r in rows if r.status == "ok" and r.median is not None]
+    if spread:
+        lines += ["", "Beside the mean, over the held-out rule sets (each seed's policy, "
+                      "averaged over seeds): the median regret and the worst rule set's.", "",
+                  "| algorithm | budget | median regret | worst rule set's regret |",
+                  "|---|---|---|---|"]
+        lines += [f"| {r.title} | {'—' if r.budget is None else format_budget(r.budget)} | "
+                  f"{_num(task, r.median or 0.0)} | "
+                  f"{'' if r.worst is None else _num(task, r.worst)} |" for r in spread]
     if any(r.split_states for r in rows):
         lines += ["", "† Its policy reads the split hand's index, which the analysis's state "
                       "does not carry: graded playing every split hand as the second (the "

@@ -24,14 +24,20 @@ Three grades, all exact where the analysis allows (:mod:`.grading`):
 * ``ceiling-fraction`` (bets): the expected net per round of the policy's bets on a
   fixed set of priced rounds (:mod:`.rounds`), each valued by its exact edge, as a
   fraction of the perfect counter's ceiling on the same rounds
-  (:func:`blackjack_env.analysis.counter.ceiling_fraction`).
+  (:func:`blackjack_env.analysis.counter.ceiling_fraction`);
+* ``held-out-regret`` (a rule space): one policy, which reads the rules in its
+  observation, graded exactly on every rule set of the space's fixed held-out set
+  (:func:`blackjack_env.agents.rule_sets.grade_rule_sets`, infinite deck); the score is
+  the mean regret over those rule sets, with its median, worst and interval beside it.
+  The task trains on the space's other rule sets: its env draws one at each reset
+  (``rules=<the space>``, the task's ``rule_space``).
 
 Each task also registers a Gymnasium id (:attr:`Task.env_id`, e.g.
 ``blackjack_env/bench-vegas-play-v1``) that builds its env, with the observation the task
 shows, so a user trains on exactly what is graded: ``gym.make(task("vegas-play").env_id,
 obs_mode="vector")``.
 
-Tasks not yet defined are listed in :data:`PLANNED` with the reason.
+Tasks not yet defined would be listed in :data:`PLANNED` with the reason (none today).
 """
 
 from __future__ import annotations
@@ -47,6 +53,7 @@ from blackjack_env.analysis.composition import METHOD
 from blackjack_env.bench.observe import HideShoe
 from blackjack_env.bench.rounds import round_set_digest
 from blackjack_env.engine.rules import Rules, preset
+from blackjack_env.engine.rulespace import RuleSpace, default_space, held_out, held_out_file
 from blackjack_env.envs.view.layout import Layout, ObsMode
 
 __all__ = [
@@ -97,6 +104,8 @@ class Task:
     bet_sizes: tuple[int, ...] = ()
     rounds: str = ""
     baselines: tuple[str, ...] = field(default=())
+    rule_space: str = ""
+    about_baselines: str = ""
 
     @property
     def id(self) -> str:
@@ -112,10 +121,33 @@ class Task:
     def higher_is_better(self) -> bool:
         return self.better == "higher"
 
+    @property
+    def space(self) -> RuleSpace | None:
+        """The rule space the task's env draws from, or None for a task of one rule set
+        (its ``rules``)."""
+        return default_space(self.rule_space) if self.rule_space else None
+
+    @property
+    def observe_rules(self) -> bool:
+        """Whether the observation ends with the rule features (a rule-space task)."""
+        return bool(self.rule_space)
+
+    def held_out(self) -> tuple[Rules, ...]:
+        """The rule sets a rule-space task is graded on: the space's fixed held-out set
+        (:func:`~blackjack_env.engine.rulespace.held_out`, 256 rule sets the env never
+        draws); ValueError for a task of one rule set."""
+        if not self.rule_space:
+            raise ValueError(f"{self.name} plays one rule set; it has no held-out rule sets")
+        return held_out(self.rule_space)
+
     def layout(self, obs_mode: str | None = None) -> Layout:
         """The env's spaces in ``obs_mode`` (default: the task's first)."""
         mode = ObsMode(self.check_obs_mode(obs_mode))
-        return Layout(self.rules, mode, bet_sizes=self.bet_sizes)
+        space = self.space
+        if space is None:
+            return Layout(self.rules, mode, bet_sizes=self.bet_sizes)
+        return Layout(self.rules, mode, bet_sizes=self.bet_sizes, max_hands=space.max_hands,
+                      observe_rules=True)
 
     @property
     def n_actions(self) -> int:
@@ -127,7 +159,10 @@ class Task:
 
     def env_kwargs(self, obs_mode: str | None = None) -> dict[str, Any]:
         """The keyword arguments of ``blackjack_env/Blackjack-v0`` for the task's table."""
-        kwargs: dict[str, Any] = {"rules": self.rules, "obs_mode": self.check_obs_mode(obs_mode)}
+        kwargs: dict[str, Any] = {"rules": self.space or self.rules,
+                                  "obs_mode": self.check_obs_mode(obs_mode)}
+        if self.rule_space:
+            kwargs["observe_rules"] = True
         if self.bet_sizes:
             kwargs["bet_sizes"] = self.bet_sizes
         return kwargs
@@ -165,6 +200,15 @@ class Task:
             out["composition_method"] = METHOD  # the CD analysis that prices the reference
         if self.rounds:
             out["rounds"] = {"file": self.rounds, "sha256": round_set_digest(self.rounds)}
+        space = self.space
+        if space is not None:  # the space trained on and the rule sets graded on
+            graded = json.dumps([r.to_dict() for r in self.held_out()], sort_keys=True)
+            out["rule_space"] = {"version": self.rule_space, "space": space.to_dict(),
+                                 "observe_rules": True,
+                                 "held_out": {"file": held_out_file(self.rule_space),
+                                              "rule_sets": len(self.held_out()),
+                                              "sha256": hashlib.sha256(
+                                                  graded.encode()).hexdigest()}}
         return out
 
     def fingerprint(self) -> str:
@@ -311,17 +355,75 @@ TASKS: dict[str, Task] = {t.name: t for t in (
         rounds="spread-bet-rounds-v1.npz",
         baselines=("ceiling", "hi-lo", "flat", "random-bets", "jax-ppo"),
     ),
+    Task(
+        name="rules-generalize",
+        version=1,
+        title="One policy for every rule set: trained on a rule space, graded exactly on "
+              "rule sets it never saw",
+        description=(
+            "The default rule space v1 (blackjack_env.engine.rulespace.default_space): "
+            "casino rules on an infinite deck that differ in the dealer's soft 17, the "
+            "blackjack payout, the hole card, the double and split rules and surrender. "
+            "The task's env draws one of the space's training rule sets at every reset "
+            "(its held-out rule sets never) and the observation ends with the rule "
+            "features of the table's rules (observe_rules), so one policy learns to play "
+            "every table by reading its rules. It is graded on the space's fixed held-out "
+            "set: rule sets no training draw ever shows."),
+        rules_name="default-v1",
+        rules=default_space("v1").base,
+        grade="held-out-regret",
+        obs_modes=("vector", "features"),
+        metric="mean exact regret over the held-out rule sets",
+        better="lower",
+        reference=(
+            "each held-out rule set's own optimal return (blackjack_env.analysis.solve): "
+            "the best play for the rules at the table, which the observation shows"),
+        grading=(
+            "The policy's greedy play is graded exactly on every rule set of the held-out "
+            "set (blackjack_env.agents.rule_sets.grade_rule_sets, as blackjack-evaluate "
+            "--rule-sets held-out:v1 grades): for each rule set, the policy is asked at "
+            "every state the analysis may reach, as the env shows it (the rule features "
+            "of that rule set appended), and its exact return is subtracted from the rule "
+            "set's optimal return. The score is the mean of those regrets over the rule "
+            "sets; beside it the results file keeps the median, the worst rule set, the "
+            "95% interval of the mean over rule sets (a bootstrap with a fixed seed: "
+            "which rule sets were held out, not outcome noise), which rule axes cost most, "
+            "and every rule set's regret."),
+        limits=(
+            "The held-out rule sets are drawn from the same axes as the training ones (one "
+            "rule set in eight of the space, chosen by a hash of its values): the task "
+            "measures play on unseen combinations of rule values, not on values no "
+            "training table had. The grade is on an infinite deck. Split hands are shown "
+            "with hand index 1, as in vegas-play: a policy whose choice depends on the "
+            "index is counted (split_states_depending_on_hand_index); the JAX PPO's "
+            "network does not read it."),
+        baselines=("optimum", "vegas-chart", "stand", "random", "jax-ppo", "ppo"),
+        about_baselines=(
+            "The exact optimum of each rule set (regret 0: a check of the whole pipeline, "
+            "from the held-out list to the grade); a fixed chart, the basic strategy of "
+            "vegas-strip played whatever the rules: one chart for every table, as a "
+            "policy blind to the rule features plays, so a learner that reads the rules "
+            "should beat it; always stand and the random legal policy (simulated on every "
+            "rule set: it has no deterministic policy), the floors. Learners: the JAX PPO, "
+            "which trains one network over the rule space in one jitted program (its "
+            "tables draw their rules from the space, blackjack-train --algo jax-ppo "
+            "--rule-space v1), and stable-baselines3 PPO on the task's Gymnasium env, "
+            "which draws a rule set at each reset, graded by the same exact grade (its "
+            "network asked every state of a rule set in one forward pass); that env "
+            "builds a new table at every reset under a rule space, so its steps cost many "
+            "times a one-rule env's, and SB3's row waits for its command (the results "
+            "page). Tabular "
+            "Q-learning is left out: its table is keyed by the observation, and the rule "
+            "features are a vector of floats in [0, 1] (blackjack_env.envs.view.fields."
+            "RULE_FEATURE_TABLE), which it cannot index; without them it would learn one "
+            "chart for every rule set, as the fixed chart plays."),
+        rule_space="v1",
+    ),
 )}
 
-#: Tasks the benchmark will have, by name, with why they are not here yet.
-PLANNED: dict[str, str] = {
-    "rules-generalize": (
-        "Train on the default rule space, be graded exactly on its held-out rule sets "
-        "(mean exact regret over them). It needs rules as data: a rule space (named axes, "
-        "a seeded sampler, a versioned held-out set) and the exact grade across rule sets, "
-        "which this version of the package does not have yet; with them the task is one "
-        "more entry of TASKS and its grade."),
-}
+#: Tasks the benchmark will have, by name, with why they are not here yet (none today:
+#: ``rules-generalize`` waited for rules as data, and is now a task of :data:`TASKS`).
+PLANNED: dict[str, str] = {}
 
 
 def task(name: str) -> Task:

@@ -32,16 +32,35 @@ def task_page(task: Any) -> str:
     from blackjack_env.bench.tasks import format_budget
 
     rules = task.rules
+    space = task.space
+    if space is None:
+        rules_text = f"`{task.rules_name}`: {rules.summary()}"
+    else:
+        held = task.held_out()
+        axes = "; ".join(f"`{name}` " + ", ".join(f"`{_shown(v)}`" for v in values)
+                         for name, values in space.axes)
+        rules_text = (f"the default rule space `{task.rule_space}` (`{space.name}`): "
+                      f"{len(space):,} rule sets, the product of the axes {axes}; every other "
+                      f"field as in {rules.summary()}. Training draws only the "
+                      f"{space.training_size:,} rule sets the space does not hold out; the "
+                      f"grade is on its fixed held-out set of {len(held)} "
+                      f"(`blackjack_env.engine.rulespace.held_out(\"{task.rule_space}\")`, "
+                      f"[rule spaces](../rule-space.md))")
     rows = [
         ("id", f"`{task.id}` (fingerprint `{task.fingerprint()}`)"),
         ("env", f"`gym.make(\"{task.env_id}\", obs_mode=MODE)` after `import "
-                f"blackjack_env.bench`"),
-        ("rules", f"`{task.rules_name}`: {rules.summary()}"),
+                f"blackjack_env.bench`"
+         + ("" if space is None else ": `blackjack_env/Blackjack-v0` with `rules=` the space "
+                                     "(a rule set drawn at each reset) and "
+                                     "`observe_rules=True`")),
+        ("rules", rules_text),
         ("decks", "infinite" if rules.decks is None else
          f"{rules.shoe_decks}, " + ("shuffled before every round" if rules.penetration is None
                                     else f"cut at {rules.penetration:.0%}")),
         ("observation", ", ".join(f"`{m}`" for m in task.obs_modes)
-         + (" (the shoe hidden: true count 0, a full shoe)" if task.hide_shoe else "")),
+         + (" (the shoe hidden: true count 0, a full shoe)" if task.hide_shoe else "")
+         + (" with the rule features of the table's rules appended (`observe_rules`)"
+            if task.observe_rules else "")),
         ("actions", ", ".join(f"{i} {n}" for i, n in enumerate(task.action_names))),
         ("budgets", ", ".join(f"{b:,}" for b in task.budgets) + " env steps"),
         ("metric", f"{task.metric} ({task.better} is better)"),
@@ -64,6 +83,8 @@ def task_page(task: Any) -> str:
         table(["", ""], rows), "",
         "## How it is graded", "", task.grading, "",
         "## Limits of the grade", "", task.limits, "",
+        *(["## Why these baselines", "", task.about_baselines, ""] if task.about_baselines
+          else []),
         "## Run it", "",
         f"Every baseline at the budgets it reaches ({budgets} defined): "
         f"`blackjack-bench table --tasks {task.name} --out results`; one learner: "
@@ -71,6 +92,15 @@ def task_page(task: Any) -> str:
         f"`blackjack-bench grade {task.name} POLICY` ([the tutorial](../tutorials/"
         f"benchmark.md)). Its leaderboard is on [the results page](../benchmark.md).", "",
     ])
+
+
+def _shown(value: Any) -> str:
+    """An axis value as a page shows it (an enum by its value, a payout as ``3:2``)."""
+    from fractions import Fraction
+
+    if isinstance(value, Fraction):
+        return f"{value.numerator}:{value.denominator}"
+    return str(getattr(value, "value", value))
 
 
 def planned_page(name: str, why: str) -> str:

@@ -26,6 +26,7 @@ FINGERPRINTS = {
     "vegas-play-v1": "3150443b3a445176",
     "shoe-play-v1": "19283de497abc0aa",
     "spread-bet-v1": "4c29021f5702e0f9",
+    "rules-generalize-v1": "2553c0e1d5717657",
 }
 
 
@@ -39,8 +40,7 @@ def test_a_task_by_name_or_versioned_id() -> None:
         task("vegas-play-v2")
     with pytest.raises(ValueError, match="unknown task 'nope'; the tasks are v1-play"):
         task("nope")
-    with pytest.raises(ValueError, match="rules-generalize is not available yet"):
-        task("rules-generalize")
+    assert task("rules-generalize-v1") is TASKS["rules-generalize"]
 
 
 def test_v1_play_is_gymnasium_blackjack_v1() -> None:
