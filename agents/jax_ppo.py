@@ -115,11 +115,14 @@ __all__ = [
     "bet_observations",
     "bets_by_count",
     "grade_bets",
+    "grade_held_out",
     "greedy_bets",
+    "held_out_rule_sets",
     "make_env",
     "make_train",
     "play_agent",
     "seat_gae",
+    "space_of",
     "train_seeds",
 ]
 

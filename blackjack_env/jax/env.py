@@ -348,6 +348,8 @@ class BlackjackJax:
     # ------------------------------------------------------------------ gymnax API
     @property
     def default_params(self) -> Params:
+        """The params of the env's own rules (its ``rules``, or the first rule set of a
+        list or a space): what every function uses when given no ``params``."""
         return self._params
 
     @property
