@@ -244,15 +244,17 @@ def test_random_rules_parity_300() -> None:
     process, 2 CPU cores shared, load about 8): before, every setting compiled its own
     programs (its rule flags were static), 85 settings in 631 CPU-s, the 300 about 37
     CPU-minutes split between three processes (one process ran out of LLVM's memory
-    maps after about 65 settings unless it called ``jax.clear_caches()``); now
-    see the issue note's figure."""
+    maps after about 65 settings unless it called ``jax.clear_caches()``); now (one
+    process, the machine otherwise quiet, 2026-12-02) 302 s wall, 323 CPU-s, for 20
+    adapters of 19 distinct shapes (two groups drew the same one)."""
     t0 = time.perf_counter()
     c0 = time.process_time()
     seen = check_random_settings(N_RANDOM, seed=33, n=32, per_group=PER_SHAPE, long_run=True)
     print(f"random-rules parity: {seen} in {time.perf_counter() - t0:.0f} s, "
           f"{time.process_time() - c0:.0f} CPU-s")  # fmt: skip
     assert seen["settings"] == N_RANDOM
-    assert seen["shapes"] == seen["groups"] == -(-N_RANDOM // PER_SHAPE)
+    assert seen["groups"] == -(-N_RANDOM // PER_SHAPE)
+    assert 1 <= seen["shapes"] <= seen["groups"]  # groups may draw the same shape
     if N_RANDOM < 300:
         return  # a part of the run: its settings passed; the counts below hold the whole
     assert seen["non_dyadic"] > N_RANDOM // 6
