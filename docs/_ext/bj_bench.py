@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bj_reference import OUT, table, write
+from bj_reference import OUT, announce, table, write
 
 HERE = Path(__file__).resolve().parent.parent  # docs/
 RESULTS = HERE / "data" / "bench"
@@ -225,13 +225,8 @@ def generate(app: Any = None) -> None:
     write("bench/timing.md", timing() + "\n")
     write("bench/schema.md", schema_table() + "\n")
     plots(RESULTS, OUT / "fig")
-    message = f"bj_bench: the benchmark's pages generated in {time.perf_counter() - start:.1f} s"
-    if app is not None:
-        from sphinx.util import logging
-
-        logging.getLogger(__name__).info(message)
-    else:
-        print(message)
+    announce(app, f"bj_bench: the benchmark's pages generated in "
+                  f"{time.perf_counter() - start:.1f} s")
 
 
 def setup(app: Any) -> dict[str, Any]:

@@ -921,7 +921,12 @@ def generate(app: Any = None) -> None:
         write(f"full-size/{name}.txt", output, note=False)
     figures()
     took = time.perf_counter() - start
-    message = f"bj_reference: references and pictures generated in {took:.1f} s"
+    announce(app, f"bj_reference: references and pictures generated in {took:.1f} s")
+
+
+def announce(app: Any, message: str) -> None:
+    """``message`` in Sphinx's log during a build (``app`` given), else printed (the
+    extension run as a script)."""
     if app is not None:
         from sphinx.util import logging
 
