@@ -87,6 +87,14 @@ from blackjack_env.agents.mlp import (
     expand_features,
     greedy_bets,
 )
+from blackjack_env.agents.rule_sets import (
+    RuleSetGrade,
+    RuleSetGrades,
+    axis_costs,
+    bootstrap_interval,
+    grade_one,
+    rule_axes,
+)
 from blackjack_env.engine import preset
 from blackjack_env.engine.rulespace import (
     DEFAULT_VERSIONS,
@@ -108,11 +116,14 @@ __all__ = [
     "bet_observations",
     "bets_by_count",
     "grade_bets",
+    "grade_held_out",
     "greedy_bets",
+    "held_out_rule_sets",
     "make_env",
     "make_train",
     "play_agent",
     "seat_gae",
+    "space_of",
     "train_seeds",
 ]
 
@@ -484,6 +495,17 @@ def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
     step = jax.vmap(lambda k, s, a, r: env.step(k, s, a, rules_at(r)))
     action_mask = jax.vmap(lambda s, r: env.action_mask(s, rules_at(r)))
 
+    spread = tables_sharding(n_envs)
+
+    def on_devices(tree: Any) -> Any:
+        """``tree`` (a leading axis of tables) laid out over every device: each holds
+        ``num_envs / devices`` tables, and XLA partitions the rollout and the update by
+        it (the loss's means become sums across devices). One device: ``tree`` as it is."""
+        if spread is None:
+            return tree
+        return jax.tree_util.tree_map(lambda x: jax.lax.with_sharding_constraint(x, spread),
+                                      tree)
+
     def draw_rules(key: jax.Array) -> jax.Array:
         """Each table's rule set (a bank's index; 0 for one rule set)."""
         if bank is None:
@@ -527,7 +549,7 @@ def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
     def train(key: jax.Array) -> dict[str, Any]:
         key, k_init, k_reset, k_rules = jax.random.split(key, 4)
         rule = draw_rules(k_rules)
-        obs, env_state = reset(jax.random.split(k_reset, n_envs), rule)
+        obs, env_state = on_devices(reset(jax.random.split(k_reset, n_envs), rule))
         params = network.init(k_init, jnp.zeros(obs.shape[1:], dtype=jnp.float32))
         opt_state = tx.init(params)
         mask = action_mask(env_state, rule).astype(bool)
@@ -545,8 +567,8 @@ def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
             action = jax.random.categorical(k_act, masked, axis=-1)
             log_prob = jnp.take_along_axis(jax.nn.log_softmax(masked, axis=-1),
                                            action[..., None], axis=-1)[..., 0]
-            next_obs, env_state, reward, done, info = _step_out(
-                step(jax.random.split(k_env, n_envs), env_state, action, rule))
+            next_obs, env_state, reward, done, info = on_devices(_step_out(
+                step(jax.random.split(k_env, n_envs), env_state, action, rule)))
             t = Transition(obs, mask, action, log_prob, value,
                            reward.astype(jnp.float32), done.astype(jnp.float32), valid)
             next_valid = info["active"].astype(jnp.float32) if seat_streams else valid
@@ -562,7 +584,7 @@ def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
                 return carry
             key, k_rules, k_reset = jax.random.split(key, 3)
             new_rule = draw_rules(k_rules)
-            new_obs, new_state = reset(jax.random.split(k_reset, n_envs), new_rule)
+            new_obs, new_state = on_devices(reset(jax.random.split(k_reset, n_envs), new_rule))
             new_look = (action_mask(new_state, new_rule).astype(bool), look[1])
             now = (count % config.redraw_every) == 0
             pick = partial(jax.tree_util.tree_map, lambda a, b: jnp.where(now, a, b))
@@ -673,6 +695,21 @@ def make_train(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
     return train
 
 
+def tables_sharding(num_envs: int) -> Any:
+    """How :func:`make_train` lays its tables out: over every device JAX sees
+    (``jax.sharding``, a mesh of one axis, the tables' leading axis split along it), so a
+    machine of 8 GPUs steps 8 times the tables with no change to the code; None on one
+    device, or when ``num_envs`` does not split evenly (a ``ValueError`` says so)."""
+    devices = jax.devices()
+    if len(devices) < 2:
+        return None
+    if num_envs % len(devices):
+        raise ValueError(f"JaxPPOConfig.num_envs={num_envs}: the tables are spread over "
+                         f"{len(devices)} devices, so give a multiple of {len(devices)}")
+    mesh = jax.sharding.Mesh(np.array(devices), ("tables",))
+    return jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("tables"))
+
+
 def _inputs(config: JaxPPOConfig) -> tuple[Any, Any]:
     """``(features, ignored)`` of the network's input for the config."""
     return (VECTOR_FEATURES if config.one_hot else (),
@@ -763,6 +800,9 @@ class SeedsResult:
     ``timesteps[p]``: env steps per seed at point p.
     ``metrics``: numpy arrays ``[seeds, num_updates]``. ``train_seconds``: wall time of
     the jitted program, compilation included; ``compile_seconds``: of that, the compile.
+    Under a rule space a grade is over held-out rule sets (:func:`grade_held_out`: its
+    ``regret`` the mean over them), and ``held_out[k]`` is seed k's last policy graded on
+    every held-out rule set.
     """
 
     config: JaxPPOConfig
@@ -773,6 +813,7 @@ class SeedsResult:
     train_seconds: float
     compile_seconds: float
     grade_seconds: float
+    held_out: list[RuleSetGrades] | None = None
 
     @property
     def n_play(self) -> int:
@@ -822,6 +863,13 @@ class SeedsResult:
                 "split_states_depending_on_hand_index": [
                     g[-1]["split_states_depending_on_hand_index"] for g in self.grades],
             })
+        if self.held_out is not None:
+            out["held_out"] = {
+                "rule_sets": len(self.held_out[0].grades), "name": self.held_out[0].name,
+                "mean_regret_by_seed": [g.mean for g in self.held_out],
+                "median_regret_by_seed": [g.median for g in self.held_out],
+                "worst_regret_by_seed": [g.worst.regret for g in self.held_out],
+            }
         sizes = self.config.bet_sizes
         if sizes:
             bets: dict[str, Any] = {
@@ -904,8 +952,12 @@ def train_seeds(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
     grades = None
     t1 = time.perf_counter()
 
+    held: list[RuleSetGrades] | None = None
     if grade and config.rule_space is not None:
-        grades = grade_held_out(agents, test_rule_sets(config), config.curve_rule_sets)
+        space = space_of(config)
+        grades, held = grade_held_out(agents, held_out_rule_sets(config),
+                                      config.curve_rule_sets, space.axis_names,
+                                      f"held-out of {space.name}")
     elif grade and analysis_reason(rules) is None:
         every = [a for row in agents for a in row]
         n_play = every[0].n_actions - len(config.bet_sizes or ())
@@ -917,10 +969,10 @@ def train_seeds(config: JaxPPOConfig, env: Any = None, env_params: Any = None,
         grades = [flat[k * points:(k + 1) * points] for k in range(config.seeds)]
     grade_seconds = time.perf_counter() - t1
     return SeedsResult(config, agents, grades, timesteps, metrics, train_seconds,
-                       compile_seconds, grade_seconds)
+                       compile_seconds, grade_seconds, held)
 
 
-def test_rule_sets(config: JaxPPOConfig) -> list[Any]:
+def held_out_rule_sets(config: JaxPPOConfig) -> list[Any]:
     """The rule sets a rule-space run is graded on: the default space's fixed held-out set
     (``held_out(version)``, 256 rule sets), or a space file's first 256 held-out rule
     sets (in the order of their keys)."""
@@ -934,36 +986,47 @@ def test_rule_sets(config: JaxPPOConfig) -> list[Any]:
     return list(held[:HELD_OUT_SIZE])
 
 
-def grade_held_out(agents: list[list[MLPAgent]], test: list[Any], curve_sets: int
-                   ) -> list[list[dict[str, Any]]]:
-    """Exact grades of a rule-space run, per seed and curve point: the last point on every
-    rule set of ``test``, the others on its first ``curve_sets`` (each rule set's decision
-    states encoded once for every agent graded on it: :func:`exact_grades`). A grade holds
-    the mean over its rule sets of the exact regret (``regret``), the optimal and the
-    agent's return, and the median and worst regret, with the rule sets' count."""
-    points = len(agents[0])
+def grade_held_out(agents: list[list[MLPAgent]], test: list[Any], curve_sets: int,
+                   axes: Any = None, name: str = ""
+                   ) -> tuple[list[list[dict[str, Any]]], list[RuleSetGrades]]:
+    """Exact grades of a rule-space run: per seed and curve point, the last point on every
+    rule set of ``test``, the others on its first ``curve_sets``
+    (:func:`~blackjack_env.agents.rule_sets.grade_one`: each rule set's decision states
+    and optimum computed once for every agent graded on it). A point's grade holds the
+    mean over its rule sets of the exact regret (``regret``), of the optimal and of the
+    agent's return, the median and worst regret and the rule sets' count; each seed's last
+    point is also a :class:`~blackjack_env.agents.rule_sets.RuleSetGrades` (every rule set,
+    the interval of the mean, the costliest ``axes``), as ``blackjack-evaluate
+    --rule-sets`` gives it."""
+    t0 = time.perf_counter()
     flat = [a for row in agents for a in row]
     last = [row[-1] for row in agents]
-    per_agent: dict[int, list[dict[str, Any]]] = {id(a): [] for a in flat}
+    per_agent: dict[int, list[RuleSetGrade]] = {id(a): [] for a in flat}
     for i, rules in enumerate(test):
-        asked = flat if i < curve_sets else last
-        for agent, g in zip(asked, exact_grades(asked, rules, "vector"), strict=True):
-            per_agent[id(agent)].append(g)
-    out = []
+        for agent in flat if i < curve_sets else last:
+            per_agent[id(agent)].append(grade_one(agent, rules, i, "batch"))
+    grades = []
     for row in agents:
         seed = []
         for agent in row:
             found = per_agent[id(agent)]
-            regrets = np.array([g["regret"] for g in found])
+            regrets = np.array([g.regret for g in found])
             seed.append({
                 "regret": float(regrets.mean()), "regret_median": float(np.median(regrets)),
                 "regret_worst": float(regrets.max()), "rule_sets": len(found),
-                "optimal_return": float(np.mean([g["optimal_return"] for g in found])),
-                "exact_return": float(np.mean([g["exact_return"] for g in found])),
+                "optimal_return": float(np.mean([g.optimal_return for g in found])),
+                "exact_return": float(np.mean([g.exact_return for g in found])),
                 "split_states_depending_on_hand_index": int(sum(
-                    g["split_states_depending_on_hand_index"] for g in found)),
+                    g.split_states_depending_on_hand_index or 0 for g in found)),
             })
-        out.append(seed)
-    assert all(len(row) == points for row in out)
-    return out
+        grades.append(seed)
+    seconds = time.perf_counter() - t0
+    axis_names = tuple(rule_axes(test) if axes is None else axes)
+    finals = []
+    for agent in last:
+        rows = tuple(per_agent[id(agent)])
+        regrets = np.array([r.regret for r in rows])
+        finals.append(RuleSetGrades(agent.name, rows, axis_costs(rows, axis_names),
+                                    bootstrap_interval(regrets), seconds, 1, name))
+    return grades, finals
 

@@ -32,7 +32,7 @@ import numpy as np
 from blackjack_env.analysis.strategy import table_state as analysis_table_state
 from blackjack_env.engine import Action, Rules, Table
 from blackjack_env.envs import view as V
-from blackjack_env.envs.view.layout import Layout, ObsMode
+from blackjack_env.envs.view.layout import Layout, ObsMode, features_of
 
 __all__ = [
     "HAND_INDEX_MODES",
@@ -131,7 +131,7 @@ def _rules_carried(obs: Any, rules: Rules, obs_mode: str, observe_rules: bool) -
             f"rule features follow the 'vector' and 'features' observations (and are the "
             f"'rules' key of 'dict')"
         )
-    return V.append_rules(obs, V.rule_features(rules), np)
+    return V.append_rules(obs, features_of(rules), np)  # (computed once per rule set)
 
 
 def encode_state(state: Any, rules: Rules, obs_mode: str, split_hand_index: int = 1,

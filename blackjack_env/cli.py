@@ -350,6 +350,11 @@ EXTRA_OF = {
     "pettingzoo": "multiagent",
     "starlette": "web",
     "uvicorn": "web",
+    "rliable": "bench",
+    "jsonschema": "bench",
+    "jax": "jax",
+    "flax": "jax",
+    "optax": "jax",
 }
 
 

@@ -32,6 +32,7 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.napoleon",
     "bj_reference",
+    "bj_bench",
 ]
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 root_doc = "index"
@@ -97,6 +98,9 @@ nitpick_ignore_regex = [
     # BlackjackJax is their documentation; they are being reorganised into modules
     (r"py:.*", r"blackjack_env\.jax\.(core|tables|env|illegal|spaces)(\..*)?"),
     (r"py:mod", r"blackjack_env\.envs\.view"),
+    # the envs' spaces of one configuration (Task.layout returns it); the env pages and the
+    # observation reference document what it holds
+    (r"py:class", r"blackjack_env\.envs\.view\.layout\.Layout"),
     # helpers of the PPO that its docstrings name (module-level functions)
     (r"py:func", r"(seat_gae|play_agent|grade_bets)"),
 ]

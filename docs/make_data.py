@@ -6,7 +6,8 @@ returns checked against published figures) is computed here once and committed.
 ``tests/docs/test_data.py`` (slow) recomputes them and checks they are current.
 
     python docs/make_data.py                       # every file
-    python docs/make_data.py learning              # or: removal, published, tutorials
+    python docs/make_data.py learning              # or: removal, published, tutorials,
+                                                   #     one-agent
 """
 
 from __future__ import annotations
@@ -120,10 +121,66 @@ def tutorials() -> dict[str, Any]:
     return out
 
 
+#: The named games the generalist of the one-agent tutorial is set beside specialists on
+#: (an infinite deck, no insurance: the default space's base).
+ONE_AGENT_GAMES = ("vegas-strip", "downtown-h17", "atlantic-city", "european-no-hole-card",
+                   "single-deck-6to5")
+
+
+def one_agent() -> dict[str, Any]:
+    """The one-agent tutorial at its default size (its printed output, wall and CPU time,
+    the machine's load), and beside it a specialist JAX PPO run (its defaults: 4 seeds)
+    on each game of ``ONE_AGENT_GAMES``, graded on its own game: the median seed's regret,
+    and the seconds it took."""
+    import contextlib
+    import io
+    import os
+    import runpy
+    import time
+
+    from blackjack_env.agents.jax_ppo import JaxPPOConfig, train_seeds
+    from blackjack_env.engine import preset
+
+    out: dict[str, Any] = {"command": "python docs/make_data.py one-agent"}
+    buffer = io.StringIO()
+    start, cpu = time.perf_counter(), time.process_time()
+    with contextlib.redirect_stdout(buffer):
+        done = runpy.run_path(str(DATA.parent / "examples" / "tutorial_one_agent.py"),
+                              run_name="__main__")
+    print(buffer.getvalue(), file=sys.stderr, flush=True)  # the generalist, while the rest runs
+    from blackjack_env.agents.grading import exact_grade
+
+    run, model = done["run"], done["model"]
+    out["generalist"] = {
+        "output": buffer.getvalue(), "seconds": round(time.perf_counter() - start, 1),
+        "cpu_seconds": round(time.process_time() - cpu, 1),
+        "train_seconds": run.train_seconds, "load": os.getloadavg(),
+        "timesteps_per_seed": run.timesteps[-1],
+        "held_out_mean_by_seed": [g.mean for g in run.held_out],
+        "held_out_median_by_seed": [g.median for g in run.held_out],
+        "games": {name: exact_grade(model, preset(name, decks=None, insurance=False),
+                                    "vector")["regret"] for name in ONE_AGENT_GAMES},
+    }
+    specialists = []
+    for name in ONE_AGENT_GAMES:
+        start, cpu = time.perf_counter(), time.process_time()
+        run = train_seeds(JaxPPOConfig(rules=preset(name, decks=None, insurance=False)))
+        summary = run.summary()
+        specialists.append({"game": name, "regret_median": summary["regret_median"],
+                            "regrets": summary["regrets"],
+                            "timesteps_per_seed": summary["timesteps_per_seed"],
+                            "seconds": round(time.perf_counter() - start, 1),
+                            "cpu_seconds": round(time.process_time() - cpu, 1)})
+    out["specialists"] = specialists
+    out["load_after"] = os.getloadavg()
+    return out
+
+
 PARTS = {"learning": ("learning-run.json", learning_run),
          "removal": ("effects-of-removal.json", removal),
          "published": ("published-checks.json", published),
-         "tutorials": ("tutorials-full-size.json", tutorials)}
+         "tutorials": ("tutorials-full-size.json", tutorials),
+         "one-agent": ("one-agent.json", one_agent)}
 
 
 def write(name: str, data: dict[str, Any]) -> None:

@@ -19,8 +19,8 @@ from typing import Any, NoReturn
 
 #: The extra each command's packages come from (``pip install -e ".[EXTRA]"``; "" is
 #: the core install).
-EXTRA = {"analyze": "", "chart": "main", "counter": "", "demo": "", "evaluate": "main",
-         "main": "main", "play": "", "train": "main", "web": "web"}
+EXTRA = {"analyze": "", "bench": "bench", "chart": "main", "counter": "", "demo": "",
+         "evaluate": "main", "main": "main", "play": "", "train": "main", "web": "web"}
 
 
 def launch(name: str) -> NoReturn:

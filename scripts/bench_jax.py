@@ -171,6 +171,7 @@ def bench_jax(
     from blackjack_env.jax import BlackjackJax, tables
 
     extra: dict[str, Any] = {}
+    runs: dict[str, Any] = {}
     if mixed:
         space, drawn, base = mixed_tables(rules, n)
         env = BlackjackJax(rules=space, obs_mode="vector")
@@ -179,51 +180,53 @@ def bench_jax(
         params = tables.Banked(bank, jax.numpy.arange(n, dtype=jax.numpy.int32))
         extra = {"rule_sets": len({repr(r.to_dict()) for r in drawn}),
                  "params_build_s": time.perf_counter() - t0}  # fmt: skip
-        single = _rate(_jax_run(env, n, steps, policy, env.params_of(base), base), repeats)
-        extra["single_hands_per_s"] = single[0]
-        extra["single_hands_per_cpu_s"] = single[1]
-        run = _jax_run(env, n, steps, policy, params, base)
+        runs["single"] = _jax_run(env, n, steps, policy, env.params_of(base), base)
+        runs["row"] = _jax_run(env, n, steps, policy, params, base)
     else:
         env = BlackjackJax(rules=rules, obs_mode="vector")
-        run = _jax_run(env, n, steps, policy)
-    t0 = time.perf_counter()
-    hands, ret = run(jax.random.PRNGKey(0))
-    hands.block_until_ready()
-    compile_s = time.perf_counter() - t0
-    best = best_cpu = 0.0
-    total_h, total_r = 0, 0.0
-    for rep in range(repeats):
-        t, c = time.perf_counter(), time.process_time()
-        hands, ret = run(jax.random.PRNGKey(rep + 1))
-        hands.block_until_ready()
-        dt, dc = time.perf_counter() - t, time.process_time() - c
-        best = max(best, int(hands) / dt)
-        best_cpu = max(best_cpu, int(hands) / max(dc, 1e-9))
-        total_h += int(hands)
-        total_r += float(ret)
+        runs["row"] = _jax_run(env, n, steps, policy)
+    timed = _timed(runs, repeats, n * steps)
+    row = timed["row"]
+    if mixed:
+        for k, v in timed["single"].items():
+            if k.endswith("_s") and k != "compile_s":
+                extra["single_" + k] = v
     return {
         "impl": "jax", "rules": rules, "policy": policy, "tables": n, "steps": steps,
-        "mixed": mixed, "hands_per_s": best, "hands_per_cpu_s": best_cpu,
-        "compile_s": compile_s, "mean_return": total_r / max(total_h, 1), "hands": total_h,
-        "backend": jax.default_backend(), **extra,
+        "mixed": mixed, **row, "backend": jax.default_backend(), **extra,
     }  # fmt: skip
 
 
-def _rate(run: Any, repeats: int) -> tuple[float, float]:
-    """The best hands per second and per CPU-second of ``repeats`` timed calls of ``run``
-    (after one untimed call that compiles it)."""
+def _timed(runs: dict[str, Any], repeats: int, steps: int) -> dict[str, dict[str, Any]]:
+    """Each program of ``runs`` compiled (its first call, timed apart), then called
+    ``repeats`` times, the programs in turn (so that a loaded machine slows them alike):
+    the best hands and env steps (``steps`` a call) per second and per CPU-second of the
+    process, the compile time and the mean return per hand."""
     import jax
 
-    run(jax.random.PRNGKey(0))[0].block_until_ready()
-    best = best_cpu = 0.0
+    out: dict[str, dict[str, Any]] = {}
+    for name, run in runs.items():
+        t0 = time.perf_counter()
+        run(jax.random.PRNGKey(0))[0].block_until_ready()
+        out[name] = {"compile_s": time.perf_counter() - t0, "hands_per_s": 0.0,
+                     "hands_per_cpu_s": 0.0, "steps_per_s": 0.0, "steps_per_cpu_s": 0.0,
+                     "hands": 0, "return": 0.0}  # fmt: skip
     for rep in range(repeats):
-        t, c = time.perf_counter(), time.process_time()
-        hands, _ = run(jax.random.PRNGKey(rep + 1))
-        hands.block_until_ready()
-        dt, dc = time.perf_counter() - t, time.process_time() - c
-        best = max(best, int(hands) / dt)
-        best_cpu = max(best_cpu, int(hands) / max(dc, 1e-9))
-    return best, best_cpu
+        for name, run in runs.items():
+            t, c = time.perf_counter(), time.process_time()
+            hands, ret = run(jax.random.PRNGKey(rep + 1))
+            hands.block_until_ready()
+            dt, dc = time.perf_counter() - t, max(time.process_time() - c, 1e-9)
+            o = out[name]
+            for key, amount, span in (("hands_per_s", int(hands), dt),
+                                      ("hands_per_cpu_s", int(hands), dc),
+                                      ("steps_per_s", steps, dt), ("steps_per_cpu_s", steps, dc)):
+                o[key] = max(o[key], amount / span)
+            o["hands"] += int(hands)
+            o["return"] += float(ret)
+    for o in out.values():
+        o["mean_return"] = o.pop("return") / max(o["hands"], 1)
+    return out
 
 
 def bench_numpy(rules: str, n: int, seconds: float, policy: str = "random") -> dict[str, Any]:
@@ -331,11 +334,13 @@ def run(args: Settings) -> dict[str, Any]:
                     rows.append(mix)
                     ratio = mix["hands_per_s"] / mix["single_hands_per_s"]
                     cpu_ratio = mix["hands_per_cpu_s"] / mix["single_hands_per_cpu_s"]
+                    step_ratio = mix["steps_per_cpu_s"] / mix["single_steps_per_cpu_s"]
                     print(
                         f"{'  mixed':13s} {policy:6s} {n:>8d} {mix['hands_per_s']:>14,.0f} "
-                        f"{mix['compile_s']:>7.1f}s  {mix['rule_sets']:,} rule sets: "
-                        f"{ratio:.2f}x ({cpu_ratio:.2f}x per CPU-s) of the same table under "
-                        f"{rules} alone ({mix['single_hands_per_s']:,.0f}); params built in "
+                        f"{mix['compile_s']:>7.1f}s  {mix['rule_sets']:,} rule sets: hands "
+                        f"{ratio:.2f}x ({cpu_ratio:.2f}x per CPU-s), steps {step_ratio:.2f}x "
+                        f"per CPU-s, of the same tables under {rules} alone "
+                        f"({mix['single_hands_per_s']:,.0f} hands/s); params built in "
                         f"{mix['params_build_s']:.1f}s",
                         flush=True,
                     )

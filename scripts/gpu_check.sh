@@ -8,11 +8,17 @@
 #   ppo          issue 23's GPU target: 16 seeds of masked PPO, vegas-strip infinite deck, one
 #                jit(vmap(train)); median exact regret <= 0.002 with train wall (compilation
 #                included) <= 60 s, measured by the script itself and written to
-#                $OUT/gpu_train_check.json (the limit here only guards the run)
+#                $OUT/gpu_train_check.json (the limit here only guards the run); the PPO
+#                spreads each seed's tables over every device JAX sees (issue 38), so on a
+#                machine of several GPUs the same command uses them all (the device part
+#                prints how many)
 #   bench        scripts/bench_jax.py, random legal actions, 4,096 ... 4M tables, sutton-barto
 #                and vegas-strip 6 decks -> $OUT/bench_random.json
 #   bench_chart  the same with basic strategy's chart looked up in the loop, 65,536 ... 4M
 #                tables -> $OUT/bench_chart.json
+#   mixed        issue 38: every table under its own rule set (rules as data, one compiled
+#                program) beside the same tables under vegas-strip alone, 65,536 tables
+#                -> $OUT/bench_mixed.json
 #   determinism  same key, same trajectory: two GPU runs hashed, and the CPU backend's
 #                (scripts/jax_determinism.py) -> $OUT/determinism.json
 #   parity       the parity smoke test on the GPU (the JAX table against the numpy env on
@@ -36,7 +42,8 @@
 #   GPU_CHECK_SMALL=1 OUT=/tmp/gpu_sim bash scripts/gpu_check.sh
 #
 # Limits per part (seconds) can be changed: GPU_CHECK_T_PPO=..., _BENCH, _CHART, _DET,
-# _PARITY; sizes: GPU_CHECK_TABLES, GPU_CHECK_CHART_TABLES; PPO settings: GPU_CHECK_PPO_ARGS;
+# _MIXED, _PARITY; sizes: GPU_CHECK_TABLES, GPU_CHECK_CHART_TABLES, GPU_CHECK_MIXED_TABLES;
+# PPO settings: GPU_CHECK_PPO_ARGS;
 # which parts: GPU_CHECK_PARTS="device ppo" (default: all, in the order above).
 set -u
 cd "$(dirname "$0")/.."
@@ -78,16 +85,18 @@ PY=${PYTHON:-python3}
 if [ -n "${GPU_CHECK_SMALL:-}" ]; then  # a CPU rehearsal: the same parts, small sizes
     TABLES=${GPU_CHECK_TABLES:-1024 4096}
     CHART_TABLES=${GPU_CHECK_CHART_TABLES:-4096}
+    MIXED_TABLES=${GPU_CHECK_MIXED_TABLES:-4096}
     PPO_ARGS=${GPU_CHECK_PPO_ARGS:---seeds 2 --timesteps 65536 --num-envs 256 --num-steps 16 --curve-points 1}
     DET_ARGS="--tables 256 --steps 16"
 else
     TABLES=${GPU_CHECK_TABLES:-4096 65536 1048576 4194304}
     CHART_TABLES=${GPU_CHECK_CHART_TABLES:-65536 1048576 4194304}
+    MIXED_TABLES=${GPU_CHECK_MIXED_TABLES:-65536}
     PPO_ARGS=${GPU_CHECK_PPO_ARGS:-}
     DET_ARGS="--tables 16384 --steps 64"
 fi
 
-PARTS=${GPU_CHECK_PARTS:-device ppo bench bench_chart determinism parity}
+PARTS=${GPU_CHECK_PARTS:-device ppo bench bench_chart mixed determinism parity}
 say() { echo "$*" | tee -a "$LOG"; }
 
 # part NAME LIMIT COMMAND...: runs COMMAND under its own limit, output appended to the log
@@ -115,6 +124,7 @@ device_info() {
     date -u
     nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>&1 || echo "no nvidia-smi"
     "$PY" -c "import jax, sys; print(sys.version.split()[0], 'jax', jax.__version__, jax.default_backend(), jax.devices())"
+    "$PY" -c "import jax; print(len(jax.devices()), 'device(s): the JAX PPO spreads its tables over all of them')"
     "$PY" -c "import gymnasium; print('gymnasium', gymnasium.__version__)" \
         || echo "gymnasium missing: run --pack here and carry .gpu_site"
     "$PY" -c "import tyro; print('tyro', tyro.__version__)" \
@@ -126,17 +136,20 @@ device_info() {
 
 part device "${GPU_CHECK_T_DEVICE:-20}" bash -c "$(declare -f device_info); PY='$PY' device_info"
 # shellcheck disable=SC2086
-part ppo "${GPU_CHECK_T_PPO:-120}" "$PY" scripts/gpu_train_check.py --out "$OUT/gpu_train_check.json" $PPO_ARGS
+part ppo "${GPU_CHECK_T_PPO:-100}" "$PY" scripts/gpu_train_check.py --out "$OUT/gpu_train_check.json" $PPO_ARGS
 # shellcheck disable=SC2086
-part bench "${GPU_CHECK_T_BENCH:-70}" "$PY" scripts/bench_jax.py --tables $TABLES --policy random \
+part bench "${GPU_CHECK_T_BENCH:-60}" "$PY" scripts/bench_jax.py --tables $TABLES --policy random \
     --no-numpy --repeats 2 --json "$OUT/bench_random.json"
 # shellcheck disable=SC2086
 part bench_chart "${GPU_CHECK_T_CHART:-40}" "$PY" scripts/bench_jax.py --tables $CHART_TABLES \
     --policy chart --no-numpy --repeats 2 --json "$OUT/bench_chart.json"
 # shellcheck disable=SC2086
+part mixed "${GPU_CHECK_T_MIXED:-40}" "$PY" scripts/bench_jax.py --tables $MIXED_TABLES \
+    --rules vegas-strip --policy random --mixed --no-numpy --repeats 2 --json "$OUT/bench_mixed.json"
+# shellcheck disable=SC2086
 part determinism "${GPU_CHECK_T_DET:-35}" "$PY" scripts/jax_determinism.py $DET_ARGS \
     --out "$OUT/determinism.json"
-part parity "${GPU_CHECK_T_PARITY:-75}" "$PY" -m pytest -p no:cacheprovider -q \
+part parity "${GPU_CHECK_T_PARITY:-65}" "$PY" -m pytest -p no:cacheprovider -q \
     -o addopts="-m 'not slow'" tests/jax/test_jax_parity.py tests/jax/test_illegal.py tests/jax/test_jax_table.py \
     -k "parity_fast or penalize_parity or same_key"
 

@@ -72,6 +72,9 @@ BUILD_NEUTRAL: dict[str, str] = {
     "tests/docs": "the site's pages and examples; each name they call is tested where it "
     "is defined, in both passes",
     "tests/integration": "third-party RL tools (their own run in .ci/run, once)",
+    "tests/bench": "the benchmark's tasks, runs, grades and report: learners and graders "
+    "that act through the envs' public API and the analysis's functions, which tests/envs "
+    "and tests/analysis check in both passes",
     "tests/agents": "the agents act through the envs' public API (reset, step, masks) and "
     "the analysis's functions; the single env they drive is compared step by step with "
     "its source in tests/envs/test_compiled.py, and the envs and the analysis are tested "

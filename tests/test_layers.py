@@ -79,6 +79,7 @@ def test_no_private_name_crosses_a_module(path: Path) -> None:
 HEAVY = frozenset({
     "torch", "jax", "jaxlib", "matplotlib", "starlette", "uvicorn", "stable_baselines3",
     "sb3_contrib", "pettingzoo", "pygame", "tqdm", "rich", "numba", "gymnax", "optax", "flax",
+    "rliable", "jsonschema",
 })
 #: What ``import blackjack_env`` must not load.
 NOT_WITH_THE_PACKAGE = ("jax", "torch", "matplotlib", "starlette", "uvicorn", "pygame", "numba")
@@ -98,6 +99,7 @@ LAYER_OF = {
     "blackjack_env.fingerprint": 2,
     "blackjack_env.agents": 3,
     "blackjack_env.web": 4,
+    "blackjack_env.bench": 4,  # the benchmark: tasks, runs and grades over the agents
     "blackjack_env.commands": 5,
 }
 

@@ -40,7 +40,7 @@ import os
 import queue
 import signal
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
@@ -59,6 +59,7 @@ __all__ = [
     "CounterRound",
     "CounterRow",
     "PricingInterrupted",
+    "ceiling_fraction",
     "check_store",
     "counter_report",
     "deal_rounds",
@@ -495,6 +496,33 @@ def _ratio(num: np.ndarray, den: np.ndarray, shoe: np.ndarray) -> tuple[float, f
     res = np.bincount(inv, weights=num - r * den, minlength=s)
     se = math.sqrt(s / (s - 1) * float((res**2).sum())) / total
     return r, Z95 * se
+
+
+def ceiling_fraction(
+    rounds: Sequence[CounterRound], bets: Sequence[float], *, spread: tuple[int, int] = (1, 8)
+) -> tuple[float, float]:
+    """How much of the ceiling ``bets`` earn on priced ``rounds``: the expected net per
+    round of the bets (``sum(bet * edge)``) over the ceiling's of the spread ``lo..hi`` on
+    the same rounds (``hi`` where the edge is positive, ``lo`` otherwise; see
+    :func:`counter_report`), and that ratio's 95% half-width with the shoe as the unit of
+    sampling (as the report's intervals). 1 is the ceiling itself; flat betting of ``lo``
+    loses (a negative fraction) where the mean edge is negative."""
+    if not rounds:
+        raise ValueError("no rounds to grade bets on")
+    if len(bets) != len(rounds):
+        raise ValueError(f"{len(bets)} bets for {len(rounds)} rounds")
+    if any(r.edge is None for r in rounds):
+        raise ValueError("every round needs its edge: price them with price_rounds")
+    lo, hi = spread
+    edge = np.array([r.edge for r in rounds], float)
+    bet = np.asarray(bets, float)
+    if (bet <= 0).any() or not np.isfinite(bet).all():
+        raise ValueError("every bet must be a positive number")
+    ceiling = np.where(edge > 0, float(hi), float(lo)) * edge
+    if ceiling.sum() <= 0:
+        raise ValueError("the ceiling earns nothing on these rounds: no fraction of it")
+    shoe = np.array([r.shoe for r in rounds])
+    return _ratio(bet * edge, ceiling, shoe)
 
 
 def counter_report(

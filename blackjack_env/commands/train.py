@@ -118,6 +118,13 @@ class Settings:
     bet_sizes: Annotated[str | None, _default("a fixed bet", "SIZES")] = None
     """jax-ppo: bet sizes in base bets offered at a BET step before each round, e.g. 1,2,4,8
     (the agent learns the bet; rewards stay in base bets)"""
+    rule_space: Annotated[str | None, _default("none: one rule set, --rules", "v1|FILE")] = None
+    """jax-ppo: one policy for every rule set of a rule space (v1: the default space; or a
+    RuleSpace JSON file): each table plays rules drawn from the space's training rule sets,
+    the network reads the rule features, and the run is graded exactly on the space's
+    held-out rule sets (never trained on)"""
+    hidden: Annotated[str | None, _default("64,64", "WIDTHS")] = None
+    """jax-ppo: hidden layer widths of the actor and critic, e.g. 128,128"""
     seed: Annotated[int | None, _default("1", "INT")] = None
     """seed of the run: env resets, the agent's exploration, network init"""
     out: Annotated[str, tyro.conf.arg(metavar="FOLDER",
@@ -163,12 +170,13 @@ DEFAULTS: dict[str, Any] = {
     "seed": 1, "epsilon_start": 1.0, "epsilon_end": 0.05, "explore_fraction": 0.5,
     "lr": None, "curve_points": 10, "n_envs": 4, "eval_freq": 50_000,
     "eval_episodes": 2_000, "n_steps": None, "checkpoint_freq": 200_000, "seeds": 4,
-    "torch_threads": 1, "bet_sizes": None,
+    "torch_threads": 1, "bet_sizes": None, "rule_space": None, "hidden": None,
 }
 
 #: The JSON types a settings.json may hold for each option.
 _TYPES: dict[str, tuple[type, ...]] = {
-    name: (str,) if name in ("algo", "rules", "others", "obs_mode", "bet_sizes") else
+    name: (str,) if name in ("algo", "rules", "others", "obs_mode", "bet_sizes", "rule_space",
+                             "hidden") else
     (str, int) if name == "decks" else
     (float, int) if name in ("epsilon_start", "epsilon_end", "explore_fraction", "lr") else
     (int,)
@@ -203,6 +211,8 @@ class Plan:
 def out_dir(settings: Settings) -> Path:
     algo = settings.algo or DEFAULTS["algo"]
     rules = settings.rules or DEFAULTS["rules"]
+    if settings.rule_space:  # (a space file: its name without the folders and suffix)
+        rules = "space-" + Path(settings.rule_space).stem
     return Path(settings.out or f"runs/{algo}-{rules}")
 
 
@@ -230,6 +240,10 @@ def _check_values(v: dict[str, Any]) -> None:
     if v["bet_sizes"] is not None and v["algo"] not in JAX:
         raise UsageError(f"--bet-sizes {v['bet_sizes']}: only --algo jax-ppo learns a bet "
                          f"decision; leave it out for {v['algo']}")
+    for name in ("rule_space", "hidden"):
+        if v[name] is not None and v["algo"] not in JAX:
+            raise UsageError(f"--{name.replace('_', '-')} {v[name]}: only --algo jax-ppo "
+                             f"takes it; leave it out for {v['algo']}")
     if v["algo"] in JAX and v["obs_mode"] not in (None, "vector"):
         raise UsageError(f"--obs-mode {v['obs_mode']}: jax-ppo's network reads the vector "
                          f"observation; leave --obs-mode out")
@@ -450,7 +464,7 @@ def run(settings: Settings, say: Any = print, *, announce: bool = True) -> dict[
 TABULAR_ONLY = ("hands", "epsilon_start", "epsilon_end", "explore_fraction", "lr")
 SB3_ONLY = ("timesteps", "n_envs", "subproc", "eval_freq", "eval_episodes", "n_steps",
             "checkpoint_freq", "tensorboard", "torch_threads")
-JAX_ONLY = ("seeds", "bet_sizes")
+JAX_ONLY = ("seeds", "bet_sizes", "rule_space", "hidden")
 
 
 def _record(plan: Plan, extra: dict[str, Any]) -> dict[str, Any]:
@@ -639,6 +653,8 @@ def _prepare_jax(settings: Settings, out: Path, given: dict[str, Any]) -> Plan:
         raise UsageError(f"--n-steps {values['n_steps']}: must be at least 2")
     values.update(subproc=settings.subproc, tensorboard=settings.tensorboard,
                   progress=settings.progress, obs_mode="vector")
+    if values["rule_space"] is not None:
+        return _prepare_jax_space(values, given, out)
     rules = build_rules(values["rules"], values["decks"], values["seats"])
     if rules.seats > 1:
         asked = (f"--seats {values['seats']}" if values["seats"] is not None else
@@ -661,7 +677,8 @@ def _prepare_jax(settings: Settings, out: Path, given: dict[str, Any]) -> Plan:
             rules=rules, seeds=values["seeds"], seed=values["seed"],
             total_timesteps=values["timesteps"], num_envs=values["n_envs"],
             num_steps=values["n_steps"], num_minibatches=minibatches, lr=values["lr"],
-            curve_points=values["curve_points"], bet_sizes=sizes)
+            curve_points=values["curve_points"], bet_sizes=sizes,
+            **_hidden(values["hidden"]))
     except ValueError as err:
         text = str(err).replace("JaxPPOConfig.total_timesteps", "--timesteps")
         raise UsageError(text) from None
@@ -680,6 +697,52 @@ def _prepare_jax(settings: Settings, out: Path, given: dict[str, Any]) -> Plan:
     return Plan(values, rules, "vector", out, None, 0, env_kwargs, {"config": config})
 
 
+def _hidden(text: str | None) -> dict[str, Any]:
+    """``--hidden`` text (``128,128``) as the config's ``hidden`` (nothing: its default)."""
+    if text is None:
+        return {}
+    try:
+        widths = tuple(int(x) for x in str(text).split(","))
+    except ValueError:
+        widths = ()
+    if not widths or min(widths) < 1:
+        raise UsageError(f"--hidden {text!r}: give one or more widths >= 1 separated by commas, "
+                         f"e.g. 128,128")
+    return {"hidden": widths}
+
+
+def _prepare_jax_space(values: dict[str, Any], given: dict[str, Any], out: Path) -> Plan:
+    """``prepare`` for jax-ppo over a rule space (``--rule-space``): the options that fix
+    one rule set are refused; the space read and its table built once to check them;
+    nothing is written."""
+    for name in ("rules", "decks", "seats", "bet_sizes", "seat", "others"):
+        if given.get(name) is not None:
+            raise UsageError(f"--{name.replace('_', '-')} {given[name]}: --rule-space "
+                             f"{values['rule_space']} draws every table's rules from the "
+                             f"space (one learner seat, a fixed bet); leave it out")
+    # deferred: loads flax, jax, optax (the optional [jax] extra)
+    from blackjack_env.agents.jax_ppo import JaxPPOConfig, space_of
+
+    batch = values["n_envs"] * values["n_steps"]
+    minibatches = next(m for m in (8, 4, 2, 1) if batch % m == 0)
+    try:
+        config = JaxPPOConfig(
+            rule_space=values["rule_space"], seeds=values["seeds"], seed=values["seed"],
+            total_timesteps=values["timesteps"], num_envs=values["n_envs"],
+            num_steps=values["n_steps"], num_minibatches=minibatches, lr=values["lr"],
+            curve_points=values["curve_points"], **_hidden(values["hidden"]))
+        space = space_of(config)
+    except ValueError as err:
+        text = str(err).replace("JaxPPOConfig.total_timesteps", "--timesteps")
+        raise UsageError(text.replace("rule_space=", "--rule-space ")) from None
+    if not space.infinite:
+        raise UsageError(f"--rule-space {values['rule_space']}: the space's shoes are finite; "
+                         f"a rule-space run is graded exactly, which needs an infinite deck")
+    values["rules"] = space.name
+    return Plan(values, space.base, "vector", out, None, 0,
+                {"rules": space, "obs_mode": "vector"}, {"config": config, "space": space})
+
+
 #: What a bet-deciding run's files are, said in its summary.
 BET_MODELS = (
     "model.npz (and seeds/seed-<k>.npz) is the play of the policy alone, at a fixed bet: what "
@@ -695,10 +758,19 @@ def _train_jax(plan: Plan, say: Any) -> dict[str, Any]:
 
     v, out, rules = plan.values, plan.out, plan.rules
     config = plan.hyper["config"]
-    write_json(out / "settings.json", _record(plan, {"hyperparameters": config.to_dict()}))
+    space = plan.hyper.get("space")
+    extra: dict[str, Any] = {"hyperparameters": config.to_dict()}
+    if space is not None:
+        extra["rule_space"] = space.to_dict()
+    write_json(out / "settings.json", _record(plan, extra))
+    if space is not None:
+        say(f"building the rule bank of {space.name}: {space.training_size:,} training rule "
+            f"sets ({len(space):,} in the space, {len(space) - space.training_size:,} held out)")
     env, env_params = make_env(config, seat=v["seat"], others=v["others"])
+    what = (f"every rule set of {space.name}" if space is not None else
+            f"{v['rules']} ({rules.summary()})")
     say(f"jax-ppo: {config.seeds} seeds x {config.timesteps:,} steps, {config.num_envs} tables "
-        f"each, on {v['rules']} ({rules.summary()})")
+        f"each, on {what}")
     result = train_seeds(config, env, env_params, rules=rules, say=say)
     summary_seeds = result.summary()
     finals = result.final_regrets()
@@ -739,7 +811,18 @@ def _train_jax(plan: Plan, say: Any) -> dict[str, Any]:
         "seconds": summary_seeds["train_seconds"], "finished": True, "exact": exact,
         "model": str(out / "model.npz"), "model_seed": best_seed, **summary_seeds,
     }
-    if result.grades is None:
+    if result.held_out is not None:  # the model graded on every held-out rule set
+        held = result.held_out[best_seed]
+        write_json(out / "held-out.json", held.to_dict())
+        summary["held_out_model"] = {
+            "file": str(out / "held-out.json"), "mean_regret": held.mean,
+            "mean_regret_ci95": list(held.ci95), "median_regret": held.median,
+            "worst_regret": held.worst.regret, "worst_rules": held.worst.rules.summary(),
+            "costliest_axes": [a.axis for a in held.axes[:3]],
+        }
+        summary["held_out_table"] = held.table(axes=4)
+        summary["rules_summary"] = f"rule space {space.name if space else v['rules']}"
+    elif result.grades is None:
         summary["exact_unavailable"] = analysis_reason(rules)
     if config.bet_sizes:
         summary["bets"]["models"] = BET_MODELS
@@ -760,6 +843,20 @@ def summary_text(summary: dict[str, Any]) -> list[str]:
     if "states" in summary:
         lines.append(f"  states visited      {summary['states']:,}")
     exact = summary.get("exact")
+    held = summary.get("held_out")
+    if held is not None:  # a rule-space run: every seed graded on the held-out rule sets
+        means = " ".join(f"{x:.5f}" for x in held["mean_regret_by_seed"])
+        medians = " ".join(f"{x:.5f}" for x in held["median_regret_by_seed"])
+        lines += [f"  {summary['seeds']} seeds, compiled in {summary['compile_seconds']:.1f} s "
+                  f"of it; exact regret on the {held['rule_sets']} rule sets of "
+                  f"{held['name']} (never trained on):",
+                  f"  mean by seed   {means}", f"  median by seed {medians}",
+                  f"  the model is seed {summary['model_seed']} (the median seed by mean "
+                  f"regret); its grade:"]
+        lines += ["    " + line for line in summary["held_out_table"].splitlines()]
+        lines.append(f"  model {Path(summary['model'])}; held-out.json (every rule set's "
+                     f"grade), summary.json, settings.json and learning_curve.png beside it")
+        return lines
     if "regret_median" in summary:
         lines += [f"  {summary['seeds']} seeds, compiled in {summary['compile_seconds']:.1f} s "
                   f"of it; exact regret of their greedy policies:",

@@ -59,6 +59,24 @@ class BlackjackJax:
     ``params``); the round's flow is the numpy batched tables', and parity tests replay
     stacked cards through both.
 
+    ## Rules as data
+
+    Every rule is a value of ``params`` (:class:`~blackjack_env.jax.tables.Params`), not a
+    choice of compiled code: the program is keyed by the table's shapes alone
+    (:class:`~blackjack_env.jax.tables.Config`: seats, hand slots, shoe places, an
+    infinite deck or not, the action and bet counts, rounds per episode, tracked cards, a
+    finite bankroll), the observation mode and the illegal-action policy. ``rules`` may be
+    a list of rule sets or a :class:`~blackjack_env.engine.rulespace.RuleSpace`: the table
+    is then built to fit every one of them (the most hands per seat, the largest shoe),
+    and ``params_of(rules)`` gives any of them as ``params`` for the same program,
+    ``stack_params([...])`` one row per table (``jax.vmap(env.step, in_axes=(0, 0, 0,
+    0))``), ``rule_bank([...])`` a :class:`~blackjack_env.jax.tables.RuleBank` (each
+    distinct table kept once; ``bank.at(i)`` and ``bank.sample(key)`` inside ``jit``; a
+    space's training rule sets by default). ``observe_rules=True`` ends the ``"vector"``
+    and ``"features"`` observations with the rule features of the table's rules (the
+    ``"dict"`` gains ``"rules"``), the numpy envs' encoding. ``default_params`` are the
+    first rule set's (a space's first).
+
     ## Several learner seats
 
     ``seats_per_table=S`` (2..7) seats S learners at each table, as the numpy vector env's
@@ -122,7 +140,9 @@ class BlackjackJax:
     shows ``phase = SETTLED`` and the next step, whatever its action, returns its reward.
     ``step`` resets by itself (gymnax convention): the step that ends an episode returns
     the first observation of the next round, dealt from the same shoe. Its ``info`` is
-    lean (no ``final_observation``); :meth:`step_full` and :meth:`gymnax_v1`'s step add
+    lean (no ``final_observation``), and so is :meth:`gymnax_v1`'s by default (its
+    ``final_observation`` empty); :meth:`step_full` (and
+    ``gymnax_v1(final_observation=True)`` or ``full_info=True``) gives
     ``info["final_observation"]``, the ended round's last observation (SETTLED).
 
     Why ``"features"`` is this table's default (the numpy envs keep ``"multidiscrete"``):
@@ -140,9 +160,11 @@ class BlackjackJax:
     validated once by :meth:`~blackjack_env.envs.EnvSettings.batched`, as the
     numpy vector env's; a wrong value's ``ValueError`` names its argument): ``rules`` (a
     :class:`~blackjack_env.engine.rules.Rules`, a preset name or a ``Rules.to_dict``
-    dict), ``decks`` (replaces the rules' decks, ``None`` the infinite deck: the one rule
-    override every env takes), ``obs_mode`` (``"features"``, the default, ``"vector"``,
-    ``"multidiscrete"``, ``"dict"``, ``"tuple"``), ``bet`` (chips per base bet),
+    dict; a list of them, or a :class:`~blackjack_env.engine.rulespace.RuleSpace`: see
+    "Rules as data"), ``observe_rules``, ``decks`` (replaces the rules' decks, ``None``
+    the infinite deck: the one rule override every env takes), ``obs_mode``
+    (``"features"``, the default, ``"vector"``, ``"multidiscrete"``, ``"dict"``,
+    ``"tuple"``), ``bet`` (chips per base bet),
     ``insurance_decisions``, ``seats_per_table``, ``bet_sizes``, ``rounds_per_episode``,
     ``bankroll``, ``illegal_action`` (``"map"`` or ``"penalize"``), ``illegal_penalty``;
     the single env's ``num_seats`` (other seats played by strategies), ``seat``,
@@ -297,6 +319,8 @@ class BlackjackJax:
     # ------------------------------------------------------------------ gymnax API
     @property
     def default_params(self) -> Params:
+        """The params of the env's own rules (its ``rules``, or the first rule set of a
+        list or a space): what every function uses when given no ``params``."""
         return self._params
 
     @property
@@ -369,11 +393,13 @@ class BlackjackJax:
         of range does under each illegal-action policy)."""
         checks.check_step_args(state, action, self.config, self.num_actions)
 
-    def action_mask(self, state: Any, params: Params | None = None) -> Any:
+    def action_mask(self, state: Any, params: Params | Banked | None = None) -> Any:
         """bool ``(num_actions,)`` (``(seats, num_actions)`` with several seats; or
-        batched over tables): the legal actions of ``state``. ``state`` may be a wrapper's
-        state that holds this env's as ``env_state`` (gymnax's ``LogWrapper``, at any
-        depth): the mask of the state that :meth:`reset` returns is read here."""
+        batched over tables, ``params`` then one rule set, one row per table or a
+        :class:`~blackjack_env.jax.tables.Banked` batch): the legal actions of ``state``.
+        ``state`` may be a wrapper's state that holds this env's as ``env_state``
+        (gymnax's ``LogWrapper``, at any depth): the mask of the state that
+        :meth:`reset` returns is read here."""
         p = self._params if params is None else params
         return program.masks(self.program, unwrap_state(state), p)
 
@@ -495,11 +521,14 @@ class BlackjackJax:
         return jax.tree.map(lambda a: jnp.broadcast_to(a, (num_tables, *a.shape)), one)
 
     # ------------------------------------------------------------------ adapters
-    def gymnax_v1(self, full_info: bool = False) -> GymnaxV1:
+    def gymnax_v1(self, full_info: bool = False, final_observation: bool = False) -> GymnaxV1:
         """This env with gymnax 1.0's step signature (``obs, state, reward, terminated,
-        truncated, info``), for gymnax's own wrappers (``GymnaxV1``; ``full_info``:
-        the rich ``info`` of :meth:`step_full`)."""
-        return GymnaxV1(self, full_info)
+        truncated, info``), for gymnax's own wrappers (``GymnaxV1``): the lean ``info`` of
+        :meth:`step` and an empty ``final_observation`` (gymnax's
+        ``FlattenObservationWrapper`` reads the key); ``final_observation``: the ended
+        round's last observation there; ``full_info``: the rich ``info`` of
+        :meth:`step_full`."""
+        return GymnaxV1(self, full_info, final_observation)
 
 
 

@@ -76,10 +76,14 @@ def _table(kwargs: dict[str, Any]) -> tuple[BlackjackJax, bool]:
     return BlackjackJax(**kwargs), strict
 
 
-def _check_legal(table: BlackjackJax, state: Any, actions: np.ndarray, batched: bool) -> None:
+def _check_legal(
+    table: BlackjackJax, state: Any, actions: np.ndarray, batched: bool,
+    params: Params | Banked | None = None,
+) -> None:
     """``illegal_action="raise"``: ``ValueError`` (``envs.step.illegal_message``, the
-    numpy envs' words) for the first action not legal now; nothing has changed."""
-    mask = np.asarray(table.action_mask(state)).reshape(actions.size, -1)
+    numpy envs' words) for the first action not legal now (under ``params``, the tables'
+    rules); nothing has changed."""
+    mask = np.asarray(table.action_mask(state, params)).reshape(actions.size, -1)
     a = actions.reshape(-1)
     bad = ~mask[np.arange(a.size), a]
     if bad.any():
@@ -267,6 +271,17 @@ class BlackjackJaxVectorEnv(VectorEnv):
     (``round_net``, ``round``). The tables' state is ``env.state`` (a
     :class:`~blackjack_env.jax.state.State` of ``num_envs // S`` tables).
 
+    ## Rules per table
+
+    ``rules`` may also be a list of rule sets, one per table (``num_envs //
+    seats_per_table`` of them), each table playing its own in the one compiled program;
+    or a :class:`~blackjack_env.engine.rulespace.RuleSpace`: each table draws its rule set
+    from the space's training rule sets (its held-out ones never) at every reset and every
+    automatic reset, and starts a fresh table (a full shoe) under it. ``info["rules_index"]``
+    (int64 per sub-env) is then the index of its table's rule set in the list or in the
+    space (``space.rules_at(i)``), and on a step that ends an episode
+    ``info["final_info"]["rules_index"]`` is the ended episode's (under a space).
+
     ## Reset options
 
     As the numpy env's: ``cards`` (text dealt first at every table, or one entry per
@@ -385,7 +400,10 @@ class BlackjackJaxVectorEnv(VectorEnv):
             cards = options.get("cards")
             if "reset_mask" in options:
                 mask = check_reset_mask(options["reset_mask"], n, s)
-        stacks = read_stacks(cards, n, s, self.table.rules.shoe_decks)
+        # (checked against the largest shoe of the tables' rule sets; a table's own shoe
+        # refuses, in table.stack below, a card it does not hold)
+        cfg = self.table.config
+        stacks = read_stacks(cards, n, s, None if cfg.infinite else cfg.shoe_size // 52)
         key = self._key
         if seed is not None or key is None:
             key = _seed_key(seed, self._np_rng)
@@ -424,7 +442,8 @@ class BlackjackJaxVectorEnv(VectorEnv):
         return _to_numpy(self._flat(obs), self.single_observation_space)
 
     def _np_mask(self) -> np.ndarray:
-        return self._flat(self.table.action_mask(self.state)).astype(np.int8)
+        # (each table's mask under its own rules: a list or a space's)
+        return self._flat(self.table.action_mask(self.state, self._params)).astype(np.int8)
 
     def _info(self, extra: dict[str, np.ndarray]) -> dict[str, Any]:
         """The numpy vector env's ``info`` of the tables now, with ``extra`` (the step's
@@ -449,7 +468,7 @@ class BlackjackJaxVectorEnv(VectorEnv):
             raise gym.error.ResetNeeded("call reset() before step()")
         a = check_actions(actions, self.num_envs, self.table.num_actions, self.table.action_names)
         if self._strict:
-            _check_legal(self.table, self.state, a, batched=True)
+            _check_legal(self.table, self.state, a, batched=True, params=self._params)
         self._key, sub = jax.random.split(self._key)
         shaped = a.reshape(self.num_tables, self.seats) if self.seats > 1 else a
         # (each table's round, one row per sub-env)
@@ -490,7 +509,7 @@ class BlackjackJaxVectorEnv(VectorEnv):
 
     def action_masks(self) -> np.ndarray:
         """bool ``(num_envs, n)``: the legal actions now (sb3-contrib's convention)."""
-        return self._flat(self.table.action_mask(self.state)).astype(bool)
+        return self._flat(self.table.action_mask(self.state, self._params)).astype(bool)
 
 
 class BlackjackJaxEnv(gym.Env[np.ndarray, np.int64]):

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import jax.numpy as jnp
+
 from blackjack_env.jax.state import State
 from blackjack_env.jax.tables import Params
 
@@ -32,13 +34,22 @@ class GymnaxV1:
     ``rounds_per_episode`` rounds is ``truncated``, never ``terminated``), what gymnax's
     wrappers take (``LogWrapper``, ``FlattenObservationWrapper``,
     ``GymnaxToGymWrapper``, ``GymnaxToVectorGymWrapper``). Its ``info`` is the lean one
-    plus ``final_observation`` (as gymnax's own envs return); ``full_info=True``: the
-    rich one (``BlackjackJax.step_full``). Other attributes are the table's."""
+    (``LEAN_INFO``, as the plain ``step``'s: gymnax's ``LogWrapper`` and PureJaxRL keep
+    every step's ``info`` as metrics, so each byte counts at every step of a run) with
+    ``final_observation`` empty (float32 ``(0,)``, no bytes: gymnax's
+    ``FlattenObservationWrapper`` reads the key at every step). ``final_observation=True``
+    gives the ended round's last observation there (292 bytes a step in ``"features"``
+    mode: about 3 GB over 10M steps under ``LogWrapper``), ``full_info=True`` the whole
+    rich ``info`` (``BlackjackJax.step_full``). Other attributes are the table's."""
 
-    def __init__(self, env: BlackjackJax, full_info: bool = False) -> None:
+    def __init__(
+        self, env: BlackjackJax, full_info: bool = False, final_observation: bool = False
+    ) -> None:
         self._env = env
         #: step returns ``BlackjackJax.step_full``'s info
         self.full_info = bool(full_info)
+        #: step's info holds ``final_observation`` (always with ``full_info``)
+        self.final_observation = bool(final_observation) or self.full_info
 
     def __getattr__(self, name: str) -> Any:
         # only reached for names not found on the object: read through __dict__, so an
@@ -55,8 +66,12 @@ class GymnaxV1:
     def step(
         self, key: Any, state: State, action: Any, params: Params | None = None
     ) -> tuple[Any, State, Any, Any, Any, dict[str, Any]]:
-        obs, st, reward, _done, info = self._env.step_full(key, state, action, params)
-        if not self.full_info:
-            keep = (*LEAN_INFO, "active", "final_observation")
-            info = {k: v for k, v in info.items() if k in keep}
+        if not self.final_observation:  # (the lean step: nothing more computed)
+            obs, st, reward, _done, info = self._env.step(key, state, action, params)
+            info = {**info, "final_observation": jnp.zeros((0,), jnp.float32)}
+        else:
+            obs, st, reward, _done, info = self._env.step_full(key, state, action, params)
+            if not self.full_info:
+                keep = (*LEAN_INFO, "active", "final_observation")
+                info = {k: v for k, v in info.items() if k in keep}
         return obs, st, reward, info["terminated"], info["truncated"], info

@@ -151,11 +151,14 @@ def start_round(prog: Program, key: Any, state: State, p: Params) -> tuple[Any, 
 
 
 @partial(jax.jit, static_argnums=0)
-def masks(prog: Program, state: State, p: Params) -> Any:
-    """The legal actions of each seat of one table, or of a batch of tables."""
+def masks(prog: Program, state: State, p: Params | tables.Banked) -> Any:
+    """The legal actions of each seat of one table, or of a batch of tables (``p`` as
+    :func:`per_table` takes it)."""
     cfg = prog.config
     if _batched(state):
         return per_table(lambda s, q: seat_turns.masks(s, q, cfg), p, state)
+    if isinstance(p, tables.Banked):
+        raise ValueError("masks: a Banked batch of rules needs a batch of tables")
     return seat_turns.masks(state, p, cfg)
 
 

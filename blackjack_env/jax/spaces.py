@@ -7,7 +7,14 @@ plotting libraries, seconds of start-up). Each class reports gymnax's class of t
 name as its ``__class__`` once ``gymnax`` is in ``sys.modules``; ``isinstance`` consults
 ``__class__`` when the type itself does not match, so ``isinstance(space,
 gymnax.environments.spaces.Discrete)`` holds, while ``type(space)`` stays the class
-here (its methods are these)."""
+here (its methods are these). A space pickles (``pickle``, ``cloudpickle``) and copies
+as the class here whatever the import order (:meth:`_Space.__reduce__`: pickle's default
+refuses an object whose ``__class__`` is not its type).
+
+A ``Box`` of one element (the dict observation's ``bankroll``, ``bet`` and
+``true_count``) has 0-d bounds (numpy scalars), as gymnax's own boxes: gymnax's
+``gymnax_space_to_gym_space`` passes a one-element bound to ``float()``, which numpy
+refuses for a shape-``(1,)`` array."""
 
 from __future__ import annotations
 
@@ -32,6 +39,14 @@ def _gymnax_spaces() -> Any:
     return spaces
 
 
+def _rebuild(cls: type, state: dict[str, Any]) -> Any:
+    """A space of class ``cls`` (one of this module's) with the attributes ``state``: what
+    :meth:`_Space.__reduce__` pickles."""
+    space: Any = object.__new__(cls)
+    space.__dict__.update(state)
+    return space
+
+
 class _Space:
     """A space that is gymnax's class of the same name for ``isinstance`` once gymnax is
     loaded (see the module docstring)."""
@@ -41,6 +56,12 @@ class _Space:
         spaces = _gymnax_spaces()
         real = type(self)
         return real if spaces is None else getattr(spaces, real.__name__, real)
+
+    def __reduce__(self) -> tuple[Any, tuple[type, dict[str, Any]]]:
+        # by the class itself: pickle's default reduction (copyreg.__newobj__) reads
+        # ``__class__``, gymnax's class once gymnax is loaded, and refuses it ("args[0]
+        # from __newobj__ args has the wrong class")
+        return _rebuild, (type(self), dict(self.__dict__))
 
 
 class Discrete(_Space):
@@ -149,4 +170,6 @@ def from_gymnasium(space: Any, lead: tuple[int, ...]) -> Any:
     low = np.broadcast_to(space.low, (*lead, *space.shape))
     high = np.broadcast_to(space.high, (*lead, *space.shape))
     dtype = jnp.int32 if np.issubdtype(space.dtype, np.integer) else jnp.float32
+    if low.size == 1:  # 0-d bounds (gymnax's converter calls float() on them)
+        return box(low.reshape(()), high.reshape(()), low.shape, dtype)
     return box(low, high, low.shape, dtype)

@@ -403,6 +403,9 @@ class Row:
     def __jax_array__(self) -> Any:
         return self.rows[self.row]
 
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return np.asarray(self.rows[self.row], dtype=dtype)
+
     @property
     def shape(self) -> tuple[int, ...]:
         return tuple(jnp.shape(self.rows)[1:])

@@ -106,6 +106,60 @@ def counting_table() -> str:
     return text
 
 
+def jax_mixed_table() -> str:
+    """The JAX table's mixed batches beside their presets (``data/jax-mixed.json``, written
+    by ``python scripts/bench_jax.py --tables 4096 --mixed --no-numpy --json
+    docs/data/jax-mixed.json``): hands per second of each preset's batch, of the same
+    tables each under its own rule set, their ratio (wall and per CPU-second), and the
+    machine's load average while it ran."""
+    data = _data("jax-mixed.json")
+    lines = ["| rules | policy | tables | preset alone (hands/s) | mixed (hands/s) | "
+             "rule sets | hands: mixed / alone (per CPU-s) | steps: mixed / alone "
+             "(per CPU-s) |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for row in data["rows"]:
+        if not row.get("mixed"):
+            continue
+        alone = row["single_hands_per_s"]
+        cpu = row["hands_per_cpu_s"] / row["single_hands_per_cpu_s"]
+        steps = row["steps_per_cpu_s"] / row["single_steps_per_cpu_s"]
+        lines.append(f"| {row['rules']} | {row['policy']} | {row['tables']:,} | {alone:,.0f} | "
+                     f"{row['hands_per_s']:,.0f} | {row['rule_sets']:,} | "
+                     f"{row['hands_per_s'] / alone:.2f}x ({cpu:.2f}x) | {steps:.2f}x |")
+    load = ", ".join(f"{x:.1f}" for x in data["load"])
+    return ("\n".join(lines) + f"\n\nMeasured on {data['backend']} (load average {load} when "
+            "the run ended: other processes took the cores).\n")
+
+
+def one_agent_output() -> str:
+    """What the one-agent tutorial printed at its default size (``data/one-agent.json``,
+    ``python docs/make_data.py one-agent``), with its time and the machine's load."""
+    gen = _data("one-agent.json")["generalist"]
+    load = ", ".join(f"{x:.1f}" for x in gen["load"])
+    return ("```text\n" + gen["output"] + "```\n\n"
+            f"It took {gen['seconds']:.0f} s ({gen['cpu_seconds']:.0f} CPU-s in the "
+            f"process; the training itself {gen['train_seconds']:.0f} s, compilation "
+            f"included) on two CPU cores, load average {load} as it ended.\n")
+
+
+def one_agent_table() -> str:
+    """The generalist beside the specialists, game by game (``data/one-agent.json``)."""
+    data = _data("one-agent.json")
+    gen = data["generalist"]
+    lines = ["| game (infinite deck) | generalist regret | specialist regret (median of "
+             "4 seeds) | specialist's seeds |", "| --- | --- | --- | --- |"]
+    for row in data["specialists"]:
+        seeds = " ".join(f"{r:.4f}" for r in row["regrets"])
+        lines.append(f"| {row['game']} | {gen['games'][row['game']]:.4f} | "
+                     f"{row['regret_median']:.4f} | {seeds} |")
+    steps = data["specialists"][0]["timesteps_per_seed"]
+    total = sum(row["seconds"] for row in data["specialists"])
+    return ("\n".join(lines) + f"\n\nThe specialists trained {steps:,} steps per seed each "
+            f"({total:.0f} s for the five), the generalist "
+            f"{gen['timesteps_per_seed']:,} per seed, once for every game. Made by "
+            f"`{data['command']}`.\n")
+
+
 def full_size_outputs() -> dict[str, str]:
     """What each tutorial printed at its default size (``data/tutorials-full-size.json``,
     ``python docs/make_data.py tutorials``), by example name."""

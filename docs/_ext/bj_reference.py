@@ -907,11 +907,19 @@ def generate(app: Any = None) -> None:
     bj_envpages.generate()
     write("published-cd.md", bj_figures.published_table())
     write("counting-figures.md", bj_figures.counting_table())
+    write("jax-mixed.md", bj_figures.jax_mixed_table())
+    write("one-agent-output.md", bj_figures.one_agent_output())
+    write("one-agent.md", bj_figures.one_agent_table())
     for name, output in bj_figures.full_size_outputs().items():
         write(f"full-size/{name}.txt", output, note=False)
     figures()
     took = time.perf_counter() - start
-    message = f"bj_reference: references and pictures generated in {took:.1f} s"
+    announce(app, f"bj_reference: references and pictures generated in {took:.1f} s")
+
+
+def announce(app: Any, message: str) -> None:
+    """``message`` in Sphinx's log during a build (``app`` given), else printed (the
+    extension run as a script)."""
     if app is not None:
         from sphinx.util import logging
 

@@ -1,5 +1,4 @@
 """Exact grading across rule sets: basic strategy of vegas-strip on the held-out set."""
-# small: BJ_RULE_SETS=24
 
 import os
 

@@ -38,8 +38,9 @@ CASES = [
     ("2 decks, hit and resplit split aces", Rules(decks=2, hit_split_aces=True,
                                                    resplit_aces=True), None),
     ("1 deck, split by value", Rules(decks=1, split_by="value"), depleted(1, 8, 0.2)),
-    ("1 deck, J Q K count 1 2 3", Rules(decks=1, card_values={"J": 1, "Q": 2, "K": 3}),
-     None),
+    # half a deck dealt (two Js, a Q and two Ks left): the full deck takes the pure path 50 s
+    ("1 deck, J Q K count 1 2 3, half dealt",
+     Rules(decks=1, card_values={"J": 1, "Q": 2, "K": 3}), depleted(1, 5, 0.5)),
     ("16-card pool", Rules(decks=1), [1, 2, 1, 1, 2, 2, 1, 1, 1, 2, 2, 0, 0]),
 ]
 

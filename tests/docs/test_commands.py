@@ -77,10 +77,16 @@ SMALL: dict[str, tuple[str, str | None]] = {
          "--seed 0 --no-progress --store counter.jsonl", None),
     "python scripts/bench_rule_sets.py":
         ("python scripts/bench_rule_sets.py --rule-sets 4 --workers 1", None),
+    "blackjack-bench list": ("blackjack-bench list", None),
     "python scripts/jax_ppo_counting.py --seeds 4 --timesteps 20000000 --hands 8000000":
         ("python scripts/jax_ppo_counting.py --seeds 1 --timesteps 4096 --hands 200 "
          "--num-envs 16", "slow"),
 }
+
+#: docs/tutorials/one-agent.md's two commands: a generalist trained over the default rule
+#: space, then a saved model graded on the space's held-out rule sets.
+ONE_AGENT = ("blackjack-train --algo jax-ppo --rule-space v1 --timesteps 8000000",
+             "blackjack-evaluate runs/jax-ppo-space-v1/model.npz --rule-sets held-out")
 
 #: docs/counting.md's perfect-counter table: three commands run in one folder, the
 #: second and third reading the store of priced rounds the first wrote.
@@ -116,6 +122,10 @@ HELP_ONLY = {
         "run whole by tests/agents/test_rule_sets_command.py::"
         "test_the_page_figures_come_from_the_command (-m slow), which compares its table "
         "with the page's",
+    ONE_AGENT[0]: "run small, then graded, by test_the_one_agent_commands_in_one_folder "
+                  "(-m slow)",
+    ONE_AGENT[1]: "needs the run above: run by test_the_one_agent_commands_in_one_folder "
+                  "(-m slow)",
     "blackjack-web": "serves until stopped; tests/web start it",
     "blackjack-web --agent runs/main": "serves until stopped; tests/web start it",
     "python scripts/bench_vector.py": "the default of the rows run small above",
@@ -123,6 +133,23 @@ HELP_ONLY = {
     "python scripts/bench_vector.py --rule-space v1": "run small by tests/scripts/"
         "test_scripts_smoke.py::test_bench_vector_times_a_rule_space (-m slow: it builds "
         "the tables of 4,499 rule sets)",
+    "blackjack-bench run vegas-play --algo jax-ppo --seeds 5":
+        "hours of training; tests/bench run each task end to end at a tiny budget (jax-ppo: "
+        "-m slow), and the shipped results file came from it",
+    "blackjack-bench run vegas-play --algo ppo --seeds 5":
+        "hours of training; tests/bench run ppo end to end at a tiny budget",
+    "blackjack-bench report docs/data/bench --out report":
+        "tests/bench/test_bench_report.py runs report on docs/data/bench",
+    "blackjack-bench table --out results":
+        "the whole table (hours); tests/bench run the table on tiny tasks",
+    "blackjack-bench table --out results --budgets 1e5":
+        "its first stage (minutes); tests/bench run the table on tiny tasks",
+    "blackjack-bench grade vegas-play my_policy.py:policy --out docs/data/bench --name my-algo "
+    "--budget 1e6": "needs the user's policies; tests/bench/test_bench_run.py submits a row",
+    "blackjack-bench grade v1-play ppo-v1-play.zip":
+        "needs the zip the tutorial saves; tests/bench grade SB3 zips",
+    "blackjack-bench grade v1-play my_policy.py:hit_below_17 --json grades.json":
+        "needs the user's file; tests/bench grade callables named FILE.py:NAME",
 }
 
 INLINE = re.compile(r"`((?:blackjack-[a-z]+|python scripts/|python -m blackjack_env)[^`]*)`")
@@ -246,7 +273,7 @@ def test_the_flags_a_page_gives_exist(command: str, tmp_path: Path,
             pytest.skip(f"needs {module}")
     argv = shlex.split(command)
     program = argv[:3] if argv[:2] == ["python", "-m"] else argv[:2] if argv[0] == "python" \
-        else argv[:1]
+        else argv[:2] if argv[0] == "blackjack-bench" else argv[:1]  # (its subcommand's)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("COLUMNS", "200")
     help_text = run_ours([*program, "--help"], tmp_path)
@@ -351,3 +378,25 @@ def test_the_perfect_counter_commands_in_one_folder(tmp_path: Path,
     names = [row["name"] for row in result["ceiling"]["rows"]]
     assert result["ceiling"]["rounds"] == 24 and len(names) == 7
     assert "model-bets.npz: bets graded by the exact edge, CD play" in names
+
+
+@pytest.mark.slow  # the rule bank of 4,499 rule sets, the JAX PPO's compilation, 2 gradings
+def test_the_one_agent_commands_in_one_folder(tmp_path: Path) -> None:
+    """docs/tutorials/one-agent.md's two commands in one folder, the training at a small
+    size: it writes the model the second command reads, and both grade the same model
+    on the same 256 held-out rule sets, to the same figures."""
+    import json
+
+    pytest.importorskip("jax")
+    train_cmd, evaluate_cmd = (shlex.split(c) for c in ONE_AGENT)
+    train_cmd[train_cmd.index("--timesteps") + 1] = "2048"
+    run_ours([*train_cmd, "--seeds", "1", "--n-envs", "16", "--n-steps", "8",
+              "--curve-points", "2", "--no-progress"], tmp_path)
+    run = tmp_path / "runs" / "jax-ppo-space-v1"
+    assert (run / "model.npz").is_file()
+    held = json.loads((run / "held-out.json").read_text())
+    run_ours([*evaluate_cmd, "--out", "e.json"], tmp_path)
+    graded = json.loads((tmp_path / "e.json").read_text())
+    assert held["n_rule_sets"] == graded["n_rule_sets"] == 256
+    for key in ("mean_regret", "median_regret", "mean_exact_return"):
+        assert graded[key] == pytest.approx(held[key], abs=1e-9), key

@@ -35,11 +35,16 @@ NUMBER = re.compile(r"[-+]?\d[\d,]*\.?\d*(?:e[-+]?\d+)?")
 #: What each example needs to be tested (see the module docstring), by file name.
 EXAMPLES: dict[str, dict[str, list[str]]] = {
     "jax_table": {"requires": ["jax", "blackjack_env.jax"], "marker": ["integration"]},
+    "rules_as_data": {"requires": ["jax", "blackjack_env.jax"], "marker": ["integration"]},
     "render_frame": {"requires": ["pygame"]},
+    "grading_rule_sets": {"small": ["BJ_RULE_SETS=24"]},
+    "tutorial_bench": {"requires": ["stable_baselines3"], "output": ["approximate"]},
     "supersuit_sb3": {"requires": ["supersuit", "stable_baselines3"], "marker": ["integration"]},
     "tianshou_envs": {"requires": ["tianshou"], "marker": ["integration"]},
     "tutorial_counting": {"small": ["BJ_TUTORIAL_ROUNDS=6000"]},
     "tutorial_first_agent": {"small": ["BJ_TUTORIAL_HANDS=20000"]},
+    "tutorial_one_agent": {"requires": ["jax", "optax", "flax"], "marker": ["slow"],
+                           "small": ["BJ_TUTORIAL_STEPS=81920"], "output": ["approximate"]},
     "tutorial_jax_ppo": {"requires": ["jax", "optax", "flax"], "marker": ["slow"],
                          "small": ["BJ_TUTORIAL_STEPS=16384"], "output": ["approximate"]},
     "tutorial_sb3": {"requires": ["sb3_contrib"], "marker": ["integration"],

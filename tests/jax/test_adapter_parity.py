@@ -1,12 +1,14 @@
 """The JAX Gymnasium adapters against the numpy envs, bit for bit: random rule sets and
 env settings (not only the presets) through the vector adapter and the numpy vector env
 with the same stacked cards and actions (illegal ones included), rewards, chips and
-every ``info`` key compared exactly (float64 values and dtypes); and the scripted rounds
+every ``info`` key compared exactly (float64 values and dtypes), the rule sets of one
+shape in one adapter (a list of rule sets, one compiled program); and the scripted rounds
 of issue 33's items 10 (a penalty is never charged to the chips), 11 (stacked cards left
 at an episode's end are dropped) and 12 (a 6:5 natural pays 1.2 exactly)."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from fractions import Fraction
@@ -33,23 +35,34 @@ from blackjack_env.envs import view  # noqa: E402
 from blackjack_env.envs.vector import BlackjackVectorEnv  # noqa: E402
 from blackjack_env.jax import BlackjackJax  # noqa: E402
 from blackjack_env.jax.gym import BlackjackJaxEnv, BlackjackJaxVectorEnv  # noqa: E402
+from blackjack_env.jax.tables import Config, config_of  # noqa: E402
 from tests.jax.jax_helpers import run_parity  # noqa: E402
 
 
-def random_rules(rng: np.random.Generator) -> Rules:
+def random_rules(
+    rng: np.random.Generator,
+    infinite: bool | None = None,
+    stand_hit: bool = False,
+    min_bet_at_most: int = 3,
+) -> Rules:
     """Any valid one-seat rule set (every field drawn; payouts with denominators up to 6,
-    so non-dyadic chips such as 6:5 and 4:3 are common)."""
+    so non-dyadic chips such as 6:5 and 4:3 are common). ``infinite``: an infinite deck
+    (True), a finite shoe of 1 to 8 decks (False), either (None); ``stand_hit``: no
+    double, split or surrender (stand and hit only: two actions); ``min_bet_at_most``:
+    the table minimum's largest draw (a group's fixed ``bet`` must be allowed)."""
     while True:
         split_bet = SplitBet(rng.choice(list(SplitBet)))
         hole = HoleCard(rng.choice(list(HoleCard)))
         ends = bool(rng.random() < 0.8)
         decks = None if rng.random() < 0.3 else int(rng.integers(1, 9))
+        if infinite is not None:
+            decks = None if infinite else int(rng.integers(1, 9))
         values = STANDARD_VALUES
         if rng.random() < 0.15:
             values = (1, *(int(v) for v in rng.integers(1, 11, 12)))
-        min_bet = int(rng.integers(1, 4))
+        min_bet = int(rng.integers(1, min_bet_at_most + 1))
         try:
-            return Rules(
+            rules = Rules(
                 decks=decks,
                 penetration=None if rng.random() < 0.1 else float(rng.uniform(0.3, 0.95)),
                 dealer_hits_soft_17=bool(rng.random() < 0.5),
@@ -77,105 +90,172 @@ def random_rules(rng: np.random.Generator) -> Rules:
                 max_bet=int(rng.integers(min_bet + 3, 40)),
                 card_values=values,
             )  # fmt: skip
+            if stand_hit:
+                rules = rules.replace(
+                    double=DoubleRule.NEVER, max_split_hands=1, surrender=Surrender.NONE
+                )
+            return rules
         except ValueError:
             continue
 
 
-def random_setting(rng: np.random.Generator) -> dict[str, Any]:
-    """A random rule set and env settings the numpy vector env takes: observation mode,
-    bet, insurance decisions, illegal-action policy and penalty, several rounds per
-    episode, a finite bankroll, bet steps, or several learner seats (fixed bet, unlimited
-    credit, ``"map"``, as the numpy env requires)."""
+def random_table(rng: np.random.Generator) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Random env settings the numpy vector env takes, without the rules: observation
+    mode (with the rule features or not), bet, insurance decisions, illegal-action policy
+    and penalty, several rounds per episode, a finite bankroll, bet steps, or several
+    learner seats (fixed bet, unlimited credit, ``"map"``, as the numpy env requires);
+    and what its rule sets must share for one shape (:func:`random_rules`' arguments:
+    an infinite deck or not, stand and hit only, the largest table minimum)."""
+    modes = ["vector", "multidiscrete", "dict", "tuple", "features"]
+    kw: dict[str, Any] = {
+        "obs_mode": str(rng.choice(modes, p=[0.25, 0.25, 0.25, 0.15, 0.1])),
+        "insurance_decisions": bool(rng.random() < 0.4),
+    }
+    if kw["obs_mode"] in ("vector", "features", "dict") and rng.random() < 0.3:
+        kw["observe_rules"] = True
+    seats = int(rng.integers(2, 4)) if rng.random() < 0.2 else 1
+    if seats > 1:
+        kw["seats_per_table"] = seats
+    else:
+        if rng.random() < 0.5:
+            kw["illegal_action"] = "penalize"
+            kw["illegal_penalty"] = float(rng.choice([0.25, 0.5, 1.0, 0.3]))
+        if rng.random() < 0.5:
+            kw["rounds_per_episode"] = int(rng.integers(2, 5))
+        if rng.random() < 0.3:
+            kw["bankroll"] = int(rng.integers(4, 30))
+        if rng.random() < 0.3:
+            kw["bet_sizes"] = tuple(int(b) for b in sorted(set(rng.integers(1, 6, 3))))
+    shape: dict[str, Any] = {
+        "infinite": bool(rng.random() < 0.3),
+        "stand_hit": bool(rng.random() < 0.05) and not kw["insurance_decisions"],
+        "min_bet_at_most": 3,
+    }
+    if "bet_sizes" not in kw and rng.random() < 0.4:
+        kw["bet"] = int(rng.integers(1, 7))
+        shape["min_bet_at_most"] = min(3, kw["bet"])
+    return kw, shape
+
+
+def _numpy_config(kw: dict[str, Any]) -> Config | None:
+    """The JAX config of ``kw``'s rule set and settings (read off the numpy vector env's
+    settings and rule tables), or None when the numpy env refuses them."""
+    try:
+        env = BlackjackVectorEnv(kw.get("seats_per_table", 1), **kw)
+    except ValueError:
+        return None
+    env.close()
+    return config_of(env.settings, env.tables)
+
+
+def random_group(rng: np.random.Generator, size: int) -> list[dict[str, Any]]:
+    """``size`` random rule sets under one random :func:`random_table`, as the numpy
+    env's settings (one dict each, equal but for ``rules``), every one of the same JAX
+    shape (``Config``) but the hand slots and the shoe's size, which a table takes the
+    largest of: one vector adapter plays them all (one compiled program). Rules the
+    numpy env refuses under the settings are drawn again (a table the first 20 draws do
+    not fit is drawn again)."""
     while True:
-        rules = random_rules(rng)
-        kw: dict[str, Any] = {
-            "rules": rules,
-            "obs_mode": str(rng.choice(["vector", "multidiscrete", "dict", "tuple"])),
-            "insurance_decisions": bool(rng.random() < 0.4),
-        }
-        seats = int(rng.integers(2, 4)) if rng.random() < 0.2 else 1
-        if seats > 1:
-            kw["seats_per_table"] = seats
-        else:
-            if rng.random() < 0.5:
-                kw["illegal_action"] = "penalize"
-                kw["illegal_penalty"] = float(rng.choice([0.25, 0.5, 1.0, 0.3]))
-            if rng.random() < 0.5:
-                kw["rounds_per_episode"] = int(rng.integers(2, 5))
-            if rng.random() < 0.3:
-                kw["bankroll"] = int(rng.integers(4, 30))
-            if rng.random() < 0.3:
-                kw["bet_sizes"] = tuple(int(b) for b in sorted(set(rng.integers(1, 6, 3))))
-        if "bet_sizes" not in kw and rng.random() < 0.4:
-            kw["bet"] = int(rng.integers(rules.min_bet, rules.min_bet + 4))
-        try:
-            BlackjackVectorEnv(seats, **kw).close()
-        except ValueError:
+        kw, shape = random_table(rng)
+        first: Config | None = None
+        for _ in range(20):
+            rules = random_rules(rng, **shape)
+            first = _numpy_config({**kw, "rules": rules})
+            if first is not None:
+                break
+        if first is None:
             continue
-        return kw
+        group = [{**kw, "rules": rules}]
+        for _ in range(100 * size):
+            if len(group) == size:
+                return group
+            cand = {**kw, "rules": random_rules(rng, **shape)}
+            own = _numpy_config(cand)
+            if own is not None and dataclasses.replace(
+                own, hands=first.hands, shoe_size=first.shoe_size
+            ) == first:
+                group.append(cand)
+        raise AssertionError(f"no {size} rule sets of one shape under {kw}")
 
 
 def check_random_settings(
-    count: int, seed: int, n: int, long_run: bool = False, first: int = 0
+    count: int, seed: int, n: int, per_group: int, long_run: bool = False
 ) -> dict[str, int]:
-    """``count`` random settings, each ``n`` tables of the vector adapter against the
-    numpy vector env (:func:`~tests.jax.jax_helpers.run_parity`, exact); returns what
-    was compared, summed. ``long_run``: a line per setting, and each setting's compiled
-    programs dropped after it (``jax.clear_caches``): a process that keeps hundreds of
-    them runs out of the memory LLVM maps for machine code (measured: "LLVM compilation
-    error: Cannot allocate memory", then a crash, after about 30 minutes of settings).
-    ``first``: start at that setting of the sequence (the ones before it drawn and not
-    played), so that a long run can be split between processes."""
+    """``count`` random rule sets, each with random env settings, grouped by shape
+    (:func:`random_group`, ``per_group`` a group): each group one vector adapter built
+    with the list of its rule sets (each ``n`` tables), against one numpy vector env of
+    ``n`` tables per rule set (:func:`~tests.jax.jax_helpers.run_parity`, exact): a
+    shape compiles its programs once, whatever its rule sets. Returns what was compared,
+    summed (and the rule sets, the groups, the distinct shapes, those of a non-dyadic
+    chip unit). ``long_run``: a line per group."""
     rng = np.random.default_rng(seed)
     total: dict[str, int] = {}
+    shapes: set[Any] = set()
     t0 = time.perf_counter()
-    for _ in range(first):
-        random_setting(rng)
-    for i in range(first, count):
-        kw = random_setting(rng)
-        s = kw.get("seats_per_table", 1)
-        env = BlackjackJaxVectorEnv(n * s, **kw)
+    done = 0
+    g = 0
+    while done < count:
+        group = random_group(rng, min(per_group, count - done))
+        s = group[0].get("seats_per_table", 1)
+        kw = {k: v for k, v in group[0].items() if k != "rules"}
+        listed = [r for one in group for r in [one["rules"]] * n]
+        env = BlackjackJaxVectorEnv(len(listed) * s, **kw, rules=listed)
+        shapes.add(env.table.program)
         try:
-            seen = run_parity(env, kw, n=n, seed=seed * 1000 + i, max_steps=200)
+            seen = run_parity(env, group, n=n, seed=seed * 1000 + g, max_steps=200)
         except AssertionError as err:
-            raise AssertionError(f"setting {i}: {kw}") from err
-        assert seen["ended"] == n * s
+            raise AssertionError(f"group {g}: {kw}, rules {[r['rules'] for r in group]}") from err
+        assert seen["ended"] == len(group) * n * s
         for k, v in seen.items():
             total[k] = total.get(k, 0) + v
-        total["settings"] = total.get("settings", 0) + 1
-        chip_den = int(env.table.default_params.chip_den)
-        total["non_dyadic"] = total.get("non_dyadic", 0) + (chip_den & (chip_den - 1) != 0)
+        for one in group:
+            chip_den = int(BlackjackVectorEnv(s, **one).tables.chip_den)
+            total["non_dyadic"] = total.get("non_dyadic", 0) + (chip_den & (chip_den - 1) != 0)
         env.close()
+        done += len(group)
+        g += 1
         if long_run:
-            jax.clear_caches()
-            print(f"setting {i + 1}/{count} at {time.perf_counter() - t0:.0f} s: {kw}", flush=True)
+            print(f"{done}/{count} rule sets ({g} groups) at {time.perf_counter() - t0:.0f} s: "
+                  f"{kw}", flush=True)  # fmt: skip
+    total.update(settings=done, groups=g, shapes=len(shapes))
     return total
 
 
 def test_random_rules_parity_fast() -> None:
-    """A handful of random settings: the adapter's rewards, chips and every ``info`` key
-    equal the numpy env's bit for bit."""
-    seen = check_random_settings(4, seed=3, n=48)
-    assert seen["settings"] == 4 and seen["nonzero"] > 0 and seen["illegal"] > 0
+    """A few random rule sets in two shapes: the adapter's rewards, chips and every
+    ``info`` key equal the numpy env's bit for bit, each shape's rule sets in one
+    adapter (one compiled program)."""
+    seen = check_random_settings(8, seed=3, n=16, per_group=4)
+    assert seen["settings"] == 8 and seen["groups"] == 2
+    assert seen["nonzero"] > 0 and seen["illegal"] > 0
 
 
-#: settings of the slow run (BLACKJACK_PARITY_SETTINGS overrides, for a partial run;
-#: BLACKJACK_PARITY_FIRST starts it at that setting, to split it between processes)
+#: rule sets of the slow run (BLACKJACK_PARITY_SETTINGS overrides, for a partial run)
 N_RANDOM = int(os.environ.get("BLACKJACK_PARITY_SETTINGS", "300"))
-FIRST = int(os.environ.get("BLACKJACK_PARITY_FIRST", "0"))
+#: rule sets per shape (one vector adapter, one compiled program each)
+PER_SHAPE = 15
 
 
 @pytest.mark.slow
 def test_random_rules_parity_300() -> None:
-    """300 random settings, the adapter against the numpy vector env bit for bit. Each
-    setting compiles its own programs (its shapes and rule flags differ): measured
-    2026-12-01, 85 settings in 631 CPU-s, so the 300 take about 37 CPU-minutes (passed,
-    split between three processes with ``BLACKJACK_PARITY_FIRST``)."""
+    """300 random rule sets with random settings, the adapter against the numpy vector
+    env bit for bit, in one process: 20 shapes of 15 rule sets, each shape one adapter
+    built with its list of rule sets (one compiled program per shape). Measured (one
+    process, 2 CPU cores shared, load about 8): before, every setting compiled its own
+    programs (its rule flags were static), 85 settings in 631 CPU-s, the 300 about 37
+    CPU-minutes split between three processes (one process ran out of LLVM's memory
+    maps after about 65 settings unless it called ``jax.clear_caches()``); now (one
+    process, the machine otherwise quiet, 2026-12-02) 302 s wall, 323 CPU-s, for 20
+    adapters of 19 distinct shapes (two groups drew the same one)."""
     t0 = time.perf_counter()
-    seen = check_random_settings(N_RANDOM, seed=33, n=32, long_run=True, first=FIRST)
-    print(f"random-rules parity: {seen} in {time.perf_counter() - t0:.0f} s")
-    assert seen["settings"] == N_RANDOM - FIRST
-    if FIRST or N_RANDOM < 300:
+    c0 = time.process_time()
+    seen = check_random_settings(N_RANDOM, seed=33, n=32, per_group=PER_SHAPE, long_run=True)
+    print(f"random-rules parity: {seen} in {time.perf_counter() - t0:.0f} s, "
+          f"{time.process_time() - c0:.0f} CPU-s")  # fmt: skip
+    assert seen["settings"] == N_RANDOM
+    assert seen["groups"] == -(-N_RANDOM // PER_SHAPE)
+    assert 1 <= seen["shapes"] <= seen["groups"]  # groups may draw the same shape
+    if N_RANDOM < 300:
         return  # a part of the run: its settings passed; the counts below hold the whole
     assert seen["non_dyadic"] > N_RANDOM // 6
     assert seen["split"] > 0 and seen["illegal_bet"] > 0 and seen["truncated"] > 0

@@ -1,18 +1,29 @@
 """The pure JAX table as gymnax users meet it: gymnax's wrappers around ``gymnax_v1()``
-(issue 33 item 21), the lean step ``info`` (22), the mask under a wrapper (23), the
-spaces whatever the import order (24) and the step's input checks (14)."""
+(issue 33 item 21), the lean step ``info`` (22; ``gymnax_v1()``'s too, issue 38), the
+mask under a wrapper (23), the spaces whatever the import order (24), pickled whatever
+the import order and converted by gymnax in every mode (issue 38), and the step's input
+checks (14).
+
+gymnax is required where it is installed: the module skips only when gymnax itself is
+missing. (gymnax imports ``six`` without declaring it; with ``importorskip`` this whole
+file was skipped on a fresh install, the test extra now names ``six``.)"""
 
 from __future__ import annotations
 
+import copy
+import importlib.util
+import pickle
 import subprocess
 import sys
 import textwrap
+from typing import Any
 
 import numpy as np
 import pytest
 
 jax = pytest.importorskip("jax")
-gymnax = pytest.importorskip("gymnax")
+if importlib.util.find_spec("gymnax") is None:
+    pytest.skip("gymnax is not installed (the test extra)", allow_module_level=True)
 import jax.numpy as jnp  # noqa: E402
 from gymnax.environments import spaces as gspaces  # noqa: E402
 from gymnax.wrappers import (  # noqa: E402
@@ -27,6 +38,9 @@ from blackjack_env.jax import BlackjackJax  # noqa: E402
 from blackjack_env.jax.env import FULL_INFO, LEAN_INFO  # noqa: E402
 from tests.jax.jax_helpers import jax_env  # noqa: E402
 
+#: the entries gymnax's LogWrapper adds to the info
+LOG_KEYS = ("returned_episode_returns", "returned_episode_lengths", "timestep",
+            "returned_episode", "returned_episode_valid")  # fmt: skip
 #: three rounds an episode: episodes end truncated, never terminated
 KW = {"rules": "vegas-strip", "decks": None, "rounds_per_episode": 3}
 
@@ -39,7 +53,8 @@ def table() -> BlackjackJax:
 def test_gymnax_v1_slots_truncation_apart(table: BlackjackJax) -> None:
     """``GymnaxV1.step``: ``terminated`` and ``truncated`` each in its own slot (with
     three rounds an episode every end is a truncation; ``done`` had been put in the
-    ``terminated`` slot); the info is the lean one plus ``final_observation``."""
+    ``terminated`` slot); the info is the lean one (``final_observation`` empty unless
+    asked)."""
     env = table.gymnax_v1()
     p = env.default_params
     step = jax.jit(env.step)
@@ -52,7 +67,11 @@ def test_gymnax_v1_slots_truncation_apart(table: BlackjackJax) -> None:
         assert not bool(term)
         ends += int(trunc)
         assert set(info) == {*LEAN_INFO, "final_observation"}
+        assert info["final_observation"].shape == (0,)
     assert ends >= 5
+    asked = table.gymnax_v1(final_observation=True).step(jax.random.PRNGKey(2), st, 0, p)[-1]
+    assert set(asked) == {*LEAN_INFO, "final_observation"}
+    assert asked["final_observation"].shape == (FEATURES_SIZE,)
     full = table.gymnax_v1(full_info=True).step(jax.random.PRNGKey(2), st, jnp.int32(0), p)[-1]
     assert set(full) == {*LEAN_INFO, *FULL_INFO}
 
@@ -62,7 +81,7 @@ def test_gymnax_wrappers_around_gymnax_v1(table: BlackjackJax) -> None:
     ``LogWrapper`` over ``FlattenObservationWrapper`` (PureJaxRL's pair) under ``jit``,
     and ``GymnaxToGymWrapper`` / ``GymnaxToVectorGymWrapper`` (whose ``deepcopy`` of the
     env recursed in ``__getattr__``), each stepped to episode ends."""
-    base = table.gymnax_v1()
+    base = table.gymnax_v1(final_observation=True)
     env = LogWrapper(FlattenObservationWrapper(base))
     p = env.default_params
     obs, st = env.reset(jax.random.PRNGKey(0), p)
@@ -127,6 +146,119 @@ def test_lean_info_bytes() -> None:
     size = {k: sum(x.nbytes for x in jax.tree.leaves(v)) for k, v in (("l", lean), ("f", full))}
     assert set(lean) == set(LEAN_INFO) and set(full) == {*LEAN_INFO, *FULL_INFO}
     assert size["l"] == 13 and size["f"] == 93
+
+
+def test_gymnax_v1_info_is_lean_unless_asked() -> None:
+    """Issue 38: ``gymnax_v1()``'s step put the 292-byte ``final_observation`` (73
+    float32, ``"features"``) in every step's ``info``: 305 bytes a step, about 3 GB of
+    metrics over 10M steps under gymnax's ``LogWrapper``. It is off by default, as in
+    the plain ``step`` (13 bytes, the same entries and values; the key is kept, empty,
+    for gymnax's ``FlattenObservationWrapper``, which reads it), and given when asked
+    (``final_observation=True``: the full step's final observation), under gymnax's
+    PureJaxRL pair of wrappers too."""
+    table = BlackjackJax(rules="vegas-strip")
+    assert table.obs_mode == "features"
+    p = table.default_params
+    _, st = table.reset(jax.random.PRNGKey(0), p)
+    k = jax.random.PRNGKey(1)
+    plain = table.step(k, st, 0, p)[-1]
+    size = {}
+    for asked in (False, True):
+        env = LogWrapper(FlattenObservationWrapper(table.gymnax_v1(final_observation=asked)))
+        _, wst = env.reset(jax.random.PRNGKey(0), p)
+        info = env.step(k, wst, 0, p)[-1]
+        assert set(info) - {*LEAN_INFO, "final_observation"} <= set(LOG_KEYS)
+        ours = {key: v for key, v in info.items() if key not in LOG_KEYS}
+        size[asked] = sum(x.nbytes for x in jax.tree.leaves(ours))
+        for key in LEAN_INFO:
+            np.testing.assert_array_equal(ours[key], plain[key], err_msg=key)
+    assert size == {False: 13, True: 13 + 4 * FEATURES_SIZE}
+    direct = table.gymnax_v1(final_observation=True).step(k, st, 0, p)[-1]
+    full = table.step_full(k, st, 0, p)[-1]
+    np.testing.assert_array_equal(direct["final_observation"], full["final_observation"])
+    assert table.gymnax_v1().step(k, st, 0, p)[-1]["final_observation"].size == 0
+
+
+@pytest.mark.parametrize("mode", ["features", "vector", "multidiscrete", "dict", "tuple"])
+def test_spaces_pickle_after_gymnax_is_loaded(mode: str) -> None:
+    """Issue 38: once gymnax is imported, a space reports gymnax's class as its
+    ``__class__`` (for ``isinstance``), and pickle's default reduction refused it ("args
+    [0] from __newobj__ args has the wrong class"), ``cloudpickle`` too. Every mode's
+    spaces pickle, cloudpickle and deepcopy as the classes here, and what comes back
+    is still gymnax's for ``isinstance`` and samples the same values with the same key."""
+    cloudpickle = pytest.importorskip("cloudpickle")
+    assert "gymnax" in sys.modules
+    env = jax_env(f"gymnax-pickle-{mode}", rules="vegas-strip", obs_mode=mode)
+    key = jax.random.PRNGKey(7)
+    for space in (env.action_space(), env.observation_space()):
+        for back in (
+            pickle.loads(pickle.dumps(space)),
+            cloudpickle.loads(cloudpickle.dumps(space)),
+            copy.deepcopy(space),
+        ):
+            assert type(back) is type(space) and back.__class__ is space.__class__
+            assert back.__class__.__module__ == "gymnax.environments.spaces"
+            for a, b in zip(jax.tree.leaves(back.sample(key)), jax.tree.leaves(space.sample(key)),
+                            strict=True):  # fmt: skip
+                np.testing.assert_array_equal(a, b)
+    # whatever the import order: pickled before gymnax is loaded, read back after
+    code = textwrap.dedent(f"""
+        import pickle, sys
+        from blackjack_env.jax import BlackjackJax
+        env = BlackjackJax(rules="sutton-barto", decks=None, obs_mode={mode!r})
+        blob = pickle.dumps((env.action_space(), env.observation_space()))
+        assert "gymnax" not in sys.modules
+        from gymnax.environments import spaces
+        a, o = pickle.loads(blob)
+        again = pickle.loads(pickle.dumps((a, o)))
+        assert isinstance(again[0], spaces.Discrete) and again[0].n == 2
+        print("ok")
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300)  # fmt: skip
+    assert out.returncode == 0, out.stderr[-2000:]
+
+
+@pytest.mark.parametrize("mode", ["dict", "tuple", "vector", "features", "multidiscrete"])
+def test_gymnax_converts_every_observation_space(mode: str) -> None:
+    """Issue 38: ``GymnaxToGymWrapper(BlackjackJax(obs_mode="dict").gymnax_v1())``
+    raised a TypeError: the dict's ``bankroll``, ``bet`` and ``true_count`` had
+    shape-``(1,)`` bounds, which gymnax's converter passes to ``float()``. They have 0-d
+    bounds now; the converted space has the numpy env's shapes and bounds field by field,
+    and holds the observations the wrapper returns."""
+    table = jax_env(f"gymnax-pickle-{mode}", rules="vegas-strip", obs_mode=mode)
+    single = GymnaxToGymWrapper(table.gymnax_v1(), seed=0)
+    space, numpy_space = single.observation_space, table.gymnasium_observation_space
+
+    def boxes(a: Any, b: Any) -> int:
+        if hasattr(b, "spaces"):
+            pairs = b.spaces.items() if isinstance(b.spaces, dict) else enumerate(b.spaces)
+            return sum(boxes(a[k], sub) for k, sub in pairs)
+        assert a.shape == b.shape
+        if hasattr(b, "nvec"):  # (a MultiDiscrete: the JAX table's Box 0..nvec - 1)
+            np.testing.assert_array_equal(a.low, 0)
+            np.testing.assert_array_equal(a.high, b.nvec - 1)
+            return 1
+        if hasattr(b, "low"):
+            np.testing.assert_array_equal(np.broadcast_to(a.low, b.shape), b.low)
+            np.testing.assert_array_equal(np.broadcast_to(a.high, b.shape), b.high)
+            return 1
+        return 0
+
+    assert boxes(space, numpy_space) >= (mode != "tuple")
+    obs, _ = single.reset(seed=3)
+    for _ in range(6):
+        as_numpy = jax.tree.map(np.asarray, obs)
+        if mode == "tuple":
+            as_numpy = tuple(int(v) for v in as_numpy)
+        elif mode == "dict":
+            as_numpy = {k: (int(v) if v.ndim == 0 else v) for k, v in as_numpy.items()}
+        assert space.contains(as_numpy), as_numpy
+        obs, *_ = single.step(0)
+    if mode == "dict":
+        shapes = {k: table.observation_space().spaces[k].low.shape
+                  for k in ("bankroll", "bet", "true_count")}  # fmt: skip
+        assert shapes == dict.fromkeys(("bankroll", "bet", "true_count"), ())
 
 
 def test_spaces_are_gymnax_whatever_the_import_order() -> None:

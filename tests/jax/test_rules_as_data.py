@@ -139,7 +139,10 @@ def test_a_batch_plays_each_table_as_its_own_rules(space: RuleSpace, kwargs: dic
     keys = jax.random.split(jax.random.PRNGKey(5), n)
     step = jax.jit(jax.vmap(env.step))
     obs_b, st_b = jax.jit(jax.vmap(env.reset))(keys, batch)
-    singles = [env.reset(keys[i], env.params_of(r)) for i, r in enumerate(rules)]
+    # each table alone: one compiled program for every rule set (its branches as lax.cond)
+    reset_one, step_one = jax.jit(env.reset), jax.jit(env.step)
+    params = [env.params_of(r) for r in rules]
+    singles = [reset_one(keys[i], params[i]) for i in range(n)]
     for i in range(n):
         np.testing.assert_array_equal(np.asarray(obs_b[i]), np.asarray(singles[i][0]))
     rng = np.random.default_rng(2)
@@ -149,9 +152,9 @@ def test_a_batch_plays_each_table_as_its_own_rules(space: RuleSpace, kwargs: dic
         a = (rng.random(mask.shape) * mask).argmax(axis=-1).astype(np.int32)
         k = jax.random.split(jax.random.PRNGKey(100 + t), n)
         obs_b, st_b, r_b, d_b, info_b = step(k, st_b, jnp.asarray(a), batch)
-        for i, r in enumerate(rules):
-            o, states[i], rew, done, info = env.step(k[i], states[i], jnp.asarray(a[i]),
-                                                     env.params_of(r))
+        for i in range(n):
+            o, states[i], rew, done, info = step_one(k[i], states[i], jnp.asarray(a[i]),
+                                                     params[i])
             np.testing.assert_array_equal(np.asarray(obs_b[i]), np.asarray(o))
             np.testing.assert_array_equal(np.asarray(r_b[i]), np.asarray(rew))
             np.testing.assert_array_equal(np.asarray(d_b[i]), np.asarray(done))

@@ -86,9 +86,11 @@ def test_gpu_check_rehearsal_degrades_gracefully(tmp_path: Path) -> None:
     """The prepared GPU run, small, on CPU: every part recorded, one forced to time out."""
     env = {
         **os.environ, "GPU_CHECK_SMALL": "1", "OUT": str(tmp_path), "PYTHON": sys.executable,
-        "GPU_CHECK_T_CHART": "2", "GPU_CHECK_PARTS": "device bench bench_chart determinism",
+        "GPU_CHECK_T_CHART": "2",
+        "GPU_CHECK_PARTS": "device bench bench_chart mixed determinism",
         # (generous limits for the others: this machine is shared and loaded)
         "GPU_CHECK_T_DEVICE": "300", "GPU_CHECK_T_BENCH": "300", "GPU_CHECK_T_DET": "300",
+        "GPU_CHECK_T_MIXED": "400", "GPU_CHECK_MIXED_TABLES": "1024",
     }  # fmt: skip
     proc = subprocess.run(
         ["bash", str(ROOT / "scripts" / "gpu_check.sh")], env=env, capture_output=True,
@@ -97,6 +99,9 @@ def test_gpu_check_rehearsal_degrades_gracefully(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     rows = [line.split("\t") for line in (tmp_path / "summary.tsv").read_text().splitlines()]
     status = {r[0]: r[1] for r in rows[1:]}
-    assert status == {"device": "ok", "bench": "ok", "bench_chart": "timeout", "determinism": "ok"}
+    assert status == {"device": "ok", "bench": "ok", "bench_chart": "timeout", "mixed": "ok",
+                      "determinism": "ok"}
     assert (tmp_path / "bench_random.json").exists() and (tmp_path / "determinism.json").exists()
+    mixed = json.loads((tmp_path / "bench_mixed.json").read_text())["rows"]
+    assert any(row.get("mixed") and row["rule_sets"] == 1024 for row in mixed)
     assert "== summary" in (tmp_path / "gpu_check.log").read_text()

@@ -169,7 +169,7 @@ def test_a_bad_input_is_one_line_and_changes_nothing(lab, tmp_path, monkeypatch,
 
 
 #: Every command script in scripts/ (each starts through scripts/_launch.py) and its extra.
-SCRIPTS = {"analyze": ".", "chart": '".[main]"', "counter": ".", "demo": ".",
+SCRIPTS = {"analyze": ".", "bench": '".[bench]"', "chart": '".[main]"', "counter": ".", "demo": ".",
            "evaluate": '".[main]"', "main": '".[main]"', "play": ".", "train": '".[main]"',
            "web": '".[web]"'}
 
