@@ -335,7 +335,7 @@ JAX_BAD = [
     (["--algo", "jax-ppo", "--seeds", "0"], ["--seeds 0"]),
     (["--algo", "jax-ppo", "--seats", "3", "--rules", "vegas-strip"], ["JAX table", "seat"]),
     (["--algo", "jax-ppo", "--bet-sizes", "2,1", "--rules", "vegas-strip"],
-     ["--bet-sizes 2,1", "increasing"]),
+     ["--bet-sizes '2,1'", "increasing"]),
     (["--algo", "jax-ppo", "--bet-sizes", "one", "--rules", "vegas-strip"],
      ["--bet-sizes 'one'", "e.g. 1,2,4,8"]),
     (["--algo", "jax-ppo", "--bet-sizes", "1,5000", "--rules", "vegas-strip"],

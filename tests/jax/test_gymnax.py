@@ -129,7 +129,7 @@ def test_mask_under_a_wrapper(table: BlackjackJax) -> None:
     assert mask.dtype == jnp.bool_ and bool(mask[0]) and bool(mask[1])
     _, st, _, _, _, info = env.step(jax.random.PRNGKey(5), st, jnp.int32(0), p)
     np.testing.assert_array_equal(info["action_mask"], table.action_mask(st))
-    with pytest.raises(ValueError, match=r"core\.State or a wrapper.s state"):
+    with pytest.raises(ValueError, match=r"the table.s State or a wrapper.s state"):
         table.action_mask({"x": 1})
 
 

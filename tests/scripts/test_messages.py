@@ -193,7 +193,7 @@ def test_a_write_that_fails_names_the_path_given_not_a_temporary_file(tmp_path,
                                                                       monkeypatch) -> None:
     import os
 
-    from blackjack_env import _cli
+    from blackjack_env import cli
 
     target = tmp_path / "out.json"
 
@@ -202,9 +202,9 @@ def test_a_write_that_fails_names_the_path_given_not_a_temporary_file(tmp_path,
 
     monkeypatch.setattr(os, "replace", refuse)
     with pytest.raises(OSError) as err:
-        _cli.write_json(target, {"a": 1})
+        cli.write_json(target, {"a": 1})
     assert err.value.filename == str(target)
-    assert _cli._one_line(err.value) == f"{target}: cannot write here (Permission denied)"
+    assert cli._one_line(err.value) == f"{target}: cannot write here (Permission denied)"
     assert list(tmp_path.iterdir()) == []  # the temporary file is gone too
 
 
