@@ -836,7 +836,38 @@ KEY_FROM_SPLIT: Final = 512
 KEY_UPCARD: Final = 1024
 
 
-@lru_cache(maxsize=64)
+#: The fields of :class:`~blackjack_env.engine.rules.Rules` that the legal actions read
+#: (:func:`play_actions`, :func:`pre_peek_actions`, :func:`split_allowed` and what they
+#: call): the legal-action tables below are cached by these alone
+#: (:func:`legality_key`), so rule sets that differ only elsewhere (payouts, S17/H17,
+#: decks, settlement, ...) share one table, as a rule space's draws do at every reset.
+#: A test varies every other field and finds the tables unchanged.
+LEGALITY_FIELDS: Final = (
+    "hole_card", "double", "double_after_split", "max_split_hands", "resplit_aces",
+    "hit_split_aces", "surrender", "insurance", "card_values",
+)  # fmt: skip
+#: Play tables kept (:func:`play_action_table`: 91 KB each), and the small tables and
+#: answers of the other three; each cache is emptied when full.
+PLAY_TABLES_KEPT: Final = 64
+SMALL_TABLES_KEPT: Final = 4096
+_play_tables: dict[tuple[Any, ...], Any] = {}
+_small_tables: dict[tuple[Any, ...], Any] = {}
+
+
+def legality_key(rules: Rules) -> tuple[Any, ...]:
+    """The values of :data:`LEGALITY_FIELDS` in ``rules``: two rule sets of the same key
+    have the same legal actions in every state."""
+    return tuple(getattr(rules, name) for name in LEGALITY_FIELDS)
+
+
+def _keep(kept: dict[tuple[Any, ...], Any], limit: int, key: tuple[Any, ...], table: Any) -> None:
+    """``table`` kept in ``kept`` under ``key`` (``kept`` emptied first when it holds
+    ``limit``)."""
+    if len(kept) >= limit:
+        kept.clear()
+    kept[key] = table
+
+
 def play_action_table(
     rules: Rules, n_actions: int = 7, afford_double: bool = True
 ) -> np.ndarray:
@@ -847,16 +878,30 @@ def play_action_table(
     :data:`KEY_FROM_SPLIT` (the seat has
     split: its hands all come from a split, and it holds more than one) where they
     hold, plus ``KEY_UPCARD *`` the upcard's rank index (0 = ace .. 12 = king);
-    columns are ``Action`` codes. Shared: do not modify it."""
+    columns are ``Action`` codes. Shared: do not modify it (cached by
+    :func:`legality_key`)."""
+    cache_key = (legality_key(rules), n_actions, afford_double)
+    found = _play_tables.get(cache_key)
+    if found is not None:
+        table: np.ndarray = found
+        return table
+    built = _play_action_table(rules, n_actions, afford_double)
+    _keep(_play_tables, PLAY_TABLES_KEPT, cache_key, built)
+    return built
+
+
+def _play_action_table(rules: Rules, n_actions: int, afford_double: bool) -> np.ndarray:
+    """:func:`play_action_table`, built."""
     # Each row is one of a few action sets: the rows name their set (index), and each
-    # set becomes a bool row once. The upcard enters play_actions only by its value and
-    # whether it is an ace, so ranks of the same value share their block of rows.
+    # set becomes a bool row once. The upcard enters play_actions only through
+    # dealer_peeks (whether a surrender comes after the peek), so ranks of the same
+    # answer share their block of rows: two blocks are built, not thirteen.
     sets: dict[tuple[Action, ...], int] = {}
     index = np.zeros(13 * KEY_UPCARD, dtype=np.intp)
     values = rules.card_values
-    done: dict[int, int] = {}  # upcard value (an ace: 0) -> the rank whose block holds it
+    done: dict[bool, int] = {}  # dealer_peeks' answer -> the rank whose block holds it
     for rank in range(13):
-        up = 0 if rank == 0 else values[rank]
+        up = dealer_peeks(rules, values[rank], rank == 0)
         start = rank * KEY_UPCARD
         if up in done:
             first = done[up] * KEY_UPCARD
@@ -890,11 +935,15 @@ def play_action_table(
     return out
 
 
-@lru_cache(maxsize=64)
 def pre_peek_action_table(rules: Rules, insurance: bool, n_actions: int = 7) -> np.ndarray:
     """:func:`pre_peek_actions` as a ``(26, n_actions)`` bool table, row
     ``2 * upcard rank index + natural``; columns are ``Action`` codes. Shared: do not
-    modify it."""
+    modify it (cached by :func:`legality_key`)."""
+    cache_key = ("pre_peek", legality_key(rules), insurance, n_actions)
+    found = _small_tables.get(cache_key)
+    if found is not None:
+        table: np.ndarray = found
+        return table
     out = np.zeros((26, n_actions), dtype=bool)
     values = rules.card_values
     for key in range(26):
@@ -904,23 +953,34 @@ def pre_peek_action_table(rules: Rules, insurance: bool, n_actions: int = 7) -> 
             insurance=insurance,
         )
         out[key, [int(a) for a in legal]] = True
+    _keep(_small_tables, SMALL_TABLES_KEPT, cache_key, out)
     return out
 
 
-@lru_cache(maxsize=64)
 def stand_hit_only(rules: Rules) -> bool:
     """True when no hand is ever offered more than ``STAND`` and ``HIT`` under these
-    rules (Gymnasium's game): read off :func:`play_actions` over every state."""
-    table = play_action_table(rules)
+    rules (Gymnasium's game): read off :func:`play_actions` over every state (cached by
+    :func:`legality_key`)."""
+    cache_key = ("stand_hit", legality_key(rules))
+    found = _small_tables.get(cache_key)
+    if found is not None:
+        return bool(found)
+    table = _play_action_table(rules, 7, True)  # built, not kept: the answer is kept
     can_split = (np.arange(table.shape[0]) & KEY_CAN_SPLIT) != 0
     options = [int(_ACTION_DOUBLE), int(_ACTION_SURRENDER)]
-    return not (table[~can_split][:, options].any() or split_allowed_table(rules)[:, 1:].any())
+    only = not (table[~can_split][:, options].any() or split_allowed_table(rules)[:, 1:].any())
+    _keep(_small_tables, SMALL_TABLES_KEPT, cache_key, only)
+    return only
 
 
-@lru_cache(maxsize=64)
 def split_allowed_table(rules: Rules) -> np.ndarray:
     """:func:`split_allowed` at ``[pair, hands, split_aces]`` (bool, ``(2, 9, 2)``:
-    hands 0..8)."""
+    hands 0..8; cached by :func:`legality_key`: do not modify it)."""
+    cache_key = ("split", legality_key(rules))
+    found = _small_tables.get(cache_key)
+    if found is not None:
+        table: np.ndarray = found
+        return table
     out = np.zeros((2, 9, 2), dtype=bool)
     for pair in (0, 1):
         for hands in range(9):
@@ -928,6 +988,7 @@ def split_allowed_table(rules: Rules) -> np.ndarray:
                 out[pair, hands, aces] = split_allowed(
                     rules, pair=pair == 1, hands=hands, split_aces=aces == 1
                 )
+    _keep(_small_tables, SMALL_TABLES_KEPT, cache_key, out)
     return out
 
 

@@ -7,12 +7,14 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, assume, example, given, settings
 
 from blackjack_env.engine import Rules, Table, parse_cards, play, preset
 from blackjack_env.engine.hand import Hand
 from blackjack_env.engine.play import Action as A
 from blackjack_env.engine.play import Outcome as O
 from tests.engine.helpers import scripted
+from tests.engine.test_properties import rules_strategy
 
 US = Rules()  # 6 decks, S17, peek, 3:2, DAS, split to 4, no surrender, insurance
 NAT = play.NATURAL_CATEGORY
@@ -272,6 +274,62 @@ def test_play_action_table_rows_are_play_actions() -> None:
         assert np.flatnonzero(table[key]).tolist() == [int(a) for a in legal]
     pre = play.pre_peek_action_table(rules, True)
     assert np.flatnonzero(pre[0]).tolist() == [A.SURRENDER, A.INSURE, A.DECLINE]
+
+
+def _play_rows_are_play_actions(rules: Rules, afford_double: bool) -> None:
+    """Every row of ``play_action_table(rules)`` is ``play_actions`` of its state."""
+    table = play.play_action_table(rules, 7, afford_double)
+    for key in range(table.shape[0]):
+        rank, low = divmod(key, play.KEY_UPCARD)
+        from_split = bool(low & play.KEY_FROM_SPLIT)
+        total, soft = play.score((low & 63) >> 1, bool(low & 1))
+        legal = play.play_actions(
+            rules, two_cards=bool(low & play.KEY_TWO_CARDS), total=total,
+            soft=soft, can_split=bool(low & play.KEY_CAN_SPLIT),
+            split_aces=bool(low & play.KEY_SPLIT_ACES), from_split=from_split,
+            hands=2 if from_split else 1, up_value=rules.card_values[rank], up_ace=rank == 0,
+            afford_double=afford_double)
+        assert np.flatnonzero(table[key]).tolist() == [int(a) for a in legal], key
+
+
+def _other_tables_are_their_functions(rules: Rules) -> None:
+    """The pre-peek, split and stand/hit-only tables of ``rules`` are their functions'."""
+    for insurance in (False, True):
+        pre = play.pre_peek_action_table(rules, insurance)
+        for key in range(26):
+            legal = play.pre_peek_actions(
+                rules, up_value=rules.card_values[key >> 1], up_ace=key >> 1 == 0,
+                natural=bool(key & 1), insurance=insurance)
+            assert np.flatnonzero(pre[key]).tolist() == [int(a) for a in legal]
+    split = play.split_allowed_table(rules)
+    for pair, hands, aces in np.ndindex(split.shape):
+        assert split[pair, hands, aces] == play.split_allowed(
+            rules, pair=pair == 1, hands=hands, split_aces=aces == 1)
+    table = play.play_action_table(rules)
+    offered = {int(a) for row in table for a in np.flatnonzero(row)}
+    assert play.stand_hit_only(rules) == (
+        offered <= {int(A.STAND), int(A.HIT), int(A.SPLIT)} and not split[:, 1:].any())
+
+
+@given(a=rules_strategy(), b=rules_strategy())
+# custom card values: a J, Q or K up is no longer a ten, so the peek (and a late
+# surrender's moment) changes with them
+@example(a=Rules(surrender="late"), b=Rules(card_values=(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 1, 2, 3)))
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_rule_sets_of_one_legality_key_share_exact_tables(a: Rules, b: Rules) -> None:
+    """The legal-action tables are cached by ``legality_key``: a rule set that agrees with
+    another on ``LEGALITY_FIELDS`` alone (every other field drawn apart) is served the
+    other's cached tables, and each row must still be what the functions say of it; a
+    field the legal actions read but the key left out would fail here."""
+    try:
+        c = b.replace(**{name: getattr(a, name) for name in play.LEGALITY_FIELDS})
+    except ValueError:  # a contradictory mix of the two (insurance without a peek, ...)
+        assume(False)
+    assert play.legality_key(c) == play.legality_key(a)
+    for rules in (a, c):  # a fills the cache, c reads it
+        for afford in (True, False):
+            _play_rows_are_play_actions(rules, afford)
+        _other_tables_are_their_functions(rules)
 
 
 def test_table_reads_the_same_rules() -> None:
