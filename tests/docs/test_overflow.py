@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -47,10 +48,16 @@ def test_the_rules_of_the_count() -> None:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The site, built once for this module's tests."""
+    """The site, built once for this module's tests, or the one built from this tree
+    just before (``$BLACKJACK_ENV_DOCS_SITE``: its folder, as ``.ci/run`` gives it after
+    its own build with the same options)."""
     if not Path("/usr/bin/chromium").exists():
         pytest.skip("no Chromium at /usr/bin/chromium")
     pytest.importorskip("playwright.sync_api")
+    built = os.environ.get("BLACKJACK_ENV_DOCS_SITE")
+    if built:
+        assert (Path(built) / "index.html").is_file(), f"BLACKJACK_ENV_DOCS_SITE={built}: no site"
+        return Path(built)
     site = tmp_path_factory.mktemp("site") / "html"
     build = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-n", "-q",
                             "-b", "html", "docs", str(site)], cwd=ROOT, capture_output=True,
