@@ -315,7 +315,7 @@ def _other_tables_are_their_functions(rules: Rules) -> None:
 # custom card values: a J, Q or K up is no longer a ten, so the peek (and a late
 # surrender's moment) changes with them
 @example(a=Rules(surrender="late"), b=Rules(card_values=(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 1, 2, 3)))
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_rule_sets_of_one_legality_key_share_exact_tables(a: Rules, b: Rules) -> None:
     """The legal-action tables are cached by ``legality_key``: a rule set that agrees with
     another on ``LEGALITY_FIELDS`` alone (every other field drawn apart) is served the
