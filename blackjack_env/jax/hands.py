@@ -54,6 +54,12 @@ def second_card(st: State, p: Params, cfg: Config, rk: Rng, h: Any, on: Any) -> 
     """Hand ``h`` (one card, from a split) gets its second card where ``on``; a hand with
     no decision left is finished (``play.split_hand_done``)."""
     st, card, rk = draw(st, p, cfg, rk, on)
+    return take_second(st, p, cfg, card, h, on), rk
+
+
+def take_second(st: State, p: Params, cfg: Config, card: Any, h: Any, on: Any) -> State:
+    """Hand ``h`` (one card, from a split) takes ``card`` as its second card where ``on``
+    (:func:`second_card` without the draw)."""
     at = hand_onehot(h, cfg) & on
     r0 = st.first_rank[h]
     r1 = p.rank_of_card[card]
@@ -70,7 +76,7 @@ def second_card(st: State, p: Params, cfg: Config, rk: Rng, h: Any, on: Any) -> 
     )
     if cfg.track:
         st = st._replace(hand_ranks=count_rank(st.hand_ranks, r1, at))
-    return st, rk
+    return st
 
 
 def advance(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> tuple[State, Rng]:
@@ -89,8 +95,11 @@ def advance(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> tuple[State,
         going = going & ~past
         f = jnp.clip(cur, 0, cfg.hands - 1)
         live = going & ~s.done[f]
-        one = live & (s.ncards[f] == 1)
-        s, r = second_card(s, p, cfg, r, f, one)
+        if cfg.hands > 1:  # (a hand of one card comes from a split)
+            one = live & (s.ncards[f] == 1)
+            s, r = second_card(s, p, cfg, r, f, one)
+        else:
+            one = jnp.zeros((), bool)
         total = hand_total(s.hard[f], s.ace[f])
         hit21 = p.auto21 & live & ~one & (total == play.AUTO_STAND_TOTAL)
         s = s._replace(done=s.done | (hand_onehot(f, cfg) & hit21))
@@ -190,11 +199,17 @@ def play_hand(
         doubled=st.doubled | dbl,
         done=st.done | dbl,
     )
-    split = on & (action == ACTION_SPLIT) if cfg.hands > 1 else jnp.zeros((), bool)
     if cfg.hands > 1:
+        # one draw serves the split hand's second card (the stream's first number) and the
+        # card a HIT or DOUBLE takes (its second): the actions exclude each other
+        split = on & (action == ACTION_SPLIT)
         st = split_hand(st, p, cfg, h, split)
-        st, rk = second_card(st, p, cfg, rk, h, split)
-    st, card, rk = draw(st, p, cfg, rk, takes)
+        i = rk.i
+        st, card, _ = draw(st, p, cfg, Rng(rk.seed, i + (~split).astype(jnp.uint32)), split | takes)
+        st = take_second(st, p, cfg, card, h, split)
+        rk = Rng(rk.seed, i + jnp.uint32(2))
+    else:
+        st, card, rk = draw(st, p, cfg, rk, takes)
     r = p.rank_of_card[card]
     hit = at & takes
     st = st._replace(

@@ -38,7 +38,7 @@ from blackjack_env.envs.codes import (
 )
 from blackjack_env.jax import tables
 from blackjack_env.jax.chips import chip_units, covers_chips, covers_insurance, to_units
-from blackjack_env.jax.dealer import deal_hole, dealer_turn, peek, peek_at_deal
+from blackjack_env.jax.dealer import deal_cards, dealer_turn, peek, peek_at_deal
 from blackjack_env.jax.hands import (
     advance,
     decision_of,
@@ -55,7 +55,7 @@ from blackjack_env.jax.seats import (
     step_seats,
 )
 from blackjack_env.jax.settlement import pay, round_net
-from blackjack_env.jax.shoe import Rng, draw, open_shoe, rng
+from blackjack_env.jax.shoe import Rng, open_shoe, rng
 from blackjack_env.jax.state import (
     F32,
     I32,
@@ -143,13 +143,9 @@ def start_round(
         return deal_seats(st, p, cfg, rk, on)
     zh = jnp.zeros(h, I32)
     fh = jnp.zeros(h, bool)
-    cards = []
-    for _ in range(3):
-        st, c, rk = draw(st, p, cfg, rk, on)
-        cards.append(c)
-    # the hole card (none under no-hole rules: the dealer's second card comes later)
-    none = jnp.zeros((), I32)
-    st, hole_dealt, rk = when(~p.no_hole, deal_hole, (st, none, rk), (p, on), cfg=cfg)
+    # the player's card, the upcard, the player's second card, the hole card (none under
+    # no-hole rules: the dealer's second card comes later)
+    st, cards, hole_dealt, rk = deal_cards(st, p, cfg, rk, 3, on)
     rank = p.rank_of_card
     val = p.value_of_card
     r1, ru, r2 = rank[cards[0]], rank[cards[1]], rank[cards[2]]
