@@ -81,7 +81,16 @@ def take_second(st: State, p: Params, cfg: Config, card: Any, h: Any, on: Any) -
 
 def advance(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> tuple[State, Rng]:
     """Move on to the next hand needing a decision (its second card dealt if it comes
-    from a split), or to the dealer (numpy ``_advance``)."""
+    from a split), or to the dealer (numpy ``_advance``): :func:`next_hand`, then
+    :func:`hands_done`."""
+    st, rk, to_dealer = next_hand(st, p, cfg, rk, on)
+    return hands_done(st, p, cfg, rk, to_dealer)
+
+
+def next_hand(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> tuple[State, Rng, Any]:
+    """:func:`advance` without its end: move on to the next hand needing a decision
+    where ``on``; ``(state, rng, to_dealer)``, ``to_dealer`` where the seat's hands are
+    all done (the caller then plays :func:`hands_done`)."""
 
     def going(carry: tuple[State, Rng, Any, Any], p: Params) -> Any:
         return carry[2]
@@ -111,8 +120,7 @@ def advance(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> tuple[State,
     i0 = rk.i
     carry = (st, rk, jnp.asarray(on, bool), jnp.zeros((), bool))
     st, rk, _, to_dealer = guarded_while(going, body, carry, p)
-    rk = Rng(rk.seed, i0 + jnp.uint32(cfg.hands + 1))
-    return hands_done(st, p, cfg, rk, to_dealer)
+    return st, Rng(rk.seed, i0 + jnp.uint32(cfg.hands + 1)), to_dealer
 
 
 def hands_done(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> tuple[State, Rng]:

@@ -80,12 +80,15 @@ def acting(st: State, cfg: Config) -> Any:
     return jnp.where(jnp.any(ins), jnp.argmax(ins), jnp.argmax(dec)).astype(I32)
 
 
-def deal_seats(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> State:
-    """:func:`~blackjack_env.jax.round.start_round`'s deal at a table of several seats
+def deal_seats(
+    st: State, p: Params, cfg: Config, rk: Rng, on: Any
+) -> tuple[State, Rng, Any]:
+    """:func:`~blackjack_env.jax.round.deal_round`'s deal at a table of several seats
     (numpy ``_deal_seats``, then ``start_rounds``): a card to each seat, the upcard, a
     second card to each seat, the hole card; naturals; the pre-peek questions (the seats
     not asked wait, ``PEEK_WAIT``) or the peek; a seat whose hand is done waits
-    (``DONE``); all done: the dealer."""
+    (``DONE``). ``(state, rng, dealer)``: all done, the dealer's turn (left to the
+    caller) where ``dealer``."""
     n_s, h = cfg.seats, cfg.hands
     # a card to each seat, the upcard, a second card to each seat, the hole card (none
     # under no-hole rules: the dealer's second card comes later)
@@ -136,8 +139,7 @@ def deal_seats(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> State:
     (st,) = when(looks, peek_at_deal, (st,), (p, looks, pp, bj & ends), cfg=cfg)
     fin = bj & (pays | p.natural_stands) & (st.phase == PHASE_DECIDE)
     st = seat_done(st._replace(done=st.done | (h0 & ax(fin))), fin)
-    st, rk = dealer_turn(st, p, cfg, rk, on & jnp.all(st.phase == PHASE_DONE))
-    return st
+    return st, rk, on & jnp.all(st.phase == PHASE_DONE)
 
 
 def act_insurance_seats(
