@@ -54,6 +54,12 @@ def second_card(st: State, p: Params, cfg: Config, rk: Rng, h: Any, on: Any) -> 
     """Hand ``h`` (one card, from a split) gets its second card where ``on``; a hand with
     no decision left is finished (``play.split_hand_done``)."""
     st, card, rk = draw(st, p, cfg, rk, on)
+    return take_second(st, p, cfg, card, h, on), rk
+
+
+def take_second(st: State, p: Params, cfg: Config, card: Any, h: Any, on: Any) -> State:
+    """Hand ``h`` (one card, from a split) takes ``card`` as its second card where ``on``
+    (:func:`second_card` without the draw)."""
     at = hand_onehot(h, cfg) & on
     r0 = st.first_rank[h]
     r1 = p.rank_of_card[card]
@@ -70,12 +76,21 @@ def second_card(st: State, p: Params, cfg: Config, rk: Rng, h: Any, on: Any) -> 
     )
     if cfg.track:
         st = st._replace(hand_ranks=count_rank(st.hand_ranks, r1, at))
-    return st, rk
+    return st
 
 
 def advance(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> tuple[State, Rng]:
     """Move on to the next hand needing a decision (its second card dealt if it comes
-    from a split), or to the dealer (numpy ``_advance``)."""
+    from a split), or to the dealer (numpy ``_advance``): :func:`next_hand`, then
+    :func:`hands_done`."""
+    st, rk, to_dealer = next_hand(st, p, cfg, rk, on)
+    return hands_done(st, p, cfg, rk, to_dealer)
+
+
+def next_hand(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> tuple[State, Rng, Any]:
+    """:func:`advance` without its end: move on to the next hand needing a decision
+    where ``on``; ``(state, rng, to_dealer)``, ``to_dealer`` where the seat's hands are
+    all done (the caller then plays :func:`hands_done`)."""
 
     def going(carry: tuple[State, Rng, Any, Any], p: Params) -> Any:
         return carry[2]
@@ -89,8 +104,11 @@ def advance(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> tuple[State,
         going = going & ~past
         f = jnp.clip(cur, 0, cfg.hands - 1)
         live = going & ~s.done[f]
-        one = live & (s.ncards[f] == 1)
-        s, r = second_card(s, p, cfg, r, f, one)
+        if cfg.hands > 1:  # (a hand of one card comes from a split)
+            one = live & (s.ncards[f] == 1)
+            s, r = second_card(s, p, cfg, r, f, one)
+        else:
+            one = jnp.zeros((), bool)
         total = hand_total(s.hard[f], s.ace[f])
         hit21 = p.auto21 & live & ~one & (total == play.AUTO_STAND_TOTAL)
         s = s._replace(done=s.done | (hand_onehot(f, cfg) & hit21))
@@ -102,8 +120,7 @@ def advance(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> tuple[State,
     i0 = rk.i
     carry = (st, rk, jnp.asarray(on, bool), jnp.zeros((), bool))
     st, rk, _, to_dealer = guarded_while(going, body, carry, p)
-    rk = Rng(rk.seed, i0 + jnp.uint32(cfg.hands + 1))
-    return hands_done(st, p, cfg, rk, to_dealer)
+    return st, Rng(rk.seed, i0 + jnp.uint32(cfg.hands + 1)), to_dealer
 
 
 def hands_done(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> tuple[State, Rng]:
@@ -190,11 +207,17 @@ def play_hand(
         doubled=st.doubled | dbl,
         done=st.done | dbl,
     )
-    split = on & (action == ACTION_SPLIT) if cfg.hands > 1 else jnp.zeros((), bool)
     if cfg.hands > 1:
+        # one draw serves the split hand's second card (the stream's first number) and the
+        # card a HIT or DOUBLE takes (its second): the actions exclude each other
+        split = on & (action == ACTION_SPLIT)
         st = split_hand(st, p, cfg, h, split)
-        st, rk = second_card(st, p, cfg, rk, h, split)
-    st, card, rk = draw(st, p, cfg, rk, takes)
+        i = rk.i
+        st, card, _ = draw(st, p, cfg, Rng(rk.seed, i + (~split).astype(jnp.uint32)), split | takes)
+        st = take_second(st, p, cfg, card, h, split)
+        rk = Rng(rk.seed, i + jnp.uint32(2))
+    else:
+        st, card, rk = draw(st, p, cfg, rk, takes)
     r = p.rank_of_card[card]
     hit = at & takes
     st = st._replace(

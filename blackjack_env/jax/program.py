@@ -18,17 +18,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 
+from blackjack_env.envs.codes import PHASE_OVER
 from blackjack_env.envs.step import IllegalAction
 from blackjack_env.jax import illegal, tables
 from blackjack_env.jax import observe as observation
 from blackjack_env.jax import round as table_round
 from blackjack_env.jax import seats as seat_turns
-from blackjack_env.jax.round import end_round, first_round, next_round
+from blackjack_env.jax.dealer import dealer_turn
+from blackjack_env.jax.round import end_round, first_round, next_deal, next_round
 from blackjack_env.jax.settlement import round_net
 from blackjack_env.jax.state import State, new_state
 from blackjack_env.jax.tables import Config, Params
@@ -70,8 +72,58 @@ class Program:
             st, reward, over, played, bad = illegal.penalized_step(
                 k_play, state, action, p, cfg, self.illegal_penalty
             )
+        elif cfg.seats == 1 and not cfg.bets:
+            return self._step_one_dealer(k_play, k_next, state, action, p, full)
         else:
             st, reward, over, played, bad = table_round.step(k_play, state, action, p, cfg)
+        st, books = self._books(st, reward, over, p, full)
+        st = next_round(k_next, st, p, cfg, over, books.ended)
+        return self._returns(st, reward, over, played, bad, books, p)
+
+    def _step_one_dealer(
+        self, k_play: Any, k_next: Any, state: State, action: Any, p: Params, full: bool
+    ) -> tuple[Any, State, Any, Any, dict[str, Any]]:
+        """:meth:`play_step` at a table of one seat without bet steps, where a step may
+        hold two dealer's turns: the one that ends the decision's round, then the one of
+        the next round when it is dealt with no decision left (a natural). Both are the
+        one dealer's turn compiled once, the body of a ``fori_loop`` of two turns; the
+        first turn then closes the round and deals the next (a ``lax.cond`` on the turn,
+        which stays a branch under ``jax.vmap``). Measured (2026-12-02, vegas-strip,
+        XLA ``-O0``): the compiled step lost a fifth of its kernels."""
+        cfg = self.config
+        st, rk, dealer, played, bad = table_round.decide(k_play, state, action, p, cfg)
+
+        def close(carry: Any) -> Any:
+            st = carry[0]
+            over = st.phase == PHASE_OVER
+            reward = jnp.where(over, round_net(st, p, cfg), 0.0)
+            st, books = self._books(st, reward, over, p, full)
+            st, rk, dealer = next_deal(k_next, st, p, cfg, over, books.ended)
+            return st, rk, dealer, (reward, over, books)
+
+        def body(i: Any, carry: Any) -> Any:
+            st, rk, dealer, out = carry
+            st, _ = dealer_turn(st, p, cfg, rk, dealer)
+            return jax.lax.cond(i == 0, close, lambda c: c, (st, rk, dealer, out))
+
+        f32, no = jnp.zeros((), jnp.float32), jnp.zeros((), bool)
+        final = None
+        if full:
+            shapes = jax.eval_shape(lambda s: self.observe(s, p, settled=True), st)
+            final = jax.tree.map(lambda x: jnp.zeros(x.shape, x.dtype), shapes)
+        out = (f32, no, Books(f32, jnp.zeros((), jnp.int32), no, no, final))
+        st, _, _, (reward, over, books) = jax.lax.fori_loop(
+            0, 2, body, (st, rk, dealer, out)
+        )
+        return self._returns(st, reward, over, played, bad, books, p)
+
+    def _books(
+        self, st: State, reward: Any, over: Any, p: Params, full: bool
+    ) -> tuple[State, Books]:
+        """The books of a step's ended round (where ``over``): its chips join the session,
+        the episode ends or not (:func:`~blackjack_env.jax.round.end_round`), its last
+        observation (``full``), the stacked cards an ended episode did not deal dropped."""
+        cfg = self.config
         # the round's net, the penalty not taken: the chips won or lost (the penalty is a
         # reward, never chips: the numpy envs' bankroll and session ignore it)
         net = jnp.where(over, round_net(st, p, cfg), 0.0)
@@ -83,26 +135,50 @@ class Program:
         # stacked cards not dealt by an ended episode are dropped (numpy
         # TableBatch.clear_stacks): the next episode's cards are random
         st = st._replace(stacked=jnp.where(jnp.any(ended), 0, st.stacked))
-        st = next_round(k_next, st, p, cfg, over, ended)
+        return st, Books(net, chips, term, trunc, final)
+
+    def _returns(
+        self, st: State, reward: Any, over: Any, played: Any, bad: Any, books: Books,
+        p: Params,
+    ) -> tuple[Any, State, Any, Any, dict[str, Any]]:
+        """:meth:`play_step`'s returns, the next round begun at ``st``."""
+        cfg = self.config
         obs = self.observe(st, p)
         shape = jnp.shape(reward)
-        done = jnp.broadcast_to(ended, shape)
+        done = jnp.broadcast_to(books.ended, shape)
         info: dict[str, Any] = {
             "action_mask": seat_turns.masks(st, p, cfg),
             "round_over": jnp.broadcast_to(over, shape),
             "illegal_action": bad,
-            "terminated": jnp.broadcast_to(term, shape),
-            "truncated": jnp.broadcast_to(trunc, shape),
-            "discount": jnp.where(term, 0.0, 1.0) * jnp.ones(shape),
+            "terminated": jnp.broadcast_to(books.term, shape),
+            "truncated": jnp.broadcast_to(books.trunc, shape),
+            "discount": jnp.where(books.term, 0.0, 1.0) * jnp.ones(shape),
         }
         if cfg.seats > 1:
             info["active"] = seat_turns.active(st, cfg)
-        if full:
-            info["final_observation"] = final
-            info["round_net"] = jnp.broadcast_to(net, shape).astype(jnp.float32)
-            info["round_chips"] = jnp.broadcast_to(chips, shape)
+        if books.final is not None:
+            info["final_observation"] = books.final
+            info["round_net"] = jnp.broadcast_to(books.net, shape).astype(jnp.float32)
+            info["round_chips"] = jnp.broadcast_to(books.chips, shape)
             info["action_played"] = played
         return obs, st, reward.astype(jnp.float32), done, info
+
+
+class Books(NamedTuple):
+    """A step's ended round, as :meth:`Program.play_step` reports it: its net in base
+    bets and in exact chips (0 where no round ended), ``terminated`` / ``truncated``, and
+    its last observation (``full`` steps; else None)."""
+
+    net: Any
+    chips: Any
+    term: Any
+    trunc: Any
+    final: Any
+
+    @property
+    def ended(self) -> Any:
+        """The episode ended: terminated or truncated."""
+        return self.term | self.trunc
 
 
 def _batched(st: State) -> bool:

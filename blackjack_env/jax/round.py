@@ -38,12 +38,13 @@ from blackjack_env.envs.codes import (
 )
 from blackjack_env.jax import tables
 from blackjack_env.jax.chips import chip_units, covers_chips, covers_insurance, to_units
-from blackjack_env.jax.dealer import deal_hole, dealer_turn, peek, peek_at_deal
+from blackjack_env.jax.dealer import deal_cards, dealer_turn, peek, peek_at_deal
 from blackjack_env.jax.hands import (
-    advance,
     decision_of,
+    hands_done,
     legal_mask,
     map_illegal,
+    next_hand,
     play_hand,
     table_decision,
 )
@@ -55,7 +56,7 @@ from blackjack_env.jax.seats import (
     step_seats,
 )
 from blackjack_env.jax.settlement import pay, round_net
-from blackjack_env.jax.shoe import Rng, draw, open_shoe, rng
+from blackjack_env.jax.shoe import Rng, open_shoe, rng
 from blackjack_env.jax.state import (
     F32,
     I32,
@@ -128,6 +129,17 @@ def start_round(
     the cut card is out (unless :func:`open_round` did), and a round is dealt (naturals,
     the pre-peek question or the peek; a round with no decision left is played out and
     ``OVER``). ``stake``: the chips bet (default ``Params.bet``)."""
+    st, rk, dealer = deal_round(key, st, p, cfg, on, stake)
+    st, _ = dealer_turn(st, p, cfg, rk, dealer)
+    return st
+
+
+def deal_round(
+    key: Any, st: State, p: Params, cfg: Config, on: Any = True, stake: Any = None
+) -> tuple[State, Rng, Any]:
+    """:func:`start_round` without its end: ``(state, rng, dealer)``, the dealer's turn
+    left to the caller where ``dealer`` (a round with no decision left), with ``rng``
+    (:func:`~blackjack_env.jax.dealer.dealer_turn`)."""
     on = jnp.asarray(on, bool)
     rk = rng(key)
     h = cfg.hands
@@ -143,13 +155,9 @@ def start_round(
         return deal_seats(st, p, cfg, rk, on)
     zh = jnp.zeros(h, I32)
     fh = jnp.zeros(h, bool)
-    cards = []
-    for _ in range(3):
-        st, c, rk = draw(st, p, cfg, rk, on)
-        cards.append(c)
-    # the hole card (none under no-hole rules: the dealer's second card comes later)
-    none = jnp.zeros((), I32)
-    st, hole_dealt, rk = when(~p.no_hole, deal_hole, (st, none, rk), (p, on), cfg=cfg)
+    # the player's card, the upcard, the player's second card, the hole card (none under
+    # no-hole rules: the dealer's second card comes later)
+    st, cards, hole_dealt, rk = deal_cards(st, p, cfg, rk, 3, on)
     rank = p.rank_of_card
     val = p.value_of_card
     r1, ru, r2 = rank[cards[0]], rank[cards[1]], rank[cards[2]]
@@ -198,8 +206,7 @@ def start_round(
     (st,) = when(looks, peek_at_deal, (st,), (p, looks, pp, bj & ends), cfg=cfg)
     fin = bj & (pays | p.natural_stands) & (st.phase == PHASE_DECIDE)
     st = st._replace(done=st.done | (h0 & fin))
-    st, rk = dealer_turn(st, p, cfg, rk, fin)
-    return st
+    return st, rk, fin
 
 
 def step(
@@ -213,6 +220,20 @@ def step(
     its net in base bets) and is not restarted: :func:`start_round` does that."""
     if cfg.seats > 1:
         return step_seats(key, st, action, p, cfg)
+    st, rk, dealer, played, illegal = decide(key, st, action, p, cfg)
+    st, _ = dealer_turn(st, p, cfg, rk, dealer)
+    over = st.phase == PHASE_OVER
+    reward = jnp.where(over, round_net(st, p, cfg), 0.0)
+    return st, reward, over, played, illegal
+
+
+def decide(
+    key: Any, st: State, action: Any, p: Params, cfg: Config
+) -> tuple[State, Rng, Any, Any, Any]:
+    """:func:`step` at a table of one seat without its end: ``(state, rng, dealer,
+    played, illegal)``, the dealer's turn left to the caller where ``dealer``, with
+    ``rng`` (the one dealer's turn of a step: after the decision, or after the deal of a
+    bet step, which exclude each other)."""
     action = jnp.asarray(action, I32)
     mask = legal_mask(st, p, cfg)
     legal = mask[jnp.clip(action, 0, cfg.n_actions - 1)] & (action >= 0) & (action < cfg.n_actions)
@@ -227,14 +248,13 @@ def step(
     played = jnp.where(legal, action, mapped)
     opened = st.opened
     decision = table_decision(st.phase, played, cfg)
-    st, _ = play_decision(st, p, cfg, rng(key), decision, decision, True)
-    over = st.phase == PHASE_OVER
-    if cfg.bets:  # the bet step: the round is dealt; one settled at the deal ends here
+    st, rk, dealer = play_to_dealer(st, p, cfg, rng(key), decision, decision, True)
+    if cfg.bets:  # the bet step (no decision played): the round is dealt
         k = jnp.clip(played - cfg.n_play, 0, cfg.n_bets - 1)
-        st = start_round(k_bet, st, p, cfg, opened, p.bet_chips[k])
-        over = jnp.where(opened, st.phase == PHASE_OVER, over)
-    reward = jnp.where(over, round_net(st, p, cfg), 0.0)
-    return st, reward, over, played, ~legal
+        st, rk_deal, dealt_over = deal_round(k_bet, st, p, cfg, opened, p.bet_chips[k])
+        rk = Rng(jnp.where(opened, rk_deal.seed, rk.seed), jnp.where(opened, rk_deal.i, rk.i))
+        dealer = jnp.where(opened, dealt_over, dealer)
+    return st, rk, dealer, played, ~legal
 
 
 def play_decision(
@@ -245,6 +265,16 @@ def play_decision(
     action) on the hand to act; the round then goes on to the next hand or the dealer
     (the one place a decision is played: :func:`step`, :func:`play_out`; several seats:
     :func:`blackjack_env.jax.seats.play_seat`)."""
+    st, rk, dealer = play_to_dealer(st, p, cfg, rk, insurance, decision, on)
+    return hands_done(st, p, cfg, rk, dealer)
+
+
+def play_to_dealer(
+    st: State, p: Params, cfg: Config, rk: Rng, insurance: Any, decision: Any, on: Any
+) -> tuple[State, Rng, Any]:
+    """:func:`play_decision` without its end: ``(state, rng, dealer)``, ``dealer`` where
+    the seat's hands are all done (the caller plays
+    :func:`~blackjack_env.jax.hands.hands_done`)."""
     phase = st.phase
     asked = on & (phase == PHASE_INSURE)  # (only under rules that ask: p.pre_peek)
     st, cont = when(asked, answer_pre_peek, (st, asked & False), (p, insurance, asked), cfg=cfg)
@@ -259,7 +289,7 @@ def play_decision(
         st, p, cfg, Rng(rk.seed, first + skip), decision, on & (phase == PHASE_DECIDE)
     )
     rk = Rng(rk.seed, jnp.where(cont, first, rk.i))
-    return advance(st, p, cfg, rk, finished | cont)
+    return next_hand(st, p, cfg, rk, finished | cont)
 
 
 #: engine.play.play_out_action as table actions at [pre_peek]: STAND, DECLINE
@@ -310,14 +340,30 @@ def end_round(
 def next_round(key: Any, st: State, p: Params, cfg: Config, over: Any, done: Any) -> State:
     """Where ``over``: the next round begins (dealt, or opened for its bet with bet
     steps); where ``done`` too, as the first of a new episode."""
+    st, rk, dealer = next_deal(key, st, p, cfg, over, done)
+    st, _ = dealer_turn(st, p, cfg, rk, dealer)
+    return st
+
+
+def next_deal(
+    key: Any, st: State, p: Params, cfg: Config, over: Any, done: Any
+) -> tuple[State, Rng, Any]:
+    """:func:`next_round` without its end: ``(state, rng, dealer)``, the dealer's turn
+    of a round dealt with no decision left to the caller (:func:`deal_round`; none with
+    bet steps, whose rounds are opened here and dealt by the bet)."""
     st = st._replace(
         session=jnp.where(done, 0, st.session), episode_rounds=jnp.where(done, 0, st.episode_rounds)
     )
     if cfg.bankroll:  # a new session starts with `bankroll` chips
         units = p.bankroll * p.chip_den
         st = st._replace(bank=jnp.where(done, units - (chip_units(st, p, cfg) - st.bank), st.bank))
-    st = open_round(st, p, cfg, over) if cfg.bets else start_round(key, st, p, cfg, over)
-    return st._replace(episode_rounds=st.episode_rounds + over)
+    if cfg.bets:
+        st = open_round(st, p, cfg, over)
+        zero = jnp.zeros((), jnp.uint32)
+        rk, dealer = Rng(zero, zero), jnp.zeros((), bool)
+    else:
+        st, rk, dealer = deal_round(key, st, p, cfg, over)
+    return st._replace(episode_rounds=st.episode_rounds + over), rk, dealer
 
 
 def first_round(key: Any, st: State, p: Params, cfg: Config) -> State:

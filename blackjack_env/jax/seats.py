@@ -26,7 +26,7 @@ from blackjack_env.envs.codes import (
     PHASE_OVER,
     PHASE_PEEK_WAIT,
 )
-from blackjack_env.jax.dealer import deal_hole, dealer_turn, peek, peek_at_deal
+from blackjack_env.jax.dealer import deal_cards, dealer_turn, peek, peek_at_deal
 from blackjack_env.jax.hands import (
     act_play,
     decision_of,
@@ -37,7 +37,7 @@ from blackjack_env.jax.hands import (
 )
 from blackjack_env.jax.loops import when
 from blackjack_env.jax.settlement import pay, round_net
-from blackjack_env.jax.shoe import Rng, draw, rng
+from blackjack_env.jax.shoe import Rng, rng
 from blackjack_env.jax.state import (
     F32,
     I32,
@@ -80,22 +80,21 @@ def acting(st: State, cfg: Config) -> Any:
     return jnp.where(jnp.any(ins), jnp.argmax(ins), jnp.argmax(dec)).astype(I32)
 
 
-def deal_seats(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> State:
-    """:func:`~blackjack_env.jax.round.start_round`'s deal at a table of several seats
+def deal_seats(
+    st: State, p: Params, cfg: Config, rk: Rng, on: Any
+) -> tuple[State, Rng, Any]:
+    """:func:`~blackjack_env.jax.round.deal_round`'s deal at a table of several seats
     (numpy ``_deal_seats``, then ``start_rounds``): a card to each seat, the upcard, a
     second card to each seat, the hole card; naturals; the pre-peek questions (the seats
     not asked wait, ``PEEK_WAIT``) or the peek; a seat whose hand is done waits
-    (``DONE``); all done: the dealer."""
+    (``DONE``). ``(state, rng, dealer)``: all done, the dealer's turn (left to the
+    caller) where ``dealer``."""
     n_s, h = cfg.seats, cfg.hands
-    cards = []
-    for _ in range(2 * n_s + 1):
-        st, c, rk = draw(st, p, cfg, rk, on)
-        cards.append(c)
-    # the hole card (none under no-hole rules: the dealer's second card comes later)
-    none = jnp.zeros((), I32)
-    st, hole_dealt, rk = when(~p.no_hole, deal_hole, (st, none, rk), (p, on), cfg=cfg)
+    # a card to each seat, the upcard, a second card to each seat, the hole card (none
+    # under no-hole rules: the dealer's second card comes later)
+    st, cards, hole_dealt, rk = deal_cards(st, p, cfg, rk, 2 * n_s + 1, on)
     rank, val = p.rank_of_card, p.value_of_card
-    first, second = jnp.stack(cards[:n_s]), jnp.stack(cards[n_s + 1 : 2 * n_s + 1])
+    first, second = cards[:n_s], cards[n_s + 1 : 2 * n_s + 1]
     r1, ru, r2 = rank[first], rank[cards[n_s]], rank[second]
     hard0 = val[first] + val[second]
     ace0 = (r1 == 0) | (r2 == 0)
@@ -140,8 +139,7 @@ def deal_seats(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> State:
     (st,) = when(looks, peek_at_deal, (st,), (p, looks, pp, bj & ends), cfg=cfg)
     fin = bj & (pays | p.natural_stands) & (st.phase == PHASE_DECIDE)
     st = seat_done(st._replace(done=st.done | (h0 & ax(fin))), fin)
-    st, rk = dealer_turn(st, p, cfg, rk, on & jnp.all(st.phase == PHASE_DONE))
-    return st
+    return st, rk, on & jnp.all(st.phase == PHASE_DONE)
 
 
 def act_insurance_seats(

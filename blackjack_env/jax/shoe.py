@@ -78,15 +78,19 @@ def draw(st: State, p: Params, cfg: Config, rk: Rng, do: Any) -> tuple[State, An
     off = jnp.minimum((u * left).astype(I32), jnp.maximum(left - 1, 0))
     off = jnp.where(stacked, 0, off)
     i = st.pos
-    j = (i + off) % n
-    ci = st.shoe[i]
-    cj = st.shoe[j]
-    shoe = st.shoe.at[i].set(jnp.where(do, cj, ci)).at[j].set(jnp.where(do, ci, cj))
+    # (places and offsets are never negative: lax.rem is the ring's modulo)
+    j = jax.lax.rem(i + off, n)
+    both = jnp.stack([i, j])
+    ci, cj = st.shoe[both]
+    # the swap, one scatter (i == j: the same card twice); nothing written where not `do`
+    # (the places out of range are dropped)
+    at = jnp.where(do, both, cfg.shoe_size)
+    shoe = st.shoe.at[at].set(jnp.stack([cj, ci]), mode="drop")
     card = cj.astype(I32)
     tag = p.hilo_of_card[card] * do
     d = do.astype(I32)
     st = st._replace(
-        shoe=shoe, pos=jnp.where(do, (i + 1) % n, i), left=left - d, dealt=st.dealt + d,
+        shoe=shoe, pos=jnp.where(do, jax.lax.rem(i + 1, n), i), left=left - d, dealt=st.dealt + d,
         stacked=st.stacked - (d * stacked), undealt_hilo=undealt_hilo - tag,
         round_hilo=st.round_hilo + tag,
     )  # fmt: skip
