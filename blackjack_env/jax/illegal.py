@@ -31,9 +31,11 @@ import jax.numpy as jnp
 
 from blackjack_env.envs.codes import PHASE_OVER
 from blackjack_env.envs.step import PENALTY_ACTION, IllegalAction
+from blackjack_env.jax.dealer import dealer_turn
 from blackjack_env.jax.hands import legal_mask
-from blackjack_env.jax.round import play_out, step
+from blackjack_env.jax.round import decide, play_out
 from blackjack_env.jax.settlement import round_net
+from blackjack_env.jax.shoe import Rng
 from blackjack_env.jax.state import I32, State
 from blackjack_env.jax.tables import Config, Params
 
@@ -65,6 +67,17 @@ def penalized_step(
     returns): an illegal action plays ``PENALTY_ACTION`` (at a BET step: the bet that
     ``"map"`` chooses for it, the round then dealt) and ends the round
     (:func:`finish_round`); its reward is the round's net minus ``penalty``."""
+    st, rk, dealer, played, bad, k_out = penalized_decision(key, st, action, p, cfg)
+    st, _ = dealer_turn(st, p, cfg, rk, dealer)
+    return penalized_end(k_out, st, played, bad, p, cfg, penalty)
+
+
+def penalized_decision(
+    key: Any, st: State, action: Any, p: Params, cfg: Config
+) -> tuple[State, Rng, Any, Any, Any, Any]:
+    """:func:`penalized_step` up to its decision's dealer's turn, which is left to the
+    caller (:func:`blackjack_env.jax.round.decide`): ``(state, rng, dealer, played,
+    illegal, key)``; :func:`penalized_end` with ``key`` then ends the step."""
     action = jnp.asarray(action, I32)
     mask = legal_mask(st, p, cfg)
     inside = (action >= 0) & (action < cfg.n_actions)
@@ -72,9 +85,18 @@ def penalized_step(
     bet_step = st.opened if cfg.bets else jnp.zeros((), bool)
     played = jnp.where(legal | bet_step, action, jnp.int32(PENALTY_ACTION))
     k_step, k_out = jax.random.split(key)
-    st, _, _, mapped, _ = step(k_step, st, played, p, cfg)
+    st, rk, dealer, mapped, _ = decide(k_step, st, played, p, cfg)
     played = jnp.where(bet_step, mapped, played)  # (step maps an illegal bet)
-    st = finish_round(k_out, st, p, cfg, ~legal)
+    return st, rk, dealer, played, ~legal, k_out
+
+
+def penalized_end(
+    key: Any, st: State, played: Any, bad: Any, p: Params, cfg: Config, penalty: float
+) -> tuple[State, Any, Any, Any, Any]:
+    """:func:`penalized_step` after its decision's dealer's turn: the round played out
+    after an illegal action (``bad``; :func:`finish_round` with ``key``), the reward less
+    the penalty; :func:`penalized_step`'s returns."""
+    st = finish_round(key, st, p, cfg, bad)
     over = st.phase == PHASE_OVER
-    reward = jnp.where(over, round_net(st, p, cfg), 0.0) - jnp.where(legal, 0.0, penalty)
-    return st, reward, over, played, ~legal
+    reward = jnp.where(over, round_net(st, p, cfg), 0.0) - jnp.where(bad, penalty, 0.0)
+    return st, reward, over, played, bad

@@ -23,7 +23,6 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
-from blackjack_env.envs.codes import PHASE_OVER
 from blackjack_env.envs.step import IllegalAction
 from blackjack_env.jax import illegal, tables
 from blackjack_env.jax import observe as observation
@@ -65,38 +64,44 @@ class Program:
     ) -> tuple[Any, State, Any, Any, dict[str, Any]]:
         """One decision at one table, unjitted (:func:`step` compiles it): the step that
         ends the round deals the next one or opens it for its bet, the step that ends the
-        episode starts the next one. ``full``: the rich ``info`` (``FULL_INFO``)."""
+        episode starts the next one. ``full``: the rich ``info`` (``FULL_INFO``).
+
+        A step holds up to two dealer's turns: the one that ends the decision's round,
+        then the one of the next round when it is dealt with no decision left (a
+        natural). They are the one dealer's turn compiled once, the body of a
+        ``fori_loop`` of two turns; the first turn then closes the round and deals the
+        next (a ``lax.cond`` on the turn, which stays a branch under ``jax.vmap``). With
+        bet steps the next round is only opened: one dealer's turn. Measured
+        (2026-12-02, vegas-strip, XLA ``-O0``): the compiled step lost a tenth of its
+        kernels."""
         k_play, k_next = jax.random.split(key)
         cfg = self.config
         if self.illegal_action is IllegalAction.PENALIZE:
-            st, reward, over, played, bad = illegal.penalized_step(
-                k_play, state, action, p, cfg, self.illegal_penalty
+            st, rk, dealer, played, bad, k_out = illegal.penalized_decision(
+                k_play, state, action, p, cfg
             )
-        elif cfg.seats == 1 and not cfg.bets:
-            return self._step_one_dealer(k_play, k_next, state, action, p, full)
-        else:
-            st, reward, over, played, bad = table_round.step(k_play, state, action, p, cfg)
-        st, books = self._books(st, reward, over, p, full)
-        st = next_round(k_next, st, p, cfg, over, books.ended)
-        return self._returns(st, reward, over, played, bad, books, p)
 
-    def _step_one_dealer(
-        self, k_play: Any, k_next: Any, state: State, action: Any, p: Params, full: bool
-    ) -> tuple[Any, State, Any, Any, dict[str, Any]]:
-        """:meth:`play_step` at a table of one seat without bet steps, where a step may
-        hold two dealer's turns: the one that ends the decision's round, then the one of
-        the next round when it is dealt with no decision left (a natural). Both are the
-        one dealer's turn compiled once, the body of a ``fori_loop`` of two turns; the
-        first turn then closes the round and deals the next (a ``lax.cond`` on the turn,
-        which stays a branch under ``jax.vmap``). Measured (2026-12-02, vegas-strip,
-        XLA ``-O0``): the compiled step lost a fifth of its kernels."""
-        cfg = self.config
-        st, rk, dealer, played, bad = table_round.decide(k_play, state, action, p, cfg)
+            def end(st: State) -> tuple[State, Any, Any]:
+                st, reward, over, _, _ = illegal.penalized_end(
+                    k_out, st, played, bad, p, cfg, self.illegal_penalty
+                )
+                return st, reward, over
+        else:
+            st, rk, dealer, played, bad = table_round.decide(k_play, state, action, p, cfg)
+
+            def end(st: State) -> tuple[State, Any, Any]:
+                over = table_round.round_over(st, cfg)
+                return st, jnp.where(over, round_net(st, p, cfg), 0.0), over
+
+        if cfg.bets:
+            st, _ = dealer_turn(st, p, cfg, rk, dealer)
+            st, reward, over = end(st)
+            st, books = self._books(st, reward, over, p, full)
+            st = next_round(k_next, st, p, cfg, over, books.ended)
+            return self._returns(st, reward, over, played, bad, books, p)
 
         def close(carry: Any) -> Any:
-            st = carry[0]
-            over = st.phase == PHASE_OVER
-            reward = jnp.where(over, round_net(st, p, cfg), 0.0)
+            st, reward, over = end(carry[0])
             st, books = self._books(st, reward, over, p, full)
             st, rk, dealer = next_deal(k_next, st, p, cfg, over, books.ended)
             return st, rk, dealer, (reward, over, books)
@@ -106,12 +111,8 @@ class Program:
             st, _ = dealer_turn(st, p, cfg, rk, dealer)
             return jax.lax.cond(i == 0, close, lambda c: c, (st, rk, dealer, out))
 
-        f32, no = jnp.zeros((), jnp.float32), jnp.zeros((), bool)
-        final = None
-        if full:
-            shapes = jax.eval_shape(lambda s: self.observe(s, p, settled=True), st)
-            final = jax.tree.map(lambda x: jnp.zeros(x.shape, x.dtype), shapes)
-        out = (f32, no, Books(f32, jnp.zeros((), jnp.int32), no, no, final))
+        shapes = jax.eval_shape(close, (st, rk, dealer, None))[3]
+        out = jax.tree.map(lambda x: jnp.zeros(x.shape, x.dtype), shapes)
         st, _, _, (reward, over, books) = jax.lax.fori_loop(
             0, 2, body, (st, rk, dealer, out)
         )

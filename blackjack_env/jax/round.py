@@ -52,8 +52,8 @@ from blackjack_env.jax.loops import when
 from blackjack_env.jax.seats import (
     acting,
     deal_seats,
+    decide_seats,
     play_seat,
-    step_seats,
 )
 from blackjack_env.jax.settlement import pay, round_net
 from blackjack_env.jax.shoe import Rng, open_shoe, rng
@@ -218,22 +218,27 @@ def step(
     DOUBLE / SPLIT / SURRENDER play HIT where it is legal, else STAND; anything else
     STAND; a pre-peek STAND declines). A round that ends is reported here (``reward``:
     its net in base bets) and is not restarted: :func:`start_round` does that."""
-    if cfg.seats > 1:
-        return step_seats(key, st, action, p, cfg)
     st, rk, dealer, played, illegal = decide(key, st, action, p, cfg)
     st, _ = dealer_turn(st, p, cfg, rk, dealer)
-    over = st.phase == PHASE_OVER
+    over = round_over(st, cfg)
     reward = jnp.where(over, round_net(st, p, cfg), 0.0)
     return st, reward, over, played, illegal
+
+
+def round_over(st: State, cfg: Config) -> Any:
+    """The table's round is over (every seat's phase is ``OVER`` then)."""
+    return (st.phase[0] if cfg.seats > 1 else st.phase) == PHASE_OVER
 
 
 def decide(
     key: Any, st: State, action: Any, p: Params, cfg: Config
 ) -> tuple[State, Rng, Any, Any, Any]:
-    """:func:`step` at a table of one seat without its end: ``(state, rng, dealer,
-    played, illegal)``, the dealer's turn left to the caller where ``dealer``, with
-    ``rng`` (the one dealer's turn of a step: after the decision, or after the deal of a
-    bet step, which exclude each other)."""
+    """:func:`step` without its end: ``(state, rng, dealer, played, illegal)``, the
+    dealer's turn left to the caller where ``dealer``, with ``rng`` (the one dealer's turn
+    of a step: after the decision, or after the deal of a bet step, which exclude each
+    other; several seats: :func:`~blackjack_env.jax.seats.decide_seats`)."""
+    if cfg.seats > 1:
+        return decide_seats(key, st, action, p, cfg)
     action = jnp.asarray(action, I32)
     mask = legal_mask(st, p, cfg)
     legal = mask[jnp.clip(action, 0, cfg.n_actions - 1)] & (action >= 0) & (action < cfg.n_actions)

@@ -143,11 +143,12 @@ def deal_seats(
 
 
 def act_insurance_seats(
-    st: State, p: Params, cfg: Config, rk: Rng, s: Any, action: Any, on: Any
-) -> tuple[State, Rng]:
+    st: State, p: Params, cfg: Config, s: Any, action: Any, on: Any
+) -> tuple[State, Any]:
     """Seat ``s`` answers the pre-peek question where ``on`` and waits; once every seat
     has answered, the dealer peeks and play starts at seat 0 (numpy ``_act_insurance``,
-    ``_peek_seats``)."""
+    ``_peek_seats``). ``(state, dealer)``: where ``dealer`` every seat is then done, and
+    the dealer's turn (left to the caller) comes next."""
     v = seat_view(st, s)
     h0 = hand_onehot(0, cfg)
     bj0 = naturals(v, p, cfg)[0]
@@ -179,15 +180,15 @@ def act_insurance_seats(
     t0 = p.auto21 & (hand_total(st.hard[:, 0], st.ace[:, 0]) == play.AUTO_STAND_TOTAL)
     st = st._replace(done=st.done.at[:, 0].set(st.done[:, 0] | (cont & t0)))
     st = seat_done(st, cont & st.done[:, 0])
-    return dealer_turn(st, p, cfg, rk, cont & jnp.all(st.phase == PHASE_DONE))
+    return st, cont & jnp.all(st.phase == PHASE_DONE)
 
 
 def answer_seat(
-    st: State, rk: Rng, p: Params, s: Any, action: Any, on: Any, *, cfg: Config
-) -> tuple[State, Rng]:
+    st: State, dealer: Any, p: Params, s: Any, action: Any, on: Any, *, cfg: Config
+) -> tuple[State, Any]:
     """:func:`act_insurance_seats` as a guarded branch (``on``: nothing changes
     elsewhere)."""
-    return act_insurance_seats(st, p, cfg, rk, s, action, on)
+    return act_insurance_seats(st, p, cfg, s, action, on)
 
 
 def play_seat(
@@ -197,15 +198,34 @@ def play_seat(
     pre-peek question, ``decision`` (a legal playing action) if it has a hand to play;
     the dealer plays once every seat is done. The one place a seat's decision is played
     (:func:`step_seats`, :func:`blackjack_env.jax.round.play_out`)."""
+    st, rk_dealer, dealer, after = seat_to_dealer(st, p, cfg, rk, s, insurance, decision, on)
+    st, rk = dealer_turn(st, p, cfg, rk_dealer, dealer)
+    return st, Rng(rk.seed, rk.i + after)
+
+
+def seat_to_dealer(
+    st: State, p: Params, cfg: Config, rk: Rng, s: Any, insurance: Any, decision: Any, on: Any
+) -> tuple[State, Rng, Any, Any]:
+    """:func:`play_seat` without its end: ``(state, rng, dealer, after)``, the dealer's
+    turn left to the caller where ``dealer``, drawing from ``rng``; the stream then
+    moves on ``after`` more numbers.
+
+    The answer to the pre-peek question and a playing decision exclude each other, and so
+    do their dealer's turns: one turn serves both. The stream is the one of the answer,
+    its dealer's turn, then the (idle) playing decision; or of the playing decision, then
+    its dealer's turn."""
     v = seat_view(st, s)
     phase = v.phase
     asked = on & (phase == PHASE_INSURE)  # (only under rules that ask: p.pre_peek)
-    st, rk = when(asked, answer_seat, (st, rk), (p, s, insurance, asked), cfg=cfg)
+    no = jnp.zeros((), bool)
+    st, answered = when(asked, answer_seat, (st, no), (p, s, insurance, asked), cfg=cfg)
     v = seat_view(st, s)
     decide = on & (phase == PHASE_DECIDE)
-    v, rk = act_play(v, p, cfg, rk, decision, decide)
+    v, played = act_play(v, p, cfg, rk, decision, decide)
     st = merge_seat(st, v, s)
-    return dealer_turn(st, p, cfg, rk, decide & jnp.all(st.phase == PHASE_DONE))
+    dealer = answered | (decide & jnp.all(st.phase == PHASE_DONE))
+    after = jnp.where(asked, played.i - rk.i, jnp.uint32(0))
+    return st, Rng(rk.seed, jnp.where(asked, rk.i, played.i)), dealer, after
 
 
 def step_seats(
@@ -215,6 +235,18 @@ def step_seats(
     ``(S,)``, of which only the acting seat's is played (the others' masks allow every
     action; their actions are ignored, reported as played and legal). The reward ``(S,)``
     is every seat's round net on the step that ends the round."""
+    st, rk, dealer, played, illegal = decide_seats(key, st, action, p, cfg)
+    st, _ = dealer_turn(st, p, cfg, rk, dealer)
+    over = st.phase[0] == PHASE_OVER
+    reward = jnp.where(over, round_net(st, p, cfg), 0.0)
+    return st, reward, over, played, illegal
+
+
+def decide_seats(
+    key: Any, st: State, action: Any, p: Params, cfg: Config
+) -> tuple[State, Rng, Any, Any, Any]:
+    """:func:`step_seats` without its end: ``(state, rng, dealer, played, illegal)``, the
+    dealer's turn left to the caller where ``dealer``, with ``rng``."""
     action = jnp.asarray(action, I32)
     s = acting(st, cfg)
     v = seat_view(st, s)
@@ -225,11 +257,9 @@ def step_seats(
     mapped = map_illegal(decision_of(v.phase), mask, a, cfg)
     played_s = jnp.where(legal, a_s, mapped)
     decision = table_decision(v.phase, played_s, cfg)
-    st, _ = play_seat(st, p, cfg, rng(key), s, decision, decision, True)
-    over = st.phase[0] == PHASE_OVER
-    reward = jnp.where(over, round_net(st, p, cfg), 0.0)
+    st, rk, dealer, _ = seat_to_dealer(st, p, cfg, rng(key), s, decision, decision, True)
     me = jnp.arange(cfg.seats) == s
-    return st, reward, over, jnp.where(me, played_s, action), me & ~legal
+    return st, rk, dealer, jnp.where(me, played_s, action), me & ~legal
 
 
 def masks(st: State, p: Params, cfg: Config) -> Any:
