@@ -48,7 +48,7 @@ from blackjack_env.jax.hands import (
     play_hand,
     table_decision,
 )
-from blackjack_env.jax.loops import when
+from blackjack_env.jax.loops import share, when
 from blackjack_env.jax.seats import (
     acting,
     deal_seats,
@@ -255,6 +255,7 @@ def decide(
     played = jnp.where(legal, action, mapped)
     opened = st.opened
     decision = table_decision(st.phase, played, cfg)
+    played, decision, legal = share((played, decision, legal), st.pos)
     st, rk, dealer = play_to_dealer(st, p, cfg, rng(key), decision, decision, True)
     if cfg.bets:  # the bet step (no decision played): the round is dealt
         k = jnp.clip(played - cfg.n_play, 0, cfg.n_bets - 1)
