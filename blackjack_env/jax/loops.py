@@ -1,6 +1,7 @@
 """Control flow for guarded code that needs no whole-carry select under ``jax.vmap``: a
 ``lax.while_loop`` (:func:`guarded_while`, the dealer's draws and the search for the next
-hand) and a branch (:func:`when`, the parts of the round a rule set may not use).
+hand) and a branch (:func:`when`, the parts of the round a rule set may not use); and
+:func:`share`, values that XLA computes once rather than in every kernel that reads them.
 
 A *guarded* function changes nothing at a table where its guard is off: every update it
 makes is masked by the guard. ``jax.vmap`` of ``lax.while_loop`` and ``lax.cond`` with a
@@ -92,3 +93,40 @@ def when(
         return out, jax.tree.map(lambda _: True, out)
 
     return branch(jnp.asarray(guard, bool), tuple(operands), tuple(args))
+
+
+def share(values: Any, anchor: Any) -> Any:
+    """``values`` (a pytree of arrays) unchanged, computed once in the compiled program.
+
+    XLA fuses a cheap computation into every kernel that reads it, and computes it again
+    in each. The chain of a few hundred scalar operations that decides a step's action
+    (the legal mask, the mapping of an illegal action, the table's action) was compiled
+    into twenty-odd kernels of a one-table step, one per state field the action changes.
+    The outputs of a branch are computed once, in the branch, and read by every kernel:
+    ``values`` pass through a ``lax.cond`` on ``(anchor | 1) != 0`` (``anchor``: any
+    integer array of the program, whose value XLA does not know when it compiles), which
+    always holds. Under ``jax.vmap`` the branch is the batch's. Measured (2026-12-02,
+    vegas-strip, XLA ``-O0``): the compiled step's HLO went from 9,097 operations to
+    6,610 (sutton-barto 5,352 to 4,287), its kernels alike; a batch of tables, whose
+    array operations XLA does not copy into every reader, is unchanged."""
+
+    def keep(v: Any) -> Any:
+        return v
+
+    def zeros(v: Any) -> Any:
+        return jax.tree.map(jnp.zeros_like, v)
+
+    @custom_batching.custom_vmap
+    def branch(g: Any, v: Any) -> Any:
+        return jax.lax.cond(g, keep, zeros, v)
+
+    @branch.def_vmap
+    def _batched(n: int, in_batched: Any, g: Any, v: Any) -> Any:
+        g_batched, v_batched = in_batched
+        v = jax.tree.map(
+            lambda x, b: x if b else jnp.broadcast_to(x, (n, *jnp.shape(x))), v, v_batched
+        )
+        out = jax.lax.cond(jnp.all(g) if g_batched else g, keep, zeros, v)
+        return out, jax.tree.map(lambda _: True, out)
+
+    return branch((jnp.asarray(anchor) | 1) != 0, values)

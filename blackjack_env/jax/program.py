@@ -31,6 +31,7 @@ from blackjack_env.jax import seats as seat_turns
 from blackjack_env.jax.dealer import dealer_turn
 from blackjack_env.jax.round import end_round, first_round, next_deal, next_round
 from blackjack_env.jax.settlement import round_net
+from blackjack_env.jax.shoe import rngs
 from blackjack_env.jax.state import State, new_state
 from blackjack_env.jax.tables import Config, Params
 
@@ -74,8 +75,12 @@ class Program:
         bet steps the next round is only opened: one dealer's turn. Measured
         (2026-12-02, vegas-strip, XLA ``-O0``): the compiled step lost a tenth of its
         kernels."""
-        k_play, k_next = jax.random.split(key)
         cfg = self.config
+        keys = jax.random.split(key)
+        if self.illegal_action is IllegalAction.PENALIZE or cfg.bets:
+            k_play, k_next = keys  # (split again for the play-out or the bet's deal)
+        else:  # (the two streams drawn together)
+            k_play, k_next = rngs(keys)
         if self.illegal_action is IllegalAction.PENALIZE:
             st, rk, dealer, played, bad, k_out = illegal.penalized_decision(
                 k_play, state, action, p, cfg

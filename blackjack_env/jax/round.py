@@ -48,7 +48,7 @@ from blackjack_env.jax.hands import (
     play_hand,
     table_decision,
 )
-from blackjack_env.jax.loops import when
+from blackjack_env.jax.loops import share, when
 from blackjack_env.jax.seats import (
     acting,
     deal_seats,
@@ -236,7 +236,9 @@ def decide(
     """:func:`step` without its end: ``(state, rng, dealer, played, illegal)``, the
     dealer's turn left to the caller where ``dealer``, with ``rng`` (the one dealer's turn
     of a step: after the decision, or after the deal of a bet step, which exclude each
-    other; several seats: :func:`~blackjack_env.jax.seats.decide_seats`)."""
+    other; several seats: :func:`~blackjack_env.jax.seats.decide_seats`). ``key``: a key,
+    or the stream drawn from it (:func:`~blackjack_env.jax.shoe.rngs`; not with bet steps,
+    which split it)."""
     if cfg.seats > 1:
         return decide_seats(key, st, action, p, cfg)
     action = jnp.asarray(action, I32)
@@ -253,6 +255,7 @@ def decide(
     played = jnp.where(legal, action, mapped)
     opened = st.opened
     decision = table_decision(st.phase, played, cfg)
+    played, decision, legal = share((played, decision, legal), st.pos)
     st, rk, dealer = play_to_dealer(st, p, cfg, rng(key), decision, decision, True)
     if cfg.bets:  # the bet step (no decision played): the round is dealt
         k = jnp.clip(played - cfg.n_play, 0, cfg.n_bets - 1)
@@ -355,7 +358,8 @@ def next_deal(
 ) -> tuple[State, Rng, Any]:
     """:func:`next_round` without its end: ``(state, rng, dealer)``, the dealer's turn
     of a round dealt with no decision left to the caller (:func:`deal_round`; none with
-    bet steps, whose rounds are opened here and dealt by the bet)."""
+    bet steps, whose rounds are opened here and dealt by the bet). ``key``: a key, or the
+    stream drawn from it (:func:`~blackjack_env.jax.shoe.rngs`)."""
     st = st._replace(
         session=jnp.where(done, 0, st.session), episode_rounds=jnp.where(done, 0, st.episode_rounds)
     )

@@ -35,7 +35,7 @@ from blackjack_env.jax.hands import (
     seat_done,
     table_decision,
 )
-from blackjack_env.jax.loops import when
+from blackjack_env.jax.loops import share, when
 from blackjack_env.jax.settlement import pay, round_net
 from blackjack_env.jax.shoe import Rng, rng
 from blackjack_env.jax.state import (
@@ -257,6 +257,7 @@ def decide_seats(
     mapped = map_illegal(decision_of(v.phase), mask, a, cfg)
     played_s = jnp.where(legal, a_s, mapped)
     decision = table_decision(v.phase, played_s, cfg)
+    played_s, decision, legal = share((played_s, decision, legal), st.pos)
     st, rk, dealer, _ = seat_to_dealer(st, p, cfg, rng(key), s, decision, decision, True)
     me = jnp.arange(cfg.seats) == s
     return st, rk, dealer, jnp.where(me, played_s, action), me & ~legal

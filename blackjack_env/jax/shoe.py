@@ -36,8 +36,18 @@ class Rng(NamedTuple):
 
 
 def rng(key: Any) -> Rng:
-    """The random stream of one call, from its key."""
+    """The random stream of one call, from its key (an :class:`Rng` already drawn from
+    it, :func:`rngs`, is its own stream)."""
+    if isinstance(key, Rng):
+        return key
     return Rng(jax.random.bits(key, (), jnp.uint32), jnp.zeros((), jnp.uint32))
+
+
+def rngs(keys: Any) -> list[Rng]:
+    """:func:`rng` of each key of ``keys`` (a leading axis), drawn together: one threefry
+    evaluation in the compiled code, not one per key (the same numbers)."""
+    seeds = jax.vmap(lambda k: jax.random.bits(k, (), jnp.uint32))(keys)
+    return [Rng(seeds[i], jnp.zeros((), jnp.uint32)) for i in range(seeds.shape[0])]
 
 
 _GOLDEN = 0x9E3779B9
