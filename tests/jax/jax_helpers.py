@@ -1,7 +1,19 @@
 """Shared drivers of the JAX table tests: the numpy vector env and the JAX table (the pure
 object, or its Gymnasium vector adapter) fed the same stacked cards and the same actions,
 compared sub-env by sub-env at every step (:func:`run_parity`); the adapter under a list
-of rule sets against one numpy env per rule set (:class:`NumpyTables`)."""
+of rule sets against one numpy env per rule set (:class:`NumpyTables`).
+
+**Shared programs.** Compiling the JAX table is most of what its tests cost, and a
+compiled program is keyed by the table's shapes (:class:`~blackjack_env.jax.tables.Config`),
+observation mode and illegal-action policy, never by its rules (rules are data). So the
+tests build their tables with :func:`table`: a finite shoe is widened to
+:data:`SHOE_DECKS` decks and a seat to :data:`HANDS` hand slots (a rule set of fewer
+decks or hands plays in the first of them, as every rule set of a batch does), so that
+tables that differ only in their rules, decks or split limit share one program; and the
+parity runs drive :data:`PARITY_TABLES` tables with one rule set per table (stacked
+params), so that every run of a program, over any list of rule sets, shares its
+compilations. A test whose fact does not depend on the shapes takes the arguments of
+one of the shared tables below (:data:`VECTOR`, :data:`FEATURES`, ...)."""
 
 from __future__ import annotations
 
@@ -14,7 +26,9 @@ import numpy as np
 jax = __import__("pytest").importorskip("jax")
 import jax.numpy as jnp  # noqa: E402
 
+from blackjack_env.engine import Rules, preset  # noqa: E402
 from blackjack_env.envs import view  # noqa: E402
+from blackjack_env.envs.settings import KEEP_DECKS, read_rules  # noqa: E402
 from blackjack_env.envs.step import Decision  # noqa: E402
 from blackjack_env.envs.vector import BlackjackVectorEnv  # noqa: E402
 from blackjack_env.jax import BlackjackJax, program  # noqa: E402
@@ -28,11 +42,106 @@ from tests.envs.vector_helpers import stacked_cards  # noqa: E402
 #: then rounded by numpy: the true count can differ in the last bit)
 OBS_ATOL = 1e-6
 
+#: the decks of every shared table's finite shoe (vegas-strip's: a table built by an
+#: adapter for a vegas-strip-shaped rule set has the shared shape without widening; a
+#: rule set of fewer decks plays the first ``52 * decks`` places: ``Params.shoe_cards``)
+SHOE_DECKS = 6
+#: the hand slots per seat of every shared table (the most any rule set splits to)
+HANDS = 4
+#: tables of every pure parity run (:func:`run_parity`), whatever its rule sets
+PARITY_TABLES = 128
 
-@cache
-def jax_env(key: str, **kwargs: Any) -> BlackjackJax:
-    """One env per configuration name (its jitted functions compile once per test run)."""
-    return BlackjackJax(**kwargs)
+# The shared tables: the arguments of a test whose fact does not depend on them. Their
+# rules are of the shared shape (6 decks, 4 hands); ``{**SHARED, "rules": ...}`` gives
+# any other rule set of the shape, or of fewer decks or hands (:func:`table` widens it).
+#: the JAX table's defaults: one seat, a finite shoe, five actions, ``"features"``, one
+#: round an episode
+FEATURES: dict[str, Any] = {"rules": "vegas-strip"}
+#: an infinite deck, the insurance question asked, the ``"multidiscrete"`` observation
+INFINITE: dict[str, Any] = {
+    "rules": "vegas-strip", "decks": None, "obs_mode": "multidiscrete",
+    "insurance_decisions": True,
+}  # fmt: skip
+#: three learner seats at a table, early surrender and the insurance question asked
+#: seat by seat, ``"vector"``
+SEATS: dict[str, Any] = {
+    "rules": preset("vegas-strip", surrender="early", resplit_aces=True),
+    "obs_mode": "vector", "insurance_decisions": True, "seats_per_table": 3,
+}  # fmt: skip
+#: bet steps of three sizes, three rounds an episode, ``"features"``
+BETS: dict[str, Any] = {
+    "rules": "vegas-strip", "obs_mode": "features", "bet_sizes": (1, 2, 4),
+    "rounds_per_episode": 3, "insurance_decisions": True,
+}  # fmt: skip
+#: bet steps, a bankroll of 8 base bets over 5 rounds, the ``"dict"`` observation
+BANKROLL: dict[str, Any] = {
+    "rules": "vegas-strip", "obs_mode": "dict", "bet_sizes": (1, 2, 4),
+    "rounds_per_episode": 5, "bankroll": 8, "insurance_decisions": True,
+}  # fmt: skip
+#: ``"penalize"`` (half a base bet) with bet steps and a bankroll, ``"vector"``
+PENALIZE: dict[str, Any] = {
+    "rules": preset("vegas-strip", surrender="early"), "obs_mode": "vector",
+    "bet_sizes": (1, 2, 4), "rounds_per_episode": 5, "bankroll": 8,
+    "insurance_decisions": True, "illegal_action": "penalize", "illegal_penalty": 0.5,
+}  # fmt: skip
+#: the ``"tuple"`` observation (which takes no bet steps, insurance decisions or early
+#: surrender)
+TUPLE: dict[str, Any] = {"rules": "vegas-strip", "obs_mode": "tuple"}
+
+
+def _widened(rules: Rules) -> list[Rules]:
+    """Rule sets that widen a table of ``rules`` to the shared shape (a finite shoe of
+    :data:`SHOE_DECKS` decks, :data:`HANDS` hand slots), the widest first; none where
+    ``rules`` has it already."""
+    wide: dict[str, Any] = {}
+    if rules.decks is not None and rules.shoe_decks != SHOE_DECKS:
+        wide["decks"] = SHOE_DECKS
+        wide["seats_per_deck"] = None
+    if rules.can_split and rules.max_split_hands < HANDS:
+        wide["max_split_hands"] = HANDS
+    out = []
+    for keys in (tuple(wide), ("decks", "seats_per_deck")):
+        changes = {k: wide[k] for k in keys if k in wide}
+        if changes:
+            try:
+                out.append(rules.replace(**changes))
+            except ValueError:  # (split_bet="halve" splits to 2 hands at most)
+                continue
+    return out
+
+
+def own_rules(kwargs: dict[str, Any]) -> Rules:
+    """The rule set of the env arguments ``kwargs`` (their ``decks`` applied)."""
+    rules = read_rules(kwargs.get("rules", "vegas-strip"))
+    decks = kwargs.get("decks", KEEP_DECKS)
+    return rules if decks == KEEP_DECKS else rules.replace(decks=decks)
+
+
+def _key(kwargs: dict[str, Any]) -> str:
+    return repr(sorted(kwargs.items(), key=lambda kv: kv[0]))
+
+
+_TABLES: dict[str, BlackjackJax] = {}
+
+
+def table(**kwargs: Any) -> BlackjackJax:
+    """The pure JAX table of the numpy env's arguments ``kwargs`` (``seats_per_table``
+    too), built to the shared shape (:func:`_widened`: its program is that of every table
+    with the same other arguments); one per argument set in a run. Its ``rules``,
+    ``default_params`` and ``settings`` are ``kwargs``' own."""
+    key = _key(kwargs)
+    if key not in _TABLES:
+        kw = {k: v for k, v in kwargs.items() if k not in ("rules", "decks")}
+        rules = own_rules(kwargs)
+        env = None
+        for wide in _widened(rules):
+            try:
+                env = BlackjackJax(rules=[rules, wide], **kw)
+                break
+            except ValueError:  # (another shape: a table of its own)
+                continue
+        _TABLES[key] = env if env is not None else BlackjackJax(rules=rules, **kw)
+    return _TABLES[key]
 
 
 def batched_step(env: BlackjackJax) -> Any:
@@ -43,8 +152,9 @@ def batched_step(env: BlackjackJax) -> Any:
 
 @cache
 def batched_chips(cfg: Config) -> Any:
-    """The learner's chips at each table (the numpy env's ``info["bankroll"]``)."""
-    return jax.jit(jax.vmap(lambda st, p: bankroll(st, p, cfg), in_axes=(0, None)))
+    """The learner's chips at each table of a batch, each under its own rules (the numpy
+    env's ``info["bankroll"]``)."""
+    return jax.jit(jax.vmap(lambda st, p: bankroll(st, p, cfg)))
 
 
 def flat(x: Any, seats: int) -> Any:
@@ -75,13 +185,18 @@ def assert_obs_equal(jx: Any, ref: Any, rows: np.ndarray, what: str = "") -> Non
 
 
 class PureTables:
-    """``n`` tables of the pure JAX table (``jax.vmap`` of ``env.step``) seen as the numpy
-    vector env (SameStep): flat actions in, one row per sub-env out (sub-env ``t * S + s``
-    is seat ``s`` of table ``t``), the ``info`` keys :func:`run_parity` compares."""
+    """``n`` tables of the pure JAX table (``program.batch_step``, each table under its
+    own rule set: stacked params) seen as the numpy vector env (SameStep): flat actions
+    in, one row per sub-env out (sub-env ``t * S + s`` is seat ``s`` of table ``t``), the
+    ``info`` keys :func:`run_parity` compares. ``rules``: one rule set per table (default:
+    the env's own at every table); a batch of :data:`PARITY_TABLES` tables of a program
+    compiles once, whatever the rule sets."""
 
-    def __init__(self, env: BlackjackJax, n: int) -> None:
+    def __init__(self, env: BlackjackJax, n: int, rules: Sequence[Any] | None = None) -> None:
         self.env, self.n, self.s = env, n, env.seats
-        self.params = env.default_params
+        listed = [env.rules] * n if rules is None else list(rules)
+        assert len(listed) == n, (len(listed), n)
+        self.params = env.stack_params(listed)
         self._step = batched_step(env)
 
     def _info(self, info: dict[str, Any]) -> dict[str, Any]:
@@ -90,7 +205,7 @@ class PureTables:
 
     def reset(self, seed: int, options: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
         env, p = self.env, self.params
-        state = env.stack(env.new_state(self.n), options["cards"][:: self.s])
+        state = env.stack(env.new_state(self.n, p), options["cards"][:: self.s], params=p)
         obs, self.state = env.start_round(jax.random.PRNGKey(seed), state, p)
         self.key = jax.random.PRNGKey(seed + 1)
         info = {"action_mask": env.action_mask(self.state, p)}
@@ -232,10 +347,12 @@ def run_parity(
     sub-envs, driven through its ``reset(options={"cards": ...})`` and ``step``).
 
     ``kwargs``: the numpy env's settings, or a list of ``K`` settings that differ only in
-    their rules (the adapter then holds ``K * n`` tables built with ``rules=`` the list
-    of each rule set ``n`` times: tables ``k * n .. (k + 1) * n - 1`` play
-    ``kwargs[k]``'s rules, each against its own numpy env, :class:`NumpyTables`): one
-    compiled program plays every rule set of a shape.
+    their rules (the JAX side then holds ``K * n`` tables: tables ``k * n .. (k + 1) * n
+    - 1`` play ``kwargs[k]``'s rules, each against its own numpy env,
+    :class:`NumpyTables`; the adapter built with ``rules=`` the list of each rule set
+    ``n`` times, the pure table with stacked params): one compiled program plays every
+    rule set of a shape. The pure table's runs compile once per program for
+    ``K * n`` = :data:`PARITY_TABLES` tables.
 
     Every sub-env's observation, mask, active seat, reward, termination, truncation, played
     action, illegal flag, round over and net, chips (and the adapter's phase, round,
@@ -255,9 +372,9 @@ def run_parity(
     if isinstance(jx, BlackjackJaxVectorEnv):
         side: Any = jx
         assert jx.num_envs == k_sets * n * s
-    else:
-        assert k_sets == 1, "the pure table plays one rule set (give the adapter a list)"
-        side = PureTables(jx, n)
+    else:  # (each table its rule set's params: kwargs[k]'s rules, with their decks)
+        own = [own_rules(kw) for kw in settings]
+        side = PureTables(jx, k_sets * n, [r for r in own for _ in range(n)])
     if table.config.infinite:  # (the stacked-card buffer's size)
         length = min(length, table.config.shoe_size)
     rng = np.random.default_rng(seed)
@@ -342,27 +459,29 @@ def run_parity(
 def invariants(env: BlackjackJax, st: State, p: Any) -> dict[str, Any]:
     """Violations of the card and chip invariants of one table of one or several seats
     (hand arrays ``(H,)`` or ``(S, H)``), an int32 per check: every card once in the
-    shoe's row, the round's cards exactly those behind ``pos`` since ``round_start``, the
-    undealt Hi-Lo sum, each settled hand's net its stake times its outcome's payout, a
-    stake of a base bet, two or a half (fixed bets), a round over has every hand settled
-    and every seat over (a table awaiting its bet has no cards on it)."""
+    shoe (the first ``p.shoe_cards`` places of the row), the round's cards exactly those
+    behind ``pos`` since ``round_start``, the undealt Hi-Lo sum, each settled hand's net
+    its stake times its outcome's payout, a stake of a base bet, two or a half (fixed
+    bets), a round over has every hand settled and every seat over (a table awaiting its
+    bet has no cards on it)."""
     cfg = env.config
-    n = cfg.shoe_size
+    size = cfg.shoe_size
+    n = p.shoe_cards  # (the shoe: the first n places of the row; the rest unused)
     live = jnp.arange(cfg.hands) < jnp.expand_dims(st.nhands, -1)
     on_table = jnp.sum(jnp.where(live, st.ncards, 0)) + st.dealer_ncards
     if cfg.bets:  # (awaiting a bet: the cards are discarded)
         on_table = jnp.where(st.opened, 0, on_table)
     out = {}
     if not cfg.infinite:
-        counts = jnp.bincount(st.shoe.astype(jnp.int32), length=52)
+        places = jnp.arange(size)
+        counts = jnp.bincount(st.shoe.astype(jnp.int32), weights=(places < n).astype(jnp.int32),
+                              length=52)  # fmt: skip
         out["shoe_multiset"] = jnp.any(counts != n // 52)
         out["round_cards"] = (st.pos - st.round_start) % n != on_table
-        out["left"] = (st.left < 0) | (st.left + on_table > n)
-        idx = (st.pos + jnp.arange(n)) % n
+        out["left"] = (st.left < 0) | (st.left + on_table > n) | (st.pos >= n)
+        idx = (st.pos + places) % n
         tags = p.hilo_of_card[st.shoe[idx].astype(jnp.int32)]
-        out["undealt_hilo"] = (
-            jnp.sum(jnp.where(jnp.arange(n) < st.left, tags, 0)) != st.undealt_hilo
-        )
+        out["undealt_hilo"] = jnp.sum(jnp.where(places < st.left, tags, 0)) != st.undealt_hilo
     net = st.stake.astype(jnp.float32) * p.payouts[jnp.maximum(st.outcome, 0)]
     out["net"] = jnp.any(live & st.settled & (jnp.abs(net - st.net) > 1e-5))
     if not cfg.bets:
@@ -374,32 +493,70 @@ def invariants(env: BlackjackJax, st: State, p: Any) -> dict[str, Any]:
     return {k: v.astype(jnp.int32) for k, v in out.items()}
 
 
-def scan_tables(start: Any, table_step: Any, n: int, steps: int, seed: int) -> dict[str, int]:
-    """``n`` tables scanned ``steps`` steps inside one ``jit``: ``start(key) -> (state,
-    mask)`` makes one table, ``table_step(key, state, mask) -> (state, mask, counts)``
-    steps it (``counts``: a dict of ints, invariant violations and counters). Returns
-    each count summed over the tables and the steps."""
+def scan_tables(start: Any, table_step: Any, params: Any, steps: int, seed: int) -> dict[str, int]:
+    """Tables scanned ``steps`` steps inside one ``jit``, each under its own rules
+    (``params``: stacked, one row per table): ``start(key, p) -> (state, mask)`` makes one
+    table, ``table_step(key, state, mask, p) -> (state, mask, counts)`` steps it
+    (``counts``: a dict of ints, invariant violations and counters). Returns each count
+    summed over the tables and the steps."""
+    n = int(jnp.shape(params.bet)[0])
 
     @jax.jit
-    def run(key: Any) -> Any:
+    def run(key: Any, ps: Any) -> Any:
         k0, k1 = jax.random.split(key)
-        st, mask = jax.vmap(start)(jax.random.split(k0, n))
+        st, mask = jax.vmap(start)(jax.random.split(k0, n), ps)
         step = jax.vmap(table_step)
-        shapes = jax.eval_shape(step, jax.random.split(k1, n), st, mask)[2]
+        shapes = jax.eval_shape(step, jax.random.split(k1, n), st, mask, ps)[2]
         tot = {k: jnp.zeros((), jnp.int32) for k in shapes}
 
         def body(carry: Any, k: Any) -> Any:
             st, mask, tot = carry
-            st, mask, counts = step(jax.random.split(k, n), st, mask)
+            st, mask, counts = step(jax.random.split(k, n), st, mask, ps)
             tot = {k_: tot[k_] + counts[k_].astype(jnp.int32).sum() for k_ in tot}
             return (st, mask, tot), None
 
         (_, _, tot), _ = jax.lax.scan(body, (st, mask, tot), jax.random.split(k1, steps))
         return tot
 
-    return {k: int(v) for k, v in run(jax.random.PRNGKey(seed)).items()}
+    return {k: int(v) for k, v in run(jax.random.PRNGKey(seed), params).items()}
 
 
 def violations(counts: dict[str, int]) -> dict[str, int]:
     """The invariant checks among :func:`scan_tables`' counts (counters start with ``_``)."""
     return {k: v for k, v in counts.items() if not k.startswith("_")}
+
+
+# ----------------------------------------------------------------- rollouts
+@cache
+def rollout(env: BlackjackJax, n: int, steps: int) -> Any:
+    """A jitted ``(key, basic) -> (observations, rewards, done, illegal)`` of ``n`` tables
+    of ``env`` (its default rules) played ``steps`` steps from fresh shoes, per step and
+    table: uniformly random legal actions, or basic strategy's chart
+    (:func:`~blackjack_env.jax.chart.chart_policy`) where the traced flag ``basic`` is
+    set (one compilation serves both policies, the statistics and the determinism
+    tests)."""
+    from blackjack_env.jax.chart import chart_policy
+
+    params = env.default_params
+    step_v = jax.vmap(env.step, in_axes=(0, 0, 0, None))
+    chart = jax.vmap(chart_policy(env), in_axes=(0, None))
+
+    def body(carry: Any, key: Any) -> Any:
+        state, mask, basic = carry
+        k_a, k_s = jax.random.split(key)
+        u = jax.random.uniform(k_a, mask.shape)
+        random = jnp.argmax(jnp.where(mask, u, -1.0), axis=1)
+        action = jnp.where(basic, chart(state, params), random)
+        obs, state, r, done, info = step_v(jax.random.split(k_s, n), state, action, params)
+        return (state, info["action_mask"], basic), (obs, r, done, info["illegal_action"])
+
+    @jax.jit
+    def run(key: Any, basic: Any) -> Any:
+        k0, k1 = jax.random.split(key)
+        _, state = jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(k0, n), params)
+        mask = env.action_mask(state, params)
+        carry = (state, mask, jnp.asarray(basic, bool))
+        _, out = jax.lax.scan(body, carry, jax.random.split(k1, steps))
+        return out
+
+    return run

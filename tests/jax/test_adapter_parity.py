@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import time
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -20,7 +21,7 @@ import pytest
 
 jax = pytest.importorskip("jax")
 
-from blackjack_env.engine import Rules  # noqa: E402
+from blackjack_env.engine import Rules, preset  # noqa: E402
 from blackjack_env.engine.rules import (  # noqa: E402
     STANDARD_VALUES,
     DoubleRule,
@@ -33,10 +34,18 @@ from blackjack_env.engine.rules import (  # noqa: E402
 )
 from blackjack_env.envs import view  # noqa: E402
 from blackjack_env.envs.vector import BlackjackVectorEnv  # noqa: E402
-from blackjack_env.jax import BlackjackJax  # noqa: E402
+from blackjack_env.jax.chips import bankroll  # noqa: E402
 from blackjack_env.jax.gym import BlackjackJaxEnv, BlackjackJaxVectorEnv  # noqa: E402
 from blackjack_env.jax.tables import Config, config_of  # noqa: E402
-from tests.jax.jax_helpers import run_parity  # noqa: E402
+from tests.jax.jax_helpers import (  # noqa: E402
+    BETS,
+    FEATURES,
+    PENALIZE,
+    SHOE_DECKS,
+    TUPLE,
+    run_parity,
+    table,
+)
 
 
 def random_rules(
@@ -44,19 +53,21 @@ def random_rules(
     infinite: bool | None = None,
     stand_hit: bool = False,
     min_bet_at_most: int = 3,
+    max_decks: int = 8,
 ) -> Rules:
     """Any valid one-seat rule set (every field drawn; payouts with denominators up to 6,
     so non-dyadic chips such as 6:5 and 4:3 are common). ``infinite``: an infinite deck
-    (True), a finite shoe of 1 to 8 decks (False), either (None); ``stand_hit``: no
-    double, split or surrender (stand and hit only: two actions); ``min_bet_at_most``:
-    the table minimum's largest draw (a group's fixed ``bet`` must be allowed)."""
+    (True), a finite shoe of 1 to ``max_decks`` decks (False), either (None);
+    ``stand_hit``: no double, split or surrender (stand and hit only: two actions);
+    ``min_bet_at_most``: the table minimum's largest draw (a group's fixed ``bet`` must
+    be allowed)."""
     while True:
         split_bet = SplitBet(rng.choice(list(SplitBet)))
         hole = HoleCard(rng.choice(list(HoleCard)))
         ends = bool(rng.random() < 0.8)
-        decks = None if rng.random() < 0.3 else int(rng.integers(1, 9))
+        decks = None if rng.random() < 0.3 else int(rng.integers(1, max_decks + 1))
         if infinite is not None:
-            decks = None if infinite else int(rng.integers(1, 9))
+            decks = None if infinite else int(rng.integers(1, max_decks + 1))
         values = STANDARD_VALUES
         if rng.random() < 0.15:
             values = (1, *(int(v) for v in rng.integers(1, 11, 12)))
@@ -148,13 +159,30 @@ def _numpy_config(kw: dict[str, Any]) -> Config | None:
     return config_of(env.settings, env.tables)
 
 
-def random_group(rng: np.random.Generator, size: int) -> list[dict[str, Any]]:
+def random_group(
+    rng: np.random.Generator, size: int, shared: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
     """``size`` random rule sets under one random :func:`random_table`, as the numpy
     env's settings (one dict each, equal but for ``rules``), every one of the same JAX
     shape (``Config``) but the hand slots and the shoe's size, which a table takes the
     largest of: one vector adapter plays them all (one compiled program). Rules the
     numpy env refuses under the settings are drawn again (a table the first 20 draws do
-    not fit is drawn again)."""
+    not fit is drawn again). ``shared``: the settings of a shared table
+    (tests/jax/jax_helpers.py) in place of random ones: its own rule set first, then
+    ``size`` random finite ones that fit its shape (at most its decks and hands)."""
+    if shared is not None:
+        kw = {k: v for k, v in shared.items() if k != "rules"}
+        own = _numpy_config(shared)
+        assert own is not None, shared
+        group = [dict(shared)]
+        while len(group) <= size:
+            cand = {**kw, "rules": random_rules(rng, infinite=False, max_decks=SHOE_DECKS)}
+            cfg = _numpy_config(cand)
+            if cfg is not None and dataclasses.replace(
+                cfg, hands=own.hands, shoe_size=own.shoe_size
+            ) == own and cfg.hands <= own.hands and cfg.shoe_size <= own.shoe_size:
+                group.append(cand)
+        return group
     while True:
         kw, shape = random_table(rng)
         first: Config | None = None
@@ -179,15 +207,22 @@ def random_group(rng: np.random.Generator, size: int) -> list[dict[str, Any]]:
 
 
 def check_random_settings(
-    count: int, seed: int, n: int, per_group: int, long_run: bool = False
+    count: int,
+    seed: int,
+    n: int,
+    per_group: int,
+    long_run: bool = False,
+    shared: Sequence[dict[str, Any]] = (),
 ) -> dict[str, int]:
     """``count`` random rule sets, each with random env settings, grouped by shape
     (:func:`random_group`, ``per_group`` a group): each group one vector adapter built
     with the list of its rule sets (each ``n`` tables), against one numpy vector env of
     ``n`` tables per rule set (:func:`~tests.jax.jax_helpers.run_parity`, exact): a
-    shape compiles its programs once, whatever its rule sets. Returns what was compared,
-    summed (and the rule sets, the groups, the distinct shapes, those of a non-dyadic
-    chip unit). ``long_run``: a line per group."""
+    shape compiles its programs once, whatever its rule sets. ``shared``: the settings of
+    the groups, one shared table's each (their random rule sets beside its own), in place
+    of random ones. Returns what was compared, summed (and the random rule sets, the
+    groups, the distinct shapes, those of a non-dyadic chip unit). ``long_run``: a line
+    per group."""
     rng = np.random.default_rng(seed)
     total: dict[str, int] = {}
     shapes: set[Any] = set()
@@ -195,7 +230,8 @@ def check_random_settings(
     done = 0
     g = 0
     while done < count:
-        group = random_group(rng, min(per_group, count - done))
+        size = min(per_group, count - done)
+        group = random_group(rng, size, shared[g % len(shared)] if shared else None)
         s = group[0].get("seats_per_table", 1)
         kw = {k: v for k, v in group[0].items() if k != "rules"}
         listed = [r for one in group for r in [one["rules"]] * n]
@@ -212,7 +248,7 @@ def check_random_settings(
             chip_den = int(BlackjackVectorEnv(s, **one).tables.chip_den)
             total["non_dyadic"] = total.get("non_dyadic", 0) + (chip_den & (chip_den - 1) != 0)
         env.close()
-        done += len(group)
+        done += size
         g += 1
         if long_run:
             print(f"{done}/{count} rule sets ({g} groups) at {time.perf_counter() - t0:.0f} s: "
@@ -222,12 +258,15 @@ def check_random_settings(
 
 
 def test_random_rules_parity_fast() -> None:
-    """A few random rule sets in two shapes: the adapter's rewards, chips and every
-    ``info`` key equal the numpy env's bit for bit, each shape's rule sets in one
-    adapter (one compiled program)."""
-    seen = check_random_settings(8, seed=3, n=16, per_group=4)
-    assert seen["settings"] == 8 and seen["groups"] == 2
-    assert seen["nonzero"] > 0 and seen["illegal"] > 0
+    """A few random rule sets in two shapes, those of two shared tables (the
+    ``"tuple"`` observation; ``"penalize"`` with bet steps, a bankroll and several rounds
+    in ``"vector"``), each group beside the shared table's own rule set: the adapter's
+    rewards, chips and every ``info`` key equal the numpy env's bit for bit, each shape's
+    rule sets in one adapter (the shared table's program). Random env settings are the
+    slow run's (:func:`test_random_rules_parity_300`)."""
+    seen = check_random_settings(8, seed=3, n=16, per_group=4, shared=(TUPLE, PENALIZE))
+    assert seen["settings"] == 8 and seen["groups"] == 2 and seen["shapes"] == 2
+    assert seen["nonzero"] > 0 and seen["illegal"] > 0 and seen["illegal_bet"] > 0
 
 
 #: rule sets of the slow run (BLACKJACK_PARITY_SETTINGS overrides, for a partial run)
@@ -273,44 +312,52 @@ def test_penalty_is_not_charged_to_the_chips() -> None:
     """Issue 33 item 10: under ``"penalize"`` the penalty is a reward, never chips: an
     illegal SPLIT of a 15 against a 9 (the round played out standing: the dealer 9 7 8
     busts, +1) leaves the learner 1 chip up, as the numpy env (it was 0 before the
-    fix), in ``info["bankroll"]`` and in the pure table's dict observation."""
-    kw = {"rules": "vegas-strip", "obs_mode": "dict", "illegal_action": "penalize",
-          "rounds_per_episode": 3}  # fmt: skip
+    fix), in ``info["bankroll"]`` and in the pure table's chips. (The shared penalize
+    table: a bankroll of 8 chips, the round opened by a bet of one base bet.)"""
+    kw = PENALIZE
     cards = "TS 9H 5C 7D 8S"  # player T 5, dealer 9 (hole 7), then 8 to the dealer
     env, ref, _, _ = _pair(kw, cards)
+    bet = np.array([env.table.config.n_play])  # (one base bet: the first size)
+    for e in (env, ref):
+        _, r, _, _, info = e.step(bet)
+        assert r[0] == 0.0 and not info["illegal_action"][0] and info["bankroll"][0] == 7.0
     a = np.array([3])
-    obs, r, _, _, info = env.step(a)
-    obs_np, r_np, _, _, info_np = ref.step(a)
+    _, r, _, _, info = env.step(a)
+    _, r_np, _, _, info_np = ref.step(a)
     assert info["illegal_action"][0] and info_np["illegal_action"][0]
-    assert r[0] == r_np[0] == 0.0  # +1 minus the penalty of 1
+    assert r[0] == r_np[0] == 0.5  # +1 minus the penalty of 0.5
     assert info["round_net"][0] == info_np["round_net"][0] == 1.0
-    assert info["bankroll"][0] == info_np["bankroll"][0] == 1.0
-    assert obs["bankroll"][0] == obs_np["bankroll"][0]
-    # the pure table: its dict observation shows the chips without the penalty
-    table = BlackjackJax(**kw)
-    st = table.stack(table.new_state(), cards)
-    _, st = table.start_round(jax.random.PRNGKey(0), st)
-    o, st, reward, _, _ = table.step(jax.random.PRNGKey(1), st, 3)
-    assert float(reward) == 0.0
-    assert float(o["bankroll"][0]) == obs_np["bankroll"][0][0]
+    assert info["bankroll"][0] == info_np["bankroll"][0] == 9.0  # 8 + 1, no penalty
+    # the pure table: its chips are the same, without the penalty
+    pure = table(**kw)
+    p = pure.default_params
+    st = pure.stack(pure.new_state(), cards)
+    _, st = pure.start_round(jax.random.PRNGKey(0), st, p)
+    _, st, *_ = pure.step_full(jax.random.PRNGKey(1), st, int(bet[0]), p)
+    _, st, reward, _, _ = pure.step_full(jax.random.PRNGKey(2), st, 3, p)
+    assert float(reward) == 0.5
+    assert float(bankroll(st, p, pure.config)) == info_np["bankroll"][0]
 
 
 def test_stacked_cards_left_at_an_episode_end_are_dropped() -> None:
     """Issue 33 item 11: cards stacked at a reset and not dealt when the episode ends are
     forgotten (numpy ``clear_stacks``): the next episode is dealt random cards, not the
-    rest of the script (which would deal every sub-env 8 against a 4)."""
-    kw = {"rules": "vegas-strip", "obs_mode": "multidiscrete"}
+    rest of the script (which would deal every sub-env 8 against a 4). (The default
+    table, 16 sub-envs: make_vec's test's compiled functions.)"""
+    kw = FEATURES
     env, _, _, _ = _pair(kw, "TS 9H 5C 7D 2C 3C 4C 5D 6D", n=16)
     obs, _, te, _, _ = env.step(np.zeros(16, np.int64))  # STAND on 19: the round ends
     assert te.all()
     assert int(np.asarray(env.state.stacked).max()) == 0
-    dealt = {(int(o[view.MD_TOTAL]), int(o[view.MD_UPCARD])) for o in obs}
+    total = obs[:, view.FEAT_TOTAL : view.FEAT_TOTAL + view.MAX_TOTAL + 1].argmax(axis=1)
+    upcard = obs[:, view.FEAT_UPCARD : view.FEAT_UPCARD + view.UPCARD_HIGH + 1].argmax(axis=1)
+    dealt = set(zip(total.tolist(), upcard.tolist(), strict=True))
     assert len(dealt) > 4  # 16 random deals (8 v 4 for all of them: the script kept)
     # the pure table drops them too
-    table = BlackjackJax(**kw)
-    st = table.stack(table.new_state(), "TS 9H 5C 7D 2C 3C 4C 5D 6D")
-    _, st = table.start_round(jax.random.PRNGKey(0), st)
-    _, st, _, done, _ = table.step(jax.random.PRNGKey(1), st, 0)
+    pure = table(**kw)
+    st = pure.stack(pure.new_state(), "TS 9H 5C 7D 2C 3C 4C 5D 6D")
+    _, st = pure.start_round(jax.random.PRNGKey(0), st)
+    _, st, _, done, _ = pure.step(jax.random.PRNGKey(1), st, 0)
     assert bool(done) and int(st.stacked) == 0
 
 
@@ -318,21 +365,22 @@ def test_stacked_cards_left_at_an_episode_end_are_dropped() -> None:
 def test_six_to_five_natural_pays_exactly(bet: int) -> None:
     """Issue 33 item 12: a 6:5 natural pays 1.2 as float64 (float32's
     1.2000000476837158 before), in the vector and single adapters, as the numpy envs;
-    the chips after several rounds too."""
-    kw = {"rules": "single-deck-6to5", "bet": bet, "rounds_per_episode": 3}
+    the chips after several rounds too. (The shared bets table with 6:5 rules: the round
+    is dealt, and the natural paid, on its BET step.)"""
+    kw = {**BETS, "rules": preset("single-deck-6to5", decks=SHOE_DECKS), "bet": bet}
     env, ref, _, _ = _pair(kw, "AS 9H KD 7C")  # a natural against a 9: paid at once
-    _, r, _, _, info = env.step(np.array([0]))
-    _, r_np, _, _, info_np = ref.step(np.array([0]))
+    one = env.table.config.n_play  # (a bet of one base bet)
+    _, r, _, _, info = env.step(np.array([one]))
+    _, r_np, _, _, info_np = ref.step(np.array([one]))
     assert r.dtype == np.float64 and r[0] == r_np[0] == 1.2
     assert info["round_net"][0] == 1.2 and info["bankroll"][0] == info_np["bankroll"][0]
     assert info["bankroll"][0] == float(Fraction(6, 5) * bet)  # (3 * 1.2 is not 3.6)
-    single = gym.make("blackjack_env.jax:blackjack_env/BlackjackJax-v0",
-                      rules="single-deck-6to5", bet=bet)  # fmt: skip
+    single = gym.make("blackjack_env.jax:blackjack_env/BlackjackJax-v0", **kw)
     assert isinstance(single.unwrapped, BlackjackJaxEnv)
     single.reset(seed=0)
-    for _ in range(400):  # until a natural is paid (STAND every hand)
+    for _ in range(400):  # until a natural is paid (one base bet, then a new episode)
         single.reset()
-        _, reward, _, _, info = single.step(0)
+        _, reward, _, _, info = single.step(one)
         if abs(reward - 1.2) < 1e-3:
             assert reward == info["round_net"] == 1.2
             return

@@ -26,7 +26,7 @@ from blackjack_env.envs.multiagent import BlackjackAECEnv  # noqa: E402
 from blackjack_env.envs.single.env import BlackjackEnv  # noqa: E402
 from blackjack_env.envs.vector import BlackjackVectorEnv  # noqa: E402
 from blackjack_env.jax import BlackjackJax  # noqa: E402
-from tests.jax.jax_helpers import jax_env, run_parity  # noqa: E402
+from tests.jax.jax_helpers import BETS, PARITY_TABLES, run_parity, table  # noqa: E402
 
 H = 4  # the most hands (the hand fields' scale)
 
@@ -98,7 +98,7 @@ def test_same_columns_as_the_project_ppo_input() -> None:
 
 
 def test_spaces_and_default() -> None:
-    env = BlackjackJax(rules="vegas-strip", decks=None)
+    env = BlackjackJax(rules="vegas-strip")  # (the shared default table's program)
     assert env.obs_mode == "features"  # the JAX table's default (docstring)
     space = env.observation_space(env.default_params)
     numpy_space = BlackjackEnv(rules="vegas-strip", obs_mode="features").observation_space
@@ -130,10 +130,7 @@ def test_unknown_mode_names_features() -> None:
 
 
 PARITY: dict[str, dict[str, Any]] = {
-    "features-bets": {
-        "rules": "vegas-strip", "obs_mode": "features", "bet_sizes": (1, 2, 4),
-        "rounds_per_episode": 3, "insurance_decisions": True,
-    },
+    "features-bets": BETS,  # (the shared bets table)
     "features-2-seats": {
         "rules": "atlantic-city", "obs_mode": "features", "seats_per_table": 2,
     },
@@ -145,9 +142,10 @@ PARITY: dict[str, dict[str, Any]] = {
     [pytest.param(k, marks=[pytest.mark.slow] if k != "features-bets" else []) for k in PARITY],
 )
 def test_jax_table_matches_numpy_env(name: str) -> None:
-    env = jax_env(name, **PARITY[name])
-    seen = run_parity(env, PARITY[name], n=64, seed=31, max_steps=120)
-    assert seen["ended"] == 64 * env.seats and seen["nonzero"] > 0
+    env = table(**PARITY[name])
+    n = PARITY_TABLES if name == "features-bets" else 64
+    seen = run_parity(env, PARITY[name], n=n, seed=31, max_steps=120)
+    assert seen["ended"] == n * env.seats and seen["nonzero"] > 0
 
 
 @pytest.mark.slow

@@ -36,18 +36,27 @@ from gymnax.wrappers import (  # noqa: E402
 from blackjack_env.envs.view.fields import FEATURES_SIZE  # noqa: E402
 from blackjack_env.jax import BlackjackJax  # noqa: E402
 from blackjack_env.jax.env import FULL_INFO, LEAN_INFO  # noqa: E402
-from tests.jax.jax_helpers import jax_env  # noqa: E402
+from tests.jax.jax_helpers import (  # noqa: E402
+    BANKROLL,
+    BETS,
+    FEATURES,
+    INFINITE,
+    PENALIZE,
+    TUPLE,
+    table,
+)
 
 #: the entries gymnax's LogWrapper adds to the info
 LOG_KEYS = ("returned_episode_returns", "returned_episode_lengths", "timestep",
             "returned_episode", "returned_episode_valid")  # fmt: skip
-#: three rounds an episode: episodes end truncated, never terminated
-KW = {"rules": "vegas-strip", "decks": None, "rounds_per_episode": 3}
+#: the shared bets table: three rounds an episode (episodes end truncated, never
+#: terminated), a BET step opening each round, the "features" observation
+KW = BETS
 
 
-@pytest.fixture(scope="module")
-def table() -> BlackjackJax:
-    return jax_env("gymnax-3-rounds", **KW)
+@pytest.fixture(scope="module", name="table")
+def three_rounds() -> BlackjackJax:
+    return table(**KW)
 
 
 def test_gymnax_v1_slots_truncation_apart(table: BlackjackJax) -> None:
@@ -61,7 +70,7 @@ def test_gymnax_v1_slots_truncation_apart(table: BlackjackJax) -> None:
     _, st = env.reset(jax.random.PRNGKey(0), p)
     key = jax.random.PRNGKey(1)
     ends = 0
-    for _ in range(40):
+    for _ in range(60):  # (STAND: at a BET step the mapped bet)
         key, k = jax.random.split(key)
         _, st, _, term, trunc, info = step(k, st, jnp.int32(0), p)
         assert not bool(term)
@@ -78,25 +87,37 @@ def test_gymnax_v1_slots_truncation_apart(table: BlackjackJax) -> None:
 
 def test_gymnax_wrappers_around_gymnax_v1(table: BlackjackJax) -> None:
     """gymnax's four wrappers that apply to a discrete-action env take ``gymnax_v1()``:
-    ``LogWrapper`` over ``FlattenObservationWrapper`` (PureJaxRL's pair) under ``jit``,
+    ``LogWrapper`` over ``FlattenObservationWrapper`` (PureJaxRL's pair) vmapped over 32
+    tables under ``jit`` (each ended episode's logged return is the sum of its rewards),
     and ``GymnaxToGymWrapper`` / ``GymnaxToVectorGymWrapper`` (whose ``deepcopy`` of the
     env recursed in ``__getattr__``), each stepped to episode ends."""
     base = table.gymnax_v1(final_observation=True)
     env = LogWrapper(FlattenObservationWrapper(base))
     p = env.default_params
-    obs, st = env.reset(jax.random.PRNGKey(0), p)
-    assert obs.shape == (FEATURES_SIZE,)
-    step = jax.jit(env.step)
+    assert env.observation_space(p).shape == (FEATURES_SIZE,)
+    assert env.action_space(p).n == table.num_actions
+    n = 32
+    obs, st = jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(jax.random.PRNGKey(0), n), p)
+    assert obs.shape == (n, FEATURES_SIZE)
+    step = jax.jit(jax.vmap(env.step, in_axes=(0, 0, 0, None)))
     key = jax.random.PRNGKey(3)
-    for _ in range(30):
+    returns, ended = np.zeros(n), 0
+    for _ in range(30):  # (HIT; at a BET step the mapped bet)
         key, k = jax.random.split(key)
-        obs, st, _, term, _, info = step(k, st, jnp.int32(1), p)
-        assert not bool(term)
-    assert bool(info["returned_episode_valid"])
-    assert info["final_observation"].shape == (FEATURES_SIZE,)
+        obs, st, r, term, _, info = step(jax.random.split(k, n), st, jnp.ones(n, jnp.int32), p)
+        assert not np.asarray(term).any()
+        returns += np.asarray(r)
+        done = np.asarray(info["returned_episode"])
+        np.testing.assert_allclose(np.asarray(info["returned_episode_returns"])[done],
+                                   returns[done], atol=1e-5)  # fmt: skip
+        returns[done] = 0.0
+        ended += int(done.sum())
+    assert ended > n and np.asarray(info["returned_episode_valid"]).all()
+    assert info["final_observation"].shape == (n, FEATURES_SIZE)
 
     single = GymnaxToGymWrapper(base, seed=0)
-    assert single.action_space.n == 5 and single.observation_space.shape == (FEATURES_SIZE,)
+    assert single.action_space.n == table.num_actions
+    assert single.observation_space.shape == (FEATURES_SIZE,)
     single.reset(seed=1)
     truncs = 0
     for _ in range(30):
@@ -106,11 +127,11 @@ def test_gymnax_wrappers_around_gymnax_v1(table: BlackjackJax) -> None:
     assert truncs > 0
 
     vec = GymnaxToVectorGymWrapper(base, num_envs=8, seed=0)
-    assert vec.single_action_space.n == 5
+    assert vec.single_action_space.n == table.num_actions
     obs, _ = vec.reset(seed=2)
     assert obs.shape == (8, FEATURES_SIZE)
     truncs = 0
-    for _ in range(10):
+    for _ in range(16):
         _, _, term, trunc, _ = vec.step(jnp.zeros(8, jnp.int32))
         assert not np.asarray(term).any()
         truncs += int(np.asarray(trunc).sum())
@@ -126,7 +147,8 @@ def test_mask_under_a_wrapper(table: BlackjackJax) -> None:
     _, st = env.reset(jax.random.PRNGKey(4), p)
     mask = env.action_mask(st)  # (through the wrappers' attribute lookup)
     np.testing.assert_array_equal(mask, table.action_mask(st.env_state))
-    assert mask.dtype == jnp.bool_ and bool(mask[0]) and bool(mask[1])
+    bet = table.config.n_play  # (a round opens with its BET step: the bet sizes legal)
+    assert mask.dtype == jnp.bool_ and bool(mask[bet:].all()) and not bool(mask[:bet].any())
     _, st, _, _, _, info = env.step(jax.random.PRNGKey(5), st, jnp.int32(0), p)
     np.testing.assert_array_equal(info["action_mask"], table.action_mask(st))
     with pytest.raises(ValueError, match=r"the table.s State or a wrapper.s state"):
@@ -138,11 +160,11 @@ def test_lean_info_bytes() -> None:
     in vector mode with 5 actions (89 before: the 68-byte ``final_observation``,
     ``round_net`` and ``action_played`` on every step; ``step_full`` gives them, 93
     bytes with ``round_chips``)."""
-    table = BlackjackJax(rules="vegas-strip", obs_mode="vector")
-    p = table.default_params
-    _, st = table.reset(jax.random.PRNGKey(0), p)
-    lean = table.step(jax.random.PRNGKey(1), st, 0, p)[-1]
-    full = table.step_full(jax.random.PRNGKey(1), st, 0, p)[-1]
+    table_ = table(**FEATURES)
+    p = table_.default_params
+    _, st = table_.reset(jax.random.PRNGKey(0), p)
+    lean = table_.step(jax.random.PRNGKey(1), st, 0, p)[-1]
+    full = table_.step_full(jax.random.PRNGKey(1), st, 0, p)[-1]
     size = {k: sum(x.nbytes for x in jax.tree.leaves(v)) for k, v in (("l", lean), ("f", full))}
     assert set(lean) == set(LEAN_INFO) and set(full) == {*LEAN_INFO, *FULL_INFO}
     assert size["l"] == 13 and size["f"] == 93
@@ -156,15 +178,15 @@ def test_gymnax_v1_info_is_lean_unless_asked() -> None:
     for gymnax's ``FlattenObservationWrapper``, which reads it), and given when asked
     (``final_observation=True``: the full step's final observation), under gymnax's
     PureJaxRL pair of wrappers too."""
-    table = BlackjackJax(rules="vegas-strip")
-    assert table.obs_mode == "features"
-    p = table.default_params
-    _, st = table.reset(jax.random.PRNGKey(0), p)
+    table_ = table(**FEATURES)
+    assert table_.obs_mode == "features"
+    p = table_.default_params
+    _, st = table_.reset(jax.random.PRNGKey(0), p)
     k = jax.random.PRNGKey(1)
-    plain = table.step(k, st, 0, p)[-1]
+    plain = table_.step(k, st, 0, p)[-1]
     size = {}
     for asked in (False, True):
-        env = LogWrapper(FlattenObservationWrapper(table.gymnax_v1(final_observation=asked)))
+        env = LogWrapper(FlattenObservationWrapper(table_.gymnax_v1(final_observation=asked)))
         _, wst = env.reset(jax.random.PRNGKey(0), p)
         info = env.step(k, wst, 0, p)[-1]
         assert set(info) - {*LEAN_INFO, "final_observation"} <= set(LOG_KEYS)
@@ -173,10 +195,10 @@ def test_gymnax_v1_info_is_lean_unless_asked() -> None:
         for key in LEAN_INFO:
             np.testing.assert_array_equal(ours[key], plain[key], err_msg=key)
     assert size == {False: 13, True: 13 + 4 * FEATURES_SIZE}
-    direct = table.gymnax_v1(final_observation=True).step(k, st, 0, p)[-1]
-    full = table.step_full(k, st, 0, p)[-1]
+    direct = table_.gymnax_v1(final_observation=True).step(k, st, 0, p)[-1]
+    full = table_.step_full(k, st, 0, p)[-1]
     np.testing.assert_array_equal(direct["final_observation"], full["final_observation"])
-    assert table.gymnax_v1().step(k, st, 0, p)[-1]["final_observation"].size == 0
+    assert table_.gymnax_v1().step(k, st, 0, p)[-1]["final_observation"].size == 0
 
 
 @pytest.mark.parametrize("mode", ["features", "vector", "multidiscrete", "dict", "tuple"])
@@ -188,7 +210,7 @@ def test_spaces_pickle_after_gymnax_is_loaded(mode: str) -> None:
     is still gymnax's for ``isinstance`` and samples the same values with the same key."""
     cloudpickle = pytest.importorskip("cloudpickle")
     assert "gymnax" in sys.modules
-    env = jax_env(f"gymnax-pickle-{mode}", rules="vegas-strip", obs_mode=mode)
+    env = BlackjackJax(rules="vegas-strip", obs_mode=mode)  # (nothing compiled here)
     key = jax.random.PRNGKey(7)
     for space in (env.action_space(), env.observation_space()):
         for back in (
@@ -219,14 +241,25 @@ def test_spaces_pickle_after_gymnax_is_loaded(mode: str) -> None:
     assert out.returncode == 0, out.stderr[-2000:]
 
 
+#: the shared table of each observation mode
+TABLE_OF_MODE = {
+    "dict": lambda: table(**BANKROLL),
+    "tuple": lambda: table(**TUPLE),
+    "vector": lambda: table(**PENALIZE),
+    "features": lambda: table(**FEATURES),
+    "multidiscrete": lambda: table(**INFINITE),
+}
+
+
 @pytest.mark.parametrize("mode", ["dict", "tuple", "vector", "features", "multidiscrete"])
 def test_gymnax_converts_every_observation_space(mode: str) -> None:
     """Issue 38: ``GymnaxToGymWrapper(BlackjackJax(obs_mode="dict").gymnax_v1())``
     raised a TypeError: the dict's ``bankroll``, ``bet`` and ``true_count`` had
     shape-``(1,)`` bounds, which gymnax's converter passes to ``float()``. They have 0-d
     bounds now; the converted space has the numpy env's shapes and bounds field by field,
-    and holds the observations the wrapper returns."""
-    table = jax_env(f"gymnax-pickle-{mode}", rules="vegas-strip", obs_mode=mode)
+    and holds the observations the wrapper returns. Each mode on the shared table of that
+    mode (the dict's and the vector's have bet steps and a bankroll)."""
+    table = TABLE_OF_MODE[mode]()
     single = GymnaxToGymWrapper(table.gymnax_v1(), seed=0)
     space, numpy_space = single.observation_space, table.gymnasium_observation_space
 
@@ -280,7 +313,7 @@ def test_spaces_are_gymnax_whatever_the_import_order() -> None:
                          timeout=300)  # fmt: skip
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split() == ["ok", "2"]
-    assert isinstance(jax_env("gymnax-3-rounds", **KW).action_space(), gspaces.Discrete)
+    assert isinstance(table(**KW).action_space(), gspaces.Discrete)
 
 
 @pytest.mark.parametrize(
@@ -308,15 +341,16 @@ def test_step_refuses_bad_actions(table: BlackjackJax, action: object, words: st
 
 
 def test_step_refuses_params_of_another_rule_set(table: BlackjackJax) -> None:
-    """``sutton-barto``'s 2-action params on a vegas-strip state are named, not played."""
-    other = jax_env("gymnax-sutton", rules="sutton-barto", decks=None)
+    """``sutton-barto``'s 2-action params (no bet steps) on the bets table's state are
+    named, not played."""
+    other = BlackjackJax(rules="sutton-barto", decks=None)
     _, st = table.reset(jax.random.PRNGKey(0))
-    with pytest.raises(ValueError, match=r"params.mask_sets has shape .* another configuration"):
+    with pytest.raises(ValueError, match=r"params\.\w+ has shape .* another configuration"):
         table.step(jax.random.PRNGKey(1), st, 0, other.default_params)
-    with pytest.raises(ValueError, match=r"params\.mask_sets"):
+    with pytest.raises(ValueError, match=r"params\.\w+ has shape"):
         table.reset(jax.random.PRNGKey(1), other.default_params)
     batch = jax.tree.map(lambda x: jnp.stack([x, x]), st)
-    with pytest.raises(ValueError, match=r"state.shoe has shape \(2, 64\).*jax.vmap"):
+    with pytest.raises(ValueError, match=r"state.shoe has shape \(2, 416\).*jax.vmap"):
         table.step(jax.random.PRNGKey(1), batch, 0)
 
 
@@ -325,15 +359,22 @@ def test_out_of_range_actions_are_illegal(policy: str) -> None:
     """Inside ``jit`` an integer outside the action space cannot raise: it is flagged
     illegal, played under ``"map"`` as the nearest action in range is mapped (-1 as
     STAND, 9 as SURRENDER's mapping: HIT where legal), and penalised under
-    ``"penalize"`` (the penalty taken, the round played out)."""
-    env = jax_env(f"gymnax-range-{policy}", rules="vegas-strip", illegal_action=policy)
+    ``"penalize"`` (the penalty taken, the round played out). On the shared tables
+    (``"penalize"``'s opens each round with a BET step: one base bet is placed first)."""
+    env = table(**(FEATURES if policy == "map" else PENALIZE))
     p = env.default_params
     st = env.stack(env.new_state(), "TS 9H 5C 7D 8S")  # 15 against a 9
     _, st = env.start_round(jax.random.PRNGKey(0), st, p)
+    if env.config.bets:
+        bet = env.config.n_play  # (the first bet size)
+        _, st, _, _, info = env.step_full(jax.random.PRNGKey(2), st, jnp.int32(bet), p)
+        assert not bool(info["illegal_action"]) and int(info["action_played"]) == bet
+    assert int(st.hard[0]) == 15 and bool(env.action_mask(st, p)[1])
     for a, played in ((-1, 0), (9, 1), (2**31 - 1, 1)):
         _, _, r, _, info = env.step_full(jax.random.PRNGKey(1), st, jnp.int32(a), p)
         assert bool(info["illegal_action"])
         if policy == "map":
             assert int(info["action_played"]) == played
         else:
-            assert bool(info["round_over"]) and float(r) == float(info["round_net"]) - 1.0
+            penalty = env.illegal_penalty
+            assert bool(info["round_over"]) and float(r) == float(info["round_net"]) - penalty

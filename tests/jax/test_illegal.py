@@ -17,10 +17,19 @@ from blackjack_env.engine import Rules, preset  # noqa: E402
 from blackjack_env.envs.vector import BlackjackVectorEnv  # noqa: E402
 from blackjack_env.jax import BlackjackJax  # noqa: E402
 from blackjack_env.jax.gym import BlackjackJaxEnv, BlackjackJaxVectorEnv  # noqa: E402
-from tests.jax.jax_helpers import PureTables, batched_step, jax_env, run_parity  # noqa: E402
+from tests.jax.jax_helpers import (  # noqa: E402
+    PARITY_TABLES,
+    PENALIZE,
+    PureTables,
+    batched_step,
+    run_parity,
+    table,
+)
 
 N_PARITY = 384
-PENALIZE: dict[str, dict[str, Any]] = {
+#: without bet steps (slow: the default run's penalised plays are those of
+#: test_penalize_parity_bets_and_bankroll, at its playing steps)
+PENALIZE_PLAY: dict[str, dict[str, Any]] = {
     # finite shoe, splits to 3 hands, early surrender at the pre-peek question and
     # insurance decisions: a penalised round is played out from every kind of decision
     "early-surrender-insurance": {
@@ -53,25 +62,25 @@ PENALIZE_SLOW: dict[str, dict[str, Any]] = {
 @pytest.mark.parametrize("name", list(PENALIZE_SLOW))
 def test_penalize_parity_more_rules(name: str) -> None:
     kwargs = PENALIZE_SLOW[name]
-    seen = run_parity(jax_env("penalize-" + name, **kwargs), kwargs, n=512, seed=9)
+    seen = run_parity(table(**kwargs), kwargs, n=512, seed=9)
     assert seen["ended"] == 512 and seen["illegal"] > 0
 
 
-@pytest.mark.parametrize("name", list(PENALIZE))
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(PENALIZE_PLAY))
 def test_penalize_parity(name: str) -> None:
-    kwargs = PENALIZE[name]
-    env = jax_env("penalize-" + name, **kwargs)
+    kwargs = PENALIZE_PLAY[name]
+    env = table(**kwargs)
     seen = run_parity(env, kwargs, n=N_PARITY, seed=5)
     assert seen["ended"] == N_PARITY
     assert seen["illegal"] > 20 and seen["split"] > 0 and seen["nonzero"] > 0
 
 
 #: bet steps and a bankroll of 8 base bets over 5 rounds: illegal bets and illegal plays,
-#: sessions that end broke, doubles / splits / insurance refused when not covered
+#: sessions that end broke, doubles / splits / insurance refused when not covered (the
+#: shared penalize table, two decks and three hands)
 PENALIZE_BETS: dict[str, Any] = {
-    "rules": Rules(decks=2, max_split_hands=3, surrender="early"), "obs_mode": "vector",
-    "bet_sizes": (1, 2, 4), "rounds_per_episode": 5, "bankroll": 8,
-    "insurance_decisions": True, "illegal_action": "penalize", "illegal_penalty": 0.5,
+    **PENALIZE, "rules": Rules(decks=2, max_split_hands=3, surrender="early"),
 }  # fmt: skip
 
 
@@ -79,9 +88,9 @@ def test_penalize_parity_bets_and_bankroll() -> None:
     """``"penalize"`` with BET steps and a bankroll against the numpy vector env, several
     rounds per episode: rewards, chips (``info["bankroll"]``), masks, observations,
     played actions and episode ends agree at every step."""
-    env = jax_env("penalize-bets", **PENALIZE_BETS)
-    seen = run_parity(env, PENALIZE_BETS, n=128, seed=0)
-    assert seen["ended"] == 128 and seen["split"] > 0 and seen["nonzero"] > 0
+    env = table(**PENALIZE_BETS)
+    seen = run_parity(env, PENALIZE_BETS, n=PARITY_TABLES, seed=0)
+    assert seen["ended"] == PARITY_TABLES and seen["split"] > 0 and seen["nonzero"] > 0
     assert seen["illegal_bet"] > 20 and seen["illegal"] - seen["illegal_bet"] > 20
     assert 0 < seen["truncated"] < seen["ended"]  # some sessions ended broke
 
@@ -93,11 +102,11 @@ def test_penalize_illegal_bet_places_the_mapped_bet() -> None:
     lose it, then with 3 chips bet 4 (illegal): 2 is bet, 19 against a dealer 6 8 who
     draws a ten and busts wins 2, the reward is 2 - 0.5 and the chips 5. (The JAX table
     once played STAND there, which bets the smallest size, and reported STAND.)"""
-    n = 128
+    n = PARITY_TABLES
     cards = ["TS 9D 6C TH  TC 9S 6H TD  TS 6D 9C 8H TD"] + [None] * (n - 1)
     ref = BlackjackVectorEnv(n, autoreset_mode="SameStep", **PENALIZE_BETS)
     ref.reset(seed=0, options={"cards": cards})
-    jx = PureTables(jax_env("penalize-bets", **PENALIZE_BETS), n)
+    jx = PureTables(table(**PENALIZE_BETS), n)
     jx.reset(seed=0, options={"cards": cards})
     bet = jx.env.config.n_play  # bet sizes 1, 2, 4: actions bet, bet + 1, bet + 2
     script = [(bet + 2, 0.0, 8.0 - 4), (0, -4.0, 4.0), (bet, 0.0, 4.0 - 1), (0, -1.0, 3.0)]
@@ -128,22 +137,27 @@ def test_penalize_with_several_seats_refused_alike() -> None:
 
 
 def test_penalize_reward_is_round_net_minus_penalty() -> None:
-    """An illegal first action ends the round: reward = the round's net - penalty (the
-    parity test's batch size, so nothing compiles again)."""
-    kwargs = PENALIZE["early-surrender-insurance"]
-    env = jax_env("penalize-early-surrender-insurance", **kwargs)
-    p = env.default_params
-    # 10 + 6 against a dealer 9 (hole 7): SPLIT is illegal; stand on 16, dealer 16 draws 5
-    st = env.stack(env.new_state(N_PARITY), "TS 9H 6D 7C 5S", table=0)
+    """An illegal play ends the round: reward = the round's net - penalty (the parity
+    test's tables, so nothing compiles again). Table 0 bets one base bet (10 + 6 against
+    a dealer 9, hole 7), then SPLITs, which is illegal: the 16 stands, and the dealer's
+    16 draws a 5."""
+    env = table(**PENALIZE_BETS)
+    n = PARITY_TABLES
+    p = env.stack_params([env.rules] * n)
+    st = env.stack(env.new_state(n, p), "TS 9H 6D 7C 5S", table=0, params=p)
     _, st = env.start_round(jax.random.PRNGKey(0), st, p)
-    assert not bool(env.action_mask(st)[0, 3])
-    action = jnp.zeros(N_PARITY, jnp.int32).at[0].set(3)
-    keys = jax.random.split(jax.random.PRNGKey(1), N_PARITY)
-    _, _, reward, done, info = batched_step(env)(keys, st, action, p)
-    assert bool(done[0]) and bool(info["illegal_action"][0])
+    bet = env.config.n_play  # (the first bet size: one base bet)
+    keys = jax.random.split(jax.random.PRNGKey(1), n)
+    _, st, _, _, info = batched_step(env)(keys, st, jnp.full(n, bet, jnp.int32), p)
+    assert not bool(info["illegal_action"][0]) and not bool(info["round_over"][0])
+    assert not bool(env.action_mask(st, p)[0, 3])
+    action = jnp.zeros(n, jnp.int32).at[0].set(3)
+    keys = jax.random.split(jax.random.PRNGKey(2), n)
+    _, _, reward, _, info = batched_step(env)(keys, st, action, p)
+    assert bool(info["round_over"][0]) and bool(info["illegal_action"][0])
     assert int(info["action_played"][0]) == 0
     assert float(info["round_net"][0]) == -1.0  # 16 stands, dealer 9 7 5 = 21
-    assert float(reward[0]) == pytest.approx(-1.5)
+    assert float(reward[0]) == pytest.approx(-1.0 - PENALIZE_BETS["illegal_penalty"])
 
 
 def test_raise_refused_by_pure_object() -> None:
@@ -165,13 +179,14 @@ def test_bad_policy_arguments(kwargs: dict[str, Any], match: str) -> None:
 
 def test_vector_adapter_raises_on_host_state_unchanged() -> None:
     """The numpy vector env's words for the same decision (hard 16 v 9, SPLIT, both
-    reset with these cards), and the state and key left as they were."""
-    opts = {"cards": ["TS 9H 6D 7C 5S"] + [None] * 7}
-    ref = BlackjackVectorEnv(8, rules="vegas-strip", illegal_action="raise")
+    reset with these cards), and the state and key left as they were. (16 sub-envs in the
+    default observation: make_vec's test's compiled functions.)"""
+    opts = {"cards": ["TS 9H 6D 7C 5S"] + [None] * 15}
+    ref = BlackjackVectorEnv(16, rules="vegas-strip", illegal_action="raise")
     ref.reset(seed=0, options=opts)
-    env = BlackjackJaxVectorEnv(8, rules="vegas-strip", illegal_action="raise")
+    env = BlackjackJaxVectorEnv(16, rules="vegas-strip", illegal_action="raise")
     env.reset(seed=3, options=opts)
-    actions = np.zeros(8, np.int64)  # (STAND is legal at every table)
+    actions = np.zeros(16, np.int64)  # (STAND is legal at every table)
     actions[0] = 3
     with pytest.raises(ValueError) as np_err:
         ref.step(actions)
@@ -184,7 +199,7 @@ def test_vector_adapter_raises_on_host_state_unchanged() -> None:
     for x, y in zip(jax.tree.leaves(before), jax.tree.leaves(after), strict=True):
         np.testing.assert_array_equal(x, y)
     # a legal step goes on
-    _, _, _, _, info = env.step(np.zeros(8, np.int64))
+    _, _, _, _, info = env.step(np.zeros(16, np.int64))
     assert not info["illegal_action"].any()
 
 

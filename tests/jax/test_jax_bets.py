@@ -22,19 +22,19 @@ from blackjack_env.jax.round import end_round, first_round, next_round  # noqa: 
 from blackjack_env.jax.seats import masks  # noqa: E402
 from blackjack_env.jax.state import new_state  # noqa: E402
 from tests.jax.jax_helpers import (  # noqa: E402
+    BANKROLL,
+    PARITY_TABLES,
     invariants,
-    jax_env,
     run_parity,
     scan_tables,
+    table,
     violations,
 )
 
 FAST: dict[str, dict[str, Any]] = {
-    # a bankroll of 8 base bets over 5 rounds: chips run short often
-    "bankroll": {
-        "rules": Rules(decks=2, max_split_hands=3), "obs_mode": "vector", "bet_sizes": (1, 2),
-        "rounds_per_episode": 5, "bankroll": 8, "insurance_decisions": True,
-    },
+    # a bankroll of 8 base bets over 5 rounds: chips run short often (the shared bankroll
+    # table: the "dict" observation, bet sizes 1, 2, 4; two decks, three hands)
+    "bankroll": {**BANKROLL, "rules": Rules(decks=2, max_split_hands=3)},
     # BlackjackCounting-v0's bets (episodes shortened to 4 rounds, so that the stacked
     # cards last); a 6:5 payout (exact chips)
     "counting-bets": {
@@ -75,7 +75,7 @@ SLOW: dict[str, dict[str, Any]] = {
 
 
 def _check(name: str, kwargs: dict[str, Any], n: int, seed: int) -> dict[str, int]:
-    env = jax_env(name, **kwargs)
+    env = table(**kwargs)
     seen = run_parity(env, kwargs, n=n, seed=seed, max_steps=120)
     assert seen["ended"] == n * env.seats
     if kwargs.get("rounds_per_episode", 1) > 1 and "bankroll" not in kwargs:
@@ -87,7 +87,7 @@ def _check(name: str, kwargs: dict[str, Any], n: int, seed: int) -> dict[str, in
     "name", [pytest.param(k, marks=[pytest.mark.slow] if k != "bankroll" else []) for k in FAST]
 )
 def test_bets_parity_fast(name: str) -> None:
-    seen = _check(name, FAST[name], n=128, seed=3)
+    seen = _check(name, FAST[name], n=PARITY_TABLES, seed=3)
     assert seen["illegal"] > 0 and seen["nonzero"] > 0 and seen["split"] > 0
     if "bankroll" in FAST[name]:  # some sessions ended broke, some ran their rounds
         assert 0 < seen["truncated"] < seen["ended"]
@@ -104,7 +104,7 @@ def test_bet_step_and_session_chips() -> None:
     """A BET step opens every round: only bet actions allowed by the table limits are
     legal, the reward of a round is its stake times its outcome, and the session's
     chips (``session``, in units of 1 / chip_den) are the sum of its rounds' rewards."""
-    env = jax_env("counting-bets", **FAST["counting-bets"])
+    env = table(**FAST["counting-bets"])
     p = env.default_params
     n = 256
     _, st = jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(jax.random.PRNGKey(1), n), p)
@@ -135,7 +135,7 @@ def test_bet_step_and_session_chips() -> None:
 
 
 def test_unlimited_rounds_never_end_an_episode() -> None:
-    env = jax_env("endless", rules="sutton-barto", obs_mode="vector", rounds_per_episode=None)
+    env = table(rules="sutton-barto", obs_mode="vector", rounds_per_episode=None)
     p = env.default_params
     _, st = env.reset(jax.random.PRNGKey(0), p)
     step = jax.jit(env.step)
@@ -152,15 +152,15 @@ def test_bankroll_chips_and_cards_conserved() -> None:
     (every card once in the shoe's row, the round's cards behind ``pos``), the chips off
     the table never negative, and at every round's end the chips equal the session's
     starting bankroll plus its rewards times the bet."""
-    env = jax_env("bankroll", **FAST["bankroll"])
-    cfg, p = env.config, env.default_params
-    units = 8 * p.chip_den
+    env = table(**FAST["bankroll"])
+    cfg = env.config
 
-    def start(key: Any) -> Any:
+    def start(key: Any, p: Any) -> Any:
         st = first_round(key, new_state(cfg, p), p, cfg)
         return st, masks(st, p, cfg)
 
-    def table_step(key: Any, st: Any, mask: Any) -> Any:
+    def table_step(key: Any, st: Any, mask: Any, p: Any) -> Any:
+        units = 8 * p.chip_den
         k_a, k_s, k_r = jax.random.split(key, 3)
         a = jnp.argmax(jnp.where(mask, jax.random.uniform(k_a, mask.shape), -1.0))
         st, reward, over, _, _ = table_round.step(k_s, st, a, p, cfg)
@@ -176,7 +176,7 @@ def test_bankroll_chips_and_cards_conserved() -> None:
         counts.update(_rounds=over, _broke=term)
         return st, masks(st, p, cfg), counts
 
-    seen = scan_tables(start, table_step, n=128, steps=300, seed=7)
+    seen = scan_tables(start, table_step, env.stack_params([env.rules] * 128), steps=300, seed=7)
     assert seen["_rounds"] > 5_000 and seen["_broke"] > 50, seen
     assert not any(violations(seen).values()), seen
 

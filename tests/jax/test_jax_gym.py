@@ -16,7 +16,7 @@ from blackjack_env.engine import Rules  # noqa: E402
 from blackjack_env.envs import view  # noqa: E402
 from blackjack_env.envs.vector import BlackjackVectorEnv  # noqa: E402
 from blackjack_env.jax.gym import BlackjackJaxVectorEnv  # noqa: E402
-from tests.jax.jax_helpers import run_parity  # noqa: E402
+from tests.jax.jax_helpers import SEATS, run_parity  # noqa: E402
 
 ID = "blackjack_env.jax:blackjack_env/BlackjackJax-v0"
 
@@ -58,9 +58,10 @@ def test_make_vec_gives_numpy_arrays_and_the_numpy_spaces() -> None:
 
 
 @pytest.mark.parametrize(
-    "obs_mode", ["vector", pytest.param("multidiscrete", marks=pytest.mark.slow)]
+    "obs_mode", ["features", pytest.param("multidiscrete", marks=pytest.mark.slow)]
 )
 def test_single_table_passes_check_env(obs_mode: str) -> None:
+    """The default observation (``"features"``: the shared default table's program)."""
     env = gym.make(ID, rules="vegas-strip", obs_mode=obs_mode, disable_env_checker=True)
     check_env(env.unwrapped, skip_render_check=True)
     obs, info = env.reset(seed=1)
@@ -89,11 +90,10 @@ def test_single_table_passes_check_env(obs_mode: str) -> None:
 
 # ----------------------------------------------------------------- several seats
 #: 3 learner seats per table: every action, a finite shoe, splits, the pre-peek question
-#: seat by seat (test_jax_seats' FAST configuration)
-SEATS3 = {
-    "rules": Rules(decks=2, surrender="early", resplit_aces=True),
-    "obs_mode": "vector", "insurance_decisions": True, "seats_per_table": 3,
-}  # fmt: skip
+#: seat by seat (the shared seats table, test_jax_seats')
+SEATS3 = SEATS
+#: tables of the seats adapters here (one compilation of the adapter's functions)
+N_SEATS = 16
 
 
 def test_vector_adapter_seats_parity() -> None:
@@ -102,7 +102,7 @@ def test_vector_adapter_seats_parity() -> None:
     the same actions give, every step and sub-env, the same observations, rewards,
     terminations, truncations, masks, ``info["active"]``, played actions, illegal flags,
     round nets, tables and seats."""
-    n = 24
+    n = N_SEATS
     env = gym.make_vec(ID, num_envs=3 * n, **SEATS3)
     assert isinstance(env, BlackjackJaxVectorEnv)
     ref = BlackjackVectorEnv(3 * n, **SEATS3)
@@ -141,13 +141,25 @@ def test_vector_adapter_parity_bets_bankroll(obs_mode: str) -> None:
 
 @pytest.fixture(scope="module")
 def strict_seats() -> BlackjackJaxVectorEnv:
-    """2 tables of 3 seats, ``illegal_action="raise"``."""
-    return BlackjackJaxVectorEnv(6, **{**SEATS3, "illegal_action": "raise"})
+    """16 tables of 3 seats, ``illegal_action="raise"`` (the parity test's tables: the
+    same compiled functions)."""
+    return BlackjackJaxVectorEnv(3 * N_SEATS, **{**SEATS3, "illegal_action": "raise"})
 
 
 #: table 0: seats 15, 17, 11 against a 7; table 1: seat 0 a natural (done), seat 1 a
-#: hard 16 (it acts first), seat 2 17
-STRICT_CARDS = ["TS 9H 6D 7C 5S 8D 5C 9S", None, None, "AS TH 9D 7C KS 6D 8C TD", None, None]
+#: hard 16 (it acts first; a 5 is its next card: the step that hits is scripted too,
+#: where the two envs' shoes would deal different cards), seat 2 17; the other tables
+#: random
+STRICT_CARDS = ["TS 9H 6D 7C 5S 8D 5C 9S", None, None, "AS TH 9D 7C KS 6D 8C TD 5H", None,
+                None, *[None] * (3 * N_SEATS - 6)]  # fmt: skip
+
+
+def _legal_elsewhere(actions: list[int], mask: np.ndarray) -> np.ndarray:
+    """``actions`` for the first two tables (sub-envs 0..5), each other sub-env its first
+    legal action."""
+    out = mask.argmax(axis=1)
+    out[: len(actions)] = actions
+    return out
 
 
 def _leaves(env: BlackjackJaxVectorEnv) -> list[np.ndarray]:
@@ -161,13 +173,15 @@ def test_vector_adapter_raise_names_the_seat_state_unchanged(
     raises the numpy env's words naming its sub-env (here table 1's seat 1, sub-env 4);
     the waiting seats' actions are ignored, never refused; nothing changes."""
     env = strict_seats
-    ref = BlackjackVectorEnv(6, **{**SEATS3, "illegal_action": "raise"})
+    ref = BlackjackVectorEnv(3 * N_SEATS, **{**SEATS3, "illegal_action": "raise"})
     opts = {"cards": STRICT_CARDS}
     _, info_np = ref.reset(seed=0, options=opts)
     _, info = env.reset(seed=0, options=opts)
-    np.testing.assert_array_equal(info["active"], [1, 0, 0, 0, 1, 0])
-    np.testing.assert_array_equal(info["active"], info_np["active"])
-    actions = np.array([0, 3, 4, 3, 3, 3])  # only sub-env 4's SPLIT (hard 16) is played
+    np.testing.assert_array_equal(info["active"][:6], [1, 0, 0, 0, 1, 0])
+    np.testing.assert_array_equal(info["active"][:6], info_np["active"][:6])
+    # only sub-env 4's SPLIT (hard 16) is played at the first two tables (the other
+    # tables play a legal action: their shoes differ from the numpy env's)
+    actions = _legal_elsewhere([0, 3, 4, 3, 3, 3], info["action_mask"])
     with pytest.raises(ValueError) as np_err:
         ref.step(actions)
     before = _leaves(env)
@@ -180,11 +194,13 @@ def test_vector_adapter_raise_names_the_seat_state_unchanged(
     # the waiting seats' actions, illegal for them if they acted, are ignored
     actions[4] = 1
     obs, r, te, _, info = env.step(actions)
-    obs_np, r_np, te_np, _, info_np = ref.step(actions)
-    np.testing.assert_allclose(obs, obs_np, atol=1e-6)
-    np.testing.assert_array_equal(r, r_np)
-    np.testing.assert_array_equal(te, te_np)
-    np.testing.assert_array_equal(info["active"], info_np["active"])
+    obs_np, r_np, te_np, _, info_np = ref.step(_legal_elsewhere(list(actions[:6]),
+                                                                info_np["action_mask"]))
+    six = slice(0, 6)  # (the scripted tables)
+    np.testing.assert_allclose(obs[six], obs_np[six], atol=1e-6)
+    np.testing.assert_array_equal(r[six], r_np[six])
+    np.testing.assert_array_equal(te[six], te_np[six])
+    np.testing.assert_array_equal(info["active"][six], info_np["active"][six])
     assert not info["illegal_action"].any()
     np.testing.assert_array_equal(info["action_played"], actions)
 
@@ -194,10 +210,11 @@ def test_vector_adapter_reset_mask_whole_tables(strict_seats: BlackjackJaxVector
     when refused); the masked table starts a new episode from the same shoe (the round
     in play is played out first), the other keeps its state."""
     env = strict_seats
-    ref = BlackjackVectorEnv(6, **SEATS3)
+    ref = BlackjackVectorEnv(3 * N_SEATS, **SEATS3)
     env.reset(seed=1, options={"cards": STRICT_CARDS})
     ref.reset(seed=1)
-    half = np.array([1, 0, 1, 0, 0, 0], bool)
+    half = np.zeros(3 * N_SEATS, bool)
+    half[[0, 2]] = True
     with pytest.raises(ValueError) as np_err:
         ref.reset(options={"reset_mask": half})
     before = _leaves(env)
@@ -210,20 +227,23 @@ def test_vector_adapter_reset_mask_whole_tables(strict_seats: BlackjackJaxVector
         np.testing.assert_array_equal(x, y)
     st0 = jax.tree.map(np.asarray, env.state)
     # table 1 (a round in play: seat 1 to act) is reset without a seed, with new cards
-    mask = np.array([0, 0, 0, 1, 1, 1], bool)
-    cards = [None, None, None, "TC 8H 9S 5D 5H 2C 7H QD", None, None]
+    mask = np.zeros(3 * N_SEATS, bool)
+    mask[3:6] = True
+    cards: list[str | None] = [None] * (3 * N_SEATS)
+    cards[3] = "TC 8H 9S 5D 5H 2C 7H QD"
     obs, info = env.reset(options={"reset_mask": mask, "cards": cards})
     st1 = jax.tree.map(np.asarray, env.state)
-    for name, a in st0._asdict().items():  # table 0 untouched
-        np.testing.assert_array_equal(getattr(st1, name)[0], a[0], err_msg=name)
+    others = np.arange(N_SEATS) != 1
+    for name, a in st0._asdict().items():  # the other tables untouched
+        np.testing.assert_array_equal(getattr(st1, name)[others], a[others], err_msg=name)
     assert st1.rounds[1] == st0.rounds[1] + 1  # the same shoe: its next round
     assert int(st1.dealt[1]) > int(st0.dealt[1])  # (no reshuffle: the cards went on)
-    np.testing.assert_array_equal(info["active"], [1, 0, 0, 1, 0, 0])
-    np.testing.assert_array_equal(info["table"], [0, 0, 0, 1, 1, 1])
-    np.testing.assert_array_equal(info["seat"], [0, 1, 2, 0, 1, 2])
+    np.testing.assert_array_equal(info["active"][:6], [1, 0, 0, 1, 0, 0])
+    np.testing.assert_array_equal(info["table"], np.arange(3 * N_SEATS) // 3)
+    np.testing.assert_array_equal(info["seat"], np.arange(3 * N_SEATS) % 3)
     # table 1 was dealt the stacked cards, as the numpy env deals them (the shoes differ:
     # the count fields are not compared)
     ref_obs, _ = ref.reset(options={"reset_mask": mask, "cards": cards})
     cols = np.setdiff1d(np.arange(view.VECTOR_SIZE), [view.VEC_TRUE_COUNT, view.VEC_SHOE])
-    np.testing.assert_allclose(obs[3:, cols], ref_obs[3:, cols], atol=1e-6)
+    np.testing.assert_allclose(obs[3:6, cols], ref_obs[3:6, cols], atol=1e-6)
     assert obs[3, view.VEC_TOTAL] == pytest.approx(15 / view.MAX_TOTAL)  # T 5 against a 5

@@ -15,8 +15,11 @@ jax = pytest.importorskip("jax")
 
 from blackjack_env.engine import Rules, preset  # noqa: E402
 from blackjack_env.envs import view  # noqa: E402
-from tests.jax.jax_helpers import jax_env, run_parity  # noqa: E402
+from tests.jax.jax_helpers import BANKROLL, run_parity, table  # noqa: E402
 
+#: slow: the default run's dict parity is test_jax_bets.py's (bet steps, a bankroll,
+#: several rounds, on the shared bankroll table), its tuple parity the random rule sets'
+#: of test_adapter_parity.py
 FAST: dict[str, dict[str, Any]] = {
     # BlackjackCounting-v0's game in the dict mode (episodes of 3 rounds: stacked cards)
     "dict-counting": {
@@ -41,10 +44,10 @@ SLOW: dict[str, dict[str, Any]] = {
 
 @pytest.mark.parametrize(
     "name",
-    [pytest.param(k, marks=[pytest.mark.slow] if k != "dict-counting" else []) for k in FAST],
+    [pytest.param(k, marks=[pytest.mark.slow]) for k in FAST],
 )
 def test_obs_modes_parity_fast(name: str) -> None:
-    env = jax_env(name, **FAST[name])
+    env = table(**FAST[name])
     seen = run_parity(env, FAST[name], n=96, seed=21, max_steps=120)
     assert seen["ended"] == 96 and seen["nonzero"] > 0
 
@@ -52,16 +55,22 @@ def test_obs_modes_parity_fast(name: str) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(SLOW))
 def test_obs_modes_parity(name: str) -> None:
-    env = jax_env(name, **SLOW[name])
+    env = table(**SLOW[name])
     seen = run_parity(env, SLOW[name], n=96, seed=23, max_steps=120)
     assert seen["ended"] == 96 * env.seats
 
 
 def test_dict_fields_and_space() -> None:
     """The dict observation has the view's keys; a fresh one-deck shoe's unseen cards
-    are the deck less the cards the learner sees; every field lies in its space."""
-    env = jax_env("dict-one-deck", rules=Rules(decks=1), obs_mode="dict")
-    obs, _st = env.reset(jax.random.PRNGKey(4), env.default_params)
+    are the deck less the cards the learner sees (on the shared bankroll table: after
+    the round's BET step, which deals it); every field lies in its space."""
+    env = table(**{**BANKROLL, "rules": Rules(decks=1)})
+    p = env.default_params
+    obs, st = env.reset(jax.random.PRNGKey(4), p)
+    assert int(np.asarray(obs["unseen_cards"]).sum()) == 52  # (nothing dealt before the bet)
+    bet = env.config.n_play
+    obs, _st, _, _, _ = env.step(jax.random.PRNGKey(5), st, bet, p)
+    assert int(np.asarray(obs["hand_cards"]).sum()) >= 2
     assert sorted(obs) == sorted(view.DICT_KEYS)  # (jit returns a dict sorted by key)
     seen = np.asarray(obs["hand_cards"]) + np.asarray(obs["dealer_cards"])
     assert int(np.asarray(obs["unseen_cards"]).sum()) == 52 - int(seen.sum())

@@ -1,7 +1,8 @@
 """The JAX table against the numpy batched env (and through it ``engine.Table``, which
 ``tests/envs/test_vector_parity.py`` ties to the numpy tables): the same stacked cards
 and the same actions (illegal ones too) give identical observations, masks, rewards,
-played actions and episode ends, table by table, for every rule set below."""
+played actions and episode ends, table by table, for every rule set below (the rule sets
+of a shape in one run of its shared table: tests/jax/jax_helpers.py)."""
 
 from __future__ import annotations
 
@@ -12,21 +13,22 @@ import pytest
 pytest.importorskip("jax")
 
 from blackjack_env.engine import Rules, preset
-from tests.jax.jax_helpers import jax_env, run_parity
+from tests.jax.jax_helpers import FEATURES, INFINITE, PARITY_TABLES, run_parity, table
 
-#: name -> (BlackjackJax / numpy env keyword arguments)
-FAST: dict[str, dict[str, Any]] = {
-    "vegas-strip": {"rules": "vegas-strip", "obs_mode": "vector"},
-    "vegas-infinite-insurance": {
-        "rules": preset("vegas-strip", decks=None),
-        "obs_mode": "vector",
-        "insurance_decisions": True,
-    },
-    "early-surrender-rsa-multidiscrete": {
-        "rules": Rules(decks=2, surrender="early", resplit_aces=True, max_split_hands=3),
-        "obs_mode": "multidiscrete",
-    },
-}
+#: finite shoes on the shared default table ("features"), in one parity run (one program, each table
+#: under its own rule set): 6 and 1 decks, early surrender with resplit aces to 3 hands,
+#: no hole card with 3 hands, 6:5
+FINITE: list[Any] = [
+    "vegas-strip",
+    Rules(decks=2, surrender="early", resplit_aces=True, max_split_hands=3),
+    "single-deck-6to5",
+    "european-no-hole-card",
+]
+#: infinite decks on the shared infinite table ("multidiscrete", the insurance question)
+INFINITE_RULES: list[Any] = [
+    preset("vegas-strip", decks=None),
+    preset("atlantic-city", decks=None, surrender="early", dealer_hits_soft_17=True),
+]
 SLOW: dict[str, dict[str, Any]] = {
     name: {"rules": name, "obs_mode": "vector"}
     for name in (
@@ -65,15 +67,23 @@ SLOW["no-peek-late-surrender-paid-at-deal"] = {
 
 
 def _check(name: str, kwargs: dict[str, Any], n: int, seed: int) -> dict[str, int]:
-    env = jax_env(name, **kwargs)
-    seen = run_parity(env, kwargs, n=n, seed=seed)
+    seen = run_parity(table(**kwargs), kwargs, n=n, seed=seed)
     assert seen["ended"] == n
     return seen
 
 
-@pytest.mark.parametrize("name", list(FAST))
-def test_parity_fast(name: str) -> None:
-    seen = _check(name, FAST[name], n=256, seed=7)
+@pytest.mark.parametrize(
+    ("shared", "rules"),
+    [(FEATURES, FINITE), (INFINITE, INFINITE_RULES)],
+    ids=["finite", "infinite"],
+)
+def test_parity_fast(shared: dict[str, Any], rules: list[Any]) -> None:
+    """Every rule set of the list against its own numpy env, in one run of the shared
+    table (:data:`~tests.jax.jax_helpers.PARITY_TABLES` tables)."""
+    kwargs = [{**shared, "rules": r} for r in rules]
+    n = PARITY_TABLES // len(rules)
+    seen = run_parity(table(**kwargs[0]), kwargs, n=n, seed=7)
+    assert seen["ended"] == PARITY_TABLES
     assert seen["split"] > 0 and seen["illegal"] > 0 and seen["nonzero"] > 0
 
 

@@ -19,20 +19,23 @@ from blackjack_env.jax.round import start_round, step  # noqa: E402
 from blackjack_env.jax.seats import masks  # noqa: E402
 from blackjack_env.jax.state import State, new_state  # noqa: E402
 from tests.jax.jax_helpers import (  # noqa: E402
+    FEATURES,
+    PARITY_TABLES,
+    SEATS,
     invariants,
-    jax_env,
     run_parity,
     scan_tables,
+    table,
     violations,
 )
 
-FAST: dict[str, dict[str, Any]] = {
-    # every action, a finite shoe, splits to 4 hands, the pre-peek question seat by seat
-    "vegas-3-insurance": {
-        "rules": Rules(decks=2, surrender="early", resplit_aces=True),
-        "obs_mode": "vector", "insurance_decisions": True, "seats_per_table": 3,
-    },
-}  # fmt: skip
+#: every action, a finite shoe, splits to 4 hands, the pre-peek question seat by seat
+#: (the shared seats table), under two rule sets in one run
+FAST: list[dict[str, Any]] = [
+    SEATS,
+    {**SEATS, "rules": Rules(decks=2, surrender="early", resplit_aces=True,
+                             dealer_hits_soft_17=True, blackjack_payout="6:5")},
+]  # fmt: skip
 SLOW: dict[str, dict[str, Any]] = {
     "vegas-strip-2": {"rules": "vegas-strip", "obs_mode": "vector", "seats_per_table": 2},
     "infinite-7-multidiscrete": {
@@ -66,16 +69,17 @@ SLOW: dict[str, dict[str, Any]] = {
 
 
 def _check(name: str, kwargs: dict[str, Any], n: int, seed: int) -> dict[str, int]:
-    env = jax_env(name, **kwargs)
+    env = table(**kwargs)
     seats = kwargs["seats_per_table"]
     seen = run_parity(env, kwargs, n=n, seed=seed)
     assert seen["ended"] == n * seats
     return seen
 
 
-@pytest.mark.parametrize("name", list(FAST))
-def test_seats_parity_fast(name: str) -> None:
-    seen = _check(name, FAST[name], n=64, seed=5)
+def test_seats_parity_fast() -> None:
+    n = PARITY_TABLES // len(FAST)
+    seen = run_parity(table(**SEATS), FAST, n=n, seed=5)
+    assert seen["ended"] == PARITY_TABLES * 3
     assert seen["split"] > 0 and seen["illegal"] > 0 and seen["nonzero"] > 0
 
 
@@ -90,13 +94,13 @@ def play_random(env: Any, n: int, steps: int, seed: int) -> dict[str, int]:
     """``n`` tables, ``steps`` random legal steps through ``step``: invariant
     violations after each (:func:`invariants`), the rounds played, and the chips: the
     rewards of every seat equal its hands' and insurance nets of the ended rounds."""
-    cfg, p = env.config, env.default_params
+    cfg = env.config
 
-    def start(key: Any) -> Any:
+    def start(key: Any, p: Any) -> Any:
         st = start_round(key, new_state(cfg, p), p, cfg)
         return st, masks(st, p, cfg)
 
-    def table_step(key: Any, st: State, mask: Any) -> Any:
+    def table_step(key: Any, st: State, mask: Any, p: Any) -> Any:
         k_a, k_s, k_r = jax.random.split(key, 3)
         a = jnp.argmax(jnp.where(mask, jax.random.uniform(k_a, mask.shape), -1.0), axis=-1)
         st, reward, over, _, _ = step(k_s, st, a, p, cfg)
@@ -110,24 +114,24 @@ def play_random(env: Any, n: int, steps: int, seed: int) -> dict[str, int]:
         counts["_rounds"] = over
         return st, masks(st, p, cfg), counts
 
-    return scan_tables(start, table_step, n, steps, seed)
+    return scan_tables(start, table_step, env.stack_params([env.rules] * n), steps, seed)
 
 
 def test_seats_conserve_cards_and_chips() -> None:
-    env = jax_env("vegas-3-insurance", **FAST["vegas-3-insurance"])
+    env = table(**SEATS)
     seen = play_random(env, n=64, steps=200, seed=2)
     assert seen["_rounds"] > 1000, seen
     assert not any(violations(seen).values()), seen
 
 
 def test_one_seat_state_has_no_seat_axis_and_seats_do() -> None:
-    one = jax_env("one", rules="vegas-strip", obs_mode="vector")
-    three = jax_env("vegas-3-insurance", **FAST["vegas-3-insurance"])
+    one = table(**FEATURES)
+    three = table(**SEATS)
     assert one.new_state().hard.shape == (4,) and one.new_state().phase.shape == ()
     st = three.new_state()
-    assert st.hard.shape == (3, 4) and st.phase.shape == (3,) and st.shoe.shape == (104,)
+    assert st.hard.shape == (3, 4) and st.phase.shape == (3,) and st.shoe.shape == (312,)
     obs, st = three.reset(jax.random.PRNGKey(0), three.default_params)
     assert obs.shape == (3, 17) and three.observation_space().shape == (3, 17)
     assert int(np.asarray(three.active(st)).sum()) == 1
     with pytest.raises(ValueError, match="seats_per_table=9 must be an int from 1 to 7"):
-        jax_env("bad-seats", seats_per_table=9)
+        table(seats_per_table=9)

@@ -18,12 +18,12 @@ import jax.numpy as jnp  # noqa: E402
 from blackjack_env.agents.jax_ppo import JaxPPOConfig  # noqa: E402
 from blackjack_env.agents.jax_seats import ActingSeatEnv, train_table  # noqa: E402
 from blackjack_env.jax.seats import acting  # noqa: E402
-from tests.jax.jax_helpers import jax_env  # noqa: E402
+from tests.jax.jax_helpers import table as shared_table  # noqa: E402
 
 
 @pytest.mark.slow
 def test_acting_seat_stream_plays_the_acting_seat() -> None:
-    table = jax_env("ppo-3", rules="vegas-strip", decks=None, seats_per_table=3)
+    table = shared_table(rules="vegas-strip", decks=None, seats_per_table=3)
     env = ActingSeatEnv(table)
     p = env.default_params
     obs, st = env.reset(jax.random.PRNGKey(0), p)

@@ -1,12 +1,12 @@
-"""The JAX table's invariants and statistics: cards and chips conserved over random legal
-play (finite shoes through cut-card reshuffles and mid-round refills), a uniform shuffle
-(chi-square per position), determinism, the mean return of random legal play against the
-numpy batched env's (99% interval), the gymnax wrappers, and clear errors."""
+"""The JAX table's invariants: cards and chips conserved over random legal play (finite
+shoes through cut-card reshuffles and mid-round refills, each table under its own rules in
+one program), a uniform shuffle (chi-square per position), determinism, the state's field
+names, the play-out of a round, and clear errors. (The mean return of random legal and of
+basic-strategy play against the numpy batched env's is ``test_stats.py``'s; the gymnax
+wrappers are ``test_gymnax.py``'s.)"""
 
 from __future__ import annotations
 
-import math
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -15,7 +15,7 @@ import pytest
 jax = pytest.importorskip("jax")
 import jax.numpy as jnp  # noqa: E402
 
-from blackjack_env.engine import Rules  # noqa: E402
+from blackjack_env.engine import Rules, preset  # noqa: E402
 from blackjack_env.envs.codes import BatchPhase  # noqa: E402
 from blackjack_env.jax import BlackjackJax  # noqa: E402
 from blackjack_env.jax import round as table_round  # noqa: E402
@@ -24,23 +24,31 @@ from blackjack_env.jax.round import play_out, start_round  # noqa: E402
 from blackjack_env.jax.settlement import round_net  # noqa: E402
 from blackjack_env.jax.shoe import draw, rng  # noqa: E402
 from blackjack_env.jax.state import State, new_state  # noqa: E402
-from tests.envs.vector_helpers import assert_means_agree, random_legal_returns_vector  # noqa: E402
-from tests.jax.jax_helpers import invariants, jax_env, scan_tables, violations  # noqa: E402
+from tests.jax.jax_helpers import (  # noqa: E402
+    FEATURES,
+    SEATS,
+    invariants,
+    rollout,
+    scan_tables,
+    table,
+    violations,
+)
 
 
 # ----------------------------------------------------------------- conservation
-def _play(env: BlackjackJax, n: int, steps: int, seed: int) -> dict[str, int]:
-    """``n`` tables, ``steps`` random legal steps through ``table_round.step`` and
-    ``start_round``: invariant violations after each (:func:`invariants`), the
-    reward against the round's net from the hands and the insurance, and the rounds,
-    reshuffles and mid-round refills seen."""
-    cfg, p = env.config, env.default_params
+def _play(env: BlackjackJax, rules: list[Any], steps: int, seed: int) -> dict[str, int]:
+    """One table per entry of ``rules`` (each under its own rule set, stacked params: one
+    program), ``steps`` random legal steps through ``table_round.step`` and
+    ``start_round``: invariant violations after each (:func:`invariants`), the reward
+    against the round's net from the hands and the insurance, and the rounds, reshuffles
+    and mid-round refills seen (``_shuffles_1``, ``_refills_1``: those of one-deck shoes)."""
+    cfg = env.config
 
-    def start(key: Any) -> Any:
+    def start(key: Any, p: Any) -> Any:
         st = start_round(key, new_state(cfg, p), p, cfg)
         return st, legal_mask(st, p, cfg)
 
-    def table_step(key: Any, st: State, mask: Any) -> Any:
+    def table_step(key: Any, st: State, mask: Any, p: Any) -> Any:
         k_a, k_s, k_r = jax.random.split(key, 3)
         a = jnp.argmax(jnp.where(mask, jax.random.uniform(k_a, mask.shape), -1.0))
         left = st.left
@@ -53,43 +61,40 @@ def _play(env: BlackjackJax, n: int, steps: int, seed: int) -> dict[str, int]:
         st = start_round(k_r, st, p, cfg, over)
         after = invariants(env, st, p)
         counts = {k: v + after.get(k, 0) for k, v in bad.items()}
-        counts.update(_rounds=over, _shuffles=st.reshuffled & over, _refills=refill)
+        one_deck = p.shoe_cards == 52
+        shuffled = st.reshuffled & over
+        counts.update(_rounds=over, _shuffles=shuffled, _refills=refill,
+                      _shuffles_1=shuffled & one_deck, _refills_1=refill & one_deck)  # fmt: skip
         return st, legal_mask(st, p, cfg), counts
 
-    return scan_tables(start, table_step, n, steps, seed)
+    return scan_tables(start, table_step, env.stack_params(rules), steps, seed)
 
 
-CONSERVE = {
-    "vegas-strip": {"rules": "vegas-strip", "obs_mode": "vector"},
-    # one deck dealt to the end: rounds run the shoe dry and take the discards back
-    "one-deck-dry": {
-        "rules": Rules(
-            decks=1, penetration=None, max_split_hands=4, resplit_aces=True, surrender="early"
-        ),
-        "obs_mode": "vector",
-        "insurance_decisions": True,
-    },
-}
+#: the conservation scan's table (the insurance chips are conserved in test_jax_seats.py's
+#: and test_jax_bets.py's scans, where the question is asked)
+CONSERVE = FEATURES
+#: one deck dealt almost to the end (the cut card never comes out: a reshuffle only when
+#: the shoe runs dry mid-round, and the discards come back), splits to 4 hands, resplit
+#: aces, early surrender
+ONE_DECK_DRY = Rules(decks=1, penetration=0.98, max_split_hands=4, resplit_aces=True,
+                     surrender="early")  # fmt: skip
 
 
-@pytest.mark.parametrize("name", list(CONSERVE))
-def test_cards_and_chips_conserved(name: str) -> None:
-    kwargs = dict(CONSERVE[name])
-    if name == "one-deck-dry":  # the cut card never comes out: a reshuffle only when dry
-        kwargs["rules"] = kwargs["rules"].replace(penetration=0.98)
-    env = jax_env("conserve-" + name, **kwargs)
-    seen = _play(env, n=128, steps=300, seed=3)
-    assert seen["_rounds"] > 8_000
-    assert seen["_shuffles"] > 0
-    if name == "one-deck-dry":
-        assert seen["_refills"] > 0
+def test_cards_and_chips_conserved() -> None:
+    """128 vegas-strip tables (6 decks, cut-card reshuffles) and 128 one-deck tables run
+    dry, in one batch (one program, each table under its own rules)."""
+    env = table(**CONSERVE)
+    seen = _play(env, [preset("vegas-strip")] * 128 + [ONE_DECK_DRY] * 128, steps=300, seed=3)
+    assert seen["_rounds"] > 16_000
+    assert seen["_shuffles"] > seen["_shuffles_1"] > 0  # both shoes reshuffle
+    assert seen["_refills_1"] > 0 and seen["_refills"] == seen["_refills_1"]
     assert not any(violations(seen).values()), seen
 
 
 @pytest.mark.slow
 def test_conserved_over_a_million_steps() -> None:
-    env = jax_env("vegas-strip", rules="vegas-strip", obs_mode="vector")
-    seen = _play(env, n=4096, steps=300, seed=5)  # 1.2M table-steps
+    env = table(**CONSERVE)
+    seen = _play(env, [preset("vegas-strip")] * 4096, steps=300, seed=5)  # 1.2M table-steps
     assert not any(violations(seen).values()), seen
 
 
@@ -97,8 +102,7 @@ def test_conserved_over_a_million_steps() -> None:
 def test_mid_round_refill_keeps_every_card() -> None:
     """A one-deck shoe whose cut card never comes out runs dry mid-round: the discards
     come back (no card duplicated or lost, by the invariants above), and play goes on."""
-    rules = Rules(decks=1, penetration=0.98)
-    env = BlackjackJax(rules=rules, obs_mode="vector")
+    env = table(rules=Rules(decks=1, penetration=0.98), obs_mode="vector")
     cfg, p = env.config, env.default_params
     st = start_round(jax.random.PRNGKey(0), new_state(cfg, p), p, cfg)
     refills = 0
@@ -121,7 +125,7 @@ def test_shuffle_is_uniform_chi_square() -> None:
     """The first 8 cards dealt from fresh one-deck shoes: each position's rank counts
     against 4/52 per rank (chi-square, 12 degrees of freedom, each position at the
     0.9999 quantile, so the 8 tests together fail a fair shoe with probability < 0.1%)."""
-    env = BlackjackJax(rules=Rules(decks=1), obs_mode="vector")
+    env = table(rules=Rules(decks=1), obs_mode="vector")  # (one deck in the shared shoe)
     cfg, p = env.config, env.default_params
     n, k = 20_000, 8
 
@@ -152,31 +156,13 @@ def test_shuffle_is_uniform_chi_square() -> None:
 
 # ----------------------------------------------------------------- determinism
 def test_same_key_same_trajectory() -> None:
-    env = jax_env("vegas-strip", rules="vegas-strip", obs_mode="vector")
-    params = env.default_params
-    n, steps = 64, 40
-
-    @jax.jit
-    def rollout(key: Any) -> Any:
-        k0, k1 = jax.random.split(key)
-        _obs, st = jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(k0, n), params)
-        mask = env.action_mask(st, params)
-
-        def body(carry: Any, k: Any) -> Any:
-            st, mask = carry
-            ka, ks = jax.random.split(k)
-            a = jnp.argmax(jnp.where(mask, jax.random.uniform(ka, mask.shape), -1.0), axis=1)
-            obs, st, r, d, info = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
-                jax.random.split(ks, n), st, a, params
-            )
-            return (st, info["action_mask"]), (obs, r, d)
-
-        _, out = jax.lax.scan(body, (st, mask), jax.random.split(k1, steps))
-        return out
-
-    a = rollout(jax.random.PRNGKey(9))
-    b = rollout(jax.random.PRNGKey(9))
-    c = rollout(jax.random.PRNGKey(10))
+    """The shared rollout (2,048 tables, 64 steps, random legal play; test_stats.py's
+    program): the same key gives the same observations, rewards, ends and illegal flags,
+    bit for bit; another key other ones."""
+    run = rollout(table(**FEATURES), 2048, 64)
+    a = run(jax.random.PRNGKey(9), False)
+    b = run(jax.random.PRNGKey(9), False)
+    c = run(jax.random.PRNGKey(10), False)
     for x, y in zip(a, b, strict=True):
         np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
     assert not np.array_equal(np.asarray(a[0]), np.asarray(c[0]))
@@ -184,92 +170,9 @@ def test_same_key_same_trajectory() -> None:
     # draws are integer hashes and float32 products: no backend-dependent arithmetic)
     if jax.default_backend() != "cpu":
         with jax.default_device(jax.devices("cpu")[0]):
-            d = jax.jit(rollout.__wrapped__)(jax.random.PRNGKey(9))
+            d = jax.jit(run.__wrapped__)(jax.random.PRNGKey(9), False)
         for x, y in zip(a, d, strict=True):
             np.testing.assert_allclose(np.asarray(x), np.asarray(y), atol=1e-6)
-
-
-# ----------------------------------------------------------------- statistics
-def _jax_random_returns(env: BlackjackJax, episodes: int, seed: int) -> np.ndarray:
-    """Returns of ended episodes under uniformly random legal play (argmax of uniform
-    noise times the mask, as the numpy helper), from 1024 JAX tables."""
-    params = env.default_params
-    n = 1024
-    steps = max(8, 3 * episodes // n)
-
-    @partial(jax.jit, static_argnums=1)
-    def rollout(key: Any, steps: int) -> Any:
-        k0, k1 = jax.random.split(key)
-        _, st = jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(k0, n), params)
-        mask = env.action_mask(st, params)
-
-        def body(carry: Any, k: Any) -> Any:
-            st, mask = carry
-            ka, ks = jax.random.split(k)
-            a = jnp.argmax(jax.random.uniform(ka, mask.shape) * mask, axis=1)
-            _, st, r, d, info = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
-                jax.random.split(ks, n), st, a, params
-            )
-            return (st, info["action_mask"]), (r, d)
-
-        _, (r, d) = jax.lax.scan(body, (st, mask), jax.random.split(k1, steps))
-        return r, d
-
-    r, d = (np.asarray(x) for x in rollout(jax.random.PRNGKey(seed), steps))
-    # an episode's return is its last step's reward (every other step gives 0)
-    returns = r[d]
-    assert returns.size >= episodes
-    return returns[:episodes]
-
-
-@pytest.mark.parametrize(
-    "name, kwargs",
-    [
-        ("vegas-strip", {"rules": "vegas-strip", "obs_mode": "vector"}),
-        pytest.param(
-            "sutton-barto",
-            {"rules": "sutton-barto", "obs_mode": "vector"},
-            marks=pytest.mark.slow,
-        ),
-    ],
-)
-def test_random_play_mean_return_matches_numpy(name: str, kwargs: dict[str, Any]) -> None:
-    """Random legal play: the JAX table's mean return and the numpy batched env's agree
-    within the 99% interval of their difference (40,000 episodes each)."""
-    env = jax_env(name, **kwargs)
-    jx = _jax_random_returns(env, 40_000, seed=1)
-    ref = random_legal_returns_vector(kwargs, 40_000, seed=2)
-    assert_means_agree(jx, ref, what=name)
-    assert math.isfinite(float(jx.mean()))
-
-
-# ----------------------------------------------------------------- gymnax
-def test_gymnax_wrappers_drive_the_env() -> None:
-    """gymnax's own LogWrapper over FlattenObservationWrapper (gymnax 1.0's six-value
-    step, through ``env.gymnax_v1()``), vmapped and jitted: episode returns are logged."""
-    wrappers = pytest.importorskip("gymnax.wrappers")
-    env = jax_env("vegas-strip", rules="vegas-strip", obs_mode="vector")
-    wrapped = wrappers.LogWrapper(wrappers.FlattenObservationWrapper(env.gymnax_v1()))
-    params = env.default_params
-    assert wrapped.observation_space(params).shape == (17,)
-    assert wrapped.action_space(params).n == env.num_actions == 5
-    n = 32
-    obs, st = jax.vmap(wrapped.reset, in_axes=(0, None))(
-        jax.random.split(jax.random.PRNGKey(0), n), params
-    )
-    assert obs.shape == (n, 17)
-    step = jax.jit(jax.vmap(wrapped.step, in_axes=(0, 0, 0, None)))
-    ended = 0
-    key = jax.random.PRNGKey(1)
-    for _ in range(20):
-        key, k = jax.random.split(key)
-        obs, st, r, te, _tr, info = step(jax.random.split(k, n), st, jnp.ones(n, jnp.int32), params)
-        done = np.asarray(te)
-        ended += int(done.sum())
-        np.testing.assert_allclose(
-            np.asarray(info["returned_episode_returns"])[done], np.asarray(r)[done]
-        )
-    assert ended > n
 
 
 def test_bad_arguments_raise_one_clear_error() -> None:
@@ -283,7 +186,7 @@ def test_bad_arguments_raise_one_clear_error() -> None:
 
 # ----------------------------------------------------------------- state and play-out
 def test_state_fields_by_their_names() -> None:
-    env = jax_env("vegas-strip", rules="vegas-strip", obs_mode="vector")
+    env = table(**FEATURES)
     st = env.stack(env.new_state(), "TS 9H 6D 7C")  # learner T 6, dealer 9 up, 7 hole
     _, st = env.start_round(jax.random.PRNGKey(0), st)
     assert int(st.first_rank[0]) == 9 and int(st.second_rank[0]) == 5  # ten, six
@@ -295,20 +198,20 @@ def test_state_fields_by_their_names() -> None:
 
 
 def test_play_out_stands_every_seat_and_settles_the_round() -> None:
-    """Two seats, stacked: seat 0 T+6, seat 1 5+7, dealer 9 up and 8 in the hole (17,
-    stands). The play-out stands both seats' hands: each loses one base bet; where
-    ``on`` is false nothing changes."""
-    env = jax_env("seats-2", rules="vegas-strip", seats_per_table=2, obs_mode="vector")
+    """Three seats (the shared seats table), stacked: seat 0 T+6, seat 1 5+7, seat 2 4+Q,
+    dealer 9 up and 8 in the hole (17, stands). The play-out stands every seat's hand:
+    each loses one base bet; where ``on`` is false nothing changes."""
+    env = table(**SEATS)
     cfg, p = env.config, env.default_params
-    st = env.stack(env.new_state(), "TS 5H 9D 6C 7H 8D")
+    st = env.stack(env.new_state(), "TS 5H 4C 9D 6C 7H QD 8D")
     _, st = env.start_round(jax.random.PRNGKey(0), st)
-    # vegas-strip, a nine up: no insurance question; both seats have a hand to play
-    assert np.asarray(st.phase).tolist() == [int(BatchPhase.DECIDE)] * 2
+    # a nine up: no insurance or early-surrender question; every seat has a hand to play
+    assert np.asarray(st.phase).tolist() == [int(BatchPhase.DECIDE)] * 3
     out = jax.jit(lambda s, on: play_out(jax.random.PRNGKey(1), s, p, cfg, on))
     done = out(st, jnp.asarray(True))
-    assert np.asarray(done.phase).tolist() == [int(BatchPhase.OVER)] * 2
+    assert np.asarray(done.phase).tolist() == [int(BatchPhase.OVER)] * 3
     assert np.asarray(done.done[:, 0]).all() and np.asarray(done.settled[:, 0]).all()
-    np.testing.assert_array_equal(np.asarray(round_net(done, p, cfg)), [-1.0, -1.0])
+    np.testing.assert_array_equal(np.asarray(round_net(done, p, cfg)), [-1.0, -1.0, -1.0])
     assert int(done.dealer_hard) == 17 and int(done.dealer_ncards) == 2
     kept = out(st, jnp.asarray(False))
     for a, b in zip(kept, st, strict=True):

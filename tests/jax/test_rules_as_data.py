@@ -20,12 +20,13 @@ from blackjack_env.envs.tables import RuleTables  # noqa: E402
 from blackjack_env.jax import BlackjackJax, program, tables  # noqa: E402
 from blackjack_env.jax.tables import CONVERTED, NOT_READ, Params, RuleBank  # noqa: E402
 
-#: a vegas-strip-shaped space: one learner seat, finite shoes of 1 to 8 decks, five
-#: actions, every rule that does not change a shape varied
+#: a vegas-strip-shaped space: one learner seat, finite shoes of 1 to 6 decks, five
+#: actions, every rule that does not change a shape varied (its tables are the shared
+#: default table's shape: one program with every test of that table)
 MIXED = RuleSpace(
     preset("vegas-strip", insurance=False),
     (
-        ("decks", (1, 2, 4, 6, 8)),
+        ("decks", (1, 2, 4, 6)),
         ("penetration", (0.5, 0.75, 0.9)),
         ("dealer_hits_soft_17", (False, True)),
         ("blackjack_payout", ("3:2", "6:5", "1:1", "7:5")),
@@ -78,11 +79,11 @@ def test_one_program_for_every_rule_set_of_a_shape() -> None:
     """Every preset of the vegas-strip shape (one seat, five actions, a finite shoe, up to
     four hands) and 100 rule sets drawn from a space play through one compilation of each
     jitted function (``reset``, ``step``, ``batch_step``)."""
-    widest = BlackjackJax(rules=MIXED, obs_mode="vector").config
+    widest = BlackjackJax(rules=MIXED).config
     presets = [preset(n) for n in PRESETS if _fits(widest, preset(n))]
     assert len(presets) >= 5, [r.summary() for r in presets]
     draws = MIXED.sample_many(np.random.default_rng(0), 100)
-    env = BlackjackJax(rules=presets + draws, obs_mode="vector")
+    env = BlackjackJax(rules=presets + draws)
     fns = (program.reset, program.step, program.batch_step)
     before = [f._cache_size() for f in fns]
     key = jax.random.PRNGKey(0)
@@ -100,15 +101,16 @@ def test_one_program_for_every_rule_set_of_a_shape() -> None:
 
 def _fits(config: tables.Config, rules: Rules) -> bool:
     try:
-        tables.fit(config, BlackjackJax(rules=rules, obs_mode="vector").config)
+        tables.fit(config, BlackjackJax(rules=rules).config)
     except ValueError:
         return False
     return True
 
 
-#: several learner seats asked the pre-peek questions (insurance, early surrender)
+#: several learner seats asked the pre-peek questions (insurance, early surrender): the
+#: shared seats table's shape (three seats, up to 6 decks)
 SEATED = RuleSpace(
-    preset("vegas-strip", seats=2),
+    preset("vegas-strip", seats=3),
     (
         ("decks", (1, 6)),
         ("dealer_hits_soft_17", (False, True)),
@@ -124,15 +126,16 @@ SEATED = RuleSpace(
 
 @pytest.mark.parametrize(
     ("space", "kwargs"),
-    [(MIXED, {}), (SEATED, {"seats_per_table": 2, "insurance_decisions": True})],
-    ids=["one-seat", "two-seats"],
+    [(MIXED, {}),
+     (SEATED, {"seats_per_table": 3, "insurance_decisions": True, "obs_mode": "vector"})],
+    ids=["one-seat", "three-seats"],
 )
 def test_a_batch_plays_each_table_as_its_own_rules(space: RuleSpace, kwargs: dict) -> None:
     """Tables under different rule sets in one ``vmap`` play exactly as each rule set's
     own table (the same keys and actions): rewards, observations, masks (the round's
     optional parts run for every table of a batch while any needs them, so each must
     leave the others unchanged)."""
-    env = BlackjackJax(rules=space, obs_mode="vector", **kwargs)
+    env = BlackjackJax(rules=space, **kwargs)
     rules = space.sample_many(np.random.default_rng(1), 16)
     batch = env.stack_params(rules)
     n = len(rules)
@@ -166,7 +169,7 @@ def test_rule_bank_samples_inside_jit() -> None:
     """A bank of rule sets is one pytree; a key draws a table's rules inside ``jit``,
     uniformly (each of 4 rule sets within a 99.9% binomial interval of 1/4 in 8,000
     draws), and the drawn table plays under them."""
-    env = BlackjackJax(rules=MIXED, obs_mode="vector")
+    env = BlackjackJax(rules=MIXED)
     rules = MIXED.sample_many(np.random.default_rng(3), 4)
     bank = env.rule_bank(rules)
     assert isinstance(bank, RuleBank) and bank.size == 4

@@ -14,14 +14,12 @@ comparison (a few seconds each); ``-m slow`` runs 4M / 1M (standard errors about
 from __future__ import annotations
 
 import math
-from functools import cache
 from typing import Any
 
 import numpy as np
 import pytest
 
 jax = pytest.importorskip("jax")
-import jax.numpy as jnp  # noqa: E402
 
 from blackjack_env.analysis import evaluate_policy  # noqa: E402
 from blackjack_env.analysis.strategy import basic_strategy_chart  # noqa: E402
@@ -29,8 +27,8 @@ from blackjack_env.engine import preset  # noqa: E402
 from blackjack_env.envs.step import DECISION_BY_BATCH_PHASE  # noqa: E402
 from blackjack_env.envs.vector import BlackjackVectorEnv  # noqa: E402
 from blackjack_env.jax import BlackjackJax  # noqa: E402
-from blackjack_env.jax.chart import chart_actions, chart_policy, chart_table  # noqa: E402
-from tests.jax.jax_helpers import jax_env  # noqa: E402
+from blackjack_env.jax.chart import chart_actions, chart_table  # noqa: E402
+from tests.jax.jax_helpers import FEATURES, INFINITE, rollout, table  # noqa: E402
 
 Z99 = 2.5758293035489  # two-sided alpha = 0.01
 
@@ -57,51 +55,22 @@ def assert_agree(a: Sample, b: Sample | float, what: str) -> None:
     assert abs(diff) <= Z99 * se, f"{what}: difference {diff:+.5f}, {Z99} x SE = {Z99 * se:.5f}"
 
 
-@cache
-def _jax_runner(env: BlackjackJax, n: int, steps: int, basic: bool) -> Any:
-    """A jitted ``key -> (hands, sum, sum of squares, illegal actions)`` over ``n`` tables
-    and ``steps`` steps: random legal actions, or basic strategy's chart."""
-    params = env.default_params
-    step_v = jax.vmap(env.step, in_axes=(0, 0, 0, None))
-    policy = jax.vmap(chart_policy(env), in_axes=(0, None)) if basic else None
-
-    def body(carry: Any, key: Any) -> Any:
-        state, mask, acc = carry
-        k_a, k_s = jax.random.split(key)
-        if basic:
-            action = policy(state, params)
-        else:
-            u = jax.random.uniform(k_a, mask.shape)
-            action = jnp.argmax(jnp.where(mask, u, -1.0), axis=1)
-        _, state, r, done, info = step_v(jax.random.split(k_s, n), state, action, params)
-        r = r.astype(jnp.float32)
-        acc = acc + jnp.stack([
-            done.sum(), jnp.where(done, r, 0.0).sum(), jnp.where(done, r * r, 0.0).sum(),
-            info["illegal_action"].sum(),
-        ]).astype(jnp.float32)  # fmt: skip
-        return (state, info["action_mask"], acc), None
-
-    def run(key: Any) -> Any:
-        k0, k1 = jax.random.split(key)
-        _, state = jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(k0, n), params)
-        mask = env.action_mask(state, params)
-        carry = (state, mask, jnp.zeros(4, jnp.float32))
-        (_, _, acc), _ = jax.lax.scan(body, carry, jax.random.split(k1, steps))
-        return acc
-
-    return jax.jit(run)
-
-
 def jax_sample(env: BlackjackJax, hands: int, basic: bool, seed: int) -> tuple[Sample, int]:
-    """About ``hands`` hands (calls of 2,048 tables x 64 steps, summed in float64 on the
-    host); also the number of illegal actions played."""
-    run = _jax_runner(env, 2048, 64, basic)
-    acc = np.zeros(4)
+    """About ``hands`` hands (calls of 2,048 tables x 64 steps of the shared
+    :func:`~tests.jax.jax_helpers.rollout`, summed in float64 on the host); also the
+    number of illegal actions played."""
+    run = rollout(env, 2048, 64)
+    count, total, squares, illegal = 0, 0.0, 0.0, 0
     key = jax.random.PRNGKey(seed)
-    while acc[0] < hands:
+    while count < hands:
         key, sub = jax.random.split(key)
-        acc += np.asarray(run(sub), np.float64)
-    return Sample(acc[0], acc[1], acc[2]), int(acc[3])
+        _, r, done, bad = run(sub, basic)
+        r, done = np.asarray(r, np.float64), np.asarray(done)
+        count += int(done.sum())
+        total += float(r[done].sum())
+        squares += float((r[done] ** 2).sum())
+        illegal += int(np.asarray(bad).sum())
+    return Sample(count, total, squares), illegal
 
 
 def numpy_sample(kwargs: dict[str, Any], hands: int, basic: bool, seed: int) -> Sample:
@@ -135,12 +104,12 @@ def numpy_sample(kwargs: dict[str, Any], hands: int, basic: bool, seed: int) -> 
     return Sample(count, total, squares)
 
 
-VEGAS6 = {"rules": "vegas-strip", "obs_mode": "vector"}  # 6 decks, finite shoe, cut card
+VEGAS6 = FEATURES  # vegas-strip: 6 decks, finite shoe, cut card (the shared table)
 
 
 @pytest.mark.parametrize("basic", [True, False], ids=["basic", "random"])
 def test_vegas_strip_shoe_against_numpy(basic: bool) -> None:
-    env = jax_env("vegas-strip", **VEGAS6)  # (the parity tests' env: compiled once)
+    env = table(**VEGAS6)  # (one rollout program for both policies)
     jx, illegal = jax_sample(env, 500_000, basic, seed=1)
     ref = numpy_sample(VEGAS6, 100_000, basic, seed=2)
     if basic:
@@ -149,8 +118,10 @@ def test_vegas_strip_shoe_against_numpy(basic: bool) -> None:
 
 
 def test_basic_strategy_against_exact() -> None:
+    """On the shared infinite-deck table (the insurance question asked: the chart
+    declines it, which is the game without it)."""
     rules = preset("vegas-strip", decks=None)
-    env = jax_env("vegas-infinite", rules=rules, obs_mode="vector")
+    env = table(**{**INFINITE, "rules": rules})
     exact = evaluate_policy(rules, basic_strategy_chart(rules).action)
     jx, illegal = jax_sample(env, 500_000, basic=True, seed=3)
     assert illegal == 0
@@ -164,7 +135,7 @@ def test_basic_strategy_against_exact() -> None:
 @pytest.mark.parametrize("basic", [True, False], ids=["basic", "random"])
 def test_large_against_numpy(rules: str, basic: bool) -> None:
     kwargs = {"rules": rules, "obs_mode": "vector"}
-    env = jax_env(rules, **kwargs)
+    env = table(**kwargs)
     jx, illegal = jax_sample(env, 4_000_000, basic, seed=11)
     ref = numpy_sample(kwargs, 1_000_000, basic, seed=12)
     assert illegal == 0 or not basic
@@ -175,7 +146,7 @@ def test_large_against_numpy(rules: str, basic: bool) -> None:
 @pytest.mark.parametrize("rules", ["sutton-barto", "vegas-strip", "atlantic-city"])
 def test_large_basic_against_exact(rules: str) -> None:
     r = preset(rules, decks=None)
-    env = jax_env(rules + "-inf", rules=r, obs_mode="vector")
+    env = table(rules=r, obs_mode="vector")
     exact = evaluate_policy(r, basic_strategy_chart(r).action)
     jx, illegal = jax_sample(env, 4_000_000, basic=True, seed=13)
     assert illegal == 0
