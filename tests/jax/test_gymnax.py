@@ -66,7 +66,7 @@ def test_gymnax_v1_slots_truncation_apart(table: BlackjackJax) -> None:
     asked)."""
     env = table.gymnax_v1()
     p = env.default_params
-    step = jax.jit(env.step)
+    step = env.step  # (eager: the table's own compiled step)
     _, st = env.reset(jax.random.PRNGKey(0), p)
     key = jax.random.PRNGKey(1)
     ends = 0
@@ -157,9 +157,10 @@ def test_mask_under_a_wrapper(table: BlackjackJax) -> None:
 
 def test_lean_info_bytes() -> None:
     """The pure step's ``info`` holds a few scalars and the mask: 13 bytes a table step
-    in vector mode with 5 actions (89 before: the 68-byte ``final_observation``,
-    ``round_net`` and ``action_played`` on every step; ``step_full`` gives them, 93
-    bytes with ``round_chips``)."""
+    with 5 actions, whatever the observation (89 before in vector mode: the 68-byte
+    ``final_observation``, ``round_net`` and ``action_played`` on every step;
+    ``step_full`` gives them, with ``round_chips``: 12 bytes and the observation, 93 in
+    vector mode, 317 in ``"features"``, the shared default table's)."""
     table_ = table(**FEATURES)
     p = table_.default_params
     _, st = table_.reset(jax.random.PRNGKey(0), p)
@@ -167,7 +168,7 @@ def test_lean_info_bytes() -> None:
     full = table_.step_full(jax.random.PRNGKey(1), st, 0, p)[-1]
     size = {k: sum(x.nbytes for x in jax.tree.leaves(v)) for k, v in (("l", lean), ("f", full))}
     assert set(lean) == set(LEAN_INFO) and set(full) == {*LEAN_INFO, *FULL_INFO}
-    assert size["l"] == 13 and size["f"] == 93
+    assert size["l"] == 13 and size["f"] == 13 + 12 + 4 * FEATURES_SIZE
 
 
 def test_gymnax_v1_info_is_lean_unless_asked() -> None:
@@ -279,15 +280,20 @@ def test_gymnax_converts_every_observation_space(mode: str) -> None:
         return 0
 
     assert boxes(space, numpy_space) >= (mode != "tuple")
-    obs, _ = single.reset(seed=3)
-    for _ in range(6):
+    # the observations the wrapper hands on are the table's (its step and reset are the
+    # table's; test_gymnax_wrappers_around_gymnax_v1 steps the wrapper itself): a few of
+    # them from the table's own compiled functions, in the converted space
+    obs = single.reset(seed=3)[0]
+    p = table.default_params
+    st = single.env_state
+    for k in range(6):
         as_numpy = jax.tree.map(np.asarray, obs)
         if mode == "tuple":
             as_numpy = tuple(int(v) for v in as_numpy)
         elif mode == "dict":
             as_numpy = {k: (int(v) if v.ndim == 0 else v) for k, v in as_numpy.items()}
         assert space.contains(as_numpy), as_numpy
-        obs, *_ = single.step(0)
+        obs, st, *_ = table.step(jax.random.PRNGKey(k), st, jnp.int32(0), p)
     if mode == "dict":
         shapes = {k: table.observation_space().spaces[k].low.shape
                   for k in ("bankroll", "bet", "true_count")}  # fmt: skip
@@ -350,7 +356,7 @@ def test_step_refuses_params_of_another_rule_set(table: BlackjackJax) -> None:
     with pytest.raises(ValueError, match=r"params\.\w+ has shape"):
         table.reset(jax.random.PRNGKey(1), other.default_params)
     batch = jax.tree.map(lambda x: jnp.stack([x, x]), st)
-    with pytest.raises(ValueError, match=r"state.shoe has shape \(2, 416\).*jax.vmap"):
+    with pytest.raises(ValueError, match=r"state.shoe has shape \(2, 312\).*jax.vmap"):
         table.step(jax.random.PRNGKey(1), batch, 0)
 
 
