@@ -317,7 +317,7 @@ def test_the_jax_description_says_which_step_gives_the_final_observation(pages) 
     params = env.default_params
     key = jax.random.PRNGKey(0)
     _obs, state = env.reset(key, params)
-    *_, info = env.step(key, state, 0, params)
+    *_, info = env.step(key, state, jax.numpy.int32(0), params)
     assert "final_observation" not in info and set(info) <= {*LEAN_INFO, "active"}
-    *_, full = env.step_full(key, state, 0, params)
+    *_, full = env.step_full(key, state, jax.numpy.int32(0), params)
     assert "final_observation" in full

@@ -55,8 +55,8 @@ PARITY_TABLES = 128
 # rules are of the shared shape (6 decks, 4 hands); ``{**SHARED, "rules": ...}`` gives
 # any other rule set of the shape, or of fewer decks or hands (:func:`table` widens it).
 #: the JAX table's defaults: one seat, a finite shoe, five actions, ``"features"``, one
-#: round an episode
-FEATURES: dict[str, Any] = {"rules": "vegas-strip"}
+#: round an episode (named: the numpy envs' default mode is ``"multidiscrete"``)
+FEATURES: dict[str, Any] = {"rules": "vegas-strip", "obs_mode": "features"}
 #: an infinite deck, the insurance question asked, the ``"multidiscrete"`` observation
 INFINITE: dict[str, Any] = {
     "rules": "vegas-strip", "decks": None, "obs_mode": "multidiscrete",

@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 jax = pytest.importorskip("jax")
+import jax.numpy as jnp  # noqa: E402
 
 from blackjack_env.engine import Rules, preset  # noqa: E402
 from blackjack_env.engine.rules import (  # noqa: E402
@@ -333,8 +334,8 @@ def test_penalty_is_not_charged_to_the_chips() -> None:
     p = pure.default_params
     st = pure.stack(pure.new_state(), cards)
     _, st = pure.start_round(jax.random.PRNGKey(0), st, p)
-    _, st, *_ = pure.step_full(jax.random.PRNGKey(1), st, int(bet[0]), p)
-    _, st, reward, _, _ = pure.step_full(jax.random.PRNGKey(2), st, 3, p)
+    _, st, *_ = pure.step_full(jax.random.PRNGKey(1), st, jnp.int32(bet[0]), p)
+    _, st, reward, _, _ = pure.step_full(jax.random.PRNGKey(2), st, jnp.int32(3), p)
     assert float(reward) == 0.5
     assert float(bankroll(st, p, pure.config)) == info_np["bankroll"][0]
 
@@ -357,7 +358,7 @@ def test_stacked_cards_left_at_an_episode_end_are_dropped() -> None:
     pure = table(**kw)
     st = pure.stack(pure.new_state(), "TS 9H 5C 7D 2C 3C 4C 5D 6D")
     _, st = pure.start_round(jax.random.PRNGKey(0), st)
-    _, st, _, done, _ = pure.step(jax.random.PRNGKey(1), st, 0)
+    _, st, _, done, _ = pure.step(jax.random.PRNGKey(1), st, jnp.int32(0))
     assert bool(done) and int(st.stacked) == 0
 
 

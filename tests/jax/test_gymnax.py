@@ -16,6 +16,7 @@ import pickle
 import subprocess
 import sys
 import textwrap
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -66,7 +67,7 @@ def test_gymnax_v1_slots_truncation_apart(table: BlackjackJax) -> None:
     asked)."""
     env = table.gymnax_v1()
     p = env.default_params
-    step = jax.jit(env.step)
+    step = env.step  # (eager: the table's own compiled step)
     _, st = env.reset(jax.random.PRNGKey(0), p)
     key = jax.random.PRNGKey(1)
     ends = 0
@@ -78,7 +79,8 @@ def test_gymnax_v1_slots_truncation_apart(table: BlackjackJax) -> None:
         assert set(info) == {*LEAN_INFO, "final_observation"}
         assert info["final_observation"].shape == (0,)
     assert ends >= 5
-    asked = table.gymnax_v1(final_observation=True).step(jax.random.PRNGKey(2), st, 0, p)[-1]
+    stand = jnp.int32(0)
+    asked = table.gymnax_v1(final_observation=True).step(jax.random.PRNGKey(2), st, stand, p)[-1]
     assert set(asked) == {*LEAN_INFO, "final_observation"}
     assert asked["final_observation"].shape == (FEATURES_SIZE,)
     full = table.gymnax_v1(full_info=True).step(jax.random.PRNGKey(2), st, jnp.int32(0), p)[-1]
@@ -138,36 +140,44 @@ def test_gymnax_wrappers_around_gymnax_v1(table: BlackjackJax) -> None:
     assert truncs > 0
 
 
-def test_mask_under_a_wrapper(table: BlackjackJax) -> None:
+@cache
+def log_features() -> Any:
+    """PureJaxRL's pair of gymnax wrappers around the shared default table's lean
+    ``gymnax_v1()`` (one instance: its jitted ``reset`` and ``step``, keyed on the
+    instance, compile once for the tests that use it)."""
+    return LogWrapper(FlattenObservationWrapper(table(**FEATURES).gymnax_v1()))
+
+
+def test_mask_under_a_wrapper() -> None:
     """A wrapped user's mask: ``action_mask`` takes the wrapper's state (``LogEnvState``
     holding the table's as ``env_state``), the mask of the state ``reset`` returns; each
     step's ``info["action_mask"]`` is the next state's."""
-    env = LogWrapper(FlattenObservationWrapper(table.gymnax_v1()))
+    env, table_ = log_features(), table(**FEATURES)
     p = env.default_params
     _, st = env.reset(jax.random.PRNGKey(4), p)
     mask = env.action_mask(st)  # (through the wrappers' attribute lookup)
-    np.testing.assert_array_equal(mask, table.action_mask(st.env_state))
-    bet = table.config.n_play  # (a round opens with its BET step: the bet sizes legal)
-    assert mask.dtype == jnp.bool_ and bool(mask[bet:].all()) and not bool(mask[:bet].any())
+    np.testing.assert_array_equal(mask, table_.action_mask(st.env_state))
+    assert mask.dtype == jnp.bool_ and bool(mask[0]) and bool(mask[1])
     _, st, _, _, _, info = env.step(jax.random.PRNGKey(5), st, jnp.int32(0), p)
-    np.testing.assert_array_equal(info["action_mask"], table.action_mask(st))
+    np.testing.assert_array_equal(info["action_mask"], table_.action_mask(st))
     with pytest.raises(ValueError, match=r"the table.s State or a wrapper.s state"):
-        table.action_mask({"x": 1})
+        table_.action_mask({"x": 1})
 
 
 def test_lean_info_bytes() -> None:
     """The pure step's ``info`` holds a few scalars and the mask: 13 bytes a table step
-    in vector mode with 5 actions (89 before: the 68-byte ``final_observation``,
-    ``round_net`` and ``action_played`` on every step; ``step_full`` gives them, 93
-    bytes with ``round_chips``)."""
+    with 5 actions, whatever the observation (89 before in vector mode: the 68-byte
+    ``final_observation``, ``round_net`` and ``action_played`` on every step;
+    ``step_full`` gives them, with ``round_chips``: 12 bytes and the observation, 93 in
+    vector mode, 317 in ``"features"``, the shared default table's)."""
     table_ = table(**FEATURES)
     p = table_.default_params
     _, st = table_.reset(jax.random.PRNGKey(0), p)
-    lean = table_.step(jax.random.PRNGKey(1), st, 0, p)[-1]
-    full = table_.step_full(jax.random.PRNGKey(1), st, 0, p)[-1]
+    lean = table_.step(jax.random.PRNGKey(1), st, jnp.int32(0), p)[-1]
+    full = table_.step_full(jax.random.PRNGKey(1), st, jnp.int32(0), p)[-1]
     size = {k: sum(x.nbytes for x in jax.tree.leaves(v)) for k, v in (("l", lean), ("f", full))}
     assert set(lean) == set(LEAN_INFO) and set(full) == {*LEAN_INFO, *FULL_INFO}
-    assert size["l"] == 13 and size["f"] == 93
+    assert size["l"] == 13 and size["f"] == 13 + 12 + 4 * FEATURES_SIZE
 
 
 def test_gymnax_v1_info_is_lean_unless_asked() -> None:
@@ -183,22 +193,24 @@ def test_gymnax_v1_info_is_lean_unless_asked() -> None:
     p = table_.default_params
     _, st = table_.reset(jax.random.PRNGKey(0), p)
     k = jax.random.PRNGKey(1)
-    plain = table_.step(k, st, 0, p)[-1]
+    plain = table_.step(k, st, jnp.int32(0), p)[-1]
     size = {}
     for asked in (False, True):
-        env = LogWrapper(FlattenObservationWrapper(table_.gymnax_v1(final_observation=asked)))
+        env = LogWrapper(FlattenObservationWrapper(table_.gymnax_v1(final_observation=True)))
+        if not asked:
+            env = log_features()  # (the lean one: test_mask_under_a_wrapper's)
         _, wst = env.reset(jax.random.PRNGKey(0), p)
-        info = env.step(k, wst, 0, p)[-1]
+        info = env.step(k, wst, jnp.int32(0), p)[-1]
         assert set(info) - {*LEAN_INFO, "final_observation"} <= set(LOG_KEYS)
         ours = {key: v for key, v in info.items() if key not in LOG_KEYS}
         size[asked] = sum(x.nbytes for x in jax.tree.leaves(ours))
         for key in LEAN_INFO:
             np.testing.assert_array_equal(ours[key], plain[key], err_msg=key)
     assert size == {False: 13, True: 13 + 4 * FEATURES_SIZE}
-    direct = table_.gymnax_v1(final_observation=True).step(k, st, 0, p)[-1]
-    full = table_.step_full(k, st, 0, p)[-1]
+    direct = table_.gymnax_v1(final_observation=True).step(k, st, jnp.int32(0), p)[-1]
+    full = table_.step_full(k, st, jnp.int32(0), p)[-1]
     np.testing.assert_array_equal(direct["final_observation"], full["final_observation"])
-    assert table_.gymnax_v1().step(k, st, 0, p)[-1]["final_observation"].size == 0
+    assert table_.gymnax_v1().step(k, st, jnp.int32(0), p)[-1]["final_observation"].size == 0
 
 
 @pytest.mark.parametrize("mode", ["features", "vector", "multidiscrete", "dict", "tuple"])
@@ -207,7 +219,8 @@ def test_spaces_pickle_after_gymnax_is_loaded(mode: str) -> None:
     ``__class__`` (for ``isinstance``), and pickle's default reduction refused it ("args
     [0] from __newobj__ args has the wrong class"), ``cloudpickle`` too. Every mode's
     spaces pickle, cloudpickle and deepcopy as the classes here, and what comes back
-    is still gymnax's for ``isinstance`` and samples the same values with the same key."""
+    is still gymnax's for ``isinstance`` and samples the same values with the same key
+    (pickled before gymnax is loaded: test_spaces_are_gymnax_whatever_the_import_order)."""
     cloudpickle = pytest.importorskip("cloudpickle")
     assert "gymnax" in sys.modules
     env = BlackjackJax(rules="vegas-strip", obs_mode=mode)  # (nothing compiled here)
@@ -223,22 +236,8 @@ def test_spaces_pickle_after_gymnax_is_loaded(mode: str) -> None:
             for a, b in zip(jax.tree.leaves(back.sample(key)), jax.tree.leaves(space.sample(key)),
                             strict=True):  # fmt: skip
                 np.testing.assert_array_equal(a, b)
-    # whatever the import order: pickled before gymnax is loaded, read back after
-    code = textwrap.dedent(f"""
-        import pickle, sys
-        from blackjack_env.jax import BlackjackJax
-        env = BlackjackJax(rules="sutton-barto", decks=None, obs_mode={mode!r})
-        blob = pickle.dumps((env.action_space(), env.observation_space()))
-        assert "gymnax" not in sys.modules
-        from gymnax.environments import spaces
-        a, o = pickle.loads(blob)
-        again = pickle.loads(pickle.dumps((a, o)))
-        assert isinstance(again[0], spaces.Discrete) and again[0].n == 2
-        print("ok")
-    """)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=300)  # fmt: skip
-    assert out.returncode == 0, out.stderr[-2000:]
+    # whatever the import order (pickled before gymnax is loaded, read back after): every
+    # mode in one process, test_spaces_are_gymnax_whatever_the_import_order's
 
 
 #: the shared table of each observation mode
@@ -257,11 +256,15 @@ def test_gymnax_converts_every_observation_space(mode: str) -> None:
     raised a TypeError: the dict's ``bankroll``, ``bet`` and ``true_count`` had
     shape-``(1,)`` bounds, which gymnax's converter passes to ``float()``. They have 0-d
     bounds now; the converted space has the numpy env's shapes and bounds field by field,
-    and holds the observations the wrapper returns. Each mode on the shared table of that
-    mode (the dict's and the vector's have bet steps and a bankroll)."""
+    and holds the table's observations (which ``GymnaxToGymWrapper`` hands on as they
+    are; test_gymnax_wrappers_around_gymnax_v1 steps the wrapper itself). Each mode on the
+    shared table of that mode (the dict's and the vector's have bet steps and a
+    bankroll); the space converted as the wrapper's ``observation_space`` converts it
+    (building the wrapper would compile a reset of gymnax's typed keys per mode)."""
     table = TABLE_OF_MODE[mode]()
-    single = GymnaxToGymWrapper(table.gymnax_v1(), seed=0)
-    space, numpy_space = single.observation_space, table.gymnasium_observation_space
+    p = table.default_params
+    space = gspaces.gymnax_space_to_gym_space(table.gymnax_v1().observation_space(p))
+    numpy_space = table.gymnasium_observation_space
 
     def boxes(a: Any, b: Any) -> int:
         if hasattr(b, "spaces"):
@@ -279,15 +282,15 @@ def test_gymnax_converts_every_observation_space(mode: str) -> None:
         return 0
 
     assert boxes(space, numpy_space) >= (mode != "tuple")
-    obs, _ = single.reset(seed=3)
-    for _ in range(6):
+    obs, st = table.reset(jax.random.PRNGKey(3), p)
+    for k in range(6):
         as_numpy = jax.tree.map(np.asarray, obs)
         if mode == "tuple":
             as_numpy = tuple(int(v) for v in as_numpy)
         elif mode == "dict":
             as_numpy = {k: (int(v) if v.ndim == 0 else v) for k, v in as_numpy.items()}
         assert space.contains(as_numpy), as_numpy
-        obs, *_ = single.step(0)
+        obs, st, *_ = table.step_full(jax.random.PRNGKey(k), st, jnp.int32(0), p)
     if mode == "dict":
         shapes = {k: table.observation_space().spaces[k].low.shape
                   for k in ("bankroll", "bet", "true_count")}  # fmt: skip
@@ -296,17 +299,28 @@ def test_gymnax_converts_every_observation_space(mode: str) -> None:
 
 def test_spaces_are_gymnax_whatever_the_import_order() -> None:
     """Spaces made before ``import gymnax`` pass its ``isinstance`` checks (they were
-    gymnax's classes only when gymnax was imported first)."""
+    gymnax's classes only when gymnax was imported first), and every mode's spaces
+    pickled before gymnax is loaded read back after it (issue 38), in one fresh
+    process."""
     code = textwrap.dedent("""
-        import sys
+        import pickle, sys
         from blackjack_env.jax import BlackjackJax
         env = BlackjackJax(rules="sutton-barto", decks=None, obs_mode="vector")
         a, o = env.action_space(), env.observation_space()
+        modes = ("features", "vector", "multidiscrete", "dict", "tuple")
+        blobs = {}
+        for mode in modes:
+            e = BlackjackJax(rules="sutton-barto", decks=None, obs_mode=mode)
+            blobs[mode] = pickle.dumps((e.action_space(), e.observation_space()))
         assert "gymnax" not in sys.modules
         from gymnax.environments import spaces
         assert isinstance(a, spaces.Discrete) and isinstance(o, spaces.Box)
         assert not isinstance(a, spaces.Box)
         assert spaces.gymnax_space_to_gym_space(o).shape == (17,)
+        for mode in modes:
+            back = pickle.loads(blobs[mode])
+            again = pickle.loads(pickle.dumps(back))
+            assert isinstance(again[0], spaces.Discrete) and again[0].n == 2, mode
         print("ok", a.n)
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -350,7 +364,7 @@ def test_step_refuses_params_of_another_rule_set(table: BlackjackJax) -> None:
     with pytest.raises(ValueError, match=r"params\.\w+ has shape"):
         table.reset(jax.random.PRNGKey(1), other.default_params)
     batch = jax.tree.map(lambda x: jnp.stack([x, x]), st)
-    with pytest.raises(ValueError, match=r"state.shoe has shape \(2, 416\).*jax.vmap"):
+    with pytest.raises(ValueError, match=r"state.shoe has shape \(2, 312\).*jax.vmap"):
         table.step(jax.random.PRNGKey(1), batch, 0)
 
 

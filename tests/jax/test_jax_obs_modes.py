@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 jax = pytest.importorskip("jax")
+import jax.numpy as jnp  # noqa: E402
 
 from blackjack_env.engine import Rules, preset  # noqa: E402
 from blackjack_env.envs import view  # noqa: E402
@@ -69,7 +70,7 @@ def test_dict_fields_and_space() -> None:
     obs, st = env.reset(jax.random.PRNGKey(4), p)
     assert int(np.asarray(obs["unseen_cards"]).sum()) == 52  # (nothing dealt before the bet)
     bet = env.config.n_play
-    obs, _st, _, _, _ = env.step(jax.random.PRNGKey(5), st, bet, p)
+    obs, _st, _, _, _ = env.step_full(jax.random.PRNGKey(5), st, jnp.int32(bet), p)
     assert int(np.asarray(obs["hand_cards"]).sum()) >= 2
     assert sorted(obs) == sorted(view.DICT_KEYS)  # (jit returns a dict sorted by key)
     seen = np.asarray(obs["hand_cards"]) + np.asarray(obs["dealer_cards"])

@@ -19,6 +19,7 @@ from blackjack_env.envs import view  # noqa: E402
 from blackjack_env.envs.tables import RuleTables  # noqa: E402
 from blackjack_env.jax import BlackjackJax, program, tables  # noqa: E402
 from blackjack_env.jax.tables import CONVERTED, NOT_READ, Params, RuleBank  # noqa: E402
+from tests.jax.jax_helpers import PARITY_TABLES  # noqa: E402
 
 #: a vegas-strip-shaped space: one learner seat, finite shoes of 1 to 6 decks, five
 #: actions, every rule that does not change a shape varied (its tables are the shared
@@ -78,7 +79,8 @@ def test_params_are_a_pytree_that_pickles() -> None:
 def test_one_program_for_every_rule_set_of_a_shape() -> None:
     """Every preset of the vegas-strip shape (one seat, five actions, a finite shoe, up to
     four hands) and 100 rule sets drawn from a space play through one compilation of each
-    jitted function (``reset``, ``step``, ``batch_step``)."""
+    jitted function (``reset``, ``step``, ``batch_step``): at most one new entry in each
+    function's cache for the 100-odd rule sets."""
     widest = BlackjackJax(rules=MIXED).config
     presets = [preset(n) for n in PRESETS if _fits(widest, preset(n))]
     assert len(presets) >= 5, [r.summary() for r in presets]
@@ -91,12 +93,17 @@ def test_one_program_for_every_rule_set_of_a_shape() -> None:
         p = env.params_of(rules)
         _, st = env.reset(key, p)
         env.step(key, st, jnp.int32(1), p)
-    batch = env.stack_params(draws[:8])
-    keys = jax.random.split(key, 8)
-    _, st = jax.vmap(env.reset)(keys, batch)
-    program.batch_step(env.program, keys, st, jnp.ones(8, jnp.int32), batch, False)
+    # a batch of tables each under its own rule set (the parity runs' batch size)
+    listed = [(presets + draws)[i % (len(presets) + len(draws))] for i in range(PARITY_TABLES)]
+    batch = env.stack_params(listed)
+    _, st = env.start_round(key, env.new_state(PARITY_TABLES, batch), batch)
+    keys = jax.random.split(key, PARITY_TABLES)
+    program.batch_step(env.program, keys, st, jnp.ones(PARITY_TABLES, jnp.int32), batch, True)
     after = [f._cache_size() for f in fns]
-    assert [a - b for a, b in zip(after, before, strict=True)] == [1, 1, 1]
+    # one compilation each at most (none where an earlier test of the same program, the
+    # shared default table's, compiled it already in this process), and each is cached
+    assert all(0 <= a - b <= 1 for a, b in zip(after, before, strict=True)), (before, after)
+    assert all(a >= 1 for a in after)
 
 
 def _fits(config: tables.Config, rules: Rules) -> bool:
@@ -131,37 +138,41 @@ SEATED = RuleSpace(
     ids=["one-seat", "three-seats"],
 )
 def test_a_batch_plays_each_table_as_its_own_rules(space: RuleSpace, kwargs: dict) -> None:
-    """Tables under different rule sets in one ``vmap`` play exactly as each rule set's
-    own table (the same keys and actions): rewards, observations, masks (the round's
+    """Tables under different rule sets in one batch play exactly as each rule set's own
+    table (the same keys and actions): rewards, observations, masks (the round's
     optional parts run for every table of a batch while any needs them, so each must
-    leave the others unchanged)."""
+    leave the others unchanged). 16 rule sets, each at 8 of the batch's 128 tables (the
+    batch functions of the parity runs: ``start_round``, ``batch_step``), the first
+    table of each against the rule set's own table (``reset``, ``step_full``)."""
     env = BlackjackJax(rules=space, **kwargs)
     rules = space.sample_many(np.random.default_rng(1), 16)
-    batch = env.stack_params(rules)
-    n = len(rules)
-    keys = jax.random.split(jax.random.PRNGKey(5), n)
-    step = jax.jit(jax.vmap(env.step))
-    obs_b, st_b = jax.jit(jax.vmap(env.reset))(keys, batch)
+    n, per = PARITY_TABLES, PARITY_TABLES // 16
+    batch = env.stack_params([r for r in rules for _ in range(per)])
+    key = jax.random.PRNGKey(5)
+    obs_b, st_b = env.start_round(key, env.new_state(n, batch), batch)
+    keys = jax.random.split(key, n)  # (each table's: start_round splits the key so)
     # each table alone: one compiled program for every rule set (its branches as lax.cond)
-    reset_one, step_one = jax.jit(env.reset), jax.jit(env.step)
     params = [env.params_of(r) for r in rules]
-    singles = [reset_one(keys[i], params[i]) for i in range(n)]
-    for i in range(n):
-        np.testing.assert_array_equal(np.asarray(obs_b[i]), np.asarray(singles[i][0]))
+    singles = [env.reset(keys[i * per], params[i]) for i in range(16)]
+    for i in range(16):
+        np.testing.assert_array_equal(np.asarray(obs_b[i * per]), np.asarray(singles[i][0]))
     rng = np.random.default_rng(2)
     states = [s for _, s in singles]
     for t in range(60):
-        mask = np.asarray(jax.vmap(env.action_mask)(st_b, batch))
+        mask = np.asarray(env.action_mask(st_b, batch))
         a = (rng.random(mask.shape) * mask).argmax(axis=-1).astype(np.int32)
         k = jax.random.split(jax.random.PRNGKey(100 + t), n)
-        obs_b, st_b, r_b, d_b, info_b = step(k, st_b, jnp.asarray(a), batch)
-        for i in range(n):
-            o, states[i], rew, done, info = step_one(k[i], states[i], jnp.asarray(a[i]),
-                                                     params[i])
-            np.testing.assert_array_equal(np.asarray(obs_b[i]), np.asarray(o))
-            np.testing.assert_array_equal(np.asarray(r_b[i]), np.asarray(rew))
-            np.testing.assert_array_equal(np.asarray(d_b[i]), np.asarray(done))
-            np.testing.assert_array_equal(np.asarray(info_b["action_mask"][i]),
+        obs_b, st_b, r_b, d_b, info_b = program.batch_step(
+            env.program, k, st_b, jnp.asarray(a), batch, True
+        )
+        for i in range(16):
+            j = i * per
+            o, states[i], rew, done, info = env.step_full(k[j], states[i], jnp.asarray(a[j]),
+                                                          params[i])  # fmt: skip
+            np.testing.assert_array_equal(np.asarray(obs_b[j]), np.asarray(o))
+            np.testing.assert_array_equal(np.asarray(r_b[j]), np.asarray(rew))
+            np.testing.assert_array_equal(np.asarray(d_b[j]), np.asarray(done))
+            np.testing.assert_array_equal(np.asarray(info_b["action_mask"][j]),
                                           np.asarray(info["action_mask"]))
 
 
