@@ -82,6 +82,17 @@ BUILD_NEUTRAL: dict[str, str] = {
     "tests/analysis/test_composition_kernels.py": "numba's kernels of composition_return "
     "against the analysis's own Python path, both on one build; the engine functions they "
     "read are checked in both passes by tests/analysis's other files",
+    "tests/analysis/test_finite.py": "the finite-shoe analysis is arithmetic over the "
+    "rules' legal actions and payouts, which tests/engine checks in both passes; where the "
+    "analysis meets the engine's play (test_engine_agreement, test_composition_sim, "
+    "test_strategy, test_counter) it runs in both passes",
+    "tests/analysis/test_infinite.py": "the infinite-deck analysis, as test_finite.py",
+    "tests/analysis/test_dealer.py": "the dealer's exact outcome probabilities, as "
+    "test_finite.py",
+    "tests/analysis/test_decision_states.py": "the analysis's decision states, as "
+    "test_finite.py",
+    "tests/analysis/test_script.py": "the blackjack-analyze command's options and output, "
+    "as tests/scripts",
     "tests/test_dead_code.py": "a static reading of the sources (nothing is run)",
     "tests/test_simulate.py": "the evaluation loop and its worker processes, over the env "
     "API that tests/envs checks in both passes",
