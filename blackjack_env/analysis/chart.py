@@ -283,6 +283,17 @@ class Chart:
             **({"meta": self.meta} if self.meta else {}),
         }
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Chart:
+        """Inverse of :meth:`to_dict`."""
+
+        def plays(table: dict[str, list[str]], key: Any) -> dict[Any, tuple[Play, ...]]:
+            return {key(k): tuple(Play(v) for v in row) for k, row in table.items()}
+
+        return cls(upcards=tuple(data["upcards"]), hard=plays(data["hard"], int),
+                   soft=plays(data["soft"], int), pairs=plays(data["pairs"], str),
+                   title=data.get("title", ""), meta=dict(data.get("meta", {})))
+
     def plot(self, path: str | None = None) -> Any:
         """Draw the chart colour-coded with matplotlib; save to ``path`` (PNG) if given.
         Returns the figure. The drawing is the one of every chart picture (``chart.png``,

@@ -27,9 +27,11 @@ Insurance is never taken. Rules follow the engine exactly as described in
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -517,8 +519,28 @@ def finite_shoe_return(rules: Rules, strategy: Chart | Policy | None = None) -> 
     return _evaluate(rules, policy, want_cells=False)
 
 
+#: The stored charts (``blackjack_env/analysis/data/``): :func:`finite_chart` of the rule
+#: sets the presets are played under (each preset's :func:`nearest supported rules
+#: <blackjack_env.analysis.strategy.nearest_supported_rules>`), worked out beforehand by
+#: ``python scripts/make_chart_store.py`` and read instead of worked out again at a
+#: table's first decision (terminal-21's takes about 15 s on one core, the others 1-3 s).
+#: ``tests/analysis/test_chart_store.py`` works them out again and compares.
+CHART_STORE = "finite_charts.json"
+
+
+def chart_store_key(rules: Rules) -> str:
+    """The key of ``rules`` in the chart store: every rule field, as JSON."""
+    return json.dumps(rules.to_dict(), sort_keys=True)
+
+
+@lru_cache(maxsize=1)
+def _stored_charts() -> dict[str, dict[str, Any]]:
+    data = json.loads((Path(__file__).parent / "data" / CHART_STORE).read_text())
+    return {chart_store_key(Rules.from_dict(e["rules"])): e["chart"] for e in data["charts"]}
+
+
 @lru_cache(maxsize=16)
-def finite_chart(rules: Rules, max_rounds: int = 4) -> Chart:
+def finite_chart(rules: Rules, max_rounds: int = 4, *, stored: bool = True) -> Chart:
     """The total-dependent basic strategy chart for a finite shoe.
 
     Starts from the infinite-deck optimal chart and improves it: each cell's
@@ -527,8 +549,16 @@ def finite_chart(rules: Rules, max_rounds: int = 4) -> Chart:
     following the current chart; repeated until the chart no longer changes
     (at most ``max_rounds`` times; when a marginal cell keeps flipping, the
     best chart seen is kept).
+
+    With ``stored`` (and the default ``max_rounds``), a rule set of the chart store
+    (:data:`CHART_STORE`: the presets' rule sets) reads its chart from there, the same
+    chart worked out beforehand; ``stored=False`` always works it out.
     """
     check_supported(rules)
+    if stored and max_rounds == 4:
+        found = _stored_charts().get(chart_store_key(rules))
+        if found is not None:
+            return Chart.from_dict(found)
     chart = solve(rules.replace(decks=None, seats_per_deck=None)).chart
     best: tuple[float, Chart] | None = None
     for _ in range(max_rounds):
