@@ -81,9 +81,11 @@ def table_free(agent: Any) -> bool:
     return not (isinstance(agent, StrategyAgent) and agent.state_policy is None)
 
 
-@lru_cache(maxsize=32)
+@lru_cache(maxsize=4096)
 def optimal_return(rules: Rules) -> float:
-    """The optimal expected return per unit bet (infinite deck)."""
+    """The optimal expected return per unit bet (infinite deck); cached per rule set (a
+    float each: the 256 held-out rule sets of a rule space are solved once per process,
+    not again for each seed or policy graded on them, about 0.1 s of CPU each)."""
     return float(solve(rules).expected_return)
 
 
