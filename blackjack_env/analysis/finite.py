@@ -520,8 +520,8 @@ def finite_shoe_return(rules: Rules, strategy: Chart | Policy | None = None) -> 
 
 
 #: The stored charts (``blackjack_env/analysis/data/``): :func:`finite_chart` of the rule
-#: sets the presets are played under (each preset's :func:`nearest supported rules
-#: <blackjack_env.analysis.strategy.nearest_supported_rules>`), worked out beforehand by
+#: sets the presets are played under (each preset's nearest rules the analysis serves,
+#: ``analysis.strategy.nearest_supported_rules``), worked out beforehand by
 #: ``python scripts/make_chart_store.py`` and read instead of worked out again at a
 #: table's first decision (terminal-21's takes about 15 s on one core, the others 1-3 s).
 #: ``tests/analysis/test_chart_store.py`` works them out again and compares.
