@@ -53,7 +53,7 @@ def test_report_prints_the_pages_tables(capsys: pytest.CaptureFixture[str]) -> N
 def test_the_tables_and_figures_change_with_the_files(tmp_path: Path) -> None:
     copy = tmp_path / "bench"
     shutil.copytree(SHIPPED, copy, ignore=shutil.ignore_patterns(".work"))
-    drawn = plots(copy, tmp_path / "fig")
+    drawn = plots(copy, tmp_path / "fig", dpi=30)  # (the size plays no part here)
     names = {p.name for p in drawn}
     page = PAGE.read_text()
     assert names and all(f"_generated/fig/{n}" in page for n in names)
@@ -63,7 +63,7 @@ def test_the_tables_and_figures_change_with_the_files(tmp_path: Path) -> None:
     assert rows["q-learning", 100_000].status == "missing"
     assert "blackjack-bench run v1-play --algo q-learning" in rows[
         "q-learning", 100_000].command
-    again = plots(copy, tmp_path / "fig2")
+    again = plots(copy, tmp_path / "fig2", dpi=30)
     before = (tmp_path / "fig" / "bench-v1-play-steps.png").read_bytes()
     after = (tmp_path / "fig2" / "bench-v1-play-steps.png").read_bytes()
     assert again and before != after
