@@ -8,9 +8,10 @@ and a split hand's second card, and the move to the next hand or the dealer
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypeAlias
 
 import jax.numpy as jnp
+from jaxtyping import Array, ArrayLike, Bool, Int32, Shaped
 
 from blackjack_env.engine import play
 from blackjack_env.envs.codes import (
@@ -44,20 +45,27 @@ from blackjack_env.jax.state import (
 from blackjack_env.jax.tables import Config, Params
 
 
-def split_allowed(p: Params, pair: Any, nh: Any, aces: Any) -> Any:
+def split_allowed(
+    p: Params, pair: Bool[Array, ""] | Int32[Array, ""], nh: Int32[Array, ""], aces: Bool[Array, ""]
+) -> Bool[Array, ""]:
     """The rules allow splitting a pair (``pair``: it is one under the rules) at
     ``nh`` hands, of aces where ``aces`` (``Params.split_ok``)."""
     return p.split_ok[18 * pair.astype(I32) + 2 * nh + aces.astype(I32)]
 
 
-def second_card(st: State, p: Params, cfg: Config, rk: Rng, h: Any, on: Any) -> tuple[State, Rng]:
+def second_card(
+    st: State, p: Params, cfg: Config, rk: Rng, h: Int32[Array, ""], on: Bool[Array, ""]
+) -> tuple[State, Rng]:
     """Hand ``h`` (one card, from a split) gets its second card where ``on``; a hand with
     no decision left is finished (``play.split_hand_done``)."""
     st, card, rk = draw(st, p, cfg, rk, on)
     return take_second(st, p, cfg, card, h, on), rk
 
 
-def take_second(st: State, p: Params, cfg: Config, card: Any, h: Any, on: Any) -> State:
+def take_second(
+    st: State, p: Params, cfg: Config, card: Int32[Array, ""], h: Int32[Array, ""],
+    on: Bool[Array, ""],
+) -> State:  # fmt: skip
     """Hand ``h`` (one card, from a split) takes ``card`` as its second card where ``on``
     (:func:`second_card` without the draw)."""
     at = hand_onehot(h, cfg) & on
@@ -79,7 +87,7 @@ def take_second(st: State, p: Params, cfg: Config, card: Any, h: Any, on: Any) -
     return st
 
 
-def advance(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> tuple[State, Rng]:
+def advance(st: State, p: Params, cfg: Config, rk: Rng, on: Bool[Array, ""]) -> tuple[State, Rng]:
     """Move on to the next hand needing a decision (its second card dealt if it comes
     from a split), or to the dealer (numpy ``_advance``): :func:`next_hand`, then
     :func:`hands_done`."""
@@ -87,15 +95,22 @@ def advance(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> tuple[State,
     return hands_done(st, p, cfg, rk, to_dealer)
 
 
-def next_hand(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> tuple[State, Rng, Any]:
+#: :func:`next_hand`'s loop carry: the state, the stream, still searching, the seat's
+#: hands all done
+Search: TypeAlias = tuple[State, Rng, Bool[Array, ""], Bool[Array, ""]]
+
+
+def next_hand(
+    st: State, p: Params, cfg: Config, rk: Rng, on: Bool[Array, ""]
+) -> tuple[State, Rng, Bool[Array, ""]]:
     """:func:`advance` without its end: move on to the next hand needing a decision
     where ``on``; ``(state, rng, to_dealer)``, ``to_dealer`` where the seat's hands are
     all done (the caller then plays :func:`hands_done`)."""
 
-    def going(carry: tuple[State, Rng, Any, Any], p: Params) -> Any:
+    def going(carry: Search, p: Params) -> Bool[Array, ""]:
         return carry[2]
 
-    def body(carry: tuple[State, Rng, Any, Any], p: Params) -> tuple[State, Rng, Any, Any]:
+    def body(carry: Search, p: Params) -> Search:
         s, r, going, to_dealer = carry
         cur = s.acting_hand + going
         s = s._replace(acting_hand=cur)
@@ -123,7 +138,9 @@ def next_hand(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> tuple[Stat
     return st, Rng(rk.seed, i0 + jnp.uint32(cfg.hands + 1)), to_dealer
 
 
-def hands_done(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> tuple[State, Rng]:
+def hands_done(
+    st: State, p: Params, cfg: Config, rk: Rng, on: Bool[Array, ""]
+) -> tuple[State, Rng]:
     """The seat's hands are all done where ``on``: with one seat the dealer plays; with
     several the seat waits (``DONE``, the cursor on its last hand) for the others (numpy
     ``_flush_dealer`` / ``_seats_done``)."""
@@ -132,7 +149,7 @@ def hands_done(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> tuple[Sta
     return seat_done(st, on), rk
 
 
-def seat_done(st: State, on: Any) -> State:
+def seat_done(st: State, on: Bool[Array, "*seats"]) -> State:
     """Where ``on``: the seat's hands are all done; it waits (``DONE``, the cursor on
     its last hand)."""
     return st._replace(
@@ -141,7 +158,9 @@ def seat_done(st: State, on: Any) -> State:
     )
 
 
-def split_hand(st: State, p: Params, cfg: Config, h: Any, on: Any) -> State:
+def split_hand(
+    st: State, p: Params, cfg: Config, h: Int32[Array, ""], on: Bool[Array, ""]
+) -> State:
     """Split hand ``h`` where ``on``: the new hand goes right after it (later hands move
     one place right) holding the second card; hand ``h`` keeps its first card."""
     k = jnp.arange(cfg.hands)
@@ -152,7 +171,9 @@ def split_hand(st: State, p: Params, cfg: Config, h: Any, on: Any) -> State:
     v1 = p.card_values[r1]
     new_stake = st.stake[h] // p.split_divisor  # play.split_stake
 
-    def shifted(a: Any, fresh: Any) -> Any:
+    def shifted(
+        a: Shaped[Array, " hands"], fresh: Shaped[ArrayLike, ""]
+    ) -> Shaped[Array, " hands"]:
         a2 = jnp.where(move, a[prev], a)
         return jnp.where(new_at, fresh, a2)
 
@@ -182,7 +203,9 @@ def split_hand(st: State, p: Params, cfg: Config, h: Any, on: Any) -> State:
     return select(on, new, st)
 
 
-def act_play(st: State, p: Params, cfg: Config, rk: Rng, action: Any, on: Any) -> tuple[State, Rng]:
+def act_play(
+    st: State, p: Params, cfg: Config, rk: Rng, action: Int32[Array, ""], on: Bool[Array, ""]
+) -> tuple[State, Rng]:
     """A playing decision (``Action`` 0..4, legal) on the current hand where ``on``
     (:func:`play_hand`), then the move to the next hand needing one, or to the dealer
     (:func:`advance`; numpy ``_act_play``)."""
@@ -191,8 +214,8 @@ def act_play(st: State, p: Params, cfg: Config, rk: Rng, action: Any, on: Any) -
 
 
 def play_hand(
-    st: State, p: Params, cfg: Config, rk: Rng, action: Any, on: Any
-) -> tuple[State, Rng, Any]:
+    st: State, p: Params, cfg: Config, rk: Rng, action: Int32[Array, ""], on: Bool[Array, ""]
+) -> tuple[State, Rng, Bool[Array, ""]]:
     """A playing decision (``Action`` 0..4, legal) on the current hand where ``on``: the
     one place a hand's decision is played. ``(state, rng, finished)``: ``finished`` where
     the hand is done (the caller moves on, :func:`advance`)."""
@@ -238,7 +261,7 @@ def play_hand(
     return st, rk, on & st.done[h]
 
 
-def legal_key(st: State, p: Params, cfg: Config) -> Any:
+def legal_key(st: State, p: Params, cfg: Config) -> Int32[Array, ""]:
     """The row of the legal table (and of ``Params.mask_rows``) of the table's state
     (numpy ``legal_keys``)."""
     h = jnp.clip(st.acting_hand, 0, cfg.hands - 1)
@@ -264,7 +287,7 @@ def legal_key(st: State, p: Params, cfg: Config) -> Any:
     return jnp.where(st.phase == PHASE_INSURE, ins_key, key)
 
 
-def legal_mask(st: State, p: Params, cfg: Config) -> Any:
+def legal_mask(st: State, p: Params, cfg: Config) -> Bool[Array, " actions"]:
     """bool ``(n_actions,)``: the env's action mask (the numpy env's; a settled round:
     every action; a table awaiting its bet: the bet sizes allowed): the row
     ``p.mask_sets[p.mask_index[key]]`` of :func:`legal_key`."""
@@ -274,20 +297,24 @@ def legal_mask(st: State, p: Params, cfg: Config) -> Any:
     return mask
 
 
-def decision_of(phase: Any) -> Any:
+def decision_of(phase: Int32[Array, "*seats"]) -> Int32[Array, "*seats"]:
     """The observation's decision (``Decision``) of a ``BatchPhase`` code
     (``envs.step.DECISION_BY_BATCH_PHASE``)."""
     return jnp.asarray(tables.decision_of_phase())[phase]
 
 
-def map_illegal(decision: Any, mask: Any, a: Any, cfg: Config) -> Any:
+def map_illegal(
+    decision: Int32[Array, ""], mask: Bool[Array, " actions"], a: Int32[Array, ""], cfg: Config
+) -> Int32[Array, ""]:
     """What an illegal action ``a`` plays at a decision (``envs.step.array_map_illegal``,
     tabulated over every input: ``tables.mapped_action``)."""
     table = jnp.asarray(tables.mapped_action(cfg.n_actions))
     return table[decision, mask[ACTION_HIT].astype(I32), a]
 
 
-def table_decision(phase: Any, played: Any, cfg: Config) -> Any:
+def table_decision(
+    phase: Int32[Array, ""], played: Int32[Array, ""], cfg: Config
+) -> Int32[Array, ""]:
     """The table's ``Action`` of a played env action: at the pre-peek question the env's
     STAND is DECLINE (``envs.step.array_table_actions``, tabulated:
     ``tables.table_action``)."""

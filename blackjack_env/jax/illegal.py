@@ -24,10 +24,9 @@ illegal action; the Gymnasium adapters refuse it on the host (the numpy envs' wo
 
 from __future__ import annotations
 
-from typing import Any
-
 import jax
 import jax.numpy as jnp
+from jaxtyping import Array, ArrayLike, Bool, Int32, PRNGKeyArray
 
 from blackjack_env.envs.codes import PHASE_OVER
 from blackjack_env.envs.step import PENALTY_ACTION, IllegalAction
@@ -36,7 +35,7 @@ from blackjack_env.jax.hands import legal_mask
 from blackjack_env.jax.round import decide, play_out
 from blackjack_env.jax.settlement import round_net
 from blackjack_env.jax.shoe import Rng
-from blackjack_env.jax.state import I32, State
+from blackjack_env.jax.state import I32, State, Stepped
 from blackjack_env.jax.tables import Config, Params
 
 __all__ = ["finish_round", "penalized_step", "refuse_raise"]
@@ -54,15 +53,18 @@ def refuse_raise(illegal_action: IllegalAction) -> None:
         )
 
 
-def finish_round(key: Any, st: State, p: Params, cfg: Config, on: Any) -> State:
+def finish_round(
+    key: PRNGKeyArray, st: State, p: Params, cfg: Config, on: Bool[Array, ""]
+) -> State:
     """Play out the round where ``on`` (numpy ``TableBatch.finish_rounds``): the table's
     one round play-out, :func:`blackjack_env.jax.round.play_out`."""
     return play_out(key, st, p, cfg, on)
 
 
 def penalized_step(
-    key: Any, st: State, action: Any, p: Params, cfg: Config, penalty: float
-) -> tuple[State, Any, Any, Any, Any]:
+    key: PRNGKeyArray, st: State, action: Int32[ArrayLike, ""], p: Params, cfg: Config,
+    penalty: float,
+) -> Stepped:
     """:func:`blackjack_env.jax.step` under ``illegal_action="penalize"`` (same
     returns): an illegal action plays ``PENALTY_ACTION`` (at a BET step: the bet that
     ``"map"`` chooses for it, the round then dealt) and ends the round
@@ -73,8 +75,8 @@ def penalized_step(
 
 
 def penalized_decision(
-    key: Any, st: State, action: Any, p: Params, cfg: Config
-) -> tuple[State, Rng, Any, Any, Any, Any]:
+    key: PRNGKeyArray, st: State, action: Int32[ArrayLike, ""], p: Params, cfg: Config
+) -> tuple[State, Rng, Bool[Array, ""], Int32[Array, ""], Bool[Array, ""], PRNGKeyArray]:
     """:func:`penalized_step` up to its decision's dealer's turn, which is left to the
     caller (:func:`blackjack_env.jax.round.decide`): ``(state, rng, dealer, played,
     illegal, key)``; :func:`penalized_end` with ``key`` then ends the step."""
@@ -91,8 +93,9 @@ def penalized_decision(
 
 
 def penalized_end(
-    key: Any, st: State, played: Any, bad: Any, p: Params, cfg: Config, penalty: float
-) -> tuple[State, Any, Any, Any, Any]:
+    key: PRNGKeyArray, st: State, played: Int32[Array, ""], bad: Bool[Array, ""], p: Params,
+    cfg: Config, penalty: float,
+) -> Stepped:  # fmt: skip
     """:func:`penalized_step` after its decision's dealer's turn: the round played out
     after an illegal action (``bad``; :func:`finish_round` with ``key``), the reward less
     the penalty; :func:`penalized_step`'s returns."""

@@ -13,14 +13,31 @@ skip it when none does.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import TypeAlias, TypeVar
 
 import jax
 import jax.numpy as jnp
 from jax import custom_batching
+from jaxtyping import Array, ArrayLike, Bool, Integer, PyTree
+
+#: a loop's carry, or the values of a shared computation (a pytree of arrays)
+C = TypeVar("C")
+#: a branch's operands and its extra arguments (pytrees of arrays)
+Operands: TypeAlias = tuple[PyTree[Array], ...]
+#: a branch's operands, returned in the same form
+Ops = TypeVar("Ops", bound=Operands)
+#: custom_vmap's batched flags: one bool per leaf of the arguments (True: the leaf has the
+#: batch axis)
+Batched: TypeAlias = PyTree[bool]
 
 
-def guarded_while(cond: Any, body: Any, carry: Any, *args: Any) -> Any:
+def guarded_while(
+    cond: Callable[..., Bool[Array, ""]],
+    body: Callable[..., C],
+    carry: C,
+    *args: PyTree[Array],
+) -> C:
     """``lax.while_loop(cond, body, carry)`` for a ``body`` that changes nothing where
     ``cond`` is false (a guarded body), with ``args`` passed to both unchanged.
 
@@ -38,11 +55,13 @@ def guarded_while(cond: Any, body: Any, carry: Any, *args: Any) -> Any:
     copies."""
 
     @custom_batching.custom_vmap
-    def loop(carry: Any, args: Any) -> Any:
+    def loop(carry: C, args: Operands) -> C:
         return jax.lax.while_loop(lambda c: cond(c, *args), lambda c: body(c, *args), carry)
 
     @loop.def_vmap
-    def _batched(n: int, in_batched: Any, carry: Any, args: Any) -> Any:
+    def _batched(
+        n: int, in_batched: tuple[Batched, Batched], carry: C, args: Operands
+    ) -> tuple[C, Batched]:
         c_batched, a_batched = in_batched
         carry = jax.tree.map(
             lambda x, b: x if b else jnp.broadcast_to(x, (n, *jnp.shape(x))), carry, c_batched
@@ -59,8 +78,12 @@ def guarded_while(cond: Any, body: Any, carry: Any, *args: Any) -> Any:
 
 
 def when(
-    guard: Any, fn: Any, operands: tuple[Any, ...], args: tuple[Any, ...] = (), **static: Any
-) -> Any:
+    guard: Bool[ArrayLike, ""],
+    fn: Callable[..., Iterable[PyTree[Array]]],
+    operands: Ops,
+    args: Operands = (),
+    **static: object,
+) -> Ops:
     """``fn(*operands, *args, **static)`` (a tuple like ``operands``; ``args`` arrays,
     ``static`` Python values such as the config) where ``guard`` holds, else
     ``operands`` unchanged, for a *guarded* ``fn``: at a table where ``guard`` is off,
@@ -70,18 +93,21 @@ def when(
     for every table (no select) while any table's guard holds, and not at all when none
     does; a guard shared by the batch (rules shared by every table) stays a branch."""
 
-    def keep(ops: tuple[Any, ...], extra: tuple[Any, ...]) -> tuple[Any, ...]:
+    def keep(ops: Operands, extra: Operands) -> Operands:
         return ops
 
-    def run(ops: tuple[Any, ...], extra: tuple[Any, ...]) -> tuple[Any, ...]:
+    def run(ops: Operands, extra: Operands) -> Operands:
         return tuple(fn(*ops, *extra, **static))
 
     @custom_batching.custom_vmap
-    def branch(g: Any, ops: tuple[Any, ...], extra: tuple[Any, ...]) -> tuple[Any, ...]:
+    def branch(g: Bool[Array, ""], ops: Operands, extra: Operands) -> Operands:
         return jax.lax.cond(g, run, keep, ops, extra)
 
     @branch.def_vmap
-    def _batched(n: int, in_batched: Any, g: Any, ops: Any, extra: Any) -> Any:
+    def _batched(
+        n: int, in_batched: tuple[Batched, Batched, Batched], g: Bool[Array, "*tables"],
+        ops: Operands, extra: Operands,
+    ) -> tuple[Operands, Batched]:  # fmt: skip
         g_batched, o_batched, e_batched = in_batched
         ops = jax.tree.map(
             lambda x, b: x if b else jnp.broadcast_to(x, (n, *jnp.shape(x))), ops, o_batched
@@ -95,7 +121,7 @@ def when(
     return branch(jnp.asarray(guard, bool), tuple(operands), tuple(args))
 
 
-def share(values: Any, anchor: Any) -> Any:
+def share(values: C, anchor: Integer[ArrayLike, "*shape"]) -> C:
     """``values`` (a pytree of arrays) unchanged, computed once in the compiled program.
 
     XLA fuses a cheap computation into every kernel that reads it, and computes it again
@@ -110,18 +136,20 @@ def share(values: Any, anchor: Any) -> Any:
     6,610 (sutton-barto 5,352 to 4,287), its kernels alike; a batch of tables, whose
     array operations XLA does not copy into every reader, is unchanged."""
 
-    def keep(v: Any) -> Any:
+    def keep(v: C) -> C:
         return v
 
-    def zeros(v: Any) -> Any:
+    def zeros(v: C) -> C:
         return jax.tree.map(jnp.zeros_like, v)
 
     @custom_batching.custom_vmap
-    def branch(g: Any, v: Any) -> Any:
+    def branch(g: Bool[Array, ""], v: C) -> C:
         return jax.lax.cond(g, keep, zeros, v)
 
     @branch.def_vmap
-    def _batched(n: int, in_batched: Any, g: Any, v: Any) -> Any:
+    def _batched(
+        n: int, in_batched: tuple[Batched, Batched], g: Bool[Array, "*tables"], v: C
+    ) -> tuple[C, Batched]:
         g_batched, v_batched = in_batched
         v = jax.tree.map(
             lambda x, b: x if b else jnp.broadcast_to(x, (n, *jnp.shape(x))), v, v_batched

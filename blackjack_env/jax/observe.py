@@ -12,10 +12,9 @@ observation with no edit here.
 
 from __future__ import annotations
 
-from typing import Any
-
 import jax
 import jax.numpy as jnp
+from jaxtyping import Array, ArrayLike, Bool, Float32, Int32, Shaped
 
 from blackjack_env.envs import view
 from blackjack_env.envs.codes import (
@@ -25,6 +24,7 @@ from blackjack_env.envs.codes import (
     ACTION_SURRENDER,
 )
 from blackjack_env.envs.step import Decision
+from blackjack_env.jax.arrays import Observation
 from blackjack_env.jax.chips import bankroll
 from blackjack_env.jax.hands import decision_of
 from blackjack_env.jax.seats import acting, masks
@@ -44,14 +44,14 @@ _PLAY, _INSURANCE, _SETTLED = int(Decision.PLAY), int(Decision.INSURANCE), int(D
 _BET = int(Decision.BET)
 
 
-def hole_hidden(st: State, cfg: Config) -> Any:
+def hole_hidden(st: State, cfg: Config) -> Bool[Array, ""]:
     """The dealer's hole card is dealt and not shown (a table awaiting its bet has none:
     the last round's cards are in the discards)."""
     hidden = (st.hole_card >= 0) & ~st.hole_revealed
     return hidden & ~st.opened if cfg.bets else hidden
 
 
-def true_count(st: State, p: Params, cfg: Config) -> Any:
+def true_count(st: State, p: Params, cfg: Config) -> Float32[Array, ""]:
     """Hi-Lo true count of the cards the learner has seen (0 for an infinite deck)."""
     if cfg.infinite:
         return jnp.zeros((), F32)
@@ -62,7 +62,9 @@ def true_count(st: State, p: Params, cfg: Config) -> Any:
     return jnp.where(remaining > 0, tc, 0.0)
 
 
-def focus_fields(st: State, p: Params, cfg: Config, mask: Any, settled: Any) -> dict[str, Any]:
+def focus_fields(
+    st: State, p: Params, cfg: Config, mask: Bool[Array, " actions"], settled: Bool[ArrayLike, ""]
+) -> dict[str, Shaped[Array, ""]]:
     """The learner's view of the table, field by field (as the numpy vector env's
     ``_observe``): the focus hand (the hand to act, else the last one acted on)."""
     phase = jnp.where(settled, _SETTLED, decision_of(st.phase))
@@ -94,14 +96,14 @@ def focus_fields(st: State, p: Params, cfg: Config, mask: Any, settled: Any) -> 
     return out
 
 
-def shoe_left(st: State, p: Params, cfg: Config) -> Any:
+def shoe_left(st: State, p: Params, cfg: Config) -> Float32[Array, ""] | float:
     """The fraction of the shoe not yet dealt (1 for an infinite deck)."""
     if cfg.infinite:
         return 1.0
     return st.left.astype(F32) / p.shoe_cards.astype(F32)
 
 
-def count_bucket(st: State, p: Params, cfg: Config) -> Any:
+def count_bucket(st: State, p: Params, cfg: Config) -> Int32[Array, ""]:
     """The fact ``count_bucket``: :func:`blackjack_env.envs.view.fields.count_bucket` (the
     one computation, in integers) of the Hi-Lo running count and the cards not seen."""
     if cfg.infinite:
@@ -111,8 +113,8 @@ def count_bucket(st: State, p: Params, cfg: Config) -> Any:
     return view.count_bucket(running, st.left + hidden)
 
 
-def unseen_ranks(st: State, p: Params, cfg: Config) -> Any:
-    """int32 ``(13,)``: the cards the learner has not seen, by rank (the undealt cards and
+def unseen_ranks(st: State, p: Params, cfg: Config) -> Int32[Array, " 13"]:
+    """The cards the learner has not seen, by rank (the undealt cards and
     a hidden hole card; an infinite deck: 4 of each)."""
     if cfg.infinite:
         return jnp.full(13, 4, I32)
@@ -123,14 +125,15 @@ def unseen_ranks(st: State, p: Params, cfg: Config) -> Any:
     return count_rank(counts, p.rank_of_card[jnp.maximum(st.hole_card, 0)], hole_hidden(st, cfg))
 
 
-def seat_ranks(st: State, cfg: Config) -> Any:
-    """int32 ``(13,)`` (``(S, 13)``): the cards of each seat's hands, by rank."""
+def seat_ranks(st: State, cfg: Config) -> Int32[Array, "*seats ranks"]:
+    """The cards of each seat's hands, by rank."""
     live = live_hands(st, cfg)
     return jnp.sum(jnp.where(live[..., None], st.hand_ranks, 0), axis=-2)
 
 
 def facts(
-    st: State, p: Params, cfg: Config, mask: Any, settled: Any = False, table_cards: Any = None
+    st: State, p: Params, cfg: Config, mask: Bool[Array, " actions"],
+    settled: Bool[ArrayLike, ""] = False, table_cards: Int32[Array, " cards"] | None = None,
 ) -> view.Facts:
     """The facts of the learner's situation (:data:`blackjack_env.envs.view.fields.FACTS`),
     read from the state as the numpy vector env reads them (its ``_observe_bets`` at a BET
@@ -141,11 +144,11 @@ def facts(
     bet = (st.opened & ~jnp.asarray(settled)) if cfg.bets else jnp.zeros((), bool)
     none = jnp.zeros(13, I32)
 
-    def dealer_cards() -> Any:
+    def dealer_cards() -> Int32[Array, " 13"]:
         dealer = (jnp.arange(13) == p.rank_of_card[st.upcard]).astype(I32)
         return jnp.where(bet, none, jnp.where(st.hole_revealed, st.dealer_ranks, dealer))
 
-    def seat_cards() -> Any:
+    def seat_cards() -> Int32[Array, " cards"]:
         seats = seat_ranks(st, cfg) if table_cards is None else table_cards
         return jnp.where(bet, jnp.zeros_like(seats), seats)
 
@@ -174,9 +177,9 @@ _INT_FACTS = ("phase", "total", "soft", "upcard", "hand_index", "num_hands")
 
 
 def observe_one(
-    st: State, p: Params, cfg: Config, obs_mode: str, mask: Any, settled: Any = False,
-    table_cards: Any = None,
-) -> Any:
+    st: State, p: Params, cfg: Config, obs_mode: str, mask: Bool[Array, " actions"],
+    settled: Bool[ArrayLike, ""] = False, table_cards: Int32[Array, " cards"] | None = None,
+) -> Observation:
     """One seat's observation in ``obs_mode``: :func:`blackjack_env.envs.view.encode` of
     its :func:`facts` (``jax.numpy``; the tuple's and the dict's scalars int32)."""
     f = facts(st, p, cfg, mask, settled, table_cards)
@@ -191,10 +194,10 @@ def observe(
     p: Params,
     cfg: Config,
     obs_mode: str,
-    settled: Any = False,
-    mask: Any = None,
+    settled: Bool[ArrayLike, ""] = False,
+    mask: Bool[Array, "*seats actions"] | None = None,
     rules: bool = False,
-) -> Any:
+) -> Observation:
     """The observation of every seat in ``obs_mode`` (one seat: as the observer; several:
     a leading seat axis, a seat the table does not wait for shown ``SETTLED``, as the
     numpy vector env shows it). ``mask``: the masks to show (default: the state's).
@@ -214,7 +217,7 @@ def observe(
     )(st, mask, shown)
 
 
-def with_rules(obs: Any, p: Params, rules: bool) -> Any:
+def with_rules(obs: Observation, p: Params, rules: bool) -> Observation:
     """One seat's observation with the rule features where ``rules``: after a flat
     observation (:func:`blackjack_env.envs.view.append_rules`), or under the dict's
     ``view.DICT_RULES_KEY``."""

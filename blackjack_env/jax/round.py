@@ -20,10 +20,9 @@ branch a ``where`` or a bounded ``lax`` loop.
 
 from __future__ import annotations
 
-from typing import Any
-
 import jax
 import jax.numpy as jnp
+from jaxtyping import Array, ArrayLike, Bool, Float32, Int32, PRNGKeyArray
 
 from blackjack_env.engine import play
 from blackjack_env.envs.codes import (
@@ -61,6 +60,7 @@ from blackjack_env.jax.state import (
     F32,
     I32,
     State,
+    Stepped,
     count_rank,
     dealer_natural,
     hand_onehot,
@@ -74,7 +74,9 @@ from blackjack_env.jax.tables import Config, Params
 _INSURANCE_PAYS = float(play.INSURANCE_PAYS)
 
 
-def act_insurance(st: State, p: Params, cfg: Config, action: Any, on: Any) -> tuple[State, Any]:
+def act_insurance(
+    st: State, p: Params, cfg: Config, action: Int32[Array, ""], on: Bool[Array, ""]
+) -> tuple[State, Bool[Array, ""]]:
     """The pre-peek answer where ``on`` (``INSURE``, ``DECLINE`` or ``SURRENDER``), then
     the peek (numpy ``_act_insurance``): ``(state, cont)``, ``cont`` where play starts
     (the caller then moves to the first hand needing a decision,
@@ -107,13 +109,14 @@ def act_insurance(st: State, p: Params, cfg: Config, action: Any, on: Any) -> tu
 
 
 def answer_pre_peek(
-    st: State, cont: Any, p: Params, action: Any, on: Any, *, cfg: Config
-) -> tuple[State, Any]:
+    st: State, cont: Bool[Array, ""], p: Params, action: Int32[Array, ""], on: Bool[Array, ""],
+    *, cfg: Config,
+) -> tuple[State, Bool[Array, ""]]:  # fmt: skip
     """:func:`act_insurance` as a guarded branch (``on``: nothing changes elsewhere)."""
     return act_insurance(st, p, cfg, action, on)
 
 
-def open_round(st: State, p: Params, cfg: Config, on: Any = True) -> State:
+def open_round(st: State, p: Params, cfg: Config, on: Bool[Array, ""] | bool = True) -> State:
     """Bet steps: open the next round where ``on`` (numpy ``open_rounds``): the cards go
     to the discards, the shoe is reshuffled if the cut card is out, and the table awaits
     the bet (``opened``); :func:`start_round` then deals without a second check."""
@@ -123,8 +126,9 @@ def open_round(st: State, p: Params, cfg: Config, on: Any = True) -> State:
 
 
 def start_round(
-    key: Any, st: State, p: Params, cfg: Config, on: Any = True, stake: Any = None
-) -> State:
+    key: PRNGKeyArray | Rng, st: State, p: Params, cfg: Config, on: Bool[Array, ""] | bool = True,
+    stake: Int32[ArrayLike, ""] | None = None,
+) -> State:  # fmt: skip
     """Where ``on``: the last round's cards go to the discards, the shoe is reshuffled if
     the cut card is out (unless :func:`open_round` did), and a round is dealt (naturals,
     the pre-peek question or the peek; a round with no decision left is played out and
@@ -135,8 +139,9 @@ def start_round(
 
 
 def deal_round(
-    key: Any, st: State, p: Params, cfg: Config, on: Any = True, stake: Any = None
-) -> tuple[State, Rng, Any]:
+    key: PRNGKeyArray | Rng, st: State, p: Params, cfg: Config, on: Bool[Array, ""] | bool = True,
+    stake: Int32[ArrayLike, ""] | None = None,
+) -> tuple[State, Rng, Bool[Array, ""]]:  # fmt: skip
     """:func:`start_round` without its end: ``(state, rng, dealer)``, the dealer's turn
     left to the caller where ``dealer`` (a round with no decision left), with ``rng``
     (:func:`~blackjack_env.jax.dealer.dealer_turn`)."""
@@ -210,8 +215,9 @@ def deal_round(
 
 
 def step(
-    key: Any, st: State, action: Any, p: Params, cfg: Config
-) -> tuple[State, Any, Any, Any, Any]:
+    key: PRNGKeyArray | Rng, st: State, action: Int32[ArrayLike, "*seats"], p: Params,
+    cfg: Config,
+) -> Stepped:  # fmt: skip
     """One decision at the table: ``(state, reward, round_over, played, illegal)``.
 
     An illegal action is mapped as the numpy env maps it (``illegal_action="map"``:
@@ -225,14 +231,15 @@ def step(
     return st, reward, over, played, illegal
 
 
-def round_over(st: State, cfg: Config) -> Any:
+def round_over(st: State, cfg: Config) -> Bool[Array, ""]:
     """The table's round is over (every seat's phase is ``OVER`` then)."""
     return (st.phase[0] if cfg.seats > 1 else st.phase) == PHASE_OVER
 
 
 def decide(
-    key: Any, st: State, action: Any, p: Params, cfg: Config
-) -> tuple[State, Rng, Any, Any, Any]:
+    key: PRNGKeyArray | Rng, st: State, action: Int32[ArrayLike, "*seats"], p: Params,
+    cfg: Config,
+) -> tuple[State, Rng, Bool[Array, ""], Int32[Array, "*seats"], Bool[Array, "*seats"]]:  # fmt: skip
     """:func:`step` without its end: ``(state, rng, dealer, played, illegal)``, the
     dealer's turn left to the caller where ``dealer``, with ``rng`` (the one dealer's turn
     of a step: after the decision, or after the deal of a bet step, which exclude each
@@ -251,7 +258,8 @@ def decide(
         bits = jnp.sum(mask[cfg.n_play :].astype(I32) << jnp.arange(cfg.n_bets, dtype=I32))
         bet_table = jnp.asarray(tables.bet_mapped(cfg.n_play, cfg.n_bets, cfg.n_actions))
         mapped = jnp.where(st.opened, bet_table[bits, a], mapped)
-        key, k_bet = jax.random.split(key)
+        # (with bet steps the key is a key: its stream is not drawn ahead, rngs)
+        key, k_bet = jax.random.split(key)  # type: ignore[arg-type]
     played = jnp.where(legal, action, mapped)
     opened = st.opened
     decision = table_decision(st.phase, played, cfg)
@@ -266,8 +274,9 @@ def decide(
 
 
 def play_decision(
-    st: State, p: Params, cfg: Config, rk: Rng, insurance: Any, decision: Any, on: Any
-) -> tuple[State, Rng]:
+    st: State, p: Params, cfg: Config, rk: Rng, insurance: Int32[Array, ""],
+    decision: Int32[Array, ""], on: Bool[Array, ""],
+) -> tuple[State, Rng]:  # fmt: skip
     """One seat's table plays where ``on``: ``insurance`` (a table action: ``INSURE``,
     ``DECLINE`` or ``SURRENDER``) at the pre-peek question, ``decision`` (a legal playing
     action) on the hand to act; the round then goes on to the next hand or the dealer
@@ -278,8 +287,9 @@ def play_decision(
 
 
 def play_to_dealer(
-    st: State, p: Params, cfg: Config, rk: Rng, insurance: Any, decision: Any, on: Any
-) -> tuple[State, Rng, Any]:
+    st: State, p: Params, cfg: Config, rk: Rng, insurance: Int32[Array, ""],
+    decision: Int32[Array, ""], on: Bool[Array, ""] | bool,
+) -> tuple[State, Rng, Bool[Array, ""]]:  # fmt: skip
     """:func:`play_decision` without its end: ``(state, rng, dealer)``, ``dealer`` where
     the seat's hands are all done (the caller plays
     :func:`~blackjack_env.jax.hands.hands_done`)."""
@@ -304,7 +314,7 @@ def play_to_dealer(
 _PLAY_OUT = tuple(int(a) for a in play.play_out_codes())
 
 
-def play_out(key: Any, st: State, p: Params, cfg: Config, on: Any) -> State:
+def play_out(key: PRNGKeyArray, st: State, p: Params, cfg: Config, on: Bool[Array, ""]) -> State:
     """Play out the round where ``on`` (one or several seats): every seat takes
     :func:`~blackjack_env.engine.play.play_out_action` at each decision left (it declines
     the pre-peek question and stands on every hand left), then the dealer plays and the
@@ -327,8 +337,8 @@ def play_out(key: Any, st: State, p: Params, cfg: Config, on: Any) -> State:
 
 
 def end_round(
-    st: State, reward: Any, over: Any, p: Params, cfg: Config
-) -> tuple[State, Any, Any]:
+    st: State, reward: Float32[Array, "*seats"], over: Bool[Array, ""], p: Params, cfg: Config
+) -> tuple[State, Bool[Array, ""], Bool[Array, ""]]:
     """The episode after a step (numpy ``BlackjackVectorEnv.step``): the ended round's
     chips join the session; ``(state, terminated, truncated)``: with
     ``rounds_per_episode`` 1 a round is an episode; otherwise the episode is truncated
@@ -345,7 +355,10 @@ def end_round(
     return st, broke, truncated
 
 
-def next_round(key: Any, st: State, p: Params, cfg: Config, over: Any, done: Any) -> State:
+def next_round(
+    key: PRNGKeyArray | Rng, st: State, p: Params, cfg: Config, over: Bool[Array, ""],
+    done: Bool[Array, ""],
+) -> State:  # fmt: skip
     """Where ``over``: the next round begins (dealt, or opened for its bet with bet
     steps); where ``done`` too, as the first of a new episode."""
     st, rk, dealer = next_deal(key, st, p, cfg, over, done)
@@ -354,8 +367,9 @@ def next_round(key: Any, st: State, p: Params, cfg: Config, over: Any, done: Any
 
 
 def next_deal(
-    key: Any, st: State, p: Params, cfg: Config, over: Any, done: Any
-) -> tuple[State, Rng, Any]:
+    key: PRNGKeyArray | Rng, st: State, p: Params, cfg: Config, over: Bool[Array, ""],
+    done: Bool[Array, ""],
+) -> tuple[State, Rng, Bool[Array, ""]]:  # fmt: skip
     """:func:`next_round` without its end: ``(state, rng, dealer)``, the dealer's turn
     of a round dealt with no decision left to the caller (:func:`deal_round`; none with
     bet steps, whose rounds are opened here and dealt by the bet). ``key``: a key, or the
@@ -375,7 +389,7 @@ def next_deal(
     return st._replace(episode_rounds=st.episode_rounds + over), rk, dealer
 
 
-def first_round(key: Any, st: State, p: Params, cfg: Config) -> State:
+def first_round(key: PRNGKeyArray, st: State, p: Params, cfg: Config) -> State:
     """The first round of an episode at a table between rounds (a new one: a full
     shoe)."""
     on = jnp.ones((), bool)

@@ -8,10 +8,9 @@ action mask of every seat.
 
 from __future__ import annotations
 
-from typing import Any
-
 import jax
 import jax.numpy as jnp
+from jaxtyping import Array, ArrayLike, Bool, Int32, PRNGKeyArray, UInt32
 
 from blackjack_env.engine import play
 from blackjack_env.envs.codes import (
@@ -43,6 +42,7 @@ from blackjack_env.jax.state import (
     I32,
     SEAT_FIELDS,
     State,
+    Stepped,
     count_rank,
     dealer_natural,
     hand_onehot,
@@ -59,18 +59,18 @@ from blackjack_env.jax.tables import Config, Params
 _INSURANCE_PAYS = float(play.INSURANCE_PAYS)
 
 
-def seat_view(st: State, s: Any) -> State:
+def seat_view(st: State, s: Int32[ArrayLike, ""]) -> State:
     """Seat ``s`` of a several-seat table as a one-seat state (the table's shoe and
     dealer)."""
     return st._replace(**{f: getattr(st, f)[s] for f in SEAT_FIELDS})
 
 
-def merge_seat(st: State, v: State, s: Any) -> State:
+def merge_seat(st: State, v: State, s: Int32[ArrayLike, ""]) -> State:
     """``st`` with seat ``s`` (and the shoe and dealer) taken from the view ``v``."""
     return v._replace(**{f: getattr(st, f).at[s].set(getattr(v, f)) for f in SEAT_FIELDS})
 
 
-def acting(st: State, cfg: Config) -> Any:
+def acting(st: State, cfg: Config) -> Int32[Array, ""]:
     """The seat the table waits for (numpy ``TableBatch.acting``): the first seat still to
     answer the pre-peek question, else the first with a hand to play, else seat 0."""
     if cfg.seats == 1:
@@ -81,8 +81,8 @@ def acting(st: State, cfg: Config) -> Any:
 
 
 def deal_seats(
-    st: State, p: Params, cfg: Config, rk: Rng, on: Any
-) -> tuple[State, Rng, Any]:
+    st: State, p: Params, cfg: Config, rk: Rng, on: Bool[Array, ""]
+) -> tuple[State, Rng, Bool[Array, ""]]:
     """:func:`~blackjack_env.jax.round.deal_round`'s deal at a table of several seats
     (numpy ``_deal_seats``, then ``start_rounds``): a card to each seat, the upcard, a
     second card to each seat, the hole card; naturals; the pre-peek questions (the seats
@@ -143,8 +143,9 @@ def deal_seats(
 
 
 def act_insurance_seats(
-    st: State, p: Params, cfg: Config, s: Any, action: Any, on: Any
-) -> tuple[State, Any]:
+    st: State, p: Params, cfg: Config, s: Int32[Array, ""], action: Int32[Array, ""],
+    on: Bool[Array, ""],
+) -> tuple[State, Bool[Array, ""]]:  # fmt: skip
     """Seat ``s`` answers the pre-peek question where ``on`` and waits; once every seat
     has answered, the dealer peeks and play starts at seat 0 (numpy ``_act_insurance``,
     ``_peek_seats``). ``(state, dealer)``: where ``dealer`` every seat is then done, and
@@ -184,16 +185,18 @@ def act_insurance_seats(
 
 
 def answer_seat(
-    st: State, dealer: Any, p: Params, s: Any, action: Any, on: Any, *, cfg: Config
-) -> tuple[State, Any]:
+    st: State, dealer: Bool[Array, ""], p: Params, s: Int32[Array, ""],
+    action: Int32[Array, ""], on: Bool[Array, ""], *, cfg: Config,
+) -> tuple[State, Bool[Array, ""]]:  # fmt: skip
     """:func:`act_insurance_seats` as a guarded branch (``on``: nothing changes
     elsewhere)."""
     return act_insurance_seats(st, p, cfg, s, action, on)
 
 
 def play_seat(
-    st: State, p: Params, cfg: Config, rk: Rng, s: Any, insurance: Any, decision: Any, on: Any
-) -> tuple[State, Rng]:
+    st: State, p: Params, cfg: Config, rk: Rng, s: Int32[Array, ""], insurance: Int32[Array, ""],
+    decision: Int32[Array, ""], on: Bool[Array, ""],
+) -> tuple[State, Rng]:  # fmt: skip
     """Seat ``s`` plays where ``on``: ``insurance`` (a table action) if it is asked the
     pre-peek question, ``decision`` (a legal playing action) if it has a hand to play;
     the dealer plays once every seat is done. The one place a seat's decision is played
@@ -204,8 +207,9 @@ def play_seat(
 
 
 def seat_to_dealer(
-    st: State, p: Params, cfg: Config, rk: Rng, s: Any, insurance: Any, decision: Any, on: Any
-) -> tuple[State, Rng, Any, Any]:
+    st: State, p: Params, cfg: Config, rk: Rng, s: Int32[Array, ""], insurance: Int32[Array, ""],
+    decision: Int32[Array, ""], on: Bool[Array, ""] | bool,
+) -> tuple[State, Rng, Bool[Array, ""], UInt32[Array, ""]]:  # fmt: skip
     """:func:`play_seat` without its end: ``(state, rng, dealer, after)``, the dealer's
     turn left to the caller where ``dealer``, drawing from ``rng``; the stream then
     moves on ``after`` more numbers.
@@ -229,8 +233,9 @@ def seat_to_dealer(
 
 
 def step_seats(
-    key: Any, st: State, action: Any, p: Params, cfg: Config
-) -> tuple[State, Any, Any, Any, Any]:
+    key: PRNGKeyArray | Rng, st: State, action: Int32[ArrayLike, " seats"], p: Params,
+    cfg: Config,
+) -> Stepped:  # fmt: skip
     """:func:`blackjack_env.jax.round.step` at a table of several seats: ``action``
     ``(S,)``, of which only the acting seat's is played (the others' masks allow every
     action; their actions are ignored, reported as played and legal). The reward ``(S,)``
@@ -243,8 +248,9 @@ def step_seats(
 
 
 def decide_seats(
-    key: Any, st: State, action: Any, p: Params, cfg: Config
-) -> tuple[State, Rng, Any, Any, Any]:
+    key: PRNGKeyArray | Rng, st: State, action: Int32[ArrayLike, " seats"], p: Params,
+    cfg: Config,
+) -> tuple[State, Rng, Bool[Array, ""], Int32[Array, " seats"], Bool[Array, " seats"]]:  # fmt: skip
     """:func:`step_seats` without its end: ``(state, rng, dealer, played, illegal)``, the
     dealer's turn left to the caller where ``dealer``, with ``rng``."""
     action = jnp.asarray(action, I32)
@@ -263,7 +269,7 @@ def decide_seats(
     return st, rk, dealer, jnp.where(me, played_s, action), me & ~legal
 
 
-def masks(st: State, p: Params, cfg: Config) -> Any:
+def masks(st: State, p: Params, cfg: Config) -> Bool[Array, "*seats actions"]:
     """The env's action mask of every seat: ``(n_actions,)`` with one seat, ``(S,
     n_actions)`` with several (a seat the table does not wait for: every action)."""
     if cfg.seats == 1:
@@ -273,6 +279,6 @@ def masks(st: State, p: Params, cfg: Config) -> Any:
     return jnp.where(me[:, None], m, True)
 
 
-def active(st: State, cfg: Config) -> Any:
+def active(st: State, cfg: Config) -> Bool[Array, "*seats"]:
     """bool ``(S,)``: the seat whose action the next step plays (one seat: ``True``)."""
     return jnp.arange(cfg.seats) == acting(st, cfg) if cfg.seats > 1 else jnp.ones((), bool)

@@ -7,9 +7,8 @@ two settlement rules (:func:`settle` picks the rules'), and the round's net in b
 
 from __future__ import annotations
 
-from typing import Any
-
 import jax.numpy as jnp
+from jaxtyping import Array, Bool, Float32, Int32
 
 from blackjack_env.engine import play
 from blackjack_env.envs.codes import OUTCOME_LOSS
@@ -27,8 +26,10 @@ from blackjack_env.jax.state import (
 from blackjack_env.jax.tables import Config, Params
 
 
-def pay(st: State, p: Params, which: Any, code: Any) -> State:
-    """Settle hands ``which`` (bool (H,)) with outcome codes ``code``."""
+def pay(
+    st: State, p: Params, which: Bool[Array, "*seats hands"], code: Int32[Array, "*seats hands"]
+) -> State:
+    """Settle hands ``which`` with outcome codes ``code``."""
     net = st.stake.astype(F32) * p.payouts[code]
     return st._replace(
         outcome=jnp.where(which, code, st.outcome),
@@ -38,14 +39,16 @@ def pay(st: State, p: Params, which: Any, code: Any) -> State:
     )
 
 
-def category(hard: Any, ace: Any, two: Any) -> Any:
+def category(
+    hard: Int32[Array, "*n"], ace: Bool[Array, "*n"], two: Bool[Array, "*n"]
+) -> Int32[Array, "*n"]:
     """A hand's outcome category (``play.array_category``): its total, a bust, or a natural
     where it holds two cards that may make one (``two``)."""
     natural = is_natural(jnp.where(two, 2, 3), hard, ace)
-    return play.array_category(hand_total(hard, ace), natural)  # type: ignore[arg-type]
+    return play.array_category(hand_total(hard, ace), natural)  # type: ignore[arg-type,return-value]
 
 
-def outcomes(st: State, p: Params, cfg: Config) -> Any:
+def outcomes(st: State, p: Params, cfg: Config) -> Int32[Array, "*seats hands"]:
     """Outcome code of every hand against the dealer's final hand (numpy ``_compare``):
     ``p.outcome_table`` at the two hands' categories (the numpy round's ``by_hands`` is
     the same table keyed by the hands)."""
@@ -59,14 +62,14 @@ def outcomes(st: State, p: Params, cfg: Config) -> Any:
     return jnp.where(st.surrendered, hands_axis(surrendered), out)
 
 
-def settle_by_compare(st: State, p: Params, cfg: Config, on: Any) -> State:
+def settle_by_compare(st: State, p: Params, cfg: Config, on: Bool[Array, ""]) -> State:
     """Settle the seat's open hands where ``on`` by :func:`outcomes` (the usual
     settlement; the dealer's peek finding a blackjack)."""
     which = on & live_hands(st, cfg) & ~st.settled
     return pay(st, p, which, outcomes(st, p, cfg))
 
 
-def settle(st: State, p: Params, cfg: Config, on: Any) -> State:
+def settle(st: State, p: Params, cfg: Config, on: Bool[Array, ""]) -> State:
     """Settle the seat's open hands where ``on`` by the rules' settlement (numpy
     ``_settle_by_compare`` / ``_settle_highest``): each hand by :func:`outcomes`; under
     ``Settlement.HIGHEST_HAND`` (``p.highest``) only the best can win: a standing hand
@@ -79,7 +82,10 @@ def settle(st: State, p: Params, cfg: Config, on: Any) -> State:
     return pay(st, p, which, code)
 
 
-def highest_hand(which: Any, code: Any, st: State, highest: Any) -> tuple[Any, Any]:
+def highest_hand(
+    which: Bool[Array, "*seats hands"], code: Int32[Array, "*seats hands"], st: State,
+    highest: Bool[Array, ""],
+) -> tuple[Bool[Array, "*seats hands"], Int32[Array, "*seats hands"]]:  # fmt: skip
     """``Settlement.HIGHEST_HAND`` where ``highest`` (guarded: elsewhere ``which`` and
     ``code`` are kept): of the hands ``which`` settling with outcome codes ``code``, the
     standing and the surrendered ones are paid, and a standing hand that does not hold the
@@ -94,7 +100,7 @@ def highest_hand(which: Any, code: Any, st: State, highest: Any) -> tuple[Any, A
     return paid, jnp.where(highest & rest & ~judged, OUTCOME_LOSS, code)
 
 
-def round_net(st: State, p: Params, cfg: Config) -> Any:
+def round_net(st: State, p: Params, cfg: Config) -> Float32[Array, "*seats"]:
     """The round's net so far in base bets (every hand, plus insurance)."""
     hands = jnp.sum(jnp.where(live_hands(st, cfg), st.net, 0.0), axis=-1)  # (per seat)
     return (hands + st.insurance_net) / p.bet

@@ -13,10 +13,10 @@ leading seat axis, and a seat's decisions are played on a one-seat view of it
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeAlias, cast
 
-import jax
 import jax.numpy as jnp
+from jaxtyping import Array, ArrayLike, Bool, Float32, Int8, Int32, Shaped
 
 from blackjack_env.engine import play
 from blackjack_env.envs.codes import PHASE_OVER
@@ -27,120 +27,134 @@ I32 = jnp.int32
 F32 = jnp.float32
 
 #: ``engine.play``'s array rules (a hand's total, a usable ace, a natural) are written with
-#: array operators only: they serve jax arrays as numpy's (typed here for ``jax.Array``)
-hand_total: Callable[[Any, Any], Any] = play.array_total
-hand_soft: Callable[[Any, Any], Any] = play.array_soft
-is_natural: Callable[[Any, Any, Any], Any] = play.array_natural
+#: array operators only: they serve jax arrays as numpy's (typed here for ``jax.Array``:
+#: ``(hard, ace) -> total``, ``(hard, ace) -> soft``, ``(cards, hard, ace) -> natural``)
+hand_total = cast(
+    "Callable[[Int32[Array, '*n'], Bool[Array, '*n']], Int32[Array, '*n']]", play.array_total
+)
+hand_soft = cast(
+    "Callable[[Int32[Array, '*n'], Bool[Array, '*n']], Bool[Array, '*n']]", play.array_soft
+)
+is_natural = cast(
+    "Callable[[Int32[ArrayLike, '*n'], Int32[Array, '*n'], Bool[Array, '*n']], Bool[Array, '*n']]",
+    play.array_natural,
+)
 
 
 class State(NamedTuple):
     """One table's state: every field a ``jax.Array`` whose shape depends only on the
-    :class:`~blackjack_env.jax.tables.Config`.
+    :class:`~blackjack_env.jax.tables.Config`, its dtype and axes in its annotation (the
+    axes are :mod:`blackjack_env.jax.arrays`'s: ``places`` the shoe's, ``hands`` a seat's
+    hand slots, hand ``h`` at ``[h]`` and hands ``0 .. nhands - 1`` held, ``ranks`` 13 or
+    0).
 
-    Shapes: ``()`` a scalar; ``(H,)`` one entry per hand of a seat (``H`` =
-    ``Config.hands``; hand ``h`` at ``[h]``, hands ``0 .. nhands - 1`` exist); ``(S,)``
-    the shoe's places (``S`` = ``Config.shoe_size``). With several seats
-    (``Config.seats`` > 1) the fields of ``SEAT_FIELDS`` gain a leading seat axis
-    (seat ``s`` at ``[s]``); the shoe, the dealer and the episode counters are the
-    table's. Units: cards are ids ``0..51`` (``Params.rank_of_id``, ``value_of_id``);
-    ranks are indices ``0..12`` (ace .. king); totals are points with every ace counted
-    1 (``hard``; ``engine.play.array_total`` adds 10 for a usable ace); chips on a hand
-    are whole chips (``Params.bet`` a base bet), results are float32 chips, and the
-    episode's and the bankroll's chips are exact integers in units of ``1 /
-    Params.chip_den``. The finite shoe's layout (a ring) is
-    ``blackjack_env.jax.shoe``'s; the phase codes are the numpy batched tables'
-    (``BatchPhase``).
+    With several seats (``Config.seats`` > 1) the fields of ``SEAT_FIELDS`` have a leading
+    seat axis (``*seats``; seat ``s`` at ``[s]``); the shoe, the dealer and the episode
+    counters are the table's. Units: cards are ids ``0..51`` (``Params.rank_of_card``,
+    ``value_of_card``); ranks are indices ``0..12`` (ace .. king); totals are points with
+    every ace counted 1 (``hard``; ``engine.play.array_total`` adds 10 for a usable ace);
+    chips on a hand are whole chips (``Params.bet`` a base bet), results are float32
+    chips, and the episode's and the bankroll's chips are exact integers in units of ``1 /
+    Params.chip_den``. The finite shoe's layout (a ring) is ``blackjack_env.jax.shoe``'s;
+    the phase codes are the numpy batched tables' (``BatchPhase``).
     """
 
     # ---------------------------------------------------------------- the shoe (table)
-    #: int8 ``(S,)``: card ids by place, a ring (infinite deck: the stacked-card buffer)
-    shoe: jax.Array
-    #: int32 ``()``: the first undealt place
-    pos: jax.Array
-    #: int32 ``()``: undealt cards (finite shoe; 0 for an infinite deck)
-    left: jax.Array
-    #: int32 ``()``: cards dealt since the last shuffle (finite)
-    dealt: jax.Array
-    #: int32 ``()``: the place of the current round's first card (finite)
-    round_start: jax.Array
-    #: int32 ``()``: stacked cards still to deal (dealt in order from ``pos``)
-    stacked: jax.Array
-    #: int32 ``()``: Hi-Lo sum of the undealt cards
-    undealt_hilo: jax.Array
-    #: int32 ``()``: Hi-Lo sum of the current round's cards
-    round_hilo: jax.Array
-    #: bool ``()``: the shoe was reshuffled before this round
-    reshuffled: jax.Array
-    #: int32 ``()``: rounds dealt at this table
-    rounds: jax.Array
+    #: card ids by place, a ring (infinite deck: the stacked-card buffer)
+    shoe: Int8[Array, " places"]
+    #: the first undealt place
+    pos: Int32[Array, ""]
+    #: undealt cards (finite shoe; 0 for an infinite deck)
+    left: Int32[Array, ""]
+    #: cards dealt since the last shuffle (finite)
+    dealt: Int32[Array, ""]
+    #: the place of the current round's first card (finite)
+    round_start: Int32[Array, ""]
+    #: stacked cards still to deal (dealt in order from ``pos``)
+    stacked: Int32[Array, ""]
+    #: Hi-Lo sum of the undealt cards
+    undealt_hilo: Int32[Array, ""]
+    #: Hi-Lo sum of the current round's cards
+    round_hilo: Int32[Array, ""]
+    #: the shoe was reshuffled before this round
+    reshuffled: Bool[Array, ""]
+    #: rounds dealt at this table
+    rounds: Int32[Array, ""]
     # ---------------------------------------------------------------- each seat's round
-    #: int32 ``()``: the seat's ``BatchPhase`` code (DECIDE, INSURE, PEEK_WAIT, DONE, OVER)
-    phase: jax.Array
-    #: int32 ``()``: hands the seat holds (1 + its splits)
-    nhands: jax.Array
-    #: int32 ``()``: the hand to act (-1 before play starts; ``nhands`` past the last)
-    acting_hand: jax.Array
-    #: int32 ``()``: the hand of the last playing decision (the observation's focus after it)
-    last_hand: jax.Array
-    #: int32 ``(H,)``: each hand's total, aces counted 1
-    hard: jax.Array
-    #: bool ``(H,)``: the hand holds an ace
-    ace: jax.Array
-    #: int32 ``(H,)``: cards in the hand
-    ncards: jax.Array
-    #: int32 ``(H,)``: rank index of the hand's first card
-    first_rank: jax.Array
-    #: int32 ``(H,)``: rank index of the hand's second card (0 before it is dealt)
-    second_rank: jax.Array
-    #: int32 ``(H,)``: chips staked on the hand (doubled: twice the bet)
-    stake: jax.Array
-    #: bool ``(H,)``: the hand was doubled
-    doubled: jax.Array
-    #: bool ``(H,)``: the hand was surrendered
-    surrendered: jax.Array
-    #: bool ``(H,)``: the hand takes no more decisions
-    done: jax.Array
-    #: bool ``(H,)``: the hand is paid
-    settled: jax.Array
-    #: int32 ``(H,)``: the hand's outcome code (``envs.codes``), -1 unsettled
-    outcome: jax.Array
-    #: float32 ``(H,)``: chips the hand won (+) or lost (-)
-    net: jax.Array
-    #: float32 ``()``: chips staked on insurance
-    insurance: jax.Array
-    #: float32 ``()``: chips insurance won (+) or lost (-)
-    insurance_net: jax.Array
+    #: the seat's ``BatchPhase`` code (DECIDE, INSURE, PEEK_WAIT, DONE, OVER)
+    phase: Int32[Array, "*seats"]
+    #: hands the seat holds (1 + its splits)
+    nhands: Int32[Array, "*seats"]
+    #: the hand to act (-1 before play starts; ``nhands`` past the last)
+    acting_hand: Int32[Array, "*seats"]
+    #: the hand of the last playing decision (the observation's focus after it)
+    last_hand: Int32[Array, "*seats"]
+    #: each hand's total, aces counted 1
+    hard: Int32[Array, "*seats hands"]
+    #: the hand holds an ace
+    ace: Bool[Array, "*seats hands"]
+    #: cards in the hand
+    ncards: Int32[Array, "*seats hands"]
+    #: rank index of the hand's first card
+    first_rank: Int32[Array, "*seats hands"]
+    #: rank index of the hand's second card (0 before it is dealt)
+    second_rank: Int32[Array, "*seats hands"]
+    #: chips staked on the hand (doubled: twice the bet)
+    stake: Int32[Array, "*seats hands"]
+    #: the hand was doubled
+    doubled: Bool[Array, "*seats hands"]
+    #: the hand was surrendered
+    surrendered: Bool[Array, "*seats hands"]
+    #: the hand takes no more decisions
+    done: Bool[Array, "*seats hands"]
+    #: the hand is paid
+    settled: Bool[Array, "*seats hands"]
+    #: the hand's outcome code (``envs.codes``), -1 unsettled
+    outcome: Int32[Array, "*seats hands"]
+    #: chips the hand won (+) or lost (-)
+    net: Float32[Array, "*seats hands"]
+    #: chips staked on insurance
+    insurance: Float32[Array, "*seats"]
+    #: chips insurance won (+) or lost (-)
+    insurance_net: Float32[Array, "*seats"]
     # ---------------------------------------------------------------- the dealer (table)
-    #: int32 ``()``: the dealer's total, aces counted 1
-    dealer_hard: jax.Array
-    #: bool ``()``: the dealer holds an ace
-    dealer_ace: jax.Array
-    #: int32 ``()``: cards in the dealer's hand
-    dealer_ncards: jax.Array
-    #: int32 ``()``: the upcard's card id
-    upcard: jax.Array
-    #: int32 ``()``: the hole card's id, -1 none (no hole card dealt yet)
-    hole_card: jax.Array
-    #: bool ``()``: the hole card is shown
-    hole_revealed: jax.Array
-    #: bool ``()``: the upcard lets the dealer peek (this round)
-    peek_possible: jax.Array
+    #: the dealer's total, aces counted 1
+    dealer_hard: Int32[Array, ""]
+    #: the dealer holds an ace
+    dealer_ace: Bool[Array, ""]
+    #: cards in the dealer's hand
+    dealer_ncards: Int32[Array, ""]
+    #: the upcard's card id
+    upcard: Int32[Array, ""]
+    #: the hole card's id, -1 none (no hole card dealt yet)
+    hole_card: Int32[Array, ""]
+    #: the hole card is shown
+    hole_revealed: Bool[Array, ""]
+    #: the upcard lets the dealer peek (this round)
+    peek_possible: Bool[Array, ""]
     # ---------------------------------------------------------------- the episode
-    #: bool ``()``: the next round is opened and awaits its bet (bet steps)
-    opened: jax.Array
-    #: int32 ``()``: rounds started in the episode
-    episode_rounds: jax.Array
-    #: int32 ``()`` (a seat's): the episode's net chips, units of ``1 / chip_den``
-    session: jax.Array
-    #: int32 ``()`` (a seat's): finite bankroll: chips before this round's bet, units of
-    #: ``1 / chip_den``
-    bank: jax.Array
+    #: the next round is opened and awaits its bet (bet steps)
+    opened: Bool[Array, ""]
+    #: rounds started in the episode
+    episode_rounds: Int32[Array, ""]
+    #: the episode's net chips, units of ``1 / chip_den``
+    session: Int32[Array, "*seats"]
+    #: finite bankroll: chips before this round's bet, units of ``1 / chip_den``
+    bank: Int32[Array, "*seats"]
     # ---------------------------------------------------------------- cards by rank
-    #: int32 ``(H, 13)``: each hand's cards by rank (where tracked, ``Config.track``;
-    #: else ``(H, 0)``)
-    hand_ranks: jax.Array
-    #: int32 ``(13,)``: the dealer's cards by rank, the hole card's included (else ``(0,)``)
-    dealer_ranks: jax.Array
+    #: each hand's cards by rank (``ranks`` 0 where not tracked, ``Config.track``)
+    hand_ranks: Int32[Array, "*seats hands ranks"]
+    #: the dealer's cards by rank, the hole card's included (``ranks`` 0 where not tracked)
+    dealer_ranks: Int32[Array, " ranks"]
+
+
+#: One decision's returns at a table (:func:`blackjack_env.jax.round.step`, and its forms
+#: under the penalty and with several seats): ``(state, reward, round_over, played,
+#: illegal)``, the reward, the action played and whether it was illegal per seat
+Stepped: TypeAlias = tuple[
+    State, Float32[Array, "*seats"], Bool[Array, ""], Int32[Array, "*seats"],
+    Bool[Array, "*seats"],
+]  # fmt: skip
 
 
 def new_state(cfg: Config, p: Params) -> State:
@@ -185,20 +199,23 @@ def rank_width(cfg: Config) -> int:
     return 13 if cfg.track else 0
 
 
-def count_rank(counts: Any, r: Any, on: Any) -> Any:
-    """``counts`` (``(..., 13)``) with one more card of rank ``r`` where ``on`` (bool of
-    ``counts``' leading shape)."""
+def count_rank(
+    counts: Int32[Array, "*n 13"], r: Int32[ArrayLike, "*n"], on: Bool[ArrayLike, "*n"]
+) -> Int32[Array, "*n 13"]:
+    """``counts`` with one more card of rank ``r`` where ``on`` (``r`` and ``on``
+    broadcast against ``counts``' leading axes)."""
     return counts + (jnp.arange(13) == hands_axis(r)) * hands_axis(on).astype(I32)
 
 
 def seat_axes(cfg: Config) -> State:
     """``jax.vmap``'s ``in_axes`` over the seats of one table's state: 0 for the seats'
     fields, None for the table's (shoe, dealer)."""
+    # (vmap's axes, not arrays: a State of ints and Nones, which its field types do not hold)
     axes: list[Any] = [0 if f in SEAT_FIELDS else None for f in State._fields]
     return State(*axes)
 
 
-def select(on: Any, new: State, old: State) -> State:
+def select(on: Bool[ArrayLike, ""], new: State, old: State) -> State:
     """``new`` where ``on``, else ``old``, field by field (the shoe excepted: it is only
     changed by draws, which are no-ops where they are off)."""
     out = [
@@ -208,23 +225,23 @@ def select(on: Any, new: State, old: State) -> State:
     return State(*out)
 
 
-def hand_onehot(h: Any, cfg: Config) -> Any:
-    """bool ``(H,)``: hand ``h``."""
+def hand_onehot(h: Int32[ArrayLike, ""], cfg: Config) -> Bool[Array, " hands"]:
+    """Hand ``h``, one-hot."""
     return jnp.arange(cfg.hands) == h
 
 
-def hands_axis(x: Any) -> Any:
-    """A per-seat value (a scalar, or ``(S,)``) against the hand arrays (``(H,)`` or
-    ``(S, H)``): a trailing axis of 1."""
+def hands_axis(x: Shaped[ArrayLike, "*seats"]) -> Shaped[Array, "*seats 1"]:
+    """A seat's value against the hand arrays (``*seats hands``): a trailing axis of
+    1."""
     return jnp.expand_dims(jnp.asarray(x), -1)
 
 
-def live_hands(st: State, cfg: Config) -> Any:
-    """bool ``(H,)`` (``(S, H)``): the hands the seat holds."""
+def live_hands(st: State, cfg: Config) -> Bool[Array, "*seats hands"]:
+    """The hands each seat holds."""
     return jnp.arange(cfg.hands) < hands_axis(st.nhands)
 
 
-def naturals(st: State, p: Params, cfg: Config) -> Any:
+def naturals(st: State, p: Params, cfg: Config) -> Bool[Array, "*seats hands"]:
     """Natural on each hand (split hands only under ``blackjack_after_split``)."""
     bj = is_natural(st.ncards, st.hard, st.ace)
     if cfg.hands > 1:
@@ -232,12 +249,12 @@ def naturals(st: State, p: Params, cfg: Config) -> Any:
     return bj
 
 
-def dealer_natural(st: State) -> Any:
+def dealer_natural(st: State) -> Bool[Array, ""]:
     """The dealer holds a natural (two cards, 21)."""
     return is_natural(st.dealer_ncards, st.dealer_hard, st.dealer_ace)
 
 
-def natural_effects(p: Params) -> tuple[Any, Any]:
+def natural_effects(p: Params) -> tuple[Bool[Array, ""], Bool[Array, ""]]:
     """What a dealt natural does under the rules (``p.natural_effect``,
     ``play.dealt_natural_effect``): ``(paid at the deal, ends the hand)``."""
     return (
