@@ -28,9 +28,13 @@ from __future__ import annotations
 
 from typing import TypeAlias
 
-from jaxtyping import Array, PyTree
+from jaxtyping import Array, Key, PyTree, UInt32
 
-__all__ = ["Info", "Observation"]
+__all__ = ["Info", "Keys", "Observation"]
+
+#: One key per table of a batch: typed keys (``jax.random.key``) or the legacy uint32
+#: pairs (``jax.random.PRNGKey``); one table's key is jaxtyping's ``PRNGKeyArray``
+Keys: TypeAlias = Key[Array, " tables"] | UInt32[Array, "tables 2"]
 
 #: One table's observation in its mode: an array (float32 ``"features"`` / ``"vector"``,
 #: int32 ``"multidiscrete"``), a dict of arrays (``"dict"``) or a tuple of int32 scalars

@@ -17,10 +17,13 @@ shoe).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from types import ModuleType
+from typing import TYPE_CHECKING, TypeVar
 
 import jax.numpy as jnp
 import numpy as np
+from jaxtyping import Array, Bool, Int8, Int32, Integer
 
 from blackjack_env.analysis.chart import Chart
 from blackjack_env.analysis.state import DecisionState
@@ -29,6 +32,11 @@ from blackjack_env.engine.play import Action, array_soft, array_total
 from blackjack_env.engine.rules import Rules
 from blackjack_env.envs.step import Decision
 from blackjack_env.jax.hands import decision_of, legal_mask
+from blackjack_env.jax.state import State
+from blackjack_env.jax.tables import Params
+
+if TYPE_CHECKING:
+    from blackjack_env.jax.env import BlackjackJax
 
 __all__ = ["N_HAND_STATES", "chart_actions", "chart_policy", "chart_table", "hand_state"]
 
@@ -38,10 +46,14 @@ _TOTALS = 21 - _LOW + 1
 N_HAND_STATES = 2 * _TOTALS + 13
 # legal-action bits of the lookup: HIT, DOUBLE, SPLIT, SURRENDER (STAND is always legal)
 _BITS = (Action.HIT, Action.DOUBLE, Action.SPLIT, Action.SURRENDER)
+#: the arrays of :func:`chart_actions`: jax's inside ``jit``, numpy's for the numpy tables
+A = TypeVar("A", Array, np.ndarray)
 
 
-def chart_table(rules: Rules, chart: Chart | None = None) -> np.ndarray:
-    """int8 ``(2, N_HAND_STATES, 13, 16)``: the env action of ``chart`` at
+def chart_table(
+    rules: Rules, chart: Chart | None = None
+) -> Int8[np.ndarray, "2 situations 13 16"]:
+    """The env action (``situations``: ``N_HAND_STATES``) of ``chart`` at
     ``[pre_peek, hand_state, upcard rank (0 = ace), legal bits]`` (an answer of DECLINE,
     at the pre-peek question, is the env's STAND)."""
     if chart is None:
@@ -75,28 +87,34 @@ def chart_table(rules: Rules, chart: Chart | None = None) -> np.ndarray:
     return out
 
 
-def hand_state(hard: Any, ace: Any, pair: Any, r0: Any, xp: Any) -> Any:
+def hand_state(
+    hard: Integer[A, "*n"], ace: Bool[A, "*n"], pair: Bool[A, "*n"],
+    r0: Integer[A, "*n"], xp: ModuleType,
+) -> Integer[A, "*n"]:  # fmt: skip
     """The hand-situation index of :func:`chart_table` (``pair``: a pair under the rules,
     two cards; ``r0``: its first card's rank index)."""
-    soft = array_soft(hard, ace)
-    total = array_total(hard, ace)
+    # (play's array rules are written with array operators only: they serve jax arrays too)
+    soft = array_soft(hard, ace)  # type: ignore[arg-type]
+    total = array_total(hard, ace)  # type: ignore[arg-type]
     by_total = 2 * (xp.clip(total, _LOW, 21) - _LOW) + soft
     return xp.where(pair, 2 * _TOTALS + r0, by_total)
 
 
 def chart_actions(
-    table: Any, decision: Any, hard: Any, ace: Any, pair: Any, r0: Any, up_rank: Any,
-    mask: Any, xp: Any,
-) -> Any:  # fmt: skip
+    table: Int8[A, "2 situations 13 16"], decision: Integer[A, "*n"],
+    hard: Integer[A, "*n"], ace: Bool[A, "*n"], pair: Bool[A, "*n"],
+    r0: Integer[A, "*n"], up_rank: Integer[A, "*n"],
+    mask: Bool[A, "*n actions"] | Int8[A, "*n actions"], xp: ModuleType,
+) -> Int32[A, "*n"]:  # fmt: skip
     """The chart's env action (int) for arrays of decisions: ``decision`` the
     :class:`~blackjack_env.envs.step.Decision` code (SETTLED / BET: 0), the hand to act's
     ``hard`` total, ``ace``, ``pair`` and first-card rank ``r0``, the upcard's rank index,
     and the env's action ``mask`` (``(..., n_actions)``)."""
     n = mask.shape[-1]
-    bits = 0
-    for i, a in enumerate(_BITS):
-        if int(a) < n:
-            bits = bits + (mask[..., int(a)].astype(np.int32) << i)
+    bits: Int32[A, "*n"] | int = 0
+    for i, action in enumerate(_BITS):
+        if int(action) < n:
+            bits = bits + (mask[..., int(action)].astype(np.int32) << i)
     pre = (decision == int(Decision.INSURANCE)).astype(np.int32)
     hs = hand_state(hard, ace, pair, r0, xp)
     a = table[pre, hs, up_rank, bits]
@@ -104,14 +122,16 @@ def chart_actions(
     return xp.where(live, a, 0).astype(np.int32)
 
 
-def chart_policy(env: Any, chart: Chart | None = None) -> Any:
+def chart_policy(
+    env: BlackjackJax, chart: Chart | None = None
+) -> Callable[[State, Params], Int32[Array, ""]]:
     """The JAX policy ``(state, params) -> action`` of one table of ``env`` (a
     :class:`~blackjack_env.jax.BlackjackJax`) playing ``chart`` (default: basic strategy
     of its rules); ``jax.vmap`` it for many tables."""
     table = jnp.asarray(chart_table(env.rules, chart))
     cfg = env.config
 
-    def policy(st: Any, p: Any) -> Any:
+    def policy(st: State, p: Params) -> Int32[Array, ""]:
         h = jnp.clip(st.acting_hand, 0, cfg.hands - 1)
         r0, r1 = st.first_rank[h], st.second_rank[h]
         pair = p.pair[13 * r0 + r1] & (st.ncards[h] == 2)

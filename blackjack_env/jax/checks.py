@@ -5,11 +5,11 @@ and dtypes only: nothing per step): :func:`check_params`, :func:`check_step_args
 from __future__ import annotations
 
 from functools import cache, partial
-from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jaxtyping import ArrayLike, Int32
 
 from blackjack_env.jax.state import State, new_state
 from blackjack_env.jax.tables import Config, Params, Row
@@ -56,7 +56,9 @@ def check_params(params: Params | None, mine: Params) -> Params:
     return params
 
 
-def check_step_args(state: State, action: Any, cfg: Config, num_actions: int) -> None:
+def check_step_args(
+    state: State, action: Int32[ArrayLike, "*seats"], cfg: Config, num_actions: int
+) -> None:
     """Refuse (``ValueError``, one line) an ``action`` that is not an integer array of
     one table's shape (``()``, or ``(seats,)`` with several seats: ``jax.vmap`` makes
     many tables), and a ``state`` that is not one of this env's tables. Checked on
@@ -101,7 +103,7 @@ def check_step_args(state: State, action: Any, cfg: Config, num_actions: int) ->
             )
 
 
-def unwrap_state(state: Any) -> State:
+def unwrap_state(state: object) -> State:
     """The table's :class:`~blackjack_env.jax.State` inside ``state``: ``state``
     itself, or a wrapper's state that holds it as ``env_state`` (gymnax's
     ``LogEnvState``), at any depth."""

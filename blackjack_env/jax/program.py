@@ -16,26 +16,42 @@ adapter's); ``jax.jit`` compiles each once per program and per shape of its arra
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, NamedTuple
+from typing import NamedTuple, TypeAlias, TypeVar
 
 import jax
 import jax.numpy as jnp
+from jaxtyping import Array, ArrayLike, Bool, Float32, Int32, PRNGKeyArray, PyTree
 
 from blackjack_env.envs.step import IllegalAction
 from blackjack_env.jax import illegal, tables
 from blackjack_env.jax import observe as observation
 from blackjack_env.jax import round as table_round
 from blackjack_env.jax import seats as seat_turns
+from blackjack_env.jax.arrays import Info, Keys, Observation
 from blackjack_env.jax.dealer import dealer_turn
 from blackjack_env.jax.round import end_round, first_round, next_deal, next_round
 from blackjack_env.jax.settlement import round_net
-from blackjack_env.jax.shoe import rngs
+from blackjack_env.jax.shoe import Rng, rngs
 from blackjack_env.jax.state import State, new_state
 from blackjack_env.jax.tables import Config, Params
 
 __all__ = ["Program"]
+
+#: A step's returns, gymnax's ``(obs, state, reward, done, info)``: the reward and
+#: ``done`` per seat (a batch of tables: each with the leading ``tables`` axis)
+Step: TypeAlias = tuple[
+    Observation, State, Float32[Array, "*seats"], Bool[Array, "*seats"], Info
+]  # fmt: skip
+#: :meth:`Program.play_step`'s loop of two dealer's turns: the state, the stream, the
+#: dealer's turn due, and the ended round's ``(reward, over, books)``
+Turns: TypeAlias = tuple[
+    State, Rng, Bool[Array, ""], tuple[Float32[Array, "*seats"], Bool[Array, ""], "Books"]
+]  # fmt: skip
+#: what a function returns at each table of a batch (:func:`per_table`)
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -53,7 +69,9 @@ class Program:
     illegal_penalty: float
     observe_rules: bool = False
 
-    def observe(self, st: State, p: Params, settled: Any = False) -> Any:
+    def observe(
+        self, st: State, p: Params, settled: Bool[ArrayLike, ""] = False
+    ) -> Observation:
         """One table's observation (one seat's, or ``(seats, ...)``; with the rule
         features under ``observe_rules``)."""
         return observation.observe(
@@ -61,8 +79,9 @@ class Program:
         )
 
     def play_step(
-        self, key: Any, state: State, action: Any, p: Params, full: bool
-    ) -> tuple[Any, State, Any, Any, dict[str, Any]]:
+        self, key: PRNGKeyArray, state: State, action: Int32[ArrayLike, "*seats"], p: Params,
+        full: bool,
+    ) -> Step:  # fmt: skip
         """One decision at one table, unjitted (:func:`step` compiles it): the step that
         ends the round deals the next one or opens it for its bet, the step that ends the
         episode starts the next one. ``full``: the rich ``info`` (``FULL_INFO``).
@@ -86,7 +105,7 @@ class Program:
                 k_play, state, action, p, cfg
             )
 
-            def end(st: State) -> tuple[State, Any, Any]:
+            def end(st: State) -> tuple[State, Float32[Array, "*seats"], Bool[Array, ""]]:
                 st, reward, over, _, _ = illegal.penalized_end(
                     k_out, st, played, bad, p, cfg, self.illegal_penalty
                 )
@@ -94,7 +113,7 @@ class Program:
         else:
             st, rk, dealer, played, bad = table_round.decide(k_play, state, action, p, cfg)
 
-            def end(st: State) -> tuple[State, Any, Any]:
+            def end(st: State) -> tuple[State, Float32[Array, "*seats"], Bool[Array, ""]]:
                 over = table_round.round_over(st, cfg)
                 return st, jnp.where(over, round_net(st, p, cfg), 0.0), over
 
@@ -105,13 +124,13 @@ class Program:
             st = next_round(k_next, st, p, cfg, over, books.ended)
             return self._returns(st, reward, over, played, bad, books, p)
 
-        def close(carry: Any) -> Any:
+        def close(carry: tuple[State, Rng, Bool[Array, ""], object]) -> Turns:
             st, reward, over = end(carry[0])
             st, books = self._books(st, reward, over, p, full)
             st, rk, dealer = next_deal(k_next, st, p, cfg, over, books.ended)
             return st, rk, dealer, (reward, over, books)
 
-        def body(i: Any, carry: Any) -> Any:
+        def body(i: Int32[Array, ""], carry: Turns) -> Turns:
             st, rk, dealer, out = carry
             st, _ = dealer_turn(st, p, cfg, rk, dealer)
             return jax.lax.cond(i == 0, close, lambda c: c, (st, rk, dealer, out))
@@ -124,8 +143,9 @@ class Program:
         return self._returns(st, reward, over, played, bad, books, p)
 
     def _books(
-        self, st: State, reward: Any, over: Any, p: Params, full: bool
-    ) -> tuple[State, Books]:
+        self, st: State, reward: Float32[Array, "*seats"], over: Bool[Array, ""], p: Params,
+        full: bool,
+    ) -> tuple[State, Books]:  # fmt: skip
         """The books of a step's ended round (where ``over``): its chips join the session,
         the episode ends or not (:func:`~blackjack_env.jax.round.end_round`), its last
         observation (``full``), the stacked cards an ended episode did not deal dropped."""
@@ -144,15 +164,15 @@ class Program:
         return st, Books(net, chips, term, trunc, final)
 
     def _returns(
-        self, st: State, reward: Any, over: Any, played: Any, bad: Any, books: Books,
-        p: Params,
-    ) -> tuple[Any, State, Any, Any, dict[str, Any]]:
+        self, st: State, reward: Float32[Array, "*seats"], over: Bool[Array, ""],
+        played: Int32[Array, "*seats"], bad: Bool[Array, "*seats"], books: Books, p: Params,
+    ) -> Step:
         """:meth:`play_step`'s returns, the next round begun at ``st``."""
         cfg = self.config
         obs = self.observe(st, p)
         shape = jnp.shape(reward)
         done = jnp.broadcast_to(books.ended, shape)
-        info: dict[str, Any] = {
+        info: Info = {
             "action_mask": seat_turns.masks(st, p, cfg),
             "round_over": jnp.broadcast_to(over, shape),
             "illegal_action": bad,
@@ -175,14 +195,14 @@ class Books(NamedTuple):
     bets and in exact chips (0 where no round ended), ``terminated`` / ``truncated``, and
     its last observation (``full`` steps; else None)."""
 
-    net: Any
-    chips: Any
-    term: Any
-    trunc: Any
-    final: Any
+    net: Float32[Array, "*seats"]
+    chips: Int32[Array, "*seats"]
+    term: Bool[Array, ""]
+    trunc: Bool[Array, ""]
+    final: Observation | None
 
     @property
-    def ended(self) -> Any:
+    def ended(self) -> Bool[Array, ""]:
         """The episode ended: terminated or truncated."""
         return self.term | self.trunc
 
@@ -192,7 +212,7 @@ def _batched(st: State) -> bool:
     return bool(jnp.ndim(st.pos))
 
 
-def per_table(fn: Any, p: Params | tables.Banked, *rows: Any) -> Any:
+def per_table(fn: Callable[..., T], p: Params | tables.Banked, *rows: PyTree[Array]) -> T:
     """``fn(*row, p)`` at each table of a batch: ``rows`` with a leading axis (one entry
     per table); ``p`` one rule set for every table, one per table (a leading axis,
     :func:`~blackjack_env.jax.tables.stack`), or a :class:`~blackjack_env.jax.tables.Banked`
@@ -206,7 +226,7 @@ def per_table(fn: Any, p: Params | tables.Banked, *rows: Any) -> Any:
 
 
 @partial(jax.jit, static_argnums=0)
-def reset(prog: Program, key: Any, p: Params) -> tuple[Any, State]:
+def reset(prog: Program, key: PRNGKeyArray, p: Params) -> tuple[Observation, State]:
     """A fresh table (a new shoe) with its first round dealt, and its observation."""
     st = first_round(key, new_state(prog.config, p), p, prog.config)
     return prog.observe(st, p), st
@@ -214,14 +234,17 @@ def reset(prog: Program, key: Any, p: Params) -> tuple[Any, State]:
 
 @partial(jax.jit, static_argnums=(0, 5))
 def step(
-    prog: Program, key: Any, state: State, action: Any, p: Params, full: bool
-) -> tuple[Any, State, Any, Any, dict[str, Any]]:
+    prog: Program, key: PRNGKeyArray, state: State, action: Int32[ArrayLike, "*seats"],
+    p: Params, full: bool,
+) -> Step:  # fmt: skip
     """:meth:`Program.play_step`, compiled."""
     return prog.play_step(key, state, action, p, full)
 
 
 @partial(jax.jit, static_argnums=0)
-def start_round(prog: Program, key: Any, state: State, p: Params) -> tuple[Any, State]:
+def start_round(
+    prog: Program, key: PRNGKeyArray, state: State, p: Params
+) -> tuple[Observation, State]:
     """An episode started at each table of ``state`` (one, or a batch: one key each)."""
     cfg = prog.config
     if _batched(state):
@@ -233,7 +256,9 @@ def start_round(prog: Program, key: Any, state: State, p: Params) -> tuple[Any, 
 
 
 @partial(jax.jit, static_argnums=0)
-def masks(prog: Program, state: State, p: Params | tables.Banked) -> Any:
+def masks(
+    prog: Program, state: State, p: Params | tables.Banked
+) -> Bool[Array, "... actions"]:
     """The legal actions of each seat of one table, or of a batch of tables (``p`` as
     :func:`per_table` takes it)."""
     cfg = prog.config
@@ -245,14 +270,14 @@ def masks(prog: Program, state: State, p: Params | tables.Banked) -> Any:
 
 
 @partial(jax.jit, static_argnums=0)
-def active(prog: Program, state: State) -> Any:
+def active(prog: Program, state: State) -> Bool[Array, " ..."]:
     """The seat the next step plays at one table, or at a batch of tables."""
     fn = partial(seat_turns.active, cfg=prog.config)
     return jax.vmap(fn)(state) if _batched(state) else fn(state)
 
 
 @partial(jax.jit, static_argnums=0)
-def observe(prog: Program, state: State, p: Params) -> Any:
+def observe(prog: Program, state: State, p: Params) -> Observation:
     """The observation of one table, or of a batch of tables."""
     if _batched(state):
         return per_table(prog.observe, p, state)
@@ -261,9 +286,9 @@ def observe(prog: Program, state: State, p: Params) -> Any:
 
 @partial(jax.jit, static_argnums=(0, 5))
 def batch_step(
-    prog: Program, keys: Any, state: State, actions: Any, p: Params | tables.Banked,
-    full: bool,
-) -> tuple[Any, State, Any, Any, dict[str, Any]]:
+    prog: Program, keys: Keys, state: State, actions: Int32[Array, " tables *seats"],
+    p: Params | tables.Banked, full: bool,
+) -> Step:
     """:meth:`Program.play_step` at a batch of tables (one key and action row each; ``p``
     as :func:`per_table` takes it)."""
     return per_table(lambda k, s, a, q: prog.play_step(k, s, a, q, full), p, keys, state, actions)

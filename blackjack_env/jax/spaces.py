@@ -19,17 +19,21 @@ refuses for a shape-``(1,)`` array."""
 from __future__ import annotations
 
 import sys
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import ModuleType
+from typing import TypeAlias
 
 import gymnasium.spaces as gs
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import DTypeLike
+from jaxtyping import Array, Bool, Int32, PRNGKeyArray, PyTree, Real, Shaped
 
 __all__ = ["box", "dict_space", "discrete", "from_gymnasium", "tuple_space"]
 
 
-def _gymnax_spaces() -> Any:
+def _gymnax_spaces() -> ModuleType | None:
     """gymnax's spaces module if gymnax is loaded (never imported here), else None."""
     if "gymnax" not in sys.modules:
         return None
@@ -39,10 +43,10 @@ def _gymnax_spaces() -> Any:
     return spaces
 
 
-def _rebuild(cls: type, state: dict[str, Any]) -> Any:
+def _rebuild(cls: type[_Space], state: dict[str, object]) -> _Space:
     """A space of class ``cls`` (one of this module's) with the attributes ``state``: what
     :meth:`_Space.__reduce__` pickles."""
-    space: Any = object.__new__(cls)
+    space = object.__new__(cls)
     space.__dict__.update(state)
     return space
 
@@ -57,7 +61,7 @@ class _Space:
         real = type(self)
         return real if spaces is None else getattr(spaces, real.__name__, real)
 
-    def __reduce__(self) -> tuple[Any, tuple[type, dict[str, Any]]]:
+    def __reduce__(self) -> tuple[Callable[..., _Space], tuple[type, dict[str, object]]]:
         # by the class itself: pickle's default reduction (copyreg.__newobj__) reads
         # ``__class__``, gymnax's class once gymnax is loaded, and refuses it ("args[0]
         # from __newobj__ args has the wrong class")
@@ -72,10 +76,10 @@ class Discrete(_Space):
         self.shape: tuple[int, ...] = ()
         self.dtype = jnp.int32
 
-    def sample(self, rng: Any) -> Any:
+    def sample(self, rng: PRNGKeyArray) -> Int32[Array, ""]:
         return jax.random.randint(rng, self.shape, 0, self.n).astype(self.dtype)
 
-    def contains(self, x: Any) -> Any:
+    def contains(self, x: Int32[Array, "*shape"]) -> Bool[Array, "*shape"]:
         return jnp.logical_and(x >= 0, x < self.n)
 
 
@@ -83,52 +87,57 @@ class Box(_Space):
     """A box ``low <= x <= high`` (gymnax's ``Box`` interface)."""
 
     def __init__(
-        self, low: Any, high: Any, shape: tuple[int, ...], dtype: Any = jnp.float32
-    ) -> None:
+        self, low: Real[np.ndarray, "*shape"], high: Real[np.ndarray, "*shape"],
+        shape: tuple[int, ...], dtype: DTypeLike = jnp.float32,
+    ) -> None:  # fmt: skip
         self.low = low
         self.high = high
         self.shape = shape
         self.dtype = dtype
 
-    def sample(self, rng: Any) -> Any:
+    def sample(self, rng: PRNGKeyArray) -> Shaped[Array, "*shape"]:
         return jax.random.uniform(rng, shape=self.shape, minval=self.low, maxval=self.high).astype(
             self.dtype
         )
 
-    def contains(self, x: Any) -> Any:
+    def contains(self, x: Real[Array, "*shape"]) -> Bool[Array, ""]:
         return jnp.logical_and(jnp.all(x >= self.low), jnp.all(x <= self.high))
 
 
 class Dict(_Space):
     """A dict of spaces (gymnax's ``Dict`` interface)."""
 
-    def __init__(self, spaces: dict[str, Any]) -> None:
+    def __init__(self, spaces: dict[str, Space]) -> None:
         self.spaces = spaces
         self.num_spaces = len(spaces)
 
-    def sample(self, rng: Any) -> dict[str, Any]:
+    def sample(self, rng: PRNGKeyArray) -> dict[str, PyTree[Array]]:
         keys = jax.random.split(rng, self.num_spaces)
         return {k: s.sample(r) for (k, s), r in zip(self.spaces.items(), keys, strict=True)}
 
-    def contains(self, x: Any) -> Any:
+    def contains(self, x: Mapping[str, PyTree[Array]]) -> Bool[Array, ""]:
         return jnp.all(jnp.stack([jnp.all(s.contains(x[k])) for k, s in self.spaces.items()]))
 
 
 class Tuple(_Space):
     """A tuple of spaces (gymnax's ``Tuple`` interface)."""
 
-    def __init__(self, spaces: Any) -> None:
+    def __init__(self, spaces: Iterable[Space]) -> None:
         self.spaces = tuple(spaces)
         self.num_spaces = len(self.spaces)
 
-    def sample(self, rng: Any) -> tuple[Any, ...]:
+    def sample(self, rng: PRNGKeyArray) -> tuple[PyTree[Array], ...]:
         keys = jax.random.split(rng, self.num_spaces)
         return tuple(s.sample(r) for s, r in zip(self.spaces, keys, strict=True))
 
-    def contains(self, x: Any) -> Any:
+    def contains(self, x: Sequence[PyTree[Array]]) -> Bool[Array, ""]:
         return jnp.all(
             jnp.stack([jnp.all(s.contains(v)) for s, v in zip(self.spaces, x, strict=True)])
         )
+
+
+#: A space of the JAX table (an observation's, field by field, or the action's)
+Space: TypeAlias = "Discrete | Box | Dict | Tuple"
 
 
 def discrete(n: int) -> Discrete:
@@ -136,23 +145,26 @@ def discrete(n: int) -> Discrete:
     return Discrete(n)
 
 
-def box(low: Any, high: Any, shape: tuple[int, ...], dtype: Any = jnp.float32) -> Box:
+def box(
+    low: Real[np.ndarray, "*shape"], high: Real[np.ndarray, "*shape"], shape: tuple[int, ...],
+    dtype: DTypeLike = jnp.float32,
+) -> Box:  # fmt: skip
     """A :class:`Box` (gymnax's ``Box`` for ``isinstance`` when gymnax is loaded)."""
     return Box(low, high, shape, dtype)
 
 
-def dict_space(spaces: dict[str, Any]) -> Dict:
+def dict_space(spaces: dict[str, Space]) -> Dict:
     """A :class:`Dict` of spaces (its ``contains`` reads the observation's ``dict``
     keys; gymnax's ``Dict`` reads them as attributes)."""
     return Dict(spaces)
 
 
-def tuple_space(spaces: Any) -> Tuple:
+def tuple_space(spaces: Iterable[Space]) -> Tuple:
     """A :class:`Tuple` of spaces (as :func:`dict_space`, for the tuple mode)."""
     return Tuple(spaces)
 
 
-def from_gymnasium(space: Any, lead: tuple[int, ...]) -> Any:
+def from_gymnasium(space: gs.Space[object], lead: tuple[int, ...]) -> Space:
     """A Gymnasium space (Dict, Tuple, Discrete, MultiBinary, Box) as the JAX table's,
     with the leading axes ``lead`` (the seats) on every field."""
     if isinstance(space, gs.Dict):
