@@ -80,6 +80,16 @@ autodoc_typehints = "description"
 autodoc_default_options: dict[str, object] = {}
 # the [docs] extra has no torch: the SB3 adapter's base class is mocked while documenting it
 autodoc_mock_imports = ["stable_baselines3", "sb3_contrib", "torch"]
+# the JAX table's aliases in its annotations (jaxtyping's PRNGKeyArray, and
+# blackjack_env.jax.arrays' and program's) are shown by their names, not their values
+autodoc_type_aliases = {
+    "PRNGKeyArray": "~jaxtyping.PRNGKeyArray",
+    "Observation": "~blackjack_env.jax.arrays.Observation",
+    "Info": "~blackjack_env.jax.arrays.Info",
+    "Keys": "~blackjack_env.jax.arrays.Keys",
+    "GymnaxReset": "~blackjack_env.jax.program.GymnaxReset",
+    "GymnaxStep": "~blackjack_env.jax.program.GymnaxStep",
+}
 napoleon_google_docstring = True
 napoleon_numpy_docstring = False
 # the docstrings use Markdown-style "## Section" headings and tables inside reST: they
@@ -90,7 +100,16 @@ suppress_warnings = ["autodoc.import_object"]
 # (the build is offline: no intersphinx) and to private helpers the docstrings name
 nitpick_ignore_regex = [
     (r"py:.*", r"(np|numpy|gym|gymnasium|torch|pettingzoo|stable_baselines3|sb3_contrib|"
-               r"jax|collections|typing|pathlib|fractions|enum|dataclasses|inspect)\..*"),
+               r"jax|jaxlib|jaxtyping|collections|typing|pathlib|fractions|enum|dataclasses|"
+               r"inspect)\..*"),
+    # the axes of a jaxtyping annotation (Int32[Array, '*seats hands']: a string, no object;
+    # blackjack_env.jax.arrays names them)
+    (r"py:class", r"'[^']*'"),
+    # the JAX table's type aliases, shown by name in signatures (autodoc_type_aliases below)
+    # and defined in the code (blackjack_env/jax/arrays.py, program.py): autodoc would print
+    # their values, jaxtyping's classes, garbled ("alias of tuple[Array], ...")
+    (r"py:class", r"blackjack_env\.jax\.(arrays|program)\."
+                  r"(Observation|Info|Keys|GymnaxReset|GymnaxStep)"),
     (r"py:.*", r"(Any|Callable|Sequence|Mapping|Iterable|Iterator|Path|Fraction|Final|"
                r"ndarray|optional|Generator|Protocol|ClassVar|TypeVar|Self)"),
     (r"py:.*", r".*\._[a-z].*"),  # private names

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeAlias
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jaxtyping import Array, ArrayLike, Bool, Int32, PRNGKeyArray
 
 from blackjack_env.engine.cards import ALL_CARDS, Card, parse_cards
 from blackjack_env.engine.rules import Rules
@@ -21,10 +22,11 @@ from blackjack_env.envs.view.layout import Layout
 from blackjack_env.jax import checks, illegal, program
 from blackjack_env.jax import state as table_state
 from blackjack_env.jax import tables as tables_mod
+from blackjack_env.jax.arrays import Observation
 from blackjack_env.jax.checks import unwrap_state
 from blackjack_env.jax.gymnax import FULL_INFO, LEAN_INFO, GymnaxV1
-from blackjack_env.jax.program import Program
-from blackjack_env.jax.spaces import box, discrete, from_gymnasium
+from blackjack_env.jax.program import GymnaxReset, GymnaxStep, Program
+from blackjack_env.jax.spaces import Discrete, Space, box, discrete, from_gymnasium
 from blackjack_env.jax.state import State
 from blackjack_env.jax.tables import Banked, Config, Params, RuleBank, config_of, params_of
 
@@ -37,6 +39,9 @@ __all__ = [
 #: columns of "features", not from the scaled numbers of "vector" (BlackjackJax's
 #: docstring gives the measurement); Gymnasium's SB3 path one-hot encodes a MultiDiscrete
 DEFAULT_OBS_MODE = "features"
+#: One rule set as the envs take it: a ``Rules``, a preset name or a ``Rules.to_dict()``
+#: dict
+RuleSet: TypeAlias = Rules | str | Mapping[str, object]
 
 
 class BlackjackJax:
@@ -210,7 +215,7 @@ class BlackjackJax:
         many = isinstance(given, (list, tuple))
         if many and not given:
             raise ValueError("rules: an empty list; give one rule set or a list of them")
-        rule_list: list[Any] = list(given) if many else [given]
+        rule_list: list[RuleSet] = list(given) if many else [given]
         self._args, self._seats_per_table = args, seats_per_table
         every = [self._settings_of(r) for r in rule_list]
         settings, tables = every[0]
@@ -257,7 +262,7 @@ class BlackjackJax:
         self.gymnasium_observation_space = layout.observation_space()
         self.gymnasium_action_space = layout.action_space()
 
-    def _settings_of(self, rules: Any) -> tuple[EnvSettings, RuleTables]:
+    def _settings_of(self, rules: RuleSet) -> tuple[EnvSettings, RuleTables]:
         """The settings and rule tables of this table's arguments under ``rules``."""
         settings = EnvSettings.batched(
             self._seats_per_table, dataclasses.replace(self._args, rules=rules)
@@ -265,7 +270,7 @@ class BlackjackJax:
         return settings, RuleTables.from_settings(settings)
 
     # ------------------------------------------------------------------ rules as data
-    def params_of(self, rules: Any) -> Params:
+    def params_of(self, rules: RuleSet) -> Params:
         """The :class:`~blackjack_env.jax.tables.Params` of ``rules`` (a ``Rules``, a
         preset name or a ``Rules.to_dict()`` dict; the table's other arguments kept):
         play it by passing it as ``params`` (the same compiled program). Refused
@@ -274,7 +279,7 @@ class BlackjackJax:
         the table holds, another action count, a finite shoe at an infinite table...)."""
         return params_of(self._fitting_tables(rules))
 
-    def _fitting_tables(self, rules: Any) -> RuleTables:
+    def _fitting_tables(self, rules: RuleSet | RuleSpace) -> RuleTables:
         """The rule tables of ``rules`` under this table's other arguments, refused
         (``ValueError``, one line) unless they fit its shapes (and its space)."""
         if isinstance(rules, RuleSpace):
@@ -285,7 +290,7 @@ class BlackjackJax:
         tables_mod.fit(self.config, config_of(settings, tables), f"rules {_rules_name(rules)}")
         return tables
 
-    def stack_params(self, rules: Sequence[Any]) -> Params:
+    def stack_params(self, rules: Sequence[RuleSet]) -> Params:
         """:meth:`params_of` of each rule set, stacked along a leading axis: row ``t`` the
         rules of table ``t`` of a batch (``jax.vmap(env.step, in_axes=(0, 0, 0, 0))``)."""
         if isinstance(rules, (str, Rules, RuleSpace, dict)):
@@ -293,8 +298,9 @@ class BlackjackJax:
         return tables_mod.stack_tables([self._fitting_tables(r) for r in rules])
 
     def rule_bank(
-        self, rules: Sequence[Any] | None = None, *, sample: int | None = None, seed: int = 0
-    ) -> RuleBank:
+        self, rules: Sequence[RuleSet] | None = None, *, sample: int | None = None,
+        seed: int = 0,
+    ) -> RuleBank:  # fmt: skip
         """A :class:`~blackjack_env.jax.tables.RuleBank` of rule sets this table plays, from
         which ``bank.sample(key)`` draws a table's params inside ``jit``: ``rules`` (a list
         of rule sets), or, under a rule space, the space's training rule sets (every one
@@ -331,7 +337,7 @@ class BlackjackJax:
     def name(self) -> str:
         return "BlackjackJax"
 
-    def observation_space(self, params: Params | None = None) -> Any:
+    def observation_space(self, params: Params | None = None) -> Space:
         """One table's observation: one seat's, or ``(seats, ...)`` with several."""
         lead = (self.seats,) if self.seats > 1 else ()
         if self.obs_mode in ("dict", "tuple"):  # the numpy env's space, field by field
@@ -344,17 +350,18 @@ class BlackjackJax:
         low = np.broadcast_to(flat.low, (*lead, *flat.shape))
         return box(low, np.broadcast_to(flat.high, low.shape), low.shape, jnp.float32)
 
-    def action_space(self, params: Params | None = None) -> Any:
+    def action_space(self, params: Params | None = None) -> Discrete:
         return discrete(self.config.n_actions)
 
-    def reset(self, key: Any, params: Params | None = None) -> tuple[Any, State]:
+    def reset(self, key: PRNGKeyArray, params: Params | None = None) -> GymnaxReset:
         """A fresh table (a new shoe) with its first round dealt (or opened for its bet).
         ``params`` are checked against this env's (:meth:`check_params`)."""
         return program.reset(self.program, key, self.check_params(params))
 
     def step(
-        self, key: Any, state: State, action: Any, params: Params | None = None
-    ) -> tuple[Any, State, Any, Any, dict[str, Any]]:
+        self, key: PRNGKeyArray, state: State, action: Int32[ArrayLike, "*seats"],
+        params: Params | None = None,
+    ) -> GymnaxStep:  # fmt: skip
         """One decision; the step that ends the round deals the next one (same shoe), or
         opens it for its bet; the step that ends the episode starts the next one.
 
@@ -365,16 +372,18 @@ class BlackjackJax:
         return self._checked_step(key, state, action, params, False)
 
     def step_full(
-        self, key: Any, state: State, action: Any, params: Params | None = None
-    ) -> tuple[Any, State, Any, Any, dict[str, Any]]:
+        self, key: PRNGKeyArray, state: State, action: Int32[ArrayLike, "*seats"],
+        params: Params | None = None,
+    ) -> GymnaxStep:  # fmt: skip
         """:meth:`step` with the rich ``info``: ``LEAN_INFO`` and ``FULL_INFO``
         (the ended round's last observation, the round's net in base bets and in exact
         chips, the action played), what the Gymnasium adapters read."""
         return self._checked_step(key, state, action, params, True)
 
     def _checked_step(
-        self, key: Any, state: State, action: Any, params: Params | None, full: bool
-    ) -> tuple[Any, State, Any, Any, dict[str, Any]]:
+        self, key: PRNGKeyArray, state: State, action: Int32[ArrayLike, "*seats"],
+        params: Params | None, full: bool,
+    ) -> GymnaxStep:  # fmt: skip
         p = self.check_params(params)
         self.check_step_args(state, action)
         return program.step(self.program, key, state, action, p, full)
@@ -386,14 +395,16 @@ class BlackjackJax:
         (``blackjack_env.jax.checks.check_params``)."""
         return checks.check_params(params, self._params)
 
-    def check_step_args(self, state: State, action: Any) -> None:
+    def check_step_args(self, state: State, action: Int32[ArrayLike, "*seats"]) -> None:
         """Refuse (``ValueError``, one line) an ``action`` that is not an integer array of
         one table's shape and a ``state`` that is not one of this env's tables
         (``blackjack_env.jax.checks.check_step_args``, which says what an integer out
         of range does under each illegal-action policy)."""
         checks.check_step_args(state, action, self.config, self.num_actions)
 
-    def action_mask(self, state: Any, params: Params | Banked | None = None) -> Any:
+    def action_mask(
+        self, state: object, params: Params | Banked | None = None
+    ) -> Bool[Array, "*batch actions"]:
         """bool ``(num_actions,)`` (``(seats, num_actions)`` with several seats; or
         batched over tables, ``params`` then one rule set, one row per table or a
         :class:`~blackjack_env.jax.tables.Banked` batch): the legal actions of ``state``.
@@ -403,13 +414,13 @@ class BlackjackJax:
         p = self._params if params is None else params
         return program.masks(self.program, unwrap_state(state), p)
 
-    def active(self, state: Any, params: Params | None = None) -> Any:
+    def active(self, state: object, params: Params | None = None) -> Bool[Array, "*batch"]:
         """bool ``(seats,)`` (or batched over tables): the seat whose action the next step
         plays (the numpy vector env's ``info["active"]``); a wrapper's state as in
         :meth:`action_mask`."""
         return program.active(self.program, unwrap_state(state))
 
-    def get_obs(self, state: State, params: Params | None = None) -> Any:
+    def get_obs(self, state: State, params: Params | None = None) -> Observation:
         p = self._params if params is None else params
         return self.program.observe(state, p)
 
@@ -459,7 +470,7 @@ class BlackjackJax:
         n = cfg.shoe_size if cfg.infinite else shoe_cards
         pending = [int(shoe[(pos + k) % n]) for k in range(stacked)]
         ids = ids + pending
-        new: dict[str, Any]
+        new: dict[str, np.ndarray | int]
         if cfg.infinite:
             if len(ids) > n:
                 raise ValueError(f"cannot stack {len(ids)} cards: at most {n} at a time")
@@ -496,8 +507,8 @@ class BlackjackJax:
                 arrays[name][t] = value
 
     def start_round(
-        self, key: Any, state: State, params: Params | None = None
-    ) -> tuple[Any, State]:
+        self, key: PRNGKeyArray, state: State, params: Params | None = None
+    ) -> GymnaxReset:
         """Start an episode at ``state``'s table (its last round must be over): its first
         round dealt, or opened for its bet (bet steps); for scripted rounds :meth:`stack`
         first."""
@@ -542,7 +553,7 @@ BlackjackJax.__init__.__signature__ = inspect.Signature(  # type: ignore[attr-de
     return_annotation=None,
 )
 
-def _rules_name(rules: Any) -> str:
+def _rules_name(rules: RuleSet) -> str:
     """A rule set as the errors name it: a preset's name, else its short summary."""
     if isinstance(rules, str):
         return repr(rules)

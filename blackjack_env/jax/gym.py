@@ -21,7 +21,7 @@ not a pytree, and it returns ``jax`` arrays.
 from __future__ import annotations
 
 from functools import partial
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeAlias
 
 import gymnasium as gym
 import jax
@@ -29,6 +29,7 @@ import jax.numpy as jnp
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
+from jaxtyping import Array, ArrayLike, Bool, Float64, Int32, Integer, PRNGKeyArray, PyTree, Shaped
 
 from blackjack_env.envs.settings import check_action, check_reset_options
 from blackjack_env.envs.step import Decision, IllegalAction, illegal_message
@@ -39,6 +40,7 @@ from blackjack_env.envs.vector.checks import (
     read_stacks,
 )
 from blackjack_env.jax import program
+from blackjack_env.jax.arrays import Observation
 from blackjack_env.jax.chips import chip_units
 from blackjack_env.jax.env import BlackjackJax
 from blackjack_env.jax.hands import decision_of
@@ -55,9 +57,12 @@ __all__ = ["ENV_ID", "BlackjackJaxEnv", "BlackjackJaxVectorEnv", "register"]
 ENV_ID = "blackjack_env/BlackjackJax-v0"
 
 _KNOWN_OPTIONS = ("cards", "reset_mask")  # the numpy vector env's reset options
+#: An observation on the host, as the numpy envs give it (an array, a dict or a tuple of
+#: them; a ``Discrete`` field as a numpy scalar)
+NumpyObservation: TypeAlias = PyTree[np.ndarray | np.generic]
 
 
-def _seed_key(seed: int | None, rng: np.random.Generator) -> Any:
+def _seed_key(seed: int | None, rng: np.random.Generator) -> PRNGKeyArray:
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
         raise ValueError(f"seed={seed!r} must be an int or None")
     if seed is not None and seed < 0:  # (Gymnasium's words, as the numpy envs raise)
@@ -77,7 +82,7 @@ def _table(kwargs: dict[str, Any]) -> tuple[BlackjackJax, bool]:
 
 
 def _check_legal(
-    table: BlackjackJax, state: Any, actions: np.ndarray, batched: bool,
+    table: BlackjackJax, state: State, actions: np.ndarray, batched: bool,
     params: Params | Banked | None = None,
 ) -> None:
     """``illegal_action="raise"``: ``ValueError`` (``envs.step.illegal_message``, the
@@ -97,7 +102,7 @@ def _check_legal(
         ))  # fmt: skip
 
 
-def _to_numpy(obs: Any, space: gym.Space[Any]) -> Any:
+def _to_numpy(obs: Observation, space: gym.Space[object]) -> NumpyObservation:
     """A JAX observation as numpy arrays of the numpy env's dtypes (dict and tuple modes:
     field by field)."""
     if isinstance(space, gym.spaces.Dict):
@@ -108,7 +113,9 @@ def _to_numpy(obs: Any, space: gym.Space[Any]) -> Any:
     return out[()] if isinstance(space, gym.spaces.Discrete) and out.ndim == 0 else out
 
 
-def _finish_round(key: Any, st: State, on: Any, p: Params, cfg: Config) -> State:
+def _finish_round(
+    key: PRNGKeyArray, st: State, on: Bool[Array, ""], p: Params, cfg: Config
+) -> State:
     """One table (of one or several seats) where ``on``, before a reset that keeps its
     shoe (numpy ``TableBatch.finish_rounds`` then ``clear_stacks``): the round in play is
     played out (:func:`blackjack_env.jax.round.play_out`), and stacked cards not dealt
@@ -118,7 +125,10 @@ def _finish_round(key: Any, st: State, on: Any, p: Params, cfg: Config) -> State
 
 
 @partial(jax.jit, static_argnums=0)
-def _finish(prog: Program, key: Any, st: State, on: Any, p: Params) -> State:
+def _finish(
+    prog: Program, key: PRNGKeyArray, st: State, on: Bool[Array, " tables"],
+    p: Params | Banked,
+) -> State:  # fmt: skip
     """:func:`_finish_round` at each table of a batch where ``on``."""
     keys = jax.random.split(key, st.pos.shape[0])
     cfg = prog.config
@@ -126,7 +136,7 @@ def _finish(prog: Program, key: Any, st: State, on: Any, p: Params) -> State:
 
 
 @partial(jax.jit, static_argnums=0)
-def _open(prog: Program, st: State, on: Any, p: Params) -> State:
+def _open(prog: Program, st: State, on: Bool[Array, " tables"], p: Params | Banked) -> State:
     """The last round's cards to the discards (a reshuffle if the cut card is out) at each
     table where ``on`` (a table awaiting its bet has opened its shoe), before stacking, as
     the numpy tables do; the deal then finds nothing more to do."""
@@ -137,7 +147,10 @@ def _open(prog: Program, st: State, on: Any, p: Params) -> State:
 
 
 @partial(jax.jit, static_argnums=0)
-def _begin(prog: Program, key: Any, st: State, on: Any, p: Params) -> Any:
+def _begin(
+    prog: Program, key: PRNGKeyArray, st: State, on: Bool[Array, " tables"],
+    p: Params | Banked,
+) -> tuple[Observation, State]:  # fmt: skip
     """A new episode at each table of a batch where ``on`` (a fresh table: the first round
     of a new shoe), and the tables' observations."""
     cfg = prog.config
@@ -148,8 +161,8 @@ def _begin(prog: Program, key: Any, st: State, on: Any, p: Params) -> Any:
 
 @partial(jax.jit, static_argnums=0)
 def _redraw(
-    prog: Program, key: Any, st: State, on: Any, p: Banked
-) -> tuple[Any, State, Any]:
+    prog: Program, key: PRNGKeyArray, st: State, on: Bool[Array, " tables"], p: Banked
+) -> tuple[Observation, State, Int32[Array, " tables"]]:
     """Each table where ``on`` draws its rule set from the bank and starts a new episode
     at a fresh table under it (a full shoe of its decks: :func:`new_state`); the
     others keep theirs. ``(observations, state, each table's rule set index)``."""
@@ -159,7 +172,9 @@ def _redraw(
     drawn = jax.vmap(p.bank.sample_index)(jax.random.split(k_draw, n))
     p = p._replace(index=jnp.where(on, drawn, p.index))
 
-    def pick(new: Any, old: Any) -> Any:
+    def pick(
+        new: Shaped[Array, "tables ..."], old: Shaped[Array, "tables ..."]
+    ) -> Shaped[Array, "tables ..."]:
         return jnp.where(on.reshape((n,) + (1,) * (jnp.ndim(old) - 1)), new, old)
 
     fresh = per_table(lambda q: new_state(cfg, q), p)
@@ -173,13 +188,15 @@ _BET, _SETTLED = int(Decision.BET), int(Decision.SETTLED)
 
 
 @partial(jax.jit, static_argnums=0)
-def _state_info(prog: Program, st: State, p: Params) -> dict[str, Any]:
+def _state_info(
+    prog: Program, st: State, p: Params | Banked
+) -> dict[str, Shaped[Array, " tables *seats"]]:
     """:func:`_table_info` of each table of a batch."""
     cfg = prog.config
     return per_table(lambda s, q: _table_info(s, q, cfg), p, st)
 
 
-def _table_info(st: State, p: Params, cfg: Config) -> dict[str, Any]:
+def _table_info(st: State, p: Params, cfg: Config) -> dict[str, Shaped[Array, "*seats"]]:
     """One table's ``info`` entries read from its state, per seat (the numpy vector env's
     ``_info``): the decision each seat is asked (``phase``: a seat the table does not
     wait for ``SETTLED``, a table awaiting its bet ``BET``), the episode's ``round``, the
@@ -203,7 +220,10 @@ def _table_info(st: State, p: Params, cfg: Config) -> dict[str, Any]:
     }
 
 
-def chips_to_float(units: Any, chip_den: Any, per: Any = 1) -> np.ndarray:
+def chips_to_float(
+    units: Integer[ArrayLike, "*n"], chip_den: Integer[np.ndarray, "*n"] | int,
+    per: Integer[np.ndarray, "*n"] | int = 1,
+) -> Float64[np.ndarray, "*n"]:  # fmt: skip
     """Exact chips in units of ``1 / chip_den`` (integers from the JAX table) as the
     numpy envs' float64, on the host: ``units / chip_den`` (``per``: then in units of
     ``per`` chips, a base bet; both scalars or one per entry), the numpy vector env's
@@ -219,7 +239,7 @@ _STATE_INFO = {"phase": np.int64, "round": np.int64, "bankroll": np.int64,
                "shoe_remaining": np.int64, "reshuffled": bool}  # fmt: skip
 
 
-def _one_seat(kwargs: dict[str, Any]) -> None:
+def _one_seat(kwargs: dict[str, object]) -> None:
     if kwargs.get("seats_per_table", 1) != 1:
         raise ValueError(
             f"seats_per_table={kwargs['seats_per_table']!r}: the single-table Gymnasium "
@@ -321,9 +341,9 @@ class BlackjackJaxVectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, n)
         self.render_mode = None
         self._np_rng = np.random.default_rng()
-        self._key: Any = None
+        self._key: Any = None  # (a PRNGKeyArray from the first reset on, read unchecked)
         #: the tables' state (None before the first reset)
-        self.state: Any = None
+        self.state: State | None = None
         self._all = np.ones(n, bool)
         self._all.flags.writeable = False
         self._seat_info: dict[str, np.ndarray] = {}
@@ -366,7 +386,7 @@ class BlackjackJaxVectorEnv(VectorEnv):
         #: program: adapters of equal programs share their compilations)
         self._params = p
 
-        def rows(x: Any) -> np.ndarray:
+        def rows(x: Integer[ArrayLike, "*tables"]) -> np.ndarray:
             per_table = np.broadcast_to(np.asarray(x, np.int64), (self.num_tables,))
             return np.repeat(per_table, self.seats)
 
@@ -379,7 +399,7 @@ class BlackjackJaxVectorEnv(VectorEnv):
         else:
             self._chip_den, self._bet = rows(p.chip_den), rows(p.bet)
 
-    def _flat(self, x: Any) -> Any:
+    def _flat(self, x: PyTree[Array]) -> PyTree[np.ndarray]:
         """A JAX output of the tables (leading axes tables[, seats]) as numpy rows, one per
         sub-env (per field of a dict or tuple)."""
         if isinstance(x, dict):
@@ -429,7 +449,7 @@ class BlackjackJaxVectorEnv(VectorEnv):
         self._key = key
         return self._np_obs(obs), self._info({})
 
-    def _draw(self, key: Any, st: Any, on: np.ndarray) -> tuple[Any, Any]:
+    def _draw(self, key: PRNGKeyArray, st: State, on: np.ndarray) -> tuple[Observation, State]:
         """Under a rule space: the tables where ``on`` draw their rule sets from the bank
         and start an episode at a fresh table under them."""
         p = self._params
@@ -438,7 +458,7 @@ class BlackjackJaxVectorEnv(VectorEnv):
         self._set_params(p._replace(index=index))
         return obs, st
 
-    def _np_obs(self, obs: Any) -> Any:
+    def _np_obs(self, obs: Observation) -> NumpyObservation:
         return _to_numpy(self._flat(obs), self.single_observation_space)
 
     def _np_mask(self) -> np.ndarray:
@@ -525,8 +545,8 @@ class BlackjackJaxEnv(gym.Env[np.ndarray, np.int64]):
         self.table, self._strict = _table(kwargs)
         self.observation_space = self.table.gymnasium_observation_space
         self.action_space = self.table.gymnasium_action_space
-        self._key: Any = None
-        self._state: Any = None
+        self._key: Any = None  # (a PRNGKeyArray from the first reset on, read unchecked)
+        self._state: State | None = None
         self._done = False
 
     def reset(
@@ -546,7 +566,7 @@ class BlackjackJaxEnv(gym.Env[np.ndarray, np.int64]):
         self._done = False
         return self._np_obs(self._obs), {"action_mask": self._mask()}
 
-    def _np_obs(self, obs: Any) -> Any:
+    def _np_obs(self, obs: Observation) -> NumpyObservation:
         return _to_numpy(obs, self.observation_space)
 
     def _mask(self) -> np.ndarray:

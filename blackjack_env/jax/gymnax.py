@@ -6,7 +6,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import jax.numpy as jnp
+from jaxtyping import Array, ArrayLike, Bool, Float32, Int32, PRNGKeyArray
 
+from blackjack_env.jax.arrays import Info, Observation
+from blackjack_env.jax.program import GymnaxReset
 from blackjack_env.jax.state import State
 from blackjack_env.jax.tables import Params
 
@@ -51,7 +54,7 @@ class GymnaxV1:
         #: step's info holds ``final_observation`` (always with ``full_info``)
         self.final_observation = bool(final_observation) or self.full_info
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> Any:  # (any attribute of the table)
         # only reached for names not found on the object: read through __dict__, so an
         # object not yet initialised (copy.deepcopy builds one without __init__) answers
         # AttributeError instead of recursing
@@ -60,12 +63,16 @@ class GymnaxV1:
             raise AttributeError(name)
         return getattr(env, name)
 
-    def reset(self, key: Any, params: Params | None = None) -> tuple[Any, State]:
+    def reset(self, key: PRNGKeyArray, params: Params | None = None) -> GymnaxReset:
         return self._env.reset(key, params)
 
     def step(
-        self, key: Any, state: State, action: Any, params: Params | None = None
-    ) -> tuple[Any, State, Any, Any, Any, dict[str, Any]]:
+        self, key: PRNGKeyArray, state: State, action: Int32[ArrayLike, "*seats"],
+        params: Params | None = None,
+    ) -> tuple[
+        Observation, State, Float32[Array, "*seats"], Bool[Array, "*seats"],
+        Bool[Array, "*seats"], Info,
+    ]:  # fmt: skip
         if not self.final_observation:  # (the lean step: nothing more computed)
             obs, st, reward, _done, info = self._env.step(key, state, action, params)
             info = {**info, "final_observation": jnp.zeros((0,), jnp.float32)}

@@ -40,11 +40,13 @@ from blackjack_env.jax.tables import Config, Params
 
 __all__ = ["Program"]
 
-#: A step's returns, gymnax's ``(obs, state, reward, done, info)``: the reward and
+#: A step's returns, gymnax's ``(obs, state, reward, done, info)``, the reward and
 #: ``done`` per seat (a batch of tables: each with the leading ``tables`` axis)
-Step: TypeAlias = tuple[
+GymnaxStep: TypeAlias = tuple[
     Observation, State, Float32[Array, "*seats"], Bool[Array, "*seats"], Info
 ]  # fmt: skip
+#: A reset's returns, gymnax's ``(obs, state)``
+GymnaxReset: TypeAlias = tuple[Observation, State]
 #: :meth:`Program.play_step`'s loop of two dealer's turns: the state, the stream, the
 #: dealer's turn due, and the ended round's ``(reward, over, books)``
 Turns: TypeAlias = tuple[
@@ -81,7 +83,7 @@ class Program:
     def play_step(
         self, key: PRNGKeyArray, state: State, action: Int32[ArrayLike, "*seats"], p: Params,
         full: bool,
-    ) -> Step:  # fmt: skip
+    ) -> GymnaxStep:  # fmt: skip
         """One decision at one table, unjitted (:func:`step` compiles it): the step that
         ends the round deals the next one or opens it for its bet, the step that ends the
         episode starts the next one. ``full``: the rich ``info`` (``FULL_INFO``).
@@ -166,7 +168,7 @@ class Program:
     def _returns(
         self, st: State, reward: Float32[Array, "*seats"], over: Bool[Array, ""],
         played: Int32[Array, "*seats"], bad: Bool[Array, "*seats"], books: Books, p: Params,
-    ) -> Step:
+    ) -> GymnaxStep:
         """:meth:`play_step`'s returns, the next round begun at ``st``."""
         cfg = self.config
         obs = self.observe(st, p)
@@ -226,7 +228,7 @@ def per_table(fn: Callable[..., T], p: Params | tables.Banked, *rows: PyTree[Arr
 
 
 @partial(jax.jit, static_argnums=0)
-def reset(prog: Program, key: PRNGKeyArray, p: Params) -> tuple[Observation, State]:
+def reset(prog: Program, key: PRNGKeyArray, p: Params) -> GymnaxReset:
     """A fresh table (a new shoe) with its first round dealt, and its observation."""
     st = first_round(key, new_state(prog.config, p), p, prog.config)
     return prog.observe(st, p), st
@@ -236,15 +238,13 @@ def reset(prog: Program, key: PRNGKeyArray, p: Params) -> tuple[Observation, Sta
 def step(
     prog: Program, key: PRNGKeyArray, state: State, action: Int32[ArrayLike, "*seats"],
     p: Params, full: bool,
-) -> Step:  # fmt: skip
+) -> GymnaxStep:  # fmt: skip
     """:meth:`Program.play_step`, compiled."""
     return prog.play_step(key, state, action, p, full)
 
 
 @partial(jax.jit, static_argnums=0)
-def start_round(
-    prog: Program, key: PRNGKeyArray, state: State, p: Params
-) -> tuple[Observation, State]:
+def start_round(prog: Program, key: PRNGKeyArray, state: State, p: Params) -> GymnaxReset:
     """An episode started at each table of ``state`` (one, or a batch: one key each)."""
     cfg = prog.config
     if _batched(state):
@@ -258,7 +258,7 @@ def start_round(
 @partial(jax.jit, static_argnums=0)
 def masks(
     prog: Program, state: State, p: Params | tables.Banked
-) -> Bool[Array, "... actions"]:
+) -> Bool[Array, "*batch actions"]:
     """The legal actions of each seat of one table, or of a batch of tables (``p`` as
     :func:`per_table` takes it)."""
     cfg = prog.config
@@ -270,7 +270,7 @@ def masks(
 
 
 @partial(jax.jit, static_argnums=0)
-def active(prog: Program, state: State) -> Bool[Array, " ..."]:
+def active(prog: Program, state: State) -> Bool[Array, "*batch"]:
     """The seat the next step plays at one table, or at a batch of tables."""
     fn = partial(seat_turns.active, cfg=prog.config)
     return jax.vmap(fn)(state) if _batched(state) else fn(state)
@@ -288,7 +288,7 @@ def observe(prog: Program, state: State, p: Params) -> Observation:
 def batch_step(
     prog: Program, keys: Keys, state: State, actions: Int32[Array, " tables *seats"],
     p: Params | tables.Banked, full: bool,
-) -> Step:
+) -> GymnaxStep:
     """:meth:`Program.play_step` at a batch of tables (one key and action row each; ``p``
     as :func:`per_table` takes it)."""
     return per_table(lambda k, s, a, q: prog.play_step(k, s, a, q, full), p, keys, state, actions)
