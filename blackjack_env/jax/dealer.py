@@ -6,10 +6,9 @@ dealer's hand, and the peek for a dealer blackjack (:func:`peek`).
 
 from __future__ import annotations
 
-from typing import Any
-
 import jax
 import jax.numpy as jnp
+from jaxtyping import Array, Bool, Int32
 
 from blackjack_env.envs.codes import OUTCOME_BLACKJACK, PHASE_OVER
 from blackjack_env.jax.loops import guarded_while
@@ -28,7 +27,9 @@ from blackjack_env.jax.state import (
 from blackjack_env.jax.tables import Config, Params
 
 
-def dealer_turn(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> tuple[State, Rng]:
+def dealer_turn(
+    st: State, p: Params, cfg: Config, rk: Rng, on: Bool[Array, ""]
+) -> tuple[State, Rng]:
     """The dealer's turn where ``on`` (every hand done): the round ends (``OVER``); under
     no-hole rules (``p.no_hole``) the dealer's second card is drawn for an open hand and
     shown at once (no open hand: the dealer keeps one card); the dealer draws to the rules
@@ -53,13 +54,14 @@ def dealer_turn(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> tuple[St
     rk = Rng(rk.seed, rk.i + kept.astype(jnp.uint32))
     drawing = open_ & plays
 
-    Carry = tuple[State, Rng, Any, Any]
+    # (the state, the stream, the dealer's draws, the no-hole second card due)
+    Carry = tuple[State, Rng, Int32[Array, ""], Bool[Array, ""]]
 
-    def need(carry: Carry, p: Params, drawing: Any) -> Any:
+    def need(carry: Carry, p: Params, drawing: Bool[Array, ""]) -> Bool[Array, ""]:
         s, _, k, hole = carry
         return hole | (drawing & p.dealer_hits[2 * s.dealer_hard + s.dealer_ace] & (k < 32))
 
-    def body(carry: Carry, p: Params, drawing: Any) -> Carry:
+    def body(carry: Carry, p: Params, drawing: Bool[Array, ""]) -> Carry:
         s, r, k, hole = carry
         go = need(carry, p, drawing)
         s, card, _ = draw(s, p, cfg, r, go)
@@ -78,7 +80,7 @@ def dealer_turn(st: State, p: Params, cfg: Config, rk: Rng, on: Any) -> tuple[St
     return st, rk
 
 
-def dealer_add(st: State, p: Params, card: Any, on: Any) -> State:
+def dealer_add(st: State, p: Params, card: Int32[Array, ""], on: Bool[Array, ""]) -> State:
     """The dealer's hand takes ``card`` where ``on``."""
     r = p.rank_of_card[card]
     return st._replace(
@@ -92,7 +94,10 @@ def dealer_add(st: State, p: Params, card: Any, on: Any) -> State:
     )
 
 
-def peek(st: State, p: Params, cfg: Config, on: Any, dealer_bj: Any, natural: Any) -> State:
+def peek(
+    st: State, p: Params, cfg: Config, on: Bool[Array, ""], dealer_bj: Bool[Array, ""],
+    natural: Bool[Array, "*seats"],
+) -> State:  # fmt: skip
     """The dealer checks the hole card where ``on``: a blackjack settles every hand and
     ends the round; otherwise a natural that ``natural`` marks (done, unsettled) is paid
     where naturals are paid at the peek (numpy ``_do_peek``)."""
@@ -106,8 +111,8 @@ def peek(st: State, p: Params, cfg: Config, on: Any, dealer_bj: Any, natural: An
 
 
 def deal_cards(
-    st: State, p: Params, cfg: Config, rk: Rng, n: int, on: Any
-) -> tuple[State, Any, Any, Rng]:
+    st: State, p: Params, cfg: Config, rk: Rng, n: int, on: Bool[Array, ""]
+) -> tuple[State, Int32[Array, " n"], Int32[Array, ""], Rng]:
     """The deal where ``on``: ``n`` cards in order (the seats' and the upcard), then the
     dealer's hole card under rules with one (``p.no_hole``: none dealt, the stream does
     not move for it). ``(state, cards (n,), hole card (0 under no-hole rules), rng)``.
@@ -117,7 +122,9 @@ def deal_cards(
     XLA kernels; measured 2026-12-02, vegas-strip's ``step`` at ``-O0``)."""
     holds = ~p.no_hole
 
-    def body(k: Any, carry: tuple[State, Rng, Any]) -> tuple[State, Rng, Any]:
+    def body(
+        k: Int32[Array, ""], carry: tuple[State, Rng, Int32[Array, " n+1"]]
+    ) -> tuple[State, Rng, Int32[Array, " n+1"]]:
         s, r, cards = carry
         deals = (k < n) | holds
         s, card, moved = draw(s, p, cfg, r, on & deals)
@@ -129,8 +136,9 @@ def deal_cards(
 
 
 def peek_at_deal(
-    st: State, p: Params, on: Any, peeks: Any, natural: Any, *, cfg: Config
-) -> tuple[State]:
+    st: State, p: Params, on: Bool[Array, ""], peeks: Bool[Array, ""],
+    natural: Bool[Array, "*seats"], *, cfg: Config,
+) -> tuple[State]:  # fmt: skip
     """The dealer's peek after the deal where ``on`` (``peeks``: the upcard lets the dealer
     peek; ``natural``: a natural that ended the hand, paid at the peek); guarded by ``on``."""
     return (peek(st, p, cfg, on, peeks & dealer_natural(st), natural),)

@@ -18,10 +18,11 @@ The random numbers of one call (:class:`Rng`, from :func:`rng` of the call's key
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+from jaxtyping import Array, Bool, Float32, Int32, Key, PRNGKeyArray, UInt32
 
 from blackjack_env.jax.state import F32, I32, State, select
 from blackjack_env.jax.tables import Config, Params
@@ -31,11 +32,11 @@ class Rng(NamedTuple):
     """The random numbers of one call: a 32-bit seed drawn from the call's key (one
     threefry evaluation) and a counter; draw ``i`` is a hash of ``seed + i * golden``."""
 
-    seed: Any
-    i: Any
+    seed: UInt32[Array, ""]
+    i: UInt32[Array, ""]
 
 
-def rng(key: Any) -> Rng:
+def rng(key: PRNGKeyArray | Rng) -> Rng:
     """The random stream of one call, from its key (an :class:`Rng` already drawn from
     it, :func:`rngs`, is its own stream)."""
     if isinstance(key, Rng):
@@ -43,7 +44,7 @@ def rng(key: Any) -> Rng:
     return Rng(jax.random.bits(key, (), jnp.uint32), jnp.zeros((), jnp.uint32))
 
 
-def rngs(keys: Any) -> list[Rng]:
+def rngs(keys: Key[Array, " n"] | UInt32[Array, "n 2"]) -> list[Rng]:
     """:func:`rng` of each key of ``keys`` (a leading axis), drawn together: one threefry
     evaluation in the compiled code, not one per key (the same numbers)."""
     seeds = jax.vmap(lambda k: jax.random.bits(k, (), jnp.uint32))(keys)
@@ -53,7 +54,7 @@ def rngs(keys: Any) -> list[Rng]:
 _GOLDEN = 0x9E3779B9
 
 
-def _uniform(rk: Rng) -> tuple[Any, Rng]:
+def _uniform(rk: Rng) -> tuple[Float32[Array, ""], Rng]:
     """A uniform float32 in [0, 1) (24 bits) and the next state: the 32-bit finaliser of
     MurmurHash3 of a Weyl sequence (as SplitMix). Measured (2026-11-30, bench_jax.py,
     4096 tables, CPU, loaded, ratios in one run): with a threefry key per card the JAX
@@ -69,7 +70,9 @@ def _uniform(rk: Rng) -> tuple[Any, Rng]:
     return u, Rng(rk.seed, rk.i + jnp.uint32(1))
 
 
-def draw(st: State, p: Params, cfg: Config, rk: Rng, do: Any) -> tuple[State, Any, Rng]:
+def draw(
+    st: State, p: Params, cfg: Config, rk: Rng, do: Bool[Array, ""]
+) -> tuple[State, Int32[Array, ""], Rng]:
     """Deal one card where ``do`` (a no-op elsewhere): ``(state, card id, rng)``. A finite
     shoe is the first ``p.shoe_cards`` places of the state's row."""
     u, rk = _uniform(rk)
@@ -107,7 +110,7 @@ def draw(st: State, p: Params, cfg: Config, rk: Rng, do: Any) -> tuple[State, An
     return st, card, rk
 
 
-def open_shoe(st: State, p: Params, cfg: Config, on: Any) -> State:
+def open_shoe(st: State, p: Params, cfg: Config, on: Bool[Array, ""]) -> State:
     """Where ``on``: the last round's cards go to the discards and the shoe is reshuffled
     if the cut card is out (``p.cut_cards`` dealt; numpy ``start_rounds`` /
     ``open_rounds``)."""

@@ -31,11 +31,13 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeAlias
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import DTypeLike
+from jaxtyping import Array, ArrayLike, Bool, Float32, Int8, Int32, PRNGKeyArray, Shaped
 
 from blackjack_env.envs import step as env_step
 from blackjack_env.envs.codes import BatchPhase
@@ -167,15 +169,16 @@ def _stake_ok(stake_ok: np.ndarray, _: RuleTables) -> dict[str, np.ndarray]:
     return {"stake_ok": np.stack(cols, axis=1)}
 
 
-#: RuleTables fields stored in another form: field -> ``(value, tables) -> entries``.
-CONVERTED: dict[str, Callable[[Any, RuleTables], dict[str, Any]]] = {
+#: RuleTables fields stored in another form: field -> ``(value, tables) -> entries`` (the
+#: value is the field's, of its own type)
+CONVERTED: dict[str, Callable[[Any, RuleTables], Mapping[str, np.ndarray | int]]] = {
     "mask_rows": _mask_sets,
     "stake_ok": _stake_ok,
     "bankroll": lambda v, _: {"bankroll": 0 if v is None else v},
 }
 
 
-def _entry(name: str, value: Any) -> np.ndarray:
+def _entry(name: str, value: object) -> np.ndarray:
     """A RuleTables value as the entry's array (numpy, in the dtype the JAX round reads):
     int64 as int32, float64 as float32, bools as bool, an enum as its int code."""
     if isinstance(value, np.ndarray):
@@ -207,12 +210,77 @@ class Params:
     (``p.payouts``); ``p.names`` lists them, :meth:`replace` gives a copy with some
     entries replaced (their shapes and dtypes kept: a rule set of the same shapes)."""
 
-    __slots__ = ("_entries",)
+    # The entries' dtypes and shapes, one rule set's (stacked params add a leading axis; a
+    # RuleBank's rule set holds each array as a Row of the bank's, read as the array):
+    # ``rows`` the legal table's rows, ``actions`` and ``bets`` the Config's, ``features``
+    # the rule features' (blackjack_env.jax.arrays names the axes)
+    # ---- cards
+    card_values: Int32[Array, " 13"]
+    rank_of_card: Int32[Array, " 52"]
+    value_of_card: Int32[Array, " 52"]
+    hilo_of_card: Int32[Array, " 52"]
+    # ---- the shoe
+    shoe_cards: Int32[Array, ""]
+    cut_cards: Int32[Array, ""]
+    # ---- outcomes and payouts
+    payouts: Float32[Array, " 7"]
+    outcome_table: Int32[Array, " 576"]
+    surrender_outcome: Int32[Array, " 2"]
+    highest: Bool[Array, ""]
+    chip_den: Int32[Array, ""]
+    # ---- the dealer and the peek
+    dealer_hits: Bool[Array, " 64"]
+    peek_by_rank: Bool[Array, " 13"]
+    peek: Bool[Array, ""]
+    no_hole: Bool[Array, ""]
+    # ---- legality
+    over_key: Int32[Array, ""]
+    pre_peek_key: Int32[Array, ""]
+    asks_pre_peek: Bool[Array, " 26"]
+    asks_pre_peek_poor: Bool[Array, " 26"]
+    poor_play_offset: Int32[Array, ""]
+    poor_pre_peek_offset: Int32[Array, ""]
+    pre_peek: Bool[Array, ""]
+    stand_hit_only: Bool[Array, ""]
+    can_double: Bool[Array, ""]
+    surrenders: Bool[Array, ""]
+    surrender_at_once: Bool[Array, ""]
+    # ---- naturals
+    natural_effect: Int32[Array, ""]
+    natural_stands: Bool[Array, ""]
+    naturals_paid_at_peek: Bool[Array, ""]
+    auto21: Bool[Array, ""]
+    split_naturals: Bool[Array, ""]
+    # ---- splits
+    pair: Bool[Array, " 169"]
+    split_ok: Bool[Array, " 36"]
+    split_done: Bool[Array, " 16"]
+    second_key: Int32[Array, " 169"]
+    two_hard: Int32[Array, " 169"]
+    two_ace: Bool[Array, " 169"]
+    split_divisor: Int32[Array, ""]
+    splits: Bool[Array, ""]
+    stake_ok: Bool[Array, "2 3"]
+    # ---- actions, masks and bets
+    pre_peek_decisions: Bool[Array, ""]
+    mask_index: Int8[Array, " rows"]
+    mask_sets: Bool[Array, "16 actions"]
+    bet: Int32[Array, ""]
+    bet_chips: Int32[Array, " bets"]
+    bet_within: Bool[Array, " bets"]
+    min_cost: Int32[Array, ""]
+    bankroll: Int32[Array, ""]
+    # ---- the observation's
+    rule_features: Float32[Array, " features"]
 
+    __slots__ = ("_entries",)
+    _entries: dict[str, Entry]
+
+    # (the entries, or what a jax transformation puts in a pytree's leaves)
     def __init__(self, entries: Mapping[str, Any]) -> None:
         object.__setattr__(self, "_entries", dict(sorted(entries.items())))
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> Entry:
         try:  # (an object being unpickled has no entries yet)
             entries = object.__getattribute__(self, "_entries")
         except AttributeError:
@@ -224,13 +292,13 @@ class Params:
                 f"Params has no entry {name!r} (RuleTables field not read, or a typo)"
             ) from None
 
-    def __setattr__(self, name: str, value: Any) -> None:
+    def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("Params is immutable: use replace()")
 
-    def __getstate__(self) -> dict[str, Any]:
+    def __getstate__(self) -> dict[str, Entry]:
         return dict(self._entries)
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
+    def __setstate__(self, state: dict[str, Entry]) -> None:
         object.__setattr__(self, "_entries", dict(state))
 
     @property
@@ -238,27 +306,32 @@ class Params:
         """The entries' names (sorted)."""
         return tuple(self._entries)
 
-    def items(self) -> Iterator[tuple[str, Any]]:
+    def items(self) -> Iterator[tuple[str, Entry]]:
         """``(name, array)`` pairs, by name."""
         return iter(self._entries.items())
 
-    def replace(self, **entries: Any) -> Params:
+    def replace(self, **entries: Entry) -> Params:
         """A copy with ``entries`` replaced (unknown names are refused)."""
         unknown = sorted(set(entries) - set(self._entries))
         if unknown:
             raise ValueError(f"Params has no entries {unknown}")
         return Params({**self._entries, **entries})
 
-    def tree_flatten(self) -> tuple[tuple[Any, ...], tuple[str, ...]]:
+    def tree_flatten(self) -> tuple[tuple[Entry, ...], tuple[str, ...]]:
         return tuple(self._entries.values()), tuple(self._entries)
 
     @classmethod
-    def tree_unflatten(cls, names: tuple[str, ...], values: Iterable[Any]) -> Params:
+    def tree_unflatten(cls, names: tuple[str, ...], values: Iterable[Entry]) -> Params:
         return cls(dict(zip(names, values, strict=True)))
 
     def __repr__(self) -> str:
         shapes = ", ".join(f"{k}={tuple(jnp.shape(v))}" for k, v in self._entries.items())
         return f"Params({shapes})"
+
+
+#: A :class:`Params` entry: a ``jax.Array``, or a :class:`Row` of a :class:`RuleBank` (read
+#: as the array)
+Entry: TypeAlias = "Array | Row"
 
 
 def entries_of(tables: RuleTables) -> dict[str, np.ndarray]:
@@ -392,18 +465,19 @@ class Row:
 
     __slots__ = ("row", "rows")
 
-    def __init__(self, rows: Any, row: Any) -> None:
+    def __init__(self, rows: Shaped[Array, "distinct ..."], row: Int32[ArrayLike, ""]) -> None:
         self.rows = rows
         self.row = row
 
-    def __getitem__(self, index: Any) -> Any:
+    # (any index an array takes)
+    def __getitem__(self, index: Any) -> Array:
         index = index if isinstance(index, tuple) else (index,)
         return self.rows[(self.row, *index)]
 
-    def __jax_array__(self) -> Any:
+    def __jax_array__(self) -> Array:
         return self.rows[self.row]
 
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+    def __array__(self, dtype: DTypeLike | None = None, copy: bool | None = None) -> np.ndarray:
         return np.asarray(self.rows[self.row], dtype=dtype)
 
     @property
@@ -415,14 +489,14 @@ class Row:
         return len(self.shape)
 
     @property
-    def dtype(self) -> Any:
+    def dtype(self) -> np.dtype:
         return self.rows.dtype
 
-    def tree_flatten(self) -> tuple[tuple[Any, Any], None]:
+    def tree_flatten(self) -> tuple[tuple[Array, Int32[ArrayLike, ""]], None]:
         return (self.rows, self.row), None
 
     @classmethod
-    def tree_unflatten(cls, _: None, children: Iterable[Any]) -> Row:
+    def tree_unflatten(cls, _: None, children: Iterable[Array]) -> Row:
         rows, row = children
         return cls(rows, row)
 
@@ -442,8 +516,9 @@ class RuleBank:
     per table). Build it with :meth:`of` (``BlackjackJax.rule_bank``)."""
 
     def __init__(
-        self, rows: dict[str, Any], index: dict[str, Any], scalars: dict[str, Any]
-    ) -> None:
+        self, rows: dict[str, Shaped[Array, "distinct ..."]],
+        index: dict[str, Int32[Array, " rules"]], scalars: dict[str, Shaped[Array, " rules"]],
+    ) -> None:  # fmt: skip
         self.rows, self.index, self.scalars = rows, index, scalars
 
     @classmethod
@@ -453,9 +528,9 @@ class RuleBank:
         if not tables:
             raise ValueError("a rule bank needs at least one rule set")
         every = [entries_of(t) for t in tables]
-        rows: dict[str, Any] = {}
-        index: dict[str, Any] = {}
-        scalars: dict[str, Any] = {}
+        rows: dict[str, Shaped[Array, "distinct ..."]] = {}
+        index: dict[str, Int32[Array, " rules"]] = {}
+        scalars: dict[str, Shaped[Array, " rules"]] = {}
         for name, first in every[0].items():
             values = [e[name] for e in every]
             if first.ndim == 0:
@@ -473,31 +548,33 @@ class RuleBank:
         """Rule sets in the bank."""
         return int(jnp.shape(next(iter(self.scalars.values())))[0])
 
-    def at(self, i: Any) -> Params:
+    def at(self, i: Int32[ArrayLike, ""]) -> Params:
         """The params of rule set ``i`` (an int, or a traced int32: ``jit``-clean): each
         array entry a :class:`Row` of the shared rows, each scalar its value."""
-        entries: dict[str, Any] = {k: v[i] for k, v in self.scalars.items()}
+        entries: dict[str, Entry] = {k: v[i] for k, v in self.scalars.items()}
         for k, rows in self.rows.items():
             entries[k] = Row(rows, self.index[k][i])
         return Params(entries)
 
-    def sample_index(self, key: Any) -> Any:
+    def sample_index(self, key: PRNGKeyArray) -> Int32[Array, ""]:
         """A rule set's index drawn uniformly with ``key`` (int32)."""
         return jax.random.randint(key, (), 0, self.size, jnp.int32)
 
-    def sample(self, key: Any) -> Params:
+    def sample(self, key: PRNGKeyArray) -> Params:
         """One table's rules drawn uniformly from the bank with ``key`` (``jax.vmap``
         over keys for a batch of tables, each under its own draw)."""
         return self.at(self.sample_index(key))
 
-    def tree_flatten(self) -> tuple[tuple[Any, ...], tuple[tuple[str, ...], ...]]:
+    def tree_flatten(self) -> tuple[tuple[Array, ...], tuple[tuple[str, ...], ...]]:
         names = (tuple(self.rows), tuple(self.scalars))
         leaves = (*self.rows.values(), *(self.index[k] for k in self.rows),
                   *self.scalars.values())  # fmt: skip
         return leaves, names
 
     @classmethod
-    def tree_unflatten(cls, names: tuple[tuple[str, ...], ...], leaves: Any) -> RuleBank:
+    def tree_unflatten(
+        cls, names: tuple[tuple[str, ...], ...], leaves: Iterable[Array]
+    ) -> RuleBank:
         arrays, scalar_names = names
         leaves = list(leaves)
         n = len(arrays)
@@ -513,7 +590,8 @@ class Banked(NamedTuple):
     :mod:`blackjack_env.jax.program` take it where they take ``Params``."""
 
     bank: RuleBank
-    index: Any
+    # (the field shadows tuple.index, which nothing here calls)
+    index: Int32[Array, " tables"]  # type: ignore[assignment]
 
 
 # ------------------------------------------------------------------ shape constants
