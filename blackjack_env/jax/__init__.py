@@ -15,6 +15,9 @@ that defines it:
 
 * :mod:`~blackjack_env.jax.state`: :class:`State` (every field's dtype, shape and unit),
   ``new_state``, ``SEAT_FIELDS`` and the readers the modules share;
+  :mod:`~blackjack_env.jax.arrays`: the axes of the annotations' array types (jaxtyping's
+  ``Int32[Array, "*seats hands"]``, annotations only) and the aliases of what is not one
+  array;
 * :mod:`~blackjack_env.jax.shoe`: the shoe and the random draws (``rng``, ``draw``,
   ``open_shoe``); :mod:`~blackjack_env.jax.loops`: the guarded loop and branch;
 * :mod:`~blackjack_env.jax.hands`: legality (``legal_key``, ``legal_mask``) and a hand's
@@ -43,8 +46,9 @@ except ImportError as exc:  # pragma: no cover - depends on the install
         "blackjack_env.jax needs JAX: pip install 'blackjack_env[jax]' (jax, optax, flax)"
     ) from exc
 
-from blackjack_env.jax.env import DEFAULT_OBS_MODE, BlackjackJax, GymnaxV1
+from blackjack_env.jax.env import DEFAULT_OBS_MODE, BlackjackJax
 from blackjack_env.jax.gym import ENV_ID, BlackjackJaxEnv, BlackjackJaxVectorEnv, register
+from blackjack_env.jax.gymnax import GymnaxV1
 from blackjack_env.jax.state import State
 from blackjack_env.jax.tables import Config, Params
 

@@ -341,7 +341,7 @@ class BlackjackJaxVectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, n)
         self.render_mode = None
         self._np_rng = np.random.default_rng()
-        self._key: Any = None  # (a PRNGKeyArray from the first reset on, read unchecked)
+        self._key: PRNGKeyArray = None  # type: ignore[assignment]  # (None until the first reset)
         #: the tables' state (None before the first reset)
         self.state: State | None = None
         self._all = np.ones(n, bool)
@@ -411,7 +411,7 @@ class BlackjackJaxVectorEnv(VectorEnv):
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Any, dict[str, Any]]:
+    ) -> tuple[NumpyObservation, dict[str, Any]]:
         n, s = self.num_envs, self.seats
         mask = self._all
         cards: Any = None
@@ -483,7 +483,9 @@ class BlackjackJaxVectorEnv(VectorEnv):
             info["_" + k] = self._all
         return info
 
-    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+    def step(
+        self, actions: Any
+    ) -> tuple[NumpyObservation, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         if self.state is None:
             raise gym.error.ResetNeeded("call reset() before step()")
         a = check_actions(actions, self.num_envs, self.table.num_actions, self.table.action_names)
@@ -545,7 +547,7 @@ class BlackjackJaxEnv(gym.Env[np.ndarray, np.int64]):
         self.table, self._strict = _table(kwargs)
         self.observation_space = self.table.gymnasium_observation_space
         self.action_space = self.table.gymnasium_action_space
-        self._key: Any = None  # (a PRNGKeyArray from the first reset on, read unchecked)
+        self._key: PRNGKeyArray = None  # type: ignore[assignment]  # (None until the first reset)
         self._state: State | None = None
         self._done = False
 

@@ -36,7 +36,7 @@ from gymnax.wrappers import (  # noqa: E402
 
 from blackjack_env.envs.view.fields import FEATURES_SIZE  # noqa: E402
 from blackjack_env.jax import BlackjackJax  # noqa: E402
-from blackjack_env.jax.env import FULL_INFO, LEAN_INFO  # noqa: E402
+from blackjack_env.jax.gymnax import FULL_INFO, LEAN_INFO  # noqa: E402
 from tests.jax.jax_helpers import (  # noqa: E402
     BANKROLL,
     BETS,
