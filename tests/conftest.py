@@ -129,6 +129,44 @@ def _use_jax_cache() -> None:
 
 _use_jax_cache()
 
+#: Where the tests keep numba's compiled kernels, beside the JAX programs.
+NUMBA_CACHE_DIR = JAX_CACHE_DIR.parent / "numba"
+
+
+def _use_numba_cache() -> None:
+    """numba keeps the kernels of ``blackjack_env/analysis/kernels.py`` (``cache=True``) in
+    the ``__pycache__`` beside their source, which a fresh clone does not have: each clone
+    compiled all of them again, about 25 CPU-s in each test process that reached them
+    first. In the test processes they are kept in :data:`NUMBA_CACHE_DIR` instead, in a
+    folder named after the source's folder (not its path), so the next clone on the
+    machine reads them back. numba checks an entry against the SHA-256 of its source file
+    (numba 0.68's source stamp, ``numba.core.caching``), so an edited kernel is compiled
+    again, never read stale. Done before any kernel is defined (numba picks the folder
+    when ``njit(cache=True)`` decorates); a numba without that machinery, or none, is left
+    as it is, and ``NUMBA_CACHE_DIR`` set in the environment is numba's own choice."""
+    if os.environ.get("NUMBA_CACHE_DIR") or importlib.util.find_spec("numba") is None:
+        return
+    from numba.core import caching
+
+    mixin = getattr(caching, "_SourceFileBackedLocatorMixin", None)
+    impl = getattr(caching, "CacheImpl", None)
+    if mixin is None or impl is None or not hasattr(caching, "_hash_source_file"):
+        return
+
+    class SharedLocator(mixin, caching._CacheLocator):  # type: ignore[misc, name-defined]
+        def __init__(self, py_func: object, py_file: str) -> None:
+            self._py_file = py_file
+            self._lineno = py_func.__code__.co_firstlineno  # type: ignore[attr-defined]
+            self._cache_path = str(NUMBA_CACHE_DIR / Path(py_file).parent.name)
+
+        def get_cache_path(self) -> str:
+            return self._cache_path
+
+    impl._locator_classes.insert(0, SharedLocator)
+
+
+_use_numba_cache()
+
 #: the XLA flag of the tests' compilations (see above)
 XLA_TEST_FLAG = "--xla_backend_optimization_level=0"
 
