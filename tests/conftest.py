@@ -93,6 +93,14 @@ BUILD_NEUTRAL: dict[str, str] = {
     "test_finite.py",
     "tests/analysis/test_script.py": "the blackjack-analyze command's options and output, "
     "as tests/scripts",
+    "tests/analysis/test_gymnasium.py": "the infinite-deck optimum (as test_infinite.py) "
+    "against Gymnasium's own Blackjack-v1, which runs none of this package's modules",
+    "tests/envs/test_training.py": "stable-baselines3 and sb3-contrib train through the "
+    "single env's public API, which tests/envs/test_compiled.py compares step by step "
+    "with its source",
+    "tests/envs/test_vector_sb3.py": "stable-baselines3 on the batched env through its "
+    "public API; what the batched env runs of the compiled modules (engine.play's array "
+    "rules, the rule tables) tests/envs's batch and vector tests run in both passes",
     "tests/test_dead_code.py": "a static reading of the sources (nothing is run)",
     "tests/test_simulate.py": "the evaluation loop and its worker processes, over the env "
     "API that tests/envs checks in both passes",
