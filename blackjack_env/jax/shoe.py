@@ -78,8 +78,11 @@ def _ring(x: Any, n: Any) -> Any:
 
 
 def draw(st: State, p: Params, cfg: Config, rk: Rng, do: Any) -> tuple[State, Any, Rng]:
-    """Deal one card where ``do`` (a no-op elsewhere): ``(state, card id, rng)``. A finite
-    shoe is the first ``p.shoe_cards`` places of the state's row."""
+    """Deal one card where ``do`` (a no-op elsewhere, whose card id means nothing):
+    ``(state, card id, rng)``. A finite shoe is the first ``p.shoe_cards`` places of the
+    state's row; a table that does not draw reads only the place at ``pos``, not a random
+    one (a batch's draw is one gather from every table's row, most of them idle in the
+    dealer's later draws: half the cache lines)."""
     u, rk = _uniform(rk)
     do = jnp.asarray(do, bool)
     stacked = st.stacked > 0
@@ -94,7 +97,7 @@ def draw(st: State, p: Params, cfg: Config, rk: Rng, do: Any) -> tuple[State, An
     left = jnp.where(dry, _ring(st.round_start - st.pos + n, n), st.left)
     undealt_hilo = jnp.where(dry, -st.round_hilo, st.undealt_hilo)
     off = jnp.minimum((u * left).astype(I32), jnp.maximum(left - 1, 0))
-    off = jnp.where(stacked, 0, off)
+    off = jnp.where(stacked | ~do, 0, off)
     i = st.pos
     j = _ring(i + off, n)
     both = jnp.stack([i, j])
