@@ -93,6 +93,14 @@ BUILD_NEUTRAL: dict[str, str] = {
     "test_finite.py",
     "tests/analysis/test_script.py": "the blackjack-analyze command's options and output, "
     "as tests/scripts",
+    "tests/analysis/test_gymnasium.py": "the infinite-deck optimum (as test_infinite.py) "
+    "against Gymnasium's own Blackjack-v1, which runs none of this package's modules",
+    "tests/envs/test_training.py": "stable-baselines3 and sb3-contrib train through the "
+    "single env's public API, which tests/envs/test_compiled.py compares step by step "
+    "with its source",
+    "tests/envs/test_vector_sb3.py": "stable-baselines3 on the batched env through its "
+    "public API; what the batched env runs of the compiled modules (engine.play's array "
+    "rules, the rule tables) tests/envs's batch and vector tests run in both passes",
     "tests/test_dead_code.py": "a static reading of the sources (nothing is run)",
     "tests/test_simulate.py": "the evaluation loop and its worker processes, over the env "
     "API that tests/envs checks in both passes",
@@ -128,6 +136,44 @@ def _use_jax_cache() -> None:
 
 
 _use_jax_cache()
+
+#: Where the tests keep numba's compiled kernels, beside the JAX programs.
+NUMBA_CACHE_DIR = JAX_CACHE_DIR.parent / "numba"
+
+
+def _use_numba_cache() -> None:
+    """numba keeps the kernels of ``blackjack_env/analysis/kernels.py`` (``cache=True``) in
+    the ``__pycache__`` beside their source, which a fresh clone does not have: each clone
+    compiled all of them again, about 25 CPU-s in each test process that reached them
+    first. In the test processes they are kept in :data:`NUMBA_CACHE_DIR` instead, in a
+    folder named after the source's folder (not its path), so the next clone on the
+    machine reads them back. numba checks an entry against the SHA-256 of its source file
+    (numba 0.68's source stamp, ``numba.core.caching``), so an edited kernel is compiled
+    again, never read stale. Done before any kernel is defined (numba picks the folder
+    when ``njit(cache=True)`` decorates); a numba without that machinery, or none, is left
+    as it is, and ``NUMBA_CACHE_DIR`` set in the environment is numba's own choice."""
+    if os.environ.get("NUMBA_CACHE_DIR") or importlib.util.find_spec("numba") is None:
+        return
+    from numba.core import caching
+
+    mixin = getattr(caching, "_SourceFileBackedLocatorMixin", None)
+    impl = getattr(caching, "CacheImpl", None)
+    if mixin is None or impl is None or not hasattr(caching, "_hash_source_file"):
+        return
+
+    class SharedLocator(mixin, caching._CacheLocator):  # type: ignore[misc, name-defined]
+        def __init__(self, py_func: object, py_file: str) -> None:
+            self._py_file = py_file
+            self._lineno = py_func.__code__.co_firstlineno  # type: ignore[attr-defined]
+            self._cache_path = str(NUMBA_CACHE_DIR / Path(py_file).parent.name)
+
+        def get_cache_path(self) -> str:
+            return self._cache_path
+
+    impl._locator_classes.insert(0, SharedLocator)
+
+
+_use_numba_cache()
 
 #: the XLA flag of the tests' compilations (see above)
 XLA_TEST_FLAG = "--xla_backend_optimization_level=0"
@@ -172,7 +218,23 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     return None
 
 
+#: Folders whose files run first, longest first. pytest-xdist's ``--dist loadfile`` (the
+#: default run's ``addopts``) hands the workers whole files in the order collected; a
+#: long file handed out last keeps one worker busy while the other has nothing left, so
+#: the files that compile JAX programs (a cold run compiles about 300 CPU-s of them) and
+#: the commands' subprocesses go first, and the many short files fill in at the end.
+FIRST: tuple[str, ...] = ("tests/jax", "tests/agents", "tests/scripts", "tests/bench")
+
+
+def _rank(path: Path) -> int:
+    """The place of ``path``'s folder in :data:`FIRST` (after them all: the rest)."""
+    name = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else ""
+    return next((i for i, entry in enumerate(FIRST) if name.startswith(entry + "/")),
+                len(FIRST))
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: _rank(item.path))  # stable: each file's order is kept
     for item in items:
         if _neutral(item.path):
             item.add_marker(pytest.mark.build_neutral)

@@ -70,11 +70,22 @@ def _uniform(rk: Rng) -> tuple[Float32[Array, ""], Rng]:
     return u, Rng(rk.seed, rk.i + jnp.uint32(1))
 
 
+def _ring(x: Int32[Array, "*n"], n: Int32[Array, ""]) -> Int32[Array, "*n"]:
+    """``x % n`` for ``0 <= x < 2 * n`` (a place of the ring of ``n`` places: a place and an
+    offset within the ring): one subtraction where ``x >= n``. Under a batch of rule sets
+    ``n`` differs between tables, and a remainder by a value XLA does not know is a division
+    per table, which the CPU does not vectorise."""
+    return jnp.where(x >= n, x - n, x)
+
+
 def draw(
     st: State, p: Params, cfg: Config, rk: Rng, do: Bool[Array, ""]
 ) -> tuple[State, Int32[Array, ""], Rng]:
-    """Deal one card where ``do`` (a no-op elsewhere): ``(state, card id, rng)``. A finite
-    shoe is the first ``p.shoe_cards`` places of the state's row."""
+    """Deal one card where ``do`` (a no-op elsewhere, whose card id means nothing):
+    ``(state, card id, rng)``. A finite shoe is the first ``p.shoe_cards`` places of the
+    state's row; a table that does not draw reads only the place at ``pos``, not a random
+    one (a batch's draw is one gather from every table's row, most of them idle in the
+    dealer's later draws: half the cache lines)."""
     u, rk = _uniform(rk)
     do = jnp.asarray(do, bool)
     stacked = st.stacked > 0
@@ -86,13 +97,12 @@ def draw(
         return st, card, rk
     n = p.shoe_cards
     dry = do & (st.left == 0)  # the discards become the undealt cards
-    left = jnp.where(dry, (st.round_start - st.pos) % n, st.left)
+    left = jnp.where(dry, _ring(st.round_start - st.pos + n, n), st.left)
     undealt_hilo = jnp.where(dry, -st.round_hilo, st.undealt_hilo)
     off = jnp.minimum((u * left).astype(I32), jnp.maximum(left - 1, 0))
-    off = jnp.where(stacked, 0, off)
+    off = jnp.where(stacked | ~do, 0, off)
     i = st.pos
-    # (places and offsets are never negative: lax.rem is the ring's modulo)
-    j = jax.lax.rem(i + off, n)
+    j = _ring(i + off, n)
     both = jnp.stack([i, j])
     ci, cj = st.shoe[both]
     # the swap, one scatter (i == j: the same card twice); nothing written where not `do`
@@ -103,7 +113,7 @@ def draw(
     tag = p.hilo_of_card[card] * do
     d = do.astype(I32)
     st = st._replace(
-        shoe=shoe, pos=jnp.where(do, jax.lax.rem(i + 1, n), i), left=left - d, dealt=st.dealt + d,
+        shoe=shoe, pos=jnp.where(do, _ring(i + 1, n), i), left=left - d, dealt=st.dealt + d,
         stacked=st.stacked - (d * stacked), undealt_hilo=undealt_hilo - tag,
         round_hilo=st.round_hilo + tag,
     )  # fmt: skip

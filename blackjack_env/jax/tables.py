@@ -513,13 +513,21 @@ class RuleBank:
     table share its row (the legal-action masks of the default space's 5,184 rule sets
     are a few hundred rows), so a batch of tables each under its own rule set reads few
     rows (``bank.at(i)`` inside the ``jax.vmap`` over tables: the bank shared, the index
-    per table). Build it with :meth:`of` (``BlackjackJax.rule_bank``)."""
+    per table). An entry every rule set of the bank shares (one row, or one scalar value:
+    ``shared`` names the scalars) is read unbatched: a batch of tables reads it as one rule
+    set's, and a compiled program whose bank is a constant knows its value (a rule no
+    table of the batch varies costs what it costs one rule set). Build it with :meth:`of`
+    (``BlackjackJax.rule_bank``)."""
 
     def __init__(
-        self, rows: dict[str, Shaped[Array, "distinct ..."]],
-        index: dict[str, Int32[Array, " rules"]], scalars: dict[str, Shaped[Array, " rules"]],
-    ) -> None:  # fmt: skip
+        self,
+        rows: dict[str, Shaped[Array, "distinct ..."]],
+        index: dict[str, Int32[Array, " rules"]],
+        scalars: dict[str, Shaped[Array, " rules"]],
+        shared: tuple[str, ...] = (),
+    ) -> None:
         self.rows, self.index, self.scalars = rows, index, scalars
+        self.shared = shared
 
     @classmethod
     def of(cls, tables: Sequence[RuleTables]) -> RuleBank:
@@ -531,17 +539,21 @@ class RuleBank:
         rows: dict[str, Shaped[Array, "distinct ..."]] = {}
         index: dict[str, Int32[Array, " rules"]] = {}
         scalars: dict[str, Shaped[Array, " rules"]] = {}
+        shared: list[str] = []
         for name, first in every[0].items():
             values = [e[name] for e in every]
             if first.ndim == 0:
-                scalars[name] = jnp.asarray(np.stack(values))
+                column = np.stack(values)
+                scalars[name] = jnp.asarray(column)
+                if (column == column[0]).all():
+                    shared.append(name)
                 continue
             seen: dict[bytes, int] = {}
             at = np.array([seen.setdefault(v.tobytes(), len(seen)) for v in values], np.int32)
             distinct = [values[i] for i in np.unique(at, return_index=True)[1]]
             rows[name] = jnp.asarray(np.stack(distinct))
             index[name] = jnp.asarray(at)
-        return cls(rows, index, scalars)
+        return cls(rows, index, scalars, tuple(shared))
 
     @property
     def size(self) -> int:
@@ -550,10 +562,14 @@ class RuleBank:
 
     def at(self, i: Int32[ArrayLike, ""]) -> Params:
         """The params of rule set ``i`` (an int, or a traced int32: ``jit``-clean): each
-        array entry a :class:`Row` of the shared rows, each scalar its value."""
-        entries: dict[str, Entry] = {k: v[i] for k, v in self.scalars.items()}
+        array entry a :class:`Row` of the shared rows, each scalar its value; an entry
+        every rule set shares (one row, a ``shared`` scalar) is that row or value, read
+        without ``i``."""
+        entries: dict[str, Entry] = {}
+        for k, v in self.scalars.items():
+            entries[k] = v[0] if k in self.shared else v[i]
         for k, rows in self.rows.items():
-            entries[k] = Row(rows, self.index[k][i])
+            entries[k] = rows[0] if jnp.shape(rows)[0] == 1 else Row(rows, self.index[k][i])
         return Params(entries)
 
     def sample_index(self, key: PRNGKeyArray) -> Int32[Array, ""]:
@@ -566,7 +582,7 @@ class RuleBank:
         return self.at(self.sample_index(key))
 
     def tree_flatten(self) -> tuple[tuple[Array, ...], tuple[tuple[str, ...], ...]]:
-        names = (tuple(self.rows), tuple(self.scalars))
+        names = (tuple(self.rows), tuple(self.scalars), self.shared)
         leaves = (*self.rows.values(), *(self.index[k] for k in self.rows),
                   *self.scalars.values())  # fmt: skip
         return leaves, names
@@ -575,13 +591,13 @@ class RuleBank:
     def tree_unflatten(
         cls, names: tuple[tuple[str, ...], ...], leaves: Iterable[Array]
     ) -> RuleBank:
-        arrays, scalar_names = names
+        arrays, scalar_names, shared = names
         leaves = list(leaves)
         n = len(arrays)
         rows = dict(zip(arrays, leaves[:n], strict=True))
         index = dict(zip(arrays, leaves[n : 2 * n], strict=True))
         scalars = dict(zip(scalar_names, leaves[2 * n :], strict=True))
-        return cls(rows, index, scalars)
+        return cls(rows, index, scalars, shared)
 
 
 class Banked(NamedTuple):

@@ -23,6 +23,14 @@ MODES = ["tuple", "multidiscrete", "vector", "dict"]
 STAND, HIT, DOUBLE, SPLIT, SURRENDER = range(5)
 
 
+@pytest.fixture(autouse=True)
+def _unpaced_windows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Gymnasium's checker renders in every mode of ``metadata``, ``human`` too, whose
+    window keeps each frame on screen for 1 / ``render_fps`` s (0.5 s at 2 fps: about 1 s
+    a check); no one watches these windows, so they run unpaced."""
+    monkeypatch.setitem(BlackjackEnv.metadata, "render_fps", 10_000)
+
+
 def _made(**kwargs) -> BlackjackEnv:
     """The unwrapped env made through the registry (so it has a spec, as check_env wants)."""
     return gym.make("blackjack_env/Blackjack-v0", disable_env_checker=True, **kwargs).unwrapped
