@@ -41,6 +41,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -144,14 +145,15 @@ NUMBA_CACHE_DIR = JAX_CACHE_DIR.parent / "numba"
 def _use_numba_cache() -> None:
     """numba keeps the kernels of ``blackjack_env/analysis/kernels.py`` (``cache=True``) in
     the ``__pycache__`` beside their source, which a fresh clone does not have: each clone
-    compiled all of them again, about 25 CPU-s in each test process that reached them
-    first. In the test processes they are kept in :data:`NUMBA_CACHE_DIR` instead, in a
-    folder named after the source's folder (not its path), so the next clone on the
-    machine reads them back. numba checks an entry against the SHA-256 of its source file
-    (numba 0.68's source stamp, ``numba.core.caching``), so an edited kernel is compiled
-    again, never read stale. Done before any kernel is defined (numba picks the folder
-    when ``njit(cache=True)`` decorates); a numba without that machinery, or none, is left
-    as it is, and ``NUMBA_CACHE_DIR`` set in the environment is numba's own choice."""
+    compiled all of them again, 38-48 CPU-s measured (2026-12-03) in each test process
+    that reached them first. In the test processes they are kept in
+    :data:`NUMBA_CACHE_DIR` instead, in a folder named after the source's folder (not its
+    path), so the next clone on the machine reads them back. numba checks an entry
+    against the SHA-256 of its source file (numba 0.68's source stamp,
+    ``numba.core.caching``), so an edited kernel is compiled again, never read stale.
+    Done before any kernel is defined (numba picks the folder when ``njit(cache=True)``
+    decorates); a numba without that machinery, or none, is left as it is, and
+    ``NUMBA_CACHE_DIR`` set in the environment is numba's own choice."""
     if os.environ.get("NUMBA_CACHE_DIR") or importlib.util.find_spec("numba") is None:
         return
     from numba.core import caching
@@ -203,12 +205,19 @@ def pytest_configure(config: pytest.Config) -> None:
         )
 
 
+def _entry_of(path: Path, entries: Iterable[str]) -> int | None:
+    """The place in ``entries`` (paths relative to the repository root) of the first that
+    ``path`` is or lies in; ``None`` for none, or for a path outside the repository."""
+    if not path.is_relative_to(ROOT):
+        return None
+    name = path.relative_to(ROOT).as_posix()
+    return next((i for i, entry in enumerate(entries)
+                 if name == entry or name.startswith(entry + "/")), None)
+
+
 def _neutral(path: Path) -> bool:
     """Whether ``path`` is, or lies in, an entry of :data:`BUILD_NEUTRAL`."""
-    if not path.is_relative_to(ROOT):
-        return False
-    name = path.relative_to(ROOT).as_posix()
-    return any(name == entry or name.startswith(entry + "/") for entry in BUILD_NEUTRAL)
+    return _entry_of(path, BUILD_NEUTRAL) is not None
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
@@ -228,9 +237,8 @@ FIRST: tuple[str, ...] = ("tests/jax", "tests/agents", "tests/scripts", "tests/b
 
 def _rank(path: Path) -> int:
     """The place of ``path``'s folder in :data:`FIRST` (after them all: the rest)."""
-    name = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else ""
-    return next((i for i, entry in enumerate(FIRST) if name.startswith(entry + "/")),
-                len(FIRST))
+    place = _entry_of(path, FIRST)
+    return len(FIRST) if place is None else place
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
