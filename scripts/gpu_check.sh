@@ -27,9 +27,10 @@
 # Everything printed goes to $OUT/gpu_check.log too (appended as it comes).
 #
 # It runs from source on a machine with jax, flax, optax, numpy and pytest but without
-# gymnasium or tyro: gymnasium, farama_notifications, tyro (the scripts' options) and tyro's
-# own dependencies (docstring_parser, typeguard, typing_extensions) travel as plain source
-# in .gpu_site/, and
+# gymnasium, tyro or jaxtyping: gymnasium, farama_notifications, tyro (the scripts'
+# options) and tyro's own dependencies (docstring_parser, typeguard, typing_extensions),
+# jaxtyping (the JAX table's annotations, imported with it) and its wadler_lindig travel as
+# plain source in .gpu_site/, and
 # the package is assembled in a temporary folder (the wheel's layout: agents/ becomes
 # blackjack_env/agents). Before the run, here:
 #
@@ -51,7 +52,8 @@ cd "$(dirname "$0")/.."
 if [ "${1:-}" = "--pack" ]; then
     py=${PYTHON:-.venv/bin/python}
     rm -rf .gpu_site && mkdir -p .gpu_site
-    for mod in gymnasium farama_notifications tyro docstring_parser typeguard typing_extensions; do
+    for mod in gymnasium farama_notifications tyro docstring_parser typeguard typing_extensions \
+               jaxtyping wadler_lindig; do
         # a package is copied as its folder, a one-file module (typing_extensions) as the file
         src=$("$py" -c "import $mod, os; f = $mod.__file__; print(os.path.dirname(f) if os.path.basename(f) == '__init__.py' else f)") || exit 1
         cp -r "$src" .gpu_site/
@@ -129,6 +131,8 @@ device_info() {
         || echo "gymnasium missing: run --pack here and carry .gpu_site"
     "$PY" -c "import tyro; print('tyro', tyro.__version__)" \
         || echo "tyro missing (the scripts' options): run --pack here and carry .gpu_site"
+    "$PY" -c "import jaxtyping; print('jaxtyping', jaxtyping.__version__)" \
+        || echo "jaxtyping missing (imported by blackjack_env.jax): run --pack here and carry .gpu_site"
     "$PY" -c "import flax, optax; print('flax', flax.__version__, 'optax', optax.__version__)" \
         || echo "flax/optax missing: the ppo part cannot run"
     "$PY" -c "import blackjack_env.agents.jax_ppo, blackjack_env.jax; print('blackjack_env from', blackjack_env.__path__)"
