@@ -14,16 +14,22 @@ compilations again. It holds at most :data:`JAX_CACHE_BYTES` (least recently use
 entries go first). A ``JAX_COMPILATION_CACHE_DIR`` already set in the environment is used
 instead, and ``JAX_COMPILATION_CACHE_DIR=`` (empty) turns the cache off (a cold run).
 
-**XLA's CPU backend at optimisation level 0** (``XLA_FLAGS``, for this process and the
-commands the tests start; an ``XLA_FLAGS`` that already sets
-``--xla_backend_optimization_level`` is left as it is). Compiling the JAX table is most
-of what its tests cost: one compilation per rule set and entry point (1-6 CPU-s each),
-against milliseconds of play. Level 0 leaves XLA's own optimisations of the program as
-they are (the same HLO, the same arithmetic: no fast-math at any level) and skips
-LLVM's optimisation of the machine code: measured on ``tests/jax`` in one process, XLA
-compile time 219 -> 150 s and the run 283 -> 212 s, the JAX PPO tests unchanged
-(32 -> 35 s wall, 38 -> 35 CPU-s). The benchmarks (``scripts/bench_jax.py``) and
-users run at XLA's default level.
+**XLA's CPU backend set for compiling fast** (``XLA_FLAGS``, for this process and the
+commands the tests start; a flag that ``XLA_FLAGS`` already names is left as it is).
+Compiling the JAX table is most of what its tests cost: one compilation per shape and
+entry point (1-6 CPU-s each), against milliseconds of play. Two flags
+(:data:`XLA_TEST_FLAGS`), neither of which changes the program's arithmetic (the same
+HLO, no fast-math; ``scripts/jax_fingerprint.py --compare`` is identical under them):
+
+- ``--xla_backend_optimization_level=0`` skips LLVM's optimisation of the machine code:
+  measured on ``tests/jax`` in one process, XLA compile time 219 -> 150 s and the run
+  283 -> 212 s, the JAX PPO tests unchanged (32 -> 35 s wall, 38 -> 35 CPU-s);
+- ``--xla_cpu_use_fusion_emitters=false`` emits XLA's fused kernels the older way, which
+  compiles about three times faster here: the vegas-strip table's reset and step 4.7 ->
+  1.5 CPU-s, a batch of 256 of them 5.0 -> 2.1 CPU-s (jax 0.10.2, 2026-12-03), playing
+  as fast.
+
+The benchmarks (``scripts/bench_jax.py``) and users run at XLA's defaults.
 
 **The pure-Python pass** (``pytest --pure-pass``, with ``BLACKJACK_ENV_PURE=1``): CI and
 the README's test command run the tests twice, first on the build as installed (the
@@ -177,17 +183,20 @@ def _use_numba_cache() -> None:
 
 _use_numba_cache()
 
-#: the XLA flag of the tests' compilations (see above)
-XLA_TEST_FLAG = "--xla_backend_optimization_level=0"
+#: the XLA flags of the tests' compilations, by name (see above)
+XLA_TEST_FLAGS = {
+    "xla_backend_optimization_level": "0",
+    "xla_cpu_use_fusion_emitters": "false",
+}
 
 
-def _use_xla_test_flag() -> None:
+def _use_xla_test_flags() -> None:
     flags = os.environ.get("XLA_FLAGS", "")
-    if "xla_backend_optimization_level" not in flags:
-        os.environ["XLA_FLAGS"] = f"{flags} {XLA_TEST_FLAG}".strip()
+    added = [f"--{name}={value}" for name, value in XLA_TEST_FLAGS.items() if name not in flags]
+    os.environ["XLA_FLAGS"] = " ".join([flags, *added]).strip()
 
 
-_use_xla_test_flag()
+_use_xla_test_flags()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
