@@ -44,6 +44,7 @@ runs in the first pass. Without ``--pure-pass`` nothing is left out, so
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import sys
@@ -144,41 +145,43 @@ def _use_jax_cache() -> None:
 
 _use_jax_cache()
 
-#: Where the tests keep numba's compiled kernels, beside the JAX programs.
+#: Where the tests keep numba's compiled kernels, beside the JAX programs: in a folder
+#: named after the source's folder (:func:`_use_numba_cache`).
 NUMBA_CACHE_DIR = JAX_CACHE_DIR.parent / "numba"
 
 
 def _use_numba_cache() -> None:
     """numba keeps the kernels of ``blackjack_env/analysis/kernels.py`` (``cache=True``) in
     the ``__pycache__`` beside their source, which a fresh clone does not have: each clone
-    compiled all of them again, 38-48 CPU-s measured (2026-12-03) in each test process
-    that reached them first. In the test processes they are kept in
-    :data:`NUMBA_CACHE_DIR` instead, in a folder named after the source's folder (not its
-    path), so the next clone on the machine reads them back. numba checks an entry
-    against the SHA-256 of its source file (numba 0.68's source stamp,
-    ``numba.core.caching``), so an edited kernel is compiled again, never read stale.
-    Done before any kernel is defined (numba picks the folder when ``njit(cache=True)``
-    decorates); a numba without that machinery, or none, is left as it is, and
-    ``NUMBA_CACHE_DIR`` set in the environment is numba's own choice."""
-    if os.environ.get("NUMBA_CACHE_DIR") or importlib.util.find_spec("numba") is None:
+    compiled all of them again, 38-48 CPU-s measured (2026-12-03), in the test processes
+    and again in the commands they start. Here numba's own setting ``NUMBA_CACHE_DIR``
+    (for this process and every process it starts) points them all at
+    :data:`NUMBA_CACHE_DIR`, where numba files a source folder's kernels under a name
+    made from the folder's path (``UserProvidedCacheLocator``); that name is made a link
+    to one folder named after the source's folder alone, so the next clone on the machine
+    reads them back. numba checks an entry against the SHA-256 of its source file
+    (numba 0.68's source stamp), so an edited kernel is compiled again, never read stale.
+    Done before numba is imported (it reads the setting then). A ``NUMBA_CACHE_DIR``
+    already set (by the user, or by the pytest process that started this one) is left as
+    it is, and a numba without that locator keeps the clone's folder (only colder)."""
+    if os.environ.get("NUMBA_CACHE_DIR") or "numba" in sys.modules \
+            or importlib.util.find_spec("numba") is None:
         return
-    from numba.core import caching
+    from numba.core import caching, config
 
-    mixin = getattr(caching, "_SourceFileBackedLocatorMixin", None)
-    impl = getattr(caching, "CacheImpl", None)
-    if mixin is None or impl is None or not hasattr(caching, "_hash_source_file"):
+    locator = getattr(caching, "UserProvidedCacheLocator", None)
+    if locator is None or not hasattr(locator, "get_suitable_cache_subpath"):
         return
-
-    class SharedLocator(mixin, caching._CacheLocator):  # type: ignore[misc, name-defined]
-        def __init__(self, py_func: object, py_file: str) -> None:
-            self._py_file = py_file
-            self._lineno = py_func.__code__.co_firstlineno  # type: ignore[attr-defined]
-            self._cache_path = str(NUMBA_CACHE_DIR / Path(py_file).parent.name)
-
-        def get_cache_path(self) -> str:
-            return self._cache_path
-
-    impl._locator_classes.insert(0, SharedLocator)
+    kernels = ROOT / "blackjack_env" / "analysis" / "kernels.py"
+    shared = NUMBA_CACHE_DIR / kernels.parent.name
+    link = NUMBA_CACHE_DIR / "by-path" / locator.get_suitable_cache_subpath(str(kernels))
+    shared.mkdir(parents=True, exist_ok=True)
+    link.parent.mkdir(exist_ok=True)
+    # made already by an earlier run of this clone, or by the other pass running beside
+    with contextlib.suppress(FileExistsError):
+        link.symlink_to(shared, target_is_directory=True)
+    os.environ["NUMBA_CACHE_DIR"] = str(link.parent)
+    config.CACHE_DIR = str(link.parent)  # this process read its settings on import
 
 
 _use_numba_cache()
