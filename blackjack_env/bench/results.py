@@ -78,6 +78,7 @@ def _validator() -> Any:
 def validate(data: Any, where: str = "results") -> dict[str, Any]:
     """``data`` if it is a valid results file of this package's tasks; else
     :class:`ResultsError` with one line saying what is wrong (see the module docstring)."""
+    # deferred: jsonschema, as in _validator
     from jsonschema.exceptions import best_match
 
     if isinstance(data, dict) and data.get("schema") not in (None, SCHEMA) and \
