@@ -146,13 +146,15 @@ def grade_agent(task: Task, agent: Any, obs_mode: str) -> dict[str, Any]:
     ref = reference(task)["return"]
     own = getattr(agent, "state_policy", None)
     ambiguous: list[Any] = []
-    policy = own or decision_policy(agent, task.rules, obs_mode, ambiguous)
+    answers: dict[Any, Any] = {}  # (the agent's answers, kept across the policies below)
+    policy = own or decision_policy(agent, task.rules, obs_mode, ambiguous, answers=answers)
     value = float(finite_shoe_return(task.rules, policy).expected_return)
     out = _play_figures(task, value, ref, len(ambiguous))
     if ambiguous:
         out["regret_if_split_hands_play_as_index"] = {
             str(k): ref - float(finite_shoe_return(task.rules, decision_policy(
-                agent, task.rules, obs_mode, split_hand_index=k)).expected_return)
+                agent, task.rules, obs_mode, split_hand_index=k, answers=answers)
+            ).expected_return)
             for k in range(task.rules.max_split_hands)}
     return out
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import zlib
 
 import gymnasium as gym
 import numpy as np
@@ -12,6 +13,7 @@ import blackjack_env  # noqa: F401
 from blackjack_env.agents import QLearningAgent, decision_policy
 from blackjack_env.agents.fixed import fixed_agent
 from blackjack_env.agents.grading import exact_grade, simulate
+from blackjack_env.agents.obs import encode_state, state_mask
 from blackjack_env.analysis import evaluate_policy, solve
 from blackjack_env.engine import Action, preset
 
@@ -96,3 +98,59 @@ def test_simulate_refuses_a_bad_budget():
     env = gym.make("blackjack_env/Blackjack-v0", rules=INFINITE["sutton-barto"], obs_mode="tuple")
     with pytest.raises(ValueError, match="hands"):
         simulate(fixed_agent("stand", env), env, 0)
+
+
+class _HashAgent:
+    """A deterministic agent on "vector" that answers an arbitrary legal action per
+    observation (its answers depend on the hand index), and records what it is asked."""
+
+    obs_mode = "vector"
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[bytes, bytes]] = []
+
+    def act(self, obs, mask):
+        self.asked.append((obs.tobytes(), mask.tobytes()))
+        return _hashed(obs, mask)
+
+
+def _hashed(obs, mask):
+    legal = np.flatnonzero(mask)
+    return int(legal[zlib.crc32(obs.tobytes()) % len(legal)])
+
+
+def test_decision_policy_asks_each_question_once_and_shares_answers():
+    """The agent is asked once per distinct observation and mask; a state whose answer
+    depends on the hand index is still listed each time the analysis asks it; a second
+    policy given the same ``answers`` asks only what the first did not."""
+    rules = INFINITE["vegas-strip"]
+    agent = _HashAgent()
+    answers: dict = {}
+    ambiguous: list = []
+    policy = decision_policy(agent, rules, ambiguous=ambiguous, answers=answers)
+    seen: list = []
+    value = float(evaluate_policy(rules, lambda s: seen.append(s) or policy(s)))
+    assert len(agent.asked) == len(set(agent.asked)) == len(answers)
+    assert len(seen) > len(set(seen))  # the analysis asks states again
+
+    def depends(state):  # the agent's answer differs between the hand indices
+        if not state.split:
+            return False
+        mask = state_mask(state, rules)
+        got = {_hashed(encode_state(state, rules, "vector", k), mask)
+               for k in range(rules.max_split_hands)}
+        return len(got) > 1
+
+    assert ambiguous == [s for s in seen if depends(s)] and ambiguous
+    # the same policy without the shared dict (a fresh agent): the same value
+    assert float(evaluate_policy(rules, decision_policy(_HashAgent(), rules))) == value
+    # index 0: asks only the observations the first policy never built
+    before = len(agent.asked)
+    alone = _HashAgent()
+    first = float(evaluate_policy(rules, decision_policy(alone, rules, split_hand_index=0)))
+    again = float(evaluate_policy(rules, decision_policy(
+        agent, rules, split_hand_index=0, answers=answers)))
+    assert again == first
+    new = agent.asked[before:]
+    assert not set(new) & set(agent.asked[:before])
+    assert len(new) < len(set(alone.asked))

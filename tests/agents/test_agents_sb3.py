@@ -147,3 +147,25 @@ def test_progress_bar_closed_and_printed_lines_above_it_even_after_ctrl_c(tmp_pa
     said = capsys.readouterr()
     assert "a line said during training\n" in said.out.splitlines(keepends=True)
     assert "256/2048" in said.err  # the bar was shown, on stderr
+
+
+def test_training_envs_leave_the_cards_out_of_info_unless_asked():
+    """stable-baselines3 deep-copies every step's info: the project's envs train with
+    numbers-only infos (nothing in training reads the cards) unless the user says
+    otherwise; other ids, and the dict given, are left as they are."""
+    from blackjack_env.agents.sb3 import make_vec_env, training_env_kwargs
+
+    env_id = "blackjack_env/Blackjack-v0"
+    given = {"obs_mode": "vector"}
+    assert training_env_kwargs(env_id, given) == {"obs_mode": "vector", "info_cards": False}
+    assert given == {"obs_mode": "vector"}
+    assert training_env_kwargs(env_id, {"info_cards": True}) == {"info_cards": True}
+    assert training_env_kwargs("Blackjack-v1", {"natural": True}) == {"natural": True}
+    for cards in (False, True):
+        kwargs = training_env_kwargs(env_id, {"rules": RULES, "info_cards": cards} if cards
+                                     else {"rules": RULES})
+        venv = make_vec_env(env_id, kwargs, 2, 0)
+        venv.reset()
+        infos = venv.step(np.zeros(2, dtype=np.int64))[3]
+        venv.close()
+        assert all(("hands" in info) is cards for info in infos)
