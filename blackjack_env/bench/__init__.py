@@ -11,7 +11,8 @@ The same as ``blackjack-bench list | run | grade | report | table`` in Python:
   ``.zip``, a saved MLP or tabular ``.npz``, or an agent object);
 * :func:`~blackjack_env.bench.runner.run`: train an algorithm for the task's budgets over
   seeds, grade it, write one results file (:mod:`.results`, a versioned JSON schema);
-  :func:`~blackjack_env.bench.runner.table`: every baseline of every task, resumable;
+  :func:`~blackjack_env.bench.runner.table`: every baseline of every task, resumable,
+  each table's time logged in its folder (:func:`~blackjack_env.bench.runner.table_log`);
 * :func:`~blackjack_env.bench.report.report`,
   :func:`~blackjack_env.bench.report.leaderboard`,
   :func:`~blackjack_env.bench.report.plots`: the tables and figures of a folder of results
@@ -38,7 +39,7 @@ from blackjack_env.bench.policies import CallableAgent, LoadedPolicy, load_polic
 from blackjack_env.bench.report import leaderboard, markdown, plots, report
 from blackjack_env.bench.results import read_results, validate
 from blackjack_env.bench.rounds import load_round_set
-from blackjack_env.bench.runner import run, table, table_steps
+from blackjack_env.bench.runner import run, table, table_log, table_steps
 from blackjack_env.bench.tasks import BUDGETS, PLANNED, TASKS, Task, task
 
 __all__ = [
@@ -60,6 +61,7 @@ __all__ = [
     "report",
     "run",
     "table",
+    "table_log",
     "table_steps",
     "task",
     "validate",

@@ -14,7 +14,8 @@ unit is done the run's results file is written, whole: ``OUT/TASK-ID/ALGO[-BUDGE
 budget it reaches (:data:`~blackjack_env.bench.algos.ALGOS`), the references first, then
 the budgets from the smallest; a (task, algorithm, budget) whose results are already in
 ``OUT`` is skipped. ``jobs`` runs that many at once, each in its own process
-(``blackjack-bench run``).
+(``blackjack-bench run``). Each ``table`` that had runs to do appends what it did and how
+long it took to ``OUT/table-log.jsonl`` (:data:`TABLE_LOG`, :func:`table_log`).
 """
 
 from __future__ import annotations
@@ -46,8 +47,8 @@ from blackjack_env.bench.results import (
 from blackjack_env.bench.tasks import TASKS, Task, format_budget, task
 from blackjack_env.cli import check_output_dir, load_average, read_json_object, write_json
 
-__all__ = ["DEFAULT_SEEDS", "Step", "default_budgets", "results_path", "run", "run_command",
-           "table", "table_steps"]
+__all__ = ["DEFAULT_SEEDS", "TABLE_LOG", "Step", "default_budgets", "results_path", "run",
+           "run_command", "table", "table_command", "table_log", "table_steps"]
 
 #: Seeds of a learner's run unless told otherwise. With five, the interquartile mean
 #: leaves out the best and the worst seed.
@@ -336,19 +337,95 @@ def table(out: str | Path, *, seeds: int = DEFAULT_SEEDS, budgets: Sequence[int]
     todo = [s for s in steps if not _done(out, s, seeds)]
     say(f"the baseline table into {out}: {len(steps)} runs, {len(steps) - len(todo)} "
         f"already there, {len(todo)} to do" + (f", {jobs} at once" if jobs > 1 else ""))
+    if not todo:
+        return todo
     t0 = time.perf_counter()
+    cpu0 = _cpu_seconds()
     load0 = load_average()
-    if jobs <= 1:
-        for step in todo:
-            run(step.task.name, step.algo.name, seeds=seeds,
-                budgets=[step.budget] if step.budget is not None else None, out=out, say=say)
-    else:
-        _in_processes(todo, seeds, out, jobs, say)
+    started = now()
+    status = "failed"
+    try:
+        if jobs <= 1:
+            for step in todo:
+                run(step.task.name, step.algo.name, seeds=seeds,
+                    budgets=[step.budget] if step.budget is not None else None, out=out,
+                    say=say)
+        else:
+            _in_processes(todo, seeds, out, jobs, say)
+        status = "finished"
+    except KeyboardInterrupt:
+        status = "interrupted"
+        raise
+    finally:
+        wall = time.perf_counter() - t0
+        _log_table(out, {
+            "command": table_command(out, seeds, budgets, tasks, jobs), "status": status,
+            "started": started, "finished": now(), "wall_seconds": round(wall, 1),
+            "cpu_seconds": round(_cpu_seconds() - cpu0, 1), "jobs": jobs, "seeds": seeds,
+            "budgets": None if budgets is None else sorted(set(budgets)),
+            "tasks": None if tasks is None else list(tasks), "runs": len(steps),
+            "runs_already_there": len(steps) - len(todo),
+            "runs_done": sum(_done(out, s, seeds) for s in todo),
+            "machine": machine(load0), "software": software()})
     load1 = load_average()
     loads = "" if load0 is None or load1 is None else \
         f"; load average {load0[0]:.1f} at the start, {load1[0]:.1f} at the end"
     say(f"table done in {time.perf_counter() - t0:.0f} s{loads}")
     return todo
+
+
+#: The table's log in its folder: one JSON object a line for each ``table`` that had runs
+#: to do, appended when it ends (finished, interrupted or failed): its command, status,
+#: start and end, ``wall_seconds``, ``cpu_seconds`` (its own and its runs' processes),
+#: what it was asked (``jobs``, ``seeds``, ``budgets``, ``tasks``), the table's ``runs``,
+#: those ``runs_already_there`` and those ``runs_done`` by it, and the machine and
+#: software as in a results file. (Not ``*.json``: not a results file.)
+TABLE_LOG = "table-log.jsonl"
+
+
+def table_command(out: str | Path, seeds: int, budgets: Sequence[int] | None,
+                  tasks: Sequence[str] | None, jobs: int) -> str:
+    """The ``blackjack-bench table`` command line of a table run."""
+    parts = ["blackjack-bench", "table", "--out", str(out)]
+    if budgets:
+        parts += ["--budgets", ",".join(format_budget(b) for b in sorted(set(budgets)))]
+    if tasks:
+        parts += ["--tasks", ",".join(tasks)]
+    if seeds != DEFAULT_SEEDS:
+        parts += ["--seeds", str(seeds)]
+    return shlex.join([*parts, "--jobs", str(jobs)])
+
+
+def table_log(out: str | Path) -> list[dict[str, Any]]:
+    """The records of :data:`TABLE_LOG` in ``out``, oldest first (none: an empty list);
+    a line that is not a JSON object is refused (ValueError naming the file and line)."""
+    path = Path(out) / TABLE_LOG
+    if not path.is_file():
+        return []
+    records = []
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            record = None
+        if not isinstance(record, dict):
+            raise ValueError(f"{path}, line {number}: not a JSON object")
+        records.append(record)
+    return records
+
+
+def _log_table(out: Path, record: dict[str, Any]) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    with (out / TABLE_LOG).open("a") as log:
+        log.write(json.dumps(record) + "\n")
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds of this process and of its children that have ended."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
 
 #: The environment variable that tells a ``blackjack-bench run`` it was started by

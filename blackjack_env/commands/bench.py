@@ -14,7 +14,8 @@ Subcommands (``blackjack-bench SUBCOMMAND --help`` lists each one's options):
 * ``report DIR``: the leaderboard of a folder of results files (printed; ``--out``
   writes it with the plots);
 * ``table --out DIR``: the whole shipped baseline table, resumable (a run whose results
-  are in ``DIR`` is not run again); ``--budgets 1e5`` for its smallest budget.
+  are in ``DIR`` is not run again); ``--budgets 1e5`` for its smallest budget; each
+  table that ran appends its time and what it did to ``DIR/table-log.jsonl``.
 
 Every option and file is checked before any work; a mistake is one ``error:`` line and
 nothing is written.

@@ -180,9 +180,35 @@ def web_figures() -> dict[str, str]:
     return {"web_press_gap_ms": match.group(1)}
 
 
+def _minutes(seconds: float) -> str:
+    whole = round(seconds)
+    return f"{whole // 60} min {whole % 60} s" if whole >= 60 else f"{whole} s"
+
+
+def bench_figures() -> dict[str, str]:
+    """The baseline table's smallest budget timed whole: the newest record of
+    ``docs/data/bench/table-log.jsonl`` (``blackjack-bench table``'s log) that ran every
+    task's 1e5 stage, five seeds, into an empty folder and finished."""
+    from blackjack_env.bench.runner import table_log
+
+    whole = [r for r in table_log(DATA / "bench") if r["status"] == "finished"
+             and r["budgets"] == [100_000] and r["tasks"] is None and r["seeds"] == 5
+             and r["runs_already_there"] == 0 and r["runs_done"] == r["runs"]]
+    if not whole:
+        raise ValueError("docs/data/bench/table-log.jsonl holds no finished table of "
+                         "the 1e5 budget run whole")
+    last = whole[-1]
+    return {"bench_1e5_wall": _minutes(last["wall_seconds"]),
+            "bench_1e5_cpu": f"{last['cpu_seconds']:,.0f}",
+            "bench_1e5_runs": str(last["runs"]), "bench_1e5_jobs": str(last["jobs"]),
+            "bench_1e5_cores": str(last["machine"]["cores"]),
+            "bench_1e5_load": f"{last['machine']['load_average_start'][0]:.1f}",
+            "bench_1e5_date": last["started"][:10]}
+
+
 def figures() -> dict[str, str]:
     """Every substitution the pages may use: ``{{ name }}``."""
     out: dict[str, str] = {}
-    for part in (analysis_figures, published_figures, web_figures):
+    for part in (analysis_figures, published_figures, web_figures, bench_figures):
         out.update(part())
     return out

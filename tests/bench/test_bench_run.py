@@ -12,7 +12,7 @@ import pytest
 from blackjack_env.agents.tabular import QLearningAgent
 from blackjack_env.bench import TASKS, run, table_steps
 from blackjack_env.bench.results import ResultsError, read_results, validate, write_results
-from blackjack_env.bench.runner import table
+from blackjack_env.bench.runner import table, table_log
 from blackjack_env.commands import bench as command
 
 
@@ -134,6 +134,28 @@ def test_the_table_runs_references_then_budgets_and_skips_what_it_holds(
     assert [(s.algo.name, s.budget) for s in done] == [("optimum", None), ("stand", None),
                                                         ("q-learning", tiny)]
     assert table(tmp_path, tasks=["v1-play"], seeds=2, say=lambda _: None) == []
+    # the first table logged what it did (the second had nothing to do: no record)
+    (record,) = table_log(tmp_path)
+    assert record["status"] == "finished" and record["runs"] == record["runs_done"] == 3
+    assert record["runs_already_there"] == 0 and record["budgets"] is None
+    assert record["command"] == (f"blackjack-bench table --out {tmp_path} --tasks v1-play "
+                                 "--seeds 2 --jobs 1")
+    assert record["wall_seconds"] > 0 and record["cpu_seconds"] > 0
+    assert record["machine"]["cores"] and "git_revision" in record["software"]
+    (tmp_path / "v1-play-v1" / "stand.json").unlink()  # a table interrupted at once
+
+    def interrupt(*_: object, **__: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("blackjack_env.bench.runner.run", interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        table(tmp_path, tasks=["v1-play"], seeds=2, say=lambda _: None)
+    last = table_log(tmp_path)[-1]
+    assert last["status"] == "interrupted" and last["runs_already_there"] == 2
+    assert last["runs_done"] == 0
+    (tmp_path / "table-log.jsonl").write_text("[1]\n")
+    with pytest.raises(ValueError, match=r"table-log\.jsonl, line 1: not a JSON object"):
+        table_log(tmp_path)
 
 
 def _main(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
