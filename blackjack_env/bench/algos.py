@@ -94,9 +94,9 @@ RULES = ("held-out-regret",)
 #: What each kind of grade grades, for messages.
 _GRADES_WHAT = {"regret": "play", "shoe-regret": "play", "ceiling-fraction": "bets",
                 "held-out-regret": "play over a rule space"}
-#: SB3's parallel training envs in the benchmark: blackjack-train's 4 (``SB3Config.n_envs``)
+#: SB3's parallel training envs in the benchmark, blackjack-train's 4 (``SB3Config.n_envs``)
 #: times 4, each rollout shortened to learn from as many env steps an update
-#: (:func:`_sb3_hyper`). A vec-env step and a policy forward pass cost about the same for
+#: (``_sb3_hyper``). A vec-env step and a policy forward pass cost about the same for
 #: 16 envs as for 4, so the learners run about 1.2-1.9x faster for the same updates
 #: (vegas-play, 1e5 steps, CPU-s at 4 -> 16 envs: PPO 25.9 -> 15.9, A2C 23.2 -> 12.0,
 #: MaskablePPO 27 -> 16.2, DQN 26.7 -> 21.9; measured 2026-12-03).

@@ -374,7 +374,7 @@ def table(out: str | Path, *, seeds: int = DEFAULT_SEEDS, budgets: Sequence[int]
     return todo
 
 
-#: The table's log in its folder: one JSON object a line for each ``table`` that had runs
+#: The table's log in its folder, one JSON object a line for each ``table`` that had runs
 #: to do, appended when it ends (finished, interrupted or failed): its command, status,
 #: start and end, ``wall_seconds``, ``cpu_seconds`` (its own and its runs' processes),
 #: what it was asked (``jobs``, ``seeds``, ``budgets``, ``tasks``), the table's ``runs``,
