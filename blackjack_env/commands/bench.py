@@ -125,7 +125,7 @@ class Table:
     """Run the whole baseline table (every task's baselines at every budget they reach)."""
 
     out: Annotated[str, option("FOLDER")] = "bench-results"
-    """the results folder (a run already in it is not run again)"""
+    """the results folder (a run in it is not run again; table-log.jsonl logs each table)"""
     budgets: Annotated[str, option("B,B", "every budget")] = ""
     """only these budgets (the references always), e.g. 1e5"""
     tasks: Annotated[str, option("T,T", "every task")] = ""
