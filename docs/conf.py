@@ -105,6 +105,9 @@ nitpick_ignore_regex = [
     # the axes of a jaxtyping annotation (Int32[Array, '*seats hands']: a string, no object;
     # blackjack_env.jax.arrays names them)
     (r"py:class", r"'[^']*'"),
+    # RuleTables' array types (jaxtyping's, imported there for type checkers only, so
+    # named, not resolved)
+    (r"py:class", r"(Bool|Float32|Float64|Int8|Int64)"),
     # the JAX table's type aliases, shown by name in signatures (autodoc_type_aliases below)
     # and defined in the code (blackjack_env/jax/arrays.py, program.py): autodoc would print
     # their values, jaxtyping's classes, garbled ("alias of tuple[Array], ...")

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -62,6 +62,9 @@ from blackjack_env.envs.step import DECISION_BY_BATCH_PHASE, Decision
 from blackjack_env.envs.view import fields as view_fields
 from blackjack_env.envs.view.layout import Layout, ObsMode
 
+if TYPE_CHECKING:  # (the arrays' types; jax.tables.rule_table_types evaluates them)
+    from jaxtyping import Bool, Float32, Float64, Int8, Int64
+
 __all__ = ["BANK_KEY_WIDTH", "RuleBank", "RuleTables", "build_tables", "mask_rows"]
 
 _INSURANCE, _SETTLED = int(Decision.INSURANCE), int(Decision.SETTLED)
@@ -75,8 +78,12 @@ class RuleTables:
     (multiples of ``bet`` offered at a BET step, ``()`` for a fixed bet); ``bankroll``
     (starting chips, None for unlimited credit); ``ask_insurance`` (the learner is asked
     about insurance / even money: ``insurance_decisions`` under rules that offer it).
-    The arrays' shapes are in the comments (``W`` = ``hand_key_width``, ``K`` the
-    legal-table rows).
+    Each array's dtype and axes are in its annotation (jaxtyping's form), the one list of
+    them: the JAX table's :class:`~blackjack_env.jax.tables.Params` derives its entries'
+    types from it. Axes: ``rows`` the legal-table rows (``K``), ``keys`` a hand's outcome
+    keys (``2W``, ``W`` = ``hand_key_width``), ``stakes`` every stake a hand can hold
+    (``M + 1``, ``M`` the largest bet), ``actions`` the env's (``n_actions``), ``bets``
+    one per bet size, ``features`` the rule features' (``RULES_SIZE``).
     """
 
     rules: Rules
@@ -86,14 +93,14 @@ class RuleTables:
     ask_insurance: bool
 
     # ---- cards
-    card_values: np.ndarray
-    """``(13,)`` int64: point value by rank index (``rules.card_values``)"""
-    rank_of_card: np.ndarray
-    """``(52,)`` int64: rank index of each card id"""
-    value_of_card: np.ndarray
-    """``(52,)`` int64: point value of each card id"""
-    hilo_of_card: np.ndarray
-    """``(52,)`` int64: Hi-Lo tag of each card id (``play.HI_LO_TAGS``)"""
+    card_values: Int64[np.ndarray, " 13"]
+    """point value by rank index (``rules.card_values``)"""
+    rank_of_card: Int64[np.ndarray, " 52"]
+    """rank index of each card id"""
+    value_of_card: Int64[np.ndarray, " 52"]
+    """point value of each card id"""
+    hilo_of_card: Int64[np.ndarray, " 52"]
+    """Hi-Lo tag of each card id (``play.HI_LO_TAGS``)"""
 
     # ---- the shoe
     shoe_cards: int
@@ -104,47 +111,47 @@ class RuleTables:
     that dealt a card); 0 for an infinite deck"""
 
     # ---- outcomes and payouts
-    payouts: np.ndarray
-    """``(7,)`` float64: net chips per chip staked, by outcome code (``play.payout_factors``)"""
-    outcome_table: np.ndarray
-    """``(24 * 24,)`` int64: outcome code by (player, dealer) category (``play.outcome_table``)"""
+    payouts: Float64[np.ndarray, " 7"]
+    """net chips per chip staked, by outcome code (``play.payout_factors``)"""
+    outcome_table: Int64[np.ndarray, " 576"]
+    """outcome code by (player, dealer) category, 24 x 24 flat (``play.outcome_table``)"""
     hand_key_width: int
     """``W``: the width of a hand's outcome key (``2 * (22 + top card value)``)"""
-    by_hands: np.ndarray
-    """``(2W, 2W)`` int64: outcome code of a standing hand by (player key, dealer key)"""
-    surrender_outcome: np.ndarray
-    """``(2,)`` int64: outcome code of a surrendered hand, by dealer natural"""
+    by_hands: Int64[np.ndarray, "keys keys"]
+    """outcome code of a standing hand by (player key, dealer key)"""
+    surrender_outcome: Int64[np.ndarray, " 2"]
+    """outcome code of a surrendered hand, by dealer natural"""
     highest: bool
     """hands settle by the highest hand at the table (``play.settles_by_highest_hand``)"""
     chip_den: int
     """chip amounts are exact in units of ``1 / chip_den`` (``play.chip_denominator``)"""
 
     # ---- the dealer and the peek
-    dealer_hits: np.ndarray
-    """``(64,)`` bool: the dealer draws, by dealer key (``play.dealer_draw_table``)"""
-    dealer_next: np.ndarray
-    """``(64 * 52,)`` int64: the dealer key after card id ``c`` at ``52 * key + c`` (a key
+    dealer_hits: Bool[np.ndarray, " 64"]
+    """the dealer draws, by dealer key (``play.dealer_draw_table``)"""
+    dealer_next: Int64[np.ndarray, " 3328"]
+    """the dealer key after card id ``c`` at ``52 * key + c`` (a key
     where the dealer stands keeps it)"""
-    peek_by_rank: np.ndarray
-    """``(13,)`` bool: the dealer peeks, by upcard rank index (``play.peek_by_rank``)"""
+    peek_by_rank: Bool[np.ndarray, " 13"]
+    """the dealer peeks, by upcard rank index (``play.peek_by_rank``)"""
     peek: bool
     """the dealer peeks for blackjack (``HoleCard.PEEK``)"""
     no_hole: bool
     """no hole card is dealt (``HoleCard.NONE``)"""
 
     # ---- legality
-    legal_table: np.ndarray
-    """``(K, 7)`` bool: the legal decision codes of each row key (see the module docstring)"""
-    legal_table_phase: np.ndarray
-    """``(K,)`` int64: the ``BatchPhase`` of a table whose key is the row's"""
+    legal_table: Bool[np.ndarray, "rows 7"]
+    """the legal decision codes of each row key (see the module docstring)"""
+    legal_table_phase: Int64[np.ndarray, " rows"]
+    """the ``BatchPhase`` of a table whose key is the row's"""
     over_key: int
     """the row of a round that is over"""
     pre_peek_key: int
     """the first pre-peek row (``+ 2 * upcard rank index + natural``)"""
-    asks_pre_peek: np.ndarray
-    """``(26,)`` bool: the pre-peek question asks more than DECLINE, by ``2 * rank + natural``"""
-    asks_pre_peek_poor: np.ndarray
-    """``(26,)`` bool: the same for a seat that cannot afford insurance (all False without a
+    asks_pre_peek: Bool[np.ndarray, " 26"]
+    """the pre-peek question asks more than DECLINE, by ``2 * rank + natural``"""
+    asks_pre_peek_poor: Bool[np.ndarray, " 26"]
+    """the same for a seat that cannot afford insurance (all False without a
     finite bankroll)"""
     poor_play_offset: int
     """finite bankroll: a hand's row when the seat cannot afford a double is ``key +`` this
@@ -176,20 +183,20 @@ class RuleTables:
     """a two-card 21 on a split hand is a natural (``play.natural_counts``)"""
 
     # ---- splits
-    pair: np.ndarray
-    """``(169,)`` bool: two ranks make a pair (``play.pair_table``)"""
-    split_ok: np.ndarray
-    """``(36,)`` bool: a split is allowed at ``18 * pair + 2 * hands + split aces``
+    pair: Bool[np.ndarray, " 169"]
+    """two ranks make a pair (``play.pair_table``)"""
+    split_ok: Bool[np.ndarray, " 36"]
+    """a split is allowed at ``18 * pair + 2 * hands + split aces``
     (``play.split_allowed_table``, flat)"""
-    split_done: np.ndarray
-    """``(16,)`` bool: a split hand is done by its key bits (``play.split_done_table``)"""
-    second_key: np.ndarray
-    """``(169,)`` int64: a split hand's ``split_done`` key bits from its two ranks (8 split
+    split_done: Bool[np.ndarray, " 16"]
+    """a split hand is done by its key bits (``play.split_done_table``)"""
+    second_key: Int64[np.ndarray, " 169"]
+    """a split hand's ``split_done`` key bits from its two ranks (8 split
     aces, 2 a natural that counts, 1 a 21)"""
-    two_hard: np.ndarray
-    """``(169,)`` int64: hard total of two ranks"""
-    two_ace: np.ndarray
-    """``(169,)`` bool: two ranks hold an ace"""
+    two_hard: Int64[np.ndarray, " 169"]
+    """hard total of two ranks"""
+    two_ace: Bool[np.ndarray, " 169"]
+    """two ranks hold an ace"""
     split_divisor: int
     """each of the two hands of a split stakes the hand's chips ``// split_divisor``: 1 when
     the bet is matched, 2 when it is halved (``play.split_stake``, whose value at a stake of
@@ -199,8 +206,8 @@ class RuleTables:
     split_stake_check: bool
     """stakes vary (bet sizes, halved splits) or a bankroll limits them: ``split_stake_ok``
     is asked per hand"""
-    stake_ok: np.ndarray
-    """``(2, M + 1)`` bool: ``play.split_stake_ok`` by (bankroll covers, stake in chips) for
+    stake_ok: Bool[np.ndarray, "2 stakes"]
+    """``play.split_stake_ok`` by (bankroll covers, stake in chips) for
     every stake a hand can hold (``M`` the largest bet)"""
 
     # ---- actions, masks and bets (the env's layout)
@@ -211,18 +218,18 @@ class RuleTables:
     pre_peek_decisions: bool
     """the learner answers a pre-peek question (a peek, with insurance decisions or early
     surrender); its STAND is then the table's DECLINE"""
-    mask_rows: np.ndarray
-    """``(K, n_actions)`` int8: the env's action mask by legal-table row key (:func:`mask_rows`)"""
-    bet_chips: np.ndarray
-    """``(len(bet_sizes),)`` int64: chips of each bet size"""
-    bet_within: np.ndarray
-    """``(len(bet_sizes),)`` bool: each bet size is within the table limits"""
+    mask_rows: Int8[np.ndarray, "rows actions"]
+    """the env's action mask by legal-table row key (:func:`mask_rows`)"""
+    bet_chips: Int64[np.ndarray, " bets"]
+    """chips of each bet size"""
+    bet_within: Bool[np.ndarray, " bets"]
+    """each bet size is within the table limits"""
     min_cost: int
     """the smallest bet of a round in chips"""
 
     # ---- what an observation shows of the rules
-    rule_features: np.ndarray
-    """``(RULES_SIZE,)`` float32 in [0, 1]: the rules' features
+    rule_features: Float32[np.ndarray, " features"]
+    """the rules' features
     (:func:`~blackjack_env.envs.view.fields.rule_features`; appended to the observation
     with ``observe_rules=True``)"""
 

@@ -27,6 +27,7 @@ shoe, another action count) is refused in one line (:func:`fit`).
 from __future__ import annotations
 
 import dataclasses
+import typing
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -35,9 +36,20 @@ from typing import Any, NamedTuple, TypeAlias
 
 import jax
 import jax.numpy as jnp
+import jaxtyping
 import numpy as np
 from jax.typing import DTypeLike
-from jaxtyping import Array, ArrayLike, Bool, Float32, Int8, Int32, PRNGKeyArray, Shaped
+from jaxtyping import (
+    AbstractArray,
+    Array,
+    ArrayLike,
+    Bool,
+    Float32,
+    Int8,
+    Int32,
+    PRNGKeyArray,
+    Shaped,
+)
 
 from blackjack_env.envs import step as env_step
 from blackjack_env.envs.codes import BatchPhase
@@ -51,6 +63,7 @@ __all__ = [
     "NOT_READ",
     "Banked",
     "Config",
+    "Converted",
     "Params",
     "Row",
     "RuleBank",
@@ -58,9 +71,11 @@ __all__ = [
     "build",
     "config_of",
     "entries_of",
+    "entry_types",
     "fit",
     "join",
     "params_of",
+    "rule_table_types",
     "stack",
     "stack_tables",
 ]
@@ -169,24 +184,42 @@ def _stake_ok(stake_ok: np.ndarray, _: RuleTables) -> dict[str, np.ndarray]:
     return {"stake_ok": np.stack(cols, axis=1)}
 
 
-#: RuleTables fields stored in another form: field -> ``(value, tables) -> entries`` (the
-#: value is the field's, of its own type)
-CONVERTED: dict[str, Callable[[Any, RuleTables], Mapping[str, np.ndarray | int]]] = {
-    "mask_rows": _mask_sets,
-    "stake_ok": _stake_ok,
-    "bankroll": lambda v, _: {"bankroll": 0 if v is None else v},
+class Converted(NamedTuple):
+    """A RuleTables field stored in another form: ``convert(value, tables)`` gives the
+    entries (the value is the field's, of its own type), ``types`` their jaxtyping types
+    (one rule set's)."""
+
+    convert: Callable[[Any, RuleTables], Mapping[str, np.ndarray | int]]
+    types: Mapping[str, Any]
+
+
+#: RuleTables fields stored in another form, by field
+CONVERTED: dict[str, Converted] = {
+    "mask_rows": Converted(
+        _mask_sets, {"mask_index": Int8[Array, " rows"], "mask_sets": Bool[Array, "16 actions"]}
+    ),
+    "stake_ok": Converted(_stake_ok, {"stake_ok": Bool[Array, "2 3"]}),
+    "bankroll": Converted(
+        lambda v, _: {"bankroll": 0 if v is None else v}, {"bankroll": Int32[Array, ""]}
+    ),
 }
 
 
+def _entry_dtype(dtype: np.dtype) -> np.dtype:
+    """The dtype an entry holds of a RuleTables array of ``dtype``: float64 as float32,
+    a wider integer as int32, else the same."""
+    if dtype == np.float64:
+        return np.dtype(np.float32)
+    if dtype.kind in "iu" and dtype.itemsize > 4:
+        return np.dtype(np.int32)
+    return dtype
+
+
 def _entry(name: str, value: object) -> np.ndarray:
-    """A RuleTables value as the entry's array (numpy, in the dtype the JAX round reads):
-    int64 as int32, float64 as float32, bools as bool, an enum as its int code."""
+    """A RuleTables value as the entry's array (numpy, in the dtype the JAX round reads:
+    :func:`_entry_dtype`; bools as bool, an enum or an int as its int32 code)."""
     if isinstance(value, np.ndarray):
-        if value.dtype == np.float64:
-            return value.astype(np.float32)
-        if value.dtype.kind in "iu" and value.dtype.itemsize > 4:
-            return value.astype(np.int32)
-        return value
+        return value.astype(_entry_dtype(value.dtype), copy=False)
     if isinstance(value, (bool, np.bool_)):
         return np.asarray(bool(value))
     if isinstance(value, Enum):
@@ -194,6 +227,56 @@ def _entry(name: str, value: object) -> np.ndarray:
     if isinstance(value, (int, np.integer)):
         return np.asarray(int(value), np.int32)
     raise TypeError(f"RuleTables.{name} ({type(value).__name__}): list it in NOT_READ or CONVERTED")
+
+
+#: jaxtyping's dtype classes of the dtypes an entry holds
+_DTYPE_CLASS: dict[str, Any] = {"bool": Bool, "int8": Int8, "int32": Int32, "float32": Float32}
+
+
+def _entry_type(name: str, field_type: Any) -> Any:
+    """The jaxtyping type of the entry of a RuleTables field of type ``field_type`` (as
+    :func:`_entry` converts its value): an array's converted dtype with the same axes, a
+    bool, an int or an enum a scalar."""
+    if isinstance(field_type, type) and issubclass(field_type, AbstractArray):
+        dtype = np.dtype(field_type.dtypes[0])  # (a class of one dtype: Bool's names vary)
+        dims = field_type.dim_str
+        cls = _DTYPE_CLASS[_entry_dtype(dtype).name]
+        return cls[Array, dims]
+    if field_type is bool:
+        return Bool[Array, ""]
+    if field_type is int or (isinstance(field_type, type) and issubclass(field_type, Enum)):
+        return Int32[Array, ""]
+    raise TypeError(f"RuleTables.{name} ({field_type!r}): list it in NOT_READ or CONVERTED")
+
+
+#: The names RuleTables' annotations use (imported there for type checkers only)
+_ARRAY_TYPES = ("Bool", "Float32", "Float64", "Int8", "Int64")
+
+
+def rule_table_types() -> dict[str, Any]:
+    """:class:`RuleTables`' fields' types, evaluated: each array's a jaxtyping type
+    (``Int64[np.ndarray, " 13"]``), the one list of the arrays' dtypes and axes."""
+    names = {k: getattr(jaxtyping, k) for k in _ARRAY_TYPES}
+    return typing.get_type_hints(RuleTables, localns=names)
+
+
+@cache
+def entry_types() -> dict[str, Any]:
+    """Every entry's jaxtyping type (one rule set's; stacked params add a leading axis),
+    derived from :func:`rule_table_types` as :func:`entries_of` derives the values: the
+    fields of :data:`NOT_READ` left out, those of :data:`CONVERTED` as its ``types`` say.
+    ``Params``' annotations."""
+    hints = rule_table_types()
+    types: dict[str, Any] = {}
+    for f in dataclasses.fields(RuleTables):
+        if f.name in NOT_READ:
+            continue
+        conversion = CONVERTED.get(f.name)
+        if conversion is None:
+            types[f.name] = _entry_type(f.name, hints[f.name])
+        else:
+            types.update(conversion.types)
+    return dict(sorted(types.items()))
 
 
 @jax.tree_util.register_pytree_node_class
@@ -208,70 +291,12 @@ class Params:
     (``(2, 3)``: by cover and by a stake of 0, 1, 2 or more chips), ``bankroll`` (the
     starting chips, 0 with unlimited credit). Read an entry as an attribute
     (``p.payouts``); ``p.names`` lists them, :meth:`replace` gives a copy with some
-    entries replaced (their shapes and dtypes kept: a rule set of the same shapes)."""
+    entries replaced (their shapes and dtypes kept: a rule set of the same shapes).
 
-    # The entries' dtypes and shapes, one rule set's (stacked params add a leading axis; a
-    # RuleBank's rule set holds each array as a Row of the bank's, read as the array):
-    # ``rows`` the legal table's rows, ``actions`` and ``bets`` the Config's, ``features``
-    # the rule features' (blackjack_env.jax.arrays names the axes)
-    # ---- cards
-    card_values: Int32[Array, " 13"]
-    rank_of_card: Int32[Array, " 52"]
-    value_of_card: Int32[Array, " 52"]
-    hilo_of_card: Int32[Array, " 52"]
-    # ---- the shoe
-    shoe_cards: Int32[Array, ""]
-    cut_cards: Int32[Array, ""]
-    # ---- outcomes and payouts
-    payouts: Float32[Array, " 7"]
-    outcome_table: Int32[Array, " 576"]
-    surrender_outcome: Int32[Array, " 2"]
-    highest: Bool[Array, ""]
-    chip_den: Int32[Array, ""]
-    # ---- the dealer and the peek
-    dealer_hits: Bool[Array, " 64"]
-    peek_by_rank: Bool[Array, " 13"]
-    peek: Bool[Array, ""]
-    no_hole: Bool[Array, ""]
-    # ---- legality
-    over_key: Int32[Array, ""]
-    pre_peek_key: Int32[Array, ""]
-    asks_pre_peek: Bool[Array, " 26"]
-    asks_pre_peek_poor: Bool[Array, " 26"]
-    poor_play_offset: Int32[Array, ""]
-    poor_pre_peek_offset: Int32[Array, ""]
-    pre_peek: Bool[Array, ""]
-    stand_hit_only: Bool[Array, ""]
-    can_double: Bool[Array, ""]
-    surrenders: Bool[Array, ""]
-    surrender_at_once: Bool[Array, ""]
-    # ---- naturals
-    natural_effect: Int32[Array, ""]
-    natural_stands: Bool[Array, ""]
-    naturals_paid_at_peek: Bool[Array, ""]
-    auto21: Bool[Array, ""]
-    split_naturals: Bool[Array, ""]
-    # ---- splits
-    pair: Bool[Array, " 169"]
-    split_ok: Bool[Array, " 36"]
-    split_done: Bool[Array, " 16"]
-    second_key: Int32[Array, " 169"]
-    two_hard: Int32[Array, " 169"]
-    two_ace: Bool[Array, " 169"]
-    split_divisor: Int32[Array, ""]
-    splits: Bool[Array, ""]
-    stake_ok: Bool[Array, "2 3"]
-    # ---- actions, masks and bets
-    pre_peek_decisions: Bool[Array, ""]
-    mask_index: Int8[Array, " rows"]
-    mask_sets: Bool[Array, "16 actions"]
-    bet: Int32[Array, ""]
-    bet_chips: Int32[Array, " bets"]
-    bet_within: Bool[Array, " bets"]
-    min_cost: Int32[Array, ""]
-    bankroll: Int32[Array, ""]
-    # ---- the observation's
-    rule_features: Float32[Array, " features"]
+    The entries' types (``Params.__annotations__``, one rule set's: stacked params add a
+    leading axis) are derived from ``RuleTables``' annotations (:func:`entry_types`), not
+    listed here; a :class:`RuleBank`'s rule set holds each array entry as a :class:`Row`
+    of the bank's, read as the array (and typed as one)."""
 
     __slots__ = ("_entries",)
     _entries: dict[str, Entry]
@@ -280,7 +305,8 @@ class Params:
     def __init__(self, entries: Mapping[str, Any]) -> None:
         object.__setattr__(self, "_entries", dict(sorted(entries.items())))
 
-    def __getattr__(self, name: str) -> Entry:
+    # (an Entry: a Row of a bank is read as the array, and typed as one)
+    def __getattr__(self, name: str) -> Array:
         try:  # (an object being unpickled has no entries yet)
             entries = object.__getattribute__(self, "_entries")
         except AttributeError:
@@ -329,6 +355,9 @@ class Params:
         return f"Params({shapes})"
 
 
+Params.__annotations__.update(entry_types())
+
+
 #: A :class:`Params` entry: a ``jax.Array``, or a :class:`Row` of a :class:`RuleBank` (read
 #: as the array)
 Entry: TypeAlias = "Array | Row"
@@ -342,11 +371,11 @@ def entries_of(tables: RuleTables) -> dict[str, np.ndarray]:
         if f.name in NOT_READ:
             continue
         value = getattr(tables, f.name)
-        convert = CONVERTED.get(f.name)
-        if convert is None:
+        conversion = CONVERTED.get(f.name)
+        if conversion is None:
             entries[f.name] = _entry(f.name, value)
         else:
-            for k, v in convert(value, tables).items():
+            for k, v in conversion.convert(value, tables).items():
                 entries[k] = _entry(k, v)
     return entries
 

@@ -43,9 +43,8 @@ def test_state_and_params_are_what_their_annotations_say(name: str) -> None:
     _, state = env.reset(jax.random.PRNGKey(0))
     fields, entries = annotated(State), annotated(Params)
     assert set(fields) == set(State._fields)
-    # every line names an entry (an entry without one still reads, typed as an Entry: a
-    # new rule-table field reaches the round with no second edit)
-    assert set(entries) <= set(params.names)
+    # every entry has a type, derived from RuleTables' annotations (no second list)
+    assert set(entries) == set(params.names)
     with jaxtyped("context"):  # (the axes bound once, here to the config's sizes)
         axes = {"hands": cfg.hands, "places": cfg.shoe_size, "actions": cfg.n_actions,
                 "bets": cfg.n_bets, "ranks": 13 if cfg.track else 0}  # fmt: skip
@@ -57,4 +56,26 @@ def test_state_and_params_are_what_their_annotations_say(name: str) -> None:
                  for k, kind in fields.items() if not isinstance(getattr(state, k), kind)]
         wrong += [f"params.{k}: {jnp.shape(getattr(params, k))} {getattr(params, k).dtype}"
                   for k, kind in entries.items() if not isinstance(getattr(params, k), kind)]
+    assert wrong == []
+
+
+@pytest.mark.parametrize("name", sorted(TABLES))
+def test_rule_tables_are_what_their_annotations_say(name: str) -> None:
+    """``RuleTables``' array annotations, from which ``Params``' types are derived, hold
+    for the numpy tables themselves (dtype and axes, each axis one size per table)."""
+    import dataclasses
+
+    import numpy as np
+
+    from blackjack_env.envs.tables import RuleTables
+    from blackjack_env.jax.tables import rule_table_types
+
+    tables = BlackjackJax(**TABLES[name]).tables
+    hints = rule_table_types()
+    arrays = [f.name for f in dataclasses.fields(RuleTables)
+              if isinstance(getattr(tables, f.name), np.ndarray)]  # fmt: skip
+    assert len(arrays) >= 20
+    with jaxtyped("context"):
+        wrong = [f"{k}: {getattr(tables, k).shape} {getattr(tables, k).dtype} is not {hints[k]}"
+                 for k in arrays if not isinstance(getattr(tables, k), hints[k])]  # fmt: skip
     assert wrong == []

@@ -52,9 +52,11 @@ def test_params_are_every_rule_table_field() -> None:
     assert set(NOT_READ) <= fields and set(CONVERTED) <= fields
     assert not set(NOT_READ) & set(CONVERTED)
     plain = fields - set(NOT_READ) - set(CONVERTED)
-    converted = {k for name, fn in CONVERTED.items()
-                 for k in fn(getattr(env.tables, name), env.tables)}  # fmt: skip
+    converted = {k for name, c in CONVERTED.items()
+                 for k in c.convert(getattr(env.tables, name), env.tables)}  # fmt: skip
     assert set(env.default_params.names) == plain | converted
+    # (each conversion types what it gives)
+    assert converted == {k for c in CONVERTED.values() for k in c.types}
     for name in plain:  # the values themselves, in the round's dtypes
         value = getattr(env.tables, name)
         np.testing.assert_array_equal(np.asarray(getattr(env.default_params, name)),
