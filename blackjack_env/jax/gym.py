@@ -46,7 +46,7 @@ from blackjack_env.jax.env import BlackjackJax
 from blackjack_env.jax.hands import decision_of
 from blackjack_env.jax.program import Program, per_table
 from blackjack_env.jax.round import next_round, play_out
-from blackjack_env.jax.seats import active
+from blackjack_env.jax.seats import active, masks
 from blackjack_env.jax.shoe import open_shoe
 from blackjack_env.jax.state import State, new_state
 from blackjack_env.jax.tables import Banked, Config, Params, decision_of_phase
@@ -198,26 +198,33 @@ def _state_info(
 
 def _table_info(st: State, p: Params, cfg: Config) -> dict[str, Shaped[Array, "*seats"]]:
     """One table's ``info`` entries read from its state, per seat (the numpy vector env's
-    ``_info``): the decision each seat is asked (``phase``: a seat the table does not
-    wait for ``SETTLED``, a table awaiting its bet ``BET``), the episode's ``round``, the
-    learner's chips (``bankroll``), the undealt cards (``shoe_remaining``, -1 for an
-    infinite deck) and whether the shoe was reshuffled before this round. ``bankroll``
-    is exact integer chips in units of ``1 / chip_den``: :func:`chips_to_float` makes
-    the numpy env's float64 of them on the host."""
+    ``_info``): each seat's legal actions (``action_mask``), the decision each seat is
+    asked (``phase``: a seat the table does not wait for ``SETTLED``, a table awaiting its
+    bet ``BET``), the episode's ``round``, the learner's chips (``bankroll``), the undealt
+    cards (``shoe_remaining``, -1 for an infinite deck), whether the shoe was reshuffled
+    before this round and, with several seats, the seat the next step plays (``active``):
+    one program for the whole info, where the mask, these entries and the seat were three
+    (three calls a step). ``bankroll`` is exact integer chips in units of ``1 /
+    chip_den``: :func:`chips_to_float` makes the numpy env's float64 of them on the host."""
     phase = decision_of(st.phase)
     if cfg.bets:
         phase = jnp.where(st.opened, _BET, phase)
-    if cfg.seats > 1:
-        phase = jnp.where(active(st, cfg), phase, _SETTLED)
+    acting = active(st, cfg) if cfg.seats > 1 else None
+    if acting is not None:
+        phase = jnp.where(acting, phase, _SETTLED)
     shape = jnp.shape(phase)
     left = jnp.asarray(-1 if cfg.infinite else st.left)
-    return {
+    info = {
+        "action_mask": masks(st, p, cfg),
         "phase": phase,
         "round": jnp.broadcast_to(st.episode_rounds, shape),
         "bankroll": chip_units(st, p, cfg) if cfg.bankroll else st.session,
         "shoe_remaining": jnp.broadcast_to(left, shape),
         "reshuffled": jnp.broadcast_to(st.reshuffled, shape),
     }
+    if acting is not None:
+        info["active"] = acting
+    return info
 
 
 def chips_to_float(
@@ -235,8 +242,9 @@ def chips_to_float(
 
 #: the info entries of _state_info, as the numpy env's dtypes (bankroll: chip units,
 #: made float64 by chips_to_float)
-_STATE_INFO = {"phase": np.int64, "round": np.int64, "bankroll": np.int64,
-               "shoe_remaining": np.int64, "reshuffled": bool}  # fmt: skip
+_STATE_INFO = {"action_mask": np.int8, "phase": np.int64, "round": np.int64,
+               "bankroll": np.int64, "shoe_remaining": np.int64, "reshuffled": bool,
+               "active": bool}  # fmt: skip
 
 
 def _one_seat(kwargs: dict[str, object]) -> None:
@@ -468,14 +476,13 @@ class BlackjackJaxVectorEnv(VectorEnv):
     def _info(self, extra: dict[str, np.ndarray]) -> dict[str, Any]:
         """The numpy vector env's ``info`` of the tables now, with ``extra`` (the step's
         entries), each key with its ``_key`` mask (all True)."""
-        st = self.state
-        info: dict[str, Any] = {"action_mask": self._np_mask()}
-        for k, v in _state_info(self.table.program, st, self._params).items():
+        info: dict[str, Any] = {}
+        for k, v in _state_info(self.table.program, self.state, self._params).items():
             info[k] = self._flat(v).astype(_STATE_INFO[k])
         info["bankroll"] = chips_to_float(info["bankroll"], self._chip_den)
-        if self.seats > 1:
+        if self.seats > 1:  # (the numpy env's order: the seats' entries, then active)
             info.update(self._seat_info)
-            info["active"] = self._flat(self.table.active(st))
+            info["active"] = info.pop("active")
         if self.rules_index is not None:  # (the rules of each sub-env's table)
             info["rules_index"] = np.repeat(self.rules_index, self.seats)
         info.update(extra)
@@ -596,7 +603,9 @@ class BlackjackJaxEnv(gym.Env[np.ndarray, np.int64]):
         reward = net - penalty if self.table.illegal_action is IllegalAction.PENALIZE else net
         return (
             self._np_obs(shown), reward, bool(info["terminated"]), bool(info["truncated"]),
-            {"action_mask": self._mask(), "round_net": net, "illegal_action": illegal},
+            # (the step's mask is the next state's, as _mask() would give)
+            {"action_mask": np.asarray(info["action_mask"]).astype(np.int8), "round_net": net,
+             "illegal_action": illegal},
         )  # fmt: skip
 
 
