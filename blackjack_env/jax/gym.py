@@ -469,10 +469,6 @@ class BlackjackJaxVectorEnv(VectorEnv):
     def _np_obs(self, obs: Observation) -> NumpyObservation:
         return _to_numpy(self._flat(obs), self.single_observation_space)
 
-    def _np_mask(self) -> np.ndarray:
-        # (each table's mask under its own rules: a list or a space's)
-        return self._flat(self.table.action_mask(self.state, self._params)).astype(np.int8)
-
     def _info(self, extra: dict[str, np.ndarray]) -> dict[str, Any]:
         """The numpy vector env's ``info`` of the tables now, with ``extra`` (the step's
         entries), each key with its ``_key`` mask (all True)."""
