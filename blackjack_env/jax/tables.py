@@ -196,9 +196,10 @@ class Converted(NamedTuple):
 #: RuleTables fields stored in another form, by field
 CONVERTED: dict[str, Converted] = {
     "mask_rows": Converted(
-        _mask_sets, {"mask_index": Int8[Array, " rows"], "mask_sets": Bool[Array, "16 actions"]}
+        _mask_sets,
+        {"mask_index": Int8[Array, " rows"], "mask_sets": Bool[Array, f"{MASK_SETS} actions"]},
     ),
-    "stake_ok": Converted(_stake_ok, {"stake_ok": Bool[Array, "2 3"]}),
+    "stake_ok": Converted(_stake_ok, {"stake_ok": Bool[Array, f"2 {STAKE_CLASSES}"]}),
     "bankroll": Converted(
         lambda v, _: {"bankroll": 0 if v is None else v}, {"bankroll": Int32[Array, ""]}
     ),
@@ -249,15 +250,14 @@ def _entry_type(name: str, field_type: Any) -> Any:
     raise TypeError(f"RuleTables.{name} ({field_type!r}): list it in NOT_READ or CONVERTED")
 
 
-#: The names RuleTables' annotations use (imported there for type checkers only)
-_ARRAY_TYPES = ("Bool", "Float32", "Float64", "Int8", "Int64")
-
-
 def rule_table_types() -> dict[str, Any]:
     """:class:`RuleTables`' fields' types, evaluated: each array's a jaxtyping type
-    (``Int64[np.ndarray, " 13"]``), the one list of the arrays' dtypes and axes."""
-    names = {k: getattr(jaxtyping, k) for k in _ARRAY_TYPES}
-    return typing.get_type_hints(RuleTables, localns=names)
+    (``Int64[np.ndarray, " 13"]``), the one list of the arrays' dtypes and axes. (Its
+    module imports jaxtyping's dtype classes for type checkers only: every one of them is
+    given here.)"""
+    dtypes = {k: v for k, v in vars(jaxtyping).items()
+              if isinstance(v, type) and issubclass(v, jaxtyping.AbstractDtype)}  # fmt: skip
+    return typing.get_type_hints(RuleTables, localns=dtypes)
 
 
 @cache
