@@ -493,6 +493,7 @@ def _train(config: SB3Config, out: Path, threads: int, *, resume: Path | None,
            progress: bool, callback: Any, say: Callable[[str], None]) -> tuple[SB3Agent, bool]:
     # deferred: loads stable_baselines3 (the optional [train] extra)
     from stable_baselines3.common.callbacks import CallbackList, CheckpointCallback, EvalCallback
+    from stable_baselines3.common.logger import Logger
 
     out.mkdir(parents=True, exist_ok=True)
     record = json.loads(json.dumps(asdict(config), default=_jsonable))
@@ -533,6 +534,10 @@ def _train(config: SB3Config, out: Path, threads: int, *, resume: Path | None,
         venv.close()
         eval_env.close()
         raise
+    if not config.tensorboard:
+        # SB3's own logger, with nothing to write, still makes an empty SB3-<time> folder
+        # in the temp dir at each learn(): this one writes nothing and makes none
+        model.set_logger(Logger(folder=None, output_formats=[]))
     rollout = rollout_steps(model)
     end = steps_for_budget(start, config.timesteps, rollout)
     if end != config.timesteps and end > start:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 import warnings
 
 import numpy as np
@@ -54,7 +55,10 @@ def _states(agent, n=200):
         pytest.param("a2c", False, marks=pytest.mark.slow, id="a2c"),
     ],
 )
-def test_tiny_run_saves_reloads_and_respects_masks(tmp_path, algo, subproc):
+def test_tiny_run_saves_reloads_and_respects_masks(tmp_path, monkeypatch, algo, subproc):
+    temp = tmp_path / "temp"  # where SB3's default logger would make an SB3-<time> folder
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
     warnings.filterwarnings("ignore", message="Training and eval env are not of the same type")
     hyper = {"dqn": {"learning_starts": 200, "buffer_size": 5_000},
              "a2c": {"n_steps": 16}}.get(algo, TINY)
@@ -63,6 +67,7 @@ def test_tiny_run_saves_reloads_and_respects_masks(tmp_path, algo, subproc):
                        hyperparameters=hyper, seed=0)
     agent, finished = train_sb3(config, tmp_path, progress=False)
     assert finished and agent.model.num_timesteps >= 1_024
+    assert not list(temp.glob("SB3-*")), "training left a log folder in the temp dir"
     assert (tmp_path / "eval" / "evaluations.npz").exists()
     assert list((tmp_path / "checkpoints").glob("*.zip"))
     assert list((tmp_path / "monitor").rglob("*.monitor.csv"))
