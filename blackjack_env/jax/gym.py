@@ -83,14 +83,15 @@ def _table(kwargs: dict[str, Any]) -> tuple[BlackjackJax, bool]:
 
 def _check_legal(
     table: BlackjackJax, state: State, actions: np.ndarray, batched: bool,
-    params: Params | Banked | None = None,
+    mask: np.ndarray,
 ) -> None:
     """``illegal_action="raise"``: ``ValueError`` (``envs.step.illegal_message``, the
-    numpy envs' words) for the first action not legal now (under ``params``, the tables'
-    rules); nothing has changed."""
-    mask = np.asarray(table.action_mask(state, params)).reshape(actions.size, -1)
+    numpy envs' words) for the first action not legal now (``mask``: the legal actions of
+    ``state``, one row per action, as the last step's ``info`` gave them); nothing has
+    changed."""
+    mask = mask.reshape(actions.size, -1)
     a = actions.reshape(-1)
-    bad = ~mask[np.arange(a.size), a]
+    bad = mask[np.arange(a.size), a] == 0
     if bad.any():
         t = int(bad.nonzero()[0][0])
         phase = decision_of_phase()[np.asarray(state.phase).reshape(-1)[t]]
@@ -352,6 +353,10 @@ class BlackjackJaxVectorEnv(VectorEnv):
         self._key: PRNGKeyArray = None  # type: ignore[assignment]  # (None until the first reset)
         #: the tables' state (None before the first reset)
         self.state: State | None = None
+        #: the legal actions of ``state``, int8 ``(num_envs, n)``: the last ``info``'s
+        #: ``action_mask`` (read by action_masks() and the "raise" check, compiling and
+        #: running no program of their own)
+        self._mask: np.ndarray | None = None
         self._all = np.ones(n, bool)
         self._all.flags.writeable = False
         self._seat_info: dict[str, np.ndarray] = {}
@@ -475,6 +480,7 @@ class BlackjackJaxVectorEnv(VectorEnv):
         info: dict[str, Any] = {}
         for k, v in _state_info(self.table.program, self.state, self._params).items():
             info[k] = self._flat(v).astype(_STATE_INFO[k])
+        self._mask = info["action_mask"].copy()  # (the caller may write into its info)
         info["bankroll"] = chips_to_float(info["bankroll"], self._chip_den)
         if self.seats > 1:  # (the numpy env's order: the seats' entries, then active)
             info.update(self._seat_info)
@@ -493,7 +499,8 @@ class BlackjackJaxVectorEnv(VectorEnv):
             raise gym.error.ResetNeeded("call reset() before step()")
         a = check_actions(actions, self.num_envs, self.table.num_actions, self.table.action_names)
         if self._strict:
-            _check_legal(self.table, self.state, a, batched=True, params=self._params)
+            assert self._mask is not None
+            _check_legal(self.table, self.state, a, batched=True, mask=self._mask)
         self._key, sub = jax.random.split(self._key)
         shaped = a.reshape(self.num_tables, self.seats) if self.seats > 1 else a
         # (each table's round, one row per sub-env)
@@ -533,8 +540,11 @@ class BlackjackJaxVectorEnv(VectorEnv):
         )  # fmt: skip
 
     def action_masks(self) -> np.ndarray:
-        """bool ``(num_envs, n)``: the legal actions now (sb3-contrib's convention)."""
-        return self._flat(self.table.action_mask(self.state, self._params)).astype(bool)
+        """bool ``(num_envs, n)``: the legal actions now (sb3-contrib's convention), as the
+        last ``info["action_mask"]`` gave them."""
+        if self._mask is None:
+            raise gym.error.ResetNeeded("call reset() before action_masks()")
+        return self._mask.astype(bool)
 
 
 class BlackjackJaxEnv(gym.Env[np.ndarray, np.int64]):
@@ -552,6 +562,9 @@ class BlackjackJaxEnv(gym.Env[np.ndarray, np.int64]):
         self.action_space = self.table.gymnasium_action_space
         self._key: PRNGKeyArray = None  # type: ignore[assignment]  # (None until the first reset)
         self._state: State | None = None
+        #: the legal actions of ``_state`` (int8): the last step's ``info["action_mask"]``
+        #: (a step's mask is its next state's), or the reset table's
+        self._mask = np.zeros(0, np.int8)
         self._done = False
 
     def reset(
@@ -565,17 +578,15 @@ class BlackjackJaxEnv(gym.Env[np.ndarray, np.int64]):
             self._key, sub = jax.random.split(self._key)
             obs, self._state = self.table.reset(sub, self.table.default_params)
             self._obs = obs
+            self._mask = np.asarray(self.table.action_mask(self._state)).astype(np.int8)
         elif not self._done:  # a round in play is played out standing first
             while not self._done:
                 self.step(0)
         self._done = False
-        return self._np_obs(self._obs), {"action_mask": self._mask()}
+        return self._np_obs(self._obs), {"action_mask": self._mask.copy()}
 
     def _np_obs(self, obs: Observation) -> NumpyObservation:
         return _to_numpy(obs, self.observation_space)
-
-    def _mask(self) -> np.ndarray:
-        return np.asarray(self.table.action_mask(self._state)).astype(np.int8)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self._state is None:
@@ -583,13 +594,15 @@ class BlackjackJaxEnv(gym.Env[np.ndarray, np.int64]):
         # (the numpy envs' check and words: ints, numpy ints and 0-d int arrays)
         action = check_action(action, self.table.num_actions, self.table.action_names)
         if self._strict:
-            _check_legal(self.table, self._state, np.array([action]), batched=False)
+            _check_legal(self.table, self._state, np.array([action]), batched=False,
+                         mask=self._mask)
         self._key, sub = jax.random.split(self._key)
         t = self.table
         obs, self._state, _reward, done, info = program.step(
             t.program, sub, self._state, jnp.int32(action), t.default_params, True
         )
         self._obs = obs  # (the next round's first observation: returned by reset())
+        self._mask = np.asarray(info["action_mask"]).astype(np.int8)  # (the next state's)
         self._done = bool(done)
         shown = info["final_observation"] if self._done else obs
         p = t.default_params
@@ -599,9 +612,7 @@ class BlackjackJaxEnv(gym.Env[np.ndarray, np.int64]):
         reward = net - penalty if self.table.illegal_action is IllegalAction.PENALIZE else net
         return (
             self._np_obs(shown), reward, bool(info["terminated"]), bool(info["truncated"]),
-            # (the step's mask is the next state's, as _mask() would give)
-            {"action_mask": np.asarray(info["action_mask"]).astype(np.int8), "round_net": net,
-             "illegal_action": illegal},
+            {"action_mask": self._mask.copy(), "round_net": net, "illegal_action": illegal},
         )  # fmt: skip
 
 

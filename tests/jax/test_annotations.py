@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import typing
 
+import numpy as np
 import pytest
 
 jax = pytest.importorskip("jax")
@@ -40,7 +41,10 @@ def annotated(cls: type) -> dict[str, typing.Any]:
 def test_state_and_params_are_what_their_annotations_say(name: str) -> None:
     env = BlackjackJax(**TABLES[name])
     cfg, params = env.config, env.default_params
-    _, state = env.reset(jax.random.PRNGKey(0))
+    # the state's shapes and dtypes, as the compiled reset returns them (jax.eval_shape
+    # traces the same function, compiling nothing), as arrays for jaxtyping's checks
+    shapes = jax.eval_shape(env.reset, jax.random.PRNGKey(0))[1]
+    state = jax.tree.map(lambda s: jax.device_put(np.zeros(s.shape, s.dtype)), shapes)
     fields, entries = annotated(State), annotated(Params)
     assert set(fields) == set(State._fields)
     # every entry has a type, derived from RuleTables' annotations (no second list)

@@ -23,6 +23,8 @@ ID = "blackjack_env.jax:blackjack_env/BlackjackJax-v0"
 
 def test_make_vec_gives_numpy_arrays_and_the_numpy_spaces() -> None:
     env = gym.make_vec(ID, num_envs=16, rules="vegas-strip")
+    with pytest.raises(gym.error.ResetNeeded, match="reset"):
+        env.unwrapped.action_masks()
     # the adapter's default obs_mode is BlackjackJax's ("features", issue 33 item 20)
     ref = BlackjackVectorEnv(16, rules="vegas-strip", obs_mode="features")
     assert env.single_observation_space == ref.single_observation_space
@@ -37,6 +39,12 @@ def test_make_vec_gives_numpy_arrays_and_the_numpy_spaces() -> None:
         mask = info["action_mask"].astype(bool)
         a = (rng.random(mask.shape) * mask).argmax(axis=1)
         obs, r, te, _tr, info = env.step(a)
+        # sb3-contrib's action_masks(): the mask of the step's info (the state's now),
+        # whatever the caller writes into that info
+        legal = info["action_mask"].astype(bool)
+        info["action_mask"][:] = 0
+        assert np.array_equal(env.unwrapped.action_masks(), legal)
+        info["action_mask"][:] = legal
         assert isinstance(r, np.ndarray) and r.dtype == np.float64
         assert obs in env.observation_space
         ended += int(te.sum())
