@@ -493,6 +493,8 @@ def _train(config: SB3Config, out: Path, threads: int, *, resume: Path | None,
            progress: bool, callback: Any, say: Callable[[str], None]) -> tuple[SB3Agent, bool]:
     # deferred: loads stable_baselines3 (the optional [train] extra)
     from stable_baselines3.common.callbacks import CallbackList, CheckpointCallback, EvalCallback
+
+    # deferred: loads stable_baselines3 (the optional [train] extra)
     from stable_baselines3.common.logger import Logger
 
     out.mkdir(parents=True, exist_ok=True)
