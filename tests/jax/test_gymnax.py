@@ -383,7 +383,10 @@ def test_out_of_range_actions_are_illegal(policy: str) -> None:
         bet = env.config.n_play  # (the first bet size)
         _, st, _, _, info = env.step_full(jax.random.PRNGKey(2), st, jnp.int32(bet), p)
         assert not bool(info["illegal_action"]) and int(info["action_played"]) == bet
-    assert int(st.hard[0]) == 15 and bool(env.action_mask(st, p)[1])
+        mask = info["action_mask"]  # (a step's mask is its next state's)
+    else:
+        mask = env.action_mask(st, p)
+    assert int(st.hard[0]) == 15 and bool(mask[1])
     for a, played in ((-1, 0), (9, 1), (2**31 - 1, 1)):
         _, _, r, _, info = env.step_full(jax.random.PRNGKey(1), st, jnp.int32(a), p)
         assert bool(info["illegal_action"])
