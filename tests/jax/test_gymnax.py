@@ -172,10 +172,17 @@ def test_lean_info_bytes() -> None:
     vector mode, 317 in ``"features"``, the shared default table's)."""
     table_ = table(**FEATURES)
     p = table_.default_params
-    _, st = table_.reset(jax.random.PRNGKey(0), p)
-    lean = table_.step(jax.random.PRNGKey(1), st, jnp.int32(0), p)[-1]
-    full = table_.step_full(jax.random.PRNGKey(1), st, jnp.int32(0), p)[-1]
-    size = {k: sum(x.nbytes for x in jax.tree.leaves(v)) for k, v in (("l", lean), ("f", full))}
+    # the infos' entries, shapes and dtypes as the compiled steps return them
+    # (jax.eval_shape traces the same functions, compiling nothing)
+    st = jax.eval_shape(table_.reset, jax.random.PRNGKey(0), p)[1]
+    args = (jax.random.PRNGKey(1), st, jnp.int32(0), p)
+    lean = jax.eval_shape(table_.step, *args)[-1]
+    full = jax.eval_shape(table_.step_full, *args)[-1]
+
+    def nbytes(x: Any) -> int:
+        return int(np.prod(x.shape)) * x.dtype.itemsize
+
+    size = {k: sum(nbytes(x) for x in jax.tree.leaves(v)) for k, v in (("l", lean), ("f", full))}
     assert set(lean) == set(LEAN_INFO) and set(full) == {*LEAN_INFO, *FULL_INFO}
     assert size["l"] == 13 and size["f"] == 13 + 12 + 4 * FEATURES_SIZE
 
