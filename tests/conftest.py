@@ -207,6 +207,44 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--pure-pass", action="store_true",
         help="CI's second pass, on the pure-Python source (needs BLACKJACK_ENV_PURE=1): "
         "leave out the tests marked build_neutral (tests/conftest.py)")  # fmt: skip
+    parser.addoption(
+        "--programs-log", metavar="FILE", default=None,
+        help="append to FILE one line per JAX program written to the compilation cache, "
+        "with the test that wrote it (tests/conftest.py: how to count programs)")  # fmt: skip
+
+
+# **Counting the compiled programs** (issue 38's measure of what the JAX tests compile):
+# with ``--programs-log FILE`` each test appends ``test id <TAB> cache entry`` for every
+# program it adds to the compilation cache (its jitted function's name, e.g. ``jit_step``,
+# begins the entry's name). Run it serially on an empty cache, so that every program is
+# compiled once and named by the first test that needs it::
+#
+#     XDG_CACHE_HOME=$(mktemp -d) python -m pytest -n 0 --programs-log programs.tsv \
+#         tests/jax tests/agents tests/envs/test_field_edit.py tests/scripts/test_jax_scripts.py
+#     cut -f2 programs.tsv | cut -d- -f1 | sort | uniq -c      # every program, by name
+#
+# The table's programs are those of the seven names the issue counts (``jit_step``,
+# ``jit_reset``, ``jit_masks``, ``jit_batch_step``, ``jit_start_round``, ``jit_run``,
+# ``jit_train``); the rest are the adapters' own (``jit__begin``, ...), test-local jits
+# and single operations run outside ``jit`` (``jit_broadcast_in_dim``, ...). With
+# xdist's workers each appends its own lines; a program may then be named by the other
+# worker's test.
+def _cache_entries() -> set[str]:
+    folder = Path(os.environ.get("JAX_COMPILATION_CACHE_DIR") or JAX_CACHE_DIR)
+    if not folder.is_dir():
+        return set()
+    return {p.name for p in folder.iterdir() if p.name.endswith("-cache")}
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterable[None]:
+    log = item.config.getoption("--programs-log")
+    before = _cache_entries() if log else set()
+    yield
+    if log:
+        new = sorted(_cache_entries() - before)
+        with open(log, "a", encoding="utf-8") as out:
+            out.writelines(f"{item.nodeid}\t{name}\n" for name in new)
 
 
 def pytest_configure(config: pytest.Config) -> None:
