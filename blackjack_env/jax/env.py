@@ -386,7 +386,10 @@ class BlackjackJax:
     ) -> GymnaxStep:  # fmt: skip
         p = self.check_params(params)
         self.check_step_args(state, action)
-        return program.step(self.program, key, state, action, p, full)
+        obs, st, reward, done, info = program.step(self.program, key, state, action, p)
+        if not full:  # (the lean entries of the one compiled step)
+            info = {k: v for k, v in info.items() if k not in FULL_INFO}
+        return obs, st, reward, done, info
 
     # ------------------------------------------------------------------ input checks
     def check_params(self, params: Params | None) -> Params:

@@ -599,7 +599,7 @@ class BlackjackJaxEnv(gym.Env[np.ndarray, np.int64]):
         self._key, sub = jax.random.split(self._key)
         t = self.table
         obs, self._state, _reward, done, info = program.step(
-            t.program, sub, self._state, jnp.int32(action), t.default_params, True
+            t.program, sub, self._state, jnp.int32(action), t.default_params
         )
         self._obs = obs  # (the next round's first observation: returned by reset())
         self._mask = np.asarray(info["action_mask"]).astype(np.int8)  # (the next state's)

@@ -73,7 +73,7 @@ class GymnaxV1:
         Observation, State, Float32[Array, "*seats"], Bool[Array, "*seats"],
         Bool[Array, "*seats"], Info,
     ]:  # fmt: skip
-        if not self.final_observation:  # (the lean step: nothing more computed)
+        if not self.final_observation:  # (the lean entries)
             obs, st, reward, _done, info = self._env.step(key, state, action, params)
             info = {**info, "final_observation": jnp.zeros((0,), jnp.float32)}
         else:

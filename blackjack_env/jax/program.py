@@ -234,13 +234,15 @@ def reset(prog: Program, key: PRNGKeyArray, p: Params) -> GymnaxReset:
     return prog.observe(st, p), st
 
 
-@partial(jax.jit, static_argnums=(0, 5))
+@partial(jax.jit, static_argnums=0)
 def step(
     prog: Program, key: PRNGKeyArray, state: State, action: Int32[ArrayLike, "*seats"],
-    p: Params, full: bool,
+    p: Params,
 ) -> GymnaxStep:  # fmt: skip
-    """:meth:`Program.play_step`, compiled."""
-    return prog.play_step(key, state, action, p, full)
+    """:meth:`Program.play_step` with the rich ``info``, compiled: one program for both
+    of a table's steps (``BlackjackJax.step`` keeps the lean entries of this one, and
+    under an enclosing ``jit`` XLA drops what nobody reads)."""
+    return prog.play_step(key, state, action, p, True)
 
 
 @partial(jax.jit, static_argnums=0)
