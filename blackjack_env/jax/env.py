@@ -460,7 +460,7 @@ class BlackjackJax:
         for t, c in rows.items():
             n = int(shoe_cards[()] if t is None else shoe_cards[t])
             self._stack_row(arrays, t, c, n)
-        return State(**{k: jnp.asarray(v) for k, v in arrays.items()})
+        return State(**{k: jax.device_put(v) for k, v in arrays.items()})
 
     def _stack_row(
         self, arrays: dict[str, np.ndarray], t: int | None, cards: Any, shoe_cards: int

@@ -447,17 +447,17 @@ class BlackjackJaxVectorEnv(VectorEnv):
             st = self.table.new_state(self.num_tables, self._params)
             on = np.ones(self.num_tables, bool)
         else:
-            st = _finish(self.table.program, k_finish, self.state, jnp.asarray(on), self._params)
+            st = _finish(self.table.program, k_finish, self.state, on, self._params)
         shuffled = np.zeros(self.num_tables, bool)
         if stacks:
-            st = _open(self.table.program, st, jnp.asarray(on), self._params)
+            st = _open(self.table.program, st, on, self._params)
             shuffled = np.asarray(st.reshuffled) & on
             per_table = [stacks.get(r * s) if on[r] else None for r in range(self.num_tables)]
             st = self.table.stack(st, per_table, params=self._params)  # (refused: unchanged)
         if self._draws and not stacks:  # (stacked cards: the rules kept)
             obs, new = self._draw(k_begin, st, on)
         else:
-            obs, new = _begin(self.table.program, k_begin, st, jnp.asarray(on), self._params)
+            obs, new = _begin(self.table.program, k_begin, st, on, self._params)
         self.state = new._replace(reshuffled=new.reshuffled | shuffled)
         self._key = key
         return self._np_obs(obs), self._info({})
@@ -467,7 +467,7 @@ class BlackjackJaxVectorEnv(VectorEnv):
         and start an episode at a fresh table under them."""
         p = self._params
         assert isinstance(p, Banked)
-        obs, st, index = _redraw(self.table.program, key, st, jnp.asarray(on), p)
+        obs, st, index = _redraw(self.table.program, key, st, on, p)
         self._set_params(p._replace(index=index))
         return obs, st
 
@@ -507,7 +507,7 @@ class BlackjackJaxVectorEnv(VectorEnv):
         rounds = np.repeat(np.asarray(self.state.episode_rounds, np.int64), self.seats)
         obs, self.state, _reward, done, info = program.batch_step(
             self.table.program, jax.random.split(sub, self.num_tables), self.state,
-            jnp.asarray(shaped, jnp.int32), self._params, True,
+            np.asarray(shaped, np.int32), self._params, True,
         )  # fmt: skip
         f = self._flat
         round_net = chips_to_float(f(info["round_chips"]), self._chip_den, self._bet)

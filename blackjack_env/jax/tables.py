@@ -382,8 +382,10 @@ def entries_of(tables: RuleTables) -> dict[str, np.ndarray]:
 
 def params_of(tables: RuleTables) -> Params:
     """The :class:`Params` of a rule set and env configuration (:func:`entries_of`, as
-    jax arrays)."""
-    return Params({k: jnp.asarray(v) for k, v in entries_of(tables).items()})
+    jax arrays). (Host arrays go to the device with ``jax.device_put``, here and below:
+    ``jnp.asarray`` of a numpy array also compiles a small program per shape and dtype in
+    this jax, 10-25 ms each.)"""
+    return Params({k: jax.device_put(v) for k, v in entries_of(tables).items()})
 
 
 def stack_tables(tables: Sequence[RuleTables]) -> Params:
@@ -392,7 +394,7 @@ def stack_tables(tables: Sequence[RuleTables]) -> Params:
     if not tables:
         raise ValueError("stack: no rule sets given")
     rows = [entries_of(t) for t in tables]
-    return Params({k: jnp.asarray(np.stack([r[k] for r in rows])) for k in rows[0]})
+    return Params({k: jax.device_put(np.stack([r[k] for r in rows])) for k in rows[0]})
 
 
 def config_of(settings: EnvSettings, tables: RuleTables) -> Config:
@@ -573,15 +575,15 @@ class RuleBank:
             values = [e[name] for e in every]
             if first.ndim == 0:
                 column = np.stack(values)
-                scalars[name] = jnp.asarray(column)
+                scalars[name] = jax.device_put(column)
                 if (column == column[0]).all():
                     shared.append(name)
                 continue
             seen: dict[bytes, int] = {}
             at = np.array([seen.setdefault(v.tobytes(), len(seen)) for v in values], np.int32)
             distinct = [values[i] for i in np.unique(at, return_index=True)[1]]
-            rows[name] = jnp.asarray(np.stack(distinct))
-            index[name] = jnp.asarray(at)
+            rows[name] = jax.device_put(np.stack(distinct))
+            index[name] = jax.device_put(at)
         return cls(rows, index, scalars, tuple(shared))
 
     @property
