@@ -20,7 +20,6 @@ from blackjack_env.envs.settings import EnvArgs, EnvSettings
 from blackjack_env.envs.tables import RuleTables
 from blackjack_env.envs.view.layout import Layout
 from blackjack_env.jax import checks, illegal, program
-from blackjack_env.jax import state as table_state
 from blackjack_env.jax import tables as tables_mod
 from blackjack_env.jax.arrays import Observation
 from blackjack_env.jax.checks import unwrap_state
@@ -525,14 +524,7 @@ class BlackjackJax:
         (``params``: their rules, one table's, one row per table, or a
         :class:`~blackjack_env.jax.tables.Banked` batch; default ``default_params``)."""
         p = self._params if params is None else params
-        if isinstance(p, Banked):
-            return program.per_table(lambda q: table_state.new_state(self.config, q), p)
-        if num_tables is None:
-            return table_state.new_state(self.config, p)
-        if tables_mod.batched(p):
-            return jax.vmap(lambda q: table_state.new_state(self.config, q))(p)
-        one = table_state.new_state(self.config, p)
-        return jax.tree.map(lambda a: jnp.broadcast_to(a, (num_tables, *a.shape)), one)
+        return program.fresh_tables(self.program, p, num_tables)
 
     # ------------------------------------------------------------------ adapters
     def gymnax_v1(self, full_info: bool = False, final_observation: bool = False) -> GymnaxV1:

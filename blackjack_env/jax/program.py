@@ -234,6 +234,24 @@ def reset(prog: Program, key: PRNGKeyArray, p: Params) -> GymnaxReset:
     return prog.observe(st, p), st
 
 
+@partial(jax.jit, static_argnums=(0, 2))
+def fresh_tables(prog: Program, p: Params | tables.Banked, num_tables: int | None) -> State:
+    """Tables before their first round (a full shoe each): one table (``num_tables``
+    None), or ``num_tables`` of them under ``p`` (one rule set for all, one row per
+    table, or a :class:`~blackjack_env.jax.tables.Banked` batch), compiled as one program
+    (built op by op, each of its thirty-odd array operations compiled a program of its
+    own for each new shape)."""
+    cfg = prog.config
+    if isinstance(p, tables.Banked):
+        return per_table(lambda q: new_state(cfg, q), p)
+    if num_tables is None:
+        return new_state(cfg, p)
+    if tables.batched(p):
+        return jax.vmap(lambda q: new_state(cfg, q))(p)
+    one = new_state(cfg, p)
+    return jax.tree.map(lambda a: jnp.broadcast_to(a, (num_tables, *a.shape)), one)
+
+
 @partial(jax.jit, static_argnums=0)
 def step(
     prog: Program, key: PRNGKeyArray, state: State, action: Int32[ArrayLike, "*seats"],
