@@ -253,7 +253,10 @@ class Table:
         self.dealer = Hand(self._values)
         self.phase = Phase.BETTING
         self.round = 0
-        self.house: Chips = 0
+        # the house's result (:attr:`house`) in two parts: its whole chips, and what
+        # the fractional payouts (3:2, 6:5, half a bet back) left (_house_pays)
+        self._house_whole = 0
+        self._house_part: Chips = 0
         self.events: list[Event] = []
         self.hole_revealed = False
         self.reshuffled = False
@@ -272,6 +275,22 @@ class Table:
         self._natural_paid_at_peek = natural_paid_at_peek(rules)
 
     # =============================================================== queries
+    @property
+    def house(self) -> Chips:
+        """The house's result since the table opened, in chips, exact (an ``int``, or a
+        ``Fraction`` after fractional payouts): minus the seats' nets, so that the seats'
+        bankroll changes plus this add to zero."""
+        return as_chips(self._house_whole + self._house_part)
+
+    def _house_pays(self, net: Chips) -> None:
+        """The house's side of a seat's ``net``: whole chips in an ``int``, a fractional
+        net apart, so that most hands move ints only (the sum was a ``Fraction`` at every
+        hand once a natural had paid 3:2: about a tenth of a vegas-strip env step)."""
+        if type(net) is int:
+            self._house_whole -= net
+        else:
+            self._house_part = as_chips(self._house_part - net)
+
     @property
     def upcard(self) -> Card | None:
         """The dealer's face-up card (None before the deal)."""
@@ -559,7 +578,7 @@ class Table:
                 _give(seat, returned)
                 net = as_chips(returned - seat.insurance)
                 seat.net = as_chips(seat.net + net)
-                self.house = as_chips(self.house - net)
+                self._house_pays(net)
                 self.events.append(
                     Event(EventKind.INSURANCE_SETTLED, seat.index, amount=as_chips(returned))
                 )
@@ -820,11 +839,11 @@ class Table:
             if seat.bankroll is not None:
                 seat.bankroll = as_chips(seat.bankroll + bet + net)
             seat.net += net
-            self.house = as_chips(self.house - net)
+            self._house_whole -= net
         else:
             _give(seat, as_chips(bet + net))
             seat.net = as_chips(seat.net + net)
-            self.house = as_chips(self.house - net)
+            self._house_pays(net)
         hand.settled = True
         hand.done = True
         seat.results.append(_record(HandResult, (hand_i, result, bet, net)))
