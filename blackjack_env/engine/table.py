@@ -840,9 +840,10 @@ class Table:
                 seat.bankroll = as_chips(seat.bankroll + bet + net)
             seat.net += net
             self._house_whole -= net
-        else:
-            _give(seat, as_chips(bet + net))
-            seat.net = as_chips(seat.net + net)
+        else:  # (a fractional net: unlimited credit gives nothing, a first net is itself)
+            if seat.bankroll is not None:
+                _give(seat, as_chips(bet + net))
+            seat.net = as_chips(seat.net + net) if seat.net else net
             self._house_pays(net)
         hand.settled = True
         hand.done = True

@@ -400,7 +400,10 @@ class EnvCore:
             for r in results:
                 hand_net += r.net
             insurance = float(net - hand_net) / unit
-        self.session_net += net
+        if type(self.session_net) is int and self.session_net == 0:
+            self.session_net = net  # (an episode's first round: no Fraction sum)
+        else:
+            self.session_net += net
         settlement: dict[str, Any] = {
             "round": self.rounds,
             "hands": tuple([tuple(h.cards) for h in learner.hands]),
