@@ -186,6 +186,14 @@ def _use_numba_cache() -> None:
 
 _use_numba_cache()
 
+#: Where stable-baselines3's default logger points, for the tests and the commands they
+#: start (``SB3_LOGDIR``, SB3's own setting; one that is set already is kept): the tests
+#: that train SB3 models directly, as a user's script does, get a logger with nothing to
+#: write that still made an empty ``SB3-<time>`` folder in the temp dir at every
+#: ``learn()`` (60-odd a CI run); they now share this one folder.
+SB3_LOG_DIR = JAX_CACHE_DIR.parent / "sb3-logs"
+os.environ.setdefault("SB3_LOGDIR", str(SB3_LOG_DIR))
+
 #: the XLA flags of the tests' compilations, by name (see above)
 XLA_TEST_FLAGS = {
     "xla_backend_optimization_level": "0",

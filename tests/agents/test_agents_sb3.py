@@ -59,6 +59,7 @@ def test_tiny_run_saves_reloads_and_respects_masks(tmp_path, monkeypatch, algo, 
     temp = tmp_path / "temp"  # where SB3's default logger would make an SB3-<time> folder
     temp.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    monkeypatch.delenv("SB3_LOGDIR", raising=False)  # (tests/conftest.py sets it)
     warnings.filterwarnings("ignore", message="Training and eval env are not of the same type")
     hyper = {"dqn": {"learning_starts": 200, "buffer_size": 5_000},
              "a2c": {"n_steps": 16}}.get(algo, TINY)
