@@ -839,7 +839,7 @@ class Table:
             if seat.bankroll is not None:
                 seat.bankroll = as_chips(seat.bankroll + bet + net)
             seat.net += net
-            self._house_whole -= net
+            self._house_pays(net)
         else:  # (a fractional net: unlimited credit gives nothing, a first net is itself)
             if seat.bankroll is not None:
                 _give(seat, as_chips(bet + net))

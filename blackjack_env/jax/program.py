@@ -242,13 +242,11 @@ def fresh_tables(prog: Program, p: Params | tables.Banked, num_tables: int | Non
     (built op by op, each of its thirty-odd array operations compiled a program of its
     own for each new shape)."""
     cfg = prog.config
-    if isinstance(p, tables.Banked):
+    if isinstance(p, tables.Banked) or tables.batched(p):  # (a table per rule set row)
         return per_table(lambda q: new_state(cfg, q), p)
-    if num_tables is None:
-        return new_state(cfg, p)
-    if tables.batched(p):
-        return jax.vmap(lambda q: new_state(cfg, q))(p)
     one = new_state(cfg, p)
+    if num_tables is None:
+        return one
     return jax.tree.map(lambda a: jnp.broadcast_to(a, (num_tables, *a.shape)), one)
 
 
