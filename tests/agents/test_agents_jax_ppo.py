@@ -154,11 +154,13 @@ def test_curve_points_and_timesteps(short_run):
 # ------------------------------------------------------------------ the numpy policy
 def test_numpy_policy_matches_the_flax_network():
     net = ActorCritic(5, (24, 16), VECTOR_FEATURES)
-    params = net.init(jax.random.PRNGKey(0), np.zeros(17, dtype=np.float32))
+    # (each under jit: one program each, where flax's layers run op by op compile one
+    # per operation)
+    params = jax.jit(net.init)(jax.random.PRNGKey(0), np.zeros(17, dtype=np.float32))
     # move the output layer off its tiny initial scale so the comparison means something
-    params = jax.tree_util.tree_map(lambda x: x * 50.0, params)
+    params = jax.tree_util.tree_map(lambda x: np.asarray(x) * np.float32(50.0), params)
     obs = np.random.default_rng(1).random((64, 17), dtype=np.float32)
-    logits, _ = net.apply(params, obs)
+    logits, _ = jax.jit(net.apply)(params, obs)
     agent = actor_agent(params["params"], 2, features=VECTOR_FEATURES)
     assert agent.obs_size == 17
     np.testing.assert_allclose(agent.logits_batch(obs), np.asarray(logits), rtol=1e-4,

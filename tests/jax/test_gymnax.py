@@ -99,7 +99,9 @@ def test_gymnax_wrappers_around_gymnax_v1(table: BlackjackJax) -> None:
     assert env.observation_space(p).shape == (FEATURES_SIZE,)
     assert env.action_space(p).n == table.num_actions
     n = 32
-    obs, st = jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(jax.random.PRNGKey(0), n), p)
+    reset = jax.jit(jax.vmap(env.reset, in_axes=(0, None)))  # (one program; vmap alone
+    # broadcasts each unbatched output op by op)
+    obs, st = reset(jax.random.split(jax.random.PRNGKey(0), n), p)
     assert obs.shape == (n, FEATURES_SIZE)
     step = jax.jit(jax.vmap(env.step, in_axes=(0, 0, 0, None)))
     key = jax.random.PRNGKey(3)
