@@ -20,6 +20,7 @@ not a pytree, and it returns ``jax`` arrays.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from typing import Any, ClassVar, TypeAlias
 
@@ -49,7 +50,7 @@ from blackjack_env.jax.round import next_round, play_out
 from blackjack_env.jax.seats import active, masks
 from blackjack_env.jax.shoe import open_shoe
 from blackjack_env.jax.state import State, new_state
-from blackjack_env.jax.tables import Banked, Config, Params, decision_of_phase
+from blackjack_env.jax.tables import Banked, Config, Params
 
 __all__ = ["ENV_ID", "BlackjackJaxEnv", "BlackjackJaxVectorEnv", "register"]
 
@@ -82,23 +83,22 @@ def _table(kwargs: dict[str, Any]) -> tuple[BlackjackJax, bool]:
 
 
 def _check_legal(
-    table: BlackjackJax, state: State, actions: np.ndarray, batched: bool,
-    mask: np.ndarray,
+    table: BlackjackJax, actions: np.ndarray, batched: bool, mask: np.ndarray,
+    phases: Callable[[], np.ndarray],
 ) -> None:
     """``illegal_action="raise"``: ``ValueError`` (``envs.step.illegal_message``, the
-    numpy envs' words) for the first action not legal now (``mask``: the legal actions of
-    ``state``, one row per action, as the last step's ``info`` gave them); nothing has
-    changed."""
+    numpy envs' words) for the first action not legal now (``mask``: the legal actions
+    now, one row per action, as the last ``info`` gave them; ``phases``: the decision
+    asked of each row, the ``phase`` of :func:`_table_info`, read only for the message);
+    nothing has changed."""
     mask = mask.reshape(actions.size, -1)
     a = actions.reshape(-1)
     bad = mask[np.arange(a.size), a] == 0
     if bad.any():
         t = int(bad.nonzero()[0][0])
-        phase = decision_of_phase()[np.asarray(state.phase).reshape(-1)[t]]
-        if table.config.bets and np.asarray(state.opened).reshape(-1)[t]:
-            phase = int(Decision.BET)  # (one seat: bet steps take no several seats)
+        phase = int(np.asarray(phases()).reshape(-1)[t])
         raise ValueError(illegal_message(
-            int(a[t]), table.action_names, Decision(int(phase)).name,
+            int(a[t]), table.action_names, Decision(phase).name,
             mask[t].nonzero()[0].tolist(), f"sub-env {t}: " if batched else "",
         ))  # fmt: skip
 
@@ -191,9 +191,12 @@ _BET, _SETTLED = int(Decision.BET), int(Decision.SETTLED)
 @partial(jax.jit, static_argnums=0)
 def _state_info(
     prog: Program, st: State, p: Params | Banked
-) -> dict[str, Shaped[Array, " tables *seats"]]:
-    """:func:`_table_info` of each table of a batch."""
+) -> dict[str, Shaped[Array, "*tables *seats"]]:
+    """:func:`_table_info` of one table, or of each table of a batch."""
     cfg = prog.config
+    if not jnp.ndim(st.pos):
+        assert not isinstance(p, Banked)
+        return _table_info(st, p, cfg)
     return per_table(lambda s, q: _table_info(s, q, cfg), p, st)
 
 
@@ -357,6 +360,8 @@ class BlackjackJaxVectorEnv(VectorEnv):
         #: ``action_mask`` (read by action_masks() and the "raise" check, compiling and
         #: running no program of their own)
         self._mask: np.ndarray | None = None
+        #: the decision asked of each sub-env of ``state``: the last ``info``'s ``phase``
+        self._phase: np.ndarray | None = None
         self._all = np.ones(n, bool)
         self._all.flags.writeable = False
         self._seat_info: dict[str, np.ndarray] = {}
@@ -480,7 +485,8 @@ class BlackjackJaxVectorEnv(VectorEnv):
         info: dict[str, Any] = {}
         for k, v in _state_info(self.table.program, self.state, self._params).items():
             info[k] = self._flat(v).astype(_STATE_INFO[k])
-        self._mask = info["action_mask"].copy()  # (the caller may write into its info)
+        # (copies: the caller may write into its info)
+        self._mask, self._phase = info["action_mask"].copy(), info["phase"].copy()
         info["bankroll"] = chips_to_float(info["bankroll"], self._chip_den)
         if self.seats > 1:  # (the numpy env's order: the seats' entries, then active)
             info.update(self._seat_info)
@@ -499,8 +505,9 @@ class BlackjackJaxVectorEnv(VectorEnv):
             raise gym.error.ResetNeeded("call reset() before step()")
         a = check_actions(actions, self.num_envs, self.table.num_actions, self.table.action_names)
         if self._strict:
-            assert self._mask is not None
-            _check_legal(self.table, self.state, a, batched=True, mask=self._mask)
+            mask, phase = self._mask, self._phase
+            assert mask is not None and phase is not None
+            _check_legal(self.table, a, True, mask, lambda: phase)
         self._key, sub = jax.random.split(self._key)
         shaped = a.reshape(self.num_tables, self.seats) if self.seats > 1 else a
         # (each table's round, one row per sub-env)
@@ -578,7 +585,8 @@ class BlackjackJaxEnv(gym.Env[np.ndarray, np.int64]):
             self._key, sub = jax.random.split(self._key)
             obs, self._state = self.table.reset(sub, self.table.default_params)
             self._obs = obs
-            self._mask = np.asarray(self.table.action_mask(self._state)).astype(np.int8)
+            info = _state_info(self.table.program, self._state, self.table.default_params)
+            self._mask = np.asarray(info["action_mask"]).astype(np.int8)
         elif not self._done:  # a round in play is played out standing first
             while not self._done:
                 self.step(0)
@@ -588,14 +596,20 @@ class BlackjackJaxEnv(gym.Env[np.ndarray, np.int64]):
     def _np_obs(self, obs: Observation) -> NumpyObservation:
         return _to_numpy(obs, self.observation_space)
 
+    def _phases(self) -> np.ndarray:
+        """The decision asked now (``_table_info``'s ``phase``; the "raise" check's
+        message: one program, compiled when an action is refused)."""
+        assert self._state is not None
+        info = _state_info(self.table.program, self._state, self.table.default_params)
+        return np.asarray(info["phase"])
+
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self._state is None:
             raise gym.error.ResetNeeded("call reset() before step()")
         # (the numpy envs' check and words: ints, numpy ints and 0-d int arrays)
         action = check_action(action, self.table.num_actions, self.table.action_names)
         if self._strict:
-            _check_legal(self.table, self._state, np.array([action]), batched=False,
-                         mask=self._mask)
+            _check_legal(self.table, np.array([action]), False, self._mask, self._phases)
         self._key, sub = jax.random.split(self._key)
         t = self.table
         obs, self._state, _reward, done, info = program.step(
