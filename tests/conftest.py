@@ -181,7 +181,9 @@ def _use_numba_cache() -> None:
     with contextlib.suppress(FileExistsError):
         link.symlink_to(shared, target_is_directory=True)
     os.environ["NUMBA_CACHE_DIR"] = str(link.parent)
-    config.CACHE_DIR = str(link.parent)  # this process read its settings on import
+    # this process read its settings on import (numba's config module sets its names at
+    # run time: setattr, which mypy cannot check)
+    setattr(config, "CACHE_DIR", str(link.parent))  # noqa: B010
 
 
 _use_numba_cache()

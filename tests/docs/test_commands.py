@@ -225,7 +225,14 @@ def run_ours(argv: list[str], cwd: Path) -> str:
                 code = point.load()(argv[1:])
             elif argv[:2] == ["python", "-m"]:
                 sys.argv = [argv[2], *argv[3:]]
-                runpy.run_module(argv[2], run_name="__main__", alter_sys=True)
+                # (as `python -m` does, from its source: a module other tests imported
+                # is run afresh, not re-run under its imported name, which runpy warns of)
+                imported = sys.modules.pop(argv[2], None)
+                try:
+                    runpy.run_module(argv[2], run_name="__main__", alter_sys=True)
+                finally:
+                    if imported is not None:
+                        sys.modules[argv[2]] = imported
             else:
                 script = ROOT / argv[1]
                 sys.argv = [str(script), *argv[2:]]
