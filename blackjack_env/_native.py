@@ -8,7 +8,7 @@ left over from before an edit of its source would silently run the old code.
 This module, imported first by the package, prevents that: the modules run
 compiled only when every extension exists and neither their sources nor the
 modules of ``TYPES_FROM`` (plain Python whose types the compiled code uses:
-``engine/rules.py``, ``engine/events.py``, ``engine/errors.py``, ``envs/step.py``)
+``engine/rules.py``, ``engine/events.py``, ``engine/errors.py``)
 changed since the build.
 Otherwise they are all imported from their ``.py`` files, with a warning naming
 the changed modules and how to rebuild them (``pip install -e .``).
@@ -44,6 +44,7 @@ KNOWN = (
     "blackjack_env.engine.shoe",
     "blackjack_env.engine.table",
     "blackjack_env.envs.single.core",
+    "blackjack_env.envs.step",
     "blackjack_env.envs.view.per_step",
 )
 
@@ -54,7 +55,6 @@ TYPES_FROM = (
     "blackjack_env.engine.errors",
     "blackjack_env.engine.events",
     "blackjack_env.engine.rules",
-    "blackjack_env.envs.step",
 )
 
 #: The C library the compiled modules share (setup.py's mypyc group name + "__mypyc").
