@@ -248,10 +248,11 @@ def test_batched_grades_with_splits_doubles_surrender(rules_name):
     split hands and their hand-index ambiguity included."""
     rules = preset(rules_name, decks=None)
     net = ActorCritic(5, (16,))
+    init = jax.jit(net.init)  # (one program, not one per layer operation)
     agents = []
     for k in range(2):
-        params = net.init(jax.random.PRNGKey(k), np.zeros(17, dtype=np.float32))
-        params = jax.tree_util.tree_map(lambda x: x * 300.0, params)
+        params = init(jax.random.PRNGKey(k), np.zeros(17, dtype=np.float32))
+        params = jax.tree_util.tree_map(lambda x: np.asarray(x) * np.float32(300.0), params)
         agents.append(actor_agent(params["params"], 1))
     batched = exact_grades(agents, rules)
     for agent, grade in zip(agents, batched, strict=True):

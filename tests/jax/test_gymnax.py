@@ -372,7 +372,7 @@ def test_step_refuses_params_of_another_rule_set(table: BlackjackJax) -> None:
         table.step(jax.random.PRNGKey(1), st, 0, other.default_params)
     with pytest.raises(ValueError, match=r"params\.\w+ has shape"):
         table.reset(jax.random.PRNGKey(1), other.default_params)
-    batch = jax.tree.map(lambda x: jnp.stack([x, x]), st)
+    batch = jax.tree.map(lambda x: np.stack([x, x]), st)  # (numpy: no program per leaf)
     with pytest.raises(ValueError, match=r"state.shoe has shape \(2, 312\).*jax.vmap"):
         table.step(jax.random.PRNGKey(1), batch, 0)
 

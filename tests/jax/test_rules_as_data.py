@@ -201,8 +201,8 @@ def test_rule_bank_samples_inside_jit() -> None:
     # tables each under a rule set of the bank play as under that rule set's own params
     n = 8
     index = jnp.asarray(np.arange(n) % 4, jnp.int32)
-    k = jax.random.split(jax.random.PRNGKey(9), n)
-    obs_b, _ = jax.vmap(lambda kk, i: env.reset(kk, bank.at(i)))(k, index)
+    k = np.asarray(jax.random.split(jax.random.PRNGKey(9), n))  # (rows read on the host)
+    obs_b, _ = jax.jit(jax.vmap(lambda kk, i: env.reset(kk, bank.at(i))))(k, index)
     for t in range(n):
         obs, _ = env.reset(k[t], env.params_of(rules[t % 4]))
         np.testing.assert_array_equal(np.asarray(obs_b[t]), np.asarray(obs))
