@@ -78,7 +78,7 @@ def test_dict_fields_and_space() -> None:
     np.testing.assert_array_equal(np.asarray(obs["unseen_cards"]) + seen, np.full(13, 4))
     pytest.importorskip("gymnax")  # (loaded: the other spaces are gymnax's own)
     space = env.observation_space(env.default_params)
-    assert bool(space.contains(obs))
+    assert bool(jax.jit(space.contains)(obs))  # (one program, not one per field's check)
     assert env.gymnasium_observation_space.contains(
         {k: np.asarray(v, dtype=env.gymnasium_observation_space[k].dtype) for k, v in obs.items()}
     )
@@ -127,15 +127,17 @@ def test_one_encoder_serves_numpy_and_jax() -> None:
              "can_split": cs, "can_surrender": cu, "can_insure": ci, "hand_index": h,
              "num_hands": nh, "cards": cards, "pair": pair, "true_count": tc,
              "shoe_left": shoe, "count_bucket": bucket}  # fmt: skip
-    jfacts = {k: jnp.asarray(v) for k, v in facts.items()}
+    # (each encoder under jit: one program each, where op by op each operation compiles
+    # one of its own)
+    jfacts = jax.device_put(facts)
     ref = view.encode("vector", facts, 4)
-    jx = jax.vmap(lambda f: view.encode("vector", f, 4, xp=jnp))(jfacts)
+    jx = jax.jit(jax.vmap(lambda f: view.encode("vector", f, 4, xp=jnp)))(jfacts)
     assert jx.dtype == jnp.float32 and jx.shape == ref.shape == (n, view.VECTOR_SIZE)
     np.testing.assert_allclose(np.asarray(jx), ref, rtol=0, atol=1e-6)
     assert (ref[np.arange(n), view.VEC_PHASE + phase] == 1).all()  # the one-hot phase
 
     ref_md = view.encode("multidiscrete", facts, 4)
-    jx_md = view.encode("multidiscrete", jfacts, 4, xp=jnp)
+    jx_md = jax.jit(lambda f: view.encode("multidiscrete", f, 4, xp=jnp))(jfacts)
     assert jx_md.dtype == jnp.int32 and ref_md.dtype == np.int64
     np.testing.assert_array_equal(np.asarray(jx_md), ref_md)
     assert (ref_md[:, view.MD_COUNT] == bucket).all() and (ref_md[:, view.MD_TOTAL] == total).all()
@@ -148,7 +150,8 @@ def test_one_encoder_serves_numpy_and_jax() -> None:
                   "true_count": tc * 3, "stake": chips, "bankroll": chips,
                   "action_mask": np.ones((n, 5), np.int8)}  # fmt: skip
     ref_d = view.encode("dict", dict_facts)
-    jx_d = view.encode("dict", {k: jnp.asarray(v) for k, v in dict_facts.items()}, xp=jnp)
+    # (eager: a jitted function returns its dict sorted by key, and the order is checked)
+    jx_d = view.encode("dict", jax.device_put(dict_facts), xp=jnp)
     assert tuple(jx_d) == tuple(ref_d) == view.DICT_KEYS
     for key in view.DICT_KEYS:
         assert np.shape(jx_d[key]) == np.shape(ref_d[key]), key

@@ -152,7 +152,10 @@ def test_a_batch_plays_each_table_as_its_own_rules(space: RuleSpace, kwargs: dic
     batch = env.stack_params([r for r in rules for _ in range(per)])
     key = jax.random.PRNGKey(5)
     obs_b, st_b = env.start_round(key, env.new_state(n, batch), batch)
-    keys = jax.random.split(key, n)  # (each table's: start_round splits the key so)
+    # (each table's: start_round splits the key so; rows read on the host, where a JAX
+    # array's row compiles an indexing program per shape)
+    keys = np.asarray(jax.random.split(key, n))
+    obs_b = np.asarray(obs_b)
     # each table alone: one compiled program for every rule set (its branches as lax.cond)
     params = [env.params_of(r) for r in rules]
     singles = [env.reset(keys[i * per], params[i]) for i in range(16)]
@@ -163,10 +166,11 @@ def test_a_batch_plays_each_table_as_its_own_rules(space: RuleSpace, kwargs: dic
     for t in range(60):
         mask = np.asarray(env.action_mask(st_b, batch))
         a = (rng.random(mask.shape) * mask).argmax(axis=-1).astype(np.int32)
-        k = jax.random.split(jax.random.PRNGKey(100 + t), n)
+        k = np.asarray(jax.random.split(jax.random.PRNGKey(100 + t), n))
         obs_b, st_b, r_b, d_b, info_b = program.batch_step(
             env.program, k, st_b, jnp.asarray(a), batch, True
         )
+        obs_b, r_b, d_b, info_b = jax.device_get((obs_b, r_b, d_b, info_b))
         for i in range(16):
             j = i * per
             o, states[i], rew, done, info = env.step_full(k[j], states[i], jnp.asarray(a[j]),
