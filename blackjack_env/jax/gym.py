@@ -597,8 +597,9 @@ class BlackjackJaxEnv(gym.Env[np.ndarray, np.int64]):
         return _to_numpy(obs, self.observation_space)
 
     def _phases(self) -> np.ndarray:
-        """The decision asked now (``_table_info``'s ``phase``; the "raise" check's
-        message: one program, compiled when an action is refused)."""
+        """The decision asked now (``_table_info``'s ``phase``), for the "raise" check's
+        message: read only when an action is refused, by the program the seeded reset
+        reads its mask with."""
         assert self._state is not None
         info = _state_info(self.table.program, self._state, self.table.default_params)
         return np.asarray(info["phase"])
