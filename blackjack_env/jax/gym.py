@@ -360,7 +360,8 @@ class BlackjackJaxVectorEnv(VectorEnv):
         #: ``action_mask`` (read by action_masks() and the "raise" check, compiling and
         #: running no program of their own)
         self._mask: np.ndarray | None = None
-        #: the decision asked of each sub-env of ``state``: the last ``info``'s ``phase``
+        #: the decision asked of each sub-env of ``state`` (``illegal_action="raise"``
+        #: only): the last ``info``'s ``phase``
         self._phase: np.ndarray | None = None
         self._all = np.ones(n, bool)
         self._all.flags.writeable = False
@@ -485,8 +486,10 @@ class BlackjackJaxVectorEnv(VectorEnv):
         info: dict[str, Any] = {}
         for k, v in _state_info(self.table.program, self.state, self._params).items():
             info[k] = self._flat(v).astype(_STATE_INFO[k])
-        # (copies: the caller may write into its info)
-        self._mask, self._phase = info["action_mask"].copy(), info["phase"].copy()
+        # (copies: the caller may write into its info; the phase only for "raise")
+        self._mask = info["action_mask"].copy()
+        if self._strict:
+            self._phase = info["phase"].copy()
         info["bankroll"] = chips_to_float(info["bankroll"], self._chip_den)
         if self.seats > 1:  # (the numpy env's order: the seats' entries, then active)
             info.update(self._seat_info)
