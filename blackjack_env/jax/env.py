@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import inspect
 from collections.abc import Mapping, Sequence
@@ -535,6 +536,20 @@ class BlackjackJax:
         round's last observation there; ``full_info``: the rich ``info`` of
         :meth:`step_full`."""
         return GymnaxV1(self, full_info, final_observation)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> BlackjackJax:
+        """A deep copy that shares the JAX arrays (``default_params``: immutable, so
+        sharing them is a copy). Copying a ``jax.Array`` runs a ``copy`` program compiled
+        for its shape and dtype: gymnax's ``GymnaxToGymWrapper`` and
+        ``GymnaxToVectorGymWrapper`` deep-copy the env they wrap, which compiled about 20
+        of them, one per distinct leaf of ``Params``."""
+        for leaf in jax.tree.leaves(self.__dict__):
+            if isinstance(leaf, jax.Array):
+                memo[id(leaf)] = leaf
+        new = object.__new__(type(self))
+        memo[id(self)] = new
+        new.__dict__.update(copy.deepcopy(self.__dict__, memo))
+        return new
 
 
 

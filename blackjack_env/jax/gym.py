@@ -387,14 +387,15 @@ class BlackjackJaxVectorEnv(VectorEnv):
                 )
             self.bank_rules = np.arange(self.num_tables)
             bank = table.rule_bank(list(given))
-            self._set_params(Banked(bank, jnp.arange(self.num_tables, dtype=jnp.int32)))
+            # (made on the host and put on the device: jnp.arange alone compiles a program)
+            self._set_params(Banked(bank, jnp.asarray(np.arange(self.num_tables, dtype=np.int32))))
         elif table.rule_space is not None:
             space = table.rule_space
             training = [i for i in range(len(space)) if not space.is_held_out(space.rules_at(i))]
             self.bank_rules = np.asarray(training, dtype=np.int64)
             bank = table.rule_bank([space.rules_at(i) for i in training])
             self._draws = True  # (each table draws its rule set at every reset)
-            self._set_params(Banked(bank, jnp.zeros(self.num_tables, jnp.int32)))
+            self._set_params(Banked(bank, jnp.asarray(np.zeros(self.num_tables, np.int32))))
         else:
             self._set_params(table.default_params)
 
@@ -464,7 +465,9 @@ class BlackjackJaxVectorEnv(VectorEnv):
             obs, new = self._draw(k_begin, st, on)
         else:
             obs, new = _begin(self.table.program, k_begin, st, on, self._params)
-        self.state = new._replace(reshuffled=new.reshuffled | shuffled)
+        if shuffled.any():  # (on the host: an operation run alone compiles a program)
+            new = new._replace(reshuffled=jnp.asarray(np.asarray(new.reshuffled) | shuffled))
+        self.state = new
         self._key = key
         return self._np_obs(obs), self._info({})
 

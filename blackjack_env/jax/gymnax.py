@@ -57,9 +57,10 @@ class GymnaxV1:
     def __getattr__(self, name: str) -> Any:  # (any attribute of the table)
         # only reached for names not found on the object: read through __dict__, so an
         # object not yet initialised (copy.deepcopy builds one without __init__) answers
-        # AttributeError instead of recursing
+        # AttributeError instead of recursing; a special name (``__deepcopy__``...) is
+        # not the table's: copy.deepcopy would copy the table alone
         env = self.__dict__.get("_env")
-        if env is None:
+        if env is None or (name.startswith("__") and name.endswith("__")):
             raise AttributeError(name)
         return getattr(env, name)
 

@@ -217,7 +217,7 @@ class PureTables:
         self.key, sub = jax.random.split(self.key)
         shaped = a.reshape(self.n, self.s) if self.s > 1 else a
         obs, self.state, r, d, info = self._step(
-            jax.random.split(sub, self.n), self.state, jnp.asarray(shaped, jnp.int32), self.params
+            jax.random.split(sub, self.n), self.state, np.asarray(shaped, np.int32), self.params
         )
         info = self._info(info)
         info["final_obs"] = info.pop("final_observation")

@@ -334,7 +334,7 @@ def test_penalty_is_not_charged_to_the_chips() -> None:
     p = pure.default_params
     st = pure.stack(pure.new_state(), cards)
     _, st = pure.start_round(jax.random.PRNGKey(0), st, p)
-    _, st, *_ = pure.step_full(jax.random.PRNGKey(1), st, jnp.int32(bet[0]), p)
+    _, st, *_ = pure.step_full(jax.random.PRNGKey(1), st, np.int32(bet[0]), p)
     _, st, reward, _, _ = pure.step_full(jax.random.PRNGKey(2), st, jnp.int32(3), p)
     assert float(reward) == 0.5
     # (jitted: one program, where op by op each operation compiles one of its own)

@@ -100,7 +100,7 @@ def test_one_program_for_every_rule_set_of_a_shape() -> None:
     batch = env.stack_params(listed)
     _, st = env.start_round(key, env.new_state(PARITY_TABLES, batch), batch)
     keys = jax.random.split(key, PARITY_TABLES)
-    program.batch_step(env.program, keys, st, jnp.ones(PARITY_TABLES, jnp.int32), batch, True)
+    program.batch_step(env.program, keys, st, np.ones(PARITY_TABLES, np.int32), batch, True)
     after = [f._cache_size() for f in fns]
     # one compilation each at most (none where an earlier test of the same program, the
     # shared default table's, compiled it already in this process), and each is cached
@@ -196,7 +196,8 @@ def test_rule_bank_samples_inside_jit() -> None:
     half = 3.29 * np.sqrt(8000 * 0.25 * 0.75)
     assert np.all(np.abs(counts - 2000) < half), counts
     drawn = jax.jit(lambda k: jax.tree.map(jnp.asarray, dict(bank.sample(k).items()),
-                                           is_leaf=lambda x: isinstance(x, tables.Row)))(keys[0])
+                                           is_leaf=lambda x: isinstance(x, tables.Row)))(
+        np.asarray(keys)[0])  # (the key read on the host: no slice compiled)
     want = env.params_of(rules[int(idx[0])])
     for name, value in want.items():
         np.testing.assert_array_equal(np.asarray(drawn[name]), np.asarray(value))
@@ -204,9 +205,10 @@ def test_rule_bank_samples_inside_jit() -> None:
     assert bank.rows["rank_of_card"].shape[0] == 1 and bank.rows["mask_index"].shape[0] <= 4
     # tables each under a rule set of the bank play as under that rule set's own params
     n = 8
-    index = jnp.asarray(np.arange(n) % 4, jnp.int32)
+    index = np.arange(n, dtype=np.int32) % 4
     k = np.asarray(jax.random.split(jax.random.PRNGKey(9), n))  # (rows read on the host)
     obs_b, _ = jax.jit(jax.vmap(lambda kk, i: env.reset(kk, bank.at(i))))(k, index)
+    obs_b = np.asarray(obs_b)  # (read on the host: no slice compiled per row)
     for t in range(n):
         obs, _ = env.reset(k[t], env.params_of(rules[t % 4]))
         np.testing.assert_array_equal(np.asarray(obs_b[t]), np.asarray(obs))
@@ -221,6 +223,7 @@ def test_rule_features_in_the_observation() -> None:
         rules = MIXED.sample_many(np.random.default_rng(4), 3)
         batch = env.stack_params(rules)
         obs, _ = jax.vmap(env.reset)(jax.random.split(jax.random.PRNGKey(0), 3), batch)
+        obs = jax.device_get(obs)  # (read on the host: no slice compiled per row)
         for i, r in enumerate(rules):
             want = view.rule_features(r)
             got = obs[view.DICT_RULES_KEY][i] if mode == "dict" else obs[i, -view.RULES_SIZE:]
