@@ -3,11 +3,11 @@
 A :class:`~blackjack_env.jax.BlackjackJax` hands its jitted functions a
 :class:`Program` as their static argument and its :class:`~blackjack_env.jax.tables.Params`
 as an ordinary argument. A ``Program`` holds only what chooses the traced code: the
-:class:`~blackjack_env.jax.tables.Config` (shapes and the rule flags; its ``rules`` is
-left out of its equality), the observation mode and the illegal-action policy. Equal
-programs share one compilation in a process: every env of the same arguments, and rule
-sets that differ only in their tables' values (the payout of a natural, whether the
-dealer hits soft 17, which totals may double, ...), which are ``Params`` entries.
+:class:`~blackjack_env.jax.tables.Config` (the arrays' shapes), the observation mode, the
+illegal-action policy and whether the observation carries the rule features. Equal
+programs share one compilation in a process: every env of the same shapes, whatever its
+rules (the payout of a natural, whether the dealer hits soft 17, the peek, surrender,
+the settlement...: every rule is a ``Params`` entry).
 
 The functions here work on one table (:func:`step`, :func:`reset`, ...) or on a batch
 of tables along a leading axis (the ``batch_*`` functions, the Gymnasium vector
