@@ -239,10 +239,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 # (``jit__begin``, ...), test-local jits and single operations run outside ``jit``
 # (``jit_broadcast_in_dim``, ...: each new shape and dtype compiles one, so the tests read
 # JAX outputs on the host, ``np.asarray`` / ``jax.device_get``, before indexing them).
-# Measured on these folders (2026-12-04, serial, empty cache): 720 programs, 95 of the
-# seven names, on the tree before rules became data (94ff69b); 163 and 68 since. With
-# xdist's workers each appends its own lines; a program may then be named by the other
-# worker's test.
+# Measured on these folders (2026-12-04, serial, empty cache): 726 programs, 95 of the
+# seven names, on the tree before rules became data (94ff69b; 720 in an earlier count);
+# 163 and 68 since. With xdist's workers each appends its own lines; a program may then be
+# named by the other worker's test.
 def _cache_entries() -> set[str]:
     folder = Path(os.environ.get("JAX_COMPILATION_CACHE_DIR") or JAX_CACHE_DIR)
     if not folder.is_dir():
