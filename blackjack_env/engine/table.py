@@ -839,12 +839,11 @@ class Table:
             if seat.bankroll is not None:
                 seat.bankroll = as_chips(seat.bankroll + bet + net)
             seat.net += net
-            self._house_pays(net)
         else:  # (a fractional net: unlimited credit gives nothing, a first net is itself)
             if seat.bankroll is not None:
                 _give(seat, as_chips(bet + net))
             seat.net = as_chips(seat.net + net) if seat.net else net
-            self._house_pays(net)
+        self._house_pays(net)
         hand.settled = True
         hand.done = True
         seat.results.append(_record(HandResult, (hand_i, result, bet, net)))
