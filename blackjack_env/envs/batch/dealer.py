@@ -17,6 +17,7 @@ import numpy as np
 from blackjack_env.analysis.dealer import final_distribution
 from blackjack_env.engine import play
 from blackjack_env.engine.rules import Rules
+from blackjack_env.envs.batch import kernels
 from blackjack_env.envs.batch.shoe import deal_swap
 from blackjack_env.envs.batch.state import BatchState
 from blackjack_env.envs.codes import PHASE_OVER
@@ -169,6 +170,45 @@ class DealerMixin(BatchState):
         left = (size - pos).astype(np.float64)  # its undealt cards (exact as float64)
         acc = np.zeros(t.size, dtype=np.int64)  # sum of _draw_tag over the cards drawn
         act = np.arange(t.size)
+        if self._kernels is not None:  # the same draws, compiled (kernels.dealer_draws)
+            act = self._dealer_draws_compiled(first, left, key, acc, act, room,
+                                              hit_off, next_off)
+        else:
+            act = self._dealer_draws_numpy(first, left, key, acc, act, room, hit_off, next_off)
+        n = (acc + 32) >> 6  # cards drawn at each table
+        self.pos[t] = pos + n
+        self.undealt_hilo[t] -= acc - (n << 6)
+        self.d_hard[t] = key >> 1
+        self.d_ace[t] = (key & 1).astype(bool)
+        self.d_n[t] += n
+        return t[act]
+
+    def _dealer_draws_compiled(
+        self, first: np.ndarray, left: np.ndarray, key: np.ndarray, acc: np.ndarray,
+        act: np.ndarray, room: int, hit_off: np.ndarray | None, next_off: np.ndarray | None,
+    ) -> np.ndarray:
+        """:meth:`_dealer_draws_shoe`'s loop by :func:`.kernels.dealer_draws`, a new pool
+        of uniforms drawn where :meth:`_uniforms` would draw it; returns the positions
+        still drawing (out of room)."""
+        assert self._kernels is not None
+        if hit_off is None or next_off is None:
+            hit_off = next_off = np.zeros(key.size, dtype=np.int64)
+        state = np.array([act.size, 0, self._pool_pos, room], dtype=np.int64)
+        while self._kernels.dealer_draws(
+            self._shoe_flat, first, left, key, acc, act, state, self._pool,
+            self._dealer_next, self._dealer_hits, self._draw_tag, hit_off, next_off,
+        ) == kernels.NEED_UNIFORMS:
+            self._new_uniforms(int(state[0]))  # as _uniforms: the rest of the pool is skipped
+            state[2] = 0
+        self._pool_pos = int(state[2])
+        return act[: state[0]]
+
+    def _dealer_draws_numpy(
+        self, first: np.ndarray, left: np.ndarray, key: np.ndarray, acc: np.ndarray,
+        act: np.ndarray, room: int, hit_off: np.ndarray | None, next_off: np.ndarray | None,
+    ) -> np.ndarray:
+        """:meth:`_dealer_draws_shoe`'s loop in numpy, one round of cards at a time;
+        returns the positions still drawing (out of room)."""
         flat, after = self._shoe_flat, self._dealer_next
         hits, tag = self._dealer_hits, self._draw_tag
         j = 0
@@ -198,13 +238,7 @@ class DealerMixin(BatchState):
                 acc[act] += tag.take(cards)
                 act = act.compress(hits.take(k))
             j += 1
-        n = (acc + 32) >> 6  # cards drawn at each table
-        self.pos[t] = pos + n
-        self.undealt_hilo[t] -= acc - (n << 6)
-        self.d_hard[t] = key >> 1
-        self.d_ace[t] = (key & 1).astype(bool)
-        self.d_n[t] += n
-        return t[act]
+        return act
 
     def _dealer_cdf(self) -> np.ndarray:
         """Infinite deck: the dealer's final-hand CDF table of the batch's rules

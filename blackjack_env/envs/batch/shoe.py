@@ -20,6 +20,7 @@ import numpy as np
 
 from blackjack_env.engine import play
 from blackjack_env.engine.cards import ALL_CARDS, Card, parse_cards
+from blackjack_env.envs.batch import kernels
 from blackjack_env.envs.batch.state import BatchState
 
 _HI_LO = np.array(play.HI_LO_TAGS, dtype=np.int64)
@@ -59,6 +60,8 @@ class ShoeMixin(BatchState):
         self._pool: np.ndarray = np.zeros(0)
         self._pool_pos = 0
         decks = self.decks
+        #: the draw loops compiled by numba (kernels.load), or None: the numpy loops
+        self._kernels = None if decks is None else kernels.load()
         if decks is None:
             self.shoe_size = 416  # the stacked-card buffer
         else:
@@ -166,6 +169,8 @@ class ShoeMixin(BatchState):
         if np.count_nonzero(dry):
             self._refill_mid_round(idx[dry])
             pos = self.pos.take(idx)
+        if self._kernels is not None and not self._stacked_any:
+            return self._deal_compiled(idx, pos, 1)[0]
         fi = idx * size
         fi += pos
         # a uniformly random undealt card (stacked cards are dealt in order first)
@@ -196,6 +201,8 @@ class ShoeMixin(BatchState):
             for j in range(k):
                 out[j] = self._draw(idx)
             return out
+        if self._kernels is not None:
+            return self._deal_compiled(idx, pos, k)
         # k steps of the incremental Fisher-Yates shuffle, bookkeeping done once
         flat = self._shoe_flat
         fi = idx * size
@@ -219,14 +226,36 @@ class ShoeMixin(BatchState):
         self.undealt_hilo[idx] = self.undealt_hilo.take(idx) - tags
         return out
 
+    def _deal_compiled(self, idx: np.ndarray, pos: np.ndarray, k: int) -> np.ndarray:
+        """:meth:`_draw_many`'s ``k`` cards to tables ``idx`` (first undealt card at
+        ``pos``, room for ``k``, no stacked card pending) by the compiled loop
+        (:func:`.kernels.deal`: the same uniforms, swaps and cards)."""
+        assert self._kernels is not None
+        cards = np.empty((k, idx.size), dtype=np.intp)
+        tags = np.empty(idx.size, dtype=np.int64)
+        self._kernels.deal(self._shoe_flat, self.shoe_size, idx, pos,
+                           self._uniforms(idx.size * k), cards, self._hilo_of_id, tags)
+        self.pos[idx] = pos + k
+        self.undealt_hilo[idx] = self.undealt_hilo.take(idx) - tags
+        if self.track_cards:
+            for j in range(k):
+                self.counts[idx, self._rank_of_id.take(cards[j])] -= 1
+        return cards
+
     def _uniforms(self, m: int) -> np.ndarray:
         """``m`` uniform numbers in [0, 1): the next ones of a pre-drawn stream."""
         p = self._pool_pos
         if p + m > self._pool.size:
-            self._pool = self.rng.random(max(_POOL, m))
+            self._new_uniforms(m)
             p = 0
         self._pool_pos = p + m
         return self._pool[p : p + m]
+
+    def _new_uniforms(self, m: int) -> None:
+        """A new pool of at least ``m`` uniforms, read from its start (what was left of
+        the old one is never used)."""
+        self._pool = self.rng.random(max(_POOL, m))
+        self._pool_pos = 0
 
     def _random_cards(self, m: int) -> np.ndarray:
         """``m`` infinite-deck card ids: the next ones of a pre-drawn stream (one

@@ -14,6 +14,7 @@ the package docstring (:mod:`blackjack_env.envs.batch`).
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -90,6 +91,7 @@ class BatchState:
     _stacked_any: bool
     _ever_stacked: bool
     _pool: np.ndarray
+    _kernels: SimpleNamespace | None  # kernels.load()
     _pool_pos: int
     shoe_size: int
     _cut: float | None
@@ -242,6 +244,7 @@ class BatchState:
         def _split_stakes_ok(self, f: np.ndarray) -> np.ndarray: ...
         def _sync_shoes(self) -> None: ...
         def _uniforms(self, m: int) -> np.ndarray: ...
+        def _new_uniforms(self, m: int) -> None: ...
         def acting(self) -> np.ndarray: ...
         def needs_shuffle(self, idx: np.ndarray) -> np.ndarray: ...
         def round_net(self, idx: np.ndarray) -> np.ndarray: ...

@@ -15,7 +15,9 @@ __all__ = ["random_legal_actions"]
 _BIT_OF = (np.arange(256)[:, None] >> np.arange(8)) & 1
 _LEGAL_COUNT = _BIT_OF.sum(axis=1).astype(np.float64)
 _NTH_LEGAL = np.argsort(1 - _BIT_OF, axis=1, kind="stable").astype(np.intp).reshape(-1)
-_BYTE_WEIGHTS = (1 << np.arange(8)).astype(np.uint8)
+# as float32: numpy multiplies small integer matrices in a plain loop, float32 ones with
+# BLAS (3x faster here); every byte (at most 255) is exact in float32
+_BYTE_WEIGHTS = (1 << np.arange(8)).astype(np.float32)
 
 
 def random_legal_actions(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
