@@ -36,6 +36,10 @@ same env under the space's first rule set, after its rule tables are built for e
 set the sampler draws (the time that takes is printed apart).
 
 Targets (issue 5): >= 200x with ``sutton-barto``, >= 100x with ``vegas-strip``.
+
+The first line printed says how the finite shoes deal: by loops compiled with numba
+(``blackjack_env.envs.batch.kernels``, installed with the ``fast`` extra) or by numpy
+(the same cards; ``compiled_draws`` in the JSON).
 """
 
 from __future__ import annotations
@@ -67,6 +71,7 @@ with importing():  # a missing package or Ctrl-C here: one line, status 2 / 130
         run_command,
     )
     from blackjack_env.engine.rulespace import default_space
+    from blackjack_env.envs.batch import kernels
     from blackjack_env.envs.vector import BlackjackVectorEnv, random_legal_actions
 
 
@@ -299,6 +304,9 @@ def run(s: Settings) -> dict[str, object]:
     if s.rule_space is not None:
         default_space(s.rule_space)  # ValueError names the versions there are
     check_writable("json", s.json)
+    compiled_draws = kernels.load() is not None
+    print("card draws: " + ("compiled by numba (the fast extra)" if compiled_draws else
+                            "numpy loops (numba not installed, or BLACKJACK_ENV_PURE=1)"))
     print(f"load before: {_load()}")
     before = bench_baseline(s)
     name = f"SyncVectorEnv x{s.baseline_envs} Blackjack-v1"
@@ -337,6 +345,7 @@ def run(s: Settings) -> dict[str, object]:
     result: dict[str, object] = {
         "baseline_hands_per_s": base_wall,
         "baseline_hands_per_cpu_s": base_cpu,
+        "compiled_draws": compiled_draws,
         "results": rows,
     }
     if s.id:

@@ -148,18 +148,24 @@ _use_jax_cache()
 #: Where the tests keep numba's compiled kernels, beside the JAX programs: in a folder
 #: named after the source's folder (:func:`_use_numba_cache`).
 NUMBA_CACHE_DIR = JAX_CACHE_DIR.parent / "numba"
+#: The package's numba kernels (``cache=True``): the composition analysis's, and the
+#: batched tables' draw loops.
+NUMBA_KERNELS = (
+    ROOT / "blackjack_env" / "analysis" / "kernels.py",
+    ROOT / "blackjack_env" / "envs" / "batch" / "kernels.py",
+)
 
 
 def _use_numba_cache() -> None:
-    """numba keeps the kernels of ``blackjack_env/analysis/kernels.py`` (``cache=True``) in
-    the ``__pycache__`` beside their source, which a fresh clone does not have: each clone
+    """numba keeps the kernels of :data:`NUMBA_KERNELS` (``cache=True``) in the
+    ``__pycache__`` beside their source, which a fresh clone does not have: each clone
     compiled all of them again, 38-48 CPU-s measured (2026-12-03), in the test processes
     and again in the commands they start. Here numba's own setting ``NUMBA_CACHE_DIR``
     (for this process and every process it starts) points them all at
     :data:`NUMBA_CACHE_DIR`, where numba files a source folder's kernels under a name
-    made from the folder's path (``UserProvidedCacheLocator``); that name is made a link
-    to one folder named after the source's folder alone, so the next clone on the machine
-    reads them back. numba checks an entry against the SHA-256 of its source file
+    made from the folder's path (``UserProvidedCacheLocator``); each such name is made a
+    link to one folder named after the source's folder alone, so the next clone on the
+    machine reads them back. numba checks an entry against the SHA-256 of its source file
     (numba 0.68's source stamp), so an edited kernel is compiled again, never read stale.
     Done before numba is imported (it reads the setting then). A ``NUMBA_CACHE_DIR``
     already set (by the user, or by the pytest process that started this one) is left as
@@ -172,18 +178,19 @@ def _use_numba_cache() -> None:
     locator = getattr(caching, "UserProvidedCacheLocator", None)
     if locator is None or not hasattr(locator, "get_suitable_cache_subpath"):
         return
-    kernels = ROOT / "blackjack_env" / "analysis" / "kernels.py"
-    shared = NUMBA_CACHE_DIR / kernels.parent.name
-    link = NUMBA_CACHE_DIR / "by-path" / locator.get_suitable_cache_subpath(str(kernels))
-    shared.mkdir(parents=True, exist_ok=True)
-    link.parent.mkdir(exist_ok=True)
-    # made already by an earlier run of this clone, or by the other pass running beside
-    with contextlib.suppress(FileExistsError):
-        link.symlink_to(shared, target_is_directory=True)
-    os.environ["NUMBA_CACHE_DIR"] = str(link.parent)
+    by_path = NUMBA_CACHE_DIR / "by-path"
+    for kernels in NUMBA_KERNELS:
+        shared = NUMBA_CACHE_DIR / kernels.parent.name
+        link = by_path / locator.get_suitable_cache_subpath(str(kernels))
+        shared.mkdir(parents=True, exist_ok=True)
+        by_path.mkdir(exist_ok=True)
+        # made already by an earlier run of this clone, or by the other pass running beside
+        with contextlib.suppress(FileExistsError):
+            link.symlink_to(shared, target_is_directory=True)
+    os.environ["NUMBA_CACHE_DIR"] = str(by_path)
     # this process read its settings on import (numba's config module sets its names at
     # run time: setattr, which mypy cannot check)
-    setattr(config, "CACHE_DIR", str(link.parent))  # noqa: B010
+    setattr(config, "CACHE_DIR", str(by_path))  # noqa: B010
 
 
 _use_numba_cache()

@@ -147,6 +147,8 @@ class DealerMixin(BatchState):
         :attr:`_dealer_next`, and the shoe's counters written once at the end. Returns
         the tables that must go on card by card because a shoe may run dry (usually
         none)."""
+        if self._kernels is not None:  # the same draws, compiled (kernels.dealer_draws)
+            return self._dealer_draws_compiled(t)
         key = self.d_hard.take(t)
         key *= 2
         key += self.d_ace.take(t)
@@ -169,12 +171,8 @@ class DealerMixin(BatchState):
         first += pos  # flat index of each table's first undealt card
         left = (size - pos).astype(np.float64)  # its undealt cards (exact as float64)
         acc = np.zeros(t.size, dtype=np.int64)  # sum of _draw_tag over the cards drawn
-        act = np.arange(t.size)
-        if self._kernels is not None:  # the same draws, compiled (kernels.dealer_draws)
-            act = self._dealer_draws_compiled(first, left, key, acc, act, room,
-                                              hit_off, next_off)
-        else:
-            act = self._dealer_draws_numpy(first, left, key, acc, act, room, hit_off, next_off)
+        act = self._dealer_draws_numpy(first, left, key, acc, np.arange(t.size), room,
+                                       hit_off, next_off)
         n = (acc + 32) >> 6  # cards drawn at each table
         self.pos[t] = pos + n
         self.undealt_hilo[t] -= acc - (n << 6)
@@ -183,25 +181,27 @@ class DealerMixin(BatchState):
         self.d_n[t] += n
         return t[act]
 
-    def _dealer_draws_compiled(
-        self, first: np.ndarray, left: np.ndarray, key: np.ndarray, acc: np.ndarray,
-        act: np.ndarray, room: int, hit_off: np.ndarray | None, next_off: np.ndarray | None,
-    ) -> np.ndarray:
-        """:meth:`_dealer_draws_shoe`'s loop by :func:`.kernels.dealer_draws`, a new pool
-        of uniforms drawn where :meth:`_uniforms` would draw it; returns the positions
-        still drawing (out of room)."""
+    def _dealer_draws_compiled(self, t: np.ndarray) -> np.ndarray:
+        """:meth:`_dealer_draws_shoe` by :func:`.kernels.dealer_draws`, a new pool of
+        uniforms drawn where :meth:`_uniforms` would draw it."""
         assert self._kernels is not None
-        if hit_off is None or next_off is None:
-            hit_off = next_off = np.zeros(key.size, dtype=np.int64)
-        state = np.array([act.size, 0, self._pool_pos, room], dtype=np.int64)
+        if self._mixed:
+            hit_off = self._off["dealer_hits"].take(t)
+            next_off = self._off["dealer_next"].take(t)
+        else:
+            hit_off = next_off = np.zeros(t.size, dtype=np.int64)
+        state = np.array([0, 0, self._pool_pos, 0, 0], dtype=np.int64)
+        scratch = np.empty((4, t.size), dtype=np.int64)
+        left = np.empty(t.size, dtype=np.float64)
         while self._kernels.dealer_draws(
-            self._shoe_flat, first, left, key, acc, act, state, self._pool,
-            self._dealer_next, self._dealer_hits, self._draw_tag, hit_off, next_off,
+            self._shoe_flat, self.shoe_size, t, self.pos, self.d_hard, self.d_ace, self.d_n,
+            self.undealt_hilo, self._pool, state, self._dealer_next, self._dealer_hits,
+            self._draw_tag, hit_off, next_off, scratch, left,
         ) == kernels.NEED_UNIFORMS:
             self._new_uniforms(int(state[0]))  # as _uniforms: the rest of the pool is skipped
             state[2] = 0
         self._pool_pos = int(state[2])
-        return act[: state[0]]
+        return t.take(scratch[3, : state[0]])
 
     def _dealer_draws_numpy(
         self, first: np.ndarray, left: np.ndarray, key: np.ndarray, acc: np.ndarray,

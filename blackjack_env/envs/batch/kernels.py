@@ -44,16 +44,18 @@ DONE = 0
 NEED_UNIFORMS = 1
 
 def deal(flat: Any, size: int, idx: Any, pos: Any, u: Any, out: Any, tag: Any,
-         acc: Any) -> None:
-    """Deal ``k = out.shape[0]`` cards to each table ``idx[i]`` (shoe row ``size`` long
-    in ``flat``, first undealt card at ``pos[i]``, room for ``k`` cards): card ``j`` of
-    table ``i`` is the undealt card ``floor(u[j * m + i] * (size - pos[i] - j))`` places
-    after the row's ``j``-th undealt place, swapped to it, written to ``out[j, i]``;
-    ``acc[i]`` gets the dealt cards' ``tag`` summed."""
+         hilo: Any) -> None:
+    """Deal ``k = out.shape[0]`` cards to each table ``t = idx[i]`` (its shoe row ``size``
+    long in ``flat``, first undealt card at ``pos[t]``, room for ``k`` cards): card ``j``
+    is the undealt card ``floor(u[j * m + i] * (size - pos[t] - j))`` places after the
+    row's ``j``-th undealt place, swapped to it and written to ``out[j, i]``. Then
+    ``pos[t]`` moves on ``k`` and ``hilo[t]`` loses the dealt cards' ``tag``."""
     k, m = out.shape
     for i in range(m):
-        base = idx[i] * size + pos[i]
-        left = size - pos[i]
+        t = idx[i]
+        first = pos[t]
+        base = t * size + first
+        left = size - first
         total = 0
         for j in range(k):
             slot = base + j
@@ -63,23 +65,54 @@ def deal(flat: Any, size: int, idx: Any, pos: Any, u: Any, out: Any, tag: Any,
             flat[slot] = card
             out[j, i] = card
             total += tag[card]
-        acc[i] = total
+        pos[t] = first + k
+        hilo[t] -= total
 
 
-def dealer_draws(flat: Any, first: Any, left: Any, key: Any, acc: Any, act: Any,
-                 state: Any, pool: Any, after: Any, hits: Any, tag: Any, hit_off: Any,
-                 next_off: Any) -> int:
-    """The dealer's draws at the tables ``act[:state[0]]`` (positions into ``first``,
-    ``left``, ``key``, ``acc``), card after card, as
-    :meth:`~.dealer.DealerMixin._dealer_draws_shoe`'s loop: round ``j`` (``state[1]``)
-    gives each table still drawing, in order, the undealt card ``floor(u * (left - j))``
-    places after its place ``first + j`` (one uniform each, read from ``pool`` at
-    ``state[2]``), moves its key ``2 * hard + ace`` on by ``after`` and adds the card's
-    ``tag`` to ``acc``; a table draws again while ``hits`` says so. Rounds stop at
-    ``state[3]`` (the room every table has). ``hit_off`` / ``next_off``: each table's rows
-    in ``hits`` / ``after`` (zeros for one rule set). Returns :data:`DONE`, or
-    :data:`NEED_UNIFORMS` before a round the pool cannot serve (``state`` says where
-    the loop stands; the caller draws a new pool and calls again)."""
+def dealer_draws(flat: Any, size: int, t: Any, pos: Any, d_hard: Any, d_ace: Any, d_n: Any,
+                 hilo: Any, pool: Any, state: Any, after: Any, hits: Any, tag: Any,
+                 hit_off: Any, next_off: Any, scratch: Any, left: Any) -> int:
+    """The dealer's draws at tables ``t`` (rows holding the shoes, each once), as
+    :meth:`~.dealer.DealerMixin._dealer_draws_shoe` makes them in numpy: the tables whose
+    hand (key ``2 * d_hard + d_ace``) ``hits`` say draws; then round ``j`` gives each
+    table still drawing, in order, the undealt card ``floor(u * (undealt - j))`` places
+    after its ``j``-th undealt place (one uniform each, from ``pool``), moves its key on
+    by ``after`` and sums the cards' ``tag`` (64 plus the Hi-Lo tag); a table draws
+    again while ``hits`` says so, until a round would pass the room every drawing table
+    has. At the end ``pos``, ``hilo`` (the undealt Hi-Lo sum), ``d_hard``, ``d_ace`` and
+    ``d_n`` of the tables that drew are written.
+
+    ``hit_off`` / ``next_off``: each table's rows in ``hits`` / ``after`` (zeros for one
+    rule set). ``state``: ``[drawing, round, pool place, room, started]``, the loop's
+    place between calls (``[0, 0, place, 0, 0]`` to start); ``scratch``
+    ``(4, len(t))`` int64 and ``left`` ``(len(t),)`` float64 hold the tables' keys, tag
+    sums, first undealt places and the drawing order between calls. Returns
+    :data:`DONE` (``state[0]`` tables out of room, their positions in ``t`` first in
+    ``scratch[3]``), or :data:`NEED_UNIFORMS` before a round the pool cannot serve (the
+    caller draws a new pool, sets the place to 0 and calls again)."""
+    key = scratch[0]
+    acc = scratch[1]
+    first = scratch[2]
+    act = scratch[3]
+    if state[4] == 0:  # which tables draw, and the room they all have
+        state[4] = 1
+        drew = 0
+        top = 0
+        for i in range(t.size):
+            row = t[i]
+            k = 2 * d_hard[row] + d_ace[row]
+            acc[i] = 0
+            if hits[k + hit_off[i]]:
+                p = pos[row]
+                key[i] = k
+                first[i] = row * size + p
+                left[i] = np.float64(size - p)
+                act[drew] = i
+                drew += 1
+                top = max(top, p)
+        state[0] = drew
+        state[1] = 0
+        state[3] = size - top
     n = state[0]
     j = state[1]
     p = state[2]
@@ -110,6 +143,15 @@ def dealer_draws(flat: Any, first: Any, left: Any, key: Any, acc: Any, act: Any,
     state[0] = n
     state[1] = j
     state[2] = p
+    for i in range(t.size):  # the counters of the tables that drew (a card's tag >= 63)
+        if acc[i] > 0:
+            row = t[i]
+            drawn = (acc[i] + 32) >> 6
+            pos[row] += drawn
+            hilo[row] -= acc[i] - (drawn << 6)
+            d_hard[row] = key[i] >> 1
+            d_ace[row] = (key[i] & 1) == 1
+            d_n[row] += drawn
     return DONE
 
 

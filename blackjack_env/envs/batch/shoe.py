@@ -170,7 +170,7 @@ class ShoeMixin(BatchState):
             self._refill_mid_round(idx[dry])
             pos = self.pos.take(idx)
         if self._kernels is not None and not self._stacked_any:
-            return self._deal_compiled(idx, pos, 1)[0]
+            return self._deal_compiled(idx, 1)[0]
         fi = idx * size
         fi += pos
         # a uniformly random undealt card (stacked cards are dealt in order first)
@@ -202,7 +202,7 @@ class ShoeMixin(BatchState):
                 out[j] = self._draw(idx)
             return out
         if self._kernels is not None:
-            return self._deal_compiled(idx, pos, k)
+            return self._deal_compiled(idx, k)
         # k steps of the incremental Fisher-Yates shuffle, bookkeeping done once
         flat = self._shoe_flat
         fi = idx * size
@@ -226,17 +226,15 @@ class ShoeMixin(BatchState):
         self.undealt_hilo[idx] = self.undealt_hilo.take(idx) - tags
         return out
 
-    def _deal_compiled(self, idx: np.ndarray, pos: np.ndarray, k: int) -> np.ndarray:
-        """:meth:`_draw_many`'s ``k`` cards to tables ``idx`` (first undealt card at
-        ``pos``, room for ``k``, no stacked card pending) by the compiled loop
-        (:func:`.kernels.deal`: the same uniforms, swaps and cards)."""
+    def _deal_compiled(self, idx: np.ndarray, k: int) -> np.ndarray:
+        """:meth:`_draw_many`'s ``k`` cards to tables ``idx`` (room for ``k`` in each
+        shoe, no stacked card pending) by the compiled loop (:func:`.kernels.deal`: the
+        same uniforms, swaps and cards, and the counters moved on)."""
         assert self._kernels is not None
         cards = np.empty((k, idx.size), dtype=np.intp)
-        tags = np.empty(idx.size, dtype=np.int64)
-        self._kernels.deal(self._shoe_flat, self.shoe_size, idx, pos,
-                           self._uniforms(idx.size * k), cards, self._hilo_of_id, tags)
-        self.pos[idx] = pos + k
-        self.undealt_hilo[idx] = self.undealt_hilo.take(idx) - tags
+        self._kernels.deal(self._shoe_flat, self.shoe_size, idx, self.pos,
+                           self._uniforms(idx.size * k), cards, self._hilo_of_id,
+                           self.undealt_hilo)
         if self.track_cards:
             for j in range(k):
                 self.counts[idx, self._rank_of_id.take(cards[j])] -= 1
