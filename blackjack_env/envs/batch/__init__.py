@@ -110,7 +110,11 @@ as mixins, and every module's docstring says what it holds):
     bet steps (``open_rounds``) and finite bankrolls (``chips``, ``set_chips``);
 ``rules.py``
     each table under its own rules: a :class:`~blackjack_env.envs.tables.RuleBank`'s
-    stacked tables, a rule slot per table (``set_rules``), the per-table offsets and flags.
+    stacked tables, a rule slot per table (``set_rules``), the per-table offsets and flags;
+``kernels.py``
+    the finite shoes' draws (a deal's, a hit's, the dealer's) as scalar loops compiled
+    by numba, used where it is installed (the ``fast`` extra): the same cards as the
+    numpy loops of ``shoe.py`` and ``dealer.py``.
 """
 
 from blackjack_env.envs.batch.table import TableBatch

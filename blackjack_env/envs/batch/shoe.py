@@ -11,7 +11,8 @@ ids; stacked cards (:meth:`ShoeMixin.stack`); reshuffles between rounds
 (Hi-Lo sums, undealt cards by rank). One draw loop lives elsewhere: the dealer's
 drawing from finite shoes (:meth:`~.dealer.DealerMixin._dealer_draws_shoe`) takes the
 same uniforms and cards as :meth:`ShoeMixin._draw` in one fused loop, so a change to how
-a card is drawn here changes it there too.
+a card is drawn here changes it there too, and in :mod:`.kernels`, where numba is
+installed the same draws run as compiled loops (:meth:`ShoeMixin._deal_compiled`).
 """
 
 from __future__ import annotations
