@@ -14,6 +14,7 @@ import pytest
 from blackjack_env.engine import Rules, RuleSpace, preset
 from blackjack_env.envs.batch import kernels
 from blackjack_env.envs.batch import shoe as shoe_module
+from blackjack_env.envs.codes import PHASE_OVER
 from blackjack_env.envs.vector import BlackjackVectorEnv, random_legal_actions
 
 COMPILED = kernels.load()
@@ -41,7 +42,7 @@ def _play(monkeypatch: pytest.MonkeyPatch, compiled: bool, kwargs: dict, steps: 
     monkeypatch.setattr(kernels, "load", lambda: COMPILED if compiled else None)
     env = BlackjackVectorEnv(48, autoreset_mode="NextStep", **kwargs)
     obs, info = env.reset(seed=5)
-    assert (env.batch._kernels is not None) == compiled  # the loops asked for
+    assert env.batch.compiled_draws == compiled  # the loops asked for
     rng = np.random.default_rng(9)
     out = []
     for _ in range(steps):
@@ -72,17 +73,25 @@ def test_compiled_draws_deal_the_same_game(monkeypatch: pytest.MonkeyPatch, case
 
 
 @needs_numba
-def test_a_pickled_batch_loads_the_compiled_loops_again() -> None:
+def test_a_pickled_batch_deals_by_the_compiled_loops_and_plays_on_alike() -> None:
     env = BlackjackVectorEnv(8, rules="vegas-strip")
     env.reset(seed=1)
-    again = pickle.loads(pickle.dumps(env.batch))
-    assert again._kernels is not None and "_kernels" not in env.batch.__getstate__()
+    batch = env.batch
+    again = pickle.loads(pickle.dumps(batch))
+    assert batch.compiled_draws and again.compiled_draws
+    for step in range(40):
+        actions = np.full(8, step % 2, dtype=np.int64)  # stand, hit, ...
+        for b in (batch, again):
+            b.start_rounds(np.flatnonzero(b.phase == PHASE_OVER))  # deal again
+        a, b = batch.step(actions), again.step(actions)
+        assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+    assert np.array_equal(batch.shoe, again.shoe) and np.array_equal(batch.pos, again.pos)
 
 
 def test_without_numba_the_numpy_loops_play(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(kernels, "load", lambda: None)
     env = BlackjackVectorEnv(8, rules="vegas-strip")
     env.reset(seed=1)
-    assert env.batch._kernels is None
+    assert not env.batch.compiled_draws
     _, reward, *_ = env.step(np.zeros(8, dtype=np.int64))
     assert reward.shape == (8,)

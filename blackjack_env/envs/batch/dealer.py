@@ -184,7 +184,8 @@ class DealerMixin(BatchState):
     def _dealer_draws_compiled(self, t: np.ndarray) -> np.ndarray:
         """:meth:`_dealer_draws_shoe` by :func:`.kernels.dealer_draws`, a new pool of
         uniforms drawn where :meth:`_uniforms` would draw it."""
-        assert self._kernels is not None
+        compiled = self._kernels
+        assert compiled is not None
         if self._mixed:
             hit_off = self._off["dealer_hits"].take(t)
             next_off = self._off["dealer_next"].take(t)
@@ -193,7 +194,7 @@ class DealerMixin(BatchState):
         state = np.array([0, 0, self._pool_pos, 0, 0], dtype=np.int64)
         scratch = np.empty((4, t.size), dtype=np.int64)
         left = np.empty(t.size, dtype=np.float64)
-        while self._kernels.dealer_draws(
+        while compiled.dealer_draws(
             self._shoe_flat, self.shoe_size, t, self.pos, self.d_hard, self.d_ace, self.d_n,
             self.undealt_hilo, self._pool, state, self._dealer_next, self._dealer_hits,
             self._draw_tag, hit_off, next_off, scratch, left,

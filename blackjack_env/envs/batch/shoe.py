@@ -17,6 +17,8 @@ installed the same draws run as compiled loops (:meth:`ShoeMixin._deal_compiled`
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 
 from blackjack_env.engine import play
@@ -61,8 +63,6 @@ class ShoeMixin(BatchState):
         self._pool: np.ndarray = np.zeros(0)
         self._pool_pos = 0
         decks = self.decks
-        #: the draw loops compiled by numba (kernels.load), or None: the numpy loops
-        self._kernels = None if decks is None else kernels.load()
         if decks is None:
             self.shoe_size = 416  # the stacked-card buffer
         else:
@@ -227,13 +227,26 @@ class ShoeMixin(BatchState):
         self.undealt_hilo[idx] = self.undealt_hilo.take(idx) - tags
         return out
 
+    @property
+    def _kernels(self) -> SimpleNamespace | None:
+        """The draw loops compiled by numba (:func:`.kernels.load`) for a finite shoe, or
+        None: the numpy loops deal (an infinite deck draws from its pool of card ids)."""
+        return None if self.infinite else kernels.load()
+
+    @property
+    def compiled_draws(self) -> bool:
+        """Whether the shoes deal by the loops compiled with numba (:mod:`.kernels`, the
+        ``fast`` extra) rather than by numpy: the same cards either way, faster."""
+        return self._kernels is not None
+
     def _deal_compiled(self, idx: np.ndarray, k: int) -> np.ndarray:
         """:meth:`_draw_many`'s ``k`` cards to tables ``idx`` (room for ``k`` in each
         shoe, no stacked card pending) by the compiled loop (:func:`.kernels.deal`: the
         same uniforms, swaps and cards, and the counters moved on)."""
-        assert self._kernels is not None
+        compiled = self._kernels
+        assert compiled is not None
         cards = np.empty((k, idx.size), dtype=np.intp)
-        self._kernels.deal(self._shoe_flat, self.shoe_size, idx, self.pos,
+        compiled.deal(self._shoe_flat, self.shoe_size, idx, self.pos,
                            self._uniforms(idx.size * k), cards, self._hilo_of_id,
                            self.undealt_hilo)
         if self.track_cards:

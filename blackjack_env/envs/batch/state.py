@@ -91,7 +91,6 @@ class BatchState:
     _stacked_any: bool
     _ever_stacked: bool
     _pool: np.ndarray
-    _kernels: SimpleNamespace | None  # kernels.load()
     _pool_pos: int
     shoe_size: int
     _cut: float | None
@@ -196,6 +195,8 @@ class BatchState:
     if TYPE_CHECKING:
         # Methods one mixin calls on another (each defined once, in its mixin): declared
         # here for the type checker only.
+        @property
+        def _kernels(self) -> SimpleNamespace | None: ...
         def _act_play(self, idx: np.ndarray, actions: np.ndarray, track: bool = True) -> None: ...
         def _advance(self, idx: np.ndarray) -> None: ...
         def _at(self, name: str, key: np.ndarray, t: np.ndarray) -> np.ndarray: ...

@@ -19,7 +19,6 @@ from blackjack_env.engine.rules import Rules
 
 # the module, not its names: envs.tables imports this package's codes (either may load first)
 from blackjack_env.envs import tables as rule_tables
-from blackjack_env.envs.batch import kernels
 from blackjack_env.envs.batch.chips import ChipsMixin
 from blackjack_env.envs.batch.dealer import DealerMixin
 from blackjack_env.envs.batch.hands import HandsMixin
@@ -425,13 +424,11 @@ class TableBatch(
         state = self.__dict__.copy()
         for name in self._VIEWS:
             state.pop(name, None)
-        state.pop("_kernels", None)  # compiled functions: loaded again
         return state
 
     def __setstate__(self, state: dict[str, object]) -> None:
         self.__dict__.update(state)
         self.__dict__.setdefault("_ever_stacked", True)
-        self._kernels = None if self.infinite else kernels.load()
         self._bind_views()
         if self._mixed:  # the per-table rule arrays are views too
             self._bind_rule_rows()
